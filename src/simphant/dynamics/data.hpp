@@ -1,0 +1,34 @@
+#pragma once
+// Data: every per-evaluation intermediate of the DAE solver for one worker, sized once
+// when created from a Model (design.md §6.1: no allocation inside the step loop).
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "simphant/joints/joint_math.hpp"
+#include "simphant/model/model.hpp"
+
+namespace simphant {
+
+struct Data {
+  explicit Data(const Model& model);
+
+  std::vector<BodyKin<double>> kin;         ///< (N) body kinematics at the evaluated state
+  std::vector<JointRows<double>> rows;      ///< (n_joints) per-joint Phi, Phi_q (x12), gamma
+  Eigen::VectorXd Q;                        ///< (6N) applied + gyroscopic generalised forces [F_W, T_B]
+  Eigen::MatrixXd Phi_q;                    ///< (m, 6N) constraint Jacobian, velocity columns
+  Eigen::VectorXd phi;                      ///< (m) Phi
+  Eigen::VectorXd phi_dot;                  ///< (m) Phi_q qdot
+  Eigen::VectorXd gamma_star;               ///< (m) Baumgarte-stabilised gamma*
+  Eigen::MatrixXd Minv_PhiT;                ///< (6N, m) M^-1 Phi_q^T
+  Eigen::MatrixXd C;                        ///< (m, m) Phi_q M^-1 Phi_q^T + eps I
+  Eigen::VectorXd rhs;                      ///< (m) Phi_q M^-1 Q - gamma*
+  Eigen::LLT<Eigen::MatrixXd> llt;          ///< Cholesky factor of C
+  Eigen::VectorXd lambda;                   ///< (m) Lagrange multipliers
+  Eigen::VectorXd qddot;                    ///< (6N) [a_W, omegadot_B]
+  double violation_start = 0;               ///< max |Phi| at the start of the last RK4 step
+  // RK4 workspace, (13N) each.
+  std::vector<double> k1, k2, k3, k4, y_stage, y_prev;
+};
+
+}  // namespace simphant

@@ -1,0 +1,31 @@
+#pragma once
+// The system evaluator (seed "Step 3"/"Step 4"): given Y, builds Q, Phi_q, gamma*,
+// solves the Tikhonov-regularised Schur complement
+//   (Phi_q M^-1 Phi_q^T + eps I) lambda = Phi_q M^-1 Q - gamma*
+// by Cholesky (Eigen LLT), then qddot = M^-1 (Q - Phi_q^T lambda) (design.md §3).
+#include "simphant/dynamics/data.hpp"
+
+namespace simphant {
+
+/// Sets d.kin from Y (13N), quaternions normalised for A.
+void set_kinematics(const Model& model, Data& d, const double* Y);
+
+/// Evaluates every joint at d.kin into d.rows and the global d.Phi_q, d.phi, d.phi_dot,
+/// d.gamma_star (Baumgarte with the model's alpha, beta).
+void evaluate_constraints(const Model& model, Data& d);
+
+/// Full evaluation: Ydot = f(Y) (13N). Fills d.lambda, d.qddot. inputs as compute_forces.
+/// Returns false if the Cholesky factorisation failed or a result is not finite.
+bool evaluate(const Model& model, Data& d, const double* Y, const double* inputs, double* Ydot);
+
+/// Joint reactions from d.lambda at d.kin: out (n_joints, 6) = force [N] and torque
+/// [N m] that each joint applies to its body_j, about the anchor, in W.
+void joint_reactions(const Model& model, const Data& d, double* out);
+
+/// Total energy [J]: kinetic + gravity potential (-m g . r) + spring potential, at d.kin.
+double total_energy(const Model& model, const Data& d);
+
+/// max |Phi| over all rows at d.kin (call evaluate_constraints first).
+double max_violation(const Data& d);
+
+}  // namespace simphant

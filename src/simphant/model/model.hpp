@@ -1,0 +1,107 @@
+#pragma once
+// Model: the immutable, validated description of one multibody system (design.md §6.1,
+// after MuJoCo's mjModel / Pinocchio's Model). Built by the scene compiler
+// (scene/scene_compile.hpp) and shared read-only by every worker. Per-instance state
+// and every intermediate live in Data (dynamics/data.hpp).
+//
+// Units SI; frames as design.md §3: body frame B at the CoM, world frame W, ground is
+// body index -1 and has no coordinates.
+#include <string>
+#include <vector>
+
+#include "simphant/joints/joint_math.hpp"
+#include "simphant/math/small.hpp"
+
+namespace simphant {
+
+constexpr int kGround = -1;
+
+/// One moving rigid body.
+struct Body {
+  std::string name;
+  double mass = 0;      ///< [kg] > 0
+  Mat3d inertia_B{};    ///< J about the CoM in B [kg m^2], symmetric positive definite
+  Mat3d inertia_inv_B{};///< J^-1, computed once
+  // Initial state (before assembly).
+  Vec3d r0_W{};         ///< CoM position [m]
+  Quatd p0{1, 0, 0, 0}; ///< orientation B -> W (w, x, y, z), unit
+  Vec3d v0_W{};         ///< CoM velocity [m/s]
+  Vec3d omega0_B{};     ///< angular velocity in B [rad/s]
+};
+
+/// One joint between body_i and body_j (either may be kGround).
+struct Joint {
+  std::string name;
+  JointType type = JointType::Spherical;
+  int body_i = kGround;
+  int body_j = kGround;
+  JointFrame<double> frame{};  ///< local frames on each body (ground: world)
+  int row_offset = 0;          ///< first row of this joint in Phi
+};
+
+enum class ForceType : int {
+  PointForce = 0,             ///< constant force at a body point
+  Torque = 1,                 ///< constant torque
+  SpringDamper = 2,           ///< translational spring-damper between two body points
+  RotationalSpringDamper = 3, ///< about a revolute / cylindrical joint's axis
+  Actuator = 4                ///< per-instance input along a joint's free axis
+};
+
+enum class ActuatorKind : int { Torque = 0, Force = 1 };
+
+/// One applied-force element. Only the fields of its type are meaningful.
+struct ForceElement {
+  std::string name;
+  ForceType type = ForceType::PointForce;
+  // PointForce / Torque
+  int body = kGround;
+  bool world_frame = true;  ///< the vector is given in W (else in B)
+  Vec3d point_B{};          ///< application point, B, from the CoM [m]
+  Vec3d vec{};              ///< force [N] or torque [N m]
+  // SpringDamper: points in B of each body (ground: W)
+  int body_i = kGround, body_j = kGround;
+  Vec3d point_i{}, point_j{};
+  double stiffness = 0;  ///< [N/m] or [N m/rad]
+  double damping = 0;    ///< [N s/m] or [N m s/rad]
+  double rest = 0;       ///< rest length [m] or rest angle [rad]
+  // RotationalSpringDamper / Actuator
+  int joint = -1;
+  ActuatorKind kind = ActuatorKind::Torque;
+  double value = 0;      ///< actuator default input [N m] or [N]
+  int input_index = -1;  ///< actuator: slot in the per-instance input vector
+};
+
+/// Solver settings (scene "solver" section).
+struct SolverSettings {
+  double dt = 1e-3;                ///< fixed RK4 step [s]
+  double t_end = 1.0;              ///< end time [s]
+  double baumgarte_alpha = 10.0;   ///< [1/s]
+  double baumgarte_beta = 10.0;    ///< [1/s]
+  double tikhonov_epsilon = 1e-10; ///< eps added to diag(C) [1/kg or 1/(kg m^2)]
+  int record_every = 1;            ///< record one frame every k steps
+  double violation_bound = 1e-2;   ///< max |Phi| above which an instance is diverged
+  int assembly_max_iterations = 50;
+  double assembly_tolerance = 1e-10;  ///< max |Phi| accepted after assembly
+};
+
+struct Model {
+  std::string name;
+  std::vector<Body> bodies;          ///< moving bodies; N = bodies.size()
+  std::vector<Joint> joints;
+  std::vector<ForceElement> forces;
+  Vec3d gravity{0, 0, 0};            ///< [m/s^2], W
+  SolverSettings solver;
+  int n_rows = 0;                    ///< m, total constraint rows
+  int n_inputs = 0;                  ///< number of actuators (per-instance inputs)
+
+  int n_bodies() const { return static_cast<int>(bodies.size()); }
+  int n_joints() const { return static_cast<int>(joints.size()); }
+  int nq() const { return 7 * n_bodies(); }   ///< position coordinates
+  int nv() const { return 6 * n_bodies(); }   ///< velocity coordinates
+  int ny() const { return 13 * n_bodies(); }  ///< state size
+  /// Index of a body by name, kGround for "ground", -2 if unknown.
+  int body_index(const std::string& body_name) const;
+  int joint_index(const std::string& joint_name) const;
+};
+
+}  // namespace simphant

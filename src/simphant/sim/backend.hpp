@@ -1,0 +1,49 @@
+#pragma once
+// The backend interface behind Simulator: the CPU reference path (cpu_backend.hpp)
+// implements it now; the CUDA paths of later issues plug in behind the same calls.
+#include <cstdint>
+#include <vector>
+
+#include "simphant/model/model.hpp"
+
+namespace simphant {
+
+/// Per-instance status codes, as written to /status.
+enum class InstanceStatus : std::int8_t { Ok = 0, AssemblyFailed = 1, Diverged = 2 };
+
+/// Result of assembling one instance (positions onto Phi = 0, velocities onto
+/// Phi_q qdot = 0).
+struct AssemblyResult {
+  bool ok = false;
+  int iterations = 0;
+  double position_residual = 0;  ///< max |Phi| after assembly [m or 1]
+  double velocity_residual = 0;  ///< max |Phi_q qdot| after projection
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* name() const = 0;
+  virtual int n_instances() const = 0;
+  /// Sets every instance's actuator inputs; u has shape (n_instances, n_inputs),
+  /// row-major, units of each actuator ([N m] or [N]).
+  virtual void set_inputs(const double* u) = 0;
+  /// Advances every live instance by n_steps fixed RK4 steps of model.solver.dt.
+  virtual void advance(int n_steps) = 0;
+  virtual double time() const = 0;
+  virtual std::int64_t steps_taken() const = 0;
+  /// (n_instances, n_bodies, 13): r, p (w x y z), v, omega_B per body.
+  virtual void read_states(double* out) const = 0;
+  /// (n_instances, n_joints, 6): force and torque that each joint applies to its body_j
+  /// at the anchor, W [N, N m].
+  virtual void read_reactions(double* out) const = 0;
+  /// (n_instances): max |Phi| at the current state.
+  virtual void read_constraint_violation(double* out) const = 0;
+  /// (n_instances): kinetic + gravity potential + spring potential energy [J].
+  virtual void read_energy(double* out) const = 0;
+  /// (n_instances) each.
+  virtual void read_status(std::int8_t* status, double* status_time) const = 0;
+  virtual const std::vector<AssemblyResult>& assembly() const = 0;
+};
+
+}  // namespace simphant

@@ -1,0 +1,120 @@
+#include "simphant/sim/cpu_backend.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "simphant/dynamics/assembly.hpp"
+#include "simphant/dynamics/evaluate.hpp"
+#include "simphant/dynamics/rk4.hpp"
+#include "simphant/dynamics/state.hpp"
+
+namespace simphant {
+
+CpuBackend::CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads)
+    : models_(std::move(models)), n_instances_(n_instances) {
+  if (!models_ || models_->empty()) throw std::invalid_argument("CpuBackend: no model");
+  if (models_->size() != 1 && static_cast<int>(models_->size()) != n_instances_)
+    throw std::invalid_argument("CpuBackend: models must be 1 or one per instance");
+  const Model& m0 = models_->front();
+  threads_ = threads > 0 ? threads : std::max(1, omp_get_num_procs());
+  threads_ = std::min(threads_, std::max(1, n_instances_));
+  ny_ = m0.ny();
+  n_inputs_ = m0.n_inputs;
+  dt_ = m0.solver.dt;
+  Y_.assign(static_cast<size_t>(n_instances_) * ny_, 0.0);
+  inputs_.assign(static_cast<size_t>(n_instances_) * n_inputs_, 0.0);
+  status_.assign(n_instances_, static_cast<std::int8_t>(InstanceStatus::Ok));
+  status_time_.assign(n_instances_, 0.0);
+  assembly_.resize(n_instances_);
+  for (int t = 0; t < threads_; ++t) workers_.emplace_back(m0);
+  for (int i = 0; i < n_instances_; ++i) {
+    for (const ForceElement& f : model_of(i).forces)
+      if (f.type == ForceType::Actuator) inputs_[static_cast<size_t>(i) * n_inputs_ + f.input_index] = f.value;
+  }
+#pragma omp parallel for schedule(static) num_threads(threads_)
+  for (int i = 0; i < n_instances_; ++i) {
+    const Model& model = model_of(i);
+    double* Y = Y_.data() + static_cast<size_t>(i) * ny_;
+    initial_state(model, Y);
+    assembly_[i] = assemble(model, workers_[omp_get_thread_num()], Y);
+    if (!assembly_[i].ok) status_[i] = static_cast<std::int8_t>(InstanceStatus::AssemblyFailed);
+  }
+}
+
+void CpuBackend::set_inputs(const double* u) { std::copy(u, u + inputs_.size(), inputs_.begin()); }
+
+void CpuBackend::advance(int n_steps) {
+  const std::int64_t step0 = steps_;
+#pragma omp parallel for schedule(static) num_threads(threads_)
+  for (int i = 0; i < n_instances_; ++i) {
+    if (status_[i] != static_cast<std::int8_t>(InstanceStatus::Ok)) continue;
+    const Model& model = model_of(i);
+    Data& d = workers_[omp_get_thread_num()];
+    double* Y = Y_.data() + static_cast<size_t>(i) * ny_;
+    const double* u = n_inputs_ ? inputs_.data() + static_cast<size_t>(i) * n_inputs_ : nullptr;
+    for (int s = 0; s < n_steps; ++s) {
+      // A failed step leaves Y at the last good state: the instance is frozen there.
+      const bool ok = rk4_step(model, d, Y, u, dt_);
+      if (!ok || !(d.violation_start <= model.solver.violation_bound)) {
+        status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
+        status_time_[i] = static_cast<double>(step0 + s) * dt_;
+        break;
+      }
+    }
+  }
+  steps_ += n_steps;
+}
+
+Data& CpuBackend::evaluate_at_state(int i) const {
+  Data& d = workers_[omp_get_thread_num()];
+  const Model& model = model_of(i);
+  const double* Y = Y_.data() + static_cast<size_t>(i) * ny_;
+  const double* u = n_inputs_ ? inputs_.data() + static_cast<size_t>(i) * n_inputs_ : nullptr;
+  double* scratch = d.k1.data();
+  if (!evaluate(model, d, Y, u, scratch)) d.lambda.setConstant(std::nan(""));
+  return d;
+}
+
+void CpuBackend::read_states(double* out) const {
+  const int N = models_->front().n_bodies();
+  for (int i = 0; i < n_instances_; ++i)
+    state_to_record(Y_.data() + static_cast<size_t>(i) * ny_, N, out + static_cast<size_t>(i) * 13 * N);
+}
+
+void CpuBackend::read_reactions(double* out) const {
+  const int nj = models_->front().n_joints();
+#pragma omp parallel for schedule(static) num_threads(threads_)
+  for (int i = 0; i < n_instances_; ++i) {
+    const Data& d = evaluate_at_state(i);
+    joint_reactions(model_of(i), d, out + static_cast<size_t>(i) * 6 * nj);
+  }
+}
+
+void CpuBackend::read_constraint_violation(double* out) const {
+#pragma omp parallel for schedule(static) num_threads(threads_)
+  for (int i = 0; i < n_instances_; ++i) {
+    Data& d = workers_[omp_get_thread_num()];
+    set_kinematics(model_of(i), d, Y_.data() + static_cast<size_t>(i) * ny_);
+    evaluate_constraints(model_of(i), d);
+    out[i] = max_violation(d);
+  }
+}
+
+void CpuBackend::read_energy(double* out) const {
+#pragma omp parallel for schedule(static) num_threads(threads_)
+  for (int i = 0; i < n_instances_; ++i) {
+    Data& d = workers_[omp_get_thread_num()];
+    set_kinematics(model_of(i), d, Y_.data() + static_cast<size_t>(i) * ny_);
+    out[i] = total_energy(model_of(i), d);
+  }
+}
+
+void CpuBackend::read_status(std::int8_t* status, double* status_time) const {
+  std::copy(status_.begin(), status_.end(), status);
+  std::copy(status_time_.begin(), status_time_.end(), status_time);
+}
+
+}  // namespace simphant

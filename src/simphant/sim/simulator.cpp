@@ -1,0 +1,44 @@
+#include "simphant/sim/simulator.hpp"
+
+#include <stdexcept>
+
+#include "simphant/sim/cpu_backend.hpp"
+
+namespace simphant {
+namespace {
+
+// All instance models must share one topology: the backends size Data once.
+void check_same_topology(const std::vector<Model>& models) {
+  const Model& a = models.front();
+  for (size_t i = 1; i < models.size(); ++i) {
+    const Model& b = models[i];
+    bool same = a.n_bodies() == b.n_bodies() && a.n_joints() == b.n_joints() && a.n_rows == b.n_rows &&
+                a.forces.size() == b.forces.size() && a.n_inputs == b.n_inputs && a.solver.dt == b.solver.dt;
+    for (int j = 0; same && j < a.n_joints(); ++j)
+      same = a.joints[j].type == b.joints[j].type && a.joints[j].body_i == b.joints[j].body_i &&
+             a.joints[j].body_j == b.joints[j].body_j;
+    if (!same) throw std::invalid_argument("Simulator: instance " + std::to_string(i) + "'s model differs in topology or dt");
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const SimulatorOptions& options, int n_instances) {
+  if (models.empty()) throw std::invalid_argument("Simulator: no model");
+  if (n_instances <= 0) n_instances = static_cast<int>(models.size());
+  if (models.size() != 1 && static_cast<int>(models.size()) != n_instances)
+    throw std::invalid_argument("Simulator: " + std::to_string(models.size()) + " models for " +
+                                std::to_string(n_instances) + " instances (need 1 or one per instance)");
+  check_same_topology(models);
+  auto shared = std::make_shared<const std::vector<Model>>(std::move(models));
+  std::unique_ptr<Backend> backend;
+  if (options.backend == "auto" || options.backend == "cpu") {
+    backend = std::make_unique<CpuBackend>(shared, n_instances, options.threads);
+  } else {
+    throw std::invalid_argument("unknown or unavailable backend '" + options.backend +
+                                "' (this build has: auto, cpu; the CUDA backends arrive with a later release)");
+  }
+  return std::unique_ptr<Simulator>(new Simulator(shared, std::move(backend)));
+}
+
+}  // namespace simphant

@@ -1,0 +1,251 @@
+// The DAE evaluator: the Tikhonov-regularised Schur complement path against a dense
+// (n+m) KKT solve, applied spring forces against -dV/dq, joint reactions of a hanging
+// pendulum against statics, and bit-identical batches for any thread count.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include <Eigen/Dense>
+
+#include "simphant/dynamics/assembly.hpp"
+#include "simphant/dynamics/evaluate.hpp"
+#include "simphant/dynamics/forces.hpp"
+#include "simphant/dynamics/rk4.hpp"
+#include "simphant/sim/simulator.hpp"
+#include "test_support.hpp"
+
+namespace simphant {
+namespace {
+
+const std::vector<JointType> kAllTypes = {JointType::Revolute,    JointType::Spherical, JointType::Prismatic,
+                                          JointType::Cylindrical, JointType::Planar,    JointType::Fixed};
+
+Eigen::MatrixXd dense_mass(const Model& m) {
+  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(m.nv(), m.nv());
+  for (int k = 0; k < m.n_bodies(); ++k) {
+    M.block<3, 3>(6 * k, 6 * k) = m.bodies[k].mass * Eigen::Matrix3d::Identity();
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) M(6 * k + 3 + r, 6 * k + 3 + c) = m.bodies[k].inertia_B.m[r][c];
+  }
+  return M;
+}
+
+// Reference: [M Phi_q^T; Phi_q -eps I] [qddot; lambda] = [Q; gamma*], dense LU (Eigen).
+TEST(SchurComplement, EqualsDenseKktSolve) {
+  std::mt19937_64 g(42);
+  for (int trial = 0; trial < 20; ++trial) {
+    Model m = test::random_chain(g, kAllTypes);
+    m.forces.push_back(ForceElement{});
+    m.forces.back().type = ForceType::PointForce;
+    m.forces.back().body = 2;
+    m.forces.back().point_B = test::random_vec(g);
+    m.forces.back().vec = test::random_vec(g, 10.0);
+    m.solver.tikhonov_epsilon = trial % 2 ? 1e-10 : 0.0;
+    std::vector<double> Y(m.ny()), Yd(m.ny());
+    initial_state(m, Y.data());  // random, inconsistent state: Baumgarte terms are active
+    Data d(m);
+    ASSERT_TRUE(evaluate(m, d, Y.data(), nullptr, Yd.data()));
+    // Applied forces at the same state for the reference.
+    Data ref(m);
+    set_kinematics(m, ref, Y.data());
+    compute_forces(m, ref, nullptr);
+    evaluate_constraints(m, ref);
+    const int n = m.nv(), k = m.n_rows;
+    Eigen::MatrixXd K = Eigen::MatrixXd::Zero(n + k, n + k);
+    K.topLeftCorner(n, n) = dense_mass(m);
+    K.topRightCorner(n, k) = ref.Phi_q.transpose();
+    K.bottomLeftCorner(k, n) = ref.Phi_q;
+    K.bottomRightCorner(k, k) = -m.solver.tikhonov_epsilon * Eigen::MatrixXd::Identity(k, k);
+    Eigen::VectorXd b(n + k);
+    b << ref.Q, ref.gamma_star;
+    const Eigen::VectorXd x = K.fullPivLu().solve(b);
+    // Both solves are backward stable; with cond(K) ~ 1e3..1e5 for these random
+    // chains the forward error is ~ cond * 1e-16 << 1e-9 relative.
+    const double scale = x.cwiseAbs().maxCoeff();
+    EXPECT_LT((x.head(n) - d.qddot).cwiseAbs().maxCoeff(), 1e-9 * scale) << "trial " << trial;
+    EXPECT_LT((x.tail(k) - d.lambda).cwiseAbs().maxCoeff(), 1e-9 * scale) << "trial " << trial;
+  }
+}
+
+// A translational spring without damping, at rest: the generalised force equals -dV/dq
+// for every coordinate, rotations perturbed about the body axes (the velocity columns).
+TEST(Forces, SpringForceIsMinusGradientOfPotential) {
+  std::mt19937_64 g(11);
+  for (int trial = 0; trial < 10; ++trial) {
+    Model m = test::random_chain(g, {JointType::Revolute, JointType::Cylindrical});
+    m.gravity = {0, 0, 0};
+    ForceElement s;
+    s.type = ForceType::SpringDamper;
+    s.body_i = trial % 2 ? kGround : 0;
+    s.body_j = 1;
+    s.point_i = test::random_vec(g);
+    s.point_j = test::random_vec(g);
+    s.stiffness = 30;
+    s.rest = 0.2;
+    m.forces.push_back(s);
+    std::vector<double> Y(m.ny());
+    initial_state(m, Y.data());
+    for (int i = 7 * m.n_bodies(); i < m.ny(); ++i) Y[i] = 0;  // at rest: no gyroscopic term
+    Data d(m);
+    set_kinematics(m, d, Y.data());
+    compute_forces(m, d, nullptr);
+    const double h = 1e-6;
+    for (int k = 0; k < m.n_bodies(); ++k)
+      for (int c = 0; c < 6; ++c) {
+        auto V_at = [&](double e) {
+          std::vector<double> Yp = Y;
+          if (c < 3) {
+            Yp[7 * k + c] += e;
+          } else {
+            Vec3d th = zero3<double>();
+            th[c - 3] = e;
+            const Quatd p = qmul(Quatd{Y[7 * k + 3], Y[7 * k + 4], Y[7 * k + 5], Y[7 * k + 6]}, quat_from_rotvec(th));
+            Yp[7 * k + 3] = p.w; Yp[7 * k + 4] = p.x; Yp[7 * k + 5] = p.y; Yp[7 * k + 6] = p.z;
+          }
+          Data dp(m);
+          set_kinematics(m, dp, Yp.data());
+          return spring_potential(m, dp);
+        };
+        const double grad = (V_at(h) - V_at(-h)) / (2 * h);
+        // V ~ 10 J: rounding ~ 1e-15 * 10 / 1e-6 = 1e-8; truncation ~ h^2 * 100 = 1e-10.
+        EXPECT_NEAR(d.Q[6 * k + c], -grad, 1e-6) << "body " << k << " coord " << c;
+      }
+  }
+}
+
+// A rotational spring on a revolute joint: rotating body_j about the joint axis by phi
+// changes V at the rate -tau, tau the spring torque about the axis on body_j.
+TEST(Forces, RotationalSpringTorqueIsMinusGradientOfPotential) {
+  std::mt19937_64 g(12);
+  for (int trial = 0; trial < 10; ++trial) {
+    Model m = test::consistent_chain(g, {JointType::Revolute, JointType::Revolute});
+    m.gravity = {0, 0, 0};
+    ForceElement rs;
+    rs.type = ForceType::RotationalSpringDamper;
+    rs.joint = 1;
+    rs.stiffness = 7;
+    rs.rest = 0.3;
+    m.forces.push_back(rs);
+    std::vector<double> Y0(m.ny());
+    initial_state(m, Y0.data());
+    for (int i = 7 * m.n_bodies(); i < m.ny(); ++i) Y0[i] = 0;
+    const Joint& jt = m.joints[1];
+    const Vec3d axis_W = mul(rotation(m.bodies[0].p0), jt.frame.v_i);
+    // Body 1 rotated about the world joint axis by phi from its initial pose.
+    auto rotated = [&](double phi) {
+      std::vector<double> Yp = Y0;
+      const Quatd p = qmul(quat_from_rotvec(phi * axis_W), Quatd{Y0[10], Y0[11], Y0[12], Y0[13]});
+      Yp[10] = p.w; Yp[11] = p.x; Yp[12] = p.y; Yp[13] = p.z;
+      return Yp;
+    };
+    auto V_at = [&](double phi) {
+      const std::vector<double> Yp = rotated(phi);
+      Data dp(m);
+      set_kinematics(m, dp, Yp.data());
+      return spring_potential(m, dp);
+    };
+    const std::vector<double> Y = rotated(1.1);
+    Data d(m);
+    set_kinematics(m, d, Y.data());
+    EXPECT_NEAR(joint_angle(jt, d.kin[0], d.kin[1]), 1.1, 1e-12);
+    compute_forces(m, d, nullptr);
+    const Vec3d T_B{d.Q[9], d.Q[10], d.Q[11]};
+    const double tau = dot(axis_W, mul(d.kin[1].A, T_B));
+    EXPECT_NEAR(tau, -7 * (1.1 - 0.3), 1e-12);
+    const double h = 1e-6;
+    // V ~ 1 J: rounding ~ 1e-16 / 1e-6 = 1e-10.
+    EXPECT_NEAR(tau, -(V_at(1.1 + h) - V_at(1.1 - h)) / (2 * h), 1e-7);
+  }
+}
+
+// A pendulum hanging at rest below a revolute joint: the joint holds its weight, so the
+// reaction on body_j is +m g upwards with zero torque about the anchor.
+TEST(Reactions, HangingPendulumCarriesItsWeight) {
+  Model m;
+  m.gravity = {0, 0, -9.81};
+  Body b;
+  b.name = "bob";
+  b.mass = 2.5;
+  b.inertia_B = {{{0.1, 0, 0}, {0, 0.1, 0}, {0, 0, 0.02}}};
+  b.inertia_inv_B = {{{10, 0, 0}, {0, 10, 0}, {0, 0, 50}}};
+  b.r0_W = {0, 0, -0.7};
+  m.bodies.push_back(b);
+  Joint j;
+  j.type = JointType::Revolute;
+  j.body_i = kGround;
+  j.body_j = 0;
+  j.frame = test::frame_from_world(m, kGround, 0, {0, 0, 0}, {0, 1, 0}, {1, 0, 0}, {0, 0, -1});
+  m.joints.push_back(j);
+  m.n_rows = 5;
+  std::vector<double> Y(m.ny()), Yd(m.ny());
+  initial_state(m, Y.data());
+  Data d(m);
+  ASSERT_TRUE(evaluate(m, d, Y.data(), nullptr, Yd.data()));
+  double R[6];
+  joint_reactions(m, d, R);
+  // The Tikhonov compliance eps lets the bob sag: for the vertical row C = 1/m + eps,
+  // lambda = -g / (1/m + eps), so the reaction is m g / (1 + eps m) and the bob
+  // accelerates by -g eps m / (1 + eps m) (2.5e-9 m/s^2 here), to rounding.
+  const double eps = m.solver.tikhonov_epsilon, mg = 2.5 * 9.81;
+  EXPECT_NEAR(R[0], 0.0, 1e-12);
+  EXPECT_NEAR(R[1], 0.0, 1e-12);
+  EXPECT_NEAR(R[2], mg / (1 + eps * 2.5), 1e-12);
+  for (int c = 3; c < 6; ++c) EXPECT_NEAR(R[c], 0.0, 1e-12);
+  for (int i = 7; i < 13; ++i)
+    EXPECT_NEAR(Yd[i], i == 9 ? -9.81 * eps * 2.5 / (1 + eps * 2.5) : 0.0, 1e-15) << "acceleration " << i;
+}
+
+TEST(Batch, BitIdenticalForAnyThreadCount) {
+  std::mt19937_64 g(5);
+  std::vector<Model> models;
+  for (int i = 0; i < 7; ++i) {  // 7 differing instances: not a multiple of 2 threads
+    std::mt19937_64 gi(100 + i);
+    models.push_back(test::consistent_chain(gi, {JointType::Revolute, JointType::Spherical, JointType::Cylindrical}));
+    models.back().solver.dt = 1e-3;
+  }
+  std::vector<std::vector<double>> out;
+  for (int threads : {1, 2, 3}) {
+    auto sim = Simulator::create(models, SimulatorOptions{"cpu", threads});
+    sim->advance(200);
+    std::vector<double> y(7 * 3 * 13), r(7 * 3 * 6);
+    sim->read_states(y.data());
+    sim->read_reactions(r.data());
+    y.insert(y.end(), r.begin(), r.end());
+    out.push_back(y);
+    std::vector<std::int8_t> st(7);
+    std::vector<double> st_t(7);
+    sim->read_status(st.data(), st_t.data());
+    for (int i = 0; i < 7; ++i) EXPECT_EQ(st[i], 0) << "instance " << i;
+  }
+  ASSERT_EQ(std::memcmp(out[0].data(), out[1].data(), out[0].size() * sizeof(double)), 0);
+  ASSERT_EQ(std::memcmp(out[0].data(), out[2].data(), out[0].size() * sizeof(double)), 0);
+  EXPECT_NE(out[0][0], out[0][3 * 13]);  // the instances differ
+}
+
+TEST(Batch, DivergedInstanceIsFrozenOthersUnaffected) {
+  std::mt19937_64 g(8);
+  Model base = test::consistent_chain(g, {JointType::Revolute, JointType::Spherical});
+  base.solver.dt = 1e-3;
+  std::vector<Model> models(3, base);
+  models[1].bodies[1].v0_W = {1e300, 0, 0};  // overflows to inf within a step
+  auto sim = Simulator::create(models, SimulatorOptions{"cpu", 2});
+  auto solo = Simulator::create({base}, SimulatorOptions{"cpu", 1});
+  sim->advance(50);
+  solo->advance(50);
+  std::vector<std::int8_t> st(3);
+  std::vector<double> st_t(3);
+  sim->read_status(st.data(), st_t.data());
+  EXPECT_EQ(st[0], 0);
+  EXPECT_NE(st[1], 0);
+  EXPECT_EQ(st[2], 0);
+  std::vector<double> y(3 * 2 * 13), y0(2 * 13);
+  sim->read_states(y.data());
+  solo->read_states(y0.data());
+  EXPECT_EQ(std::memcmp(y.data(), y0.data(), y0.size() * sizeof(double)), 0);
+  EXPECT_EQ(std::memcmp(y.data() + 2 * 26, y0.data(), y0.size() * sizeof(double)), 0);
+}
+
+}  // namespace
+}  // namespace simphant
