@@ -228,23 +228,32 @@ TEST(Batch, DivergedInstanceIsFrozenOthersUnaffected) {
   std::mt19937_64 g(8);
   Model base = test::consistent_chain(g, {JointType::Revolute, JointType::Spherical});
   base.solver.dt = 1e-3;
-  std::vector<Model> models(3, base);
-  models[1].bodies[1].v0_W = {1e300, 0, 0};  // overflows to inf within a step
+  std::vector<Model> models(4, base);
+  models[1].bodies[1].omega0_B = {1e200, 0, 0};  // J omega x omega overflows: non-finite step
+  models[3].solver.violation_bound = 1e-300;     // any violation passes the bound
   auto sim = Simulator::create(models, SimulatorOptions{"cpu", 2});
   auto solo = Simulator::create({base}, SimulatorOptions{"cpu", 1});
+  std::vector<double> y_start(4 * 2 * 13);
+  sim->read_states(y_start.data());
   sim->advance(50);
   solo->advance(50);
-  std::vector<std::int8_t> st(3);
-  std::vector<double> st_t(3);
+  std::vector<std::int8_t> st(4);
+  std::vector<double> st_t(4);
   sim->read_status(st.data(), st_t.data());
   EXPECT_EQ(st[0], 0);
-  EXPECT_NE(st[1], 0);
+  EXPECT_EQ(st[1], static_cast<std::int8_t>(InstanceStatus::Diverged));
   EXPECT_EQ(st[2], 0);
-  std::vector<double> y(3 * 2 * 13), y0(2 * 13);
+  EXPECT_EQ(st[3], static_cast<std::int8_t>(InstanceStatus::Diverged));
+  EXPECT_EQ(st_t[1], 0.0);
+  std::vector<double> y(4 * 2 * 13), y0(2 * 13);
   sim->read_states(y.data());
   solo->read_states(y0.data());
+  // Healthy instances are bit-identical to the same model run alone...
   EXPECT_EQ(std::memcmp(y.data(), y0.data(), y0.size() * sizeof(double)), 0);
   EXPECT_EQ(std::memcmp(y.data() + 2 * 26, y0.data(), y0.size() * sizeof(double)), 0);
+  // ... and the diverged ones are frozen at their last good (here: assembled) state.
+  EXPECT_EQ(std::memcmp(y.data() + 26, y_start.data() + 26, 26 * sizeof(double)), 0);
+  EXPECT_EQ(std::memcmp(y.data() + 3 * 26, y_start.data() + 3 * 26, 26 * sizeof(double)), 0);
 }
 
 }  // namespace

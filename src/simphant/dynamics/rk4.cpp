@@ -12,6 +12,7 @@ bool rk4_step(const Model& model, Data& d, double* Y, const double* inputs, doub
   double* ys = d.y_stage.data();
   if (!evaluate(model, d, Y, inputs, d.k1.data())) return false;
   d.violation_start = max_violation(d);  // the first stage evaluates the start state
+  if (!(d.violation_start <= model.solver.violation_bound)) return false;
   for (int i = 0; i < n; ++i) ys[i] = Y[i] + 0.5 * dt * d.k1[i];
   if (!evaluate(model, d, ys, inputs, d.k2.data())) return false;
   for (int i = 0; i < n; ++i) ys[i] = Y[i] + 0.5 * dt * d.k2[i];

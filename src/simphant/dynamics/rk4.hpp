@@ -4,8 +4,9 @@
 
 namespace simphant {
 
-/// Advances Y (13N) by one step dt. Returns false (Y unchanged) if an evaluation failed
-/// or the result is not finite. Sets d.violation_start = max |Phi| at the start state.
+/// Advances Y (13N) by one step dt. Returns false (Y unchanged) if an evaluation failed,
+/// the result is not finite, or max |Phi| at the start state (d.violation_start)
+/// exceeds model.solver.violation_bound.
 bool rk4_step(const Model& model, Data& d, double* Y, const double* inputs, double dt);
 
 }  // namespace simphant

@@ -76,7 +76,9 @@ struct SweepSamples {
 };
 
 /// Samples the sweep. n_instances_override > 0 replaces the sweep's count (not in grid
-/// mode, where it is an error if it differs). Deterministic for a given seed.
+/// mode, where it is an error if it differs: SceneError("/sweep/instances", ...)).
+/// Deterministic for a given seed; generator, draw order (random: instance-major,
+/// parameter-minor) and inverse CDFs are specified in docs/scene-format.md, "Sweep".
 SweepSamples sample_sweep(const SweepSpec& sweep, int n_instances_override = -1);
 
 /// One Model per instance with the sampled values applied to the document; a single

@@ -1,0 +1,65 @@
+// The "bodies" section of a scene -> Model::bodies (docs/scene-format.md, "Body").
+#include <Eigen/Dense>
+
+#include "simphant/scene/compile_parts.hpp"
+#include "simphant/scene/json_access.hpp"
+
+namespace simphant::scene_detail {
+
+namespace {
+
+Mat3d inverse3(const Mat3d& J) {
+  Eigen::Matrix3d E;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) E(r, c) = J.m[r][c];
+  const Eigen::Matrix3d Ei = E.inverse();
+  Mat3d out;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) out.m[r][c] = 0.5 * (Ei(r, c) + Ei(c, r));  // keep it exactly symmetric
+  return out;
+}
+
+Body compile_body(const json& j, const std::string& path) {
+  expect_object(j, path);
+  check_keys(j, path,
+             {"name", "mass", "inertia", "position", "orientation", "velocity", "angular_velocity",
+              "angular_velocity_world"});
+  Body b;
+  b.name = as_string(require_key(j, path, "name"), child_path(path, "name"));
+  if (b.name == "ground") throw SceneError(child_path(path, "name"), "the name \"ground\" is reserved");
+  if (b.name.empty()) throw SceneError(child_path(path, "name"), "must not be empty");
+  const std::string mass_path = child_path(path, "mass");
+  b.mass = as_number(require_key(j, path, "mass"), mass_path);
+  if (!(b.mass > 0)) throw SceneError(mass_path, "must be > 0 (got " + format_number(b.mass) + ")");
+  b.inertia_B = compile_inertia(require_key(j, path, "inertia"), child_path(path, "inertia"));
+  b.inertia_inv_B = inverse3(b.inertia_B);
+  b.r0_W = as_vec3(require_key(j, path, "position"), child_path(path, "position"));
+  if (const json* q = find_key(j, "orientation")) b.p0 = compile_quaternion(*q, child_path(path, "orientation"));
+  b.v0_W = vec3_or(j, path, "velocity", zero3<double>());
+  b.omega0_B = vec3_or(j, path, "angular_velocity", zero3<double>());
+  if (const json* w = find_key(j, "angular_velocity_world")) {
+    const std::string w_path = child_path(path, "angular_velocity_world");
+    if (find_key(j, "angular_velocity") != nullptr) throw SceneError(w_path, "exclusive with angular_velocity");
+    b.omega0_B = mul_t(rotation(b.p0), as_vec3(*w, w_path));  // omega_B = A^T omega_W
+  }
+  return b;
+}
+
+}  // namespace
+
+void compile_bodies(const json& bodies, const std::string& path, Model& model) {
+  expect_array(bodies, path);
+  if (bodies.empty()) throw SceneError(path, "must contain at least one body");
+  model.bodies.clear();
+  model.bodies.reserve(bodies.size());
+  for (std::size_t k = 0; k < bodies.size(); ++k) {
+    const std::string body_path = child_path(path, k);
+    Body b = compile_body(bodies[k], body_path);
+    if (model.body_index(b.name) != -2) {
+      throw SceneError(child_path(body_path, "name"), "duplicate body name \"" + b.name + "\"");
+    }
+    model.bodies.push_back(std::move(b));
+  }
+}
+
+}  // namespace simphant::scene_detail

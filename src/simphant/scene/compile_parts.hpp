@@ -1,0 +1,46 @@
+#pragma once
+// Private to scene/: the stages of compile_model (scene_compile.cpp), one per file.
+// Each reads one section of the scene document (docs/scene-format.md), validates it and
+// fills its part of the Model; every error is SceneError(json_pointer, reason).
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "simphant/model/model.hpp"
+
+namespace simphant::scene_detail {
+
+/// The 3x3 inertia tensor from one of the three forms ([Ixx,Iyy,Izz], 6 values, 3x3),
+/// checked symmetric (3x3 form: within 1e-9 relative), positive definite and satisfying
+/// the triangle inequality of principal moments (relative tolerance 1e-9). [kg m^2]
+Mat3d compile_inertia(const nlohmann::json& j, const std::string& path);
+
+/// A unit quaternion [w, x, y, z]; normalised when | |q| - 1 | <= 1e-3, else an error.
+Quatd compile_quaternion(const nlohmann::json& j, const std::string& path);
+
+/// The "bodies" array -> model.bodies (names unique, "ground" reserved).
+void compile_bodies(const nlohmann::json& bodies, const std::string& path, Model& model);
+
+/// Local joint frames from the world form {origin, z, x?} given at the initial
+/// configuration: u = A^T (origin - r), v = A^T z, a = A^T x, b = v x a per side (ground:
+/// A = I, r = 0). Without x, x = normalise(z x e) with e the world axis least aligned to z.
+JointFrame<double> compile_world_frame(const nlohmann::json& frame, const std::string& path, const Model& model,
+                                       int body_i, int body_j);
+
+/// Local joint frames from the local form frame_i / frame_j {origin, z, x} (Gram-Schmidt
+/// on x, b = v x a).
+JointFrame<double> compile_local_frames(const nlohmann::json& frame_i, const std::string& path_i,
+                                        const nlohmann::json& frame_j, const std::string& path_j);
+
+/// The "joints" array -> model.joints with local frames, row offsets and model.n_rows.
+/// Precondition: model.bodies filled.
+void compile_joints(const nlohmann::json& joints, const std::string& path, Model& model);
+
+/// The "forces" array -> model.forces, actuator input slots and model.n_inputs.
+/// Precondition: model.bodies and model.joints filled.
+void compile_forces(const nlohmann::json& forces, const std::string& path, Model& model);
+
+/// The "solver" object -> SolverSettings.
+SolverSettings compile_solver(const nlohmann::json& solver, const std::string& path);
+
+}  // namespace simphant::scene_detail

@@ -1,0 +1,78 @@
+// The "joints" section of a scene -> Model::joints (docs/scene-format.md, "Joint").
+#include "simphant/scene/compile_parts.hpp"
+#include "simphant/scene/json_access.hpp"
+
+namespace simphant::scene_detail {
+
+namespace {
+
+JointType joint_type(const json& j, const std::string& path) {
+  const std::string s = as_string(j, path);
+  if (s == "spherical") return JointType::Spherical;
+  if (s == "revolute") return JointType::Revolute;
+  if (s == "prismatic") return JointType::Prismatic;
+  if (s == "cylindrical") return JointType::Cylindrical;
+  if (s == "planar") return JointType::Planar;
+  if (s == "fixed") return JointType::Fixed;
+  throw SceneError(path, "unknown joint type \"" + s +
+                             "\" (expected spherical, revolute, prismatic, cylindrical, planar or fixed)");
+}
+
+int body_ref(const json& obj, const std::string& path, const char* key, const Model& model) {
+  const std::string p = child_path(path, key);
+  const std::string name = as_string(require_key(obj, path, key), p);
+  const int k = model.body_index(name);
+  if (k == -2) throw SceneError(p, "unknown body \"" + name + "\"");
+  return k;
+}
+
+Joint compile_joint(const json& j, const std::string& path, const Model& model) {
+  expect_object(j, path);
+  check_keys(j, path, {"name", "type", "body_i", "body_j", "frame", "frame_i", "frame_j"});
+  Joint jt;
+  jt.name = as_string(require_key(j, path, "name"), child_path(path, "name"));
+  if (jt.name.empty()) throw SceneError(child_path(path, "name"), "must not be empty");
+  jt.type = joint_type(require_key(j, path, "type"), child_path(path, "type"));
+  jt.body_i = body_ref(j, path, "body_i", model);
+  jt.body_j = body_ref(j, path, "body_j", model);
+  if (jt.body_i == jt.body_j) throw SceneError(child_path(path, "body_j"), "must differ from body_i");
+  const json* frame = find_key(j, "frame");
+  const json* frame_i = find_key(j, "frame_i");
+  const json* frame_j = find_key(j, "frame_j");
+  if (frame != nullptr) {
+    if (frame_i != nullptr) throw SceneError(child_path(path, "frame_i"), "exclusive with frame");
+    if (frame_j != nullptr) throw SceneError(child_path(path, "frame_j"), "exclusive with frame");
+    jt.frame = compile_world_frame(*frame, child_path(path, "frame"), model, jt.body_i, jt.body_j);
+  } else if (frame_i != nullptr && frame_j != nullptr) {
+    jt.frame = compile_local_frames(*frame_i, child_path(path, "frame_i"), *frame_j, child_path(path, "frame_j"));
+  } else if (frame_i != nullptr) {
+    throw SceneError(child_path(path, "frame_j"), "required key is missing (frame_i given)");
+  } else if (frame_j != nullptr) {
+    throw SceneError(child_path(path, "frame_i"), "required key is missing (frame_j given)");
+  } else {
+    throw SceneError(child_path(path, "frame"), "required key is missing (give frame, or frame_i and frame_j)");
+  }
+  return jt;
+}
+
+}  // namespace
+
+void compile_joints(const json& joints, const std::string& path, Model& model) {
+  expect_array(joints, path);
+  model.joints.clear();
+  model.joints.reserve(joints.size());
+  int rows = 0;
+  for (std::size_t k = 0; k < joints.size(); ++k) {
+    const std::string joint_path = child_path(path, k);
+    Joint jt = compile_joint(joints[k], joint_path, model);
+    if (model.joint_index(jt.name) != -1) {
+      throw SceneError(child_path(joint_path, "name"), "duplicate joint name \"" + jt.name + "\"");
+    }
+    jt.row_offset = rows;
+    rows += joint_rows(jt.type);
+    model.joints.push_back(std::move(jt));
+  }
+  model.n_rows = rows;
+}
+
+}  // namespace simphant::scene_detail
