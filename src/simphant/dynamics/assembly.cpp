@@ -39,6 +39,7 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
   for (res.iterations = 0;; ++res.iterations) {
     set_kinematics(model, d, Y);
     evaluate_constraints(model, d);
+    assemble_jacobian(model, d);
     res.position_residual = max_violation(d);
     if (!std::isfinite(res.position_residual)) return res;
     if (res.position_residual <= tol) break;
@@ -67,6 +68,7 @@ ConstraintAnalysis analyse_constraints(const Model& model, Data& d, const double
   if (a.rows == 0) return a;
   set_kinematics(model, d, Y);
   evaluate_constraints(model, d);
+  assemble_jacobian(model, d);
   auto rank_of = [](const Eigen::MatrixXd& A) {
     Eigen::JacobiSVD<Eigen::MatrixXd> svd(A);
     const auto& s = svd.singularValues();

@@ -15,12 +15,18 @@ struct Data {
 
   std::vector<BodyKin<double>> kin;         ///< (N) body kinematics at the evaluated state
   std::vector<JointRows<double>> rows;      ///< (n_joints) per-joint Phi, Phi_q (x12), gamma
+  std::vector<JointRows<double>> minv_jt;   ///< (n_joints) jac field: rows of Phi_q,k M_k^-1 per side
+  /// Joints touching each body, CSR: body k's entries are [body_joint_start[k],
+  /// body_joint_start[k+1]) of body_joint (joint index) and body_joint_side (0: body_i,
+  /// 1: body_j). Derived from the model once; the Schur matrix only couples rows of joints
+  /// that share a body.
+  std::vector<int> body_joint_start, body_joint, body_joint_side;
   Eigen::VectorXd Q;                        ///< (6N) applied + gyroscopic generalised forces [F_W, T_B]
-  Eigen::MatrixXd Phi_q;                    ///< (m, 6N) constraint Jacobian, velocity columns
+  Eigen::MatrixXd Phi_q;                    ///< (m, 6N) dense Jacobian (assemble_jacobian; not used by a step)
   Eigen::VectorXd phi;                      ///< (m) Phi
   Eigen::VectorXd phi_dot;                  ///< (m) Phi_q qdot
   Eigen::VectorXd gamma_star;               ///< (m) Baumgarte-stabilised gamma*
-  Eigen::MatrixXd Minv_PhiT;                ///< (6N, m) M^-1 Phi_q^T
+  Eigen::VectorXd minv_q;                   ///< (6N) M^-1 Q
   Eigen::MatrixXd C;                        ///< (m, m) Phi_q M^-1 Phi_q^T + eps I
   Eigen::VectorXd rhs;                      ///< (m) Phi_q M^-1 Q - gamma*
   Eigen::LLT<Eigen::MatrixXd> llt;          ///< Cholesky factor of C
@@ -28,7 +34,7 @@ struct Data {
   Eigen::VectorXd qddot;                    ///< (6N) [a_W, omegadot_B]
   double violation_start = 0;               ///< max |Phi| at the start of the last RK4 step
   // RK4 workspace, (13N) each.
-  std::vector<double> k1, k2, k3, k4, y_stage, y_prev;
+  std::vector<double> k1, k2, k3, k4, y_stage;
 };
 
 }  // namespace simphant

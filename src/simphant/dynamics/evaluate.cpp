@@ -8,16 +8,60 @@
 namespace simphant {
 namespace {
 
-// Rows r0..r0+m of out (an m x 6N matrix) receive the 12 local columns of one joint;
-// a ground side's columns are dropped.
-void scatter_rows(const Joint& jt, const JointRows<double>& jr, Eigen::MatrixXd& Phi_q) {
-  for (int r = 0; r < jr.m; ++r) {
-    const int row = jt.row_offset + r;
-    for (int c = 0; c < 6; ++c) {
-      if (jt.body_i >= 0) Phi_q(row, 6 * jt.body_i + c) += jr.jac[r][c];
-      if (jt.body_j >= 0) Phi_q(row, 6 * jt.body_j + c) += jr.jac[r][6 + c];
+// y = M_k^-1 x for one body's 6 velocity coordinates: 1/m on v, J^-1 on omega.
+inline void apply_body_Minv(const Body& b, const double* x, double* y) {
+  const Vec3d w = mul(b.inertia_inv_B, Vec3d{x[3], x[4], x[5]});
+  for (int c = 0; c < 3; ++c) {
+    y[c] = x[c] / b.mass;
+    y[3 + c] = w[c];
+  }
+}
+
+inline double dot6(const double* a, const double* b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+// The body index on one side of a joint (side 0: body_i, 1: body_j).
+inline int side_body(const Joint& jt, int side) { return side == 0 ? jt.body_i : jt.body_j; }
+
+// C = Phi_q M^-1 Phi_q^T + eps I and rhs = Phi_q M^-1 Q - gamma*, from the per-joint row
+// blocks: M is block diagonal, so only rows of joints that share a body couple, and
+// C(a, b) = sum over shared bodies k of Phi_q,a,k M_k^-1 Phi_q,b,k^T.
+void build_schur(const Model& model, Data& d) {
+  const int N = model.n_bodies();
+  for (int a = 0; a < model.n_joints(); ++a) {
+    const Joint& jt = model.joints[a];
+    d.minv_jt[a].m = d.rows[a].m;
+    for (int side = 0; side < 2; ++side) {
+      const int k = side_body(jt, side);
+      if (k < 0) continue;
+      for (int r = 0; r < d.rows[a].m; ++r)
+        apply_body_Minv(model.bodies[k], d.rows[a].jac[r] + 6 * side, d.minv_jt[a].jac[r] + 6 * side);
     }
   }
+  for (int k = 0; k < N; ++k) apply_body_Minv(model.bodies[k], d.Q.data() + 6 * k, d.minv_q.data() + 6 * k);
+  d.C.setZero();
+  d.rhs = -d.gamma_star;
+  for (int k = 0; k < N; ++k) {
+    for (int p = d.body_joint_start[k]; p < d.body_joint_start[k + 1]; ++p) {
+      const int a = d.body_joint[p], sa = 6 * d.body_joint_side[p];
+      const JointRows<double>& Ja = d.rows[a];
+      const int oa = model.joints[a].row_offset;
+      for (int r = 0; r < Ja.m; ++r) d.rhs[oa + r] += dot6(Ja.jac[r] + sa, d.minv_q.data() + 6 * k);
+      for (int q = p; q < d.body_joint_start[k + 1]; ++q) {
+        const int b = d.body_joint[q], sb = 6 * d.body_joint_side[q];
+        const JointRows<double>& Wb = d.minv_jt[b];
+        const int ob = model.joints[b].row_offset;
+        for (int r = 0; r < Ja.m; ++r)
+          for (int s = 0; s < Wb.m; ++s) {
+            const double c = dot6(Ja.jac[r] + sa, Wb.jac[s] + sb);
+            d.C(oa + r, ob + s) += c;
+            if (q != p) d.C(ob + s, oa + r) += c;
+          }
+      }
+    }
+  }
+  d.C.diagonal().array() += model.solver.tikhonov_epsilon;
 }
 
 }  // namespace
@@ -31,14 +75,12 @@ void set_kinematics(const Model& model, Data& d, const double* Y) {
 
 void evaluate_constraints(const Model& model, Data& d) {
   const double alpha = model.solver.baumgarte_alpha, beta = model.solver.baumgarte_beta;
-  d.Phi_q.setZero();
   for (int j = 0; j < model.n_joints(); ++j) {
     const Joint& jt = model.joints[j];
     const BodyKin<double> Bi = jt.body_i >= 0 ? d.kin[jt.body_i] : ground_kin<double>();
     const BodyKin<double> Bj = jt.body_j >= 0 ? d.kin[jt.body_j] : ground_kin<double>();
     JointRows<double>& jr = d.rows[j];
     joint_eval(jt.type, jt.frame, Bi, Bj, jr);
-    scatter_rows(jt, jr, d.Phi_q);
     for (int r = 0; r < jr.m; ++r) {
       const int row = jt.row_offset + r;
       d.phi[row] = jr.phi[r];
@@ -48,35 +90,44 @@ void evaluate_constraints(const Model& model, Data& d) {
   }
 }
 
+void assemble_jacobian(const Model& model, Data& d) {
+  d.Phi_q.setZero();
+  for (int j = 0; j < model.n_joints(); ++j) {
+    const Joint& jt = model.joints[j];
+    const JointRows<double>& jr = d.rows[j];
+    for (int r = 0; r < jr.m; ++r)
+      for (int c = 0; c < 6; ++c) {
+        if (jt.body_i >= 0) d.Phi_q(jt.row_offset + r, 6 * jt.body_i + c) = jr.jac[r][c];
+        if (jt.body_j >= 0) d.Phi_q(jt.row_offset + r, 6 * jt.body_j + c) = jr.jac[r][6 + c];
+      }
+  }
+}
+
 bool evaluate(const Model& model, Data& d, const double* Y, const double* inputs, double* Ydot) {
   const int N = model.n_bodies();
-  const int m = model.n_rows;
   set_kinematics(model, d, Y);
   compute_forces(model, d, inputs);
-  // M^-1 applied block by block: 1/m on translations, J^-1 on rotations.
-  auto apply_Minv = [&](const Eigen::Ref<const Eigen::VectorXd>& x, Eigen::Ref<Eigen::VectorXd> y) {
-    for (int k = 0; k < N; ++k) {
-      const Body& b = model.bodies[k];
-      const Vec3d w = mul(b.inertia_inv_B, Vec3d{x[6 * k + 3], x[6 * k + 4], x[6 * k + 5]});
-      for (int c = 0; c < 3; ++c) {
-        y[6 * k + c] = x[6 * k + c] / b.mass;
-        y[6 * k + 3 + c] = w[c];
-      }
-    }
-  };
-  if (m > 0) {
+  if (model.n_rows > 0) {
     evaluate_constraints(model, d);
-    for (int r = 0; r < m; ++r) apply_Minv(d.Phi_q.row(r).transpose(), d.Minv_PhiT.col(r));
-    d.C.noalias() = d.Phi_q * d.Minv_PhiT;
-    d.C.diagonal().array() += model.solver.tikhonov_epsilon;
-    d.rhs.noalias() = d.Minv_PhiT.transpose() * d.Q;  // Phi_q M^-1 Q (M^-1 symmetric)
-    d.rhs -= d.gamma_star;
+    build_schur(model, d);
     d.llt.compute(d.C);
     if (d.llt.info() != Eigen::Success) return false;
     d.lambda = d.llt.solve(d.rhs);
-    d.Q.noalias() -= d.Phi_q.transpose() * d.lambda;  // Q - Phi_q^T lambda
+    // Q <- Q - Phi_q^T lambda, joint by joint.
+    for (int a = 0; a < model.n_joints(); ++a) {
+      const Joint& jt = model.joints[a];
+      const JointRows<double>& Ja = d.rows[a];
+      for (int side = 0; side < 2; ++side) {
+        const int k = side_body(jt, side);
+        if (k < 0) continue;
+        for (int r = 0; r < Ja.m; ++r) {
+          const double l = d.lambda[jt.row_offset + r];
+          for (int c = 0; c < 6; ++c) d.Q[6 * k + c] -= Ja.jac[r][6 * side + c] * l;
+        }
+      }
+    }
   }
-  apply_Minv(d.Q, d.qddot);
+  for (int k = 0; k < N; ++k) apply_body_Minv(model.bodies[k], d.Q.data() + 6 * k, d.qddot.data() + 6 * k);
   // Ydot = [rdot = v, pdot = 1/2 p (0, omega), qddot].
   bool finite = true;
   for (int k = 0; k < N; ++k) {

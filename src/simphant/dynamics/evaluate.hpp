@@ -1,8 +1,10 @@
 #pragma once
 // The system evaluator (seed "Step 3"/"Step 4"): given Y, builds Q, Phi_q, gamma*,
-// solves the Tikhonov-regularised Schur complement
+// forms and solves the Tikhonov-regularised Schur complement
 //   (Phi_q M^-1 Phi_q^T + eps I) lambda = Phi_q M^-1 Q - gamma*
 // by Cholesky (Eigen LLT), then qddot = M^-1 (Q - Phi_q^T lambda) (design.md §3).
+// C is built from the per-joint row blocks: M is block diagonal, so C(a, b) is non-zero
+// only for joints a, b that share a body.
 #include "simphant/dynamics/data.hpp"
 
 namespace simphant {
@@ -10,9 +12,13 @@ namespace simphant {
 /// Sets d.kin from Y (13N), quaternions normalised for A.
 void set_kinematics(const Model& model, Data& d, const double* Y);
 
-/// Evaluates every joint at d.kin into d.rows and the global d.Phi_q, d.phi, d.phi_dot,
-/// d.gamma_star (Baumgarte with the model's alpha, beta).
+/// Evaluates every joint at d.kin into d.rows (Phi_q blocks) and the global d.phi,
+/// d.phi_dot, d.gamma_star (Baumgarte with the model's alpha, beta).
 void evaluate_constraints(const Model& model, Data& d);
+
+/// The dense (m, 6N) d.Phi_q from d.rows (call evaluate_constraints first). For
+/// assembly, rank analysis and test references; a step never forms it.
+void assemble_jacobian(const Model& model, Data& d);
 
 /// Full evaluation: Ydot = f(Y) (13N). Fills d.lambda, d.qddot. inputs as compute_forces.
 /// Returns false if the Cholesky factorisation failed or a result is not finite.
