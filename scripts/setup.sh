@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# One-time (idempotent) set-up on Debian / Ubuntu: installs the missing packages with
+# apt-get, makes h5py and numpy importable, then configures and builds SimPhant in
+# ./build (Release, Ninja, SIMPHANT_CUDA=AUTO) with all cores. Safe to run again: it
+# installs nothing that is present and rebuilds only what changed.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+packages=(build-essential cmake ninja-build pkg-config libeigen3-dev nlohmann-json3-dev libcli11-dev
+          libhdf5-dev libspdlog-dev libboost-dev libgtest-dev python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" -eq 0 ]; then
+    $SUDO apt-get update
+    apt_updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "$@"
+}
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  apt_install "${missing[@]}"
+fi
+
+# h5py + numpy, to read the output in Python (README). Distribution packages first
+# (pip refuses to touch the system Python on Debian 12 / Ubuntu 24.04), pip as fallback.
+if ! python3 -c 'import h5py, numpy' >/dev/null 2>&1; then
+  echo "setup: installing h5py and numpy"
+  apt_install python3-h5py python3-numpy ||
+    python3 -m pip install h5py numpy ||
+    python3 -m pip install --break-system-packages h5py numpy
+fi
+
+if [ ! -f build/CMakeCache.txt ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSIMPHANT_CUDA=AUTO
+else
+  cmake -S . -B build
+fi
+cmake --build build -j"$(nproc)"

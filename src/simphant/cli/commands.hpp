@@ -1,0 +1,37 @@
+#pragma once
+// The simphant subcommands. Exit codes (README "Exit codes"): 0 ok, 2 bad input
+// (scene or command line), 3 run failed (no instance ok, assembly failed in `check`,
+// output not writable, backend not built), 128 + signal when stopped by SIGINT (130)
+// or SIGTERM (143) after writing what was computed.
+#include <cstdint>
+#include <string>
+
+namespace simphant::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitBadInput = 2;
+constexpr int kExitRunFailed = 3;
+
+struct RunOptions {
+  std::string scene;              ///< scene file
+  int instances = -1;             ///< > 0 overrides sweep.instances
+  bool has_dt = false;
+  double dt = 0;                  ///< [s], overrides solver.dt
+  bool has_t_end = false;
+  double t_end = 0;               ///< [s], overrides solver.t_end
+  bool has_seed = false;
+  std::uint64_t seed = 0;         ///< overrides sweep.seed
+  int threads = 0;                ///< CPU workers, 0 = all hardware threads
+  std::string backend = "auto";   ///< auto | cpu | cuda | cuda-fused
+  std::string out;                ///< output file; empty = <scene stem>.h5 in the current directory
+};
+
+struct CheckOptions {
+  std::string scene;
+  bool json = false;
+};
+
+int run_command(const RunOptions& options);
+int check_command(const CheckOptions& options);
+
+}  // namespace simphant::cli

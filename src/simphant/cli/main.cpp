@@ -1,0 +1,48 @@
+// simphant: command-line entry point (CLI11). See README.md "Command line".
+#include <CLI/CLI.hpp>
+
+#include "commands.hpp"
+
+#ifndef SIMPHANT_VERSION
+#define SIMPHANT_VERSION "unknown"
+#endif
+
+int main(int argc, char** argv) {
+  using namespace simphant::cli;
+  CLI::App app{"SimPhant: many instances of one constrained multibody model, integrated in lockstep", "simphant"};
+  app.set_version_flag("--version", SIMPHANT_VERSION);
+  app.require_subcommand(1);
+
+  RunOptions ro;
+  CLI::App* run = app.add_subcommand("run", "Sample the sweep, assemble and integrate every instance, write HDF5");
+  run->add_option("scene", ro.scene, "Scene file (JSON, docs/scene-format.md)")->required();
+  run->add_option("--instances,-n", ro.instances, "Number of instances (overrides sweep.instances)")
+      ->check(CLI::PositiveNumber);
+  CLI::Option* dt = run->add_option("--dt", ro.dt, "Fixed RK4 step [s] (overrides solver.dt)");
+  CLI::Option* t_end = run->add_option("--t-end", ro.t_end, "End time [s] (overrides solver.t_end)");
+  CLI::Option* seed = run->add_option("--seed", ro.seed, "Sweep seed (overrides sweep.seed)");
+  run->add_option("--threads,-j", ro.threads, "CPU worker threads (0 = all hardware threads)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--backend", ro.backend, "Backend: auto | cpu (cuda, cuda-fused: not built yet)")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda", "cuda-fused"}));
+  run->add_option("--out,-o", ro.out, "Output HDF5 file (default: <scene stem>.h5 in the current directory)");
+
+  CheckOptions co;
+  CLI::App* check = app.add_subcommand("check", "Validate a scene, assemble one instance, analyse its constraints");
+  check->add_option("scene", co.scene, "Scene file (JSON)")->required();
+  check->add_flag("--json", co.json, "Print one JSON object instead of the table");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);  // prints help / version (rc 0) or the error
+    return rc == 0 ? kExitOk : kExitBadInput;
+  }
+  ro.has_dt = dt->count() > 0;
+  ro.has_t_end = t_end->count() > 0;
+  ro.has_seed = seed->count() > 0;
+
+  if (*run) return run_command(ro);
+  if (*check) return check_command(co);
+  return kExitBadInput;
+}

@@ -1,0 +1,190 @@
+// `simphant run SCENE`: load -> CLI overrides -> sample the sweep -> per-instance models
+// -> Simulator (assembles every instance) -> step loop recording every record_every
+// steps -> final status, attributes and summary.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "progress.hpp"
+#include "run_stats.hpp"
+#include "signals.hpp"
+#include "simphant/io/recorder.hpp"
+#include "simphant/scene/scene.hpp"
+#include "simphant/sim/simulator.hpp"
+
+namespace simphant::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+/// Loads the scene and applies --dt / --t-end (by patching the document's solver
+/// section and re-validating it) and --seed. Scene.text stays the file as read.
+Scene load_with_overrides(const RunOptions& o) {
+  Scene scene = load_scene(o.scene);
+  if (o.has_dt || o.has_t_end) {
+    nlohmann::json doc = scene.doc;
+    if (o.has_dt) doc["solver"]["dt"] = o.dt;
+    if (o.has_t_end) doc["solver"]["t_end"] = o.t_end;
+    std::string text = std::move(scene.text);
+    scene = parse_scene(doc.dump(), o.scene);
+    scene.text = std::move(text);
+  }
+  if (o.has_seed) scene.sweep.seed = o.seed;
+  return scene;
+}
+
+/// Buffers for one frame, filled from the simulator.
+struct Frame {
+  std::vector<double> states, reactions, violation, energy;
+  Frame(int n, int n_bodies, int n_joints)
+      : states(static_cast<std::size_t>(n) * n_bodies * 13),
+        reactions(static_cast<std::size_t>(n) * n_joints * 6),
+        violation(static_cast<std::size_t>(n)),
+        energy(static_cast<std::size_t>(n)) {}
+};
+
+int run(const RunOptions& o) {
+  const auto t_start = Clock::now();
+  if (o.backend == "cuda" || o.backend == "cuda-fused") {
+    std::fprintf(stderr, "error: backend '%s' is not built (the CUDA backends arrive in a later release; use auto or cpu)\n",
+                 o.backend.c_str());
+    return kExitRunFailed;
+  }
+  Scene scene = load_with_overrides(o);
+  const SweepSamples samples = sample_sweep(scene.sweep, o.instances);
+  const int n = samples.n_instances;
+  std::vector<Model> models = build_instance_models(scene, samples);
+  const SolverSettings solver = models.front().solver;
+  std::vector<RunStats::BodyMass> masses;  // for the kinetic-energy scale of the drift
+  for (const Model& m : models)
+    for (const Body& b : m.bodies) {
+      RunStats::BodyMass bm;
+      bm.m = b.mass;
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) bm.J[r][c] = b.inertia_B.m[r][c];
+      masses.push_back(bm);
+    }
+
+  SimulatorOptions sim_options;
+  sim_options.backend = o.backend;
+  sim_options.threads = o.threads;
+  std::unique_ptr<Simulator> sim = Simulator::create(std::move(models), sim_options, n);
+  const Model& model = sim->model();
+  const int B = model.n_bodies(), J = model.n_joints();
+
+  RecorderInfo info;
+  info.n_instances = n;
+  for (const Body& b : model.bodies) info.body_names.push_back(b.name);
+  for (const Joint& j : model.joints) info.joint_names.push_back(j.name);
+  info.scene_text = scene.text;
+  info.scene_file = o.scene;
+  info.solver = solver;
+  info.backend = sim->backend_name();
+  info.seed = scene.sweep.seed;
+  const std::string out =
+      o.out.empty() ? std::filesystem::path(o.scene).stem().string() + ".h5" : o.out;
+  Recorder recorder(out, info);
+  recorder.write_params(samples.paths, samples.values);
+  std::vector<std::int8_t> status(static_cast<std::size_t>(n));
+  std::vector<double> status_time(static_cast<std::size_t>(n));
+  sim->read_status(status.data(), status_time.data());
+  recorder.write_status(status.data(), status_time.data());
+
+  Frame frame(n, B, J);
+  RunStats stats(n, B, std::move(masses));
+  auto record = [&] {
+    sim->read_states(frame.states.data());
+    sim->read_reactions(frame.reactions.data());
+    sim->read_constraint_violation(frame.violation.data());
+    sim->read_energy(frame.energy.data());
+    recorder.record(sim->time(), frame.states.data(), frame.reactions.data(), frame.violation.data(),
+                    frame.energy.data());
+    stats.add_frame(frame.states.data(), frame.violation.data(), frame.energy.data());
+  };
+
+  // Step loop. advance() is called in slices of about 50 ms (never across a record
+  // point) so that a stop signal and the progress bar are served promptly.
+  const std::int64_t total = std::max<std::int64_t>(1, std::llround(solver.t_end / solver.dt));
+  const std::int64_t every = std::max(1, solver.record_every);
+  record();
+  // Nothing to integrate when no instance assembled.
+  const bool any_ok = std::any_of(status.begin(), status.end(), [](std::int8_t st) { return st == 0; });
+  ProgressBar progress(total, n);
+  const auto t_loop = Clock::now();
+  std::int64_t done = 0, since_record = 0, slice = 1;
+  while (any_ok && done < total && !stop_requested()) {
+    const std::int64_t k = std::min({slice, every - since_record, total - done});
+    const auto t_slice = Clock::now();
+    sim->advance(static_cast<int>(k));
+    const double slice_s = seconds_since(t_slice);
+    done += k;
+    since_record += k;
+    if (since_record == every || done == total) {
+      record();
+      since_record = 0;
+    }
+    const double per_step = std::max(slice_s / static_cast<double>(k), 1e-9);
+    slice = std::clamp<std::int64_t>(static_cast<std::int64_t>(0.05 / per_step), 1, 1 << 20);
+    progress.update(done, sim->time());
+  }
+  if (since_record > 0) record();  // stopped between record points: keep the last state
+  const double loop_s = seconds_since(t_loop);
+  progress.finish();
+
+  sim->read_status(status.data(), status_time.data());
+  const int sig = stop_signal();
+  recorder.finalize(status.data(), status_time.data(), seconds_since(t_start), sig != 0);
+
+  RunReport report;
+  report.scene_file = o.scene;
+  report.out_file = out;
+  report.backend = info.backend;
+  report.steps = done;
+  report.steps_planned = total;
+  report.frames = recorder.frames();
+  report.dt = solver.dt;
+  report.sim_time = sim->time();
+  report.wall_s = seconds_since(t_start);
+  report.loop_wall_s = loop_s;
+  report.stop_signal = sig;
+  const RunStats::Summary summary = stats.reduce(status);
+  print_summary(report, summary);
+
+  if (sig != 0) return 128 + sig;
+  if (summary.n_ok == 0) {
+    std::fprintf(stderr, "error: no instance finished ok (%d assembly failed, %d diverged)\n",
+                 summary.n_assembly_failed, summary.n_diverged);
+    return kExitRunFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_command(const RunOptions& options) {
+  install_stop_handlers();
+  try {
+    return run(options);
+  } catch (const SceneError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const h5::H5Error& e) {
+    std::fprintf(stderr, "error: output: %s\n", e.what());
+    return kExitRunFailed;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitRunFailed;
+  }
+}
+
+}  // namespace simphant::cli

@@ -1,0 +1,97 @@
+#include "run_stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+
+namespace simphant::cli {
+
+namespace {
+/// max that keeps a NaN once seen (a NaN must not hide in the summary).
+double nan_max(double a, double b) { return (std::isnan(a) || std::isnan(b)) ? NAN : std::max(a, b); }
+}  // namespace
+
+RunStats::RunStats(int n_instances, int n_bodies, std::vector<BodyMass> masses)
+    : n_(n_instances),
+      B_(n_bodies),
+      masses_(std::move(masses)),
+      e0_(static_cast<std::size_t>(n_instances), 0.0),
+      max_violation_(static_cast<std::size_t>(n_instances), 0.0),
+      max_abs_drift_(static_cast<std::size_t>(n_instances), 0.0),
+      max_ke_(static_cast<std::size_t>(n_instances), 0.0) {}
+
+double RunStats::kinetic_energy(int k, const double* y) const {
+  const bool shared = masses_.size() == static_cast<std::size_t>(B_);
+  double ke = 0;
+  for (int b = 0; b < B_; ++b) {
+    const BodyMass& bm = masses_[static_cast<std::size_t>(shared ? b : k * B_ + b)];
+    const double* s = y + 13 * b;
+    const double* v = s + 7;  // r(3), p(4), v(3), omega_B(3)
+    const double* w = s + 10;
+    double wJw = 0;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) wJw += w[r] * bm.J[r][c] * w[c];
+    ke += 0.5 * bm.m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) + 0.5 * wJw;
+  }
+  return ke;
+}
+
+void RunStats::add_frame(const double* states, const double* violation, const double* energy) {
+  for (int k = 0; k < n_; ++k) {
+    max_violation_[k] = nan_max(max_violation_[k], violation[k]);
+    max_ke_[k] = nan_max(max_ke_[k], kinetic_energy(k, states + static_cast<std::size_t>(k) * B_ * 13));
+    if (!have_e0_) {
+      e0_[k] = energy[k];
+    } else {
+      max_abs_drift_[k] = nan_max(max_abs_drift_[k], std::abs(energy[k] - e0_[k]));
+    }
+  }
+  have_e0_ = true;
+}
+
+RunStats::Summary RunStats::reduce(const std::vector<std::int8_t>& status) const {
+  Summary s;
+  s.n_instances = n_;
+  for (int k = 0; k < n_; ++k) {
+    if (status[k] == 1) {
+      ++s.n_assembly_failed;
+    } else if (status[k] == 2) {
+      ++s.n_diverged;
+    } else {
+      ++s.n_ok;
+      s.max_violation = nan_max(s.max_violation, max_violation_[k]);
+      s.max_abs_drift = nan_max(s.max_abs_drift, max_abs_drift_[k]);
+      s.max_rel_drift = nan_max(s.max_rel_drift, max_abs_drift_[k] / std::max({std::abs(e0_[k]), max_ke_[k], 1e-12}));
+    }
+  }
+  return s;
+}
+
+void print_summary(const RunReport& r, const RunStats::Summary& s) {
+  std::printf("simphant run: %s\n", r.scene_file.c_str());
+  if (r.stop_signal != 0)
+    std::printf("  INTERRUPTED        by %s after %lld of %lld steps (file holds what was computed)\n",
+                r.stop_signal == SIGINT ? "SIGINT" : r.stop_signal == SIGTERM ? "SIGTERM" : "a signal",
+                static_cast<long long>(r.steps), static_cast<long long>(r.steps_planned));
+  std::printf("  backend            %s\n", r.backend.c_str());
+  std::printf("  instances          %d: ok %d, assembly failed %d, diverged %d\n", s.n_instances, s.n_ok,
+              s.n_assembly_failed, s.n_diverged);
+  std::printf("  steps              %lld x dt %g s = %g s simulated, %lld frames recorded\n",
+              static_cast<long long>(r.steps), r.dt, r.sim_time, static_cast<long long>(r.frames));
+  const double rate = r.loop_wall_s > 0 ? static_cast<double>(r.steps) * s.n_instances / r.loop_wall_s : 0.0;
+  std::printf("  throughput         %.4g instance-steps/s (stepping + recording loop)\n", rate);
+  std::printf("  wall time          %.3f s total, %.3f s in the step loop\n", r.wall_s, r.loop_wall_s);
+  if (s.n_ok > 0) {
+    std::printf("  max |Phi|          %.3e (ok instances, recorded frames)\n", s.max_violation);
+    std::printf("  max energy drift   %.3e relative, %.3e J absolute (ok instances)\n", s.max_rel_drift,
+                s.max_abs_drift);
+  } else {
+    std::printf("  max |Phi|          n/a (no instance ok)\n");
+    std::printf("  max energy drift   n/a (no instance ok)\n");
+  }
+  std::printf("  output             %s\n", r.out_file.c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace simphant::cli

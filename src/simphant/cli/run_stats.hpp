@@ -1,0 +1,63 @@
+#pragma once
+// Run statistics for the summary of `simphant run`: per-instance maxima of the
+// constraint violation and of the energy drift, reduced over the instances whose final
+// status is ok.
+//
+// Relative energy drift of instance k, over the recorded frames (E = kinetic + gravity
+// + spring potential, KE = kinetic energy alone):
+//
+//   max_t |E_k(t) - E_k(0)| / max(|E_k(0)|, max_t KE_k(t), 1e-12)
+//
+// The peak kinetic energy is in the denominator because the zero of the gravity
+// potential is arbitrary: a pendulum released at its pivot's height has E(0) = 0, and
+// |E(0)| alone would turn round-off into a huge "relative" drift. The absolute drift
+// max_t |E_k(t) - E_k(0)| [J] is reported beside it.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace simphant::cli {
+
+class RunStats {
+ public:
+  /// Mass properties of one body, for the kinetic energy.
+  struct BodyMass {
+    double m = 0;       ///< [kg]
+    double J[3][3]{};   ///< inertia about the CoM in B [kg m^2]
+  };
+  /// masses: (n_instances, n_bodies), or (1, n_bodies) when every instance shares them.
+  RunStats(int n_instances, int n_bodies, std::vector<BodyMass> masses);
+  /// One recorded frame: states (I, B, 13), violation (I), energy (I).
+  void add_frame(const double* states, const double* violation, const double* energy);
+
+  struct Summary {
+    int n_instances = 0, n_ok = 0, n_assembly_failed = 0, n_diverged = 0;
+    double max_violation = 0;      ///< over ok instances and frames
+    double max_rel_drift = 0;      ///< over ok instances
+    double max_abs_drift = 0;      ///< [J], over ok instances
+  };
+  /// Reduces over the instances whose status is 0 (ok).
+  Summary reduce(const std::vector<std::int8_t>& status) const;
+
+ private:
+  double kinetic_energy(int k, const double* y) const;  ///< y: (B, 13) of instance k
+
+  int n_, B_;
+  std::vector<BodyMass> masses_;
+  bool have_e0_ = false;
+  std::vector<double> e0_, max_violation_, max_abs_drift_, max_ke_;
+};
+
+/// What the summary prints besides the statistics.
+struct RunReport {
+  std::string scene_file, out_file, backend;
+  std::int64_t steps = 0, steps_planned = 0, frames = 0;
+  double dt = 0, sim_time = 0;
+  double wall_s = 0, loop_wall_s = 0;
+  int stop_signal = 0;
+};
+
+/// Prints the summary to stdout.
+void print_summary(const RunReport& report, const RunStats::Summary& s);
+
+}  // namespace simphant::cli

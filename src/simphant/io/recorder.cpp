@@ -1,0 +1,100 @@
+#include "simphant/io/recorder.hpp"
+
+#ifndef SIMPHANT_VERSION
+#define SIMPHANT_VERSION "unknown"
+#endif
+
+namespace simphant {
+
+Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(path), info_(info) {
+  file_ = h5::create_file(path);
+  const hid_t f = file_.id();
+  const auto I = static_cast<hsize_t>(info.n_instances);
+  const auto B = static_cast<hsize_t>(info.body_names.size());
+  const auto J = static_cast<hsize_t>(info.joint_names.size());
+
+  time_ = h5::ExtendibleDataset(f, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {});
+  state_ = h5::ExtendibleDataset(f, "state", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, B, 13});
+  reactions_ = h5::ExtendibleDataset(f, "reactions", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, J, 6});
+  violation_ = h5::ExtendibleDataset(f, "constraint_violation", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I});
+  energy_ = h5::ExtendibleDataset(f, "energy", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I});
+
+  std::vector<std::int8_t> status(I, 0);
+  std::vector<double> status_time(I, 0.0);
+  h5::write_dataset(f, "status", H5T_NATIVE_INT8, {I}, status.data());
+  h5::write_dataset(f, "status_time", H5T_NATIVE_DOUBLE, {I}, status_time.data());
+  h5::create_group(f, "params");
+
+  const SolverSettings& s = info.solver;
+  h5::write_attr(f, "scene", info.scene_text);
+  h5::write_attr(f, "scene_file", info.scene_file);
+  h5::write_attr(f, "dt", s.dt);
+  h5::write_attr(f, "t_end", s.t_end);
+  h5::write_attr(f, "baumgarte_alpha", s.baumgarte_alpha);
+  h5::write_attr(f, "baumgarte_beta", s.baumgarte_beta);
+  h5::write_attr(f, "tikhonov_epsilon", s.tikhonov_epsilon);
+  h5::write_attr(f, "record_every", s.record_every);
+  h5::write_attr(f, "violation_bound", s.violation_bound);
+  h5::write_attr(f, "backend", info.backend);
+  h5::write_attr(f, "version", SIMPHANT_VERSION);
+  h5::write_attr(f, "seed", static_cast<std::int64_t>(info.seed));
+  h5::write_attr(f, "n_instances", info.n_instances);
+  h5::write_attr(f, "body_names", info.body_names);
+  h5::write_attr(f, "joint_names", info.joint_names);
+  h5::write_attr(f, "wall_time_s", 0.0);
+  h5::write_attr(f, "frames", 0);
+  h5::write_attr(f, "interrupted", 0);
+  h5::flush(f);
+}
+
+void Recorder::write_params(const std::vector<std::string>& paths, const std::vector<std::vector<double>>& values) {
+  h5::Handle group(H5Gopen2(file_.id(), "params", H5P_DEFAULT), H5Gclose);
+  if (!group.valid()) throw h5::H5Error("H5Gopen2(params) failed");
+  for (std::size_t p = 0; p < paths.size() && p < values.size(); ++p) {
+    if (values[p].size() != static_cast<std::size_t>(info_.n_instances))
+      throw h5::H5Error("/params/" + paths[p] + ": expected one value per instance");
+    // '/' would make a sub-group; sweep paths never hold one, but keep the name flat.
+    std::string name = paths[p];
+    for (char& c : name)
+      if (c == '/') c = '|';
+    h5::write_dataset(group.id(), name, H5T_NATIVE_DOUBLE, {values[p].size()}, values[p].data());
+  }
+  h5::flush(file_.id());
+}
+
+void Recorder::write_status(const std::int8_t* status, const double* status_time) {
+  h5::overwrite_dataset(file_.id(), "status", H5T_NATIVE_INT8, status);
+  h5::overwrite_dataset(file_.id(), "status_time", H5T_NATIVE_DOUBLE, status_time);
+  h5::flush(file_.id());
+}
+
+void Recorder::record(double time, const double* states, const double* reactions, const double* violation,
+                      const double* energy) {
+  // /time is appended last: a reader that sees frame k in /time sees it everywhere.
+  state_.append(states);
+  reactions_.append(reactions);
+  violation_.append(violation);
+  energy_.append(energy);
+  time_.append(&time);
+  frames_ = static_cast<std::int64_t>(time_.frames());
+  h5::write_attr(file_.id(), "frames", frames_);
+  h5::flush(file_.id());
+}
+
+void Recorder::finalize(const std::int8_t* status, const double* status_time, double wall_time_s,
+                        bool interrupted) {
+  if (!file_.valid()) return;
+  write_status(status, status_time);
+  h5::write_attr(file_.id(), "wall_time_s", wall_time_s);
+  h5::write_attr(file_.id(), "frames", frames_);
+  h5::write_attr(file_.id(), "interrupted", interrupted ? 1 : 0);
+  h5::flush(file_.id());
+  time_ = {};
+  state_ = {};
+  reactions_ = {};
+  violation_ = {};
+  energy_ = {};
+  file_.reset();
+}
+
+}  // namespace simphant

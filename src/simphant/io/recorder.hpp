@@ -1,0 +1,78 @@
+#pragma once
+// Recorder: writes one run to one HDF5 file (issue item 9). Layout (T frames, I instances,
+// B bodies, J joints):
+//
+//   /time                  (T)           [s]
+//   /state                 (T, I, B, 13) r_W [m], p (w x y z), v_W [m/s], omega_B [rad/s]
+//   /reactions             (T, I, J, 6)  force [N], torque [N m] that each joint applies
+//                                        to its body_j at the anchor, W
+//   /constraint_violation  (T, I)        max |Phi|
+//   /energy                (T, I)        kinetic + gravity + spring potential [J]
+//   /params/<sweep path>   (I)           sampled sweep values (e.g. /params/bodies.crank.mass)
+//   /status                (I) int8      0 ok, 1 failed assembly, 2 diverged
+//   /status_time           (I)           time at which the status was set [s] (0 if ok)
+//   root attributes        scene (text), scene_file, dt, t_end, baumgarte_alpha,
+//                          baumgarte_beta, tikhonov_epsilon, record_every,
+//                          violation_bound, backend, version, seed, n_instances,
+//                          body_names, joint_names, wall_time_s, frames, interrupted
+//
+// The T datasets are chunked and extendible; every record() appends one frame and
+// flushes the file, so a run stopped at any point between two calls leaves a readable
+// file whose datasets all hold the same number of frames. /status and /status_time are
+// written when the file is created (from the assembly result) and again by finalize().
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "simphant/io/h5_file.hpp"
+#include "simphant/model/model.hpp"
+
+namespace simphant {
+
+/// What the recorder needs to know about the run; becomes the root attributes.
+struct RecorderInfo {
+  int n_instances = 1;
+  std::vector<std::string> body_names;   ///< (B)
+  std::vector<std::string> joint_names;  ///< (J)
+  std::string scene_text;                ///< the scene file as read
+  std::string scene_file;                ///< its path as given
+  SolverSettings solver;                 ///< as used by the run (after CLI overrides)
+  std::string backend;                   ///< backend name, e.g. "cpu"
+  std::uint64_t seed = 0;                ///< sweep seed
+};
+
+class Recorder {
+ public:
+  /// Creates (truncates) `path` and every dataset; writes the root attributes with
+  /// wall_time_s = 0, frames = 0 and interrupted = 0, and /status = 0. Throws h5::H5Error.
+  Recorder(const std::string& path, const RecorderInfo& info);
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+  ~Recorder() = default;  ///< closes the file (datasets keep the frames appended so far)
+
+  /// Writes /params/<paths[p]> = values[p] (each of length n_instances).
+  void write_params(const std::vector<std::string>& paths, const std::vector<std::vector<double>>& values);
+
+  /// Writes /status and /status_time, each (n_instances).
+  void write_status(const std::int8_t* status, const double* status_time);
+
+  /// Appends one frame and flushes. states (I, B, 13); reactions (I, J, 6);
+  /// violation (I); energy (I).
+  void record(double time, const double* states, const double* reactions, const double* violation,
+              const double* energy);
+
+  /// Writes the final status, wall_time_s, frames and interrupted, then closes the file.
+  void finalize(const std::int8_t* status, const double* status_time, double wall_time_s, bool interrupted);
+
+  std::int64_t frames() const { return frames_; }  ///< frames appended so far
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  RecorderInfo info_;
+  std::int64_t frames_ = 0;
+  h5::Handle file_;
+  h5::ExtendibleDataset time_, state_, reactions_, violation_, energy_;
+};
+
+}  // namespace simphant

@@ -1,0 +1,285 @@
+// The simphant executable end to end: exit codes 0 / 2 / 3, `check --json`, the HDF5
+// output of `run`, and a run stopped by SIGTERM leaving a valid file.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const fs::path& temp_dir() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("simphant_test_cli_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+/// A one-body pendulum on a revolute hinge, with a mass sweep.
+json pendulum(double t_end = 0.1, int record_every = 10) {
+  return json::parse(R"({
+    "name": "test pendulum",
+    "gravity": [0, 0, -9.81],
+    "bodies": [{"name": "bob", "mass": 1.0, "inertia": [0.001, 0.02, 0.02], "position": [0.5, 0, 0]}],
+    "joints": [{"name": "hinge", "type": "revolute", "body_i": "ground", "body_j": "bob",
+                "frame": {"origin": [0, 0, 0], "z": [0, 1, 0], "x": [1, 0, 0]}}],
+    "solver": {"dt": 0.001, "t_end": 0.1, "record_every": 10},
+    "sweep": {"mode": "random", "instances": 2, "seed": 7,
+              "parameters": [{"path": "bodies.bob.mass", "dist": "uniform", "low": 0.9, "high": 1.1}]}
+  })")
+      .patch(json::array({{{"op", "replace"}, {"path", "/solver/t_end"}, {"value", t_end}},
+                          {{"op", "replace"}, {"path", "/solver/record_every"}, {"value", record_every}}}));
+}
+
+/// Two spherical joints whose anchors cannot both be met: assembly fails.
+json impossible() {
+  return json::parse(R"({
+    "name": "impossible",
+    "bodies": [{"name": "bar", "mass": 1.0, "inertia": [0.01, 0.1, 0.1], "position": [0, 0, 0]}],
+    "joints": [
+      {"name": "a", "type": "spherical", "body_i": "ground", "body_j": "bar",
+       "frame_i": {"origin": [0, 0, 0], "z": [0, 0, 1], "x": [1, 0, 0]},
+       "frame_j": {"origin": [-0.5, 0, 0], "z": [0, 0, 1], "x": [1, 0, 0]}},
+      {"name": "b", "type": "spherical", "body_i": "ground", "body_j": "bar",
+       "frame_i": {"origin": [3, 0, 0], "z": [0, 0, 1], "x": [1, 0, 0]},
+       "frame_j": {"origin": [0.5, 0, 0], "z": [0, 0, 1], "x": [1, 0, 0]}}],
+    "solver": {"dt": 0.001, "t_end": 0.01}
+  })");
+}
+
+std::string write_scene(const std::string& name, const std::string& text) {
+  const fs::path p = temp_dir() / name;
+  std::ofstream(p) << text;
+  return p.string();
+}
+std::string write_scene(const std::string& name, const json& doc) { return write_scene(name, doc.dump(2)); }
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+/// Runs `simphant ARGS` through the shell; stdout to `out` (if given), stderr to a file.
+int simphant(const std::string& args, std::string* out = nullptr) {
+  const fs::path out_file = temp_dir() / "stdout.txt", err_file = temp_dir() / "stderr.txt";
+  const std::string cmd = quote(SIMPHANT_BINARY) + " " + args + " >" + quote(out_file.string()) + " 2>" +
+                          quote(err_file.string());
+  const int rc = std::system(cmd.c_str());
+  if (out != nullptr) {
+    std::ifstream in(out_file);
+    out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/// Shape of a dataset, read with the HDF5 C API; empty if it cannot be read.
+std::vector<hsize_t> dims_of(hid_t file, const char* name) {
+  std::vector<hsize_t> dims;
+  hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+  if (d < 0) return dims;
+  hid_t s = H5Dget_space(d);
+  const int rank = H5Sget_simple_extent_ndims(s);
+  if (rank > 0) {
+    dims.resize(static_cast<std::size_t>(rank));
+    H5Sget_simple_extent_dims(s, dims.data(), nullptr);
+  }
+  H5Sclose(s);
+  H5Dclose(d);
+  return dims;
+}
+
+double attr_of(hid_t file, const char* name) {
+  double v = -1;
+  hid_t a = H5Aopen(file, name, H5P_DEFAULT);
+  if (a < 0) return v;
+  H5Aread(a, H5T_NATIVE_DOUBLE, &v);
+  H5Aclose(a);
+  return v;
+}
+
+std::vector<double> doubles_of(hid_t file, const char* name) {
+  const auto dims = dims_of(file, name);
+  std::size_t n = dims.empty() ? 0 : 1;
+  for (hsize_t d : dims) n *= d;
+  std::vector<double> v(n);
+  hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+  if (d >= 0 && n > 0) H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+  if (d >= 0) H5Dclose(d);
+  return v;
+}
+
+}  // namespace
+
+TEST(Cli, RunWritesTheOutputLayout) {
+  const std::string scene = write_scene("run.json", pendulum(0.1, 10));
+  const std::string out = (temp_dir() / "run.h5").string();
+  std::string stdout_text;
+  ASSERT_EQ(simphant("run " + quote(scene) + " --instances 3 --seed 5 --threads 1 --backend cpu --out " + quote(out),
+                     &stdout_text),
+            0);
+  EXPECT_NE(stdout_text.find("instance-steps/s"), std::string::npos) << stdout_text;
+  EXPECT_NE(stdout_text.find("ok 3"), std::string::npos) << stdout_text;
+
+  hid_t f = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  // 100 steps recorded every 10: frames at 0, 10, ..., 100.
+  EXPECT_EQ(dims_of(f, "time"), (std::vector<hsize_t>{11}));
+  EXPECT_EQ(dims_of(f, "state"), (std::vector<hsize_t>{11, 3, 1, 13}));
+  EXPECT_EQ(dims_of(f, "reactions"), (std::vector<hsize_t>{11, 3, 1, 6}));
+  EXPECT_EQ(dims_of(f, "constraint_violation"), (std::vector<hsize_t>{11, 3}));
+  EXPECT_EQ(dims_of(f, "energy"), (std::vector<hsize_t>{11, 3}));
+  EXPECT_EQ(dims_of(f, "status"), (std::vector<hsize_t>{3}));
+  EXPECT_EQ(dims_of(f, "status_time"), (std::vector<hsize_t>{3}));
+  EXPECT_EQ(dims_of(f, "params/bodies.bob.mass"), (std::vector<hsize_t>{3}));
+  const auto time = doubles_of(f, "time");
+  EXPECT_NEAR(time.back(), 0.1, 1e-12);
+  for (double s : doubles_of(f, "status")) EXPECT_EQ(s, 0.0);
+  for (double m : doubles_of(f, "params/bodies.bob.mass")) {
+    EXPECT_GE(m, 0.9);
+    EXPECT_LE(m, 1.1);
+  }
+  EXPECT_DOUBLE_EQ(attr_of(f, "seed"), 5.0);
+  EXPECT_DOUBLE_EQ(attr_of(f, "interrupted"), 0.0);
+  EXPECT_GT(attr_of(f, "wall_time_s"), 0.0);
+  for (const char* a : {"scene", "dt", "t_end", "baumgarte_alpha", "baumgarte_beta", "tikhonov_epsilon",
+                        "record_every", "backend", "version", "body_names", "joint_names"})
+    EXPECT_GT(H5Aexists(f, a), 0) << a;
+  H5Fclose(f);
+}
+
+TEST(Cli, FlagsOverrideTheScene) {
+  const std::string scene = write_scene("override.json", pendulum(0.1, 10));
+  const std::string out = (temp_dir() / "override.h5").string();
+  ASSERT_EQ(simphant("run " + quote(scene) + " --dt 0.002 --t-end 0.2 --out " + quote(out)), 0);
+  hid_t f = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  // 100 steps of 2 ms recorded every 10; sweep.instances = 2.
+  EXPECT_EQ(dims_of(f, "state"), (std::vector<hsize_t>{11, 2, 1, 13}));
+  EXPECT_DOUBLE_EQ(attr_of(f, "dt"), 0.002);
+  EXPECT_DOUBLE_EQ(attr_of(f, "t_end"), 0.2);
+  H5Fclose(f);
+}
+
+TEST(Cli, DefaultOutputIsTheSceneStemInTheCurrentDirectory) {
+  const fs::path dir = temp_dir() / "cwd";
+  fs::create_directories(dir);
+  const std::string scene = write_scene("stem_scene.json", pendulum(0.02, 5));
+  const std::string cmd = "cd " + quote(dir.string()) + " && " + quote(SIMPHANT_BINARY) + " run " + quote(scene) +
+                          " >/dev/null 2>&1";
+  const int rc = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(rc));
+  EXPECT_EQ(WEXITSTATUS(rc), 0);
+  EXPECT_TRUE(fs::exists(dir / "stem_scene.h5"));
+}
+
+TEST(Cli, BadInputExits2) {
+  json bad = pendulum();
+  bad["bodies"][0]["mass"] = -1.0;
+  EXPECT_EQ(simphant("run " + quote(write_scene("bad_mass.json", bad))), 2);
+  EXPECT_EQ(simphant("check " + quote(write_scene("bad_mass.json", bad))), 2);
+  EXPECT_EQ(simphant("check " + quote(write_scene("bad_syntax.json", std::string("{ \"bodies\": [")))), 2);
+  EXPECT_EQ(simphant("run " + quote((temp_dir() / "no_such_scene.json").string())), 2);
+  const std::string good = quote(write_scene("good.json", pendulum()));
+  EXPECT_EQ(simphant("run " + good + " --bogus-flag"), 2);
+  EXPECT_EQ(simphant("run " + good + " --backend gpu"), 2);
+  EXPECT_EQ(simphant("run " + good + " --instances 0"), 2);
+  EXPECT_EQ(simphant("run " + good + " --dt -1"), 2);
+  EXPECT_EQ(simphant(""), 2);  // no subcommand
+  EXPECT_EQ(simphant("--help"), 0);
+}
+
+TEST(Cli, RunFailuresExit3) {
+  const std::string good = quote(write_scene("good3.json", pendulum()));
+  EXPECT_EQ(simphant("run " + good + " --backend cuda"), 3);  // not built yet
+  EXPECT_EQ(simphant("run " + good + " --out /nonexistent-simphant-dir/out.h5"), 3);
+  const std::string bad = quote(write_scene("impossible.json", impossible()));
+  EXPECT_EQ(simphant("run " + bad + " --out " + quote((temp_dir() / "impossible.h5").string())), 3);
+  EXPECT_EQ(simphant("check " + bad), 3);
+}
+
+TEST(Cli, CheckJson) {
+  std::string out;
+  ASSERT_EQ(simphant("check --json " + quote(write_scene("check.json", pendulum())), &out), 0);
+  const json j = json::parse(out);
+  ASSERT_TRUE(j.is_object());
+  for (const char* key : {"bodies", "joints", "constraint_rows", "rank", "dof", "redundant_rows", "assembly_residual"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["bodies"], json::array({"bob"}));
+  ASSERT_EQ(j["joints"].size(), 1u);
+  EXPECT_EQ(j["joints"][0]["name"], "hinge");
+  EXPECT_EQ(j["joints"][0]["type"], "revolute");
+  EXPECT_EQ(j["joints"][0]["rows"], 5);
+  EXPECT_EQ(j["constraint_rows"], 5);
+  EXPECT_EQ(j["rank"], 5);
+  EXPECT_EQ(j["dof"], 1);
+  EXPECT_TRUE(j["redundant_rows"].is_array());
+  EXPECT_TRUE(j["redundant_rows"].empty());
+  EXPECT_LT(j["assembly_residual"].get<double>(), 1e-9);
+
+  // The failed assembly still prints the JSON object (and exits 3).
+  ASSERT_EQ(simphant("check --json " + quote(write_scene("check_bad.json", impossible())), &out), 3);
+  const json k = json::parse(out);
+  EXPECT_EQ(k["constraint_rows"], 6);
+  EXPECT_GT(k["assembly_residual"].get<double>(), 1e-3);
+}
+
+TEST(Cli, CheckTable) {
+  std::string out;
+  ASSERT_EQ(simphant("check " + quote(write_scene("table.json", pendulum())), &out), 0);
+  EXPECT_NE(out.find("hinge"), std::string::npos) << out;
+  EXPECT_NE(out.find("degrees of freedom"), std::string::npos) << out;
+}
+
+TEST(Cli, SigtermLeavesAValidFile) {
+  // A long run (1e5 s simulated), stopped half a second after its output appears.
+  const std::string scene = write_scene("long.json", pendulum(1e5, 10));
+  const fs::path out = temp_dir() / "long.h5";
+  fs::remove(out);
+  const std::string out_s = out.string();
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::freopen("/dev/null", "w", stdout);
+    execl(SIMPHANT_BINARY, SIMPHANT_BINARY, "run", scene.c_str(), "--out", out_s.c_str(), "--threads", "1",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!fs::exists(out) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  int wstatus = 0;
+  ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
+  ASSERT_TRUE(WIFEXITED(wstatus)) << "killed by signal " << WTERMSIG(wstatus);
+  EXPECT_EQ(WEXITSTATUS(wstatus), 128 + SIGTERM);
+
+  hid_t f = H5Fopen(out_s.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  const auto t = dims_of(f, "time"), s = dims_of(f, "state");
+  ASSERT_EQ(t.size(), 1u);
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_GE(t[0], 1u);
+  EXPECT_EQ(t[0], s[0]);
+  EXPECT_EQ(dims_of(f, "energy")[0], t[0]);
+  EXPECT_EQ(dims_of(f, "constraint_violation")[0], t[0]);
+  EXPECT_EQ(dims_of(f, "reactions")[0], t[0]);
+  EXPECT_DOUBLE_EQ(attr_of(f, "interrupted"), 1.0);
+  const auto time = doubles_of(f, "time");
+  for (std::size_t k = 1; k < time.size(); ++k) EXPECT_GT(time[k], time[k - 1]);
+  EXPECT_LT(time.back(), 1e5);
+  H5Fclose(f);
+}
