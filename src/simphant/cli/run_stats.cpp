@@ -12,35 +12,17 @@ namespace {
 double nan_max(double a, double b) { return (std::isnan(a) || std::isnan(b)) ? NAN : std::max(a, b); }
 }  // namespace
 
-RunStats::RunStats(int n_instances, int n_bodies, std::vector<BodyMass> masses)
+RunStats::RunStats(int n_instances)
     : n_(n_instances),
-      B_(n_bodies),
-      masses_(std::move(masses)),
       e0_(static_cast<std::size_t>(n_instances), 0.0),
       max_violation_(static_cast<std::size_t>(n_instances), 0.0),
       max_abs_drift_(static_cast<std::size_t>(n_instances), 0.0),
       max_ke_(static_cast<std::size_t>(n_instances), 0.0) {}
 
-double RunStats::kinetic_energy(int k, const double* y) const {
-  const bool shared = masses_.size() == static_cast<std::size_t>(B_);
-  double ke = 0;
-  for (int b = 0; b < B_; ++b) {
-    const BodyMass& bm = masses_[static_cast<std::size_t>(shared ? b : k * B_ + b)];
-    const double* s = y + 13 * b;
-    const double* v = s + 7;  // r(3), p(4), v(3), omega_B(3)
-    const double* w = s + 10;
-    double wJw = 0;
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c) wJw += w[r] * bm.J[r][c] * w[c];
-    ke += 0.5 * bm.m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) + 0.5 * wJw;
-  }
-  return ke;
-}
-
-void RunStats::add_frame(const double* states, const double* violation, const double* energy) {
+void RunStats::add_frame(const double* violation, const double* energy, const double* kinetic) {
   for (int k = 0; k < n_; ++k) {
     max_violation_[k] = nan_max(max_violation_[k], violation[k]);
-    max_ke_[k] = nan_max(max_ke_[k], kinetic_energy(k, states + static_cast<std::size_t>(k) * B_ * 13));
+    max_ke_[k] = nan_max(max_ke_[k], kinetic[k]);
     if (!have_e0_) {
       e0_[k] = energy[k];
     } else {

@@ -20,15 +20,9 @@ namespace simphant::cli {
 
 class RunStats {
  public:
-  /// Mass properties of one body, for the kinetic energy.
-  struct BodyMass {
-    double m = 0;       ///< [kg]
-    double J[3][3]{};   ///< inertia about the CoM in B [kg m^2]
-  };
-  /// masses: (n_instances, n_bodies), or (1, n_bodies) when every instance shares them.
-  RunStats(int n_instances, int n_bodies, std::vector<BodyMass> masses);
-  /// One recorded frame: states (I, B, 13), violation (I), energy (I).
-  void add_frame(const double* states, const double* violation, const double* energy);
+  explicit RunStats(int n_instances);
+  /// One recorded frame: violation (I), total energy (I), kinetic energy (I).
+  void add_frame(const double* violation, const double* energy, const double* kinetic);
 
   struct Summary {
     int n_instances = 0, n_ok = 0, n_assembly_failed = 0, n_diverged = 0;
@@ -40,10 +34,7 @@ class RunStats {
   Summary reduce(const std::vector<std::int8_t>& status) const;
 
  private:
-  double kinetic_energy(int k, const double* y) const;  ///< y: (B, 13) of instance k
-
-  int n_, B_;
-  std::vector<BodyMass> masses_;
+  int n_;
   bool have_e0_ = false;
   std::vector<double> e0_, max_violation_, max_abs_drift_, max_ke_;
 };

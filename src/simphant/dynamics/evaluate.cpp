@@ -168,14 +168,19 @@ void joint_reactions(const Model& model, const Data& d, double* out) {
   }
 }
 
-double total_energy(const Model& model, const Data& d) {
-  double E = spring_potential(model, d);
+double kinetic_energy(const Model& model, const Data& d) {
+  double T = 0;
   for (int k = 0; k < model.n_bodies(); ++k) {
     const Body& b = model.bodies[k];
     const BodyKin<double>& B = d.kin[k];
-    E += 0.5 * b.mass * dot(B.v, B.v) + 0.5 * dot(B.omega_B, mul(b.inertia_B, B.omega_B));
-    E -= b.mass * dot(model.gravity, B.r);
+    T += 0.5 * b.mass * dot(B.v, B.v) + 0.5 * dot(B.omega_B, mul(b.inertia_B, B.omega_B));
   }
+  return T;
+}
+
+double total_energy(const Model& model, const Data& d) {
+  double E = kinetic_energy(model, d) + spring_potential(model, d);
+  for (int k = 0; k < model.n_bodies(); ++k) E -= model.bodies[k].mass * dot(model.gravity, d.kin[k].r);
   return E;
 }
 

@@ -28,6 +28,9 @@ bool evaluate(const Model& model, Data& d, const double* Y, const double* inputs
 /// [N m] that each joint applies to its body_j, about the anchor, in W.
 void joint_reactions(const Model& model, const Data& d, double* out);
 
+/// Kinetic energy [J], sum of 1/2 m v.v + 1/2 omega_B . J omega_B, at d.kin.
+double kinetic_energy(const Model& model, const Data& d);
+
 /// Total energy [J]: kinetic + gravity potential (-m g . r) + spring potential, at d.kin.
 double total_energy(const Model& model, const Data& d);
 

@@ -39,8 +39,9 @@ class Backend {
   virtual void read_reactions(double* out) const = 0;
   /// (n_instances): max |Phi| at the current state.
   virtual void read_constraint_violation(double* out) const = 0;
-  /// (n_instances): kinetic + gravity potential + spring potential energy [J].
-  virtual void read_energy(double* out) const = 0;
+  /// (n_instances) each: total energy = kinetic + gravity potential + spring potential
+  /// [J], and the kinetic energy alone when `kinetic` is not null.
+  virtual void read_energy(double* total, double* kinetic = nullptr) const = 0;
   /// (n_instances) each.
   virtual void read_status(std::int8_t* status, double* status_time) const = 0;
   virtual const std::vector<AssemblyResult>& assembly() const = 0;

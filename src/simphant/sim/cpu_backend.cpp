@@ -102,12 +102,13 @@ void CpuBackend::read_constraint_violation(double* out) const {
   }
 }
 
-void CpuBackend::read_energy(double* out) const {
+void CpuBackend::read_energy(double* total, double* kinetic) const {
 #pragma omp parallel for schedule(static) num_threads(threads_)
   for (int i = 0; i < n_instances_; ++i) {
     Data& d = workers_[omp_get_thread_num()];
     set_kinematics(model_of(i), d, Y_.data() + static_cast<size_t>(i) * ny_);
-    out[i] = total_energy(model_of(i), d);
+    total[i] = total_energy(model_of(i), d);
+    if (kinetic) kinetic[i] = kinetic_energy(model_of(i), d);
   }
 }
 

@@ -25,7 +25,7 @@ class CpuBackend final : public Backend {
   void read_states(double* out) const override;
   void read_reactions(double* out) const override;
   void read_constraint_violation(double* out) const override;
-  void read_energy(double* out) const override;
+  void read_energy(double* total, double* kinetic) const override;
   void read_status(std::int8_t* status, double* status_time) const override;
   const std::vector<AssemblyResult>& assembly() const override { return assembly_; }
 

@@ -40,7 +40,7 @@ class Simulator {
   void read_states(double* out) const { backend_->read_states(out); }
   void read_reactions(double* out) const { backend_->read_reactions(out); }
   void read_constraint_violation(double* out) const { backend_->read_constraint_violation(out); }
-  void read_energy(double* out) const { backend_->read_energy(out); }
+  void read_energy(double* total, double* kinetic = nullptr) const { backend_->read_energy(total, kinetic); }
   void read_status(std::int8_t* status, double* status_time) const { backend_->read_status(status, status_time); }
   const std::vector<AssemblyResult>& assembly() const { return backend_->assembly(); }
 

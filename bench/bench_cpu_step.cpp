@@ -1,0 +1,63 @@
+// CPU reference path, one instance-step (fixed-step RK4 = 4 DAE evaluations) per
+// iteration, for every shipped example; and the batch throughput of the CPU backend on
+// the four-bar with one thread and with all threads, side by side in one run.
+// Reported as items_per_second = instance-steps per second. A measurement, not a test.
+//
+//   ./build/bench/bench_cpu_step --benchmark_min_time=0.5
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "simphant/dynamics/assembly.hpp"
+#include "simphant/dynamics/rk4.hpp"
+#include "simphant/scene/scene.hpp"
+#include "simphant/sim/simulator.hpp"
+
+namespace simphant {
+namespace {
+
+const char* const kExamples[] = {"pendulum",     "double_pendulum", "slider_crank",       "four_bar",  "bricard",
+                                 "spinning_top", "planar_puck",     "cylindrical_collar", "fixed_weld"};
+
+Model load_example(const std::string& name) {
+  return load_scene(std::string(SIMPHANT_SOURCE_DIR) + "/examples/" + name + ".json").model;
+}
+
+void BM_Rk4Step(benchmark::State& state) {
+  const Model model = load_example(kExamples[state.range(0)]);
+  Data d(model);
+  std::vector<double> Y(model.ny());
+  initial_state(model, Y.data());
+  assemble(model, d, Y.data());
+  const std::vector<double> Y0 = Y;
+  int steps = 0;
+  for (auto _ : state) {
+    if (!rk4_step(model, d, Y.data(), nullptr, model.solver.dt) || ++steps == 10000) {
+      Y = Y0;  // stay near the assembled state: restart every 10000 steps
+      steps = 0;
+    }
+    benchmark::DoNotOptimize(Y.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(std::string(kExamples[state.range(0)]) + " m=" + std::to_string(model.n_rows) +
+                 " N=" + std::to_string(model.n_bodies()));
+}
+BENCHMARK(BM_Rk4Step)->DenseRange(0, 8);
+
+// 1024 four-bar instances, 10 steps per iteration; Arg = threads (0: all).
+void BM_FourBarBatch(benchmark::State& state) {
+  const Scene scene = load_scene(std::string(SIMPHANT_SOURCE_DIR) + "/examples/four_bar.json");
+  const int n = 1024, steps = 10;
+  auto sim = Simulator::create({scene.model}, SimulatorOptions{"cpu", static_cast<int>(state.range(0))}, n);
+  for (auto _ : state) sim->advance(steps);
+  state.SetItemsProcessed(state.iterations() * n * steps);
+  state.SetLabel("threads=" + std::to_string(state.range(0) ? state.range(0) : std::thread::hardware_concurrency()));
+}
+BENCHMARK(BM_FourBarBatch)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+}  // namespace simphant
+
+BENCHMARK_MAIN();
