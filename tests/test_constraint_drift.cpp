@@ -17,6 +17,7 @@
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/rk4.hpp"
 #include "simphant/scene/scene.hpp"
+#include "test_support.hpp"
 
 namespace simphant {
 namespace {
@@ -71,10 +72,7 @@ DriftResult run_four_bar(double dt, double alpha, double beta, double t_end) {
     res.max_violation = std::max(res.max_violation, viol);
     res.final_violation = viol;
     const double ang = crank_angle();
-    double da = ang - angle_prev;
-    if (da > M_PI) da -= 2 * M_PI;
-    if (da < -M_PI) da += 2 * M_PI;
-    unwrapped += da;
+    unwrapped += test::angle_step(angle_prev, ang);
     angle_prev = ang;
   }
   res.crank_turns = std::abs(unwrapped) / (2 * M_PI);

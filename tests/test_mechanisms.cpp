@@ -19,6 +19,7 @@
 #include "simphant/dynamics/state.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/simulator.hpp"
+#include "test_support.hpp"
 
 namespace simphant {
 namespace {
@@ -225,10 +226,7 @@ TEST(Mechanisms, HeavyTopConservesVerticalAngularMomentumAndPrecesses) {
     worst = std::max(worst, max_violation(d));
     max_dE = std::max(max_dE, std::abs(total_energy(model, d) - E0));
     const double az = azimuth();
-    double da = az - az_prev;
-    if (da > M_PI) da -= 2 * M_PI;
-    if (da < -M_PI) da += 2 * M_PI;
-    turned += da;
+    turned += test::angle_step(az_prev, az);
     az_prev = az;
   }
   std::printf("heavy top: L_z %.9f, max |dL_z| %.3e (relative %.3e), max |dE| %.3e J of %.6f, max|Phi| %.3e, "

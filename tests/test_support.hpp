@@ -1,7 +1,11 @@
 #pragma once
 // Helpers shared by the tests: seeded random states and frames, and small models built
 // directly in C++ (without the scene parser).
+#include <algorithm>
+#include <cmath>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "simphant/joints/joint_math.hpp"
 #include "simphant/model/model.hpp"
@@ -16,6 +20,15 @@ inline Vec3d random_vec(std::mt19937_64& g, double scale = 1.0) {
 inline Quatd random_quat(std::mt19937_64& g) {
   std::normal_distribution<double> n(0.0, 1.0);
   return normalized(Quatd{n(g), n(g), n(g), n(g)});
+}
+
+/// The change from angle `prev` to angle `next` [rad], both in (-pi, pi], taken in
+/// (-pi, pi]: summing it unwraps an angle sampled often enough.
+inline double angle_step(double prev, double next) {
+  double da = next - prev;
+  if (da > M_PI) da -= 2 * M_PI;
+  if (da < -M_PI) da += 2 * M_PI;
+  return da;
 }
 
 /// A random right-handed orthonormal triad (v = z, a = x, b = y = v x a), body frame.
