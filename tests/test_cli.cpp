@@ -85,6 +85,12 @@ int simphant(const std::string& args, std::string* out = nullptr) {
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
+/// What the last simphant() call printed on stderr.
+std::string last_stderr() {
+  std::ifstream in(temp_dir() / "stderr.txt");
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 /// Shape of a dataset, read with the HDF5 C API; empty if it cannot be read.
 std::vector<hsize_t> dims_of(hid_t file, const char* name) {
   std::vector<hsize_t> dims;
@@ -208,6 +214,38 @@ TEST(Cli, RunFailuresExit3) {
   const std::string bad = quote(write_scene("impossible.json", impossible()));
   EXPECT_EQ(simphant("run " + bad + " --out " + quote((temp_dir() / "impossible.h5").string())), 3);
   EXPECT_EQ(simphant("check " + bad), 3);
+}
+
+// Flags and outputs that cannot work are refused before any work, naming the reason.
+TEST(Cli, RefusesBadFlagsAndOutputsBeforeAnyWork) {
+  const std::string scene = write_scene("refuse.json", pendulum());
+  const std::string good = quote(scene);
+  EXPECT_EQ(simphant("run " + good + " --dt nan"), 2);
+  EXPECT_NE(last_stderr().find("--dt"), std::string::npos) << last_stderr();
+  EXPECT_EQ(simphant("run " + good + " --t-end inf"), 2);
+  EXPECT_EQ(simphant("run " + good + " --seed -1"), 2);
+  EXPECT_NE(last_stderr().find("--seed"), std::string::npos) << last_stderr();
+  EXPECT_EQ(simphant("run " + good + " --instances 1000000000"), 3);  // ~1 TB: more than any test machine
+  EXPECT_NE(last_stderr().find("use fewer instances"), std::string::npos) << last_stderr();
+  EXPECT_EQ(simphant("run " + good + " --out " + quote((temp_dir() / "no_such_dir" / "o.h5").string())), 3);
+  EXPECT_NE(last_stderr().find("does not exist"), std::string::npos) << last_stderr();
+  EXPECT_EQ(simphant("run " + good + " --out " + quote(temp_dir().string())), 3);
+  EXPECT_NE(last_stderr().find("is a folder"), std::string::npos) << last_stderr();
+  const std::string before = pendulum().dump(2);
+  EXPECT_EQ(simphant("run " + good + " --out " + good), 3);
+  EXPECT_NE(last_stderr().find("scene file"), std::string::npos) << last_stderr();
+  std::ifstream in(scene);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), before);
+}
+
+// check compiles every instance of the sweep: a sampled negative mass is bad input.
+TEST(Cli, CheckValidatesEverySweptInstance) {
+  json doc = pendulum();
+  doc["sweep"]["instances"] = 50;
+  doc["sweep"]["parameters"][0] = json{{"path", "bodies.bob.mass"}, {"dist", "normal"}, {"mean", 0.1}, {"std", 1.0}};
+  EXPECT_EQ(simphant("check " + quote(write_scene("neg_mass_sweep.json", doc))), 2);
+  EXPECT_NE(last_stderr().find("/bodies/0/mass"), std::string::npos) << last_stderr();
+  EXPECT_NE(last_stderr().find("instance"), std::string::npos) << last_stderr();
 }
 
 TEST(Cli, CheckJson) {

@@ -1,5 +1,6 @@
-// `simphant check SCENE [--json]`: validates the scene, assembles its base model (no
-// sweep applied) once and analyses Phi_q at the assembled state.
+// `simphant check SCENE [--json]`: validates the scene and every instance of its sweep,
+// assembles the base model (no sweep applied) once and analyses Phi_q at the assembled
+// state.
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -61,6 +62,9 @@ nlohmann::json to_json(const Model& model, const AssemblyResult& res, const Cons
 
 int check(const CheckOptions& o) {
   const Scene scene = load_scene(o.scene);
+  // Every sampled instance is compiled, so that check rejects what run would reject.
+  const SweepSamples samples = sample_sweep(scene.sweep);
+  build_instance_models(scene, samples);
   const Model& model = scene.model;
   Data d(model);
   std::vector<double> Y(static_cast<std::size_t>(model.ny()));

@@ -1,6 +1,10 @@
 // simphant: command-line entry point (CLI11). See README.md "Command line".
 #include <CLI/CLI.hpp>
 
+#include <cmath>
+#include <limits>
+#include <string>
+
 #include "commands.hpp"
 
 #ifndef SIMPHANT_VERSION
@@ -17,10 +21,25 @@ int main(int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "Sample the sweep, assemble and integrate every instance, write HDF5");
   run->add_option("scene", ro.scene, "Scene file (JSON, docs/scene-format.md)")->required();
   run->add_option("--instances,-n", ro.instances, "Number of instances (overrides sweep.instances)")
-      ->check(CLI::PositiveNumber);
-  CLI::Option* dt = run->add_option("--dt", ro.dt, "Fixed RK4 step [s] (overrides solver.dt)");
-  CLI::Option* t_end = run->add_option("--t-end", ro.t_end, "End time [s] (overrides solver.t_end)");
-  CLI::Option* seed = run->add_option("--seed", ro.seed, "Sweep seed (overrides sweep.seed)");
+      ->check(CLI::Range(1, std::numeric_limits<int>::max()));
+  // A finite positive number; range checks against the scene follow in the scene's
+  // validation (dt > 0, t_end >= dt), which names the solver key.
+  const CLI::Validator finite(
+      [](std::string& s) {
+        double x = 0;
+        return CLI::detail::lexical_cast(s, x) && std::isfinite(x) ? std::string()
+                                                                   : "must be a finite number, got '" + s + "'";
+      },
+      "FINITE");
+  CLI::Option* dt = run->add_option("--dt", ro.dt, "Fixed RK4 step [s] (overrides solver.dt)")->check(finite);
+  CLI::Option* t_end = run->add_option("--t-end", ro.t_end, "End time [s] (overrides solver.t_end)")->check(finite);
+  CLI::Option* seed = run->add_option("--seed", ro.seed, "Sweep seed, 0 .. 2^64-1 (overrides sweep.seed)")
+                          ->check(CLI::Validator(
+                              [](std::string& s) {
+                                return s.find('-') == std::string::npos ? std::string()
+                                                                        : "must be a non-negative integer, got '" + s + "'";
+                              },
+                              "NON-NEGATIVE"));
   run->add_option("--threads,-j", ro.threads, "CPU worker threads (0 = all hardware threads)")
       ->check(CLI::NonNegativeNumber);
   run->add_option("--backend", ro.backend, "Backend: auto | cpu (cuda, cuda-fused: not built yet)")

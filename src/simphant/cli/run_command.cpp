@@ -6,10 +6,13 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "commands.hpp"
 #include "progress.hpp"
@@ -43,6 +46,41 @@ Scene load_with_overrides(const RunOptions& o) {
   return scene;
 }
 
+/// Refuses an output path that cannot be written, before any work: its folder must
+/// exist and be writable, and it must not be a folder or the scene file itself.
+void check_output_path(const std::string& out, const std::string& scene_file) {
+  namespace fs = std::filesystem;
+  const fs::path p(out);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw std::runtime_error("output " + out + ": folder " + dir.string() + " does not exist");
+  if (::access(dir.c_str(), W_OK) != 0) throw std::runtime_error("output " + out + ": folder " + dir.string() + " is not writable");
+  if (fs::is_directory(p, ec)) throw std::runtime_error("output " + out + ": is a folder");
+  if (fs::exists(p, ec) && fs::equivalent(p, fs::path(scene_file), ec))
+    throw std::runtime_error("output " + out + ": is the scene file itself");
+}
+
+/// Refuses a batch whose memory would not fit, before any allocation: an estimate of
+/// the bytes per instance (its model when the sweep varies it, its state, one recorded
+/// frame, statistics) against the machine's physical memory.
+void check_memory(const Scene& scene, const RunOptions& o) {
+  const Model& m = scene.model;
+  const long long n = o.instances > 0 ? o.instances : scene.sweep.instances;
+  const double per_model = sizeof(Model) + m.bodies.size() * sizeof(Body) + m.joints.size() * sizeof(Joint) +
+                           m.forces.size() * sizeof(ForceElement);
+  const double per_instance = (scene.sweep.parameters.empty() ? 0.0 : per_model) +
+                              8.0 * (2 * m.ny() + 6 * m.n_joints() + m.n_inputs + 8 + scene.sweep.parameters.size());
+  const double need = per_instance * static_cast<double>(n);
+  const double have = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
+  if (have > 0 && need > 0.8 * have) {
+    char msg[256];
+    std::snprintf(msg, sizeof msg,
+                  "%lld instances need about %.1f GiB (%.0f bytes each); this machine has %.1f GiB: use fewer instances",
+                  n, need / (1 << 30), per_instance, have / (1 << 30));
+    throw std::runtime_error(msg);
+  }
+}
+
 /// Buffers for one frame, filled from the simulator.
 struct Frame {
   std::vector<double> states, reactions, violation, energy, kinetic;
@@ -62,6 +100,10 @@ int run(const RunOptions& o) {
     return kExitRunFailed;
   }
   Scene scene = load_with_overrides(o);
+  const std::string out =
+      o.out.empty() ? std::filesystem::path(o.scene).stem().string() + ".h5" : o.out;
+  check_output_path(out, o.scene);
+  check_memory(scene, o);
   const SweepSamples samples = sample_sweep(scene.sweep, o.instances);
   const int n = samples.n_instances;
   std::vector<Model> models = build_instance_models(scene, samples);
@@ -83,8 +125,6 @@ int run(const RunOptions& o) {
   info.solver = solver;
   info.backend = sim->backend_name();
   info.seed = scene.sweep.seed;
-  const std::string out =
-      o.out.empty() ? std::filesystem::path(o.scene).stem().string() + ".h5" : o.out;
   Recorder recorder(out, info);
   recorder.write_params(samples.paths, samples.values);
   std::vector<std::int8_t> status(static_cast<std::size_t>(n));

@@ -216,6 +216,10 @@ void write_attr(hid_t obj, const std::string& name, std::int64_t value) {
   write_attr_raw(obj, name, H5T_NATIVE_INT64, {}, &value);
 }
 
+void write_attr(hid_t obj, const std::string& name, std::uint64_t value) {
+  write_attr_raw(obj, name, H5T_NATIVE_UINT64, {}, &value);
+}
+
 void write_attr(hid_t obj, const std::string& name, const std::string& value) {
   Handle t = vlen_string_type();
   const char* ptr = value.c_str();

@@ -94,6 +94,7 @@ class ExtendibleDataset {
 /// replaces it.
 void write_attr(hid_t obj, const std::string& name, double value);
 void write_attr(hid_t obj, const std::string& name, std::int64_t value);
+void write_attr(hid_t obj, const std::string& name, std::uint64_t value);
 void write_attr(hid_t obj, const std::string& name, const std::string& value);  ///< UTF-8, variable length
 void write_attr(hid_t obj, const std::string& name, const std::vector<std::string>& values);
 inline void write_attr(hid_t obj, const std::string& name, const char* value) {

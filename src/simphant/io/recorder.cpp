@@ -37,7 +37,7 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(pa
   h5::write_attr(f, "violation_bound", s.violation_bound);
   h5::write_attr(f, "backend", info.backend);
   h5::write_attr(f, "version", SIMPHANT_VERSION);
-  h5::write_attr(f, "seed", static_cast<std::int64_t>(info.seed));
+  h5::write_attr(f, "seed", info.seed);
   h5::write_attr(f, "n_instances", info.n_instances);
   h5::write_attr(f, "body_names", info.body_names);
   h5::write_attr(f, "joint_names", info.joint_names);
