@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -150,6 +151,9 @@ TEST(Cli, RunWritesTheOutputLayout) {
   EXPECT_EQ(dims_of(f, "status"), (std::vector<hsize_t>{3}));
   EXPECT_EQ(dims_of(f, "status_time"), (std::vector<hsize_t>{3}));
   EXPECT_EQ(dims_of(f, "params/bodies.bob.mass"), (std::vector<hsize_t>{3}));
+  for (const char* d : {"assembly/position_residual", "assembly/velocity_residual", "assembly/iterations"})
+    EXPECT_EQ(dims_of(f, d), (std::vector<hsize_t>{3})) << d;
+  for (double r : doubles_of(f, "assembly/position_residual")) EXPECT_LE(r, 1e-10);  // assembly_tolerance
   const auto time = doubles_of(f, "time");
   EXPECT_NEAR(time.back(), 0.1, 1e-12);
   for (double s : doubles_of(f, "status")) EXPECT_EQ(s, 0.0);
@@ -214,6 +218,31 @@ TEST(Cli, RunFailuresExit3) {
   const std::string bad = quote(write_scene("impossible.json", impossible()));
   EXPECT_EQ(simphant("run " + bad + " --out " + quote((temp_dir() / "impossible.h5").string())), 3);
   EXPECT_EQ(simphant("check " + bad), 3);
+}
+
+// Same scene and seed: bit-identical datasets for --threads 1 and 2 (7 differing
+// instances of the four-bar, not a multiple of the thread count).
+TEST(Cli, OutputIsBitIdenticalForAnyThreadCount) {
+  const std::string scene = quote(std::string(SIMPHANT_SOURCE_DIR) + "/examples/four_bar.json");
+  std::vector<std::vector<double>> data[2];
+  for (int t = 0; t < 2; ++t) {
+    const std::string out = (temp_dir() / ("threads" + std::to_string(t + 1) + ".h5")).string();
+    ASSERT_EQ(simphant("run " + scene + " --instances 7 --t-end 0.05 --seed 3 --threads " + std::to_string(t + 1) +
+                       " --out " + quote(out)),
+              0);
+    hid_t f = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    for (const char* name : {"/time", "/state", "/reactions", "/constraint_violation", "/energy", "/status_time",
+                             "/params/bodies.coupler.mass"})
+      data[t].push_back(doubles_of(f, name));
+    H5Fclose(f);
+  }
+  for (std::size_t k = 0; k < data[0].size(); ++k) {
+    ASSERT_FALSE(data[0][k].empty()) << "dataset " << k;
+    ASSERT_EQ(data[0][k].size(), data[1][k].size());
+    EXPECT_EQ(std::memcmp(data[0][k].data(), data[1][k].data(), data[0][k].size() * sizeof(double)), 0)
+        << "dataset " << k;
+  }
 }
 
 // Flags and outputs that cannot work are refused before any work, naming the reason.

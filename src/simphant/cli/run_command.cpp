@@ -127,6 +127,22 @@ int run(const RunOptions& o) {
   info.seed = scene.sweep.seed;
   Recorder recorder(out, info);
   recorder.write_params(samples.paths, samples.values);
+  AssemblySummary assembly;
+  {
+    std::vector<double> pos, vel;
+    std::vector<std::int32_t> iters;
+    for (const AssemblyResult& a : sim->assembly()) {
+      pos.push_back(a.position_residual);
+      vel.push_back(a.velocity_residual);
+      iters.push_back(a.iterations);
+      if (a.ok) {
+        assembly.max_position_residual = std::max(assembly.max_position_residual, a.position_residual);
+        assembly.max_velocity_residual = std::max(assembly.max_velocity_residual, a.velocity_residual);
+        assembly.max_iterations = std::max(assembly.max_iterations, a.iterations);
+      }
+    }
+    recorder.write_assembly(pos, vel, iters);
+  }
   std::vector<std::int8_t> status(static_cast<std::size_t>(n));
   std::vector<double> status_time(static_cast<std::size_t>(n));
   sim->read_status(status.data(), status_time.data());
@@ -189,6 +205,7 @@ int run(const RunOptions& o) {
   report.wall_s = seconds_since(t_start);
   report.loop_wall_s = loop_s;
   report.stop_signal = sig;
+  report.assembly = assembly;
   const RunStats::Summary summary = stats.reduce(status);
   print_summary(report, summary);
 

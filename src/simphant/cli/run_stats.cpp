@@ -59,6 +59,8 @@ void print_summary(const RunReport& r, const RunStats::Summary& s) {
   std::printf("  backend            %s\n", r.backend.c_str());
   std::printf("  instances          %d: ok %d, assembly failed %d, diverged %d\n", s.n_instances, s.n_ok,
               s.n_assembly_failed, s.n_diverged);
+  std::printf("  assembly           max |Phi| %.3e, max |Phi_q qdot| %.3e, at most %d Newton iterations\n",
+              r.assembly.max_position_residual, r.assembly.max_velocity_residual, r.assembly.max_iterations);
   std::printf("  steps              %lld x dt %g s = %g s simulated, %lld frames recorded\n",
               static_cast<long long>(r.steps), r.dt, r.sim_time, static_cast<long long>(r.frames));
   const double rate = r.loop_wall_s > 0 ? static_cast<double>(r.steps) * s.n_instances / r.loop_wall_s : 0.0;

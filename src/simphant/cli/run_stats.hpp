@@ -39,6 +39,13 @@ class RunStats {
   std::vector<double> e0_, max_violation_, max_abs_drift_, max_ke_;
 };
 
+/// Assembly residuals over the instances that assembled.
+struct AssemblySummary {
+  double max_position_residual = 0;  ///< max |Phi|
+  double max_velocity_residual = 0;  ///< max |Phi_q qdot|
+  int max_iterations = 0;
+};
+
 /// What the summary prints besides the statistics.
 struct RunReport {
   std::string scene_file, out_file, backend;
@@ -46,6 +53,7 @@ struct RunReport {
   double dt = 0, sim_time = 0;
   double wall_s = 0, loop_wall_s = 0;
   int stop_signal = 0;
+  AssemblySummary assembly;
 };
 
 /// Prints the summary to stdout.

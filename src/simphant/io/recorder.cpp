@@ -62,6 +62,18 @@ void Recorder::write_params(const std::vector<std::string>& paths, const std::ve
   h5::flush(file_.id());
 }
 
+void Recorder::write_assembly(const std::vector<double>& position_residual,
+                              const std::vector<double>& velocity_residual, const std::vector<std::int32_t>& iterations) {
+  const hsize_t n = static_cast<hsize_t>(info_.n_instances);
+  if (position_residual.size() != n || velocity_residual.size() != n || iterations.size() != n)
+    throw h5::H5Error("/assembly: expected one value per instance");
+  h5::Handle group = h5::create_group(file_.id(), "assembly");
+  h5::write_dataset(group.id(), "position_residual", H5T_NATIVE_DOUBLE, {n}, position_residual.data());
+  h5::write_dataset(group.id(), "velocity_residual", H5T_NATIVE_DOUBLE, {n}, velocity_residual.data());
+  h5::write_dataset(group.id(), "iterations", H5T_NATIVE_INT32, {n}, iterations.data());
+  h5::flush(file_.id());
+}
+
 void Recorder::write_status(const std::int8_t* status, const double* status_time) {
   h5::overwrite_dataset(file_.id(), "status", H5T_NATIVE_INT8, status);
   h5::overwrite_dataset(file_.id(), "status_time", H5T_NATIVE_DOUBLE, status_time);

@@ -11,6 +11,9 @@
 //   /params/<sweep path>   (I)           sampled sweep values (e.g. /params/bodies.crank.mass)
 //   /status                (I) int8      0 ok, 1 failed assembly, 2 diverged
 //   /status_time           (I)           time at which the status was set [s] (0 if ok)
+//   /assembly/position_residual (I)      max |Phi| after assembly
+//   /assembly/velocity_residual (I)      max |Phi_q qdot| after the velocity projection
+//   /assembly/iterations   (I) int32     Newton iterations used
 //   root attributes        scene (text), scene_file, dt, t_end, baumgarte_alpha,
 //                          baumgarte_beta, tikhonov_epsilon, record_every,
 //                          violation_bound, backend, version, seed, n_instances,
@@ -52,6 +55,10 @@ class Recorder {
 
   /// Writes /params/<paths[p]> = values[p] (each of length n_instances).
   void write_params(const std::vector<std::string>& paths, const std::vector<std::vector<double>>& values);
+
+  /// Writes /assembly/{position_residual, velocity_residual, iterations}, each (n_instances).
+  void write_assembly(const std::vector<double>& position_residual, const std::vector<double>& velocity_residual,
+                      const std::vector<std::int32_t>& iterations);
 
   /// Writes /status and /status_time, each (n_instances).
   void write_status(const std::int8_t* status, const double* status_time);
