@@ -1,5 +1,6 @@
 // Every class of bad scene input is a SceneError whose path() is the JSON pointer of the
 // offending value and whose what() is "path: reason" (docs/scene-format.md).
+#include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -317,6 +318,109 @@ TEST(SceneErrors, MissingFile) {
   } catch (const SceneError& e) {
     EXPECT_EQ(e.path(), "/nonexistent/dir/scene.json");
     EXPECT_NE(std::string(e.what()).find("cannot open: No such file"), std::string::npos) << e.what();
+  }
+}
+
+/// Expects parse_scene(text) to throw SceneError at `path` with `fragment` in what().
+void expect_parse_error(const std::string& text, const std::string& path, const std::string& fragment) {
+  try {
+    parse_scene(text, "dup.json");
+    ADD_FAILURE() << "no SceneError; expected one at " << path;
+  } catch (const SceneError& e) {
+    EXPECT_EQ(e.path(), path) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what() << " lacks \"" << fragment << "\"";
+  }
+}
+
+TEST(SceneErrors, StepCountAboveLimit) {
+  json d = base_scene();
+  d["solver"]["t_end"] = 1e300;
+  expect_error(d, "/solver/t_end", "exceeds the limit of 1e12 steps");
+  d = base_scene();
+  d["solver"]["dt"] = 1e-300;
+  expect_error(d, "/solver/t_end", "t_end / dt = 1e+299 steps exceeds the limit of 1e12 steps");
+  d = base_scene();
+  d["solver"]["dt"] = 1e-300;
+  d["solver"]["t_end"] = 1e300;  // t_end / dt = inf
+  expect_error(d, "/solver/t_end", "t_end / dt = inf steps");
+  d = base_scene();
+  d["solver"]["dt"] = 1.0;
+  d["solver"]["t_end"] = 9007199254740993.0;  // > 2^53
+  expect_error(d, "/solver/t_end", "exceeds the limit");
+  d["solver"]["t_end"] = 1e12 + 1;
+  expect_error(d, "/solver/t_end", "t_end / dt = 1000000000001 steps exceeds");
+  d["solver"]["t_end"] = 1e12;  // exactly at the limit
+  EXPECT_NO_THROW(compile_model(d));
+}
+
+TEST(SceneErrors, NamesWithSweepPathSeparators) {
+  const char* bad[] = {"a.b", "a[0]", "x]", "w/z", "."};
+  for (const char* name : bad) {
+    json d = base_scene();
+    d["bodies"][1]["name"] = name;
+    d["joints"][1]["body_j"] = name;
+    d["forces"][0]["body_j"] = name;
+    expect_error(d, "/bodies/1/name", "must not contain '.', '[', ']' or '/' (they separate sweep path parts)");
+    d = base_scene();
+    d["joints"][0]["name"] = name;
+    d["forces"][1]["joint"] = name;
+    expect_error(d, "/joints/0/name", "must not contain '.'");
+    d = base_scene();
+    d["forces"][1]["name"] = name;
+    expect_error(d, "/forces/1/name", "must not contain '.'");
+  }
+  json d = base_scene();
+  d["bodies"][0]["name"] = "";
+  expect_error(d, "/bodies/0/name", "must not be empty");
+  d = base_scene();
+  d["joints"][1]["name"] = "";
+  expect_error(d, "/joints/1/name", "must not be empty");
+  d = base_scene();
+  d["forces"][0]["name"] = "";
+  expect_error(d, "/forces/0/name", "must not be empty");
+  d = base_scene();  // other punctuation stays allowed
+  d["bodies"][0]["name"] = "crank-1_left (A)";
+  d["joints"][0]["body_j"] = "crank-1_left (A)";
+  d["joints"][1]["body_i"] = "crank-1_left (A)";
+  EXPECT_NO_THROW(compile_model(d));
+}
+
+TEST(SceneErrors, DuplicateKeysAreRejected) {
+  json d = base_scene();
+  const std::string text = d.dump();
+  EXPECT_NO_THROW(parse_scene(text, "dup.json"));  // same key in different objects is fine
+  // In bodies[1], after bodies[0] and after arrays nested in bodies[1] itself.
+  std::string t = text;
+  const std::string mass2 = "\"mass\":2.0";
+  ASSERT_NE(t.find(mass2), std::string::npos);
+  t.replace(t.find(mass2), mass2.size(), "\"mass\":2.0,\"position\":[0.3,0,0],\"mass\":-5");
+  expect_parse_error(t, "/bodies/1/mass", "duplicate key \"mass\" (JSON objects must have unique keys)");
+  // Top level.
+  expect_parse_error(R"({"name": "a", "bodies": [], "name": "b"})", "/name", "duplicate key \"name\"");
+  // Deep inside arrays of arrays and objects; "/" and "~" in keys are escaped.
+  expect_parse_error(R"({"x": [[1, [2, 3]], {"a": 1}, [{"b": 1}, {"c": {"d": 1}, "c": 2}]]})", "/x/2/1/c",
+                     "duplicate key \"c\"");
+  expect_parse_error(R"({"x": [1, 2, {}, [], {"q": [{}, {"k/~": 1, "k/~": 1}]}]})", "/x/4/q/1/k~1~0",
+                     "duplicate key \"k/~\"");
+  // A sweep parameter written twice would silently keep the last value.
+  json s = base_scene();
+  s["sweep"] = json::parse(R"({"parameters": [{"path": "bodies.a.mass", "dist": "list", "values": [1]},
+                                              {"path": "bodies.b.mass", "dist": "list", "values": [2]}]})");
+  t = s.dump();
+  const std::string v2 = "\"values\":[2]";
+  ASSERT_NE(t.find(v2), std::string::npos);
+  t.replace(t.find(v2), v2.size(), "\"values\":[2],\"values\":[3]");
+  expect_parse_error(t, "/sweep/parameters/1/values", "duplicate key \"values\"");
+}
+
+TEST(SceneErrors, DirectoryIsNotAScene) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  try {
+    load_scene(dir.string());
+    ADD_FAILURE() << "directory accepted";
+  } catch (const SceneError& e) {
+    EXPECT_EQ(e.path(), dir.string());
+    EXPECT_EQ(e.reason(), "cannot open: is a directory") << e.what();
   }
 }
 

@@ -122,6 +122,27 @@ TEST(Sweep, PathThatNamesNonNumberIsAnError) {
                "/sweep/parameters/0/path", "\"bodies.b1.inertia[0]\" names a non-number");
 }
 
+TEST(Sweep, TwoParametersNamingTheSameValueAreAnError) {
+  expect_error(with_sweep(R"({"parameters": [{"path": "bodies.b1.mass", "dist": "list", "values": [1]},
+                                             {"path": "bodies.b1.mass", "dist": "uniform", "low": 1, "high": 2}]})"),
+               "/sweep/parameters/1/path", "names the same value as /sweep/parameters/0/path");
+  // Two spellings of one value: an element of a named array by name or by [k].
+  expect_error(with_sweep(R"({"parameters": [{"path": "bodies.b1.mass", "dist": "list", "values": [1]},
+                                             {"path": "gravity[2]", "dist": "list", "values": [1]},
+                                             {"path": "bodies[1].mass", "dist": "list", "values": [2]}]})"),
+               "/sweep/parameters/2/path",
+               "path \"bodies[1].mass\" names the same value as /sweep/parameters/0/path (\"bodies.b1.mass\", both "
+               "/bodies/1/mass)");
+  expect_error(with_sweep(R"({"parameters": [{"path": "bodies.b2.inertia[1][1]", "dist": "list", "values": [1]},
+                                             {"path": "bodies[2].inertia[1][1]", "dist": "list", "values": [2]}]})"),
+               "/sweep/parameters/1/path", "names the same value as /sweep/parameters/0/path");
+  // Neighbouring values are distinct.
+  EXPECT_NO_THROW(parse(with_sweep(R"({"parameters": [
+      {"path": "bodies.b2.inertia[1][1]", "dist": "list", "values": [1]},
+      {"path": "bodies.b2.inertia[1][2]", "dist": "list", "values": [0]},
+      {"path": "bodies.b1.mass", "dist": "list", "values": [1]}]})")));
+}
+
 TEST(Sweep, BadDistributionParameters) {
   const std::string p = R"({"parameters": [{"path": "bodies.b1.mass", )";
   expect_error(with_sweep(p + R"("dist": "uniform", "low": 2, "high": 2}]})"), "/sweep/parameters/0/high", "> low");

@@ -25,9 +25,8 @@ Body compile_body(const json& j, const std::string& path) {
              {"name", "mass", "inertia", "position", "orientation", "velocity", "angular_velocity",
               "angular_velocity_world"});
   Body b;
-  b.name = as_string(require_key(j, path, "name"), child_path(path, "name"));
+  b.name = as_name(require_key(j, path, "name"), child_path(path, "name"));
   if (b.name == "ground") throw SceneError(child_path(path, "name"), "the name \"ground\" is reserved");
-  if (b.name.empty()) throw SceneError(child_path(path, "name"), "must not be empty");
   const std::string mass_path = child_path(path, "mass");
   b.mass = as_number(require_key(j, path, "mass"), mass_path);
   if (!(b.mass > 0)) throw SceneError(mass_path, "must be > 0 (got " + format_number(b.mass) + ")");

@@ -126,8 +126,7 @@ void compile_forces(const json& forces, const std::string& path, Model& model) {
     expect_object(j, force_path);
     ForceElement f;
     const std::string name_path = child_path(force_path, "name");
-    f.name = as_string(require_key(j, force_path, "name"), name_path);
-    if (f.name.empty()) throw SceneError(name_path, "must not be empty");
+    f.name = as_name(require_key(j, force_path, "name"), name_path);
     for (const ForceElement& g : model.forces) {
       if (g.name == f.name) throw SceneError(name_path, "duplicate force name \"" + f.name + "\"");
     }

@@ -30,8 +30,7 @@ Joint compile_joint(const json& j, const std::string& path, const Model& model) 
   expect_object(j, path);
   check_keys(j, path, {"name", "type", "body_i", "body_j", "frame", "frame_i", "frame_j"});
   Joint jt;
-  jt.name = as_string(require_key(j, path, "name"), child_path(path, "name"));
-  if (jt.name.empty()) throw SceneError(child_path(path, "name"), "must not be empty");
+  jt.name = as_name(require_key(j, path, "name"), child_path(path, "name"));
   jt.type = joint_type(require_key(j, path, "type"), child_path(path, "type"));
   jt.body_i = body_ref(j, path, "body_i", model);
   jt.body_j = body_ref(j, path, "body_j", model);

@@ -90,6 +90,16 @@ std::string as_string(const json& j, const std::string& path) {
   return j.get<std::string>();
 }
 
+std::string as_name(const json& j, const std::string& path) {
+  std::string name = as_string(j, path);
+  if (name.empty()) throw SceneError(path, "must not be empty");
+  if (name.find_first_of(".[]/") != std::string::npos) {
+    throw SceneError(path, "must not contain '.', '[', ']' or '/' (they separate sweep path parts), got \"" +
+                               name + "\"");
+  }
+  return name;
+}
+
 Vec3d as_vec3(const json& j, const std::string& path) {
   if (!j.is_array() || j.size() != 3) {
     throw SceneError(path, std::string("must be an array of 3 numbers (got ") + type_word(j) +

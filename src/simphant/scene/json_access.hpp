@@ -39,6 +39,10 @@ double as_number(const json& j, const std::string& path);
 long long as_integer(const json& j, const std::string& path);
 /// A string; throws "must be a string".
 std::string as_string(const json& j, const std::string& path);
+/// The name of a body, joint or force: a non-empty string without '.', '[', ']' or '/'
+/// (they separate the parts of a sweep path and of the output's /params/<path> names);
+/// throws "must not be empty" / "must not contain ...".
+std::string as_name(const json& j, const std::string& path);
 /// A 3-vector [x, y, z] of finite numbers; throws "must be an array of 3 numbers".
 Vec3d as_vec3(const json& j, const std::string& path);
 

@@ -1,10 +1,15 @@
 // The "solver" section of a scene -> SolverSettings (docs/scene-format.md, "Solver").
+#include <cmath>
+
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
 
 namespace simphant::scene_detail {
 
 namespace {
+
+/// Largest accepted number of steps round(t_end / dt).
+constexpr double kMaxSteps = 1e12;
 
 /// Optional number with a lower bound: x >= lo (or x > lo when strict).
 double bounded(const json& obj, const std::string& path, const char* key, double fallback, double lo, bool strict) {
@@ -41,6 +46,12 @@ SolverSettings compile_solver(const json& solver, const std::string& path) {
   s.t_end = as_number(require_key(solver, path, "t_end"), t_end_path);
   if (!(s.t_end >= s.dt)) {
     throw SceneError(t_end_path, "must be >= dt = " + format_number(s.dt) + " (got " + format_number(s.t_end) + ")");
+  }
+  // The runner steps llround(t_end / dt) times; keep that count far inside int64 and
+  // exactly representable (docs/scene-format.md, "Solver").
+  const double steps = std::round(s.t_end / s.dt);
+  if (!(steps <= kMaxSteps)) {
+    throw SceneError(t_end_path, "t_end / dt = " + format_number(steps) + " steps exceeds the limit of 1e12 steps");
   }
   s.baumgarte_alpha = bounded(solver, path, "baumgarte_alpha", s.baumgarte_alpha, 0.0, false);
   s.baumgarte_beta = bounded(solver, path, "baumgarte_beta", s.baumgarte_beta, 0.0, false);

@@ -105,7 +105,15 @@ SweepSpec parse_sweep(const json& sweep, const std::string& path, const json& do
     const std::string p_path = child_path(path, "parameters");
     expect_array(*params, p_path);
     for (std::size_t k = 0; k < params->size(); ++k) {
-      spec.parameters.push_back(parse_parameter((*params)[k], child_path(p_path, k), doc));
+      const std::string k_path = child_path(p_path, k);
+      SweepParameter p = parse_parameter((*params)[k], k_path, doc);
+      for (std::size_t j = 0; j < spec.parameters.size(); ++j) {
+        if (spec.parameters[j].json_pointer != p.json_pointer) continue;
+        throw SceneError(child_path(k_path, "path"), "path \"" + p.path + "\" names the same value as " +
+                                                         child_path(child_path(p_path, j), "path") + " (\"" +
+                                                         spec.parameters[j].path + "\", both " + p.json_pointer + ")");
+      }
+      spec.parameters.push_back(std::move(p));
     }
   }
   if (spec.mode == SweepMode::Grid) {
