@@ -1,0 +1,87 @@
+// "No allocation inside the step loop" (design.md §4, issue item 7): every heap
+// allocation of the process is counted by interposing malloc (glibc's __libc_malloc
+// does the work), and advancing a warmed-up batch must make none.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <vector>
+#include <string>
+
+#include "simphant/scene/scene.hpp"
+#include "simphant/sim/simulator.hpp"
+
+extern "C" {
+void* __libc_malloc(std::size_t size);
+void* __libc_calloc(std::size_t n, std::size_t size);
+void* __libc_realloc(void* p, std::size_t size);
+void* __libc_memalign(std::size_t alignment, std::size_t size);
+}
+
+namespace {
+std::atomic<bool> g_counting{false};
+std::atomic<long> g_allocations{0};
+inline void note() {
+  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
+}
+}  // namespace
+
+extern "C" {
+void* malloc(std::size_t size) {
+  note();
+  return __libc_malloc(size);
+}
+void* calloc(std::size_t n, std::size_t size) {
+  note();
+  return __libc_calloc(n, size);
+}
+void* realloc(void* p, std::size_t size) {
+  note();
+  return __libc_realloc(p, size);
+}
+int posix_memalign(void** out, std::size_t alignment, std::size_t size) {
+  note();
+  *out = __libc_memalign(alignment, size);
+  return *out ? 0 : 12;  // ENOMEM
+}
+void* aligned_alloc(std::size_t alignment, std::size_t size) {
+  note();
+  return __libc_memalign(alignment, size);
+}
+}
+
+namespace simphant {
+namespace {
+
+long allocations_while(const std::function<void()>& f) {
+  g_allocations = 0;
+  g_counting = true;
+  f();
+  g_counting = false;
+  return g_allocations.load();
+}
+
+TEST(NoAllocation, CountingSeesAnAllocation) {
+  // The interposer works: a vector of 1000 doubles is one allocation.
+  const long n = allocations_while([] {
+    std::vector<double> v(1000);
+    v[0] = 1;
+  });
+  EXPECT_GE(n, 1);
+}
+
+TEST(NoAllocation, AdvanceAllocatesNothing) {
+  for (const char* name : {"four_bar", "bricard", "slider_crank", "cylindrical_collar"}) {
+    const Scene scene = load_scene(std::string(SIMPHANT_SOURCE_DIR) + "/examples/" + name + ".json");
+    const SweepSamples samples = sample_sweep(scene.sweep, 5);
+    for (int threads : {1, 2}) {
+      auto sim = Simulator::create(build_instance_models(scene, samples), SimulatorOptions{"cpu", threads}, 5);
+      sim->advance(2);  // warm-up: the thread pool starts on its first parallel region
+      EXPECT_EQ(allocations_while([&] { sim->advance(50); }), 0) << name << ", threads " << threads;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace simphant
