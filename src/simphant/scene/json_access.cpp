@@ -7,8 +7,6 @@
 
 namespace simphant::scene_detail {
 
-namespace {
-
 const char* type_word(const json& j) {
   if (j.is_null()) return "null";
   if (j.is_boolean()) return "a boolean";
@@ -17,8 +15,6 @@ const char* type_word(const json& j) {
   if (j.is_array()) return "an array";
   return "an object";
 }
-
-}  // namespace
 
 std::string child_path(const std::string& path, const std::string& key) {
   std::string out = path;

@@ -16,6 +16,9 @@ namespace simphant::scene_detail {
 using nlohmann::json;
 
 /// JSON pointer of `key` inside the value at `path` ("~" and "/" escaped per RFC 6901).
+/// "null", "a boolean", "a number", "a string", "an array" or "an object", for messages.
+const char* type_word(const json& j);
+
 std::string child_path(const std::string& path, const std::string& key);
 /// JSON pointer of element `index` of the array at `path`.
 std::string child_path(const std::string& path, std::size_t index);

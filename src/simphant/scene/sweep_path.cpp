@@ -43,15 +43,6 @@ std::vector<Segment> split_path(const std::string& path, const std::string& erro
   }
 }
 
-const char* kind_of(const json& j) {
-  if (j.is_object()) return "an object";
-  if (j.is_array()) return "an array";
-  if (j.is_string()) return "a string";
-  if (j.is_boolean()) return "a boolean";
-  if (j.is_null()) return "null";
-  return "a number";
-}
-
 }  // namespace
 
 std::string resolve_sweep_path(const json& doc, const std::string& path, const std::string& error_path) {
@@ -82,7 +73,7 @@ std::string resolve_sweep_path(const json& doc, const std::string& path, const s
       cur = &(*cur)[found];
       ptr = child_path(ptr, found);
     } else {
-      throw SceneError(error_path, "path " + quoted + " names nothing: \"" + ptr + "\" is " + kind_of(*cur) +
+      throw SceneError(error_path, "path " + quoted + " names nothing: \"" + ptr + "\" is " + type_word(*cur) +
                                        ", it has no key \"" + seg.key + "\"");
     }
     for (std::size_t k : seg.indices) {
@@ -95,7 +86,7 @@ std::string resolve_sweep_path(const json& doc, const std::string& path, const s
     }
   }
   if (!cur->is_number()) {
-    throw SceneError(error_path, "path " + quoted + " names a non-number (\"" + ptr + "\" is " + kind_of(*cur) + ")");
+    throw SceneError(error_path, "path " + quoted + " names a non-number (\"" + ptr + "\" is " + type_word(*cur) + ")");
   }
   return ptr;
 }
