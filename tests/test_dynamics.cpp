@@ -162,6 +162,56 @@ TEST(Forces, RotationalSpringTorqueIsMinusGradientOfPotential) {
   }
 }
 
+// The reported reactions close every body's Newton-Euler balance: with the wrench
+// (F, T_P) each joint applies to its body_j at the anchor P, and the opposite wrench on
+// its body_i, m a = m g + sum F and J omegadot + omega x J omega = sum of torques about
+// the CoM, for all six joint types at consistent states (chains with either end on
+// ground).
+TEST(Reactions, CloseNewtonEulerBalanceOfEveryBody) {
+  std::mt19937_64 g(77);
+  for (int trial = 0; trial < 10; ++trial) {
+    Model m = test::consistent_chain(g, kAllTypes);
+    std::vector<double> Y(m.ny()), Yd(m.ny());
+    initial_state(m, Y.data());
+    Data d(m);
+    assemble(m, d, Y.data());
+    ASSERT_TRUE(evaluate(m, d, Y.data(), nullptr, Yd.data()));
+    std::vector<double> R(6 * m.n_joints());
+    joint_reactions(m, d, R.data());
+    const int N = m.n_bodies();
+    std::vector<Vec3d> F(N, zero3<double>()), T(N, zero3<double>());  // W, torque about CoM
+    for (int k = 0; k < N; ++k) F[k] = m.bodies[k].mass * m.gravity;
+    for (int j = 0; j < m.n_joints(); ++j) {
+      const Joint& jt = m.joints[j];
+      const Vec3d f{R[6 * j], R[6 * j + 1], R[6 * j + 2]}, t{R[6 * j + 3], R[6 * j + 4], R[6 * j + 5]};
+      const BodyKin<double> Bj = jt.body_j >= 0 ? d.kin[jt.body_j] : ground_kin<double>();
+      const Vec3d P = Bj.r + mul(Bj.A, jt.frame.u_j);
+      if (jt.body_j >= 0) {
+        F[jt.body_j] += f;
+        T[jt.body_j] += t + cross(P - d.kin[jt.body_j].r, f);
+      }
+      if (jt.body_i >= 0) {
+        F[jt.body_i] -= f;
+        T[jt.body_i] -= t + cross(P - d.kin[jt.body_i].r, f);
+      }
+    }
+    for (int k = 0; k < N; ++k) {
+      const Body& b = m.bodies[k];
+      const Vec3d a{Yd[7 * N + 6 * k], Yd[7 * N + 6 * k + 1], Yd[7 * N + 6 * k + 2]};
+      const Vec3d wd{Yd[7 * N + 6 * k + 3], Yd[7 * N + 6 * k + 4], Yd[7 * N + 6 * k + 5]};
+      const Vec3d& w = d.kin[k].omega_B;
+      const Vec3d euler = mul(b.inertia_B, wd) + cross(w, mul(b.inertia_B, w));
+      const Vec3d T_B = mul_t(d.kin[k].A, T[k]);
+      // Forces ~ 10..100 N from products of O(1) terms: agreement to 1e-9 is rounding
+      // plus the Tikhonov term's eps * lambda.
+      for (int c = 0; c < 3; ++c) {
+        EXPECT_NEAR(b.mass * a[c], F[k][c], 1e-9) << "trial " << trial << " body " << k << " force " << c;
+        EXPECT_NEAR(euler[c], T_B[c], 1e-9) << "trial " << trial << " body " << k << " torque " << c;
+      }
+    }
+  }
+}
+
 // A pendulum hanging at rest below a revolute joint: the joint holds its weight, so the
 // reaction on body_j is +m g upwards with zero torque about the anchor.
 TEST(Reactions, HangingPendulumCarriesItsWeight) {
