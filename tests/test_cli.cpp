@@ -277,6 +277,18 @@ TEST(Cli, CheckValidatesEverySweptInstance) {
   EXPECT_NE(last_stderr().find("instance"), std::string::npos) << last_stderr();
 }
 
+// A 1e5 kg bob: C's diagonal is ~1e-5, so eps = 1e-10 is a noticeable compliance.
+TEST(Cli, CheckWarnsWhenTikhonovEpsilonIsLarge) {
+  EXPECT_EQ(simphant("check " + quote(write_scene("light.json", pendulum()))), 0);
+  EXPECT_EQ(last_stderr().find("tikhonov_epsilon"), std::string::npos) << last_stderr();
+  json heavy = pendulum();
+  heavy.erase("sweep");
+  heavy["bodies"][0]["mass"] = 1e5;
+  heavy["bodies"][0]["inertia"] = {100.0, 2000.0, 2000.0};
+  EXPECT_EQ(simphant("check " + quote(write_scene("heavy.json", heavy))), 0);
+  EXPECT_NE(last_stderr().find("warning: tikhonov_epsilon"), std::string::npos) << last_stderr();
+}
+
 TEST(Cli, CheckJson) {
   std::string out;
   ASSERT_EQ(simphant("check --json " + quote(write_scene("check.json", pendulum())), &out), 0);

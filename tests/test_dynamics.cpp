@@ -280,6 +280,42 @@ TEST(Simulator, ActuatorInputsSetPerInstance) {
   EXPECT_NEAR(y[13 + 11], alpha * 0.01, 2e-5 * alpha * 0.01);  // falls about +y
 }
 
+// The state a batch ends on is checked against violation_bound too: a spherical
+// pendulum starting exactly on Phi = 0 passes the step's start check, and the rounding
+// of one step (~1e-17 m) already exceeds a bound of 1e-300.
+TEST(Batch, ViolationAtTheEndOfAdvanceIsFlagged) {
+  Model m;
+  m.gravity = {0, 0, -9.81};
+  Body b;
+  b.name = "bob";
+  b.mass = 1.0;
+  b.inertia_B = {{{0.01, 0, 0}, {0, 0.01, 0}, {0, 0, 0.01}}};
+  b.inertia_inv_B = {{{100, 0, 0}, {0, 100, 0}, {0, 0, 100}}};
+  b.r0_W = {0.6, 0, -0.8};
+  b.omega0_B = {0, 0.3, 0};
+  b.v0_W = {-0.24, 0, -0.18};  // omega x (r - 0): consistent with the joint
+  m.bodies.push_back(b);
+  Joint j;
+  j.type = JointType::Spherical;
+  j.body_i = kGround;
+  j.body_j = 0;
+  j.frame = test::frame_from_world(m, kGround, 0, {0, 0, 0}, {0, 0, 1}, {1, 0, 0}, {0, 1, 0});
+  m.joints.push_back(j);
+  m.n_rows = 3;
+  m.solver.dt = 1e-3;
+  m.solver.violation_bound = 1e-300;
+  auto sim = Simulator::create({m}, SimulatorOptions{"cpu", 1}, 1);
+  double v0 = -1;
+  sim->read_constraint_violation(&v0);
+  ASSERT_EQ(v0, 0.0);  // exactly on the manifold at the start
+  sim->advance(1);
+  std::int8_t st = 0;
+  double st_t = -1;
+  sim->read_status(&st, &st_t);
+  EXPECT_EQ(st, static_cast<std::int8_t>(InstanceStatus::Diverged));
+  EXPECT_EQ(st_t, 1e-3);
+}
+
 TEST(Batch, BitIdenticalForAnyThreadCount) {
   std::mt19937_64 g(5);
   std::vector<Model> models;

@@ -12,6 +12,7 @@
 #include "commands.hpp"
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/data.hpp"
+#include "simphant/dynamics/evaluate.hpp"
 #include "simphant/scene/scene.hpp"
 
 namespace simphant::cli {
@@ -60,6 +61,23 @@ nlohmann::json to_json(const Model& model, const AssemblyResult& res, const Cons
           {"assembly_residual", res.position_residual}};
 }
 
+/// The Tikhonov epsilon is an absolute compliance: it must be small against every
+/// diagonal entry of Phi_q M^-1 Phi_q^T (an inverse mass), or the constraints give by
+/// about eps * lambda (docs/scene-format.md, "Solver").
+void warn_if_epsilon_is_large(const Model& model, Data& d, const std::vector<double>& Y) {
+  if (model.n_rows == 0) return;
+  std::vector<double> Ydot(Y.size());
+  evaluate(model, d, Y.data(), nullptr, Ydot.data());  // builds d.C
+  const double eps = model.solver.tikhonov_epsilon;
+  const double c_min = (d.C.diagonal().array() - eps).minCoeff();
+  if (eps > 1e-6 * c_min)
+    std::fprintf(stderr,
+                 "warning: tikhonov_epsilon = %.3g is not small against the smallest diagonal entry of "
+                 "Phi_q M^-1 Phi_q^T (%.3g, an inverse mass): the joints will give by about eps * lambda; "
+                 "use eps below %.3g\n",
+                 eps, c_min, 1e-6 * c_min);
+}
+
 int check(const CheckOptions& o) {
   const Scene scene = load_scene(o.scene);
   // Every sampled instance is compiled, so that check rejects what run would reject.
@@ -81,6 +99,7 @@ int check(const CheckOptions& o) {
                  res.iterations);
     return kExitRunFailed;
   }
+  warn_if_epsilon_is_large(model, d, Y);
   return kExitOk;
 }
 

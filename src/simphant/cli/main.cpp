@@ -1,7 +1,9 @@
 // simphant: command-line entry point (CLI11). See README.md "Command line".
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
 
@@ -36,10 +38,15 @@ int main(int argc, char** argv) {
   CLI::Option* seed = run->add_option("--seed", ro.seed, "Sweep seed, 0 .. 2^64-1 (overrides sweep.seed)")
                           ->check(CLI::Validator(
                               [](std::string& s) {
-                                return s.find('-') == std::string::npos ? std::string()
-                                                                        : "must be a non-negative integer, got '" + s + "'";
+                                // strtoull accepts "-1" (wrapping) and clamps 2^64 and more (ERANGE).
+                                errno = 0;
+                                char* end = nullptr;
+                                std::strtoull(s.c_str(), &end, 10);
+                                const bool ok = !s.empty() && s.find('-') == std::string::npos && end && *end == '\0' &&
+                                                errno != ERANGE;
+                                return ok ? std::string() : "must be an integer in 0 .. 2^64-1, got '" + s + "'";
                               },
-                              "NON-NEGATIVE"));
+                              "SEED"));
   run->add_option("--threads,-j", ro.threads, "CPU worker threads (0 = all hardware threads)")
       ->check(CLI::NonNegativeNumber);
   run->add_option("--backend", ro.backend, "Backend: auto | cpu (cuda, cuda-fused: not built yet)")

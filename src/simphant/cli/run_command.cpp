@@ -109,6 +109,10 @@ int run(const RunOptions& o) {
   std::vector<Model> models = build_instance_models(scene, samples);
   const SolverSettings solver = models.front().solver;
 
+  // Let HDF5 itself try the output before the expensive assembly (a path such as /proc
+  // passes the folder checks above); the recorder recreates the file below.
+  h5::create_file(out);
+
   SimulatorOptions sim_options;
   sim_options.backend = o.backend;
   sim_options.threads = o.threads;

@@ -107,6 +107,13 @@ SweepSpec parse_sweep(const json& sweep, const std::string& path, const json& do
     for (std::size_t k = 0; k < params->size(); ++k) {
       const std::string k_path = child_path(p_path, k);
       SweepParameter p = parse_parameter((*params)[k], k_path, doc);
+      // One step loop advances every instance: its step, horizon and recording are shared.
+      for (const char* shared : {"/solver/dt", "/solver/t_end", "/solver/record_every"}) {
+        if (p.json_pointer == shared)
+          throw SceneError(child_path(k_path, "path"), "path \"" + p.path +
+                                                           "\" names a setting shared by all instances (dt, t_end and "
+                                                           "record_every cannot be swept)");
+      }
       for (std::size_t j = 0; j < spec.parameters.size(); ++j) {
         if (spec.parameters[j].json_pointer != p.json_pointer) continue;
         throw SceneError(child_path(k_path, "path"), "path \"" + p.path + "\" names the same value as " +

@@ -55,12 +55,22 @@ void CpuBackend::advance(int n_steps) {
     Data& d = workers_[omp_get_thread_num()];
     double* Y = Y_.data() + static_cast<size_t>(i) * ny_;
     const double* u = n_inputs_ ? inputs_.data() + static_cast<size_t>(i) * n_inputs_ : nullptr;
-    for (int s = 0; s < n_steps; ++s) {
+    int s = 0;
+    for (; s < n_steps; ++s) {
       // A failed step leaves Y at the last good state: the instance is frozen there.
       if (!rk4_step(model, d, Y, u, dt_)) {
         status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
         status_time_[i] = static_cast<double>(step0 + s) * dt_;
         break;
+      }
+    }
+    if (s == n_steps) {
+      // Each step checks its start state; the state the batch ends on is checked here.
+      set_kinematics(model, d, Y);
+      evaluate_constraints(model, d);
+      if (!(max_violation(d) <= model.solver.violation_bound)) {
+        status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
+        status_time_[i] = static_cast<double>(step0 + n_steps) * dt_;
       }
     }
   }

@@ -21,6 +21,8 @@ struct SimulatorOptions {
   int threads = 0;               ///< CPU workers; 0 = all hardware threads
 };
 
+/// Not thread-safe: call one Simulator from one thread at a time (its calls use the
+/// backend's own worker threads and workspaces). Separate Simulators are independent.
 class Simulator {
  public:
   /// models: one per instance, or one shared by all (then n_instances gives the count).
