@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
                               },
                               "SEED"));
   run->add_option("--threads,-j", ro.threads, "CPU worker threads (0 = all hardware threads)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 4096));
   run->add_option("--backend", ro.backend, "Backend: auto | cpu (cuda, cuda-fused: not built yet)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "cuda-fused"}));
   run->add_option("--out,-o", ro.out, "Output HDF5 file (default: <scene stem>.h5 in the current directory)");
