@@ -217,13 +217,7 @@ TEST(Reactions, CloseNewtonEulerBalanceOfEveryBody) {
 TEST(Reactions, HangingPendulumCarriesItsWeight) {
   Model m;
   m.gravity = {0, 0, -9.81};
-  Body b;
-  b.name = "bob";
-  b.mass = 2.5;
-  b.inertia_B = {{{0.1, 0, 0}, {0, 0.1, 0}, {0, 0, 0.02}}};
-  b.inertia_inv_B = {{{10, 0, 0}, {0, 10, 0}, {0, 0, 50}}};
-  b.r0_W = {0, 0, -0.7};
-  m.bodies.push_back(b);
+  m.bodies.push_back(test::principal_body("bob", 2.5, {0.1, 0.1, 0.02}, {0, 0, -0.7}));
   Joint j;
   j.type = JointType::Revolute;
   j.body_i = kGround;
@@ -286,12 +280,7 @@ TEST(Simulator, ActuatorInputsSetPerInstance) {
 TEST(Batch, ViolationAtTheEndOfAdvanceIsFlagged) {
   Model m;
   m.gravity = {0, 0, -9.81};
-  Body b;
-  b.name = "bob";
-  b.mass = 1.0;
-  b.inertia_B = {{{0.01, 0, 0}, {0, 0.01, 0}, {0, 0, 0.01}}};
-  b.inertia_inv_B = {{{100, 0, 0}, {0, 100, 0}, {0, 0, 100}}};
-  b.r0_W = {0.6, 0, -0.8};
+  Body b = test::principal_body("bob", 1.0, {0.01, 0.01, 0.01}, {0.6, 0, -0.8});
   b.omega0_B = {0, 0.3, 0};
   b.v0_W = {-0.24, 0, -0.18};  // omega x (r - 0): consistent with the joint
   m.bodies.push_back(b);

@@ -78,6 +78,17 @@ inline Body random_body(std::mt19937_64& g, const std::string& name) {
   return b;
 }
 
+/// A body at rest at r with principal moments I (body axes), mass m.
+inline Body principal_body(const std::string& name, double mass, const Vec3d& I, const Vec3d& r) {
+  Body b;
+  b.name = name;
+  b.mass = mass;
+  b.inertia_B = {{{I.x, 0, 0}, {0, I.y, 0}, {0, 0, I.z}}};
+  b.inertia_inv_B = {{{1 / I.x, 0, 0}, {0, 1 / I.y, 0}, {0, 0, 1 / I.z}}};
+  b.r0_W = r;
+  return b;
+}
+
 /// A chain of random bodies joined by joints of the given types (first to ground).
 /// The state is random and does not satisfy Phi = 0: fine for algebraic tests.
 inline Model random_chain(std::mt19937_64& g, const std::vector<JointType>& types) {
