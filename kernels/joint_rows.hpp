@@ -1,19 +1,35 @@
 #pragma once
-// Per-thread function of the joint-rows kernel (kernels/joint_rows_kernel.cu), callable
-// on the host so that CPU tests run it over the whole grid (design.md §2).
-#include "simphant/joints/joint_math.hpp"
+// Per-thread function of the joint-rows kernel: one thread per (instance, joint)
+// evaluates that joint's Phi, its Phi_q row block (12 columns: the two bodies'
+// translational and rotational blocks) and gamma* = gamma - 2 alpha Phi_dot - beta^2 Phi
+// with the shared joint math (simphant/joints/joint_math.hpp; seed "Kinematic
+// Constraints" and "Acceleration Constraint"). Callable on the host so CPU tests run it
+// over the whole grid (design.md §2).
+#include "batch_buffers.hpp"
+#include "batch_state.hpp"
+#include "simphant/batch/model_view.hpp"
 
-namespace simphant {
+namespace simphant::batch {
 
-/// Joint k = tid % n_joints of instance tid / n_joints: Phi, Phi_q (x12), gamma.
-/// types: (n_joints), frames: (n_joints) shared by all instances; kin_i_in, kin_j_in,
-/// rows_out: (n_instances * n_joints), instance-major. Threads past the grid return.
+/// tid = j * n + i (instance fastest). y_in: (13 N, n). Outputs, rows R of joint j:
+/// phi_out (m, n), jac_out (m, 12, n), gamma_star_out (m, n). Threads past n J return.
 template <class T>
-SP_HD void joint_rows_thread(int tid, int n_instances, int n_joints, const JointType* types, const JointFrame<T>* frames,
-                             const BodyKin<T>* kin_i_in, const BodyKin<T>* kin_j_in, JointRows<T>* rows_out) {
-  if (tid >= n_instances * n_joints) return;
-  const int k = tid % n_joints;
-  joint_eval(types[k], frames[k], kin_i_in[tid], kin_j_in[tid], rows_out[tid]);
+SP_HD void joint_rows_thread(int tid, const ModelView<T>& mv, const T* y_in, T* phi_out, T* jac_out,
+                             T* gamma_star_out) {
+  const int n = mv.n_instances;
+  if (tid >= n * mv.n_joints) return;
+  const int i = tid % n, j = tid / n;
+  const BodyKin<T> Bi = soa_body_kin(y_in, n, i, mv.n_bodies, mv.joint_body[2 * j]);
+  const BodyKin<T> Bj = soa_body_kin(y_in, n, i, mv.n_bodies, mv.joint_body[2 * j + 1]);
+  JointRows<T> jr;
+  joint_eval(static_cast<JointType>(mv.joint_type[j]), mv.frame(j, i), Bi, Bj, jr);
+  const T alpha = mv.alpha(i), beta = mv.beta(i);
+  for (int r = 0; r < jr.m; ++r) {
+    const int R = mv.row_offset[j] + r;
+    soa(phi_out, R, n, i) = jr.phi[r];
+    soa(gamma_star_out, R, n, i) = baumgarte_gamma(jr.gamma[r], jr.phi_dot[r], jr.phi[r], alpha, beta);
+    for (int c = 0; c < 12; ++c) soa(jac_out, 12 * R + c, n, i) = jr.jac[r][c];
+  }
 }
 
-}  // namespace simphant
+}  // namespace simphant::batch

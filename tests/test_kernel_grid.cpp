@@ -1,55 +1,210 @@
-// The joint-rows kernel's per-thread function run on the CPU over its whole grid (two
-// differing instances x every joint type, plus threads past the end), outputs pre-filled
-// with NaN so that an unwritten entry fails; equal to joint_eval called directly.
+// The batched kernels' per-thread functions, run on the CPU over their whole grids in the
+// sequence the CUDA backend launches them (kernels/batch_step.hpp), against the CPU
+// reference (dynamics/evaluate.hpp, sim/cpu_backend.hpp): every example, three differing
+// instances (sampled from each example's sweep), every buffer pre-filled with NaN.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
-#include <limits>
-#include <random>
+#include <cstring>
+#include <string>
+#include <vector>
 
-#include "joint_rows.hpp"
-#include "test_support.hpp"
+#include "cpu_grid_exec.hpp"
+#include "host_batch.hpp"
+#include "inputs.hpp"
+#include "simphant/dynamics/evaluate.hpp"
+#include "simphant/dynamics/forces.hpp"
+#include "simphant/scene/scene.hpp"
+#include "simphant/sim/cpu_backend.hpp"
 
 namespace simphant {
 namespace {
 
-TEST(JointRowsKernel, PerThreadFunctionOverWholeGridEqualsJointEval) {
-  std::mt19937_64 g(21);
-  const std::vector<JointType> types = {JointType::Spherical, JointType::Revolute, JointType::Prismatic,
-                                        JointType::Cylindrical, JointType::Planar, JointType::Fixed};
-  const int n_joints = static_cast<int>(types.size()), n_instances = 3;
-  std::vector<JointFrame<double>> frames;
-  for (int k = 0; k < n_joints; ++k) frames.push_back(test::random_frame(g));
-  std::vector<BodyKin<double>> kin_i, kin_j;
-  for (int t = 0; t < n_instances * n_joints; ++t) {
-    kin_i.push_back(make_body_kin(test::random_vec(g), test::random_quat(g), test::random_vec(g), test::random_vec(g)));
-    kin_j.push_back(t % 4 == 0 ? ground_kin<double>()
-                               : make_body_kin(test::random_vec(g), test::random_quat(g), test::random_vec(g), test::random_vec(g)));
+const char* const kExamples[] = {"pendulum",     "double_pendulum", "four_bar",    "slider_crank", "bricard",
+                                 "spinning_top", "planar_puck",     "fixed_weld", "cylindrical_collar"};
+constexpr int kInstances = 3;
+
+std::vector<Model> example_models(const std::string& name, int n) {
+  const Scene scene = load_scene(std::string(SIMPHANT_SOURCE_DIR) + "/examples/" + name + ".json");
+  return build_instance_models(scene, sample_sweep(scene.sweep, n));
+}
+
+// |a - b| <= tol * max(1, |b|) for each pair.
+::testing::AssertionResult near_rel(double a, double b, double tol, const std::string& what) {
+  if (std::fabs(a - b) <= tol * std::max(1.0, std::fabs(b))) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << what << ": " << a << " vs reference " << b;
+}
+
+class KernelGrid : public ::testing::TestWithParam<const char*> {};
+
+// One evaluation of every instance (enqueue_solve + enqueue_accelerations) equals the CPU
+// reference's evaluate(): Phi, Phi_q blocks, gamma*, Q, C, rhs, lambda and Ydot. The same
+// joint and force functions run on the same numbers, so Phi, Phi_q, gamma* and Q agree to
+// the last bit; C sums the same products in another order, so C, lambda and Ydot agree to
+// a few ulps of their scale (tolerance 1e-12 relative to max(1, |value|)).
+TEST_P(KernelGrid, OneEvaluationEqualsCpuReference) {
+  const std::vector<Model> models = example_models(GetParam(), kInstances);
+  const AssembledBatch asm_batch = assemble_batch(models, kInstances, 1);
+  test::HostBatch<double> hb(models, kInstances, asm_batch);
+  test::CpuGridExec<double> x;
+  batch::enqueue_solve(x, hb.mv, hb.b, hb.b.Y);
+  batch::enqueue_accelerations(x, hb.mv, hb.b, hb.b.Y, hb.b.k[0]);
+  const int n = kInstances, N = hb.N, m = hb.m;
+  bool instances_differ = false;
+  for (int i = 0; i < n; ++i) {
+    const Model& model = models[i];
+    Data d(model);
+    const double* Yi = asm_batch.Y.data() + static_cast<std::size_t>(i) * model.ny();
+    set_kinematics(model, d, Yi);
+    compute_forces(model, d, nullptr);
+    const Eigen::VectorXd Q_ref = d.Q;
+    std::vector<double> ydot(model.ny());
+    ASSERT_TRUE(evaluate(model, d, Yi, nullptr, ydot.data()));
+    for (int R = 0; R < m; ++R) {
+      EXPECT_EQ(hb.at(hb.phi, R, n, i), d.phi[R]) << "Phi row " << R << " instance " << i;
+      EXPECT_EQ(hb.at(hb.gamma_star, R, n, i), d.gamma_star[R]) << "gamma* row " << R;
+      for (int c = 0; c < m; ++c)
+        EXPECT_TRUE(near_rel(x.last_C[static_cast<std::size_t>(i) * m * m + static_cast<std::size_t>(c) * m + R], d.C(R, c),
+                             1e-12, "C(" + std::to_string(R) + "," + std::to_string(c) + ")"));
+      EXPECT_TRUE(near_rel(hb.rhs[static_cast<std::size_t>(i) * m + R], d.lambda[R], 1e-12, "lambda"));
+    }
+    for (int j = 0; j < model.n_joints(); ++j)
+      for (int r = 0; r < d.rows[j].m; ++r)
+        for (int c = 0; c < 12; ++c)
+          EXPECT_EQ(hb.at(hb.jac, 12 * (model.joints[j].row_offset + r) + c, n, i), d.rows[j].jac[r][c]);
+    for (int e = 0; e < 6 * N; ++e) EXPECT_EQ(hb.at(hb.Q, e, n, i), Q_ref[e]) << "Q entry " << e;
+    for (int e = 0; e < 13 * N; ++e) EXPECT_TRUE(near_rel(hb.at(hb.k[0], e, n, i), ydot[e], 1e-12, "Ydot"));
+    EXPECT_EQ(hb.info[i], m > 0 ? 0 : -7);
+    if (i > 0)
+      for (int e = 0; e < 13 * N; ++e)
+        instances_differ = instances_differ || hb.at(hb.k[0], e, n, i) != hb.at(hb.k[0], e, n, 0);
   }
-  JointRows<double> nan_rows;
-  nan_rows.m = -1;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (int r = 0; r < kMaxJointRows; ++r) {
-    nan_rows.phi[r] = nan_rows.gamma[r] = nan_rows.phi_dot[r] = nan;
-    for (int c = 0; c < 12; ++c) nan_rows.jac[r][c] = nan;
-  }
-  std::vector<JointRows<double>> out(n_instances * n_joints, nan_rows);
-  const int block = 8, grid = (n_instances * n_joints + block - 1) / block;  // 24 threads for 18 items
-  for (int tid = 0; tid < grid * block; ++tid)
-    joint_rows_thread(tid, n_instances, n_joints, types.data(), frames.data(), kin_i.data(), kin_j.data(), out.data());
-  for (int t = 0; t < n_instances * n_joints; ++t) {
-    JointRows<double> ref;
-    joint_eval(types[t % n_joints], frames[t % n_joints], kin_i[t], kin_j[t], ref);
-    ASSERT_EQ(out[t].m, ref.m);
-    for (int r = 0; r < ref.m; ++r) {
-      EXPECT_EQ(out[t].phi[r], ref.phi[r]);
-      EXPECT_EQ(out[t].gamma[r], ref.gamma[r]);
-      EXPECT_EQ(out[t].phi_dot[r], ref.phi_dot[r]);
-      for (int c = 0; c < 12; ++c) EXPECT_EQ(out[t].jac[r][c], ref.jac[r][c]);
+  EXPECT_TRUE(instances_differ) << "the sampled instances should differ";
+}
+
+// 300 RK4 steps through enqueue_step (stages, commit, step count) and the end-of-advance
+// check equal the CPU backend's 300 steps to 1e-12 relative (the GPU test's bound is
+// 1e-9 after 1000 steps), with the same statuses; then the recorded frame (reactions,
+// violation, energy) equals the CPU backend's reads at that state.
+TEST_P(KernelGrid, StepsAndFrameEqualCpuBackend) {
+  const std::vector<Model> models = example_models(GetParam(), kInstances);
+  const int steps = 300;
+  const AssembledBatch asm_batch = assemble_batch(models, kInstances, 1);
+  test::HostBatch<double> hb(models, kInstances, asm_batch);
+  test::CpuGridExec<double> x;
+  for (int s = 0; s < steps; ++s) batch::enqueue_step(x, hb.mv, hb.b);
+  batch::enqueue_end_check(x, hb.mv, hb.b);
+  EXPECT_EQ(hb.step[0], steps);
+  auto shared = std::make_shared<const std::vector<Model>>(models);
+  CpuBackend cpu(shared, kInstances, 1);
+  cpu.advance(steps);
+  const int n = kInstances, N = hb.N, J = hb.J;
+  std::vector<double> states(static_cast<std::size_t>(n) * N * 13), reactions(static_cast<std::size_t>(n) * J * 6),
+      violation(n), energy(n), kinetic(n), status_time(n);
+  std::vector<std::int8_t> status(n);
+  cpu.read_states(states.data());
+  cpu.read_status(status.data(), status_time.data());
+  for (int i = 0; i < n; ++i) {
+    EXPECT_EQ(hb.status[i], status[i]);
+    EXPECT_EQ(status[i], 0) << GetParam() << " instance " << i << " should stay ok";
+    for (int k = 0; k < N; ++k) {
+      for (int c = 0; c < 7; ++c)
+        EXPECT_TRUE(near_rel(hb.at(hb.Y, 7 * k + c, n, i), states[(static_cast<std::size_t>(i) * N + k) * 13 + c], 1e-12, "q"));
+      for (int c = 0; c < 6; ++c)
+        EXPECT_TRUE(near_rel(hb.at(hb.Y, 7 * N + 6 * k + c, n, i), states[(static_cast<std::size_t>(i) * N + k) * 13 + 7 + c],
+                             1e-12, "qdot"));
     }
   }
-  // Two instances of the same joint with different kinematics give different rows.
-  EXPECT_NE(out[1].phi[0], out[1 + n_joints].phi[0]);
+  // The frame at this state.
+  batch::enqueue_frame(x, hb.mv, hb.b);
+  cpu.read_reactions(reactions.data());
+  cpu.read_constraint_violation(violation.data());
+  cpu.read_energy(energy.data(), kinetic.data());
+  const batch::FrameLayout fl(n, N, J);
+  double v_scale = 0;
+  for (double v : violation) v_scale = std::max(v_scale, v);
+  for (int i = 0; i < n; ++i) {
+    for (int e = 0; e < 6 * J; ++e)
+      EXPECT_TRUE(near_rel(hb.frame[fl.reactions + static_cast<std::size_t>(e) * n + i],
+                           reactions[static_cast<std::size_t>(i) * 6 * J + e], 1e-9, "reaction"));
+    // Violations are ~1e-10 and differ by rounding in the states (1e-12 relative of q).
+    EXPECT_NEAR(hb.frame[fl.violation + i], violation[i], 1e-12);
+    EXPECT_TRUE(near_rel(hb.frame[fl.energy + i], energy[i], 1e-11, "energy"));
+    EXPECT_TRUE(near_rel(hb.frame[fl.kinetic + i], kinetic[i], 1e-11, "kinetic energy"));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, KernelGrid, ::testing::ValuesIn(kExamples));
+
+// A diverging instance is flagged and frozen at its last good state and leaves every
+// other instance bit-identical to a run without it.
+TEST(KernelGridStatus, DivergingInstanceIsFrozenAndIsolated) {
+  const std::vector<Model> models = example_models("four_bar", kInstances);
+  const AssembledBatch asm_batch = assemble_batch(models, kInstances, 1);
+  test::HostBatch<double> a(models, kInstances, asm_batch), b(models, kInstances, asm_batch);
+  const int n = kInstances, ny = 13 * a.N;
+  // Instance 1 of batch b starts with a 1e3 rad/s spin of its first body: the constraint
+  // violation passes the bound within a few steps.
+  b.Y[static_cast<std::size_t>(7 * b.N + 3) * n + 1] += 1e3;
+  std::vector<double> y1_before;
+  test::CpuGridExec<double> x;
+  for (int s = 0; s < 200; ++s) {
+    batch::enqueue_step(x, a.mv, a.b);
+    batch::enqueue_step(x, b.mv, b.b);
+    if (b.status[1] == 0) {
+      y1_before.clear();
+      for (int e = 0; e < ny; ++e) y1_before.push_back(b.at(b.Y, e, n, 1));
+    }
+  }
+  EXPECT_EQ(b.status[1], batch::kStatusDiverged);
+  EXPECT_GT(b.status_step[1], 0);
+  EXPECT_LT(b.status_step[1], 200);
+  for (int e = 0; e < ny; ++e) EXPECT_EQ(b.at(b.Y, e, n, 1), y1_before[e]) << "frozen at the last good state";
+  for (int i : {0, 2}) {
+    EXPECT_EQ(b.status[i], 0);
+    for (int e = 0; e < ny; ++e) {
+      const double u = a.at(a.Y, e, n, i), v = b.at(b.Y, e, n, i);
+      EXPECT_EQ(std::memcmp(&u, &v, sizeof u), 0) << "instance " << i << " entry " << e;
+    }
+  }
+}
+
+// A NaN state is caught by the commit (not finite) at the step it appears.
+TEST(KernelGridStatus, NonFiniteStateIsFlaggedAtItsStep) {
+  const std::vector<Model> models = example_models("pendulum", 2);
+  test::HostBatch<double> hb(models, 2, assemble_batch(models, 2, 1));
+  test::CpuGridExec<double> x;
+  for (int s = 0; s < 5; ++s) batch::enqueue_step(x, hb.mv, hb.b);
+  hb.Y[static_cast<std::size_t>(7 * hb.N) * 2 + 0] = std::nan("");
+  batch::enqueue_step(x, hb.mv, hb.b);
+  EXPECT_EQ(hb.status[0], batch::kStatusDiverged);
+  EXPECT_EQ(hb.status_step[0], 5);
+  EXPECT_EQ(hb.status[1], 0);
+}
+
+// Per-instance actuator inputs (the inputs kernel's layout) reach the forces: instance i's
+// evaluation with input u_i equals the CPU reference's with the same input.
+TEST(KernelGridInputs, PerInstanceInputsEqualCpuReference) {
+  const std::vector<Model> models = example_models("slider_crank", kInstances);
+  ASSERT_GT(models[0].n_inputs, 0);
+  const AssembledBatch asm_batch = assemble_batch(models, kInstances, 1);
+  test::HostBatch<double> hb(models, kInstances, asm_batch);
+  const int n = kInstances, n_in = models[0].n_inputs;
+  std::vector<double> rows(static_cast<std::size_t>(n) * n_in);
+  for (std::size_t e = 0; e < rows.size(); ++e) rows[e] = 0.7 * static_cast<double>(e) - 1.1;
+  test::CpuGridExec<double> x;
+  double* inputs = hb.inputs.data();
+  x.launch("inputs", n * n_in, [&](int tid) { batch::inputs_thread(tid, n, n_in, rows.data(), inputs); });
+  batch::enqueue_solve(x, hb.mv, hb.b, hb.b.Y);
+  batch::enqueue_accelerations(x, hb.mv, hb.b, hb.b.Y, hb.b.k[0]);
+  for (int i = 0; i < n; ++i) {
+    Data d(models[i]);
+    std::vector<double> ydot(models[i].ny());
+    ASSERT_TRUE(evaluate(models[i], d, asm_batch.Y.data() + static_cast<std::size_t>(i) * models[i].ny(),
+                         rows.data() + static_cast<std::size_t>(i) * n_in, ydot.data()));
+    for (int e = 0; e < models[i].ny(); ++e) EXPECT_TRUE(near_rel(hb.at(hb.k[0], e, n, i), ydot[e], 1e-12, "Ydot"));
+  }
 }
 
 }  // namespace

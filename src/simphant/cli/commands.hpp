@@ -1,7 +1,7 @@
 #pragma once
 // The simphant subcommands. Exit codes (README "Exit codes"): 0 ok, 2 bad input
 // (scene or command line), 3 run failed (no instance ok, assembly failed in `check`,
-// output not writable, backend not built), 128 + signal when stopped by SIGINT (130)
+// output not writable, backend not built, no CUDA device or a CUDA failure), 128 + signal when stopped by SIGINT (130)
 // or SIGTERM (143) after writing what was computed.
 #include <cstdint>
 #include <string>
@@ -23,6 +23,7 @@ struct RunOptions {
   std::uint64_t seed = 0;         ///< overrides sweep.seed
   int threads = 0;                ///< CPU workers, 0 = all hardware threads
   std::string backend = "auto";   ///< auto | cpu | cuda | cuda-fused
+  std::string precision = "fp64"; ///< fp64 | fp32 (cuda only)
   std::string out;                ///< output file; empty = <scene stem>.h5 in the current directory
 };
 

@@ -49,8 +49,11 @@ int main(int argc, char** argv) {
                               "SEED"));
   run->add_option("--threads,-j", ro.threads, "CPU worker threads (0 = all hardware threads)")
       ->check(CLI::Range(0, 4096));
-  run->add_option("--backend", ro.backend, "Backend: auto | cpu (cuda, cuda-fused: not built yet)")
+  run->add_option("--backend", ro.backend,
+                  "Backend: auto (cuda when a CUDA device is present, else cpu) | cpu | cuda (cuda-fused: not built yet)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "cuda-fused"}));
+  run->add_option("--precision", ro.precision, "Floating point of the cuda backend: fp64 | fp32 (cpu: fp64 only)")
+      ->check(CLI::IsMember({"fp64", "fp32"}));
   run->add_option("--out,-o", ro.out, "Output HDF5 file (default: <scene stem>.h5 in the current directory)");
 
   CheckOptions co;

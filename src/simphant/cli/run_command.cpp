@@ -94,9 +94,12 @@ struct Frame {
 
 int run(const RunOptions& o) {
   const auto t_start = Clock::now();
-  if (o.backend == "cuda" || o.backend == "cuda-fused") {
-    std::fprintf(stderr, "error: backend '%s' is not built (the CUDA backends arrive in a later release; use auto or cpu)\n",
-                 o.backend.c_str());
+  if (o.precision == "fp32" && o.backend == "cpu") {
+    std::fprintf(stderr, "error: --precision fp32 needs --backend cuda (the cpu backend is the fp64 reference)\n");
+    return kExitBadInput;
+  }
+  if (o.backend == "cuda-fused") {
+    std::fprintf(stderr, "error: backend 'cuda-fused' is not in this release (use cuda, cpu or auto)\n");
     return kExitRunFailed;
   }
   Scene scene = load_with_overrides(o);
@@ -116,6 +119,7 @@ int run(const RunOptions& o) {
   SimulatorOptions sim_options;
   sim_options.backend = o.backend;
   sim_options.threads = o.threads;
+  sim_options.precision = o.precision;
   std::unique_ptr<Simulator> sim = Simulator::create(std::move(models), sim_options, n);
   const Model& model = sim->model();
   const int B = model.n_bodies(), J = model.n_joints();
@@ -154,21 +158,32 @@ int run(const RunOptions& o) {
 
   Frame frame(n, B, J);
   RunStats stats(n);
-  auto record = [&] {
+  // A frame is read from the simulator (a device backend brings it back through pinned
+  // memory) and written to the file after the next slice of steps is queued, so on a
+  // device backend the HDF5 write overlaps the step loop.
+  bool frame_pending = false;
+  double frame_time = 0;
+  auto read_frame = [&] {
     sim->read_states(frame.states.data());
     sim->read_reactions(frame.reactions.data());
     sim->read_constraint_violation(frame.violation.data());
     sim->read_energy(frame.energy.data(), frame.kinetic.data());
-    recorder.record(sim->time(), frame.states.data(), frame.reactions.data(), frame.violation.data(),
+    frame_time = sim->time();
+    frame_pending = true;
+  };
+  auto write_frame = [&] {
+    if (!frame_pending) return;
+    recorder.record(frame_time, frame.states.data(), frame.reactions.data(), frame.violation.data(),
                     frame.energy.data());
     stats.add_frame(frame.violation.data(), frame.energy.data(), frame.kinetic.data());
+    frame_pending = false;
   };
 
   // Step loop. advance() is called in slices of about 50 ms (never across a record
   // point) so that a stop signal and the progress bar are served promptly.
   const std::int64_t total = std::max<std::int64_t>(1, std::llround(solver.t_end / solver.dt));
   const std::int64_t every = std::max(1, solver.record_every);
-  record();
+  read_frame();
   // Nothing to integrate when no instance assembled.
   const bool any_ok = std::any_of(status.begin(), status.end(), [](std::int8_t st) { return st == 0; });
   ProgressBar progress(total, n);
@@ -178,18 +193,24 @@ int run(const RunOptions& o) {
     const std::int64_t k = std::min({slice, every - since_record, total - done});
     const auto t_slice = Clock::now();
     sim->advance(static_cast<int>(k));
+    write_frame();
+    sim->synchronize();
     const double slice_s = seconds_since(t_slice);
     done += k;
     since_record += k;
     if (since_record == every || done == total) {
-      record();
+      read_frame();
       since_record = 0;
     }
     const double per_step = std::max(slice_s / static_cast<double>(k), 1e-9);
     slice = std::clamp<std::int64_t>(static_cast<std::int64_t>(0.05 / per_step), 1, 1 << 20);
     progress.update(done, sim->time());
   }
-  if (since_record > 0) record();  // stopped between record points: keep the last state
+  write_frame();
+  if (since_record > 0) {  // stopped between record points: keep the last state
+    read_frame();
+    write_frame();
+  }
   const double loop_s = seconds_since(t_loop);
   progress.finish();
 
@@ -200,7 +221,7 @@ int run(const RunOptions& o) {
   RunReport report;
   report.scene_file = o.scene;
   report.out_file = out;
-  report.backend = info.backend;
+  report.backend = sim->backend_details();
   report.steps = done;
   report.steps_planned = total;
   report.frames = recorder.frames();
@@ -231,6 +252,9 @@ int run_command(const RunOptions& options) {
   } catch (const SceneError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadInput;
+  } catch (const BackendError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitRunFailed;
   } catch (const h5::H5Error& e) {
     std::fprintf(stderr, "error: output: %s\n", e.what());
     return kExitRunFailed;

@@ -2,20 +2,15 @@
 
 #include <cmath>
 
+#include "simphant/dynamics/force_math.hpp"
 #include "simphant/dynamics/forces.hpp"
 #include "simphant/dynamics/state.hpp"
 
 namespace simphant {
 namespace {
 
-// y = M_k^-1 x for one body's 6 velocity coordinates: 1/m on v, J^-1 on omega.
-inline void apply_body_Minv(const Body& b, const double* x, double* y) {
-  const Vec3d w = mul(b.inertia_inv_B, Vec3d{x[3], x[4], x[5]});
-  for (int c = 0; c < 3; ++c) {
-    y[c] = x[c] / b.mass;
-    y[3 + c] = w[c];
-  }
-}
+// y = M_k^-1 x for one body's 6 velocity coordinates (force_math.hpp).
+inline void apply_body_Minv(const Body& b, const double* x, double* y) { apply_body_Minv(b.mass, b.inertia_inv_B, x, y); }
 
 inline double dot6(const double* a, const double* b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
@@ -147,33 +142,15 @@ bool evaluate(const Model& model, Data& d, const double* Y, const double* inputs
 void joint_reactions(const Model& model, const Data& d, double* out) {
   for (int j = 0; j < model.n_joints(); ++j) {
     const Joint& jt = model.joints[j];
-    const JointRows<double>& jr = d.rows[j];
     const BodyKin<double> Bj = jt.body_j >= 0 ? d.kin[jt.body_j] : ground_kin<double>();
-    // Generalised constraint force on body_j: -Phi_q,j^T lambda = [F_W, T_B about CoM].
-    Vec3d F = zero3<double>(), T_B = zero3<double>();
-    for (int r = 0; r < jr.m; ++r) {
-      const double l = d.lambda[jt.row_offset + r];
-      for (int c = 0; c < 3; ++c) {
-        F[c] -= jr.jac[r][6 + c] * l;
-        T_B[c] -= jr.jac[r][9 + c] * l;
-      }
-    }
-    // Torque about the anchor: T_P = A T_B + (r_j - P) x F = A T_B - s_j x F.
-    const Vec3d s_j = mul(Bj.A, jt.frame.u_j);
-    const Vec3d T_P = mul(Bj.A, T_B) - cross(s_j, F);
-    for (int c = 0; c < 3; ++c) {
-      out[6 * j + c] = F[c];
-      out[6 * j + 3 + c] = T_P[c];
-    }
+    joint_reaction(d.rows[j].m, &d.rows[j].jac[0][0], d.lambda.data() + jt.row_offset, Bj, jt.frame.u_j, out + 6 * j);
   }
 }
 
 double kinetic_energy(const Model& model, const Data& d) {
   double T = 0;
   for (int k = 0; k < model.n_bodies(); ++k) {
-    const Body& b = model.bodies[k];
-    const BodyKin<double>& B = d.kin[k];
-    T += 0.5 * b.mass * dot(B.v, B.v) + 0.5 * dot(B.omega_B, mul(b.inertia_B, B.omega_B));
+    T += body_kinetic_energy(model.bodies[k].mass, model.bodies[k].inertia_B, d.kin[k]);
   }
   return T;
 }

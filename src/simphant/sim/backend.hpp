@@ -1,10 +1,12 @@
 #pragma once
-// The backend interface behind Simulator: the CPU reference path (cpu_backend.hpp)
-// implements it now; the CUDA paths of later issues plug in behind the same calls.
+// The backend interface behind Simulator: the CPU reference path (cpu_backend.hpp) and
+// the batched CUDA path (host/cuda_backend.hpp) implement it.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "simphant/model/model.hpp"
+#include "simphant/sim/backend_error.hpp"
 
 namespace simphant {
 
@@ -24,12 +26,24 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual const char* name() const = 0;
+  /// One line for the summary: the name and what the backend runs on.
+  virtual std::string details() const { return name(); }
   virtual int n_instances() const = 0;
   /// Sets every instance's actuator inputs; u has shape (n_instances, n_inputs),
   /// row-major, units of each actuator ([N m] or [N]).
   virtual void set_inputs(const double* u) = 0;
-  /// Advances every live instance by n_steps fixed RK4 steps of model.solver.dt.
+  /// As set_inputs, with u in device memory (same shape, double). The array is read
+  /// by the device in stream order: keep it unchanged until the next advance() has
+  /// returned and synchronize() has been called. Throws BackendError on a host backend.
+  virtual void set_inputs_device(const double* d_u) {
+    throw BackendError(std::string("set_inputs_device: backend '") + name() + "' has no device memory");
+  }
+  /// Advances every live instance by n_steps fixed RK4 steps of model.solver.dt. A
+  /// device backend may return once the steps are queued; every read waits for them.
   virtual void advance(int n_steps) = 0;
+  /// Waits until the queued steps are done (host backends: nothing to wait for).
+  /// Throws BackendError when the device reports a failure.
+  virtual void synchronize() {}
   virtual double time() const = 0;
   virtual std::int64_t steps_taken() const = 0;
   /// (n_instances, n_bodies, 13): r, p (w x y z), v, omega_B per body.

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/rk4.hpp"
 #include "simphant/dynamics/state.hpp"
+#include "simphant/sim/assemble_batch.hpp"
 
 namespace simphant {
 
@@ -24,24 +24,17 @@ CpuBackend::CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_i
   ny_ = m0.ny();
   n_inputs_ = m0.n_inputs;
   dt_ = m0.solver.dt;
-  Y_.assign(static_cast<size_t>(n_instances_) * ny_, 0.0);
   inputs_.assign(static_cast<size_t>(n_instances_) * n_inputs_, 0.0);
-  status_.assign(n_instances_, static_cast<std::int8_t>(InstanceStatus::Ok));
   status_time_.assign(n_instances_, 0.0);
-  assembly_.resize(n_instances_);
   for (int t = 0; t < threads_; ++t) workers_.emplace_back(m0);
   for (int i = 0; i < n_instances_; ++i) {
     for (const ForceElement& f : model_of(i).forces)
       if (f.type == ForceType::Actuator) inputs_[static_cast<size_t>(i) * n_inputs_ + f.input_index] = f.value;
   }
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (int i = 0; i < n_instances_; ++i) {
-    const Model& model = model_of(i);
-    double* Y = Y_.data() + static_cast<size_t>(i) * ny_;
-    initial_state(model, Y);
-    assembly_[i] = assemble(model, workers_[omp_get_thread_num()], Y);
-    if (!assembly_[i].ok) status_[i] = static_cast<std::int8_t>(InstanceStatus::AssemblyFailed);
-  }
+  AssembledBatch assembled = assemble_batch(*models_, n_instances_, threads_);
+  Y_ = std::move(assembled.Y);
+  assembly_ = std::move(assembled.results);
+  status_ = std::move(assembled.status);
 }
 
 void CpuBackend::set_inputs(const double* u) { std::copy(u, u + inputs_.size(), inputs_.begin()); }

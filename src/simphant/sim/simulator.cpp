@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "simphant/sim/cpu_backend.hpp"
+#include "simphant/sim/cuda_factory.hpp"
 
 namespace simphant {
 namespace {
@@ -31,12 +32,22 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
                                 std::to_string(n_instances) + " instances (need 1 or one per instance)");
   check_same_topology(models);
   auto shared = std::make_shared<const std::vector<Model>>(std::move(models));
+  if (options.backend != "auto" && options.backend != "cpu" && options.backend != "cuda")
+    throw std::invalid_argument("unknown backend '" + options.backend + "' (auto, cpu or cuda)");
+  if (options.precision != "fp64" && options.precision != "fp32")
+    throw std::invalid_argument("unknown precision '" + options.precision + "' (fp64 or fp32)");
+  const bool cuda = options.backend == "cuda" || (options.backend == "auto" && cuda_device_count() > 0);
+  if (!cuda && options.precision != "fp64")
+    throw std::invalid_argument("precision fp32 needs the cuda backend (the cpu backend is the fp64 reference)");
   std::unique_ptr<Backend> backend;
-  if (options.backend == "auto" || options.backend == "cpu") {
-    backend = std::make_unique<CpuBackend>(shared, n_instances, options.threads);
+  if (cuda) {
+    if (!cuda_backend_built()) make_cuda_backend(shared, n_instances, {}, options.precision, true);  // throws
+    if (cuda_device_count() == 0)
+      throw BackendError("backend 'cuda': no CUDA device is visible (cudaGetDeviceCount found none); use --backend cpu");
+    backend = make_cuda_backend(shared, n_instances, assemble_batch(*shared, n_instances, options.threads),
+                                options.precision, options.use_cuda_graph);
   } else {
-    throw std::invalid_argument("unknown or unavailable backend '" + options.backend +
-                                "' (this build has: auto, cpu; the CUDA backends arrive with a later release)");
+    backend = std::make_unique<CpuBackend>(shared, n_instances, options.threads);
   }
   return std::unique_ptr<Simulator>(new Simulator(shared, std::move(backend)));
 }

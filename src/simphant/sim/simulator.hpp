@@ -17,8 +17,12 @@
 namespace simphant {
 
 struct SimulatorOptions {
-  std::string backend = "auto";  ///< "auto" | "cpu" (CUDA backends: later issues)
-  int threads = 0;               ///< CPU workers; 0 = all hardware threads
+  /// "cpu" | "cuda" | "auto" (cuda when this build has it and a CUDA device is present,
+  /// else cpu).
+  std::string backend = "auto";
+  int threads = 0;                  ///< CPU workers (the cpu backend, and assembly); 0 = all
+  std::string precision = "fp64";   ///< "fp64" | "fp32" (fp32: the cuda backend only)
+  bool use_cuda_graph = true;       ///< cuda: replay one captured step (false: plain launches)
 };
 
 /// Not thread-safe: call one Simulator from one thread at a time (its calls use the
@@ -28,15 +32,20 @@ class Simulator {
   /// models: one per instance, or one shared by all (then n_instances gives the count).
   /// All models must share one topology (same bodies, joints, forces). Assembles every
   /// instance; an instance that cannot assemble gets InstanceStatus::AssemblyFailed.
-  /// Throws std::invalid_argument for an unknown backend or inconsistent models.
+  /// Throws std::invalid_argument for an unknown backend, precision or inconsistent
+  /// models, BackendError when the cuda backend cannot run (no device, too small, a
+  /// failed CUDA call).
   static std::unique_ptr<Simulator> create(std::vector<Model> models, const SimulatorOptions& options,
                                            int n_instances = -1);
 
   const Model& model() const { return models_->front(); }  ///< instance 0's model
   int n_instances() const { return backend_->n_instances(); }
   const char* backend_name() const { return backend_->name(); }
+  std::string backend_details() const { return backend_->details(); }
   void set_inputs(const double* u) { backend_->set_inputs(u); }
+  void set_inputs_device(const double* d_u) { backend_->set_inputs_device(d_u); }
   void advance(int n_steps) { backend_->advance(n_steps); }
+  void synchronize() { backend_->synchronize(); }
   double time() const { return backend_->time(); }
   std::int64_t steps_taken() const { return backend_->steps_taken(); }
   void read_states(double* out) const { backend_->read_states(out); }

@@ -1,0 +1,358 @@
+#include "cuda_backend.cuh"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "batch_step.hpp"
+#include "cuda_exec.cuh"
+#include "inputs.hpp"
+
+namespace simphant::cuda {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+template <class T>
+std::size_t bytes_per_instance(int N, int J, int m, int n_inputs, int n_varied) {
+  const std::size_t ny = 13 * static_cast<std::size_t>(N);
+  const std::size_t values = 6 * ny                                 // Y, y_stage, k1..k4
+                             + 14 * static_cast<std::size_t>(m)     // phi, jac (12), gamma*
+                             + 6 * static_cast<std::size_t>(N)      // Q
+                             + static_cast<std::size_t>(m) * m + m  // C, rhs
+                             + n_inputs + 1 + n_varied              // inputs, violation, parameters
+                             + ny + 6 * static_cast<std::size_t>(J) + 3;  // frame
+  return values * sizeof(T) + 2 * sizeof(T*) + 2 * sizeof(int) + 1 + sizeof(std::int64_t) + sizeof(double) * n_inputs;
+}
+
+}  // namespace
+
+template <class T>
+CudaBackend<T>::CudaBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances,
+                            AssembledBatch assembled, bool use_graph)
+    : models_(std::move(models)), n_(n_instances), want_graph_(use_graph) {
+  const Model& m0 = models_->front();
+  N_ = m0.n_bodies();
+  J_ = m0.n_joints();
+  m_ = m0.n_rows;
+  n_inputs_ = m0.n_inputs;
+  dt_ = m0.solver.dt;
+  batch_ = "the batch of " + std::to_string(n_) + " instances of '" + m0.name + "' (" +
+           (sizeof(T) == 8 ? "fp64" : "fp32") + ")";
+  assembly_ = assembled.results;
+  packed_ = batch::pack_models<T>(*models_, n_);
+  check(cudaSetDevice(0), "cudaSetDevice(0)", batch_);
+  check_device_memory();
+  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", batch_);
+  check(cusolverDnCreate(&solver_), "cusolverDnCreate", batch_);
+  check(cusolverDnSetStream(solver_, stream_), "cusolverDnSetStream", batch_);
+  upload_model();
+  allocate();
+  upload_state(assembled);
+  if (want_graph_) capture_graph();
+}
+
+template <class T>
+CudaBackend<T>::~CudaBackend() {
+  if (stream_) cudaStreamSynchronize(stream_);
+  if (graph_exec_) cudaGraphExecDestroy(graph_exec_);
+  if (graph_) cudaGraphDestroy(graph_);
+  if (solver_) cusolverDnDestroy(solver_);
+  if (stream_) cudaStreamDestroy(stream_);
+}
+
+template <class T>
+std::string CudaBackend<T>::details() const {
+  cudaDeviceProp prop{};
+  const bool ok = cudaGetDeviceProperties(&prop, 0) == cudaSuccess;
+  return std::string(name()) + " on " + (ok ? prop.name : "device 0") +
+         (graph_ready_ ? ", one step replayed as a CUDA graph" : ", plain kernel launches");
+}
+
+template <class T>
+void CudaBackend<T>::check_device_memory() const {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo", batch_);
+  const std::size_t per = bytes_per_instance<T>(N_, J_, m_, n_inputs_, packed_.n_varied());
+  // 10 % of the free memory is left to cuSOLVER, the CUDA graph and the runtime.
+  const double usable = 0.9 * static_cast<double>(free_bytes);
+  const double need = static_cast<double>(per) * n_;
+  if (need > usable) {
+    char msg[512];
+    std::snprintf(msg, sizeof msg,
+                  "backend 'cuda': %s needs about %.2f GiB of device memory (%zu bytes per instance); device 0 has "
+                  "%.2f GiB free: at most %lld instances fit, use --instances %lld or fewer",
+                  batch_.c_str(), need / kGiB, per, free_bytes / kGiB, static_cast<long long>(usable / per),
+                  static_cast<long long>(usable / per));
+    throw BackendError(msg);
+  }
+}
+
+template <class T>
+void CudaBackend<T>::upload_model() {
+  const batch::PackedModel<T>& p = packed_;
+  joint_type_ = DeviceArray<int>(p.joint_type, batch_);
+  joint_body_ = DeviceArray<int>(p.joint_body, batch_);
+  row_offset_ = DeviceArray<int>(p.row_offset, batch_);
+  coupling_start_ = DeviceArray<int>(p.coupling_start, batch_);
+  coupling_ = DeviceArray<int>(p.coupling, batch_);
+  body_joint_start_ = DeviceArray<int>(p.body_joint_start, batch_);
+  body_joint_ = DeviceArray<int>(p.body_joint, batch_);
+  param_slot_ = DeviceArray<int>(p.param_slot, batch_);
+  force_ = DeviceArray<batch::ForceTopo>(p.force, batch_);
+  param_shared_ = DeviceArray<T>(p.param_shared, batch_);
+  param_varied_ = DeviceArray<T>(p.param_varied, batch_);
+  mv_ = p.host_view();  // sizes, then every pointer replaced by its device copy
+  mv_.joint_type = joint_type_.get();
+  mv_.joint_body = joint_body_.get();
+  mv_.row_offset = row_offset_.get();
+  mv_.coupling_start = coupling_start_.get();
+  mv_.coupling = coupling_.get();
+  mv_.body_joint_start = body_joint_start_.get();
+  mv_.body_joint = body_joint_.get();
+  mv_.force = force_.get();
+  mv_.param_shared = param_shared_.get();
+  mv_.param_slot = param_slot_.get();
+  mv_.param_varied = param_varied_.get();
+}
+
+template <class T>
+void CudaBackend<T>::allocate() {
+  const std::size_t n = n_, ny = 13 * static_cast<std::size_t>(N_), m = m_;
+  Y_ = DeviceArray<T>(ny * n, batch_);
+  y_stage_ = DeviceArray<T>(ny * n, batch_);
+  for (auto& k : k_) k = DeviceArray<T>(ny * n, batch_);
+  phi_ = DeviceArray<T>(m * n, batch_);
+  jac_ = DeviceArray<T>(12 * m * n, batch_);
+  gamma_star_ = DeviceArray<T>(m * n, batch_);
+  Q_ = DeviceArray<T>(6 * static_cast<std::size_t>(N_) * n, batch_);
+  C_ = DeviceArray<T>(m * m * n, batch_);
+  rhs_ = DeviceArray<T>(m * n, batch_);
+  inputs_ = DeviceArray<T>(static_cast<std::size_t>(n_inputs_) * n, batch_);
+  violation_ = DeviceArray<T>(n, batch_);
+  const batch::FrameLayout fl(n_, N_, J_);
+  frame_ = DeviceArray<T>(fl.size, batch_);
+  info_ = DeviceArray<int>(n, batch_);
+  fail_ = DeviceArray<int>(n, batch_);
+  potrs_info_ = DeviceArray<int>(1, batch_);
+  status_ = DeviceArray<std::int8_t>(n, batch_);
+  status_step_ = DeviceArray<std::int64_t>(n, batch_);
+  step_ = DeviceArray<std::int64_t>(1, batch_);
+  inputs_rows_ = DeviceArray<double>(static_cast<std::size_t>(n_inputs_) * n, batch_);
+  frame_host_ = PinnedArray<T>(fl.size, batch_);
+  inputs_host_ = PinnedArray<double>(static_cast<std::size_t>(n_inputs_) * n, batch_);
+  status_host_ = PinnedArray<std::int8_t>(n, batch_);
+  status_step_host_ = PinnedArray<std::int64_t>(n, batch_);
+  // Pointer arrays of the batched Cholesky, and identity matrices so that the warm-up
+  // factorisation before graph capture succeeds.
+  std::vector<T*> cp(n), rp(n);
+  std::vector<T> eye(m * m * n, T(0));
+  for (std::size_t i = 0; i < n; ++i) {
+    cp[i] = C_.get() + i * m * m;
+    rp[i] = rhs_.get() + i * m;
+    for (std::size_t r = 0; r < m; ++r) eye[i * m * m + r * m + r] = T(1);
+  }
+  C_ptrs_ = DeviceArray<T*>(cp, batch_);
+  rhs_ptrs_ = DeviceArray<T*>(rp, batch_);
+  if (m > 0) check(cudaMemcpy(C_.get(), eye.data(), eye.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy", batch_);
+  check(cudaMemset(rhs_.get(), 0, m * n * sizeof(T)), "cudaMemset", batch_);
+  check(cudaMemset(info_.get(), 0, n * sizeof(int)), "cudaMemset", batch_);
+  check(cudaMemset(fail_.get(), 0, n * sizeof(int)), "cudaMemset", batch_);
+  check(cudaMemset(status_step_.get(), 0, n * sizeof(std::int64_t)), "cudaMemset", batch_);
+  check(cudaMemset(step_.get(), 0, sizeof(std::int64_t)), "cudaMemset", batch_);
+  b_.Y = Y_.get();
+  b_.y_stage = y_stage_.get();
+  for (int s = 0; s < 4; ++s) b_.k[s] = k_[s].get();
+  b_.phi = phi_.get();
+  b_.jac = jac_.get();
+  b_.gamma_star = gamma_star_.get();
+  b_.Q = Q_.get();
+  b_.C = C_.get();
+  b_.rhs = rhs_.get();
+  b_.C_ptrs = C_ptrs_.get();
+  b_.rhs_ptrs = rhs_ptrs_.get();
+  b_.info = info_.get();
+  b_.fail = fail_.get();
+  b_.inputs = inputs_.get();
+  b_.violation = violation_.get();
+  b_.status = status_.get();
+  b_.status_step = status_step_.get();
+  b_.step = step_.get();
+  b_.frame = frame_.get();
+}
+
+template <class T>
+void CudaBackend<T>::upload_state(const AssembledBatch& assembled) {
+  const std::size_t n = n_, ny = 13 * static_cast<std::size_t>(N_);
+  std::vector<T> y(ny * n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t e = 0; e < ny; ++e) y[e * n + i] = static_cast<T>(assembled.Y[i * ny + e]);
+  check(cudaMemcpy(Y_.get(), y.data(), y.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy", batch_);
+  check(cudaMemcpy(status_.get(), assembled.status.data(), n, cudaMemcpyHostToDevice), "cudaMemcpy", batch_);
+  // Default actuator inputs: each instance's model value.
+  std::vector<double> u(static_cast<std::size_t>(n_inputs_) * n, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (const ForceElement& f : (*models_)[models_->size() == 1 ? 0 : i].forces)
+      if (f.type == ForceType::Actuator) u[i * n_inputs_ + f.input_index] = f.value;
+  if (n_inputs_ > 0) set_inputs(u.data());
+  synchronize();
+}
+
+template <class T>
+void CudaBackend<T>::capture_graph() {
+  CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
+  // Warm up cuSOLVER outside the capture (first calls may set up internal state).
+  if (m_ > 0) x.cholesky_solve(m_, b_.C_ptrs, b_.rhs_ptrs, b_.info, n_);
+  synchronize();
+  check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture", batch_);
+  try {
+    batch::enqueue_step(x, mv_, b_);
+  } catch (const BackendError&) {
+    cudaGraph_t broken = nullptr;
+    cudaStreamEndCapture(stream_, &broken);
+    if (broken) cudaGraphDestroy(broken);
+    throw;
+  }
+  check(cudaStreamEndCapture(stream_, &graph_), "cudaStreamEndCapture", batch_);
+  check(cudaGraphInstantiate(&graph_exec_, graph_, 0), "cudaGraphInstantiate", batch_);
+  graph_ready_ = true;
+}
+
+template <class T>
+void CudaBackend<T>::set_inputs(const double* u) {
+  if (n_inputs_ == 0) return;
+  // The pinned staging buffer may still be read by the previous set_inputs' copy.
+  synchronize();
+  std::memcpy(inputs_host_.get(), u, inputs_host_.size() * sizeof(double));
+  check(cudaMemcpyAsync(inputs_rows_.get(), inputs_host_.get(), inputs_host_.size() * sizeof(double),
+                        cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (inputs)", batch_);
+  set_inputs_device(inputs_rows_.get());
+}
+
+template <class T>
+void CudaBackend<T>::set_inputs_device(const double* d_u) {
+  if (n_inputs_ == 0) return;
+  CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
+  const int n = n_, n_in = n_inputs_;
+  T* inputs = inputs_.get();
+  x.launch("inputs", n * n_in, [=] __host__ __device__(int tid) { batch::inputs_thread(tid, n, n_in, d_u, inputs); });
+  frame_step_ = -1;
+}
+
+template <class T>
+void CudaBackend<T>::advance(int n_steps) {
+  if (n_steps <= 0) return;
+  CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
+  for (int s = 0; s < n_steps; ++s) {
+    if (graph_ready_)
+      check(cudaGraphLaunch(graph_exec_, stream_), "cudaGraphLaunch (one RK4 step)", batch_);
+    else
+      batch::enqueue_step(x, mv_, b_);
+  }
+  batch::enqueue_end_check(x, mv_, b_);
+  steps_ += n_steps;
+  frame_step_ = -1;
+}
+
+template <class T>
+void CudaBackend<T>::synchronize() {
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (queued steps)", batch_);
+}
+
+template <class T>
+void CudaBackend<T>::fetch_frame() const {
+  if (frame_step_ == steps_) return;
+  CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
+  const batch::FrameLayout fl(n_, N_, J_);
+  check(cudaMemcpyAsync(frame_.get() + fl.state, Y_.get(), Y_.size() * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
+        "cudaMemcpyAsync (frame state)", batch_);
+  batch::enqueue_frame(x, mv_, b_);
+  check(cudaMemcpyAsync(frame_host_.get(), frame_.get(), fl.size * sizeof(T), cudaMemcpyDeviceToHost, stream_),
+        "cudaMemcpyAsync (frame to pinned host memory)", batch_);
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (frame)", batch_);
+  frame_step_ = steps_;
+}
+
+template <class T>
+void CudaBackend<T>::read_states(double* out) const {
+  fetch_frame();
+  const T* y = frame_host_.get();
+  const std::size_t n = n_;
+  for (std::size_t i = 0; i < n; ++i)
+    for (int k = 0; k < N_; ++k) {
+      double* o = out + (i * N_ + k) * 13;
+      for (int c = 0; c < 7; ++c) o[c] = static_cast<double>(y[(7 * k + c) * n + i]);
+      for (int c = 0; c < 6; ++c) o[7 + c] = static_cast<double>(y[(7 * N_ + 6 * k + c) * n + i]);
+    }
+}
+
+template <class T>
+void CudaBackend<T>::read_reactions(double* out) const {
+  fetch_frame();
+  const T* r = frame_host_.get() + batch::FrameLayout(n_, N_, J_).reactions;
+  const std::size_t n = n_;
+  for (std::size_t i = 0; i < n; ++i)
+    for (int e = 0; e < 6 * J_; ++e) out[i * 6 * J_ + e] = static_cast<double>(r[e * n + i]);
+}
+
+template <class T>
+void CudaBackend<T>::read_constraint_violation(double* out) const {
+  fetch_frame();
+  const T* v = frame_host_.get() + batch::FrameLayout(n_, N_, J_).violation;
+  for (int i = 0; i < n_; ++i) out[i] = static_cast<double>(v[i]);
+}
+
+template <class T>
+void CudaBackend<T>::read_energy(double* total, double* kinetic) const {
+  fetch_frame();
+  const batch::FrameLayout fl(n_, N_, J_);
+  for (int i = 0; i < n_; ++i) {
+    total[i] = static_cast<double>(frame_host_.get()[fl.energy + i]);
+    if (kinetic) kinetic[i] = static_cast<double>(frame_host_.get()[fl.kinetic + i]);
+  }
+}
+
+template <class T>
+void CudaBackend<T>::read_status(std::int8_t* status, double* status_time) const {
+  check(cudaMemcpyAsync(status_host_.get(), status_.get(), n_, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync (status)",
+        batch_);
+  check(cudaMemcpyAsync(status_step_host_.get(), status_step_.get(), n_ * sizeof(std::int64_t), cudaMemcpyDeviceToHost,
+                        stream_),
+        "cudaMemcpyAsync (status step)", batch_);
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (status)", batch_);
+  for (int i = 0; i < n_; ++i) {
+    status[i] = status_host_.get()[i];
+    status_time[i] = status[i] == batch::kStatusDiverged ? static_cast<double>(status_step_host_.get()[i]) * dt_ : 0.0;
+  }
+}
+
+template class CudaBackend<double>;
+template class CudaBackend<float>;
+
+}  // namespace simphant::cuda
+
+namespace simphant {
+
+bool cuda_backend_built() { return true; }
+
+int cuda_device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no device" / "no driver" error
+    return 0;
+  }
+  return count;
+}
+
+std::unique_ptr<Backend> make_cuda_backend(std::shared_ptr<const std::vector<Model>> models, int n_instances,
+                                           AssembledBatch assembled, const std::string& precision, bool use_graph) {
+  if (cuda_device_count() == 0)
+    throw BackendError("backend 'cuda': no CUDA device is visible (cudaGetDeviceCount found none); use --backend cpu");
+  if (precision == "fp32")
+    return std::make_unique<cuda::CudaBackend<float>>(std::move(models), n_instances, std::move(assembled), use_graph);
+  return std::make_unique<cuda::CudaBackend<double>>(std::move(models), n_instances, std::move(assembled), use_graph);
+}
+
+}  // namespace simphant

@@ -1,0 +1,97 @@
+#pragma once
+// CudaBackend: the `cuda` backend of the design card (design.md §4). Every instance's
+// state and intermediates live in device memory as structure of arrays, allocated once
+// here; one RK4 step (kernels/batch_step.hpp: per-joint Phi_q / gamma* kernels,
+// per-body force kernels, Schur kernels, cuSOLVER batched Cholesky, accelerations, RK4
+// stages, per-instance status) is captured once as a CUDA graph and replayed. advance()
+// only queues work; reads wait for it and bring a frame back through pinned memory.
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "batch_buffers.hpp"
+#include "device_memory.hpp"
+#include "simphant/batch/batch_pack.hpp"
+#include "simphant/sim/assemble_batch.hpp"
+#include "simphant/sim/backend.hpp"
+
+namespace simphant::cuda {
+
+template <class T>
+class CudaBackend final : public Backend {
+ public:
+  /// models: size 1 or n_instances, one topology. assembled: the host-assembled batch.
+  /// Throws BackendError (device too small, a failed CUDA / cuSOLVER call).
+  CudaBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, AssembledBatch assembled,
+              bool use_graph);
+  ~CudaBackend() override;
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  const char* name() const override { return sizeof(T) == 8 ? "cuda" : "cuda-fp32"; }
+  std::string details() const override;
+  int n_instances() const override { return n_; }
+  void set_inputs(const double* u) override;
+  void set_inputs_device(const double* d_u) override;
+  void advance(int n_steps) override;
+  void synchronize() override;
+  double time() const override { return static_cast<double>(steps_) * dt_; }
+  std::int64_t steps_taken() const override { return steps_; }
+  void read_states(double* out) const override;
+  void read_reactions(double* out) const override;
+  void read_constraint_violation(double* out) const override;
+  void read_energy(double* total, double* kinetic) const override;
+  void read_status(std::int8_t* status, double* status_time) const override;
+  const std::vector<AssemblyResult>& assembly() const override { return assembly_; }
+
+ private:
+  void check_device_memory() const;
+  void upload_model();
+  void allocate();
+  void upload_state(const AssembledBatch& assembled);
+  void capture_graph();
+  /// Computes the frame at the current state on the device and copies it to frame_host_
+  /// (once per step count and inputs).
+  void fetch_frame() const;
+
+  std::shared_ptr<const std::vector<Model>> models_;
+  int n_, N_, J_, m_, n_inputs_;
+  double dt_;
+  std::int64_t steps_ = 0;
+  bool want_graph_;
+  bool graph_ready_ = false;
+  std::string batch_;  ///< "the batch of <n> instances of '<model>' (fp64)", for messages
+  batch::PackedModel<T> packed_;
+  std::vector<AssemblyResult> assembly_;
+
+  cudaStream_t stream_ = nullptr;
+  cusolverDnHandle_t solver_ = nullptr;
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t graph_exec_ = nullptr;
+
+  // Model arrays (shared) and per-instance parameters.
+  DeviceArray<int> joint_type_, joint_body_, row_offset_, coupling_start_, coupling_, body_joint_start_, body_joint_,
+      param_slot_;
+  DeviceArray<batch::ForceTopo> force_;
+  DeviceArray<T> param_shared_, param_varied_;
+  batch::ModelView<T> mv_{};
+  // Per-instance buffers (kernels/batch_buffers.hpp).
+  DeviceArray<T> Y_, y_stage_, k_[4], phi_, jac_, gamma_star_, Q_, C_, rhs_, inputs_, violation_, frame_;
+  DeviceArray<T*> C_ptrs_, rhs_ptrs_;
+  DeviceArray<int> info_, fail_, potrs_info_;
+  DeviceArray<std::int8_t> status_;
+  DeviceArray<std::int64_t> status_step_, step_;
+  DeviceArray<double> inputs_rows_;  ///< (n, n_inputs) staging for set_inputs
+  batch::BatchBuffers<T> b_{};
+  // Pinned host buffers: the recorded frame, inputs, status.
+  PinnedArray<T> frame_host_;
+  PinnedArray<double> inputs_host_;
+  mutable PinnedArray<std::int8_t> status_host_;
+  mutable PinnedArray<std::int64_t> status_step_host_;
+  mutable std::int64_t frame_step_ = -1;
+};
+
+}  // namespace simphant::cuda

@@ -1,0 +1,48 @@
+#pragma once
+// Per-thread function of the accelerations kernel: one thread per (instance, body k)
+// forms qddot_k = M_k^-1 (Q_k - sum over joints at k of Phi_q,k^T lambda) (seed "Step
+// 4"; the CPU reference subtracts the joints' terms in the same joint order) and writes
+// body k's part of the state derivative Ydot = [v, pdot = 1/2 p (0, omega_B), qddot].
+#include "batch_buffers.hpp"
+#include "batch_state.hpp"
+#include "simphant/batch/model_view.hpp"
+#include "simphant/dynamics/force_math.hpp"
+
+namespace simphant::batch {
+
+/// tid = k * n + i. y_in (13 N, n), jac_in (m, 12, n), Q_in (6 N, n), lambda_in (n, m)
+/// (the solved right-hand sides), info_in (n) potrf info. ydot_out (13 N, n); fail_out
+/// (n): body 0's thread sets 1 when the instance's factorisation failed.
+template <class T>
+SP_HD void accelerations_thread(int tid, const ModelView<T>& mv, const T* y_in, const T* jac_in, const T* Q_in,
+                                const T* lambda_in, const int* info_in, T* ydot_out, int* fail_out) {
+  const int n = mv.n_instances, N = mv.n_bodies, m = mv.n_rows;
+  if (tid >= n * N) return;
+  const int i = tid % n, k = tid / n;
+  T Qk[6], qdd[6];
+  for (int c = 0; c < 6; ++c) Qk[c] = soa(Q_in, 6 * k + c, n, i);
+  if (m > 0) {
+    if (k == 0 && info_in[i] != 0) fail_out[i] = 1;
+    const T* lambda = lambda_in + static_cast<std::size_t>(i) * m;
+    for (int p = mv.body_joint_start[k]; p < mv.body_joint_start[k + 1]; ++p) {
+      const int a = mv.body_joint[2 * p], side = mv.body_joint[2 * p + 1];
+      const int oa = mv.row_offset[a];
+      for (int r = 0; r < mv.rows_of(a); ++r) {
+        const T l = lambda[oa + r];
+        for (int c = 0; c < 6; ++c) Qk[c] -= soa(jac_in, 12 * (oa + r) + 6 * side + c, n, i) * l;
+      }
+    }
+  }
+  apply_body_Minv(mv.mass(k, i), mv.inertia_inv_B(k, i), Qk, qdd);
+  const int o = 7 * N + 6 * k;
+  for (int c = 0; c < 3; ++c) soa(ydot_out, 7 * k + c, n, i) = soa(y_in, o + c, n, i);
+  const Vec3<T> w = {soa(y_in, o + 3, n, i), soa(y_in, o + 4, n, i), soa(y_in, o + 5, n, i)};
+  const Quat<T> pd = quat_rate(soa_quat(y_in, n, i, k), w);
+  soa(ydot_out, 7 * k + 3, n, i) = pd.w;
+  soa(ydot_out, 7 * k + 4, n, i) = pd.x;
+  soa(ydot_out, 7 * k + 5, n, i) = pd.y;
+  soa(ydot_out, 7 * k + 6, n, i) = pd.z;
+  for (int c = 0; c < 6; ++c) soa(ydot_out, o + c, n, i) = qdd[c];
+}
+
+}  // namespace simphant::batch

@@ -1,0 +1,38 @@
+#pragma once
+// BatchBuffers: the per-instance arrays of a batch, sized once when the batch is created
+// (design.md §4: no allocation inside a step). Structure of arrays with the instance
+// index fastest, element e of instance i at a[e * n_instances + i], except the Schur
+// matrices and their right-hand sides, which cuSOLVER's batched Cholesky needs as one
+// contiguous column-major block per instance. Plain pointers: device memory in the CUDA
+// backend (host/), host memory in the CPU tests of the per-thread functions.
+#include <cstdint>
+
+namespace simphant::batch {
+
+/// Per-instance status codes (= InstanceStatus in sim/backend.hpp).
+constexpr std::int8_t kStatusOk = 0, kStatusDiverged = 2;
+
+template <class T>
+struct BatchBuffers {
+  T* Y;            ///< (13 N, n) state [q, qdot] (design.md §3)
+  T* y_stage;      ///< (13 N, n) RK4 stage state, then the candidate new state
+  T* k[4];         ///< (13 N, n) each: RK4 stage derivatives
+  T* phi;          ///< (m, n) Phi
+  T* jac;          ///< (m, 12, n) Phi_q row blocks, columns [v_i, omega_i, v_j, omega_j]
+  T* gamma_star;   ///< (m, n) Baumgarte gamma*
+  T* Q;            ///< (6 N, n) applied + gyroscopic forces [F_W, T_B]
+  T* C;            ///< (n, m, m) column-major Schur matrices, then their Cholesky factors
+  T* rhs;          ///< (n, m) right-hand sides, then lambda (solved in place)
+  T** C_ptrs;      ///< (n) C + i m^2, for potrfBatched / potrsBatched
+  T** rhs_ptrs;    ///< (n) rhs + i m
+  int* info;       ///< (n) potrfBatched info: 0 ok, > 0 C not positive definite
+  int* fail;       ///< (n) 1 when a stage of the current step failed to factorise
+  T* inputs;       ///< (n_inputs, n) actuator inputs
+  T* violation;    ///< (n) max |Phi| at the last evaluated state
+  std::int8_t* status;          ///< (n) kStatusOk, 1 assembly failed, kStatusDiverged
+  std::int64_t* status_step;    ///< (n) step at which the status was set
+  std::int64_t* step;           ///< (1) steps taken (advanced on the device by each step)
+  T* frame;        ///< recorded frame: Y (13 N, n), reactions (6 J, n), violation, energy, kinetic (n each)
+};
+
+}  // namespace simphant::batch

@@ -1,0 +1,139 @@
+#pragma once
+// The batched step, written once over an executor (design.md §4, the `cuda` path):
+// each stage launches the per-thread functions over their grids and the batched
+// Cholesky of the Schur matrices. Exec is host/cuda_exec.hpp on the GPU (each launch a
+// thin __global__ trampoline, cuSOLVER potrfBatched / potrsBatched) and a plain loop in
+// the CPU tests, so the sequence the GPU runs is the sequence the tests check.
+//
+// Exec provides:
+//   template <class F> void launch(const char* name, int n_threads, F f);  // f(tid) for tid < n_threads
+//   void cholesky_solve(int m, T** C_ptrs, T** rhs_ptrs, int* info, int batch);  // C <- L, rhs <- C^-1 rhs
+// Lambdas are SP_LAMBDA (__host__ __device__ under nvcc's --extended-lambda).
+#include "accelerations.hpp"
+#include "batch_buffers.hpp"
+#include "body_forces.hpp"
+#include "frame.hpp"
+#include "instance_status.hpp"
+#include "joint_rows.hpp"
+#include "rk4_stage.hpp"
+#include "schur.hpp"
+
+#if defined(__CUDACC__)
+#define SP_LAMBDA __host__ __device__
+#else
+#define SP_LAMBDA
+#endif
+
+namespace simphant::batch {
+
+/// One evaluation of every instance at y (13 N, n): Phi, Phi_q, gamma*, Q, the Schur
+/// system and its solution lambda (in b.rhs), with the factorisation info in b.info.
+template <class T, class Exec>
+void enqueue_solve(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, const T* y) {
+  const int n = mv.n_instances;
+  x.launch("joint_rows", n * mv.n_joints, [=] SP_LAMBDA(int tid) {
+    joint_rows_thread(tid, mv, y, b.phi, b.jac, b.gamma_star);
+  });
+  x.launch("body_forces", n * mv.n_bodies, [=] SP_LAMBDA(int tid) {
+    body_forces_thread(tid, mv, y, static_cast<const T*>(b.inputs), b.Q);
+  });
+  if (mv.n_rows == 0) return;
+  x.launch("schur", n * mv.n_joints, [=] SP_LAMBDA(int tid) {
+    schur_thread(tid, mv, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
+                 static_cast<const T*>(b.gamma_star), b.C, b.rhs);
+  });
+  x.cholesky_solve(mv.n_rows, b.C_ptrs, b.rhs_ptrs, b.info, n);
+}
+
+/// The derivative ydot (13 N, n) at y, after enqueue_solve at y.
+template <class T, class Exec>
+void enqueue_accelerations(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, const T* y, T* ydot) {
+  x.launch("accelerations", mv.n_instances * mv.n_bodies, [=] SP_LAMBDA(int tid) {
+    accelerations_thread(tid, mv, y, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
+                         static_cast<const T*>(b.rhs), static_cast<const int*>(b.info), ydot, b.fail);
+  });
+}
+
+/// One fixed RK4 step of every instance (frozen ones are computed and not committed).
+/// Host-synchronisation free: a CUDA graph captures it once and replays it.
+template <class T, class Exec>
+void enqueue_step(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b) {
+  const int n = mv.n_instances, nb = n * mv.n_bodies;
+  const T half_dt = T(0.5) * mv.dt;
+  const T stage_h[3] = {half_dt, half_dt, mv.dt};
+  for (int s = 0; s < 4; ++s) {
+    const T* y = s == 0 ? b.Y : b.y_stage;
+    enqueue_solve(x, mv, b, y);
+    if (s == 0)  // the first stage evaluates the step's start state
+      x.launch("violation", n, [=] SP_LAMBDA(int tid) { violation_thread(tid, mv, static_cast<const T*>(b.phi), b.violation); });
+    enqueue_accelerations(x, mv, b, y, b.k[s]);
+    if (s < 3) {
+      const T h = stage_h[s];
+      T* ks = b.k[s];
+      x.launch("rk4_stage", nb, [=] SP_LAMBDA(int tid) {
+        rk4_stage_thread(tid, mv, h, static_cast<const T*>(b.Y), static_cast<const T*>(ks), b.y_stage);
+      });
+    } else {
+      x.launch("rk4_final", nb, [=] SP_LAMBDA(int tid) {
+        rk4_final_thread(tid, mv, static_cast<const T*>(b.Y), static_cast<const T*>(b.k[0]),
+                         static_cast<const T*>(b.k[1]), static_cast<const T*>(b.k[2]),
+                         static_cast<const T*>(b.k[3]), b.y_stage);
+      });
+    }
+  }
+  x.launch("commit_step", n, [=] SP_LAMBDA(int tid) {
+    commit_step_thread(tid, mv, static_cast<const T*>(b.violation), static_cast<const T*>(b.y_stage),
+                       static_cast<const std::int64_t*>(b.step), b.fail, b.Y, b.status, b.status_step);
+  });
+  x.launch("count_step", 1, [=] SP_LAMBDA(int tid) { count_step_thread(tid, b.step); });
+}
+
+/// End of an advance: marks live instances whose current state violates the bound.
+template <class T, class Exec>
+void enqueue_end_check(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b) {
+  const int n = mv.n_instances;
+  x.launch("joint_rows", n * mv.n_joints, [=] SP_LAMBDA(int tid) {
+    joint_rows_thread(tid, mv, static_cast<const T*>(b.Y), b.phi, b.jac, b.gamma_star);
+  });
+  x.launch("violation", n, [=] SP_LAMBDA(int tid) { violation_thread(tid, mv, static_cast<const T*>(b.phi), b.violation); });
+  x.launch("end_check", n, [=] SP_LAMBDA(int tid) {
+    end_check_thread(tid, mv, static_cast<const T*>(b.violation), static_cast<const std::int64_t*>(b.step), b.status,
+                     b.status_step);
+  });
+}
+
+/// Offsets of the parts of a recorded frame (b.frame), in elements of T.
+struct FrameLayout {
+  std::size_t state, reactions, violation, energy, kinetic, size;
+  FrameLayout(int n, int n_bodies, int n_joints)
+      : state(0),
+        reactions(static_cast<std::size_t>(13) * n_bodies * n),
+        violation(reactions + static_cast<std::size_t>(6) * n_joints * n),
+        energy(violation + n),
+        kinetic(energy + n),
+        size(kinetic + n) {}
+};
+
+/// Fills b.frame at the current state Y (the copy of Y itself is the caller's: a
+/// device-to-device copy into b.frame + FrameLayout::state).
+template <class T, class Exec>
+void enqueue_frame(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b) {
+  const int n = mv.n_instances;
+  const FrameLayout fl(n, mv.n_bodies, mv.n_joints);
+  T* reactions = b.frame + fl.reactions;
+  T* violation = b.frame + fl.violation;
+  T* energy = b.frame + fl.energy;
+  T* kinetic = b.frame + fl.kinetic;
+  const T* Y = b.Y;
+  enqueue_solve(x, mv, b, Y);
+  x.launch("violation", n, [=] SP_LAMBDA(int tid) { violation_thread(tid, mv, static_cast<const T*>(b.phi), violation); });
+  if (mv.n_joints > 0) {
+    x.launch("reactions", n * mv.n_joints, [=] SP_LAMBDA(int tid) {
+      reaction_thread(tid, mv, Y, static_cast<const T*>(b.jac), static_cast<const T*>(b.rhs),
+                      static_cast<const int*>(b.info), reactions);
+    });
+  }
+  x.launch("energy", n, [=] SP_LAMBDA(int tid) { energy_thread(tid, mv, Y, energy, kinetic); });
+}
+
+}  // namespace simphant::batch

@@ -1,0 +1,99 @@
+#pragma once
+// Per-thread function of the body-forces kernel: one thread per (instance, body) sums
+// that body's generalised force Q_k = [F (W), T (B, about the CoM)]: gravity, the
+// gyroscopic term, and every force element acting on it, in element order, with the
+// shared formulas of simphant/dynamics/force_math.hpp (the CPU reference's
+// compute_forces sums the same terms in the same order).
+#include "batch_state.hpp"
+#include "simphant/batch/model_view.hpp"
+#include "simphant/dynamics/force_math.hpp"
+
+namespace simphant::batch {
+
+namespace detail {
+
+template <class T>
+SP_HD void add_wrench(T* Qk, const Vec3<T>& F_W, const Vec3<T>& T_B) {
+  for (int c = 0; c < 3; ++c) {
+    Qk[c] += F_W[c];
+    Qk[3 + c] += T_B[c];
+  }
+}
+
+}  // namespace detail
+
+/// tid = k * n + i. y_in: (13 N, n); inputs_in: (n_inputs, n) actuator values.
+/// Q_out: (6 N, n). Threads past n N return.
+template <class T>
+SP_HD void body_forces_thread(int tid, const ModelView<T>& mv, const T* y_in, const T* inputs_in, T* Q_out) {
+  const int n = mv.n_instances, N = mv.n_bodies;
+  if (tid >= n * N) return;
+  const int i = tid % n, k = tid / n;
+  const BodyKin<T> B = soa_body_kin(y_in, n, i, N, k);
+  const T mass = mv.mass(k, i);
+  const Vec3<T> g = mv.gravity(i);
+  T Qk[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};
+  detail::add_wrench(Qk, mass * g, gyroscopic_torque(mv.inertia_B(k, i), B.omega_B));
+  const Vec3<T> zero = zero3<T>();
+  for (int f = 0; f < mv.n_forces; ++f) {
+    const ForceTopo& ft = mv.force[f];
+    const int p = mv.force_param(f);
+    switch (ft.type) {
+      case 0: {  // PointForce
+        if (ft.body != k) break;
+        const Vec3<T> vec = mv.param3(p + 3, i);
+        const Vec3<T> F_W = ft.world_frame ? vec : mul(B.A, vec);
+        detail::add_wrench(Qk, F_W, torque_B_of_force_at(B, F_W, B.r + mul(B.A, mv.param3(p, i))));
+        break;
+      }
+      case 1: {  // Torque
+        if (ft.body != k) break;
+        const Vec3<T> vec = mv.param3(p + 3, i);
+        const Vec3<T> T_W = ft.world_frame ? vec : mul(B.A, vec);
+        detail::add_wrench(Qk, zero, mul_t(B.A, T_W));
+        break;
+      }
+      case 2: {  // SpringDamper
+        if (ft.body_i != k && ft.body_j != k) break;
+        Vec3<T> Pi, Vi, Pj, Vj, F_i;
+        body_point_state(soa_body_kin(y_in, n, i, N, ft.body_i), mv.param3(p + 6, i), Pi, Vi);
+        body_point_state(soa_body_kin(y_in, n, i, N, ft.body_j), mv.param3(p + 9, i), Pj, Vj);
+        if (!spring_damper_force(mv.param(p + 12, i), mv.param(p + 13, i), mv.param(p + 14, i), Pi, Vi, Pj, Vj, F_i))
+          break;
+        if (ft.body_i == k) detail::add_wrench(Qk, F_i, torque_B_of_force_at(B, F_i, Pi));
+        if (ft.body_j == k) detail::add_wrench(Qk, -F_i, torque_B_of_force_at(B, -F_i, Pj));
+        break;
+      }
+      case 3:    // RotationalSpringDamper
+      case 4: {  // Actuator
+        const int bi = mv.joint_body[2 * ft.joint], bj = mv.joint_body[2 * ft.joint + 1];
+        if (bi != k && bj != k) break;
+        const BodyKin<T> Bi = soa_body_kin(y_in, n, i, N, bi), Bj = soa_body_kin(y_in, n, i, N, bj);
+        const JointFrame<T> fr = mv.frame(ft.joint, i);
+        Vec3<T> v_i;
+        T u;
+        if (ft.type == 3) {
+          u = rotational_spring_torque(mv.param(p + 12, i), mv.param(p + 13, i), mv.param(p + 14, i), fr, Bi, Bj, v_i);
+        } else {
+          v_i = mul(Bi.A, fr.v_i);
+          u = soa(inputs_in, ft.input_index, n, i);
+        }
+        if (ft.type == 4 && ft.kind == 1) {
+          // Force actuator: equal and opposite forces along v_i at body_j's anchor.
+          const Vec3<T> P = Bj.r + mul(Bj.A, fr.u_j);
+          if (bj == k) detail::add_wrench(Qk, u * v_i, torque_B_of_force_at(B, u * v_i, P));
+          if (bi == k) detail::add_wrench(Qk, -(u * v_i), torque_B_of_force_at(B, -(u * v_i), P));
+        } else {
+          if (bj == k) detail::add_wrench(Qk, zero, mul_t(B.A, u * v_i));
+          if (bi == k) detail::add_wrench(Qk, zero, mul_t(B.A, -(u * v_i)));
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  for (int c = 0; c < 6; ++c) soa(Q_out, 6 * k + c, n, i) = Qk[c];
+}
+
+}  // namespace simphant::batch

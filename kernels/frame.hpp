@@ -1,0 +1,66 @@
+#pragma once
+// Per-thread functions that fill a recorded frame on the device (recorded quantities as
+// the CPU reference's read_reactions / read_energy, sim/cpu_backend.cpp):
+//   reactions: one thread per (instance, joint), from lambda at the current state;
+//   energy:    one thread per instance, kinetic + gravity potential + spring potential.
+// The shared formulas are simphant/dynamics/force_math.hpp and the joint math.
+#include "batch_state.hpp"
+#include "simphant/batch/model_view.hpp"
+#include "simphant/dynamics/force_math.hpp"
+
+namespace simphant::batch {
+
+/// tid = j * n + i. jac_in (m, 12, n) and lambda_in (n, m) evaluated at y_in; info_in
+/// (n). reactions_out (6 J, n): [F (W) [N], T about the anchor (W) [N m]] that joint j
+/// applies to its body_j; NaN where the instance's factorisation failed.
+template <class T>
+SP_HD void reaction_thread(int tid, const ModelView<T>& mv, const T* y_in, const T* jac_in, const T* lambda_in,
+                           const int* info_in, T* reactions_out) {
+  const int n = mv.n_instances;
+  if (tid >= n * mv.n_joints) return;
+  const int i = tid % n, j = tid / n;
+  const int o = mv.row_offset[j], m = mv.rows_of(j);
+  T jac[kMaxJointRows * 12], lambda[kMaxJointRows], out[6];
+  for (int r = 0; r < m; ++r) {
+    lambda[r] = lambda_in[static_cast<std::size_t>(i) * mv.n_rows + o + r];
+    for (int c = 0; c < 12; ++c) jac[12 * r + c] = soa(jac_in, 12 * (o + r) + c, n, i);
+  }
+  const BodyKin<T> Bj = soa_body_kin(y_in, n, i, mv.n_bodies, mv.joint_body[2 * j + 1]);
+  joint_reaction(m, jac, lambda, Bj, mv.frame(j, i).u_j, out);
+  const bool failed = info_in[i] != 0;
+  for (int c = 0; c < 6; ++c) soa(reactions_out, 6 * j + c, n, i) = failed ? T(NAN) : out[c];
+}
+
+/// tid = i. total_out[i] = kinetic + gravity potential (-m g . r) + spring potential [J];
+/// kinetic_out[i] = kinetic [J]; at y_in.
+template <class T>
+SP_HD void energy_thread(int tid, const ModelView<T>& mv, const T* y_in, T* total_out, T* kinetic_out) {
+  const int n = mv.n_instances, N = mv.n_bodies;
+  if (tid >= n) return;
+  const int i = tid;
+  T kinetic = T(0);
+  for (int k = 0; k < N; ++k) kinetic += body_kinetic_energy(mv.mass(k, i), mv.inertia_B(k, i), soa_body_kin(y_in, n, i, N, k));
+  T springs = T(0);
+  for (int f = 0; f < mv.n_forces; ++f) {
+    const ForceTopo& ft = mv.force[f];
+    const int p = mv.force_param(f);
+    if (ft.type == 2) {
+      Vec3<T> Pi, Vi, Pj, Vj;
+      body_point_state(soa_body_kin(y_in, n, i, N, ft.body_i), mv.param3(p + 6, i), Pi, Vi);
+      body_point_state(soa_body_kin(y_in, n, i, N, ft.body_j), mv.param3(p + 9, i), Pj, Vj);
+      springs += spring_energy(mv.param(p + 12, i), norm(Pj - Pi) - mv.param(p + 14, i));
+    } else if (ft.type == 3) {
+      const int bi = mv.joint_body[2 * ft.joint], bj = mv.joint_body[2 * ft.joint + 1];
+      const T theta = joint_angle(mv.frame(ft.joint, i), soa_body_kin(y_in, n, i, N, bi), soa_body_kin(y_in, n, i, N, bj));
+      springs += spring_energy(mv.param(p + 12, i), theta - mv.param(p + 14, i));
+    }
+  }
+  // Summed in the CPU reference's order (total_energy in dynamics/evaluate.cpp).
+  T total = kinetic + springs;
+  const Vec3<T> g = mv.gravity(i);
+  for (int k = 0; k < N; ++k) total -= mv.mass(k, i) * dot(g, soa_body_kin(y_in, n, i, N, k).r);
+  total_out[i] = total;
+  kinetic_out[i] = kinetic;
+}
+
+}  // namespace simphant::batch

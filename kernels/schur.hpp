@@ -1,0 +1,77 @@
+#pragma once
+// Per-thread function of the Schur kernel: one thread per (instance, joint a) writes the
+// rows of joint a of the Tikhonov-regularised Schur matrix and its right-hand side
+// (design.md §3; seed "Step 4"):
+//   C   = Phi_q M^-1 Phi_q^T + eps I,   rhs = Phi_q M^-1 Q - gamma*.
+// M is block diagonal, so the block C(a, b) is non-zero only where joints a and b share
+// a body k: C(a, b) = sum over shared k of Phi_q,a,k M_k^-1 Phi_q,b,k^T (ModelView's
+// coupling list). Every entry of the thread's rows is written (zeros included), so no
+// clearing pass is needed and each entry has one writer.
+#include "batch_state.hpp"
+#include "simphant/batch/model_view.hpp"
+#include "simphant/dynamics/force_math.hpp"
+
+namespace simphant::batch {
+
+namespace detail {
+/// sum_c a[e0 + c] b[c] for the SoA row a (entries e0 .. e0 + 5 of instance i).
+template <class T>
+SP_HD T dot6(const T* a, int e0, const T* b, int n, int i) {
+  T s = soa(a, e0, n, i) * b[0];
+  for (int c = 1; c < 6; ++c) s += soa(a, e0 + c, n, i) * b[c];
+  return s;
+}
+}  // namespace detail
+
+/// tid = a * n + i. jac_in (m, 12, n), Q_in (6 N, n), gamma_star_in (m, n).
+/// C_out (n, m, m) column-major per instance; rhs_out (n, m). Threads past n J return.
+template <class T>
+SP_HD void schur_thread(int tid, const ModelView<T>& mv, const T* jac_in, const T* Q_in, const T* gamma_star_in,
+                        T* C_out, T* rhs_out) {
+  const int n = mv.n_instances, m = mv.n_rows;
+  if (tid >= n * mv.n_joints) return;
+  const int i = tid % n, a = tid / n;
+  const int oa = mv.row_offset[a], ma = mv.rows_of(a);
+  T* C = C_out + static_cast<std::size_t>(i) * m * m;
+  T* rhs = rhs_out + static_cast<std::size_t>(i) * m;
+  for (int r = 0; r < ma; ++r) {
+    for (int col = 0; col < m; ++col) C[static_cast<std::size_t>(col) * m + oa + r] = T(0);
+    rhs[oa + r] = -soa(gamma_star_in, oa + r, n, i);
+  }
+  // rhs += Phi_q,a M^-1 Q, one body at a time in ascending body index.
+  const bool swap = mv.joint_body[2 * a] > mv.joint_body[2 * a + 1];
+  for (int t = 0; t < 2; ++t) {
+    const int sa = swap ? 1 - t : t;
+    const int k = mv.joint_body[2 * a + sa];
+    if (k < 0) continue;
+    T Qk[6], MiQ[6];
+    for (int c = 0; c < 6; ++c) Qk[c] = soa(Q_in, 6 * k + c, n, i);
+    apply_body_Minv(mv.mass(k, i), mv.inertia_inv_B(k, i), Qk, MiQ);
+    for (int r = 0; r < ma; ++r) rhs[oa + r] += detail::dot6(jac_in, 12 * (oa + r) + 6 * sa, MiQ, n, i);
+  }
+  // C(a, b) += Phi_q,a,k M_k^-1 Phi_q,b,k^T for every joint b sharing body k with a. Each
+  // product is formed as (lower joint's row) . M_k^-1 (higher joint's row), so both
+  // triangles hold the same numbers (the ones the CPU reference forms).
+  for (int e = mv.coupling_start[a]; e < mv.coupling_start[a + 1]; ++e) {
+    const int b = mv.coupling[3 * e], sa = mv.coupling[3 * e + 1], sb = mv.coupling[3 * e + 2];
+    const int k = mv.joint_body[2 * a + sa];
+    const T mass = mv.mass(k, i);
+    const Mat3<T> J_inv = mv.inertia_inv_B(k, i);
+    const int ob = mv.row_offset[b], mb = mv.rows_of(b);
+    // (lo, slo): the joint whose rows are dotted; (hi, shi): the one M^-1 is applied to.
+    const bool a_low = a <= b;
+    const int lo = a_low ? oa : ob, slo = a_low ? sa : sb, hi = a_low ? ob : oa, shi = a_low ? sb : sa;
+    for (int s = 0; s < mb; ++s)
+      for (int r = 0; r < ma; ++r) {
+        const int row_lo = a_low ? r : s, row_hi = a_low ? s : r;
+        T x[6], w[6];
+        for (int c = 0; c < 6; ++c) x[c] = soa(jac_in, 12 * (hi + row_hi) + 6 * shi + c, n, i);
+        apply_body_Minv(mass, J_inv, x, w);
+        C[static_cast<std::size_t>(ob + s) * m + oa + r] += detail::dot6(jac_in, 12 * (lo + row_lo) + 6 * slo, w, n, i);
+      }
+  }
+  const T eps = mv.epsilon(i);
+  for (int r = 0; r < ma; ++r) C[static_cast<std::size_t>(oa + r) * m + oa + r] += eps;
+}
+
+}  // namespace simphant::batch

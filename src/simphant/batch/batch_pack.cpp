@@ -1,0 +1,147 @@
+#include "simphant/batch/batch_pack.hpp"
+
+#include <stdexcept>
+
+namespace simphant::batch {
+namespace {
+
+void put3(std::vector<double>& p, const Vec3d& v) {
+  p.push_back(v.x);
+  p.push_back(v.y);
+  p.push_back(v.z);
+}
+
+void put33(std::vector<double>& p, const Mat3d& A) {
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) p.push_back(A.m[r][c]);
+}
+
+template <class T>
+void pack_topology(const Model& m, PackedModel<T>& out) {
+  const int N = m.n_bodies(), J = m.n_joints();
+  for (const Joint& jt : m.joints) {
+    out.joint_type.push_back(static_cast<int>(jt.type));
+    out.joint_body.push_back(jt.body_i);
+    out.joint_body.push_back(jt.body_j);
+    out.row_offset.push_back(jt.row_offset);
+  }
+  // Joints touching each body, in joint order (the order the CPU reference subtracts
+  // Phi_q^T lambda in).
+  out.body_joint_start.assign(N + 1, 0);
+  for (int k = 0; k < N; ++k) {
+    for (int a = 0; a < J; ++a)
+      for (int side = 0; side < 2; ++side)
+        if (out.joint_body[2 * a + side] == k) {
+          out.body_joint.push_back(a);
+          out.body_joint.push_back(side);
+        }
+    out.body_joint_start[k + 1] = static_cast<int>(out.body_joint.size()) / 2;
+  }
+  // Row-block couplings: joint a's side sa and joint b's side sb are the same body k,
+  // in ascending k (the order in which the CPU reference sums C's contributions).
+  out.coupling_start.assign(J + 1, 0);
+  for (int a = 0; a < J; ++a) {
+    const bool swap = out.joint_body[2 * a] > out.joint_body[2 * a + 1];
+    for (int t = 0; t < 2; ++t) {
+      const int sa = swap ? 1 - t : t;
+      const int k = out.joint_body[2 * a + sa];
+      if (k < 0) continue;
+      for (int p = out.body_joint_start[k]; p < out.body_joint_start[k + 1]; ++p) {
+        out.coupling.push_back(out.body_joint[2 * p]);
+        out.coupling.push_back(sa);
+        out.coupling.push_back(out.body_joint[2 * p + 1]);
+      }
+    }
+    out.coupling_start[a + 1] = static_cast<int>(out.coupling.size()) / 3;
+  }
+  for (const ForceElement& f : m.forces)
+    out.force.push_back({static_cast<int>(f.type), f.body, f.world_frame ? 1 : 0, f.body_i, f.body_j, f.joint,
+                         static_cast<int>(f.kind), f.input_index});
+}
+
+}  // namespace
+
+std::vector<double> flatten_params(const Model& m) {
+  std::vector<double> p;
+  for (const Body& b : m.bodies) {
+    p.push_back(b.mass);
+    put33(p, b.inertia_B);
+    put33(p, b.inertia_inv_B);
+  }
+  for (const Joint& j : m.joints) {
+    const JointFrame<double>& f = j.frame;
+    for (const Vec3d* v : {&f.u_i, &f.v_i, &f.a_i, &f.b_i, &f.u_j, &f.v_j, &f.a_j, &f.b_j}) put3(p, *v);
+  }
+  for (const ForceElement& f : m.forces) {
+    put3(p, f.point_B);
+    put3(p, f.vec);
+    put3(p, f.point_i);
+    put3(p, f.point_j);
+    p.push_back(f.stiffness);
+    p.push_back(f.damping);
+    p.push_back(f.rest);
+    p.push_back(f.value);
+  }
+  put3(p, m.gravity);
+  p.push_back(m.solver.baumgarte_alpha);
+  p.push_back(m.solver.baumgarte_beta);
+  p.push_back(m.solver.tikhonov_epsilon);
+  p.push_back(m.solver.violation_bound);
+  return p;
+}
+
+template <class T>
+ModelView<T> PackedModel<T>::host_view() const {
+  return {n_instances,        n_bodies,           n_joints,          n_rows,           n_forces,
+          n_inputs,           n_params,           static_cast<T>(dt), joint_type.data(), joint_body.data(),
+          row_offset.data(),  coupling_start.data(), coupling.data(),   body_joint_start.data(), body_joint.data(),
+          force.data(),       param_shared.data(), param_slot.data(),  param_varied.data()};
+}
+
+template <class T>
+PackedModel<T> pack_models(const std::vector<Model>& models, int n_instances) {
+  if (models.empty() || (models.size() != 1 && static_cast<int>(models.size()) != n_instances))
+    throw std::invalid_argument("pack_models: need 1 model or one per instance");
+  const Model& m0 = models.front();
+  PackedModel<T> out;
+  out.n_instances = n_instances;
+  out.n_bodies = m0.n_bodies();
+  out.n_joints = m0.n_joints();
+  out.n_rows = m0.n_rows;
+  out.n_forces = static_cast<int>(m0.forces.size());
+  out.n_inputs = m0.n_inputs;
+  out.dt = m0.solver.dt;
+  pack_topology(m0, out);
+  const std::vector<double> p0 = flatten_params(m0);
+  out.n_params = static_cast<int>(p0.size());
+  out.param_shared.assign(p0.begin(), p0.end());
+  out.param_slot.assign(p0.size(), -1);
+  // A parameter is per instance when any model's value differs from instance 0's.
+  std::vector<std::vector<double>> all;
+  if (models.size() > 1) {
+    all.reserve(models.size());
+    for (const Model& m : models) all.push_back(flatten_params(m));
+    int n_varied = 0;
+    for (int p = 0; p < out.n_params; ++p)
+      for (const std::vector<double>& q : all)
+        if (q[p] != p0[p]) {
+          out.param_slot[p] = n_varied++;
+          break;
+        }
+    out.param_varied.resize(static_cast<std::size_t>(n_varied) * n_instances);
+    for (int p = 0; p < out.n_params; ++p) {
+      const int s = out.param_slot[p];
+      if (s < 0) continue;
+      for (int i = 0; i < n_instances; ++i)
+        out.param_varied[static_cast<std::size_t>(s) * n_instances + i] = static_cast<T>(all[i][p]);
+    }
+  }
+  return out;
+}
+
+template PackedModel<double> pack_models<double>(const std::vector<Model>&, int);
+template PackedModel<float> pack_models<float>(const std::vector<Model>&, int);
+template struct PackedModel<double>;
+template struct PackedModel<float>;
+
+}  // namespace simphant::batch

@@ -1,0 +1,89 @@
+#pragma once
+// ModelView: the read-only model data of a batch of instances as the batched kernels
+// read it (design.md §4): the topology that every instance shares, and a flat vector
+// of per-instance parameters of which only the ones the sweep varies are stored per
+// instance, structure-of-arrays with the instance index fastest. Plain data with raw
+// pointers, so the same struct points into host memory (CPU tests of the per-thread
+// functions) or device memory (host/cuda_backend); packed by batch_pack.hpp.
+//
+// Parameter layout of one instance (n_params = 19 N + 24 J + 16 F + 7):
+//   body k   at body_param(k):  mass [kg], J_B (9, row-major) [kg m^2], J_B^-1 (9)
+//   joint j  at joint_param(j): u_i, v_i, a_i, b_i, u_j, v_j, a_j, b_j (3 each, B or W)
+//   force f  at force_param(f): point_B, vec, point_i, point_j (3 each), stiffness,
+//                               damping, rest, value
+//   global   at global_param(): gravity (3) [m/s^2], baumgarte_alpha, baumgarte_beta,
+//                               tikhonov_epsilon, violation_bound
+#include <cstddef>
+
+#include "simphant/core/hd.hpp"
+#include "simphant/joints/joint_math.hpp"
+#include "simphant/math/small.hpp"
+
+namespace simphant::batch {
+
+constexpr int kBodyParams = 19;
+constexpr int kJointParams = 24;
+constexpr int kForceParams = 16;
+constexpr int kGlobalParams = 7;
+
+/// Topology of one force element (ForceElement in model.hpp without its parameters).
+struct ForceTopo {
+  int type;         ///< ForceType as int
+  int body;         ///< PointForce / Torque
+  int world_frame;  ///< PointForce / Torque: 1 if the vector is in W
+  int body_i, body_j;  ///< SpringDamper
+  int joint;        ///< RotationalSpringDamper / Actuator
+  int kind;         ///< Actuator: ActuatorKind as int
+  int input_index;  ///< Actuator
+};
+
+template <class T>
+struct ModelView {
+  int n_instances, n_bodies, n_joints, n_rows, n_forces, n_inputs, n_params;
+  T dt;                         ///< fixed step [s] (shared: not sweepable)
+  const int* joint_type;        ///< (n_joints) JointType as int
+  const int* joint_body;        ///< (n_joints, 2) body_i, body_j (-1: ground)
+  const int* row_offset;        ///< (n_joints) first row of each joint
+  const int* coupling_start;    ///< (n_joints + 1) CSR into coupling
+  const int* coupling;          ///< (n_couplings, 3) joint b, side of a, side of b sharing a body
+  const int* body_joint_start;  ///< (n_bodies + 1) CSR into body_joint
+  const int* body_joint;        ///< (n_body_joints, 2) joint, side (0: body_i, 1: body_j), joint order
+  const ForceTopo* force;       ///< (n_forces)
+  const T* param_shared;        ///< (n_params) values of instance 0
+  const int* param_slot;        ///< (n_params) -1: shared, else the row in param_varied
+  const T* param_varied;        ///< (n_varied, n_instances)
+
+  SP_HD int body_param(int k) const { return kBodyParams * k; }
+  SP_HD int joint_param(int j) const { return kBodyParams * n_bodies + kJointParams * j; }
+  SP_HD int force_param(int f) const { return kBodyParams * n_bodies + kJointParams * n_joints + kForceParams * f; }
+  SP_HD int global_param() const { return kBodyParams * n_bodies + kJointParams * n_joints + kForceParams * n_forces; }
+
+  /// Parameter p of instance i.
+  SP_HD T param(int p, int i) const {
+    const int s = param_slot[p];
+    return s < 0 ? param_shared[p] : param_varied[static_cast<std::size_t>(s) * n_instances + i];
+  }
+  SP_HD Vec3<T> param3(int p, int i) const { return {param(p, i), param(p + 1, i), param(p + 2, i)}; }
+  SP_HD Mat3<T> param33(int p, int i) const {
+    Mat3<T> A;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) A.m[r][c] = param(p + 3 * r + c, i);
+    return A;
+  }
+  SP_HD T mass(int k, int i) const { return param(body_param(k), i); }
+  SP_HD Mat3<T> inertia_B(int k, int i) const { return param33(body_param(k) + 1, i); }
+  SP_HD Mat3<T> inertia_inv_B(int k, int i) const { return param33(body_param(k) + 10, i); }
+  SP_HD JointFrame<T> frame(int j, int i) const {
+    const int p = joint_param(j);
+    return {param3(p, i),      param3(p + 3, i),  param3(p + 6, i),  param3(p + 9, i),
+            param3(p + 12, i), param3(p + 15, i), param3(p + 18, i), param3(p + 21, i)};
+  }
+  SP_HD Vec3<T> gravity(int i) const { return param3(global_param(), i); }
+  SP_HD T alpha(int i) const { return param(global_param() + 3, i); }
+  SP_HD T beta(int i) const { return param(global_param() + 4, i); }
+  SP_HD T epsilon(int i) const { return param(global_param() + 5, i); }
+  SP_HD T violation_bound(int i) const { return param(global_param() + 6, i); }
+  SP_HD int rows_of(int j) const { return joint_rows(static_cast<JointType>(joint_type[j])); }
+};
+
+}  // namespace simphant::batch

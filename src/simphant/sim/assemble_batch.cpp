@@ -1,0 +1,33 @@
+#include "simphant/sim/assemble_batch.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+
+#include "simphant/dynamics/assembly.hpp"
+
+namespace simphant {
+
+AssembledBatch assemble_batch(const std::vector<Model>& models, int n_instances, int threads) {
+  const Model& m0 = models.front();
+  const int ny = m0.ny();
+  threads = threads > 0 ? threads : std::max(1, omp_get_num_procs());
+  threads = std::min(threads, std::max(1, n_instances));
+  AssembledBatch out;
+  out.Y.assign(static_cast<std::size_t>(n_instances) * ny, 0.0);
+  out.results.resize(n_instances);
+  out.status.assign(n_instances, static_cast<std::int8_t>(InstanceStatus::Ok));
+  std::vector<Data> workers;
+  for (int t = 0; t < threads; ++t) workers.emplace_back(m0);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int i = 0; i < n_instances; ++i) {
+    const Model& model = models[models.size() == 1 ? 0 : i];
+    double* Y = out.Y.data() + static_cast<std::size_t>(i) * ny;
+    initial_state(model, Y);
+    out.results[i] = assemble(model, workers[omp_get_thread_num()], Y);
+    if (!out.results[i].ok) out.status[i] = static_cast<std::int8_t>(InstanceStatus::AssemblyFailed);
+  }
+  return out;
+}
+
+}  // namespace simphant

@@ -1,0 +1,72 @@
+#pragma once
+// A batch in host memory, laid out exactly as the CUDA backend lays it out in device
+// memory (kernels/batch_buffers.hpp), every buffer pre-filled with NaN so that an entry
+// the per-thread functions fail to write shows up in the comparisons.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "batch_step.hpp"
+#include "simphant/batch/batch_pack.hpp"
+#include "simphant/sim/assemble_batch.hpp"
+
+namespace simphant::test {
+
+template <class T>
+struct HostBatch {
+  batch::PackedModel<T> packed;
+  batch::ModelView<T> mv;
+  int n, N, J, m;
+  std::vector<T> Y, y_stage, k[4], phi, jac, gamma_star, Q, C, rhs, inputs, violation, frame;
+  std::vector<T*> C_ptrs, rhs_ptrs;
+  std::vector<int> info, fail;
+  std::vector<std::int8_t> status;
+  std::vector<std::int64_t> status_step, step;
+  batch::BatchBuffers<T> b{};
+
+  /// models: 1 or n_instances; assembled: their host assembly (sim/assemble_batch.hpp).
+  HostBatch(const std::vector<Model>& models, int n_instances, const AssembledBatch& assembled) {
+    packed = batch::pack_models<T>(models, n_instances);
+    mv = packed.host_view();
+    n = n_instances;
+    N = packed.n_bodies;
+    J = packed.n_joints;
+    m = packed.n_rows;
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    const std::size_t ny = 13 * static_cast<std::size_t>(N) * n;
+    for (std::vector<T>* v : {&Y, &y_stage, &k[0], &k[1], &k[2], &k[3]}) v->assign(ny, nan);
+    phi.assign(static_cast<std::size_t>(m) * n, nan);
+    jac.assign(static_cast<std::size_t>(12) * m * n, nan);
+    gamma_star.assign(static_cast<std::size_t>(m) * n, nan);
+    Q.assign(static_cast<std::size_t>(6) * N * n, nan);
+    C.assign(static_cast<std::size_t>(m) * m * n, nan);
+    rhs.assign(static_cast<std::size_t>(m) * n, nan);
+    inputs.assign(static_cast<std::size_t>(packed.n_inputs) * n, nan);
+    violation.assign(n, nan);
+    frame.assign(batch::FrameLayout(n, N, J).size, nan);
+    info.assign(n, -7);
+    fail.assign(n, 0);
+    status = assembled.status;
+    status_step.assign(n, 0);
+    step.assign(1, 0);
+    for (int i = 0; i < n; ++i) {
+      C_ptrs.push_back(C.data() + static_cast<std::size_t>(i) * m * m);
+      rhs_ptrs.push_back(rhs.data() + static_cast<std::size_t>(i) * m);
+      for (int e = 0; e < 13 * N; ++e) Y[static_cast<std::size_t>(e) * n + i] = static_cast<T>(assembled.Y[static_cast<std::size_t>(i) * 13 * N + e]);
+      const Model& model = models[models.size() == 1 ? 0 : i];
+      for (const ForceElement& f : model.forces)
+        if (f.type == ForceType::Actuator) inputs[static_cast<std::size_t>(f.input_index) * n + i] = static_cast<T>(f.value);
+    }
+    b = {Y.data(),   y_stage.data(), {k[0].data(), k[1].data(), k[2].data(), k[3].data()},
+         phi.data(), jac.data(),     gamma_star.data(), Q.data(), C.data(), rhs.data(), C_ptrs.data(), rhs_ptrs.data(),
+         info.data(), fail.data(),   inputs.data(), violation.data(), status.data(), status_step.data(), step.data(),
+         frame.data()};
+  }
+  HostBatch(const HostBatch&) = delete;
+  HostBatch& operator=(const HostBatch&) = delete;
+
+  /// Element e of instance i of a (13 N, n) / (m, n) / ... structure of arrays.
+  static T at(const std::vector<T>& a, int e, int n_inst, int i) { return a[static_cast<std::size_t>(e) * n_inst + i]; }
+};
+
+}  // namespace simphant::test
