@@ -26,6 +26,32 @@ std::size_t bytes_per_instance(int N, int J, int m, int n_inputs, int n_varied) 
   return values * sizeof(T) + 2 * sizeof(T*) + 2 * sizeof(int) + 1 + sizeof(std::int64_t) + sizeof(double) * n_inputs;
 }
 
+/// Throws BackendError when n instances do not fit on device 0 (see cuda_check_fits).
+void check_fits(const Model& m0, int n, int n_varied, std::size_t per, const std::string& batch) {
+  const long long widest = std::max({13LL * m0.n_bodies(), 12LL * m0.n_rows, static_cast<long long>(m0.n_joints()),
+                                     static_cast<long long>(m0.n_inputs), 1LL});
+  const long long max_by_index = 2147483647LL / widest;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check(cudaSetDevice(0), "cudaSetDevice(0)", batch);
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo", batch);
+  // 10 % of the free memory is left to cuSOLVER, the CUDA graph and the runtime.
+  const double usable = 0.9 * static_cast<double>(free_bytes);
+  const long long max_by_memory = static_cast<long long>(usable / static_cast<double>(per));
+  const long long fit = std::min(max_by_index, max_by_memory);
+  if (n <= fit) return;
+  char msg[640];
+  std::snprintf(msg, sizeof msg,
+                "backend 'cuda': %s needs about %.2f GiB of device memory (%zu bytes per instance); device 0 has "
+                "%.2f GiB free%s: at most %lld instances fit, use --instances %lld or fewer",
+                batch.c_str(), static_cast<double>(per) * n / kGiB, per, free_bytes / kGiB,
+                max_by_index < max_by_memory ? " and the kernels index threads with int" : "", fit, fit);
+  throw BackendError(msg);
+}
+
+std::string batch_name(const Model& m0, int n, const std::string& precision) {
+  return "the batch of " + std::to_string(n) + " instances of '" + m0.name + "' (" + precision + ")";
+}
+
 }  // namespace
 
 template <class T>
@@ -38,12 +64,10 @@ CudaBackend<T>::CudaBackend(std::shared_ptr<const std::vector<Model>> models, in
   m_ = m0.n_rows;
   n_inputs_ = m0.n_inputs;
   dt_ = m0.solver.dt;
-  batch_ = "the batch of " + std::to_string(n_) + " instances of '" + m0.name + "' (" +
-           (sizeof(T) == 8 ? "fp64" : "fp32") + ")";
+  batch_ = batch_name(m0, n_, sizeof(T) == 8 ? "fp64" : "fp32");
   assembly_ = assembled.results;
   packed_ = batch::pack_models<T>(*models_, n_);
-  check(cudaSetDevice(0), "cudaSetDevice(0)", batch_);
-  check_device_memory();
+  check_fits(m0, n_, packed_.n_varied(), bytes_per_instance<T>(N_, J_, m_, n_inputs_, packed_.n_varied()), batch_);
   check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", batch_);
   check(cusolverDnCreate(&solver_), "cusolverDnCreate", batch_);
   check(cusolverDnSetStream(solver_, stream_), "cusolverDnSetStream", batch_);
@@ -68,25 +92,6 @@ std::string CudaBackend<T>::details() const {
   const bool ok = cudaGetDeviceProperties(&prop, 0) == cudaSuccess;
   return std::string(name()) + " on " + (ok ? prop.name : "device 0") +
          (graph_ready_ ? ", one step replayed as a CUDA graph" : ", plain kernel launches");
-}
-
-template <class T>
-void CudaBackend<T>::check_device_memory() const {
-  std::size_t free_bytes = 0, total_bytes = 0;
-  check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo", batch_);
-  const std::size_t per = bytes_per_instance<T>(N_, J_, m_, n_inputs_, packed_.n_varied());
-  // 10 % of the free memory is left to cuSOLVER, the CUDA graph and the runtime.
-  const double usable = 0.9 * static_cast<double>(free_bytes);
-  const double need = static_cast<double>(per) * n_;
-  if (need > usable) {
-    char msg[512];
-    std::snprintf(msg, sizeof msg,
-                  "backend 'cuda': %s needs about %.2f GiB of device memory (%zu bytes per instance); device 0 has "
-                  "%.2f GiB free: at most %lld instances fit, use --instances %lld or fewer",
-                  batch_.c_str(), need / kGiB, per, free_bytes / kGiB, static_cast<long long>(usable / per),
-                  static_cast<long long>(usable / per));
-    throw BackendError(msg);
-  }
 }
 
 template <class T>
@@ -344,6 +349,15 @@ int cuda_device_count() {
     return 0;
   }
   return count;
+}
+
+void cuda_check_fits(const Model& model, int n_instances, int n_varied_bound, const std::string& precision) {
+  const bool fp32 = precision == "fp32";
+  const std::size_t per =
+      fp32 ? cuda::bytes_per_instance<float>(model.n_bodies(), model.n_joints(), model.n_rows, model.n_inputs, n_varied_bound)
+           : cuda::bytes_per_instance<double>(model.n_bodies(), model.n_joints(), model.n_rows, model.n_inputs,
+                                              n_varied_bound);
+  cuda::check_fits(model, n_instances, n_varied_bound, per, cuda::batch_name(model, n_instances, precision));
 }
 
 std::unique_ptr<Backend> make_cuda_backend(std::shared_ptr<const std::vector<Model>> models, int n_instances,

@@ -48,7 +48,6 @@ class CudaBackend final : public Backend {
   const std::vector<AssemblyResult>& assembly() const override { return assembly_; }
 
  private:
-  void check_device_memory() const;
   void upload_model();
   void allocate();
   void upload_state(const AssembledBatch& assembled);

@@ -2,7 +2,8 @@
 // Per-thread function of the Schur kernel: one thread per (instance, joint a) writes the
 // rows of joint a of the Tikhonov-regularised Schur matrix and its right-hand side
 // (design.md §3; seed "Step 4"):
-//   C   = Phi_q M^-1 Phi_q^T + eps I,   rhs = Phi_q M^-1 Q - gamma*.
+//   C   = Phi_q M^-1 Phi_q^T + eps I,   rhs = Phi_q M^-1 Q - gamma*
+// (fp32 only: eps per row at least eps_relative C(R, R), model_view.hpp).
 // M is block diagonal, so the block C(a, b) is non-zero only where joints a and b share
 // a body k: C(a, b) = sum over shared k of Phi_q,a,k M_k^-1 Phi_q,b,k^T (ModelView's
 // coupling list). Every entry of the thread's rows is written (zeros included), so no
@@ -71,7 +72,11 @@ SP_HD void schur_thread(int tid, const ModelView<T>& mv, const T* jac_in, const 
       }
   }
   const T eps = mv.epsilon(i);
-  for (int r = 0; r < ma; ++r) C[static_cast<std::size_t>(oa + r) * m + oa + r] += eps;
+  for (int r = 0; r < ma; ++r) {
+    T& d = C[static_cast<std::size_t>(oa + r) * m + oa + r];
+    const T floor = mv.eps_relative * d;
+    d += eps > floor ? eps : floor;
+  }
 }
 
 }  // namespace simphant::batch

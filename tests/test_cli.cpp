@@ -15,6 +15,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "simphant/sim/cuda_factory.hpp"
 #include <hdf5.h>
 #include <nlohmann/json.hpp>
 
@@ -74,7 +76,7 @@ std::string write_scene(const std::string& name, const json& doc) { return write
 std::string quote(const std::string& s) { return "'" + s + "'"; }
 
 /// Runs `simphant ARGS` through the shell; stdout to `out` (if given), stderr to a file.
-int simphant(const std::string& args, std::string* out = nullptr) {
+int run_simphant(const std::string& args, std::string* out = nullptr) {
   const fs::path out_file = temp_dir() / "stdout.txt", err_file = temp_dir() / "stderr.txt";
   const std::string cmd = quote(SIMPHANT_BINARY) + " " + args + " >" + quote(out_file.string()) + " 2>" +
                           quote(err_file.string());
@@ -86,7 +88,7 @@ int simphant(const std::string& args, std::string* out = nullptr) {
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
-/// What the last simphant() call printed on stderr.
+/// What the last run_simphant() call printed on stderr.
 std::string last_stderr() {
   std::ifstream in(temp_dir() / "stderr.txt");
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -134,7 +136,7 @@ TEST(Cli, RunWritesTheOutputLayout) {
   const std::string scene = write_scene("run.json", pendulum(0.1, 10));
   const std::string out = (temp_dir() / "run.h5").string();
   std::string stdout_text;
-  ASSERT_EQ(simphant("run " + quote(scene) + " --instances 3 --seed 5 --threads 1 --backend cpu --out " + quote(out),
+  ASSERT_EQ(run_simphant("run " + quote(scene) + " --instances 3 --seed 5 --threads 1 --backend cpu --out " + quote(out),
                      &stdout_text),
             0);
   EXPECT_NE(stdout_text.find("instance-steps/s"), std::string::npos) << stdout_text;
@@ -173,7 +175,7 @@ TEST(Cli, RunWritesTheOutputLayout) {
 TEST(Cli, FlagsOverrideTheScene) {
   const std::string scene = write_scene("override.json", pendulum(0.1, 10));
   const std::string out = (temp_dir() / "override.h5").string();
-  ASSERT_EQ(simphant("run " + quote(scene) + " --dt 0.002 --t-end 0.2 --out " + quote(out)), 0);
+  ASSERT_EQ(run_simphant("run " + quote(scene) + " --dt 0.002 --t-end 0.2 --out " + quote(out)), 0);
   hid_t f = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(f, 0);
   // 100 steps of 2 ms recorded every 10; sweep.instances = 2.
@@ -198,26 +200,36 @@ TEST(Cli, DefaultOutputIsTheSceneStemInTheCurrentDirectory) {
 TEST(Cli, BadInputExits2) {
   json bad = pendulum();
   bad["bodies"][0]["mass"] = -1.0;
-  EXPECT_EQ(simphant("run " + quote(write_scene("bad_mass.json", bad))), 2);
-  EXPECT_EQ(simphant("check " + quote(write_scene("bad_mass.json", bad))), 2);
-  EXPECT_EQ(simphant("check " + quote(write_scene("bad_syntax.json", std::string("{ \"bodies\": [")))), 2);
-  EXPECT_EQ(simphant("run " + quote((temp_dir() / "no_such_scene.json").string())), 2);
+  EXPECT_EQ(run_simphant("run " + quote(write_scene("bad_mass.json", bad))), 2);
+  EXPECT_EQ(run_simphant("check " + quote(write_scene("bad_mass.json", bad))), 2);
+  EXPECT_EQ(run_simphant("check " + quote(write_scene("bad_syntax.json", std::string("{ \"bodies\": [")))), 2);
+  EXPECT_EQ(run_simphant("run " + quote((temp_dir() / "no_such_scene.json").string())), 2);
   const std::string good = quote(write_scene("good.json", pendulum()));
-  EXPECT_EQ(simphant("run " + good + " --bogus-flag"), 2);
-  EXPECT_EQ(simphant("run " + good + " --backend gpu"), 2);
-  EXPECT_EQ(simphant("run " + good + " --instances 0"), 2);
-  EXPECT_EQ(simphant("run " + good + " --dt -1"), 2);
-  EXPECT_EQ(simphant(""), 2);  // no subcommand
-  EXPECT_EQ(simphant("--help"), 0);
+  EXPECT_EQ(run_simphant("run " + good + " --bogus-flag"), 2);
+  EXPECT_EQ(run_simphant("run " + good + " --backend gpu"), 2);
+  EXPECT_EQ(run_simphant("run " + good + " --backend cpu --precision fp32"), 2);
+  EXPECT_EQ(run_simphant("run " + good + " --precision fp16"), 2);
+  EXPECT_EQ(run_simphant("run " + good + " --instances 0"), 2);
+  EXPECT_EQ(run_simphant("run " + good + " --dt -1"), 2);
+  EXPECT_EQ(run_simphant(""), 2);  // no subcommand
+  EXPECT_EQ(run_simphant("--help"), 0);
 }
 
 TEST(Cli, RunFailuresExit3) {
   const std::string good = quote(write_scene("good3.json", pendulum()));
-  EXPECT_EQ(simphant("run " + good + " --backend cuda"), 3);  // not built yet
-  EXPECT_EQ(simphant("run " + good + " --out /nonexistent-simphant-dir/out.h5"), 3);
+  if (simphant::cuda_device_count() == 0) {  // CI: no GPU; a clear message, no output file
+    const fs::path out = temp_dir() / "no_gpu.h5";
+    EXPECT_EQ(run_simphant("run " + good + " --backend cuda --out " + quote(out.string())), 3);
+    EXPECT_NE(last_stderr().find(simphant::cuda_backend_built() ? "no CUDA device" : "no CUDA support"), std::string::npos)
+        << last_stderr();
+    EXPECT_EQ(run_simphant("run " + good + " --backend cuda --precision fp32 --out " + quote(out.string())), 3);
+    EXPECT_FALSE(fs::exists(out));
+  }
+  EXPECT_EQ(run_simphant("run " + good + " --backend cuda-fused"), 3);  // not in this release
+  EXPECT_EQ(run_simphant("run " + good + " --out /nonexistent-simphant-dir/out.h5"), 3);
   const std::string bad = quote(write_scene("impossible.json", impossible()));
-  EXPECT_EQ(simphant("run " + bad + " --out " + quote((temp_dir() / "impossible.h5").string())), 3);
-  EXPECT_EQ(simphant("check " + bad), 3);
+  EXPECT_EQ(run_simphant("run " + bad + " --out " + quote((temp_dir() / "impossible.h5").string())), 3);
+  EXPECT_EQ(run_simphant("check " + bad), 3);
 }
 
 // Same scene and seed: bit-identical datasets for --threads 1 and 2 (7 differing
@@ -227,7 +239,7 @@ TEST(Cli, OutputIsBitIdenticalForAnyThreadCount) {
   std::vector<std::vector<double>> data[2];
   for (int t = 0; t < 2; ++t) {
     const std::string out = (temp_dir() / ("threads" + std::to_string(t + 1) + ".h5")).string();
-    ASSERT_EQ(simphant("run " + scene + " --instances 7 --t-end 0.05 --seed 3 --threads " + std::to_string(t + 1) +
+    ASSERT_EQ(run_simphant("run " + scene + " --instances 7 --t-end 0.05 --seed 3 --threads " + std::to_string(t + 1) +
                        " --out " + quote(out)),
               0);
     hid_t f = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -249,19 +261,19 @@ TEST(Cli, OutputIsBitIdenticalForAnyThreadCount) {
 TEST(Cli, RefusesBadFlagsAndOutputsBeforeAnyWork) {
   const std::string scene = write_scene("refuse.json", pendulum());
   const std::string good = quote(scene);
-  EXPECT_EQ(simphant("run " + good + " --dt nan"), 2);
+  EXPECT_EQ(run_simphant("run " + good + " --dt nan"), 2);
   EXPECT_NE(last_stderr().find("--dt"), std::string::npos) << last_stderr();
-  EXPECT_EQ(simphant("run " + good + " --t-end inf"), 2);
-  EXPECT_EQ(simphant("run " + good + " --seed -1"), 2);
+  EXPECT_EQ(run_simphant("run " + good + " --t-end inf"), 2);
+  EXPECT_EQ(run_simphant("run " + good + " --seed -1"), 2);
   EXPECT_NE(last_stderr().find("--seed"), std::string::npos) << last_stderr();
-  EXPECT_EQ(simphant("run " + good + " --instances 1000000000"), 3);  // ~1 TB: more than any test machine
+  EXPECT_EQ(run_simphant("run " + good + " --instances 1000000000"), 3);  // ~1 TB: more than any test machine
   EXPECT_NE(last_stderr().find("use fewer instances"), std::string::npos) << last_stderr();
-  EXPECT_EQ(simphant("run " + good + " --out " + quote((temp_dir() / "no_such_dir" / "o.h5").string())), 3);
+  EXPECT_EQ(run_simphant("run " + good + " --out " + quote((temp_dir() / "no_such_dir" / "o.h5").string())), 3);
   EXPECT_NE(last_stderr().find("does not exist"), std::string::npos) << last_stderr();
-  EXPECT_EQ(simphant("run " + good + " --out " + quote(temp_dir().string())), 3);
+  EXPECT_EQ(run_simphant("run " + good + " --out " + quote(temp_dir().string())), 3);
   EXPECT_NE(last_stderr().find("is a folder"), std::string::npos) << last_stderr();
   const std::string before = pendulum().dump(2);
-  EXPECT_EQ(simphant("run " + good + " --out " + good), 3);
+  EXPECT_EQ(run_simphant("run " + good + " --out " + good), 3);
   EXPECT_NE(last_stderr().find("scene file"), std::string::npos) << last_stderr();
   std::ifstream in(scene);
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), before);
@@ -272,26 +284,26 @@ TEST(Cli, CheckValidatesEverySweptInstance) {
   json doc = pendulum();
   doc["sweep"]["instances"] = 50;
   doc["sweep"]["parameters"][0] = json{{"path", "bodies.bob.mass"}, {"dist", "normal"}, {"mean", 0.1}, {"std", 1.0}};
-  EXPECT_EQ(simphant("check " + quote(write_scene("neg_mass_sweep.json", doc))), 2);
+  EXPECT_EQ(run_simphant("check " + quote(write_scene("neg_mass_sweep.json", doc))), 2);
   EXPECT_NE(last_stderr().find("/bodies/0/mass"), std::string::npos) << last_stderr();
   EXPECT_NE(last_stderr().find("instance"), std::string::npos) << last_stderr();
 }
 
 // A 1e5 kg bob: C's diagonal is ~1e-5, so eps = 1e-10 is a noticeable compliance.
 TEST(Cli, CheckWarnsWhenTikhonovEpsilonIsLarge) {
-  EXPECT_EQ(simphant("check " + quote(write_scene("light.json", pendulum()))), 0);
+  EXPECT_EQ(run_simphant("check " + quote(write_scene("light.json", pendulum()))), 0);
   EXPECT_EQ(last_stderr().find("tikhonov_epsilon"), std::string::npos) << last_stderr();
   json heavy = pendulum();
   heavy.erase("sweep");
   heavy["bodies"][0]["mass"] = 1e5;
   heavy["bodies"][0]["inertia"] = {100.0, 2000.0, 2000.0};
-  EXPECT_EQ(simphant("check " + quote(write_scene("heavy.json", heavy))), 0);
+  EXPECT_EQ(run_simphant("check " + quote(write_scene("heavy.json", heavy))), 0);
   EXPECT_NE(last_stderr().find("warning: tikhonov_epsilon"), std::string::npos) << last_stderr();
 }
 
 TEST(Cli, CheckJson) {
   std::string out;
-  ASSERT_EQ(simphant("check --json " + quote(write_scene("check.json", pendulum())), &out), 0);
+  ASSERT_EQ(run_simphant("check --json " + quote(write_scene("check.json", pendulum())), &out), 0);
   const json j = json::parse(out);
   ASSERT_TRUE(j.is_object());
   for (const char* key : {"bodies", "joints", "constraint_rows", "rank", "dof", "redundant_rows", "assembly_residual"})
@@ -309,7 +321,7 @@ TEST(Cli, CheckJson) {
   EXPECT_LT(j["assembly_residual"].get<double>(), 1e-9);
 
   // The failed assembly still prints the JSON object (and exits 3).
-  ASSERT_EQ(simphant("check --json " + quote(write_scene("check_bad.json", impossible())), &out), 3);
+  ASSERT_EQ(run_simphant("check --json " + quote(write_scene("check_bad.json", impossible())), &out), 3);
   const json k = json::parse(out);
   EXPECT_EQ(k["constraint_rows"], 6);
   EXPECT_GT(k["assembly_residual"].get<double>(), 1e-3);
@@ -317,7 +329,7 @@ TEST(Cli, CheckJson) {
 
 TEST(Cli, CheckTable) {
   std::string out;
-  ASSERT_EQ(simphant("check " + quote(write_scene("table.json", pendulum())), &out), 0);
+  ASSERT_EQ(run_simphant("check " + quote(write_scene("table.json", pendulum())), &out), 0);
   EXPECT_NE(out.find("hinge"), std::string::npos) << out;
   EXPECT_NE(out.find("degrees of freedom"), std::string::npos) << out;
 }

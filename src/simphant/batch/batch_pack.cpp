@@ -93,13 +93,13 @@ std::vector<double> flatten_params(const Model& m) {
 template <class T>
 ModelView<T> PackedModel<T>::host_view() const {
   return {n_instances,        n_bodies,           n_joints,          n_rows,           n_forces,
-          n_inputs,           n_params,           static_cast<T>(dt), joint_type.data(), joint_body.data(),
+          n_inputs,           n_params,           static_cast<T>(dt), static_cast<T>(eps_relative), joint_type.data(), joint_body.data(),
           row_offset.data(),  coupling_start.data(), coupling.data(),   body_joint_start.data(), body_joint.data(),
           force.data(),       param_shared.data(), param_slot.data(),  param_varied.data()};
 }
 
 template <class T>
-PackedModel<T> pack_models(const std::vector<Model>& models, int n_instances) {
+PackedModel<T> pack_models(const std::vector<Model>& models, int n_instances, double eps_relative) {
   if (models.empty() || (models.size() != 1 && static_cast<int>(models.size()) != n_instances))
     throw std::invalid_argument("pack_models: need 1 model or one per instance");
   const Model& m0 = models.front();
@@ -111,6 +111,7 @@ PackedModel<T> pack_models(const std::vector<Model>& models, int n_instances) {
   out.n_forces = static_cast<int>(m0.forces.size());
   out.n_inputs = m0.n_inputs;
   out.dt = m0.solver.dt;
+  out.eps_relative = eps_relative;
   pack_topology(m0, out);
   const std::vector<double> p0 = flatten_params(m0);
   out.n_params = static_cast<int>(p0.size());
@@ -139,8 +140,8 @@ PackedModel<T> pack_models(const std::vector<Model>& models, int n_instances) {
   return out;
 }
 
-template PackedModel<double> pack_models<double>(const std::vector<Model>&, int);
-template PackedModel<float> pack_models<float>(const std::vector<Model>&, int);
+template PackedModel<double> pack_models<double>(const std::vector<Model>&, int, double);
+template PackedModel<float> pack_models<float>(const std::vector<Model>&, int, double);
 template struct PackedModel<double>;
 template struct PackedModel<float>;
 

@@ -15,6 +15,7 @@ template <class T>
 struct PackedModel {
   int n_instances = 0, n_bodies = 0, n_joints = 0, n_rows = 0, n_forces = 0, n_inputs = 0, n_params = 0;
   double dt = 0;
+  double eps_relative = 0;  ///< ModelView::eps_relative
   std::vector<int> joint_type, joint_body, row_offset, coupling_start, coupling, body_joint_start, body_joint;
   std::vector<ForceTopo> force;
   std::vector<T> param_shared;  ///< (n_params)
@@ -28,12 +29,22 @@ struct PackedModel {
 /// The flat parameter vector of one model (layout in model_view.hpp), in double.
 std::vector<double> flatten_params(const Model& model);
 
-/// Packs `models` (size 1: shared by all, or n_instances) for n_instances instances.
-/// Precondition: one topology (Simulator checks it). T: double or float.
-template <class T>
-PackedModel<T> pack_models(const std::vector<Model>& models, int n_instances);
+/// Relative Tikhonov floor of the fp32 path. A closed loop with redundant rows (the
+/// four-bar and slider-crank built from spatial revolutes, Bricard) makes C singular up
+/// to eps; the scenes' eps = 1e-10 is far below fp32's resolution of C (2^-24 of its
+/// diagonal), so without a floor potrf fails at the first step. Measured on the CPU grid
+/// emulation (tests/test_kernel_grid.cpp, Fp32): with 1e-4 or 1e-5 Bricard diverges
+/// within 620 steps; with 1e-6 all nine examples run 1000 steps, states within 3.8e-5 of
+/// the fp64 reference (Bricard 3.2e-3) relative to their largest entry.
+constexpr double kFp32RelativeEpsilon = 1e-6;
 
-extern template PackedModel<double> pack_models<double>(const std::vector<Model>&, int);
-extern template PackedModel<float> pack_models<float>(const std::vector<Model>&, int);
+/// Packs `models` (size 1: shared by all, or n_instances) for n_instances instances.
+/// eps_relative: ModelView::eps_relative (default: 0 for double, kFp32RelativeEpsilon
+/// for float). Precondition: one topology (Simulator checks it). T: double or float.
+template <class T>
+PackedModel<T> pack_models(const std::vector<Model>& models, int n_instances, double eps_relative = sizeof(T) == 8 ? 0.0 : kFp32RelativeEpsilon);
+
+extern template PackedModel<double> pack_models<double>(const std::vector<Model>&, int, double);
+extern template PackedModel<float> pack_models<float>(const std::vector<Model>&, int, double);
 
 }  // namespace simphant::batch

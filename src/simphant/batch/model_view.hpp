@@ -41,6 +41,9 @@ template <class T>
 struct ModelView {
   int n_instances, n_bodies, n_joints, n_rows, n_forces, n_inputs, n_params;
   T dt;                         ///< fixed step [s] (shared: not sweepable)
+  /// Relative Tikhonov floor: row R of C gets max(eps, eps_relative C(R, R)) on its
+  /// diagonal. 0 in fp64 (the CPU reference's C exactly); fp32 sets it (batch_pack.hpp).
+  T eps_relative;
   const int* joint_type;        ///< (n_joints) JointType as int
   const int* joint_body;        ///< (n_joints, 2) body_i, body_j (-1: ground)
   const int* row_offset;        ///< (n_joints) first row of each joint

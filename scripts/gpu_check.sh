@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The GPU check (issue 3, item 8; design.md §5): on the GPU machine, builds SimPhant with
+# CUDA (sm_90 + PTX), runs the GPU tests (tests/test_cuda_backend.cpp) and the CPU-side
+# kernel tests, runs the cpu vs cuda throughput comparison on examples/four_bar.json at
+# 1, 1,024 and 65,536 instances, and writes $OUT/gpu-check.md, $OUT/gpu-throughput.json
+# and the logs. The machine has no Debian packages: prepare .gpu-deps here first with
+# scripts/gpu_deps.sh and carry it (`carry: [".gpu-deps"]`); on a machine with the
+# packages installed (docker/Dockerfile) it builds without them.
+#
+#   bash scripts/gpu_check.sh            # OUT defaults to ./gpu-check-out
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+OUT="${OUT:-$PWD/gpu-check-out}"
+mkdir -p "$OUT"
+report="$OUT/gpu-check.md"
+build=build-gpu
+jobs=$(nproc)
+
+cmake_args=(-S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSIMPHANT_CUDA=ON)
+deps="$PWD/.gpu-deps/root"
+if [ -d "$deps" ]; then
+  lib="$deps/usr/lib/x86_64-linux-gnu"
+  export LD_LIBRARY_PATH="$lib:$lib/hdf5/serial:${LD_LIBRARY_PATH:-}"
+  cmake_args+=(-DCMAKE_PREFIX_PATH="$deps/usr;$lib/cmake"
+               -DCMAKE_CXX_FLAGS="-isystem $deps/usr/include -isystem $deps/usr/include/hdf5/serial"
+               -DCMAKE_CUDA_FLAGS="-isystem $deps/usr/include"
+               -DHDF5_C_INCLUDE_DIR="$deps/usr/include/hdf5/serial"
+               -DHDF5_C_LIBRARY_hdf5="$lib/hdf5/serial/libhdf5.so"
+               -DHDF5_NO_FIND_PACKAGE_CONFIG_FILE=ON)
+fi
+
+{
+  echo "# GPU check"
+  echo
+  echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "- device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | head -1)"
+  echo "- nvcc: $(nvcc --version 2>&1 | tail -1)"
+  echo "- host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+  echo
+} > "$report"
+
+step() {  # step NAME LOG CMD...: runs CMD, logs it, records pass/fail in the report
+  local name=$1 log=$2
+  shift 2
+  local t0=$SECONDS
+  if "$@" > "$OUT/$log" 2>&1; then
+    echo "- $name: ok ($((SECONDS - t0)) s, log $log)" >> "$report"
+    return 0
+  fi
+  echo "- $name: FAILED ($((SECONDS - t0)) s, log $log); its last lines:" >> "$report"
+  { echo '```'; tail -40 "$OUT/$log"; echo '```'; } >> "$report"
+  return 1
+}
+
+echo "## Steps" >> "$report"
+step configure configure.log cmake "${cmake_args[@]}" &&
+  step build build.log cmake --build "$build" -j"$jobs" --target simphant test_cuda_backend test_kernel_grid bench_gpu_throughput
+built=$?
+if [ $built -eq 0 ]; then
+  step "GPU tests (test_cuda_backend)" test_cuda_backend.log "$build/tests/test_cuda_backend"
+  step "CPU-side kernel tests (test_kernel_grid)" test_kernel_grid.log "$build/tests/test_kernel_grid"
+  step "simphant run four_bar --backend cuda" run_cuda.log "$build/simphant" run examples/four_bar.json --backend cuda \
+    --instances 1000 --out "$OUT/four_bar_cuda.h5"
+  rm -f "$OUT/four_bar_cuda.h5"
+  step "throughput (four_bar; cpu, cuda fp64, cuda fp32)" throughput.log "$build/bench/bench_gpu_throughput" \
+    examples/four_bar.json --sizes 1,1024,65536 --json "$OUT/gpu-throughput.json"
+  {
+    echo
+    echo "## GPU tests"
+    echo '```'
+    grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT/test_cuda_backend.log" | head -40
+    echo '```'
+    echo
+    echo "## Throughput (instance-steps per second, measured in one run)"
+    echo '```'
+    cat "$OUT/throughput.log"
+    echo '```'
+  } >> "$report"
+fi
+cat "$report"
