@@ -23,14 +23,17 @@ std::size_t bytes_per_instance(int N, int J, int m, int n_inputs, int n_varied) 
                              + static_cast<std::size_t>(m) * m + m  // C, rhs
                              + n_inputs + 1 + n_varied              // inputs, violation, parameters
                              + ny + 6 * static_cast<std::size_t>(J) + 3;  // frame
-  return values * sizeof(T) + 2 * sizeof(T*) + 2 * sizeof(int) + 1 + sizeof(std::int64_t) + sizeof(double) * n_inputs;
+  // + C and rhs pointers, info and fail, status, status step, inputs staging (device and pinned)
+  return values * sizeof(T) + 2 * sizeof(T*) + 2 * sizeof(int) + 1 + sizeof(std::int64_t) + 2 * sizeof(double) * n_inputs;
 }
 
 /// Throws BackendError when n instances do not fit on device 0 (see cuda_check_fits).
 void check_fits(const Model& m0, int n, int n_varied, std::size_t per, const std::string& batch) {
-  const long long widest = std::max({13LL * m0.n_bodies(), 12LL * m0.n_rows, static_cast<long long>(m0.n_joints()),
-                                     static_cast<long long>(m0.n_inputs), 1LL});
-  const long long max_by_index = 2147483647LL / widest;
+  // Thread indices are int (n x bodies, joints, inputs, or rows for the identity fill);
+  // array indices are size_t.
+  const long long widest = std::max({static_cast<long long>(m0.n_bodies()), static_cast<long long>(m0.n_joints()),
+                                     static_cast<long long>(m0.n_inputs), static_cast<long long>(m0.n_rows), 1LL});
+  const long long max_by_index = (2147483647LL - 1024) / widest;
   std::size_t free_bytes = 0, total_bytes = 0;
   check(cudaSetDevice(0), "cudaSetDevice(0)", batch);
   check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo", batch);
@@ -68,30 +71,50 @@ CudaBackend<T>::CudaBackend(std::shared_ptr<const std::vector<Model>> models, in
   assembly_ = assembled.results;
   packed_ = batch::pack_models<T>(*models_, n_);
   check_fits(m0, n_, packed_.n_varied(), bytes_per_instance<T>(N_, J_, m_, n_inputs_, packed_.n_varied()), batch_);
-  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", batch_);
-  check(cusolverDnCreate(&solver_), "cusolverDnCreate", batch_);
-  check(cusolverDnSetStream(solver_, stream_), "cusolverDnSetStream", batch_);
-  upload_model();
-  allocate();
-  upload_state(assembled);
-  if (want_graph_) capture_graph();
+  try {
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", batch_);
+    check(cusolverDnCreate(&solver_), "cusolverDnCreate", batch_);
+    check(cusolverDnSetStream(solver_, stream_), "cusolverDnSetStream", batch_);
+    upload_model();
+    allocate();
+    upload_state(assembled);
+    // The uploads above ran on the legacy default stream; stream_ is non-blocking.
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the uploads)", batch_);
+    if (want_graph_) capture_graph();
+  } catch (...) {
+    release();
+    throw;
+  }
 }
 
 template <class T>
-CudaBackend<T>::~CudaBackend() {
+void CudaBackend<T>::release() noexcept {
   if (stream_) cudaStreamSynchronize(stream_);
   if (graph_exec_) cudaGraphExecDestroy(graph_exec_);
   if (graph_) cudaGraphDestroy(graph_);
   if (solver_) cusolverDnDestroy(solver_);
   if (stream_) cudaStreamDestroy(stream_);
+  graph_exec_ = nullptr;
+  graph_ = nullptr;
+  solver_ = nullptr;
+  stream_ = nullptr;
+  if (inputs_copied_) cudaEventDestroy(inputs_copied_);
+  inputs_copied_ = nullptr;
+}
+
+template <class T>
+CudaBackend<T>::~CudaBackend() {
+  release();
 }
 
 template <class T>
 std::string CudaBackend<T>::details() const {
   cudaDeviceProp prop{};
   const bool ok = cudaGetDeviceProperties(&prop, 0) == cudaSuccess;
+  if (!ok) cudaGetLastError();  // do not leave the error for the next launch check
   return std::string(name()) + " on " + (ok ? prop.name : "device 0") +
-         (graph_ready_ ? ", one step replayed as a CUDA graph" : ", plain kernel launches");
+         (graph_ready_ ? ", one step replayed as a CUDA graph"
+                       : std::string(", plain kernel launches") + (graph_note_.empty() ? "" : " (graph capture failed: " + graph_note_ + ")"));
 }
 
 template <class T>
@@ -149,23 +172,25 @@ void CudaBackend<T>::allocate() {
   inputs_host_ = PinnedArray<double>(static_cast<std::size_t>(n_inputs_) * n, batch_);
   status_host_ = PinnedArray<std::int8_t>(n, batch_);
   status_step_host_ = PinnedArray<std::int64_t>(n, batch_);
-  // Pointer arrays of the batched Cholesky, and identity matrices so that the warm-up
-  // factorisation before graph capture succeeds.
+  // Pointer arrays of the batched Cholesky.
   std::vector<T*> cp(n), rp(n);
-  std::vector<T> eye(m * m * n, T(0));
   for (std::size_t i = 0; i < n; ++i) {
     cp[i] = C_.get() + i * m * m;
     rp[i] = rhs_.get() + i * m;
-    for (std::size_t r = 0; r < m; ++r) eye[i * m * m + r * m + r] = T(1);
   }
   C_ptrs_ = DeviceArray<T*>(cp, batch_);
   rhs_ptrs_ = DeviceArray<T*>(rp, batch_);
-  if (m > 0) check(cudaMemcpy(C_.get(), eye.data(), eye.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy", batch_);
-  check(cudaMemset(rhs_.get(), 0, m * n * sizeof(T)), "cudaMemset", batch_);
-  check(cudaMemset(info_.get(), 0, n * sizeof(int)), "cudaMemset", batch_);
-  check(cudaMemset(fail_.get(), 0, n * sizeof(int)), "cudaMemset", batch_);
-  check(cudaMemset(status_step_.get(), 0, n * sizeof(std::int64_t)), "cudaMemset", batch_);
-  check(cudaMemset(step_.get(), 0, sizeof(std::int64_t)), "cudaMemset", batch_);
+  check(cudaEventCreateWithFlags(&inputs_copied_, cudaEventDisableTiming), "cudaEventCreateWithFlags", batch_);
+  if (m > 0) {
+    check(cudaMemsetAsync(rhs_.get(), 0, m * n * sizeof(T), stream_), "cudaMemsetAsync", batch_);
+    // Identity matrices, so that the warm-up factorisation before graph capture succeeds.
+    CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
+    batch::enqueue_identity(x, n_, m_, C_.get());
+  }
+  check(cudaMemsetAsync(info_.get(), 0, n * sizeof(int), stream_), "cudaMemsetAsync", batch_);
+  check(cudaMemsetAsync(fail_.get(), 0, n * sizeof(int), stream_), "cudaMemsetAsync", batch_);
+  check(cudaMemsetAsync(status_step_.get(), 0, n * sizeof(std::int64_t), stream_), "cudaMemsetAsync", batch_);
+  check(cudaMemsetAsync(step_.get(), 0, sizeof(std::int64_t), stream_), "cudaMemsetAsync", batch_);
   b_.Y = Y_.get();
   b_.y_stage = y_stage_.get();
   for (int s = 0; s < 4; ++s) b_.k[s] = k_[s].get();
@@ -210,29 +235,41 @@ void CudaBackend<T>::capture_graph() {
   // Warm up cuSOLVER outside the capture (first calls may set up internal state).
   if (m_ > 0) x.cholesky_solve(m_, b_.C_ptrs, b_.rhs_ptrs, b_.info, n_);
   synchronize();
+  // cuSOLVER's dense routines are not documented as capture-safe: when the capture or
+  // its instantiation fails, the step runs as plain launches (details() says which).
   check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture", batch_);
+  bool captured = true;
   try {
     batch::enqueue_step(x, mv_, b_);
-  } catch (const BackendError&) {
-    cudaGraph_t broken = nullptr;
-    cudaStreamEndCapture(stream_, &broken);
-    if (broken) cudaGraphDestroy(broken);
-    throw;
+  } catch (const BackendError& e) {
+    captured = false;
+    graph_note_ = e.what();
   }
-  check(cudaStreamEndCapture(stream_, &graph_), "cudaStreamEndCapture", batch_);
-  check(cudaGraphInstantiate(&graph_exec_, graph_, 0), "cudaGraphInstantiate", batch_);
-  graph_ready_ = true;
+  cudaGraph_t graph = nullptr;
+  const cudaError_t end = cudaStreamEndCapture(stream_, &graph);
+  if (captured && end == cudaSuccess && graph &&
+      cudaGraphInstantiate(&graph_exec_, graph, 0) == cudaSuccess) {
+    graph_ = graph;
+    graph_ready_ = true;
+    return;
+  }
+  if (captured) graph_note_ = std::string("capture ended with ") + cudaGetErrorName(end);
+  if (graph) cudaGraphDestroy(graph);
+  graph_exec_ = nullptr;
+  cudaGetLastError();  // clear the capture error
+  synchronize();
 }
 
 template <class T>
 void CudaBackend<T>::set_inputs(const double* u) {
   if (n_inputs_ == 0) return;
   // The pinned staging buffer may still be read by the previous set_inputs' copy.
-  synchronize();
+  check(cudaEventSynchronize(inputs_copied_), "cudaEventSynchronize (previous inputs copy)", batch_);
   std::memcpy(inputs_host_.get(), u, inputs_host_.size() * sizeof(double));
   check(cudaMemcpyAsync(inputs_rows_.get(), inputs_host_.get(), inputs_host_.size() * sizeof(double),
                         cudaMemcpyHostToDevice, stream_),
         "cudaMemcpyAsync (inputs)", batch_);
+  check(cudaEventRecord(inputs_copied_, stream_), "cudaEventRecord (inputs copy)", batch_);
   set_inputs_device(inputs_rows_.get());
 }
 

@@ -48,6 +48,9 @@ class CudaBackend final : public Backend {
   const std::vector<AssemblyResult>& assembly() const override { return assembly_; }
 
  private:
+  /// Destroys the graph, the cuSOLVER handle, the stream and the event (constructor
+  /// failure and destructor).
+  void release() noexcept;
   void upload_model();
   void allocate();
   void upload_state(const AssembledBatch& assembled);
@@ -62,6 +65,7 @@ class CudaBackend final : public Backend {
   std::int64_t steps_ = 0;
   bool want_graph_;
   bool graph_ready_ = false;
+  std::string graph_note_;  ///< why the step is not a graph, when capture failed
   std::string batch_;  ///< "the batch of <n> instances of '<model>' (fp64)", for messages
   batch::PackedModel<T> packed_;
   std::vector<AssemblyResult> assembly_;
@@ -70,6 +74,7 @@ class CudaBackend final : public Backend {
   cusolverDnHandle_t solver_ = nullptr;
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t graph_exec_ = nullptr;
+  cudaEvent_t inputs_copied_ = nullptr;  ///< the last set_inputs' copy out of inputs_host_
 
   // Model arrays (shared) and per-instance parameters.
   DeviceArray<int> joint_type_, joint_body_, row_offset_, coupling_start_, coupling_, body_joint_start_, body_joint_,
@@ -86,7 +91,9 @@ class CudaBackend final : public Backend {
   DeviceArray<double> inputs_rows_;  ///< (n, n_inputs) staging for set_inputs
   batch::BatchBuffers<T> b_{};
   // Pinned host buffers: the recorded frame, inputs, status.
-  PinnedArray<T> frame_host_;
+  // Reads are const but compute the frame on the device and fill frame_host_: a
+  // backend is used from one thread at a time (Simulator's contract).
+  mutable PinnedArray<T> frame_host_;
   PinnedArray<double> inputs_host_;
   mutable PinnedArray<std::int8_t> status_host_;
   mutable PinnedArray<std::int64_t> status_step_host_;

@@ -102,6 +102,16 @@ void enqueue_end_check(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b
   });
 }
 
+/// Sets every instance's C (n, m, m) to the identity (a factorisable start value).
+template <class T, class Exec>
+void enqueue_identity(Exec& x, int n, int m, T* C) {
+  x.launch("identity", n * m, [=] SP_LAMBDA(int tid) {
+    if (tid >= n * m) return;
+    const std::size_t i = static_cast<std::size_t>(tid / m), r = static_cast<std::size_t>(tid % m);
+    for (std::size_t c = 0; c < static_cast<std::size_t>(m); ++c) C[(i * m + c) * m + r] = c == r ? T(1) : T(0);
+  });
+}
+
 /// Offsets of the parts of a recorded frame (b.frame), in elements of T.
 struct FrameLayout {
   std::size_t state, reactions, violation, energy, kinetic, size;

@@ -10,7 +10,7 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 packages=(build-essential cmake ninja-build pkg-config libeigen3-dev nlohmann-json3-dev libcli11-dev
-          libhdf5-dev libspdlog-dev libboost-dev libgtest-dev libbenchmark-dev python3)
+          libhdf5-dev libspdlog-dev libboost-dev libgtest-dev libbenchmark-dev liburdfdom-dev python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -41,6 +41,19 @@ if ! python3 -c 'import h5py, numpy' >/dev/null 2>&1; then
       python3 -m pip install --break-system-packages h5py numpy ||
       echo "setup: warning: h5py is not importable by $(command -v python3); reading the output in Python needs it"
   fi
+fi
+
+# The robots of the tests and examples/panda_sweep.json (example-robot-data: URDFs, BSD,
+# used in place, never copied here) and Pinocchio (pin) for the cross-check and the
+# benchmark (docs/robots.md). Test-time only: the tests that need them skip with the
+# reason when they are missing, so a failure here warns and does not stop the build.
+if ! python3 -c 'import example_robot_data, pinocchio' >/dev/null 2>&1 &&
+   ! python3 -c 'import importlib.metadata as m; m.distribution("example-robot-data"); import pinocchio' >/dev/null 2>&1; then
+  echo "setup: installing example-robot-data and pin (Pinocchio)"
+  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip || true
+  python3 -m pip install example-robot-data pin ||
+    python3 -m pip install --break-system-packages example-robot-data pin ||
+    echo "setup: warning: example-robot-data / pin not installed for $(command -v python3); the robot tests will skip"
 fi
 
 if [ ! -f build/CMakeCache.txt ]; then

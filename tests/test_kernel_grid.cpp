@@ -11,24 +11,17 @@
 #include <vector>
 
 #include "cpu_grid_exec.hpp"
+#include "example_models.hpp"
 #include "host_batch.hpp"
 #include "inputs.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/forces.hpp"
-#include "simphant/scene/scene.hpp"
 #include "simphant/sim/cpu_backend.hpp"
 
 namespace simphant {
 namespace {
 
-const char* const kExamples[] = {"pendulum",     "double_pendulum", "four_bar",    "slider_crank", "bricard",
-                                 "spinning_top", "planar_puck",     "fixed_weld", "cylindrical_collar"};
 constexpr int kInstances = 3;
-
-std::vector<Model> example_models(const std::string& name, int n) {
-  const Scene scene = load_scene(std::string(SIMPHANT_SOURCE_DIR) + "/examples/" + name + ".json");
-  return build_instance_models(scene, sample_sweep(scene.sweep, n));
-}
 
 // |a - b| <= tol * max(1, |b|) for each pair.
 ::testing::AssertionResult near_rel(double a, double b, double tol, const std::string& what) {
@@ -36,7 +29,7 @@ std::vector<Model> example_models(const std::string& name, int n) {
   return ::testing::AssertionFailure() << what << ": " << a << " vs reference " << b;
 }
 
-class KernelGrid : public ::testing::TestWithParam<const char*> {};
+class KernelGrid : public ::testing::TestWithParam<std::string> {};
 
 // One evaluation of every instance (enqueue_solve + enqueue_accelerations) equals the CPU
 // reference's evaluate(): Phi, Phi_q blocks, gamma*, Q, C, rhs, lambda and Ydot. The same
@@ -44,7 +37,7 @@ class KernelGrid : public ::testing::TestWithParam<const char*> {};
 // the last bit; C sums the same products in another order, so C, lambda and Ydot agree to
 // a few ulps of their scale (tolerance 1e-12 relative to max(1, |value|)).
 TEST_P(KernelGrid, OneEvaluationEqualsCpuReference) {
-  const std::vector<Model> models = example_models(GetParam(), kInstances);
+  const std::vector<Model> models = test::example_models(GetParam(), kInstances);
   const AssembledBatch asm_batch = assemble_batch(models, kInstances, 1);
   test::HostBatch<double> hb(models, kInstances, asm_batch);
   test::CpuGridExec<double> x;
@@ -88,7 +81,7 @@ TEST_P(KernelGrid, OneEvaluationEqualsCpuReference) {
 // 1e-9 after 1000 steps), with the same statuses; then the recorded frame (reactions,
 // violation, energy) equals the CPU backend's reads at that state.
 TEST_P(KernelGrid, StepsAndFrameEqualCpuBackend) {
-  const std::vector<Model> models = example_models(GetParam(), kInstances);
+  const std::vector<Model> models = test::example_models(GetParam(), kInstances);
   const int steps = 300;
   const AssembledBatch asm_batch = assemble_batch(models, kInstances, 1);
   test::HostBatch<double> hb(models, kInstances, asm_batch);
@@ -142,7 +135,7 @@ TEST_P(KernelGrid, StepsAndFrameEqualCpuBackend) {
 // (four-bar) and below, Bricard 3.2e-3.
 TEST_P(KernelGrid, Fp32StaysWithinDocumentedBound) {
   const std::string name = GetParam();
-  const std::vector<Model> models = example_models(name, kInstances);
+  const std::vector<Model> models = test::example_models(name, kInstances);
   const int steps = 1000, n = kInstances;
   test::HostBatch<float> hb(models, n, assemble_batch(models, n, 1));
   test::CpuGridExec<float> x;
@@ -167,12 +160,12 @@ TEST_P(KernelGrid, Fp32StaysWithinDocumentedBound) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, KernelGrid, ::testing::ValuesIn(kExamples));
+INSTANTIATE_TEST_SUITE_P(Examples, KernelGrid, ::testing::ValuesIn(test::example_names()));
 
 // A diverging instance is flagged and frozen at its last good state and leaves every
 // other instance bit-identical to a run without it.
 TEST(KernelGridStatus, DivergingInstanceIsFrozenAndIsolated) {
-  const std::vector<Model> models = example_models("four_bar", kInstances);
+  const std::vector<Model> models = test::example_models("four_bar", kInstances);
   const AssembledBatch asm_batch = assemble_batch(models, kInstances, 1);
   test::HostBatch<double> a(models, kInstances, asm_batch), b(models, kInstances, asm_batch);
   const int n = kInstances, ny = 13 * a.N;
@@ -204,7 +197,7 @@ TEST(KernelGridStatus, DivergingInstanceIsFrozenAndIsolated) {
 
 // A NaN state is caught by the commit (not finite) at the step it appears.
 TEST(KernelGridStatus, NonFiniteStateIsFlaggedAtItsStep) {
-  const std::vector<Model> models = example_models("pendulum", 2);
+  const std::vector<Model> models = test::example_models("pendulum", 2);
   test::HostBatch<double> hb(models, 2, assemble_batch(models, 2, 1));
   test::CpuGridExec<double> x;
   for (int s = 0; s < 5; ++s) batch::enqueue_step(x, hb.mv, hb.b);
@@ -218,7 +211,7 @@ TEST(KernelGridStatus, NonFiniteStateIsFlaggedAtItsStep) {
 // Per-instance actuator inputs (the inputs kernel's layout) reach the forces: instance i's
 // evaluation with input u_i equals the CPU reference's with the same input.
 TEST(KernelGridInputs, PerInstanceInputsEqualCpuReference) {
-  const std::vector<Model> models = example_models("slider_crank", kInstances);
+  const std::vector<Model> models = test::example_models("slider_crank", kInstances);
   ASSERT_GT(models[0].n_inputs, 0);
   const AssembledBatch asm_batch = assemble_batch(models, kInstances, 1);
   test::HostBatch<double> hb(models, kInstances, asm_batch);

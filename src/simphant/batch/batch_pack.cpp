@@ -1,5 +1,6 @@
 #include "simphant/batch/batch_pack.hpp"
 
+#include <cstring>
 #include <stdexcept>
 
 namespace simphant::batch {
@@ -59,7 +60,29 @@ void pack_topology(const Model& m, PackedModel<T>& out) {
                          static_cast<int>(f.kind), f.input_index});
 }
 
+// Indices of the parameters whose value (bit pattern: -0.0 differs from +0.0) differs
+// between some model and model 0, ascending.
+std::vector<int> varied_params(const std::vector<std::vector<double>>& all) {
+  std::vector<int> varied;
+  const std::vector<double>& p0 = all.front();
+  for (std::size_t p = 0; p < p0.size(); ++p)
+    for (const std::vector<double>& q : all)
+      if (std::memcmp(&q[p], &p0[p], sizeof(double)) != 0) {
+        varied.push_back(static_cast<int>(p));
+        break;
+      }
+  return varied;
+}
+
 }  // namespace
+
+int count_varied_params(const std::vector<Model>& models) {
+  if (models.size() < 2) return 0;
+  std::vector<std::vector<double>> all;
+  all.reserve(models.size());
+  for (const Model& m : models) all.push_back(flatten_params(m));
+  return static_cast<int>(varied_params(all).size());
+}
 
 std::vector<double> flatten_params(const Model& m) {
   std::vector<double> p;
@@ -118,24 +141,16 @@ PackedModel<T> pack_models(const std::vector<Model>& models, int n_instances, do
   out.param_shared.assign(p0.begin(), p0.end());
   out.param_slot.assign(p0.size(), -1);
   // A parameter is per instance when any model's value differs from instance 0's.
-  std::vector<std::vector<double>> all;
   if (models.size() > 1) {
+    std::vector<std::vector<double>> all;
     all.reserve(models.size());
     for (const Model& m : models) all.push_back(flatten_params(m));
-    int n_varied = 0;
-    for (int p = 0; p < out.n_params; ++p)
-      for (const std::vector<double>& q : all)
-        if (q[p] != p0[p]) {
-          out.param_slot[p] = n_varied++;
-          break;
-        }
-    out.param_varied.resize(static_cast<std::size_t>(n_varied) * n_instances);
-    for (int p = 0; p < out.n_params; ++p) {
-      const int s = out.param_slot[p];
-      if (s < 0) continue;
+    const std::vector<int> varied = varied_params(all);
+    for (std::size_t s = 0; s < varied.size(); ++s) out.param_slot[varied[s]] = static_cast<int>(s);
+    out.param_varied.resize(varied.size() * static_cast<std::size_t>(n_instances));
+    for (std::size_t s = 0; s < varied.size(); ++s)
       for (int i = 0; i < n_instances; ++i)
-        out.param_varied[static_cast<std::size_t>(s) * n_instances + i] = static_cast<T>(all[i][p]);
-    }
+        out.param_varied[s * n_instances + i] = static_cast<T>(all[i][varied[s]]);
   }
   return out;
 }

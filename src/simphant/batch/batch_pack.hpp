@@ -26,6 +26,10 @@ struct PackedModel {
   ModelView<T> host_view() const;
 };
 
+/// Number of parameters that differ (bit for bit) between the models: what a batch of
+/// them stores per instance. 0 for fewer than two models.
+int count_varied_params(const std::vector<Model>& models);
+
 /// The flat parameter vector of one model (layout in model_view.hpp), in double.
 std::vector<double> flatten_params(const Model& model);
 

@@ -25,6 +25,7 @@ struct RunOptions {
   std::string backend = "auto";   ///< auto | cpu | cuda | cuda-fused
   std::string precision = "fp64"; ///< fp64 | fp32 (cuda only)
   std::string out;                ///< output file; empty = <scene stem>.h5 in the current directory
+  std::string solver;             ///< "" (the scene's) | dae | aba | cga: overrides solver.type
 };
 
 struct CheckOptions {

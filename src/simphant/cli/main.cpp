@@ -54,6 +54,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "cuda-fused"}));
   run->add_option("--precision", ro.precision, "Floating point of the cuda backend: fp64 | fp32 (cpu: fp64 only)")
       ->check(CLI::IsMember({"fp64", "fp32"}));
+  run->add_option("--solver", ro.solver,
+                  "Robot scenes: dae (maximal coordinates) | aba | cga (joint coordinates); overrides solver.type")
+      ->check(CLI::IsMember({"dae", "aba", "cga"}));
   run->add_option("--out,-o", ro.out, "Output HDF5 file (default: <scene stem>.h5 in the current directory)");
 
   CheckOptions co;

@@ -20,6 +20,7 @@
 #include "signals.hpp"
 #include "simphant/io/recorder.hpp"
 #include "simphant/scene/scene.hpp"
+#include "simphant/sim/cuda_factory.hpp"
 #include "simphant/sim/simulator.hpp"
 
 namespace simphant::cli {
@@ -30,14 +31,15 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-/// Loads the scene and applies --dt / --t-end (by patching the document's solver
-/// section and re-validating it) and --seed. Scene.text stays the file as read.
+/// Loads the scene and applies --dt / --t-end / --solver (by patching the document's
+/// solver section and re-validating it) and --seed. Scene.text stays the file as read.
 Scene load_with_overrides(const RunOptions& o) {
   Scene scene = load_scene(o.scene);
-  if (o.has_dt || o.has_t_end) {
+  if (o.has_dt || o.has_t_end || !o.solver.empty()) {
     nlohmann::json doc = scene.doc;
     if (o.has_dt) doc["solver"]["dt"] = o.dt;
     if (o.has_t_end) doc["solver"]["t_end"] = o.t_end;
+    if (!o.solver.empty()) doc["solver"]["type"] = o.solver;
     std::string text = std::move(scene.text);
     scene = parse_scene(doc.dump(), o.scene);
     scene.text = std::move(text);
@@ -84,12 +86,16 @@ void check_memory(const Scene& scene, const RunOptions& o) {
 /// Buffers for one frame, filled from the simulator.
 struct Frame {
   std::vector<double> states, reactions, violation, energy, kinetic;
-  Frame(int n, int n_bodies, int n_joints)
+  std::vector<double> joint_q, joint_qd, joint_tau;  ///< (n, n_coords) each, robot runs
+  Frame(int n, int n_bodies, int n_joints, int n_coords)
       : states(static_cast<std::size_t>(n) * n_bodies * 13),
         reactions(static_cast<std::size_t>(n) * n_joints * 6),
         violation(static_cast<std::size_t>(n)),
         energy(static_cast<std::size_t>(n)),
-        kinetic(static_cast<std::size_t>(n)) {}
+        kinetic(static_cast<std::size_t>(n)),
+        joint_q(static_cast<std::size_t>(n) * n_coords),
+        joint_qd(static_cast<std::size_t>(n) * n_coords),
+        joint_tau(static_cast<std::size_t>(n) * n_coords) {}
 };
 
 int run(const RunOptions& o) {
@@ -100,6 +106,12 @@ int run(const RunOptions& o) {
   }
   if (o.backend == "cuda-fused") {
     std::fprintf(stderr, "error: backend 'cuda-fused' is not in this release (use cuda, cpu or auto)\n");
+    return kExitRunFailed;
+  }
+  if (o.backend == "cuda" && cuda_device_count() == 0) {  // before any work or file
+    std::fprintf(stderr, "error: backend 'cuda': %s; use --backend cpu or auto\n",
+                 cuda_backend_built() ? "no CUDA device is visible (cudaGetDeviceCount found none)"
+                                      : "this build has no CUDA support (configure with -DSIMPHANT_CUDA=ON)");
     return kExitRunFailed;
   }
   Scene scene = load_with_overrides(o);
@@ -133,6 +145,8 @@ int run(const RunOptions& o) {
   info.solver = solver;
   info.backend = sim->backend_name();
   info.seed = scene.sweep.seed;
+  const int n_coords = sim->n_joint_coordinates();
+  if (n_coords > 0) info.joint_coordinate_names = info.joint_names;  // robot runs: joint k = coordinate k
   Recorder recorder(out, info);
   recorder.write_params(samples.paths, samples.values);
   AssemblySummary assembly;
@@ -156,7 +170,7 @@ int run(const RunOptions& o) {
   sim->read_status(status.data(), status_time.data());
   recorder.write_status(status.data(), status_time.data());
 
-  Frame frame(n, B, J);
+  Frame frame(n, B, J, n_coords);
   RunStats stats(n);
   // A frame is read from the simulator (a device backend brings it back through pinned
   // memory) and written to the file after the next slice of steps is queued, so on a
@@ -168,13 +182,14 @@ int run(const RunOptions& o) {
     sim->read_reactions(frame.reactions.data());
     sim->read_constraint_violation(frame.violation.data());
     sim->read_energy(frame.energy.data(), frame.kinetic.data());
+    if (n_coords > 0) sim->read_joint_state(frame.joint_q.data(), frame.joint_qd.data(), frame.joint_tau.data());
     frame_time = sim->time();
     frame_pending = true;
   };
   auto write_frame = [&] {
     if (!frame_pending) return;
     recorder.record(frame_time, frame.states.data(), frame.reactions.data(), frame.violation.data(),
-                    frame.energy.data());
+                    frame.energy.data(), frame.joint_q.data(), frame.joint_qd.data(), frame.joint_tau.data());
     stats.add_frame(frame.violation.data(), frame.energy.data(), frame.kinetic.data());
     frame_pending = false;
   };

@@ -18,6 +18,14 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(pa
   reactions_ = h5::ExtendibleDataset(f, "reactions", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, J, 6});
   violation_ = h5::ExtendibleDataset(f, "constraint_violation", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I});
   energy_ = h5::ExtendibleDataset(f, "energy", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I});
+  if (!info.joint_coordinate_names.empty()) {
+    const auto n = static_cast<hsize_t>(info.joint_coordinate_names.size());
+    h5::Handle group = h5::create_group(f, "joint_state");
+    h5::write_attr(group.id(), "joint_names", info.joint_coordinate_names);
+    joint_q_ = h5::ExtendibleDataset(group.id(), "q", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, n});
+    joint_qd_ = h5::ExtendibleDataset(group.id(), "qd", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, n});
+    joint_tau_ = h5::ExtendibleDataset(group.id(), "tau", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, n});
+  }
 
   std::vector<std::int8_t> status(I, 0);
   std::vector<double> status_time(I, 0.0);
@@ -81,12 +89,18 @@ void Recorder::write_status(const std::int8_t* status, const double* status_time
 }
 
 void Recorder::record(double time, const double* states, const double* reactions, const double* violation,
-                      const double* energy) {
+                      const double* energy, const double* joint_q, const double* joint_qd, const double* joint_tau) {
   // /time is appended last: a reader that sees frame k in /time sees it everywhere.
   state_.append(states);
   reactions_.append(reactions);
   violation_.append(violation);
   energy_.append(energy);
+  if (!info_.joint_coordinate_names.empty()) {
+    if (!joint_q || !joint_qd || !joint_tau) throw h5::H5Error("/joint_state: record() needs q, qd and tau");
+    joint_q_.append(joint_q);
+    joint_qd_.append(joint_qd);
+    joint_tau_.append(joint_tau);
+  }
   time_.append(&time);
   frames_ = static_cast<std::int64_t>(time_.frames());
   h5::write_attr(file_.id(), "frames", frames_);
@@ -106,6 +120,9 @@ void Recorder::finalize(const std::int8_t* status, const double* status_time, do
   reactions_ = {};
   violation_ = {};
   energy_ = {};
+  joint_q_ = {};
+  joint_qd_ = {};
+  joint_tau_ = {};
   file_.reset();
 }
 

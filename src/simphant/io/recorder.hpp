@@ -8,6 +8,9 @@
 //                                        to its body_j at the anchor, W
 //   /constraint_violation  (T, I)        max |Phi|
 //   /energy                (T, I)        kinetic + gravity + spring potential [J]
+//   /joint_state/q         (T, I, n)     robot runs only (docs/robots.md): joint positions [rad | m],
+//   /joint_state/qd        (T, I, n)     rates [rad/s | m/s] and applied joint torques /
+//   /joint_state/tau       (T, I, n)     forces [N m | N]; attribute joint_names (n) on the group
 //   /params/<sweep path>   (I)           sampled sweep values (e.g. /params/bodies.crank.mass)
 //   /status                (I) int8      0 ok, 1 failed assembly, 2 diverged
 //   /status_time           (I)           time at which the status was set [s] (0 if ok)
@@ -42,6 +45,8 @@ struct RecorderInfo {
   SolverSettings solver;                 ///< as used by the run (after CLI overrides)
   std::string backend;                   ///< backend name, e.g. "cpu"
   std::uint64_t seed = 0;                ///< sweep seed
+  /// (n) joint-coordinate names (robot runs); empty: no /joint_state group.
+  std::vector<std::string> joint_coordinate_names;
 };
 
 class Recorder {
@@ -64,9 +69,11 @@ class Recorder {
   void write_status(const std::int8_t* status, const double* status_time);
 
   /// Appends one frame and flushes. states (I, B, 13); reactions (I, J, 6);
-  /// violation (I); energy (I).
+  /// violation (I); energy (I); joint_q, joint_qd, joint_tau (I, n) each, read only when
+  /// info.joint_coordinate_names is not empty (then all three are required).
   void record(double time, const double* states, const double* reactions, const double* violation,
-              const double* energy);
+              const double* energy, const double* joint_q = nullptr, const double* joint_qd = nullptr,
+              const double* joint_tau = nullptr);
 
   /// Writes the final status, wall_time_s, frames and interrupted, then closes the file.
   void finalize(const std::int8_t* status, const double* status_time, double wall_time_s, bool interrupted);
@@ -80,6 +87,7 @@ class Recorder {
   std::int64_t frames_ = 0;
   h5::Handle file_;
   h5::ExtendibleDataset time_, state_, reactions_, violation_, energy_;
+  h5::ExtendibleDataset joint_q_, joint_qd_, joint_tau_;  ///< robot runs only
 };
 
 }  // namespace simphant

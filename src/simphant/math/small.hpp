@@ -104,6 +104,26 @@ template <class T> SP_HD Quat<T> normalized(const Quat<T>& p) {
   return {p.w / n, p.x / n, p.y / n, p.z / n};
 }
 
+/// Unit quaternion (w >= 0) of a rotation matrix A (body to world, as rotation()); the
+/// largest of 4w^2, 4x^2, 4y^2, 4z^2 is the pivot (Shepperd's method), accurate for every
+/// rotation. Precondition: A orthonormal with det +1.
+template <class T> SP_HD Quat<T> quat_from_rotation(const Mat3<T>& A) {
+  const T (&m)[3][3] = A.m;
+  const T t[4] = {T(1) + m[0][0] + m[1][1] + m[2][2], T(1) + m[0][0] - m[1][1] - m[2][2],
+                  T(1) - m[0][0] + m[1][1] - m[2][2], T(1) - m[0][0] - m[1][1] + m[2][2]};
+  int k = 0;
+  for (int i = 1; i < 4; ++i)
+    if (t[i] > t[k]) k = i;
+  const T s = T(0.5) / std::sqrt(t[k]);
+  Quat<T> p;
+  if (k == 0) p = {T(0.25) / s, (m[2][1] - m[1][2]) * s, (m[0][2] - m[2][0]) * s, (m[1][0] - m[0][1]) * s};
+  else if (k == 1) p = {(m[2][1] - m[1][2]) * s, T(0.25) / s, (m[0][1] + m[1][0]) * s, (m[0][2] + m[2][0]) * s};
+  else if (k == 2) p = {(m[0][2] - m[2][0]) * s, (m[0][1] + m[1][0]) * s, T(0.25) / s, (m[1][2] + m[2][1]) * s};
+  else p = {(m[1][0] - m[0][1]) * s, (m[0][2] + m[2][0]) * s, (m[1][2] + m[2][1]) * s, T(0.25) / s};
+  if (p.w < T(0)) p = {-p.w, -p.x, -p.y, -p.z};
+  return normalized(p);
+}
+
 /// Exact rotation by the rotation vector theta (axis * angle, radians) as a quaternion.
 template <class T> SP_HD Quat<T> quat_from_rotvec(const Vec3<T>& theta) {
   const T angle = norm(theta);

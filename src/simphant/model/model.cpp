@@ -1,7 +1,20 @@
-// Name lookups of Model (model.hpp).
+// Name lookups and the inertia inverse of Model (model.hpp).
 #include "simphant/model/model.hpp"
 
+#include <Eigen/Dense>
+
 namespace simphant {
+
+Mat3d inertia_inverse(const Mat3d& J) {
+  Eigen::Matrix3d E;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) E(r, c) = J.m[r][c];
+  const Eigen::Matrix3d Ei = E.inverse();
+  Mat3d out;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) out.m[r][c] = 0.5 * (Ei(r, c) + Ei(c, r));  // keep it exactly symmetric
+  return out;
+}
 
 int Model::body_index(const std::string& body_name) const {
   if (body_name == "ground") return kGround;

@@ -6,6 +6,7 @@
 //
 // Units SI; frames as design.md §3: body frame B at the CoM, world frame W, ground is
 // body index -1 and has no coordinates.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,8 @@
 namespace simphant {
 
 constexpr int kGround = -1;
+
+struct RobotJointSpace;  // model/robot.hpp
 
 /// One moving rigid body.
 struct Body {
@@ -84,6 +87,10 @@ struct SolverSettings {
   double assembly_tolerance = 1e-10;  ///< max |Phi| accepted after assembly
 };
 
+/// J^-1 of a symmetric positive definite inertia J (made exactly symmetric), for
+/// Body::inertia_inv_B.
+Mat3d inertia_inverse(const Mat3d& J);
+
 struct Model {
   std::string name;
   std::vector<Body> bodies;          ///< moving bodies; N = bodies.size()
@@ -93,6 +100,9 @@ struct Model {
   SolverSettings solver;
   int n_rows = 0;                    ///< m, total constraint rows
   int n_inputs = 0;                  ///< number of actuators (per-instance inputs)
+  /// Set when the scene has a "robot" section (docs/robots.md): the same robot in joint
+  /// coordinates (model/robot.hpp); bodies / joints / forces above are its maximal form.
+  std::shared_ptr<const RobotJointSpace> robot;
 
   int n_bodies() const { return static_cast<int>(bodies.size()); }
   int n_joints() const { return static_cast<int>(joints.size()); }

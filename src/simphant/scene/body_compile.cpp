@@ -1,5 +1,4 @@
 // The "bodies" section of a scene -> Model::bodies (docs/scene-format.md, "Body").
-#include <Eigen/Dense>
 
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
@@ -7,17 +6,6 @@
 namespace simphant::scene_detail {
 
 namespace {
-
-Mat3d inverse3(const Mat3d& J) {
-  Eigen::Matrix3d E;
-  for (int r = 0; r < 3; ++r)
-    for (int c = 0; c < 3; ++c) E(r, c) = J.m[r][c];
-  const Eigen::Matrix3d Ei = E.inverse();
-  Mat3d out;
-  for (int r = 0; r < 3; ++r)
-    for (int c = 0; c < 3; ++c) out.m[r][c] = 0.5 * (Ei(r, c) + Ei(c, r));  // keep it exactly symmetric
-  return out;
-}
 
 Body compile_body(const json& j, const std::string& path) {
   expect_object(j, path);
@@ -31,7 +19,7 @@ Body compile_body(const json& j, const std::string& path) {
   b.mass = as_number(require_key(j, path, "mass"), mass_path);
   if (!(b.mass > 0)) throw SceneError(mass_path, "must be > 0 (got " + format_number(b.mass) + ")");
   b.inertia_B = compile_inertia(require_key(j, path, "inertia"), child_path(path, "inertia"));
-  b.inertia_inv_B = inverse3(b.inertia_B);
+  b.inertia_inv_B = inertia_inverse(b.inertia_B);
   b.r0_W = as_vec3(require_key(j, path, "position"), child_path(path, "position"));
   if (const json* q = find_key(j, "orientation")) b.p0 = compile_quaternion(*q, child_path(path, "orientation"));
   b.v0_W = vec3_or(j, path, "velocity", zero3<double>());

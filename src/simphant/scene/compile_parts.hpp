@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "simphant/model/model.hpp"
+#include "simphant/model/robot.hpp"
 
 namespace simphant::scene_detail {
 
@@ -42,5 +43,19 @@ void compile_forces(const nlohmann::json& forces, const std::string& path, Model
 
 /// The "solver" object -> SolverSettings.
 SolverSettings compile_solver(const nlohmann::json& solver, const std::string& path);
+
+/// "solver.type" -> RobotSolver (absent: Dae); SceneError for another string.
+RobotSolver compile_solver_type(const nlohmann::json& solver, const std::string& path);
+
+/// The "robot" section (docs/robots.md) -> model: the URDF's maximal Model (bodies,
+/// joints, one actuator per joint carrying tau) with model.robot set. Keeps model.name
+/// and model.solver. Errors name the JSON pointer: /robot/urdf (file missing, URDF
+/// errors wrapped, example-robot-data not installed), /robot/q0 (length), /robot/payload/link, ...
+/// robot_compile.cpp.
+void compile_robot(const nlohmann::json& robot, const std::string& path, RobotSolver solver_type, Model& model);
+
+/// Makes a relative robot.urdf path absolute against the folder of the scene file
+/// `source` (when `source` is an existing file); anything else is left as is.
+void resolve_robot_paths(nlohmann::json& doc, const std::string& source);
 
 }  // namespace simphant::scene_detail

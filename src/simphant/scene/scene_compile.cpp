@@ -9,9 +9,22 @@ Model compile_model(const nlohmann::json& doc) {
   using namespace scene_detail;
   const std::string root;  // JSON pointer of the document: ""
   expect_object(doc, "/");
-  check_keys(doc, root, {"name", "gravity", "bodies", "joints", "forces", "solver", "sweep"});
+  check_keys(doc, root, {"name", "gravity", "bodies", "joints", "forces", "solver", "sweep", "robot"});
   Model model;
   if (const json* name = find_key(doc, "name")) model.name = as_string(*name, "/name");
+  const RobotSolver solver_type = compile_solver_type(require_key(doc, root, "solver"), "/solver");
+  if (const json* robot = find_key(doc, "robot")) {  // docs/robots.md
+    for (const char* key : {"bodies", "joints", "forces", "gravity"})
+      if (find_key(doc, key) != nullptr)
+        throw SceneError(child_path(root, key), "not allowed beside a \"robot\" section (the robot's bodies, joints and "
+                                                "actuators come from its URDF; gravity is robot.gravity)");
+    model.solver = compile_solver(require_key(doc, root, "solver"), "/solver");
+    compile_robot(*robot, "/robot", solver_type, model);
+    return model;
+  }
+  if (solver_type != RobotSolver::Dae)
+    throw SceneError("/solver/type", std::string("solver \"") + robot_solver_name(solver_type) +
+                                         "\" needs a \"robot\" section (joint coordinates of a URDF robot)");
   model.gravity = vec3_or(doc, root, "gravity", zero3<double>());
   compile_bodies(require_key(doc, root, "bodies"), "/bodies", model);
   if (const json* joints = find_key(doc, "joints")) compile_joints(*joints, "/joints", model);

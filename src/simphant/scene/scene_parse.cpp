@@ -7,6 +7,7 @@
 #include <sstream>
 #include <vector>
 
+#include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/scene/sweep_detail.hpp"
@@ -94,6 +95,7 @@ Scene parse_scene(const std::string& text, const std::string& source) {
     // A number beyond the double range (1e400): nlohmann reports no position for it.
     throw SceneError(source, std::string("invalid JSON: numbers must be finite: ") + e.what());
   }
+  scene_detail::resolve_robot_paths(scene.doc, source);  // robot.urdf relative to the scene file
   scene.model = compile_model(scene.doc);
   if (scene.doc.is_object()) {
     const auto it = scene.doc.find("sweep");

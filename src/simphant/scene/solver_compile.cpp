@@ -36,7 +36,7 @@ int int_at_least(const json& obj, const std::string& path, const char* key, int 
 SolverSettings compile_solver(const json& solver, const std::string& path) {
   expect_object(solver, path);
   check_keys(solver, path,
-             {"dt", "t_end", "baumgarte_alpha", "baumgarte_beta", "tikhonov_epsilon", "record_every",
+             {"type", "dt", "t_end", "baumgarte_alpha", "baumgarte_beta", "tikhonov_epsilon", "record_every",
               "violation_bound", "assembly_max_iterations", "assembly_tolerance"});
   SolverSettings s;
   const std::string dt_path = child_path(path, "dt");

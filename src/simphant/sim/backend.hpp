@@ -59,6 +59,13 @@ class Backend {
   /// (n_instances) each.
   virtual void read_status(std::int8_t* status, double* status_time) const = 0;
   virtual const std::vector<AssemblyResult>& assembly() const = 0;
+  /// Joint coordinates of a robot model (Model::robot set, docs/robots.md): their number
+  /// n per instance, 0 when the backend reports none.
+  virtual int n_joint_coordinates() const { return 0; }
+  /// (n_instances, n) each: joint positions [rad | m], rates [rad/s | m/s] and the
+  /// applied joint torques / forces [N m | N] (the actuator inputs). Order: the robot's
+  /// links (ReducedModel::links). Nothing is written when n_joint_coordinates() is 0.
+  virtual void read_joint_state(double* q, double* qd, double* tau) const {}
 };
 
 }  // namespace simphant

@@ -10,6 +10,7 @@
 #include "simphant/dynamics/rk4.hpp"
 #include "simphant/dynamics/state.hpp"
 #include "simphant/sim/assemble_batch.hpp"
+#include "simphant/sim/joint_coordinates.hpp"
 
 namespace simphant {
 
@@ -118,6 +119,22 @@ void CpuBackend::read_energy(double* total, double* kinetic) const {
 void CpuBackend::read_status(std::int8_t* status, double* status_time) const {
   std::copy(status_.begin(), status_.end(), status);
   std::copy(status_time_.begin(), status_time_.end(), status_time);
+}
+
+int CpuBackend::n_joint_coordinates() const {
+  const Model& m0 = models_->front();
+  return m0.robot ? m0.n_joints() : 0;
+}
+
+void CpuBackend::read_joint_state(double* q, double* qd, double* tau) const {
+  const int n = n_joint_coordinates();
+  if (n == 0) return;
+  for (int i = 0; i < n_instances_; ++i) {
+    const std::size_t o = static_cast<std::size_t>(i) * n;
+    dae_joint_coordinates(model_of(i), Y_.data() + static_cast<std::size_t>(i) * ny_, q + o, qd + o);
+    // Robot models carry one actuator per joint, input k = joint k (scene/robot_compile.cpp).
+    for (int k = 0; k < n; ++k) tau[o + k] = k < n_inputs_ ? inputs_[static_cast<std::size_t>(i) * n_inputs_ + k] : 0.0;
+  }
 }
 
 }  // namespace simphant

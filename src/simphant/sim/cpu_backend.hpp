@@ -28,6 +28,10 @@ class CpuBackend final : public Backend {
   void read_energy(double* total, double* kinetic) const override;
   void read_status(std::int8_t* status, double* status_time) const override;
   const std::vector<AssemblyResult>& assembly() const override { return assembly_; }
+  /// Robot models (Model::robot, solver "dae"): joint coordinates from the DAE state
+  /// (sim/joint_coordinates.hpp; revolute q wrapped to (-pi, pi]); else 0 / nothing.
+  int n_joint_coordinates() const override;
+  void read_joint_state(double* q, double* qd, double* tau) const override;
 
  private:
   const Model& model_of(int i) const { return (*models_)[models_->size() == 1 ? 0 : i]; }

@@ -18,9 +18,9 @@ bool cuda_backend_built();
 int cuda_device_count();
 
 /// Checks, before any work, that n_instances of `model` fit on device 0 in `precision`
-/// (and that the kernels' thread counts fit an int). n_varied_bound: an upper bound of
-/// the per-instance parameters. Throws BackendError saying how many instances fit.
-void cuda_check_fits(const Model& model, int n_instances, int n_varied_bound, const std::string& precision);
+/// (and that the kernels' thread counts fit an int). n_varied: the parameters stored per
+/// instance (batch::count_varied_params). Throws BackendError saying how many fit.
+void cuda_check_fits(const Model& model, int n_instances, int n_varied, const std::string& precision);
 
 /// Creates the `cuda` backend (design.md §4) on device 0 for the assembled batch.
 /// precision: "fp64" or "fp32". use_graph: capture one step as a CUDA graph and replay

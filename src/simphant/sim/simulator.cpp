@@ -2,8 +2,11 @@
 
 #include <stdexcept>
 
+#include "simphant/batch/batch_pack.hpp"
 #include "simphant/sim/cpu_backend.hpp"
 #include "simphant/sim/cuda_factory.hpp"
+#include "simphant/sim/reduced_backend.hpp"
+#include "simphant/model/robot.hpp"
 
 namespace simphant {
 namespace {
@@ -17,7 +20,12 @@ void check_same_topology(const std::vector<Model>& models) {
                 a.forces.size() == b.forces.size() && a.n_inputs == b.n_inputs && a.solver.dt == b.solver.dt;
     for (int j = 0; same && j < a.n_joints(); ++j)
       same = a.joints[j].type == b.joints[j].type && a.joints[j].body_i == b.joints[j].body_i &&
-             a.joints[j].body_j == b.joints[j].body_j;
+             a.joints[j].body_j == b.joints[j].body_j && a.joints[j].row_offset == b.joints[j].row_offset;
+    for (std::size_t f = 0; same && f < a.forces.size(); ++f) {
+      const ForceElement &x = a.forces[f], &y = b.forces[f];
+      same = x.type == y.type && x.body == y.body && x.world_frame == y.world_frame && x.body_i == y.body_i &&
+             x.body_j == y.body_j && x.joint == y.joint && x.kind == y.kind && x.input_index == y.input_index;
+    }
     if (!same) throw std::invalid_argument("Simulator: instance " + std::to_string(i) + "'s model differs in topology or dt");
   }
 }
@@ -36,7 +44,19 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
     throw std::invalid_argument("unknown backend '" + options.backend + "' (auto, cpu or cuda)");
   if (options.precision != "fp64" && options.precision != "fp32")
     throw std::invalid_argument("unknown precision '" + options.precision + "' (fp64 or fp32)");
-  const bool cuda = options.backend == "cuda" || (options.backend == "auto" && cuda_device_count() > 0);
+  // A robot scene with solver aba / cga runs in joint coordinates (docs/robots.md).
+  if (shared->front().robot && shared->front().robot->solver != RobotSolver::Dae) {
+    if (options.backend == "cuda")
+      throw std::invalid_argument(std::string("backend 'cuda' does not run solver '") +
+                                  robot_solver_name(shared->front().robot->solver) + "' yet (use --backend cpu or auto)");
+    if (options.precision != "fp64") throw std::invalid_argument("solvers aba and cga run in fp64 only");
+    return std::unique_ptr<Simulator>(
+        new Simulator(shared, std::make_unique<ReducedBackend>(shared, n_instances, options.threads)));
+  }
+  // auto keeps robot scenes (dae) on the CPU: only the cpu backend reports their joint
+  // coordinates (/joint_state).
+  const bool robot = static_cast<bool>(shared->front().robot);
+  const bool cuda = options.backend == "cuda" || (options.backend == "auto" && !robot && cuda_device_count() > 0);
   if (!cuda && options.precision != "fp64")
     throw std::invalid_argument("precision fp32 needs the cuda backend (the cpu backend is the fp64 reference)");
   std::unique_ptr<Backend> backend;
@@ -44,6 +64,7 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
     if (!cuda_backend_built()) make_cuda_backend(shared, n_instances, {}, options.precision, true);  // throws
     if (cuda_device_count() == 0)
       throw BackendError("backend 'cuda': no CUDA device is visible (cudaGetDeviceCount found none); use --backend cpu");
+    cuda_check_fits(shared->front(), n_instances, batch::count_varied_params(*shared), options.precision);
     backend = make_cuda_backend(shared, n_instances, assemble_batch(*shared, n_instances, options.threads),
                                 options.precision, options.use_cuda_graph);
   } else {

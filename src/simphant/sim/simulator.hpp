@@ -54,6 +54,9 @@ class Simulator {
   void read_energy(double* total, double* kinetic = nullptr) const { backend_->read_energy(total, kinetic); }
   void read_status(std::int8_t* status, double* status_time) const { backend_->read_status(status, status_time); }
   const std::vector<AssemblyResult>& assembly() const { return backend_->assembly(); }
+  /// Joint coordinates per instance (robot scenes), 0 if none; see Backend.
+  int n_joint_coordinates() const { return backend_->n_joint_coordinates(); }
+  void read_joint_state(double* q, double* qd, double* tau) const { backend_->read_joint_state(q, qd, tau); }
 
  private:
   Simulator(std::shared_ptr<const std::vector<Model>> models, std::unique_ptr<Backend> backend)

@@ -1,0 +1,197 @@
+#pragma once
+// Recursive inverse dynamics (RNEA) and forward dynamics (articulated-body algorithm) of
+// a fixed-base kinematic tree in conformal geometric algebra (Löw & Calinon,
+// seeds/cga-recursive-forward-dynamics-paper.txt; the ABA steps the text lacks (its
+// pages 10-15) are derived in docs/cga-dynamics.md from §3-4 and Featherstone ch. 7).
+// Twists, wrenches and motors: motor.hpp; inertia elements: inertia.hpp. Frames and
+// joints as ReducedModel (reduced_model.hpp): link k's motor parent_M_k(q) =
+// T(p_parent_joint) R(R_parent_joint) exp(-q S_k / 2), S_k = axis I3 (revolute) or
+// axis ei (prismatic), link coordinates. Every quantity of link k is in link k's frame.
+// Header-only SP_HD, fixed workspaces, no allocation: the same code runs per CUDA thread.
+#include "simphant/core/hd.hpp"
+#include "simphant/math/small.hpp"
+#include "simphant/reduced/cga/inertia.hpp"
+#include "simphant/reduced/cga/motor.hpp"
+#include "simphant/reduced/cga/motor_action.hpp"
+#include "simphant/reduced/reduced_params.hpp"
+
+namespace simphant {
+namespace cga {
+
+/// A link with its constant CGA data precomputed (cga_link()): saves the rotation ->
+/// rotor conversion and the inertia of eq. 19 on every call.
+template <class T>
+struct CgaLink {
+  int parent;                ///< -1: base
+  int type;                  ///< ReducedJointType as int (0 revolute, 1 prismatic)
+  Vec3<T> axis;              ///< unit joint axis, link frame
+  Motor<T> M_parent_joint;   ///< T(p_parent_joint) R(R_parent_joint)
+  Inertia<T> I;              ///< body inertia about the link origin, link frame (eq. 19)
+};
+
+template <class T> SP_HD CgaLink<T> cga_link(const ReducedLinkParams<T>& l) {
+  return {l.parent, l.type, l.axis, motor_from_rt(l.R_parent_joint, l.p_parent_joint),
+          body_inertia(l.mass, l.com, l.inertia_com)};
+}
+
+/// Per-call scratch of cga_rnea() / cga_aba(); fixed size. Index k = link k, link k's frame.
+template <class T>
+struct CgaWorkspace {
+  MotorAction<T> X[kMaxReducedLinks];  ///< action of parent_M_k(q) (k -> parent)
+  Twist<T> v[kMaxReducedLinks];        ///< link velocity twist [rad/s, m/s]
+  Twist<T> a[kMaxReducedLinks];        ///< link acceleration twist, gravity as -g of the base
+  Twist<T> c[kMaxReducedLinks];        ///< ABA: velocity-product acceleration (S qd) x v
+  Wrench<T> f[kMaxReducedLinks];       ///< RNEA: joint wrench on link k; ABA: bias wrench pA
+  Inertia<T> IA[kMaxReducedLinks];     ///< ABA: articulated-body inertia
+  Wrench<T> U[kMaxReducedLinks];       ///< ABA: IA[S]
+  T Dinv[kMaxReducedLinks];            ///< ABA: 1 / <S, U>
+  T u[kMaxReducedLinks];               ///< ABA: tau - <S, pA>
+};
+
+namespace detail {
+/// parent_M_k(q) = M_parent_joint exp(-q S / 2).
+template <class T> SP_HD Motor<T> compose_joint(const Motor<T>& M_parent_joint, int type, const Vec3<T>& axis, T q) {
+  if (type == 0) return mul_rotor(M_parent_joint, rotor(axis, q));
+  return M_parent_joint * translator(q * axis);
+}
+template <class T> SP_HD Motor<T> link_motor(const ReducedLinkParams<T>& l, T q) {
+  return compose_joint(motor_from_rt(l.R_parent_joint, l.p_parent_joint), l.type, l.axis, q);
+}
+template <class T> SP_HD Motor<T> link_motor(const CgaLink<T>& l, T q) {
+  return compose_joint(l.M_parent_joint, l.type, l.axis, q);
+}
+template <class T> SP_HD Inertia<T> link_inertia(const ReducedLinkParams<T>& l) {
+  return body_inertia(l.mass, l.com, l.inertia_com);
+}
+template <class T> SP_HD const Inertia<T>& link_inertia(const CgaLink<T>& l) { return l.I; }
+
+template <class T, class Link>
+SP_HD void rnea(int n, const Link* links, const Vec3<T>& gravity, const T* q, const T* qd, const T* qdd, T* tau_out,
+                CgaWorkspace<T>& ws) {
+  const Twist<T> a0 = {{T(0), T(0), T(0), -gravity.x, -gravity.y, -gravity.z}};
+  for (int k = 0; k < n; ++k) {
+    const Link& l = links[k];
+    const MotorAction<T> X = motor_action(detail::link_motor(l, q[k]));
+    ws.X[k] = X;
+    const Twist<T> S = joint_screw(l.type == 0, l.axis);
+    const Twist<T> vJ = qd[k] * S;
+    const T qddk = qdd ? qdd[k] : T(0);
+    Twist<T> v, a;
+    if (l.parent < 0) {
+      v = vJ;  // the base is at rest: vJ x vJ = 0
+      a = apply_inverse(X, a0) + qddk * S;
+    } else {
+      v = apply_inverse(X, ws.v[l.parent]) + vJ;
+      a = apply_inverse(X, ws.a[l.parent]) + qddk * S + commutator(vJ, v);
+    }
+    ws.v[k] = v;
+    ws.a[k] = a;
+    const auto& I = detail::link_inertia(l);
+    ws.f[k] = apply(I, a) - commutator(v, apply(I, v));  // I[a] + crf(v) I[v]
+  }
+  for (int k = n - 1; k >= 0; --k) {
+    const Link& l = links[k];
+    tau_out[k] = power(joint_screw(l.type == 0, l.axis), ws.f[k]);
+    if (l.parent >= 0) ws.f[l.parent] += apply(ws.X[k], ws.f[k]);
+  }
+}
+
+template <class T, class Link>
+SP_HD void aba(int n, const Link* links, const Vec3<T>& gravity, const T* q, const T* qd, const T* tau, T* qdd_out,
+               CgaWorkspace<T>& ws) {
+  // Pass 1 (outward): motors, velocities, velocity-product accelerations, bias wrenches.
+  for (int k = 0; k < n; ++k) {
+    const Link& l = links[k];
+    const MotorAction<T> X = motor_action(detail::link_motor(l, q[k]));
+    ws.X[k] = X;
+    const Twist<T> vJ = qd[k] * joint_screw(l.type == 0, l.axis);
+    Twist<T> v;
+    if (l.parent < 0) {
+      v = vJ;
+      ws.c[k] = twist_zero<T>();
+    } else {
+      v = apply_inverse(X, ws.v[l.parent]) + vJ;
+      ws.c[k] = commutator(vJ, v);  // = crm(v) vJ
+    }
+    ws.v[k] = v;
+    const auto& I = detail::link_inertia(l);
+    ws.IA[k] = I;
+    ws.f[k] = wrench_zero<T>() - commutator(v, apply(I, v));  // pA = crf(v) I[v]
+  }
+  // Pass 2 (inward): articulated inertias and bias wrenches.
+  for (int k = n - 1; k >= 0; --k) {
+    const Link& l = links[k];
+    const Twist<T> S = joint_screw(l.type == 0, l.axis);
+    const Wrench<T> U = apply_screw(ws.IA[k], l.type == 0, l.axis);  // = IA[S]
+    const T Dinv = T(1) / power(S, U);
+    const T u = tau[k] - power(S, ws.f[k]);
+    ws.U[k] = U;
+    ws.Dinv[k] = Dinv;
+    ws.u[k] = u;
+    const int p = l.parent;
+    if (p >= 0) {
+      // Ia = IA - U (x) U / D; pa = pA + Ia[c] + U u / D = pA + IA[c] + U (u - <c, U>) / D.
+      const Inertia<T> Ia = sub_outer(ws.IA[k], U, Dinv);
+      const Wrench<T> pa = ws.f[k] + apply(ws.IA[k], ws.c[k]) + ((u - power(ws.c[k], U)) * Dinv) * U;
+      ws.IA[p] += transform(ws.X[k], Ia);
+      ws.f[p] += apply(ws.X[k], pa);
+    }
+  }
+  // Pass 3 (outward): accelerations.
+  const Twist<T> a0 = {{T(0), T(0), T(0), -gravity.x, -gravity.y, -gravity.z}};
+  for (int k = 0; k < n; ++k) {
+    const Link& l = links[k];
+    const int p = l.parent;
+    const Twist<T> ap = apply_inverse(ws.X[k], p < 0 ? a0 : ws.a[p]) + ws.c[k];
+    const T qdd = (ws.u[k] - power(ap, ws.U[k])) * ws.Dinv[k];
+    qdd_out[k] = qdd;
+    ws.a[k] = ap + qdd * joint_screw(l.type == 0, l.axis);
+  }
+}
+}  // namespace detail
+
+/// Inverse dynamics in CGA: tau = M(q) qdd + C(q, qd) qd + g(q).
+///  n       number of links, 0 <= n <= kMaxReducedLinks
+///  links   (n) link parameters, topological order: links[k].parent < k
+///  gravity [m/s^2], base (world) coordinates, e.g. (0, 0, -9.81); enters as the base
+///          acceleration twist a_0 = -gravity ei
+///  q, qd   (n) joint positions [rad | m] and rates [rad/s | m/s]
+///  qdd     (n) joint accelerations [rad/s^2 | m/s^2]; nullptr means all zero
+///  tau_out (n) joint forces [N m | N] (torque about / force along the axis)
+///  ws      scratch; after the call ws.v, ws.a, ws.f hold the link twists, acceleration
+///          twists and joint wrenches (link frames)
+/// Per link: v = ~M v_parent M + S qd, a = ~M a_parent M + S qdd + (S qd) x v,
+/// f = I[a] - v x I[v]; inward: tau = <S, f>, f_parent += M f ~M.
+/// Cost O(n); no allocation. tau_out may not alias the inputs.
+template <class T>
+SP_HD void cga_rnea(int n, const ReducedLinkParams<T>* links, const Vec3<T>& gravity, const T* q, const T* qd,
+                    const T* qdd, T* tau_out, CgaWorkspace<T>& ws) {
+  detail::rnea(n, links, gravity, q, qd, qdd, tau_out, ws);
+}
+/// cga_rnea over precomputed links (cga_link()).
+template <class T>
+SP_HD void cga_rnea(int n, const CgaLink<T>* links, const Vec3<T>& gravity, const T* q, const T* qd, const T* qdd,
+                    T* tau_out, CgaWorkspace<T>& ws) {
+  detail::rnea(n, links, gravity, q, qd, qdd, tau_out, ws);
+}
+
+/// Forward dynamics in CGA (articulated-body algorithm): qdd = M(q)^-1 (tau - C qd - g).
+///  n, links, gravity, q, qd as cga_rnea; links need mass > 0 and SPD inertia_com
+///  tau     (n) joint forces [N m | N]
+///  qdd_out (n) joint accelerations [rad/s^2 | m/s^2]; may not alias the inputs
+///  ws      scratch; after the call ws.a holds the link acceleration twists
+/// Derivation: docs/cga-dynamics.md. Cost O(n); no allocation.
+template <class T>
+SP_HD void cga_aba(int n, const ReducedLinkParams<T>* links, const Vec3<T>& gravity, const T* q, const T* qd,
+                   const T* tau, T* qdd_out, CgaWorkspace<T>& ws) {
+  detail::aba(n, links, gravity, q, qd, tau, qdd_out, ws);
+}
+/// cga_aba over precomputed links (cga_link()).
+template <class T>
+SP_HD void cga_aba(int n, const CgaLink<T>* links, const Vec3<T>& gravity, const T* q, const T* qd, const T* tau,
+                   T* qdd_out, CgaWorkspace<T>& ws) {
+  detail::aba(n, links, gravity, q, qd, tau, qdd_out, ws);
+}
+
+}  // namespace cga
+}  // namespace simphant

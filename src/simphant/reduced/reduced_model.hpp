@@ -1,0 +1,61 @@
+#pragma once
+// ReducedModel: a fixed-base kinematic tree in joint coordinates, the model of the
+// reduced-coordinate solvers (spatial-vector RNEA / CRBA / ABA, Featherstone, Rigid
+// Body Dynamics Algorithms ch. 5-7, and their conformal-geometric-algebra form, Löw &
+// Calinon, seeds/cga-recursive-forward-dynamics-paper.txt). Built from a URDF
+// (urdf/urdf_import.hpp): links joined by fixed joints are merged, so every link here
+// has exactly one moving joint (revolute or prismatic; URDF "continuous" is revolute
+// without limits).
+//
+// Frames: every link has a frame L (the URDF link frame after merging). The root
+// link of the URDF is the fixed base (world W), it is not a ReducedLink. Link k's
+// joint frame sits in its parent's frame at (R_parent_joint, p_parent_joint)
+// (URDF joint <origin>, rpy as R = Rz(yaw) Ry(pitch) Rx(roll)); the joint moves about /
+// along `axis` (unit, joint frame); the link frame coincides with the joint frame at
+// q = 0, so X_parent_link(q) = (R_parent_joint * Rot(axis, q), p_parent_joint) for a
+// revolute joint and (R_parent_joint, p_parent_joint + R_parent_joint axis q) for a
+// prismatic one. Units SI.
+#include <string>
+#include <vector>
+
+#include "simphant/math/small.hpp"
+
+namespace simphant {
+
+enum class ReducedJointType : int { Revolute = 0, Prismatic = 1 };
+
+/// One moving link and the joint that attaches it to its parent.
+struct ReducedLink {
+  std::string name;        ///< URDF link name (the child of `joint_name`)
+  std::string joint_name;  ///< URDF joint name
+  int parent = -1;         ///< index of the parent link in ReducedModel::links; -1: the base
+  ReducedJointType type = ReducedJointType::Revolute;
+  Mat3d R_parent_joint{};  ///< joint frame orientation in the parent frame
+  Vec3d p_parent_joint{};  ///< joint frame origin in the parent frame [m]
+  Vec3d axis{0, 0, 1};     ///< unit joint axis, joint (= link) frame
+  double mass = 0;         ///< [kg] > 0 (merged fixed children included)
+  Vec3d com{};             ///< centre of mass in the link frame [m]
+  Mat3d inertia_com{};     ///< inertia about the CoM, link-frame axes [kg m^2], SPD
+  bool continuous = false; ///< URDF "continuous": no position limits
+  double lower = 0, upper = 0;       ///< position limits [rad or m] (read, not enforced)
+  double effort = 0, velocity = 0;   ///< effort [N m or N] and velocity limits (read, not enforced)
+};
+
+struct ReducedModel {
+  std::string name;                ///< URDF robot name
+  std::string base_link;           ///< name of the URDF root link (fixed to W)
+  std::vector<ReducedLink> links;  ///< topological order: links[k].parent < k
+  Vec3d gravity{0, 0, -9.81};      ///< [m/s^2], W (= the base frame)
+
+  /// Degrees of freedom: one coordinate per link, q[k] belongs to links[k].
+  int nq() const { return static_cast<int>(links.size()); }
+  int nv() const { return nq(); }
+  /// Index of a link by name, -1 if unknown.
+  int link_index(const std::string& link_name) const {
+    for (int k = 0; k < nq(); ++k)
+      if (links[k].name == link_name) return k;
+    return -1;
+  }
+};
+
+}  // namespace simphant

@@ -1,0 +1,180 @@
+// The "robot" section of a scene (docs/robots.md): a URDF robot -> the maximal Model
+// (urdf/maximal_from_urdf.hpp) plus its joint-space form (model/robot.hpp).
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "simphant/urdf/robot_data.hpp"
+#include "simphant/model/robot.hpp"
+#include "simphant/scene/compile_parts.hpp"
+#include "simphant/scene/json_access.hpp"
+#include "simphant/urdf/maximal_from_urdf.hpp"
+#include "simphant/urdf/urdf_import.hpp"
+
+namespace simphant::scene_detail {
+
+namespace {
+
+constexpr const char* kErdPrefix = "example-robot-data:";
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+/// The URDF file named by robot.urdf: "example-robot-data:<relative path>", or a path
+/// (parse_scene made a relative one relative to the scene file's folder).
+std::string resolve_urdf(const std::string& ref, const std::string& ptr) {
+  if (!starts_with(ref, kErdPrefix)) return ref;
+  const std::string rel = ref.substr(std::char_traits<char>::length(kErdPrefix));
+  const std::string dir = example_robot_data_dir();
+  if (dir.empty())
+    throw SceneError(ptr, "\"" + ref + "\" needs the Python package example-robot-data, which python3 cannot find: "
+                          "pip install example-robot-data (or set SIMPHANT_ROBOT_DATA to its robots folder)");
+  const std::string file = dir + "/" + rel;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec))
+    throw SceneError(ptr, "no file \"" + rel + "\" in example-robot-data (" + dir + ")");
+  return file;
+}
+
+/// load_urdf with a per-process cache (a sweep compiles one model per instance); a
+/// UrdfError becomes SceneError(ptr, ...).
+std::shared_ptr<const ReducedModel> cached_urdf(const std::string& file, const std::string& ptr) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const ReducedModel>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto it = cache.find(file);
+  if (it != cache.end()) return it->second;
+  try {
+    auto rm = std::make_shared<const ReducedModel>(load_urdf(file));
+    cache.emplace(file, rm);
+    return rm;
+  } catch (const UrdfError& e) {
+    throw SceneError(ptr, e.what());
+  }
+}
+
+std::string joint_names(const ReducedModel& rm) {
+  std::string s;
+  for (const ReducedLink& l : rm.links) s += (s.empty() ? "" : ", ") + l.joint_name;
+  return s;
+}
+
+/// An optional array of n numbers (default zeros).
+std::vector<double> joint_vector(const json& robot, const std::string& path, const char* key, const ReducedModel& rm) {
+  const int n = rm.nq();
+  std::vector<double> out(static_cast<std::size_t>(n), 0.0);
+  const json* v = find_key(robot, key);
+  if (v == nullptr) return out;
+  const std::string p = child_path(path, key);
+  expect_array(*v, p);
+  if (static_cast<int>(v->size()) != n)
+    throw SceneError(p, "must have " + std::to_string(n) + " entries, one per moving joint of '" + rm.name +
+                            "' in this order: " + joint_names(rm) + " (got " + std::to_string(v->size()) + ")");
+  for (int k = 0; k < n; ++k) out[static_cast<std::size_t>(k)] = as_number((*v)[static_cast<std::size_t>(k)], child_path(p, static_cast<std::size_t>(k)));
+  return out;
+}
+
+/// Adds a point mass m at c (link frame) to link l: new mass, CoM and inertia about it.
+void add_point_mass(ReducedLink& l, double m, const Vec3d& c) {
+  const double M = l.mass + m;
+  const Vec3d com = (1.0 / M) * (l.mass * l.com + m * c);
+  auto shift = [](Mat3d& I, double mass, const Vec3d& d) {  // parallel axis: mass at offset d
+    const double dd = dot(d, d);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) I.m[i][j] += mass * ((i == j ? dd : 0.0) - d[i] * d[j]);
+  };
+  shift(l.inertia_com, l.mass, l.com - com);
+  shift(l.inertia_com, m, c - com);
+  l.mass = M;
+  l.com = com;
+}
+
+void apply_payload(const json& payload, const std::string& path, ReducedModel& rm) {
+  expect_object(payload, path);
+  check_keys(payload, path, {"link", "mass", "com"});
+  const std::string link_ptr = child_path(path, "link");
+  const std::string link = as_string(require_key(payload, path, "link"), link_ptr);
+  const int k = rm.link_index(link);
+  if (k < 0) {
+    std::string names;
+    for (const ReducedLink& l : rm.links) names += (names.empty() ? "" : ", ") + l.name;
+    throw SceneError(link_ptr, "unknown link '" + link + "' (moving links: " + names +
+                                   "; a link fixed to a moving link is merged into it: name that one)");
+  }
+  const std::string mass_ptr = child_path(path, "mass");
+  const double m = as_number(require_key(payload, path, "mass"), mass_ptr);
+  if (!(m >= 0)) throw SceneError(mass_ptr, "must be >= 0 (got " + format_number(m) + ")");
+  if (m > 0) add_point_mass(rm.links[static_cast<std::size_t>(k)], m, vec3_or(payload, path, "com", zero3<double>()));
+}
+
+}  // namespace
+
+RobotSolver compile_solver_type(const json& solver, const std::string& path) {
+  const json* t = solver.is_object() ? find_key(solver, "type") : nullptr;
+  if (t == nullptr) return RobotSolver::Dae;
+  const std::string p = child_path(path, "type");
+  const std::string s = as_string(*t, p);
+  if (s == "dae") return RobotSolver::Dae;
+  if (s == "aba") return RobotSolver::Aba;
+  if (s == "cga") return RobotSolver::Cga;
+  throw SceneError(p, "unknown solver type \"" + s + "\" (dae, aba or cga)");
+}
+
+void resolve_robot_paths(json& doc, const std::string& source) {
+  if (!doc.is_object()) return;
+  const auto robot = doc.find("robot");
+  if (robot == doc.end() || !robot->is_object()) return;
+  const auto urdf = robot->find("urdf");
+  if (urdf == robot->end() || !urdf->is_string()) return;
+  const std::string ref = urdf->get<std::string>();
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (ref.empty() || starts_with(ref, kErdPrefix) || fs::path(ref).is_absolute() || !fs::is_regular_file(source, ec))
+    return;
+  *urdf = fs::absolute(fs::path(source).parent_path() / ref, ec).lexically_normal().string();
+}
+
+void compile_robot(const json& robot, const std::string& path, RobotSolver solver_type, Model& model) {
+  expect_object(robot, path);
+  check_keys(robot, path, {"urdf", "q0", "qd0", "tau", "payload", "gravity"});
+  const std::string urdf_ptr = child_path(path, "urdf");
+  const std::string file = resolve_urdf(as_string(require_key(robot, path, "urdf"), urdf_ptr), urdf_ptr);
+  auto rj = std::make_shared<RobotJointSpace>();
+  rj->model = *cached_urdf(file, urdf_ptr);
+  rj->urdf_path = file;
+  rj->solver = solver_type;
+  ReducedModel& rm = rj->model;
+  if (rm.nq() == 0) throw SceneError(urdf_ptr, "the robot has no moving joint");
+  if (rm.nq() > kMaxRobotJoints)
+    throw SceneError(urdf_ptr, "the robot has " + std::to_string(rm.nq()) + " moving joints; at most " +
+                                   std::to_string(kMaxRobotJoints) + " are supported");
+  rm.gravity = vec3_or(robot, path, "gravity", Vec3d{0, 0, -9.81});
+  rj->q0 = joint_vector(robot, path, "q0", rm);
+  rj->qd0 = joint_vector(robot, path, "qd0", rm);
+  rj->tau = joint_vector(robot, path, "tau", rm);
+  if (const json* payload = find_key(robot, "payload")) apply_payload(*payload, child_path(path, "payload"), rm);
+
+  Model m = maximal_model_from_urdf(rm, rj->q0, rj->qd0);
+  m.name = model.name.empty() ? rm.name : model.name;
+  m.solver = model.solver;
+  // One actuator per joint carries tau: the DAE path applies it as a force element, the
+  // reduced backend reads the same per-instance inputs.
+  for (int k = 0; k < rm.nq(); ++k) {
+    ForceElement f;
+    f.name = "tau_" + rm.links[static_cast<std::size_t>(k)].joint_name;
+    f.type = ForceType::Actuator;
+    f.joint = k;
+    f.kind = rm.links[static_cast<std::size_t>(k)].type == ReducedJointType::Revolute ? ActuatorKind::Torque
+                                                                                      : ActuatorKind::Force;
+    f.value = rj->tau[static_cast<std::size_t>(k)];
+    f.input_index = k;
+    m.forces.push_back(f);
+  }
+  m.n_inputs = rm.nq();
+  m.robot = std::move(rj);
+  model = std::move(m);
+}
+
+}  // namespace simphant::scene_detail

@@ -1,0 +1,80 @@
+#pragma once
+// ReducedBackend: runs a URDF robot scene (Model::robot set, solver "aba" or "cga",
+// docs/robots.md) in joint coordinates. State per instance y = [q (n), qd (n)]; fixed-step
+// RK4 of dy/dt = [qd, qdd(q, qd, tau)] with qdd from the spatial-vector ABA
+// (reduced/aba.hpp) or the CGA ABA (reduced/cga/cga_dynamics.hpp). Instances are spread
+// over worker threads (OpenMP, static schedule), one fixed-size workspace per worker
+// allocated in the constructor: the step loop allocates nothing, and results do not
+// depend on the thread count.
+//
+// Reads, so the output compares with the DAE path of the same robot (body k = link k):
+//  - read_states: per link its CoM pose and velocity from forward kinematics
+//    (reduced/forward_kinematics.hpp): r = CoM in W [m], p = rotation link frame -> W
+//    (w, x, y, z; w >= 0), v = CoM velocity in W [m/s], omega_B = angular velocity in
+//    the link frame [rad/s]; the 13-per-body layout of Backend::read_states.
+//  - read_reactions: NaN (joint coordinates have no constraint forces; not computed).
+//  - read_constraint_violation: 0 (joints hold by construction).
+//  - read_energy: kinetic (sum 1/2 m v.v + 1/2 w.I w) + gravity potential (-m g . c) [J].
+//  - read_joint_state: q, qd and tau (the actuator inputs, set_inputs) per instance.
+// Diverged: an instance whose state turns non-finite is frozen at its last finite state.
+// Assembly: nothing to assemble, every instance ok with zero residuals.
+#include <memory>
+#include <vector>
+
+#include "simphant/model/robot.hpp"
+#include "simphant/reduced/aba.hpp"
+#include "simphant/reduced/cga/cga_dynamics.hpp"
+#include "simphant/sim/backend.hpp"
+
+namespace simphant {
+
+class ReducedBackend final : public Backend {
+ public:
+  /// models: size 1 (shared) or n_instances, every one with robot set, the same number
+  /// of joints and robot->solver Aba or Cga (of models.front()). threads <= 0: all.
+  /// Throws std::invalid_argument otherwise.
+  ReducedBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads);
+  ~ReducedBackend() override;
+
+  const char* name() const override { return solver_ == RobotSolver::Cga ? "reduced-cga" : "reduced-aba"; }
+  std::string details() const override;
+  int n_instances() const override { return n_instances_; }
+  void set_inputs(const double* u) override;
+  void advance(int n_steps) override;
+  double time() const override { return static_cast<double>(steps_) * dt_; }
+  std::int64_t steps_taken() const override { return steps_; }
+  void read_states(double* out) const override;
+  void read_reactions(double* out) const override;
+  void read_constraint_violation(double* out) const override;
+  void read_energy(double* total, double* kinetic) const override;
+  void read_status(std::int8_t* status, double* status_time) const override;
+  const std::vector<AssemblyResult>& assembly() const override { return assembly_; }
+  int n_joint_coordinates() const override { return n_; }
+  void read_joint_state(double* q, double* qd, double* tau) const override;
+
+  struct Worker;  ///< per-thread scratch (reduced_backend.cpp)
+
+ private:
+  int model_of(int i) const { return models_->size() == 1 ? 0 : i; }
+  /// qdd of instance i at (q, qd) with its inputs, into qdd.
+  void joint_accelerations(int i, const double* q, const double* qd, double* qdd, Worker& w) const;
+
+  std::shared_ptr<const std::vector<Model>> models_;
+  RobotSolver solver_;
+  int n_instances_;
+  int threads_;
+  int n_;  ///< joints per instance
+  double dt_;
+  std::int64_t steps_ = 0;
+  std::vector<ReducedLinkParams<double>> links_;   ///< (n_models, n)
+  std::vector<cga::CgaLink<double>> cga_links_;    ///< (n_models, n)
+  std::vector<Vec3d> gravity_;                     ///< (n_models)
+  std::vector<double> Y_;                          ///< (n_instances, 2n): q then qd
+  std::vector<double> inputs_;                     ///< (n_instances, n): tau
+  std::vector<std::int8_t> status_;
+  std::vector<double> status_time_;
+  std::vector<AssemblyResult> assembly_;
+  mutable std::vector<std::unique_ptr<Worker>> workers_;
+};
+
+}  // namespace simphant

@@ -1,0 +1,47 @@
+#pragma once
+// Private to urdf/: the stages of parse_urdf (urdf_import.hpp), one per file.
+// urdf_parse.cpp runs urdfdom and wraps its errors; urdf_tree.cpp checks the tree and
+// merges fixed joints; urdf_inertia.cpp holds the mass-property arithmetic.
+#include <string>
+
+#include "simphant/math/small.hpp"
+#include "simphant/reduced/reduced_model.hpp"
+
+namespace urdf {
+class ModelInterface;
+}
+
+namespace simphant::urdf_detail {
+
+/// Mass properties of a rigid body in some frame F: mass [kg], CoM in F [m], inertia
+/// about the CoM along F's axes [kg m^2].
+struct MassProps {
+  double mass = 0;
+  Vec3d com{};
+  Mat3d inertia{};
+};
+
+/// R I R^T: an inertia tensor given along the axes of frame F, expressed along G's axes
+/// (R = R_GF). The result is exactly symmetric.
+Mat3d rotate_inertia(const Mat3d& R_GF, const Mat3d& I_F);
+
+/// The same body expressed in frame G, given F's pose in G: x_G = R_GF x_F + p_GF.
+/// com' = R com + p, inertia' = R inertia R^T.
+MassProps transform_mass(const MassProps& m, const Mat3d& R_GF, const Vec3d& p_GF);
+
+/// Two bodies in one frame welded together (parallel-axis theorem):
+/// M = m_a + m_b, c = (m_a c_a + m_b c_b) / M,
+/// I = sum_k I_k + m_k (|d_k|^2 E - d_k d_k^T), d_k = c_k - c. Precondition: M > 0.
+MassProps combine_mass(const MassProps& a, const MassProps& b);
+
+/// Checks a symmetric inertia: positive definite (smallest eigenvalue > 0) and the
+/// triangle inequality of principal moments I1 + I2 >= I3 (relative tolerance 1e-9).
+/// Throws UrdfError("<where>: inertia is not positive definite (principal moments ...)")
+/// or "...: inertia violates the triangle inequality ...".
+void check_inertia(const Mat3d& inertia, const std::string& where);
+
+/// The checked ReducedModel of a urdfdom model (urdf_tree.cpp). `prefix` ("URDF <source>")
+/// starts every error message.
+ReducedModel build_reduced_model(const urdf::ModelInterface& model, const std::string& prefix);
+
+}  // namespace simphant::urdf_detail

@@ -1,0 +1,200 @@
+// urdfdom model -> ReducedModel: joint checks, loop detection, fixed-joint merging and
+// the mass rules of urdf_import.hpp.
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <urdf_model/model.h>
+
+#include "simphant/reduced/spatial.hpp"
+#include "simphant/urdf/urdf_detail.hpp"
+#include "simphant/urdf/urdf_import.hpp"
+
+namespace simphant::urdf_detail {
+
+namespace {
+
+constexpr double kMinAxisNorm = 1e-12;  ///< shorter joint axes are errors
+
+Vec3d vec(const urdf::Vector3& v) { return {v.x, v.y, v.z}; }
+Mat3d rot(const urdf::Rotation& r) { return rotation(normalized(Quatd{r.w, r.x, r.y, r.z})); }
+
+std::string fmt(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+const char* type_name(int type) {
+  switch (type) {
+    case urdf::Joint::REVOLUTE: return "revolute";
+    case urdf::Joint::CONTINUOUS: return "continuous";
+    case urdf::Joint::PRISMATIC: return "prismatic";
+    case urdf::Joint::FLOATING: return "floating";
+    case urdf::Joint::PLANAR: return "planar";
+    case urdf::Joint::FIXED: return "fixed";
+    default: return "unknown";
+  }
+}
+
+bool is_zero(const Mat3d& J) {
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c)
+      if (J.m[r][c] != 0.0) return false;
+  return true;
+}
+
+class Builder {
+ public:
+  Builder(const urdf::ModelInterface& m, const std::string& prefix) : m_(m), prefix_(prefix) {}
+
+  ReducedModel build() {
+    check_joints();
+    const urdf::LinkConstSharedPtr root = m_.getRoot();
+    if (!root) throw UrdfError(prefix_ + ": no root link");
+    out_.name = m_.getName();
+    out_.base_link = root->name;
+    visit(*root, -1, identity3<double>(), zero3<double>(), nullptr);
+    if (visited_.size() != m_.links_.size()) report_loop();
+    for (std::size_t k = 0; k < out_.links.size(); ++k) {
+      ReducedLink& l = out_.links[k];
+      l.mass = acc_[k].mass;
+      l.com = acc_[k].com;
+      l.inertia_com = acc_[k].inertia;
+      check_inertia(l.inertia_com, prefix_ + ": link '" + l.name + "' (with its fixed children merged)");
+    }
+    return out_;
+  }
+
+ private:
+  /// Joint types and axes; every link has at most one parent joint.
+  void check_joints() {
+    for (const auto& kv : m_.joints_) {
+      const urdf::Joint& j = *kv.second;
+      const std::string where = prefix_ + ": joint '" + j.name + "'";
+      const int t = j.type;
+      if (t != urdf::Joint::REVOLUTE && t != urdf::Joint::CONTINUOUS && t != urdf::Joint::PRISMATIC &&
+          t != urdf::Joint::FIXED) {
+        throw UrdfError(where + ": unsupported type '" + type_name(t) +
+                        "' (SimPhant imports revolute, continuous, prismatic and fixed joints)");
+      }
+      if (t != urdf::Joint::FIXED && !(norm(vec(j.axis)) >= kMinAxisNorm)) {
+        throw UrdfError(where + ": axis: zero-length axis (xyz " + fmt(j.axis.x) + " " + fmt(j.axis.y) + " " +
+                        fmt(j.axis.z) + ")");
+      }
+      if (j.parent_link_name == j.child_link_name) {
+        throw UrdfError(where + ": parent and child are the same link '" + j.child_link_name + "' (a kinematic loop)");
+      }
+      const auto ins = parent_joint_.emplace(j.child_link_name, &j);
+      if (!ins.second) {
+        throw UrdfError(where + ": link '" + j.child_link_name + "' already has parent joint '" +
+                        ins.first->second->name + "': a kinematic loop (URDF describes trees only)");
+      }
+    }
+  }
+
+  /// A link never reached from the root lies on a cycle of parent joints: name it.
+  [[noreturn]] void report_loop() const {
+    for (const auto& kv : m_.links_) {
+      if (visited_.count(kv.first) != 0) continue;
+      std::vector<std::string> chain{kv.first};
+      std::set<std::string> seen{kv.first};
+      std::string name = kv.first;
+      const urdf::Joint* closing = nullptr;
+      for (auto it = parent_joint_.find(name); it != parent_joint_.end(); it = parent_joint_.find(name)) {
+        closing = it->second;
+        name = it->second->parent_link_name;
+        chain.push_back(name);
+        if (!seen.insert(name).second) break;
+      }
+      std::string path;
+      for (std::size_t k = chain.size(); k-- > 0;) path += (path.empty() ? "" : " -> ") + chain[k];
+      const std::string joint = closing != nullptr ? "joint '" + closing->name + "'" : "link '" + kv.first + "'";
+      throw UrdfError(prefix_ + ": " + joint + ": a kinematic loop through links " + path +
+                      " (not connected to the root '" + out_.base_link + "')");
+    }
+    throw UrdfError(prefix_ + ": a link is not connected to the root");  // unreachable
+  }
+
+  /// Adds `link`'s <inertial> to output link `body` (link pose in the body frame:
+  /// R_bl, p_bl). `moving_joint`: the moving joint whose child `link` is, else null.
+  void add_inertial(const urdf::Link& link, int body, const Mat3d& R_bl, const Vec3d& p_bl,
+                    const urdf::Joint* moving_joint) {
+    std::string where = prefix_ + ": link '" + link.name + "'";
+    if (moving_joint == nullptr) where += " (merged by fixed joints into link '" + out_.links[body].name + "')";
+    const urdf::InertialSharedPtr& in = link.inertial;
+    if (!in) {
+      if (moving_joint == nullptr) return;  // a massless frame
+      throw UrdfError(where + ": no <inertial> (the child link of moving joint '" + moving_joint->name +
+                      "' needs mass and inertia)");
+    }
+    where += ": inertial";
+    const Mat3d J = {{{in->ixx, in->ixy, in->ixz}, {in->ixy, in->iyy, in->iyz}, {in->ixz, in->iyz, in->izz}}};
+    if (moving_joint == nullptr && in->mass == 0.0) {
+      if (!is_zero(J)) throw UrdfError(where + ": mass is 0 but the inertia is not zero");
+      return;  // a massless frame
+    }
+    if (!(in->mass > 0)) throw UrdfError(where + ": mass must be > 0 (got " + fmt(in->mass) + " kg)");
+    check_inertia(J, where);
+    const Mat3d R_i = rot(in->origin.rotation);
+    const MassProps in_link{in->mass, vec(in->origin.position), rotate_inertia(R_i, J)};
+    const MassProps in_body = transform_mass(in_link, R_bl, p_bl);
+    MassProps& a = acc_[static_cast<std::size_t>(body)];
+    a = a.mass > 0 ? combine_mass(a, in_body) : in_body;
+  }
+
+  /// Depth-first walk. `body`: output link that `link` belongs to (-1: the base);
+  /// (R_bl, p_bl): pose of `link`'s frame in that body's frame.
+  void visit(const urdf::Link& link, int body, const Mat3d& R_bl, const Vec3d& p_bl, const urdf::Joint* moving_joint) {
+    visited_.insert(link.name);
+    if (body >= 0) add_inertial(link, body, R_bl, p_bl, moving_joint);
+    for (const urdf::JointSharedPtr& jp : link.child_joints) {
+      const urdf::Joint& j = *jp;
+      const urdf::LinkConstSharedPtr child = m_.getLink(j.child_link_name);
+      const Mat3d R_bj = spatial_detail::m3_mul(R_bl, rot(j.parent_to_joint_origin_transform.rotation));
+      const Vec3d p_bj = mul(R_bl, vec(j.parent_to_joint_origin_transform.position)) + p_bl;
+      if (j.type == urdf::Joint::FIXED) {
+        visit(*child, body, R_bj, p_bj, nullptr);
+        continue;
+      }
+      ReducedLink l;
+      l.name = child->name;
+      l.joint_name = j.name;
+      l.parent = body;
+      l.type = j.type == urdf::Joint::PRISMATIC ? ReducedJointType::Prismatic : ReducedJointType::Revolute;
+      l.R_parent_joint = R_bj;
+      l.p_parent_joint = p_bj;
+      l.axis = (1.0 / norm(vec(j.axis))) * vec(j.axis);
+      l.continuous = j.type == urdf::Joint::CONTINUOUS;
+      if (j.limits) {
+        if (!l.continuous) {
+          l.lower = j.limits->lower;
+          l.upper = j.limits->upper;
+        }
+        l.effort = j.limits->effort;
+        l.velocity = j.limits->velocity;
+      }
+      out_.links.push_back(l);
+      acc_.emplace_back();
+      visit(*child, static_cast<int>(out_.links.size()) - 1, identity3<double>(), zero3<double>(), &j);
+    }
+  }
+
+  const urdf::ModelInterface& m_;
+  std::string prefix_;
+  ReducedModel out_;
+  std::vector<MassProps> acc_;                          ///< (links) accumulated mass properties
+  std::map<std::string, const urdf::Joint*> parent_joint_;  ///< child link name -> its joint
+  std::set<std::string> visited_;                       ///< URDF links reached from the root
+};
+
+}  // namespace
+
+ReducedModel build_reduced_model(const urdf::ModelInterface& model, const std::string& prefix) {
+  return Builder(model, prefix).build();
+}
+
+}  // namespace simphant::urdf_detail

@@ -1,0 +1,24 @@
+#pragma once
+// The shipped examples as the batch tests use them: every examples/*.json scene, and n
+// instance models sampled from its own sweep (so the instances differ).
+#include <string>
+#include <vector>
+
+#include "simphant/scene/scene.hpp"
+
+namespace simphant::test {
+
+inline const std::vector<std::string>& example_names() {
+  static const std::vector<std::string> names = {"pendulum",     "double_pendulum", "four_bar",
+                                                 "slider_crank", "bricard",         "spinning_top",
+                                                 "planar_puck",  "fixed_weld",      "cylindrical_collar"};
+  return names;
+}
+
+/// n instance models of examples/<name>.json, sampled from the scene's sweep.
+inline std::vector<Model> example_models(const std::string& name, int n) {
+  const Scene scene = load_scene(std::string(SIMPHANT_SOURCE_DIR) + "/examples/" + name + ".json");
+  return build_instance_models(scene, sample_sweep(scene.sweep, n));
+}
+
+}  // namespace simphant::test
