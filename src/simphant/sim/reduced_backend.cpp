@@ -21,7 +21,6 @@ struct ReducedBackend::Worker {
   Vec3d o[kMaxRobotJoints], c[kMaxRobotJoints], vc[kMaxRobotJoints], w[kMaxRobotJoints], vo[kMaxRobotJoints];
 };
 
-
 ReducedBackend::ReducedBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads)
     : models_(std::move(models)), n_instances_(n_instances) {
   if (!models_ || models_->empty()) throw std::invalid_argument("ReducedBackend: no model");
