@@ -10,5 +10,9 @@ ctest --test-dir build --output-on-failure -j2 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
 summary=$(grep -E '[0-9]+% tests passed' "$log" | tail -n 1 || true)
+skipped=$(grep -cE '^\s+[0-9]+ - .*\(Skipped\)' "$log" || true)
+if [ "${skipped:-0}" -gt 0 ]; then
+  echo "ctest: $skipped tests skipped (GPU tests without a CUDA device; robot tests without example-robot-data / pin)"
+fi
 echo "${summary:-ctest: no test summary (exit status $rc)}"
 exit "$rc"

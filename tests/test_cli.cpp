@@ -209,6 +209,9 @@ TEST(Cli, BadInputExits2) {
   EXPECT_EQ(run_simphant("run " + good + " --backend gpu"), 2);
   EXPECT_EQ(run_simphant("run " + good + " --backend cpu --precision fp32"), 2);
   EXPECT_EQ(run_simphant("run " + good + " --precision fp16"), 2);
+  EXPECT_EQ(run_simphant("run " + good + " --out ''"), 2);  // an empty output name
+  EXPECT_EQ(run_simphant("run " + good + " --solver aba"), 2);  // not a robot scene
+  EXPECT_NE(last_stderr().find("--solver"), std::string::npos) << last_stderr();
   EXPECT_EQ(run_simphant("run " + good + " --instances 0"), 2);
   EXPECT_EQ(run_simphant("run " + good + " --dt -1"), 2);
   EXPECT_EQ(run_simphant(""), 2);  // no subcommand
@@ -227,6 +230,8 @@ TEST(Cli, RunFailuresExit3) {
   }
   EXPECT_EQ(run_simphant("run " + good + " --backend cuda-fused"), 3);  // not in this release
   EXPECT_EQ(run_simphant("run " + good + " --out /nonexistent-simphant-dir/out.h5"), 3);
+  EXPECT_EQ(run_simphant("run " + good + " --out /dev/null"), 3);  // not a regular file: refused, no crash
+  EXPECT_NE(last_stderr().find("not a regular file"), std::string::npos) << last_stderr();
   const std::string bad = quote(write_scene("impossible.json", impossible()));
   EXPECT_EQ(run_simphant("run " + bad + " --out " + quote((temp_dir() / "impossible.h5").string())), 3);
   EXPECT_EQ(run_simphant("check " + bad), 3);

@@ -57,7 +57,9 @@ int main(int argc, char** argv) {
   run->add_option("--solver", ro.solver,
                   "Robot scenes: dae (maximal coordinates) | aba | cga (joint coordinates); overrides solver.type")
       ->check(CLI::IsMember({"dae", "aba", "cga"}));
-  run->add_option("--out,-o", ro.out, "Output HDF5 file (default: <scene stem>.h5 in the current directory)");
+  run->add_option("--out,-o", ro.out, "Output HDF5 file (default: <scene stem>.h5 in the current directory)")
+      ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
+                             "PATH"));
 
   CheckOptions co;
   CLI::App* check = app.add_subcommand("check", "Validate a scene, assemble one instance, analyse its constraints");

@@ -19,6 +19,7 @@
 #include "run_stats.hpp"
 #include "signals.hpp"
 #include "simphant/io/recorder.hpp"
+#include "simphant/model/robot.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 #include "simphant/sim/simulator.hpp"
@@ -35,6 +36,9 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 /// solver section and re-validating it) and --seed. Scene.text stays the file as read.
 Scene load_with_overrides(const RunOptions& o) {
   Scene scene = load_scene(o.scene);
+  if (!o.solver.empty() && !scene.doc.contains("robot"))
+    throw SceneError("--solver", "'" + o.solver + "' applies to robot scenes (a \"robot\" section, docs/robots.md); " +
+                                     o.scene + " has none");
   if (o.has_dt || o.has_t_end || !o.solver.empty()) {
     nlohmann::json doc = scene.doc;
     if (o.has_dt) doc["solver"]["dt"] = o.dt;
@@ -55,9 +59,15 @@ void check_output_path(const std::string& out, const std::string& scene_file) {
   const fs::path p(out);
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw std::runtime_error("output " + out + ": " + dir.string() + " is not a folder");
   if (!fs::is_directory(dir, ec)) throw std::runtime_error("output " + out + ": folder " + dir.string() + " does not exist");
   if (::access(dir.c_str(), W_OK) != 0) throw std::runtime_error("output " + out + ": folder " + dir.string() + " is not writable");
   if (fs::is_directory(p, ec)) throw std::runtime_error("output " + out + ": is a folder");
+  if (fs::exists(p, ec) && !fs::is_regular_file(p, ec))
+    throw std::runtime_error("output " + out + ": exists and is not a regular file (a device, pipe or socket)");
+  if (fs::exists(p, ec) && ::access(p.c_str(), W_OK) != 0)
+    throw std::runtime_error("output " + out + ": exists and is not writable");
   if (fs::exists(p, ec) && fs::equivalent(p, fs::path(scene_file), ec))
     throw std::runtime_error("output " + out + ": is the scene file itself");
 }
@@ -108,13 +118,36 @@ int run(const RunOptions& o) {
     std::fprintf(stderr, "error: backend 'cuda-fused' is not in this release (use cuda, cpu or auto)\n");
     return kExitRunFailed;
   }
-  if (o.backend == "cuda" && cuda_device_count() == 0) {  // before any work or file
-    std::fprintf(stderr, "error: backend 'cuda': %s; use --backend cpu or auto\n",
-                 cuda_backend_built() ? "no CUDA device is visible (cudaGetDeviceCount found none)"
-                                      : "this build has no CUDA support (configure with -DSIMPHANT_CUDA=ON)");
+  Scene scene = load_with_overrides(o);
+  // Combinations that no machine runs are bad input (exit 2), before any device check.
+  const RobotJointSpace* robot = scene.model.robot.get();
+  if (robot && robot->solver != RobotSolver::Dae) {
+    const char* solver_name = robot_solver_name(robot->solver);
+    if (o.backend == "cuda") {
+      std::fprintf(stderr, "error: solver '%s' runs on the CPU only (use --backend cpu or auto, or --solver dae)\n",
+                   solver_name);
+      return kExitBadInput;
+    }
+    if (o.precision == "fp32") {
+      std::fprintf(stderr, "error: --precision fp32: solver '%s' runs in fp64 only\n", solver_name);
+      return kExitBadInput;
+    }
+  }
+  const bool want_cuda = o.backend == "cuda" || (o.backend == "auto" && o.precision == "fp32");
+  if (want_cuda && cuda_device_count() == 0) {  // before any work or file
+    const char* why = cuda_backend_built() ? "no CUDA device is visible (cudaGetDeviceCount found none)"
+                                           : "this build has no CUDA support (configure with -DSIMPHANT_CUDA=ON)";
+    if (o.backend == "cuda")
+      std::fprintf(stderr, "error: backend 'cuda': %s; use --backend cpu or auto\n", why);
+    else
+      std::fprintf(stderr, "error: --precision fp32 runs on the cuda backend only: %s; use --precision fp64\n", why);
     return kExitRunFailed;
   }
-  Scene scene = load_with_overrides(o);
+  if (o.backend == "auto" && o.precision == "fp32" && robot) {
+    std::fprintf(stderr, "error: --precision fp32 needs the cuda backend; --backend auto keeps robot scenes on the cpu "
+                         "(use --backend cuda --solver dae)\n");
+    return kExitBadInput;
+  }
   const std::string out =
       o.out.empty() ? std::filesystem::path(o.scene).stem().string() + ".h5" : o.out;
   check_output_path(out, o.scene);

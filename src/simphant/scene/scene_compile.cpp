@@ -26,6 +26,8 @@ Model compile_model(const nlohmann::json& doc) {
     throw SceneError("/solver/type", std::string("solver \"") + robot_solver_name(solver_type) +
                                          "\" needs a \"robot\" section (joint coordinates of a URDF robot)");
   model.gravity = vec3_or(doc, root, "gravity", zero3<double>());
+  if (!find_key(doc, "bodies"))
+    throw SceneError("/bodies", "required key is missing (a scene needs \"bodies\" or a \"robot\" section)");
   compile_bodies(require_key(doc, root, "bodies"), "/bodies", model);
   if (const json* joints = find_key(doc, "joints")) compile_joints(*joints, "/joints", model);
   if (const json* forces = find_key(doc, "forces")) compile_forces(*forces, "/forces", model);

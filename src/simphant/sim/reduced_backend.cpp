@@ -65,7 +65,7 @@ ReducedBackend::~ReducedBackend() = default;
 
 std::string ReducedBackend::details() const {
   return std::string(name()) + " (" + robot_solver_name(solver_) + ", joint coordinates, " + std::to_string(n_) +
-         " joints, RK4, " + std::to_string(threads_) + " CPU threads)";
+         (n_ == 1 ? " joint" : " joints") + ", RK4, " + std::to_string(threads_) + " CPU threads)";
 }
 
 void ReducedBackend::set_inputs(const double* u) { std::copy(u, u + inputs_.size(), inputs_.begin()); }
