@@ -51,7 +51,7 @@ step() {  # step NAME LOG CMD...: runs CMD, logs it, records pass/fail/skip in t
   local t0=$SECONDS
   if "$@" > "$OUT/$log" 2>&1; then
     local skipped
-    skipped=$(grep -c '^\[  SKIPPED \]' "$OUT/$log" || true)
+    skipped=$(grep -oE '^\[  SKIPPED \] [0-9]+ tests?' "$OUT/$log" | grep -oE '[0-9]+' | head -1 || true)
     if [ "${skipped:-0}" -gt 0 ] && ! grep -q '^\[  PASSED  \] [1-9]' "$OUT/$log"; then
       echo "- $name: skipped ($skipped tests; no CUDA device) ($((SECONDS - t0)) s, log $log)" >> "$report"
     else
