@@ -59,6 +59,10 @@ def main():
             dump = json.load(f)
     print(f"pinocchio {pin.__version__}, tolerance {tol:g} (relative)")
     ok = True
+    names = [r["name"] for r in dump["robots"]]
+    if len(names) != 3 or any(len(r["cases"]) == 0 for r in dump["robots"]):
+        print(f"FAIL: the dump should hold 3 robots with cases each, got {names}")
+        return 1
     for r in dump["robots"]:
         model = pin.buildModelFromUrdf(r["urdf"])
         data = model.createData()
@@ -88,7 +92,10 @@ def main():
             idx = [j.idx_v for j in jm]
             for key, ref in (("rnea", ref_tau), ("aba", ref_qdd), ("cga_rnea", ref_tau), ("cga_aba", ref_qdd)):
                 ours = np.array(c[key])
-                err = np.max(np.abs(ours - ref[idx])) / max(1.0, np.max(np.abs(ref)))
+                if not (np.isfinite(ours).all() and np.isfinite(ref).all()):
+                    err = float("inf")  # a NaN must fail, not vanish in max()
+                else:
+                    err = np.max(np.abs(ours - ref[idx])) / max(1.0, np.max(np.abs(ref)))
                 worst[key] = max(worst[key], err)
         line = ", ".join(f"{k} {e:.2e}" for k, e in worst.items())
         bad = any(e > tol for e in worst.values())

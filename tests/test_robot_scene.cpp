@@ -101,6 +101,9 @@ TEST(RobotScene, BadInputNamesTheJsonPath) {
   d = base_doc(t.urdf());
   d["robot"]["payload"]["mass"] = -1;
   EXPECT_EQ(error_path(d), "/robot/payload/mass");
+  d["robot"]["payload"]["mass"] = 0;  // a zero mass still has its com validated
+  d["robot"]["payload"]["com"] = "junk";
+  EXPECT_EQ(error_path(d), "/robot/payload/com");
   d = base_doc((t.dir / "missing.urdf").string());
   EXPECT_EQ(error_path(d, &what), "/robot/urdf");
   std::ofstream(t.dir / "bad.urdf") << R"(<robot name="r"><link name="base"/><link name="a"/>

@@ -230,6 +230,17 @@ TEST(UrdfErrors, EachNamesTheElement) {
   expect_urdf_error("<robot name=\"r\">\n<link name=\"base\">\n<link name=\"a\"", {"Error", "XML line 3"});
 }
 
+// A huge axis is normalised without overflow (it is a direction, not an error).
+TEST(Urdf, HugeAxisIsNormalisedWithoutOverflow) {
+  const ReducedModel rm = parse_urdf(
+      robot("<link name=\"base\"/>" + link("a") + joint("j1", "continuous", "base", "a", "<axis xyz=\"1e200 1e200 0\"/>")),
+      "huge.urdf");
+  ASSERT_EQ(rm.nq(), 1);
+  EXPECT_NEAR(rm.links[0].axis.x, std::sqrt(0.5), 1e-15);
+  EXPECT_NEAR(rm.links[0].axis.y, std::sqrt(0.5), 1e-15);
+  EXPECT_EQ(rm.links[0].axis.z, 0.0);
+}
+
 TEST(UrdfErrors, BaseLinksNeedNoInertialAndMissingFileIsReported) {
   const ReducedModel rm = parse_urdf(robot("<link name=\"world\"/><link name=\"base\"/>" + link("a") +
                                            joint("jw", "fixed", "world", "base") +

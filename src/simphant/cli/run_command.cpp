@@ -121,17 +121,11 @@ int run(const RunOptions& o) {
   Scene scene = load_with_overrides(o);
   // Combinations that no machine runs are bad input (exit 2), before any device check.
   const RobotJointSpace* robot = scene.model.robot.get();
-  if (robot && robot->solver != RobotSolver::Dae) {
-    const char* solver_name = robot_solver_name(robot->solver);
-    if (o.backend == "cuda") {
-      std::fprintf(stderr, "error: solver '%s' runs on the CPU only (use --backend cpu or auto, or --solver dae)\n",
-                   solver_name);
-      return kExitBadInput;
-    }
-    if (o.precision == "fp32") {
-      std::fprintf(stderr, "error: --precision fp32: solver '%s' runs in fp64 only\n", solver_name);
-      return kExitBadInput;
-    }
+  if (robot && (o.backend == "cuda" || o.precision == "fp32")) {
+    std::fprintf(stderr, "error: %s: robot scenes run on the cpu backend in fp64 (solver '%s'; the cuda backend does "
+                         "not report joint coordinates yet; docs/robots.md)\n",
+                 o.backend == "cuda" ? "--backend cuda" : "--precision fp32", robot_solver_name(robot->solver));
+    return kExitBadInput;
   }
   const bool want_cuda = o.backend == "cuda" || (o.backend == "auto" && o.precision == "fp32");
   if (want_cuda && cuda_device_count() == 0) {  // before any work or file
@@ -142,11 +136,6 @@ int run(const RunOptions& o) {
     else
       std::fprintf(stderr, "error: --precision fp32 runs on the cuda backend only: %s; use --precision fp64\n", why);
     return kExitRunFailed;
-  }
-  if (o.backend == "auto" && o.precision == "fp32" && robot) {
-    std::fprintf(stderr, "error: --precision fp32 needs the cuda backend; --backend auto keeps robot scenes on the cpu "
-                         "(use --backend cuda --solver dae)\n");
-    return kExitBadInput;
   }
   const std::string out =
       o.out.empty() ? std::filesystem::path(o.scene).stem().string() + ".h5" : o.out;

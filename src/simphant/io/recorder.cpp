@@ -90,13 +90,15 @@ void Recorder::write_status(const std::int8_t* status, const double* status_time
 
 void Recorder::record(double time, const double* states, const double* reactions, const double* violation,
                       const double* energy, const double* joint_q, const double* joint_qd, const double* joint_tau) {
+  // Checked before any append, so that every dataset keeps the same frame count.
+  if (!info_.joint_coordinate_names.empty() && (!joint_q || !joint_qd || !joint_tau))
+    throw h5::H5Error("/joint_state: record() needs q, qd and tau");
   // /time is appended last: a reader that sees frame k in /time sees it everywhere.
   state_.append(states);
   reactions_.append(reactions);
   violation_.append(violation);
   energy_.append(energy);
   if (!info_.joint_coordinate_names.empty()) {
-    if (!joint_q || !joint_qd || !joint_tau) throw h5::H5Error("/joint_state: record() needs q, qd and tau");
     joint_q_.append(joint_q);
     joint_qd_.append(joint_qd);
     joint_tau_.append(joint_tau);

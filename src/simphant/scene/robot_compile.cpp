@@ -106,7 +106,8 @@ void apply_payload(const json& payload, const std::string& path, ReducedModel& r
   const std::string mass_ptr = child_path(path, "mass");
   const double m = as_number(require_key(payload, path, "mass"), mass_ptr);
   if (!(m >= 0)) throw SceneError(mass_ptr, "must be >= 0 (got " + format_number(m) + ")");
-  if (m > 0) add_point_mass(rm.links[static_cast<std::size_t>(k)], m, vec3_or(payload, path, "com", zero3<double>()));
+  const Vec3d com = vec3_or(payload, path, "com", zero3<double>());  // validated even for a zero mass
+  if (m > 0) add_point_mass(rm.links[static_cast<std::size_t>(k)], m, com);
 }
 
 }  // namespace

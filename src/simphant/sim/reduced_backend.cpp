@@ -38,6 +38,13 @@ ReducedBackend::ReducedBackend(std::shared_ptr<const std::vector<Model>> models,
   for (const Model& m : *models_) {
     if (!m.robot || m.robot->n() != n_ || m.robot->solver != solver_)
       throw std::invalid_argument("ReducedBackend: every instance needs the same robot and solver");
+    if (n_ < 1 || n_ > kMaxRobotJoints)
+      throw std::invalid_argument("ReducedBackend: the robot has " + std::to_string(n_) + " joints (1 .. " +
+                                  std::to_string(kMaxRobotJoints) + ")");
+    const std::size_t sz = static_cast<std::size_t>(n_);
+    if (m.robot->q0.size() != sz || m.robot->qd0.size() != sz || m.robot->tau.size() != sz ||
+        static_cast<int>(m.robot->model.links.size()) != n_)
+      throw std::invalid_argument("ReducedBackend: q0, qd0, tau and the links need one entry per joint");
     gravity_.push_back(m.robot->model.gravity);
     for (int k = 0; k < n_; ++k) {
       links_.push_back(reduced_link_params<double>(m.robot->model, k));

@@ -44,17 +44,16 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
     throw std::invalid_argument("unknown backend '" + options.backend + "' (auto, cpu or cuda)");
   if (options.precision != "fp64" && options.precision != "fp32")
     throw std::invalid_argument("unknown precision '" + options.precision + "' (fp64 or fp32)");
+  // Robot scenes run on the cpu backends: only they report joint coordinates.
+  if (shared->front().robot && (options.backend == "cuda" || options.precision != "fp64"))
+    throw std::invalid_argument("robot scenes run on the cpu backend in fp64 (the cuda backend does not report joint "
+                                "coordinates yet)");
   // A robot scene with solver aba / cga runs in joint coordinates (docs/robots.md).
   if (shared->front().robot && shared->front().robot->solver != RobotSolver::Dae) {
-    if (options.backend == "cuda")
-      throw std::invalid_argument(std::string("backend 'cuda' does not run solver '") +
-                                  robot_solver_name(shared->front().robot->solver) + "' yet (use --backend cpu or auto)");
-    if (options.precision != "fp64") throw std::invalid_argument("solvers aba and cga run in fp64 only");
     return std::unique_ptr<Simulator>(
         new Simulator(shared, std::make_unique<ReducedBackend>(shared, n_instances, options.threads)));
   }
-  // auto keeps robot scenes (dae) on the CPU: only the cpu backend reports their joint
-  // coordinates (/joint_state).
+  // auto keeps robot scenes (dae) on the CPU (checked above).
   const bool robot = static_cast<bool>(shared->front().robot);
   const bool cuda = options.backend == "cuda" || (options.backend == "auto" && !robot && cuda_device_count() > 0);
   if (!cuda && options.precision != "fp64")

@@ -1,5 +1,6 @@
 // urdfdom model -> ReducedModel: joint checks, loop detection, fixed-joint merging and
 // the mass rules of urdf_import.hpp.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -18,6 +19,18 @@ namespace simphant::urdf_detail {
 namespace {
 
 constexpr double kMinAxisNorm = 1e-12;  ///< shorter joint axes are errors
+
+/// The unit vector along `a`, scaled by its largest component first so that a huge axis
+/// does not overflow; false for an axis shorter than kMinAxisNorm or not finite.
+bool unit_axis(const Vec3d& a, Vec3d& unit) {
+  const double big = std::max({std::fabs(a.x), std::fabs(a.y), std::fabs(a.z)});
+  if (!(big > 0) || !std::isfinite(big)) return false;
+  const Vec3d s = (1.0 / big) * a;
+  const double n = norm(s);
+  if (!(big * n >= kMinAxisNorm)) return false;
+  unit = (1.0 / n) * s;
+  return true;
+}
 
 Vec3d vec(const urdf::Vector3& v) { return {v.x, v.y, v.z}; }
 Mat3d rot(const urdf::Rotation& r) { return rotation(normalized(Quatd{r.w, r.x, r.y, r.z})); }
@@ -81,8 +94,9 @@ class Builder {
         throw UrdfError(where + ": unsupported type '" + type_name(t) +
                         "' (SimPhant imports revolute, continuous, prismatic and fixed joints)");
       }
-      if (t != urdf::Joint::FIXED && !(norm(vec(j.axis)) >= kMinAxisNorm)) {
-        throw UrdfError(where + ": axis: zero-length axis (xyz " + fmt(j.axis.x) + " " + fmt(j.axis.y) + " " +
+      Vec3d unit;
+      if (t != urdf::Joint::FIXED && !unit_axis(vec(j.axis), unit)) {
+        throw UrdfError(where + ": axis: zero-length or non-finite axis (xyz " + fmt(j.axis.x) + " " + fmt(j.axis.y) + " " +
                         fmt(j.axis.z) + ")");
       }
       if (j.parent_link_name == j.child_link_name) {
@@ -167,7 +181,7 @@ class Builder {
       l.type = j.type == urdf::Joint::PRISMATIC ? ReducedJointType::Prismatic : ReducedJointType::Revolute;
       l.R_parent_joint = R_bj;
       l.p_parent_joint = p_bj;
-      l.axis = (1.0 / norm(vec(j.axis))) * vec(j.axis);
+      unit_axis(vec(j.axis), l.axis);
       l.continuous = j.type == urdf::Joint::CONTINUOUS;
       if (j.limits) {
         if (!l.continuous) {
