@@ -7,6 +7,7 @@
 #include "batch_step.hpp"
 #include "cuda_exec.cuh"
 #include "inputs.hpp"
+#include "simphant/sim/cuda_factory.hpp"
 
 namespace simphant::cuda {
 
@@ -399,8 +400,7 @@ void cuda_check_fits(const Model& model, int n_instances, int n_varied_bound, co
 
 std::unique_ptr<Backend> make_cuda_backend(std::shared_ptr<const std::vector<Model>> models, int n_instances,
                                            AssembledBatch assembled, const std::string& precision, bool use_graph) {
-  if (cuda_device_count() == 0)
-    throw BackendError("backend 'cuda': no CUDA device is visible (cudaGetDeviceCount found none); use --backend cpu");
+  require_cuda_device();
   if (precision == "fp32")
     return std::make_unique<cuda::CudaBackend<float>>(std::move(models), n_instances, std::move(assembled), use_graph);
   return std::make_unique<cuda::CudaBackend<double>>(std::move(models), n_instances, std::move(assembled), use_graph);

@@ -59,16 +59,22 @@ SP_HD void schur_thread(int tid, const ModelView<T>& mv, const T* jac_in, const 
     const T mass = mv.mass(k, i);
     const Mat3<T> J_inv = mv.inertia_inv_B(k, i);
     const int ob = mv.row_offset[b], mb = mv.rows_of(b);
-    // (lo, slo): the joint whose rows are dotted; (hi, shi): the one M^-1 is applied to.
+    // (lo, slo): the joint whose rows are dotted; (hi, shi): the one M^-1 is applied to,
+    // once per row.
     const bool a_low = a <= b;
     const int lo = a_low ? oa : ob, slo = a_low ? sa : sb, hi = a_low ? ob : oa, shi = a_low ? sb : sa;
+    const int m_hi = a_low ? mb : ma;
+    T w[kMaxJointRows][6];
+    for (int row = 0; row < m_hi; ++row) {
+      T x[6];
+      for (int c = 0; c < 6; ++c) x[c] = soa(jac_in, 12 * (hi + row) + 6 * shi + c, n, i);
+      apply_body_Minv(mass, J_inv, x, w[row]);
+    }
     for (int s = 0; s < mb; ++s)
       for (int r = 0; r < ma; ++r) {
         const int row_lo = a_low ? r : s, row_hi = a_low ? s : r;
-        T x[6], w[6];
-        for (int c = 0; c < 6; ++c) x[c] = soa(jac_in, 12 * (hi + row_hi) + 6 * shi + c, n, i);
-        apply_body_Minv(mass, J_inv, x, w);
-        C[static_cast<std::size_t>(ob + s) * m + oa + r] += detail::dot6(jac_in, 12 * (lo + row_lo) + 6 * slo, w, n, i);
+        C[static_cast<std::size_t>(ob + s) * m + oa + r] +=
+            detail::dot6(jac_in, 12 * (lo + row_lo) + 6 * slo, w[row_hi], n, i);
       }
   }
   const T eps = mv.epsilon(i);

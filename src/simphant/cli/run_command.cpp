@@ -127,14 +127,12 @@ int run(const RunOptions& o) {
                  o.backend == "cuda" ? "--backend cuda" : "--precision fp32", robot_solver_name(robot->solver));
     return kExitBadInput;
   }
-  const bool want_cuda = o.backend == "cuda" || (o.backend == "auto" && o.precision == "fp32");
-  if (want_cuda && cuda_device_count() == 0) {  // before any work or file
-    const char* why = cuda_backend_built() ? "no CUDA device is visible (cudaGetDeviceCount found none)"
-                                           : "this build has no CUDA support (configure with -DSIMPHANT_CUDA=ON)";
-    if (o.backend == "cuda")
-      std::fprintf(stderr, "error: backend 'cuda': %s; use --backend cpu or auto\n", why);
-    else
-      std::fprintf(stderr, "error: --precision fp32 runs on the cuda backend only: %s; use --precision fp64\n", why);
+  // The device, before any work or file (BackendError: exit 3).
+  if (o.backend == "cuda") require_cuda_device();
+  const std::string no_cuda = o.precision == "fp32" ? cuda_unavailable_reason() : "";
+  if (!no_cuda.empty()) {
+    std::fprintf(stderr, "error: --precision fp32 runs on the cuda backend only: %s; use --precision fp64\n",
+                 no_cuda.c_str());
     return kExitRunFailed;
   }
   const std::string out =

@@ -1,17 +1,15 @@
 // The "robot" section of a scene (docs/robots.md): a URDF robot -> the maximal Model
 // (urdf/maximal_from_urdf.hpp) plus its joint-space form (model/robot.hpp).
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
 
-#include "simphant/urdf/robot_data.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
 #include "simphant/urdf/maximal_from_urdf.hpp"
+#include "simphant/urdf/robot_data.hpp"
 #include "simphant/urdf/urdf_import.hpp"
 
 namespace simphant::scene_detail {
@@ -74,21 +72,6 @@ std::vector<double> joint_vector(const json& robot, const std::string& path, con
                             "' in this order: " + joint_names(rm) + " (got " + std::to_string(v->size()) + ")");
   for (int k = 0; k < n; ++k) out[static_cast<std::size_t>(k)] = as_number((*v)[static_cast<std::size_t>(k)], child_path(p, static_cast<std::size_t>(k)));
   return out;
-}
-
-/// Adds a point mass m at c (link frame) to link l: new mass, CoM and inertia about it.
-void add_point_mass(ReducedLink& l, double m, const Vec3d& c) {
-  const double M = l.mass + m;
-  const Vec3d com = (1.0 / M) * (l.mass * l.com + m * c);
-  auto shift = [](Mat3d& I, double mass, const Vec3d& d) {  // parallel axis: mass at offset d
-    const double dd = dot(d, d);
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) I.m[i][j] += mass * ((i == j ? dd : 0.0) - d[i] * d[j]);
-  };
-  shift(l.inertia_com, l.mass, l.com - com);
-  shift(l.inertia_com, m, c - com);
-  l.mass = M;
-  l.com = com;
 }
 
 void apply_payload(const json& payload, const std::string& path, ReducedModel& rm) {

@@ -8,6 +8,7 @@
 
 #include "simphant/sim/assemble_batch.hpp"
 #include "simphant/sim/backend.hpp"
+#include "simphant/sim/backend_error.hpp"
 
 namespace simphant {
 
@@ -16,6 +17,21 @@ bool cuda_backend_built();
 
 /// Number of usable CUDA devices; 0 without a device, a driver, or a CUDA build.
 int cuda_device_count();
+
+/// Why the cuda backend cannot run here ("" when it can): no CUDA support in this build,
+/// or no visible device.
+inline std::string cuda_unavailable_reason() {
+  if (!cuda_backend_built()) return "this build has no CUDA support (configure with -DSIMPHANT_CUDA=ON)";
+  if (cuda_device_count() == 0) return "no CUDA device is visible (cudaGetDeviceCount found none)";
+  return "";
+}
+
+/// Throws BackendError("backend 'cuda': <reason>; use --backend cpu or auto") unless the
+/// cuda backend can run here.
+inline void require_cuda_device() {
+  const std::string why = cuda_unavailable_reason();
+  if (!why.empty()) throw BackendError("backend 'cuda': " + why + "; use --backend cpu or auto");
+}
 
 /// Checks, before any work, that n_instances of `model` fit on device 0 in `precision`
 /// (and that the kernels' thread counts fit an int). n_varied: the parameters stored per

@@ -1,6 +1,8 @@
 // The CUDA backend entry points of a build without CUDA (SIMPHANT_CUDA=OFF or no nvcc):
-// CMakeLists.txt compiles this file only then.
-#include "simphant/sim/backend_error.hpp"
+// CMakeLists.txt compiles this file only then. Each entry throws require_cuda_device()'s
+// BackendError ("this build has no CUDA support ...").
+#include <stdexcept>
+
 #include "simphant/sim/cuda_factory.hpp"
 
 namespace simphant {
@@ -9,15 +11,12 @@ bool cuda_backend_built() { return false; }
 
 int cuda_device_count() { return 0; }
 
-void cuda_check_fits(const Model&, int, int, const std::string&) {
-  throw BackendError("backend 'cuda': this build has no CUDA support (configure with -DSIMPHANT_CUDA=ON on a "
-                     "machine with the CUDA toolkit)");
-}
+void cuda_check_fits(const Model&, int, int, const std::string&) { require_cuda_device(); }
 
 std::unique_ptr<Backend> make_cuda_backend(std::shared_ptr<const std::vector<Model>>, int, AssembledBatch,
                                            const std::string&, bool) {
-  throw BackendError("backend 'cuda': this build has no CUDA support (configure with -DSIMPHANT_CUDA=ON on a "
-                     "machine with the CUDA toolkit)");
+  require_cuda_device();
+  throw std::logic_error("unreachable: require_cuda_device() throws in a build without CUDA");
 }
 
 }  // namespace simphant

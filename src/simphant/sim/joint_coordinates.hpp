@@ -8,8 +8,8 @@ namespace simphant {
 
 /// From the DAE state Y (13N, dynamics/state.hpp) of a robot model (model.robot set):
 /// q[k], qd[k] for each joint k (n = model.n_joints() entries each).
-///  revolute : q = atan2(a_j . b_i, a_j . a_i) (world-frame triads: the rotation from a_i
-///             to a_j about v_i), in (-pi, pi] -- wrapped, unlike the reduced backend's
+///  revolute : q = joint_angle (dynamics/force_math.hpp: the rotation from a_i to a_j
+///             about v_i), in (-pi, pi] -- wrapped, unlike the reduced backend's
 ///             integrated q; qd = (omega_j - omega_i) . v_i [rad/s]
 ///  prismatic: q = (P_j - P_i) . v_i with P the anchors r + A u [m];
 ///             qd = (dP_j/dt - dP_i/dt) . v_i [m/s] (exact while the joint holds)

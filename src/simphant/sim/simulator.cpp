@@ -60,9 +60,7 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
     throw std::invalid_argument("precision fp32 needs the cuda backend (the cpu backend is the fp64 reference)");
   std::unique_ptr<Backend> backend;
   if (cuda) {
-    if (!cuda_backend_built()) make_cuda_backend(shared, n_instances, {}, options.precision, true);  // throws
-    if (cuda_device_count() == 0)
-      throw BackendError("backend 'cuda': no CUDA device is visible (cudaGetDeviceCount found none); use --backend cpu");
+    require_cuda_device();
     cuda_check_fits(shared->front(), n_instances, batch::count_varied_params(*shared), options.precision);
     backend = make_cuda_backend(shared, n_instances, assemble_batch(*shared, n_instances, options.threads),
                                 options.precision, options.use_cuda_graph);

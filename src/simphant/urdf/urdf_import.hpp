@@ -58,4 +58,9 @@ ReducedModel load_urdf(const std::string& path);
 /// which parse_urdf replaces while it parses; calls are serialised by a mutex.
 ReducedModel parse_urdf(const std::string& xml_text, const std::string& source_name);
 
+/// Welds a point mass `mass` [kg] at `com_L` (link frame) [m] onto `link`: its mass, CoM
+/// and inertia about the new CoM change by the parallel-axis theorem (the arithmetic that
+/// merges fixed URDF children). Precondition: link.mass + mass > 0.
+void add_point_mass(ReducedLink& link, double mass, const Vec3d& com_L);
+
 }  // namespace simphant

@@ -69,3 +69,15 @@ void check_inertia(const Mat3d& inertia, const std::string& where) {
 }
 
 }  // namespace simphant::urdf_detail
+
+namespace simphant {
+
+void add_point_mass(ReducedLink& link, double mass, const Vec3d& com_L) {
+  const urdf_detail::MassProps welded =
+      urdf_detail::combine_mass({link.mass, link.com, link.inertia_com}, {mass, com_L, Mat3d{}});
+  link.mass = welded.mass;
+  link.com = welded.com;
+  link.inertia_com = welded.inertia;
+}
+
+}  // namespace simphant
