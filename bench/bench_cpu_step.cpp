@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "simphant/bench/bench_models.hpp"
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/rk4.hpp"
 #include "simphant/scene/scene.hpp"
@@ -45,6 +46,38 @@ void BM_Rk4Step(benchmark::State& state) {
                  " N=" + std::to_string(model.n_bodies()));
 }
 BENCHMARK(BM_Rk4Step)->DenseRange(0, 8);
+
+// Dense (Eigen LLT) vs topology-ordered sparse Schur factorisation, one instance-step
+// per iteration, on the benchmark suite's models (bench_models.hpp): chain_1 .. chain_32,
+// arm7, slider_crank, four_bar, bricard. Args: model index, 0 dense / 1 sparse. The
+// ratio of each pair is the crossover that SchurFactorization::Auto encodes (data.cpp).
+const std::vector<std::string>& schur_models() {
+  static const std::vector<std::string> names = simphant::bench::default_model_names();
+  return names;
+}
+
+void BM_Rk4StepSchur(benchmark::State& state) {
+  const std::string& name = schur_models()[state.range(0)];
+  const Model model = simphant::bench::bench_model(name, std::string(SIMPHANT_SOURCE_DIR) + "/examples");
+  const bool sparse = state.range(1) != 0;
+  Data d(model, sparse ? SchurFactorization::Sparse : SchurFactorization::Dense);
+  std::vector<double> Y(model.ny());
+  initial_state(model, Y.data());
+  assemble(model, d, Y.data());
+  const std::vector<double> Y0 = Y;
+  std::vector<double> inputs(model.n_inputs, 0.0);
+  int steps = 0;
+  for (auto _ : state) {
+    if (!rk4_step(model, d, Y.data(), inputs.data(), model.solver.dt) || ++steps == 1000) {
+      Y = Y0;
+      steps = 0;
+    }
+    benchmark::DoNotOptimize(Y.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(name + (sparse ? " sparse" : " dense") + " m=" + std::to_string(model.n_rows));
+}
+BENCHMARK(BM_Rk4StepSchur)->ArgsProduct({benchmark::CreateDenseRange(0, 9, 1), {0, 1}});
 
 // 1024 four-bar instances, 10 steps per iteration; Arg = threads (0: all).
 void BM_FourBarBatch(benchmark::State& state) {

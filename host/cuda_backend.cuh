@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "batch_buffers.hpp"
+#include "cuda_exec.cuh"
 #include "device_memory.hpp"
 #include "simphant/batch/batch_pack.hpp"
+#include "simphant/dynamics/data.hpp"
 #include "simphant/sim/assemble_batch.hpp"
 #include "simphant/sim/backend.hpp"
 
@@ -25,13 +27,17 @@ class CudaBackend final : public Backend {
  public:
   /// models: size 1 or n_instances, one topology. assembled: the host-assembled batch.
   /// Throws BackendError (device too small, a failed CUDA / cuSOLVER call).
+  /// fused: the cuda-fused path (kernels/fused_step.hpp) instead of per-joint kernels +
+  /// cuSOLVER.
   CudaBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, AssembledBatch assembled,
-              bool use_graph);
+              bool use_graph, bool fused);
   ~CudaBackend() override;
   CudaBackend(const CudaBackend&) = delete;
   CudaBackend& operator=(const CudaBackend&) = delete;
 
-  const char* name() const override { return sizeof(T) == 8 ? "cuda" : "cuda-fp32"; }
+  const char* name() const override {
+    return fused_ ? (sizeof(T) == 8 ? "cuda-fused" : "cuda-fused-fp32") : (sizeof(T) == 8 ? "cuda" : "cuda-fp32");
+  }
   std::string details() const override;
   int n_instances() const override { return n_; }
   void set_inputs(const double* u) override;
@@ -55,6 +61,8 @@ class CudaBackend final : public Backend {
   void allocate();
   void upload_state(const AssembledBatch& assembled);
   void capture_graph();
+  /// Queues one RK4 step on the backend's path.
+  void enqueue_one_step(CudaExec<T>& x);
   /// Computes the frame at the current state on the device and copies it to frame_host_
   /// (once per step count and inputs).
   void fetch_frame() const;
@@ -64,6 +72,7 @@ class CudaBackend final : public Backend {
   double dt_;
   std::int64_t steps_ = 0;
   bool want_graph_;
+  bool fused_;
   bool graph_ready_ = false;
   std::string graph_note_;  ///< why the step is not a graph, when capture failed
   std::string batch_;  ///< "the batch of <n> instances of '<model>' (fp64)", for messages
@@ -82,6 +91,9 @@ class CudaBackend final : public Backend {
   DeviceArray<batch::ForceTopo> force_;
   DeviceArray<T> param_shared_, param_varied_;
   batch::ModelView<T> mv_{};
+  SchurPattern pattern_;                       ///< host copy (cuda-fused; sizes for details())
+  std::vector<DeviceArray<int>> pattern_arrays_;
+  SchurPatternView P_{};                       ///< pattern_ in device memory
   // Per-instance buffers (kernels/batch_buffers.hpp).
   DeviceArray<T> Y_, y_stage_, k_[4], phi_, jac_, gamma_star_, Q_, C_, rhs_, inputs_, violation_, frame_;
   DeviceArray<T*> C_ptrs_, rhs_ptrs_;

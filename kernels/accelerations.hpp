@@ -10,12 +10,12 @@
 
 namespace simphant::batch {
 
-/// tid = k * n + i. y_in (13 N, n), jac_in (m, 12, n), Q_in (6 N, n), lambda_in (n, m)
-/// (the solved right-hand sides), info_in (n) potrf info. ydot_out (13 N, n); fail_out
+/// tid = k * n + i. y_in (13 N, n), jac_in (m, 12, n), Q_in (6 N, n), lambda_in (the
+/// solved right-hand sides, layout lambda_soa: lambda_at), info_in (n) factorisation info. ydot_out (13 N, n); fail_out
 /// (n): body 0's thread sets 1 when the instance's factorisation failed.
 template <class T>
 SP_HD void accelerations_thread(int tid, const ModelView<T>& mv, const T* y_in, const T* jac_in, const T* Q_in,
-                                const T* lambda_in, const int* info_in, T* ydot_out, int* fail_out) {
+                                const T* lambda_in, int lambda_soa, const int* info_in, T* ydot_out, int* fail_out) {
   const int n = mv.n_instances, N = mv.n_bodies, m = mv.n_rows;
   if (tid >= n * N) return;
   const int i = tid % n, k = tid / n;
@@ -23,12 +23,11 @@ SP_HD void accelerations_thread(int tid, const ModelView<T>& mv, const T* y_in, 
   for (int c = 0; c < 6; ++c) Qk[c] = soa(Q_in, 6 * k + c, n, i);
   if (m > 0) {
     if (k == 0 && info_in[i] != 0) fail_out[i] = 1;
-    const T* lambda = lambda_in + static_cast<std::size_t>(i) * m;
     for (int p = mv.body_joint_start[k]; p < mv.body_joint_start[k + 1]; ++p) {
       const int a = mv.body_joint[2 * p], side = mv.body_joint[2 * p + 1];
       const int oa = mv.row_offset[a];
       for (int r = 0; r < mv.rows_of(a); ++r) {
-        const T l = lambda[oa + r];
+        const T l = lambda_at(lambda_in, lambda_soa, m, n, i, oa + r);
         for (int c = 0; c < 6; ++c) Qk[c] -= soa(jac_in, 12 * (oa + r) + 6 * side + c, n, i) * l;
       }
     }

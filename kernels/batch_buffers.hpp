@@ -21,8 +21,9 @@ struct BatchBuffers {
   T* jac;          ///< (m, 12, n) Phi_q row blocks, columns [v_i, omega_i, v_j, omega_j]
   T* gamma_star;   ///< (m, n) Baumgarte gamma*
   T* Q;            ///< (6 N, n) applied + gyroscopic forces [F_W, T_B]
-  T* C;            ///< (n, m, m) column-major Schur matrices, then their Cholesky factors
-  T* rhs;          ///< (n, m) right-hand sides, then lambda (solved in place)
+  T* C;            ///< (n, m, m) column-major Schur matrices, then their Cholesky factors;
+                   ///< cuda-fused: (n_values, n) their topology-ordered blocks (sparse_cholesky.hpp)
+  T* rhs;          ///< (n, m) right-hand sides, then lambda (solved in place); cuda-fused: (m, n)
   T** C_ptrs;      ///< (n) C + i m^2, for potrfBatched / potrsBatched
   T** rhs_ptrs;    ///< (n) rhs + i m
   int* info;       ///< (n) potrfBatched info: 0 ok, > 0 C not positive definite
@@ -33,6 +34,7 @@ struct BatchBuffers {
   std::int64_t* status_step;    ///< (n) step at which the status was set
   std::int64_t* step;           ///< (1) steps taken (advanced on the device by each step)
   T* frame;        ///< recorded frame: Y (13 N, n), reactions (6 J, n), violation, energy, kinetic (n each)
+  int lambda_soa;  ///< layout of rhs: 0 (n, m) per instance (cuSOLVER), 1 (m, n) (cuda-fused)
 };
 
 }  // namespace simphant::batch

@@ -13,6 +13,13 @@ SP_HD T& soa(T* a, int e, int n, int i) { return a[static_cast<std::size_t>(e) *
 template <class T>
 SP_HD T soa(const T* a, int e, int n, int i) { return a[static_cast<std::size_t>(e) * n + i]; }
 
+/// Row r of instance i's solved right-hand side (BatchBuffers::rhs): (n, m) per
+/// instance when lambda_soa is 0 (cuSOLVER), (m, n) structure of arrays otherwise.
+template <class T>
+SP_HD T lambda_at(const T* lambda, int lambda_soa, int m, int n, int i, int r) {
+  return lambda_soa ? lambda[static_cast<std::size_t>(r) * n + i] : lambda[static_cast<std::size_t>(i) * m + r];
+}
+
 /// Quaternion of body k, as stored (not normalised).
 template <class T>
 SP_HD Quat<T> soa_quat(const T* y, int n, int i, int k) {

@@ -1,5 +1,6 @@
 #pragma once
-// The batched step, written once over an executor (design.md §4, the `cuda` path):
+// The batched step, written once over an executor (design.md §4, the `cuda` path; the
+// cuda-fused step is fused_step.hpp):
 // each stage launches the per-thread functions over their grids and the batched
 // Cholesky of the Schur matrices. Exec is host/cuda_exec.hpp on the GPU (each launch a
 // thin __global__ trampoline, cuSOLVER potrfBatched / potrsBatched) and a plain loop in
@@ -13,6 +14,7 @@
 #include "batch_buffers.hpp"
 #include "body_forces.hpp"
 #include "frame.hpp"
+#include "fused_solve.hpp"
 #include "instance_status.hpp"
 #include "joint_rows.hpp"
 #include "rk4_stage.hpp"
@@ -28,9 +30,17 @@ namespace simphant::batch {
 
 /// One evaluation of every instance at y (13 N, n): Phi, Phi_q, gamma*, Q, the Schur
 /// system and its solution lambda (in b.rhs), with the factorisation info in b.info.
+/// fused: the cuda-fused path's pattern (one thread per instance, fused_solve.hpp), or
+/// null for per-joint kernels and the batched dense Cholesky.
 template <class T, class Exec>
-void enqueue_solve(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, const T* y) {
+void enqueue_solve(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, const T* y,
+                   const SchurPatternView* fused = nullptr) {
   const int n = mv.n_instances;
+  if (fused) {
+    const SchurPatternView P = *fused;
+    x.launch("fused_solve", n, [=] SP_LAMBDA(int tid) { fused_solve_thread(tid, mv, P, b, y); });
+    return;
+  }
   x.launch("joint_rows", n * mv.n_joints, [=] SP_LAMBDA(int tid) {
     joint_rows_thread(tid, mv, y, b.phi, b.jac, b.gamma_star);
   });
@@ -50,7 +60,7 @@ template <class T, class Exec>
 void enqueue_accelerations(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, const T* y, T* ydot) {
   x.launch("accelerations", mv.n_instances * mv.n_bodies, [=] SP_LAMBDA(int tid) {
     accelerations_thread(tid, mv, y, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
-                         static_cast<const T*>(b.rhs), static_cast<const int*>(b.info), ydot, b.fail);
+                         static_cast<const T*>(b.rhs), b.lambda_soa, static_cast<const int*>(b.info), ydot, b.fail);
   });
 }
 
@@ -125,9 +135,9 @@ struct FrameLayout {
 };
 
 /// Fills b.frame at the current state Y (the copy of Y itself is the caller's: a
-/// device-to-device copy into b.frame + FrameLayout::state).
+/// device-to-device copy into b.frame + FrameLayout::state). fused: as enqueue_solve.
 template <class T, class Exec>
-void enqueue_frame(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b) {
+void enqueue_frame(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, const SchurPatternView* fused = nullptr) {
   const int n = mv.n_instances;
   const FrameLayout fl(n, mv.n_bodies, mv.n_joints);
   T* reactions = b.frame + fl.reactions;
@@ -135,11 +145,11 @@ void enqueue_frame(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b) {
   T* energy = b.frame + fl.energy;
   T* kinetic = b.frame + fl.kinetic;
   const T* Y = b.Y;
-  enqueue_solve(x, mv, b, Y);
+  enqueue_solve(x, mv, b, Y, fused);
   x.launch("violation", n, [=] SP_LAMBDA(int tid) { violation_thread(tid, mv, static_cast<const T*>(b.phi), violation); });
   if (mv.n_joints > 0) {
     x.launch("reactions", n * mv.n_joints, [=] SP_LAMBDA(int tid) {
-      reaction_thread(tid, mv, Y, static_cast<const T*>(b.jac), static_cast<const T*>(b.rhs),
+      reaction_thread(tid, mv, Y, static_cast<const T*>(b.jac), static_cast<const T*>(b.rhs), b.lambda_soa,
                       static_cast<const int*>(b.info), reactions);
     });
   }

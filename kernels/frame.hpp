@@ -10,19 +10,20 @@
 
 namespace simphant::batch {
 
-/// tid = j * n + i. jac_in (m, 12, n) and lambda_in (n, m) evaluated at y_in; info_in
+/// tid = j * n + i. jac_in (m, 12, n) and lambda_in (layout lambda_soa: lambda_at)
+/// evaluated at y_in; info_in
 /// (n). reactions_out (6 J, n): [F (W) [N], T about the anchor (W) [N m]] that joint j
 /// applies to its body_j; NaN where the instance's factorisation failed.
 template <class T>
 SP_HD void reaction_thread(int tid, const ModelView<T>& mv, const T* y_in, const T* jac_in, const T* lambda_in,
-                           const int* info_in, T* reactions_out) {
+                           int lambda_soa, const int* info_in, T* reactions_out) {
   const int n = mv.n_instances;
   if (tid >= n * mv.n_joints) return;
   const int i = tid % n, j = tid / n;
   const int o = mv.row_offset[j], m = mv.rows_of(j);
   T jac[kMaxJointRows * 12], lambda[kMaxJointRows], out[6];
   for (int r = 0; r < m; ++r) {
-    lambda[r] = lambda_in[static_cast<std::size_t>(i) * mv.n_rows + o + r];
+    lambda[r] = lambda_at(lambda_in, lambda_soa, mv.n_rows, n, i, o + r);
     for (int c = 0; c < 12; ++c) jac[12 * r + c] = soa(jac_in, 12 * (o + r) + c, n, i);
   }
   const BodyKin<T> Bj = soa_body_kin(y_in, n, i, mv.n_bodies, mv.joint_body[2 * j + 1]);

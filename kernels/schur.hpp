@@ -3,7 +3,9 @@
 // rows of joint a of the Tikhonov-regularised Schur matrix and its right-hand side
 // (design.md §3; seed "Step 4"):
 //   C   = Phi_q M^-1 Phi_q^T + eps I,   rhs = Phi_q M^-1 Q - gamma*
-// (fp32 only: eps per row at least eps_relative C(R, R), model_view.hpp).
+// (fp32 only: eps per row at least eps_relative C(R, R), model_view.hpp). The rhs and
+// coupling products are also used by the cuda-fused path (fused_step.hpp), which stores
+// C in topology-ordered blocks instead.
 // M is block diagonal, so the block C(a, b) is non-zero only where joints a and b share
 // a body k: C(a, b) = sum over shared k of Phi_q,a,k M_k^-1 Phi_q,b,k^T (ModelView's
 // coupling list). Every entry of the thread's rows is written (zeros included), so no
@@ -24,6 +26,64 @@ SP_HD T dot6(const T* a, int e0, const T* b, int n, int i) {
 }
 }  // namespace detail
 
+/// Rows of joint a of rhs = Phi_q M^-1 Q - gamma* for instance i: row R at
+/// rhs_out[R * rhs_stride]. jac_in (m, 12, n), Q_in (6 N, n), gamma_star_in (m, n).
+template <class T>
+SP_HD void schur_rhs_rows(int i, int a, const ModelView<T>& mv, const T* jac_in, const T* Q_in, const T* gamma_star_in,
+                          T* rhs_out, std::size_t rhs_stride) {
+  const int n = mv.n_instances, oa = mv.row_offset[a], ma = mv.rows_of(a);
+  for (int r = 0; r < ma; ++r) rhs_out[(oa + r) * rhs_stride] = -soa(gamma_star_in, oa + r, n, i);
+  // rhs += Phi_q,a M^-1 Q, one body at a time in ascending body index.
+  const bool swap = mv.joint_body[2 * a] > mv.joint_body[2 * a + 1];
+  for (int t = 0; t < 2; ++t) {
+    const int sa = swap ? 1 - t : t;
+    const int k = mv.joint_body[2 * a + sa];
+    if (k < 0) continue;
+    T Qk[6], MiQ[6];
+    for (int c = 0; c < 6; ++c) Qk[c] = soa(Q_in, 6 * k + c, n, i);
+    apply_body_Minv(mv.mass(k, i), mv.inertia_inv_B(k, i), Qk, MiQ);
+    for (int r = 0; r < ma; ++r) rhs_out[(oa + r) * rhs_stride] += detail::dot6(jac_in, 12 * (oa + r) + 6 * sa, MiQ, n, i);
+  }
+}
+
+/// The products of coupling e of joint a (joint b sharing body k, ModelView::coupling)
+/// for instance i: add(r, s, Phi_q,a,k(r) M_k^-1 Phi_q,b,k(s)^T) for every row r of a and
+/// s of b. Each product is formed as (lower joint's row) . M_k^-1 (higher joint's row),
+/// so both triangles of C get the same numbers (the ones the CPU reference forms).
+template <class T, class Add>
+SP_HD void schur_coupling(int i, int a, int e, const ModelView<T>& mv, const T* jac_in, Add add) {
+  const int n = mv.n_instances;
+  const int b = mv.coupling[3 * e], sa = mv.coupling[3 * e + 1], sb = mv.coupling[3 * e + 2];
+  const int k = mv.joint_body[2 * a + sa];
+  const T mass = mv.mass(k, i);
+  const Mat3<T> J_inv = mv.inertia_inv_B(k, i);
+  const int oa = mv.row_offset[a], ma = mv.rows_of(a), ob = mv.row_offset[b], mb = mv.rows_of(b);
+  // (lo, slo): the joint whose rows are dotted; (hi, shi): the one M^-1 is applied to,
+  // once per row.
+  const bool a_low = a <= b;
+  const int lo = a_low ? oa : ob, slo = a_low ? sa : sb, hi = a_low ? ob : oa, shi = a_low ? sb : sa;
+  const int m_hi = a_low ? mb : ma;
+  T w[kMaxJointRows][6];
+  for (int row = 0; row < m_hi; ++row) {
+    T x[6];
+    for (int c = 0; c < 6; ++c) x[c] = soa(jac_in, 12 * (hi + row) + 6 * shi + c, n, i);
+    apply_body_Minv(mass, J_inv, x, w[row]);
+  }
+  for (int s = 0; s < mb; ++s)
+    for (int r = 0; r < ma; ++r) {
+      const int row_lo = a_low ? r : s, row_hi = a_low ? s : r;
+      add(r, s, detail::dot6(jac_in, 12 * (lo + row_lo) + 6 * slo, w[row_hi], n, i));
+    }
+}
+
+/// The Tikhonov term of row R of C whose diagonal (without it) is d: max(eps,
+/// eps_relative d).
+template <class T>
+SP_HD T schur_tikhonov(const ModelView<T>& mv, int i, T d) {
+  const T eps = mv.epsilon(i), floor = mv.eps_relative * d;
+  return eps > floor ? eps : floor;
+}
+
 /// tid = a * n + i. jac_in (m, 12, n), Q_in (6 N, n), gamma_star_in (m, n).
 /// C_out (n, m, m) column-major per instance; rhs_out (n, m). Threads past n J return.
 template <class T>
@@ -34,54 +94,17 @@ SP_HD void schur_thread(int tid, const ModelView<T>& mv, const T* jac_in, const 
   const int i = tid % n, a = tid / n;
   const int oa = mv.row_offset[a], ma = mv.rows_of(a);
   T* C = C_out + static_cast<std::size_t>(i) * m * m;
-  T* rhs = rhs_out + static_cast<std::size_t>(i) * m;
-  for (int r = 0; r < ma; ++r) {
+  for (int r = 0; r < ma; ++r)
     for (int col = 0; col < m; ++col) C[static_cast<std::size_t>(col) * m + oa + r] = T(0);
-    rhs[oa + r] = -soa(gamma_star_in, oa + r, n, i);
-  }
-  // rhs += Phi_q,a M^-1 Q, one body at a time in ascending body index.
-  const bool swap = mv.joint_body[2 * a] > mv.joint_body[2 * a + 1];
-  for (int t = 0; t < 2; ++t) {
-    const int sa = swap ? 1 - t : t;
-    const int k = mv.joint_body[2 * a + sa];
-    if (k < 0) continue;
-    T Qk[6], MiQ[6];
-    for (int c = 0; c < 6; ++c) Qk[c] = soa(Q_in, 6 * k + c, n, i);
-    apply_body_Minv(mv.mass(k, i), mv.inertia_inv_B(k, i), Qk, MiQ);
-    for (int r = 0; r < ma; ++r) rhs[oa + r] += detail::dot6(jac_in, 12 * (oa + r) + 6 * sa, MiQ, n, i);
-  }
-  // C(a, b) += Phi_q,a,k M_k^-1 Phi_q,b,k^T for every joint b sharing body k with a. Each
-  // product is formed as (lower joint's row) . M_k^-1 (higher joint's row), so both
-  // triangles hold the same numbers (the ones the CPU reference forms).
+  schur_rhs_rows(i, a, mv, jac_in, Q_in, gamma_star_in, rhs_out + static_cast<std::size_t>(i) * m, 1);
   for (int e = mv.coupling_start[a]; e < mv.coupling_start[a + 1]; ++e) {
-    const int b = mv.coupling[3 * e], sa = mv.coupling[3 * e + 1], sb = mv.coupling[3 * e + 2];
-    const int k = mv.joint_body[2 * a + sa];
-    const T mass = mv.mass(k, i);
-    const Mat3<T> J_inv = mv.inertia_inv_B(k, i);
-    const int ob = mv.row_offset[b], mb = mv.rows_of(b);
-    // (lo, slo): the joint whose rows are dotted; (hi, shi): the one M^-1 is applied to,
-    // once per row.
-    const bool a_low = a <= b;
-    const int lo = a_low ? oa : ob, slo = a_low ? sa : sb, hi = a_low ? ob : oa, shi = a_low ? sb : sa;
-    const int m_hi = a_low ? mb : ma;
-    T w[kMaxJointRows][6];
-    for (int row = 0; row < m_hi; ++row) {
-      T x[6];
-      for (int c = 0; c < 6; ++c) x[c] = soa(jac_in, 12 * (hi + row) + 6 * shi + c, n, i);
-      apply_body_Minv(mass, J_inv, x, w[row]);
-    }
-    for (int s = 0; s < mb; ++s)
-      for (int r = 0; r < ma; ++r) {
-        const int row_lo = a_low ? r : s, row_hi = a_low ? s : r;
-        C[static_cast<std::size_t>(ob + s) * m + oa + r] +=
-            detail::dot6(jac_in, 12 * (lo + row_lo) + 6 * slo, w[row_hi], n, i);
-      }
+    const int ob = mv.row_offset[mv.coupling[3 * e]];
+    schur_coupling(i, a, e, mv, jac_in,
+                   [&](int r, int s, T v) { C[static_cast<std::size_t>(ob + s) * m + oa + r] += v; });
   }
-  const T eps = mv.epsilon(i);
   for (int r = 0; r < ma; ++r) {
     T& d = C[static_cast<std::size_t>(oa + r) * m + oa + r];
-    const T floor = mv.eps_relative * d;
-    d += eps > floor ? eps : floor;
+    d += schur_tikhonov(mv, i, d);
   }
 }
 

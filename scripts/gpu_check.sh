@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The GPU check (issue 3, item 8; design.md §5): on the GPU machine, builds SimPhant with
 # CUDA (sm_90 + PTX), runs the GPU tests (tests/test_cuda_backend.cpp) and the CPU-side
-# kernel tests, runs the cpu vs cuda throughput comparison on examples/four_bar.json at
-# 1, 1,024 and 65,536 instances, and writes $OUT/gpu-check.md, $OUT/gpu-throughput.json
-# and the logs. The machine has no Debian packages: prepare .gpu-deps here first with
-# scripts/gpu_deps.sh and carry it (`carry: [".gpu-deps"]`); on a machine with the
-# packages installed (docker/Dockerfile) it builds without them.
+# kernel tests, runs the benchmark suite (`simphant bench`, docs/benchmarks.md: every
+# model at every GPU batch size on cuda / cuda-fused, fp64 / fp32, plus the cpu baseline
+# on all cores at 4,096 instances for the GPU / CPU ratio) and plots it, and writes
+# $OUT/gpu-check.md, $OUT/bench-gpu.json, $OUT/*.png and the logs. The machine has no
+# Debian packages: prepare .gpu-deps here first with scripts/gpu_deps.sh and carry it
+# (`carry: [".gpu-deps"]`); on a machine with the packages installed (docker/Dockerfile)
+# it builds without them.
 #
 #   bash scripts/gpu_check.sh            # OUT defaults to ./gpu-check-out
 set -uo pipefail
@@ -67,7 +69,7 @@ step() {  # step NAME LOG CMD...: runs CMD, logs it, records pass/fail/skip in t
 
 echo "## Steps" >> "$report"
 step configure configure.log cmake "${cmake_args[@]}" &&
-  step build build.log cmake --build "$build" -j"$jobs" --target simphant test_cuda_backend test_kernel_grid bench_gpu_throughput
+  step build build.log cmake --build "$build" -j"$jobs" --target simphant test_cuda_backend test_kernel_grid
 built=$?
 if [ $built -eq 0 ]; then
   step "GPU tests (test_cuda_backend)" test_cuda_backend.log "$build/tests/test_cuda_backend"
@@ -75,8 +77,15 @@ if [ $built -eq 0 ]; then
   step "simphant run four_bar --backend cuda" run_cuda.log "$build/simphant" run examples/four_bar.json --backend cuda \
     --instances 1000 --out "$OUT/four_bar_cuda.h5"
   rm -f "$OUT/four_bar_cuda.h5"
-  step "throughput (four_bar; cpu, cuda fp64, cuda fp32)" throughput.log "$build/bench/bench_gpu_throughput" \
-    examples/four_bar.json --sizes 1,1024,65536 --json "$OUT/gpu-throughput.json"
+  # About 3 minutes on an H200; --time-limit skips the rows not started after 210 s, so
+  # that the whole check stays within about 8 minutes.
+  step "benchmark suite (simphant bench: GPU configs at every GPU size, cpu at 4096)" bench.log "$build/simphant" \
+    bench --configs gpu,cpu --cpu-sizes 4096 --min-seconds 0.1 --time-limit 210 --json "$OUT/bench-gpu.json"
+  if python3 -c "import matplotlib" 2>/dev/null; then
+    step "plots (bench/plot_bench.py)" plot.log python3 bench/plot_bench.py "$OUT/bench-gpu.json" --out "$OUT"
+  else
+    echo "- plots: skipped (python3 has no matplotlib)" >> "$report"
+  fi
   {
     echo
     echo "## GPU tests"
@@ -84,9 +93,9 @@ if [ $built -eq 0 ]; then
     grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT/test_cuda_backend.log" | head -40
     echo '```'
     echo
-    echo "## Throughput (instance-steps per second, measured in one run)"
+    echo "## Benchmark suite (instance-steps per second, measured in one run; bench-gpu.json)"
     echo '```'
-    cat "$OUT/throughput.log"
+    grep -v '^\[' "$OUT/bench.log"
     echo '```'
   } >> "$report"
 fi

@@ -1,12 +1,15 @@
 #pragma once
 // A batch in host memory, laid out exactly as the CUDA backend lays it out in device
 // memory (kernels/batch_buffers.hpp), every buffer pre-filled with NaN so that an entry
-// the per-thread functions fail to write shows up in the comparisons.
+// the per-thread functions fail to write shows up in the comparisons. fused: laid out as
+// the cuda-fused path lays it out (C as topology-ordered blocks, lambda (m, n)).
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "batch_step.hpp"
+#include "fused_step.hpp"
+#include "simphant/dynamics/data.hpp"
 #include "simphant/batch/batch_pack.hpp"
 #include "simphant/sim/assemble_batch.hpp"
 
@@ -23,9 +26,13 @@ struct HostBatch {
   std::vector<std::int8_t> status;
   std::vector<std::int64_t> status_step, step;
   batch::BatchBuffers<T> b{};
+  bool fused;
+  SchurPattern pattern;
+  SchurPatternView P;
 
   /// models: 1 or n_instances; assembled: their host assembly (sim/assemble_batch.hpp).
-  HostBatch(const std::vector<Model>& models, int n_instances, const AssembledBatch& assembled) {
+  HostBatch(const std::vector<Model>& models, int n_instances, const AssembledBatch& assembled, bool fused_path = false)
+      : fused(fused_path), pattern(schur_pattern_of(models.front())), P(pattern.view()) {
     packed = batch::pack_models<T>(models, n_instances);
     mv = packed.host_view();
     n = n_instances;
@@ -39,7 +46,7 @@ struct HostBatch {
     jac.assign(static_cast<std::size_t>(12) * m * n, nan);
     gamma_star.assign(static_cast<std::size_t>(m) * n, nan);
     Q.assign(static_cast<std::size_t>(6) * N * n, nan);
-    C.assign(static_cast<std::size_t>(m) * m * n, nan);
+    C.assign((fused ? static_cast<std::size_t>(pattern.n_values) : static_cast<std::size_t>(m) * m) * n, nan);
     rhs.assign(static_cast<std::size_t>(m) * n, nan);
     inputs.assign(static_cast<std::size_t>(packed.n_inputs) * n, nan);
     violation.assign(n, nan);
@@ -50,7 +57,7 @@ struct HostBatch {
     status_step.assign(n, 0);
     step.assign(1, 0);
     for (int i = 0; i < n; ++i) {
-      C_ptrs.push_back(C.data() + static_cast<std::size_t>(i) * m * m);
+      C_ptrs.push_back(fused ? nullptr : C.data() + static_cast<std::size_t>(i) * m * m);
       rhs_ptrs.push_back(rhs.data() + static_cast<std::size_t>(i) * m);
       for (int e = 0; e < 13 * N; ++e) Y[static_cast<std::size_t>(e) * n + i] = static_cast<T>(assembled.Y[static_cast<std::size_t>(i) * 13 * N + e]);
       const Model& model = models[models.size() == 1 ? 0 : i];
@@ -60,10 +67,30 @@ struct HostBatch {
     b = {Y.data(),   y_stage.data(), {k[0].data(), k[1].data(), k[2].data(), k[3].data()},
          phi.data(), jac.data(),     gamma_star.data(), Q.data(), C.data(), rhs.data(), C_ptrs.data(), rhs_ptrs.data(),
          info.data(), fail.data(),   inputs.data(), violation.data(), status.data(), status_step.data(), step.data(),
-         frame.data()};
+         frame.data(), fused ? 1 : 0};
   }
   HostBatch(const HostBatch&) = delete;
   HostBatch& operator=(const HostBatch&) = delete;
+
+  /// One RK4 step of every instance on this batch's path.
+  template <class Exec>
+  void rk4_step(Exec& x) {
+    if (fused)
+      batch::enqueue_step_fused(x, mv, P, b);
+    else
+      batch::enqueue_step(x, mv, b);
+  }
+  /// One evaluation at y (enqueue_solve) on this batch's path.
+  template <class Exec>
+  void solve(Exec& x, const T* y) {
+    batch::enqueue_solve(x, mv, b, y, fused ? &P : nullptr);
+  }
+  template <class Exec>
+  void frame_at_state(Exec& x) {
+    batch::enqueue_frame(x, mv, b, fused ? &P : nullptr);
+  }
+  /// lambda row R of instance i after a solve.
+  T lambda(int i, int R) const { return batch::lambda_at(rhs.data(), b.lambda_soa, m, n, i, R); }
 
   /// Element e of instance i of a (13 N, n) / (m, n) / ... structure of arrays.
   static T at(const std::vector<T>& a, int e, int n_inst, int i) { return a[static_cast<std::size_t>(e) * n_inst + i]; }

@@ -226,9 +226,11 @@ TEST(Cli, RunFailuresExit3) {
     EXPECT_NE(last_stderr().find(simphant::cuda_backend_built() ? "no CUDA device" : "no CUDA support"), std::string::npos)
         << last_stderr();
     EXPECT_EQ(run_simphant("run " + good + " --backend cuda --precision fp32 --out " + quote(out.string())), 3);
+    EXPECT_EQ(run_simphant("run " + good + " --backend cuda-fused --out " + quote(out.string())), 3);
+    EXPECT_NE(last_stderr().find(simphant::cuda_backend_built() ? "no CUDA device" : "no CUDA support"), std::string::npos)
+        << last_stderr();
     EXPECT_FALSE(fs::exists(out));
   }
-  EXPECT_EQ(run_simphant("run " + good + " --backend cuda-fused"), 3);  // not in this release
   EXPECT_EQ(run_simphant("run " + good + " --out /nonexistent-simphant-dir/out.h5"), 3);
   EXPECT_EQ(run_simphant("run " + good + " --out /dev/null"), 3);  // not a regular file: refused, no crash
   EXPECT_NE(last_stderr().find("not a regular file"), std::string::npos) << last_stderr();

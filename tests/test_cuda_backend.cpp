@@ -1,5 +1,7 @@
-// The `cuda` backend on a GPU against the CPU reference (issue 3, item 7). Every test
-// calls GTEST_SKIP() without a CUDA device (or in a build without CUDA), so CI runs
+// The `cuda` and `cuda-fused` backends on a GPU against the CPU reference (issue 3, item
+// 7; issue 4, item 1): every test runs on both. Each one is compared with the CPU path
+// that factorises the same way (cuda: dense, cuda-fused: topology-ordered sparse). Every
+// test calls GTEST_SKIP() without a CUDA device (or in a build without CUDA), so CI runs
 // none of them; scripts/gpu_check.sh runs them on the GPU machine.
 #include <gtest/gtest.h>
 
@@ -8,6 +10,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "example_models.hpp"
@@ -34,6 +37,23 @@ std::unique_ptr<Simulator> make(const std::vector<Model>& models, const std::str
   return Simulator::create(models, o, static_cast<int>(models.size()));
 }
 
+// The CPU reference for a GPU path: the same factorisation (cuda: dense, cuda-fused:
+// sparse).
+std::unique_ptr<Simulator> make_cpu(const std::vector<Model>& models, const std::string& gpu_backend) {
+  SimulatorOptions o;
+  o.backend = "cpu";
+  o.schur = gpu_backend == "cuda-fused" ? "sparse" : "dense";
+  return Simulator::create(models, o, static_cast<int>(models.size()));
+}
+
+const std::vector<std::string> kGpuBackends = {"cuda", "cuda-fused"};
+
+std::string param_name(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '-' ? '_' : c;
+  return out;
+}
+
 std::vector<double> states(const Simulator& sim) {
   std::vector<double> y(static_cast<std::size_t>(sim.n_instances()) * sim.model().n_bodies() * 13);
   sim.read_states(y.data());
@@ -50,14 +70,19 @@ double relative_state_error(const std::vector<double>& a, const std::vector<doub
   return err / scale;
 }
 
-class CudaBackendExamples : public ::testing::TestWithParam<std::string> {};
+// (example, GPU backend)
+class CudaBackendExamples : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {
+ protected:
+  static std::string name() { return std::get<0>(GetParam()); }
+  static std::string backend() { return std::get<1>(GetParam()); }
+};
 
 // fp64: after 1000 steps the states agree with the CPU reference to 1e-9 relative (the
 // issue's bound), the statuses are equal, and so is the energy.
 TEST_P(CudaBackendExamples, Fp64MatchesCpuAfter1000Steps) {
   SKIP_WITHOUT_GPU();
-  const std::vector<Model> models = test::example_models(GetParam(), kInstances);
-  auto cpu = make(models, "cpu"), gpu = make(models, "cuda");
+  const std::vector<Model> models = test::example_models(name(), kInstances);
+  auto cpu = make_cpu(models, backend()), gpu = make(models, backend());
   cpu->advance(1000);
   gpu->advance(1000);
   const std::vector<double> a = states(*gpu), b = states(*cpu);
@@ -71,7 +96,7 @@ TEST_P(CudaBackendExamples, Fp64MatchesCpuAfter1000Steps) {
   for (int i = 0; i < kInstances; ++i) {
     EXPECT_EQ(sa[i], sb[i]);
     EXPECT_EQ(sa[i], 0);
-    EXPECT_LE(relative_state_error(a, b, i, per), 1e-9) << GetParam() << " instance " << i;
+    EXPECT_LE(relative_state_error(a, b, i, per), 1e-9) << name() << " instance " << i;
     EXPECT_NEAR(ea[i], eb[i], 1e-9 * std::max(1.0, std::fabs(eb[i])));
   }
 }
@@ -80,9 +105,9 @@ TEST_P(CudaBackendExamples, Fp64MatchesCpuAfter1000Steps) {
 // gives (the CPU emulation of the fp32 path measured 3.8e-5, Bricard 3.2e-3).
 TEST_P(CudaBackendExamples, Fp32WithinDocumentedBound) {
   SKIP_WITHOUT_GPU();
-  const std::string name = GetParam();
+  const std::string name = CudaBackendExamples::name();
   const std::vector<Model> models = test::example_models(name, kInstances);
-  auto cpu = make(models, "cpu"), gpu = make(models, "cuda", "fp32");
+  auto cpu = make_cpu(models, backend()), gpu = make(models, backend(), "fp32");
   cpu->advance(1000);
   gpu->advance(1000);
   const std::vector<double> a = states(*gpu), b = states(*cpu);
@@ -96,13 +121,20 @@ TEST_P(CudaBackendExamples, Fp32WithinDocumentedBound) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, CudaBackendExamples, ::testing::ValuesIn(test::example_names()));
+INSTANTIATE_TEST_SUITE_P(Examples, CudaBackendExamples,
+                         ::testing::Combine(::testing::ValuesIn(test::example_names()), ::testing::ValuesIn(kGpuBackends)),
+                         [](const ::testing::TestParamInfo<CudaBackendExamples::ParamType>& p) {
+                           return std::get<0>(p.param) + "_" + param_name(std::get<1>(p.param));
+                         });
+
+// Each test below runs on one GPU backend.
+class CudaBackend : public ::testing::TestWithParam<std::string> {};
 
 // The replayed CUDA graph computes exactly what plain launches compute.
-TEST(CudaBackend, GraphReplayEqualsPlainLaunches) {
+TEST_P(CudaBackend, GraphReplayEqualsPlainLaunches) {
   SKIP_WITHOUT_GPU();
   const std::vector<Model> models = test::example_models("four_bar", 64);
-  auto graph = make(models, "cuda", "fp64", true), plain = make(models, "cuda", "fp64", false);
+  auto graph = make(models, GetParam(), "fp64", true), plain = make(models, GetParam(), "fp64", false);
   if (graph->backend_details().find("replayed as a CUDA graph") == std::string::npos)
     GTEST_SKIP() << "the step could not be captured as a graph here: " << graph->backend_details();
   EXPECT_NE(plain->backend_details().find("plain"), std::string::npos) << plain->backend_details();
@@ -116,12 +148,12 @@ TEST(CudaBackend, GraphReplayEqualsPlainLaunches) {
 // A diverging instance (1: a violation bound it cannot meet; 3: NaN gravity, so NaN
 // accelerations) is flagged and frozen; every other instance's output is bit-identical
 // to a batch without them.
-TEST(CudaBackend, DivergingInstancesLeaveOthersBitIdentical) {
+TEST_P(CudaBackend, DivergingInstancesLeaveOthersBitIdentical) {
   SKIP_WITHOUT_GPU();
   std::vector<Model> clean = test::example_models("double_pendulum", 4), bad = clean;
   bad[1].solver.violation_bound = 1e-300;
   bad[3].gravity = {std::nan(""), 0, 0};
-  auto a = make(clean, "cuda"), b = make(bad, "cuda");
+  auto a = make(clean, GetParam()), b = make(bad, GetParam());
   a->advance(300);
   b->advance(300);
   std::vector<std::int8_t> s(4);
@@ -141,10 +173,10 @@ TEST(CudaBackend, DivergingInstancesLeaveOthersBitIdentical) {
 
 // Per-instance inputs set from a host array between steps reach the device: the same
 // inputs on cpu and cuda give the same states.
-TEST(CudaBackend, HostInputsBetweenStepsMatchCpu) {
+TEST_P(CudaBackend, HostInputsBetweenStepsMatchCpu) {
   SKIP_WITHOUT_GPU();
   const std::vector<Model> models = test::example_models("slider_crank", kInstances);
-  auto cpu = make(models, "cpu"), gpu = make(models, "cuda");
+  auto cpu = make_cpu(models, GetParam()), gpu = make(models, GetParam());
   const int n_in = models[0].n_inputs;
   ASSERT_GT(n_in, 0);
   std::vector<double> u(static_cast<std::size_t>(kInstances) * n_in);
@@ -161,20 +193,31 @@ TEST(CudaBackend, HostInputsBetweenStepsMatchCpu) {
 
 // Asking for more instances than the device holds fails with a clear BackendError that
 // says how many fit, before anything is allocated.
-TEST(CudaBackend, TooManyInstancesSaysHowManyFit) {
+TEST_P(CudaBackend, TooManyInstancesSaysHowManyFit) {
   SKIP_WITHOUT_GPU();
   std::vector<Model> one = test::example_models("bricard", 1);
   // Bricard's Schur matrices are 30 x 30: 7.2 KB per instance in fp64; 2^31 - 1 instances
   // need far more than any device has.
   try {
     SimulatorOptions o;
-    o.backend = "cuda";
+    o.backend = GetParam();
     Simulator::create(one, o, 2147483647);
     FAIL() << "expected BackendError";
   } catch (const BackendError& e) {
     EXPECT_NE(std::string(e.what()).find("instances fit"), std::string::npos) << e.what();
   }
 }
+
+// The fused path reports itself as such, and its details name the factorisation.
+TEST(CudaFused, DetailsNameThePath) {
+  SKIP_WITHOUT_GPU();
+  auto sim = make(test::example_models("four_bar", 2), "cuda-fused");
+  EXPECT_STREQ(sim->backend_name(), "cuda-fused");
+  EXPECT_NE(sim->backend_details().find("topology-ordered block Cholesky"), std::string::npos) << sim->backend_details();
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, CudaBackend, ::testing::ValuesIn(kGpuBackends),
+                         [](const ::testing::TestParamInfo<std::string>& p) { return param_name(p.param); });
 
 }  // namespace
 }  // namespace simphant

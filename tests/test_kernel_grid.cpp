@@ -1,13 +1,18 @@
 // The batched kernels' per-thread functions, run on the CPU over their whole grids in the
 // sequence the CUDA backend launches them (kernels/batch_step.hpp), against the CPU
 // reference (dynamics/evaluate.hpp, sim/cpu_backend.hpp): every example, three differing
-// instances (sampled from each example's sweep), every buffer pre-filled with NaN.
+// instances (sampled from each example's sweep), every buffer pre-filled with NaN. Each
+// test runs both GPU paths: `cuda` (per-joint kernels, batched dense Cholesky, against
+// the CPU reference's dense factorisation) and `cuda-fused` (kernels/fused_step.hpp, one
+// thread per instance, against the CPU reference's topology-ordered sparse
+// factorisation, the same block algorithm).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cpu_grid_exec.hpp"
@@ -29,25 +34,33 @@ constexpr int kInstances = 3;
   return ::testing::AssertionFailure() << what << ": " << a << " vs reference " << b;
 }
 
-class KernelGrid : public ::testing::TestWithParam<std::string> {};
+// (example name, fused path)
+class KernelGrid : public ::testing::TestWithParam<std::tuple<std::string, bool>> {
+ protected:
+  static std::string name() { return std::get<0>(GetParam()); }
+  static bool fused() { return std::get<1>(GetParam()); }
+  /// The CPU reference's factorisation matching the path.
+  static SchurFactorization reference_schur() { return fused() ? SchurFactorization::Sparse : SchurFactorization::Dense; }
+};
 
 // One evaluation of every instance (enqueue_solve + enqueue_accelerations) equals the CPU
-// reference's evaluate(): Phi, Phi_q blocks, gamma*, Q, C, rhs, lambda and Ydot. The same
-// joint and force functions run on the same numbers, so Phi, Phi_q, gamma* and Q agree to
-// the last bit; C sums the same products in another order, so C, lambda and Ydot agree to
-// a few ulps of their scale (tolerance 1e-12 relative to max(1, |value|)).
+// reference's evaluate(): Phi, Phi_q blocks, gamma*, Q, C (the cuda path's dense C),
+// lambda and Ydot. The same joint and force functions run on the same numbers, so Phi,
+// Phi_q, gamma* and Q agree to the last bit; C sums the same products in another order,
+// so C, lambda and Ydot agree to a few ulps of their scale (tolerance 1e-12 relative to
+// max(1, |value|)).
 TEST_P(KernelGrid, OneEvaluationEqualsCpuReference) {
-  const std::vector<Model> models = test::example_models(GetParam(), kInstances);
+  const std::vector<Model> models = test::example_models(name(), kInstances);
   const AssembledBatch asm_batch = assemble_batch(models, kInstances, 1);
-  test::HostBatch<double> hb(models, kInstances, asm_batch);
+  test::HostBatch<double> hb(models, kInstances, asm_batch, fused());
   test::CpuGridExec<double> x;
-  batch::enqueue_solve(x, hb.mv, hb.b, hb.b.Y);
+  hb.solve(x, hb.b.Y);
   batch::enqueue_accelerations(x, hb.mv, hb.b, hb.b.Y, hb.b.k[0]);
   const int n = kInstances, N = hb.N, m = hb.m;
   bool instances_differ = false;
   for (int i = 0; i < n; ++i) {
     const Model& model = models[i];
-    Data d(model);
+    Data d(model, reference_schur());
     const double* Yi = asm_batch.Y.data() + static_cast<std::size_t>(i) * model.ny();
     set_kinematics(model, d, Yi);
     compute_forces(model, d, nullptr);
@@ -57,10 +70,10 @@ TEST_P(KernelGrid, OneEvaluationEqualsCpuReference) {
     for (int R = 0; R < m; ++R) {
       EXPECT_EQ(hb.at(hb.phi, R, n, i), d.phi[R]) << "Phi row " << R << " instance " << i;
       EXPECT_EQ(hb.at(hb.gamma_star, R, n, i), d.gamma_star[R]) << "gamma* row " << R;
-      for (int c = 0; c < m; ++c)
+      for (int c = 0; !fused() && c < m; ++c)
         EXPECT_TRUE(near_rel(x.last_C[static_cast<std::size_t>(i) * m * m + static_cast<std::size_t>(c) * m + R], d.C(R, c),
                              1e-12, "C(" + std::to_string(R) + "," + std::to_string(c) + ")"));
-      EXPECT_TRUE(near_rel(hb.rhs[static_cast<std::size_t>(i) * m + R], d.lambda[R], 1e-12, "lambda"));
+      EXPECT_TRUE(near_rel(hb.lambda(i, R), d.lambda[R], 1e-12, "lambda"));
     }
     for (int j = 0; j < model.n_joints(); ++j)
       for (int r = 0; r < d.rows[j].m; ++r)
@@ -68,7 +81,7 @@ TEST_P(KernelGrid, OneEvaluationEqualsCpuReference) {
           EXPECT_EQ(hb.at(hb.jac, 12 * (model.joints[j].row_offset + r) + c, n, i), d.rows[j].jac[r][c]);
     for (int e = 0; e < 6 * N; ++e) EXPECT_EQ(hb.at(hb.Q, e, n, i), Q_ref[e]) << "Q entry " << e;
     for (int e = 0; e < 13 * N; ++e) EXPECT_TRUE(near_rel(hb.at(hb.k[0], e, n, i), ydot[e], 1e-12, "Ydot"));
-    EXPECT_EQ(hb.info[i], m > 0 ? 0 : -7);
+    EXPECT_EQ(hb.info[i], m > 0 || fused() ? 0 : -7);
     if (i > 0)
       for (int e = 0; e < 13 * N; ++e)
         instances_differ = instances_differ || hb.at(hb.k[0], e, n, i) != hb.at(hb.k[0], e, n, 0);
@@ -81,16 +94,16 @@ TEST_P(KernelGrid, OneEvaluationEqualsCpuReference) {
 // 1e-9 after 1000 steps), with the same statuses; then the recorded frame (reactions,
 // violation, energy) equals the CPU backend's reads at that state.
 TEST_P(KernelGrid, StepsAndFrameEqualCpuBackend) {
-  const std::vector<Model> models = test::example_models(GetParam(), kInstances);
+  const std::vector<Model> models = test::example_models(name(), kInstances);
   const int steps = 300;
   const AssembledBatch asm_batch = assemble_batch(models, kInstances, 1);
-  test::HostBatch<double> hb(models, kInstances, asm_batch);
+  test::HostBatch<double> hb(models, kInstances, asm_batch, fused());
   test::CpuGridExec<double> x;
-  for (int s = 0; s < steps; ++s) batch::enqueue_step(x, hb.mv, hb.b);
+  for (int s = 0; s < steps; ++s) hb.rk4_step(x);
   batch::enqueue_end_check(x, hb.mv, hb.b);
   EXPECT_EQ(hb.step[0], steps);
   auto shared = std::make_shared<const std::vector<Model>>(models);
-  CpuBackend cpu(shared, kInstances, 1);
+  CpuBackend cpu(shared, kInstances, 1, reference_schur());
   cpu.advance(steps);
   const int n = kInstances, N = hb.N, J = hb.J;
   std::vector<double> states(static_cast<std::size_t>(n) * N * 13), reactions(static_cast<std::size_t>(n) * J * 6),
@@ -100,7 +113,7 @@ TEST_P(KernelGrid, StepsAndFrameEqualCpuBackend) {
   cpu.read_status(status.data(), status_time.data());
   for (int i = 0; i < n; ++i) {
     EXPECT_EQ(hb.status[i], status[i]);
-    EXPECT_EQ(status[i], 0) << GetParam() << " instance " << i << " should stay ok";
+    EXPECT_EQ(status[i], 0) << name() << " instance " << i << " should stay ok";
     for (int k = 0; k < N; ++k) {
       for (int c = 0; c < 7; ++c)
         EXPECT_TRUE(near_rel(hb.at(hb.Y, 7 * k + c, n, i), states[(static_cast<std::size_t>(i) * N + k) * 13 + c], 1e-12, "q"));
@@ -110,7 +123,7 @@ TEST_P(KernelGrid, StepsAndFrameEqualCpuBackend) {
     }
   }
   // The frame at this state.
-  batch::enqueue_frame(x, hb.mv, hb.b);
+  hb.frame_at_state(x);
   cpu.read_reactions(reactions.data());
   cpu.read_constraint_violation(violation.data());
   cpu.read_energy(energy.data(), kinetic.data());
@@ -134,12 +147,12 @@ TEST_P(KernelGrid, StepsAndFrameEqualCpuBackend) {
 // (1e-4; Bricard, whose redundant row the floor regularises, 1e-2). Measured: 3.8e-5
 // (four-bar) and below, Bricard 3.2e-3.
 TEST_P(KernelGrid, Fp32StaysWithinDocumentedBound) {
-  const std::string name = GetParam();
+  const std::string name = KernelGrid::name();
   const std::vector<Model> models = test::example_models(name, kInstances);
   const int steps = 1000, n = kInstances;
-  test::HostBatch<float> hb(models, n, assemble_batch(models, n, 1));
+  test::HostBatch<float> hb(models, n, assemble_batch(models, n, 1), fused());
   test::CpuGridExec<float> x;
-  for (int s = 0; s < steps; ++s) batch::enqueue_step(x, hb.mv, hb.b);
+  for (int s = 0; s < steps; ++s) hb.rk4_step(x);
   CpuBackend cpu(std::make_shared<const std::vector<Model>>(models), n, 1);
   cpu.advance(steps);
   const int N = hb.N;
@@ -160,14 +173,20 @@ TEST_P(KernelGrid, Fp32StaysWithinDocumentedBound) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, KernelGrid, ::testing::ValuesIn(test::example_names()));
+INSTANTIATE_TEST_SUITE_P(Examples, KernelGrid,
+                         ::testing::Combine(::testing::ValuesIn(test::example_names()), ::testing::Bool()),
+                         [](const ::testing::TestParamInfo<KernelGrid::ParamType>& p) {
+                           return std::get<0>(p.param) + (std::get<1>(p.param) ? "_fused" : "_cuda");
+                         });
 
 // A diverging instance is flagged and frozen at its last good state and leaves every
 // other instance bit-identical to a run without it.
-TEST(KernelGridStatus, DivergingInstanceIsFrozenAndIsolated) {
+class KernelGridStatus : public ::testing::TestWithParam<bool> {};
+
+TEST_P(KernelGridStatus, DivergingInstanceIsFrozenAndIsolated) {
   const std::vector<Model> models = test::example_models("four_bar", kInstances);
   const AssembledBatch asm_batch = assemble_batch(models, kInstances, 1);
-  test::HostBatch<double> a(models, kInstances, asm_batch), b(models, kInstances, asm_batch);
+  test::HostBatch<double> a(models, kInstances, asm_batch, GetParam()), b(models, kInstances, asm_batch, GetParam());
   const int n = kInstances, ny = 13 * a.N;
   // Instance 1 of batch b starts with a 1e3 rad/s spin of its first body: the constraint
   // violation passes the bound within a few steps.
@@ -175,8 +194,8 @@ TEST(KernelGridStatus, DivergingInstanceIsFrozenAndIsolated) {
   std::vector<double> y1_before;
   test::CpuGridExec<double> x;
   for (int s = 0; s < 200; ++s) {
-    batch::enqueue_step(x, a.mv, a.b);
-    batch::enqueue_step(x, b.mv, b.b);
+    a.rk4_step(x);
+    b.rk4_step(x);
     if (b.status[1] == 0) {
       y1_before.clear();
       for (int e = 0; e < ny; ++e) y1_before.push_back(b.at(b.Y, e, n, 1));
@@ -196,13 +215,13 @@ TEST(KernelGridStatus, DivergingInstanceIsFrozenAndIsolated) {
 }
 
 // A NaN state is caught by the commit (not finite) at the step it appears.
-TEST(KernelGridStatus, NonFiniteStateIsFlaggedAtItsStep) {
+TEST_P(KernelGridStatus, NonFiniteStateIsFlaggedAtItsStep) {
   const std::vector<Model> models = test::example_models("pendulum", 2);
-  test::HostBatch<double> hb(models, 2, assemble_batch(models, 2, 1));
+  test::HostBatch<double> hb(models, 2, assemble_batch(models, 2, 1), GetParam());
   test::CpuGridExec<double> x;
-  for (int s = 0; s < 5; ++s) batch::enqueue_step(x, hb.mv, hb.b);
+  for (int s = 0; s < 5; ++s) hb.rk4_step(x);
   hb.Y[static_cast<std::size_t>(7 * hb.N) * 2 + 0] = std::nan("");
-  batch::enqueue_step(x, hb.mv, hb.b);
+  hb.rk4_step(x);
   EXPECT_EQ(hb.status[0], batch::kStatusDiverged);
   EXPECT_EQ(hb.status_step[0], 5);
   EXPECT_EQ(hb.status[1], 0);
@@ -210,27 +229,30 @@ TEST(KernelGridStatus, NonFiniteStateIsFlaggedAtItsStep) {
 
 // Per-instance actuator inputs (the inputs kernel's layout) reach the forces: instance i's
 // evaluation with input u_i equals the CPU reference's with the same input.
-TEST(KernelGridInputs, PerInstanceInputsEqualCpuReference) {
+TEST_P(KernelGridStatus, PerInstanceInputsEqualCpuReference) {
   const std::vector<Model> models = test::example_models("slider_crank", kInstances);
   ASSERT_GT(models[0].n_inputs, 0);
   const AssembledBatch asm_batch = assemble_batch(models, kInstances, 1);
-  test::HostBatch<double> hb(models, kInstances, asm_batch);
+  test::HostBatch<double> hb(models, kInstances, asm_batch, GetParam());
   const int n = kInstances, n_in = models[0].n_inputs;
   std::vector<double> rows(static_cast<std::size_t>(n) * n_in);
   for (std::size_t e = 0; e < rows.size(); ++e) rows[e] = 0.7 * static_cast<double>(e) - 1.1;
   test::CpuGridExec<double> x;
   double* inputs = hb.inputs.data();
   x.launch("inputs", n * n_in, [&](int tid) { batch::inputs_thread(tid, n, n_in, rows.data(), inputs); });
-  batch::enqueue_solve(x, hb.mv, hb.b, hb.b.Y);
+  hb.solve(x, hb.b.Y);
   batch::enqueue_accelerations(x, hb.mv, hb.b, hb.b.Y, hb.b.k[0]);
   for (int i = 0; i < n; ++i) {
-    Data d(models[i]);
+    Data d(models[i], GetParam() ? SchurFactorization::Sparse : SchurFactorization::Dense);
     std::vector<double> ydot(models[i].ny());
     ASSERT_TRUE(evaluate(models[i], d, asm_batch.Y.data() + static_cast<std::size_t>(i) * models[i].ny(),
                          rows.data() + static_cast<std::size_t>(i) * n_in, ydot.data()));
     for (int e = 0; e < models[i].ny(); ++e) EXPECT_TRUE(near_rel(hb.at(hb.k[0], e, n, i), ydot[e], 1e-12, "Ydot"));
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Paths, KernelGridStatus, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) { return std::string(p.param ? "fused" : "cuda"); });
 
 }  // namespace
 }  // namespace simphant

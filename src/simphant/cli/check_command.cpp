@@ -85,7 +85,7 @@ int check(const CheckOptions& o) {
   const SweepSamples samples = sample_sweep(scene.sweep);
   build_instance_models(scene, samples);
   const Model& model = scene.model;
-  Data d(model);
+  Data d(model, SchurFactorization::Dense);  // warn_if_epsilon_is_large reads the dense C
   std::vector<double> Y(static_cast<std::size_t>(model.ny()));
   initial_state(model, Y.data());
   const AssemblyResult res = assemble(model, d, Y.data());

@@ -5,6 +5,11 @@
 // or SIGTERM (143) after writing what was computed.
 #include <cstdint>
 #include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
 
 namespace simphant::cli {
 
@@ -33,7 +38,25 @@ struct CheckOptions {
   bool json = false;
 };
 
+/// `simphant bench` (bench_command.cpp, docs/benchmarks.md). Empty lists and negative
+/// min_seconds mean the defaults (or --quick's).
+struct BenchCliOptions {
+  std::vector<std::string> models, configs;
+  std::vector<int> cpu_sizes, gpu_sizes;
+  bool cpu_only = false, gpu_only = false, quick = false;
+  double min_seconds = -1;        ///< [s]; < 0: 0.2 (quick: 0.05)
+  double max_step_seconds = 10;   ///< [s]
+  double time_limit = 0;          ///< [s]; 0: none
+  int repeats = 1;                ///< timings of the final batch (the shortest kept)
+  std::string json;               ///< output file ("" : none)
+  std::string export_dir;         ///< --export: write the models there instead of measuring
+  std::string examples_dir;       ///< "" : ./examples or the source tree's
+};
+
 int run_command(const RunOptions& options);
 int check_command(const CheckOptions& options);
+/// Registers `bench` and its options (bound to `options`) on `app`.
+CLI::App* add_bench_subcommand(CLI::App& app, BenchCliOptions& options);
+int bench_command(const BenchCliOptions& options);
 
 }  // namespace simphant::cli

@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
   run->add_option("--threads,-j", ro.threads, "CPU worker threads (0 = all hardware threads)")
       ->check(CLI::Range(0, 4096));
   run->add_option("--backend", ro.backend,
-                  "Backend: auto (cuda when a CUDA device is present, else cpu) | cpu | cuda (cuda-fused: not built yet)")
+                  "Backend: auto (on a CUDA device cuda or cuda-fused, by the measured crossover; else cpu) | cpu | cuda | "
+                  "cuda-fused")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "cuda-fused"}));
   run->add_option("--precision", ro.precision, "Floating point of the cuda backend: fp64 | fp32 (cpu: fp64 only)")
       ->check(CLI::IsMember({"fp64", "fp32"}));
@@ -66,6 +67,9 @@ int main(int argc, char** argv) {
   check->add_option("scene", co.scene, "Scene file (JSON)")->required();
   check->add_flag("--json", co.json, "Print one JSON object instead of the table");
 
+  BenchCliOptions bo;
+  CLI::App* bench = add_bench_subcommand(app, bo);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -78,5 +82,6 @@ int main(int argc, char** argv) {
 
   if (*run) return run_command(ro);
   if (*check) return check_command(co);
+  if (*bench) return bench_command(bo);
   return kExitBadInput;
 }

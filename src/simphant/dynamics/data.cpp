@@ -1,8 +1,36 @@
 #include "simphant/dynamics/data.hpp"
 
+#include <stdexcept>
+
 namespace simphant {
 
-Data::Data(const Model& model)
+SchurPattern schur_pattern_of(const Model& model) {
+  std::vector<int> joint_body, rows, row_offset;
+  for (const Joint& j : model.joints) {
+    joint_body.push_back(j.body_i);
+    joint_body.push_back(j.body_j);
+    rows.push_back(joint_rows(j.type));
+    row_offset.push_back(j.row_offset);
+  }
+  return build_schur_pattern(model.n_joints(), joint_body.data(), rows.data(), row_offset.data());
+}
+
+SchurFactorization parse_schur_factorization(const std::string& name) {
+  if (name == "auto") return SchurFactorization::Auto;
+  if (name == "dense") return SchurFactorization::Dense;
+  if (name == "sparse") return SchurFactorization::Sparse;
+  throw std::invalid_argument("unknown Schur factorisation '" + name + "' (auto, dense or sparse)");
+}
+
+// Crossover measured with bench/bench_cpu_step (BM_Rk4StepSchur, one RK4 step of one
+// instance, CPU time, this project's 2-core x86-64 dev machine, 2026-11-30): dense vs
+// sparse [us] chain_1 (m 5) 1.7 / 1.8, chain_4 (m 20) 10.7 / 11.6, four-bar (m 20) 10.1 /
+// 11.0, Bricard (m 30) 19.5 / 17.2, arm7 (m 35) 33.0 / 22.0, chain_8 (m 40) 34.4 / 24.6,
+// chain_32 (m 160) 535 / 106. Below m = 30 the sparse path's block bookkeeping costs more
+// than the small dense factorisation saves.
+bool prefer_sparse_schur(const SchurPattern& pattern) { return pattern.n_rows >= 30; }
+
+Data::Data(const Model& model, SchurFactorization schur)
     : kin(model.n_bodies()),
       rows(model.n_joints()),
       minv_jt(model.n_joints()),
@@ -15,6 +43,7 @@ Data::Data(const Model& model)
       C(Eigen::MatrixXd::Zero(model.n_rows, model.n_rows)),
       rhs(Eigen::VectorXd::Zero(model.n_rows)),
       llt(model.n_rows),
+      schur_pattern(schur_pattern_of(model)),
       lambda(Eigen::VectorXd::Zero(model.n_rows)),
       qddot(Eigen::VectorXd::Zero(model.nv())),
       k1(model.ny()),
@@ -22,6 +51,9 @@ Data::Data(const Model& model)
       k3(model.ny()),
       k4(model.ny()),
       y_stage(model.ny()) {
+  sparse_schur = schur == SchurFactorization::Sparse ||
+                 (schur == SchurFactorization::Auto && prefer_sparse_schur(schur_pattern));
+  schur_values.assign(schur_pattern.n_values, 0.0);
   const int N = model.n_bodies();
   body_joint_start.assign(N + 1, 0);
   for (const Joint& j : model.joints) {

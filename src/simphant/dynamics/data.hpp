@@ -1,17 +1,33 @@
 #pragma once
 // Data: every per-evaluation intermediate of the DAE solver for one worker, sized once
 // when created from a Model (design.md §6.1: no allocation inside the step loop).
+#include <string>
 #include <vector>
 
 #include <Eigen/Dense>
 
+#include "simphant/dynamics/schur_pattern.hpp"
 #include "simphant/joints/joint_math.hpp"
 #include "simphant/model/model.hpp"
 
 namespace simphant {
 
+/// How evaluate() factorises the Schur matrix C: dense Eigen LLT, the topology-ordered
+/// block-sparse Cholesky (sparse_cholesky.hpp), or Auto: whichever
+/// prefer_sparse_schur() picks for the model.
+enum class SchurFactorization { Auto, Dense, Sparse };
+
+/// The block structure of the model's Schur matrix (build_schur_pattern on its joints).
+SchurPattern schur_pattern_of(const Model& model);
+
+/// Parses "auto" | "dense" | "sparse"; throws std::invalid_argument naming the value.
+SchurFactorization parse_schur_factorization(const std::string& name);
+
+/// The Auto choice: sparse from m = 30 rows on (the measured crossover, data.cpp).
+bool prefer_sparse_schur(const SchurPattern& pattern);
+
 struct Data {
-  explicit Data(const Model& model);
+  explicit Data(const Model& model, SchurFactorization schur = SchurFactorization::Auto);
 
   std::vector<BodyKin<double>> kin;         ///< (N) body kinematics at the evaluated state
   std::vector<JointRows<double>> rows;      ///< (n_joints) per-joint Phi, Phi_q (x12), gamma
@@ -29,7 +45,10 @@ struct Data {
   Eigen::VectorXd minv_q;                   ///< (6N) M^-1 Q
   Eigen::MatrixXd C;                        ///< (m, m) Phi_q M^-1 Phi_q^T + eps I
   Eigen::VectorXd rhs;                      ///< (m) Phi_q M^-1 Q - gamma*
-  Eigen::LLT<Eigen::MatrixXd> llt;          ///< Cholesky factor of C
+  Eigen::LLT<Eigen::MatrixXd> llt;          ///< Cholesky factor of C (dense path)
+  SchurPattern schur_pattern;               ///< block structure of C and L in topology order
+  bool sparse_schur = false;                ///< evaluate() uses the block-sparse path (C is not formed)
+  std::vector<double> schur_values;         ///< (schur_pattern.n_values) blocks of C, then of L (sparse path)
   Eigen::VectorXd lambda;                   ///< (m) Lagrange multipliers
   Eigen::VectorXd qddot;                    ///< (6N) [a_W, omegadot_B]
   double violation_start = 0;               ///< max |Phi| at the start of the last RK4 step

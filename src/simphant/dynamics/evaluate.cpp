@@ -1,9 +1,11 @@
 #include "simphant/dynamics/evaluate.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "simphant/dynamics/force_math.hpp"
 #include "simphant/dynamics/forces.hpp"
+#include "simphant/dynamics/sparse_cholesky.hpp"
 #include "simphant/dynamics/state.hpp"
 
 namespace simphant {
@@ -21,8 +23,12 @@ inline int side_body(const Joint& jt, int side) { return side == 0 ? jt.body_i :
 
 // C = Phi_q M^-1 Phi_q^T + eps I and rhs = Phi_q M^-1 Q - gamma*, from the per-joint row
 // blocks: M is block diagonal, so only rows of joints that share a body couple, and
-// C(a, b) = sum over shared bodies k of Phi_q,a,k M_k^-1 Phi_q,b,k^T.
-void build_schur(const Model& model, Data& d) {
+// C(a, b) = sum over shared bodies k of Phi_q,a,k M_k^-1 Phi_q,b,k^T. Each product is
+// handed once to add(a, b, r, s, c) (joint a's row r, joint b's row s; a == b for a
+// joint's own block, whose every (r, s) comes once), which stores it in dense C or in
+// the blocks of the sparse path; rhs is formed here.
+template <class Add>
+void build_schur(const Model& model, Data& d, Add add) {
   const int N = model.n_bodies();
   for (int a = 0; a < model.n_joints(); ++a) {
     const Joint& jt = model.joints[a];
@@ -35,7 +41,6 @@ void build_schur(const Model& model, Data& d) {
     }
   }
   for (int k = 0; k < N; ++k) apply_body_Minv(model.bodies[k], d.Q.data() + 6 * k, d.minv_q.data() + 6 * k);
-  d.C.setZero();
   d.rhs = -d.gamma_star;
   for (int k = 0; k < N; ++k) {
     for (int p = d.body_joint_start[k]; p < d.body_joint_start[k + 1]; ++p) {
@@ -46,17 +51,51 @@ void build_schur(const Model& model, Data& d) {
       for (int q = p; q < d.body_joint_start[k + 1]; ++q) {
         const int b = d.body_joint[q], sb = 6 * d.body_joint_side[q];
         const JointRows<double>& Wb = d.minv_jt[b];
-        const int ob = model.joints[b].row_offset;
         for (int r = 0; r < Ja.m; ++r)
-          for (int s = 0; s < Wb.m; ++s) {
-            const double c = dot6(Ja.jac[r] + sa, Wb.jac[s] + sb);
-            d.C(oa + r, ob + s) += c;
-            if (q != p) d.C(ob + s, oa + r) += c;
-          }
+          for (int s = 0; s < Wb.m; ++s) add(a, b, r, s, dot6(Ja.jac[r] + sa, Wb.jac[s] + sb));
       }
     }
   }
+}
+
+// Dense: C in full, then Eigen's LLT. Returns false when C is not positive definite.
+bool solve_schur_dense(const Model& model, Data& d) {
+  d.C.setZero();
+  build_schur(model, d, [&](int a, int b, int r, int s, double c) {
+    const int R = model.joints[a].row_offset + r, S = model.joints[b].row_offset + s;
+    d.C(R, S) += c;
+    if (a != b) d.C(S, R) += c;
+  });
   d.C.diagonal().array() += model.solver.tikhonov_epsilon;
+  d.llt.compute(d.C);
+  if (d.llt.info() != Eigen::Success) return false;
+  d.lambda = d.llt.solve(d.rhs);
+  return true;
+}
+
+// Sparse: the lower blocks of C in topology order, then sparse_cholesky / sparse_solve.
+bool solve_schur_sparse(const Model& model, Data& d) {
+  const SchurPatternView P = d.schur_pattern.view();
+  const std::vector<int>& pos = d.schur_pattern.position;
+  std::fill(d.schur_values.begin(), d.schur_values.end(), 0.0);
+  int last_a = -1, last_b = -1;  // the products come joint pair by joint pair
+  SchurBlockSlot slot{};
+  build_schur(model, d, [&](int a, int b, int r, int s, double c) {
+    if (a != last_a || b != last_b) {
+      slot = schur_block_slot(P, pos[a], pos[b]);
+      last_a = a;
+      last_b = b;
+    }
+    d.schur_values[slot.base + r * slot.stride_r + s * slot.stride_s] += c;
+  });
+  for (int p = 0; p < P.n_joints; ++p) {
+    double* D = d.schur_values.data() + P.block_value[P.col_start[p]];
+    for (int r = 0; r < P.pos_rows[p]; ++r) D[r * P.pos_rows[p] + r] += model.solver.tikhonov_epsilon;
+  }
+  if (!sparse_cholesky(P, d.schur_values.data(), 1)) return false;
+  d.lambda = d.rhs;
+  sparse_solve(P, static_cast<const double*>(d.schur_values.data()), 1, d.lambda.data(), 1);
+  return true;
 }
 
 }  // namespace
@@ -104,10 +143,7 @@ bool evaluate(const Model& model, Data& d, const double* Y, const double* inputs
   compute_forces(model, d, inputs);
   if (model.n_rows > 0) {
     evaluate_constraints(model, d);
-    build_schur(model, d);
-    d.llt.compute(d.C);
-    if (d.llt.info() != Eigen::Success) return false;
-    d.lambda = d.llt.solve(d.rhs);
+    if (!(d.sparse_schur ? solve_schur_sparse(model, d) : solve_schur_dense(model, d))) return false;
     // Q <- Q - Phi_q^T lambda, joint by joint.
     for (int a = 0; a < model.n_joints(); ++a) {
       const Joint& jt = model.joints[a];

@@ -17,6 +17,18 @@ AssembledBatch assemble_batch(const std::vector<Model>& models, int n_instances,
   out.Y.assign(static_cast<std::size_t>(n_instances) * ny, 0.0);
   out.results.resize(n_instances);
   out.status.assign(n_instances, static_cast<std::int8_t>(InstanceStatus::Ok));
+  // One shared model: every instance starts from the same state, so it is assembled once
+  // and copied (the same numbers as assembling each instance: assembly is deterministic).
+  if (models.size() == 1 && n_instances > 1) {
+    const AssembledBatch one = assemble_batch(models, 1, 1);
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int i = 0; i < n_instances; ++i) {
+      std::copy(one.Y.begin(), one.Y.end(), out.Y.begin() + static_cast<std::ptrdiff_t>(i) * ny);
+      out.results[i] = one.results[0];
+      out.status[i] = one.status[0];
+    }
+    return out;
+  }
   std::vector<Data> workers;
   for (int t = 0; t < threads; ++t) workers.emplace_back(m0);
 #pragma omp parallel for schedule(static) num_threads(threads)

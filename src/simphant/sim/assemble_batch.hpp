@@ -15,7 +15,8 @@ struct AssembledBatch {
   std::vector<std::int8_t> status;      ///< (n_instances) Ok or AssemblyFailed
 };
 
-/// models: size 1 (shared) or n_instances. threads <= 0: all hardware threads.
+/// models: size 1 (shared: assembled once and copied to every instance) or n_instances.
+/// threads <= 0: all hardware threads.
 AssembledBatch assemble_batch(const std::vector<Model>& models, int n_instances, int threads);
 
 }  // namespace simphant

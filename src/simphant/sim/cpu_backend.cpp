@@ -14,7 +14,8 @@
 
 namespace simphant {
 
-CpuBackend::CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads)
+CpuBackend::CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads,
+                       SchurFactorization schur)
     : models_(std::move(models)), n_instances_(n_instances) {
   if (!models_ || models_->empty()) throw std::invalid_argument("CpuBackend: no model");
   if (models_->size() != 1 && static_cast<int>(models_->size()) != n_instances_)
@@ -27,7 +28,7 @@ CpuBackend::CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_i
   dt_ = m0.solver.dt;
   inputs_.assign(static_cast<size_t>(n_instances_) * n_inputs_, 0.0);
   status_time_.assign(n_instances_, 0.0);
-  for (int t = 0; t < threads_; ++t) workers_.emplace_back(m0);
+  for (int t = 0; t < threads_; ++t) workers_.emplace_back(m0, schur);
   for (int i = 0; i < n_instances_; ++i) {
     for (const ForceElement& f : model_of(i).forces)
       if (f.type == ForceType::Actuator) inputs_[static_cast<size_t>(i) * n_inputs_ + f.input_index] = f.value;
@@ -36,6 +37,11 @@ CpuBackend::CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_i
   Y_ = std::move(assembled.Y);
   assembly_ = std::move(assembled.results);
   status_ = std::move(assembled.status);
+}
+
+std::string CpuBackend::details() const {
+  return "cpu, " + std::to_string(threads_) + " thread" + (threads_ == 1 ? "" : "s") + ", " +
+         (workers_.front().sparse_schur ? "topology-ordered sparse" : "dense") + " Schur factorisation";
 }
 
 void CpuBackend::set_inputs(const double* u) { std::copy(u, u + inputs_.size(), inputs_.begin()); }

@@ -14,9 +14,12 @@ namespace simphant {
 class CpuBackend final : public Backend {
  public:
   /// models: size 1 (shared) or n_instances (one per instance). threads <= 0: all.
-  CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads);
+  /// schur: how each worker factorises the Schur matrix (dynamics/data.hpp).
+  CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads,
+             SchurFactorization schur = SchurFactorization::Auto);
 
   const char* name() const override { return "cpu"; }
+  std::string details() const override;
   int n_instances() const override { return n_instances_; }
   void set_inputs(const double* u) override;
   void advance(int n_steps) override;

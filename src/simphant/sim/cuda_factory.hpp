@@ -1,5 +1,5 @@
 #pragma once
-// The CUDA backend as the core library sees it (defined in host/cuda_backend.cu when
+// The CUDA backend as the core library sees it (defined in host/cuda_backend_fp64.cu when
 // the build has CUDA, in sim/cuda_unavailable.cpp otherwise), so that nothing outside
 // host/ and kernels/ needs the CUDA headers.
 #include <memory>
@@ -33,17 +33,47 @@ inline void require_cuda_device() {
   if (!why.empty()) throw BackendError("backend 'cuda': " + why + "; use --backend cpu or auto");
 }
 
-/// Checks, before any work, that n_instances of `model` fit on device 0 in `precision`
-/// (and that the kernels' thread counts fit an int). n_varied: the parameters stored per
-/// instance (batch::count_varied_params). Throws BackendError saying how many fit.
-void cuda_check_fits(const Model& model, int n_instances, int n_varied, const std::string& precision);
+/// Checks, before any work, that n_instances of `model` fit on device 0 for `backend`
+/// ("cuda" | "cuda-fused") in `precision` (and that the kernels' thread counts fit an
+/// int). n_varied: the parameters stored per instance (batch::count_varied_params).
+/// Throws BackendError saying how many fit.
+void cuda_check_fits(const Model& model, int n_instances, int n_varied, const std::string& backend,
+                     const std::string& precision);
 
-/// Creates the `cuda` backend (design.md §4) on device 0 for the assembled batch.
+/// Creates the `cuda` backend (design.md §4) on device 0 for the assembled batch, or
+/// with fused the `cuda-fused` one (kernels/fused_step.hpp: one thread per instance per
+/// RK4 stage, topology-ordered block-sparse Cholesky, no cuSOLVER).
 /// precision: "fp64" or "fp32". use_graph: capture one step as a CUDA graph and replay
 /// it (false: plain launches, for the graph-vs-launch test).
 /// Throws BackendError (no device, device too small: the message says how many
 /// instances fit, a CUDA / cuSOLVER call failed) and std::invalid_argument.
 std::unique_ptr<Backend> make_cuda_backend(std::shared_ptr<const std::vector<Model>> models, int n_instances,
-                                           AssembledBatch assembled, const std::string& precision, bool use_graph);
+                                           AssembledBatch assembled, const std::string& precision, bool use_graph,
+                                           bool fused = false);
+
+/// Device memory per instance [bytes] of `backend` ("cuda" | "cuda-fused") in `precision` ("fp64" |
+/// "fp32") for `model` with n_varied per-instance parameters: the figure cuda_check_fits
+/// checks against the free memory (host/cuda_backend_fp64.cu; docs/cuda-backend.md "Memory per
+/// instance"). Pure arithmetic, no device needed. Throws std::invalid_argument for a
+/// backend without a formula; BackendError in a build without CUDA.
+std::size_t cuda_bytes_per_instance(const Model& model, int n_varied, const std::string& backend,
+                                    const std::string& precision);
+
+/// Device 0's name, size and peaks (host/device_info.cu), for the benchmark's achieved
+/// fraction of peak. Peaks are theoretical: mem_bandwidth_GBps = 2 x memory clock x bus
+/// width / 8 [GB/s, 1e9 B/s]; fp64 / fp32 peak = SMs x boost clock x FMA lanes per SM per
+/// clock x 2 [GFLOP/s] (lanes per architecture in device_info.cu, e.g. sm_90: 64 fp64,
+/// 128 fp32).
+struct CudaDeviceInfo {
+  std::string name;
+  int sm_count = 0;
+  double mem_bandwidth_GBps = 0;
+  double fp64_peak_GFLOPs = 0, fp32_peak_GFLOPs = 0;
+  std::size_t total_memory = 0;  ///< [bytes]
+};
+
+/// Throws BackendError without a device or a CUDA build (require_cuda_device()), or when a
+/// CUDA call fails.
+CudaDeviceInfo cuda_device_info();
 
 }  // namespace simphant

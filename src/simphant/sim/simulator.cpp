@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "simphant/batch/batch_pack.hpp"
+#include "simphant/dynamics/data.hpp"
 #include "simphant/sim/cpu_backend.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 #include "simphant/sim/reduced_backend.hpp"
@@ -30,6 +31,15 @@ void check_same_topology(const std::vector<Model>& models) {
   }
 }
 
+// auto on a CUDA device: cuda-fused (one kernel per RK4 stage, topology-ordered
+// block-sparse Cholesky per thread) or cuda (per-joint kernels + cuSOLVER batched dense
+// Cholesky). Crossover: see docs/performance.md; the fused path is chosen where its
+// factorisation is no dearer than the dense one's.
+bool prefer_fused(const Model& model) {
+  const SchurPattern p = schur_pattern_of(model);
+  return p.factor_flops() <= p.dense_factor_flops();
+}
+
 }  // namespace
 
 std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const SimulatorOptions& options, int n_instances) {
@@ -40,12 +50,15 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
                                 std::to_string(n_instances) + " instances (need 1 or one per instance)");
   check_same_topology(models);
   auto shared = std::make_shared<const std::vector<Model>>(std::move(models));
-  if (options.backend != "auto" && options.backend != "cpu" && options.backend != "cuda")
-    throw std::invalid_argument("unknown backend '" + options.backend + "' (auto, cpu or cuda)");
+  if (options.backend != "auto" && options.backend != "cpu" && options.backend != "cuda" &&
+      options.backend != "cuda-fused")
+    throw std::invalid_argument("unknown backend '" + options.backend + "' (auto, cpu, cuda or cuda-fused)");
+  const SchurFactorization schur = parse_schur_factorization(options.schur);
+  const bool named_cuda = options.backend == "cuda" || options.backend == "cuda-fused";
   if (options.precision != "fp64" && options.precision != "fp32")
     throw std::invalid_argument("unknown precision '" + options.precision + "' (fp64 or fp32)");
   // Robot scenes run on the cpu backends: only they report joint coordinates.
-  if (shared->front().robot && (options.backend == "cuda" || options.precision != "fp64"))
+  if (shared->front().robot && (named_cuda || options.precision != "fp64"))
     throw std::invalid_argument("robot scenes run on the cpu backend in fp64 (the cuda backend does not report joint "
                                 "coordinates yet)");
   // A robot scene with solver aba / cga runs in joint coordinates (docs/robots.md).
@@ -55,17 +68,19 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
   }
   // auto keeps robot scenes (dae) on the CPU (checked above).
   const bool robot = static_cast<bool>(shared->front().robot);
-  const bool cuda = options.backend == "cuda" || (options.backend == "auto" && !robot && cuda_device_count() > 0);
+  const bool cuda = named_cuda || (options.backend == "auto" && !robot && cuda_device_count() > 0);
   if (!cuda && options.precision != "fp64")
     throw std::invalid_argument("precision fp32 needs the cuda backend (the cpu backend is the fp64 reference)");
   std::unique_ptr<Backend> backend;
   if (cuda) {
     require_cuda_device();
-    cuda_check_fits(shared->front(), n_instances, batch::count_varied_params(*shared), options.precision);
+    const bool fused = options.backend == "cuda-fused" || (options.backend == "auto" && prefer_fused(shared->front()));
+    cuda_check_fits(shared->front(), n_instances, batch::count_varied_params(*shared), fused ? "cuda-fused" : "cuda",
+                    options.precision);
     backend = make_cuda_backend(shared, n_instances, assemble_batch(*shared, n_instances, options.threads),
-                                options.precision, options.use_cuda_graph);
+                                options.precision, options.use_cuda_graph, fused);
   } else {
-    backend = std::make_unique<CpuBackend>(shared, n_instances, options.threads);
+    backend = std::make_unique<CpuBackend>(shared, n_instances, options.threads, schur);
   }
   return std::unique_ptr<Simulator>(new Simulator(shared, std::move(backend)));
 }

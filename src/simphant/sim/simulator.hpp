@@ -23,6 +23,7 @@ struct SimulatorOptions {
   int threads = 0;                  ///< CPU workers (the cpu backend, and assembly); 0 = all
   std::string precision = "fp64";   ///< "fp64" | "fp32" (fp32: the cuda backend only)
   bool use_cuda_graph = true;       ///< cuda: replay one captured step (false: plain launches)
+  std::string schur = "auto"; // "auto" | "dense" | "sparse"
 };
 
 /// Not thread-safe: call one Simulator from one thread at a time (its calls use the

@@ -1,3 +1,7 @@
+#pragma once
+// The definitions of CudaBackend<T> (cuda_backend.cuh), instantiated once per precision
+// in cuda_backend_fp64.cu and cuda_backend_fp32.cu, so that the two heavy device
+// compilations run in parallel.
 #include "cuda_backend.cuh"
 
 #include <algorithm>
@@ -5,6 +9,7 @@
 #include <cstring>
 
 #include "batch_step.hpp"
+#include "fused_step.hpp"
 #include "cuda_exec.cuh"
 #include "inputs.hpp"
 #include "simphant/sim/cuda_factory.hpp"
@@ -15,21 +20,33 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
+/// Device memory per instance. schur_values: the entries of one instance's Schur matrix
+/// as stored: m^2 (cuda, dense for cuSOLVER) or the pattern's n_values (cuda-fused).
 template <class T>
-std::size_t bytes_per_instance(int N, int J, int m, int n_inputs, int n_varied) {
+std::size_t bytes_per_instance(int N, int J, int m, int n_inputs, int n_varied, std::size_t schur_values, bool fused) {
   const std::size_t ny = 13 * static_cast<std::size_t>(N);
   const std::size_t values = 6 * ny                                 // Y, y_stage, k1..k4
                              + 14 * static_cast<std::size_t>(m)     // phi, jac (12), gamma*
                              + 6 * static_cast<std::size_t>(N)      // Q
-                             + static_cast<std::size_t>(m) * m + m  // C, rhs
+                             + schur_values + m                     // C, rhs
                              + n_inputs + 1 + n_varied              // inputs, violation, parameters
                              + ny + 6 * static_cast<std::size_t>(J) + 3;  // frame
-  // + C and rhs pointers, info and fail, status, status step, inputs staging (device and pinned)
-  return values * sizeof(T) + 2 * sizeof(T*) + 2 * sizeof(int) + 1 + sizeof(std::int64_t) + 2 * sizeof(double) * n_inputs;
+  // + C and rhs pointers (cuda only), info and fail, status, status step, inputs staging
+  // (device and pinned)
+  return values * sizeof(T) + (fused ? 0 : 2 * sizeof(T*)) + 2 * sizeof(int) + 1 + sizeof(std::int64_t) +
+         2 * sizeof(double) * n_inputs;
+}
+
+/// bytes_per_instance for `model` on the path (fused or not) in T.
+template <class T>
+std::size_t bytes_per_instance(const Model& model, int n_varied, bool fused) {
+  const std::size_t schur = fused ? static_cast<std::size_t>(schur_pattern_of(model).n_values)
+                                  : static_cast<std::size_t>(model.n_rows) * model.n_rows;
+  return bytes_per_instance<T>(model.n_bodies(), model.n_joints(), model.n_rows, model.n_inputs, n_varied, schur, fused);
 }
 
 /// Throws BackendError when n instances do not fit on device 0 (see cuda_check_fits).
-void check_fits(const Model& m0, int n, int n_varied, std::size_t per, const std::string& batch) {
+inline void check_fits(const Model& m0, int n, int n_varied, std::size_t per, const std::string& batch) {
   // Thread indices are int (n x bodies, joints, inputs, or rows for the identity fill);
   // array indices are size_t.
   const long long widest = std::max({static_cast<long long>(m0.n_bodies()), static_cast<long long>(m0.n_joints()),
@@ -52,26 +69,28 @@ void check_fits(const Model& m0, int n, int n_varied, std::size_t per, const std
   throw BackendError(msg);
 }
 
-std::string batch_name(const Model& m0, int n, const std::string& precision) {
-  return "the batch of " + std::to_string(n) + " instances of '" + m0.name + "' (" + precision + ")";
+inline std::string batch_name(const Model& m0, int n, const std::string& precision, bool fused) {
+  return "the batch of " + std::to_string(n) + " instances of '" + m0.name + "' (" + precision +
+         (fused ? ", cuda-fused" : "") + ")";
 }
 
 }  // namespace
 
 template <class T>
 CudaBackend<T>::CudaBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances,
-                            AssembledBatch assembled, bool use_graph)
-    : models_(std::move(models)), n_(n_instances), want_graph_(use_graph) {
+                            AssembledBatch assembled, bool use_graph, bool fused)
+    : models_(std::move(models)), n_(n_instances), want_graph_(use_graph), fused_(fused) {
   const Model& m0 = models_->front();
   N_ = m0.n_bodies();
   J_ = m0.n_joints();
   m_ = m0.n_rows;
   n_inputs_ = m0.n_inputs;
   dt_ = m0.solver.dt;
-  batch_ = batch_name(m0, n_, sizeof(T) == 8 ? "fp64" : "fp32");
+  batch_ = batch_name(m0, n_, sizeof(T) == 8 ? "fp64" : "fp32", fused_);
   assembly_ = assembled.results;
   packed_ = batch::pack_models<T>(*models_, n_);
-  check_fits(m0, n_, packed_.n_varied(), bytes_per_instance<T>(N_, J_, m_, n_inputs_, packed_.n_varied()), batch_);
+  pattern_ = schur_pattern_of(m0);
+  check_fits(m0, n_, packed_.n_varied(), bytes_per_instance<T>(m0, packed_.n_varied(), fused_), batch_);
   try {
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", batch_);
     check(cusolverDnCreate(&solver_), "cusolverDnCreate", batch_);
@@ -114,6 +133,9 @@ std::string CudaBackend<T>::details() const {
   const bool ok = cudaGetDeviceProperties(&prop, 0) == cudaSuccess;
   if (!ok) cudaGetLastError();  // do not leave the error for the next launch check
   return std::string(name()) + " on " + (ok ? prop.name : "device 0") +
+         (fused_ ? ", one thread per instance, topology-ordered block Cholesky (" + std::to_string(pattern_.n_values) +
+                       " values, " + std::to_string(pattern_.n_fill_blocks) + " fill blocks)"
+                 : ", per-joint kernels + cuSOLVER batched Cholesky") +
          (graph_ready_ ? ", one step replayed as a CUDA graph"
                        : std::string(", plain kernel launches") + (graph_note_.empty() ? "" : " (graph capture failed: " + graph_note_ + ")"));
 }
@@ -144,6 +166,16 @@ void CudaBackend<T>::upload_model() {
   mv_.param_shared = param_shared_.get();
   mv_.param_slot = param_slot_.get();
   mv_.param_varied = param_varied_.get();
+  // The Schur pattern (cuda-fused): each array uploaded, the view pointed at the copies.
+  const SchurPattern& sp = pattern_;
+  const std::vector<int>* arrays[] = {&sp.joint_at,  &sp.position,  &sp.pos_rows,     &sp.pos_row0, &sp.col_start,
+                                      &sp.block_row, &sp.block_col, &sp.block_value, &sp.update_start, &sp.update};
+  pattern_arrays_.clear();
+  for (const std::vector<int>* a : arrays) pattern_arrays_.emplace_back(*a, batch_);
+  P_ = sp.view();
+  const int** fields[] = {&P_.joint_at,  &P_.position,  &P_.pos_rows,    &P_.pos_row0,     &P_.col_start,
+                          &P_.block_row, &P_.block_col, &P_.block_value, &P_.update_start, &P_.update};
+  for (std::size_t f = 0; f < pattern_arrays_.size(); ++f) *fields[f] = pattern_arrays_[f].get();
 }
 
 template <class T>
@@ -156,7 +188,7 @@ void CudaBackend<T>::allocate() {
   jac_ = DeviceArray<T>(12 * m * n, batch_);
   gamma_star_ = DeviceArray<T>(m * n, batch_);
   Q_ = DeviceArray<T>(6 * static_cast<std::size_t>(N_) * n, batch_);
-  C_ = DeviceArray<T>(m * m * n, batch_);
+  C_ = DeviceArray<T>((fused_ ? static_cast<std::size_t>(pattern_.n_values) : m * m) * n, batch_);
   rhs_ = DeviceArray<T>(m * n, batch_);
   inputs_ = DeviceArray<T>(static_cast<std::size_t>(n_inputs_) * n, batch_);
   violation_ = DeviceArray<T>(n, batch_);
@@ -173,16 +205,17 @@ void CudaBackend<T>::allocate() {
   inputs_host_ = PinnedArray<double>(static_cast<std::size_t>(n_inputs_) * n, batch_);
   status_host_ = PinnedArray<std::int8_t>(n, batch_);
   status_step_host_ = PinnedArray<std::int64_t>(n, batch_);
-  // Pointer arrays of the batched Cholesky.
-  std::vector<T*> cp(n), rp(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    cp[i] = C_.get() + i * m * m;
-    rp[i] = rhs_.get() + i * m;
+  if (!fused_) {  // pointer arrays of the batched Cholesky
+    std::vector<T*> cp(n), rp(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      cp[i] = C_.get() + i * m * m;
+      rp[i] = rhs_.get() + i * m;
+    }
+    C_ptrs_ = DeviceArray<T*>(cp, batch_);
+    rhs_ptrs_ = DeviceArray<T*>(rp, batch_);
   }
-  C_ptrs_ = DeviceArray<T*>(cp, batch_);
-  rhs_ptrs_ = DeviceArray<T*>(rp, batch_);
   check(cudaEventCreateWithFlags(&inputs_copied_, cudaEventDisableTiming), "cudaEventCreateWithFlags", batch_);
-  if (m > 0) {
+  if (m > 0 && !fused_) {
     check(cudaMemsetAsync(rhs_.get(), 0, m * n * sizeof(T), stream_), "cudaMemsetAsync", batch_);
     // Identity matrices, so that the warm-up factorisation before graph capture succeeds.
     CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
@@ -211,6 +244,7 @@ void CudaBackend<T>::allocate() {
   b_.status_step = status_step_.get();
   b_.step = step_.get();
   b_.frame = frame_.get();
+  b_.lambda_soa = fused_ ? 1 : 0;
 }
 
 template <class T>
@@ -234,14 +268,14 @@ template <class T>
 void CudaBackend<T>::capture_graph() {
   CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
   // Warm up cuSOLVER outside the capture (first calls may set up internal state).
-  if (m_ > 0) x.cholesky_solve(m_, b_.C_ptrs, b_.rhs_ptrs, b_.info, n_);
+  if (m_ > 0 && !fused_) x.cholesky_solve(m_, b_.C_ptrs, b_.rhs_ptrs, b_.info, n_);
   synchronize();
   // cuSOLVER's dense routines are not documented as capture-safe: when the capture or
   // its instantiation fails, the step runs as plain launches (details() says which).
   check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture", batch_);
   bool captured = true;
   try {
-    batch::enqueue_step(x, mv_, b_);
+    enqueue_one_step(x);
   } catch (const BackendError& e) {
     captured = false;
     graph_note_ = e.what();
@@ -259,6 +293,14 @@ void CudaBackend<T>::capture_graph() {
   graph_exec_ = nullptr;
   cudaGetLastError();  // clear the capture error
   synchronize();
+}
+
+template <class T>
+void CudaBackend<T>::enqueue_one_step(CudaExec<T>& x) {
+  if (fused_)
+    batch::enqueue_step_fused(x, mv_, P_, b_);
+  else
+    batch::enqueue_step(x, mv_, b_);
 }
 
 template <class T>
@@ -292,7 +334,7 @@ void CudaBackend<T>::advance(int n_steps) {
     if (graph_ready_)
       check(cudaGraphLaunch(graph_exec_, stream_), "cudaGraphLaunch (one RK4 step)", batch_);
     else
-      batch::enqueue_step(x, mv_, b_);
+      enqueue_one_step(x);
   }
   batch::enqueue_end_check(x, mv_, b_);
   steps_ += n_steps;
@@ -311,7 +353,7 @@ void CudaBackend<T>::fetch_frame() const {
   const batch::FrameLayout fl(n_, N_, J_);
   check(cudaMemcpyAsync(frame_.get() + fl.state, Y_.get(), Y_.size() * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
         "cudaMemcpyAsync (frame state)", batch_);
-  batch::enqueue_frame(x, mv_, b_);
+  batch::enqueue_frame(x, mv_, b_, fused_ ? &P_ : nullptr);
   check(cudaMemcpyAsync(frame_host_.get(), frame_.get(), fl.size * sizeof(T), cudaMemcpyDeviceToHost, stream_),
         "cudaMemcpyAsync (frame to pinned host memory)", batch_);
   check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (frame)", batch_);
@@ -371,39 +413,7 @@ void CudaBackend<T>::read_status(std::int8_t* status, double* status_time) const
   }
 }
 
-template class CudaBackend<double>;
-template class CudaBackend<float>;
+extern template class CudaBackend<double>;
+extern template class CudaBackend<float>;
 
 }  // namespace simphant::cuda
-
-namespace simphant {
-
-bool cuda_backend_built() { return true; }
-
-int cuda_device_count() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky "no device" / "no driver" error
-    return 0;
-  }
-  return count;
-}
-
-void cuda_check_fits(const Model& model, int n_instances, int n_varied_bound, const std::string& precision) {
-  const bool fp32 = precision == "fp32";
-  const std::size_t per =
-      fp32 ? cuda::bytes_per_instance<float>(model.n_bodies(), model.n_joints(), model.n_rows, model.n_inputs, n_varied_bound)
-           : cuda::bytes_per_instance<double>(model.n_bodies(), model.n_joints(), model.n_rows, model.n_inputs,
-                                              n_varied_bound);
-  cuda::check_fits(model, n_instances, n_varied_bound, per, cuda::batch_name(model, n_instances, precision));
-}
-
-std::unique_ptr<Backend> make_cuda_backend(std::shared_ptr<const std::vector<Model>> models, int n_instances,
-                                           AssembledBatch assembled, const std::string& precision, bool use_graph) {
-  require_cuda_device();
-  if (precision == "fp32")
-    return std::make_unique<cuda::CudaBackend<float>>(std::move(models), n_instances, std::move(assembled), use_graph);
-  return std::make_unique<cuda::CudaBackend<double>>(std::move(models), n_instances, std::move(assembled), use_graph);
-}
-
-}  // namespace simphant

@@ -1,0 +1,777 @@
+#!/usr/bin/env python3
+"""SimPhant beside MuJoCo on the same models (issue 4 item 4): speed on one core and
+trajectory agreement.
+
+Models: the scenes written by `simphant bench --export DIR` (DIR/chain_N.json + .urdf,
+DIR/arm7.json + .urdf: SimPhant robot scenes), plus examples/four_bar.json (closed loop,
+converted to MJCF by hand here; MuJoCo's loop closure is a soft `connect` equality).
+
+For each model:
+  * MuJoCo loads the URDF with <compiler discardvisual fusestatic="false"
+    balanceinertia="false"/>; the script checks that MuJoCo's body masses, CoMs, full
+    inertia tensors (body_iquat * diag(body_inertia)), body frames and joint axes equal
+    the URDF's (asserted, tolerance 1e-9), then sets RK4, dt = the scene's dt, the
+    scene's gravity, no damping / armature / friction loss / stiffness, every constraint
+    disabled (mjDSBL_CONSTRAINT | CONTACT | LIMIT | EQUALITY | FRICTIONLOSS | SPRING |
+    DAMPER ...), qpos = q0, qvel = qd0, qfrc_applied = tau.
+  * Speed, one core: MuJoCo is stepped by mujoco.rollout.rollout with ONE MjData (its
+    native C++ loop over mj_step, in the calling thread; it also copies the state out
+    after every step). A plain Python loop over mujoco.mj_step is timed too; the
+    difference is the per-step Python call overhead. SimPhant's DAE: `simphant bench
+    --configs cpu1 --cpu-sizes 1` (one instance, one thread, dense and sparse Schur) when
+    the build has `bench`, else `simphant run -n 1 -j 1` on a copy of the scene recording
+    only the first and last frame, timed by its throughput line (steps / step-loop time:
+    excludes start-up, parsing, assembly and file creation). SimPhant's `aba` (joint
+    coordinates; `bench` times only the DAE) always through `simphant run`. Best of
+    --repeats runs each; every timed run lasts >= --min-seconds.
+  * Trajectories: `simphant run SCENE -n 1 -j 1 --out X.h5` (the scene's solver, dae)
+    and MuJoCo RK4 from the same state with the same dt; max |q_simphant - q_mujoco|
+    (angle difference wrapped to (-pi, pi]) over the recorded frames up to t = 0.1, 0.5,
+    1 s; again with dt / 10 for both, and at dt / 10 with Tikhonov eps 1e-14 instead of
+    the default 1e-10 (the regularisation's share). Also `--solver aba` (SimPhant's
+    joint-coordinate RK4) against MuJoCo: the same ODE and the same integrator, so that
+    difference shows whether the two models are the same.
+  * four_bar: examples/four_bar.json without its sweep (the nominal mechanism), as MJCF:
+    crank and coupler a chain from the ground, rocker on its ground pivot, the
+    coupler-rocker joint a `connect` equality (Newton solver, tolerance 1e-15 for the
+    trajectories), the drive torque as qfrc_applied, the crank damper as joint damping.
+    Compared: body CoM positions, with MuJoCo's default solref/solimp and with a stiff
+    setting (solref 2 dt, solimp 0.9999); MuJoCo's own loop gap is reported beside.
+
+Usage: mujoco_compare.py --models-dir DIR [--simphant build/simphant] [--json OUT]
+                         [--models chain_1,arm7,...] [--four-bar examples/four_bar.json | --no-four-bar]
+                         [--repeats 5] [--min-seconds 0.3] [--no-speed] [--no-bench]
+Exit 77 when mujoco (pip install mujoco) or h5py is missing.
+"""
+import argparse
+import copy
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+try:
+    import numpy as np
+except ImportError:
+    print("SKIP: numpy is missing: python3 -m pip install numpy")
+    sys.exit(77)
+
+TOL = 1e-9
+HORIZONS = (0.1, 0.5, 1.0)
+
+
+# ---------------------------------------------------------------------------- math
+def rpy_matrix(rpy):
+    r, p, y = rpy
+    cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
+    rx = np.array([[1, 0, 0], [0, cr, -sr], [0, sr, cr]])
+    ry = np.array([[cp, 0, sp], [0, 1, 0], [-sp, 0, cp]])
+    rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
+    return rz @ ry @ rx  # URDF: fixed-axis roll, pitch, yaw
+
+
+def quat_matrix(q):
+    w, x, y, z = np.asarray(q, float) / np.linalg.norm(q)
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def matrix_quat(R):
+    import mujoco
+    q = np.zeros(4)
+    mujoco.mju_mat2Quat(q, np.ascontiguousarray(R).reshape(9))
+    return q
+
+
+def wrap(a):
+    return (np.asarray(a) + np.pi) % (2 * np.pi) - np.pi
+
+
+def vec(s, default):
+    return np.array([float(v) for v in s.split()]) if s is not None else np.array(default, float)
+
+
+# ---------------------------------------------------------------------------- URDF
+def read_urdf_root(path):
+    """The URDF's root element. Comments are dropped first: a comment holding "--" (not
+    well-formed XML, but accepted by urdfdom / TinyXML) would stop Python's parser."""
+    with open(path) as f:
+        text = re.sub(r"<!--.*?-->", "", f.read(), flags=re.S)
+    return ET.fromstring(text)
+
+
+def parse_urdf(path):
+    root = read_urdf_root(path)
+    links, joints = {}, []
+    for el in root.findall("link"):
+        inert = el.find("inertial")
+        if inert is None:
+            links[el.get("name")] = None
+            continue
+        o = inert.find("origin")
+        xyz = vec(o.get("xyz") if o is not None else None, [0, 0, 0])
+        rpy = vec(o.get("rpy") if o is not None else None, [0, 0, 0])
+        I = inert.find("inertia")
+        g = lambda k: float(I.get(k, 0))
+        Iu = np.array([[g("ixx"), g("ixy"), g("ixz")], [g("ixy"), g("iyy"), g("iyz")], [g("ixz"), g("iyz"), g("izz")]])
+        R = rpy_matrix(rpy)
+        links[el.get("name")] = {"mass": float(inert.find("mass").get("value")), "com": xyz, "inertia": R @ Iu @ R.T}
+    for el in root.findall("joint"):
+        o = el.find("origin")
+        ax = el.find("axis")
+        axis = vec(ax.get("xyz") if ax is not None else None, [1, 0, 0])
+        joints.append({"name": el.get("name"), "type": el.get("type"), "parent": el.find("parent").get("link"),
+                       "child": el.find("child").get("link"),
+                       "xyz": vec(o.get("xyz") if o is not None else None, [0, 0, 0]),
+                       "R": rpy_matrix(vec(o.get("rpy") if o is not None else None, [0, 0, 0])),
+                       "axis": axis / np.linalg.norm(axis)})
+    return links, joints
+
+
+def load_urdf_in_mujoco(urdf_path):
+    import mujoco
+    root = read_urdf_root(urdf_path)
+    for old in root.findall("mujoco"):
+        root.remove(old)
+    mj = ET.Element("mujoco")
+    ET.SubElement(mj, "compiler", {"discardvisual": "true", "fusestatic": "false", "balanceinertia": "false",
+                                   "strippath": "false"})
+    root.insert(0, mj)
+    return mujoco.MjModel.from_xml_string(ET.tostring(root, encoding="unicode"))
+
+
+def check_model_against_urdf(m, urdf_path):
+    """Assert MuJoCo's inertials / frames / axes are the URDF's; return the largest deviations."""
+    import mujoco
+    links, joints = parse_urdf(urdf_path)
+    dev = {"mass": 0.0, "com": 0.0, "inertia": 0.0, "frame": 0.0, "axis": 0.0}
+    names = [m.body(i).name for i in range(m.nbody)]
+    for lname, inert in links.items():
+        assert lname in names, f"URDF link {lname} is not a MuJoCo body (bodies: {names})"
+        b = names.index(lname)
+        mass, com = (inert["mass"], inert["com"]) if inert else (0.0, np.zeros(3))
+        I = inert["inertia"] if inert else np.zeros((3, 3))
+        Rm = quat_matrix(m.body_iquat[b])
+        Im = Rm @ np.diag(m.body_inertia[b]) @ Rm.T
+        dev["mass"] = max(dev["mass"], abs(m.body_mass[b] - mass))
+        dev["com"] = max(dev["com"], np.max(np.abs(m.body_ipos[b] - com)) if mass > 0 else 0.0)
+        scale = max(np.max(np.abs(I)), 1e-300) if inert else 1.0  # relative to the largest entry
+        dev["inertia"] = max(dev["inertia"], np.max(np.abs(Im - I)) / scale)
+    for j in joints:
+        b = names.index(j["child"])
+        assert names[m.body_parentid[b]] == j["parent"], f"{j['child']}: MuJoCo parent {names[m.body_parentid[b]]}"
+        dev["frame"] = max(dev["frame"], np.max(np.abs(m.body_pos[b] - j["xyz"])),
+                           np.max(np.abs(quat_matrix(m.body_quat[b]) - j["R"])))
+        if j["type"] == "fixed":
+            assert m.body_jntnum[b] == 0, f"fixed joint {j['name']} became a MuJoCo joint"
+            continue
+        jid = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j["name"])
+        assert jid >= 0 and m.jnt_bodyid[jid] == b, f"joint {j['name']} not found on body {j['child']}"
+        want = {"revolute": mujoco.mjtJoint.mjJNT_HINGE, "continuous": mujoco.mjtJoint.mjJNT_HINGE,
+                "prismatic": mujoco.mjtJoint.mjJNT_SLIDE}[j["type"]]
+        assert m.jnt_type[jid] == want, f"joint {j['name']}: MuJoCo type {m.jnt_type[jid]}"
+        assert np.max(np.abs(m.jnt_pos[jid])) < TOL, f"joint {j['name']}: anchor not at the link origin"
+        dev["axis"] = max(dev["axis"], np.max(np.abs(m.jnt_axis[jid] - j["axis"])))
+    for k, v in dev.items():
+        assert v < TOL, f"MuJoCo's {k} differs from the URDF by {v:.3g}"
+    return dev
+
+
+DISABLE_ALL = ("mjDSBL_CONSTRAINT", "mjDSBL_CONTACT", "mjDSBL_LIMIT", "mjDSBL_EQUALITY", "mjDSBL_FRICTIONLOSS",
+               "mjDSBL_SPRING", "mjDSBL_DAMPER", "mjDSBL_ACTUATION", "mjDSBL_SENSOR", "mjDSBL_CLAMPCTRL",
+               "mjDSBL_WARMSTART")
+
+
+def configure(m, dt, gravity, disable=DISABLE_ALL):
+    import mujoco
+    m.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
+    m.opt.timestep = dt
+    m.opt.gravity[:] = gravity
+    flags = 0
+    for name in disable:
+        flags |= int(getattr(mujoco.mjtDisableBit, name))
+    m.opt.disableflags = flags
+    m.opt.enableflags = 0
+    m.dof_armature[:] = 0
+    m.dof_frictionloss[:] = 0
+    m.jnt_stiffness[:] = 0
+    if "mjDSBL_DAMPER" in disable:
+        m.dof_damping[:] = 0
+
+
+# ---------------------------------------------------------------------------- MuJoCo runs
+def initial_state(m, qpos, qvel):
+    import mujoco
+    d = mujoco.MjData(m)
+    d.qpos[:] = qpos
+    d.qvel[:] = qvel
+    mujoco.mj_forward(m, d)
+    s = np.empty(mujoco.mj_stateSize(m, mujoco.mjtState.mjSTATE_FULLPHYSICS))
+    mujoco.mj_getState(m, d, s, mujoco.mjtState.mjSTATE_FULLPHYSICS)
+    return d, s
+
+
+def mj_rollout(m, qpos, qvel, qfrc, nstep):
+    """States after steps 1..nstep: (times, qpos, qvel) from mujoco.rollout (native loop, one MjData)."""
+    import mujoco
+    from mujoco import rollout
+    d, s0 = initial_state(m, qpos, qvel)
+    spec = int(mujoco.mjtState.mjSTATE_QFRC_APPLIED)
+    ctrl = np.asarray(qfrc, float).reshape(1, 1, m.nv)
+    state, _ = rollout.rollout(m, d, s0[None, :], ctrl, control_spec=spec, nstep=nstep)
+    st = state[0]
+    return st[:, 0], st[:, 1:1 + m.nq], st[:, 1 + m.nq:1 + m.nq + m.nv]
+
+
+def mj_timer(m, qpos, qvel, qfrc, min_seconds):
+    """A function timing once: (steps/s of mujoco.rollout on one MjData, steps/s of a Python
+    mj_step loop), with the rollout's step count sized to last >= min_seconds; and that count."""
+    import mujoco
+    from mujoco import rollout
+    d, s0 = initial_state(m, qpos, qvel)
+    spec = int(mujoco.mjtState.mjSTATE_QFRC_APPLIED)
+    ctrl = np.asarray(qfrc, float).reshape(1, 1, m.nv)
+    n = 1000
+    while True:  # size the rollout to run at least min_seconds
+        t0 = time.perf_counter()
+        rollout.rollout(m, d, s0[None, :], ctrl, control_spec=spec, nstep=n)
+        t = time.perf_counter() - t0
+        if t >= min_seconds or n >= 10_000_000:
+            break
+        n = int(n * max(2.0, 1.2 * min_seconds / max(t, 1e-6)))
+    out = np.empty((1, n, s0.size))
+    ctrl_full = np.broadcast_to(ctrl, (1, n, m.nv)).copy()
+    npy = min(n, max(1000, int(n // 4)))  # Python loop: a quarter of the steps
+
+    def once():
+        t0 = time.perf_counter()
+        rollout.rollout(m, d, s0[None, :], ctrl_full, control_spec=spec, nstep=n, state=out)
+        t_roll = time.perf_counter() - t0
+        mujoco.mj_setState(m, d, s0, mujoco.mjtState.mjSTATE_FULLPHYSICS)
+        d.qfrc_applied[:] = qfrc
+        step = mujoco.mj_step
+        t0 = time.perf_counter()
+        for _ in range(npy):
+            step(m, d)
+        t_py = time.perf_counter() - t0
+        return n / t_roll, npy / t_py
+
+    return once, n
+
+
+# ---------------------------------------------------------------------------- SimPhant runs
+def simphant_run(simphant, scene_path, out, extra=()):
+    cmd = [simphant, "run", scene_path, "-n", "1", "-j", "1", "--backend", "cpu", "-o", out, *extra]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+    return r.stdout
+
+
+def read_h5(path, joint_space):
+    import h5py
+    with h5py.File(path, "r") as f:
+        t = f["time"][:]
+        if joint_space:
+            return t, f["joint_state/q"][:, 0, :], [str(n.decode() if isinstance(n, bytes) else n)
+                                                     for n in f["joint_state"].attrs["joint_names"]]
+        return t, f["state"][:, 0, :, :], [str(n.decode() if isinstance(n, bytes) else n)
+                                          for n in f.attrs["body_names"]]
+
+
+def has_bench(simphant):
+    r = subprocess.run([simphant, "bench", "--help"], capture_output=True, text=True)
+    return r.returncode == 0, r.stdout
+
+
+def scene_copy(scene, scene_dir, tmp, fname, solver_overrides):
+    """A copy of the scene in tmp (no sweep, URDF path made absolute, solver keys replaced)."""
+    sc = copy.deepcopy(scene)
+    sc.pop("sweep", None)
+    sc["solver"].update(solver_overrides)
+    if "robot" in sc and not os.path.isabs(sc["robot"]["urdf"]) and ":" not in sc["robot"]["urdf"]:
+        sc["robot"]["urdf"] = os.path.join(os.path.abspath(scene_dir), sc["robot"]["urdf"])
+    p = os.path.join(tmp, fname)
+    with open(p, "w") as f:
+        json.dump(sc, f)
+    return p
+
+
+def simphant_run_timer(simphant, scene, scene_dir, tmp, min_steps, solver, min_seconds):
+    """A function timing one `simphant run -n 1 -j 1` of a scene copy that records only the
+    first and last frame: steps/s from its throughput line (steps / step-loop time; the loop
+    excludes start-up, parsing, assembly and file creation). The step count grows until the
+    loop lasts min_seconds. Returns (once, steps)."""
+    dt = scene["solver"]["dt"]
+    steps = max(min_steps, int(round(scene["solver"]["t_end"] / dt)))
+
+    def run(k):
+        p = scene_copy(scene, scene_dir, tmp, "speed_scene.json", {"t_end": k * dt, "record_every": k})
+        out = simphant_run(simphant, p, os.path.join(tmp, "speed.h5"), ["--solver", solver])
+        tp = re.search(r"throughput\s+([0-9.eE+-]+) instance-steps/s", out)
+        ok = re.search(r"ok (\d+), assembly failed (\d+), diverged (\d+)", out)
+        if not tp or not ok or ok.group(1) != "1":
+            raise RuntimeError(f"unexpected simphant run output:\n{out}")
+        return float(tp.group(1))
+
+    while True:
+        sps = run(steps)
+        if steps / sps >= min_seconds or steps >= 50_000_000:
+            break
+        steps = int(steps * max(2.0, 1.2 * min_seconds * sps / steps))
+    return (lambda: run(steps)), steps
+
+
+def bench_once(args, name, tmp):
+    """{config: instance-steps/s} of one `simphant bench --models NAME --configs cpu1
+    --cpu-sizes 1` (one instance, one thread)."""
+    out = os.path.join(tmp, "bench.json")
+    cmd = [args.simphant, "bench", "--models", name, "--configs", "cpu1", "--cpu-sizes", "1",
+           "--min-seconds", repr(args.min_seconds), "--json", out]
+    # arm7 and the example scenes: from the folder of --four-bar (default: this repo's examples/)
+    cmd += ["--examples", os.path.dirname(os.path.abspath(args.four_bar))]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+    with open(out) as f:
+        doc = json.load(f)
+    args.bench_machine = doc.get("machine")
+    res = {}
+    for row in doc["rows"]:
+        if row["model"] == name and row["status"] == "ok" and row["instances"] == 1 and row.get("threads") == 1:
+            res[row["config"]] = row["instance_steps_per_s"]
+    if not res:
+        raise RuntimeError(f"simphant bench gave no ok one-instance row for {name}:\n{r.stdout}\n{r.stderr}")
+    return res
+
+
+def speed(args, name, m, qpos, qvel, qfrc, scene, scene_dir, tmp, solvers):
+    """MuJoCo and SimPhant timed in turn, args.repeats rounds, best of each (the rounds
+    interleave so that a change of machine load hits both)."""
+    mj_once, n = mj_timer(m, qpos, qvel, qfrc, args.min_seconds)
+    timers = {}
+    for sv in solvers:
+        if sv == "dae" and args.use_bench:
+            timers[sv] = (lambda: bench_once(args, name, tmp)), None
+        else:
+            timers[sv] = simphant_run_timer(args.simphant, scene, scene_dir, tmp, args.sim_steps, sv, args.min_seconds)
+    best_roll = best_py = 0.0
+    best = {sv: {} for sv in solvers}
+    for _ in range(args.repeats):
+        r, p = mj_once()
+        best_roll, best_py = max(best_roll, r), max(best_py, p)
+        for sv, (once, _) in timers.items():
+            v = once()
+            v = v if isinstance(v, dict) else {"run": v}
+            for k, x in v.items():
+                best[sv][k] = max(best[sv].get(k, 0.0), x)
+    mj = {"rollout_steps_per_s": best_roll, "rollout_nstep": n, "python_loop_steps_per_s": best_py,
+          "python_overhead_us_per_step": 1e6 * (1 / best_py - 1 / best_roll)}
+    sim = {}
+    for sv in solvers:
+        by = best[sv]
+        if "run" in by:
+            sim[sv] = {"steps_per_s": by["run"], "steps": timers[sv][1],
+                       "source": "simphant run -n 1 -j 1: steps / step-loop time (throughput line)"}
+        else:
+            sim[sv] = {"steps_per_s": max(by.values()), "by_config": by,
+                       "source": "simphant bench --configs cpu1 --cpu-sizes 1 (faster config)"}
+    return mj, sim
+
+
+# ---------------------------------------------------------------------------- comparison
+def agreement(t_s, q_s, q_m, dt, kinds):
+    """max |q_s - q_m| over frames with t <= horizon; revolute differences wrapped."""
+    idx = np.rint(t_s / dt).astype(int)  # SimPhant frame k is after idx steps; MuJoCo row idx-1
+    res = {}
+    for h in HORIZONS + (float(t_s[-1]),):
+        sel = (t_s <= h + 0.5 * dt) & (idx >= 1)
+        if not np.any(sel):
+            continue
+        qm = q_m[idx[sel] - 1]
+        d = q_s[sel] - qm
+        d[:, kinds] = wrap(d[:, kinds])
+        res[f"{h:g}"] = float(np.max(np.abs(d)))
+    return res
+
+
+def compare_robot(args, name, scene_path, tmp):
+    import mujoco
+    with open(scene_path) as f:
+        scene = json.load(f)
+    scene_dir = os.path.dirname(os.path.abspath(scene_path))
+    rob = scene["robot"]
+    urdf = rob["urdf"] if os.path.isabs(rob["urdf"]) else os.path.join(scene_dir, rob["urdf"])
+    solver = scene["solver"]
+    dt, t_end = float(solver["dt"]), float(solver["t_end"])
+    m = load_urdf_in_mujoco(urdf)
+    dev = check_model_against_urdf(m, urdf)
+    gravity = rob.get("gravity", [0, 0, -9.81])
+    configure(m, dt, gravity)
+    n = m.nq
+    assert m.nq == m.nv, "only hinge / slide joints"
+    # SimPhant's joint order (depth-first from the root) vs MuJoCo's: map by joint name.
+    q0 = np.array(rob.get("q0", [0] * n), float)
+    qd0 = np.array(rob.get("qd0", [0] * n), float)
+    tau = np.array(rob.get("tau", [0] * n), float)
+    res = {"model": name, "scene": os.path.basename(scene_path), "urdf": os.path.basename(urdf), "dofs": n, "dt": dt, "t_end": t_end,
+           "solver": solver.get("type", "dae"), "urdf_check_max_deviation": dev}
+
+    # trajectories: SimPhant (scene's solver and aba) vs MuJoCo RK4, dt and dt/10
+    traj = {}
+    # (label, dt, solver, scene): the scene's own settings at dt and dt / 10, the joint-space
+    # solver (aba) at both, and dae at dt / 10 with Tikhonov eps 1e-14 instead of the
+    # scene's (default 1e-10), to separate the regularisation's share.
+    eps_scene = scene_copy(scene, scene_dir, tmp, f"{name}_eps.json", {"tikhonov_epsilon": 1e-14})
+    runs = [("dae dt", dt, "dae", scene_path), ("aba dt", dt, "aba", scene_path),
+            ("dae dt/10", dt / 10, "dae", scene_path), ("aba dt/10", dt / 10, "aba", scene_path),
+            ("dae dt/10 eps1e-14", dt / 10, "dae", eps_scene)]
+    for label, dtx, sv, sp in runs:
+        out = os.path.join(tmp, f"{name}_{label.replace('/', '_').replace(' ', '_')}.h5")
+        simphant_run(args.simphant, sp, out, ["--solver", sv, "--dt", repr(dtx)])
+        t_s, q_s, jn = read_h5(out, True)
+        if label == "dae dt":
+            order = [mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j) for j in jn]
+            assert min(order) >= 0, f"SimPhant joints {jn} not all in MuJoCo"
+            qadr = np.array([m.jnt_qposadr[j] for j in order])
+            kinds = np.array([m.jnt_type[j] == mujoco.mjtJoint.mjJNT_HINGE for j in order])
+            # scene q0 is in SimPhant's order; put it in MuJoCo's
+            qpos = np.zeros(n); qvel = np.zeros(n); qfrc = np.zeros(n)
+            qpos[qadr], qvel[qadr], qfrc[qadr] = q0, qd0, tau
+            assert np.max(np.abs(wrap(q_s[0] - q0))) < 1e-9, "SimPhant frame 0 is not q0"
+        m.opt.timestep = dtx
+        nstep = int(round(t_s[-1] / dtx))
+        _, qm, _ = mj_rollout(m, qpos, qvel, qfrc, nstep)
+        traj[label] = agreement(t_s, q_s, qm[:, qadr], dtx, kinds)
+    m.opt.timestep = dt
+    res["max_abs_dq"] = traj
+
+    # speed
+    if not args.no_speed:
+        res["mujoco_speed"], res["simphant_speed"] = speed(args, name, m, qpos, qvel, qfrc, scene, scene_dir, tmp,
+                                                           ("dae", "aba"))
+    return res
+
+
+# ---------------------------------------------------------------------------- four-bar
+def fourbar_mjcf(scene, solref, solimp):
+    """MJCF for a scene of revolute joints (a spanning tree from the ground + loop closures
+    as `connect` equalities); torques (world frame) and rotational dampers on tree joints.
+    Returns (xml, body names, tree joint names) or raises ValueError if unsupported."""
+    bodies = {b["name"]: b for b in scene["bodies"]}
+    pose = {}
+    for b in scene["bodies"]:
+        R = quat_matrix(b.get("orientation", [1, 0, 0, 0]))
+        pose[b["name"]] = (np.array(b.get("position", [0, 0, 0]), float), R)
+        if any(abs(v) > 0 for v in b.get("velocity", [0, 0, 0]) + b.get("angular_velocity", [0, 0, 0])):
+            raise ValueError("initial velocities not supported here")
+    pose["ground"] = (np.zeros(3), np.eye(3))
+
+    def world_frame(j, side):
+        if "frame" in j:
+            return np.array(j["frame"]["origin"], float), np.array(j["frame"]["z"], float)
+        f = j["frame_" + side]
+        p, R = pose[j["body_" + side]]
+        return p + R @ np.array(f["origin"], float), R @ np.array(f["z"], float)
+
+    for j in scene["joints"]:
+        if j["type"] != "revolute":
+            raise ValueError(f"joint type {j['type']} not converted")
+    parent, tree, closures, seen = {}, [], [], {"ground"}
+    pending = list(scene["joints"])
+    changed = True
+    while changed:
+        changed = False
+        for j in list(pending):
+            a, b = j["body_i"], j["body_j"]
+            if (a in seen) != (b in seen):
+                p, c = (a, b) if a in seen else (b, a)
+                parent[c] = (p, j)
+                seen.add(c)
+                tree.append(j)
+                pending.remove(j)
+                changed = True
+    closures = pending
+    if set(bodies) - seen:
+        raise ValueError("bodies not connected to the ground")
+    damping = {}
+    torque = {}
+    for f in scene.get("forces", []):
+        if f["type"] == "rotational_spring_damper" and f.get("stiffness", 0) == 0:
+            damping[f["joint"]] = f.get("damping", 0.0)
+        elif f["type"] == "torque" and f.get("frame", "world") == "world":
+            torque[f["body"]] = np.array(f["torque"], float)
+        else:
+            raise ValueError(f"force {f['type']} not converted")
+    for jn in damping:
+        if jn not in [j["name"] for j in tree]:
+            raise ValueError("damper on a loop-closing joint")
+
+    def fmt(v):
+        return " ".join(repr(float(x)) for x in v)
+
+    def body_xml(name, depth):
+        p_par, R_par = pose[parent[name][0]]
+        p, R = pose[name]
+        j = parent[name][1]
+        anchor, axis = world_frame(j, "i")
+        lp = R_par.T @ (p - p_par)
+        lq = matrix_quat(R_par.T @ R)
+        b = bodies[name]
+        s = "  " * depth + f'<body name="{name}" pos="{fmt(lp)}" quat="{fmt(lq)}">\n'
+        s += "  " * depth + f'  <inertial pos="0 0 0" mass="{b["mass"]!r}" diaginertia="{fmt(b["inertia"])}"/>\n'
+        s += "  " * depth + (f'  <joint name="{j["name"]}" type="hinge" pos="{fmt(R.T @ (anchor - p))}" '
+                             f'axis="{fmt(R.T @ axis)}" damping="{damping.get(j["name"], 0.0)!r}"/>\n')
+        for c in bodies:
+            if parent.get(c, (None,))[0] == name:
+                s += body_xml(c, depth + 1)
+        s += "  " * depth + "</body>\n"
+        return s
+
+    world = "".join(body_xml(c, 2) for c in bodies if parent[c][0] == "ground")
+    eq = ""
+    for j in closures:
+        side, other = ("i", "j") if j["body_i"] != "ground" else ("j", "i")
+        anchor, _ = world_frame(j, side)
+        bi = j["body_" + side]
+        p, R = pose[bi]
+        b2 = f'body2="{j["body_" + other]}"' if j["body_" + other] != "ground" else ""
+        eq += (f'    <connect name="{j["name"]}" body1="{bi}" {b2} anchor="{fmt(R.T @ (anchor - p))}" '
+               f'solref="{solref}" solimp="{solimp}"/>\n')
+    xml = (f'<mujoco model="four_bar">\n  <compiler angle="radian" balanceinertia="false"/>\n'
+           f'  <option timestep="{scene["solver"]["dt"]}" integrator="RK4" solver="Newton" iterations="100" '
+           f'tolerance="1e-15" gravity="{fmt(scene.get("gravity", [0, 0, -9.81]))}"/>\n'
+           f'  <worldbody>\n{world}  </worldbody>\n  <equality>\n{eq}  </equality>\n</mujoco>\n')
+    return xml, torque, closures
+
+
+def fourbar_qfrc(m, torque):
+    """Constant generalised forces of world-frame body torques (exact only for a body hinged
+    to the ground, whose angular-velocity Jacobian does not depend on the configuration)."""
+    import mujoco
+    qfrc = np.zeros(m.nv)
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    for bname, tq in torque.items():
+        b = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, bname)
+        if m.body_parentid[b] != 0:
+            raise ValueError("torque on a body not hinged to the ground")
+        jr = np.zeros((3, m.nv))
+        mujoco.mj_jacBody(m, d, None, jr, b)
+        qfrc += jr.T @ tq
+    return qfrc
+
+
+def compare_four_bar(args, path, tmp):
+    import mujoco
+    with open(path) as f:
+        scene = json.load(f)
+    scene = copy.deepcopy(scene)
+    scene.pop("sweep", None)  # the nominal mechanism, one instance
+    dt = float(scene["solver"]["dt"])
+    scene["solver"]["t_end"] = max(HORIZONS)
+    p = os.path.join(tmp, "four_bar_nominal.json")
+    with open(p, "w") as f:
+        json.dump(scene, f)
+    res = {"model": "four_bar", "dofs": "1 (3 hinges + connect)", "scene": os.path.relpath(path), "dt": dt, "t_end": max(HORIZONS),
+           "note": "closed loop: MuJoCo's loop closure is a soft `connect` equality (solref/solimp), "
+                   "SimPhant's a hard constraint with Baumgarte stabilisation; compared: body CoM positions [m]"}
+    disable = tuple(x for x in DISABLE_ALL if x not in ("mjDSBL_CONSTRAINT", "mjDSBL_EQUALITY", "mjDSBL_DAMPER",
+                                                        "mjDSBL_WARMSTART"))
+    variants = {"default solref 0.02 1, solimp 0.9 0.95 0.001": ("0.02 1", "0.9 0.95 0.001 0.5 2"),
+                "stiff solref 2dt 1, solimp 0.9999 0.9999 0.001": (f"{2 * dt!r} 1", "0.9999 0.9999 0.001 0.5 2")}
+    agree = {}
+    for label, dtx in (("dt", dt), ("dt/10", dt / 10)):
+        out = os.path.join(tmp, f"four_bar_{label.replace('/', '_')}.h5")
+        simphant_run(args.simphant, p, out, ["--dt", repr(dtx)])
+        t_s, st, bnames = read_h5(out, False)
+        for vname, (solref, solimp) in variants.items():
+            if label == "dt/10":
+                solref = solref.replace(repr(2 * dt), repr(2 * dtx))
+            xml, torque, closures = fourbar_mjcf(scene, solref, solimp)
+            m = mujoco.MjModel.from_xml_string(xml)
+            configure(m, dtx, scene.get("gravity", [0, 0, -9.81]), disable)
+            m.opt.solver = mujoco.mjtSolver.mjSOL_NEWTON
+            m.opt.iterations = 100
+            m.opt.tolerance = 1e-15
+            qfrc = fourbar_qfrc(m, torque)
+            nstep = int(round(t_s[-1] / dtx))
+            _, qpos, _ = mj_rollout(m, np.zeros(m.nq), np.zeros(m.nv), qfrc, nstep)
+            d = mujoco.MjData(m)
+            idx = np.rint(t_s / dtx).astype(int)
+            err = np.zeros(len(t_s))
+            viol = np.zeros(len(t_s))
+            for k, i in enumerate(idx):
+                d.qpos[:] = qpos[i - 1] if i >= 1 else 0
+                mujoco.mj_fwdPosition(m, d)
+                e = 0.0
+                for bi, bn in enumerate(bnames):
+                    e = max(e, np.max(np.abs(d.xipos[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, bn)] - st[k, bi, 0:3])))
+                err[k] = e
+                if m.neq:
+                    viol[k] = np.max(np.abs(d.efc_pos[:d.ne])) if d.ne else 0.0
+            a = {}
+            for h in HORIZONS:
+                sel = t_s <= h + 0.5 * dtx
+                a[f"{h:g}"] = float(np.max(err[sel]))
+            a["mujoco_max_loop_gap_m"] = float(np.max(viol))
+            agree[f"{vname} | {label}"] = a
+    res["max_abs_dcom_m"] = agree
+    if not args.no_speed:
+        xml, torque, _ = fourbar_mjcf(scene, *variants["stiff solref 2dt 1, solimp 0.9999 0.9999 0.001"])
+        m = mujoco.MjModel.from_xml_string(xml)
+        configure(m, dt, scene.get("gravity", [0, 0, -9.81]), disable)
+        m.opt.tolerance = 1e-10  # a usual setting for the speed
+        qfrc = fourbar_qfrc(m, torque)
+        res["mujoco_speed"], res["simphant_speed"] = speed(args, "four_bar", m, np.zeros(m.nq), np.zeros(m.nv), qfrc,
+                                                           scene, os.path.dirname(os.path.abspath(path)), tmp,
+                                                           ("dae",))
+        res["mujoco_speed"]["note"] = ("stiff connect, Newton solver, tolerance 1e-10 (the constraint solved in "
+                                       "every RK4 stage)")
+    return res
+
+
+# ---------------------------------------------------------------------------- output
+def fmt_e(x):
+    return "-" if x is None else f"{x:.2g}"
+
+
+def markdown(report):
+    L = []
+    L.append(f"MuJoCo {report['mujoco_version']}, {report['host']}; SimPhant speed from {report['simphant_speed_source']}")
+    L.append("")
+    L.append("| model | dofs | MuJoCo steps/s (rollout) | MuJoCo Python-loop steps/s | SimPhant dae dense | "
+             "SimPhant dae sparse | SimPhant aba | best dae / MuJoCo | aba / MuJoCo |")
+    L.append("|---|---|---|---|---|---|---|---|---|")
+    for r in report["models"]:
+        if "mujoco_speed" not in r:
+            continue
+        mj = r["mujoco_speed"]["rollout_steps_per_s"]
+        py = r["mujoco_speed"]["python_loop_steps_per_s"]
+        dae = r["simphant_speed"].get("dae", {})
+        by = dae.get("by_config", {})
+        sd = dae.get("steps_per_s")
+        sa = r["simphant_speed"].get("aba", {}).get("steps_per_s")
+        f3 = lambda x: "-" if x is None else f"{x:.3g}"
+        dense = by.get("cpu1-dense", sd if not by else None)
+        L.append(f"| {r['model']} | {r.get('dofs', '-')} | {mj:.3g} | {py:.3g} | {f3(dense)} | "
+                 f"{f3(by.get('cpu1-sparse'))} | {f3(sa)} | {sd / mj:.2f} | {'-' if sa is None else f'{sa / mj:.2f}'} |")
+    L.append("")
+    L.append("Max |q_SimPhant - q_MuJoCo| [rad] over the recorded frames up to t (both RK4, same dt):")
+    L.append("")
+    L.append("| model | dt | dae t<=0.1 | dae t<=0.5 | dae t<=1 | dae dt/10 t<=0.1 | dae dt/10 t<=0.5 | dae dt/10 t<=1 "
+             "| dae dt/10 eps 1e-14 t<=1 | aba t<=1 | aba dt/10 t<=1 |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in report["models"]:
+        if "max_abs_dq" not in r:
+            continue
+        a = r["max_abs_dq"]
+        g = lambda k, h: fmt_e(a.get(k, {}).get(h))
+        L.append(f"| {r['model']} | {r['dt']:g} | {g('dae dt', '0.1')} | {g('dae dt', '0.5')} | {g('dae dt', '1')} | "
+                 f"{g('dae dt/10', '0.1')} | {g('dae dt/10', '0.5')} | {g('dae dt/10', '1')} | "
+                 f"{g('dae dt/10 eps1e-14', '1')} | {g('aba dt', '1')} | {g('aba dt/10', '1')} |")
+    for r in report["models"]:
+        if "max_abs_dcom_m" in r:
+            L.append("")
+            L.append(f"{r['model']} (closed loop): max |CoM_SimPhant - CoM_MuJoCo| [m]; MuJoCo loop gap = its "
+                     f"constraint violation [m]")
+            L.append("")
+            L.append("| MuJoCo equality | dt | t<=0.1 | t<=0.5 | t<=1 | MuJoCo loop gap |")
+            L.append("|---|---|---|---|---|---|")
+            for k, a in r["max_abs_dcom_m"].items():
+                v, lab = k.split(" | ")
+                L.append(f"| {v} | {lab} | {fmt_e(a['0.1'])} | {fmt_e(a['0.5'])} | {fmt_e(a['1'])} | "
+                         f"{fmt_e(a['mujoco_max_loop_gap_m'])} |")
+        if "skipped" in r:
+            L.append("")
+            L.append(f"{r['model']}: skipped: {r['skipped']}")
+    return "\n".join(L)
+
+
+def is_robot_scene(folder, f):
+    if not f.endswith(".json"):
+        return False
+    try:
+        with open(os.path.join(folder, f)) as fh:
+            return "robot" in json.load(fh)
+    except (OSError, ValueError):
+        return False
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--models-dir", required=True, help="output of `simphant bench --export DIR`")
+    ap.add_argument("--simphant", default="build/simphant")
+    ap.add_argument("--models", default="", help="comma list (default: every *.json in the folder)")
+    ap.add_argument("--four-bar", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                                       "examples", "four_bar.json"))
+    ap.add_argument("--no-four-bar", action="store_true")
+    ap.add_argument("--json", default="", help="write the full report here")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--min-seconds", type=float, default=0.3, help="least seconds per timed MuJoCo rollout, SimPhant run or bench batch")
+    ap.add_argument("--sim-steps", type=int, default=10000, help="SimPhant run timing: least steps per run (grown to --min-seconds)")
+    ap.add_argument("--no-speed", action="store_true")
+    ap.add_argument("--no-bench", action="store_true", help="time SimPhant with `run` even if `bench` exists")
+    args = ap.parse_args()
+    try:
+        import mujoco
+        from mujoco import rollout  # noqa: F401
+    except ImportError as e:
+        print(f"SKIP: MuJoCo is not installed ({e}): python3 -m pip install --user mujoco "
+              f"(add --break-system-packages on Debian's system Python)")
+        return 77
+    try:
+        import h5py  # noqa: F401
+    except ImportError:
+        print("SKIP: h5py is missing: python3 -m pip install h5py")
+        return 77
+    if not shutil.which(args.simphant) and not os.path.isfile(args.simphant):
+        print(f"error: no simphant at {args.simphant}")
+        return 2
+    args.simphant = os.path.abspath(args.simphant) if os.path.isfile(args.simphant) else args.simphant
+    names = [n for n in args.models.split(",") if n] or sorted(
+        os.path.splitext(f)[0] for f in os.listdir(args.models_dir) if is_robot_scene(args.models_dir, f))
+    names.sort(key=lambda s: (re.sub(r"\d+", "", s), int(re.sub(r"\D", "", s) or 0)))
+    tmp = tempfile.mkdtemp(prefix="mjcmp_")
+    report = {"mujoco_version": mujoco.__version__, "host": f"{platform.node()} {platform.processor() or platform.machine()}"
+              f" ({os.cpu_count()} CPUs)", "date": time.strftime("%Y-%m-%d %H:%M:%S"), "loadavg_start": os.getloadavg(), "models": []}
+    try:
+        args.use_bench = not args.no_bench and has_bench(args.simphant)[0]
+        report["simphant_speed_source"] = (
+            ("simphant bench --configs cpu1 --cpu-sizes 1 (DAE: one instance, one thread, dense and sparse Schur)"
+             if args.use_bench else "simphant run -n 1 -j 1 (DAE; steps / step-loop time)") +
+            "; aba: simphant run -n 1 -j 1 (steps / step-loop time); best of "
+            f"{args.repeats} rounds, interleaved with MuJoCo's")
+        report["mujoco_speed_method"] = ("mujoco.rollout.rollout with one MjData (native C++ loop over mj_step in the "
+                                         "calling thread, state copied out each step), best of "
+                                         f"{args.repeats}; Python loop = mujoco.mj_step called from Python")
+        for n in names:
+            print(f"[{n}]", file=sys.stderr, flush=True)
+            report["models"].append(compare_robot(args, n, os.path.join(args.models_dir, n + ".json"), tmp))
+        if not args.no_four_bar and os.path.isfile(args.four_bar):
+            print("[four_bar]", file=sys.stderr, flush=True)
+            try:
+                report["models"].append(compare_four_bar(args, args.four_bar, tmp))
+            except ValueError as e:
+                report["models"].append({"model": "four_bar", "skipped": str(e)})
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    report["loadavg_end"] = os.getloadavg()
+    report["simphant_bench_machine"] = getattr(args, "bench_machine", None)
+    print(markdown(report))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,8 @@
+// CudaBackend<float> (the fp32 paths), compiled apart from the fp64 one.
+#include "cuda_backend_impl.cuh"
+
+namespace simphant::cuda {
+
+template class CudaBackend<float>;
+
+}  // namespace simphant::cuda

@@ -1,0 +1,59 @@
+#pragma once
+// The `cuda-fused` path (issue 4, item 1): one thread per instance does the whole
+// evaluation of an RK4 stage -- Phi, Phi_q, gamma* (joint_rows_thread), Q
+// (body_forces_thread), the Schur matrix assembled straight into the topology-ordered
+// blocks of its Cholesky factor (schur_rhs_rows / schur_coupling), the block-sparse
+// factorisation and solve (simphant/dynamics/sparse_cholesky.hpp), the accelerations and
+// the stage update -- so a step is four kernels (the last also commits the step) and one
+// counter, with no cuSOLVER call, no pointer arrays and no dense m x m matrix. Every
+// per-instance array is structure of arrays (instance fastest), so a warp's threads read
+// consecutive addresses. The per-thread functions are the ones the `cuda` path and the
+// CPU tests use; this file only sequences them per instance.
+#include "batch_step.hpp"
+
+namespace simphant::batch {
+
+/// Instance i = tid, RK4 stage s (0..3) of one step: evaluates at b.Y (s = 0) or
+/// b.y_stage, writes the stage derivative b.k[s], then the next stage state (s < 3, with
+/// step h) or the new state, committed with the instance's status (s = 3, as
+/// commit_step_thread). Stage 0 also records the start state's violation.
+template <class T>
+SP_HD void fused_stage_thread(int tid, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b,
+                              int s, T h) {
+  const int n = mv.n_instances, N = mv.n_bodies;
+  if (tid >= n) return;
+  const int i = tid;
+  const T* y = s == 0 ? b.Y : b.y_stage;
+  fused_solve_thread(i, mv, P, b, y);
+  if (s == 0) violation_thread(i, mv, static_cast<const T*>(b.phi), b.violation);
+  for (int k = 0; k < N; ++k)
+    accelerations_thread(k * n + i, mv, y, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
+                         static_cast<const T*>(b.rhs), 1, static_cast<const int*>(b.info), b.k[s], b.fail);
+  if (s < 3) {
+    for (int k = 0; k < N; ++k)
+      rk4_stage_thread(k * n + i, mv, h, static_cast<const T*>(b.Y), static_cast<const T*>(b.k[s]), b.y_stage);
+    return;
+  }
+  for (int k = 0; k < N; ++k)
+    rk4_final_thread(k * n + i, mv, static_cast<const T*>(b.Y), static_cast<const T*>(b.k[0]),
+                     static_cast<const T*>(b.k[1]), static_cast<const T*>(b.k[2]), static_cast<const T*>(b.k[3]),
+                     b.y_stage);
+  commit_step_thread(i, mv, static_cast<const T*>(b.violation), static_cast<const T*>(b.y_stage),
+                     static_cast<const std::int64_t*>(b.step), b.fail, b.Y, b.status, b.status_step);
+}
+
+/// One fixed RK4 step of every instance on the cuda-fused path: four stage kernels of n
+/// threads, then the step counter. Host-synchronisation free (captured as a graph).
+template <class T, class Exec>
+void enqueue_step_fused(Exec& x, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b) {
+  const int n = mv.n_instances;
+  const T half_dt = T(0.5) * mv.dt;
+  const T stage_h[4] = {half_dt, half_dt, mv.dt, mv.dt};
+  for (int s = 0; s < 4; ++s) {
+    const T h = stage_h[s];
+    x.launch("fused_stage", n, [=] SP_LAMBDA(int tid) { fused_stage_thread(tid, mv, P, b, s, h); });
+  }
+  x.launch("count_step", 1, [=] SP_LAMBDA(int tid) { count_step_thread(tid, b.step); });
+}
+
+}  // namespace simphant::batch
