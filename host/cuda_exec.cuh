@@ -20,7 +20,7 @@ struct CudaExec {
   cudaStream_t stream;
   cusolverDnHandle_t solver;
   std::string batch;  ///< names the batch in error messages
-  static constexpr int kBlock = 128;
+  static constexpr int kBlock = batch::kGridBlock;
 
   template <class F>
   void launch(const char* name, int n_threads, F f) {

@@ -23,6 +23,10 @@ deps="$PWD/.gpu-deps/root"
 if [ -d "$deps" ]; then
   lib="$deps/usr/lib/x86_64-linux-gnu"
   export LD_LIBRARY_PATH="$lib:$lib/hdf5/serial:${LD_LIBRARY_PATH:-}"
+  # Some packages' CMake exports name libraries by absolute path (urdfdom:
+  # /usr/lib/x86_64-linux-gnu/libtinyxml.so); point them into the carried tree.
+  grep -rlE '["; ]/usr/lib/x86_64-linux-gnu/lib' --include='*.cmake' "$deps" 2>/dev/null |
+    xargs -r sed -i -E "s#([\"; ])/usr/lib/x86_64-linux-gnu/lib#\\1$lib/lib#g"
   cmake_args+=(-DCMAKE_PREFIX_PATH="$deps/usr;$lib/cmake"
                -DCMAKE_CXX_FLAGS="-isystem $deps/usr/include -isystem $deps/usr/include/hdf5/serial"
                -DCMAKE_CUDA_FLAGS="-isystem $deps/usr/include"
@@ -35,7 +39,7 @@ fi
   echo "# GPU check"
   echo
   echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
-  echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "- commit: ${SIMPHANT_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
   if command -v nvidia-smi >/dev/null 2>&1; then
     echo "- device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | head -1)"
   else
@@ -71,6 +75,9 @@ echo "## Steps" >> "$report"
 step configure configure.log cmake "${cmake_args[@]}" &&
   step build build.log cmake --build "$build" -j"$jobs" --target simphant test_cuda_backend test_kernel_grid
 built=$?
+if [ $built -eq 0 ] && ldd "$build/simphant" | grep -q "not found"; then
+  { echo "- shared libraries missing for simphant:"; ldd "$build/simphant" | grep "not found" | sed 's/^/  /'; } >> "$report"
+fi
 if [ $built -eq 0 ]; then
   step "GPU tests (test_cuda_backend)" test_cuda_backend.log "$build/tests/test_cuda_backend"
   step "CPU-side kernel tests (test_kernel_grid)" test_kernel_grid.log "$build/tests/test_kernel_grid"
@@ -79,8 +86,10 @@ if [ $built -eq 0 ]; then
   rm -f "$OUT/four_bar_cuda.h5"
   # About 3 minutes on an H200; --time-limit skips the rows not started after 210 s, so
   # that the whole check stays within about 8 minutes.
-  step "benchmark suite (simphant bench: GPU configs at every GPU size, cpu at 4096)" bench.log "$build/simphant" \
-    bench --configs gpu,cpu --cpu-sizes 4096 --min-seconds 0.1 --time-limit 210 --json "$OUT/bench-gpu.json"
+  # SIMPHANT_BENCH_ARGS replaces the suite's arguments (a partial rerun).
+  read -r -a bench_args <<< "${SIMPHANT_BENCH_ARGS:---configs gpu,cpu --cpu-sizes 4096 --min-seconds 0.1 --time-limit 210}"
+  step "benchmark suite (simphant bench ${bench_args[*]})" bench.log "$build/simphant" \
+    bench "${bench_args[@]}" --json "$OUT/bench-gpu.json"
   if python3 -c "import matplotlib" 2>/dev/null; then
     step "plots (bench/plot_bench.py)" plot.log python3 bench/plot_bench.py "$OUT/bench-gpu.json" --out "$OUT"
   else

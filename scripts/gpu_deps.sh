@@ -26,4 +26,16 @@ keep=$(for f in $boost_users; do
 mkdir -p .gpu-deps/boost-keep
 for h in $keep; do mkdir -p ".gpu-deps/boost-keep/$(dirname "${h#.gpu-deps/root/usr/include/}")"; cp "$h" ".gpu-deps/boost-keep/${h#.gpu-deps/root/usr/include/}"; done
 rm -rf .gpu-deps/root/usr/include/boost && mv .gpu-deps/boost-keep/boost .gpu-deps/root/usr/include/boost && rm -rf .gpu-deps/boost-keep
+# The carried libraries' own runtime dependencies that a bare machine may lack (libcurl's
+# TLS / IDN chain behind HDF5, found missing on the H200 image: libunistring.so.2):
+# copied from this machine, except the C and C++ runtimes and CUDA, which it has.
+lib=.gpu-deps/root/usr/lib/x86_64-linux-gnu
+for so in "$lib"/hdf5/serial/libhdf5.so "$lib"/liburdfdom_model.so; do
+  ldd "$so" | awk '$3 ~ /^\// {print $3}'
+done | sort -u | while read -r dep; do
+  case "$(basename "$dep")" in
+    libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libresolv.so*|ld-linux*|libstdc++*|libgcc_s*|libgomp*|libcu*|libnv*) ;;
+    *) [ -e "$lib/$(basename "$dep")" ] || cp -L "$dep" "$lib/" ;;
+  esac
+done
 du -sh .gpu-deps

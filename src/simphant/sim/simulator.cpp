@@ -31,14 +31,19 @@ void check_same_topology(const std::vector<Model>& models) {
   }
 }
 
-// auto on a CUDA device: cuda-fused (one kernel per RK4 stage, topology-ordered
-// block-sparse Cholesky per thread) or cuda (per-joint kernels + cuSOLVER batched dense
-// Cholesky). Crossover: see docs/performance.md; the fused path is chosen where its
-// factorisation is no dearer than the dense one's.
-bool prefer_fused(const Model& model) {
-  const SchurPattern p = schur_pattern_of(model);
-  return p.factor_flops() <= p.dense_factor_flops();
-}
+// auto on a CUDA device: cuda-fused (one thread per instance and RK4 stage,
+// topology-ordered block-sparse Cholesky) or cuda (per-joint kernels + cuSOLVER batched
+// dense Cholesky). Crossover measured on one H200 (simphant bench, 2026-11-30,
+// docs/performance.md), fused / cuda instance-steps per second in fp64:
+//   instances        1     256    4096   65536
+//   chain_1 (m 5)  1.39   1.77    2.42    6.02
+//   chain_4 (m 20) 0.51   0.60    0.94    4.85
+//   chain_8 (m 40) 0.35   0.38    1.11    6.38
+//   chain_32 (m160)0.25   0.34    2.85   18.2
+// (fp32 alike). One thread per instance leaves a small batch latency-bound, where the
+// per-joint kernels spread an instance over many threads; from about 4096 instances the
+// fused path wins, and at any size for single-joint models.
+bool prefer_fused(const Model& model, int n_instances) { return n_instances >= 4096 || model.n_rows <= 5; }
 
 }  // namespace
 
@@ -74,7 +79,7 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
   std::unique_ptr<Backend> backend;
   if (cuda) {
     require_cuda_device();
-    const bool fused = options.backend == "cuda-fused" || (options.backend == "auto" && prefer_fused(shared->front()));
+    const bool fused = options.backend == "cuda-fused" || (options.backend == "auto" && prefer_fused(shared->front(), n_instances));
     cuda_check_fits(shared->front(), n_instances, batch::count_varied_params(*shared), fused ? "cuda-fused" : "cuda",
                     options.precision);
     backend = make_cuda_backend(shared, n_instances, assemble_batch(*shared, n_instances, options.threads),
