@@ -32,13 +32,13 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import mujoco_compare as mc  # noqa: E402  (bench/mujoco_compare.py: model loading, shared)
 
 BATCHES = (1, 16, 256, 4096, 65536, 262144, 1048576)
 
 
 def build_model(args, name):
     import mujoco
-    import mujoco_compare as mc
     if name == "four_bar":
         import copy
         with open(args.four_bar) as f:
@@ -132,16 +132,6 @@ def bench_one(mjw, wp, mjm, qpos, qvel, qfrc, nworld, device, seconds):
             "us_per_step_synced": 1e6 * lat / nstep, "finite_worlds": finite, "graph": use_graph}
 
 
-def is_robot_scene(folder, f):
-    if not f.endswith(".json"):
-        return False
-    try:
-        with open(os.path.join(folder, f)) as fh:
-            return "robot" in json.load(fh)
-    except (OSError, ValueError):
-        return False
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models-dir", required=True)
@@ -169,7 +159,7 @@ def main():
         print("SKIP: no CUDA device visible to warp (use --device cpu to test with a tiny batch)")
         return 77
     names = [n for n in args.models.split(",") if n] or sorted(
-        os.path.splitext(f)[0] for f in os.listdir(args.models_dir) if is_robot_scene(args.models_dir, f))
+        os.path.splitext(f)[0] for f in os.listdir(args.models_dir) if mc.is_robot_scene(args.models_dir, f))
     if not args.no_four_bar and "four_bar" not in names and os.path.isfile(args.four_bar):
         names.append("four_bar")
     batches = [int(b) for b in args.batches.split(",") if b]

@@ -40,6 +40,7 @@ fi
   echo
   echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
   echo "- commit: ${SIMPHANT_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+  echo "  (the device's copy of .git can be stale: pass SIMPHANT_COMMIT=<hash> to name the source)"
   if command -v nvidia-smi >/dev/null 2>&1; then
     echo "- device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | head -1)"
   else

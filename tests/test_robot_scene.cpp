@@ -3,6 +3,7 @@
 // URDF written by the test (a continuous joint about z and a prismatic joint along an
 // oblique axis), so it needs no robot package.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <hdf5.h>
 #include <unistd.h>
 
@@ -225,6 +226,23 @@ TEST(RobotScene, RunWritesJointStateWithEachSolver) {
     EXPECT_EQ(dims_of(out, "joint_state/q"), (std::vector<hsize_t>{5, 3, 2}));
     EXPECT_EQ(dims_of(out, "joint_state/tau"), (std::vector<hsize_t>{5, 3, 2}));
     EXPECT_EQ(dims_of(out, "state"), (std::vector<hsize_t>{5, 3, 2, 13}));
+  }
+}
+
+// Robot scenes run on the cpu backends (only they report /joint_state): naming a GPU
+// path is bad input (exit 2), on any machine, before any device check or file.
+TEST(RobotScene, GpuBackendsAreRefusedWithExit2) {
+  TempDir t;
+  std::ofstream(t.dir / "arm.json") << base_doc(t.urdf(), "dae").dump();
+  for (const char* backend : {"cuda", "cuda-fused"}) {
+    SCOPED_TRACE(backend);
+    const std::string out = (t.dir / "gpu.h5").string();
+    const std::string cmd = std::string(SIMPHANT_BINARY) + " run " + (t.dir / "arm.json").string() + " --backend " +
+                            backend + " --out " + out + " > " + (t.dir / "log.txt").string() + " 2>&1";
+    const int status = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << cmd;
+    EXPECT_EQ(WEXITSTATUS(status), 2) << cmd;
+    EXPECT_FALSE(std::filesystem::exists(out));
   }
 }
 

@@ -1,6 +1,7 @@
 #include "simphant/bench/bench_report.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -92,9 +93,13 @@ std::string fmt(const char* f, double x) {
 
 json machine_info(DevicePeaks& peaks) {
   peaks = DevicePeaks{};
-  std::string commit = command_output("git rev-parse HEAD 2>/dev/null");
+  // SIMPHANT_COMMIT names the source where git cannot (a copied tree whose .git is not
+  // the one it was copied from, as on the GPU machine: scripts/gpu_check.sh).
+  const char* given = std::getenv("SIMPHANT_COMMIT");
+  std::string commit = given && *given ? given : command_output("git rev-parse HEAD 2>/dev/null");
   if (commit.empty()) commit = "unknown";
-  else if (!command_output("git status --porcelain --untracked-files=no 2>/dev/null").empty()) commit += "-dirty";
+  else if (!(given && *given) && !command_output("git status --porcelain --untracked-files=no 2>/dev/null").empty())
+    commit += "-dirty";
   json m = {{"host_cpu", cpu_model_name()},
             {"cores", std::thread::hardware_concurrency()},
             {"date_utc", utc_now()},
