@@ -106,7 +106,7 @@ CLI::App* add_bench_subcommand(CLI::App& app, BenchCliOptions& o) {
               "min-seconds 0.05 (explicit options win)");
   b->add_option("--json", o.json, "Write the results as JSON to this file");
   b->add_option("--export", o.export_dir,
-                "Write chain_N.urdf / chain_N.json (N = 1..32) and arm7.urdf / arm7.json into this folder, and exit");
+                "Write chain_N.urdf / chain_N.json (N = 1, 2, 4, 8, 16, 32) and arm7.urdf / arm7.json into this folder, and exit");
   b->add_option("--examples", o.examples_dir, "Folder of arm7.json and the example scenes (default: examples/)");
   return b;
 }
@@ -127,7 +127,11 @@ int bench_command(const BenchCliOptions& o) {
     const bool writable = static_cast<bool>(std::ofstream(o.json, std::ios::app));
     if (!existed) std::filesystem::remove(o.json, ec);
     if (!writable || std::filesystem::is_directory(o.json, ec)) {
-      std::fprintf(stderr, "error: cannot write --json %s\n", o.json.c_str());
+      const std::filesystem::path parent = std::filesystem::path(o.json).parent_path();
+      const char* why = std::filesystem::is_directory(o.json, ec)                          ? "it is a folder"
+                        : !parent.empty() && !std::filesystem::is_directory(parent, ec) ? "its folder does not exist"
+                                                                                         : "it cannot be opened for writing";
+      std::fprintf(stderr, "error: cannot write --json %s: %s\n", o.json.c_str(), why);
       return kExitRunFailed;
     }
   }

@@ -126,7 +126,7 @@ int run(const RunOptions& o) {
     return kExitBadInput;
   }
   // The device, before any work or file (BackendError: exit 3).
-  if (named_cuda) require_cuda_device();
+  if (named_cuda) require_cuda_device(o.backend);
   const std::string no_cuda = o.precision == "fp32" ? cuda_unavailable_reason() : "";
   if (!no_cuda.empty()) {
     std::fprintf(stderr, "error: --precision fp32 runs on the cuda backend only: %s; use --precision fp64\n",

@@ -54,6 +54,12 @@ Data::Data(const Model& model, SchurFactorization schur)
   sparse_schur = schur == SchurFactorization::Sparse ||
                  (schur == SchurFactorization::Auto && prefer_sparse_schur(schur_pattern));
   schur_values.assign(schur_pattern.n_values, 0.0);
+  if (sparse_schur) {  // the dense C and its factor are not used
+    C.resize(0, 0);
+    llt = Eigen::LLT<Eigen::MatrixXd>();
+  } else {
+    schur_values.clear();
+  }
   const int N = model.n_bodies();
   body_joint_start.assign(N + 1, 0);
   for (const Joint& j : model.joints) {

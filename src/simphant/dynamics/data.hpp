@@ -43,12 +43,12 @@ struct Data {
   Eigen::VectorXd phi_dot;                  ///< (m) Phi_q qdot
   Eigen::VectorXd gamma_star;               ///< (m) Baumgarte-stabilised gamma*
   Eigen::VectorXd minv_q;                   ///< (6N) M^-1 Q
-  Eigen::MatrixXd C;                        ///< (m, m) Phi_q M^-1 Phi_q^T + eps I
+  Eigen::MatrixXd C;                        ///< (m, m) Phi_q M^-1 Phi_q^T + eps I (dense path; empty on the sparse one)
   Eigen::VectorXd rhs;                      ///< (m) Phi_q M^-1 Q - gamma*
   Eigen::LLT<Eigen::MatrixXd> llt;          ///< Cholesky factor of C (dense path)
   SchurPattern schur_pattern;               ///< block structure of C and L in topology order
   bool sparse_schur = false;                ///< evaluate() uses the block-sparse path (C is not formed)
-  std::vector<double> schur_values;         ///< (schur_pattern.n_values) blocks of C, then of L (sparse path)
+  std::vector<double> schur_values;         ///< (schur_pattern.n_values) blocks of C, then of L (sparse path; empty on the dense one)
   Eigen::VectorXd lambda;                   ///< (m) Lagrange multipliers
   Eigen::VectorXd qddot;                    ///< (6N) [a_W, omegadot_B]
   double violation_start = 0;               ///< max |Phi| at the start of the last RK4 step

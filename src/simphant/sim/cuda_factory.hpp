@@ -26,11 +26,12 @@ inline std::string cuda_unavailable_reason() {
   return "";
 }
 
-/// Throws BackendError("backend 'cuda': <reason>; use --backend cpu or auto") unless the
-/// cuda backend can run here.
-inline void require_cuda_device() {
+/// Throws BackendError("backend '<backend>': <reason>; use --backend cpu or auto") unless
+/// the GPU backends can run here. backend: the name the user asked for ("cuda",
+/// "cuda-fused").
+inline void require_cuda_device(const std::string& backend = "cuda") {
   const std::string why = cuda_unavailable_reason();
-  if (!why.empty()) throw BackendError("backend 'cuda': " + why + "; use --backend cpu or auto");
+  if (!why.empty()) throw BackendError("backend '" + backend + "': " + why + "; use --backend cpu or auto");
 }
 
 /// Checks, before any work, that n_instances of `model` fit on device 0 for `backend`
