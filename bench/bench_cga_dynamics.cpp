@@ -130,9 +130,11 @@ cga::Inertia<double> some_inertia() {
   const auto L = arm7();
   return cga::body_inertia(L[3].mass, L[3].com, L[3].inertia_com);
 }
+cga::Motor<double> some_motor() {
+  return cga::motor_from_rt(arm7()[2].R_parent_joint, Vec3d{0.1, -0.3, 0.2}) * cga::rotor(Vec3d{0, 0, 1}, 0.7);
+}
 void BM_InertiaTransformCongruence(benchmark::State& state) {
-  cga::Motor<double> M = cga::motor_from_rt(arm7()[2].R_parent_joint, Vec3d{0.1, -0.3, 0.2}) *
-                         cga::rotor(Vec3d{0, 0, 1}, 0.7);
+  cga::Motor<double> M = some_motor();
   cga::Inertia<double> I = some_inertia();
   for (auto _ : state) {
     benchmark::DoNotOptimize(M);
@@ -142,8 +144,7 @@ void BM_InertiaTransformCongruence(benchmark::State& state) {
   }
 }
 void BM_InertiaTransformSandwiches(benchmark::State& state) {
-  cga::Motor<double> M = cga::motor_from_rt(arm7()[2].R_parent_joint, Vec3d{0.1, -0.3, 0.2}) *
-                         cga::rotor(Vec3d{0, 0, 1}, 0.7);
+  cga::Motor<double> M = some_motor();
   cga::Inertia<double> I = some_inertia();
   for (auto _ : state) {
     benchmark::DoNotOptimize(M);

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "batch_buffers.hpp"
-#include "cuda_exec.cuh"
 #include "device_memory.hpp"
 #include "simphant/batch/batch_pack.hpp"
 #include "simphant/dynamics/data.hpp"
@@ -27,7 +26,7 @@ class CudaBackend final : public Backend {
  public:
   /// models: size 1 or n_instances, one topology. assembled: the host-assembled batch.
   /// Throws BackendError (device too small, a failed CUDA / cuSOLVER call).
-  /// fused: the cuda-fused path (kernels/fused_step.hpp) instead of per-joint kernels +
+  /// fused: the cuda-fused path (kernels/fused_stage.hpp) instead of per-joint kernels +
   /// cuSOLVER.
   CudaBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, AssembledBatch assembled,
               bool use_graph, bool fused);
@@ -61,8 +60,6 @@ class CudaBackend final : public Backend {
   void allocate();
   void upload_state(const AssembledBatch& assembled);
   void capture_graph();
-  /// Queues one RK4 step on the backend's path.
-  void enqueue_one_step(CudaExec<T>& x);
   /// Computes the frame at the current state on the device and copies it to frame_host_
   /// (once per step count and inputs).
   void fetch_frame() const;

@@ -9,7 +9,6 @@
 #include <cstring>
 
 #include "batch_step.hpp"
-#include "fused_step.hpp"
 #include "cuda_exec.cuh"
 #include "inputs.hpp"
 #include "simphant/sim/cuda_factory.hpp"
@@ -275,7 +274,7 @@ void CudaBackend<T>::capture_graph() {
   check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture", batch_);
   bool captured = true;
   try {
-    enqueue_one_step(x);
+    batch::enqueue_step(x, mv_, b_, fused_ ? &P_ : nullptr);
   } catch (const BackendError& e) {
     captured = false;
     graph_note_ = e.what();
@@ -293,14 +292,6 @@ void CudaBackend<T>::capture_graph() {
   graph_exec_ = nullptr;
   cudaGetLastError();  // clear the capture error
   synchronize();
-}
-
-template <class T>
-void CudaBackend<T>::enqueue_one_step(CudaExec<T>& x) {
-  if (fused_)
-    batch::enqueue_step_fused(x, mv_, P_, b_);
-  else
-    batch::enqueue_step(x, mv_, b_);
 }
 
 template <class T>
@@ -334,7 +325,7 @@ void CudaBackend<T>::advance(int n_steps) {
     if (graph_ready_)
       check(cudaGraphLaunch(graph_exec_, stream_), "cudaGraphLaunch (one RK4 step)", batch_);
     else
-      enqueue_one_step(x);
+      batch::enqueue_step(x, mv_, b_, fused_ ? &P_ : nullptr);
   }
   batch::enqueue_end_check(x, mv_, b_);
   steps_ += n_steps;

@@ -1,6 +1,6 @@
 #pragma once
-// The batched step, written once over an executor (design.md §4, the `cuda` path; the
-// cuda-fused step is fused_step.hpp):
+// The batched step, written once over an executor (design.md §4): the `cuda` path, and
+// with a Schur pattern the `cuda-fused` one (fused_stage.hpp):
 // each stage launches the per-thread functions over their grids and the batched
 // Cholesky of the Schur matrices. Exec is host/cuda_exec.hpp on the GPU (each launch a
 // thin __global__ trampoline, cuSOLVER potrfBatched / potrsBatched) and a plain loop in
@@ -15,6 +15,7 @@
 #include "body_forces.hpp"
 #include "frame.hpp"
 #include "fused_solve.hpp"
+#include "fused_stage.hpp"
 #include "instance_status.hpp"
 #include "joint_rows.hpp"
 #include "rk4_stage.hpp"
@@ -65,9 +66,22 @@ void enqueue_accelerations(Exec& x, const ModelView<T>& mv, const BatchBuffers<T
 }
 
 /// One fixed RK4 step of every instance (frozen ones are computed and not committed).
-/// Host-synchronisation free: a CUDA graph captures it once and replays it.
+/// Host-synchronisation free: a CUDA graph captures it once and replays it. fused: as
+/// enqueue_solve; then each stage is one kernel of one thread per instance
+/// (fused_stage_thread), the last committing the step.
 template <class T, class Exec>
-void enqueue_step(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b) {
+void enqueue_step(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, const SchurPatternView* fused = nullptr) {
+  if (fused) {
+    const SchurPatternView P = *fused;
+    const T half_dt = T(0.5) * mv.dt;
+    const T stage_h[4] = {half_dt, half_dt, mv.dt, mv.dt};
+    for (int s = 0; s < 4; ++s) {
+      const T h = stage_h[s];
+      x.launch("fused_stage", mv.n_instances, [=] SP_LAMBDA(int tid) { fused_stage_thread(tid, mv, P, b, s, h); });
+    }
+    x.launch("count_step", 1, [=] SP_LAMBDA(int tid) { count_step_thread(tid, b.step); });
+    return;
+  }
   const int n = mv.n_instances, nb = n * mv.n_bodies;
   const T half_dt = T(0.5) * mv.dt;
   const T stage_h[3] = {half_dt, half_dt, mv.dt};

@@ -1,5 +1,5 @@
 #pragma once
-// Per-thread function of the cuda-fused solve (fused_step.hpp): one thread evaluates one
+// Per-thread function of the cuda-fused solve (fused_stage.hpp): one thread evaluates one
 // instance and solves its Schur system through the topology-ordered block-sparse
 // Cholesky (simphant/dynamics/sparse_cholesky.hpp), with the per-thread functions of the
 // `cuda` path called in a loop over the instance's joints and bodies.

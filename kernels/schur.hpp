@@ -4,7 +4,7 @@
 // (design.md §3; seed "Step 4"):
 //   C   = Phi_q M^-1 Phi_q^T + eps I,   rhs = Phi_q M^-1 Q - gamma*
 // (fp32 only: eps per row at least eps_relative C(R, R), model_view.hpp). The rhs and
-// coupling products are also used by the cuda-fused path (fused_step.hpp), which stores
+// coupling products are also used by the cuda-fused path (fused_stage.hpp), which stores
 // C in topology-ordered blocks instead.
 // M is block diagonal, so the block C(a, b) is non-zero only where joints a and b share
 // a body k: C(a, b) = sum over shared k of Phi_q,a,k M_k^-1 Phi_q,b,k^T (ModelView's

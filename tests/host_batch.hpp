@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "batch_step.hpp"
-#include "fused_step.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/batch/batch_pack.hpp"
 #include "simphant/sim/assemble_batch.hpp"
@@ -75,10 +74,7 @@ struct HostBatch {
   /// One RK4 step of every instance on this batch's path.
   template <class Exec>
   void rk4_step(Exec& x) {
-    if (fused)
-      batch::enqueue_step_fused(x, mv, P, b);
-    else
-      batch::enqueue_step(x, mv, b);
+    batch::enqueue_step(x, mv, b, fused ? &P : nullptr);
   }
   /// One evaluation at y (enqueue_solve) on this batch's path.
   template <class Exec>

@@ -3,7 +3,7 @@
 // reference (dynamics/evaluate.hpp, sim/cpu_backend.hpp): every example, three differing
 // instances (sampled from each example's sweep), every buffer pre-filled with NaN. Each
 // test runs both GPU paths: `cuda` (per-joint kernels, batched dense Cholesky, against
-// the CPU reference's dense factorisation) and `cuda-fused` (kernels/fused_step.hpp, one
+// the CPU reference's dense factorisation) and `cuda-fused` (kernels/fused_stage.hpp, one
 // thread per instance, against the CPU reference's topology-ordered sparse
 // factorisation, the same block algorithm).
 #include <gtest/gtest.h>

@@ -11,7 +11,7 @@
 //
 // This file is the host-side symbolic analysis, done once per topology; the numeric
 // factorisation and solve are __host__ __device__ (sparse_cholesky.hpp), used by the CPU
-// path (dynamics/evaluate.cpp) and the cuda-fused kernel (kernels/fused_step.hpp).
+// path (dynamics/evaluate.cpp) and the cuda-fused kernel (kernels/fused_stage.hpp).
 #include <vector>
 
 #include "simphant/core/hd.hpp"

@@ -42,7 +42,7 @@ void cuda_check_fits(const Model& model, int n_instances, int n_varied, const st
                      const std::string& precision);
 
 /// Creates the `cuda` backend (design.md §4) on device 0 for the assembled batch, or
-/// with fused the `cuda-fused` one (kernels/fused_step.hpp: one thread per instance per
+/// with fused the `cuda-fused` one (kernels/fused_stage.hpp: one thread per instance per
 /// RK4 stage, topology-ordered block-sparse Cholesky, no cuSOLVER).
 /// precision: "fp64" or "fp32". use_graph: capture one step as a CUDA graph and replay
 /// it (false: plain launches, for the graph-vs-launch test).

@@ -1,15 +1,18 @@
 #pragma once
-// The `cuda-fused` path (issue 4, item 1): one thread per instance does the whole
-// evaluation of an RK4 stage -- Phi, Phi_q, gamma* (joint_rows_thread), Q
+// The per-thread function of the `cuda-fused` step (issue 4, item 1): one thread per
+// instance does the whole of an RK4 stage -- Phi, Phi_q, gamma* (joint_rows_thread), Q
 // (body_forces_thread), the Schur matrix assembled straight into the topology-ordered
-// blocks of its Cholesky factor (schur_rhs_rows / schur_coupling), the block-sparse
-// factorisation and solve (simphant/dynamics/sparse_cholesky.hpp), the accelerations and
-// the stage update -- so a step is four kernels (the last also commits the step) and one
-// counter, with no cuSOLVER call, no pointer arrays and no dense m x m matrix. Every
-// per-instance array is structure of arrays (instance fastest), so a warp's threads read
-// consecutive addresses. The per-thread functions are the ones the `cuda` path and the
-// CPU tests use; this file only sequences them per instance.
-#include "batch_step.hpp"
+// blocks of its Cholesky factor, the block-sparse factorisation and solve
+// (fused_solve.hpp), the accelerations and the stage update -- so a step is four kernels
+// (the last also commits the step) and one counter (batch_step.hpp, enqueue_step), with
+// no cuSOLVER call, no pointer arrays and no dense m x m matrix. Every per-instance array
+// is structure of arrays (instance fastest), so a warp's threads read consecutive
+// addresses. The per-thread functions are the ones the `cuda` path and the CPU tests
+// use; this file only sequences them per instance.
+#include "accelerations.hpp"
+#include "fused_solve.hpp"
+#include "instance_status.hpp"
+#include "rk4_stage.hpp"
 
 namespace simphant::batch {
 
@@ -40,20 +43,6 @@ SP_HD void fused_stage_thread(int tid, const ModelView<T>& mv, const SchurPatter
                      b.y_stage);
   commit_step_thread(i, mv, static_cast<const T*>(b.violation), static_cast<const T*>(b.y_stage),
                      static_cast<const std::int64_t*>(b.step), b.fail, b.Y, b.status, b.status_step);
-}
-
-/// One fixed RK4 step of every instance on the cuda-fused path: four stage kernels of n
-/// threads, then the step counter. Host-synchronisation free (captured as a graph).
-template <class T, class Exec>
-void enqueue_step_fused(Exec& x, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b) {
-  const int n = mv.n_instances;
-  const T half_dt = T(0.5) * mv.dt;
-  const T stage_h[4] = {half_dt, half_dt, mv.dt, mv.dt};
-  for (int s = 0; s < 4; ++s) {
-    const T h = stage_h[s];
-    x.launch("fused_stage", n, [=] SP_LAMBDA(int tid) { fused_stage_thread(tid, mv, P, b, s, h); });
-  }
-  x.launch("count_step", 1, [=] SP_LAMBDA(int tid) { count_step_thread(tid, b.step); });
 }
 
 }  // namespace simphant::batch
