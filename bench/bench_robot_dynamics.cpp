@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "../tests/robot_data.hpp"
+#include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/reduced/aba.hpp"
@@ -89,16 +90,8 @@ void run_dae(benchmark::State& st, const Robot& r) {
   const int S = 32;
   for (int s = 0; s < S; ++s) {
     models.push_back(maximal_model_from_urdf(r.rm, r.q[s], r.qd[s]));
-    const Model& m = models.back();
-    const int N = m.n_bodies();
-    std::vector<double> y(13 * N);
-    for (int k = 0; k < N; ++k) {
-      const Body& b = m.bodies[k];
-      const double p[7] = {b.r0_W.x, b.r0_W.y, b.r0_W.z, b.p0.w, b.p0.x, b.p0.y, b.p0.z};
-      const double v[6] = {b.v0_W.x, b.v0_W.y, b.v0_W.z, b.omega0_B.x, b.omega0_B.y, b.omega0_B.z};
-      std::copy(p, p + 7, y.begin() + 7 * k);
-      std::copy(v, v + 6, y.begin() + 7 * N + 6 * k);
-    }
+    std::vector<double> y(13 * models.back().n_bodies());
+    initial_state(models.back(), y.data());
     Y.push_back(y);
   }
   Data d(models.front());

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "robot_data.hpp"
+#include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/model/robot.hpp"
@@ -135,20 +136,6 @@ Vec dae_joint_accelerations(const Model& model, const Data& d) {
   return out;
 }
 
-/// Y (13N) of the model's initial state.
-Vec initial_state(const Model& m) {
-  const int N = m.n_bodies();
-  Vec Y(13 * N);
-  for (int k = 0; k < N; ++k) {
-    const Body& b = m.bodies[k];
-    const double q[7] = {b.r0_W.x, b.r0_W.y, b.r0_W.z, b.p0.w, b.p0.x, b.p0.y, b.p0.z};
-    const double v[6] = {b.v0_W.x, b.v0_W.y, b.v0_W.z, b.omega0_B.x, b.omega0_B.y, b.omega0_B.z};
-    std::copy(q, q + 7, Y.begin() + 7 * k);
-    std::copy(v, v + 6, Y.begin() + 7 * N + 6 * k);
-  }
-  return Y;
-}
-
 TEST(RobotDynamics, DaeJointAccelerationsEqualAba) {
   SIMPHANT_REQUIRE_ROBOT_DATA(dir);
   std::mt19937_64 g(5);
@@ -170,7 +157,8 @@ TEST(RobotDynamics, DaeJointAccelerationsEqualAba) {
       }
       m.n_inputs = rm.nq();
       Data d(m);
-      Vec Y = initial_state(m), Ydot(Y.size());
+      Vec Y(13 * m.n_bodies()), Ydot(Y.size());
+      initial_state(m, Y.data());
       ASSERT_TRUE(evaluate(m, d, Y.data(), s.tau.data(), Ydot.data()));
       worst = std::max(worst, max_rel_err(dae_joint_accelerations(m, d), spatial_aba(rm, s, s.tau)));
     }
