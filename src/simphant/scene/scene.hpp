@@ -86,4 +86,21 @@ SweepSamples sample_sweep(const SweepSpec& sweep, int n_instances_override = -1)
 /// instance and the path when a sampled value makes the model invalid.
 std::vector<Model> build_instance_models(const Scene& scene, const SweepSamples& samples);
 
+/// The model of one instance: values (one per sweep parameter, in the sweep's order)
+/// written into the scene document, compiled as build_instance_models does (the same
+/// values give the same Model). Throws SceneError naming the instance, the episode and
+/// the path when a value makes the model invalid; std::invalid_argument when the count
+/// of values is not the number of sweep parameters.
+Model build_instance_model(const Scene& scene, const std::vector<double>& values, int instance, std::uint64_t episode);
+
+/// Domain randomisation: the sweep parameters' values for episode `episode` of instance
+/// `instance` (one per parameter, in order), each drawn independently from its
+/// distribution (uniform, normal with its truncation, list: a uniformly chosen element;
+/// in every sweep mode) with a counter-based generator keyed by (sweep seed, instance,
+/// episode, parameter index): deterministic, and independent of the batch size and of
+/// the other instances (docs/scene-format.md, "Sweep", "Episodes"). Episode 0 of a
+/// simulator is the sweep's own sample (sample_sweep), which this does not reproduce;
+/// episodes >= 1 use this. instance >= 0.
+std::vector<double> sample_episode(const SweepSpec& sweep, int instance, std::uint64_t episode);
+
 }  // namespace simphant
