@@ -58,10 +58,12 @@ struct Scene {
 };
 
 /// Parses and validates scene text; throws SceneError. `source` names the file in
-/// messages about unparsable JSON.
+/// messages about unparsable JSON. The sweep's instance count passes check_instance_count.
 Scene parse_scene(const std::string& text, const std::string& source = "<scene>");
 
-/// Reads and parses a scene file; throws SceneError ("<file>: cannot open").
+/// Reads and parses a scene file (core/input_file.hpp: a regular file of at most 64 MiB);
+/// throws SceneError("<file>: cannot open: ...", "<file>: the file has N bytes, over the
+/// limit ...") and every error of parse_scene.
 Scene load_scene(const std::string& file);
 
 /// Compiles a JSON document into a Model (validation of item 3 of the scene format).

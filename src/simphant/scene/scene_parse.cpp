@@ -109,6 +109,7 @@ Scene parse_scene(const std::string& text, const std::string& source) {
     const auto it = scene.doc.find("sweep");
     if (it != scene.doc.end()) scene.sweep = scene_detail::parse_sweep(*it, "/sweep", scene.doc);
   }
+  check_instance_count(scene, scene.sweep.instances);  // before anything is sampled
   scene.text = text;
   return scene;
 }
