@@ -1,6 +1,7 @@
 // build_instance_models: one validated Model per sweep instance (docs/scene-format.md,
 // "Sweep"). Each instance's document is the scene document with the sampled values
 // written at their JSON pointers, compiled by compile_model.
+#include "simphant/core/stop_flag.hpp"
 #include "simphant/scene/json_access.hpp"
 #include "simphant/scene/scene.hpp"
 
@@ -31,12 +32,14 @@ std::vector<Model> build_instance_models(const Scene& scene, const SweepSamples&
     models.push_back(scene.model);
     return models;
   }
+  check_instance_count(scene, samples.n_instances);
   std::vector<nlohmann::json::json_pointer> pointers;
   for (const std::string& p : samples.json_pointers) pointers.emplace_back(p);
   const auto n = static_cast<std::size_t>(samples.n_instances);
   models.reserve(n);
   nlohmann::json doc = scene.doc;
   for (std::size_t k = 0; k < n; ++k) {
+    throw_if_stop_requested("compiling instance models");
     for (std::size_t p = 0; p < pointers.size(); ++p) doc.at(pointers[p]) = samples.values[p][k];
     try {
       models.push_back(compile_model(doc));
