@@ -3,6 +3,7 @@
 // written at their JSON pointers, compiled by compile_model.
 #include <stdexcept>
 
+#include "simphant/core/stop_flag.hpp"
 #include "simphant/scene/json_access.hpp"
 #include "simphant/scene/scene.hpp"
 
@@ -47,11 +48,13 @@ std::vector<Model> build_instance_models(const Scene& scene, const SweepSamples&
     models.push_back(scene.model);
     return models;
   }
+  check_instance_count(scene, samples.n_instances);
   const auto n = static_cast<std::size_t>(samples.n_instances);
   models.reserve(n);
   nlohmann::json doc = scene.doc;
   std::vector<double> values(samples.json_pointers.size());
   for (std::size_t k = 0; k < n; ++k) {
+    throw_if_stop_requested("compiling instance models");
     for (std::size_t p = 0; p < values.size(); ++p) values[p] = samples.values[p][k];
     models.push_back(compile_instance(doc, samples.paths, samples.json_pointers, values, "instance " + std::to_string(k)));
   }
