@@ -15,7 +15,7 @@ set -e
 ctest_summary=$(grep -E '[0-9]+% tests passed' "$log" | tail -n 1 || true)
 skipped=$(grep -cE '^\s+[0-9]+ - .*\(Skipped\)' "$log" || true)
 if [ "${skipped:-0}" -gt 0 ]; then
-  echo "ctest: $skipped tests skipped (GPU tests without a CUDA device; robot tests without example-robot-data / pin)"
+  echo "ctest: $skipped tests skipped (GPU tests without a CUDA device; robot tests without example-robot-data / pin; the scene schema test without jsonschema)"
 fi
 
 pylog=build/pytest.log

@@ -45,6 +45,19 @@ if ! python3 -c 'import h5py, numpy' >/dev/null 2>&1; then
   fi
 fi
 
+# jsonschema, for the test that keeps schema/scene.schema.json true to the scenes
+# (tests/scene_schema_check.py; draft 2020-12 needs jsonschema >= 4). Test-time only: the
+# test skips with the reason without it, so a failure here warns and does not stop the build.
+if ! python3 -c 'import jsonschema; jsonschema.Draft202012Validator' >/dev/null 2>&1; then
+  echo "setup: installing jsonschema"
+  apt_install python3-jsonschema || true
+  if ! python3 -c 'import jsonschema; jsonschema.Draft202012Validator' >/dev/null 2>&1; then
+    python3 -m pip install jsonschema ||
+      python3 -m pip install --break-system-packages jsonschema ||
+      echo "setup: warning: jsonschema is not importable by $(command -v python3); the scene schema test will skip"
+  fi
+fi
+
 # The robots of the tests and examples/panda_sweep.json (example-robot-data: URDFs, BSD,
 # used in place, never copied here) and Pinocchio (pin) for the cross-check and the
 # benchmark (docs/robots.md). Test-time only: the tests that need them skip with the

@@ -16,6 +16,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <regex>
+#include <sstream>
+
+#include "simphant/io/h5_file.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 #include <hdf5.h>
 #include <nlohmann/json.hpp>
@@ -304,8 +310,17 @@ TEST(Cli, CheckWarnsWhenTikhonovEpsilonIsLarge) {
   heavy.erase("sweep");
   heavy["bodies"][0]["mass"] = 1e5;
   heavy["bodies"][0]["inertia"] = {100.0, 2000.0, 2000.0};
-  EXPECT_EQ(run_simphant("check " + quote(write_scene("heavy.json", heavy))), 0);
+  const std::string heavy_scene = quote(write_scene("heavy.json", heavy));
+  EXPECT_EQ(run_simphant("check " + heavy_scene), 0);
   EXPECT_NE(last_stderr().find("warning: tikhonov_epsilon"), std::string::npos) << last_stderr();
+  // The warning is a log message: --log-level error silences it; --json lists it.
+  EXPECT_EQ(run_simphant("check " + heavy_scene + " --log-level error"), 0);
+  EXPECT_EQ(last_stderr().find("tikhonov_epsilon"), std::string::npos) << last_stderr();
+  std::string out;
+  ASSERT_EQ(run_simphant("check --json " + heavy_scene, &out), 0);
+  const json j = json::parse(out);
+  ASSERT_EQ(j["warnings"].size(), 1u);
+  EXPECT_NE(j["warnings"][0].get<std::string>().find("tikhonov_epsilon"), std::string::npos);
 }
 
 TEST(Cli, CheckJson) {
@@ -380,4 +395,127 @@ TEST(Cli, SigtermLeavesAValidFile) {
   for (std::size_t k = 1; k < time.size(); ++k) EXPECT_GT(time[k], time[k - 1]);
   EXPECT_LT(time.back(), 1e5);
   H5Fclose(f);
+}
+
+namespace {
+
+/// The lines of `text` that match `pattern`.
+std::vector<std::string> matching_lines(const std::string& text, const std::regex& pattern) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (std::regex_match(line, pattern)) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+// `run --json`: one JSON object on stdout, and its figures are those of the HDF5 file.
+TEST(Cli, RunJsonAgreesWithTheFile) {
+  const std::string scene = write_scene("run_json.json", pendulum(0.1, 10));
+  const std::string out = (temp_dir() / "run_json.h5").string();
+  std::string text;
+  ASSERT_EQ(run_simphant("run " + quote(scene) + " --instances 3 --seed 5 --threads 1 --backend cpu --json --out " +
+                             quote(out),
+                         &text),
+            0);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.find('\n'), text.size() - 1) << "one line: " << text;
+  const json j = json::parse(text);  // throws on anything after the object
+  ASSERT_TRUE(j.is_object());
+
+  namespace h5 = simphant::h5;
+  const h5::Handle f = h5::open_file_readonly(out);
+  const std::vector<double> time = h5::read_doubles(f.id(), "time");
+  const std::vector<double> status = h5::read_doubles(f.id(), "status");
+  const std::vector<double> violation = h5::read_doubles(f.id(), "constraint_violation");  // (T, I)
+  const std::vector<double> energy = h5::read_doubles(f.id(), "energy");                   // (T, I)
+  const std::size_t T = time.size(), I = status.size();
+  ASSERT_EQ(I, 3u);
+  EXPECT_EQ(j["scene"], scene);
+  EXPECT_EQ(j["out"], out);
+  EXPECT_EQ(j["backend"].get<std::string>().rfind(h5::read_attr_string(f.id(), "backend"), 0), 0u) << j["backend"];
+  EXPECT_EQ(j["seed"].get<double>(), h5::read_attr_double(f.id(), "seed"));
+  EXPECT_EQ(j["instances"].get<std::size_t>(), I);
+  EXPECT_EQ(j["instances_ok"].get<std::size_t>(), static_cast<std::size_t>(std::count(status.begin(), status.end(), 0.0)));
+  EXPECT_EQ(j["instances_assembly_failed"].get<std::size_t>(),
+            static_cast<std::size_t>(std::count(status.begin(), status.end(), 1.0)));
+  EXPECT_EQ(j["instances_diverged"].get<std::size_t>(),
+            static_cast<std::size_t>(std::count(status.begin(), status.end(), 2.0)));
+  const auto max_of = [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); };
+  EXPECT_EQ(j["assembly_max_position_residual"].get<double>(), max_of(h5::read_doubles(f.id(), "assembly/position_residual")));
+  EXPECT_EQ(j["assembly_max_velocity_residual"].get<double>(), max_of(h5::read_doubles(f.id(), "assembly/velocity_residual")));
+  EXPECT_EQ(j["assembly_max_iterations"].get<double>(), max_of(h5::read_doubles(f.id(), "assembly/iterations")));
+  EXPECT_EQ(j["frames"].get<std::size_t>(), T);
+  EXPECT_EQ(j["frames"].get<double>(), h5::read_attr_double(f.id(), "frames"));
+  EXPECT_EQ(j["dt_s"].get<double>(), h5::read_attr_double(f.id(), "dt"));
+  EXPECT_EQ(j["sim_time_s"].get<double>(), time.back());
+  EXPECT_EQ(j["steps"], 100);
+  EXPECT_EQ(j["steps_planned"], 100);
+  EXPECT_EQ(j["interrupted"].get<bool>(), h5::read_attr_double(f.id(), "interrupted") != 0);
+  EXPECT_TRUE(j["stop_signal"].is_null());
+  // Every instance is ok: the maxima run over all of them and every frame.
+  EXPECT_EQ(j["max_constraint_violation"].get<double>(), max_of(violation));
+  double abs_drift = 0, rel_bound = 0;
+  for (std::size_t k = 0; k < I; ++k)
+    for (std::size_t t = 0; t < T; ++t) {
+      const double d = std::abs(energy[t * I + k] - energy[k]);
+      abs_drift = std::max(abs_drift, d);
+      rel_bound = std::max(rel_bound, d / std::max(std::abs(energy[k]), 1e-12));
+    }
+  EXPECT_EQ(j["energy_drift_abs_J"].get<double>(), abs_drift);
+  EXPECT_GE(j["energy_drift_rel"].get<double>(), 0.0);
+  EXPECT_LE(j["energy_drift_rel"].get<double>(), rel_bound);  // its denominator also holds the peak kinetic energy
+  // Timing: the file's wall time is taken just before the summary's.
+  EXPECT_GE(j["wall_time_s"].get<double>(), h5::read_attr_double(f.id(), "wall_time_s"));
+  EXPECT_LE(j["loop_wall_time_s"].get<double>(), j["wall_time_s"].get<double>());
+  EXPECT_NEAR(j["throughput_instance_steps_per_s"].get<double>(),
+              100.0 * 3 / j["loop_wall_time_s"].get<double>(), 1e-9 * j["throughput_instance_steps_per_s"].get<double>());
+}
+
+// No instance ok: exit 3, still one JSON object, the statistics null.
+TEST(Cli, RunJsonWithNoInstanceOk) {
+  std::string text;
+  const std::string bad = quote(write_scene("impossible_json.json", impossible()));
+  ASSERT_EQ(run_simphant("run " + bad + " --json --out " + quote((temp_dir() / "impossible_json.h5").string()), &text), 3);
+  const json j = json::parse(text);
+  EXPECT_EQ(j["instances_ok"], 0);
+  EXPECT_EQ(j["instances_assembly_failed"], 1);
+  EXPECT_TRUE(j["max_constraint_violation"].is_null());
+  EXPECT_TRUE(j["energy_drift_rel"].is_null());
+  EXPECT_NE(last_stderr().find("no instance finished ok"), std::string::npos) << last_stderr();
+}
+
+// stderr is a file here: progress comes as log lines, at most one per --progress-interval.
+TEST(Cli, ProgressLogLinesWhenStderrIsNotATerminal) {
+  const std::string scene = quote(write_scene("progress.json", pendulum(2.0, 10)));
+  const std::string out = quote((temp_dir() / "progress.h5").string());
+  const std::regex line(R"(info: step (\d+)/2000 \((\d+)%\), t = \S+ s, ETA \d+ s)");
+  // Interval 0: a line after every slice (a slice never crosses a record point: >= 200 slices).
+  ASSERT_EQ(run_simphant("run " + scene + " --threads 1 --progress-interval 0 --out " + out), 0);
+  const std::vector<std::string> lines = matching_lines(last_stderr(), line);
+  ASSERT_GE(lines.size(), 2u) << last_stderr();
+  long previous = 0;
+  for (const std::string& l : lines) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(l, m, line));
+    const long step = std::stol(m[1].str());
+    EXPECT_GT(step, previous) << l;
+    EXPECT_LE(step, 2000) << l;
+    EXPECT_LE(std::abs(std::stol(m[2].str()) - 100.0 * step / 2000.0), 0.5) << l;  // the percentage, rounded
+    previous = step;
+  }
+  // The default interval (5 s) is longer than this run; --log-level warn and
+  // SIMPHANT_LOG_LEVEL=warn silence the lines.
+  ASSERT_EQ(run_simphant("run " + scene + " --threads 1 --t-end 0.2 --out " + out), 0);
+  EXPECT_EQ(last_stderr().find("info: step"), std::string::npos) << last_stderr();
+  ASSERT_EQ(run_simphant("run " + scene + " --threads 1 --progress-interval 0 --log-level warn --out " + out), 0);
+  EXPECT_EQ(last_stderr().find("info: step"), std::string::npos) << last_stderr();
+  ::setenv("SIMPHANT_LOG_LEVEL", "warn", 1);
+  const int rc = run_simphant("run " + scene + " --threads 1 --progress-interval 0 --out " + out);
+  ::unsetenv("SIMPHANT_LOG_LEVEL");
+  ASSERT_EQ(rc, 0);
+  EXPECT_EQ(last_stderr().find("info: step"), std::string::npos) << last_stderr();
+  EXPECT_EQ(run_simphant("run " + scene + " --log-level loud --out " + out), 2);
+  EXPECT_NE(last_stderr().find("--log-level"), std::string::npos) << last_stderr();
 }

@@ -1,7 +1,6 @@
 #include "simphant/bench/bench_report.hpp"
 
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -18,18 +17,6 @@ namespace simphant::bench {
 namespace {
 
 using nlohmann::json;
-
-/// stdout of a shell command, trailing newlines removed ("" when it fails).
-std::string command_output(const char* command) {
-  FILE* p = popen(command, "r");
-  if (p == nullptr) return "";
-  std::string out;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
-  if (pclose(p) != 0) return "";
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
-}
 
 std::string cpu_model_name() {
   std::ifstream in("/proc/cpuinfo");
@@ -91,15 +78,9 @@ std::string fmt(const char* f, double x) {
 
 }  // namespace
 
-json machine_info(DevicePeaks& peaks) {
+json machine_info(DevicePeaks& peaks, const std::string& git_commit) {
   peaks = DevicePeaks{};
-  // SIMPHANT_COMMIT names the source where git cannot (a copied tree whose .git is not
-  // the one it was copied from, as on the GPU machine: scripts/gpu_check.sh).
-  const char* given = std::getenv("SIMPHANT_COMMIT");
-  std::string commit = given && *given ? given : command_output("git rev-parse HEAD 2>/dev/null");
-  if (commit.empty()) commit = "unknown";
-  else if (!(given && *given) && !command_output("git status --porcelain --untracked-files=no 2>/dev/null").empty())
-    commit += "-dirty";
+  const std::string commit = git_commit.empty() ? "unknown" : git_commit;
   json m = {{"host_cpu", cpu_model_name()},
             {"cores", std::thread::hardware_concurrency()},
             {"date_utc", utc_now()},

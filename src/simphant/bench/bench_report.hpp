@@ -12,12 +12,12 @@
 namespace simphant::bench {
 
 /// {"host_cpu": model name of /proc/cpuinfo, "cores": hardware threads, "date_utc":
-/// "YYYY-MM-DDTHH:MM:SSZ", "git_commit": `git rev-parse HEAD` in the current folder
-/// (+ "-dirty" with local changes; "unknown" outside a checkout), "simphant_version",
+/// "YYYY-MM-DDTHH:MM:SSZ", "git_commit": git_commit as given ("unknown" when empty; the
+/// CLI passes the checkout's, cli/git_commit.hpp), "simphant_version",
 /// "cuda_built": bool, "gpu": {name, sm_count, mem_bandwidth_GBps, fp64_peak_GFLOPs,
 /// fp32_peak_GFLOPs, total_memory} or {"error": why there is none}}.
 /// peaks_out receives the device's figures (zeros without a device).
-nlohmann::json machine_info(DevicePeaks& peaks_out);
+nlohmann::json machine_info(DevicePeaks& peaks_out, const std::string& git_commit);
 
 /// The whole document: {"machine", "options", "cost_model", "rows", "ratios"}; NaN
 /// numbers are written as null.

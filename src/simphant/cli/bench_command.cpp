@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "commands.hpp"
+#include "git_commit.hpp"
 #include "simphant/bench/bench_models.hpp"
 #include "simphant/bench/bench_ratios.hpp"
 #include "simphant/bench/bench_report.hpp"
@@ -136,7 +137,7 @@ int bench_command(const BenchCliOptions& o) {
     }
   }
   bench::DevicePeaks peaks;
-  const nlohmann::json machine = bench::machine_info(peaks);
+  const nlohmann::json machine = bench::machine_info(peaks, git_commit());
   std::fprintf(stderr, "simphant bench: %zu models, %zu configurations; gpu: %s\n", options.models.size(),
                options.configs.size(), machine["gpu"].contains("name")
                                            ? machine["gpu"]["name"].get<std::string>().c_str()

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "simphant/job/run_job.hpp"
+
 namespace CLI {
 class App;
 }
@@ -17,20 +19,11 @@ constexpr int kExitOk = 0;
 constexpr int kExitBadInput = 2;
 constexpr int kExitRunFailed = 3;
 
+/// `simphant run`: the job's options (simphant/job/run_job.hpp) and how to report it.
 struct RunOptions {
-  std::string scene;              ///< scene file
-  int instances = -1;             ///< > 0 overrides sweep.instances
-  bool has_dt = false;
-  double dt = 0;                  ///< [s], overrides solver.dt
-  bool has_t_end = false;
-  double t_end = 0;               ///< [s], overrides solver.t_end
-  bool has_seed = false;
-  std::uint64_t seed = 0;         ///< overrides sweep.seed
-  int threads = 0;                ///< CPU workers, 0 = all hardware threads
-  std::string backend = "auto";   ///< auto | cpu | cuda | cuda-fused
-  std::string precision = "fp64"; ///< fp64 | fp32 (cuda only)
-  std::string out;                ///< output file; empty = <scene stem>.h5 in the current directory
-  std::string solver;             ///< "" (the scene's) | dae | aba | cga: overrides solver.type
+  JobOptions job;
+  bool json = false;                 ///< print the summary as one JSON object instead of the text
+  double progress_interval_s = 5.0;  ///< [s] between progress log lines when stderr is not a terminal
 };
 
 struct CheckOptions {

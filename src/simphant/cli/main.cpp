@@ -8,6 +8,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "simphant/log/log.hpp"
 
 #ifndef SIMPHANT_VERSION
 #define SIMPHANT_VERSION "unknown"
@@ -18,11 +19,19 @@ int main(int argc, char** argv) {
   CLI::App app{"SimPhant: many instances of one constrained multibody model, integrated in lockstep", "simphant"};
   app.set_version_flag("--version", SIMPHANT_VERSION);
   app.require_subcommand(1);
+  // Options of the app itself (--log-level) are accepted after the subcommand too.
+  app.fallthrough();
+  std::string log_level;
+  CLI::Option* log_level_opt =
+      app.add_option("--log-level", log_level,
+                     "Diagnostics on stderr: trace | debug | info | warn | error | off (default info, or the "
+                     "environment variable SIMPHANT_LOG_LEVEL)")
+          ->check(CLI::IsMember({"trace", "debug", "info", "warn", "warning", "error", "critical", "off"}));
 
   RunOptions ro;
   CLI::App* run = app.add_subcommand("run", "Sample the sweep, assemble and integrate every instance, write HDF5");
-  run->add_option("scene", ro.scene, "Scene file (JSON, docs/scene-format.md)")->required();
-  run->add_option("--instances,-n", ro.instances, "Number of instances (overrides sweep.instances)")
+  run->add_option("scene", ro.job.scene, "Scene file (JSON, docs/scene-format.md)")->required();
+  run->add_option("--instances,-n", ro.job.instances, "Number of instances (overrides sweep.instances)")
       ->check(CLI::Range(1, std::numeric_limits<int>::max()));
   // A finite positive number; range checks against the scene follow in the scene's
   // validation (dt > 0, t_end >= dt), which names the solver key.
@@ -33,9 +42,9 @@ int main(int argc, char** argv) {
                                                                    : "must be a finite number, got '" + s + "'";
       },
       "FINITE");
-  CLI::Option* dt = run->add_option("--dt", ro.dt, "Fixed RK4 step [s] (overrides solver.dt)")->check(finite);
-  CLI::Option* t_end = run->add_option("--t-end", ro.t_end, "End time [s] (overrides solver.t_end)")->check(finite);
-  CLI::Option* seed = run->add_option("--seed", ro.seed, "Sweep seed, 0 .. 2^64-1 (overrides sweep.seed)")
+  CLI::Option* dt = run->add_option("--dt", ro.job.dt, "Fixed RK4 step [s] (overrides solver.dt)")->check(finite);
+  CLI::Option* t_end = run->add_option("--t-end", ro.job.t_end, "End time [s] (overrides solver.t_end)")->check(finite);
+  CLI::Option* seed = run->add_option("--seed", ro.job.seed, "Sweep seed, 0 .. 2^64-1 (overrides sweep.seed)")
                           ->check(CLI::Validator(
                               [](std::string& s) {
                                 // strtoull accepts "-1" (wrapping) and clamps 2^64 and more (ERANGE).
@@ -47,20 +56,24 @@ int main(int argc, char** argv) {
                                 return ok ? std::string() : "must be an integer in 0 .. 2^64-1, got '" + s + "'";
                               },
                               "SEED"));
-  run->add_option("--threads,-j", ro.threads, "CPU worker threads (0 = all hardware threads)")
+  run->add_option("--threads,-j", ro.job.threads, "CPU worker threads (0 = all hardware threads)")
       ->check(CLI::Range(0, 4096));
-  run->add_option("--backend", ro.backend,
+  run->add_option("--backend", ro.job.backend,
                   "Backend: auto (on a CUDA device cuda or cuda-fused, by the measured crossover; else cpu) | cpu | cuda | "
                   "cuda-fused")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "cuda-fused"}));
-  run->add_option("--precision", ro.precision, "Floating point of the cuda backend: fp64 | fp32 (cpu: fp64 only)")
+  run->add_option("--precision", ro.job.precision, "Floating point of the cuda backend: fp64 | fp32 (cpu: fp64 only)")
       ->check(CLI::IsMember({"fp64", "fp32"}));
-  run->add_option("--solver", ro.solver,
+  run->add_option("--solver", ro.job.solver,
                   "Robot scenes: dae (maximal coordinates) | aba | cga (joint coordinates); overrides solver.type")
       ->check(CLI::IsMember({"dae", "aba", "cga"}));
-  run->add_option("--out,-o", ro.out, "Output HDF5 file (default: <scene stem>.h5 in the current directory)")
+  run->add_option("--out,-o", ro.job.out, "Output HDF5 file (default: <scene stem>.h5 in the current directory)")
       ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
                              "PATH"));
+  run->add_flag("--json", ro.json, "Print the summary as one JSON object on stdout instead of the text");
+  run->add_option("--progress-interval", ro.progress_interval_s,
+                  "Seconds between progress log lines when stderr is not a terminal (default 5; 0: every slice)")
+      ->check(CLI::Range(0.0, 1e6));
 
   CheckOptions co;
   CLI::App* check = app.add_subcommand("check", "Validate a scene, assemble one instance, analyse its constraints");
@@ -76,9 +89,10 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);  // prints help / version (rc 0) or the error
     return rc == 0 ? kExitOk : kExitBadInput;
   }
-  ro.has_dt = dt->count() > 0;
-  ro.has_t_end = t_end->count() > 0;
-  ro.has_seed = seed->count() > 0;
+  if (log_level_opt->count() > 0) simphant::set_log_level(log_level);
+  ro.job.has_dt = dt->count() > 0;
+  ro.job.has_t_end = t_end->count() > 0;
+  ro.job.has_seed = seed->count() > 0;
 
   if (*run) return run_command(ro);
   if (*check) return check_command(co);

@@ -27,8 +27,9 @@ std::string resolve_urdf(const std::string& ref, const std::string& ptr) {
   const std::string rel = ref.substr(std::char_traits<char>::length(kErdPrefix));
   const std::string dir = example_robot_data_dir();
   if (dir.empty())
-    throw SceneError(ptr, "\"" + ref + "\" needs the Python package example-robot-data, which python3 cannot find: "
-                          "pip install example-robot-data (or set SIMPHANT_ROBOT_DATA to its robots folder)");
+    throw SceneError(ptr, "\"" + ref + "\" needs the Python package example-robot-data, which is not in the usual "
+                          "site-packages folders (docs/robots.md): pip install example-robot-data, or set "
+                          "SIMPHANT_ROBOT_DATA to its robots folder");
   const std::string file = dir + "/" + rel;
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec))

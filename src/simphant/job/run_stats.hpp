@@ -1,5 +1,5 @@
 #pragma once
-// Run statistics for the summary of `simphant run`: per-instance maxima of the
+// Run statistics for the summary of a job (`simphant run`, run_job.hpp): per-instance maxima of the
 // constraint violation and of the energy drift, reduced over the instances whose final
 // status is ok.
 //
@@ -13,10 +13,9 @@
 // |E(0)| alone would turn round-off into a huge "relative" drift. The absolute drift
 // max_t |E_k(t) - E_k(0)| [J] is reported beside it.
 #include <cstdint>
-#include <string>
 #include <vector>
 
-namespace simphant::cli {
+namespace simphant {
 
 class RunStats {
  public:
@@ -46,17 +45,4 @@ struct AssemblySummary {
   int max_iterations = 0;
 };
 
-/// What the summary prints besides the statistics.
-struct RunReport {
-  std::string scene_file, out_file, backend;
-  std::int64_t steps = 0, steps_planned = 0, frames = 0;
-  double dt = 0, sim_time = 0;
-  double wall_s = 0, loop_wall_s = 0;
-  int stop_signal = 0;
-  AssemblySummary assembly;
-};
-
-/// Prints the summary to stdout.
-void print_summary(const RunReport& report, const RunStats::Summary& s);
-
-}  // namespace simphant::cli
+}  // namespace simphant

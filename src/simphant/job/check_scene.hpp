@@ -1,0 +1,29 @@
+#pragma once
+// `simphant check` as a library call: validates a scene and every instance of its
+// sweep, assembles the base model (no sweep applied) once and analyses the constraint
+// Jacobian Phi_q at the assembled state (README "Command line").
+#include <nlohmann/json.hpp>
+
+#include "simphant/scene/scene.hpp"
+
+namespace simphant {
+
+/// The object `simphant check --json` prints:
+///   bodies                      [B] body names
+///   joints                      [J] {name, type, body_i, body_j (names, "ground"), rows}
+///   constraint_rows             m, rows of Phi
+///   rank                        rank of Phi_q at the assembled state (SVD, relative threshold 1e-9)
+///   dof                         6N - rank
+///   redundant_rows              rows that are linear combinations of earlier rows
+///   assembly_ok                 whether the position assembly met solver.assembly_tolerance
+///   assembly_residual           max |Phi| after assembly [m | rad]
+///   assembly_velocity_residual  max |Phi_q qdot| after assembly [m/s | rad/s]
+///   assembly_iterations         Newton iterations of the position assembly
+///   instances                   instances of the sweep, each compiled and validated
+///   warnings                    [strings] also logged at warn level (simphant/log/log.hpp), e.g. a
+///                               tikhonov_epsilon that is not small against C's diagonal
+/// A failed assembly is reported (assembly_ok false), not thrown. Throws SceneError when
+/// a sampled instance is invalid (the message names the instance and the path).
+nlohmann::json check_scene(const Scene& scene);
+
+}  // namespace simphant

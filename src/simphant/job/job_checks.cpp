@@ -1,0 +1,118 @@
+#include "simphant/job/job_checks.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include "simphant/model/robot.hpp"
+#include "simphant/sim/cuda_factory.hpp"
+
+namespace simphant::job_detail {
+
+namespace {
+
+void require_one_of(const std::string& value, const char* flag, std::initializer_list<const char*> allowed) {
+  std::string list;
+  for (const char* a : allowed) {
+    if (value == a) return;
+    list += (list.empty() ? "" : ", ") + std::string(*a ? a : "\"\"");
+  }
+  throw SceneError(flag, "must be one of " + list + " (got '" + value + "')");
+}
+
+}  // namespace
+
+void check_options(const JobOptions& o) {
+  require_one_of(o.backend, "--backend", {"auto", "cpu", "cuda", "cuda-fused"});
+  require_one_of(o.precision, "--precision", {"fp64", "fp32"});
+  require_one_of(o.solver, "--solver", {"", "dae", "aba", "cga"});
+  if (o.precision == "fp32" && o.backend == "cpu")
+    throw SceneError("--precision", "fp32 needs --backend cuda or cuda-fused (the cpu backend is the fp64 reference)");
+  if (o.instances == 0 || o.instances < -1)
+    throw SceneError("--instances", "must be >= 1, or -1 for the scene's count (got " + std::to_string(o.instances) + ")");
+  if (o.threads < 0) throw SceneError("--threads", "must be >= 0 (got " + std::to_string(o.threads) + ")");
+  if (o.has_dt && !std::isfinite(o.dt)) throw SceneError("--dt", "must be a finite number");
+  if (o.has_t_end && !std::isfinite(o.t_end)) throw SceneError("--t-end", "must be a finite number");
+  if (o.out.empty() && std::filesystem::path(o.scene).stem().empty())
+    throw SceneError("--out", "required when the scene has no file name to derive <scene stem>.h5 from");
+}
+
+Scene load_job_scene(const JobOptions& o) {
+  Scene scene = o.scene_text.empty() ? load_scene(o.scene)
+                                     : parse_scene(o.scene_text, o.scene.empty() ? std::string("<scene>") : o.scene);
+  if (!o.solver.empty() && !scene.doc.contains("robot"))
+    throw SceneError("--solver", "'" + o.solver + "' applies to robot scenes (a \"robot\" section, docs/robots.md); " +
+                                     (o.scene.empty() ? std::string("the scene") : o.scene) + " has none");
+  if (o.has_dt || o.has_t_end || !o.solver.empty()) {
+    nlohmann::json doc = scene.doc;
+    if (o.has_dt) doc["solver"]["dt"] = o.dt;
+    if (o.has_t_end) doc["solver"]["t_end"] = o.t_end;
+    if (!o.solver.empty()) doc["solver"]["type"] = o.solver;
+    std::string text = std::move(scene.text);
+    scene = parse_scene(doc.dump(), o.scene.empty() ? std::string("<scene>") : o.scene);
+    scene.text = std::move(text);
+  }
+  if (o.has_seed) scene.sweep.seed = o.seed;
+  return scene;
+}
+
+void check_backend(const Scene& scene, const JobOptions& o) {
+  const bool named_cuda = o.backend == "cuda" || o.backend == "cuda-fused";
+  // Combinations that no machine runs are bad input, before any device check.
+  const RobotJointSpace* robot = scene.model.robot.get();
+  if (robot && (named_cuda || o.precision == "fp32"))
+    throw SceneError(named_cuda ? "--backend " + o.backend : std::string("--precision fp32"),
+                     std::string("robot scenes run on the cpu backend in fp64 (solver '") +
+                         robot_solver_name(robot->solver) +
+                         "'; the cuda backends do not report joint coordinates yet; docs/robots.md)");
+  // The device, before any work or file.
+  if (named_cuda) require_cuda_device(o.backend);
+  const std::string no_cuda = o.precision == "fp32" ? cuda_unavailable_reason() : "";
+  if (!no_cuda.empty())
+    throw BackendError("--precision fp32 runs on the cuda backend only: " + no_cuda + "; use --precision fp64");
+}
+
+std::string output_path(const JobOptions& o) {
+  return o.out.empty() ? std::filesystem::path(o.scene).stem().string() + ".h5" : o.out;
+}
+
+void check_output_path(const std::string& out, const std::string& scene_file) {
+  namespace fs = std::filesystem;
+  const fs::path p(out);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw std::runtime_error("output " + out + ": " + dir.string() + " is not a folder");
+  if (!fs::is_directory(dir, ec)) throw std::runtime_error("output " + out + ": folder " + dir.string() + " does not exist");
+  if (::access(dir.c_str(), W_OK) != 0) throw std::runtime_error("output " + out + ": folder " + dir.string() + " is not writable");
+  if (fs::is_directory(p, ec)) throw std::runtime_error("output " + out + ": is a folder");
+  if (fs::exists(p, ec) && !fs::is_regular_file(p, ec))
+    throw std::runtime_error("output " + out + ": exists and is not a regular file (a device, pipe or socket)");
+  if (fs::exists(p, ec) && ::access(p.c_str(), W_OK) != 0)
+    throw std::runtime_error("output " + out + ": exists and is not writable");
+  if (!scene_file.empty() && fs::exists(p, ec) && fs::equivalent(p, fs::path(scene_file), ec))
+    throw std::runtime_error("output " + out + ": is the scene file itself");
+}
+
+void check_memory(const Scene& scene, int instances) {
+  const Model& m = scene.model;
+  const long long n = instances > 0 ? instances : scene.sweep.instances;
+  const double per_model = sizeof(Model) + m.bodies.size() * sizeof(Body) + m.joints.size() * sizeof(Joint) +
+                           m.forces.size() * sizeof(ForceElement);
+  const double per_instance = (scene.sweep.parameters.empty() ? 0.0 : per_model) +
+                              8.0 * (2 * m.ny() + 6 * m.n_joints() + m.n_inputs + 8 + scene.sweep.parameters.size());
+  const double need = per_instance * static_cast<double>(n);
+  const double have = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
+  if (have > 0 && need > 0.8 * have) {
+    char msg[256];
+    std::snprintf(msg, sizeof msg,
+                  "%lld instances need about %.1f GiB (%.0f bytes each); this machine has %.1f GiB: use fewer instances",
+                  n, need / (1 << 30), per_instance, have / (1 << 30));
+    throw std::runtime_error(msg);
+  }
+}
+
+}  // namespace simphant::job_detail

@@ -1,0 +1,209 @@
+// run_job: options -> scene -> sweep samples -> per-instance models -> Simulator
+// (assembles every instance) -> step loop recording every record_every steps -> final
+// status, attributes and summary (run_job.hpp).
+#include "simphant/job/run_job.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "simphant/io/recorder.hpp"
+#include "simphant/job/job_checks.hpp"
+#include "simphant/job/progress_log.hpp"
+#include "simphant/job/run_stats.hpp"
+#include "simphant/job/run_summary.hpp"
+#include "simphant/log/log.hpp"
+#include "simphant/scene/scene.hpp"
+#include "simphant/sim/simulator.hpp"
+
+namespace simphant {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+/// Buffers for one frame, filled from the simulator.
+struct Frame {
+  std::vector<double> states, reactions, violation, energy, kinetic;
+  std::vector<double> joint_q, joint_qd, joint_tau;  ///< (n, n_coords) each, robot runs
+  Frame(int n, int n_bodies, int n_joints, int n_coords)
+      : states(static_cast<std::size_t>(n) * n_bodies * 13),
+        reactions(static_cast<std::size_t>(n) * n_joints * 6),
+        violation(static_cast<std::size_t>(n)),
+        energy(static_cast<std::size_t>(n)),
+        kinetic(static_cast<std::size_t>(n)),
+        joint_q(static_cast<std::size_t>(n) * n_coords),
+        joint_qd(static_cast<std::size_t>(n) * n_coords),
+        joint_tau(static_cast<std::size_t>(n) * n_coords) {}
+};
+
+RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOptions& o, const SolverSettings& solver) {
+  RecorderInfo info;
+  info.n_instances = sim.n_instances();
+  for (const Body& b : sim.model().bodies) info.body_names.push_back(b.name);
+  for (const Joint& j : sim.model().joints) info.joint_names.push_back(j.name);
+  info.scene_text = scene.text;
+  info.scene_file = o.scene;
+  info.solver = solver;
+  info.backend = sim.backend_name();
+  info.seed = scene.sweep.seed;
+  if (sim.n_joint_coordinates() > 0) info.joint_coordinate_names = info.joint_names;  // joint k = coordinate k
+  return info;
+}
+
+/// Writes /assembly/* and returns the maxima over the instances that assembled.
+AssemblySummary record_assembly(const Simulator& sim, Recorder& recorder) {
+  AssemblySummary assembly;
+  std::vector<double> pos, vel;
+  std::vector<std::int32_t> iters;
+  for (const AssemblyResult& a : sim.assembly()) {
+    pos.push_back(a.position_residual);
+    vel.push_back(a.velocity_residual);
+    iters.push_back(a.iterations);
+    if (a.ok) {
+      assembly.max_position_residual = std::max(assembly.max_position_residual, a.position_residual);
+      assembly.max_velocity_residual = std::max(assembly.max_velocity_residual, a.velocity_residual);
+      assembly.max_iterations = std::max(assembly.max_iterations, a.iterations);
+    }
+  }
+  recorder.write_assembly(pos, vel, iters);
+  return assembly;
+}
+
+}  // namespace
+
+JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
+  using namespace job_detail;
+  const auto t_start = Clock::now();
+  check_options(o);
+  Scene scene = load_job_scene(o);
+  check_backend(scene, o);
+  const std::string out = output_path(o);
+  check_output_path(out, o.scene);
+  check_memory(scene, o.instances);
+  const SweepSamples samples = sample_sweep(scene.sweep, o.instances);
+  const int n = samples.n_instances;
+  std::vector<Model> models = build_instance_models(scene, samples);
+  const SolverSettings solver = models.front().solver;
+  logger().debug("{}: {} instances, {} sweep parameters, dt = {} s, t_end = {} s", o.scene, n, samples.paths.size(),
+                 solver.dt, solver.t_end);
+
+  // Let HDF5 itself try the output before the expensive assembly (a path such as /proc
+  // passes the folder checks above); the recorder recreates the file below.
+  h5::create_file(out);
+
+  SimulatorOptions sim_options;
+  sim_options.backend = o.backend;
+  sim_options.threads = o.threads;
+  sim_options.precision = o.precision;
+  std::unique_ptr<Simulator> sim = Simulator::create(std::move(models), sim_options, n);
+  logger().debug("backend {}; assembly done in {:.3f} s", sim->backend_details(), seconds_since(t_start));
+  const Model& model = sim->model();
+  const int n_coords = sim->n_joint_coordinates();
+
+  Recorder recorder(out, recorder_info(*sim, scene, o, solver));
+  recorder.write_params(samples.paths, samples.values);
+  const AssemblySummary assembly = record_assembly(*sim, recorder);
+  std::vector<std::int8_t> status(static_cast<std::size_t>(n));
+  std::vector<double> status_time(static_cast<std::size_t>(n));
+  sim->read_status(status.data(), status_time.data());
+  recorder.write_status(status.data(), status_time.data());
+
+  Frame frame(n, model.n_bodies(), model.n_joints(), n_coords);
+  RunStats stats(n);
+  // A frame is read from the simulator (a device backend brings it back through pinned
+  // memory) and written to the file after the next slice of steps is queued, so on a
+  // device backend the HDF5 write overlaps the step loop.
+  bool frame_pending = false;
+  double frame_time = 0;
+  auto read_frame = [&] {
+    sim->read_states(frame.states.data());
+    sim->read_reactions(frame.reactions.data());
+    sim->read_constraint_violation(frame.violation.data());
+    sim->read_energy(frame.energy.data(), frame.kinetic.data());
+    if (n_coords > 0) sim->read_joint_state(frame.joint_q.data(), frame.joint_qd.data(), frame.joint_tau.data());
+    frame_time = sim->time();
+    frame_pending = true;
+  };
+  auto write_frame = [&] {
+    if (!frame_pending) return;
+    recorder.record(frame_time, frame.states.data(), frame.reactions.data(), frame.violation.data(),
+                    frame.energy.data(), frame.joint_q.data(), frame.joint_qd.data(), frame.joint_tau.data());
+    stats.add_frame(frame.violation.data(), frame.energy.data(), frame.kinetic.data());
+    frame_pending = false;
+  };
+  // A stop request seen once stays seen (a hook need not keep answering true).
+  bool stopped = false;
+  auto stop = [&] { return stopped = stopped || (hooks.stop_requested && hooks.stop_requested()); };
+
+  // Step loop. advance() is called in slices of about 50 ms (never across a record
+  // point) so that a stop request and the progress report are served promptly.
+  const std::int64_t total = std::max<std::int64_t>(1, std::llround(solver.t_end / solver.dt));
+  const std::int64_t every = std::max(1, solver.record_every);
+  read_frame();
+  // Nothing to integrate when no instance assembled.
+  const bool any_ok = std::any_of(status.begin(), status.end(), [](std::int8_t st) { return st == 0; });
+  ProgressLog progress_log(hooks.progress_log_interval_s);
+  const auto t_loop = Clock::now();
+  std::int64_t done = 0, since_record = 0, slice = 1;
+  while (any_ok && done < total && !stop()) {
+    const std::int64_t k = std::min({slice, every - since_record, total - done});
+    const auto t_slice = Clock::now();
+    sim->advance(static_cast<int>(k));
+    write_frame();
+    sim->synchronize();
+    const double slice_s = seconds_since(t_slice);
+    done += k;
+    since_record += k;
+    if (since_record == every || done == total) {
+      read_frame();
+      since_record = 0;
+    }
+    const double per_step = std::max(slice_s / static_cast<double>(k), 1e-9);
+    slice = std::clamp<std::int64_t>(static_cast<std::int64_t>(0.05 / per_step), 1, 1 << 20);
+    const JobProgress p{done, total, sim->time(), n};
+    if (hooks.progress) {
+      hooks.progress(p);
+    } else {
+      progress_log.update(p);
+    }
+  }
+  write_frame();
+  if (since_record > 0) {  // stopped between record points: keep the last state
+    read_frame();
+    write_frame();
+  }
+  const double loop_s = seconds_since(t_loop);
+
+  sim->read_status(status.data(), status_time.data());
+  const bool interrupted = stop();
+  recorder.finalize(status.data(), status_time.data(), seconds_since(t_start), interrupted);
+
+  RunReport report;
+  report.scene_file = o.scene;
+  report.out_file = out;
+  report.backend = sim->backend_details();
+  report.seed = scene.sweep.seed;
+  report.steps = done;
+  report.steps_planned = total;
+  report.frames = recorder.frames();
+  report.dt = solver.dt;
+  report.sim_time = sim->time();
+  report.wall_s = seconds_since(t_start);
+  report.loop_wall_s = loop_s;
+  report.interrupted = interrupted;
+  report.assembly = assembly;
+  const RunStats::Summary summary = stats.reduce(status);
+
+  JobResult result;
+  result.out_file = out;
+  result.summary = summary_json(report, summary);
+  result.exit_code = interrupted ? 130 : summary.n_ok == 0 ? 3 : 0;
+  return result;
+}
+
+}  // namespace simphant

@@ -1,0 +1,76 @@
+#pragma once
+// The main job of SimPhant, `simphant run` (design.md §2), as a library call: load the
+// scene, apply the options, sample the sweep, build and assemble every instance,
+// integrate all of them, record HDF5 (README "Output (HDF5)") and return the summary.
+// The CLI, the Python package and services run this one code path, so the same scene,
+// options and seed give a bit-identical file whichever way the job was started.
+//
+//   simphant::JobOptions o;
+//   o.scene = "examples/four_bar.json";
+//   o.instances = 100;
+//   simphant::JobResult r = simphant::run_job(o);   // writes four_bar.h5
+//   std::cout << r.summary["throughput_instance_steps_per_s"] << "\n";
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace simphant {
+
+/// The options of `simphant run` (README "Command line"); defaults are the scene's.
+struct JobOptions {
+  std::string scene;               ///< scene file; with scene_text: the name used in messages, whose
+                                   ///< folder resolves a relative robot.urdf (may be "")
+  std::string scene_text;          ///< scene JSON text; used instead of reading `scene` when not empty
+  int instances = -1;              ///< >= 1 overrides sweep.instances; -1: the scene's
+  bool has_dt = false;
+  double dt = 0;                   ///< [s], overrides solver.dt when has_dt
+  bool has_t_end = false;
+  double t_end = 0;                ///< [s], overrides solver.t_end when has_t_end
+  bool has_seed = false;
+  std::uint64_t seed = 0;          ///< overrides sweep.seed when has_seed
+  int threads = 0;                 ///< CPU worker threads, 0 = all hardware threads
+  std::string backend = "auto";    ///< auto | cpu | cuda | cuda-fused
+  std::string precision = "fp64";  ///< fp64 | fp32 (cuda backends only)
+  std::string solver;              ///< "" (the scene's) | dae | aba | cga: overrides solver.type (robot scenes)
+  std::string out;                 ///< output file; "" = <scene stem>.h5 in the current folder
+};
+
+/// Where the step loop stands; passed to JobHooks::progress.
+struct JobProgress {
+  std::int64_t steps_done = 0, steps_total = 0;
+  double sim_time = 0;             ///< [s]
+  int n_instances = 0;
+};
+
+/// Optional callbacks, called on the thread that runs run_job.
+struct JobHooks {
+  /// Called after each slice of steps (about 50 ms of work). When empty, run_job writes
+  /// progress lines to the simphant logger instead (info level, simphant/log/log.hpp):
+  /// "step 1500/3000 (50%), t = 1.5 s, ETA 12 s", at most one per progress_log_interval_s.
+  std::function<void(const JobProgress&)> progress;
+  /// Polled between slices (and once after the loop); true stops the run as SIGINT does
+  /// in the CLI: the state reached is recorded, the file gets interrupted = 1 and is
+  /// closed, and the result has exit_code 130 and summary "interrupted": true.
+  std::function<bool()> stop_requested;
+  /// [s] between progress log lines when `progress` is empty (0: after every slice).
+  double progress_log_interval_s = 5.0;
+};
+
+struct JobResult {
+  /// 0 ok (at least one instance ended ok), 3 no instance ended ok, 130 stopped by
+  /// stop_requested (the CLI turns it into 128 + the signal).
+  int exit_code = 0;
+  std::string out_file;            ///< the HDF5 file written
+  nlohmann::json summary;          ///< every figure of the run, keys in run_summary.hpp
+};
+
+/// Runs the job. Before any work or output file it refuses bad options and scenes
+/// (SceneError naming the JSON path or the option, e.g. "--precision: ..."), a backend
+/// this machine cannot run (BackendError), an output path that cannot be written and a
+/// batch larger than 80 % of physical memory (std::runtime_error). Later failures:
+/// BackendError (device), h5::H5Error (writing the file), std::runtime_error.
+JobResult run_job(const JobOptions& options, const JobHooks& hooks = {});
+
+}  // namespace simphant

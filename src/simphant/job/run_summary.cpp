@@ -1,0 +1,101 @@
+#include "simphant/job/run_summary.hpp"
+
+#include <cstdarg>
+#include <cstdio>
+
+namespace simphant {
+
+namespace {
+
+using nlohmann::json;
+
+/// Appends printf-formatted text to `out`.
+void appendf(std::string& out, const char* format, ...) __attribute__((format(printf, 2, 3)));
+void appendf(std::string& out, const char* format, ...) {
+  char buf[1024];
+  va_list args;
+  va_start(args, format);
+  const int n = std::vsnprintf(buf, sizeof buf, format, args);
+  va_end(args);
+  if (n < 0) return;
+  if (static_cast<std::size_t>(n) < sizeof buf) {
+    out.append(buf, static_cast<std::size_t>(n));
+    return;
+  }
+  std::string big(static_cast<std::size_t>(n) + 1, '\0');
+  va_start(args, format);
+  std::vsnprintf(&big[0], big.size(), format, args);
+  va_end(args);
+  big.pop_back();
+  out += big;
+}
+
+}  // namespace
+
+json summary_json(const RunReport& r, const RunStats::Summary& s) {
+  const double rate = r.loop_wall_s > 0 ? static_cast<double>(r.steps) * s.n_instances / r.loop_wall_s : 0.0;
+  const bool any_ok = s.n_ok > 0;
+  return json{{"scene", r.scene_file},
+              {"out", r.out_file},
+              {"backend", r.backend},
+              {"seed", r.seed},
+              {"instances", s.n_instances},
+              {"instances_ok", s.n_ok},
+              {"instances_assembly_failed", s.n_assembly_failed},
+              {"instances_diverged", s.n_diverged},
+              {"assembly_max_position_residual", r.assembly.max_position_residual},
+              {"assembly_max_velocity_residual", r.assembly.max_velocity_residual},
+              {"assembly_max_iterations", r.assembly.max_iterations},
+              {"steps", r.steps},
+              {"steps_planned", r.steps_planned},
+              {"dt_s", r.dt},
+              {"frames", r.frames},
+              {"sim_time_s", r.sim_time},
+              {"throughput_instance_steps_per_s", rate},
+              {"wall_time_s", r.wall_s},
+              {"loop_wall_time_s", r.loop_wall_s},
+              {"max_constraint_violation", any_ok ? json(s.max_violation) : json(nullptr)},
+              {"energy_drift_rel", any_ok ? json(s.max_rel_drift) : json(nullptr)},
+              {"energy_drift_abs_J", any_ok ? json(s.max_abs_drift) : json(nullptr)},
+              {"interrupted", r.interrupted},
+              {"stop_signal", nullptr}};
+}
+
+std::string summary_text(const json& j) {
+  std::string out;
+  appendf(out, "simphant run: %s\n", j.at("scene").get<std::string>().c_str());
+  if (j.at("interrupted").get<bool>()) {
+    const json& sig = j.at("stop_signal");
+    appendf(out, "  INTERRUPTED        by %s after %lld of %lld steps (file holds what was computed)\n",
+            sig.is_string() ? sig.get<std::string>().c_str() : "a stop request",
+            static_cast<long long>(j.at("steps").get<std::int64_t>()),
+            static_cast<long long>(j.at("steps_planned").get<std::int64_t>()));
+  }
+  appendf(out, "  backend            %s\n", j.at("backend").get<std::string>().c_str());
+  appendf(out, "  instances          %d: ok %d, assembly failed %d, diverged %d\n", j.at("instances").get<int>(),
+          j.at("instances_ok").get<int>(), j.at("instances_assembly_failed").get<int>(),
+          j.at("instances_diverged").get<int>());
+  appendf(out, "  assembly           max |Phi| %.3e, max |Phi_q qdot| %.3e, at most %d Newton iterations\n",
+          j.at("assembly_max_position_residual").get<double>(), j.at("assembly_max_velocity_residual").get<double>(),
+          j.at("assembly_max_iterations").get<int>());
+  appendf(out, "  steps              %lld x dt %g s = %g s simulated, %lld frames recorded\n",
+          static_cast<long long>(j.at("steps").get<std::int64_t>()), j.at("dt_s").get<double>(),
+          j.at("sim_time_s").get<double>(), static_cast<long long>(j.at("frames").get<std::int64_t>()));
+  appendf(out, "  throughput         %.4g instance-steps/s (stepping + recording loop)\n",
+          j.at("throughput_instance_steps_per_s").get<double>());
+  appendf(out, "  wall time          %.3f s total, %.3f s in the step loop\n", j.at("wall_time_s").get<double>(),
+          j.at("loop_wall_time_s").get<double>());
+  if (j.at("instances_ok").get<int>() > 0) {
+    appendf(out, "  max |Phi|          %.3e (ok instances, recorded frames)\n",
+            j.at("max_constraint_violation").get<double>());
+    appendf(out, "  max energy drift   %.3e relative, %.3e J absolute (ok instances)\n",
+            j.at("energy_drift_rel").get<double>(), j.at("energy_drift_abs_J").get<double>());
+  } else {
+    appendf(out, "  max |Phi|          n/a (no instance ok)\n");
+    appendf(out, "  max energy drift   n/a (no instance ok)\n");
+  }
+  appendf(out, "  output             %s\n", j.at("out").get<std::string>().c_str());
+  return out;
+}
+
+}  // namespace simphant

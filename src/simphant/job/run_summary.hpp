@@ -1,0 +1,61 @@
+#pragma once
+// The summary of a job (run_job.hpp): one JSON object holding every figure, and the
+// text that `simphant run` prints from it (README "Command line").
+//
+// Keys of the summary object (units in the names; null where a figure does not exist):
+//
+//   scene                              the scene file as given (or the name given with its text)
+//   out                                the HDF5 file written
+//   backend                            the backend and its details, e.g. "cpu (2 threads, dense Schur)"
+//   seed                               the sweep seed used
+//   instances                          I, the number of instances
+//   instances_ok                       instances whose final /status is 0
+//   instances_assembly_failed          ... is 1 (did not assemble; never integrated)
+//   instances_diverged                 ... is 2 (NaN or max |Phi| above violation_bound; frozen)
+//   assembly_max_position_residual     max |Phi| after assembly over the assembled instances [m | rad]
+//   assembly_max_velocity_residual     max |Phi_q qdot| after assembly [m/s | rad/s]
+//   assembly_max_iterations            most Newton iterations of the position assembly
+//   steps                              RK4 steps taken (fewer than planned when interrupted)
+//   steps_planned                      round(t_end / dt)
+//   dt_s                               step [s]
+//   frames                             frames recorded (T of the output)
+//   sim_time_s                         simulated time reached [s]
+//   throughput_instance_steps_per_s    instances x steps / loop_wall_time_s
+//   wall_time_s                        the whole job, loading to closing the file [s]
+//   loop_wall_time_s                   the step loop, recording included [s]
+//   max_constraint_violation           max |Phi| over the recorded frames of the ok instances [m | rad]; null if none ok
+//   energy_drift_rel                   max relative energy drift of the ok instances (run_stats.hpp); null if none ok
+//   energy_drift_abs_J                 max absolute energy drift of the ok instances [J]; null if none ok
+//   interrupted                        true when a stop request ended the run early (the file's `interrupted`)
+//   stop_signal                        "SIGINT" / "SIGTERM" when the CLI stopped on that signal, else null
+//
+// A NaN figure (an ok instance whose record holds NaN) is NaN in the object and null
+// when it is written as JSON text.
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "simphant/job/run_stats.hpp"
+
+namespace simphant {
+
+/// The figures of a job besides the statistics.
+struct RunReport {
+  std::string scene_file, out_file, backend;
+  std::uint64_t seed = 0;
+  std::int64_t steps = 0, steps_planned = 0, frames = 0;
+  double dt = 0, sim_time = 0;
+  double wall_s = 0, loop_wall_s = 0;
+  bool interrupted = false;
+  AssemblySummary assembly;
+};
+
+/// The summary object (keys above); stop_signal is null.
+nlohmann::json summary_json(const RunReport& report, const RunStats::Summary& stats);
+
+/// The text summary of `simphant run` (several lines, each ending in a newline) from a
+/// summary object. Throws nlohmann::json::exception when a key is missing.
+std::string summary_text(const nlohmann::json& summary);
+
+}  // namespace simphant

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""The scene JSON Schema (schema/scene.schema.json) against the scenes and the code.
+
+Usage: scene_schema_check.py SOURCE_DIR [SIMPHANT_BINARY]
+
+1. The schema is a valid draft 2020-12 schema.
+2. Every scene is valid: examples/*.json, the complete scenes in the ```json blocks of
+   docs/scene-format.md and docs/robots.md, and (with SIMPHANT_BINARY) the scenes that
+   `simphant bench --export` writes.
+3. Typical mistakes are rejected, each with an error at the expected JSON location; with
+   SIMPHANT_BINARY, `simphant check` rejects each of them as well (exit 2), so that the
+   schema describes mistakes the code refuses.
+
+Exit codes: 0 all as expected, 1 a failure, 77 skipped (jsonschema is not importable:
+pip install jsonschema).
+"""
+import copy
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+try:
+    import jsonschema
+except ImportError as e:
+    print(f"SKIP: jsonschema is not importable ({e}); pip install jsonschema")
+    sys.exit(77)
+
+
+def doc_scenes(path):
+    """The ```json blocks of a Markdown file that are complete scenes (they have "solver")."""
+    with open(path) as f:
+        text = f.read()
+    scenes = []
+    for k, block in enumerate(re.findall(r"```json\n(.*?)```", text, re.S)):
+        try:
+            doc = json.loads(block)
+        except json.JSONDecodeError:
+            continue  # an excerpt with comments or ellipses, not a scene
+        if isinstance(doc, dict) and "solver" in doc:
+            scenes.append((f"{os.path.basename(path)} block {k}", doc))
+    return scenes
+
+
+def mistakes(base, robot):
+    """(label, scene, expected error location as a list of keys / indices)."""
+    out = []
+
+    def mutate(label, where, fn, doc=base):
+        d = copy.deepcopy(doc)
+        fn(d)
+        out.append((label, d, where))
+
+    mutate("unknown joint type", ["joints", 0, "type"], lambda d: d["joints"][0].update(type="hinge"))
+    mutate("missing mass", ["bodies", 0], lambda d: d["bodies"][0].pop("mass"))
+    mutate("position of 2 numbers", ["bodies", 0, "position"], lambda d: d["bodies"][0].update(position=[0, 0]))
+    mutate("joint axis of 4 numbers", ["joints", 0, "frame", "z"],
+           lambda d: d["joints"][0]["frame"].update(z=[0, 1, 0, 0]))
+    mutate("unknown top-level key", [], lambda d: d.update(colour="red"))
+    mutate("unknown body key", ["bodies", 0], lambda d: d["bodies"][0].update(colour="red"))
+    mutate("negative mass", ["bodies", 0, "mass"], lambda d: d["bodies"][0].update(mass=-1.0))
+    mutate("mass as a string", ["bodies", 0, "mass"], lambda d: d["bodies"][0].update(mass="1 kg"))
+    mutate("body named ground", ["bodies", 0, "name"], lambda d: d["bodies"][0].update(name="ground"))
+    mutate("name with a dot", ["bodies", 0, "name"], lambda d: d["bodies"][0].update(name="a.b"))
+    mutate("missing solver", [], lambda d: d.pop("solver"))
+    mutate("missing dt", ["solver"], lambda d: d["solver"].pop("dt"))
+    mutate("record_every 0.5", ["solver", "record_every"], lambda d: d["solver"].update(record_every=0.5))
+    mutate("unknown sweep mode", ["sweep", "mode"], lambda d: d.setdefault("sweep", {}).update(mode="sobol"))
+    mutate("unknown distribution", ["sweep", "parameters", 0, "dist"], lambda d: d.setdefault("sweep", {}).update(
+        parameters=[{"path": "gravity[2]", "dist": "gamma", "low": 0, "high": 1}]))
+    mutate("grid with a uniform parameter", ["sweep", "parameters", 0, "dist"],
+           lambda d: d.setdefault("sweep", {}).update(
+               mode="grid", parameters=[{"path": "gravity[2]", "dist": "uniform", "low": -10, "high": -9}]))
+    mutate("force of unknown type", ["forces", 0, "type"],
+           lambda d: d.setdefault("forces", []).insert(0, {"name": "f", "type": "magnet", "body": "crank"}))
+    mutate("stiffness on a torque", ["forces", 0], lambda d: d.setdefault("forces", []).insert(
+        0, {"name": "f", "type": "torque", "body": "crank", "torque": [0, 0, 1], "stiffness": 1}))
+    mutate("robot beside bodies", [], lambda d: d.update(robot={"urdf": "x.urdf"}))
+    mutate("aba without a robot", [], lambda d: d["solver"].update(type="aba"))
+    mutate("robot without urdf", ["robot"], lambda d: d["robot"].pop("urdf"), doc=robot)
+    mutate("robot gravity of 2 numbers", ["robot", "gravity"], lambda d: d["robot"].update(gravity=[0, -9.81]),
+           doc=robot)
+    return out
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 1
+    src = sys.argv[1]
+    binary = sys.argv[2] if len(sys.argv) > 2 else None
+    with open(os.path.join(src, "schema", "scene.schema.json")) as f:
+        schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    failures = 0
+
+    scenes = []
+    for path in sorted(glob.glob(os.path.join(src, "examples", "*.json"))):
+        with open(path) as f:
+            scenes.append((os.path.relpath(path, src), json.load(f)))
+    for md in ("scene-format.md", "robots.md"):
+        found = doc_scenes(os.path.join(src, "docs", md))
+        if not found:
+            print(f"FAIL: no complete scene found in docs/{md}")
+            failures += 1
+        scenes += found
+    with tempfile.TemporaryDirectory() as tmp:
+        if binary:
+            export = os.path.join(tmp, "export")
+            rc = subprocess.call([binary, "bench", "--export", export, "--examples", os.path.join(src, "examples")],
+                                 stdout=subprocess.DEVNULL)
+            exported = sorted(glob.glob(os.path.join(export, "*.json")))
+            if rc != 0 or not exported:
+                print(f"FAIL: simphant bench --export exited {rc} with {len(exported)} scenes")
+                failures += 1
+            for path in exported:
+                with open(path) as f:
+                    scenes.append(("bench --export " + os.path.basename(path), json.load(f)))
+        for label, doc in scenes:
+            errors = list(validator.iter_errors(doc))
+            for e in errors[:3]:
+                print(f"FAIL: {label}: /{'/'.join(map(str, e.absolute_path))}: {e.message}")
+            failures += bool(errors)
+        print(f"{len(scenes)} scenes valid" if not failures else f"{failures} failures among {len(scenes)} scenes")
+
+        with open(os.path.join(src, "examples", "slider_crank.json")) as f:
+            base = json.load(f)
+        with open(os.path.join(src, "examples", "arm7.json")) as f:
+            robot = json.load(f)
+        robot["robot"]["urdf"] = os.path.join(src, "examples", robot["robot"]["urdf"])
+        cases = mistakes(base, robot)
+        for k, (label, doc, where) in enumerate(cases):
+            errors = list(validator.iter_errors(doc))
+            # An error at the expected location, or at one of its parents / children
+            # (oneOf / if-then report at the object that holds the mistake).
+            at = [list(e.absolute_path) for e in errors]
+            near = [p for p in at if p[:len(where)] == where or (p and where[:len(p)] == p)]
+            if not errors or not near:
+                print(f"FAIL: schema accepts or misplaces mistake '{label}' (expected at {where}, errors at {at})")
+                failures += 1
+            if binary:
+                path = os.path.join(tmp, f"mistake_{k}.json")
+                with open(path, "w") as f:
+                    json.dump(doc, f)
+                rc = subprocess.call([binary, "check", path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                if rc != 2:
+                    print(f"FAIL: simphant check exits {rc}, not 2, on mistake '{label}'")
+                    failures += 1
+        print(f"{len(cases)} mistakes checked")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,216 @@
+// The job runner and the scene check as library calls (simphant/job/): options and
+// errors, progress and stop hooks, a file bit-identical to the CLI's, and the logger.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "simphant/io/h5_file.hpp"
+#include "simphant/job/check_scene.hpp"
+#include "simphant/job/run_job.hpp"
+#include "simphant/log/log.hpp"
+#include "simphant/scene/scene.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using simphant::JobHooks;
+using simphant::JobOptions;
+using simphant::JobProgress;
+using simphant::JobResult;
+
+namespace {
+
+const fs::path& temp_dir() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("simphant_test_job_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+/// A one-body pendulum with a mass sweep over 3 instances; t_end = 0.2 s, dt = 1 ms.
+std::string pendulum_text() {
+  return R"({
+    "name": "job pendulum",
+    "gravity": [0, 0, -9.81],
+    "bodies": [{"name": "bob", "mass": 1.0, "inertia": [0.001, 0.02, 0.02], "position": [0.5, 0, 0]}],
+    "joints": [{"name": "hinge", "type": "revolute", "body_i": "ground", "body_j": "bob",
+                "frame": {"origin": [0, 0, 0], "z": [0, 1, 0], "x": [1, 0, 0]}}],
+    "solver": {"dt": 0.001, "t_end": 0.2, "record_every": 10},
+    "sweep": {"mode": "random", "instances": 3, "seed": 7,
+              "parameters": [{"path": "bodies.bob.mass", "dist": "uniform", "low": 0.9, "high": 1.1}]}
+  })";
+}
+
+JobOptions text_options(const std::string& out_name) {
+  JobOptions o;
+  o.scene = (temp_dir() / "named_only.json").string();  // names the source; no such file
+  o.scene_text = pendulum_text();
+  o.threads = 1;
+  o.backend = "cpu";
+  o.out = (temp_dir() / out_name).string();
+  return o;
+}
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+}  // namespace
+
+TEST(Job, RunsFromSceneTextAndReportsProgress) {
+  const JobOptions o = text_options("text.h5");
+  std::vector<JobProgress> seen;
+  JobHooks hooks;
+  hooks.progress = [&](const JobProgress& p) { seen.push_back(p); };
+  const JobResult r = simphant::run_job(o, hooks);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out_file, o.out);
+  EXPECT_EQ(r.summary["instances"], 3);
+  EXPECT_EQ(r.summary["instances_ok"], 3);
+  EXPECT_EQ(r.summary["steps"], 200);
+  EXPECT_EQ(r.summary["frames"], 21);
+  EXPECT_EQ(r.summary["interrupted"], false);
+  ASSERT_FALSE(seen.empty());
+  for (std::size_t k = 0; k < seen.size(); ++k) {
+    EXPECT_EQ(seen[k].steps_total, 200);
+    EXPECT_EQ(seen[k].n_instances, 3);
+    EXPECT_NEAR(seen[k].sim_time, 0.001 * static_cast<double>(seen[k].steps_done), 1e-12);
+    if (k > 0) {
+      EXPECT_GT(seen[k].steps_done, seen[k - 1].steps_done);
+    }
+  }
+  EXPECT_EQ(seen.back().steps_done, 200);
+  const simphant::h5::Handle f = simphant::h5::open_file_readonly(o.out);
+  EXPECT_EQ(simphant::h5::read_attr_string(f.id(), "scene"), o.scene_text);
+  EXPECT_EQ(simphant::h5::read_attr_string(f.id(), "scene_file"), o.scene);
+}
+
+TEST(Job, StopRequestEndsTheRunLikeSigint) {
+  JobOptions o = text_options("stopped.h5");
+  o.has_t_end = true;
+  o.t_end = 100.0;  // 1e5 steps: stopped long before
+  int calls = 0;
+  JobHooks hooks;
+  hooks.progress = [&](const JobProgress&) { ++calls; };
+  hooks.stop_requested = [&] { return calls >= 3; };
+  const JobResult r = simphant::run_job(o, hooks);
+  EXPECT_EQ(r.exit_code, 130);
+  EXPECT_EQ(r.summary["interrupted"], true);
+  EXPECT_LT(r.summary["steps"].get<long>(), 100000);
+  EXPECT_EQ(r.summary["steps_planned"], 100000);
+  const simphant::h5::Handle f = simphant::h5::open_file_readonly(o.out);
+  EXPECT_EQ(simphant::h5::read_attr_double(f.id(), "interrupted"), 1.0);
+  EXPECT_EQ(simphant::h5::read_doubles(f.id(), "time").back(), r.summary["sim_time_s"].get<double>());
+}
+
+// The library and the CLI run one code path: the same scene and seed give the same bytes.
+TEST(Job, FileIsBitIdenticalToTheCli) {
+  const std::string scene = (temp_dir() / "same.json").string();
+  std::ofstream(scene) << pendulum_text();
+  JobOptions o;
+  o.scene = scene;
+  o.has_seed = true;
+  o.seed = 11;
+  o.instances = 5;
+  o.out = (temp_dir() / "library.h5").string();
+  ASSERT_EQ(simphant::run_job(o).exit_code, 0);
+  const std::string cli_out = (temp_dir() / "cli.h5").string();
+  const std::string cmd = quote(SIMPHANT_BINARY) + " run " + quote(scene) + " --seed 11 --instances 5 --out " +
+                          quote(cli_out) + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const simphant::h5::Handle a = simphant::h5::open_file_readonly(o.out);
+  const simphant::h5::Handle b = simphant::h5::open_file_readonly(cli_out);
+  for (const char* name : {"time", "state", "reactions", "constraint_violation", "energy", "status", "status_time",
+                           "params/bodies.bob.mass", "assembly/position_residual"}) {
+    const std::vector<double> x = simphant::h5::read_doubles(a.id(), name), y = simphant::h5::read_doubles(b.id(), name);
+    ASSERT_FALSE(x.empty()) << name;
+    ASSERT_EQ(x.size(), y.size()) << name;
+    EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size() * sizeof(double)), 0) << name;
+  }
+}
+
+// Bad options are SceneErrors naming the option, raised before any output file exists.
+TEST(Job, BadOptionsNameTheOption) {
+  const auto error_path = [](const JobOptions& o) -> std::string {
+    try {
+      simphant::run_job(o);
+    } catch (const simphant::SceneError& e) {
+      return e.path();
+    }
+    return "(no SceneError)";
+  };
+  JobOptions o = text_options("never.h5");
+  o.backend = "gpu";
+  EXPECT_EQ(error_path(o), "--backend");
+  o = text_options("never.h5");
+  o.precision = "fp32";
+  EXPECT_EQ(error_path(o), "--precision");
+  o = text_options("never.h5");
+  o.instances = 0;
+  EXPECT_EQ(error_path(o), "--instances");
+  o = text_options("never.h5");
+  o.solver = "aba";  // not a robot scene
+  EXPECT_EQ(error_path(o), "--solver");
+  o = text_options("never.h5");
+  o.has_dt = true;
+  o.dt = NAN;
+  EXPECT_EQ(error_path(o), "--dt");
+  o = text_options("never.h5");
+  o.has_dt = true;
+  o.dt = -1;
+  EXPECT_EQ(error_path(o), "/solver/dt");  // the scene's own check, after the override
+  o = text_options("never.h5");
+  o.scene.clear();
+  o.out.clear();  // text without a name: no <scene stem>.h5 to default to
+  EXPECT_EQ(error_path(o), "--out");
+  o = text_options("never.h5");
+  o.scene_text = "{\"bodies\": [";
+  EXPECT_EQ(error_path(o), o.scene);  // unparsable JSON names the source
+  EXPECT_FALSE(fs::exists(temp_dir() / "never.h5"));
+}
+
+TEST(Job, CheckSceneReportsTheAnalysis) {
+  const simphant::Scene scene = simphant::parse_scene(pendulum_text());
+  const json c = simphant::check_scene(scene);
+  EXPECT_EQ(c["bodies"], json::array({"bob"}));
+  EXPECT_EQ(c["joints"][0]["body_i"], "ground");
+  EXPECT_EQ(c["joints"][0]["body_j"], "bob");
+  EXPECT_EQ(c["constraint_rows"], 5);
+  EXPECT_EQ(c["rank"], 5);
+  EXPECT_EQ(c["dof"], 1);
+  EXPECT_EQ(c["assembly_ok"], true);
+  EXPECT_EQ(c["instances"], 3);
+  EXPECT_TRUE(c["warnings"].empty());
+  // A swept instance with a negative mass is refused, naming the instance.
+  json doc = json::parse(pendulum_text());
+  doc["sweep"]["parameters"][0] = json{{"path", "bodies.bob.mass"}, {"dist", "list"}, {"values", {1.0, -1.0}}};
+  try {
+    simphant::check_scene(simphant::parse_scene(doc.dump()));
+    ADD_FAILURE() << "no SceneError";
+  } catch (const simphant::SceneError& e) {
+    EXPECT_EQ(e.path(), "/bodies/0/mass");
+    EXPECT_NE(std::string(e.what()).find("(sampled bodies.bob.mass = -1)"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Log, LevelsByName) {
+  const std::string before = simphant::log_level();
+  simphant::set_log_level("warn");
+  EXPECT_EQ(simphant::log_level(), "warn");
+  EXPECT_FALSE(simphant::logger().should_log(spdlog::level::info));
+  simphant::set_log_level("debug");
+  EXPECT_TRUE(simphant::logger().should_log(spdlog::level::debug));
+  simphant::set_log_level("off");
+  EXPECT_EQ(simphant::log_level(), "off");
+  EXPECT_THROW(simphant::set_log_level("loud"), std::invalid_argument);
+  simphant::set_log_level(before);
+}
