@@ -7,9 +7,9 @@ from . import _simphant
 
 
 def _configure_robot_data() -> None:
-    """Tells the core where example-robot-data's robots are, when that package is
-    installed and SIMPHANT_ROBOT_DATA does not name a folder already."""
-    if os.environ.get("SIMPHANT_ROBOT_DATA") or not hasattr(_simphant, "set_robot_data_dir"):
+    """Tells the core where example-robot-data's robots are (found by importlib in this
+    interpreter's packages), unless SIMPHANT_ROBOT_DATA names the folder already."""
+    if os.environ.get("SIMPHANT_ROBOT_DATA"):
         return
     try:
         import importlib.metadata as metadata

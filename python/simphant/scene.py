@@ -104,6 +104,18 @@ class Scene:
                 f"joints={len(self.joint_names)}, inputs={len(self.input_names)}, instances={self.instances})")
 
 
+def scene_schema() -> Dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the scene format, as shipped with the package.
+
+    It checks a scene's structure (names, types, required keys); the physics checks
+    (positive masses, a consistent sweep, ...) are load_scene's. For example
+    ``jsonschema.validate(doc, simphant.scene_schema())``.
+    """
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scene.schema.json")
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
 def load_scene(source: SceneSource) -> Scene:
     """Loads and validates a scene.
 

@@ -109,6 +109,7 @@ void bind_run(nb::module_& m) {
       },
       nb::arg("scene"));
   m.def("set_log_level", &set_log_level, nb::arg("level"));
+  m.def("set_robot_data_dir", &set_robot_data_dir, nb::arg("dir"));
   m.def("log_level", &log_level);
 }
 

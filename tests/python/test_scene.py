@@ -61,3 +61,12 @@ def test_unparsable_text_is_value_error():
 def test_other_source_is_type_error():
     with pytest.raises(TypeError, match="source"):
         simphant.load_scene(42)
+
+
+def test_the_packaged_schema_validates_the_examples(examples):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = simphant.scene_schema()
+    for path in sorted(examples.glob("*.json")):
+        jsonschema.validate(json.loads(path.read_text()), schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"bodies": "none"}, schema)
