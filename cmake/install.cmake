@@ -14,14 +14,14 @@ set(SIMPHANT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/SimPhant)
 
 install(TARGETS simphant_core EXPORT SimPhantTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS simphant RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(DIRECTORY src/simphant DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/simphant DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.hpp" PATTERN "cli" EXCLUDE)
 install(EXPORT SimPhantTargets NAMESPACE SimPhant:: DESTINATION ${SIMPHANT_CMAKE_DIR})
 
-configure_package_config_file(cmake/SimPhantConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/SimPhantConfig.cmake
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/SimPhantConfig.cmake.in ${PROJECT_BINARY_DIR}/SimPhantConfig.cmake
                               INSTALL_DESTINATION ${SIMPHANT_CMAKE_DIR})
 # No compatibility promise across minor versions before 1.0 (the soname changes with each).
-write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/SimPhantConfigVersion.cmake
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/SimPhantConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/SimPhantConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/SimPhantConfigVersion.cmake
+install(FILES ${PROJECT_BINARY_DIR}/SimPhantConfig.cmake ${PROJECT_BINARY_DIR}/SimPhantConfigVersion.cmake
         DESTINATION ${SIMPHANT_CMAKE_DIR})

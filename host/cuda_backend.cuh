@@ -5,6 +5,9 @@
 // per-body force kernels, Schur kernels, cuSOLVER batched Cholesky, accelerations, RK4
 // stages, per-instance status) is captured once as a CUDA graph and replayed. advance()
 // only queues work; reads wait for it and bring a frame back through pinned memory.
+// Per-instance state (host/cuda_backend_state.cuh): y is Y's column of the instance, in
+// T; the assembled initial states stay on the device for reset; the instances' own
+// clocks are host-side offsets from the batch step that the device counts.
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
@@ -18,6 +21,7 @@
 #include "simphant/dynamics/data.hpp"
 #include "simphant/sim/assemble_batch.hpp"
 #include "simphant/sim/backend.hpp"
+#include "simphant/sim/instance_ids.hpp"
 
 namespace simphant::cuda {
 
@@ -52,6 +56,25 @@ class CudaBackend final : public Backend {
   void read_status(std::int8_t* status, double* status_time) const override;
   const std::vector<AssemblyResult>& assembly() const override { return assembly_; }
 
+  // Per-instance state (Backend; host/cuda_backend_state.cuh).
+  int state_size() const override { return 13 * N_; }
+  void get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
+                 std::int64_t* status_steps) const override;
+  void set_state(const int* ids, int count, const double* y, const std::int64_t* steps, const std::int8_t* status,
+                 const std::int64_t* status_steps) override;
+  /// Queued on the stream (no wait): columns of the kept initial states, status.
+  void reset(const int* ids, int count) override;
+  /// Assembles the models on the host, writes their parameters into the packed batch
+  /// (batch::set_instance_params: a parameter that was shared and now differs becomes
+  /// per instance, and the step's CUDA graph is captured again), their initial states
+  /// and the actuator inputs to the device, then resets them. Waits for queued steps.
+  void set_models(const int* ids, int count, const Model* models) override;
+  void set_inputs(const int* ids, int count, const double* u) override;
+  /// Y on the device: (n_instances, 13N) in T, strides (1, n_instances).
+  ArrayView state_view() override;
+  /// The inputs on the device: (n_instances, n_inputs) in T, strides (1, n_instances).
+  ArrayView inputs_view() override;
+
  private:
   /// Destroys the graph, the cuSOLVER handle, the stream and the event (constructor
   /// failure and destructor).
@@ -63,7 +86,16 @@ class CudaBackend final : public Backend {
   /// Computes the frame at the current state on the device and copies it to frame_host_
   /// (once per step count and inputs).
   void fetch_frame() const;
-
+  /// Waits until the last copy out of a pinned staging buffer is done (before the host
+  /// writes one again).
+  void wait_staging() const;
+  /// Marks the copies queued so far as the last ones out of the staging buffers.
+  void staged() const;
+  /// Uploads ids (count) through ids_host_ to ids_dev_ and returns the device copy;
+  /// nullptr for ids == nullptr (every instance). After wait_staging().
+  const int* stage_ids(const int* ids, int count) const;
+  /// Destroys the step's graph and captures it again (the model arrays moved).
+  void recapture_graph();
   std::shared_ptr<const std::vector<Model>> models_;
   int n_, N_, J_, m_, n_inputs_;
   double dt_;
@@ -80,7 +112,9 @@ class CudaBackend final : public Backend {
   cusolverDnHandle_t solver_ = nullptr;
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t graph_exec_ = nullptr;
-  cudaEvent_t inputs_copied_ = nullptr;  ///< the last set_inputs' copy out of inputs_host_
+  /// The last copy out of a pinned staging buffer (inputs_host_, ids_host_, frame_host_,
+  /// status_host_, status_step_host_).
+  cudaEvent_t staging_copied_ = nullptr;
 
   // Model arrays (shared) and per-instance parameters.
   DeviceArray<int> joint_type_, joint_body_, row_offset_, coupling_start_, coupling_, body_joint_start_, body_joint_,
@@ -98,6 +132,13 @@ class CudaBackend final : public Backend {
   DeviceArray<std::int8_t> status_;
   DeviceArray<std::int64_t> status_step_, step_;
   DeviceArray<double> inputs_rows_;  ///< (n, n_inputs) staging for set_inputs
+  DeviceArray<T> Y0_;                ///< (13 N, n) assembled initial states (reset)
+  DeviceArray<std::int8_t> status0_;  ///< (n) assembly status (reset)
+  DeviceArray<int> ids_dev_;          ///< (n) staging of instance lists
+  DeviceArray<std::int8_t> status_rows_;     ///< (n) staging of statuses
+  DeviceArray<std::int64_t> step_rows_;      ///< (n) staging of status steps
+  std::vector<std::int64_t> offset_;  ///< (n) batch step of each instance's step 0
+  InstanceIds ids_;
   batch::BatchBuffers<T> b_{};
   // Pinned host buffers: the recorded frame, inputs, status.
   // Reads are const but compute the frame on the device and fill frame_host_: a
@@ -106,6 +147,7 @@ class CudaBackend final : public Backend {
   PinnedArray<double> inputs_host_;
   mutable PinnedArray<std::int8_t> status_host_;
   mutable PinnedArray<std::int64_t> status_step_host_;
+  PinnedArray<int> ids_host_;  ///< (n) staging of instance lists
   mutable std::int64_t frame_step_ = -1;
 };
 

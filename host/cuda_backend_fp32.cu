@@ -1,5 +1,6 @@
 // CudaBackend<float> (the fp32 paths), compiled apart from the fp64 one.
 #include "cuda_backend_impl.cuh"
+#include "cuda_backend_state.cuh"
 
 namespace simphant::cuda {
 

@@ -1,5 +1,6 @@
 // CudaBackend<double> and the CUDA backend's entry points (sim/cuda_factory.hpp).
 #include "cuda_backend_impl.cuh"
+#include "cuda_backend_state.cuh"
 
 namespace simphant::cuda {
 

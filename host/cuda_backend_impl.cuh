@@ -31,9 +31,10 @@ std::size_t bytes_per_instance(int N, int J, int m, int n_inputs, int n_varied, 
                              + n_inputs + 1 + n_varied              // inputs, violation, parameters
                              + ny + 6 * static_cast<std::size_t>(J) + 3;  // frame
   // + C and rhs pointers (cuda only), info and fail, status, status step, inputs staging
-  // (device and pinned)
-  return values * sizeof(T) + (fused ? 0 : 2 * sizeof(T*)) + 2 * sizeof(int) + 1 + sizeof(std::int64_t) +
-         2 * sizeof(double) * n_inputs;
+  // (device and pinned); the per-instance state calls: initial state Y0 and status,
+  // staging of ids (device and pinned), statuses and status steps
+  return (values + ny) * sizeof(T) + (fused ? 0 : 2 * sizeof(T*)) + 2 * sizeof(int) + 1 + sizeof(std::int64_t) +
+         2 * sizeof(double) * n_inputs + 1 + 2 * sizeof(int) + 1 + sizeof(std::int64_t);
 }
 
 /// bytes_per_instance for `model` on the path (fused or not) in T.
@@ -78,7 +79,8 @@ inline std::string batch_name(const Model& m0, int n, const std::string& precisi
 template <class T>
 CudaBackend<T>::CudaBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances,
                             AssembledBatch assembled, bool use_graph, bool fused)
-    : models_(std::move(models)), n_(n_instances), want_graph_(use_graph), fused_(fused) {
+    : models_(std::move(models)), n_(n_instances), want_graph_(use_graph), fused_(fused),
+      offset_(static_cast<std::size_t>(n_instances), 0), ids_(n_instances) {
   const Model& m0 = models_->front();
   N_ = m0.n_bodies();
   J_ = m0.n_joints();
@@ -117,8 +119,8 @@ void CudaBackend<T>::release() noexcept {
   graph_ = nullptr;
   solver_ = nullptr;
   stream_ = nullptr;
-  if (inputs_copied_) cudaEventDestroy(inputs_copied_);
-  inputs_copied_ = nullptr;
+  if (staging_copied_) cudaEventDestroy(staging_copied_);
+  staging_copied_ = nullptr;
 }
 
 template <class T>
@@ -204,6 +206,12 @@ void CudaBackend<T>::allocate() {
   inputs_host_ = PinnedArray<double>(static_cast<std::size_t>(n_inputs_) * n, batch_);
   status_host_ = PinnedArray<std::int8_t>(n, batch_);
   status_step_host_ = PinnedArray<std::int64_t>(n, batch_);
+  Y0_ = DeviceArray<T>(ny * n, batch_);
+  status0_ = DeviceArray<std::int8_t>(n, batch_);
+  ids_dev_ = DeviceArray<int>(n, batch_);
+  status_rows_ = DeviceArray<std::int8_t>(n, batch_);
+  step_rows_ = DeviceArray<std::int64_t>(n, batch_);
+  ids_host_ = PinnedArray<int>(n, batch_);
   if (!fused_) {  // pointer arrays of the batched Cholesky
     std::vector<T*> cp(n), rp(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -213,7 +221,7 @@ void CudaBackend<T>::allocate() {
     C_ptrs_ = DeviceArray<T*>(cp, batch_);
     rhs_ptrs_ = DeviceArray<T*>(rp, batch_);
   }
-  check(cudaEventCreateWithFlags(&inputs_copied_, cudaEventDisableTiming), "cudaEventCreateWithFlags", batch_);
+  check(cudaEventCreateWithFlags(&staging_copied_, cudaEventDisableTiming), "cudaEventCreateWithFlags", batch_);
   if (m > 0 && !fused_) {
     check(cudaMemsetAsync(rhs_.get(), 0, m * n * sizeof(T), stream_), "cudaMemsetAsync", batch_);
     // Identity matrices, so that the warm-up factorisation before graph capture succeeds.
@@ -253,7 +261,9 @@ void CudaBackend<T>::upload_state(const AssembledBatch& assembled) {
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t e = 0; e < ny; ++e) y[e * n + i] = static_cast<T>(assembled.Y[i * ny + e]);
   check(cudaMemcpy(Y_.get(), y.data(), y.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy", batch_);
+  check(cudaMemcpy(Y0_.get(), y.data(), y.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy", batch_);
   check(cudaMemcpy(status_.get(), assembled.status.data(), n, cudaMemcpyHostToDevice), "cudaMemcpy", batch_);
+  check(cudaMemcpy(status0_.get(), assembled.status.data(), n, cudaMemcpyHostToDevice), "cudaMemcpy", batch_);
   // Default actuator inputs: each instance's model value.
   std::vector<double> u(static_cast<std::size_t>(n_inputs_) * n, 0.0);
   for (std::size_t i = 0; i < n; ++i)
@@ -298,12 +308,12 @@ template <class T>
 void CudaBackend<T>::set_inputs(const double* u) {
   if (n_inputs_ == 0) return;
   // The pinned staging buffer may still be read by the previous set_inputs' copy.
-  check(cudaEventSynchronize(inputs_copied_), "cudaEventSynchronize (previous inputs copy)", batch_);
+  wait_staging();
   std::memcpy(inputs_host_.get(), u, inputs_host_.size() * sizeof(double));
   check(cudaMemcpyAsync(inputs_rows_.get(), inputs_host_.get(), inputs_host_.size() * sizeof(double),
                         cudaMemcpyHostToDevice, stream_),
         "cudaMemcpyAsync (inputs)", batch_);
-  check(cudaEventRecord(inputs_copied_, stream_), "cudaEventRecord (inputs copy)", batch_);
+  staged();
   set_inputs_device(inputs_rows_.get());
 }
 
@@ -335,6 +345,7 @@ void CudaBackend<T>::advance(int n_steps) {
 template <class T>
 void CudaBackend<T>::synchronize() {
   check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (queued steps)", batch_);
+  frame_step_ = -1;  // the state may have been written through a view (ArrayView)
 }
 
 template <class T>
@@ -398,9 +409,11 @@ void CudaBackend<T>::read_status(std::int8_t* status, double* status_time) const
                         stream_),
         "cudaMemcpyAsync (status step)", batch_);
   check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (status)", batch_);
+  // The device records the batch step; an instance's own clock starts at offset_ (0
+  // until it is reset or its steps are set).
   for (int i = 0; i < n_; ++i) {
     status[i] = status_host_.get()[i];
-    status_time[i] = status[i] == batch::kStatusDiverged ? static_cast<double>(status_step_host_.get()[i]) * dt_ : 0.0;
+    status_time[i] = static_cast<double>(status_step_host_.get()[i] - offset_[static_cast<std::size_t>(i)]) * dt_;
   }
 }
 

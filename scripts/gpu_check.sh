@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The GPU check (issue 3, item 8; design.md §5): on the GPU machine, builds SimPhant with
-# CUDA (sm_90 + PTX), runs the GPU tests (tests/test_cuda_backend.cpp) and the CPU-side
+# CUDA (sm_90 + PTX), runs the GPU tests (tests/test_cuda_backend.cpp,
+# tests/test_cuda_instance_state.cpp) and the CPU-side
 # kernel tests, runs the benchmark suite (`simphant bench`, docs/benchmarks.md: every
 # model at every GPU batch size on cuda / cuda-fused, fp64 / fp32, plus the cpu baseline
 # on all cores at 4,096 instances for the GPU / CPU ratio) and plots it, and writes
@@ -74,13 +75,15 @@ step() {  # step NAME LOG CMD...: runs CMD, logs it, records pass/fail/skip in t
 
 echo "## Steps" >> "$report"
 step configure configure.log cmake "${cmake_args[@]}" &&
-  step build build.log cmake --build "$build" -j"$jobs" --target simphant test_cuda_backend test_kernel_grid
+  step build build.log cmake --build "$build" -j"$jobs" --target simphant test_cuda_backend test_cuda_instance_state test_kernel_grid
 built=$?
 if [ $built -eq 0 ] && ldd "$build/simphant" | grep -q "not found"; then
   { echo "- shared libraries missing for simphant:"; ldd "$build/simphant" | grep "not found" | sed 's/^/  /'; } >> "$report"
 fi
 if [ $built -eq 0 ]; then
   step "GPU tests (test_cuda_backend)" test_cuda_backend.log "$build/tests/test_cuda_backend"
+  step "GPU per-instance state tests (test_cuda_instance_state)" test_cuda_instance_state.log \
+    "$build/tests/test_cuda_instance_state"
   step "CPU-side kernel tests (test_kernel_grid)" test_kernel_grid.log "$build/tests/test_kernel_grid"
   step "simphant run four_bar --backend cuda" run_cuda.log "$build/simphant" run examples/four_bar.json --backend cuda \
     --instances 1000 --out "$OUT/four_bar_cuda.h5"
@@ -101,6 +104,7 @@ if [ $built -eq 0 ]; then
     echo "## GPU tests"
     echo '```'
     grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT/test_cuda_backend.log" | head -40
+    grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT/test_cuda_instance_state.log" | head -20
     echo '```'
     echo
     echo "## Benchmark suite (instance-steps per second, measured in one run; bench-gpu.json)"

@@ -83,5 +83,47 @@ TEST(NoAllocation, AdvanceAllocatesNothing) {
   }
 }
 
+// The per-instance calls of an RL loop (get_state, set_state, reset of some instances,
+// set_inputs of listed instances) allocate nothing, and neither do the steps after them,
+// on the cpu backend and on the reduced one.
+TEST(NoAllocation, PerInstanceCallsAndTheStepsAfterThemAllocateNothing) {
+  const std::string dir = std::string(SIMPHANT_SOURCE_DIR) + "/examples/";
+  const Scene crank = load_scene(dir + "slider_crank.json");
+  nlohmann::json arm_doc = load_scene(dir + "arm7.json").doc;
+  arm_doc["solver"]["type"] = "aba";
+  const Scene arm = parse_scene(arm_doc.dump(), dir + "arm7.json");
+  for (const Scene* scene : {&crank, &arm}) {
+    const int n = 5;
+    std::vector<Model> models = scene->sweep.parameters.empty() ? std::vector<Model>{scene->model}
+                                                                : build_instance_models(*scene, sample_sweep(scene->sweep, n));
+    for (int threads : {1, 2}) {
+      auto sim = Simulator::create(models, SimulatorOptions{"cpu", threads}, n);
+      sim->advance(2);
+      const int w = sim->state_size(), n_in = sim->model().n_inputs;
+      std::vector<double> y(static_cast<std::size_t>(n) * w), u(static_cast<std::size_t>(n) * n_in, 0.1);
+      std::vector<std::int64_t> steps(n), status_steps(n);
+      std::vector<std::int8_t> status(n);
+      std::vector<std::uint64_t> episodes(n);
+      const int ids[] = {3, 1};
+      const long calls = allocations_while([&] {
+        sim->get_state(nullptr, n, y.data(), steps.data(), status.data(), status_steps.data(), episodes.data());
+        sim->set_state(nullptr, n, y.data(), steps.data(), status.data(), status_steps.data(), episodes.data());
+        sim->reset(ids, 2);
+        sim->set_inputs(ids, 2, u.data());
+        sim->get_state(ids, 2, y.data(), nullptr, nullptr, nullptr, nullptr);
+        sim->set_state(ids, 2, y.data(), nullptr, nullptr, nullptr, nullptr);
+      });
+      EXPECT_EQ(calls, 0) << scene->model.name << ", threads " << threads;
+      EXPECT_EQ(allocations_while([&] { sim->advance(50); }), 0) << scene->model.name << ", threads " << threads;
+      const ArrayView v = sim->state_view();
+      EXPECT_EQ(allocations_while([&] {
+                  static_cast<double*>(v.data)[0] += 0.0;
+                  sim->advance(10);
+                }),
+                0);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace simphant

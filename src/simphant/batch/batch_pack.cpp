@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
 namespace simphant::batch {
 namespace {
@@ -155,6 +156,32 @@ PackedModel<T> pack_models(const std::vector<Model>& models, int n_instances, do
   return out;
 }
 
+template <class T>
+int set_instance_params(PackedModel<T>& packed, int instance, const std::vector<double>& params) {
+  const std::size_t n = static_cast<std::size_t>(packed.n_instances);
+  if (instance < 0 || static_cast<std::size_t>(instance) >= n)
+    throw std::invalid_argument("set_instance_params: instance " + std::to_string(instance) + " out of range");
+  if (params.size() != static_cast<std::size_t>(packed.n_params))
+    throw std::invalid_argument("set_instance_params: " + std::to_string(params.size()) + " parameters for " +
+                                std::to_string(packed.n_params));
+  int added = 0;
+  for (std::size_t p = 0; p < params.size(); ++p) {
+    const T value = static_cast<T>(params[p]);
+    int slot = packed.param_slot[p];
+    if (slot < 0) {
+      if (std::memcmp(&value, &packed.param_shared[p], sizeof(T)) == 0) continue;
+      slot = packed.n_varied();
+      packed.param_varied.insert(packed.param_varied.end(), n, packed.param_shared[p]);
+      packed.param_slot[p] = slot;
+      ++added;
+    }
+    packed.param_varied[static_cast<std::size_t>(slot) * n + static_cast<std::size_t>(instance)] = value;
+  }
+  return added;
+}
+
+template int set_instance_params<double>(PackedModel<double>&, int, const std::vector<double>&);
+template int set_instance_params<float>(PackedModel<float>&, int, const std::vector<double>&);
 template PackedModel<double> pack_models<double>(const std::vector<Model>&, int, double);
 template PackedModel<float> pack_models<float>(const std::vector<Model>&, int, double);
 template struct PackedModel<double>;

@@ -51,4 +51,17 @@ PackedModel<T> pack_models(const std::vector<Model>& models, int n_instances, do
 extern template PackedModel<double> pack_models<double>(const std::vector<Model>&, int, double);
 extern template PackedModel<float> pack_models<float>(const std::vector<Model>&, int, double);
 
+/// Writes one instance's parameters (flatten_params of its new model, n_params values)
+/// into a packed batch: a parameter stored per instance takes the instance's value; a
+/// shared parameter whose value in T differs (bit for bit) from the shared one becomes
+/// per instance: a new row of param_varied, holding the shared value for every other
+/// instance, and param_slot points at it. Returns the number of rows added (a device
+/// copy of param_slot / param_varied is then out of date in size, not only in values).
+/// Throws std::invalid_argument for an instance out of range or a wrong count.
+template <class T>
+int set_instance_params(PackedModel<T>& packed, int instance, const std::vector<double>& params);
+
+extern template int set_instance_params<double>(PackedModel<double>&, int, const std::vector<double>&);
+extern template int set_instance_params<float>(PackedModel<float>&, int, const std::vector<double>&);
+
 }  // namespace simphant::batch

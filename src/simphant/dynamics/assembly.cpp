@@ -1,10 +1,12 @@
 #include "simphant/dynamics/assembly.hpp"
 
+#include <array>
 #include <cmath>
 
 #include <Eigen/QR>
 #include <Eigen/SVD>
 
+#include "simphant/core/stop_flag.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/state.hpp"
 
@@ -35,8 +37,11 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
   cod.setThreshold(1e-10);
   Eigen::VectorXd dq(6 * N);
+  // Residuals of the last kAssemblyStallWindow + 1 iterations (a ring), for the stall test.
+  std::array<double, kAssemblyStallWindow + 1> history{};
   // Newton on Phi(q) = 0: dq = -Phi_q^+ Phi (minimum norm).
   for (res.iterations = 0;; ++res.iterations) {
+    if (stop_requested()) return res;
     set_kinematics(model, d, Y);
     evaluate_constraints(model, d);
     assemble_jacobian(model, d);
@@ -44,6 +49,10 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
     if (!std::isfinite(res.position_residual)) return res;
     if (res.position_residual <= tol) break;
     if (res.iterations >= model.solver.assembly_max_iterations) return res;
+    history[res.iterations % history.size()] = res.position_residual;
+    if (res.iterations >= kAssemblyStallWindow &&
+        !(res.position_residual <= kAssemblyStallFactor * history[(res.iterations - kAssemblyStallWindow) % history.size()]))
+      return res;  // stalled
     cod.compute(d.Phi_q);
     dq = -cod.solve(d.phi);
     for (int k = 0; k < N; ++k) {

@@ -9,8 +9,20 @@
 
 namespace simphant {
 
-/// Assembles Y (13N) in place. Fails (ok = false) if max |Phi| does not reach
-/// model.solver.assembly_tolerance within assembly_max_iterations, or on NaN.
+/// Stall test of the Newton iteration: it gives up when max |Phi| has not fallen below
+/// kAssemblyStallFactor times its value kAssemblyStallWindow iterations before. Newton
+/// converges quadratically near a regular solution and linearly with rate about 1/2 at a
+/// singular one (a rank-deficient Phi_q such as Bricard's): both gain far more than a
+/// factor 2 in 10 iterations, while an unreachable configuration (a least-squares
+/// minimum with Phi != 0) or a cycling iterate does not.
+constexpr int kAssemblyStallWindow = 10;
+constexpr double kAssemblyStallFactor = 0.5;
+
+/// Assembles Y (13N) in place. Fails (ok = false; Y holds the last iterate) if max |Phi|
+/// does not reach model.solver.assembly_tolerance within assembly_max_iterations, when
+/// the iteration stalls (kAssemblyStallWindow), on NaN, or when a stop is requested
+/// (core/stop_flag.hpp: polled before every iteration; the caller tells this case apart
+/// with stop_requested()). res.iterations is the number of Newton steps taken.
 AssemblyResult assemble(const Model& model, Data& d, double* Y);
 
 /// Initial state Y (13N) from the bodies' initial values.

@@ -2,6 +2,7 @@
 // frames (u, v, a, b) on each body (docs/scene-format.md, "Joint"; seed notation).
 #include <cmath>
 
+#include "simphant/math/unit_vector.hpp"
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
 
@@ -18,10 +19,10 @@ struct Triad {
 
 Vec3d unit_axis(const json& obj, const std::string& path, const char* key) {
   const std::string p = child_path(path, key);
-  const Vec3d a = as_vec3(require_key(obj, path, key), p);
-  const double n = norm(a);
-  if (!(n >= kMinAxisNorm)) throw SceneError(p, "zero-length axis");
-  return (1.0 / n) * a;
+  const Vec3d a = as_vec3(require_key(obj, path, key), p);  // finite components
+  Vec3d unit;
+  if (!unit_vector(a, kMinAxisNorm, unit)) throw SceneError(p, "zero-length axis (norm below 1e-12)");
+  return unit;
 }
 
 /// A unit vector perpendicular to the unit vector z: z x e normalised, e the world axis

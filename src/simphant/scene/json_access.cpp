@@ -25,6 +25,21 @@ std::string child_path(const std::string& path, const std::string& key) {
       out += "~0";
     } else if (c == '/') {
       out += "~1";
+    } else if (c == '\0') {
+      out += "\\u0000";  // keeps the path printable; such a key is refused anyway
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string printable(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c == '\0') {
+      out += "\\u0000";
     } else {
       out += c;
     }
@@ -49,7 +64,7 @@ void check_keys(const json& obj, const std::string& path, std::initializer_list<
     if (ok) continue;
     std::string list;
     for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-    throw SceneError(child_path(path, it.key()), "unknown key \"" + it.key() + "\" (allowed: " + list + ")");
+    throw SceneError(child_path(path, it.key()), "unknown key \"" + printable(it.key()) + "\" (allowed: " + list + ")");
   }
 }
 
@@ -83,7 +98,10 @@ long long as_integer(const json& j, const std::string& path) {
 
 std::string as_string(const json& j, const std::string& path) {
   if (!j.is_string()) throw SceneError(path, std::string("must be a string (got ") + type_word(j) + ")");
-  return j.get<std::string>();
+  std::string s = j.get<std::string>();
+  if (s.find('\0') != std::string::npos)
+    throw SceneError(path, "must not contain a NUL character (\\u0000), got \"" + printable(s) + "\"");
+  return s;
 }
 
 std::string as_name(const json& j, const std::string& path) {

@@ -15,10 +15,11 @@ namespace simphant::scene_detail {
 
 using nlohmann::json;
 
-/// JSON pointer of `key` inside the value at `path` ("~" and "/" escaped per RFC 6901).
 /// "null", "a boolean", "a number", "a string", "an array" or "an object", for messages.
 const char* type_word(const json& j);
 
+/// JSON pointer of `key` inside the value at `path` ("~" and "/" escaped per RFC 6901; a
+/// NUL character, which no valid key has, is written as the six characters \u0000).
 std::string child_path(const std::string& path, const std::string& key);
 /// JSON pointer of element `index` of the array at `path`.
 std::string child_path(const std::string& path, std::size_t index);
@@ -40,8 +41,11 @@ const json& require_key(const json& obj, const std::string& path, const char* ke
 double as_number(const json& j, const std::string& path);
 /// An integer (an integral-valued number is accepted) in the int range.
 long long as_integer(const json& j, const std::string& path);
-/// A string; throws "must be a string".
+/// A string without NUL characters; throws "must be a string" or "must not contain a NUL
+/// character" (a NUL would cut names short in C APIs such as HDF5's).
 std::string as_string(const json& j, const std::string& path);
+/// `s` with each NUL character written as \u0000, for messages.
+std::string printable(const std::string& s);
 /// The name of a body, joint or force: a non-empty string without '.', '[', ']' or '/'
 /// (they separate the parts of a sweep path and of the output's /params/<path> names);
 /// throws "must not be empty" / "must not contain ...".

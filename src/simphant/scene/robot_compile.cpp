@@ -1,9 +1,12 @@
 // The "robot" section of a scene (docs/robots.md): a URDF robot -> the maximal Model
 // (urdf/maximal_from_urdf.hpp) plus its joint-space form (model/robot.hpp).
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
+
+#include <Eigen/Dense>
 
 #include "simphant/model/robot.hpp"
 #include "simphant/scene/compile_parts.hpp"
@@ -91,7 +94,33 @@ void apply_payload(const json& payload, const std::string& path, ReducedModel& r
   const double m = as_number(require_key(payload, path, "mass"), mass_ptr);
   if (!(m >= 0)) throw SceneError(mass_ptr, "must be >= 0 (got " + format_number(m) + ")");
   const Vec3d com = vec3_or(payload, path, "com", zero3<double>());  // validated even for a zero mass
-  if (m > 0) add_point_mass(rm.links[static_cast<std::size_t>(k)], m, com);
+  if (!(m > 0)) return;
+  ReducedLink& l = rm.links[static_cast<std::size_t>(k)];
+  add_point_mass(l, m, com);
+  // A huge mass or offset overflows the welded mass, CoM or inertia (m |d|^2), or leaves
+  // an inertia that is no longer positive definite in floating point: bad input, said
+  // here rather than as a failed assembly or a NaN state later.
+  bool finite = std::isfinite(l.mass);
+  for (int r = 0; r < 3; ++r) {
+    finite = finite && std::isfinite(l.com[r]);
+    for (int c = 0; c < 3; ++c) finite = finite && std::isfinite(l.inertia_com.m[r][c]);
+  }
+  if (!finite)
+    throw SceneError(mass_ptr, "a payload of " + format_number(m) + " kg at com [" + format_number(com.x) + ", " +
+                                   format_number(com.y) + ", " + format_number(com.z) + "] m makes link '" + link +
+                                   "''s mass properties overflow (not finite)");
+  Eigen::Matrix3d E;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) E(r, c) = l.inertia_com.m[r][c];
+  const Eigen::Vector3d ev = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(E, Eigen::EigenvaluesOnly).eigenvalues();
+  const Mat3d inv = inertia_inverse(l.inertia_com);
+  bool inv_finite = true;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) inv_finite = inv_finite && std::isfinite(inv.m[r][c]);
+  if (!(ev[0] > 0) || !inv_finite)
+    throw SceneError(mass_ptr, "a payload of " + format_number(m) + " kg makes link '" + link +
+                                   "''s inertia about its CoM singular (principal moments " + format_number(ev[0]) +
+                                   ", " + format_number(ev[1]) + ", " + format_number(ev[2]) + " kg m^2)");
 }
 
 }  // namespace

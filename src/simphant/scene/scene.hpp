@@ -58,10 +58,12 @@ struct Scene {
 };
 
 /// Parses and validates scene text; throws SceneError. `source` names the file in
-/// messages about unparsable JSON.
+/// messages about unparsable JSON. The sweep's instance count passes check_instance_count.
 Scene parse_scene(const std::string& text, const std::string& source = "<scene>");
 
-/// Reads and parses a scene file; throws SceneError ("<file>: cannot open").
+/// Reads and parses a scene file (core/input_file.hpp: a regular file of at most 64 MiB);
+/// throws SceneError("<file>: cannot open: ...", "<file>: the file has N bytes, over the
+/// limit ...") and every error of parse_scene.
 Scene load_scene(const std::string& file);
 
 /// Compiles a JSON document into a Model (validation of item 3 of the scene format).
@@ -77,13 +79,48 @@ struct SweepSamples {
 
 /// Samples the sweep. n_instances_override > 0 replaces the sweep's count (not in grid
 /// mode, where it is an error if it differs: SceneError("/sweep/instances", ...)).
+/// SceneError("/sweep/instances", ...) too when the sampled values (8 bytes each) would
+/// exceed kMemoryFraction of physical memory.
 /// Deterministic for a given seed; generator, draw order (random: instance-major,
 /// parameter-minor) and inverse CDFs are specified in docs/scene-format.md, "Sweep".
 SweepSamples sample_sweep(const SweepSpec& sweep, int n_instances_override = -1);
 
 /// One Model per instance with the sampled values applied to the document; a single
 /// shared Model when the sweep has no parameters. Throws SceneError naming the
-/// instance and the path when a sampled value makes the model invalid.
+/// instance and the path when a sampled value makes the model invalid; applies
+/// check_instance_count first; polls the stop flag (core/stop_flag.hpp) once per
+/// instance and throws Interrupted("compiling instance models") when it is set.
 std::vector<Model> build_instance_models(const Scene& scene, const SweepSamples& samples);
+
+/// The model of one instance: values (one per sweep parameter, in the sweep's order)
+/// written into the scene document, compiled as build_instance_models does (the same
+/// values give the same Model). Throws SceneError naming the instance, the episode and
+/// the path when a value makes the model invalid; std::invalid_argument when the count
+/// of values is not the number of sweep parameters.
+Model build_instance_model(const Scene& scene, const std::vector<double>& values, int instance, std::uint64_t episode);
+
+/// Domain randomisation: the sweep parameters' values for episode `episode` of instance
+/// `instance` (one per parameter, in order), each drawn independently from its
+/// distribution (uniform, normal with its truncation, list: a uniformly chosen element;
+/// in every sweep mode) with a counter-based generator keyed by (sweep seed, instance,
+/// episode, parameter index): deterministic, and independent of the batch size and of
+/// the other instances (docs/scene-format.md, "Sweep", "Episodes"). Episode 0 of a
+/// simulator is the sweep's own sample (sample_sweep), which this does not reproduce;
+/// episodes >= 1 use this. instance >= 0.
+std::vector<double> sample_episode(const SweepSpec& sweep, int instance, std::uint64_t episode);
+
+/// Bytes that sampling and compiling `n_instances` instances of the scene hold at once:
+/// 8 per sampled value plus one compiled Model per instance (names, bodies, joints,
+/// forces, the robot's joint-space part); 0 when the sweep has no parameters (one
+/// shared model). The memory guard of a run adds its backend's buffers to this.
+double sweep_bytes(const Scene& scene, long long n_instances);
+
+/// The instance limit shared by every command (run, check, ...): refuses, with
+/// SceneError("/sweep/instances", "<n> instances: ... need about X GiB ..."), a count
+/// whose sweep_bytes exceed kMemoryFraction (0.8) of physical memory
+/// (core/system_memory.hpp). build_instance_models applies it (sample_sweep applies the
+/// same fraction to its sampled values alone); a caller that allocates per instance
+/// before them calls it first.
+void check_instance_count(const Scene& scene, long long n_instances);
 
 }  // namespace simphant

@@ -1,11 +1,9 @@
 // parse_scene / load_scene: scene text or file -> validated Scene (docs/scene-format.md).
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
+#include <string>
 #include <vector>
+
+#include "simphant/core/input_file.hpp"
 
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
@@ -35,6 +33,10 @@ class DuplicateKeyCheck {
       case json::parse_event_t::key: {
         Frame& f = frames_.back();
         std::string key = parsed.get<std::string>();
+        if (key.find('\0') != std::string::npos) {
+          throw SceneError(scene_detail::child_path(pointer(frames_.size() - 1), key),
+                           "key contains a NUL character (\\u0000)");
+        }
         if (!f.keys.insert(key).second) {
           throw SceneError(scene_detail::child_path(pointer(frames_.size() - 1), key),
                            "duplicate key \"" + key + "\" (JSON objects must have unique keys)");
@@ -83,6 +85,12 @@ class DuplicateKeyCheck {
 }  // namespace
 
 Scene parse_scene(const std::string& text, const std::string& source) {
+  // nlohmann::json ends its input at a NUL byte (it reads C strings too), so text after
+  // one would be ignored; a raw NUL is never valid JSON (inside a string it is \u0000).
+  const std::size_t nul = text.find('\0');
+  if (nul != std::string::npos)
+    throw SceneError(source, "invalid JSON at byte " + std::to_string(nul + 1) +
+                                 ": a NUL byte (JSON text has none)");
   Scene scene;
   DuplicateKeyCheck check;
   try {
@@ -101,21 +109,19 @@ Scene parse_scene(const std::string& text, const std::string& source) {
     const auto it = scene.doc.find("sweep");
     if (it != scene.doc.end()) scene.sweep = scene_detail::parse_sweep(*it, "/sweep", scene.doc);
   }
+  check_instance_count(scene, scene.sweep.instances);  // before anything is sampled
   scene.text = text;
   return scene;
 }
 
 Scene load_scene(const std::string& file) {
-  // std::ifstream opens a directory on Linux and then reads nothing, which would read as
-  // "invalid JSON at byte 1".
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec)) throw SceneError(file, "cannot open: is a directory");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw SceneError(file, std::string("cannot open: ") + std::strerror(errno));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) throw SceneError(file, std::string("cannot read: ") + std::strerror(errno));
-  return parse_scene(buf.str(), file);
+  std::string text;
+  try {
+    text = read_input_file(file);
+  } catch (const InputFileError& e) {
+    throw SceneError(file, e.what());
+  }
+  return parse_scene(text, file);
 }
 
 }  // namespace simphant

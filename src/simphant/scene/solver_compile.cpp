@@ -1,5 +1,6 @@
 // The "solver" section of a scene -> SolverSettings (docs/scene-format.md, "Solver").
 #include <cmath>
+#include <limits>
 
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
@@ -10,6 +11,9 @@ namespace {
 
 /// Largest accepted number of steps round(t_end / dt).
 constexpr double kMaxSteps = 1e12;
+/// Largest accepted assembly_max_iterations: Newton converges in a handful of iterations
+/// or stalls (dynamics/assembly.hpp), so more would only bound a runaway loop later.
+constexpr int kMaxAssemblyIterations = 1000;
 
 /// Optional number with a lower bound: x >= lo (or x > lo when strict).
 double bounded(const json& obj, const std::string& path, const char* key, double fallback, double lo, bool strict) {
@@ -22,12 +26,14 @@ double bounded(const json& obj, const std::string& path, const char* key, double
   return x;
 }
 
-int int_at_least(const json& obj, const std::string& path, const char* key, int fallback, int lo) {
+/// Optional integer in [lo, hi].
+int int_in_range(const json& obj, const std::string& path, const char* key, int fallback, int lo, int hi) {
   const json* v = find_key(obj, key);
   if (v == nullptr) return fallback;
   const std::string p = child_path(path, key);
   const long long n = as_integer(*v, p);
   if (n < lo) throw SceneError(p, "must be >= " + std::to_string(lo) + " (got " + std::to_string(n) + ")");
+  if (n > hi) throw SceneError(p, "must be <= " + std::to_string(hi) + " (got " + std::to_string(n) + ")");
   return static_cast<int>(n);
 }
 
@@ -56,9 +62,10 @@ SolverSettings compile_solver(const json& solver, const std::string& path) {
   s.baumgarte_alpha = bounded(solver, path, "baumgarte_alpha", s.baumgarte_alpha, 0.0, false);
   s.baumgarte_beta = bounded(solver, path, "baumgarte_beta", s.baumgarte_beta, 0.0, false);
   s.tikhonov_epsilon = bounded(solver, path, "tikhonov_epsilon", s.tikhonov_epsilon, 0.0, false);
-  s.record_every = int_at_least(solver, path, "record_every", s.record_every, 1);
+  s.record_every = int_in_range(solver, path, "record_every", s.record_every, 1, std::numeric_limits<int>::max());
   s.violation_bound = bounded(solver, path, "violation_bound", s.violation_bound, 0.0, true);
-  s.assembly_max_iterations = int_at_least(solver, path, "assembly_max_iterations", s.assembly_max_iterations, 1);
+  s.assembly_max_iterations =
+      int_in_range(solver, path, "assembly_max_iterations", s.assembly_max_iterations, 1, kMaxAssemblyIterations);
   s.assembly_tolerance = bounded(solver, path, "assembly_tolerance", s.assembly_tolerance, 0.0, true);
   return s;
 }

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <random>
 
+#include "simphant/core/system_memory.hpp"
 #include "simphant/scene/sweep_detail.hpp"
 
 namespace simphant {
@@ -89,6 +90,15 @@ SweepSamples sample_sweep(const SweepSpec& sweep, int n_instances_override) {
     if (s.n_instances < 1) {
       throw SceneError("/sweep/instances", "must be >= 1 (got " + std::to_string(s.n_instances) + ")");
     }
+  }
+  const double value_bytes = 8.0 * static_cast<double>(sweep.parameters.size()) * s.n_instances;
+  const double have = physical_memory_bytes();
+  if (have > 0 && value_bytes > kMemoryFraction * have) {
+    throw SceneError("/sweep/instances", std::to_string(s.n_instances) + " instances of " +
+                                             std::to_string(sweep.parameters.size()) +
+                                             " parameters: the sampled values alone would not fit in memory (" +
+                                             std::to_string(static_cast<long long>(value_bytes / (1 << 20))) +
+                                             " MiB); use fewer instances");
   }
   for (const SweepParameter& p : sweep.parameters) {
     s.paths.push_back(p.path);

@@ -10,6 +10,10 @@ namespace simphant::scene_detail {
 
 namespace {
 
+/// |z| of the standard normal quantile at the smallest probability the sampler uses
+/// (DBL_MIN, sweep_dist.cpp): about 37.5, rounded up.
+constexpr double kMaxNormalQuantile = 38.0;
+
 std::uint64_t read_seed(const json& j, const std::string& path) {
   if (j.is_number_unsigned()) return j.get<std::uint64_t>();
   const double x = as_number(j, path);
@@ -40,6 +44,12 @@ SweepParameter parse_parameter(const json& j, const std::string& path, const jso
       throw SceneError(child_path(path, "high"), "must be > low = " + format_number(p.low) + " (got " +
                                                      format_number(p.high) + ")");
     }
+    // Sampling computes low + u (high - low): the width must be a finite number.
+    if (!std::isfinite(p.high - p.low)) {
+      throw SceneError(child_path(path, "high"), "high - low overflows (low " + format_number(p.low) + ", high " +
+                                                     format_number(p.high) + "): the range must be narrower than " +
+                                                     format_number(DBL_MAX));
+    }
   } else if (dist == "normal") {
     check_keys(j, path, {"path", "dist", "mean", "std", "truncate"});
     p.dist = Distribution::Normal;
@@ -47,6 +57,12 @@ SweepParameter parse_parameter(const json& j, const std::string& path, const jso
     const std::string std_path = child_path(path, "std");
     p.std = required_number(j, path, "std");
     if (!(p.std > 0)) throw SceneError(std_path, "must be > 0 (got " + format_number(p.std) + ")");
+    // Every sample is mean + std z with |z| <= kMaxNormalQuantile: it must stay finite.
+    if (!std::isfinite(std::fabs(p.mean) + kMaxNormalQuantile * p.std)) {
+      throw SceneError(std_path, "too large: mean +- " + format_number(kMaxNormalQuantile) +
+                                     " std (the widest sample) overflows (mean " + format_number(p.mean) + ", std " +
+                                     format_number(p.std) + ")");
+    }
     if (const json* t = find_key(j, "truncate")) {
       const std::string t_path = child_path(path, "truncate");
       if (!t->is_array() || t->size() != 2) throw SceneError(t_path, "must be an array [lo, hi]");

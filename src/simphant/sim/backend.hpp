@@ -13,6 +13,25 @@ namespace simphant {
 /// Per-instance status codes, as written to /status.
 enum class InstanceStatus : std::int8_t { Ok = 0, AssemblyFailed = 1, Diverged = 2 };
 
+/// A zero-copy view of a backend's own array (Backend::state_view / inputs_view):
+/// element (i, j, k) of the view lives at data + i*strides[0] + j*strides[1] +
+/// k*strides[2] elements (strides in elements, not bytes); the dims past ndim have size
+/// 1 and stride 0. Valid until the backend is destroyed (its buffers are allocated once,
+/// at creation, and never move). Host views can be read and written at any time between
+/// calls. A device view is CUDA device memory (device 0) in the backend's stream order:
+/// call synchronize() before reading it from the host or another stream, and after
+/// writing it from another stream make sure those writes are done (e.g.
+/// torch.cuda.synchronize()) and call synchronize() before the backend's next call
+/// (which drops the backend's cached frame).
+struct ArrayView {
+  void* data = nullptr;     ///< nullptr: the backend has no such array in memory
+  int dtype_bits = 64;      ///< 64: double, 32: float
+  bool device = false;      ///< true: CUDA device memory (device 0)
+  int ndim = 0;
+  std::int64_t shape[3] = {0, 0, 0};
+  std::int64_t strides[3] = {0, 0, 0};
+};
+
 /// Result of assembling one instance (positions onto Phi = 0, velocities onto
 /// Phi_q qdot = 0).
 struct AssemblyResult {
@@ -66,6 +85,60 @@ class Backend {
   /// applied joint torques / forces [N m | N] (the actuator inputs). Order: the robot's
   /// links (ReducedModel::links). Nothing is written when n_joint_coordinates() is 0.
   virtual void read_joint_state(double* q, double* qd, double* tau) const {}
+
+  // --- Per-instance state: RL episodes, warm starts, checkpoints (docs/state.md).
+  // `ids`: count instance indices in [0, n_instances), no repeats; ids == nullptr means
+  // every instance in order (count must then be n_instances). Buffers are the caller's,
+  // row k for ids[k]. Throws std::invalid_argument for an id out of range, a repeated id
+  // or a count that does not match; nothing is changed then. Time: time() and
+  // steps_taken() stay the batch clock; an instance's own clock counts the steps since
+  // its last reset (instance time = steps * dt), and read_status' status_time is on it.
+
+  /// Numbers per instance in the state vector y, which is the integrator's own state:
+  /// DAE backends 13 N, y = [q (7 N): per body r (3, W) then p (w x y z); qdot (6 N):
+  /// per body v (3, W) then omega (3, B)] (design.md §3, dynamics/state.hpp; read_states
+  /// gives the same numbers per body instead); joint-space backends 2 n, y = [q (n),
+  /// qd (n)] in the order of read_joint_state.
+  virtual int state_size() const = 0;
+  /// Copies the listed instances' state: y (count, state_size()), steps (count): steps
+  /// taken since the instance's last reset, status (count, InstanceStatus),
+  /// status_steps (count): the instance step at which the status was set (0 after a
+  /// reset). Any output pointer may be null (then that part is not written). Waits for
+  /// queued steps on a device backend.
+  virtual void get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
+                         std::int64_t* status_steps) const = 0;
+  /// Writes the listed instances' state (the layout of get_state). A state read by
+  /// get_state and written back continues bit-identically to a run that never stopped
+  /// (fp32 device backends store y in float: a value read from them round-trips
+  /// exactly; other values are rounded to float). y is taken as given (no projection
+  /// onto the constraints); a status other than Ok freezes the instance, Ok lets it
+  /// step again. Null inputs leave that part unchanged. The actuator inputs are not part
+  /// of the state (set_inputs).
+  virtual void set_state(const int* ids, int count, const double* y, const std::int64_t* steps,
+                         const std::int8_t* status, const std::int64_t* status_steps) = 0;
+  /// The listed instances return to their assembled initial state (kept from creation
+  /// or from the last set_models), instance step 0 and the status of their assembly
+  /// (Ok, or AssemblyFailed). Inputs are left as they are.
+  virtual void reset(const int* ids, int count) = 0;
+  /// Replaces the listed instances' models (same topology and dt as the batch: see
+  /// model/topology.hpp; domain randomisation) and assembles them: their initial state,
+  /// assembly result (assembly()) and actuator inputs (each actuator's model value, as
+  /// at creation) change, and they are reset as by reset(). models: count models,
+  /// models[k] for ids[k]. Throws std::invalid_argument (naming models[k]) for a model
+  /// of another topology or dt, before anything changes.
+  virtual void set_models(const int* ids, int count, const Model* models) = 0;
+  /// Sets the listed instances' actuator inputs: u (count, n_inputs), row k for ids[k].
+  virtual void set_inputs(const int* ids, int count, const double* u) = 0;
+  /// The state array itself, without a copy, ndim 2: (n_instances, state_size()) in
+  /// the layout of get_state's y; host backends row-major doubles, device backends
+  /// structure of arrays (strides (1, n_instances)) in their precision. Writing
+  /// through it is as set_state of y (see ArrayView for device memory).
+  virtual ArrayView state_view() { return {}; }
+  /// The actuator inputs, without a copy, ndim 2: (n_instances, n_inputs) in the
+  /// backend's precision (dtype_bits), writable; writing through it is as set_inputs.
+  /// Host backends row-major doubles, device backends structure of arrays (strides
+  /// (1, n_instances)). An empty view (data null) when the backend keeps no such array.
+  virtual ArrayView inputs_view() { return {}; }
 };
 
 }  // namespace simphant

@@ -11,12 +11,23 @@
 #include "simphant/dynamics/state.hpp"
 #include "simphant/sim/assemble_batch.hpp"
 #include "simphant/sim/joint_coordinates.hpp"
+#include "simphant/model/topology.hpp"
 
 namespace simphant {
 
+namespace {
+
+/// Each actuator's model value (its default input) into u (n_inputs).
+void default_inputs(const Model& model, double* u) {
+  for (const ForceElement& f : model.forces)
+    if (f.type == ForceType::Actuator) u[f.input_index] = f.value;
+}
+
+}  // namespace
+
 CpuBackend::CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads,
                        SchurFactorization schur)
-    : models_(std::move(models)), n_instances_(n_instances) {
+    : models_(std::move(models)), n_instances_(n_instances), ids_(n_instances) {
   if (!models_ || models_->empty()) throw std::invalid_argument("CpuBackend: no model");
   if (models_->size() != 1 && static_cast<int>(models_->size()) != n_instances_)
     throw std::invalid_argument("CpuBackend: models must be 1 or one per instance");
@@ -27,13 +38,12 @@ CpuBackend::CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_i
   n_inputs_ = m0.n_inputs;
   dt_ = m0.solver.dt;
   inputs_.assign(static_cast<size_t>(n_instances_) * n_inputs_, 0.0);
-  status_time_.assign(n_instances_, 0.0);
+  status_step_.assign(n_instances_, 0);
+  offset_.assign(n_instances_, 0);
   for (int t = 0; t < threads_; ++t) workers_.emplace_back(m0, schur);
-  for (int i = 0; i < n_instances_; ++i) {
-    for (const ForceElement& f : model_of(i).forces)
-      if (f.type == ForceType::Actuator) inputs_[static_cast<size_t>(i) * n_inputs_ + f.input_index] = f.value;
-  }
+  for (int i = 0; i < n_instances_; ++i) default_inputs(model_of(i), inputs_.data() + static_cast<size_t>(i) * n_inputs_);
   AssembledBatch assembled = assemble_batch(*models_, n_instances_, threads_);
+  Y0_ = assembled.Y;
   Y_ = std::move(assembled.Y);
   assembly_ = std::move(assembled.results);
   status_ = std::move(assembled.status);
@@ -60,7 +70,7 @@ void CpuBackend::advance(int n_steps) {
       // A failed step leaves Y at the last good state: the instance is frozen there.
       if (!rk4_step(model, d, Y, u, dt_)) {
         status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
-        status_time_[i] = static_cast<double>(step0 + s) * dt_;
+        status_step_[i] = step0 + s - offset_[i];
         break;
       }
     }
@@ -70,7 +80,7 @@ void CpuBackend::advance(int n_steps) {
       evaluate_constraints(model, d);
       if (!(max_violation(d) <= model.solver.violation_bound)) {
         status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
-        status_time_[i] = static_cast<double>(step0 + n_steps) * dt_;
+        status_step_[i] = step0 + n_steps - offset_[i];
       }
     }
   }
@@ -124,7 +134,7 @@ void CpuBackend::read_energy(double* total, double* kinetic) const {
 
 void CpuBackend::read_status(std::int8_t* status, double* status_time) const {
   std::copy(status_.begin(), status_.end(), status);
-  std::copy(status_time_.begin(), status_time_.end(), status_time);
+  for (int i = 0; i < n_instances_; ++i) status_time[i] = static_cast<double>(status_step_[i]) * dt_;
 }
 
 int CpuBackend::n_joint_coordinates() const {
@@ -141,6 +151,100 @@ void CpuBackend::read_joint_state(double* q, double* qd, double* tau) const {
     // Robot models carry one actuator per joint, input k = joint k (scene/robot_compile.cpp).
     for (int k = 0; k < n; ++k) tau[o + k] = k < n_inputs_ ? inputs_[static_cast<std::size_t>(i) * n_inputs_ + k] : 0.0;
   }
+}
+
+void CpuBackend::get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
+                           std::int64_t* status_steps) const {
+  ids_.check("get_state", ids, count);
+  for (int k = 0; k < count; ++k) {
+    const int i = InstanceIds::at(ids, k);
+    if (y) std::copy_n(Y_.data() + static_cast<size_t>(i) * ny_, ny_, y + static_cast<size_t>(k) * ny_);
+    if (steps) steps[k] = steps_ - offset_[i];
+    if (status) status[k] = status_[i];
+    if (status_steps) status_steps[k] = status_step_[i];
+  }
+}
+
+void CpuBackend::set_state(const int* ids, int count, const double* y, const std::int64_t* steps,
+                           const std::int8_t* status, const std::int64_t* status_steps) {
+  ids_.check("set_state", ids, count);
+  for (int k = 0; k < count; ++k) {
+    const int i = InstanceIds::at(ids, k);
+    if (y) std::copy_n(y + static_cast<size_t>(k) * ny_, ny_, Y_.data() + static_cast<size_t>(i) * ny_);
+    if (steps) offset_[i] = steps_ - steps[k];
+    if (status) status_[i] = status[k];
+    if (status_steps) status_step_[i] = status_steps[k];
+  }
+}
+
+void CpuBackend::reset(const int* ids, int count) {
+  ids_.check("reset", ids, count);
+  for (int k = 0; k < count; ++k) {
+    const int i = InstanceIds::at(ids, k);
+    std::copy_n(Y0_.data() + static_cast<size_t>(i) * ny_, ny_, Y_.data() + static_cast<size_t>(i) * ny_);
+    offset_[i] = steps_;
+    status_[i] = static_cast<std::int8_t>(assembly_[i].ok ? InstanceStatus::Ok : InstanceStatus::AssemblyFailed);
+    status_step_[i] = 0;
+  }
+}
+
+void CpuBackend::set_models(const int* ids, int count, const Model* models) {
+  ids_.check("set_models", ids, count);
+  for (int k = 0; k < count; ++k) {
+    const std::string diff = topology_difference(models_->front(), models[k]);
+    if (!diff.empty())
+      throw std::invalid_argument("set_models: models[" + std::to_string(k) + "] (instance " +
+                                  std::to_string(InstanceIds::at(ids, k)) + ") cannot join the batch: " + diff);
+  }
+  if (count == 0) return;
+  std::vector<Model> fresh(models, models + count);
+  const AssembledBatch assembled = assemble_batch(fresh, count, threads_);
+  if (!owned_models_) {  // copy on write: from here on one model per instance
+    auto own = std::make_shared<std::vector<Model>>();
+    own->reserve(static_cast<size_t>(n_instances_));
+    for (int i = 0; i < n_instances_; ++i) own->push_back(model_of(i));
+    owned_models_ = own.get();
+    models_ = std::move(own);
+  }
+  for (int k = 0; k < count; ++k) {
+    const int i = InstanceIds::at(ids, k);
+    (*owned_models_)[static_cast<size_t>(i)] = std::move(fresh[static_cast<size_t>(k)]);
+    std::copy_n(assembled.Y.data() + static_cast<size_t>(k) * ny_, ny_, Y0_.data() + static_cast<size_t>(i) * ny_);
+    assembly_[i] = assembled.results[static_cast<size_t>(k)];
+    default_inputs(model_of(i), inputs_.data() + static_cast<size_t>(i) * n_inputs_);
+  }
+  reset(ids, count);
+}
+
+void CpuBackend::set_inputs(const int* ids, int count, const double* u) {
+  ids_.check("set_inputs", ids, count);
+  for (int k = 0; k < count; ++k)
+    std::copy_n(u + static_cast<size_t>(k) * n_inputs_, n_inputs_,
+                inputs_.data() + static_cast<size_t>(InstanceIds::at(ids, k)) * n_inputs_);
+}
+
+ArrayView CpuBackend::state_view() {
+  ArrayView v;
+  v.data = Y_.data();
+  v.ndim = 2;
+  v.shape[0] = n_instances_;
+  v.shape[1] = ny_;
+  v.shape[2] = 1;
+  v.strides[0] = ny_;
+  v.strides[1] = 1;
+  return v;
+}
+
+ArrayView CpuBackend::inputs_view() {
+  ArrayView v;
+  v.data = inputs_.data();
+  v.ndim = 2;
+  v.shape[0] = n_instances_;
+  v.shape[1] = n_inputs_;
+  v.shape[2] = 1;
+  v.strides[0] = n_inputs_;
+  v.strides[1] = 1;
+  return v;
 }
 
 }  // namespace simphant

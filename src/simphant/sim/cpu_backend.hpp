@@ -8,6 +8,7 @@
 
 #include "simphant/dynamics/data.hpp"
 #include "simphant/sim/backend.hpp"
+#include "simphant/sim/instance_ids.hpp"
 
 namespace simphant {
 
@@ -36,6 +37,22 @@ class CpuBackend final : public Backend {
   int n_joint_coordinates() const override;
   void read_joint_state(double* q, double* qd, double* tau) const override;
 
+  // Per-instance state (Backend): y = Y's row, [q (7N), qdot (6N)].
+  int state_size() const override { return ny_; }
+  void get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
+                 std::int64_t* status_steps) const override;
+  void set_state(const int* ids, int count, const double* y, const std::int64_t* steps, const std::int8_t* status,
+                 const std::int64_t* status_steps) override;
+  void reset(const int* ids, int count) override;
+  /// The first call makes the model storage per instance (a copy of the shared model
+  /// for every instance), then replaces and assembles the listed instances' models.
+  void set_models(const int* ids, int count, const Model* models) override;
+  void set_inputs(const int* ids, int count, const double* u) override;
+  /// Y itself: (n_instances, 13N) doubles, row-major.
+  ArrayView state_view() override;
+  /// (n_instances, n_inputs) doubles, row-major.
+  ArrayView inputs_view() override;
+
  private:
   const Model& model_of(int i) const { return (*models_)[models_->size() == 1 ? 0 : i]; }
   /// Evaluates instance i at its current state with worker w's Data (for reads).
@@ -48,12 +65,16 @@ class CpuBackend final : public Backend {
   int n_inputs_;
   double dt_;
   std::int64_t steps_ = 0;
+  std::vector<Model>* owned_models_ = nullptr;  ///< models_ once set_models made it per instance
   std::vector<double> Y_;                  ///< (n_instances, 13N)
+  std::vector<double> Y0_;                 ///< (n_instances, 13N) assembled initial states (reset)
   std::vector<double> inputs_;             ///< (n_instances, n_inputs)
   std::vector<std::int8_t> status_;        ///< (n_instances)
-  std::vector<double> status_time_;        ///< (n_instances)
+  std::vector<std::int64_t> status_step_;  ///< (n_instances) instance step at which the status was set
+  std::vector<std::int64_t> offset_;       ///< (n_instances) batch step of the instance's step 0
   std::vector<AssemblyResult> assembly_;   ///< (n_instances)
   mutable std::vector<Data> workers_;      ///< one per thread
+  InstanceIds ids_;
 };
 
 }  // namespace simphant

@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "simphant/model/topology.hpp"
 #include "simphant/reduced/forward_kinematics.hpp"
 
 namespace simphant {
@@ -22,7 +23,7 @@ struct ReducedBackend::Worker {
 };
 
 ReducedBackend::ReducedBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads)
-    : models_(std::move(models)), n_instances_(n_instances) {
+    : models_(std::move(models)), n_instances_(n_instances), ids_(n_instances) {
   if (!models_ || models_->empty()) throw std::invalid_argument("ReducedBackend: no model");
   if (models_->size() != 1 && static_cast<int>(models_->size()) != n_instances_)
     throw std::invalid_argument("ReducedBackend: models must be 1 or one per instance");
@@ -35,37 +36,46 @@ ReducedBackend::ReducedBackend(std::shared_ptr<const std::vector<Model>> models,
   threads_ = threads > 0 ? threads : std::max(1, omp_get_num_procs());
   threads_ = std::min(threads_, std::max(1, n_instances_));
   const std::size_t n = static_cast<std::size_t>(n_);
-  for (const Model& m : *models_) {
-    if (!m.robot || m.robot->n() != n_ || m.robot->solver != solver_)
-      throw std::invalid_argument("ReducedBackend: every instance needs the same robot and solver");
-    if (n_ < 1 || n_ > kMaxRobotJoints)
-      throw std::invalid_argument("ReducedBackend: the robot has " + std::to_string(n_) + " joints (1 .. " +
-                                  std::to_string(kMaxRobotJoints) + ")");
-    const std::size_t sz = static_cast<std::size_t>(n_);
-    if (m.robot->q0.size() != sz || m.robot->qd0.size() != sz || m.robot->tau.size() != sz ||
-        static_cast<int>(m.robot->model.links.size()) != n_)
-      throw std::invalid_argument("ReducedBackend: q0, qd0, tau and the links need one entry per joint");
-    gravity_.push_back(m.robot->model.gravity);
-    for (int k = 0; k < n_; ++k) {
-      links_.push_back(reduced_link_params<double>(m.robot->model, k));
-      cga_links_.push_back(cga::cga_link(links_.back()));
-    }
-  }
+  for (const Model& m : *models_) check_model(m, "ReducedBackend");
+  links_.resize(models_->size() * n);
+  cga_links_.resize(models_->size() * n);
+  gravity_.resize(models_->size());
+  for (std::size_t s = 0; s < models_->size(); ++s) write_model_rows(s, (*models_)[s]);
   Y_.resize(static_cast<std::size_t>(n_instances_) * 2 * n);
   inputs_.resize(static_cast<std::size_t>(n_instances_) * n);
+  status_.resize(static_cast<std::size_t>(n_instances_));
+  status_step_.resize(static_cast<std::size_t>(n_instances_));
+  offset_.resize(static_cast<std::size_t>(n_instances_));
   for (int i = 0; i < n_instances_; ++i) {
     const RobotJointSpace& r = *(*models_)[static_cast<std::size_t>(model_of(i))].robot;
-    double* y = Y_.data() + static_cast<std::size_t>(i) * 2 * n;
-    std::copy(r.q0.begin(), r.q0.end(), y);
-    std::copy(r.qd0.begin(), r.qd0.end(), y + n);
     std::copy(r.tau.begin(), r.tau.end(), inputs_.data() + static_cast<std::size_t>(i) * n);
   }
-  status_.assign(static_cast<std::size_t>(n_instances_), static_cast<std::int8_t>(InstanceStatus::Ok));
-  status_time_.assign(static_cast<std::size_t>(n_instances_), 0.0);
+  reset(nullptr, n_instances_);
   AssemblyResult ok;
   ok.ok = true;
   assembly_.assign(static_cast<std::size_t>(n_instances_), ok);
   for (int t = 0; t < threads_; ++t) workers_.push_back(std::make_unique<Worker>());
+}
+
+void ReducedBackend::check_model(const Model& m, const std::string& who) const {
+  if (!m.robot || m.robot->n() != n_ || m.robot->solver != solver_)
+    throw std::invalid_argument(who + ": every instance needs the same robot and solver");
+  if (n_ < 1 || n_ > kMaxRobotJoints)
+    throw std::invalid_argument(who + ": the robot has " + std::to_string(n_) + " joints (1 .. " +
+                                std::to_string(kMaxRobotJoints) + ")");
+  const std::size_t sz = static_cast<std::size_t>(n_);
+  if (m.robot->q0.size() != sz || m.robot->qd0.size() != sz || m.robot->tau.size() != sz ||
+      static_cast<int>(m.robot->model.links.size()) != n_)
+    throw std::invalid_argument(who + ": q0, qd0, tau and the links need one entry per joint");
+}
+
+void ReducedBackend::write_model_rows(std::size_t slot, const Model& m) {
+  gravity_[slot] = m.robot->model.gravity;
+  for (int k = 0; k < n_; ++k) {
+    const std::size_t r = slot * static_cast<std::size_t>(n_) + static_cast<std::size_t>(k);
+    links_[r] = reduced_link_params<double>(m.robot->model, k);
+    cga_links_[r] = cga::cga_link(links_[r]);
+  }
 }
 
 ReducedBackend::~ReducedBackend() = default;
@@ -115,7 +125,7 @@ void ReducedBackend::advance(int n_steps) {
       }
       if (!finite) {  // freeze at the last finite state
         status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
-        status_time_[i] = static_cast<double>(step0 + s) * h;
+        status_step_[i] = step0 + s - offset_[i];
         break;
       }
       std::copy(w.y, w.y + N, Y);
@@ -170,7 +180,7 @@ void ReducedBackend::read_energy(double* total, double* kinetic) const {
 
 void ReducedBackend::read_status(std::int8_t* status, double* status_time) const {
   std::copy(status_.begin(), status_.end(), status);
-  std::copy(status_time_.begin(), status_time_.end(), status_time);
+  for (int i = 0; i < n_instances_; ++i) status_time[i] = static_cast<double>(status_step_[i]) * dt_;
 }
 
 void ReducedBackend::read_joint_state(double* q, double* qd, double* tau) const {
@@ -181,6 +191,116 @@ void ReducedBackend::read_joint_state(double* q, double* qd, double* tau) const 
     std::copy(Y + n, Y + 2 * n, qd + i * n);
     std::copy(inputs_.data() + i * n, inputs_.data() + (i + 1) * n, tau + i * n);
   }
+}
+
+void ReducedBackend::get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
+                               std::int64_t* status_steps) const {
+  ids_.check("get_state", ids, count);
+  const std::size_t N = 2 * static_cast<std::size_t>(n_);
+  for (int k = 0; k < count; ++k) {
+    const int i = InstanceIds::at(ids, k);
+    if (y) std::copy_n(Y_.data() + i * N, N, y + k * N);
+    if (steps) steps[k] = steps_ - offset_[i];
+    if (status) status[k] = status_[i];
+    if (status_steps) status_steps[k] = status_step_[i];
+  }
+}
+
+void ReducedBackend::set_state(const int* ids, int count, const double* y, const std::int64_t* steps,
+                               const std::int8_t* status, const std::int64_t* status_steps) {
+  ids_.check("set_state", ids, count);
+  const std::size_t N = 2 * static_cast<std::size_t>(n_);
+  for (int k = 0; k < count; ++k) {
+    const int i = InstanceIds::at(ids, k);
+    if (y) std::copy_n(y + k * N, N, Y_.data() + i * N);
+    if (steps) offset_[i] = steps_ - steps[k];
+    if (status) status_[i] = status[k];
+    if (status_steps) status_step_[i] = status_steps[k];
+  }
+}
+
+void ReducedBackend::reset(const int* ids, int count) {
+  ids_.check("reset", ids, count);
+  const std::size_t n = static_cast<std::size_t>(n_);
+  for (int k = 0; k < count; ++k) {
+    const int i = InstanceIds::at(ids, k);
+    const RobotJointSpace& r = *(*models_)[static_cast<std::size_t>(model_of(i))].robot;
+    double* y = Y_.data() + static_cast<std::size_t>(i) * 2 * n;
+    std::copy(r.q0.begin(), r.q0.end(), y);
+    std::copy(r.qd0.begin(), r.qd0.end(), y + n);
+    offset_[i] = steps_;
+    status_[i] = static_cast<std::int8_t>(InstanceStatus::Ok);
+    status_step_[i] = 0;
+  }
+}
+
+void ReducedBackend::set_models(const int* ids, int count, const Model* models) {
+  ids_.check("set_models", ids, count);
+  for (int k = 0; k < count; ++k) {
+    const std::string who = "set_models: models[" + std::to_string(k) + "] (instance " +
+                            std::to_string(InstanceIds::at(ids, k)) + ")";
+    const std::string diff = topology_difference(models_->front(), models[k]);
+    if (!diff.empty()) throw std::invalid_argument(who + " cannot join the batch: " + diff);
+    check_model(models[k], who);
+  }
+  if (count == 0) return;
+  if (!owned_models_) {  // copy on write: from here on one model (and link rows) per instance
+    auto own = std::make_shared<std::vector<Model>>();
+    own->reserve(static_cast<std::size_t>(n_instances_));
+    for (int i = 0; i < n_instances_; ++i) own->push_back((*models_)[static_cast<std::size_t>(model_of(i))]);
+    if (models_->size() == 1 && n_instances_ > 1) {
+      const std::vector<ReducedLinkParams<double>> links0 = links_;
+      const std::vector<cga::CgaLink<double>> cga0 = cga_links_;
+      links_.clear();
+      cga_links_.clear();
+      for (int i = 0; i < n_instances_; ++i) {
+        links_.insert(links_.end(), links0.begin(), links0.end());
+        cga_links_.insert(cga_links_.end(), cga0.begin(), cga0.end());
+      }
+      gravity_.assign(static_cast<std::size_t>(n_instances_), gravity_.front());
+    }
+    owned_models_ = own.get();
+    models_ = std::move(own);
+  }
+  const std::size_t n = static_cast<std::size_t>(n_);
+  for (int k = 0; k < count; ++k) {
+    const int i = InstanceIds::at(ids, k);
+    Model& m = (*owned_models_)[static_cast<std::size_t>(i)];
+    m = models[k];
+    write_model_rows(static_cast<std::size_t>(i), m);
+    std::copy(m.robot->tau.begin(), m.robot->tau.end(), inputs_.data() + static_cast<std::size_t>(i) * n);
+  }
+  reset(ids, count);
+}
+
+void ReducedBackend::set_inputs(const int* ids, int count, const double* u) {
+  ids_.check("set_inputs", ids, count);
+  const std::size_t n = static_cast<std::size_t>(n_);
+  for (int k = 0; k < count; ++k) std::copy_n(u + k * n, n, inputs_.data() + InstanceIds::at(ids, k) * n);
+}
+
+ArrayView ReducedBackend::state_view() {
+  ArrayView v;
+  v.data = Y_.data();
+  v.ndim = 2;
+  v.shape[0] = n_instances_;
+  v.shape[1] = 2 * n_;
+  v.shape[2] = 1;
+  v.strides[0] = 2 * n_;
+  v.strides[1] = 1;
+  return v;
+}
+
+ArrayView ReducedBackend::inputs_view() {
+  ArrayView v;
+  v.data = inputs_.data();
+  v.ndim = 2;
+  v.shape[0] = n_instances_;
+  v.shape[1] = n_;
+  v.shape[2] = 1;
+  v.strides[0] = n_;
+  v.strides[1] = 1;
+  return v;
 }
 
 }  // namespace simphant

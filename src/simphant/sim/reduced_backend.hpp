@@ -18,6 +18,7 @@
 //  - read_joint_state: q, qd and tau (the actuator inputs, set_inputs) per instance.
 // Diverged: an instance whose state turns non-finite is frozen at its last finite state.
 // Assembly: nothing to assemble, every instance ok with zero residuals.
+// Per-instance state (Backend): y = [q (n), qd (n)]; reset returns to the model's q0, qd0.
 #include <memory>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "simphant/reduced/aba.hpp"
 #include "simphant/reduced/cga/cga_dynamics.hpp"
 #include "simphant/sim/backend.hpp"
+#include "simphant/sim/instance_ids.hpp"
 
 namespace simphant {
 
@@ -52,13 +54,31 @@ class ReducedBackend final : public Backend {
   int n_joint_coordinates() const override { return n_; }
   void read_joint_state(double* q, double* qd, double* tau) const override;
 
+  int state_size() const override { return 2 * n_; }
+  void get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
+                 std::int64_t* status_steps) const override;
+  void set_state(const int* ids, int count, const double* y, const std::int64_t* steps, const std::int8_t* status,
+                 const std::int64_t* status_steps) override;
+  void reset(const int* ids, int count) override;
+  /// The first call makes the model storage (and the link rows) per instance; the
+  /// listed instances' link parameters, gravity and inputs (robot tau) are rebuilt.
+  void set_models(const int* ids, int count, const Model* models) override;
+  void set_inputs(const int* ids, int count, const double* u) override;
+  /// Y itself: (n_instances, 2n) doubles, row-major.
+  ArrayView state_view() override;
+  /// The joint torques / forces tau: (n_instances, n) doubles, row-major.
+  ArrayView inputs_view() override;
+
   struct Worker;  ///< per-thread scratch (reduced_backend.cpp)
 
  private:
   int model_of(int i) const { return models_->size() == 1 ? 0 : i; }
   /// qdd of instance i at (q, qd) with its inputs, into qdd.
   void joint_accelerations(int i, const double* q, const double* qd, double* qdd, Worker& w) const;
-
+  /// Throws std::invalid_argument unless m is a robot model this batch can run.
+  void check_model(const Model& m, const std::string& who) const;
+  /// Link rows (links_, cga_links_) and gravity_ of model slot `slot` from m.
+  void write_model_rows(std::size_t slot, const Model& m);
   std::shared_ptr<const std::vector<Model>> models_;
   RobotSolver solver_;
   int n_instances_;
@@ -72,9 +92,12 @@ class ReducedBackend final : public Backend {
   std::vector<double> Y_;                          ///< (n_instances, 2n): q then qd
   std::vector<double> inputs_;                     ///< (n_instances, n): tau
   std::vector<std::int8_t> status_;
-  std::vector<double> status_time_;
+  std::vector<std::int64_t> status_step_;          ///< (n_instances) instance step at which the status was set
+  std::vector<std::int64_t> offset_;               ///< (n_instances) batch step of the instance's step 0
   std::vector<AssemblyResult> assembly_;
+  std::vector<Model>* owned_models_ = nullptr;     ///< models_ once set_models made it per instance
   mutable std::vector<std::unique_ptr<Worker>> workers_;
+  InstanceIds ids_;
 };
 
 }  // namespace simphant

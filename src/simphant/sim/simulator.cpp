@@ -8,26 +8,18 @@
 #include "simphant/sim/cuda_factory.hpp"
 #include "simphant/sim/reduced_backend.hpp"
 #include "simphant/model/robot.hpp"
+#include "simphant/model/topology.hpp"
 
 namespace simphant {
 namespace {
 
 // All instance models must share one topology: the backends size Data once.
 void check_same_topology(const std::vector<Model>& models) {
-  const Model& a = models.front();
   for (size_t i = 1; i < models.size(); ++i) {
-    const Model& b = models[i];
-    bool same = a.n_bodies() == b.n_bodies() && a.n_joints() == b.n_joints() && a.n_rows == b.n_rows &&
-                a.forces.size() == b.forces.size() && a.n_inputs == b.n_inputs && a.solver.dt == b.solver.dt;
-    for (int j = 0; same && j < a.n_joints(); ++j)
-      same = a.joints[j].type == b.joints[j].type && a.joints[j].body_i == b.joints[j].body_i &&
-             a.joints[j].body_j == b.joints[j].body_j && a.joints[j].row_offset == b.joints[j].row_offset;
-    for (std::size_t f = 0; same && f < a.forces.size(); ++f) {
-      const ForceElement &x = a.forces[f], &y = b.forces[f];
-      same = x.type == y.type && x.body == y.body && x.world_frame == y.world_frame && x.body_i == y.body_i &&
-             x.body_j == y.body_j && x.joint == y.joint && x.kind == y.kind && x.input_index == y.input_index;
-    }
-    if (!same) throw std::invalid_argument("Simulator: instance " + std::to_string(i) + "'s model differs in topology or dt");
+    const std::string diff = topology_difference(models.front(), models[i]);
+    if (!diff.empty())
+      throw std::invalid_argument("Simulator: instance " + std::to_string(i) + "'s model differs in topology or dt (" +
+                                  diff + ")");
   }
 }
 
@@ -89,6 +81,57 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
     backend = std::make_unique<CpuBackend>(shared, n_instances, options.threads, schur);
   }
   return std::unique_ptr<Simulator>(new Simulator(shared, std::move(backend)));
+}
+
+void Simulator::get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
+                          std::int64_t* status_steps, std::uint64_t* episodes) const {
+  backend_->get_state(ids, count, y, steps, status, status_steps);  // checks ids
+  if (episodes)
+    for (int k = 0; k < count; ++k) episodes[k] = episodes_[static_cast<std::size_t>(InstanceIds::at(ids, k))];
+}
+
+void Simulator::resample(const int* ids, int count, const std::uint64_t* episodes) {
+  std::vector<Model> models;
+  models.reserve(static_cast<std::size_t>(count));
+  for (int k = 0; k < count; ++k) models.push_back(resampler_(InstanceIds::at(ids, k), episodes[k]));
+  backend_->set_models(ids, count, models.data());
+  for (int k = 0; k < count; ++k) episodes_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = episodes[k];
+}
+
+void Simulator::set_state(const int* ids, int count, const double* y, const std::int64_t* steps,
+                          const std::int8_t* status, const std::int64_t* status_steps, const std::uint64_t* episodes) {
+  ids_.check("set_state", ids, count);
+  if (episodes) {
+    // Instances whose episode changes get that episode's model first (which resets them).
+    std::vector<int> changed;
+    std::vector<std::uint64_t> changed_episodes;
+    for (int k = 0; k < count; ++k) {
+      const int i = InstanceIds::at(ids, k);
+      if (episodes[k] == episodes_[static_cast<std::size_t>(i)]) continue;
+      if (resampler_) {
+        changed.push_back(i);
+        changed_episodes.push_back(episodes[k]);
+      } else {
+        episodes_[static_cast<std::size_t>(i)] = episodes[k];
+      }
+    }
+    if (!changed.empty()) resample(changed.data(), static_cast<int>(changed.size()), changed_episodes.data());
+  }
+  backend_->set_state(ids, count, y, steps, status, status_steps);
+}
+
+void Simulator::reset(const int* ids, int count, bool resample_models) {
+  ids_.check("reset", ids, count);
+  if (!resample_models) {
+    backend_->reset(ids, count);
+    return;
+  }
+  if (!resampler_)
+    throw std::logic_error("reset: resample = true needs a resampler (set_resampler; make_simulator installs the scene "
+                           "sweep's)");
+  std::vector<std::uint64_t> next(static_cast<std::size_t>(count));
+  for (int k = 0; k < count; ++k) next[static_cast<std::size_t>(k)] = episodes_[static_cast<std::size_t>(InstanceIds::at(ids, k))] + 1;
+  resample(ids, count, next.data());
 }
 
 }  // namespace simphant

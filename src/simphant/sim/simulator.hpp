@@ -1,6 +1,8 @@
 #pragma once
-// Simulator: the C++ service core that the CLI uses (issue 2, item 8). Create it from
-// per-instance models (scene + sweep), set actuator inputs, advance, read results.
+// Simulator: the C++ service core that the CLI uses. Create it from per-instance models
+// (scene + sweep; sim/scene_simulator.hpp does it in one call), set actuator inputs,
+// advance, read results; reset, read and write the state of listed instances
+// (docs/state.md).
 //
 //   auto scene = simphant::load_scene("examples/four_bar.json");
 //   auto samples = simphant::sample_sweep(scene.sweep, 1000);
@@ -8,11 +10,14 @@
 //   sim->advance(100);
 //   std::vector<double> y(sim->n_instances() * sim->model().n_bodies() * 13);
 //   sim->read_states(y.data());
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "simphant/sim/backend.hpp"
+#include "simphant/sim/instance_ids.hpp"
 
 namespace simphant {
 
@@ -39,7 +44,10 @@ class Simulator {
   static std::unique_ptr<Simulator> create(std::vector<Model> models, const SimulatorOptions& options,
                                            int n_instances = -1);
 
-  const Model& model() const { return models_->front(); }  ///< instance 0's model
+  /// The batch's model: instance 0's model as created. Its topology, names and dt hold
+  /// for every instance; set_models / reset with resampling may since have changed the
+  /// parameters of any instance, 0 included.
+  const Model& model() const { return models_->front(); }
   int n_instances() const { return backend_->n_instances(); }
   const char* backend_name() const { return backend_->name(); }
   std::string backend_details() const { return backend_->details(); }
@@ -59,11 +67,50 @@ class Simulator {
   int n_joint_coordinates() const { return backend_->n_joint_coordinates(); }
   void read_joint_state(double* q, double* qd, double* tau) const { backend_->read_joint_state(q, qd, tau); }
 
+  // --- Per-instance state (Backend's contract for ids, buffers and errors) ---
+  int state_size() const { return backend_->state_size(); }
+  /// As Backend::get_state, plus episodes (count): the instance's domain-randomisation
+  /// episode (0 = the sweep's own sample; reset(..., resample = true) adds one). Any
+  /// output may be null.
+  void get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
+                 std::int64_t* status_steps, std::uint64_t* episodes) const;
+  /// As Backend::set_state, plus episodes (count). When an episode differs from the
+  /// instance's current one and a resampler is set, the instance's model is rebuilt for
+  /// that episode first (so that a checkpoint restores the parameters too).
+  void set_state(const int* ids, int count, const double* y, const std::int64_t* steps, const std::int8_t* status,
+                 const std::int64_t* status_steps, const std::uint64_t* episodes);
+  /// The listed instances go back to their assembled initial state, step 0 and their
+  /// assembly status. resample: each listed instance first advances to its next
+  /// episode and gets a model freshly drawn by the resampler (domain randomisation;
+  /// throws std::logic_error when none is set), then is assembled again.
+  void reset(const int* ids, int count, bool resample = false);
+  /// Replaces the listed instances' models and resets them (Backend::set_models: same
+  /// topology and dt, else std::invalid_argument). Their episodes stay as they are.
+  void set_models(const int* ids, int count, const Model* models) { backend_->set_models(ids, count, models); }
+  /// Actuator inputs of the listed instances: u (count, n_inputs).
+  void set_inputs(const int* ids, int count, const double* u) { backend_->set_inputs(ids, count, u); }
+  /// Zero-copy views of the backend's state and inputs (Backend::state_view).
+  ArrayView state_view() { return backend_->state_view(); }
+  ArrayView inputs_view() { return backend_->inputs_view(); }
+  /// The model of instance i for its episode e: deterministic in (i, e) (scene sweep:
+  /// sim/scene_simulator.hpp). Throwing SceneError for a draw that makes the model
+  /// invalid leaves the instance unchanged.
+  using Resampler = std::function<Model(int instance, std::uint64_t episode)>;
+  void set_resampler(Resampler resampler) { resampler_ = std::move(resampler); }
+  double dt() const { return model().solver.dt; }
+
  private:
   Simulator(std::shared_ptr<const std::vector<Model>> models, std::unique_ptr<Backend> backend)
-      : models_(std::move(models)), backend_(std::move(backend)) {}
+      : models_(std::move(models)), backend_(std::move(backend)),
+        episodes_(static_cast<std::size_t>(backend_->n_instances()), 0), ids_(backend_->n_instances()) {}
+  /// Rebuilds the models of the listed instances for episodes[k] (resampler_) and hands
+  /// them to the backend (which resets them); then records the episodes.
+  void resample(const int* ids, int count, const std::uint64_t* episodes);
   std::shared_ptr<const std::vector<Model>> models_;
   std::unique_ptr<Backend> backend_;
+  std::vector<std::uint64_t> episodes_;  ///< (n_instances) domain-randomisation episode
+  Resampler resampler_;
+  InstanceIds ids_;
 };
 
 }  // namespace simphant

@@ -1,7 +1,8 @@
 #pragma once
 // Private to urdf/: the stages of parse_urdf (urdf_import.hpp), one per file.
-// urdf_parse.cpp runs urdfdom and wraps its errors; urdf_tree.cpp checks the tree and
-// merges fixed joints; urdf_inertia.cpp holds the mass-property arithmetic.
+// urdf_precheck.cpp bounds the document before urdfdom sees it; urdf_parse.cpp runs
+// urdfdom and wraps its errors; urdf_tree.cpp checks the tree and merges fixed joints;
+// urdf_inertia.cpp holds the mass-property arithmetic.
 #include <string>
 
 #include "simphant/math/small.hpp"
@@ -39,6 +40,13 @@ MassProps combine_mass(const MassProps& a, const MassProps& b);
 /// Throws UrdfError("<where>: inertia is not positive definite (principal moments ...)")
 /// or "...: inertia violates the triangle inequality ...".
 void check_inertia(const Mat3d& inertia, const std::string& where);
+
+/// Refuses, with UrdfError(prefix + ": ..."), what urdfdom must not see: a NUL byte,
+/// element nesting deeper than kMaxXmlDepth, more than kMaxUrdfLinks links or
+/// kMaxUrdfJoints joints, a link that is the child of two joints, and a cycle of joints
+/// (named: "joint 'j': a kinematic loop through links a -> b -> a"). Documents that
+/// TinyXML cannot parse, or with duplicate names, pass: urdfdom reports those.
+void precheck_urdf(const std::string& xml_text, const std::string& prefix);
 
 /// The checked ReducedModel of a urdfdom model (urdf_tree.cpp). `prefix` ("URDF <source>")
 /// starts every error message.

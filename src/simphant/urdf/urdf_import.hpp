@@ -34,6 +34,13 @@
 
 namespace simphant {
 
+/// Limits on a URDF document, checked before it is parsed into a tree (docs/reliability.md,
+/// "URDF"): links and joints (fixed joints included), element nesting depth. A URDF file
+/// is at most kMaxInputFileBytes (core/input_file.hpp, 64 MiB).
+constexpr int kMaxUrdfLinks = 4096;
+constexpr int kMaxUrdfJoints = 4096;
+constexpr int kMaxXmlDepth = 256;
+
 /// A URDF that cannot be imported. what() is "URDF <source>: <element>: <reason>", the
 /// element being e.g. "link 'panda_link3': inertial" or "joint 'j2'"; errors that urdfdom
 /// itself reports carry urdfdom's message, which names the joint or link.
@@ -43,17 +50,23 @@ class UrdfError : public std::runtime_error {
 };
 
 /// Reads and imports the URDF file at `path` (see parse_urdf).
-/// Errors: UrdfError if the file cannot be read, and every error of parse_urdf.
+/// Errors: UrdfError("URDF <path>: <reason>") if the file cannot be read: missing, a
+/// folder, not a regular file (a device, FIFO or socket), over kMaxInputFileBytes
+/// (core/input_file.hpp); and every error of parse_urdf.
 ReducedModel load_urdf(const std::string& path);
 
 /// Imports the URDF document `xml_text`; `source_name` (a file name) only labels errors.
 /// Gravity is set to (0, 0, -9.81) m/s^2 (URDF has none).
-/// Errors (UrdfError, naming the element): XML that urdfdom rejects (malformed XML,
-/// duplicate names, a joint naming a missing link, more than one root, a revolute or
-/// prismatic joint without <limit>, ...: urdfdom's message is wrapped); a joint type
-/// other than revolute / continuous / prismatic / fixed (floating, planar); a zero axis;
-/// a kinematic loop (a link with two parent joints, or a cycle of joints); a mass or
-/// inertia that breaks the mass rules above.
+/// Errors (UrdfError, naming the element): a NUL byte, elements nested deeper than
+/// kMaxXmlDepth, more than kMaxUrdfLinks links or kMaxUrdfJoints joints (checked before
+/// any tree is built); XML that urdfdom rejects (malformed XML, duplicate names, a joint
+/// naming a missing link, more than one root, a revolute or prismatic joint without
+/// <limit>, ...: urdfdom's message is wrapped); a joint type other than revolute /
+/// continuous / prismatic / fixed (floating, planar); a zero or non-finite axis; a
+/// kinematic loop (a link with two parent joints, or a cycle of joints: refused before
+/// urdfdom links the tree, which would leak it); a mass or inertia that breaks the mass
+/// rules above. Every walk over the tree is a loop (no recursion), so a deep chain within
+/// the limits costs no stack.
 /// Thread-safety: urdfdom reports errors through console_bridge's global output handler,
 /// which parse_urdf replaces while it parses; calls are serialised by a mutex.
 ReducedModel parse_urdf(const std::string& xml_text, const std::string& source_name);

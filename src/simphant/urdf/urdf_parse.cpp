@@ -1,11 +1,7 @@
-// load_urdf / parse_urdf (urdf_import.hpp): runs urdfdom's parser, turns its console
-// messages into UrdfError, then builds the ReducedModel (urdf_tree.cpp).
-#include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <map>
+// load_urdf / parse_urdf (urdf_import.hpp): bounds the document (urdf_precheck.cpp),
+// runs urdfdom's parser, turns its console messages into UrdfError, then builds the
+// ReducedModel (urdf_tree.cpp).
 #include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -13,6 +9,7 @@
 #include <tinyxml.h>
 #include <urdf_parser/urdf_parser.h>
 
+#include "simphant/core/input_file.hpp"
 #include "simphant/urdf/urdf_detail.hpp"
 #include "simphant/urdf/urdf_import.hpp"
 
@@ -52,51 +49,34 @@ std::mutex& parse_mutex() {
   return m;
 }
 
-/// urdfdom rejects a URDF whose links all have parents ("No root link found") without
-/// naming one: find a cycle of <joint> parent -> child links with TinyXML and name it.
-std::string describe_cycle(const std::string& xml_text) {
-  TiXmlDocument doc;
-  doc.Parse(xml_text.c_str());
-  const TiXmlElement* robot = doc.FirstChildElement("robot");
-  if (robot == nullptr) return "";
-  std::map<std::string, std::pair<std::string, std::string>> up;  // child -> (joint, parent)
-  for (const TiXmlElement* j = robot->FirstChildElement("joint"); j != nullptr; j = j->NextSiblingElement("joint")) {
-    const TiXmlElement* p = j->FirstChildElement("parent");
-    const TiXmlElement* c = j->FirstChildElement("child");
-    const char* name = j->Attribute("name");
-    if (p == nullptr || c == nullptr || name == nullptr || p->Attribute("link") == nullptr ||
-        c->Attribute("link") == nullptr) {
-      continue;
+/// Unlinks every link of a urdfdom model from its children when it goes out of scope:
+/// urdfdom's links own their child links, so without this a long chain is freed by a
+/// recursion as deep as the chain.
+class UnlinkOnExit {
+ public:
+  explicit UnlinkOnExit(const urdf::ModelInterfaceSharedPtr& model) : model_(model) {}
+  ~UnlinkOnExit() {
+    if (!model_) return;
+    for (auto& kv : model_->links_) {
+      if (!kv.second) continue;
+      kv.second->child_links.clear();
+      kv.second->child_joints.clear();
     }
-    up.emplace(c->Attribute("link"), std::make_pair(std::string(name), std::string(p->Attribute("link"))));
   }
-  for (const auto& kv : up) {
-    std::set<std::string> seen;
-    std::string link = kv.first;
-    while (seen.insert(link).second) {
-      const auto it = up.find(link);
-      if (it == up.end()) break;
-      link = it->second.second;
-    }
-    if (up.count(link) == 0) continue;  // reached a link without parent
-    std::string path = link, joint;
-    for (std::string l = link;;) {  // walk the cycle once from `link`
-      const auto& jp = up.at(l);
-      joint = jp.first;
-      path += " <- " + jp.second;
-      l = jp.second;
-      if (l == link) break;
-    }
-    return "joint '" + joint + "': a kinematic loop through links " + path + " (child <- parent)";
-  }
-  return "";
-}
+  UnlinkOnExit(const UnlinkOnExit&) = delete;
+  UnlinkOnExit& operator=(const UnlinkOnExit&) = delete;
+
+ private:
+  const urdf::ModelInterfaceSharedPtr& model_;
+};
 
 }  // namespace
 
 ReducedModel parse_urdf(const std::string& xml_text, const std::string& source_name) {
   const std::string prefix = "URDF " + source_name;
+  urdf_detail::precheck_urdf(xml_text, prefix);  // before urdfdom links anything
   urdf::ModelInterfaceSharedPtr model;
+  const UnlinkOnExit unlink(model);
   ErrorCapture capture;
   {
     std::lock_guard<std::mutex> lock(parse_mutex());
@@ -113,10 +93,6 @@ ReducedModel parse_urdf(const std::string& xml_text, const std::string& source_n
     std::string msg;
     for (const std::string& e : capture.errors) msg += (msg.empty() ? "" : "; ") + e;
     if (msg.empty()) msg = "urdfdom rejected the document";
-    if (msg.find("No root link found") != std::string::npos) {
-      const std::string cycle = describe_cycle(xml_text);
-      if (!cycle.empty()) msg = cycle + " (urdfdom: " + msg + ")";
-    }
     TiXmlDocument doc;  // malformed XML: say where
     if (!doc.Parse(xml_text.c_str()) && doc.Error()) {
       msg += " (XML line " + std::to_string(doc.ErrorRow()) + ", column " + std::to_string(doc.ErrorCol()) + ")";
@@ -129,15 +105,12 @@ ReducedModel parse_urdf(const std::string& xml_text, const std::string& source_n
 }
 
 ReducedModel load_urdf(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw UrdfError("URDF " + path + ": " +
-                    (std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
+  std::string text;
+  try {
+    text = read_input_file(path);
+  } catch (const InputFileError& e) {
+    throw UrdfError("URDF " + path + ": " + e.what());
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in.is_open()) throw UrdfError("URDF " + path + ": cannot open the file for reading");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw UrdfError("URDF " + path + ": read error");
   return parse_urdf(text, path);
 }
 

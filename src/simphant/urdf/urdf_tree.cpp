@@ -10,6 +10,7 @@
 
 #include <urdf_model/model.h>
 
+#include "simphant/math/unit_vector.hpp"
 #include "simphant/reduced/spatial.hpp"
 #include "simphant/urdf/urdf_detail.hpp"
 #include "simphant/urdf/urdf_import.hpp"
@@ -20,17 +21,7 @@ namespace {
 
 constexpr double kMinAxisNorm = 1e-12;  ///< shorter joint axes are errors
 
-/// The unit vector along `a`, scaled by its largest component first so that a huge axis
-/// does not overflow; false for an axis shorter than kMinAxisNorm or not finite.
-bool unit_axis(const Vec3d& a, Vec3d& unit) {
-  const double big = std::max({std::fabs(a.x), std::fabs(a.y), std::fabs(a.z)});
-  if (!(big > 0) || !std::isfinite(big)) return false;
-  const Vec3d s = (1.0 / big) * a;
-  const double n = norm(s);
-  if (!(big * n >= kMinAxisNorm)) return false;
-  unit = (1.0 / n) * s;
-  return true;
-}
+bool unit_axis(const Vec3d& a, Vec3d& unit) { return unit_vector(a, kMinAxisNorm, unit); }
 
 Vec3d vec(const urdf::Vector3& v) { return {v.x, v.y, v.z}; }
 Mat3d rot(const urdf::Rotation& r) { return rotation(normalized(Quatd{r.w, r.x, r.y, r.z})); }
@@ -70,7 +61,7 @@ class Builder {
     if (!root) throw UrdfError(prefix_ + ": no root link");
     out_.name = m_.getName();
     out_.base_link = root->name;
-    visit(*root, -1, identity3<double>(), zero3<double>(), nullptr);
+    walk(*root);
     if (visited_.size() != m_.links_.size()) report_loop();
     for (std::size_t k = 0; k < out_.links.size(); ++k) {
       ReducedLink& l = out_.links[k];
@@ -160,41 +151,73 @@ class Builder {
     a = a.mass > 0 ? combine_mass(a, in_body) : in_body;
   }
 
-  /// Depth-first walk. `body`: output link that `link` belongs to (-1: the base);
-  /// (R_bl, p_bl): pose of `link`'s frame in that body's frame.
-  void visit(const urdf::Link& link, int body, const Mat3d& R_bl, const Vec3d& p_bl, const urdf::Joint* moving_joint) {
-    visited_.insert(link.name);
-    if (body >= 0) add_inertial(link, body, R_bl, p_bl, moving_joint);
-    for (const urdf::JointSharedPtr& jp : link.child_joints) {
-      const urdf::Joint& j = *jp;
-      const urdf::LinkConstSharedPtr child = m_.getLink(j.child_link_name);
-      const Mat3d R_bj = spatial_detail::m3_mul(R_bl, rot(j.parent_to_joint_origin_transform.rotation));
-      const Vec3d p_bj = mul(R_bl, vec(j.parent_to_joint_origin_transform.position)) + p_bl;
-      if (j.type == urdf::Joint::FIXED) {
-        visit(*child, body, R_bj, p_bj, nullptr);
-        continue;
+  /// A link waiting on the walk's stack, with the joint that leads to it.
+  struct Pending {
+    const urdf::Link* link;
+    const urdf::Joint* joint;  ///< the joint whose child `link` is; null for the root
+    int body;                  ///< output link of the joint's parent (-1: the base)
+    Mat3d R_bj;                ///< joint frame in that body's frame (R_bl for the root)
+    Vec3d p_bj;
+  };
+
+  /// Depth-first walk from the root with an explicit stack (no recursion, so a deep chain
+  /// costs no call stack). Output links are numbered in pre-order, children in the order
+  /// urdfdom lists them, so parent index < own index. A link joined by a fixed joint joins
+  /// its parent's output link at the composed pose; a moving joint starts a new output link.
+  void walk(const urdf::Link& root) {
+    std::vector<Pending> stack{{&root, nullptr, -1, identity3<double>(), zero3<double>()}};
+    while (!stack.empty()) {
+      const Pending e = stack.back();
+      stack.pop_back();
+      const urdf::Joint* j = e.joint;
+      int body = e.body;
+      Mat3d R_bl = e.R_bj;
+      Vec3d p_bl = e.p_bj;
+      const urdf::Joint* moving = nullptr;
+      if (j != nullptr && j->type != urdf::Joint::FIXED) {
+        moving = j;
+        out_.links.push_back(moving_link(*e.link, *j, body, e.R_bj, e.p_bj));
+        acc_.emplace_back();
+        body = static_cast<int>(out_.links.size()) - 1;
+        R_bl = identity3<double>();
+        p_bl = zero3<double>();
       }
-      ReducedLink l;
-      l.name = child->name;
-      l.joint_name = j.name;
-      l.parent = body;
-      l.type = j.type == urdf::Joint::PRISMATIC ? ReducedJointType::Prismatic : ReducedJointType::Revolute;
-      l.R_parent_joint = R_bj;
-      l.p_parent_joint = p_bj;
-      unit_axis(vec(j.axis), l.axis);
-      l.continuous = j.type == urdf::Joint::CONTINUOUS;
-      if (j.limits) {
-        if (!l.continuous) {
-          l.lower = j.limits->lower;
-          l.upper = j.limits->upper;
-        }
-        l.effort = j.limits->effort;
-        l.velocity = j.limits->velocity;
+      visited_.insert(e.link->name);
+      if (body >= 0) add_inertial(*e.link, body, R_bl, p_bl, moving);
+      // Children pushed last-first, so that they are popped in urdfdom's order.
+      for (auto it = e.link->child_joints.rbegin(); it != e.link->child_joints.rend(); ++it) {
+        const urdf::Joint& cj = **it;
+        const urdf::LinkConstSharedPtr child = m_.getLink(cj.child_link_name);
+        if (!child || visited_.count(child->name) != 0) continue;  // cycles are refused before (precheck_urdf)
+        const Mat3d R_bj = spatial_detail::m3_mul(R_bl, rot(cj.parent_to_joint_origin_transform.rotation));
+        const Vec3d p_bj = mul(R_bl, vec(cj.parent_to_joint_origin_transform.position)) + p_bl;
+        stack.push_back({child.get(), &cj, body, R_bj, p_bj});
       }
-      out_.links.push_back(l);
-      acc_.emplace_back();
-      visit(*child, static_cast<int>(out_.links.size()) - 1, identity3<double>(), zero3<double>(), &j);
     }
+  }
+
+  /// The output link of moving joint `j` (child `link`) below output link `parent` at
+  /// joint pose (R_bj, p_bj) in the parent's frame.
+  static ReducedLink moving_link(const urdf::Link& link, const urdf::Joint& j, int parent, const Mat3d& R_bj,
+                                 const Vec3d& p_bj) {
+    ReducedLink l;
+    l.name = link.name;
+    l.joint_name = j.name;
+    l.parent = parent;
+    l.type = j.type == urdf::Joint::PRISMATIC ? ReducedJointType::Prismatic : ReducedJointType::Revolute;
+    l.R_parent_joint = R_bj;
+    l.p_parent_joint = p_bj;
+    unit_axis(vec(j.axis), l.axis);
+    l.continuous = j.type == urdf::Joint::CONTINUOUS;
+    if (j.limits) {
+      if (!l.continuous) {
+        l.lower = j.limits->lower;
+        l.upper = j.limits->upper;
+      }
+      l.effort = j.limits->effort;
+      l.velocity = j.limits->velocity;
+    }
+    return l;
   }
 
   const urdf::ModelInterface& m_;

@@ -1,0 +1,315 @@
+#pragma once
+// CudaBackend<T>'s per-instance state calls (Backend: get_state, set_state, reset,
+// set_models, set_inputs(ids, ...), the views), included by cuda_backend_fp64.cu and
+// cuda_backend_fp32.cu after cuda_backend_impl.cuh. The listed instances' columns move
+// through the kernels of kernels/instance_state.hpp; rows travel between the host and
+// the device through pinned staging (ids_host_, frame_host_ for states, status_host_,
+// status_step_host_, inputs_host_) and device staging (ids_dev_, y_stage_ for states:
+// scratch between steps, status_rows_, step_rows_, inputs_rows_). An instance's own
+// clock is the host-side offset_: instance step = batch step - offset_[i]; the device
+// keeps status steps as batch steps.
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuda_backend_impl.cuh"
+#include "instance_state.hpp"
+#include "simphant/model/topology.hpp"
+
+namespace simphant::cuda {
+
+template <class T>
+void CudaBackend<T>::wait_staging() const {
+  check(cudaEventSynchronize(staging_copied_), "cudaEventSynchronize (previous staging copy)", batch_);
+}
+
+template <class T>
+void CudaBackend<T>::staged() const {
+  check(cudaEventRecord(staging_copied_, stream_), "cudaEventRecord (staging copy)", batch_);
+}
+
+template <class T>
+const int* CudaBackend<T>::stage_ids(const int* ids, int count) const {
+  if (!ids) return nullptr;
+  std::memcpy(ids_host_.get(), ids, static_cast<std::size_t>(count) * sizeof(int));
+  check(cudaMemcpyAsync(ids_dev_.get(), ids_host_.get(), static_cast<std::size_t>(count) * sizeof(int),
+                        cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (instance ids)", batch_);
+  return ids_dev_.get();
+}
+
+template <class T>
+void CudaBackend<T>::get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
+                               std::int64_t* status_steps) const {
+  ids_.check("get_state", ids, count);
+  if (count == 0) return;
+  const int n = n_, ny = 13 * N_;
+  const bool want_status = status || status_steps;
+  CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
+  wait_staging();
+  const int* d_ids = stage_ids(ids, count);
+  if (y) {
+    const T* Y = Y_.get();
+    T* rows = y_stage_.get();
+    x.launch("gather_state", count, [=] __host__ __device__(int tid) { batch::gather_rows_thread(tid, n, ny, count, d_ids, Y, rows); });
+    check(cudaMemcpyAsync(frame_host_.get(), rows, static_cast<std::size_t>(count) * ny * sizeof(T), cudaMemcpyDeviceToHost,
+                          stream_),
+          "cudaMemcpyAsync (states to pinned host memory)", batch_);
+    frame_step_ = -1;  // frame_host_ now holds these rows
+  }
+  if (want_status) {
+    const std::int8_t* st = status_.get();
+    const std::int64_t* ss = status_step_.get();
+    std::int8_t* st_rows = status_rows_.get();
+    std::int64_t* ss_rows = step_rows_.get();
+    x.launch("gather_status", count, [=] __host__ __device__(int tid) {
+      batch::gather_status_thread(tid, count, d_ids, st, ss, st_rows, ss_rows);
+    });
+    check(cudaMemcpyAsync(status_host_.get(), st_rows, static_cast<std::size_t>(count), cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpyAsync (status)", batch_);
+    check(cudaMemcpyAsync(status_step_host_.get(), ss_rows, static_cast<std::size_t>(count) * sizeof(std::int64_t),
+                          cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpyAsync (status step)", batch_);
+  }
+  staged();
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (get_state)", batch_);
+  for (int k = 0; k < count; ++k) {
+    const std::size_t i = static_cast<std::size_t>(InstanceIds::at(ids, k));
+    if (y)
+      for (int e = 0; e < ny; ++e)
+        y[static_cast<std::size_t>(k) * ny + e] = static_cast<double>(frame_host_.get()[static_cast<std::size_t>(k) * ny + e]);
+    if (steps) steps[k] = steps_ - offset_[i];
+    if (status) status[k] = status_host_.get()[k];
+    if (status_steps) status_steps[k] = status_step_host_.get()[k] - offset_[i];
+  }
+}
+
+template <class T>
+void CudaBackend<T>::set_state(const int* ids, int count, const double* y, const std::int64_t* steps,
+                               const std::int8_t* status, const std::int64_t* status_steps) {
+  ids_.check("set_state", ids, count);
+  if (count == 0) return;
+  const int n = n_, ny = 13 * N_;
+  CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
+  wait_staging();
+  const int* d_ids = stage_ids(ids, count);
+  if (y) {
+    T* staging = frame_host_.get();
+    for (std::size_t e = 0; e < static_cast<std::size_t>(count) * ny; ++e) staging[e] = static_cast<T>(y[e]);
+    frame_step_ = -1;
+    T* rows = y_stage_.get();
+    check(cudaMemcpyAsync(rows, staging, static_cast<std::size_t>(count) * ny * sizeof(T), cudaMemcpyHostToDevice, stream_),
+          "cudaMemcpyAsync (states from pinned host memory)", batch_);
+    T* Y = Y_.get();
+    x.launch("scatter_state", count, [=] __host__ __device__(int tid) {
+      batch::scatter_rows_thread(tid, n, ny, count, d_ids, static_cast<const T*>(rows), Y);
+    });
+  }
+  // Status steps: the device keeps batch steps (instance step + offset). Without new
+  // status steps, a change of the instance's steps (its offset) shifts them, so that
+  // the instance's status step stays as it was.
+  const bool write_steps = status_steps || steps;
+  if (status || write_steps) {
+    for (int k = 0; k < count; ++k) {
+      const std::size_t i = static_cast<std::size_t>(InstanceIds::at(ids, k));
+      const std::int64_t offset = steps ? steps_ - steps[k] : offset_[i];
+      if (status) status_host_.get()[k] = status[k];
+      if (write_steps) status_step_host_.get()[k] = status_steps ? status_steps[k] + offset : offset - offset_[i];
+    }
+    std::int8_t* st_rows = status ? status_rows_.get() : nullptr;
+    std::int64_t* ss_rows = write_steps ? step_rows_.get() : nullptr;
+    if (st_rows)
+      check(cudaMemcpyAsync(st_rows, status_host_.get(), static_cast<std::size_t>(count), cudaMemcpyHostToDevice, stream_),
+            "cudaMemcpyAsync (status)", batch_);
+    if (ss_rows)
+      check(cudaMemcpyAsync(ss_rows, status_step_host_.get(), static_cast<std::size_t>(count) * sizeof(std::int64_t),
+                            cudaMemcpyHostToDevice, stream_),
+            "cudaMemcpyAsync (status step)", batch_);
+    const int delta = status_steps ? 0 : 1;
+    std::int8_t* st = status_.get();
+    std::int64_t* ss = status_step_.get();
+    x.launch("scatter_status", count, [=] __host__ __device__(int tid) {
+      batch::scatter_status_thread(tid, count, d_ids, static_cast<const std::int8_t*>(st_rows),
+                                   static_cast<const std::int64_t*>(ss_rows), delta, st, ss);
+    });
+  }
+  staged();
+  if (steps)
+    for (int k = 0; k < count; ++k) offset_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = steps_ - steps[k];
+  frame_step_ = -1;
+}
+
+template <class T>
+void CudaBackend<T>::reset(const int* ids, int count) {
+  ids_.check("reset", ids, count);
+  if (count == 0) return;
+  const int n = n_, ny = 13 * N_;
+  CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
+  wait_staging();
+  const int* d_ids = stage_ids(ids, count);
+  staged();
+  const T* Y0 = Y0_.get();
+  T* Y = Y_.get();
+  x.launch("reset_state", count, [=] __host__ __device__(int tid) { batch::copy_columns_thread(tid, n, ny, count, d_ids, Y0, Y); });
+  const std::int8_t* st0 = status0_.get();
+  std::int8_t* st = status_.get();
+  std::int64_t* ss = status_step_.get();
+  const std::int64_t now = steps_;  // the device's step count when this runs (stream order)
+  x.launch("reset_status", count, [=] __host__ __device__(int tid) {
+    batch::reset_status_thread(tid, count, d_ids, st0, now, st, ss);
+  });
+  for (int k = 0; k < count; ++k) offset_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = steps_;
+  frame_step_ = -1;
+}
+
+template <class T>
+void CudaBackend<T>::recapture_graph() {
+  synchronize();
+  if (graph_exec_) cudaGraphExecDestroy(graph_exec_);
+  if (graph_) cudaGraphDestroy(graph_);
+  graph_exec_ = nullptr;
+  graph_ = nullptr;
+  graph_ready_ = false;
+  graph_note_.clear();
+  if (want_graph_) capture_graph();
+}
+
+template <class T>
+void CudaBackend<T>::set_models(const int* ids, int count, const Model* models) {
+  ids_.check("set_models", ids, count);
+  for (int k = 0; k < count; ++k) {
+    const std::string diff = topology_difference(models_->front(), models[k]);
+    if (!diff.empty())
+      throw std::invalid_argument("set_models: models[" + std::to_string(k) + "] (instance " +
+                                  std::to_string(InstanceIds::at(ids, k)) + ") cannot join the batch: " + diff);
+  }
+  if (count == 0) return;
+  const int n = n_, ny = 13 * N_;
+  const std::vector<Model> fresh(models, models + count);
+  const AssembledBatch assembled = assemble_batch(fresh, count, 0);
+  // Parameters: the shared ones that a new model changes become per instance. Their
+  // device array is allocated first, so that a failure changes nothing.
+  std::vector<std::vector<double>> params;
+  params.reserve(static_cast<std::size_t>(count));
+  std::vector<char> becomes_varied(static_cast<std::size_t>(packed_.n_params), 0);
+  int new_rows = 0;
+  for (int k = 0; k < count; ++k) {
+    params.push_back(batch::flatten_params(models[k]));
+    for (int p = 0; p < packed_.n_params; ++p) {
+      const T value = static_cast<T>(params.back()[static_cast<std::size_t>(p)]);
+      if (packed_.param_slot[static_cast<std::size_t>(p)] < 0 && !becomes_varied[static_cast<std::size_t>(p)] &&
+          std::memcmp(&value, &packed_.param_shared[static_cast<std::size_t>(p)], sizeof(T)) != 0) {
+        becomes_varied[static_cast<std::size_t>(p)] = 1;
+        ++new_rows;
+      }
+    }
+  }
+  DeviceArray<T> grown;
+  if (new_rows > 0)
+    grown = DeviceArray<T>(packed_.param_varied.size() + static_cast<std::size_t>(new_rows) * n, batch_);
+  for (int k = 0; k < count; ++k) batch::set_instance_params(packed_, InstanceIds::at(ids, k), params[static_cast<std::size_t>(k)]);
+  synchronize();  // queued steps read the parameters
+  if (new_rows > 0) {
+    // param_varied moves: the step's graph, which holds its address, is captured again below.
+    param_varied_ = std::move(grown);
+    mv_.param_varied = param_varied_.get();
+    check(cudaMemcpyAsync(param_slot_.get(), packed_.param_slot.data(), packed_.param_slot.size() * sizeof(int),
+                          cudaMemcpyHostToDevice, stream_),
+          "cudaMemcpyAsync (parameter slots)", batch_);
+  }
+  // From pageable memory: the copy is staged before the call returns, in stream order.
+  if (!packed_.param_varied.empty())
+    check(cudaMemcpyAsync(param_varied_.get(), packed_.param_varied.data(), packed_.param_varied.size() * sizeof(T),
+                          cudaMemcpyHostToDevice, stream_),
+          "cudaMemcpyAsync (per-instance parameters)", batch_);
+  if (new_rows > 0) recapture_graph();
+  // Initial states and assembly status of the listed instances (rows -> Y0 columns).
+  CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
+  wait_staging();
+  const int* d_ids = stage_ids(ids, count);
+  T* staging = frame_host_.get();
+  for (std::size_t e = 0; e < static_cast<std::size_t>(count) * ny; ++e) staging[e] = static_cast<T>(assembled.Y[e]);
+  frame_step_ = -1;
+  T* rows = y_stage_.get();
+  check(cudaMemcpyAsync(rows, staging, static_cast<std::size_t>(count) * ny * sizeof(T), cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (initial states)", batch_);
+  T* Y0 = Y0_.get();
+  x.launch("scatter_initial_state", count, [=] __host__ __device__(int tid) {
+    batch::scatter_rows_thread(tid, n, ny, count, d_ids, static_cast<const T*>(rows), Y0);
+  });
+  std::memcpy(status_host_.get(), assembled.status.data(), static_cast<std::size_t>(count));
+  std::int8_t* st_rows = status_rows_.get();
+  check(cudaMemcpyAsync(st_rows, status_host_.get(), static_cast<std::size_t>(count), cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (assembly status)", batch_);
+  std::int8_t* st0 = status0_.get();
+  x.launch("scatter_assembly_status", count, [=] __host__ __device__(int tid) {
+    batch::scatter_status_thread(tid, count, d_ids, static_cast<const std::int8_t*>(st_rows), nullptr, 0, st0, nullptr);
+  });
+  staged();
+  for (int k = 0; k < count; ++k) assembly_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = assembled.results[static_cast<std::size_t>(k)];
+  // Actuator inputs: each actuator's model value, as at creation.
+  if (n_inputs_ > 0) {
+    std::vector<double> u(static_cast<std::size_t>(count) * n_inputs_, 0.0);
+    for (int k = 0; k < count; ++k)
+      for (const ForceElement& f : models[k].forces)
+        if (f.type == ForceType::Actuator) u[static_cast<std::size_t>(k) * n_inputs_ + f.input_index] = f.value;
+    set_inputs(ids, count, u.data());
+  }
+  reset(ids, count);
+}
+
+template <class T>
+void CudaBackend<T>::set_inputs(const int* ids, int count, const double* u) {
+  ids_.check("set_inputs", ids, count);
+  if (n_inputs_ == 0 || count == 0) return;
+  const int n = n_, n_in = n_inputs_;
+  CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
+  wait_staging();
+  std::memcpy(inputs_host_.get(), u, static_cast<std::size_t>(count) * n_in * sizeof(double));
+  double* rows = inputs_rows_.get();
+  check(cudaMemcpyAsync(rows, inputs_host_.get(), static_cast<std::size_t>(count) * n_in * sizeof(double),
+                        cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (inputs)", batch_);
+  const int* d_ids = stage_ids(ids, count);
+  staged();
+  T* inputs = inputs_.get();
+  x.launch("inputs_rows", count, [=] __host__ __device__(int tid) {
+    batch::scatter_rows_thread(tid, n, n_in, count, d_ids, static_cast<const double*>(rows), inputs);
+  });
+  frame_step_ = -1;
+}
+
+template <class T>
+ArrayView CudaBackend<T>::state_view() {
+  ArrayView v;
+  v.data = Y_.get();
+  v.dtype_bits = 8 * static_cast<int>(sizeof(T));
+  v.device = true;
+  v.ndim = 2;
+  v.shape[0] = n_;
+  v.shape[1] = 13 * N_;
+  v.shape[2] = 1;
+  v.strides[0] = 1;
+  v.strides[1] = n_;
+  frame_step_ = -1;
+  return v;
+}
+
+template <class T>
+ArrayView CudaBackend<T>::inputs_view() {
+  ArrayView v;
+  v.data = inputs_.get();
+  v.dtype_bits = 8 * static_cast<int>(sizeof(T));
+  v.device = true;
+  v.ndim = 2;
+  v.shape[0] = n_;
+  v.shape[1] = n_inputs_;
+  v.shape[2] = 1;
+  v.strides[0] = 1;
+  v.strides[1] = n_;
+  frame_step_ = -1;
+  return v;
+}
+
+}  // namespace simphant::cuda

@@ -1,0 +1,46 @@
+#include "simphant/model/topology.hpp"
+
+#include <cstdio>
+
+#include "simphant/model/robot.hpp"
+
+namespace simphant {
+
+namespace {
+
+std::string counts(const char* what, long long a, long long b) {
+  return std::string("number of ") + what + " differs (" + std::to_string(a) + " vs " + std::to_string(b) + ")";
+}
+
+}  // namespace
+
+std::string topology_difference(const Model& a, const Model& b) {
+  if (a.n_bodies() != b.n_bodies()) return counts("bodies", a.n_bodies(), b.n_bodies());
+  if (a.n_joints() != b.n_joints()) return counts("joints", a.n_joints(), b.n_joints());
+  if (a.n_rows != b.n_rows) return counts("constraint rows", a.n_rows, b.n_rows);
+  if (a.forces.size() != b.forces.size())
+    return counts("force elements", static_cast<long long>(a.forces.size()), static_cast<long long>(b.forces.size()));
+  if (a.n_inputs != b.n_inputs) return counts("inputs", a.n_inputs, b.n_inputs);
+  if (a.solver.dt != b.solver.dt) {
+    char msg[96];
+    std::snprintf(msg, sizeof msg, "dt differs (%.17g vs %.17g)", a.solver.dt, b.solver.dt);
+    return msg;
+  }
+  for (int j = 0; j < a.n_joints(); ++j) {
+    const Joint &x = a.joints[static_cast<std::size_t>(j)], &y = b.joints[static_cast<std::size_t>(j)];
+    if (x.type != y.type || x.body_i != y.body_i || x.body_j != y.body_j || x.row_offset != y.row_offset)
+      return "joint " + std::to_string(j) + " differs in type, bodies or rows";
+  }
+  for (std::size_t f = 0; f < a.forces.size(); ++f) {
+    const ForceElement &x = a.forces[f], &y = b.forces[f];
+    if (x.type != y.type || x.body != y.body || x.world_frame != y.world_frame || x.body_i != y.body_i ||
+        x.body_j != y.body_j || x.joint != y.joint || x.kind != y.kind || x.input_index != y.input_index)
+      return "force element " + std::to_string(f) + " differs in type, bodies, joint, frame or input slot";
+  }
+  if (static_cast<bool>(a.robot) != static_cast<bool>(b.robot)) return "one model is a robot in joint coordinates, the other not";
+  if (a.robot && (a.robot->n() != b.robot->n() || a.robot->solver != b.robot->solver))
+    return "the robot differs in its number of joints or its solver";
+  return "";
+}
+
+}  // namespace simphant
