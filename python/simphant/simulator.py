@@ -168,9 +168,9 @@ class Simulator:
         randomize: each listed instance first moves to its next episode and gets
         parameters freshly drawn from the scene's sweep distributions (domain
         randomisation), deterministic in (seed, instance, episode), then is assembled
-        again. Raises IndexError / ValueError for bad ids, ValueError when a draw makes
-        the model invalid (the instance is left unchanged), RuntimeError when the scene
-        has no sweep to draw from.
+        again (a scene without sweep parameters keeps its one model). Raises IndexError /
+        ValueError for bad ids, ValueError when a draw makes the model invalid (the
+        instance is left unchanged).
         """
         self._sim.reset(as_ids(ids, self._n), bool(randomize))
 
@@ -270,31 +270,33 @@ class Simulator:
 
     # --- zero-copy views -------------------------------------------------------------
     def state_view(self) -> Any:
-        """The backend's own state array, without a copy.
+        """The backend's own state array, without a copy: (n, state_size) in the
+        layout of State.y (DAE backends: [q (7 B): r, p per body; qdot (6 B): v, omega
+        per body]; joint-space backends: [q, qd]).
 
-        DAE backends: (n, B, 13) in the layout of states(); joint-space backends
-        (n, 2 c, 1), [q, qd] per instance. On the CPU a NumPy array aliasing the
-        backend's memory; on a GPU backend an object with __dlpack__ /
-        __dlpack_device__ over device memory (torch.from_dlpack, jax.dlpack.from_dlpack,
-        cupy.from_dlpack see it without a copy; float32 with precision "fp32"), and
-        strides that may not be C-contiguous.
+        On the CPU a float64 NumPy array aliasing the backend's memory. On a GPU backend
+        an object with __dlpack__ / __dlpack_device__ over device memory
+        (torch.from_dlpack, jax.dlpack.from_dlpack, cupy.from_dlpack see it without a
+        copy), structure of arrays (strides (1, n)), float32 with precision "fp32".
 
-        The view stays valid as long as the Simulator lives (it keeps it alive); its
-        contents change with step, reset and set_state. Writing through it is as
-        set_state of y (the status, steps and episode stay). On a GPU backend call
-        synchronize() before reading it from another stream. Raises RuntimeError when
-        the backend keeps no such array.
+        The view stays valid as long as the Simulator lives (it keeps the Simulator
+        alive); its contents change with step, reset and set_state. Writing through it
+        is as set_state of y (status, steps and episode stay). On a GPU backend call
+        synchronize() before reading it from another stream, and after writing it from
+        another stream wait for those writes (e.g. torch.cuda.synchronize()) and call
+        synchronize() before the next call. Raises RuntimeError when the backend keeps
+        no such array.
         """
         v = self._sim.state_view()
         if v is None:
-            raise RuntimeError(f"state_view: backend '{self.backend}' keeps no state array to view; use states()")
+            raise RuntimeError(f"state_view: backend '{self.backend}' keeps no state array to view; use get_state()")
         return v
 
     def inputs_view(self) -> Any:
-        """The backend's actuator inputs, without a copy: (n, n_inputs, 1) float64,
-        writable; as state_view (NumPy on the CPU, DLPack on a device). Writing into it
-        sets the inputs of the next step. Raises RuntimeError when the backend keeps
-        its inputs otherwise."""
+        """The backend's actuator inputs, without a copy: (n, n_inputs), writable; as
+        state_view (float64 NumPy on the CPU, DLPack on a device, in the backend's
+        precision). Writing into it is as set_inputs. Raises RuntimeError when the
+        backend keeps its inputs otherwise."""
         v = self._sim.inputs_view()
         if v is None:
             raise RuntimeError(f"inputs_view: backend '{self.backend}' keeps no input array to view; use set_inputs()")

@@ -25,10 +25,11 @@ class State:
 
     Attributes (k = len(ids)):
         ids: (k,) int32, the instances, row r of every array belongs to ids[r].
-        y: (k, state_size) float64. DAE backends: per body r (CoM, world) [m],
-            p = (w, x, y, z) (body to world), v (CoM, world) [m/s], omega (body frame)
-            [rad/s], 13 numbers per body; joint-space backends (robot scenes with solver
-            aba / cga): [q (n), qd (n)].
+        y: (k, state_size) float64, the integrator's own state. DAE backends: 13 B
+            numbers, y = [q (7 B): per body r (CoM, world) [m] then p = (w, x, y, z)
+            (body to world); qdot (6 B): per body v (CoM, world) [m/s] then omega (body
+            frame) [rad/s]] (Simulator.states() gives the same numbers grouped per body);
+            joint-space backends (robot scenes with solver aba / cga): [q (n), qd (n)].
         steps: (k,) int64, steps taken since the instance's last reset.
         status: (k,) int8, InstanceStatus codes.
         status_steps: (k,) int64, the instance step at which the status was set (0 while ok).

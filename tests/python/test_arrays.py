@@ -23,12 +23,12 @@ def sim(examples):
 
 def test_state_view_aliases_the_backend_memory(sim):
     v = sim.state_view()
-    assert isinstance(v, np.ndarray) and v.shape == (4, 3, 13) and v.dtype == np.float64
-    assert np.array_equal(v, sim.states())
+    assert isinstance(v, np.ndarray) and v.shape == (4, 39) and v.dtype == np.float64
+    assert np.array_equal(v, sim.get_state().y)
     sim.step(20)
-    assert np.array_equal(v, sim.states())  # the view follows the steps
+    assert np.array_equal(v, sim.get_state().y)  # the view follows the steps
     before = sim.get_state()
-    v[1, 0, 0] += 1e-3  # writing through it is as set_state of y
+    v[1, 0] += 1e-3  # writing through it is as set_state of y
     assert sim.get_state([1]).y[0, 0] == before.y[1, 0] + 1e-3
 
 
@@ -42,7 +42,8 @@ def test_inputs_view_sets_the_inputs(examples):
     a = simphant.Simulator(examples / "slider_crank.json", instances=4, backend="cpu")
     b = simphant.Simulator(examples / "slider_crank.json", instances=4, backend="cpu")
     u = np.array([[0.1], [0.4], [0.7], [1.0]])
-    a.inputs_view()[:, :, 0] = u
+    assert a.inputs_view().shape == (4, 1)
+    a.inputs_view()[:] = u
     b.set_inputs(u)
     a.step(50)
     b.step(50)
@@ -91,10 +92,10 @@ def test_device_arrays_on_a_host_backend_are_refused(sim):
 @needs_torch
 def test_torch_cpu_tensor_round_trip(sim):
     t = torch.from_dlpack(sim.state_view())
-    assert t.shape == (4, 3, 13) and t.dtype == torch.float64
+    assert t.shape == (4, 39) and t.dtype == torch.float64
     assert t.data_ptr() == sim.state_view().ctypes.data  # no copy
     sim.step(5)
-    assert np.array_equal(t.numpy(), sim.states())
+    assert np.array_equal(t.numpy(), sim.get_state().y)
     # actions from a torch CPU tensor
     ref = simphant.Simulator(sim.scene, instances=4, backend="cpu")
     u = torch.linspace(0.1, 0.9, 4, dtype=torch.float64).reshape(4, 1)
@@ -113,12 +114,12 @@ def test_device_state_view_and_device_inputs(examples):
     dev = sim.state_view()
     assert dev.__dlpack_device__()[0] == 2  # kDLCUDA
     t = torch.from_dlpack(dev)
-    assert t.is_cuda and tuple(t.shape) == (64, 3, 13)
+    assert t.is_cuda and tuple(t.shape) == (64, 39) and t.stride() == (1, 64)
     u = torch.full((64, 1), 0.5, dtype=torch.float64, device="cuda")
     sim.set_inputs(u)
     sim.step(20)
     sim.synchronize()
-    assert np.array_equal(t.cpu().numpy(), sim.states())
+    assert np.array_equal(t.cpu().numpy(), sim.get_state().y)
     ref = simphant.Simulator(examples / "slider_crank.json", instances=64, backend="cuda")
     ref.set_inputs(np.full((64, 1), 0.5))
     ref.step(20)

@@ -5,7 +5,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import data_equivalence
-from gymnasium.utils.passive_env_checker import check_obs, check_space
+from gymnasium.utils.passive_env_checker import (_check_box_action_space, _check_box_observation_space, check_obs,
+                                                 check_space)
 from gymnasium.vector import AutoresetMode
 
 import simphant
@@ -31,8 +32,8 @@ def test_spaces_and_metadata(examples):
     assert env.single_observation_space.shape == (6,) and env.observation_space.shape == (4, 6)
     assert env.single_action_space.shape == (1,) and env.action_space.shape == (4, 1)
     assert env.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
-    check_space(env.single_action_space, "action", gym.spaces.Box, lambda *_: None)
-    check_space(env.single_observation_space, "observation", gym.spaces.Box, lambda *_: None)
+    check_space(env.single_action_space, "action", _check_box_action_space)
+    check_space(env.single_observation_space, "observation", _check_box_observation_space)
 
 
 def test_reset_and_step_shapes_and_dtypes(examples):
@@ -150,9 +151,8 @@ def test_callable_observation_and_bad_specs(examples):
 def test_gymnasium_vector_wrappers_accept_it(examples):
     env = gym.wrappers.vector.RecordEpisodeStatistics(make(examples, max_episode_steps=2))
     env.reset(seed=0)
-    for _ in range(3):
-        _, _, _, _, info = env.step(np.zeros((4, 1)))
-    assert "episode" in info
+    infos = [env.step(np.zeros((4, 1)))[4] for _ in range(3)]
+    assert "episode" in infos[1] and np.all(infos[1]["episode"]["l"] == 2)
 
 
 @pytest.mark.skipif(torch is None, reason="torch is not installed (pip install torch)")
@@ -175,3 +175,17 @@ def test_torch_vector_env(examples):
         np.testing.assert_array_equal(reward.numpy(), r_reward)
         np.testing.assert_array_equal(trunc.numpy(), r_trunc)
         assert term.dtype == torch.bool
+
+
+def test_observation_columns_in_both_state_layouts(examples):
+    """The columns an observation reads from states() and from State.y (the layout of a
+    device state view, which TorchVectorEnv reads on a cuda backend) pick the same numbers."""
+    from simphant.gym.observation import Observation
+
+    sim = simphant.Simulator(examples / "slider_crank.json", instances=3, backend="cpu")
+    sim.set_inputs(np.full((3, 1), 0.7))
+    sim.step(30)
+    spec = Observation(sim, ["conrod.omega", "piston.v", "crank.p", "state"])
+    flat, y = sim.states().reshape(3, -1), sim.get_state().y
+    for part in spec.parts:
+        np.testing.assert_array_equal(flat[:, part[1]], y[:, part[2]])

@@ -17,8 +17,9 @@ ObservationItem = Union[str, Callable[[Simulator], Any]]
 
 
 class Observation:
-    """A compiled observation spec: the columns of the flat (n, 13 B) body states it
-    reads, the joint-coordinate blocks, and the callables, in the order given.
+    """A compiled observation spec: the columns of the body states it reads (in the
+    flat (n, 13 B) layout of Simulator.states() and in the layout of State.y), the
+    joint-coordinate blocks, and the callables, in the order given.
 
     Raises ValueError for an unknown body or field, or for joint_q / joint_qd in a
     scene without joint coordinates.
@@ -29,7 +30,9 @@ class Observation:
             spec = [spec]
         if len(spec) == 0:
             raise ValueError("observation: the spec is empty")
-        self.parts: List[Any] = []  # ("state", index array) | ("joint", 0 | 1) | ("call", f, width)
+        # ("state", columns of states(), columns of y) | ("joint", 0 | 1, width) | ("call", f, width)
+        self.parts: List[Any] = []
+        self._n_bodies = sim.n_bodies
         self.uses_states = False
         self.uses_joints = False
         bodies = sim.body_names
@@ -58,5 +61,10 @@ class Observation:
         self.size = sum(p[2] if p[0] != "state" else len(p[1]) for p in self.parts)
 
     def _add_state(self, columns: np.ndarray) -> None:
+        """columns: of the flat (n, 13 B) states(); also stored as columns of y =
+        [r, p per body (7 B); v, omega per body (6 B)]."""
+        c = np.asarray(columns, dtype=np.int64)
+        body, comp = c // 13, c % 13
+        y = np.where(comp < 7, 7 * body + comp, 7 * self._n_bodies + 6 * body + comp - 7)
         self.uses_states = True
-        self.parts.append(("state", np.asarray(columns, dtype=np.int64)))
+        self.parts.append(("state", c, y))

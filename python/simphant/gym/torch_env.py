@@ -29,6 +29,7 @@ class TorchVectorEnv(VectorEnv):
         on_gpu = self.sim.backend.startswith("cuda")
         self.device = torch.device(device if device is not None else ("cuda" if on_gpu else "cpu"))
         self._device_state = on_gpu and self.device.type == "cuda"
+        self._states_as_y = self._device_state  # the device view has State.y's layout
         self._low = torch.as_tensor(self.single_action_space.low, device=self.device)
         self._high = torch.as_tensor(self.single_action_space.high, device=self.device)
 
@@ -36,7 +37,7 @@ class TorchVectorEnv(VectorEnv):
         t = self._torch
         if self._device_state:
             self.sim.synchronize()
-            return t.from_dlpack(self.sim.state_view()).to(t.float64).reshape(self.num_envs, -1)
+            return t.from_dlpack(self.sim.state_view()).to(t.float64)
         return t.from_numpy(self.sim.states().reshape(self.num_envs, -1)).to(self.device)
 
     def _read_joints(self) -> Any:

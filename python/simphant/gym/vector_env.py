@@ -169,12 +169,15 @@ class VectorEnv(gym.vector.VectorEnv):
         joints = self._read_joints() if self._obs.uses_joints else None
         for part in self._obs.parts:
             if part[0] == "state":
-                cols.append(states[:, part[1]])
+                cols.append(states[:, part[2] if self._states_as_y else part[1]])
             elif part[0] == "joint":
                 cols.append(joints[part[1]])
             else:
                 cols.append(self._as_float(part[1](self.sim)).reshape(self.num_envs, -1))
         return self._concat(cols)
+
+    #: _read_states returns State.y's layout (True) or the flat (n, 13 B) of states() (False)
+    _states_as_y = False
 
     def _read_states(self) -> Any:
         return self.sim.states().reshape(self.num_envs, -1)
