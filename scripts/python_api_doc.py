@@ -28,11 +28,34 @@ def _doc(obj: Any) -> str:
     return inspect.cleandoc(obj.__doc__) if obj.__doc__ else ""
 
 
+def _annotation(a: Any) -> str:
+    """An annotation as written in the source (the package uses postponed annotations)."""
+    text = a if isinstance(a, str) else inspect.formatannotation(a)
+    return text.replace("'", "").replace('"', "")  # forward references as plain names
+
+
 def _signature(obj: Any) -> str:
     try:
-        return str(inspect.signature(obj))
+        sig = inspect.signature(obj)
     except (TypeError, ValueError):
         return "(...)"
+    parts, star_done = [], False
+    for p in sig.parameters.values():
+        if p.name in ("self", "cls"):
+            continue
+        if p.kind == p.KEYWORD_ONLY and not star_done:
+            parts.append("*")
+            star_done = True
+        prefix = "*" if p.kind == p.VAR_POSITIONAL else "**" if p.kind == p.VAR_KEYWORD else ""
+        star_done |= p.kind == p.VAR_POSITIONAL
+        text = prefix + p.name
+        if p.annotation is not p.empty:
+            text += ": " + _annotation(p.annotation)
+        if p.default is not p.empty:
+            text += " = " + repr(p.default)
+        parts.append(text)
+    ret = "" if sig.return_annotation is sig.empty else " -> " + _annotation(sig.return_annotation)
+    return "(" + ", ".join(parts) + ")" + ret
 
 
 def _block(text: str) -> List[str]:
@@ -64,7 +87,7 @@ def _entry(qualname: str, obj: Any) -> List[str]:
         return [f"### `{qualname}` (exception, a {obj.__mro__[1].__name__})"] + _block(_doc(obj)) + [""]
     if inspect.isclass(obj):
         init = obj.__dict__.get("__init__")
-        sig = _signature(init).replace("(self, ", "(").replace("(self)", "()") if init else ""
+        sig = _signature(init).replace(" -> None", "") if init else ""
         return [f"### `{qualname}{sig}`"] + _block(_doc(obj)) + [""] + _members(obj)
     if callable(obj):
         return [f"### `{qualname}{_signature(obj)}`"] + _block(_doc(obj)) + [""]

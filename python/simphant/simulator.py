@@ -14,12 +14,18 @@ _DLPACK_CPU, _DLPACK_CUDA = 1, 2
 
 
 class Assembly(NamedTuple):
-    """Result of assembling each instance (positions onto Phi = 0, velocities onto Phi_q qdot = 0)."""
+    """Result of assembling each instance (positions onto Phi = 0, velocities onto
+    Phi_q qdot = 0), as Simulator.assembly() returns it.
 
-    ok: np.ndarray                 #: (n,) bool
-    iterations: np.ndarray         #: (n,) int32, Newton iterations of the position assembly
-    position_residual: np.ndarray  #: (n,) float64, max |Phi| after assembly [m or 1]
-    velocity_residual: np.ndarray  #: (n,) float64, max |Phi_q qdot| after the projection
+    Fields: ok (n,) bool; iterations (n,) int32, Newton iterations of the position
+    assembly; position_residual (n,) float64, max |Phi| after assembly [m | rad];
+    velocity_residual (n,) float64, max |Phi_q qdot| after the projection [m/s | rad/s].
+    """
+
+    ok: np.ndarray
+    iterations: np.ndarray
+    position_residual: np.ndarray
+    velocity_residual: np.ndarray
 
 
 class Simulator:
