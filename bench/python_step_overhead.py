@@ -17,8 +17,10 @@
 
     PYTHONPATH=build/python python3 bench/python_step_overhead.py [--build build] [--json OUT]
 
-Best of --repeats timed runs after a warm-up; every figure on the same machine, threads
-as given (default: every core for both SimPhant and MuJoCo).
+Every loop runs once per round, in --repeats alternating rounds (a change of the
+machine's load hits them all), after a warm-up; the figures are each loop's best round
+and the median of the rounds' Python / C++ ratios. Every figure on the same machine,
+threads as given (default: every core, for SimPhant and MuJoCo alike).
 """
 from __future__ import annotations
 
@@ -37,16 +39,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 SCENE = ROOT / "examples" / "slider_crank.json"
 
 
-def best_of(repeats: int, fn) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
-def python_loop(n: int, steps: int, threads: int, repeats: int) -> dict:
+def make_python_loop(n: int, threads: int):
+    """The Python side of the comparison: returns loop(k), k closed-loop steps."""
     import simphant
 
     sim = simphant.Simulator(SCENE, instances=n, backend="cpu", threads=threads)
@@ -61,13 +55,10 @@ def python_loop(n: int, steps: int, threads: int, repeats: int) -> dict:
             sim.set_inputs(action)
             sim.step(1)
 
-    loop(max(1, steps // 10))
-    t = best_of(repeats, lambda: loop(steps))
-    return {"seconds_per_step": t / steps, "instance_steps_per_s": n * steps / t,
-            "mean_speed": float(sim.states()[:, 0, 11].mean())}
+    return loop
 
 
-def cpp_loop(build: pathlib.Path, n: int, steps: int, threads: int, repeats: int) -> dict:
+def cpp_loop(build: pathlib.Path, n: int, steps: int, threads: int, repeats: int = 1) -> dict:
     exe = build / "bench" / "rl_step_loop"
     if not exe.exists():
         sys.exit(f"error: {exe} is not built (cmake --build {build} --target rl_step_loop)")
@@ -76,22 +67,44 @@ def cpp_loop(build: pathlib.Path, n: int, steps: int, threads: int, repeats: int
     return json.loads(out)
 
 
-def gym_env(n: int, steps: int, threads: int, repeats: int) -> dict:
+def side_by_side(build: pathlib.Path, n: int, steps: int, threads: int, rounds: int, dt: float) -> dict:
+    """Every loop in alternating rounds (so that a change of the machine's load hits them
+    all): per round one C++ run (its own warm-up, then `steps` timed), then the Python
+    loop, the gym env and MuJoCo's rollout over the same steps. Returns seconds per step
+    of each round, and the Python / C++ ratio of each round."""
+    loops = {"python": make_python_loop(n, threads), "gym": make_gym_loop(n, threads)}
+    mj = make_mujoco_loop(n, threads, dt)
+    if mj:
+        loops["mujoco"] = mj[0]
+    for loop in loops.values():
+        loop(max(1, steps // 10))
+    t: dict = {"cpp": []}
+    t.update({k: [] for k in loops})
+    for _ in range(rounds):
+        t["cpp"].append(cpp_loop(build, n, steps, threads)["seconds_per_step"])
+        for name, loop in loops.items():
+            t[name].append(timed(loop, steps))
+    ratios = [p / c for p, c in zip(t["python"], t["cpp"])]
+    return {"seconds_per_step": t, "mujoco": mj[1] if mj else None,
+            "python_overhead_median_round": float(np.median(ratios)) - 1.0,
+            "python_overhead_best": min(t["python"]) / min(t["cpp"]) - 1.0}
+
+
+def make_gym_loop(n: int, threads: int):
+    """simphant.gym.VectorEnv with the same controller as its policy: returns loop(k)."""
     from simphant.gym import VectorEnv
 
     env = VectorEnv(SCENE, num_envs=n, observation=["crank.omega"], action_low=-2.0, action_high=2.0,
                     reward=lambda sim, obs, u: -np.abs(obs[:, 1] - 5.0), backend="cpu", threads=threads)
     target = 5.0 + 0.01 * np.arange(n)
-    obs, _ = env.reset(seed=0)
+    obs, _ = env.reset()
 
     def loop(k: int) -> None:
         nonlocal obs
         for _ in range(k):
             obs, *_ = env.step((0.05 * (target - obs[:, 1]))[:, None])
 
-    loop(max(1, steps // 10))
-    t = best_of(repeats, lambda: loop(steps))
-    return {"env_steps_per_s": steps / t, "instance_steps_per_s": n * steps / t}
+    return loop
 
 
 MJCF = """
@@ -123,7 +136,9 @@ MJCF = """
 """
 
 
-def mujoco_rollout(n: int, steps: int, threads: int, repeats: int, dt: float) -> dict | None:
+def make_mujoco_loop(n: int, threads: int, dt: float):
+    """MuJoCo's rollout of n slider-cranks (open-loop controls): returns (loop(k), info),
+    or None without mujoco."""
     try:
         import mujoco
         from mujoco import rollout
@@ -134,13 +149,23 @@ def mujoco_rollout(n: int, steps: int, threads: int, repeats: int, dt: float) ->
     state0 = np.empty(mujoco.mj_stateSize(model, mujoco.mjtState.mjSTATE_FULLPHYSICS))
     mujoco.mj_getState(model, datas[0], state0, mujoco.mjtState.mjSTATE_FULLPHYSICS)
     initial = np.tile(state0, (n, 1))
-    control = np.empty((n, steps, model.nu))
-    control[..., 0], control[..., 1] = 0.5, -5.0  # motor torque [N m], gas load [N]
-    with rollout.Rollout(nthread=len(datas)) as r:
-        r.rollout(model, datas, initial, control[:, : max(1, steps // 10)])
-        t = best_of(repeats, lambda: r.rollout(model, datas, initial, control))
-    return {"mujoco_version": mujoco.__version__, "instance_steps_per_s": n * steps / t,
-            "nthread": len(datas)}
+    runner = rollout.Rollout(nthread=len(datas))
+    controls = {}
+
+    def loop(k: int) -> None:
+        if k not in controls:
+            c = np.empty((n, k, model.nu))
+            c[..., 0], c[..., 1] = 0.5, -5.0  # motor torque [N m], gas load [N]
+            controls[k] = c
+        runner.rollout(model, datas, initial, controls[k])
+
+    return loop, {"mujoco_version": mujoco.__version__, "nthread": len(datas)}
+
+
+def timed(loop, steps: int) -> float:
+    t0 = time.perf_counter()
+    loop(steps)
+    return (time.perf_counter() - t0) / steps
 
 
 def main() -> None:
@@ -157,33 +182,27 @@ def main() -> None:
     import simphant
 
     dt = simphant.load_scene(SCENE).dt
-    cpp = cpp_loop(pathlib.Path(args.build), n, steps, threads, repeats)
-    py = python_loop(n, steps, threads, repeats)
-    # the C++ loop again after the Python one: the machine's drift between the two
-    cpp2 = cpp_loop(pathlib.Path(args.build), n, steps, threads, repeats)
-    cpp_best = min(cpp["seconds_per_step"], cpp2["seconds_per_step"])
-    env = gym_env(n, steps, threads, repeats)
-    mj = mujoco_rollout(n, steps, threads, repeats, dt)
+    side = side_by_side(pathlib.Path(args.build), n, steps, threads, repeats, dt)
     res = {
         "machine": f"{platform.node()} {platform.processor() or platform.machine()}, {os.cpu_count()} cores",
         "date": time.strftime("%Y-%m-%d"), "simphant_version": simphant.__version__, "instances": n, "steps": steps,
-        "threads": threads, "repeats": repeats,
-        "cpp_loop": cpp, "cpp_loop_again": cpp2, "python_loop": py,
-        "python_overhead": py["seconds_per_step"] / cpp_best - 1.0,
-        "gym_vector_env": env, "mujoco_rollout": mj,
+        "threads": threads, "rounds": repeats, "load_average_after": os.getloadavg(), **side,
     }
-    print(f"{n} slider-cranks, one step at a time with a per-step action, {threads} threads, best of {repeats}:")
-    print(f"  C++ loop        {cpp_best * 1e3:8.3f} ms/step  {n / cpp_best:10.4g} instance-steps/s "
-          f"(runs {cpp['seconds_per_step'] * 1e3:.3f}, {cpp2['seconds_per_step'] * 1e3:.3f} ms)")
-    print(f"  Python loop     {py['seconds_per_step'] * 1e3:8.3f} ms/step  {py['instance_steps_per_s']:10.4g} "
-          f"instance-steps/s  overhead {100 * res['python_overhead']:+.1f} %")
-    print(f"  gym VectorEnv   {1e3 / env['env_steps_per_s']:8.3f} ms/step  {env['instance_steps_per_s']:10.4g} "
-          f"instance-steps/s")
-    if mj:
-        print(f"  MuJoCo rollout                     {mj['instance_steps_per_s']:10.4g} instance-steps/s "
-              f"(mujoco {mj['mujoco_version']}, {mj['nthread']} threads, open-loop controls)")
+    sec = side["seconds_per_step"]
+    print(f"{n} slider-cranks, {threads} threads, {repeats} alternating rounds of {steps} steps "
+          f"(best round, ms per step and instance-steps/s):")
+    rows = [("C++ loop (rl_step_loop)", "cpp"), ("Python loop (Simulator)", "python"), ("gym VectorEnv", "gym"),
+            ("MuJoCo rollout", "mujoco")]
+    for label, key in rows:
+        if key in sec:
+            b = min(sec[key])
+            print(f"  {label:26s} {b * 1e3:8.3f} ms  {n / b:10.4g}")
+    print(f"  Python loop over C++ loop: {100 * side['python_overhead_median_round']:+.1f} % (median of the rounds' "
+          f"ratios), {100 * side['python_overhead_best']:+.1f} % (best against best)")
+    if side["mujoco"]:
+        print(f"  (mujoco {side['mujoco']['mujoco_version']}, {side['mujoco']['nthread']} threads, open-loop controls)")
     else:
-        print("  MuJoCo rollout  (mujoco not installed: pip install mujoco)")
+        print("  MuJoCo rollout left out: mujoco is not installed (pip install mujoco)")
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(res, indent=2) + "\n")
 
