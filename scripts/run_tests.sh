@@ -1,18 +1,44 @@
 #!/usr/bin/env bash
-# Set-up (scripts/setup.sh), then every test. The last line printed is ctest's pass
-# count ("100% tests passed, 0 tests failed out of N"); the exit status is ctest's.
+# Set-up (scripts/setup.sh), then every test: the C++ suites (ctest) and the Python
+# package's suite (pytest tests/python, against the module in build/python). Both run
+# even when the first fails; the exit status is non-zero when either fails. The last
+# lines printed are each runner's summary and the totals of both, e.g.
+#   ctest: 100% tests passed, 0 tests failed out of 40
+#   pytest: 95 passed, 3 skipped in 61.2s
+#   tests: 125 passed, 0 failed, 13 skipped
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup.sh
 log=build/ctest.log
 set +e
 ctest --test-dir build --output-on-failure -j2 2>&1 | tee "$log"
-rc=${PIPESTATUS[0]}
+ctest_rc=${PIPESTATUS[0]}
 set -e
-summary=$(grep -E '[0-9]+% tests passed' "$log" | tail -n 1 || true)
+ctest_summary=$(grep -E '[0-9]+% tests passed' "$log" | tail -n 1 || true)
 skipped=$(grep -cE '^\s+[0-9]+ - .*\(Skipped\)' "$log" || true)
 if [ "${skipped:-0}" -gt 0 ]; then
   echo "ctest: $skipped tests skipped (GPU tests without a CUDA device; robot tests without example-robot-data / pin; the scene schema test without jsonschema)"
 fi
-echo "${summary:-ctest: no test summary (exit status $rc)}"
-exit "$rc"
+
+pylog=build/pytest.log
+set +e
+PYTHONPATH="$PWD/build/python${PYTHONPATH:+:$PYTHONPATH}" SIMPHANT_CLI="$PWD/build/simphant" \
+  python3 -m pytest tests/python -rs -p no:cacheprovider 2>&1 | tee "$pylog"
+pytest_rc=${PIPESTATUS[0]}
+set -e
+pytest_summary=$(grep -E '^=+ .*(passed|failed|error).* =+$' "$pylog" | tail -n 1 | sed -E 's/^=+ //; s/ =+$//' || true)
+
+# Totals over both runners (ctest counts a skipped test among the passed ones).
+count() { echo "$1" | grep -oE "[0-9]+ $2" | head -n 1 | grep -oE '^[0-9]+' || echo 0; }
+ctest_total=$(echo "$ctest_summary" | grep -oE 'out of [0-9]+' | grep -oE '[0-9]+' || echo 0)
+ctest_failed=$(echo "$ctest_summary" | grep -oE '[0-9]+ tests failed' | grep -oE '^[0-9]+' || echo 0)
+passed=$((ctest_total - ctest_failed - ${skipped:-0} + $(count "$pytest_summary" passed)))
+failed=$((ctest_failed + $(count "$pytest_summary" failed) + $(count "$pytest_summary" error)))
+skipped_all=$((${skipped:-0} + $(count "$pytest_summary" skipped)))
+[ "$ctest_rc" -eq 0 ] || [ "$ctest_failed" -gt 0 ] || failed=$((failed + 1))  # ctest failed without a count
+[ "$pytest_rc" -eq 0 ] || [ -n "$pytest_summary" ] || failed=$((failed + 1))
+
+echo "ctest: ${ctest_summary:-no summary (exit status $ctest_rc)}"
+echo "pytest: ${pytest_summary:-no summary (exit status $pytest_rc)}"
+echo "tests: $passed passed, $failed failed, $skipped_all skipped"
+[ "$ctest_rc" -eq 0 ] && [ "$pytest_rc" -eq 0 ]

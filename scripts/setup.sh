@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # One-time (idempotent) set-up on Debian / Ubuntu: installs the missing packages with
-# apt-get, makes h5py and numpy importable, then configures and builds SimPhant in
-# ./build (Release, Ninja, SIMPHANT_CUDA=AUTO) with all cores. Safe to run again: it
-# installs nothing that is present and rebuilds only what changed.
+# apt-get, makes h5py and numpy importable, pip-installs the Python package's build and
+# test dependencies, then configures and builds SimPhant in ./build (Release, Ninja,
+# SIMPHANT_CUDA=AUTO, SIMPHANT_PYTHON=ON: the module in build/python/simphant) with all
+# cores. Safe to run again: it installs nothing that is present and rebuilds only what
+# changed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -69,9 +71,23 @@ if ! python3 -c 'import example_robot_data, pinocchio' >/dev/null 2>&1 &&
     echo "setup: warning: example-robot-data / pin not installed for $(command -v python3); the robot tests will skip"
 fi
 
+# The Python package (python/, docs/python.md): nanobind builds the module; pytest and
+# the libraries of simphant.results / simphant.gym / the examples run tests/python.
+# Needed by the build and the tests: a failure here stops the set-up.
+py_needed=(nanobind numpy pytest h5py xarray pandas gymnasium matplotlib)
+if ! python3 -c 'import nanobind, numpy, pytest, h5py, xarray, pandas, gymnasium, matplotlib' >/dev/null 2>&1; then
+  echo "setup: installing the Python package's build and test dependencies: ${py_needed[*]}"
+  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+  python3 -m pip install "${py_needed[@]}" ||
+    python3 -m pip install --break-system-packages "${py_needed[@]}" ||
+    { echo "setup: error: could not pip-install ${py_needed[*]} for $(command -v python3)"; exit 1; }
+fi
+# The module is built for the python3 on PATH (the one the packages above went into).
+python=$(python3 -c 'import sys; print(sys.executable)')
 if [ ! -f build/CMakeCache.txt ]; then
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSIMPHANT_CUDA=AUTO
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSIMPHANT_CUDA=AUTO -DSIMPHANT_PYTHON=ON \
+    -DPython_EXECUTABLE="$python"
 else
-  cmake -S . -B build
+  cmake -S . -B build -DSIMPHANT_PYTHON=ON -DPython_EXECUTABLE="$python"
 fi
 cmake --build build -j"$(nproc)"

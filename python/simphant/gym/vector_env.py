@@ -1,0 +1,219 @@
+"""simphant.gym.VectorEnv: a Gymnasium 1.x vector env over one Simulator."""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from ..scene import SceneSource
+from ..simulator import Simulator
+from ..state import InstanceStatus
+from .observation import Observation, ObservationItem
+
+#: reward(sim, obs, action) -> (num_envs,) rewards; obs (num_envs, obs_size) after the
+#: step, action (num_envs, n_inputs) as applied (clipped).
+RewardFn = Callable[[Simulator, Any, Any], Any]
+#: terminated(sim, obs) -> (num_envs,) bool.
+TerminatedFn = Callable[[Simulator, Any], Any]
+
+
+class VectorEnv(gym.vector.VectorEnv):
+    """num_envs instances of a scene as one Gymnasium vector env (Gymnasium 1.x API).
+
+    Each sub-environment is one Simulator instance; every step applies each instance's
+    action (its actuator inputs) and advances all instances by frame_skip steps of dt in
+    one call.
+
+    Arguments:
+        scene: a Scene or anything simphant.load_scene accepts; it needs actuators.
+        num_envs: the number of sub-environments (default: the scene's sweep.instances).
+        observation: a list of ObservationItem (simphant.gym.observation): "state",
+            "<body>.r" / ".p" / ".v" / ".omega" / ".state", "joint_q", "joint_qd", or
+            callables sim -> (num_envs, k); concatenated in order into a float64 vector.
+        action_low, action_high: bounds of the action Box, scalars or (n_inputs,) arrays
+            [N m or N]; actions are clipped to them.
+        reward: reward(sim, obs, action) -> (num_envs,); None gives 0.
+        terminated: terminated(sim, obs) -> (num_envs,) bool; an instance whose status is
+            not ok (diverged, or failed assembly) always terminates.
+        max_episode_steps: truncation after this many env steps (None: never).
+        frame_skip: simulator steps per env step (the env's step is frame_skip * dt).
+        randomize: every reset draws fresh parameters for the instances it resets from the
+            scene's sweep distributions (domain randomisation; the first episode after a
+            seed uses the sweep's own sample).
+        autoreset_mode: AutoresetMode.NEXT_STEP (default) or SAME_STEP, see below.
+        backend, threads: as for simphant.Simulator.
+
+    Autoreset (metadata["autoreset_mode"]): NEXT_STEP, Gymnasium's default: the step after
+    a sub-environment terminated or truncated resets it, ignores its action and returns
+    its first observation with reward 0 and terminated = truncated = False. SAME_STEP:
+    the step that ends an episode resets the sub-environment at once and returns its
+    first observation; the last observation of the finished episode is in
+    infos["final_obs"] (an object array, None where no episode ended) with the mask
+    infos["_final_obs"]. reset(options={"reset_mask": mask}) resets only the masked
+    sub-environments.
+
+    Seeding: reset(seed=s) rebuilds the batch with sweep seed s, so that the parameters
+    of the first episode and of every randomised reset are a function of s alone: the
+    same seed and actions give the same observations, bit for bit. reset() without a
+    seed keeps the current stream. Attributes: sim (the Simulator), action_names.
+    """
+
+    metadata: Dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, scene: SceneSource, num_envs: Optional[int] = None,
+                 observation: Sequence[ObservationItem] = ("state",), *,
+                 action_low: Union[float, Sequence[float]], action_high: Union[float, Sequence[float]],
+                 reward: Optional[RewardFn] = None, terminated: Optional[TerminatedFn] = None,
+                 max_episode_steps: Optional[int] = None, frame_skip: int = 1, randomize: bool = False,
+                 autoreset_mode: AutoresetMode = AutoresetMode.NEXT_STEP, backend: str = "cpu", threads: int = 0,
+                 seed: Optional[int] = None) -> None:
+        if frame_skip < 1:
+            raise ValueError(f"frame_skip: must be >= 1 (got {frame_skip})")
+        if max_episode_steps is not None and max_episode_steps < 1:
+            raise ValueError(f"max_episode_steps: must be >= 1 (got {max_episode_steps})")
+        autoreset_mode = AutoresetMode(autoreset_mode)
+        if autoreset_mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
+            raise ValueError(f"autoreset_mode: NEXT_STEP or SAME_STEP (got {autoreset_mode})")
+        self.metadata = dict(self.metadata, autoreset_mode=autoreset_mode)
+        self._sim_args = dict(scene=scene, instances=num_envs, backend=backend, threads=threads)
+        self.sim = Simulator(seed=seed, **self._sim_args)
+        self._seed = seed
+        if self.sim.n_inputs == 0:
+            raise ValueError("scene: has no actuators, so an env has no action (add an 'actuator' force)")
+        self.num_envs = self.sim.n_instances
+        self.action_names = self.sim.input_names
+        self._obs_spec = list(observation) if not isinstance(observation, str) else [observation]
+        self._obs = Observation(self.sim, self._obs_spec)
+        low = np.broadcast_to(np.asarray(action_low, np.float64), (self.sim.n_inputs,))
+        high = np.broadcast_to(np.asarray(action_high, np.float64), (self.sim.n_inputs,))
+        if np.any(low > high):
+            raise ValueError("action_low: must not exceed action_high")
+        self.single_action_space = gym.spaces.Box(low, high, dtype=np.float64)
+        self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
+        self.single_observation_space = gym.spaces.Box(-np.inf, np.inf, (self._obs.size,), dtype=np.float64)
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
+        self._reward, self._terminated = reward, terminated
+        self.max_episode_steps, self.frame_skip, self.randomize = max_episode_steps, int(frame_skip), bool(randomize)
+        self._elapsed = np.zeros(self.num_envs, np.int64)
+        self._autoreset = np.zeros(self.num_envs, bool)
+        self._fresh = True  # the batch holds its first episode since the seed was set
+
+    # --- Gymnasium API -------------------------------------------------------------
+    def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> Tuple[Any, Dict]:
+        """Resets every sub-environment (or those of options["reset_mask"]); returns (obs, infos)."""
+        super().reset(seed=seed)
+        if seed is not None:
+            self.sim = Simulator(seed=seed, **self._sim_args)
+            self._obs = Observation(self.sim, self._obs_spec)
+            self._seed, self._fresh = seed, True
+        mask = None if options is None else options.get("reset_mask")
+        if mask is None:
+            ids = None
+            mask = np.ones(self.num_envs, bool)
+        else:
+            mask = np.asarray(mask, bool)
+            if mask.shape != (self.num_envs,):
+                raise ValueError(f"options['reset_mask']: must have shape ({self.num_envs},) (got {mask.shape})")
+            ids = np.flatnonzero(mask)
+        if not (self._fresh and ids is None):
+            self.sim.reset(ids, randomize=self.randomize)
+        self._fresh = False
+        self._elapsed[mask] = 0
+        self._autoreset[mask] = False
+        return self._observe(), {}
+
+    def step(self, actions: Any) -> Tuple[Any, Any, Any, Any, Dict]:
+        """Applies actions (num_envs, n_inputs), advances frame_skip steps; returns
+        (obs, rewards, terminations, truncations, infos)."""
+        a = self._apply_actions(actions)
+        self.sim.step(self.frame_skip)
+        self._elapsed += 1
+        obs = self._observe()
+        n = self.num_envs
+        reward = self._as_float(self._reward(self.sim, obs, a)) if self._reward else self._zeros(n)
+        status, _ = self.sim.status()
+        term = self._as_bool(self._terminated(self.sim, obs)) if self._terminated else self._bools(n)
+        term = term | self._from_host(status != InstanceStatus.OK)
+        trunc = self._from_host(self._elapsed >= self.max_episode_steps) if self.max_episode_steps else self._bools(n)
+        infos: Dict[str, Any] = {}
+        if self.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP:
+            reset = self._autoreset
+            if reset.any():
+                self.sim.reset(np.flatnonzero(reset), randomize=self.randomize)
+                self._elapsed[reset] = 0
+                obs = self._observe()
+                r = self._from_host(reset)
+                reward, term, trunc = self._where(r, 0.0, reward), term & ~r, trunc & ~r
+            self._autoreset = self._to_host(term | trunc)
+        else:
+            done = self._to_host(term | trunc)
+            if done.any():
+                final = np.full(n, None, dtype=object)
+                for i in np.flatnonzero(done):
+                    final[i] = obs[i]
+                infos = {"final_obs": final, "_final_obs": done}
+                self.sim.reset(np.flatnonzero(done), randomize=self.randomize)
+                self._elapsed[done] = 0
+                obs = self._observe()
+        return obs, reward, term, trunc, infos
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self.sim = None  # type: ignore[assignment]
+
+    # --- array operations (NumPy here; TorchVectorEnv overrides them) --------------
+    def _observe(self) -> Any:
+        cols = []
+        states = self._read_states() if self._obs.uses_states else None
+        joints = self._read_joints() if self._obs.uses_joints else None
+        for part in self._obs.parts:
+            if part[0] == "state":
+                cols.append(states[:, part[2] if self._states_as_y else part[1]])
+            elif part[0] == "joint":
+                cols.append(joints[part[1]])
+            else:
+                cols.append(self._as_float(part[1](self.sim)).reshape(self.num_envs, -1))
+        return self._concat(cols)
+
+    #: _read_states returns State.y's layout (True) or the flat (n, 13 B) of states() (False)
+    _states_as_y = False
+
+    def _read_states(self) -> Any:
+        return self.sim.states().reshape(self.num_envs, -1)
+
+    def _read_joints(self) -> Any:
+        q, qd, _ = self.sim.joint_state()
+        return q, qd
+
+    def _apply_actions(self, actions: Any) -> Any:
+        a = np.asarray(actions, np.float64).reshape(self.num_envs, -1)
+        if a.shape[1] != self.sim.n_inputs:
+            raise ValueError(f"actions: must have shape ({self.num_envs}, {self.sim.n_inputs}) (got {np.shape(actions)})")
+        a = np.clip(a, self.single_action_space.low, self.single_action_space.high)
+        self.sim.set_inputs(a)
+        return a
+
+    def _concat(self, cols: Sequence[Any]) -> Any:
+        return np.concatenate(cols, axis=1) if len(cols) > 1 else np.array(cols[0], copy=True)
+
+    def _as_float(self, x: Any) -> Any:
+        return np.asarray(x, np.float64)
+
+    def _as_bool(self, x: Any) -> Any:
+        return np.asarray(x, bool)
+
+    def _zeros(self, n: int) -> Any:
+        return np.zeros(n, np.float64)
+
+    def _bools(self, n: int) -> Any:
+        return np.zeros(n, bool)
+
+    def _from_host(self, x: np.ndarray) -> Any:
+        return x
+
+    def _to_host(self, x: Any) -> np.ndarray:
+        return np.asarray(x)
+
+    def _where(self, mask: Any, value: float, x: Any) -> Any:
+        return np.where(mask, value, x)

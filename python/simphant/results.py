@@ -1,0 +1,203 @@
+"""Reading a run's HDF5 file (README "Output (HDF5)") as an xarray.Dataset, and a
+per-instance table of it as a pandas.DataFrame."""
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Iterable, Optional, Union
+
+import numpy as np
+
+STATE_COMPONENTS = ["r_x", "r_y", "r_z", "p_w", "p_x", "p_y", "p_z", "v_x", "v_y", "v_z",
+                    "omega_x", "omega_y", "omega_z"]
+"""Names of the 13 numbers per body of /state: r (CoM, world), p = (w, x, y, z) (body to
+world), v (CoM, world), omega (body frame)."""
+STATE_UNITS = ["m"] * 3 + ["1"] * 4 + ["m/s"] * 3 + ["rad/s"] * 3
+REACTION_COMPONENTS = ["f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z"]
+"""Names of the 6 numbers per joint of /reactions: force and torque on body_j, world frame."""
+REACTION_UNITS = ["N"] * 3 + ["N m"] * 3
+STATUS_NAMES = ["ok", "assembly_failed", "diverged"]
+
+try:  # xarray is an optional dependency: `pip install simphant[results]`
+    import xarray as xr
+    from xarray.backends import BackendArray, BackendEntrypoint
+    from xarray.core import indexing
+except ImportError:  # pragma: no cover - reported by open_results
+    xr = None
+    BackendArray = BackendEntrypoint = object
+
+
+def _need(module: Any, name: str) -> None:
+    if module is None:
+        raise ImportError(f"simphant.open_results needs {name}: pip install h5py xarray pandas")
+
+
+class _H5Array(BackendArray):  # type: ignore[misc,valid-type]
+    """One HDF5 dataset read lazily: only the selection asked for is read."""
+
+    def __init__(self, dataset: Any) -> None:
+        self._ds = dataset
+        self.shape = dataset.shape
+        self.dtype = dataset.dtype
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        return indexing.explicit_indexing_adapter(key, self.shape, indexing.IndexingSupport.OUTER_1VECTOR, self._read)
+
+    def _read(self, key: tuple) -> np.ndarray:
+        return np.asarray(self._ds[key])
+
+
+def _text(v: Any) -> Any:
+    """An HDF5 attribute as plain Python: str for strings, list of str for string arrays."""
+    if isinstance(v, bytes):
+        return v.decode()
+    if isinstance(v, np.ndarray):
+        if v.dtype.kind in "OSU":
+            return [_text(x) for x in v.tolist()]
+        return v
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def _lazy(ds: Any, dims: Iterable[str], attrs: Dict[str, Any]) -> "xr.Variable":
+    return xr.Variable(tuple(dims), indexing.LazilyIndexedArray(_H5Array(ds)), attrs)
+
+
+class SimphantBackend(BackendEntrypoint):  # type: ignore[misc,valid-type]
+    """xarray backend for SimPhant output: ``xr.open_dataset(path, engine=SimphantBackend)``."""
+
+    description = "SimPhant run output (README 'Output (HDF5)')"
+    open_dataset_parameters = ("filename_or_obj", "drop_variables")
+
+    def open_dataset(self, filename_or_obj: Any, *, drop_variables: Optional[Iterable[str]] = None) -> "xr.Dataset":
+        import h5py
+
+        f = h5py.File(os.fspath(filename_or_obj), "r")
+        try:
+            ds = _build(f)
+        except BaseException:
+            f.close()
+            raise
+        if drop_variables:
+            ds = ds.drop_vars(list(drop_variables))
+        ds.set_close(f.close)
+        return ds
+
+    def guess_can_open(self, filename_or_obj: Any) -> bool:
+        return False
+
+
+def _build(f: Any) -> "xr.Dataset":
+    attrs = {k: _text(v) for k, v in f.attrs.items()}
+    for need in ("time", "state", "reactions", "status"):
+        if need not in f:
+            raise ValueError(f"{f.filename}: not a SimPhant output file (no /{need})")
+    T, I, B, _ = f["state"].shape
+    J = f["reactions"].shape[2]
+    coords: Dict[str, Any] = {
+        "time": ("time", np.asarray(f["time"][:]), {"units": "s", "long_name": "time of the frame"}),
+        "instance": ("instance", np.arange(I)),
+        "body": ("body", list(attrs.get("body_names", [f"body{b}" for b in range(B)]))),
+        "joint": ("joint", list(attrs.get("joint_names", [f"joint{j}" for j in range(J)]))),
+        "component": ("component", STATE_COMPONENTS),
+        "component_units": ("component", STATE_UNITS),
+        "reaction_component": ("reaction_component", REACTION_COMPONENTS),
+        "reaction_component_units": ("reaction_component", REACTION_UNITS),
+    }
+    v: Dict[str, Any] = {
+        "state": _lazy(f["state"], ("time", "instance", "body", "component"), {
+            "units": "m | 1 | m/s | rad/s (per component: component_units)",
+            "long_name": "body state: r (CoM, world), p = (w, x, y, z) body to world, v (CoM, world), "
+                         "omega (body frame)"}),
+        "reactions": _lazy(f["reactions"], ("time", "instance", "joint", "reaction_component"), {
+            "units": "N | N m (per component: reaction_component_units)",
+            "long_name": "force and torque each joint applies to its body_j at the anchor, world frame"}),
+        "constraint_violation": _lazy(f["constraint_violation"], ("time", "instance"), {
+            "units": "m | rad", "long_name": "max |Phi|"}),
+        "energy": _lazy(f["energy"], ("time", "instance"), {
+            "units": "J", "long_name": "kinetic + gravity potential + spring potential energy"}),
+        "status": xr.Variable(("instance",), np.asarray(f["status"][:]), {
+            "long_name": "instance status", "flag_values": [0, 1, 2], "flag_meanings": " ".join(STATUS_NAMES)}),
+        "status_time": xr.Variable(("instance",), np.asarray(f["status_time"][:]), {
+            "units": "s", "long_name": "time at which the status was set"}),
+    }
+    if "assembly" in f:
+        g = f["assembly"]
+        v["assembly_position_residual"] = xr.Variable(("instance",), g["position_residual"][:], {
+            "units": "m | rad", "long_name": "max |Phi| after assembly"})
+        v["assembly_velocity_residual"] = xr.Variable(("instance",), g["velocity_residual"][:], {
+            "units": "m/s | rad/s", "long_name": "max |Phi_q qdot| after assembly"})
+        v["assembly_iterations"] = xr.Variable(("instance",), g["iterations"][:], {
+            "units": "1", "long_name": "Newton iterations of the position assembly"})
+    if "joint_state" in f:
+        g = f["joint_state"]
+        coords["coordinate"] = ("coordinate", _text(g.attrs["joint_names"]))
+        for name, units, what in (("q", "rad | m", "joint positions"), ("qd", "rad/s | m/s", "joint rates"),
+                                  ("tau", "N m | N", "applied joint torques / forces")):
+            v[f"joint_{name}"] = _lazy(g[name], ("time", "instance", "coordinate"), {"units": units, "long_name": what})
+    params = []
+    if "params" in f:
+        for path in f["params"]:
+            params.append(path)
+            v[path] = xr.Variable(("instance",), np.asarray(f["params"][path][:]), {
+                "long_name": f"sampled sweep value of {path}", "units": "SI unit of the scene value",
+                "sweep_parameter": 1})
+    attrs["sweep_parameters"] = params
+    return xr.Dataset(v, coords=coords, attrs=attrs)
+
+
+def open_results(path: Union[str, "os.PathLike[str]"]) -> "xr.Dataset":
+    """Opens a run's HDF5 file as an xarray.Dataset (lazy: frames are read when used).
+
+    Dimensions: time (T frames), instance (I), body (B), joint (J), component (13),
+    reaction_component (6), and coordinate (n) for robot runs.
+    Coordinates: time [s], instance (0..I-1), body and joint names, component names
+    (r_x r_y r_z p_w p_x p_y p_z v_x v_y v_z omega_x omega_y omega_z) with their units
+    in component_units, reaction_component (f_x f_y f_z tau_x tau_y tau_z) with
+    reaction_component_units.
+    Variables (each with a `units` attribute): state (time, instance, body, component),
+    reactions (time, instance, joint, reaction_component), constraint_violation and
+    energy (time, instance), status (instance, int8: 0 ok, 1 assembly failed, 2
+    diverged), status_time, assembly_position_residual, assembly_velocity_residual,
+    assembly_iterations (instance), one (instance) variable per sweep parameter named by
+    its path (e.g. ds["bodies.crank.mass"]; their names in ds.attrs["sweep_parameters"]),
+    and for robot runs joint_q, joint_qd, joint_tau (time, instance, coordinate).
+    Attributes: the file's root attributes (scene, dt, seed, backend, version, ...).
+
+    Close it with ds.close() (or use it in a `with` block). Raises FileNotFoundError /
+    OSError when the file cannot be opened, ValueError when it is not SimPhant output,
+    ImportError without h5py / xarray.
+    """
+    _need(xr, "xarray")
+    p = os.fspath(path)
+    if not os.path.exists(p):
+        raise FileNotFoundError(f"{p}: no such file")
+    return xr.open_dataset(p, engine=SimphantBackend)
+
+
+def instance_table(ds: "xr.Dataset") -> "Any":
+    """One row per instance (a pandas.DataFrame indexed by instance): the sampled sweep
+    parameters, status (categorical: ok, assembly_failed, diverged), status_time [s],
+    the assembly residuals and iterations, and statistics over the recorded frames:
+    max_constraint_violation (max |Phi|, NaN frames skipped), energy_drift_abs_J
+    (max |E(t) - E(0)| [J]) and energy_final_J.
+
+    ds: a Dataset from open_results. Reads energy and constraint_violation (T x I
+    numbers each).
+    """
+    import pandas as pd
+
+    cols: Dict[str, Any] = {p: ds[p].values for p in ds.attrs.get("sweep_parameters", [])}
+    cols["status"] = pd.Categorical.from_codes(ds["status"].values.astype(int), STATUS_NAMES)
+    cols["status_time"] = ds["status_time"].values
+    for name in ("assembly_position_residual", "assembly_velocity_residual", "assembly_iterations"):
+        if name in ds:
+            cols[name] = ds[name].values
+    phi = ds["constraint_violation"].values
+    energy = ds["energy"].values
+    with np.errstate(invalid="ignore"):
+        cols["max_constraint_violation"] = np.fmax.reduce(phi, axis=0) if phi.shape[0] else np.full(phi.shape[1], np.nan)
+        drift = np.abs(energy - energy[:1]) if energy.shape[0] else np.empty_like(energy)
+        cols["energy_drift_abs_J"] = np.fmax.reduce(drift, axis=0) if drift.shape[0] else np.full(energy.shape[1], np.nan)
+    cols["energy_final_J"] = energy[-1] if energy.shape[0] else np.full(energy.shape[1], np.nan)
+    return pd.DataFrame(cols, index=pd.Index(ds["instance"].values, name="instance"))

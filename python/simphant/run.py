@@ -1,0 +1,85 @@
+"""simphant.run: the main job of `simphant run` as a function call."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from typing import Any, Callable, Dict, Optional, Union
+
+from . import _simphant
+from .scene import SceneSource, load_scene
+
+#: progress(steps_done, steps_total, sim_time [s], n_instances), called about every 50 ms.
+ProgressCallback = Callable[[int, int, float, int], None]
+
+
+@dataclasses.dataclass
+class RunResult:
+    """What simphant.run returns.
+
+    Attributes:
+        out_file: the HDF5 file written (README "Output (HDF5)"; read it with
+            simphant.open_results).
+        summary: every figure of the run, as ``simphant run --json`` prints it:
+            instances, instances_ok, instances_assembly_failed, instances_diverged,
+            steps, frames, sim_time_s, throughput_instance_steps_per_s, wall_time_s,
+            max_constraint_violation, energy_drift_rel, energy_drift_abs_J, interrupted,
+            backend, seed, ... (None where a figure does not exist).
+        exit_code: the CLI's exit code: 0 ok (at least one instance ended ok), 3 no
+            instance ended ok.
+    """
+
+    out_file: str
+    summary: Dict[str, Any]
+    exit_code: int
+
+
+def run(scene: SceneSource, out: Union[str, "os.PathLike[str]", None] = None, instances: Optional[int] = None,
+        dt: Optional[float] = None, t_end: Optional[float] = None, seed: Optional[int] = None,
+        backend: str = "auto", precision: str = "fp64", threads: int = 0, solver: Optional[str] = None,
+        progress: Optional[ProgressCallback] = None) -> RunResult:
+    """Runs the job of ``simphant run``: samples the sweep, assembles and integrates every
+    instance, records the HDF5 file and returns its summary.
+
+    The same scene, options and seed give the same file as the CLI, bit for bit (apart
+    from the wall-time attributes).
+
+    Arguments (None keeps the scene's own value):
+        scene: a Scene or anything simphant.load_scene accepts.
+        out: the output file; default "<scene file stem>.h5" in the current folder
+            (required for a scene given as a dict or a string). An existing file is
+            overwritten.
+        instances: overrides sweep.instances.
+        dt, t_end: override solver.dt and solver.t_end [s].
+        seed: overrides sweep.seed.
+        backend: "auto", "cpu", "cuda" or "cuda-fused"; precision: "fp64" or "fp32".
+        threads: CPU worker threads, 0 = every hardware thread.
+        solver: robot scenes only, "dae", "aba" or "cga" (docs/robots.md).
+        progress: called as progress(steps_done, steps_total, sim_time, n_instances) about
+            every 50 ms; None: the library logs a progress line every 5 s (level info,
+            see simphant.set_log_level). An exception it raises stops the run and is
+            re-raised.
+
+    The GIL is released while the job runs. Ctrl-C (KeyboardInterrupt) stops the run
+    cleanly: the state reached is recorded, the file is closed with the attribute
+    interrupted = 1, then KeyboardInterrupt is raised.
+
+    Raises ValueError for a bad scene or option (the message names the JSON path or the
+    option), simphant.BackendError when the backend cannot run here, OSError /
+    RuntimeError when the output cannot be written or the batch does not fit in memory.
+    """
+    sc = load_scene(scene)
+    if out is None and sc.file is None:
+        raise ValueError("out: required for a scene that was not read from a file")
+    a = _simphant._RunArgs()
+    a.instances = instances
+    a.dt = None if dt is None else float(dt)
+    a.t_end = None if t_end is None else float(t_end)
+    a.seed = seed
+    a.threads = int(threads)
+    a.backend = backend
+    a.precision = precision
+    a.solver = solver or ""
+    a.out = "" if out is None else os.fspath(out)
+    exit_code, out_file, summary = _simphant.run_job(sc._handle, sc.file or sc.source, a, progress)
+    return RunResult(out_file=out_file, summary=json.loads(summary), exit_code=exit_code)

@@ -1,0 +1,331 @@
+"""Simulator: step many instances of one scene in lockstep, read and write their state."""
+from __future__ import annotations
+
+from typing import Any, List, NamedTuple, Optional, Tuple
+
+import numpy as np
+
+from . import _simphant
+from ._arrays import Ids, as_ids, out_array
+from .scene import Scene, SceneSource, load_scene
+from .state import State
+
+_DLPACK_CPU, _DLPACK_CUDA = 1, 2
+
+
+class Assembly(NamedTuple):
+    """Result of assembling each instance (positions onto Phi = 0, velocities onto
+    Phi_q qdot = 0), as Simulator.assembly() returns it.
+
+    Fields: ok (n,) bool; iterations (n,) int32, Newton iterations of the position
+    assembly; position_residual (n,) float64, max |Phi| after assembly [m | rad];
+    velocity_residual (n,) float64, max |Phi_q qdot| after the projection [m/s | rad/s].
+    """
+
+    ok: np.ndarray
+    iterations: np.ndarray
+    position_residual: np.ndarray
+    velocity_residual: np.ndarray
+
+
+class Simulator:
+    """n instances of one scene, stepped in lockstep on one backend.
+
+    Built as ``simphant run`` builds its batch: the scene's sweep is sampled for
+    `instances` instances (instance i gets the same parameters as instance i of a run
+    with the same seed), each instance is assembled, and the domain randomisation of
+    ``reset(ids, randomize=True)`` draws from the same sweep distributions.
+
+    Arguments:
+        scene: a Scene or anything :func:`simphant.load_scene` accepts.
+        instances: the number of instances n (default: the scene's sweep.instances).
+        backend: "auto" (the GPU when this build has CUDA and a device is present, else
+            "cpu"), "cpu", "cuda" or "cuda-fused" (docs/cuda-backend.md).
+        precision: "fp64", or "fp32" (cuda backends only).
+        threads: CPU worker threads, 0 = every hardware thread.
+        seed: overrides the scene's sweep.seed.
+
+    Arrays use the conventions of the output file (README "Output (HDF5)"): per body the
+    13 numbers r (CoM, world) [m], p = (w, x, y, z) (body to world), v (CoM, world)
+    [m/s], omega (body frame) [rad/s]; per joint the force [N] and torque [N m] it
+    applies to its body_j at the anchor, world frame.
+
+    Raises ValueError for a bad scene or argument, simphant.BackendError (a
+    RuntimeError) when the backend cannot run here (no CUDA device, too many instances
+    for the device). Calls from several threads are serialised; ``step`` releases the
+    GIL while it runs.
+    """
+
+    def __init__(self, scene: SceneSource, instances: Optional[int] = None, backend: str = "auto",
+                 precision: str = "fp64", threads: int = 0, seed: Optional[int] = None) -> None:
+        self.scene: Scene = load_scene(scene)
+        self._sim = _simphant._Simulator(self.scene._handle, instances, backend, precision, threads, seed)
+        self._n = self._sim.n_instances
+
+    # --- sizes and names -------------------------------------------------------------
+    @property
+    def n_instances(self) -> int:
+        """n, the number of instances."""
+        return self._n
+
+    @property
+    def n_bodies(self) -> int:
+        """B, moving bodies per instance."""
+        return self._sim.n_bodies
+
+    @property
+    def n_joints(self) -> int:
+        """J, joints per instance."""
+        return self._sim.n_joints
+
+    @property
+    def n_inputs(self) -> int:
+        """Actuator inputs per instance (the scene's actuators, in input_names order)."""
+        return self._sim.n_inputs
+
+    @property
+    def state_size(self) -> int:
+        """Numbers per instance in State.y: 13 B (DAE backends) or 2 n (joint-space backends)."""
+        return self._sim.state_size
+
+    @property
+    def body_names(self) -> List[str]:
+        """(B) body names, the order of the body axis of states()."""
+        return self.scene.body_names
+
+    @property
+    def joint_names(self) -> List[str]:
+        """(J) joint names, the order of the joint axis of reactions()."""
+        return self.scene.joint_names
+
+    @property
+    def input_names(self) -> List[str]:
+        """(n_inputs) actuator names, the order of the columns of set_inputs."""
+        return list(self._sim.input_names)
+
+    @property
+    def dt(self) -> float:
+        """The fixed step [s]."""
+        return self._sim.dt
+
+    @property
+    def backend(self) -> str:
+        """The backend that runs the batch: "cpu", "cuda", "cuda-fused" or "reduced"."""
+        return self._sim.backend
+
+    @property
+    def backend_details(self) -> str:
+        """One line: the backend and what it runs on."""
+        return self._sim.backend_details
+
+    @property
+    def time(self) -> float:
+        """Simulated time of the batch since creation, steps_taken * dt [s] (per-instance
+        time since a reset: get_state().time)."""
+        return self._sim.time()
+
+    @property
+    def steps_taken(self) -> int:
+        """Steps taken by the batch since creation."""
+        return self._sim.steps_taken()
+
+    # --- stepping and inputs ---------------------------------------------------------
+    def step(self, n: int = 1) -> None:
+        """Advances every live instance by n fixed RK4 steps of dt (the GIL is released).
+
+        Instances whose status is not ok stay frozen. On a GPU backend the steps may only
+        be queued when this returns; every read waits for them (synchronize() waits
+        explicitly). Raises ValueError for n < 0.
+        """
+        self._sim.step(int(n))
+
+    def synchronize(self) -> None:
+        """Waits for queued steps (GPU backends; nothing to do on the CPU)."""
+        self._sim.synchronize()
+
+    def set_inputs(self, u: Any, ids: Ids = None) -> None:
+        """Sets actuator inputs [N m or N, per actuator], kept until changed.
+
+        u: shape (k, n_inputs), k = len(ids) or n_instances; (k,) is accepted when
+        n_inputs is 1. A NumPy array, anything convertible to one, or any DLPack array
+        (torch, JAX, CuPy). On a GPU backend a float64 C-contiguous device array of all
+        instances (ids None) goes to the device without a host round trip; it must stay
+        unchanged until the next step has completed (the Simulator keeps a reference).
+        ids: the instances to set (see simphant._arrays.as_ids); None = every instance.
+
+        Raises ValueError for a wrong shape, IndexError for an id out of range,
+        simphant.BackendError for a device array on a host backend.
+        """
+        k_ids = as_ids(ids, self._n)
+        k = self._n if k_ids is None else k_ids.shape[0]
+        if _dlpack_device_type(u) == _DLPACK_CUDA:
+            self._sim.set_inputs(u, k_ids)
+            return
+        a = _host_array(u)
+        if a.shape not in ((k, self.n_inputs),) + (((k,),) if self.n_inputs == 1 else ()):
+            raise ValueError(f"u: must have shape ({k}, {self.n_inputs}) (got {a.shape})")
+        self._sim.set_inputs(np.ascontiguousarray(a, dtype=np.float64), k_ids)
+
+    # --- per-instance state ----------------------------------------------------------
+    def reset(self, ids: Ids = None, randomize: bool = False) -> None:
+        """Returns the listed instances (None = all) to their assembled initial state,
+        instance step 0 and their assembly status.
+
+        randomize: each listed instance first moves to its next episode and gets
+        parameters freshly drawn from the scene's sweep distributions (domain
+        randomisation), deterministic in (seed, instance, episode), then is assembled
+        again (a scene without sweep parameters keeps its one model). Raises IndexError /
+        ValueError for bad ids, ValueError when a draw makes the model invalid (the
+        instance is left unchanged).
+        """
+        self._sim.reset(as_ids(ids, self._n), bool(randomize))
+
+    def get_state(self, ids: Ids = None) -> State:
+        """A copy of the listed instances' state (None = all); see State.
+
+        A state written back with set_state continues bit-identically to a run that
+        never stopped.
+        """
+        a = as_ids(ids, self._n)
+        k = self._n if a is None else a.shape[0]
+        s = State(ids=np.arange(self._n, dtype=np.int32) if a is None else a,
+                  y=np.empty((k, self.state_size)), steps=np.empty(k, np.int64), status=np.empty(k, np.int8),
+                  status_steps=np.empty(k, np.int64), episodes=np.empty(k, np.uint64), dt=self.dt)
+        self._sim.get_state(a, s.y, s.steps, s.status, s.status_steps, s.episodes)
+        return s
+
+    def set_state(self, state: State, ids: Ids = None) -> None:
+        """Writes a State into the listed instances (default: state.ids).
+
+        y is taken as given (no projection onto the constraints); a status other than ok
+        freezes the instance; an episode other than the instance's current one rebuilds
+        its model for that episode (a checkpoint restores domain-randomised parameters).
+        Raises ValueError when the state's size does not match, IndexError / ValueError
+        for bad ids.
+        """
+        a = as_ids(state.ids if ids is None else ids, self._n)
+        if a is not None and a.shape[0] == self._n and np.array_equal(a, np.arange(self._n)):
+            a = None
+        k = self._n if a is None else a.shape[0]
+        if state.y.shape != (k, self.state_size):
+            raise ValueError(f"state: y has shape {state.y.shape}, expected ({k}, {self.state_size})")
+        self._sim.set_state(a, state.y, state.steps, state.status, state.status_steps, state.episodes)
+
+    # --- reads -----------------------------------------------------------------------
+    def states(self, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """(n, B, 13) float64 body states: r [m], p (w x y z), v [m/s] (world), omega [rad/s] (body).
+
+        out: a float64 C-contiguous array of that shape, written in place and returned.
+        A copy: for a view without a copy see state_view().
+        """
+        o = out_array(out, (self._n, self.n_bodies, 13))
+        self._sim.read_states(o)
+        return o
+
+    def reactions(self, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """(n, J, 6) float64: force [N] and torque [N m] each joint applies to its body_j
+        at the anchor, world frame, at the current state."""
+        o = out_array(out, (self._n, self.n_joints, 6))
+        self._sim.read_reactions(o)
+        return o
+
+    def constraint_violation(self, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """(n,) float64: max |Phi| at the current state [m or 1]."""
+        o = out_array(out, (self._n,))
+        self._sim.read_constraint_violation(o)
+        return o
+
+    def energy(self, out: Optional[np.ndarray] = None, kinetic: Optional[np.ndarray] = None) -> np.ndarray:
+        """(n,) float64: kinetic + gravity potential + spring potential energy [J].
+
+        kinetic: an optional (n,) float64 array that receives the kinetic energy alone.
+        """
+        o = out_array(out, (self._n,))
+        k = out_array(kinetic, (self._n,), name="kinetic")
+        self._sim.read_energy(o, k)
+        return o
+
+    def status(self) -> Tuple[np.ndarray, np.ndarray]:
+        """(status, status_time): (n,) int8 InstanceStatus codes, and (n,) float64 the
+        batch time at which each was set [s] (0 while ok)."""
+        st = np.empty(self._n, np.int8)
+        t = np.empty(self._n, np.float64)
+        self._sim.read_status(st, t)
+        return st, t
+
+    def joint_state(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(q, qd, tau), each (n, n_coordinates) float64: joint positions [rad | m], rates
+        [rad/s | m/s] and applied joint torques / forces [N m | N] of a robot scene
+        (docs/robots.md), in the order of its links. Raises RuntimeError for a scene that
+        reports no joint coordinates (not a robot scene)."""
+        c = self._sim.n_joint_coordinates
+        if c == 0:
+            raise RuntimeError("joint_state: this scene reports no joint coordinates (robot scenes only, docs/robots.md)")
+        q, qd, tau = (np.empty((self._n, c)) for _ in range(3))
+        self._sim.read_joint_state(q, qd, tau)
+        return q, qd, tau
+
+    def assembly(self) -> Assembly:
+        """The assembly result of each instance (from creation or its last re-assembly)."""
+        ok = np.empty(self._n, np.uint8)
+        it = np.empty(self._n, np.int32)
+        pr = np.empty(self._n)
+        vr = np.empty(self._n)
+        self._sim.read_assembly(ok, it, pr, vr)
+        return Assembly(ok.astype(bool), it, pr, vr)
+
+    # --- zero-copy views -------------------------------------------------------------
+    def state_view(self) -> Any:
+        """The backend's own state array, without a copy: (n, state_size) in the
+        layout of State.y (DAE backends: [q (7 B): r, p per body; qdot (6 B): v, omega
+        per body]; joint-space backends: [q, qd]).
+
+        On the CPU a float64 NumPy array aliasing the backend's memory. On a GPU backend
+        an object with __dlpack__ / __dlpack_device__ over device memory
+        (torch.from_dlpack, jax.dlpack.from_dlpack, cupy.from_dlpack see it without a
+        copy), structure of arrays (strides (1, n)), float32 with precision "fp32".
+
+        The view stays valid as long as the Simulator lives (it keeps the Simulator
+        alive); its contents change with step, reset and set_state. Writing through it
+        is as set_state of y (status, steps and episode stay). On a GPU backend call
+        synchronize() before reading it from another stream, and after writing it from
+        another stream wait for those writes (e.g. torch.cuda.synchronize()) and call
+        synchronize() before the next call. Raises RuntimeError when the backend keeps
+        no such array.
+        """
+        v = self._sim.state_view()
+        if v is None:
+            raise RuntimeError(f"state_view: backend '{self.backend}' keeps no state array to view; use get_state()")
+        return v
+
+    def inputs_view(self) -> Any:
+        """The backend's actuator inputs, without a copy: (n, n_inputs), writable; as
+        state_view (float64 NumPy on the CPU, DLPack on a device, in the backend's
+        precision). Writing into it is as set_inputs. Raises RuntimeError when the
+        backend keeps its inputs otherwise."""
+        v = self._sim.inputs_view()
+        if v is None:
+            raise RuntimeError(f"inputs_view: backend '{self.backend}' keeps no input array to view; use set_inputs()")
+        return v
+
+    def __repr__(self) -> str:
+        return (f"Simulator({self.scene.name or self.scene.source!r}, instances={self._n}, backend={self.backend!r}, "
+                f"bodies={self.n_bodies}, joints={self.n_joints}, inputs={self.n_inputs}, dt={self.dt})")
+
+
+def _dlpack_device_type(x: Any) -> Optional[int]:
+    """The DLPack device type of x (1 CPU, 2 CUDA), None for an object without DLPack."""
+    if isinstance(x, np.ndarray) or not hasattr(x, "__dlpack_device__"):
+        return None
+    return int(x.__dlpack_device__()[0])
+
+
+def _host_array(x: Any) -> np.ndarray:
+    """x as a NumPy array: NumPy arrays and sequences as they are, other host DLPack
+    arrays (torch CPU tensors, ...) without a copy through np.from_dlpack."""
+    if _dlpack_device_type(x) == _DLPACK_CPU:
+        return np.from_dlpack(x)
+    dev = _dlpack_device_type(x)
+    if dev is not None:
+        raise ValueError(f"u: an array on DLPack device type {dev}; host memory or a CUDA device array expected")
+    return np.asarray(x)

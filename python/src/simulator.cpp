@@ -1,0 +1,177 @@
+// _Simulator: simphant::Simulator (sim/simulator.hpp) built from a scene as `simphant
+// run` builds it; stepping with the GIL released; reads into caller arrays.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings.hpp"
+#include "py_arrays.hpp"
+#include "py_scene.hpp"
+#include "py_simulator.hpp"
+#include "simphant/sim/scene_simulator.hpp"
+
+namespace nb = nanobind;
+
+namespace simphant::python {
+
+namespace {
+
+std::size_t count(const PySimulator& s, std::size_t per_instance) {
+  return static_cast<std::size_t>(s.sim->n_instances()) * per_instance;
+}
+
+void init(PySimulator* self, const PyScene& scene, std::optional<int> instances, const std::string& backend,
+          const std::string& precision, int threads, std::optional<std::uint64_t> seed) {
+  if (instances && *instances <= 0)
+    throw std::invalid_argument("instances: must be > 0 (got " + std::to_string(*instances) + ")");
+  if (threads < 0) throw std::invalid_argument("threads: must be >= 0 (got " + std::to_string(threads) + ")");
+  std::shared_ptr<const Scene> sc = scene.scene;
+  if (seed) {
+    auto copy = std::make_shared<Scene>(*sc);
+    copy->sweep.seed = *seed;
+    sc = copy;
+  }
+  SimulatorOptions options;
+  options.backend = backend;
+  options.precision = precision;
+  options.threads = threads;
+  std::unique_ptr<Simulator> sim;
+  {
+    nb::gil_scoped_release release;
+    sim = make_simulator(*sc, instances ? *instances : -1, options);
+  }
+  new (self) PySimulator();
+  self->scene = std::move(sc);
+  self->sim = std::move(sim);
+}
+
+}  // namespace
+
+void bind_simulator(nb::module_& m) {
+  nb::class_<PySimulator> cls(m, "_Simulator");
+  cls.def("__init__", &init, nb::arg("scene"), nb::arg("instances").none(), nb::arg("backend"), nb::arg("precision"),
+          nb::arg("threads"), nb::arg("seed").none())
+      .def_prop_ro("n_instances", [](const PySimulator& s) { return s.sim->n_instances(); })
+      .def_prop_ro("n_bodies", [](const PySimulator& s) { return s.sim->model().n_bodies(); })
+      .def_prop_ro("n_joints", [](const PySimulator& s) { return s.sim->model().n_joints(); })
+      .def_prop_ro("n_inputs", [](const PySimulator& s) { return s.sim->model().n_inputs; })
+      .def_prop_ro("n_joint_coordinates", [](const PySimulator& s) { return s.sim->n_joint_coordinates(); })
+      .def_prop_ro("state_size", [](const PySimulator& s) { return s.sim->state_size(); })
+      .def_prop_ro("dt", [](const PySimulator& s) { return s.sim->dt(); })
+      .def_prop_ro("backend", [](const PySimulator& s) { return std::string(s.sim->backend_name()); })
+      .def_prop_ro("backend_details", [](const PySimulator& s) { return s.sim->backend_details(); })
+      .def_prop_ro("input_names", [](const PySimulator& s) { return input_names(s.sim->model()); })
+      .def("time",
+           [](PySimulator& s) {
+             std::lock_guard<std::mutex> lock(s.mutex);
+             return s.sim->time();
+           })
+      .def("steps_taken",
+           [](PySimulator& s) {
+             std::lock_guard<std::mutex> lock(s.mutex);
+             return s.sim->steps_taken();
+           })
+      .def(
+          "step",
+          [](PySimulator& s, int n) {
+            if (n < 0) throw std::invalid_argument("n: must be >= 0 (got " + std::to_string(n) + ")");
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(s.mutex);
+            s.sim->advance(n);
+          },
+          nb::arg("n"))
+      .def("synchronize",
+           [](PySimulator& s) {
+             nb::gil_scoped_release release;
+             std::lock_guard<std::mutex> lock(s.mutex);
+             s.sim->synchronize();
+           })
+      .def(
+          "read_states",
+          [](PySimulator& s, HostArray<double> out) {
+            double* p = checked("out", out, count(s, 13 * static_cast<std::size_t>(s.sim->model().n_bodies())));
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(s.mutex);
+            s.sim->read_states(p);
+          },
+          nb::arg("out"))
+      .def(
+          "read_reactions",
+          [](PySimulator& s, HostArray<double> out) {
+            double* p = checked("out", out, count(s, 6 * static_cast<std::size_t>(s.sim->model().n_joints())));
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(s.mutex);
+            s.sim->read_reactions(p);
+          },
+          nb::arg("out"))
+      .def(
+          "read_constraint_violation",
+          [](PySimulator& s, HostArray<double> out) {
+            double* p = checked("out", out, count(s, 1));
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(s.mutex);
+            s.sim->read_constraint_violation(p);
+          },
+          nb::arg("out"))
+      .def(
+          "read_energy",
+          [](PySimulator& s, HostArray<double> total, HostArray<double> kinetic) {
+            double* t = checked("out", total, count(s, 1));
+            double* k = checked("kinetic", kinetic, count(s, 1));
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(s.mutex);
+            s.sim->read_energy(t, k);
+          },
+          nb::arg("total"), nb::arg("kinetic"))
+      .def(
+          "read_status",
+          [](PySimulator& s, HostArray<std::int8_t> status, HostArray<double> status_time) {
+            std::int8_t* st = checked("status", status, count(s, 1));
+            double* t = checked("status_time", status_time, count(s, 1));
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(s.mutex);
+            s.sim->read_status(st, t);
+          },
+          nb::arg("status"), nb::arg("status_time"))
+      .def(
+          "read_joint_state",
+          [](PySimulator& s, HostArray<double> q, HostArray<double> qd, HostArray<double> tau) {
+            const std::size_t n = count(s, static_cast<std::size_t>(s.sim->n_joint_coordinates()));
+            double* pq = checked("q", q, n);
+            double* pqd = checked("qd", qd, n);
+            double* ptau = checked("tau", tau, n);
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(s.mutex);
+            s.sim->read_joint_state(pq, pqd, ptau);
+          },
+          nb::arg("q"), nb::arg("qd"), nb::arg("tau"))
+      .def(
+          "read_assembly",
+          [](PySimulator& s, HostArray<std::uint8_t> ok, HostArray<std::int32_t> iterations,
+             HostArray<double> position_residual, HostArray<double> velocity_residual) {
+            const std::size_t n = count(s, 1);
+            std::uint8_t* o = checked("ok", ok, n);
+            std::int32_t* it = checked("iterations", iterations, n);
+            double* pr = checked("position_residual", position_residual, n);
+            double* vr = checked("velocity_residual", velocity_residual, n);
+            std::lock_guard<std::mutex> lock(s.mutex);
+            const auto& a = s.sim->assembly();
+            for (std::size_t i = 0; i < n; ++i) {
+              o[i] = a[i].ok ? 1 : 0;
+              it[i] = a[i].iterations;
+              pr[i] = a[i].position_residual;
+              vr[i] = a[i].velocity_residual;
+            }
+          },
+          nb::arg("ok"), nb::arg("iterations"), nb::arg("position_residual"), nb::arg("velocity_residual"));
+  bind_simulator_state(cls);
+}
+
+}  // namespace simphant::python

@@ -1,0 +1,16 @@
+# cmake -DSRC=python/simphant -DDST=build/python/simphant -P sync_package.cmake
+# Mirrors the package's Python files (*.py, py.typed) from SRC into DST: copies the
+# changed ones, removes those no longer in SRC. The compiled module and the schema in DST
+# are left alone.
+file(GLOB_RECURSE src_files RELATIVE ${SRC} ${SRC}/*.py ${SRC}/py.typed)
+foreach(f IN LISTS src_files)
+  get_filename_component(dir ${DST}/${f} DIRECTORY)
+  file(MAKE_DIRECTORY ${dir})
+  file(COPY_FILE ${SRC}/${f} ${DST}/${f} ONLY_IF_DIFFERENT)
+endforeach()
+file(GLOB_RECURSE dst_files RELATIVE ${DST} ${DST}/*.py ${DST}/py.typed)
+foreach(f IN LISTS dst_files)
+  if(NOT EXISTS ${SRC}/${f})
+    file(REMOVE ${DST}/${f})
+  endif()
+endforeach()

@@ -1,0 +1,66 @@
+"""simphant.open_results (xarray) and simphant.instance_table (pandas)."""
+from __future__ import annotations
+
+import h5py
+import numpy as np
+import pytest
+
+import simphant
+
+
+@pytest.fixture(scope="module")
+def result(examples, tmp_path_factory):
+    out = tmp_path_factory.mktemp("results") / "slider.h5"
+    return simphant.run(examples / "slider_crank.json", out=out, instances=7, t_end=0.1, backend="cpu")
+
+
+def test_dataset_layout(result):
+    with simphant.open_results(result.out_file) as ds, h5py.File(result.out_file, "r") as f:
+        T = f["time"].shape[0]
+        assert dict(ds.sizes) == {"time": T, "instance": 7, "body": 3, "joint": 4, "component": 13,
+                                  "reaction_component": 6}
+        assert ds.body.values.tolist() == ["crank", "conrod", "piston"]
+        assert ds.joint.values.tolist()[0] == "main_bearing"
+        assert ds.component.values.tolist()[:4] == ["r_x", "r_y", "r_z", "p_w"]
+        assert ds.component_units.sel(component="omega_y").item() == "rad/s"
+        assert ds.state.dims == ("time", "instance", "body", "component")
+        assert ds.reactions.dims == ("time", "instance", "joint", "reaction_component")
+        for name, units in (("time", "s"), ("energy", "J"), ("status_time", "s")):
+            assert ds[name].attrs["units"] == units
+        assert all("units" in ds[v].attrs for v in ds.data_vars if v != "status")
+        np.testing.assert_array_equal(ds.state.values, f["state"][:])
+        np.testing.assert_array_equal(ds.reactions.sel(joint="cylinder").values, f["reactions"][:, :, 3, :])
+        np.testing.assert_array_equal(ds["bodies.piston.mass"].values, f["params/bodies.piston.mass"][:])
+        assert sorted(ds.attrs["sweep_parameters"]) == sorted(f["params"].keys()) == [
+            "bodies.piston.mass", "forces.gas_load.force[0]", "forces.motor.value"]
+        assert ds.attrs["n_instances"] == 7 and ds.attrs["backend"] == "cpu"
+        assert ds.attrs["body_names"] == ["crank", "conrod", "piston"]
+        assert ds.attrs["version"] == simphant.__version__
+
+
+def test_selection_reads_lazily(result):
+    with simphant.open_results(result.out_file) as ds:
+        assert not ds.state.variable._in_memory
+        z = ds.state.sel(body="piston", component="r_x").isel(time=-1)
+        assert z.shape == (7,)
+
+
+def test_instance_table(result):
+    with simphant.open_results(result.out_file) as ds:
+        table = simphant.instance_table(ds)
+        energy = ds.energy.values
+    assert list(table.index) == list(range(7)) and table.index.name == "instance"
+    for col in ("bodies.piston.mass", "status", "status_time", "assembly_position_residual", "assembly_iterations",
+                "max_constraint_violation", "energy_drift_abs_J", "energy_final_J"):
+        assert col in table.columns, col
+    assert (table["status"] == "ok").all()
+    np.testing.assert_array_equal(table["energy_drift_abs_J"], np.abs(energy - energy[0]).max(axis=0))
+
+
+def test_not_simphant_output(tmp_path):
+    with h5py.File(tmp_path / "x.h5", "w") as f:
+        f["a"] = 1
+    with pytest.raises(ValueError, match="not a SimPhant output file"):
+        simphant.open_results(tmp_path / "x.h5")
+    with pytest.raises(FileNotFoundError):
+        simphant.open_results(tmp_path / "missing.h5")
