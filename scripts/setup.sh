@@ -82,6 +82,16 @@ if ! python3 -c 'import nanobind, numpy, pytest, h5py, xarray, pandas, gymnasium
     python3 -m pip install --break-system-packages "${py_needed[@]}" ||
     { echo "setup: error: could not pip-install ${py_needed[*]} for $(command -v python3)"; exit 1; }
 fi
+# PyTorch, for the DLPack round trips and the torch vector env of the tests
+# (tests/python/test_arrays.py, test_gym.py). PyPI's Linux wheel brings its CUDA
+# runtime libraries (about 3 GB, a few minutes); set SIMPHANT_SKIP_TORCH=1 to leave it
+# out. Test-time only: those tests skip with the reason without it.
+if [ -z "${SIMPHANT_SKIP_TORCH:-}" ] && ! python3 -c 'import torch' >/dev/null 2>&1; then
+  echo "setup: installing torch (set SIMPHANT_SKIP_TORCH=1 to skip)"
+  python3 -m pip install torch ||
+    python3 -m pip install --break-system-packages torch ||
+    echo "setup: warning: torch not installed for $(command -v python3); the PyTorch tests will skip"
+fi
 # The module is built for the python3 on PATH (the one the packages above went into).
 python=$(python3 -c 'import sys; print(sys.executable)')
 if [ ! -f build/CMakeCache.txt ]; then
