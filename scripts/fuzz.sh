@@ -26,8 +26,9 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 status=0
 for t in "${targets[@]}"; do
-  corpus=build-fuzz/corpus/$t
-  findings=build-fuzz/findings/$t
+  # Absolute paths: fuzz_scene works in examples/ (robot scenes name arm7.urdf there).
+  corpus=$PWD/build-fuzz/corpus/$t
+  findings=$PWD/build-fuzz/findings/$t
   mkdir -p "$corpus" "$findings"
   case $t in
     fuzz_scene) seeds=(examples/*.json fuzz/seeds/scene/*) ;;
@@ -39,8 +40,8 @@ for t in "${targets[@]}"; do
   done
   echo "fuzz: $t for $seconds s (corpus $corpus)"
   # -timeout: one input taking 10 s is a hang; -rss_limit_mb: 4 GiB is a runaway.
-  if ! ./build-fuzz/fuzz/"$t" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
-       -max_len=16384 -dict="fuzz/$t.dict" -artifact_prefix="$findings/" -print_final_stats=1; then
+  if ! "$PWD/build-fuzz/fuzz/$t" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
+       -max_len=16384 -dict="$PWD/fuzz/$t.dict" -artifact_prefix="$findings/" -print_final_stats=1; then
     echo "fuzz: $t found a problem: see $findings/" >&2
     status=1
   fi

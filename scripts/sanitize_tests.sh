@@ -13,10 +13,8 @@ if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCH
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPHANT_CUDA=OFF -DSIMPHANT_BUILD_BENCH=OFF \
   -DSIMPHANT_SANITIZE=ON "${launcher[@]}"
 cmake --build build-asan -j"$(nproc)"
-# halt_on_error: the first report ends the process (UBSan recovers by default);
-# detect_leaks: LeakSanitizer at exit. The suppressions file lists known reports in code
-# outside this project (each with its reason).
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_error=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:suppressions=$PWD/scripts/ubsan.supp}
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/scripts/lsan.supp}
+# The build stops at the first UBSan report (-fno-sanitize-recover); detect_leaks:
+# LeakSanitizer at exit; print_stacktrace: where UBSan's report came from.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -E "$exclude" "$@"

@@ -184,6 +184,21 @@ TEST_F(StopFlagTest, CompilingInstanceModelsStopsOnARequest) {
   }
 }
 
+// Found by the sanitizer build: Data's Eigen LLT had no ComputationInfo until its first
+// factorisation, and moving a Data (a growing std::vector of per-thread workspaces) read
+// the unset enum. Its state is now defined from construction, on both Schur paths.
+TEST(DataWorkspace, TheDenseFactorIsInAValidStateFromConstruction) {
+  for (SchurFactorization schur : {SchurFactorization::Dense, SchurFactorization::Sparse}) {
+    const Model m = chain(12);
+    std::vector<Data> workers;
+    for (int t = 0; t < 5; ++t) workers.emplace_back(m, schur);  // reallocates: moves Data
+    for (const Data& d : workers) {
+      EXPECT_EQ(d.llt.info(), Eigen::Success);
+      EXPECT_EQ(d.llt.matrixLLT().rows(), schur == SchurFactorization::Dense ? m.n_rows : 0);
+    }
+  }
+}
+
 extern "C" void stop_on_signal(int) { request_stop(); }
 
 TEST_F(StopFlagTest, ASignalHandlerMayRequestTheStop) {

@@ -160,6 +160,25 @@ TEST(UrdfLimits, DeepXmlNestingAndNulBytesAreRefused) {
             "rAB");
 }
 
+// Found by fuzz_urdf under AddressSanitizer: TinyXML 2.6.2 steps over a UTF-8 lead byte
+// by the length it announces, so a text ending inside such a sequence was read past its
+// end, into whatever the buffer held beyond it. Here the string's spare capacity holds the
+// rest of a valid robot: read past the end, it would import as a 1-joint robot.
+TEST(UrdfLimits, TinyXmlNeverReadsPastTheEndOfTheText) {
+  const std::string visible = "<?xml version=\"1.0\"?><robot name=\"r\"><link name=\"base\"/>" + link("a") +
+                              "<joint name=\"j\xe7";
+  std::string xml = visible + std::string(1, '\0') + "y\" type=\"continuous\"><parent link=\"base\"/>" +
+                    "<child link=\"a\"/></joint></robot>";
+  xml.resize(visible.size());  // the hidden rest stays in the buffer, after the terminator
+  ASSERT_EQ(xml.size(), visible.size());
+  expect_urdf_error(xml, {"limits.urdf"});
+  // The same document, complete, imports.
+  EXPECT_EQ(parse_urdf(visible.substr(0, visible.size() - 1) + "\" type=\"continuous\"><parent link=\"base\"/><child link=\"a\"/></joint></robot>",
+                       "closed.urdf")
+                .nq(),
+            1);
+}
+
 TEST(UrdfLimits, CyclesAreNamedAndLeakNothing) {
   const std::string base = "<link name=\"base\"/>";
   // No root: every link has a parent.

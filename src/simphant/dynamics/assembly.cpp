@@ -50,9 +50,10 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
     if (res.position_residual <= tol) break;
     if (res.iterations >= model.solver.assembly_max_iterations) return res;
     history[res.iterations % history.size()] = res.position_residual;
-    if (res.iterations >= kAssemblyStallWindow &&
-        !(res.position_residual <= kAssemblyStallFactor * history[(res.iterations - kAssemblyStallWindow) % history.size()]))
-      return res;  // stalled
+    if (res.iterations >= kAssemblyStallWindow) {
+      const double earlier = history[(res.iterations - kAssemblyStallWindow) % history.size()];
+      if (!(res.position_residual <= kAssemblyStallFactor * earlier)) return res;  // stalled
+    }
     cod.compute(d.Phi_q);
     dq = -cod.solve(d.phi);
     for (int k = 0; k < N; ++k) {

@@ -54,11 +54,16 @@ Data::Data(const Model& model, SchurFactorization schur)
   sparse_schur = schur == SchurFactorization::Sparse ||
                  (schur == SchurFactorization::Auto && prefer_sparse_schur(schur_pattern));
   schur_values.assign(schur_pattern.n_values, 0.0);
+  // Eigen's LLT leaves its ComputationInfo unset until compute(), and copying or moving
+  // it (a std::vector<Data> growing, an assignment) reads that enum: undefined behaviour
+  // that UBSan reports. A factorisation of the identity (dense path: sized m x m, as the
+  // step needs it) or of an empty matrix (sparse path: the dense factor is not used) sets it.
   if (sparse_schur) {  // the dense C and its factor are not used
     C.resize(0, 0);
-    llt = Eigen::LLT<Eigen::MatrixXd>();
+    llt.compute(Eigen::MatrixXd(0, 0));
   } else {
     schur_values.clear();
+    llt.compute(Eigen::MatrixXd::Identity(model.n_rows, model.n_rows));
   }
   const int N = model.n_bodies();
   body_joint_start.assign(N + 1, 0);

@@ -41,13 +41,21 @@ MassProps combine_mass(const MassProps& a, const MassProps& b);
 /// or "...: inertia violates the triangle inequality ...".
 void check_inertia(const Mat3d& inertia, const std::string& where);
 
+/// `xml_text` followed by 4 NUL bytes, the form every TinyXML parse of the importer
+/// (urdfdom's included) reads. TinyXML 2.6.2 steps over a UTF-8 lead byte by the
+/// sequence length it announces (up to 4 bytes), so a text ending inside such a sequence
+/// made it read past the end of the buffer (found by fuzz_urdf under AddressSanitizer);
+/// the padding keeps every such step inside the buffer, at a NUL that ends the parse.
+std::string tinyxml_text(const std::string& xml_text);
+
 /// Refuses, with UrdfError(prefix + ": ..."), what urdfdom must not see: a NUL byte or a
 /// character reference to NUL (&#0;),
 /// element nesting deeper than kMaxXmlDepth, more than kMaxUrdfLinks links or
 /// kMaxUrdfJoints joints, a link that is the child of two joints, and a cycle of joints
 /// (named: "joint 'j': a kinematic loop through links a -> b -> a"). Documents that
 /// TinyXML cannot parse, or with duplicate names, pass: urdfdom reports those.
-void precheck_urdf(const std::string& xml_text, const std::string& prefix);
+/// `padded` is tinyxml_text(xml_text).
+void precheck_urdf(const std::string& xml_text, const std::string& padded, const std::string& prefix);
 
 /// The checked ReducedModel of a urdfdom model (urdf_tree.cpp). `prefix` ("URDF <source>")
 /// starts every error message.

@@ -74,7 +74,8 @@ class UnlinkOnExit {
 
 ReducedModel parse_urdf(const std::string& xml_text, const std::string& source_name) {
   const std::string prefix = "URDF " + source_name;
-  urdf_detail::precheck_urdf(xml_text, prefix);  // before urdfdom links anything
+  const std::string padded = urdf_detail::tinyxml_text(xml_text);
+  urdf_detail::precheck_urdf(xml_text, padded, prefix);  // before urdfdom links anything
   urdf::ModelInterfaceSharedPtr model;
   const UnlinkOnExit unlink(model);
   ErrorCapture capture;
@@ -82,7 +83,7 @@ ReducedModel parse_urdf(const std::string& xml_text, const std::string& source_n
     std::lock_guard<std::mutex> lock(parse_mutex());
     CaptureScope scope(capture);
     try {
-      model = urdf::parseURDF(xml_text);
+      model = urdf::parseURDF(padded);
     } catch (const std::exception& e) {
       throw UrdfError(prefix + ": " + e.what());
     }
@@ -94,7 +95,7 @@ ReducedModel parse_urdf(const std::string& xml_text, const std::string& source_n
     for (const std::string& e : capture.errors) msg += (msg.empty() ? "" : "; ") + e;
     if (msg.empty()) msg = "urdfdom rejected the document";
     TiXmlDocument doc;  // malformed XML: say where
-    if (!doc.Parse(xml_text.c_str()) && doc.Error()) {
+    if (!doc.Parse(padded.c_str()) && doc.Error()) {
       msg += " (XML line " + std::to_string(doc.ErrorRow()) + ", column " + std::to_string(doc.ErrorCol()) + ")";
     }
     throw UrdfError(prefix + ": " + msg);

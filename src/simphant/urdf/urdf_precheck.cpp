@@ -98,7 +98,9 @@ const char* joint_link(const TiXmlElement& joint, const char* tag) {
 
 }  // namespace
 
-void precheck_urdf(const std::string& xml_text, const std::string& prefix) {
+std::string tinyxml_text(const std::string& xml_text) { return xml_text + std::string(4, '\0'); }
+
+void precheck_urdf(const std::string& xml_text, const std::string& padded, const std::string& prefix) {
   const std::size_t nul = xml_text.find('\0');
   if (nul != std::string::npos)
     throw UrdfError(prefix + ": a NUL byte at byte " + std::to_string(nul + 1) + " (XML text has none)");
@@ -111,7 +113,7 @@ void precheck_urdf(const std::string& xml_text, const std::string& prefix) {
                     " deep (a URDF nests about 5)");
 
   TiXmlDocument doc;
-  doc.Parse(xml_text.c_str());
+  doc.Parse(padded.c_str());
   if (doc.Error()) return;  // urdfdom reports malformed XML
   const TiXmlElement* robot = doc.FirstChildElement("robot");
   if (robot == nullptr) return;  // likewise a document without <robot>
