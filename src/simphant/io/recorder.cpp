@@ -1,5 +1,7 @@
 #include "simphant/io/recorder.hpp"
 
+#include <cstring>
+
 #ifndef SIMPHANT_VERSION
 #define SIMPHANT_VERSION "unknown"
 #endif
@@ -51,8 +53,19 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(pa
   h5::write_attr(f, "joint_names", info.joint_names);
   h5::write_attr(f, "wall_time_s", 0.0);
   h5::write_attr(f, "frames", 0);
-  h5::write_attr(f, "interrupted", 0);
+  h5::write_attr(f, "interrupted", 1);
+  h5::write_attr(f, "stop_reason", "running");
   h5::flush(f);
+  frame_reserve_bytes_ = kFinalizeReserveBytes;
+  for (const h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_})
+    frame_reserve_bytes_ += d->append_bytes();
+}
+
+Recorder::~Recorder() { close(); }
+
+bool Recorder::close() {
+  return h5::close_file_first(file_, {&time_.handle(), &state_.handle(), &reactions_.handle(), &violation_.handle(),
+                                      &energy_.handle(), &joint_q_.handle(), &joint_qd_.handle(), &joint_tau_.handle()});
 }
 
 void Recorder::write_params(const std::vector<std::string>& paths, const std::vector<std::vector<double>>& values) {
@@ -93,39 +106,45 @@ void Recorder::record(double time, const double* states, const double* reactions
   // Checked before any append, so that every dataset keeps the same frame count.
   if (!info_.joint_coordinate_names.empty() && (!joint_q || !joint_qd || !joint_tau))
     throw h5::H5Error("/joint_state: record() needs q, qd and tau");
-  // /time is appended last: a reader that sees frame k in /time sees it everywhere.
-  state_.append(states);
-  reactions_.append(reactions);
-  violation_.append(violation);
-  energy_.append(energy);
-  if (!info_.joint_coordinate_names.empty()) {
-    joint_q_.append(joint_q);
-    joint_qd_.append(joint_qd);
-    joint_tau_.append(joint_tau);
+  if (const int err = h5::reserve_space(file_.id(), frame_reserve_bytes_); err != 0)
+    throw h5::H5Error("reserving " + std::to_string(frame_reserve_bytes_) + " bytes for frame " +
+                          std::to_string(frames_) + " of " + path_ + " failed: " + std::strerror(err),
+                      err);
+  try {
+    // /time is appended last: a reader that sees frame k in /time sees it everywhere.
+    state_.append(states);
+    reactions_.append(reactions);
+    violation_.append(violation);
+    energy_.append(energy);
+    if (!info_.joint_coordinate_names.empty()) {
+      joint_q_.append(joint_q);
+      joint_qd_.append(joint_qd);
+      joint_tau_.append(joint_tau);
+    }
+    time_.append(&time);
+    h5::write_attr(file_.id(), "frames", frames_ + 1);
+    h5::flush(file_.id());
+  } catch (const h5::H5Error&) {
+    // Every T dataset back to the frames before this one (its extent may have grown
+    // before its write failed).
+    const auto kept = static_cast<hsize_t>(frames_);
+    for (h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_})
+      if (d->id() >= 0) d->truncate(kept);
+    throw;
   }
-  time_.append(&time);
   frames_ = static_cast<std::int64_t>(time_.frames());
-  h5::write_attr(file_.id(), "frames", frames_);
-  h5::flush(file_.id());
 }
 
 void Recorder::finalize(const std::int8_t* status, const double* status_time, double wall_time_s,
-                        bool interrupted) {
+                        const std::string& stop_reason) {
   if (!file_.valid()) return;
   write_status(status, status_time);
   h5::write_attr(file_.id(), "wall_time_s", wall_time_s);
   h5::write_attr(file_.id(), "frames", frames_);
-  h5::write_attr(file_.id(), "interrupted", interrupted ? 1 : 0);
+  h5::write_attr(file_.id(), "stop_reason", stop_reason);
+  h5::write_attr(file_.id(), "interrupted", stop_reason == "completed" ? 0 : 1);
   h5::flush(file_.id());
-  time_ = {};
-  state_ = {};
-  reactions_ = {};
-  violation_ = {};
-  energy_ = {};
-  joint_q_ = {};
-  joint_qd_ = {};
-  joint_tau_ = {};
-  file_.reset();
+  if (!close()) throw h5::H5Error("closing " + path_ + " failed");
 }
 
 }  // namespace simphant

@@ -51,12 +51,19 @@ struct RecorderInfo {
 
 class Recorder {
  public:
+  /// Disk space kept free beyond every frame for finalize() (status, attributes, HDF5's
+  /// metadata): 1 MiB.
+  static constexpr std::uint64_t kFinalizeReserveBytes = std::uint64_t{1} << 20;
+
   /// Creates (truncates) `path` and every dataset; writes the root attributes with
-  /// wall_time_s = 0, frames = 0 and interrupted = 0, and /status = 0. Throws h5::H5Error.
+  /// wall_time_s = 0, frames = 0, interrupted = 1 and stop_reason = "running", and
+  /// /status = 0. Throws h5::H5Error (its sys_errno() says ENOSPC etc.).
   Recorder(const std::string& path, const RecorderInfo& info);
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
-  ~Recorder() = default;  ///< closes the file (datasets keep the frames appended so far)
+  /// Closes the file if finalize() did not (datasets keep the frames appended so far),
+  /// in the order that is safe after a failed write (h5::close_file_first).
+  ~Recorder();
 
   /// Writes /params/<paths[p]> = values[p] (each of length n_instances).
   void write_params(const std::vector<std::string>& paths, const std::vector<std::vector<double>>& values);
@@ -71,23 +78,33 @@ class Recorder {
   /// Appends one frame and flushes. states (I, B, 13); reactions (I, J, 6);
   /// violation (I); energy (I); joint_q, joint_qd, joint_tau (I, n) each, read only when
   /// info.joint_coordinate_names is not empty (then all three are required).
+  /// Throws h5::H5Error when the disk space for the frame cannot be reserved (nothing
+  /// written) or a write fails (the T datasets are set back to the frames before).
   void record(double time, const double* states, const double* reactions, const double* violation,
               const double* energy, const double* joint_q = nullptr, const double* joint_qd = nullptr,
               const double* joint_tau = nullptr);
 
-  /// Writes the final status, wall_time_s, frames and interrupted, then closes the file.
-  void finalize(const std::int8_t* status, const double* status_time, double wall_time_s, bool interrupted);
+  /// Writes the final status, wall_time_s, frames, stop_reason and interrupted (0 when
+  /// stop_reason is "completed", else 1), then closes the file. Throws h5::H5Error when
+  /// a write or the close fails (the file may then be incomplete).
+  void finalize(const std::int8_t* status, const double* status_time, double wall_time_s,
+                const std::string& stop_reason);
 
   std::int64_t frames() const { return frames_; }  ///< frames appended so far
   const std::string& path() const { return path_; }
 
  private:
+  /// Closes the file, then the datasets (h5::close_file_first); false if a close failed.
+  bool close();
+
   std::string path_;
   RecorderInfo info_;
   std::int64_t frames_ = 0;
-  h5::Handle file_;
+  std::uint64_t frame_reserve_bytes_ = 0;  ///< what one record() may add, plus kFinalizeReserveBytes
   h5::ExtendibleDataset time_, state_, reactions_, violation_, energy_;
   h5::ExtendibleDataset joint_q_, joint_qd_, joint_tau_;  ///< robot runs only
+  // Declared last, so destroyed first: the file closes before its datasets (see ~Recorder).
+  h5::Handle file_;
 };
 
 }  // namespace simphant
