@@ -163,7 +163,8 @@ TEST(MemoryEstimate, RunAndCheckRefuseUpFront) {
   o.scene = scene.string();
   o.threads = 1;
   const MemoryEstimate e = estimate_run_memory(load_scene(scene.string()), o);
-  ASSERT_GT(e.total(), physical_memory_bytes()) << "a machine this large runs the chain";
+  if (!(e.total() > physical_memory_bytes()))
+    GTEST_SKIP() << "this machine has the " << e.total() / (1 << 30) << " GiB the chain needs";
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"run", scene.string(), "--threads", "1", "--out", (temp_dir() / "huge.h5").string()},
         std::vector<std::string>{"check", scene.string()}}) {

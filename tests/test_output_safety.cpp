@@ -270,19 +270,26 @@ TEST(OutputFile, RunEndsWhenNoInstanceIsAlive) {
 
 namespace {
 
-/// A tmpfs of `bytes` mounted on a fresh folder (root and a kernel that allows it), or
-/// "" with the reason in `why`.
-fs::path mount_tmpfs(const std::string& name, std::size_t bytes, std::string& why) {
-  const fs::path dir = temp_dir() / name;
-  fs::create_directories(dir);
-  const std::string options = "size=" + std::to_string(bytes);
-  if (::mount("tmpfs", dir.c_str(), "tmpfs", 0, options.c_str()) != 0) {
-    why = std::string("cannot mount a small tmpfs here (") + std::strerror(errno) +
-          "): the full-disk cases need root and a kernel that allows it";
-    return {};
+/// A tmpfs of `bytes` mounted on a fresh folder while it lives (root and a kernel that
+/// allows it); dir is empty, with the reason in why, when it cannot be mounted.
+struct SmallDisk {
+  fs::path dir;
+  std::string why;
+  SmallDisk(const std::string& name, std::size_t bytes) {
+    const fs::path d = temp_dir() / name;
+    fs::create_directories(d);
+    const std::string options = "size=" + std::to_string(bytes);
+    if (::mount("tmpfs", d.c_str(), "tmpfs", 0, options.c_str()) != 0) {
+      why = std::string("cannot mount a small tmpfs here (") + std::strerror(errno) +
+            "): the full-disk cases need root and a kernel that allows it";
+      return;
+    }
+    dir = d;
   }
-  return dir;
-}
+  ~SmallDisk() {
+    if (!dir.empty()) ::umount2(dir.c_str(), MNT_DETACH);
+  }
+};
 
 }  // namespace
 
@@ -290,9 +297,9 @@ fs::path mount_tmpfs(const std::string& name, std::size_t bytes, std::string& wh
 // names ENOSPC and the output, exits 3, and the file is complete up to there and marked.
 // Then a disk too full for the file's first bytes: the same error, no file, no crash.
 TEST(OutputFile, DiskFullStopsTheRunAndMarksTheFile) {
-  std::string why;
-  const fs::path disk = mount_tmpfs("small_disk", 8u << 20, why);
-  if (disk.empty()) GTEST_SKIP() << why;
+  const SmallDisk small("small_disk", 8u << 20);
+  if (small.dir.empty()) GTEST_SKIP() << small.why;
+  const fs::path& disk = small.dir;
   // 20000 instances: ~3.4 MB per frame; 101 frames would need ~340 MB.
   const fs::path scene = write_file("big_frames.json", pendulum(0.1, 1, 20000).dump());
   const fs::path target = disk / "full.h5";
@@ -331,7 +338,6 @@ TEST(OutputFile, DiskFullStopsTheRunAndMarksTheFile) {
   EXPECT_NE(err_of("no_room").find("ENOSPC"), std::string::npos) << err_of("no_room");
   EXPECT_FALSE(fs::exists(no_room));
   EXPECT_TRUE(leftovers(no_room).empty());
-  ::umount2(disk.c_str(), MNT_DETACH);
 }
 
 // A file size limit (ulimit -f): as a full disk, the run stops before the frame that

@@ -225,7 +225,7 @@ JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
     if (stop()) {
       std::string why = hooks.stop_reason ? hooks.stop_reason() : std::string();
       stop_reason = why.empty() ? "stop requested" : why;
-    } else if (!alive) {
+    } else if (!alive && done < total) {
       stop_reason = "no instance alive";
     }
   } catch (const h5::H5Error& e) {
