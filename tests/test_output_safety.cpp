@@ -6,6 +6,7 @@
 // never a crash.
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/statvfs.h>
 
 #include <cerrno>
 #include <cstring>
@@ -324,10 +325,40 @@ TEST(OutputFile, DiskFullStopsTheRunAndMarksTheFile) {
   EXPECT_TRUE(leftovers(target).empty());
   fs::remove(target);
 
-  // Nearly full: the temporary file cannot even be set up.
+  // Nearly full while the output is set up (the file created, its first datasets, the
+  // first frames): never a crash; either no output and ENOSPC named, or a readable file
+  // marked with what it holds.
+  const fs::path small_scene = write_file("set_up.json", pendulum(0.05, 1, 500).dump());
+  for (const std::size_t free_kib : {16, 64, 192, 320, 512, 1024}) {
+    SCOPED_TRACE("free " + std::to_string(free_kib) + " KiB");
+    fs::remove(disk / "filler");
+    struct statvfs st {};
+    ASSERT_EQ(::statvfs(disk.c_str(), &st), 0);
+    const std::size_t available = static_cast<std::size_t>(st.f_bavail) * st.f_frsize;
+    ASSERT_GT(available, free_kib << 10);
+    {
+      std::ofstream filler(disk / "filler", std::ios::binary);
+      const std::string block(available - (free_kib << 10), 'x');
+      filler.write(block.data(), static_cast<std::streamsize>(block.size()));
+    }
+    const fs::path out = disk / "set_up.h5";
+    const Exit x = run({"run", small_scene.string(), "--threads", "1", "--out", out.string()}, "set_up", 120);
+    ASSERT_TRUE(x.exited) << "killed by signal " << x.code;
+    EXPECT_EQ(x.code, 3);
+    EXPECT_NE(err_of("set_up").find("disk full (ENOSPC): " + out.string()), std::string::npos) << err_of("set_up");
+    if (fs::exists(out)) {
+      const h5::Handle f = h5::open_file_readonly(out.string());
+      EXPECT_EQ(h5::read_attr_string(f.id(), "stop_reason"), "disk full (ENOSPC): " + out.string());
+      frames_of(f);
+    }
+    EXPECT_TRUE(leftovers(out).empty());
+    fs::remove(out);
+  }
+
+  // Full: the temporary file cannot even be set up.
   {
-    std::ofstream filler(disk / "filler", std::ios::binary);
-    const std::string block(1 << 16, 'x');
+    std::ofstream filler(disk / "filler", std::ios::binary | std::ios::app);
+    const std::string block(1 << 12, 'x');
     while (filler.write(block.data(), block.size())) {
     }
   }

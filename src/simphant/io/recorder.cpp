@@ -29,6 +29,7 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(pa
     joint_tau_ = h5::ExtendibleDataset(group.id(), "tau", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, n});
   }
 
+  reserve(9 * static_cast<std::uint64_t>(I) + (std::uint64_t{64} << 10), "the status datasets");
   std::vector<std::int8_t> status(I, 0);
   std::vector<double> status_time(I, 0.0);
   h5::write_dataset(f, "status", H5T_NATIVE_INT8, {I}, status.data());
@@ -56,12 +57,20 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(pa
   h5::write_attr(f, "interrupted", 1);
   h5::write_attr(f, "stop_reason", "running");
   h5::flush(f);
-  frame_reserve_bytes_ = kFinalizeReserveBytes;
+  frame_reserve_bytes_ = 0;
   for (const h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_})
     frame_reserve_bytes_ += d->append_bytes();
 }
 
 Recorder::~Recorder() { close(); }
+
+void Recorder::reserve(std::uint64_t bytes, const std::string& what) {
+  const std::uint64_t total = bytes + kFinalizeReserveBytes;
+  if (const int err = h5::reserve_space(file_.id(), total); err != 0)
+    throw h5::H5Error("reserving " + std::to_string(total) + " bytes for " + what + " of " + path_ +
+                          " failed: " + std::strerror(err),
+                      err);
+}
 
 bool Recorder::close() {
   return h5::close_file_first(file_, {&time_.handle(), &state_.handle(), &reactions_.handle(), &violation_.handle(),
@@ -69,6 +78,9 @@ bool Recorder::close() {
 }
 
 void Recorder::write_params(const std::vector<std::string>& paths, const std::vector<std::vector<double>>& values) {
+  std::uint64_t bytes = 0;
+  for (const std::vector<double>& v : values) bytes += 8 * v.size() + 4096;  // data and its object header
+  reserve(bytes, "/params");
   h5::Handle group(H5Gopen2(file_.id(), "params", H5P_DEFAULT), H5Gclose);
   if (!group.valid()) throw h5::H5Error("H5Gopen2(params) failed");
   for (std::size_t p = 0; p < paths.size() && p < values.size(); ++p) {
@@ -88,6 +100,7 @@ void Recorder::write_assembly(const std::vector<double>& position_residual,
   const hsize_t n = static_cast<hsize_t>(info_.n_instances);
   if (position_residual.size() != n || velocity_residual.size() != n || iterations.size() != n)
     throw h5::H5Error("/assembly: expected one value per instance");
+  reserve(20 * static_cast<std::uint64_t>(n) + 3 * 4096, "/assembly");
   h5::Handle group = h5::create_group(file_.id(), "assembly");
   h5::write_dataset(group.id(), "position_residual", H5T_NATIVE_DOUBLE, {n}, position_residual.data());
   h5::write_dataset(group.id(), "velocity_residual", H5T_NATIVE_DOUBLE, {n}, velocity_residual.data());
@@ -106,10 +119,7 @@ void Recorder::record(double time, const double* states, const double* reactions
   // Checked before any append, so that every dataset keeps the same frame count.
   if (!info_.joint_coordinate_names.empty() && (!joint_q || !joint_qd || !joint_tau))
     throw h5::H5Error("/joint_state: record() needs q, qd and tau");
-  if (const int err = h5::reserve_space(file_.id(), frame_reserve_bytes_); err != 0)
-    throw h5::H5Error("reserving " + std::to_string(frame_reserve_bytes_) + " bytes for frame " +
-                          std::to_string(frames_) + " of " + path_ + " failed: " + std::strerror(err),
-                      err);
+  reserve(frame_reserve_bytes_, "frame " + std::to_string(frames_));
   try {
     // /time is appended last: a reader that sees frame k in /time sees it everywhere.
     state_.append(states);

@@ -20,12 +20,27 @@
 //   root attributes        scene (text), scene_file, dt, t_end, baumgarte_alpha,
 //                          baumgarte_beta, tikhonov_epsilon, record_every,
 //                          violation_bound, backend, version, seed, n_instances,
-//                          body_names, joint_names, wall_time_s, frames, interrupted
+//                          body_names, joint_names, wall_time_s, frames, interrupted,
+//                          stop_reason
 //
 // The T datasets are chunked and extendible; every record() appends one frame and
 // flushes the file, so a run stopped at any point between two calls leaves a readable
 // file whose datasets all hold the same number of frames. /status and /status_time are
 // written when the file is created (from the assembly result) and again by finalize().
+//
+// Until finalize() the file says interrupted = 1, stop_reason = "running": a file cut
+// short by SIGKILL or a crash reads as such. finalize() writes the real end:
+// stop_reason "completed" (interrupted = 0) or why the run stopped early ("signal
+// SIGINT", "no instance alive", "disk full (ENOSPC): out.h5", "write error: ...";
+// interrupted = 1).
+//
+// A full disk: before each write (the status datasets of the constructor, params,
+// assembly, each frame) the recorder reserves the disk space it can take plus
+// kFinalizeReserveBytes (h5::reserve_space), so on a file system that can reserve (ext4,
+// xfs, tmpfs, ...) a full disk stops the run before anything is half written and
+// finalize() still has room to mark the file. Where it cannot reserve, a failed append
+// sets every T dataset back to the frames written before it, and finalize() marks the
+// file if HDF5 can still write it.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -51,9 +66,9 @@ struct RecorderInfo {
 
 class Recorder {
  public:
-  /// Disk space kept free beyond every frame for finalize() (status, attributes, HDF5's
-  /// metadata): 1 MiB.
-  static constexpr std::uint64_t kFinalizeReserveBytes = std::uint64_t{1} << 20;
+  /// Disk space kept free beyond every write for finalize() (the status rewrites in
+  /// place; attributes, the global heap of its strings and HDF5's metadata): 256 KiB.
+  static constexpr std::uint64_t kFinalizeReserveBytes = std::uint64_t{256} << 10;
 
   /// Creates (truncates) `path` and every dataset; writes the root attributes with
   /// wall_time_s = 0, frames = 0, interrupted = 1 and stop_reason = "running", and
@@ -96,11 +111,14 @@ class Recorder {
  private:
   /// Closes the file, then the datasets (h5::close_file_first); false if a close failed.
   bool close();
+  /// Reserves `bytes` plus kFinalizeReserveBytes beyond the end of the file; throws
+  /// h5::H5Error (sys_errno ENOSPC, EDQUOT, EFBIG) naming `what` when it cannot.
+  void reserve(std::uint64_t bytes, const std::string& what);
 
   std::string path_;
   RecorderInfo info_;
   std::int64_t frames_ = 0;
-  std::uint64_t frame_reserve_bytes_ = 0;  ///< what one record() may add, plus kFinalizeReserveBytes
+  std::uint64_t frame_reserve_bytes_ = 0;  ///< what one record() may add to the file
   h5::ExtendibleDataset time_, state_, reactions_, violation_, energy_;
   h5::ExtendibleDataset joint_q_, joint_qd_, joint_tau_;  ///< robot runs only
   // Declared last, so destroyed first: the file closes before its datasets (see ~Recorder).
