@@ -12,6 +12,7 @@
 
 #include <Eigen/SVD>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "simphant/bench/bench_models.hpp"
 #include "simphant/dynamics/assembly.hpp"
@@ -92,6 +93,35 @@ TEST(ConstraintAnalysis, SameAsPrefixSvdOnEveryExample) {
     }
   }
   EXPECT_GE(with_redundant_rows, 3);  // four-bar, slider-crank, Bricard
+}
+
+// A 20-body chain closed back to the ground by a second hinge at its tip: a loop whose
+// redundant rows sit deep in a long Jacobian (105 rows), as the prefix SVDs find them.
+TEST(ConstraintAnalysis, ClosedChainSameAsPrefixSvd) {
+  nlohmann::json bodies = nlohmann::json::array(), joints = nlohmann::json::array();
+  const int N = 20;
+  for (int k = 0; k < N; ++k) {
+    bodies.push_back({{"name", "b" + std::to_string(k)}, {"mass", 1.0}, {"inertia", {1e-4, 1e-3, 1e-3}},
+                      {"position", {(k + 0.5) * 0.1, 0, 0}}});
+    joints.push_back({{"name", "j" + std::to_string(k)}, {"type", "revolute"},
+                      {"body_i", k == 0 ? std::string("ground") : "b" + std::to_string(k - 1)},
+                      {"body_j", "b" + std::to_string(k)},
+                      {"frame", {{"origin", {k * 0.1, 0, 0}}, {"z", {0, 1, 0}}, {"x", {1, 0, 0}}}}});
+  }
+  joints.push_back({{"name", "tip"}, {"type", "revolute"}, {"body_i", "ground"}, {"body_j", "b" + std::to_string(N - 1)},
+                    {"frame", {{"origin", {N * 0.1, 0, 0}}, {"z", {0, 1, 0}}, {"x", {1, 0, 0}}}}});
+  const nlohmann::json doc = {{"bodies", bodies}, {"joints", joints}, {"solver", {{"dt", 0.001}, {"t_end", 0.01}}}};
+  const Model model = parse_scene(doc.dump()).model;
+  Data d(model);
+  std::vector<double> Y(static_cast<std::size_t>(model.ny()));
+  initial_state(model, Y.data());
+  ASSERT_TRUE(assemble(model, d, Y.data()).ok);
+  const ConstraintAnalysis a = analyse_constraints(model, d, Y.data());
+  EXPECT_EQ(a.rows, 5 * (N + 1));
+  EXPECT_EQ(a.redundant_rows, prefix_svd_redundant_rows(d.Phi_q));
+  EXPECT_EQ(a.rank, svd_rank(d.Phi_q));
+  // A planar loop of hinges repeats 3 rows; stretched straight (a singular pose) one more.
+  EXPECT_EQ(a.redundant_rows.size(), 4u);
 }
 
 // The examples' known figures (README "Command line", docs/scene-format.md).
