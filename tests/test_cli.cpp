@@ -171,6 +171,7 @@ TEST(Cli, RunWritesTheOutputLayout) {
   }
   EXPECT_DOUBLE_EQ(attr_of(f, "seed"), 5.0);
   EXPECT_DOUBLE_EQ(attr_of(f, "interrupted"), 0.0);
+  EXPECT_EQ(simphant::h5::read_attr_string(f, "stop_reason"), "completed");
   EXPECT_GT(attr_of(f, "wall_time_s"), 0.0);
   for (const char* a : {"scene", "dt", "t_end", "baumgarte_alpha", "baumgarte_beta", "tikhonov_epsilon",
                         "record_every", "backend", "version", "body_names", "joint_names"})
@@ -286,8 +287,8 @@ TEST(Cli, RefusesBadFlagsAndOutputsBeforeAnyWork) {
   EXPECT_EQ(run_simphant("run " + good + " --out " + quote(temp_dir().string())), 3);
   EXPECT_NE(last_stderr().find("is a folder"), std::string::npos) << last_stderr();
   const std::string before = pendulum().dump(2);
-  EXPECT_EQ(run_simphant("run " + good + " --out " + good), 3);
-  EXPECT_NE(last_stderr().find("scene file"), std::string::npos) << last_stderr();
+  EXPECT_EQ(run_simphant("run " + good + " --out " + good), 2);  // an input of the run: bad input
+  EXPECT_NE(last_stderr().find("is an input of the run"), std::string::npos) << last_stderr();
   std::ifstream in(scene);
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), before);
 }
@@ -370,8 +371,10 @@ TEST(Cli, SigtermLeavesAValidFile) {
           static_cast<char*>(nullptr));
     _exit(127);
   }
+  // The run writes a temporary file beside the output until it ends (README "Output file").
+  const fs::path partial = out.parent_path() / (".long.h5.partial-" + std::to_string(pid));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (!fs::exists(out) && std::chrono::steady_clock::now() < deadline)
+  while (!fs::exists(partial) && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   ASSERT_EQ(kill(pid, SIGTERM), 0);
@@ -391,10 +394,12 @@ TEST(Cli, SigtermLeavesAValidFile) {
   EXPECT_EQ(dims_of(f, "constraint_violation")[0], t[0]);
   EXPECT_EQ(dims_of(f, "reactions")[0], t[0]);
   EXPECT_DOUBLE_EQ(attr_of(f, "interrupted"), 1.0);
+  EXPECT_EQ(simphant::h5::read_attr_string(f, "stop_reason"), "signal SIGTERM");
   const auto time = doubles_of(f, "time");
   for (std::size_t k = 1; k < time.size(); ++k) EXPECT_GT(time[k], time[k - 1]);
   EXPECT_LT(time.back(), 1e5);
   H5Fclose(f);
+  EXPECT_FALSE(fs::exists(partial));
 }
 
 namespace {
@@ -453,6 +458,8 @@ TEST(Cli, RunJsonAgreesWithTheFile) {
   EXPECT_EQ(j["steps"], 100);
   EXPECT_EQ(j["steps_planned"], 100);
   EXPECT_EQ(j["interrupted"].get<bool>(), h5::read_attr_double(f.id(), "interrupted") != 0);
+  EXPECT_EQ(j["stop_reason"], "completed");
+  EXPECT_EQ(h5::read_attr_string(f.id(), "stop_reason"), "completed");
   EXPECT_TRUE(j["stop_signal"].is_null());
   // Every instance is ok: the maxima run over all of them and every frame.
   EXPECT_EQ(j["max_constraint_violation"].get<double>(), max_of(violation));
@@ -518,4 +525,81 @@ TEST(Cli, ProgressLogLinesWhenStderrIsNotATerminal) {
   EXPECT_EQ(last_stderr().find("info: step"), std::string::npos) << last_stderr();
   EXPECT_EQ(run_simphant("run " + scene + " --log-level loud --out " + out), 2);
   EXPECT_NE(last_stderr().find("--log-level"), std::string::npos) << last_stderr();
+}
+
+// A first SIGINT during set-up (a large batch: compiling 100000 instance models, then
+// assembling them) stops it within about a second: exit 130, a clear message, no output
+// file and an existing one untouched.
+TEST(Cli, SigintDuringSetUpStopsPromptly) {
+  const std::string scene = std::string(SIMPHANT_SOURCE_DIR) + "/examples/four_bar.json";
+  const fs::path out = temp_dir() / "set_up.h5";
+  std::ofstream(out) << "an earlier result";
+  const fs::path err = temp_dir() / "set_up.err";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::freopen("/dev/null", "w", stdout);
+    std::freopen(err.c_str(), "w", stderr);
+    execl(SIMPHANT_BINARY, SIMPHANT_BINARY, "run", scene.c_str(), "--instances", "100000", "--t-end", "0.001", "--out",
+          out.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  int wstatus = 0;
+  ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(WIFEXITED(wstatus)) << "killed by signal " << WTERMSIG(wstatus);
+  EXPECT_EQ(WEXITSTATUS(wstatus), 130);
+  EXPECT_LT(seconds, 2.0);
+  std::ifstream in(err);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("stopped by SIGINT during set-up"), std::string::npos) << text;
+  EXPECT_NE(text.find("no output written"), std::string::npos) << text;
+  std::ifstream kept(out);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>()), "an earlier result");
+}
+
+// Results that cannot be printed are a failure: run --json, check and bench to a full
+// stdout exit non-zero with a message on stderr.
+TEST(Cli, FullStdoutIsAnError) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
+  const std::string scene = quote(write_scene("full_stdout.json", pendulum(0.02, 5)));
+  const std::string out = quote((temp_dir() / "full_stdout.h5").string());
+  const std::string err = quote((temp_dir() / "stderr.txt").string());
+  const auto rc_of = [&](const std::string& args) {
+    const int rc = std::system((quote(SIMPHANT_BINARY) + " " + args + " >/dev/full 2>" + err).c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  };
+  EXPECT_EQ(rc_of("run " + scene + " --json --out " + out), 3);
+  EXPECT_NE(last_stderr().find("writing to stdout failed"), std::string::npos) << last_stderr();
+  EXPECT_EQ(rc_of("run " + scene + " --out " + out), 3);
+  EXPECT_EQ(rc_of("check " + scene), 3);
+  EXPECT_NE(last_stderr().find("writing to stdout failed"), std::string::npos) << last_stderr();
+  EXPECT_EQ(rc_of("check --json " + scene), 3);
+  EXPECT_EQ(rc_of("bench --models chain_1 --configs cpu1-dense --cpu-sizes 1 --min-seconds 0.01"), 3);
+  EXPECT_NE(last_stderr().find("writing to stdout failed"), std::string::npos) << last_stderr();
+}
+
+// bench exits 3 when a row failed, naming it; 0 when every row was measured.
+TEST(Cli, BenchExitCodeReportsFailedRows) {
+  std::string out;
+  EXPECT_EQ(run_simphant("bench --models chain_1 --configs cpu1-dense --cpu-sizes 1 --min-seconds 0.01", &out), 0)
+      << last_stderr();
+  if (simphant::cuda_device_count() > 0) GTEST_SKIP() << "a CUDA device runs the GPU row";
+  // Its only row: a GPU configuration named on a machine without one.
+  EXPECT_EQ(run_simphant("bench --models chain_1 --configs cuda64 --gpu-sizes 1 --min-seconds 0.01", &out), 3);
+  EXPECT_NE(last_stderr().find("1 of 1 rows failed"), std::string::npos) << last_stderr();
+  EXPECT_NE(last_stderr().find("chain_1 cuda64 x 1"), std::string::npos) << last_stderr();
+  // One row of two.
+  EXPECT_EQ(run_simphant("bench --models chain_1 --configs cpu1-dense,fused64 --cpu-sizes 1 --gpu-sizes 1 "
+                         "--min-seconds 0.01",
+                         &out),
+            3);
+  EXPECT_NE(last_stderr().find("1 of 2 rows failed"), std::string::npos) << last_stderr();
+  EXPECT_NE(last_stderr().find("chain_1 fused64 x 1"), std::string::npos) << last_stderr();
+  // The default selection leaves the GPU configurations out where they cannot run.
+  EXPECT_EQ(run_simphant("bench --models chain_1 --cpu-sizes 1 --min-seconds 0.01", &out), 0) << last_stderr();
+  EXPECT_NE(last_stderr().find("GPU configurations are left out"), std::string::npos) << last_stderr();
 }

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "simphant/core/stop_flag.hpp"
 #include "simphant/io/h5_file.hpp"
 #include "simphant/job/check_scene.hpp"
 #include "simphant/job/run_job.hpp"
@@ -79,6 +80,7 @@ TEST(Job, RunsFromSceneTextAndReportsProgress) {
   EXPECT_EQ(r.summary["steps"], 200);
   EXPECT_EQ(r.summary["frames"], 21);
   EXPECT_EQ(r.summary["interrupted"], false);
+  EXPECT_EQ(r.summary["stop_reason"], "completed");
   ASSERT_FALSE(seen.empty());
   for (std::size_t k = 0; k < seen.size(); ++k) {
     EXPECT_EQ(seen[k].steps_total, 200);
@@ -107,9 +109,41 @@ TEST(Job, StopRequestEndsTheRunLikeSigint) {
   EXPECT_EQ(r.summary["interrupted"], true);
   EXPECT_LT(r.summary["steps"].get<long>(), 100000);
   EXPECT_EQ(r.summary["steps_planned"], 100000);
+  EXPECT_EQ(r.summary["stop_reason"], "stop requested");
   const simphant::h5::Handle f = simphant::h5::open_file_readonly(o.out);
   EXPECT_EQ(simphant::h5::read_attr_double(f.id(), "interrupted"), 1.0);
+  EXPECT_EQ(simphant::h5::read_attr_string(f.id(), "stop_reason"), "stop requested");
   EXPECT_EQ(simphant::h5::read_doubles(f.id(), "time").back(), r.summary["sim_time_s"].get<double>());
+}
+
+// The hook's reason becomes the file's stop_reason; the process-wide stop flag stops the
+// step loop as the hook does, and stops set-up before any output exists.
+TEST(Job, StopReasonAndStopFlag) {
+  JobOptions o = text_options("reason.h5");
+  o.has_t_end = true;
+  o.t_end = 100.0;
+  int calls = 0;
+  JobHooks hooks;
+  hooks.progress = [&](const JobProgress&) {
+    if (++calls == 2) simphant::request_stop();
+  };
+  hooks.stop_reason = [] { return std::string("signal SIGUSR1"); };
+  const JobResult r = simphant::run_job(o, hooks);
+  simphant::clear_stop_request();
+  EXPECT_EQ(r.exit_code, 130);
+  EXPECT_EQ(r.summary["stop_reason"], "signal SIGUSR1");
+  {
+    const simphant::h5::Handle f = simphant::h5::open_file_readonly(o.out);
+    EXPECT_EQ(simphant::h5::read_attr_string(f.id(), "stop_reason"), "signal SIGUSR1");
+  }
+
+  JobOptions early = text_options("never_started.h5");
+  simphant::request_stop();
+  EXPECT_THROW(simphant::run_job(early), simphant::Interrupted);
+  simphant::clear_stop_request();
+  EXPECT_FALSE(fs::exists(early.out));
+  for (const auto& e : fs::directory_iterator(temp_dir()))
+    EXPECT_EQ(e.path().filename().string().find(".never_started.h5"), std::string::npos) << e.path();
 }
 
 // The library and the CLI run one code path: the same scene and seed give the same bytes.

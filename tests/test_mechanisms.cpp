@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "simphant/dynamics/assembly.hpp"
+#include "simphant/dynamics/constraint_analysis.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/rk4.hpp"

@@ -67,7 +67,7 @@ TEST(Recorder, WritesTheLayoutAndReadsBack) {
     EXPECT_EQ(rec.frames(), T);
     const std::vector<std::int8_t> status{0, 1, 2};
     const std::vector<double> status_time{0.0, 0.0, 0.02};
-    rec.finalize(status.data(), status_time.data(), 1.25, false);
+    rec.finalize(status.data(), status_time.data(), 1.25, "completed");
   }
   h5::Handle f = h5::open_file_readonly(path.string());
   EXPECT_EQ(h5::dataset_dims(f.id(), "time"), (std::vector<hsize_t>{T}));
@@ -136,7 +136,7 @@ TEST(Recorder, NoJointsGivesAnEmptyJointDimension) {
     record_frames(rec, 3, 2, 1, 0);
     const std::vector<std::int8_t> status{0, 0};
     const std::vector<double> status_time{0, 0};
-    rec.finalize(status.data(), status_time.data(), 0.1, true);
+    rec.finalize(status.data(), status_time.data(), 0.1, "signal SIGINT");
   }
   h5::Handle f = h5::open_file_readonly(path.string());
   EXPECT_EQ(h5::dataset_dims(f.id(), "reactions"), (std::vector<hsize_t>{3, 2, 0, 6}));

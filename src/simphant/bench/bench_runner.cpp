@@ -11,6 +11,8 @@
 
 #include "simphant/bench/bench_models.hpp"
 #include "simphant/bench/cost_model.hpp"
+#include "simphant/core/system_memory.hpp"
+#include "simphant/job/memory_estimate.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 #include "simphant/sim/simulator.hpp"
 
@@ -80,13 +82,48 @@ void fill_gpu_rates(const DevicePeaks& peaks, BenchRow& r) {
   if (flops_peak > 0) r.fraction_of_peak_flops = r.achieved_GFLOPs / flops_peak;
 }
 
+SimulatorOptions simulator_options(const BenchConfig& config) {
+  SimulatorOptions so;
+  so.backend = config.backend;
+  so.precision = config.precision;
+  so.threads = config.threads;
+  so.schur = config.schur;
+  return so;
+}
+
+/// Throws BenchRefused listing every row whose host memory estimate exceeds
+/// kMemoryFraction of this machine's memory (GPU rows that cannot run here are left out).
+void refuse_rows_that_do_not_fit(const BenchOptions& opt, const std::vector<Model>& models) {
+  const double have = physical_memory_bytes();
+  if (!(have > 0)) return;
+  const bool gpu_here = cuda_unavailable_reason().empty();
+  std::string refused;
+  int count = 0;
+  for (std::size_t mi = 0; mi < models.size(); ++mi)
+    for (const BenchConfig& config : opt.configs) {
+      if (config.gpu() && !gpu_here) continue;
+      for (int n : config.gpu() ? opt.gpu_sizes : opt.cpu_sizes) {
+        const MemoryEstimate e = estimate_bench_memory(models[mi], n, simulator_options(config));
+        if (e.total() <= kMemoryFraction * have) continue;
+        if (++count <= 8)
+          refused += "\n  " + opt.models[mi] + " " + config.name + " x " + std::to_string(n) + ": needs about " +
+                     e.describe();
+      }
+    }
+  if (count == 0) return;
+  char tail[200];
+  std::snprintf(tail, sizeof tail,
+                "%s\nthis machine has %.1f GiB (at most %.0f %% may be planned): choose smaller models, sizes or "
+                "configurations (--models, --cpu-sizes, --gpu-sizes, --configs)",
+                count > 8 ? ("\n  ... and " + std::to_string(count - 8) + " more").c_str() : "", have / (1 << 30),
+                100 * kMemoryFraction);
+  throw BenchRefused(std::to_string(count) + (count == 1 ? " row does" : " rows do") + " not fit in memory:" + refused +
+                     tail);
+}
+
 /// Measures one row (see the header); throws what Simulator throws.
 void measure(const Model& model, const BenchOptions& opt, BenchRow& r) {
-  SimulatorOptions so;
-  so.backend = r.config.backend;
-  so.precision = r.config.precision;
-  so.threads = r.config.threads;
-  so.schur = r.config.schur;
+  const SimulatorOptions so = simulator_options(r.config);
   Clock::time_point t0 = Clock::now();
   auto sim = Simulator::create({model}, so, r.instances);
   sim->synchronize();
@@ -142,6 +179,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& opt, const DevicePeaks& peak
   int total = 0;
   for (const BenchConfig& c : opt.configs) total += static_cast<int>((c.gpu() ? opt.gpu_sizes : opt.cpu_sizes).size());
   total *= static_cast<int>(models.size());
+  refuse_rows_that_do_not_fit(opt, models);
 
   std::vector<BenchRow> rows;
   const Clock::time_point suite0 = Clock::now();

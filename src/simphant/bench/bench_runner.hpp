@@ -12,10 +12,16 @@
 // 2^20 steps), so the timed batches add up to about 1-2 x min_seconds. That batch is
 // timed `repeats` times in all and the shortest time kept (a loaded machine only slows a
 // batch down). Throughput = k x instances / that time. A configuration that throws (BackendError:
-// no device, does not fit; std::invalid_argument: unknown backend or option) gives a row
-// with status "error" and the message; the suite goes on.
+// no device, does not fit the device; std::invalid_argument: unknown backend or option)
+// gives a row with status "error" and the message; the suite goes on.
+//
+// Before anything is measured, every row's host memory is estimated
+// (job/memory_estimate.hpp: the Simulator's per-worker Data with its dense Phi_q and, on
+// the dense Schur path, C and its factor, the per-instance buffers, assembly); rows that
+// would not fit refuse the whole suite (BenchRefused).
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -68,12 +74,21 @@ struct DevicePeaks {
   double total_memory = 0;  ///< [bytes]
 };
 
+/// The suite asks for rows whose memory would not fit this machine; what() lists them with
+/// their estimates ("chain_5000 cpu1-dense x 1: needs about 14.2 GiB (...)") and the
+/// machine's memory.
+class BenchRefused : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// Called after each row (progress on stderr in the CLI): row, its index, the row count.
 using BenchProgress = std::function<void(const BenchRow&, int, int)>;
 
 /// Runs the suite. Models are built first (bench_model: throws std::invalid_argument or
-/// SceneError for a bad name, before anything is measured); measurement errors become
-/// rows. rows are in the order model, configuration, size.
+/// SceneError for a bad name, before anything is measured), then every row's memory is
+/// checked (BenchRefused); measurement errors become rows. rows are in the order model,
+/// configuration, size.
 std::vector<BenchRow> run_bench(const BenchOptions& options, const DevicePeaks& peaks, const BenchProgress& progress);
 
 }  // namespace simphant::bench

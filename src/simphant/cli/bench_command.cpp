@@ -1,7 +1,9 @@
 // `simphant bench`: the benchmark suite (docs/benchmarks.md). Measures instance-steps per
 // second of every model x configuration x batch size (src/simphant/bench/), prints
 // progress on stderr and a table on stdout, writes JSON with --json; --export DIR writes
-// the suite's models as URDF + robot scenes instead.
+// the suite's models as URDF + robot scenes instead. Exit 3 when rows would not fit in
+// memory (refused before measuring) or when any row failed (status "error": named on
+// stderr).
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -14,10 +16,12 @@
 
 #include "commands.hpp"
 #include "git_commit.hpp"
+#include "stdout_check.hpp"
 #include "simphant/bench/bench_models.hpp"
 #include "simphant/bench/bench_ratios.hpp"
 #include "simphant/bench/bench_report.hpp"
 #include "simphant/bench/bench_runner.hpp"
+#include "simphant/sim/cuda_factory.hpp"
 
 namespace simphant::cli {
 
@@ -41,7 +45,12 @@ bench::BenchOptions suite_options(const BenchCliOptions& o) {
   if (s.models.empty())
     s.models = o.quick ? std::vector<std::string>{"chain_1", "chain_4", "arm7", "four_bar"} : bench::default_model_names();
   std::vector<std::string> configs = o.configs;
-  if (configs.empty()) configs = {o.cpu_only ? "cpu-all" : o.gpu_only ? "gpu" : "all"};
+  // The default ("all") takes the GPU configurations only where they can run; named
+  // ones (--configs, --gpu-only) are measured, and fail, as asked.
+  const std::string no_gpu = cuda_unavailable_reason();
+  if (configs.empty() && !o.cpu_only && !o.gpu_only && !no_gpu.empty())
+    std::fprintf(stderr, "simphant bench: the GPU configurations are left out: %s\n", no_gpu.c_str());
+  if (configs.empty()) configs = {o.cpu_only ? "cpu-all" : o.gpu_only ? "gpu" : no_gpu.empty() ? "all" : "cpu-all"};
   s.configs = bench::select_bench_configs(configs);
   s.cpu_sizes = !o.cpu_sizes.empty() ? o.cpu_sizes : o.quick ? std::vector<int>{1, 64} : bench::default_cpu_sizes();
   s.gpu_sizes = !o.gpu_sizes.empty() ? o.gpu_sizes : o.quick ? std::vector<int>{1, 4096} : bench::default_gpu_sizes();
@@ -51,6 +60,18 @@ bench::BenchOptions suite_options(const BenchCliOptions& o) {
   s.repeats = o.repeats;
   s.examples_dir = examples_dir(o.examples_dir);
   return s;
+}
+
+/// Names the rows with status "error" on stderr; kExitRunFailed when there is one.
+int failed_rows(const std::vector<bench::BenchRow>& rows) {
+  std::vector<const bench::BenchRow*> failed;
+  for (const bench::BenchRow& r : rows)
+    if (r.status == "error") failed.push_back(&r);
+  if (failed.empty()) return kExitOk;
+  std::fprintf(stderr, "error: bench: %zu of %zu rows failed:\n", failed.size(), rows.size());
+  for (const bench::BenchRow* r : failed)
+    std::fprintf(stderr, "  %s %s x %d: %s\n", r->model.c_str(), r->config.name.c_str(), r->instances, r->error.c_str());
+  return kExitRunFailed;
 }
 
 int export_models(const BenchCliOptions& o) {
@@ -77,7 +98,7 @@ CLI::App* add_bench_subcommand(CLI::App& app, BenchCliOptions& o) {
   CLI::Option* configs =
       b->add_option("--configs", o.configs,
                     "Comma-separated configurations: cpu1-dense, cpu1-sparse, cpu-dense, cpu-sparse, cuda64, cuda32, "
-                    "fused64, fused32, or groups cpu1, cpu, cpu-all, cuda, fused, gpu, all (default all)")
+                    "fused64, fused32, or groups cpu1, cpu, cpu-all, cuda, fused, gpu, all (default all; without a CUDA device cpu-all)")
           ->delimiter(',');
   CLI::Option* cpu_only = b->add_flag("--cpu-only", o.cpu_only, "Only the cpu configurations (= --configs cpu-all)");
   CLI::Option* gpu_only = b->add_flag("--gpu-only", o.gpu_only, "Only the GPU configurations (= --configs gpu)");
@@ -148,6 +169,9 @@ int bench_command(const BenchCliOptions& o) {
     rows = bench::run_bench(options, peaks, [](const bench::BenchRow& r, int i, int n) {
       std::fprintf(stderr, "%s\n", bench::progress_line(r, i, n).c_str());
     });
+  } catch (const bench::BenchRefused& e) {
+    std::fprintf(stderr, "error: bench: %s\n", e.what());
+    return kExitRunFailed;
   } catch (const std::exception& e) {  // a model that cannot be built: bad name or scene
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadInput;
@@ -168,7 +192,7 @@ int bench_command(const BenchCliOptions& o) {
     }
     std::fprintf(stderr, "simphant bench: wrote %s\n", o.json.c_str());
   }
-  return kExitOk;
+  return finish_stdout(failed_rows(rows));
 }
 
 }  // namespace simphant::cli

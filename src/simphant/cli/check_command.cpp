@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "stdout_check.hpp"
 #include "simphant/job/check_scene.hpp"
 #include "simphant/scene/scene.hpp"
 
@@ -46,16 +47,16 @@ int check(const CheckOptions& o) {
   const Scene scene = load_scene(o.scene);
   const json c = check_scene(scene);
   if (o.json) {
-    std::cout << c.dump() << std::endl;
+    std::cout << c.dump() << '\n';
   } else {
     print_table(o.scene, scene.model, c);
   }
   if (!c.at("assembly_ok").get<bool>()) {
     std::fprintf(stderr, "error: assembly failed: max |Phi| = %.3e after %d iterations\n",
                  c.at("assembly_residual").get<double>(), c.at("assembly_iterations").get<int>());
-    return kExitRunFailed;
+    return finish_stdout(kExitRunFailed);
   }
-  return kExitOk;
+  return finish_stdout(kExitOk);
 }
 
 }  // namespace

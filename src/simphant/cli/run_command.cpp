@@ -1,7 +1,7 @@
 // `simphant run SCENE`: the job runner (simphant/job/run_job.hpp) with the CLI's
-// reporting: SIGINT / SIGTERM stop the run, a progress bar on a terminal (log lines
-// otherwise, from the job runner), the summary as text or, with --json, as one JSON
-// object on stdout, and the exit codes of README "Exit codes".
+// reporting: SIGINT / SIGTERM / SIGHUP stop the run (signals.hpp), a progress bar on a
+// terminal (log lines otherwise, from the job runner), the summary as text or, with
+// --json, as one JSON object on stdout, and the exit codes of README "Exit codes".
 #include <unistd.h>
 
 #include <csignal>
@@ -13,7 +13,10 @@
 #include "commands.hpp"
 #include "progress.hpp"
 #include "signals.hpp"
+#include "stdout_check.hpp"
+#include "simphant/core/stop_flag.hpp"
 #include "simphant/io/h5_file.hpp"
+#include "simphant/job/output_file.hpp"
 #include "simphant/job/run_summary.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/backend_error.hpp"
@@ -25,6 +28,7 @@ namespace {
 int run(const RunOptions& o) {
   JobHooks hooks;
   hooks.stop_requested = [] { return stop_requested(); };
+  hooks.stop_reason = [] { return "signal " + stop_signal_name(); };
   hooks.progress_log_interval_s = o.progress_interval_s;
   std::optional<ProgressBar> bar;
   if (isatty(STDERR_FILENO) != 0) {
@@ -40,20 +44,29 @@ int run(const RunOptions& o) {
   if (bar) bar->finish();
 
   const int sig = stop_signal();
-  if (result.summary.at("interrupted").get<bool>() && sig != 0)
-    result.summary["stop_signal"] = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+  const bool signalled = result.exit_code == 130 && sig != 0;
+  if (signalled) result.summary["stop_signal"] = stop_signal_name();
   if (o.json) {
-    std::cout << result.summary.dump() << std::endl;
+    std::cout << result.summary.dump() << '\n';
   } else {
     std::fputs(summary_text(result.summary).c_str(), stdout);
-    std::fflush(stdout);
   }
-  if (result.summary.at("interrupted").get<bool>()) return sig != 0 ? 128 + sig : result.exit_code;
-  if (result.exit_code == kExitRunFailed)
-    std::fprintf(stderr, "error: no instance finished ok (%d assembly failed, %d diverged)\n",
+  if (signalled) return finish_stdout(128 + sig);
+  if (!result.output_error.empty()) {
+    std::fprintf(stderr,
+                 "error: output: %s; the run stopped there and %s holds the %lld frames written before "
+                 "(interrupted = 1, stop_reason)\n",
+                 result.output_error.c_str(), result.out_file.c_str(),
+                 static_cast<long long>(result.summary.at("frames").get<std::int64_t>()));
+  } else if (result.exit_code == kExitRunFailed) {
+    std::fprintf(stderr, "error: no instance finished ok (%d assembly failed, %d diverged)%s\n",
                  result.summary.at("instances_assembly_failed").get<int>(),
-                 result.summary.at("instances_diverged").get<int>());
-  return result.exit_code;
+                 result.summary.at("instances_diverged").get<int>(),
+                 result.summary.at("stop_reason") == "no instance alive"
+                     ? "; the run stopped when the last one diverged"
+                     : "");
+  }
+  return finish_stdout(result.exit_code);
 }
 
 }  // namespace
@@ -65,6 +78,15 @@ int run_command(const RunOptions& options) {
   } catch (const SceneError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadInput;
+  } catch (const Interrupted& e) {
+    // During set-up: nothing was computed, no output written (an existing file untouched).
+    const int sig = stop_signal();
+    std::fprintf(stderr, "error: stopped by %s during set-up (%s): no output written\n",
+                 sig != 0 ? stop_signal_name().c_str() : "a stop request", e.what());
+    return sig != 0 ? 128 + sig : 130;
+  } catch (const OutputBusy& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitRunFailed;
   } catch (const BackendError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitRunFailed;

@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include <Eigen/QR>
-#include <Eigen/SVD>
 
 #include "simphant/core/stop_flag.hpp"
 #include "simphant/dynamics/evaluate.hpp"
@@ -69,34 +68,6 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
   res.velocity_residual = (d.Phi_q * qdot).cwiseAbs().maxCoeff();
   res.ok = std::isfinite(res.velocity_residual);
   return res;
-}
-
-ConstraintAnalysis analyse_constraints(const Model& model, Data& d, const double* Y) {
-  ConstraintAnalysis a;
-  a.rows = model.n_rows;
-  a.dof = model.nv();
-  if (a.rows == 0) return a;
-  set_kinematics(model, d, Y);
-  evaluate_constraints(model, d);
-  assemble_jacobian(model, d);
-  auto rank_of = [](const Eigen::MatrixXd& A) {
-    Eigen::JacobiSVD<Eigen::MatrixXd> svd(A);
-    const auto& s = svd.singularValues();
-    if (s.size() == 0 || s[0] == 0.0) return 0;
-    int r = 0;
-    for (int i = 0; i < s.size(); ++i) r += s[i] > 1e-9 * s[0];
-    return r;
-  };
-  a.rank = rank_of(d.Phi_q);
-  a.dof = model.nv() - a.rank;
-  // A row is redundant when adding it to the rows before it does not raise the rank.
-  int prev = 0;
-  for (int r = 0; r < a.rows; ++r) {
-    const int rk = rank_of(d.Phi_q.topRows(r + 1));
-    if (rk == prev) a.redundant_rows.push_back(r);
-    prev = rk;
-  }
-  return a;
 }
 
 }  // namespace simphant

@@ -28,15 +28,6 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y);
 /// Initial state Y (13N) from the bodies' initial values.
 void initial_state(const Model& model, double* Y);
 
-/// Rank analysis of Phi_q at Y: rank (SVD, relative threshold 1e-9 of the largest
-/// singular value), dof = 6N - rank, redundant rows = rows that are linear
-/// combinations of the rows before them.
-struct ConstraintAnalysis {
-  int rows = 0;
-  int rank = 0;
-  int dof = 0;
-  std::vector<int> redundant_rows;
-};
-ConstraintAnalysis analyse_constraints(const Model& model, Data& d, const double* Y);
+// The rank analysis of Phi_q (`simphant check`) is in dynamics/constraint_analysis.hpp.
 
 }  // namespace simphant

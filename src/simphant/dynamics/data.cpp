@@ -30,19 +30,57 @@ SchurFactorization parse_schur_factorization(const std::string& name) {
 // than the small dense factorisation saves.
 bool prefer_sparse_schur(const SchurPattern& pattern) { return pattern.n_rows >= 30; }
 
+bool uses_sparse_schur(const Model& model, SchurFactorization schur) {
+  SchurPattern rows_only;  // prefer_sparse_schur reads the row count alone
+  rows_only.n_rows = model.n_rows;
+  return schur == SchurFactorization::Sparse || (schur == SchurFactorization::Auto && prefer_sparse_schur(rows_only));
+}
+
+double data_bytes(const Model& model, SchurFactorization schur, bool with_jacobian) {
+  const double m = model.n_rows, nv = model.nv(), ny = model.ny(), N = model.n_bodies(), J = model.n_joints();
+  double b = sizeof(Data);
+  b += N * sizeof(BodyKin<double>) + 2 * J * sizeof(JointRows<double>);
+  if (with_jacobian) b += 8 * (m * nv);  // Phi_q
+  b += 8 * (3 * nv + 5 * m + 5 * ny);  // Q, minv_q, qddot; phi, phi_dot, gamma_star, rhs, lambda; RK4 stages
+  b += 4 * (N + 1 + 4 * J);            // body_joint_start, body_joint, body_joint_side
+  if (!uses_sparse_schur(model, schur)) return b + 8 * (2 * m * m);  // C and its Cholesky factor
+  // The sparse path: the blocks of C (joints sharing a body, and the diagonal) and the
+  // pattern's index arrays, a few ints per block. Counted without the fill-in of closed
+  // loops (build_schur_pattern's ordering is not run here: it costs O(J^3)); a closed
+  // loop adds a few blocks.
+  std::vector<std::vector<int>> at_body(static_cast<std::size_t>(model.n_bodies()));
+  for (int a = 0; a < model.n_joints(); ++a)
+    for (int k : {model.joints[a].body_i, model.joints[a].body_j})
+      if (k >= 0) at_body[static_cast<std::size_t>(k)].push_back(a);
+  double values = 0, blocks = 0;
+  for (const Joint& j : model.joints) values += static_cast<double>(joint_rows(j.type)) * joint_rows(j.type);
+  blocks += J;
+  for (const std::vector<int>& joints : at_body)
+    for (std::size_t x = 0; x < joints.size(); ++x)
+      for (std::size_t y = x + 1; y < joints.size(); ++y) {
+        values += static_cast<double>(joint_rows(model.joints[joints[x]].type)) * joint_rows(model.joints[joints[y]].type);
+        blocks += 1;
+      }
+  return b + 8 * values + 4 * (6 * blocks + 5 * J);
+}
+
 Data::Data(const Model& model, SchurFactorization schur)
     : kin(model.n_bodies()),
       rows(model.n_joints()),
       minv_jt(model.n_joints()),
       Q(Eigen::VectorXd::Zero(model.nv())),
-      Phi_q(Eigen::MatrixXd::Zero(model.n_rows, model.nv())),
       phi(Eigen::VectorXd::Zero(model.n_rows)),
       phi_dot(Eigen::VectorXd::Zero(model.n_rows)),
       gamma_star(Eigen::VectorXd::Zero(model.n_rows)),
       minv_q(Eigen::VectorXd::Zero(model.nv())),
-      C(Eigen::MatrixXd::Zero(model.n_rows, model.n_rows)),
+      // Only the dense path has C and its factor. Both are sized here and written by the
+      // first step (solve_schur_dense zeroes C), so their pages are touched only then,
+      // after assembly has freed its own buffers (sim/host_memory.hpp). The factor is
+      // sized in place (never assigned from a default LLT, whose info member is not set
+      // before compute()).
+      C(uses_sparse_schur(model, schur) ? 0 : model.n_rows, uses_sparse_schur(model, schur) ? 0 : model.n_rows),
       rhs(Eigen::VectorXd::Zero(model.n_rows)),
-      llt(model.n_rows),
+      llt(C.rows()),
       schur_pattern(schur_pattern_of(model)),
       lambda(Eigen::VectorXd::Zero(model.n_rows)),
       qddot(Eigen::VectorXd::Zero(model.nv())),
@@ -53,16 +91,14 @@ Data::Data(const Model& model, SchurFactorization schur)
       y_stage(model.ny()) {
   sparse_schur = schur == SchurFactorization::Sparse ||
                  (schur == SchurFactorization::Auto && prefer_sparse_schur(schur_pattern));
-  schur_values.assign(schur_pattern.n_values, 0.0);
   // Eigen's LLT leaves its ComputationInfo unset until compute(), and copying or moving
   // it (a std::vector<Data> growing, an assignment) reads that enum: undefined behaviour
-  // that UBSan reports. A factorisation of the identity (dense path: sized m x m, as the
-  // step needs it) or of an empty matrix (sparse path: the dense factor is not used) sets it.
-  if (sparse_schur) {  // the dense C and its factor are not used
-    C.resize(0, 0);
+  // that UBSan reports. A factorisation of the identity (dense path: C is m x m, as the
+  // step needs it) or of an empty matrix (sparse path: C and its factor are not used) sets it.
+  if (sparse_schur) {
+    schur_values.assign(schur_pattern.n_values, 0.0);
     llt.compute(Eigen::MatrixXd(0, 0));
   } else {
-    schur_values.clear();
     llt.compute(Eigen::MatrixXd::Identity(model.n_rows, model.n_rows));
   }
   const int N = model.n_bodies();

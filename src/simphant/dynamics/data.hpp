@@ -26,8 +26,24 @@ SchurFactorization parse_schur_factorization(const std::string& name);
 /// The Auto choice: sparse from m = 30 rows on (the measured crossover, data.cpp).
 bool prefer_sparse_schur(const SchurPattern& pattern);
 
+/// Whether a Data made with `schur` for `model` takes the block-sparse path.
+bool uses_sparse_schur(const Model& model, SchurFactorization schur);
+
+/// The bytes one Data of `model` made with `schur` holds: the object and every buffer
+/// (C and its Cholesky factor (m, m) each on the dense path, the blocks of C and L on
+/// the sparse one; the per-joint rows, the RK4 workspace), plus the dense Phi_q (m, 6N)
+/// when with_jacobian (a Data that assembles or analyses: assemble_jacobian), without
+/// building it. Used by the memory guards (job/memory_estimate.hpp).
+double data_bytes(const Model& model, SchurFactorization schur, bool with_jacobian = false);
+
+/// Not copyable or movable in practice: Eigen's LLT leaves its `info` member unset until
+/// compute(), so copying a Data whose factor has not been computed reads an invalid enum
+/// (UBSan). Hold Data by value where it is made (or in a std::unique_ptr), never in a
+/// container that may reallocate.
 struct Data {
   explicit Data(const Model& model, SchurFactorization schur = SchurFactorization::Auto);
+  Data(const Data&) = delete;
+  Data& operator=(const Data&) = delete;
 
   std::vector<BodyKin<double>> kin;         ///< (N) body kinematics at the evaluated state
   std::vector<JointRows<double>> rows;      ///< (n_joints) per-joint Phi, Phi_q (x12), gamma
@@ -38,12 +54,13 @@ struct Data {
   /// that share a body.
   std::vector<int> body_joint_start, body_joint, body_joint_side;
   Eigen::VectorXd Q;                        ///< (6N) applied + gyroscopic generalised forces [F_W, T_B]
-  Eigen::MatrixXd Phi_q;                    ///< (m, 6N) dense Jacobian (assemble_jacobian; not used by a step)
+  Eigen::MatrixXd Phi_q;                    ///< (m, 6N) dense Jacobian, empty until assemble_jacobian sizes it (assembly,
+                                            ///< rank analysis; a step never uses it)
   Eigen::VectorXd phi;                      ///< (m) Phi
   Eigen::VectorXd phi_dot;                  ///< (m) Phi_q qdot
   Eigen::VectorXd gamma_star;               ///< (m) Baumgarte-stabilised gamma*
   Eigen::VectorXd minv_q;                   ///< (6N) M^-1 Q
-  Eigen::MatrixXd C;                        ///< (m, m) Phi_q M^-1 Phi_q^T + eps I (dense path; empty on the sparse one)
+  Eigen::MatrixXd C;                        ///< (m, m) Phi_q M^-1 Phi_q^T + eps I (dense path, set by evaluate; empty on the sparse one)
   Eigen::VectorXd rhs;                      ///< (m) Phi_q M^-1 Q - gamma*
   Eigen::LLT<Eigen::MatrixXd> llt;          ///< Cholesky factor of C (dense path)
   SchurPattern schur_pattern;               ///< block structure of C and L in topology order

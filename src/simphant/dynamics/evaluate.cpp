@@ -125,7 +125,7 @@ void evaluate_constraints(const Model& model, Data& d) {
 }
 
 void assemble_jacobian(const Model& model, Data& d) {
-  d.Phi_q.setZero();
+  d.Phi_q.setZero(model.n_rows, model.nv());  // sized on first use (a step's Data never holds it)
   for (int j = 0; j < model.n_joints(); ++j) {
     const Joint& jt = model.joints[j];
     const JointRows<double>& jr = d.rows[j];

@@ -16,8 +16,9 @@ void set_kinematics(const Model& model, Data& d, const double* Y);
 /// d.phi_dot, d.gamma_star (Baumgarte with the model's alpha, beta).
 void evaluate_constraints(const Model& model, Data& d);
 
-/// The dense (m, 6N) d.Phi_q from d.rows (call evaluate_constraints first). For
-/// assembly, rank analysis and test references; a step never forms it.
+/// The dense (m, 6N) d.Phi_q from d.rows (call evaluate_constraints first), sized on
+/// the first call (it allocates then). For assembly, rank analysis and test references;
+/// a step never forms it.
 void assemble_jacobian(const Model& model, Data& d);
 
 /// Full evaluation: Ydot = f(Y) (13N). Fills d.lambda, d.qddot. inputs as compute_forces.

@@ -1,6 +1,13 @@
 #include "simphant/io/h5_file.hpp"
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 
 namespace simphant::h5 {
 
@@ -15,8 +22,28 @@ void quiet() {
   (void)done;
 }
 
+/// The errno that HDF5's file driver recorded on the error stack of the failed call
+/// ("... errno = 28, error message = 'No space left on device' ..."), or 0.
+int stack_errno() {
+  int found = 0;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_DOWNWARD,
+      [](unsigned, const H5E_error2_t* e, void* data) -> herr_t {
+        const char* at = e && e->desc ? std::strstr(e->desc, "errno = ") : nullptr;
+        if (at != nullptr) {
+          *static_cast<int*>(data) = std::atoi(at + 8);
+          return 1;  // the innermost one is enough
+        }
+        return 0;
+      },
+      &found);
+  return found;
+}
+
 [[noreturn]] void fail(const std::string& call, const std::string& what) {
-  throw H5Error(call + "(" + what + ") failed");
+  const int err = stack_errno();
+  throw H5Error(call + "(" + what + ") failed" + (err != 0 ? std::string(": ") + std::strerror(err) : std::string()),
+                err);
 }
 
 hid_t check(hid_t id, const char* call, const std::string& what) {
@@ -80,9 +107,17 @@ Handle& Handle::operator=(Handle&& o) noexcept {
   return *this;
 }
 
-void Handle::reset() {
-  if (id_ >= 0 && closer_ != nullptr) closer_(id_);
+bool Handle::close() {
+  const bool ok = id_ < 0 || closer_ == nullptr || closer_(id_) >= 0;
   id_ = H5I_INVALID_HID;
+  return ok;
+}
+
+bool close_file_first(Handle& file, std::initializer_list<Handle*> objects) {
+  bool ok = file.close();
+  for (Handle* h : objects)
+    if (h != nullptr) ok = h->close() && ok;
+  return ok;
 }
 
 Handle create_file(const std::string& path) {
@@ -97,6 +132,29 @@ Handle open_file_readonly(const std::string& path) {
 }
 
 void flush(hid_t obj) { check_status(H5Fflush(obj, H5F_SCOPE_GLOBAL), "H5Fflush", "file"); }
+
+int reserve_space(hid_t file, std::uint64_t bytes) {
+  void* handle = nullptr;
+  if (bytes == 0 || H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || handle == nullptr) return 0;
+  hid_t fapl = H5Fget_access_plist(file);
+  const bool sec2 = fapl >= 0 && H5Pget_driver(fapl) == H5FD_SEC2;
+  if (fapl >= 0) H5Pclose(fapl);
+  if (!sec2) return 0;  // another driver's handle is not a descriptor
+  const int fd = *static_cast<int*>(handle);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return 0;
+  haddr_t eoa = 0;
+  H5Fget_eoa(file, &eoa);
+  const off_t end = std::max<off_t>(st.st_size, static_cast<off_t>(eoa));
+  // A file size limit (ulimit -f) is not checked by fallocate with FALLOC_FL_KEEP_SIZE.
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      static_cast<std::uint64_t>(end) + bytes > static_cast<std::uint64_t>(limit.rlim_cur))
+    return EFBIG;
+  if (::fallocate(fd, FALLOC_FL_KEEP_SIZE, end, static_cast<off_t>(bytes)) == 0) return 0;
+  const int err = errno;
+  return err == EOPNOTSUPP || err == ENOSYS || err == EINVAL ? 0 : err;
+}
 
 Handle create_group(hid_t loc, const std::string& name) {
   quiet();
@@ -181,6 +239,11 @@ ExtendibleDataset::ExtendibleDataset(hid_t loc, const std::string& name, hid_t f
     chunk_frame_bytes = inner * chunk[1];
   }
   chunk[0] = std::clamp<hsize_t>(kFrameChunkBytes / chunk_frame_bytes, 1, kMaxFramesPerChunk);
+  // One append writes at most into one new chunk per slice of the frame (a frame of
+  // frame_elems_ values spans ceil(frame / chunk frame) chunks side by side).
+  const hsize_t frame_bytes = std::max<hsize_t>(frame_elems_, 1) * elem;
+  const hsize_t slices = (frame_bytes + chunk_frame_bytes - 1) / chunk_frame_bytes;
+  append_bytes_ = static_cast<std::uint64_t>(slices * chunk_frame_bytes * chunk[0]);
 
   Handle space = make_space(dims, &maxdims);
   Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate", name), H5Pclose);
@@ -206,6 +269,16 @@ void ExtendibleDataset::append(const void* frame) {
     check_status(H5Dwrite(dset_.id(), mem_type_, mspace.id(), fspace.id(), H5P_DEFAULT, frame), "H5Dwrite", name_);
   }
   ++frames_;
+}
+
+bool ExtendibleDataset::truncate(hsize_t frames) {
+  if (!dset_.valid()) return false;
+  std::vector<hsize_t> size(frame_dims_.size() + 1);
+  size[0] = frames;
+  for (std::size_t k = 0; k < frame_dims_.size(); ++k) size[k + 1] = frame_dims_[k];
+  if (H5Dset_extent(dset_.id(), size.data()) < 0) return false;
+  frames_ = frames;
+  return true;
 }
 
 void write_attr(hid_t obj, const std::string& name, double value) {

@@ -8,6 +8,7 @@
 // extendible along their first dimension (one "frame" appended at a time), and scalar /
 // string / string-array attributes.
 #include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,10 +17,17 @@
 
 namespace simphant::h5 {
 
-/// A failed HDF5 call; what() names the call and the object ("H5Fcreate(out.h5) failed").
+/// A failed HDF5 call; what() names the call and the object ("H5Fcreate(out.h5) failed"),
+/// followed by the system error when HDF5 reported one (": No space left on device").
 class H5Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit H5Error(const std::string& what, int sys_errno = 0) : std::runtime_error(what), sys_errno_(sys_errno) {}
+  /// The errno of the failed read / write / truncate below HDF5 (ENOSPC, EDQUOT, EFBIG,
+  /// EIO, ...), taken from HDF5's error stack; 0 when the failure was not a system call.
+  int sys_errno() const { return sys_errno_; }
+
+ private:
+  int sys_errno_ = 0;
 };
 
 /// Owns one hid_t and closes it with the matching H5?close function. Move-only.
@@ -37,7 +45,9 @@ class Handle {
   hid_t id() const { return id_; }
   bool valid() const { return id_ >= 0; }
   /// Closes now (errors ignored); the handle becomes invalid.
-  void reset();
+  void reset() { close(); }
+  /// Closes now; the handle becomes invalid. False when the close call failed.
+  bool close();
 
  private:
   hid_t id_ = H5I_INVALID_HID;
@@ -50,6 +60,26 @@ Handle create_file(const std::string& path);
 Handle open_file_readonly(const std::string& path);
 /// Flushes every buffer of the file that holds `obj` to disk.
 void flush(hid_t obj);
+
+/// Reserves `bytes` of disk space beyond the current end of the file (fallocate(2) with
+/// FALLOC_FL_KEEP_SIZE on the file's descriptor; the size of the file does not change),
+/// so that the next writes of up to that many bytes cannot fail for want of space.
+/// Returns 0, or the errno of the refusal: ENOSPC (disk full), EDQUOT, EFBIG (also when
+/// the file would grow past the process's file size limit, RLIMIT_FSIZE). A file
+/// system or file driver that cannot reserve (EOPNOTSUPP, not the sec2 driver) returns 0:
+/// there, a full disk shows as a failed write instead. HDF5 gives the space back when the
+/// file is closed (it truncates the file to its end of allocation).
+int reserve_space(hid_t file, std::uint64_t bytes);
+
+/// Closes an open file and the objects opened in it, in the order that is safe when a
+/// write has failed: the file first (with HDF5's default weak close degree the file stays
+/// open until its last object is closed), then each object, whose closing of the last one
+/// closes the file. Closing the objects first and then the file, after a failed write
+/// (disk full), leaves HDF5's file list damaged, and HDF5's clean-up at process exit then
+/// crashes (SIGSEGV in H5F__close_cb, HDF5 1.10). Every handle is closed once and left
+/// invalid; returns false when any close failed (data that could not be written), true
+/// otherwise.
+bool close_file_first(Handle& file, std::initializer_list<Handle*> objects);
 
 /// Creates a group (intermediate groups too).
 Handle create_group(hid_t loc, const std::string& name);
@@ -79,7 +109,13 @@ class ExtendibleDataset {
   /// Appends one frame: prod(frame_dims) values of mem_type, row-major.
   void append(const void* frame);
   hsize_t frames() const { return frames_; }
+  /// Sets the extent back to `frames` (< frames()) after a failed append, so that the
+  /// datasets of a frame keep one length. Returns false when HDF5 refuses.
+  bool truncate(hsize_t frames);
+  /// Bytes one append may add to the file: a new chunk, or the frame when it is larger.
+  std::uint64_t append_bytes() const { return append_bytes_; }
   hid_t id() const { return dset_.id(); }
+  Handle& handle() { return dset_; }
 
  private:
   Handle dset_;
@@ -87,6 +123,7 @@ class ExtendibleDataset {
   std::vector<hsize_t> frame_dims_;
   hsize_t frame_elems_ = 0;
   hsize_t frames_ = 0;
+  std::uint64_t append_bytes_ = 0;
   std::string name_;
 };
 

@@ -1,5 +1,7 @@
 #include "simphant/io/recorder.hpp"
 
+#include <cstring>
+
 #ifndef SIMPHANT_VERSION
 #define SIMPHANT_VERSION "unknown"
 #endif
@@ -27,6 +29,7 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(pa
     joint_tau_ = h5::ExtendibleDataset(group.id(), "tau", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, n});
   }
 
+  reserve(9 * static_cast<std::uint64_t>(I) + (std::uint64_t{64} << 10), "the status datasets");
   std::vector<std::int8_t> status(I, 0);
   std::vector<double> status_time(I, 0.0);
   h5::write_dataset(f, "status", H5T_NATIVE_INT8, {I}, status.data());
@@ -51,11 +54,33 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(pa
   h5::write_attr(f, "joint_names", info.joint_names);
   h5::write_attr(f, "wall_time_s", 0.0);
   h5::write_attr(f, "frames", 0);
-  h5::write_attr(f, "interrupted", 0);
+  h5::write_attr(f, "interrupted", 1);
+  h5::write_attr(f, "stop_reason", "running");
   h5::flush(f);
+  frame_reserve_bytes_ = 0;
+  for (const h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_})
+    frame_reserve_bytes_ += d->append_bytes();
+}
+
+Recorder::~Recorder() { close(); }
+
+void Recorder::reserve(std::uint64_t bytes, const std::string& what) {
+  const std::uint64_t total = bytes + kFinalizeReserveBytes;
+  if (const int err = h5::reserve_space(file_.id(), total); err != 0)
+    throw h5::H5Error("reserving " + std::to_string(total) + " bytes for " + what + " of " + path_ +
+                          " failed: " + std::strerror(err),
+                      err);
+}
+
+bool Recorder::close() {
+  return h5::close_file_first(file_, {&time_.handle(), &state_.handle(), &reactions_.handle(), &violation_.handle(),
+                                      &energy_.handle(), &joint_q_.handle(), &joint_qd_.handle(), &joint_tau_.handle()});
 }
 
 void Recorder::write_params(const std::vector<std::string>& paths, const std::vector<std::vector<double>>& values) {
+  std::uint64_t bytes = 0;
+  for (const std::vector<double>& v : values) bytes += 8 * v.size() + 4096;  // data and its object header
+  reserve(bytes, "/params");
   h5::Handle group(H5Gopen2(file_.id(), "params", H5P_DEFAULT), H5Gclose);
   if (!group.valid()) throw h5::H5Error("H5Gopen2(params) failed");
   for (std::size_t p = 0; p < paths.size() && p < values.size(); ++p) {
@@ -75,6 +100,7 @@ void Recorder::write_assembly(const std::vector<double>& position_residual,
   const hsize_t n = static_cast<hsize_t>(info_.n_instances);
   if (position_residual.size() != n || velocity_residual.size() != n || iterations.size() != n)
     throw h5::H5Error("/assembly: expected one value per instance");
+  reserve(20 * static_cast<std::uint64_t>(n) + 3 * 4096, "/assembly");
   h5::Handle group = h5::create_group(file_.id(), "assembly");
   h5::write_dataset(group.id(), "position_residual", H5T_NATIVE_DOUBLE, {n}, position_residual.data());
   h5::write_dataset(group.id(), "velocity_residual", H5T_NATIVE_DOUBLE, {n}, velocity_residual.data());
@@ -93,39 +119,42 @@ void Recorder::record(double time, const double* states, const double* reactions
   // Checked before any append, so that every dataset keeps the same frame count.
   if (!info_.joint_coordinate_names.empty() && (!joint_q || !joint_qd || !joint_tau))
     throw h5::H5Error("/joint_state: record() needs q, qd and tau");
-  // /time is appended last: a reader that sees frame k in /time sees it everywhere.
-  state_.append(states);
-  reactions_.append(reactions);
-  violation_.append(violation);
-  energy_.append(energy);
-  if (!info_.joint_coordinate_names.empty()) {
-    joint_q_.append(joint_q);
-    joint_qd_.append(joint_qd);
-    joint_tau_.append(joint_tau);
+  reserve(frame_reserve_bytes_, "frame " + std::to_string(frames_));
+  try {
+    // /time is appended last: a reader that sees frame k in /time sees it everywhere.
+    state_.append(states);
+    reactions_.append(reactions);
+    violation_.append(violation);
+    energy_.append(energy);
+    if (!info_.joint_coordinate_names.empty()) {
+      joint_q_.append(joint_q);
+      joint_qd_.append(joint_qd);
+      joint_tau_.append(joint_tau);
+    }
+    time_.append(&time);
+    h5::write_attr(file_.id(), "frames", frames_ + 1);
+    h5::flush(file_.id());
+  } catch (const h5::H5Error&) {
+    // Every T dataset back to the frames before this one (its extent may have grown
+    // before its write failed).
+    const auto kept = static_cast<hsize_t>(frames_);
+    for (h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_})
+      if (d->id() >= 0) d->truncate(kept);
+    throw;
   }
-  time_.append(&time);
   frames_ = static_cast<std::int64_t>(time_.frames());
-  h5::write_attr(file_.id(), "frames", frames_);
-  h5::flush(file_.id());
 }
 
 void Recorder::finalize(const std::int8_t* status, const double* status_time, double wall_time_s,
-                        bool interrupted) {
+                        const std::string& stop_reason) {
   if (!file_.valid()) return;
   write_status(status, status_time);
   h5::write_attr(file_.id(), "wall_time_s", wall_time_s);
   h5::write_attr(file_.id(), "frames", frames_);
-  h5::write_attr(file_.id(), "interrupted", interrupted ? 1 : 0);
+  h5::write_attr(file_.id(), "stop_reason", stop_reason);
+  h5::write_attr(file_.id(), "interrupted", stop_reason == "completed" ? 0 : 1);
   h5::flush(file_.id());
-  time_ = {};
-  state_ = {};
-  reactions_ = {};
-  violation_ = {};
-  energy_ = {};
-  joint_q_ = {};
-  joint_qd_ = {};
-  joint_tau_ = {};
-  file_.reset();
+  if (!close()) throw h5::H5Error("closing " + path_ + " failed");
 }
 
 }  // namespace simphant

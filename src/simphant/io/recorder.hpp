@@ -20,12 +20,27 @@
 //   root attributes        scene (text), scene_file, dt, t_end, baumgarte_alpha,
 //                          baumgarte_beta, tikhonov_epsilon, record_every,
 //                          violation_bound, backend, version, seed, n_instances,
-//                          body_names, joint_names, wall_time_s, frames, interrupted
+//                          body_names, joint_names, wall_time_s, frames, interrupted,
+//                          stop_reason
 //
 // The T datasets are chunked and extendible; every record() appends one frame and
 // flushes the file, so a run stopped at any point between two calls leaves a readable
 // file whose datasets all hold the same number of frames. /status and /status_time are
 // written when the file is created (from the assembly result) and again by finalize().
+//
+// Until finalize() the file says interrupted = 1, stop_reason = "running": a file cut
+// short by SIGKILL or a crash reads as such. finalize() writes the real end:
+// stop_reason "completed" (interrupted = 0) or why the run stopped early ("signal
+// SIGINT", "no instance alive", "disk full (ENOSPC): out.h5", "write error: ...";
+// interrupted = 1).
+//
+// A full disk: before each write (the status datasets of the constructor, params,
+// assembly, each frame) the recorder reserves the disk space it can take plus
+// kFinalizeReserveBytes (h5::reserve_space), so on a file system that can reserve (ext4,
+// xfs, tmpfs, ...) a full disk stops the run before anything is half written and
+// finalize() still has room to mark the file. Where it cannot reserve, a failed append
+// sets every T dataset back to the frames written before it, and finalize() marks the
+// file if HDF5 can still write it.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -51,12 +66,19 @@ struct RecorderInfo {
 
 class Recorder {
  public:
+  /// Disk space kept free beyond every write for finalize() (the status rewrites in
+  /// place; attributes, the global heap of its strings and HDF5's metadata): 256 KiB.
+  static constexpr std::uint64_t kFinalizeReserveBytes = std::uint64_t{256} << 10;
+
   /// Creates (truncates) `path` and every dataset; writes the root attributes with
-  /// wall_time_s = 0, frames = 0 and interrupted = 0, and /status = 0. Throws h5::H5Error.
+  /// wall_time_s = 0, frames = 0, interrupted = 1 and stop_reason = "running", and
+  /// /status = 0. Throws h5::H5Error (its sys_errno() says ENOSPC etc.).
   Recorder(const std::string& path, const RecorderInfo& info);
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
-  ~Recorder() = default;  ///< closes the file (datasets keep the frames appended so far)
+  /// Closes the file if finalize() did not (datasets keep the frames appended so far),
+  /// in the order that is safe after a failed write (h5::close_file_first).
+  ~Recorder();
 
   /// Writes /params/<paths[p]> = values[p] (each of length n_instances).
   void write_params(const std::vector<std::string>& paths, const std::vector<std::vector<double>>& values);
@@ -71,23 +93,36 @@ class Recorder {
   /// Appends one frame and flushes. states (I, B, 13); reactions (I, J, 6);
   /// violation (I); energy (I); joint_q, joint_qd, joint_tau (I, n) each, read only when
   /// info.joint_coordinate_names is not empty (then all three are required).
+  /// Throws h5::H5Error when the disk space for the frame cannot be reserved (nothing
+  /// written) or a write fails (the T datasets are set back to the frames before).
   void record(double time, const double* states, const double* reactions, const double* violation,
               const double* energy, const double* joint_q = nullptr, const double* joint_qd = nullptr,
               const double* joint_tau = nullptr);
 
-  /// Writes the final status, wall_time_s, frames and interrupted, then closes the file.
-  void finalize(const std::int8_t* status, const double* status_time, double wall_time_s, bool interrupted);
+  /// Writes the final status, wall_time_s, frames, stop_reason and interrupted (0 when
+  /// stop_reason is "completed", else 1), then closes the file. Throws h5::H5Error when
+  /// a write or the close fails (the file may then be incomplete).
+  void finalize(const std::int8_t* status, const double* status_time, double wall_time_s,
+                const std::string& stop_reason);
 
   std::int64_t frames() const { return frames_; }  ///< frames appended so far
   const std::string& path() const { return path_; }
 
  private:
+  /// Closes the file, then the datasets (h5::close_file_first); false if a close failed.
+  bool close();
+  /// Reserves `bytes` plus kFinalizeReserveBytes beyond the end of the file; throws
+  /// h5::H5Error (sys_errno ENOSPC, EDQUOT, EFBIG) naming `what` when it cannot.
+  void reserve(std::uint64_t bytes, const std::string& what);
+
   std::string path_;
   RecorderInfo info_;
   std::int64_t frames_ = 0;
-  h5::Handle file_;
+  std::uint64_t frame_reserve_bytes_ = 0;  ///< what one record() may add to the file
   h5::ExtendibleDataset time_, state_, reactions_, violation_, energy_;
   h5::ExtendibleDataset joint_q_, joint_qd_, joint_tau_;  ///< robot runs only
+  // Declared last, so destroyed first: the file closes before its datasets (see ~Recorder).
+  h5::Handle file_;
 };
 
 }  // namespace simphant

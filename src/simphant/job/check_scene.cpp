@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "simphant/dynamics/assembly.hpp"
+#include "simphant/dynamics/constraint_analysis.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/evaluate.hpp"
+#include "simphant/job/memory_estimate.hpp"
 #include "simphant/log/log.hpp"
 #include "simphant/model/robot.hpp"
 
@@ -41,6 +43,11 @@ std::string epsilon_warning(const Model& model, Data& d, const std::vector<doubl
 }  // namespace
 
 json check_scene(const Scene& scene) {
+  const MemoryEstimate memory = estimate_check_memory(scene);
+  check_memory_fits(memory, "check of " + std::to_string(memory.instances) +
+                                (memory.instances == 1 ? " instance" : " instances"),
+                    scene.sweep.parameters.empty() ? "the model is too large for a dense analysis on this machine"
+                                                   : "use fewer sweep instances");
   // Every sampled instance is compiled, so that check rejects what run would reject.
   const SweepSamples samples = sample_sweep(scene.sweep);
   build_instance_models(scene, samples);

@@ -12,7 +12,8 @@ namespace simphant {
 ///   bodies                      [B] body names
 ///   joints                      [J] {name, type, body_i, body_j (names, "ground"), rows}
 ///   constraint_rows             m, rows of Phi
-///   rank                        rank of Phi_q at the assembled state (SVD, relative threshold 1e-9)
+///   rank                        rank of Phi_q at the assembled state (dynamics/constraint_analysis.hpp:
+///                               one QR of Phi_q^T, relative tolerance 1e-9)
 ///   dof                         6N - rank
 ///   redundant_rows              rows that are linear combinations of earlier rows
 ///   assembly_ok                 whether the position assembly met solver.assembly_tolerance
@@ -23,7 +24,10 @@ namespace simphant {
 ///   warnings                    [strings] also logged at warn level (simphant/log/log.hpp), e.g. a
 ///                               tikhonov_epsilon that is not small against C's diagonal
 /// A failed assembly is reported (assembly_ok false), not thrown. Throws SceneError when
-/// a sampled instance is invalid (the message names the instance and the path).
+/// a sampled instance is invalid (the message names the instance and the path), and,
+/// before any allocation, std::runtime_error when the memory it needs (every instance's
+/// model, one dense Data, the decompositions of Phi_q: job/memory_estimate.hpp) exceeds
+/// 80 % of physical memory.
 nlohmann::json check_scene(const Scene& scene);
 
 }  // namespace simphant

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "simphant/job/memory_estimate.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 
@@ -79,11 +80,20 @@ std::string output_path(const JobOptions& o) {
   return o.out.empty() ? std::filesystem::path(o.scene).stem().string() + ".h5" : o.out;
 }
 
-void check_output_path(const std::string& out, const std::string& scene_file) {
+void check_output_path(const std::string& out, const std::vector<std::string>& inputs) {
   namespace fs = std::filesystem;
   const fs::path p(out);
-  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   std::error_code ec;
+  // An input, however named (a relative path, a link, "./"): the same file when both
+  // exist, the same normalised path otherwise.
+  const fs::path out_norm = fs::weakly_canonical(p, ec);
+  for (const std::string& in : inputs) {
+    std::error_code e1, e2;
+    const bool same = fs::exists(p, e1) && fs::exists(in, e2) ? fs::equivalent(p, fs::path(in), e1)
+                                                              : !out_norm.empty() && out_norm == fs::weakly_canonical(in, e2);
+    if (same) throw SceneError("--out", out + " is an input of the run (" + in + "): choose another output file");
+  }
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
     throw std::runtime_error("output " + out + ": " + dir.string() + " is not a folder");
   if (!fs::is_directory(dir, ec)) throw std::runtime_error("output " + out + ": folder " + dir.string() + " does not exist");
@@ -93,26 +103,12 @@ void check_output_path(const std::string& out, const std::string& scene_file) {
     throw std::runtime_error("output " + out + ": exists and is not a regular file (a device, pipe or socket)");
   if (fs::exists(p, ec) && ::access(p.c_str(), W_OK) != 0)
     throw std::runtime_error("output " + out + ": exists and is not writable");
-  if (!scene_file.empty() && fs::exists(p, ec) && fs::equivalent(p, fs::path(scene_file), ec))
-    throw std::runtime_error("output " + out + ": is the scene file itself");
 }
 
-void check_memory(const Scene& scene, int instances) {
-  const Model& m = scene.model;
-  const long long n = instances > 0 ? instances : scene.sweep.instances;
-  const double per_model = sizeof(Model) + m.bodies.size() * sizeof(Body) + m.joints.size() * sizeof(Joint) +
-                           m.forces.size() * sizeof(ForceElement);
-  const double per_instance = (scene.sweep.parameters.empty() ? 0.0 : per_model) +
-                              8.0 * (2 * m.ny() + 6 * m.n_joints() + m.n_inputs + 8 + scene.sweep.parameters.size());
-  const double need = per_instance * static_cast<double>(n);
-  const double have = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
-  if (have > 0 && need > 0.8 * have) {
-    char msg[256];
-    std::snprintf(msg, sizeof msg,
-                  "%lld instances need about %.1f GiB (%.0f bytes each); this machine has %.1f GiB: use fewer instances",
-                  n, need / (1 << 30), per_instance, have / (1 << 30));
-    throw std::runtime_error(msg);
-  }
+void check_memory(const Scene& scene, const JobOptions& o) {
+  const MemoryEstimate e = estimate_run_memory(scene, o);
+  check_memory_fits(e, std::to_string(e.instances) + (e.instances == 1 ? " instance" : " instances"),
+                    "use fewer instances" + std::string(e.simulator.workers > 1 ? " or fewer --threads" : ""));
 }
 
 }  // namespace simphant::job_detail

@@ -2,6 +2,7 @@
 // The checks run_job makes before any work (run_job.hpp): options, the scene with the
 // options applied, the output path and the memory of the batch.
 #include <string>
+#include <vector>
 
 #include "simphant/job/run_job.hpp"
 #include "simphant/scene/scene.hpp"
@@ -27,15 +28,18 @@ void check_backend(const Scene& scene, const JobOptions& o);
 /// The output file: options.out, or <scene stem>.h5 in the current folder.
 std::string output_path(const JobOptions& o);
 
-/// Refuses an output path that cannot be written, before any work: its folder must
-/// exist and be writable, and it must not be a folder, a device / pipe / socket or the
-/// scene file itself. Throws std::runtime_error("output <out>: <reason>").
-void check_output_path(const std::string& out, const std::string& scene_file);
+/// Refuses an output path, before any work: SceneError("--out", "is an input of the run:
+/// ...") when it is one of `inputs` (the same file, through any path or link:
+/// job/run_inputs.hpp); std::runtime_error("output <out>: <reason>") when its folder does
+/// not exist or is not writable, or it is a folder, a device / pipe / socket or a file
+/// that cannot be written.
+void check_output_path(const std::string& out, const std::vector<std::string>& inputs);
 
-/// Refuses a batch whose memory would not fit, before any allocation: an estimate of
-/// the bytes per instance (its model when the sweep varies it, its state, one recorded
-/// frame, statistics) against 80 % of the machine's physical memory. Throws
-/// std::runtime_error("... use fewer instances").
-void check_memory(const Scene& scene, int instances);
+/// Refuses a job whose host memory would not fit, before any allocation: the estimate of
+/// job/memory_estimate.hpp (every per-worker and per-instance buffer of the backend and
+/// solver it will run, the models, the recorder) against 80 % of the machine's physical
+/// memory. Throws std::runtime_error("<n> instances need about X GiB (...) ...: use fewer
+/// instances ...").
+void check_memory(const Scene& scene, const JobOptions& o);
 
 }  // namespace simphant::job_detail

@@ -1,17 +1,23 @@
-// run_job: options -> scene -> sweep samples -> per-instance models -> Simulator
-// (assembles every instance) -> step loop recording every record_every steps -> final
-// status, attributes and summary (run_job.hpp).
+// run_job: options -> scene -> output claimed -> sweep samples -> per-instance models ->
+// Simulator (assembles every instance) -> step loop recording every record_every steps
+// into the temporary file -> final status, attributes, stop_reason -> the file renamed
+// onto the output -> summary (run_job.hpp).
 #include "simphant/job/run_job.hpp"
 
-#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "simphant/core/stop_flag.hpp"
 #include "simphant/io/recorder.hpp"
 #include "simphant/job/job_checks.hpp"
+#include "simphant/job/output_file.hpp"
 #include "simphant/job/progress_log.hpp"
+#include "simphant/job/run_inputs.hpp"
 #include "simphant/job/run_stats.hpp"
 #include "simphant/job/run_summary.hpp"
 #include "simphant/log/log.hpp"
@@ -74,6 +80,22 @@ AssemblySummary record_assembly(const Simulator& sim, Recorder& recorder) {
   return assembly;
 }
 
+/// The stop_reason of a failed write of `out`, naming the system error when there is one.
+std::string write_failure(const h5::H5Error& e, const std::string& out) {
+  switch (e.sys_errno()) {
+    case ENOSPC: return "disk full (ENOSPC): " + out;
+    case EDQUOT: return "disk quota exceeded (EDQUOT): " + out;
+    case EFBIG: return "file size limit exceeded (EFBIG): " + out;
+    default: return "write error: " + out + ": " + e.what();
+  }
+}
+
+bool any_ok(const std::vector<std::int8_t>& status) {
+  for (std::int8_t s : status)
+    if (s == 0) return true;
+  return false;
+}
+
 }  // namespace
 
 JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
@@ -83,105 +105,150 @@ JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
   Scene scene = load_job_scene(o);
   check_backend(scene, o);
   const std::string out = output_path(o);
-  check_output_path(out, o.scene);
-  check_memory(scene, o.instances);
+  check_output_path(out, run_input_files(scene, o.scene));
+  check_memory(scene, o);
+  OutputFile output(out);  // the lock: a second run on the same output stops here
+  const auto stop_asked = [&] { return stop_requested() || (hooks.stop_requested && hooks.stop_requested()); };
+
   const SweepSamples samples = sample_sweep(scene.sweep, o.instances);
   const int n = samples.n_instances;
-  std::vector<Model> models = build_instance_models(scene, samples);
+  std::vector<Model> models = build_instance_models(scene, samples);  // polls the stop flag
   const SolverSettings solver = models.front().solver;
   logger().debug("{}: {} instances, {} sweep parameters, dt = {} s, t_end = {} s", o.scene, n, samples.paths.size(),
                  solver.dt, solver.t_end);
 
-  // Let HDF5 itself try the output before the expensive assembly (a path such as /proc
-  // passes the folder checks above); the recorder recreates the file below.
-  h5::create_file(out);
+  // Let HDF5 itself try the output folder before the expensive assembly (a path such as
+  // /proc passes the folder checks above); the recorder recreates the file below.
+  try {
+    h5::create_file(output.temp_path());
+  } catch (const h5::H5Error& e) {
+    throw h5::H5Error(write_failure(e, out), e.sys_errno());
+  }
 
   SimulatorOptions sim_options;
   sim_options.backend = o.backend;
   sim_options.threads = o.threads;
   sim_options.precision = o.precision;
   std::unique_ptr<Simulator> sim = Simulator::create(std::move(models), sim_options, n);
+  // Assembly gives up on the stop flag, leaving instances that are not failures.
+  if (stop_requested()) throw Interrupted("assembly");
   logger().debug("backend {}; assembly done in {:.3f} s", sim->backend_details(), seconds_since(t_start));
   const Model& model = sim->model();
   const int n_coords = sim->n_joint_coordinates();
 
-  Recorder recorder(out, recorder_info(*sim, scene, o, solver));
-  recorder.write_params(samples.paths, samples.values);
-  const AssemblySummary assembly = record_assembly(*sim, recorder);
+  std::optional<Recorder> recorder;
+  try {
+    recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver));
+  } catch (const h5::H5Error& e) {
+    throw h5::H5Error(write_failure(e, out), e.sys_errno());  // the temporary file is removed with `output`
+  }
   std::vector<std::int8_t> status(static_cast<std::size_t>(n));
   std::vector<double> status_time(static_cast<std::size_t>(n));
   sim->read_status(status.data(), status_time.data());
-  recorder.write_status(status.data(), status_time.data());
-
   Frame frame(n, model.n_bodies(), model.n_joints(), n_coords);
   RunStats stats(n);
-  // A frame is read from the simulator (a device backend brings it back through pinned
-  // memory) and written to the file after the next slice of steps is queued, so on a
-  // device backend the HDF5 write overlaps the step loop.
-  bool frame_pending = false;
-  double frame_time = 0;
-  auto read_frame = [&] {
-    sim->read_states(frame.states.data());
-    sim->read_reactions(frame.reactions.data());
-    sim->read_constraint_violation(frame.violation.data());
-    sim->read_energy(frame.energy.data(), frame.kinetic.data());
-    if (n_coords > 0) sim->read_joint_state(frame.joint_q.data(), frame.joint_qd.data(), frame.joint_tau.data());
-    frame_time = sim->time();
-    frame_pending = true;
-  };
-  auto write_frame = [&] {
-    if (!frame_pending) return;
-    recorder.record(frame_time, frame.states.data(), frame.reactions.data(), frame.violation.data(),
-                    frame.energy.data(), frame.joint_q.data(), frame.joint_qd.data(), frame.joint_tau.data());
-    stats.add_frame(frame.violation.data(), frame.energy.data(), frame.kinetic.data());
-    frame_pending = false;
-  };
-  // A stop request seen once stays seen (a hook need not keep answering true).
-  bool stopped = false;
-  auto stop = [&] { return stopped = stopped || (hooks.stop_requested && hooks.stop_requested()); };
-
-  // Step loop. advance() is called in slices of about 50 ms (never across a record
-  // point) so that a stop request and the progress report are served promptly.
+  AssemblySummary assembly;
   const std::int64_t total = std::max<std::int64_t>(1, std::llround(solver.t_end / solver.dt));
   const std::int64_t every = std::max(1, solver.record_every);
-  read_frame();
-  // Nothing to integrate when no instance assembled.
-  const bool any_ok = std::any_of(status.begin(), status.end(), [](std::int8_t st) { return st == 0; });
-  ProgressLog progress_log(hooks.progress_log_interval_s);
-  const auto t_loop = Clock::now();
-  std::int64_t done = 0, since_record = 0, slice = 1;
-  while (any_ok && done < total && !stop()) {
-    const std::int64_t k = std::min({slice, every - since_record, total - done});
-    const auto t_slice = Clock::now();
-    sim->advance(static_cast<int>(k));
-    write_frame();
-    sim->synchronize();
-    const double slice_s = seconds_since(t_slice);
-    done += k;
-    since_record += k;
-    if (since_record == every || done == total) {
-      read_frame();
-      since_record = 0;
-    }
-    const double per_step = std::max(slice_s / static_cast<double>(k), 1e-9);
-    slice = std::clamp<std::int64_t>(static_cast<std::int64_t>(0.05 / per_step), 1, 1 << 20);
-    const JobProgress p{done, total, sim->time(), n};
-    if (hooks.progress) {
-      hooks.progress(p);
-    } else {
-      progress_log.update(p);
-    }
-  }
-  write_frame();
-  if (since_record > 0) {  // stopped between record points: keep the last state
+  std::int64_t done = 0;
+  std::string stop_reason = "completed", output_error;
+  std::exception_ptr loop_error;  // a failure other than a write: rethrown once the file is closed
+  bool stopped = false;
+  Clock::time_point t_loop = Clock::now();
+
+  try {
+    recorder->write_params(samples.paths, samples.values);
+    assembly = record_assembly(*sim, *recorder);
+    recorder->write_status(status.data(), status_time.data());
+
+    // A frame is read from the simulator (a device backend brings it back through pinned
+    // memory) and written to the file after the next slice of steps is queued, so on a
+    // device backend the HDF5 write overlaps the step loop.
+    bool frame_pending = false;
+    double frame_time = 0;
+    auto read_frame = [&] {
+      sim->read_states(frame.states.data());
+      sim->read_reactions(frame.reactions.data());
+      sim->read_constraint_violation(frame.violation.data());
+      sim->read_energy(frame.energy.data(), frame.kinetic.data());
+      if (n_coords > 0) sim->read_joint_state(frame.joint_q.data(), frame.joint_qd.data(), frame.joint_tau.data());
+      frame_time = sim->time();
+      frame_pending = true;
+    };
+    auto write_frame = [&] {
+      if (!frame_pending) return;
+      frame_pending = false;
+      recorder->record(frame_time, frame.states.data(), frame.reactions.data(), frame.violation.data(),
+                       frame.energy.data(), frame.joint_q.data(), frame.joint_qd.data(), frame.joint_tau.data());
+      stats.add_frame(frame.violation.data(), frame.energy.data(), frame.kinetic.data());
+    };
+    // A stop request seen once stays seen (a hook need not keep answering true).
+    auto stop = [&] { return stopped = stopped || stop_asked(); };
+
+    // Step loop. advance() is called in slices of about 50 ms (never across a record
+    // point) so that a stop request and the progress report are served promptly; after
+    // each slice the loop ends when no instance is left ok.
     read_frame();
+    bool alive = any_ok(status);
+    ProgressLog progress_log(hooks.progress_log_interval_s);
+    t_loop = Clock::now();
+    std::int64_t since_record = 0, slice = 1;
+    while (alive && done < total && !stop()) {
+      const std::int64_t k = std::min({slice, every - since_record, total - done});
+      const auto t_slice = Clock::now();
+      sim->advance(static_cast<int>(k));
+      write_frame();
+      sim->synchronize();
+      const double slice_s = seconds_since(t_slice);
+      done += k;
+      since_record += k;
+      if (since_record == every || done == total) {
+        read_frame();
+        since_record = 0;
+      }
+      sim->read_status(status.data(), status_time.data());
+      alive = any_ok(status);
+      const double per_step = std::max(slice_s / static_cast<double>(k), 1e-9);
+      slice = std::clamp<std::int64_t>(static_cast<std::int64_t>(0.05 / per_step), 1, 1 << 20);
+      const JobProgress p{done, total, sim->time(), n};
+      if (hooks.progress) {
+        hooks.progress(p);
+      } else {
+        progress_log.update(p);
+      }
+    }
     write_frame();
+    if (since_record > 0) {  // stopped between record points: keep the last state
+      read_frame();
+      write_frame();
+    }
+    if (stop()) {
+      std::string why = hooks.stop_reason ? hooks.stop_reason() : std::string();
+      stop_reason = why.empty() ? "stop requested" : why;
+    } else if (!alive && done < total) {
+      stop_reason = "no instance alive";
+    }
+  } catch (const h5::H5Error& e) {
+    output_error = stop_reason = write_failure(e, out);
+    logger().debug("the run stops: {}", e.what());
+  } catch (const std::exception& e) {
+    stop_reason = std::string("error: ") + e.what();
+    loop_error = std::current_exception();
   }
   const double loop_s = seconds_since(t_loop);
 
   sim->read_status(status.data(), status_time.data());
-  const bool interrupted = stop();
-  recorder.finalize(status.data(), status_time.data(), seconds_since(t_start), interrupted);
+  try {
+    recorder->finalize(status.data(), status_time.data(), seconds_since(t_start), stop_reason);
+    output.commit();
+  } catch (const std::exception& e) {
+    recorder.reset();
+    output.keep_temporary();
+    throw std::runtime_error((output_error.empty() ? "output " + out + ": " + e.what() : output_error) +
+                             "; HDF5 could not complete the file: the partial file " + output.temp_path() +
+                             " is kept (it may not be readable)");
+  }
+  if (loop_error) std::rethrow_exception(loop_error);
 
   RunReport report;
   report.scene_file = o.scene;
@@ -190,19 +257,21 @@ JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
   report.seed = scene.sweep.seed;
   report.steps = done;
   report.steps_planned = total;
-  report.frames = recorder.frames();
+  report.frames = recorder->frames();
   report.dt = solver.dt;
   report.sim_time = sim->time();
   report.wall_s = seconds_since(t_start);
   report.loop_wall_s = loop_s;
-  report.interrupted = interrupted;
+  report.interrupted = stop_reason != "completed";
+  report.stop_reason = stop_reason;
   report.assembly = assembly;
   const RunStats::Summary summary = stats.reduce(status);
 
   JobResult result;
   result.out_file = out;
+  result.output_error = output_error;
   result.summary = summary_json(report, summary);
-  result.exit_code = interrupted ? 130 : summary.n_ok == 0 ? 3 : 0;
+  result.exit_code = stopped ? 130 : (summary.n_ok == 0 || !output_error.empty()) ? 3 : 0;
   return result;
 }
 

@@ -50,27 +50,56 @@ struct JobHooks {
   /// progress lines to the simphant logger instead (info level, simphant/log/log.hpp):
   /// "step 1500/3000 (50%), t = 1.5 s, ETA 12 s", at most one per progress_log_interval_s.
   std::function<void(const JobProgress&)> progress;
-  /// Polled between slices (and once after the loop); true stops the run as SIGINT does
-  /// in the CLI: the state reached is recorded, the file gets interrupted = 1 and is
-  /// closed, and the result has exit_code 130 and summary "interrupted": true.
+  /// Polled between slices (and once after the loop); true stops the run
+  /// as SIGINT does in the CLI: the state reached is recorded, the file gets
+  /// interrupted = 1 and stop_reason, and is closed, and the result has exit_code 130 and
+  /// summary "interrupted": true. The process-wide stop flag (core/stop_flag.hpp,
+  /// request_stop) does the same, and also ends set-up early (see run_job).
   std::function<bool()> stop_requested;
+  /// Why the stop was requested, written as the file's stop_reason (e.g. "signal
+  /// SIGINT"); when empty, "stop requested".
+  std::function<std::string()> stop_reason;
   /// [s] between progress log lines when `progress` is empty (0: after every slice).
   double progress_log_interval_s = 5.0;
 };
 
 struct JobResult {
-  /// 0 ok (at least one instance ended ok), 3 no instance ended ok, 130 stopped by
-  /// stop_requested (the CLI turns it into 128 + the signal).
+  /// 0 ok (at least one instance ended ok); 3 no instance ended ok (also when the run
+  /// ended because no instance was left alive) or the output could not be written to the
+  /// end (output_error); 130 stopped by a stop request (the CLI turns it into 128 + the
+  /// signal).
   int exit_code = 0;
   std::string out_file;            ///< the HDF5 file written
+  /// Set when writing the output failed during the run ("disk full (ENOSPC): out.h5",
+  /// "write error: ..."): the run stopped there, and out_file holds the frames written
+  /// before, marked interrupted = 1 with this stop_reason.
+  std::string output_error;
   nlohmann::json summary;          ///< every figure of the run, keys in run_summary.hpp
 };
 
-/// Runs the job. Before any work or output file it refuses bad options and scenes
-/// (SceneError naming the JSON path or the option, e.g. "--precision: ..."), a backend
+/// Runs the job.
+///
+/// Before any work: refuses bad options and scenes (SceneError naming the JSON path or
+/// the option, e.g. "--precision: ...", "--out: ... is an input of the run"), a backend
 /// this machine cannot run (BackendError), an output path that cannot be written and a
-/// batch larger than 80 % of physical memory (std::runtime_error). Later failures:
-/// BackendError (device), h5::H5Error (writing the file), std::runtime_error.
+/// job whose memory estimate exceeds 80 % of physical memory (std::runtime_error,
+/// job/memory_estimate.hpp); then takes the output's lock (job/output_file.hpp: OutputBusy
+/// when another run is writing the same file).
+///
+/// The results go to a temporary file beside the output (".<name>.partial-<pid>"),
+/// renamed onto it when the run ends, completed or stopped early; an existing output is
+/// untouched until then. The file's stop_reason says how the run ended: "completed";
+/// the stop hook's reason or "stop requested"; "no instance alive" (every instance
+/// failed assembly or diverged: the loop ends there, exit_code 3); or, when a write
+/// fails, "disk full (ENOSPC): <out>" / "write error: ..." (output_error, exit_code 3).
+///
+/// A stop requested during set-up through the stop flag of core/stop_flag.hpp (polled
+/// while the instance models are compiled and assembled) ends it within one instance's
+/// work: Interrupted is thrown and no output file is written. (The hook is first polled
+/// by the step loop.)
+/// Later failures: BackendError (device), std::runtime_error (the temporary file could
+/// not be completed or renamed: the message names it; h5::H5Error when it could not be
+/// created); the file is then marked "error: ..." and kept when it can be.
 JobResult run_job(const JobOptions& options, const JobHooks& hooks = {});
 
 }  // namespace simphant

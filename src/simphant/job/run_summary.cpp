@@ -58,6 +58,7 @@ json summary_json(const RunReport& r, const RunStats::Summary& s) {
               {"energy_drift_rel", any_ok ? json(s.max_rel_drift) : json(nullptr)},
               {"energy_drift_abs_J", any_ok ? json(s.max_abs_drift) : json(nullptr)},
               {"interrupted", r.interrupted},
+              {"stop_reason", r.stop_reason},
               {"stop_signal", nullptr}};
 }
 
@@ -65,9 +66,8 @@ std::string summary_text(const json& j) {
   std::string out;
   appendf(out, "simphant run: %s\n", j.at("scene").get<std::string>().c_str());
   if (j.at("interrupted").get<bool>()) {
-    const json& sig = j.at("stop_signal");
-    appendf(out, "  INTERRUPTED        by %s after %lld of %lld steps (file holds what was computed)\n",
-            sig.is_string() ? sig.get<std::string>().c_str() : "a stop request",
+    appendf(out, "  INTERRUPTED        %s, after %lld of %lld steps (the file holds what was computed)\n",
+            j.at("stop_reason").get<std::string>().c_str(),
             static_cast<long long>(j.at("steps").get<std::int64_t>()),
             static_cast<long long>(j.at("steps_planned").get<std::int64_t>()));
   }

@@ -26,8 +26,11 @@
 //   max_constraint_violation           max |Phi| over the recorded frames of the ok instances [m | rad]; null if none ok
 //   energy_drift_rel                   max relative energy drift of the ok instances (run_stats.hpp); null if none ok
 //   energy_drift_abs_J                 max absolute energy drift of the ok instances [J]; null if none ok
-//   interrupted                        true when a stop request ended the run early (the file's `interrupted`)
-//   stop_signal                        "SIGINT" / "SIGTERM" when the CLI stopped on that signal, else null
+//   interrupted                        true when the run ended early for any reason (the file's `interrupted`)
+//   stop_reason                        why the run ended (the file's `stop_reason`): "completed", "signal
+//                                      SIGINT", "stop requested", "no instance alive", "disk full (ENOSPC):
+//                                      <out>", "write error: ...", "error: ..."
+//   stop_signal                        "SIGINT" / "SIGTERM" / "SIGHUP" when the CLI stopped on that signal, else null
 //
 // A NaN figure (an ok instance whose record holds NaN) is NaN in the object and null
 // when it is written as JSON text.
@@ -48,6 +51,7 @@ struct RunReport {
   double dt = 0, sim_time = 0;
   double wall_s = 0, loop_wall_s = 0;
   bool interrupted = false;
+  std::string stop_reason = "completed";
   AssemblySummary assembly;
 };
 

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <memory>
 
 #include "simphant/dynamics/assembly.hpp"
 
@@ -29,14 +30,16 @@ AssembledBatch assemble_batch(const std::vector<Model>& models, int n_instances,
     }
     return out;
   }
-  std::vector<Data> workers;
-  for (int t = 0; t < threads; ++t) workers.emplace_back(m0);
+  // Each worker's Data is made in place and never moved (dynamics/data.hpp).
+  std::vector<std::unique_ptr<Data>> workers;
+  workers.reserve(static_cast<std::size_t>(threads));
+  for (int t = 0; t < threads; ++t) workers.push_back(std::make_unique<Data>(m0));
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int i = 0; i < n_instances; ++i) {
     const Model& model = models[models.size() == 1 ? 0 : i];
     double* Y = out.Y.data() + static_cast<std::size_t>(i) * ny;
     initial_state(model, Y);
-    out.results[i] = assemble(model, workers[omp_get_thread_num()], Y);
+    out.results[i] = assemble(model, *workers[omp_get_thread_num()], Y);
     if (!out.results[i].ok) out.status[i] = static_cast<std::int8_t>(InstanceStatus::AssemblyFailed);
   }
   return out;

@@ -40,7 +40,9 @@ CpuBackend::CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_i
   inputs_.assign(static_cast<size_t>(n_instances_) * n_inputs_, 0.0);
   status_step_.assign(n_instances_, 0);
   offset_.assign(n_instances_, 0);
-  for (int t = 0; t < threads_; ++t) workers_.emplace_back(m0, schur);
+  // Each worker's Data is made in place and never moved (dynamics/data.hpp).
+  workers_.reserve(static_cast<std::size_t>(threads_));
+  for (int t = 0; t < threads_; ++t) workers_.push_back(std::make_unique<Data>(m0, schur));
   for (int i = 0; i < n_instances_; ++i) default_inputs(model_of(i), inputs_.data() + static_cast<size_t>(i) * n_inputs_);
   AssembledBatch assembled = assemble_batch(*models_, n_instances_, threads_);
   Y0_ = assembled.Y;
@@ -51,7 +53,7 @@ CpuBackend::CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_i
 
 std::string CpuBackend::details() const {
   return "cpu, " + std::to_string(threads_) + " thread" + (threads_ == 1 ? "" : "s") + ", " +
-         (workers_.front().sparse_schur ? "topology-ordered sparse" : "dense") + " Schur factorisation";
+         (workers_.front()->sparse_schur ? "topology-ordered sparse" : "dense") + " Schur factorisation";
 }
 
 void CpuBackend::set_inputs(const double* u) { std::copy(u, u + inputs_.size(), inputs_.begin()); }
@@ -62,7 +64,7 @@ void CpuBackend::advance(int n_steps) {
   for (int i = 0; i < n_instances_; ++i) {
     if (status_[i] != static_cast<std::int8_t>(InstanceStatus::Ok)) continue;
     const Model& model = model_of(i);
-    Data& d = workers_[omp_get_thread_num()];
+    Data& d = *workers_[omp_get_thread_num()];
     double* Y = Y_.data() + static_cast<size_t>(i) * ny_;
     const double* u = n_inputs_ ? inputs_.data() + static_cast<size_t>(i) * n_inputs_ : nullptr;
     int s = 0;
@@ -88,7 +90,7 @@ void CpuBackend::advance(int n_steps) {
 }
 
 Data& CpuBackend::evaluate_at_state(int i) const {
-  Data& d = workers_[omp_get_thread_num()];
+  Data& d = *workers_[omp_get_thread_num()];
   const Model& model = model_of(i);
   const double* Y = Y_.data() + static_cast<size_t>(i) * ny_;
   const double* u = n_inputs_ ? inputs_.data() + static_cast<size_t>(i) * n_inputs_ : nullptr;
@@ -115,7 +117,7 @@ void CpuBackend::read_reactions(double* out) const {
 void CpuBackend::read_constraint_violation(double* out) const {
 #pragma omp parallel for schedule(static) num_threads(threads_)
   for (int i = 0; i < n_instances_; ++i) {
-    Data& d = workers_[omp_get_thread_num()];
+    Data& d = *workers_[omp_get_thread_num()];
     set_kinematics(model_of(i), d, Y_.data() + static_cast<size_t>(i) * ny_);
     evaluate_constraints(model_of(i), d);
     out[i] = max_violation(d);
@@ -125,7 +127,7 @@ void CpuBackend::read_constraint_violation(double* out) const {
 void CpuBackend::read_energy(double* total, double* kinetic) const {
 #pragma omp parallel for schedule(static) num_threads(threads_)
   for (int i = 0; i < n_instances_; ++i) {
-    Data& d = workers_[omp_get_thread_num()];
+    Data& d = *workers_[omp_get_thread_num()];
     set_kinematics(model_of(i), d, Y_.data() + static_cast<size_t>(i) * ny_);
     total[i] = total_energy(model_of(i), d);
     if (kinetic) kinetic[i] = kinetic_energy(model_of(i), d);

@@ -73,7 +73,7 @@ class CpuBackend final : public Backend {
   std::vector<std::int64_t> status_step_;  ///< (n_instances) instance step at which the status was set
   std::vector<std::int64_t> offset_;       ///< (n_instances) batch step of the instance's step 0
   std::vector<AssemblyResult> assembly_;   ///< (n_instances)
-  mutable std::vector<Data> workers_;      ///< one per thread
+  mutable std::vector<std::unique_ptr<Data>> workers_;  ///< one per thread
   InstanceIds ids_;
 };
 

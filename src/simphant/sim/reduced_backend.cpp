@@ -22,6 +22,13 @@ struct ReducedBackend::Worker {
   Vec3d o[kMaxRobotJoints], c[kMaxRobotJoints], vc[kMaxRobotJoints], w[kMaxRobotJoints], vo[kMaxRobotJoints];
 };
 
+double ReducedBackend::worker_bytes() { return sizeof(Worker); }
+
+double ReducedBackend::model_row_bytes(const Model& model) {
+  const double n = model.robot ? model.robot->n() : 0;
+  return n * (sizeof(ReducedLinkParams<double>) + sizeof(cga::CgaLink<double>)) + sizeof(Vec3d);
+}
+
 ReducedBackend::ReducedBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads)
     : models_(std::move(models)), n_instances_(n_instances), ids_(n_instances) {
   if (!models_ || models_->empty()) throw std::invalid_argument("ReducedBackend: no model");

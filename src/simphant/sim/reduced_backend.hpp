@@ -70,6 +70,10 @@ class ReducedBackend final : public Backend {
   ArrayView inputs_view() override;
 
   struct Worker;  ///< per-thread scratch (reduced_backend.cpp)
+  /// [bytes] of one worker's scratch (fixed size, kMaxRobotJoints).
+  static double worker_bytes();
+  /// [bytes] of one model slot's link rows and gravity for `model` (a robot model).
+  static double model_row_bytes(const Model& model);
 
  private:
   int model_of(int i) const { return models_->size() == 1 ? 0 : i; }

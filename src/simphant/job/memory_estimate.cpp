@@ -1,0 +1,117 @@
+#include "simphant/job/memory_estimate.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+#include "simphant/core/system_memory.hpp"
+#include "simphant/dynamics/data.hpp"
+#include "simphant/model/robot.hpp"
+
+namespace simphant {
+
+namespace {
+
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, bytes >= (1 << 30) / 10.0 ? "%.1f GiB" : "%.0f MiB",
+                bytes >= (1 << 30) / 10.0 ? bytes / (1 << 30) : bytes / (1 << 20));
+  return buf;
+}
+
+std::string bytes_text(double bytes) {
+  char buf[32];
+  if (bytes < 10000)
+    std::snprintf(buf, sizeof buf, "%.0f B", bytes);
+  else
+    return gib(bytes);
+  return buf;
+}
+
+/// Recorded doubles per instance and frame (run_job.cpp: Frame): state (13 per body),
+/// reactions (6 per joint), violation, energy, kinetic energy, and q, qd, tau per joint
+/// coordinate of a robot.
+double frame_doubles(const Model& m) {
+  const double coords = m.robot ? m.n_joints() : 0;
+  return 13.0 * m.n_bodies() + 6.0 * m.n_joints() + 3 + 3 * coords;
+}
+
+/// HDF5's caches while the file is written: one chunk of each extendible dataset in its
+/// chunk cache (a chunk covers about 64 KiB of frames, or one frame slice of up to 1 MiB:
+/// io/h5_file.cpp; the cache holds 1 MiB) and its metadata cache (2 MiB).
+double hdf5_cache_bytes(const Model& m, long long n) {
+  const double coords = m.robot ? m.n_joints() : 0;
+  const double per_frame[] = {1, 13.0 * m.n_bodies() * n, 6.0 * m.n_joints() * n, 1.0 * n, 1.0 * n,
+                              coords * n, coords * n, coords * n};
+  double b = 2.0 * (1 << 20);
+  for (double values : per_frame)
+    if (values > 0) b += std::min(1.0 * (1 << 20), std::max(64.0 * 1024, 8 * values));
+  return b;
+}
+
+}  // namespace
+
+std::string MemoryEstimate::describe() const {
+  std::string s = gib(total()) + ": ";
+  if (models > 0) s += "instance models " + gib(models) + ", ";
+  s += simulator.backend + " backend " + gib(simulator.total()) + " (";
+  if (simulator.per_worker > 0)
+    s += std::to_string(simulator.workers) + (simulator.workers == 1 ? " worker" : " workers") + " x " +
+         bytes_text(simulator.per_worker) + ", ";
+  s += std::to_string(instances) + (instances == 1 ? " instance" : " instances") + " x " + bytes_text(simulator.per_instance);
+  if (simulator.assembly > 0) s += ", assembly " + bytes_text(simulator.assembly);
+  s += ")";
+  if (recorder > 0) s += ", recorder " + gib(recorder);
+  return s;
+}
+
+MemoryEstimate estimate_run_memory(const Scene& scene, const JobOptions& o) {
+  const Model& m = scene.model;
+  MemoryEstimate e;
+  e.instances = o.instances > 0 ? o.instances : scene.sweep.instances;
+  e.models = sweep_bytes(scene, e.instances);
+  SimulatorOptions so;
+  so.backend = o.backend;
+  so.threads = o.threads;
+  so.precision = o.precision;
+  const bool per_instance = !scene.sweep.parameters.empty();
+  e.simulator = simulator_host_memory(m, e.instances, per_instance, static_cast<int>(scene.sweep.parameters.size()), so);
+  // Frame buffers, the statistics (RunStats: 4 doubles), status and status time, and the
+  // assembly residuals written to the file (2 doubles and an int).
+  const double per_instance_job = 8 * frame_doubles(m) + 8 * 4 + 9 + 20;
+  e.recorder = static_cast<double>(e.instances) * per_instance_job + hdf5_cache_bytes(m, e.instances);
+  return e;
+}
+
+MemoryEstimate estimate_check_memory(const Scene& scene) {
+  const Model& m = scene.model;
+  MemoryEstimate e;
+  e.instances = scene.sweep.instances;
+  e.models = sweep_bytes(scene, e.instances);
+  e.simulator.backend = "check";
+  e.simulator.workers = 1;
+  // One dense Data (check reads the dense C), assembly's decomposition, and the rank
+  // analysis' copy of Phi_q^T (dynamics/constraint_analysis.hpp).
+  // All three live at once in the worst case: counted as the one worker's.
+  e.simulator.per_worker =
+      data_bytes(m, SchurFactorization::Dense, true) + assembly_decomposition_bytes(m) + 8.0 * m.n_rows * m.nv();
+  return e;
+}
+
+MemoryEstimate estimate_bench_memory(const Model& model, long long n_instances, const SimulatorOptions& options) {
+  MemoryEstimate e;
+  e.instances = n_instances;
+  e.simulator = simulator_host_memory(model, n_instances, false, 0, options);
+  return e;
+}
+
+void check_memory_fits(const MemoryEstimate& estimate, const std::string& what, const std::string& advice) {
+  const double have = physical_memory_bytes();
+  if (!(have > 0) || estimate.total() <= kMemoryFraction * have) return;
+  char tail[160];
+  std::snprintf(tail, sizeof tail, "; this machine has %.1f GiB (at most %.0f %% may be planned)", have / (1 << 30),
+                100 * kMemoryFraction);
+  throw std::runtime_error(what + " needs about " + estimate.describe() + tail + ": " + advice);
+}
+
+}  // namespace simphant

@@ -1,0 +1,59 @@
+#include "simphant/job/run_inputs.hpp"
+
+#include <filesystem>
+
+#include "simphant/core/input_file.hpp"
+#include "simphant/model/robot.hpp"
+
+namespace simphant {
+
+namespace {
+
+/// The values of every attribute `filename = "..."` (or '...') in XML text, by a plain
+/// scan (no regex: its backtracking recursion grows with the length of a value).
+std::vector<std::string> filename_values(const std::string& text) {
+  std::vector<std::string> values;
+  const std::string key = "filename";
+  auto skip_space = [&](std::size_t k) {
+    while (k < text.size() && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r')) ++k;
+    return k;
+  };
+  for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + key.size())) {
+    std::size_t k = skip_space(at + key.size());
+    if (k >= text.size() || text[k] != '=') continue;
+    k = skip_space(k + 1);
+    if (k >= text.size() || (text[k] != '"' && text[k] != '\'')) continue;
+    const std::size_t end = text.find(text[k], k + 1);
+    if (end == std::string::npos) break;
+    if (end > k + 1) values.push_back(text.substr(k + 1, end - k - 1));
+  }
+  return values;
+}
+
+}  // namespace
+
+std::vector<std::string> run_input_files(const Scene& scene, const std::string& scene_file) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> inputs;
+  if (!scene_file.empty()) inputs.push_back(scene_file);
+  if (!scene.model.robot || scene.model.robot->urdf_path.empty()) return inputs;
+  const std::string& urdf = scene.model.robot->urdf_path;
+  inputs.push_back(urdf);
+  std::string text;
+  try {
+    text = read_input_file(urdf);
+  } catch (const InputFileError&) {
+    return inputs;  // read when the scene was loaded; gone since: nothing more to protect
+  }
+  const fs::path folder = fs::path(urdf).parent_path();
+  for (const std::string& value : filename_values(text)) {
+    std::string name = value;
+    if (name.rfind("file://", 0) == 0) name = name.substr(7);
+    if (name.find("://") != std::string::npos) continue;  // package:// and other schemes
+    const fs::path p(name);
+    inputs.push_back((p.is_absolute() ? p : folder / p).string());
+  }
+  return inputs;
+}
+
+}  // namespace simphant

@@ -1,0 +1,18 @@
+#pragma once
+// The files a run reads, so that none of them is taken as its output (job_checks.hpp,
+// check_output_path): the scene file, the robot's URDF and the mesh files the URDF names.
+#include <string>
+#include <vector>
+
+#include "simphant/scene/scene.hpp"
+
+namespace simphant {
+
+/// The input files of a job on `scene` loaded from `scene_file` ("" when the scene came
+/// as text): scene_file, the URDF of a robot scene (Model::robot->urdf_path), and every
+/// `filename="..."` of the URDF (meshes) that is a plain or file:// path, relative paths
+/// taken from the URDF's folder (package:// names are not resolved: they name no file
+/// this program reads). Paths as found; files that do not exist are listed too.
+std::vector<std::string> run_input_files(const Scene& scene, const std::string& scene_file);
+
+}  // namespace simphant

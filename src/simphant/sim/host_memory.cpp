@@ -1,0 +1,74 @@
+#include "simphant/sim/host_memory.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+
+#include "simphant/dynamics/data.hpp"
+#include "simphant/model/robot.hpp"
+#include "simphant/sim/backend.hpp"
+#include "simphant/sim/cuda_factory.hpp"
+#include "simphant/sim/reduced_backend.hpp"
+
+namespace simphant {
+
+namespace {
+
+/// Bytes per instance that every backend and the Simulator keep: status (1), status
+/// step and batch offset (8 + 8), assembly result, and the instance-id checks of the
+/// Simulator and the backend (4 + 4).
+constexpr double kInstanceBookkeeping = 1 + 8 + 8 + sizeof(AssemblyResult) + 8;
+
+int worker_threads(int threads, long long n_instances) {
+  const int t = threads > 0 ? threads : std::max(1, omp_get_num_procs());
+  return static_cast<int>(std::min<long long>(t, std::max<long long>(1, n_instances)));
+}
+
+}  // namespace
+
+double assembly_decomposition_bytes(const Model& model) {
+  const double m = model.n_rows, nv = model.nv();
+  return 8 * (m * nv + 6 * nv + 3 * m);
+}
+
+HostMemory simulator_host_memory(const Model& model, long long n_instances, bool models_per_instance,
+                                 int varied_params, const SimulatorOptions& options) {
+  HostMemory h;
+  h.instances = n_instances;
+  h.workers = worker_threads(options.threads, n_instances);
+  const double ny = model.ny(), n_inputs = model.n_inputs;
+  // Assembly (sim/assemble_batch.cpp): one shared model is assembled once on one thread;
+  // per-instance models on every thread, each with its own Data and decomposition.
+  const int assembling = models_per_instance ? h.workers : 1;
+  const double assembly =
+      assembling * (data_bytes(model, SchurFactorization::Auto, true) + assembly_decomposition_bytes(model));
+
+  if (model.robot && model.robot->solver != RobotSolver::Dae) {
+    const double n = model.robot->n();
+    h.backend = model.robot->solver == RobotSolver::Cga ? "reduced-cga" : "reduced-aba";
+    h.per_worker = ReducedBackend::worker_bytes();
+    h.per_instance = kInstanceBookkeeping + 8 * (2 * n + n) + (models_per_instance ? ReducedBackend::model_row_bytes(model) : 0);
+    return h;
+  }
+  const bool named_cuda = options.backend == "cuda" || options.backend == "cuda-fused";
+  const bool cuda = named_cuda || (options.backend == "auto" && !model.robot && cuda_device_count() > 0);
+  if (cuda) {
+    // The host side of the cuda backends (host/cuda_backend_impl.cuh): the assembled
+    // batch, the pinned frame (states, reactions, violation, energies) in the device
+    // precision, input and status staging, and the packed per-instance parameters.
+    const double t = options.precision == "fp32" ? 4 : 8;
+    h.backend = options.backend == "auto" ? "cuda" : options.backend;
+    h.per_instance = kInstanceBookkeeping + 8 * ny + t * (13.0 * model.n_bodies() + 6.0 * model.n_joints() + 3) +
+                     8 * n_inputs + 4 + t * varied_params;
+    h.assembly = assembly;
+    return h;
+  }
+  h.backend = "cpu";
+  h.per_worker = data_bytes(model, parse_schur_factorization(options.schur));
+  // Y and the kept initial state Y0 (13N each), the inputs.
+  h.per_instance = kInstanceBookkeeping + 8 * (2 * ny + n_inputs);
+  h.assembly = assembly;
+  return h;
+}
+
+}  // namespace simphant

@@ -1,0 +1,105 @@
+#pragma once
+// Helpers of the tests that run the simphant executable as a child process: start it
+// with its output in files, wait for it with a deadline, read its peak memory, find the
+// files a run leaves beside its output.
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace simphant::test {
+
+/// A child process running `simphant args...`, stdout and stderr in files.
+struct Child {
+  pid_t pid = -1;
+  std::filesystem::path out_file, err_file;
+};
+
+/// Starts SIMPHANT_BINARY with `args`; stdout to out_file, stderr to err_file. `before_exec`
+/// runs in the child just before exec (e.g. setrlimit).
+inline Child start_simphant(const std::vector<std::string>& args, const std::filesystem::path& out_file,
+                            const std::filesystem::path& err_file, const std::function<void()>& before_exec = {}) {
+  Child c;
+  c.out_file = out_file;
+  c.err_file = err_file;
+  c.pid = ::fork();
+  if (c.pid == 0) {
+    if (!std::freopen(out_file.c_str(), "w", stdout) || !std::freopen(err_file.c_str(), "w", stderr)) ::_exit(126);
+    if (before_exec) before_exec();
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(SIMPHANT_BINARY));
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(SIMPHANT_BINARY, argv.data());
+    ::_exit(127);
+  }
+  return c;
+}
+
+/// How a child ended.
+struct Exit {
+  bool exited = false;     ///< exited normally (else killed by a signal, or still running at the deadline)
+  int code = -1;           ///< exit status when exited; the signal when killed
+  double seconds = 0;      ///< wall time from the call to the end
+  long max_rss_kib = 0;    ///< peak resident memory [KiB] (ru_maxrss)
+  bool timed_out = false;  ///< killed at the deadline
+};
+
+/// Waits for the child, at most `timeout_s` (then SIGKILL and timed_out).
+inline Exit wait_child(const Child& c, double timeout_s = 300) {
+  Exit e;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (;;) {
+    int status = 0;
+    struct rusage ru {};
+    const pid_t r = ::wait4(c.pid, &status, WNOHANG, &ru);
+    e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (r == c.pid) {
+      e.exited = WIFEXITED(status);
+      e.code = e.exited ? WEXITSTATUS(status) : WTERMSIG(status);
+      e.max_rss_kib = ru.ru_maxrss;
+      return e;
+    }
+    if (e.seconds > timeout_s) {
+      ::kill(c.pid, SIGKILL);
+      ::waitpid(c.pid, &status, 0);
+      e.timed_out = true;
+      return e;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+inline std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+/// The temporary file a run writes for `target` (".<name>.partial-<pid>", README "Output file").
+inline std::filesystem::path partial_file(const std::filesystem::path& target, pid_t pid) {
+  return target.parent_path() / ("." + target.filename().string() + ".partial-" + std::to_string(pid));
+}
+
+/// Waits until `p` exists (true) or `timeout_s` passes (false).
+inline bool wait_for_file(const std::filesystem::path& p, double timeout_s = 60) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  std::error_code ec;
+  while (!std::filesystem::exists(p, ec)) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+}  // namespace simphant::test
