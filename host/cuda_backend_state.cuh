@@ -178,12 +178,7 @@ void CudaBackend<T>::recapture_graph() {
 template <class T>
 void CudaBackend<T>::set_models(const int* ids, int count, const Model* models) {
   ids_.check("set_models", ids, count);
-  for (int k = 0; k < count; ++k) {
-    const std::string diff = topology_difference(models_->front(), models[k]);
-    if (!diff.empty())
-      throw std::invalid_argument("set_models: models[" + std::to_string(k) + "] (instance " +
-                                  std::to_string(InstanceIds::at(ids, k)) + ") cannot join the batch: " + diff);
-  }
+  check_models_join(models_->front(), models, count, [ids](int k) { return InstanceIds::at(ids, k); });
   if (count == 0) return;
   const int n = n_, ny = 13 * N_;
   const std::vector<Model> fresh(models, models + count);
@@ -282,34 +277,14 @@ void CudaBackend<T>::set_inputs(const int* ids, int count, const double* u) {
 
 template <class T>
 ArrayView CudaBackend<T>::state_view() {
-  ArrayView v;
-  v.data = Y_.get();
-  v.dtype_bits = 8 * static_cast<int>(sizeof(T));
-  v.device = true;
-  v.ndim = 2;
-  v.shape[0] = n_;
-  v.shape[1] = 13 * N_;
-  v.shape[2] = 1;
-  v.strides[0] = 1;
-  v.strides[1] = n_;
-  frame_step_ = -1;
-  return v;
+  frame_step_ = -1;  // the caller may write through the view
+  return matrix_view(Y_.get(), n_, 13 * N_, true, true);
 }
 
 template <class T>
 ArrayView CudaBackend<T>::inputs_view() {
-  ArrayView v;
-  v.data = inputs_.get();
-  v.dtype_bits = 8 * static_cast<int>(sizeof(T));
-  v.device = true;
-  v.ndim = 2;
-  v.shape[0] = n_;
-  v.shape[1] = n_inputs_;
-  v.shape[2] = 1;
-  v.strides[0] = 1;
-  v.strides[1] = n_;
   frame_step_ = -1;
-  return v;
+  return matrix_view(inputs_.get(), n_, n_inputs_, true, true);
 }
 
 }  // namespace simphant::cuda

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -53,8 +54,25 @@ struct Exit {
   int code = -1;           ///< exit status when exited; the signal when killed
   double seconds = 0;      ///< wall time from the call to the end
   long max_rss_kib = 0;    ///< peak resident memory [KiB] (ru_maxrss)
+  /// Peak anonymous resident memory [KiB] (RssAnon of /proc/<pid>/status, sampled every
+  /// 2 ms while the child runs): the heap and stacks without the file-backed pages of
+  /// the program and its libraries (the CUDA libraries alone map about 170 MiB of those,
+  /// and file pages come and go with the page cache, so ru_maxrss mixes them in).
+  long max_rss_anon_kib = 0;
   bool timed_out = false;  ///< killed at the deadline
 };
+
+/// RssAnon [KiB] of a live process, 0 when it cannot be read.
+inline long rss_anon_kib(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string key;
+  long value = 0;
+  while (in >> key) {
+    if (key == "RssAnon:" && in >> value) return value;
+    in.ignore(1 << 16, '\n');
+  }
+  return 0;
+}
 
 /// Waits for the child, at most `timeout_s` (then SIGKILL and timed_out).
 inline Exit wait_child(const Child& c, double timeout_s = 300) {
@@ -71,13 +89,14 @@ inline Exit wait_child(const Child& c, double timeout_s = 300) {
       e.max_rss_kib = ru.ru_maxrss;
       return e;
     }
+    e.max_rss_anon_kib = std::max(e.max_rss_anon_kib, rss_anon_kib(c.pid));
     if (e.seconds > timeout_s) {
       ::kill(c.pid, SIGKILL);
       ::waitpid(c.pid, &status, 0);
       e.timed_out = true;
       return e;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
 }
 

@@ -68,7 +68,7 @@ double peak_rss_of_run(const fs::path& scene, int threads, const std::string& ta
   const Exit e = wait_child(c, 600);
   EXPECT_TRUE(e.exited && e.code == 0) << tag << ": " << read_text(c.err_file);
   fs::remove(temp_dir() / (tag + ".h5"));
-  return 1024.0 * static_cast<double>(e.max_rss_kib);
+  return 1024.0 * static_cast<double>(e.max_rss_anon_kib);
 }
 
 /// Compares the estimate of a run with its measured peak, less the peak of the smallest
@@ -138,7 +138,7 @@ TEST(MemoryEstimate, DenseSchurBenchRowMatchesPeakRss) {
                                    temp_dir() / (tag + ".out"), temp_dir() / (tag + ".err"));
     const Exit e = wait_child(c, 600);
     EXPECT_TRUE(e.exited && e.code == 0) << tag << ": " << read_text(c.err_file);
-    return 1024.0 * static_cast<double>(e.max_rss_kib);
+    return 1024.0 * static_cast<double>(e.max_rss_anon_kib);
   };
   const double baseline = peak_of("chain_1", "bench_baseline");
   const double peak = peak_of("chain_250", "bench_dense");

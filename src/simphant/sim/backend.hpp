@@ -32,6 +32,24 @@ struct ArrayView {
   std::int64_t strides[3] = {0, 0, 0};
 };
 
+/// A 2-D view (rows, cols) of an array of T: row-major (host arrays, one row per
+/// instance) or, with instance_fastest, column-major (the device's structure of arrays,
+/// element (i, e) at i + e * rows).
+template <class T>
+ArrayView matrix_view(T* data, std::int64_t rows, std::int64_t cols, bool device, bool instance_fastest) {
+  ArrayView v;
+  v.data = data;
+  v.dtype_bits = 8 * static_cast<int>(sizeof(T));
+  v.device = device;
+  v.ndim = 2;
+  v.shape[0] = rows;
+  v.shape[1] = cols;
+  v.shape[2] = 1;
+  v.strides[0] = instance_fastest ? 1 : cols;
+  v.strides[1] = instance_fastest ? rows : 1;
+  return v;
+}
+
 /// Result of assembling one instance (positions onto Phi = 0, velocities onto
 /// Phi_q qdot = 0).
 struct AssemblyResult {

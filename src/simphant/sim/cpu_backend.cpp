@@ -192,12 +192,7 @@ void CpuBackend::reset(const int* ids, int count) {
 
 void CpuBackend::set_models(const int* ids, int count, const Model* models) {
   ids_.check("set_models", ids, count);
-  for (int k = 0; k < count; ++k) {
-    const std::string diff = topology_difference(models_->front(), models[k]);
-    if (!diff.empty())
-      throw std::invalid_argument("set_models: models[" + std::to_string(k) + "] (instance " +
-                                  std::to_string(InstanceIds::at(ids, k)) + ") cannot join the batch: " + diff);
-  }
+  check_models_join(models_->front(), models, count, [ids](int k) { return InstanceIds::at(ids, k); });
   if (count == 0) return;
   std::vector<Model> fresh(models, models + count);
   const AssembledBatch assembled = assemble_batch(fresh, count, threads_);
@@ -225,28 +220,8 @@ void CpuBackend::set_inputs(const int* ids, int count, const double* u) {
                 inputs_.data() + static_cast<size_t>(InstanceIds::at(ids, k)) * n_inputs_);
 }
 
-ArrayView CpuBackend::state_view() {
-  ArrayView v;
-  v.data = Y_.data();
-  v.ndim = 2;
-  v.shape[0] = n_instances_;
-  v.shape[1] = ny_;
-  v.shape[2] = 1;
-  v.strides[0] = ny_;
-  v.strides[1] = 1;
-  return v;
-}
+ArrayView CpuBackend::state_view() { return matrix_view(Y_.data(), n_instances_, ny_, false, false); }
 
-ArrayView CpuBackend::inputs_view() {
-  ArrayView v;
-  v.data = inputs_.data();
-  v.ndim = 2;
-  v.shape[0] = n_instances_;
-  v.shape[1] = n_inputs_;
-  v.shape[2] = 1;
-  v.strides[0] = n_inputs_;
-  v.strides[1] = 1;
-  return v;
-}
+ArrayView CpuBackend::inputs_view() { return matrix_view(inputs_.data(), n_instances_, n_inputs_, false, false); }
 
 }  // namespace simphant

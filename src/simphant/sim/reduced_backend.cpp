@@ -243,13 +243,10 @@ void ReducedBackend::reset(const int* ids, int count) {
 
 void ReducedBackend::set_models(const int* ids, int count, const Model* models) {
   ids_.check("set_models", ids, count);
-  for (int k = 0; k < count; ++k) {
-    const std::string who = "set_models: models[" + std::to_string(k) + "] (instance " +
-                            std::to_string(InstanceIds::at(ids, k)) + ")";
-    const std::string diff = topology_difference(models_->front(), models[k]);
-    if (!diff.empty()) throw std::invalid_argument(who + " cannot join the batch: " + diff);
-    check_model(models[k], who);
-  }
+  check_models_join(models_->front(), models, count, [ids](int k) { return InstanceIds::at(ids, k); });
+  for (int k = 0; k < count; ++k)
+    check_model(models[k], "set_models: models[" + std::to_string(k) + "] (instance " +
+                               std::to_string(InstanceIds::at(ids, k)) + ")");
   if (count == 0) return;
   if (!owned_models_) {  // copy on write: from here on one model (and link rows) per instance
     auto own = std::make_shared<std::vector<Model>>();
@@ -286,28 +283,8 @@ void ReducedBackend::set_inputs(const int* ids, int count, const double* u) {
   for (int k = 0; k < count; ++k) std::copy_n(u + k * n, n, inputs_.data() + InstanceIds::at(ids, k) * n);
 }
 
-ArrayView ReducedBackend::state_view() {
-  ArrayView v;
-  v.data = Y_.data();
-  v.ndim = 2;
-  v.shape[0] = n_instances_;
-  v.shape[1] = 2 * n_;
-  v.shape[2] = 1;
-  v.strides[0] = 2 * n_;
-  v.strides[1] = 1;
-  return v;
-}
+ArrayView ReducedBackend::state_view() { return matrix_view(Y_.data(), n_instances_, 2 * n_, false, false); }
 
-ArrayView ReducedBackend::inputs_view() {
-  ArrayView v;
-  v.data = inputs_.data();
-  v.ndim = 2;
-  v.shape[0] = n_instances_;
-  v.shape[1] = n_;
-  v.shape[2] = 1;
-  v.strides[0] = n_;
-  v.strides[1] = 1;
-  return v;
-}
+ArrayView ReducedBackend::inputs_view() { return matrix_view(inputs_.data(), n_instances_, n_, false, false); }
 
 }  // namespace simphant
