@@ -5,12 +5,15 @@
 // JSON path, never a crash, a hang or a non-finite value.
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -217,6 +220,29 @@ TEST(InstanceLimit, CountsBeyondMemoryAreRefusedBeforeAnyAllocation) {
   json shared = pendulum();
   shared.erase("sweep");
   EXPECT_EQ(sweep_bytes(parse_scene(shared.dump()), INT_MAX), 0.0);
+}
+
+TEST(InstanceLimit, CheckAndRunRefuseTheSameCountsThroughTheScene) {
+  json d = pendulum();
+  d["sweep"]["instances"] = 2000000000;
+  const fs::path scene = temp_dir() / "many.json";
+  {
+    std::ofstream out(scene);
+    out << d.dump();
+  }
+  const fs::path err = temp_dir() / "many.err";
+  for (const char* cmd : {"check", "run"}) {
+    const std::string out = std::string(cmd) == "run" ? " --out " + (temp_dir() / "many.h5").string() : "";
+    const std::string command =
+        std::string(SIMPHANT_BINARY) + " " + cmd + " " + scene.string() + out + " > /dev/null 2> " + err.string();
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << cmd;
+    EXPECT_EQ(WEXITSTATUS(status), 2) << cmd;
+    std::ifstream in(err);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("/sweep/instances: 2000000000 instances"), std::string::npos) << cmd << ": " << text;
+  }
+  EXPECT_FALSE(fs::exists(temp_dir() / "many.h5"));
 }
 
 TEST(SolverBounds, AssemblyIterationsHaveAnUpperBound) {

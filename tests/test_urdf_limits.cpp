@@ -147,6 +147,17 @@ TEST(UrdfLimits, DeepXmlNestingAndNulBytesAreRefused) {
   std::string nul = chain(2);
   nul.insert(nul.size() - 8, std::string(1, '\0'));
   expect_urdf_error(nul, {"a NUL byte at byte"});
+  // A character reference to NUL: TinyXML would cut the name "a&#0;b" to "a".
+  for (const char* ref : {"&#0;", "&#x0;", "&#X000;", "&#00;"}) {
+    const std::string xml = "<robot name=\"r\"><link name=\"base\"/>" + link(std::string("a") + ref + "b") +
+                            joint("j", "continuous", "base", std::string("a") + ref + "b") + "</robot>";
+    expect_urdf_error(xml, {"a character reference to NUL"});
+  }
+  EXPECT_EQ(parse_urdf("<robot name=\"r&#65;&#x42;\"><link name=\"base\"/>" + link("a") +
+                           joint("j", "continuous", "base", "a") + "</robot>",
+                       "refs.urdf")
+                .name,
+            "rAB");
 }
 
 TEST(UrdfLimits, CyclesAreNamedAndLeakNothing) {

@@ -2,6 +2,7 @@
 // sampling and compiling the instances hold, against the machine's memory.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "simphant/core/system_memory.hpp"
 #include "simphant/model/robot.hpp"
@@ -11,18 +12,33 @@ namespace simphant {
 
 namespace {
 
-double name_bytes(const std::string& s) { return static_cast<double>(s.capacity()); }
+/// Bytes per heap block beyond its payload (glibc malloc: header and alignment).
+constexpr double kBlockOverhead = 16;
 
-/// Heap and object bytes of one compiled Model (its vectors, names and robot part).
+/// Heap bytes of a string (none when it fits the small-string buffer).
+double heap_bytes(const std::string& s) {
+  return s.capacity() > 15 ? static_cast<double>(s.capacity() + 1) + kBlockOverhead : 0.0;
+}
+
+/// Heap bytes of a vector's buffer (its capacity, not its size).
+template <class T>
+double heap_bytes(const std::vector<T>& v) {
+  return v.capacity() == 0 ? 0.0 : static_cast<double>(v.capacity() * sizeof(T)) + kBlockOverhead;
+}
+
+/// Bytes of one compiled Model: the object, its vectors and names, and the robot's
+/// joint-space part (compile_robot makes one per instance model).
 double model_bytes(const Model& m) {
-  double b = sizeof(Model) + name_bytes(m.name);
-  for (const Body& x : m.bodies) b += sizeof(Body) + name_bytes(x.name);
-  for (const Joint& x : m.joints) b += sizeof(Joint) + name_bytes(x.name);
-  for (const ForceElement& x : m.forces) b += sizeof(ForceElement) + name_bytes(x.name);
-  if (m.robot) {  // compile_robot makes one per instance model
+  double b = sizeof(Model) + heap_bytes(m.name) + heap_bytes(m.bodies) + heap_bytes(m.joints) + heap_bytes(m.forces);
+  for (const Body& x : m.bodies) b += heap_bytes(x.name);
+  for (const Joint& x : m.joints) b += heap_bytes(x.name);
+  for (const ForceElement& x : m.forces) b += heap_bytes(x.name);
+  if (m.robot) {
     const RobotJointSpace& r = *m.robot;
-    b += sizeof(RobotJointSpace) + 3.0 * sizeof(double) * r.n() + name_bytes(r.urdf_path) + name_bytes(r.model.name);
-    for (const ReducedLink& l : r.model.links) b += sizeof(ReducedLink) + name_bytes(l.name) + name_bytes(l.joint_name);
+    b += sizeof(RobotJointSpace) + 2 * kBlockOverhead;  // make_shared: object and control block
+    b += heap_bytes(r.q0) + heap_bytes(r.qd0) + heap_bytes(r.tau) + heap_bytes(r.urdf_path) +
+         heap_bytes(r.model.name) + heap_bytes(r.model.base_link) + heap_bytes(r.model.links);
+    for (const ReducedLink& l : r.model.links) b += heap_bytes(l.name) + heap_bytes(l.joint_name);
   }
   return b;
 }

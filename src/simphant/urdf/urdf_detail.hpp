@@ -41,7 +41,8 @@ MassProps combine_mass(const MassProps& a, const MassProps& b);
 /// or "...: inertia violates the triangle inequality ...".
 void check_inertia(const Mat3d& inertia, const std::string& where);
 
-/// Refuses, with UrdfError(prefix + ": ..."), what urdfdom must not see: a NUL byte,
+/// Refuses, with UrdfError(prefix + ": ..."), what urdfdom must not see: a NUL byte or a
+/// character reference to NUL (&#0;),
 /// element nesting deeper than kMaxXmlDepth, more than kMaxUrdfLinks links or
 /// kMaxUrdfJoints joints, a link that is the child of two joints, and a cycle of joints
 /// (named: "joint 'j': a kinematic loop through links a -> b -> a"). Documents that

@@ -4,6 +4,7 @@
 // importer) rejects it; TinyXML parses nested elements recursively; and the importer's
 // cost grows with the number of links. All of that is bounded here, on a TinyXML parse
 // of the text, with loops only.
+#include <cctype>
 #include <cstddef>
 #include <map>
 #include <set>
@@ -70,6 +71,25 @@ int nesting_depth(const std::string& text, int limit) {
   return deepest;
 }
 
+/// Offset of the first character reference to NUL (&#0;, &#x00;, ...), or npos. XML
+/// forbids it; TinyXML would cut the name or value short at it.
+std::size_t nul_reference(const std::string& text) {
+  for (std::size_t i = text.find("&#"); i != std::string::npos; i = text.find("&#", i + 2)) {
+    std::size_t k = i + 2;
+    const bool hex = k < text.size() && (text[k] == 'x' || text[k] == 'X');
+    if (hex) ++k;
+    const std::size_t digits_start = k;
+    bool zero = true;
+    while (k < text.size() && (hex ? std::isxdigit(static_cast<unsigned char>(text[k])) != 0
+                                   : std::isdigit(static_cast<unsigned char>(text[k])) != 0)) {
+      zero = zero && text[k] == '0';
+      ++k;
+    }
+    if (k > digits_start && zero && k < text.size() && text[k] == ';') return i;
+  }
+  return std::string::npos;
+}
+
 /// The `link` attribute of the child element `tag` of a <joint>, or null.
 const char* joint_link(const TiXmlElement& joint, const char* tag) {
   const TiXmlElement* e = joint.FirstChildElement(tag);
@@ -82,6 +102,10 @@ void precheck_urdf(const std::string& xml_text, const std::string& prefix) {
   const std::size_t nul = xml_text.find('\0');
   if (nul != std::string::npos)
     throw UrdfError(prefix + ": a NUL byte at byte " + std::to_string(nul + 1) + " (XML text has none)");
+  const std::size_t ref = nul_reference(xml_text);
+  if (ref != std::string::npos)
+    throw UrdfError(prefix + ": a character reference to NUL at byte " + std::to_string(ref + 1) +
+                    " (XML allows none; it would cut a name short)");
   if (nesting_depth(xml_text, kMaxXmlDepth) > kMaxXmlDepth)
     throw UrdfError(prefix + ": XML elements nested more than " + std::to_string(kMaxXmlDepth) +
                     " deep (a URDF nests about 5)");
