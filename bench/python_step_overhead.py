@@ -87,7 +87,9 @@ def side_by_side(build: pathlib.Path, n: int, steps: int, threads: int, rounds: 
     ratios = [p / c for p, c in zip(t["python"], t["cpp"])]
     return {"seconds_per_step": t, "mujoco": mj[1] if mj else None,
             "python_overhead_median_round": float(np.median(ratios)) - 1.0,
-            "python_overhead_best": min(t["python"]) / min(t["cpp"]) - 1.0}
+            "python_overhead_best": min(t["python"]) / min(t["cpp"]) - 1.0,
+            # per loop: the median over the rounds of (its time / the C++ loop's time)
+            "median_round_time_over_cpp": {k: float(np.median([a / c for a, c in zip(v, t["cpp"])])) for k, v in t.items()}}
 
 
 def make_gym_loop(n: int, threads: int):
@@ -196,7 +198,8 @@ def main() -> None:
     for label, key in rows:
         if key in sec:
             b = min(sec[key])
-            print(f"  {label:26s} {b * 1e3:8.3f} ms  {n / b:10.4g}")
+            print(f"  {label:26s} {b * 1e3:8.3f} ms  {n / b:10.4g}   time / C++ loop, median round: "
+                  f"{side['median_round_time_over_cpp'][key]:.3f}")
     print(f"  Python loop over C++ loop: {100 * side['python_overhead_median_round']:+.1f} % (median of the rounds' "
           f"ratios), {100 * side['python_overhead_best']:+.1f} % (best against best)")
     if side["mujoco"]:

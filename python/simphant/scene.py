@@ -111,7 +111,8 @@ def scene_schema() -> Dict[str, Any]:
     (positive masses, a consistent sweep, ...) are load_scene's. For example
     ``jsonschema.validate(doc, simphant.scene_schema())``.
     """
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scene.schema.json")
+    # installed beside the compiled module (wheel, editable install and build tree alike)
+    path = os.path.join(os.path.dirname(os.path.abspath(_simphant.__file__)), "scene.schema.json")
     with open(path, encoding="utf-8") as f:
         return json.load(f)
 

@@ -151,7 +151,9 @@ class Simulator:
         (torch, JAX, CuPy). On a GPU backend a float64 C-contiguous device array of all
         instances (ids None) goes to the device without a host round trip; it must stay
         unchanged until the next step has completed (the Simulator keeps a reference).
-        ids: the instances to set (see simphant._arrays.as_ids); None = every instance.
+        ids: the instances to set: an index, a sequence or integer array of distinct
+        indices, or a boolean mask of n_instances entries; None = every instance (the
+        same for every method that takes ids).
 
         Raises ValueError for a wrong shape, IndexError for an id out of range,
         simphant.BackendError for a device array on a host backend.
@@ -247,7 +249,7 @@ class Simulator:
 
     def status(self) -> Tuple[np.ndarray, np.ndarray]:
         """(status, status_time): (n,) int8 InstanceStatus codes, and (n,) float64 the
-        batch time at which each was set [s] (0 while ok)."""
+        instance's time (since its last reset) at which each was set [s] (0 while ok)."""
         st = np.empty(self._n, np.int8)
         t = np.empty(self._n, np.float64)
         self._sim.read_status(st, t)

@@ -189,3 +189,24 @@ def test_observation_columns_in_both_state_layouts(examples):
     flat, y = sim.states().reshape(3, -1), sim.get_state().y
     for part in spec.parts:
         np.testing.assert_array_equal(flat[:, part[1]], y[:, part[2]])
+
+
+@pytest.mark.parametrize("solver", ["dae", "aba"])
+def test_robot_joint_observations(examples, solver):
+    """A robot scene: joint coordinates as the observation, joint torques as the action,
+    in maximal coordinates (dae) and in joint coordinates (aba, the reduced backend)."""
+    doc = simphant.load_scene(examples / "arm7.json").to_dict()
+    doc["solver"]["type"] = solver
+    doc["robot"]["urdf"] = str(examples / "arm7.urdf")
+    env = VectorEnv(doc, num_envs=3, observation=["joint_q", "joint_qd"], action_low=-5.0, action_high=5.0,
+                    backend="cpu", threads=1)
+    assert env.action_names[0] == "tau_panda_joint1" and env.single_action_space.shape == (7,)
+    obs, _ = env.reset()
+    q, qd, _ = env.sim.joint_state()
+    np.testing.assert_array_equal(obs, np.concatenate([q, qd], axis=1))
+    np.testing.assert_allclose(obs[0, :7], doc["robot"]["q0"], atol=1e-9)
+    obs, *_ = env.step(np.ones((3, 7)))
+    assert obs.shape == (3, 14) and np.all(np.isfinite(obs))
+    if solver == "aba":
+        assert env.sim.state_size == 14
+        np.testing.assert_array_equal(env.sim.state_view(), obs)  # y = [q, qd]
