@@ -1,7 +1,7 @@
 // Time per call of RNEA, ABA, CGA-RNEA, CGA-ABA and one DAE evaluation (dynamics/
 // evaluate.hpp on urdf/maximal_from_urdf's model) on Panda (9 dof with the fingers),
 // UR5 (6) and xArm7 (7) from example-robot-data (KUKA iiwa is not in its 6.0.0), one
-// thread. The inputs cycle through 256 seeded random states. Issue 5 item 7; the
+// thread. The inputs cycle through 256 seeded random states. The
 // Pinocchio side is bench/pinocchio_bench.py and bench/pinocchio_aba_bench.cpp, all run
 // by bench/robot_bench.sh. A measurement, not a test. Without example-robot-data the
 // binary prints why and exits 0.

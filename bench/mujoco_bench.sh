@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 4 item 4: SimPhant beside MuJoCo on the same models, one CPU core, and the
+# SimPhant beside MuJoCo on the same models, one CPU core, and the
 # trajectory agreement (bench/mujoco_compare.py). Writes docs/perf/mujoco-compare.json
 # and prints the markdown tables.
 #

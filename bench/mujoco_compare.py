@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""SimPhant beside MuJoCo on the same models (issue 4 item 4): speed on one core and
+"""SimPhant beside MuJoCo on the same models: speed on one core and
 trajectory agreement.
 
 Models: the scenes written by `simphant bench --export DIR` (DIR/chain_N.json + .urdf,

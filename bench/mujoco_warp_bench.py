@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""MuJoCo Warp (mujoco-warp + warp-lang) on the benchmark models, batched (issue 4 item 4).
+"""MuJoCo Warp (mujoco-warp + warp-lang) on the benchmark models, batched.
 
 For each model exported by `simphant bench --export DIR` (chain_N, arm7; loaded from the
 URDF exactly as bench/mujoco_compare.py does, the same inertia checks, RK4 at the scene's

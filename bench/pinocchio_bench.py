@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Pinocchio's aba / rnea per call on Panda, UR5 and xArm7 (issue 5 item 7), three ways:
+"""Pinocchio's aba / rnea per call on Panda, UR5 and xArm7, three ways:
 
   python   : pinocchio.aba(model, data, q, v, tau) called from a Python loop (timeit)
              over 256 random states; includes the Python -> C++ call overhead.

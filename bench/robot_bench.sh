@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 5 item 7: per-call time of our RNEA / ABA / CGA-ABA / DAE evaluate and of
+# Per-call time of our RNEA / ABA / CGA-ABA / DAE evaluate and of
 # Pinocchio's aba / rnea on Panda, UR5 and xArm7, in one run on this machine, with the
 # ratios ours / Pinocchio. One thread each.
 #

@@ -1,5 +1,5 @@
 #pragma once
-// CudaBackend: the `cuda` backend of the design card (design.md §4). Every instance's
+// CudaBackend: the `cuda` backend (docs/cuda-backend.md). Every instance's
 // state and intermediates live in device memory as structure of arrays, allocated once
 // here; one RK4 step (kernels/batch_step.hpp: per-joint Phi_q / gamma* kernels,
 // per-body force kernels, Schur kernels, cuSOLVER batched Cholesky, accelerations, RK4

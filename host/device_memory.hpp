@@ -1,6 +1,6 @@
 #pragma once
 // RAII owners of device memory (cudaMalloc) and pinned host memory (cudaMallocHost),
-// allocated once when a batch is created (design.md §4: no allocation in a step).
+// allocated once when a batch is created (no allocation in a step).
 #include <cuda_runtime.h>
 
 #include <cstddef>

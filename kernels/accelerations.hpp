@@ -1,8 +1,9 @@
 #pragma once
 // Per-thread function of the accelerations kernel: one thread per (instance, body k)
-// forms qddot_k = M_k^-1 (Q_k - sum over joints at k of Phi_q,k^T lambda) (seed "Step
-// 4"; the CPU reference subtracts the joints' terms in the same joint order) and writes
-// body k's part of the state derivative Ydot = [v, pdot = 1/2 p (0, omega_B), qddot].
+// forms qddot_k = M_k^-1 (Q_k - sum over joints at k of Phi_q,k^T lambda) (docs/solver.md,
+// The Schur complement; the CPU reference subtracts the joints' terms in the same joint
+// order) and writes body k's part of the state derivative
+// Ydot = [v, pdot = 1/2 p (0, omega_B), qddot].
 #include "batch_buffers.hpp"
 #include "batch_state.hpp"
 #include "simphant/batch/model_view.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // BatchBuffers: the per-instance arrays of a batch, sized once when the batch is created
-// (design.md §4: no allocation inside a step). Structure of arrays with the instance
+// (no allocation inside a step). Structure of arrays with the instance
 // index fastest, element e of instance i at a[e * n_instances + i], except the Schur
 // matrices and their right-hand sides, which cuSOLVER's batched Cholesky needs as one
 // contiguous column-major block per instance. Plain pointers: device memory in the CUDA
@@ -14,7 +14,7 @@ constexpr std::int8_t kStatusOk = 0, kStatusDiverged = 2;
 
 template <class T>
 struct BatchBuffers {
-  T* Y;            ///< (13 N, n) state [q, qdot] (design.md §3)
+  T* Y;            ///< (13 N, n) state [q, qdot] (docs/solver.md, State and coordinates)
   T* y_stage;      ///< (13 N, n) RK4 stage state, then the candidate new state
   T* k[4];         ///< (13 N, n) each: RK4 stage derivatives
   T* phi;          ///< (m, n) Phi

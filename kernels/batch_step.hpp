@@ -1,5 +1,5 @@
 #pragma once
-// The batched step, written once over an executor (design.md §4): the `cuda` path, and
+// The batched step, written once over an executor (docs/cuda-backend.md): the `cuda` path, and
 // with a Schur pattern the `cuda-fused` one (fused_stage.hpp):
 // each stage launches the per-thread functions over their grids and the batched
 // Cholesky of the Schur matrices. Exec is host/cuda_exec.hpp on the GPU (each launch a

@@ -1,5 +1,5 @@
 #pragma once
-// The per-thread function of the `cuda-fused` step (issue 4, item 1): one thread per
+// The per-thread function of the `cuda-fused` step: one thread per
 // instance does the whole of an RK4 stage -- Phi, Phi_q, gamma* (joint_rows_thread), Q
 // (body_forces_thread), the Schur matrix assembled straight into the topology-ordered
 // blocks of its Cholesky factor, the block-sparse factorisation and solve

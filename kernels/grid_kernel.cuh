@@ -1,5 +1,5 @@
 #pragma once
-// The one __global__ trampoline of the batched kernels (design.md §2): thread tid runs
+// The one __global__ trampoline of the batched kernels: thread tid runs
 // f(tid), where f is a __host__ __device__ lambda of kernels/batch_step.hpp that calls one
 // per-thread function (joint_rows_thread, body_forces_thread, schur_thread, ...) with its
 // arrays. The CPU tests run the same lambdas over the same grid.

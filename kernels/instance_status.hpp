@@ -1,5 +1,5 @@
 #pragma once
-// Per-thread functions of the per-instance status kernels (design.md §4: an instance
+// Per-thread functions of the per-instance status kernels (an instance
 // that produces NaN/Inf or whose constraint violation passes the bound is flagged and
 // frozen at its last good state; the others are not affected). The rules are the CPU
 // reference's (dynamics/rk4.cpp, sim/cpu_backend.cpp): a step fails when its start

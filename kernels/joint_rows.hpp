@@ -2,9 +2,9 @@
 // Per-thread function of the joint-rows kernel: one thread per (instance, joint)
 // evaluates that joint's Phi, its Phi_q row block (12 columns: the two bodies'
 // translational and rotational blocks) and gamma* = gamma - 2 alpha Phi_dot - beta^2 Phi
-// with the shared joint math (simphant/joints/joint_math.hpp; seed "Kinematic
-// Constraints" and "Acceleration Constraint"). Callable on the host so CPU tests run it
-// over the whole grid (design.md §2).
+// with the shared joint math (simphant/joints/joint_math.hpp; docs/solver.md, Joints).
+// Callable on the host so CPU tests run it over the whole grid (one copy of the joint
+// math for CPU and GPU).
 #include "batch_buffers.hpp"
 #include "batch_state.hpp"
 #include "simphant/batch/model_view.hpp"

@@ -1,6 +1,6 @@
 #pragma once
-// Per-thread function of the reduced-coordinate forward-dynamics kernel (issue 5, item
-// 4): one thread per instance runs the articulated-body algorithm, spatial-vector
+// Per-thread function of the reduced-coordinate forward-dynamics kernel: one thread per
+// instance runs the articulated-body algorithm, spatial-vector
 // (Featherstone ch. 7, simphant/reduced/aba.hpp) or its conformal-geometric-algebra form
 // (simphant/reduced/cga/cga_dynamics.hpp), on that instance's joint state. The reduced
 // backend runs on the CPU today (sim/reduced_backend.cpp); kernels/reduced_dynamics.cu

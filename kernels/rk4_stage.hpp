@@ -1,5 +1,5 @@
 #pragma once
-// Per-thread functions of the RK4 kernels (fixed step, design.md §3), one thread per
+// Per-thread functions of the RK4 kernels (fixed step, docs/solver.md), one thread per
 // (instance, body k) over that body's 13 state entries:
 //   stage:  y_stage = Y + c dt k_s                      (c = 1/2, 1/2, 1)
 //   final:  y_stage = Y + dt/6 (k1 + 2 k2 + 2 k3 + k4), quaternion renormalised.

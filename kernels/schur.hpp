@@ -1,7 +1,7 @@
 #pragma once
 // Per-thread function of the Schur kernel: one thread per (instance, joint a) writes the
 // rows of joint a of the Tikhonov-regularised Schur matrix and its right-hand side
-// (design.md §3; seed "Step 4"):
+// (docs/solver.md, The Schur complement):
 //   C   = Phi_q M^-1 Phi_q^T + eps I,   rhs = Phi_q M^-1 Q - gamma*
 // (fp32 only: eps per row at least eps_relative C(R, R), model_view.hpp). The rhs and
 // coupling products are also used by the cuda-fused path (fused_stage.hpp), which stores

@@ -5,16 +5,23 @@
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]     targets: fuzz_scene fuzz_urdf (default both)
 # The growing corpus stays in build-fuzz/corpus/<target>; a finding (crash, sanitizer
 # report, leak, timeout, out-of-memory) is written to build-fuzz/findings/<target>/ and
-# the script exits 1 after running every target. Needs clang, libclang-rt-dev, libomp-dev.
+# the script exits 1 after running every target. Installs clang, libclang-rt-dev and
+# libomp-dev (apt-get) when missing.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${1:-60}
 if [ $# -gt 0 ]; then shift; fi
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=(fuzz_scene fuzz_urdf); fi
-if ! command -v clang++ >/dev/null 2>&1; then
-  echo "fuzz: clang++ not found (apt-get install clang libclang-rt-dev libomp-dev)" >&2
-  exit 2
+# clang with libFuzzer's runtime and OpenMP for clang: installed with apt-get when missing.
+missing=()
+for p in clang libclang-rt-dev libomp-dev; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "fuzz: installing ${missing[*]}"
+  $SUDO apt-get update
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 launcher=()
 if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU check (issue 3, item 8; design.md §5): on the GPU machine, builds SimPhant with
+# The GPU check (docs/gpu-check.md): on the GPU machine, builds SimPhant with
 # CUDA (sm_90 + PTX), runs the GPU tests (tests/test_cuda_backend.cpp,
 # tests/test_cuda_instance_state.cpp) and the CPU-side
 # kernel tests, runs the benchmark suite (`simphant bench`, docs/benchmarks.md: every

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepares .gpu-deps/ (git-ignored) for the GPU machine, which has nvcc, cmake, ninja and
-# Python but no Debian packages and no network (design.md §5): downloads the build's
+# Python but no Debian packages and no network (docs/gpu-check.md): downloads the build's
 # Debian packages with `apt-get download` and unpacks them with `dpkg -x` into
 # .gpu-deps/root. Run it here, then pass `carry: [".gpu-deps"]` to the device tool and
 # run scripts/gpu_check.sh there. CUDA libraries are not carried: the machine has them.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Cross-check of SimPhant's RNEA / ABA (spatial and CGA) against Pinocchio (issue 5, item 6).
+"""Cross-check of SimPhant's RNEA / ABA (spatial and CGA) against Pinocchio.
 
 Usage: pinocchio_check.py ROBOT_DUMP_BINARY [--tol 1e-10]
 

@@ -13,7 +13,7 @@ namespace simphant::test {
 /// lookup, simphant/urdf/robot_data.hpp).
 inline std::string robot_data_dir() { return example_robot_data_dir(); }
 
-/// The three arms of issue 5. KUKA iiwa is not in example-robot-data 6.0.0: xArm7
+/// The three arms of the robot tests. KUKA iiwa is not in example-robot-data 6.0.0: xArm7
 /// (7 revolute joints) stands in for it.
 struct TestRobot {
   const char* name;

@@ -1,4 +1,4 @@
-// Closed-form checks of the CPU reference solver (design.md §6.8, "closed-form cases"):
+// Closed-form checks of the CPU reference solver (closed-form cases):
 //  (a) the large-amplitude period of a compound pendulum against the exact elliptic-
 //      integral period;
 //  (b) a torque-free asymmetric body (Dzhanibekov flips) conserving energy and the

@@ -1,5 +1,5 @@
 // Constraint drift of the index-1 DAE formulation with and without Baumgarte
-// stabilisation (design.md §3: gamma* = gamma - 2 alpha Phi_dot - beta^2 Phi), on the
+// stabilisation (gamma* = gamma - 2 alpha Phi_dot - beta^2 Phi; docs/solver.md, Joints), on the
 // closed-loop Grashof four-bar of examples/four_bar.json driven for 10 s.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// The `cuda` and `cuda-fused` backends on a GPU against the CPU reference (issue 3, item
-// 7; issue 4, item 1): every test runs on both. Each one is compared with the CPU path
+// The `cuda` and `cuda-fused` backends on a GPU against the CPU reference: every test runs
+// on both. Each one is compared with the CPU path
 // that factorises the same way (cuda: dense, cuda-fused: topology-ordered sparse). Every
 // test calls GTEST_SKIP() without a CUDA device (or in a build without CUDA), so CI runs
 // none of them; scripts/gpu_check.sh runs them on the GPU machine.

@@ -141,7 +141,7 @@ INSTANTIATE_TEST_SUITE_P(AllTypes, JointMath,
                          ParamName);
 
 TEST(Baumgarte, StabilisedGammaFollowsDesignFormula) {
-  // gamma* = gamma - 2 alpha Phi_dot - beta^2 Phi (design.md §3).
+  // gamma* = gamma - 2 alpha Phi_dot - beta^2 Phi (docs/solver.md, Joints).
   EXPECT_DOUBLE_EQ(baumgarte_gamma(1.0, 0.5, 0.25, 3.0, 4.0), 1.0 - 2 * 3.0 * 0.5 - 16.0 * 0.25);
 }
 

@@ -1,4 +1,4 @@
-// "No allocation inside the step loop" (design.md §4, issue item 7): every heap
+// "No allocation inside the step loop": every heap
 // allocation of the process is counted by interposing malloc (glibc's __libc_malloc
 // does the work), and advancing a warmed-up batch must make none.
 #include <gtest/gtest.h>

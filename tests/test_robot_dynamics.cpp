@@ -1,4 +1,4 @@
-// Issue 5, item 6: the reduced solvers on real robots (Panda, UR5, xArm7 -- KUKA iiwa is
+// The reduced solvers on real robots (Panda, UR5, xArm7 -- KUKA iiwa is
 // not in example-robot-data 6.0.0) against each other and against the DAE solver.
 //  - CGA ABA == spatial ABA (1e-12 relative), ABA(q, qd, RNEA(q, qd, qdd)) == qdd;
 //  - DAE joint accelerations (evaluate() on maximal_model_from_urdf's model) == ABA (1e-8);

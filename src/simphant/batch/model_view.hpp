@@ -1,6 +1,6 @@
 #pragma once
 // ModelView: the read-only model data of a batch of instances as the batched kernels
-// read it (design.md §4): the topology that every instance shares, and a flat vector
+// read it (docs/cuda-backend.md): the topology that every instance shares, and a flat vector
 // of per-instance parameters of which only the ones the sweep varies are stored per
 // instance, structure-of-arrays with the instance index fastest. Plain data with raw
 // pointers, so the same struct points into host memory (CPU tests of the per-thread

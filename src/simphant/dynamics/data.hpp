@@ -1,6 +1,6 @@
 #pragma once
 // Data: every per-evaluation intermediate of the DAE solver for one worker, sized once
-// when created from a Model (design.md §6.1: no allocation inside the step loop).
+// when created from a Model (no allocation inside the step loop).
 #include <string>
 #include <vector>
 

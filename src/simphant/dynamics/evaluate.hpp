@@ -1,8 +1,8 @@
 #pragma once
-// The system evaluator (seed "Step 3"/"Step 4"): given Y, builds Q, Phi_q, gamma*,
+// The system evaluator (docs/solver.md, The Schur complement): given Y, builds Q, Phi_q, gamma*,
 // forms and solves the Tikhonov-regularised Schur complement
 //   (Phi_q M^-1 Phi_q^T + eps I) lambda = Phi_q M^-1 Q - gamma*
-// by Cholesky (Eigen LLT), then qddot = M^-1 (Q - Phi_q^T lambda) (design.md §3).
+// by Cholesky (Eigen LLT), then qddot = M^-1 (Q - Phi_q^T lambda).
 // C is built from the per-joint row blocks: M is block diagonal, so C(a, b) is non-zero
 // only for joints a, b that share a body.
 #include "simphant/dynamics/data.hpp"

@@ -1,10 +1,10 @@
 #pragma once
 // The applied-force, energy and reaction formulas of SimPhant, written once as header-only
 // __host__ __device__ templates shared by the CPU reference (forces.cpp, evaluate.cpp)
-// and the batched CUDA kernels (kernels/body_forces.hpp, kernels/frame.hpp); design.md §2.
+// and the batched CUDA kernels (kernels/body_forces.hpp, kernels/frame.hpp).
 //
-// Generalised force of one body: [F (W) [N], T (B, about the CoM) [N m]] (seed "3.1 State
-// Unpacking & Forces (Q)"); the gyroscopic term is Q_v = -omega_B x (J omega_B) (the seed
+// Generalised force of one body: [F (W) [N], T (B, about the CoM) [N m]] (docs/solver.md,
+// Forces); the gyroscopic term is Q_v = -omega_B x (J omega_B) (the original formulation
 // prints the opposite sign; the torque-free and heavy-top tests decide it).
 #include "simphant/joints/joint_math.hpp"
 #include "simphant/math/small.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// Applied, spring and gyroscopic forces (seed "3.1 State Unpacking & Forces (Q)"):
+// Applied, spring and gyroscopic forces (docs/solver.md, Forces):
 // Q = Q_e + Q_v with Q_v the gyroscopic term -omega x (J omega) in B.
 // Generalised force per body: [F (W) [N], T (B, about the CoM) [N m]].
 #include "simphant/dynamics/data.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// Fixed-step classical RK4 on Y (design.md §3), quaternions renormalised after the step.
+// Fixed-step classical RK4 on Y (docs/solver.md), quaternions renormalised after the step.
 #include "simphant/dynamics/data.hpp"
 
 namespace simphant {

@@ -1,6 +1,6 @@
 #pragma once
 // The block-sparse structure of the Schur matrix C = Phi_q M^-1 Phi_q^T + eps I and of
-// its Cholesky factor L, ordered by the topology (issue 4, item 2). M is block diagonal
+// its Cholesky factor L, ordered by the topology (the cuda-fused path). M is block diagonal
 // per body, so the rows of joints a and b couple only where the two joints share a body:
 // C is a joint-by-joint block matrix whose non-zero blocks are the edges of the joint
 // graph. Eliminating the joints in a perfect elimination order of that graph factorises

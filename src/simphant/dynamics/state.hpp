@@ -1,5 +1,5 @@
 #pragma once
-// State vector layout (design.md §3, seed "State Vector"): Y = [q, qdot] with
+// State vector layout (docs/solver.md, State and coordinates): Y = [q, qdot] with
 //   q    (7N): per body r (3, W) then p (4, w x y z)       -> q[7k .. 7k+6]
 //   qdot (6N): per body v (3, W) then omega (3, B)          -> Y[7N + 6k .. 7N + 6k + 5]
 // The recorded /state layout is per body 13 numbers: r, p, v, omega_B.

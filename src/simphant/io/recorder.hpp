@@ -1,5 +1,5 @@
 #pragma once
-// Recorder: writes one run to one HDF5 file (issue item 9). Layout (T frames, I instances,
+// Recorder: writes one run to one HDF5 file. Layout (T frames, I instances,
 // B bodies, J joints):
 //
 //   /time                  (T)           [s]

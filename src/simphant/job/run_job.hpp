@@ -1,5 +1,5 @@
 #pragma once
-// The main job of SimPhant, `simphant run` (design.md §2), as a library call: load the
+// The main job of SimPhant, `simphant run`, as a library call: load the
 // scene, apply the options, sample the sweep, build and assemble every instance,
 // integrate all of them, record HDF5 (README "Output (HDF5)") and return the summary.
 // The CLI, the Python package and services run this one code path, so the same scene,

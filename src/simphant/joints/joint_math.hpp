@@ -1,20 +1,19 @@
 #pragma once
 // The joint constraint math of SimPhant: Phi, Phi_q, Phi_dot and gamma for the six
 // joint types, written once as header-only __host__ __device__ functions shared by
-// the CPU reference path and every CUDA kernel (design.md §2).
+// the CPU reference path and every CUDA kernel.
 //
-// Source: seeds/simphant-mathematical-foundations.txt, "Kinematic Constraints (Joints)
-// and Jacobian Matrices" and "Acceleration Constraint (gamma)". Known slips of the
-// text are corrected here and every block is checked against central finite
-// differences in tests/test_joint_math.cpp:
+// Formulation: docs/solver.md, Joints (the constraint rows, Jacobians and gamma). Known
+// slips of the original formulation are corrected here and every block is checked
+// against central finite differences in tests/test_joint_math.cpp:
 //  - the fixed joint's rows 1-3 use the local arm, -A_i u~_i (not the global s_i);
-//  - Baumgarte is gamma* = gamma - 2 alpha Phi_dot - beta^2 Phi (design.md §3).
+//  - Baumgarte is gamma* = gamma - 2 alpha Phi_dot - beta^2 Phi (docs/solver.md, Joints).
 //
 // Velocity coordinates of one joint, 12 columns: [v_i (W), omega_i (B_i), v_j (W),
 // omega_j (B_j)] with v the CoM velocity in the world frame and omega the angular
-// velocity in the body frame (design.md §3). A ground side (body index -1) is passed
-// as BodyKin with r = 0, A = I and zero velocities; its columns are dropped by the
-// caller when scattering into the global Phi_q.
+// velocity in the body frame (docs/solver.md, State and coordinates). A ground side
+// (body index -1) is passed as BodyKin with r = 0, A = I and zero velocities; its columns
+// are dropped by the caller when scattering into the global Phi_q.
 #include "simphant/math/small.hpp"
 
 namespace simphant {
@@ -40,7 +39,7 @@ inline const char* joint_type_name(JointType t) {
   return names[static_cast<int>(t)];
 }
 
-/// Joint frame on each body, body-frame coordinates (seed notation): origin u (from the
+/// Joint frame on each body, body-frame coordinates (docs/solver.md notation): origin u (from the
 /// CoM to the anchor), z axis v, x axis a, y axis b = v x a. For ground, world frame.
 template <class T>
 struct JointFrame {
@@ -105,7 +104,7 @@ SP_HD SideW<T> side_world(const BodyKin<T>& B, const Vec3<T>& u, const Vec3<T>& 
   return {mul(B.A, u), mul(B.A, v), mul(B.A, a), mul(B.A, b)};
 }
 
-/// Spherical block, 3 rows (seed "Spherical Joint"):
+/// Spherical block, 3 rows (docs/solver.md, Joints):
 /// Phi = r_i + s_i - r_j - s_j, Phi_q = [I, -A_i u~_i, -I, A_j u~_j],
 /// gamma = -w_i x (w_i x s_i) + w_j x (w_j x s_j).
 template <class T>
@@ -227,7 +226,8 @@ SP_HD void joint_eval(JointType type, const JointFrame<T>& f, const BodyKin<T>& 
 }
 
 /// Baumgarte-stabilised right-hand side gamma* = gamma - 2 alpha Phi_dot - beta^2 Phi
-/// (design.md §3; the seed drops Phi in the last term). alpha [1/s], beta [1/s].
+/// (docs/solver.md, Joints; the original formulation drops Phi in the last term).
+/// alpha [1/s], beta [1/s].
 template <class T>
 SP_HD T baumgarte_gamma(T gamma, T phi_dot, T phi, T alpha, T beta) {
   return gamma - T(2) * alpha * phi_dot - beta * beta * phi;

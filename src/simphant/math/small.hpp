@@ -3,9 +3,9 @@
 // CUDA kernels. Plain aggregates (no constructors) so they live in registers and in
 // structure-of-arrays device memory alike. Scalar T is double (fp64) or float (fp32).
 //
-// Conventions (design.md §3): a quaternion p = (w, x, y, z) rotates body frame B to
-// world W; A(p) is the 3x3 rotation matrix with x_W = A x_B (seed, "State Vector and
-// Quaternions"). Mat3 is row-major: m[r][c].
+// Conventions (docs/solver.md, State and coordinates): a quaternion p = (w, x, y, z)
+// rotates body frame B to world W; A(p) is the 3x3 rotation matrix with x_W = A x_B.
+// Mat3 is row-major: m[r][c].
 #include <cmath>
 
 #include "simphant/core/hd.hpp"
@@ -64,7 +64,7 @@ template <class T> SP_HD Mat3<T> identity3() {
   return {{{T(1), T(0), T(0)}, {T(0), T(1), T(0)}, {T(0), T(0), T(1)}}};
 }
 
-/// Rotation matrix A(p), body to world (seed, "State Vector and Quaternions").
+/// Rotation matrix A(p), body to world (docs/solver.md, State and coordinates).
 /// Precondition: p has unit length.
 template <class T> SP_HD Mat3<T> rotation(const Quat<T>& p) {
   const T w = p.w, x = p.x, y = p.y, z = p.z;
@@ -90,7 +90,7 @@ template <class T> SP_HD Quat<T> qmul(const Quat<T>& a, const Quat<T>& b) {
 }
 
 /// Quaternion rate pdot = 1/2 p * (0, omega_B) for the body-frame angular velocity
-/// omega_B (seed, "State Vector and Quaternions": pdot = 1/2 G^T omega).
+/// omega_B (pdot = 1/2 G^T omega).
 template <class T> SP_HD Quat<T> quat_rate(const Quat<T>& p, const Vec3<T>& omega_B) {
   const T h = T(0.5);
   return {-h * (p.x * omega_B.x + p.y * omega_B.y + p.z * omega_B.z),

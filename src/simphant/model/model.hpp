@@ -1,10 +1,10 @@
 #pragma once
-// Model: the immutable, validated description of one multibody system (design.md §6.1,
-// after MuJoCo's mjModel / Pinocchio's Model). Built by the scene compiler
+// Model: the immutable, validated description of one multibody system (the Model/Data
+// split, after MuJoCo's mjModel / Pinocchio's Model). Built by the scene compiler
 // (scene/scene_compile.hpp) and shared read-only by every worker. Per-instance state
 // and every intermediate live in Data (dynamics/data.hpp).
 //
-// Units SI; frames as design.md §3: body frame B at the CoM, world frame W, ground is
+// Units SI; frames as docs/scene-format.md: body frame B at the CoM, world frame W, ground is
 // body index -1 and has no coordinates.
 #include <memory>
 #include <string>

@@ -2,7 +2,8 @@
 // ReducedModel: a fixed-base kinematic tree in joint coordinates, the model of the
 // reduced-coordinate solvers (spatial-vector RNEA / CRBA / ABA, Featherstone, Rigid
 // Body Dynamics Algorithms ch. 5-7, and their conformal-geometric-algebra form, Löw &
-// Calinon, seeds/cga-recursive-forward-dynamics-paper.txt). Built from a URDF
+// Calinon, "Recursive Forward Dynamics of Serial Kinematic Chains using Conformal
+// Geometric Algebra"; docs/cga-dynamics.md). Built from a URDF
 // (urdf/urdf_import.hpp): links joined by fixed joints are merged, so every link here
 // has exactly one moving joint (revolute or prismatic; URDF "continuous" is revolute
 // without limits).

@@ -1,5 +1,5 @@
 // Joint frames: world form {origin, z, x?} or local forms frame_i / frame_j -> the local
-// frames (u, v, a, b) on each body (docs/scene-format.md, "Joint"; seed notation).
+// frames (u, v, a, b) on each body (docs/scene-format.md, "Joint"; docs/solver.md notation).
 #include <cmath>
 
 #include "simphant/math/unit_vector.hpp"

@@ -114,7 +114,7 @@ class Backend {
 
   /// Numbers per instance in the state vector y, which is the integrator's own state:
   /// DAE backends 13 N, y = [q (7 N): per body r (3, W) then p (w x y z); qdot (6 N):
-  /// per body v (3, W) then omega (3, B)] (design.md §3, dynamics/state.hpp; read_states
+  /// per body v (3, W) then omega (3, B)] (docs/solver.md, dynamics/state.hpp; read_states
   /// gives the same numbers per body instead); joint-space backends 2 n, y = [q (n),
   /// qd (n)] in the order of read_joint_state.
   virtual int state_size() const = 0;

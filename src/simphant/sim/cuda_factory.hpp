@@ -41,7 +41,7 @@ inline void require_cuda_device(const std::string& backend = "cuda") {
 void cuda_check_fits(const Model& model, int n_instances, int n_varied, const std::string& backend,
                      const std::string& precision);
 
-/// Creates the `cuda` backend (design.md §4) on device 0 for the assembled batch, or
+/// Creates the `cuda` backend (docs/cuda-backend.md) on device 0 for the assembled batch, or
 /// with fused the `cuda-fused` one (kernels/fused_stage.hpp: one thread per instance per
 /// RK4 stage, topology-ordered block-sparse Cholesky, no cuSOLVER).
 /// precision: "fp64" or "fp32". use_graph: capture one step as a CUDA graph and replay

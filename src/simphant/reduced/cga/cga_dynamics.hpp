@@ -1,8 +1,9 @@
 #pragma once
 // Recursive inverse dynamics (RNEA) and forward dynamics (articulated-body algorithm) of
-// a fixed-base kinematic tree in conformal geometric algebra (Löw & Calinon,
-// seeds/cga-recursive-forward-dynamics-paper.txt; the ABA steps the text lacks (its
-// pages 10-15) are derived in docs/cga-dynamics.md from §3-4 and Featherstone ch. 7).
+// a fixed-base kinematic tree in conformal geometric algebra (Löw & Calinon, "Recursive
+// Forward Dynamics of Serial Kinematic Chains using Conformal Geometric Algebra"; the ABA
+// steps the text lacks (its pages 10-15) are derived in docs/cga-dynamics.md from §3-4
+// and Featherstone ch. 7).
 // Twists, wrenches and motors: motor.hpp; inertia elements: inertia.hpp. Frames and
 // joints as ReducedModel (reduced_model.hpp): link k's motor parent_M_k(q) =
 // T(p_parent_joint) R(R_parent_joint) exp(-q S_k / 2), S_k = axis I3 (revolute) or

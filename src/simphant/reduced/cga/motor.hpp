@@ -1,6 +1,7 @@
 #pragma once
 // The small part of conformal geometric algebra G(4,1) that the CGA recursive dynamics
-// needs (Löw & Calinon, seeds/cga-recursive-forward-dynamics-paper.txt, §3.2; the
+// needs (Löw & Calinon, "Recursive Forward Dynamics of Serial Kinematic Chains using
+// Conformal Geometric Algebra", §3.2; the
 // derivation and every convention: docs/cga-dynamics.md). Header-only SP_HD templates
 // on plain aggregates: no heap, no Eigen, no constructors, so they compile for CUDA.
 //
