@@ -8,6 +8,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "simphant/job/shard.hpp"
 #include "simphant/log/log.hpp"
 
 #ifndef SIMPHANT_VERSION
@@ -70,6 +71,21 @@ int main(int argc, char** argv) {
   run->add_option("--out,-o", ro.job.out, "Output HDF5 file (default: <scene stem>.h5 in the current directory)")
       ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
                              "PATH"));
+  std::string shard;
+  CLI::Option* shard_opt =
+      run->add_option("--shard", shard,
+                      "K/N: run shard K (0 .. N-1) of N, the instances [K*I/N, (K+1)*I/N) of the design, into a "
+                      "shard file for `simphant merge`")
+          ->check(CLI::Validator(
+              [](std::string& s) {
+                try {
+                  simphant::parse_shard(s);
+                  return std::string();
+                } catch (const simphant::SceneError& e) {
+                  return e.reason();
+                }
+              },
+              "K/N"));
   run->add_flag("--json", ro.json, "Print the summary as one JSON object on stdout instead of the text");
   run->add_option("--progress-interval", ro.progress_interval_s,
                   "Seconds between progress log lines when stderr is not a terminal (default 5; 0: every slice)")
@@ -93,6 +109,11 @@ int main(int argc, char** argv) {
   ro.job.has_dt = dt->count() > 0;
   ro.job.has_t_end = t_end->count() > 0;
   ro.job.has_seed = seed->count() > 0;
+  if (shard_opt->count() > 0) {
+    const simphant::ShardSlice slice = simphant::parse_shard(shard);
+    ro.job.shard_index = slice.index;
+    ro.job.shard_count = slice.count;
+  }
 
   if (*run) return run_command(ro);
   if (*check) return check_command(co);
