@@ -96,6 +96,16 @@ int main(int argc, char** argv) {
   check->add_option("scene", co.scene, "Scene file (JSON)")->required();
   check->add_flag("--json", co.json, "Print one JSON object instead of the table");
 
+  MergeCliOptions mo;
+  CLI::App* merge = app.add_subcommand(
+      "merge", "Merge the shard files of one design (run --shard K/N) into one file that reads like the one-shot run's");
+  merge->add_option("out", mo.merge.out, "The merged HDF5 file")->required();
+  merge->add_option("shards", mo.merge.shards, "The shard files, in any order")->required();
+  merge->add_flag("--copy", mo.merge.copy,
+                  "Copy the shards' data into a self-contained file (default: virtual datasets over the shards, "
+                  "which must stay where they are relative to OUT)");
+  merge->add_flag("--json", mo.json, "Print the summary as one JSON object");
+
   BenchCliOptions bo;
   CLI::App* bench = add_bench_subcommand(app, bo);
 
@@ -117,6 +127,7 @@ int main(int argc, char** argv) {
 
   if (*run) return run_command(ro);
   if (*check) return check_command(co);
+  if (*merge) return merge_command(mo);
   if (*bench) return bench_command(bo);
   return kExitBadInput;
 }
