@@ -1,7 +1,9 @@
 #include "simphant/io/h5_objects.hpp"
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace simphant::h5 {
@@ -78,7 +80,11 @@ std::string element_text(const AttrValue& a, hssize_t k) {
       } else {
         std::memcpy(&v, p, 8);
       }
-      std::snprintf(buf, sizeof buf, "%.17g", v);
+      // The shortest text that reads back as the same double.
+      for (int digits = 1; digits <= 17; ++digits) {
+        std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (std::strtod(buf, nullptr) == v || std::isnan(v)) break;
+      }
       return buf;
     }
     case H5T_STRING: {

@@ -35,8 +35,8 @@ DatasetShape dataset_shape(hid_t loc, const std::string& path);
 /// The attribute names of `obj`, in name order.
 std::vector<std::string> attr_names(hid_t obj);
 
-/// An attribute's value as exact text: integers in decimal, floating point with 17
-/// significant digits, strings as they are, arrays as "[a, b, ...]" (strings quoted).
+/// An attribute's value as exact text: integers in decimal, floating point as the
+/// shortest decimal that reads back as the same value, strings as they are, arrays as "[a, b, ...]" (strings quoted).
 /// Two attributes hold the same value exactly when their texts are equal.
 std::string attr_text(hid_t obj, const std::string& name);
 
