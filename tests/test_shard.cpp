@@ -270,6 +270,39 @@ TEST(Merge, RobotJointStateShards) {
   expect_same_file(dir / "one.h5", m.out, {"wall_time_s"});
 }
 
+// A grid design whose instances 0, 1 and 3 diverge at once (violation_bound 1e-300) and
+// instance 2 does not: shard 0 of 2 holds no instance left ok, yet records to t_end (its
+// frames match the other shard's), and the merge equals the one-shot run, status included.
+// The file's violation_bound is its first instance's (1e-300 in shard 0, 1 in shard 1): a
+// solver setting the sweep varies may differ between shards.
+TEST(Merge, GridDesignWithAShardOfDivergedInstances) {
+  const fs::path dir = temp_dir() / "grid";
+  fs::create_directories(dir);
+  const fs::path scene = dir / "grid.json";
+  std::ofstream(scene) << R"({
+    "gravity": [0, 0, -9.81],
+    "bodies": [{"name": "bob", "mass": 1.0, "inertia": [0.001, 0.02, 0.02], "position": [0.5, 0, 0]}],
+    "joints": [{"name": "hinge", "type": "revolute", "body_i": "ground", "body_j": "bob",
+                "frame": {"origin": [0, 0, 0], "z": [0, 1, 0], "x": [1, 0, 0]}}],
+    "solver": {"dt": 0.001, "t_end": 0.05, "record_every": 10, "violation_bound": 1.0},
+    "sweep": {"mode": "grid", "seed": 3, "parameters": [
+      {"path": "solver.violation_bound", "dist": "list", "values": [1e-300, 1e-300, 1.0, 1e-300]}]}
+  })";
+  EXPECT_EQ(simphant::run_job(job(scene, dir / "one.h5", -1, 0.05, 0, 1, 2)).exit_code, 0);
+  const simphant::JobResult r0 = simphant::run_job(job(scene, dir / "s0.h5", -1, 0.05, 0, 2));
+  EXPECT_EQ(r0.exit_code, 3);  // none of its own instances ended ok
+  EXPECT_EQ(r0.summary.at("stop_reason"), "completed");
+  EXPECT_EQ(r0.summary.at("frames"), 6);
+  EXPECT_EQ(simphant::run_job(job(scene, dir / "s1.h5", -1, 0.05, 1, 2)).exit_code, 0);
+  MergeOptions m;
+  m.out = (dir / "merged.h5").string();
+  m.shards = {(dir / "s0.h5").string(), (dir / "s1.h5").string()};
+  simphant::merge_shards(m);
+  expect_same_file(dir / "one.h5", m.out, {"wall_time_s"});
+  const simphant::h5::Handle f = simphant::h5::open_file_readonly(m.out);
+  EXPECT_EQ(simphant::h5::read_doubles(f.id(), "status"), (std::vector<double>{2, 2, 0, 2}));
+}
+
 TEST(Merge, RefusesBadInputNamingWhatDiffersAndKeepsTheOutput) {
   const fs::path dir = temp_dir() / "bad";
   const fs::path scene = example("four_bar.json");

@@ -16,8 +16,9 @@
 // NaN (floating point) or -1 (integers), never as plausible numbers. `copy` writes real
 // datasets instead (chunked as a run's), a self-contained file.
 //
-// /time and the group and root attributes are copied from the first shard; wall_time_s is
-// the largest of the shards' (they ran side by side), scene_file the first shard's.
+// /time and the group and root attributes are copied from the shard holding instance 0
+// (so a solver setting that the sweep varies is instance 0's, as in a run); wall_time_s is
+// the largest of the shards' (they ran side by side), scene_file that shard's.
 // Exceptions to "bit for bit": a virtual dataset's storage layout and limits (maxshape)
 // differ from a run's chunked, extendible datasets, not its values.
 #include <stdexcept>
@@ -46,7 +47,8 @@ class MergeError : public std::runtime_error {
 /// written: no shard; OUT is one of the shards; a shard that is missing, not readable as
 /// HDF5 or not a simphant run file; a shard that did not complete (interrupted = 1: its
 /// stop_reason is named); shards that differ in version, scene (its text), seed, dt,
-/// t_end, record_every, the other solver settings, backend, body or joint names, the
+/// t_end, record_every, the other solver settings (except those the scene's sweep varies:
+/// a file records its first instance's), backend, body or joint names, the
 /// design's size, frames or /time, or in their datasets (names, types, shapes); slices
 /// that leave instances of [0, I) out or hold one twice (the range is named).
 /// A file without shard attributes counts as the whole design (shard 0 of 1).

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
+
+#include <nlohmann/json.hpp>
 
 namespace simphant::merge_detail {
 
@@ -163,6 +166,22 @@ void check_datasets(MergePlan& plan) {
   }
 }
 
+/// The solver settings the scene's sweep varies ("violation_bound" for a sweep path
+/// "solver.violation_bound"): a run file records its first instance's value
+/// (io/recorder.hpp), so shards of one design may differ in them.
+std::set<std::string> swept_solver_keys(const std::string& scene_text) {
+  std::set<std::string> keys;
+  const nlohmann::json doc = nlohmann::json::parse(scene_text, nullptr, false);
+  if (!doc.is_object() || !doc.contains("sweep") || !doc["sweep"].is_object()) return keys;
+  const nlohmann::json& params = doc["sweep"].value("parameters", nlohmann::json::array());
+  for (const nlohmann::json& p : params)
+    if (p.is_object() && p.contains("path") && p["path"].is_string()) {
+      const std::string path = p["path"].get<std::string>();
+      if (path.rfind("solver.", 0) == 0) keys.insert(path.substr(7));
+    }
+  return keys;
+}
+
 }  // namespace
 
 MergePlan plan_merge(const MergeOptions& o) {
@@ -178,8 +197,10 @@ MergePlan plan_merge(const MergeOptions& o) {
   MergePlan plan;
   for (const std::string& path : o.shards) plan.shards.push_back(open_shard(path));
   const ShardFile& first = plan.shards.front();
+  const std::set<std::string> swept = swept_solver_keys(h5::read_attr_string(first.file.id(), "scene"));
   for (const ShardFile& s : plan.shards) {
     for (const char* name : kAgree) {
+      if (swept.count(name) > 0) continue;
       const bool in_first = h5::attr_exists(first.file.id(), name), in_s = h5::attr_exists(s.file.id(), name);
       if (!in_first && !in_s) continue;
       const std::string a = in_first ? h5::attr_text(first.file.id(), name) : "(none)";
