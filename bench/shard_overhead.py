@@ -12,7 +12,8 @@
    /params bit for bit) when h5py is installed.
 2. Merging: the shards of a larger record (record_every = 1) merged as virtual datasets
    and with --copy; seconds per GB of instance data (the figure `merge --json` reports
-   as "bytes"). The shards were just written, so they are read from the page cache.
+   as "bytes"), and the time to read /state of the merged file whole through h5py. The
+   shards were just written, so they are read from the page cache.
 
     python3 bench/shard_overhead.py --simphant build/simphant --json shard_bench.json
 
@@ -63,6 +64,22 @@ def same_data(a, b):
     with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
         names = ["state", "reactions", "status"] + [f"params/{p}" for p in fa["params"]]
         return all(fa[n][()].tobytes() == fb[n][()].tobytes() for n in names)
+
+
+def read_seconds(path, repeats):
+    """Best time to read /state whole through h5py [s] (None without h5py)."""
+    try:
+        import h5py
+    except ImportError:
+        return None
+    best = None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        with h5py.File(path, "r") as f:
+            f["state"][()]
+        t = time.perf_counter() - t0
+        best = t if best is None else min(best, t)
+    return best
 
 
 def main():
@@ -137,7 +154,8 @@ def main():
         results["merge"].append({"mode": best["mode"], "shards": n, "instances": a.merge_instances,
                                  "frames": best["frames"], "gb": gb, "seconds": best["seconds"],
                                  "seconds_per_gb": best["seconds"] / gb,
-                                 "file_mb": os.path.getsize(os.path.join(work, "big_merged.h5")) / 1e6})
+                                 "file_mb": os.path.getsize(os.path.join(work, "big_merged.h5")) / 1e6,
+                                 "read_state_s": read_seconds(os.path.join(work, "big_merged.h5"), a.repeats)})
 
     print(f"{results['scene']}, {a.instances} instances, t_end {a.t_end} s, {cores} cores, best of {a.repeats} "
           f"rounds; one process (-j 0): {t_one:.2f} s wall, {cpu_one:.2f} s CPU\n")
@@ -147,11 +165,13 @@ def main():
     for r in results["sharding"]:
         print(f"| {r['shards']} | {r['threads_each']} | {r['wall_s']:.2f} | {r['ratio']:.2f} | {r['cpu_s']:.2f} | "
               f"{r['cpu_ratio']:.2f} | {r['merge_virtual_s']:.3f} | {r['bit_identical']} |")
-    print("\n| merge | shards | GB of instance data | seconds | seconds per GB | merged file [MB] |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("\n| merge | shards | GB of instance data | seconds | seconds per GB | merged file [MB] "
+          "| read /state (h5py) [s] |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for r in results["merge"]:
+        read = "n/a" if r["read_state_s"] is None else f"{r['read_state_s']:.3f}"
         print(f"| {r['mode']} | {r['shards']} | {r['gb']:.3f} | {r['seconds']:.3f} | {r['seconds_per_gb']:.3f} | "
-              f"{r['file_mb']:.1f} |")
+              f"{r['file_mb']:.1f} | {read} |")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(results, f, indent=2)
