@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """The cost of sharding and merging (README "Command line": `run --shard K/N`, `merge`).
 
-1. Sharding: the same design run as one process on all cores (`run -j 0`) and as N = 1,
-   2, 4, 8 shard processes started side by side (each `--shard K/N -j max(1, cores/N)`),
+1. Sharding: the same design run as one process on all cores (`run -j 0`), as one
+   process on one thread (`-j 1`) and as N = 1, 2, 4, 8 shard processes started side by
+   side (each `--shard K/N -j max(1, cores/N)`),
    wall time from the first start to the last exit, and the CPU time (user + system) of
    all processes; the best of --repeats rounds, each round running the one process and
-   every N in turn. The ratios shards / one process are the overhead of sharding on this
-   machine (process start-up, every shard sampling the whole design, N files instead of
-   one, cores shared); the CPU ratio is the one a load from other processes disturbs least.
+   every N in turn. Wall time against the one process on all cores is what sharding on
+   this machine gains or loses; CPU time against the one-thread process is the work that
+   sharding adds (process start-up, every shard sampling the whole design, N files
+   instead of one), the figure that a load from other processes disturbs least.
    Each N's shards are merged and compared with the one-process file (h5py, /state and
    /params bit for bit) when h5py is installed.
 2. Merging: the shards of a larger record (record_every = 1) merged as virtual datasets
@@ -110,9 +112,9 @@ def main():
     ns = [int(x) for x in a.shards.split(",")]
     best = {}
     for _ in range(a.repeats):
-        for n in [0] + ns:  # 0: the one process on all cores
-            if n == 0:
-                cmds = [base + ["-j", "0", "--out", one]]
+        for n in [0, -1] + ns:  # 0: the one process on all cores, -1: on one thread
+            if n <= 0:
+                cmds = [base + ["-j", str(-n), "--out", one]]
             else:
                 outs = [os.path.join(work, f"s{n}_{k}.h5") for k in range(n)]
                 cmds = [base + ["-j", str(max(1, cores // n)), "--shard", f"{k}/{n}", "--out", o]
@@ -120,8 +122,10 @@ def main():
             wall, cpu = run_all(cmds)
             w0, c0 = best.get(n, (float("inf"), float("inf")))
             best[n] = (min(w0, wall), min(c0, cpu))
-    t_one, cpu_one = best[0]
-    results["one_process_s"], results["one_process_cpu_s"] = t_one, cpu_one
+    t_one, cpu_all = best[0]
+    t_one_j1, cpu_one = best[-1]
+    results.update({"one_process_s": t_one, "one_process_cpu_s": cpu_all, "one_thread_s": t_one_j1,
+                    "one_thread_cpu_s": cpu_one})
     for n in ns:
         outs = [os.path.join(work, f"s{n}_{k}.h5") for k in range(n)]
         m = merge(a.simphant, os.path.join(work, f"m{n}.h5"), outs, copy=False)
@@ -158,8 +162,9 @@ def main():
                                  "read_state_s": read_seconds(os.path.join(work, "big_merged.h5"), a.repeats)})
 
     print(f"{results['scene']}, {a.instances} instances, t_end {a.t_end} s, {cores} cores, best of {a.repeats} "
-          f"rounds; one process (-j 0): {t_one:.2f} s wall, {cpu_one:.2f} s CPU\n")
-    print("| shards N | threads each | wall [s] | wall vs one process | CPU [s] | CPU vs one process "
+          f"rounds; one process on all cores (-j 0): {t_one:.2f} s wall, {cpu_all:.2f} s CPU; "
+          f"one process on one thread (-j 1): {t_one_j1:.2f} s wall, {cpu_one:.2f} s CPU\n")
+    print("| shards N | threads each | wall [s] | wall vs one process -j 0 | CPU [s] | CPU vs one process -j 1 "
           "| merge (virtual) [s] | merged = one-shot |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results["sharding"]:
