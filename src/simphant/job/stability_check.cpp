@@ -112,8 +112,10 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
                            " s is beyond it and the run would blow up; use dt <= " + g4(m.dt_max) +
                            " s, or set solver.allow_unstable: true";
     }
-    out.warnings.push_back(field + ": " + msg + (ratio > 1.0 ? ": dt is beyond the stability limit (allow_unstable)"
-                                                              : ": dt is within a factor 2 of the stability limit"));
+    if (ratio > 1.0 && !m0.solver.allow_unstable) continue;  // refused: the refusal says it
+    out.warnings.push_back(field + ": " + msg +
+                           (ratio > 1.0 ? ": dt is beyond the stability limit (run as solver.allow_unstable is true)"
+                                        : ": dt is within a factor 2 of the stability limit"));
   }
   out.estimate = json{{"dt_s", dt}, {"allow_unstable", m0.solver.allow_unstable}, {"modes", modes}};
   return out;

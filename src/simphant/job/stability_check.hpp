@@ -17,7 +17,9 @@ struct StabilityCheck {
   /// lambda_dt (|lambda| dt), effective_inverse_mass, dt_max_s, ratio (dt / dt_max_s),
   /// instance, verdict ("ok", "warn", "unstable")}]}, slowest-to-stable first.
   nlohmann::json estimate;
-  std::vector<std::string> warnings;  ///< one per mode above kStabilityWarnRatio (also when allowed)
+  /// One per mode above kStabilityWarnRatio: within the limit, or beyond it when
+  /// solver.allow_unstable is true (else the refusal below says it).
+  std::vector<std::string> warnings;
   std::string refused_field;          ///< JSON pointer of the first unstable mode's field; "" if none
   std::string refused_reason;         ///< its message (without the field)
 };
