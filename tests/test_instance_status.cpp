@@ -7,6 +7,7 @@
 #include <cmath>
 #include <complex>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "simphant/dynamics/runaway_bound.hpp"
 #include "simphant/dynamics/stability.hpp"
 #include "simphant/io/h5_file.hpp"
+#include "simphant/job/check_scene.hpp"
 #include "simphant/job/run_job.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/assemble_batch.hpp"
@@ -227,6 +229,17 @@ TEST(Stability, RunRefusesUnstableStepsAndWarnsNearTheLimit) {
   EXPECT_EQ(warned.summary["instances_ok"], 1);
   const JobResult calm = run_job(job(damper_scene(1000.0), "damper_calm"));
   EXPECT_TRUE(calm.summary["warnings"].empty());
+
+  // `check` reports the same estimate and refusal.
+  const json c = check_scene(parse_scene(damper_scene(3000.0)));
+  const json& st = c["step_stability"];
+  EXPECT_TRUE(st["refused"].get<bool>());
+  EXPECT_EQ(st["error"].get<std::string>().rfind("/forces/0/damping: ", 0), 0u);
+  ASSERT_FALSE(st["modes"].empty());
+  EXPECT_EQ(st["modes"][0]["field"], "/forces/0/damping");
+  EXPECT_EQ(st["modes"][0]["verdict"], "unstable");
+  EXPECT_NEAR(st["modes"][0]["lambda_dt"].get<double>(), 3.0, 1e-12);
+  EXPECT_FALSE(check_scene(parse_scene(damper_scene(3000.0, ", \"allow_unstable\": true")))["step_stability"]["refused"]);
 }
 
 // With allow_unstable the damper of c dt / m = 3 runs: |R(-3)| = 1.375 per step makes
@@ -427,4 +440,28 @@ TEST(Assembly, ChangedGivenVelocityIsWarnedOf) {
       run_job(job(scene(R"("velocity": [0, 0, 1], "angular_velocity": [0, -2, 0])"), "velocity_kept"));
   EXPECT_TRUE(good.summary["warnings"].empty()) << good.summary["warnings"].dump();
   EXPECT_LT(good.summary["assembly_max_velocity_change_m_s"].get<double>(), 1e-12);
+}
+
+// A given runaway bound on the robot arm falling under gravity: the joint-coordinate
+// solvers (aba, cga: kinetic energy from the joint rates) and the maximal-coordinate one
+// (dae: from the body velocities) flag the same step, an independent check of each
+// path's kinetic energy.
+TEST(InstanceStatus, GivenBoundFlagsTheSameStepInJointAndMaximalCoordinates) {
+  const std::string file = std::string(SIMPHANT_SOURCE_DIR) + "/examples/arm7.json";
+  json doc = json::parse(std::ifstream(file));
+  doc["solver"]["runaway_kinetic_energy"] = 1.0;
+  doc["solver"]["t_end"] = 0.2;
+  std::vector<double> times;
+  for (const char* solver : {"dae", "aba", "cga"}) {
+    JobOptions o = job(doc.dump(), std::string("arm7_runaway_") + solver);
+    o.scene = file;  // resolves the relative URDF
+    o.solver = solver;
+    const JobResult r = run_job(o);
+    ASSERT_EQ(r.summary["failed_instances"].size(), 1u) << solver;
+    EXPECT_EQ(r.summary["failed_instances"][0]["reason"], "runaway") << solver;
+    times.push_back(r.summary["failed_instances"][0]["time_s"].get<double>());
+  }
+  EXPECT_GT(times[0], 0.01);  // the arm starts with less than 1 J
+  EXPECT_EQ(times[1], times[0]);
+  EXPECT_EQ(times[2], times[0]);
 }

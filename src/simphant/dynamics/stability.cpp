@@ -74,6 +74,14 @@ StabilityMode finish(StabilityMode m) {
 
 }  // namespace
 
+bool has_spring_dampers(const Model& model) {
+  for (const ForceElement& f : model.forces)
+    if ((f.type == ForceType::SpringDamper || f.type == ForceType::RotationalSpringDamper) &&
+        (f.stiffness > 0 || f.damping > 0))
+      return true;
+  return false;
+}
+
 double rk4_stability_radius(std::complex<double> lambda) {
   const double mag = std::abs(lambda);
   if (!(mag > 0) || lambda.real() > 0) return std::numeric_limits<double>::infinity();
@@ -125,7 +133,10 @@ std::vector<StabilityMode> stability_modes(const Model& model, Data& d, const do
     assemble_jacobian(model, d);
     if (s.baumgarte_alpha > 0 || s.baumgarte_beta > 0) modes.push_back(baumgarte_mode(s.baumgarte_alpha, s.baumgarte_beta));
   }
-  const InverseMass W(model, model.n_rows > 0 ? d.Phi_q : none);
+  if (!has_spring_dampers(model)) return modes;
+  // Above kMaxProjectedRows the unconstrained j M^-1 j^T (an upper bound) stands in.
+  const bool project = model.n_rows > 0 && model.n_rows <= kMaxProjectedRows;
+  const InverseMass W(model, project ? d.Phi_q : none);
   const int nv = model.nv();
   for (int f = 0; f < static_cast<int>(model.forces.size()); ++f) {
     const ForceElement& fe = model.forces[f];

@@ -23,6 +23,11 @@ constexpr double kStabilityWarnRatio = 0.5;
 /// lambda = 0 or Re lambda > 0 (a mode that grows in the exact dynamics too).
 double rk4_stability_radius(std::complex<double> lambda);
 
+/// Constraint rows up to which the spring-dampers' effective masses are projected onto
+/// the constrained system (a dense pseudo-inverse of the m x m Schur matrix, O(m^3));
+/// above, the unconstrained inverse mass j M^-1 j^T, an upper bound, is used.
+constexpr int kMaxProjectedRows = 1000;
+
 /// Which model field sets a mode.
 enum class StabilityField { BaumgarteAlpha, BaumgarteBeta, Stiffness, Damping };
 
@@ -35,13 +40,18 @@ struct StabilityMode {
   double dt_max = 0;              ///< largest stable step [s]: rk4_stability_radius / |lambda|
 };
 
+/// Whether the model has a spring-damper (translational or rotational) with stiffness or
+/// damping: the modes that need the assembled state.
+bool has_spring_dampers(const Model& model);
+
 /// The modes of `model` at its assembled state Y (13N), slowest last. Baumgarte modes
 /// only when the model has constraint rows; a spring-damper whose line (or axis) the
 /// constraints hold fixed (effective inverse mass <= 1e-12 of the unconstrained one) has
 /// none. The effective inverse mass is w = j^T (M^-1 - M^-1 Phi_q^T C^+ Phi_q M^-1) j,
 /// C = Phi_q M^-1 Phi_q^T (pseudo-inverse: redundant rows), j the row of the spring's
 /// length rate (or the joint angle's rate) in the velocity coordinates; zero-length
-/// springs take the largest eigenvalue of the 3x3 point inverse mass. d: a workspace.
+/// springs take the largest eigenvalue of the 3x3 point inverse mass (above
+/// kMaxProjectedRows rows: without the projection). d: a workspace.
 std::vector<StabilityMode> stability_modes(const Model& model, Data& d, const double* Y);
 
 /// The same modes with the parameters of another instance's model (same topology):

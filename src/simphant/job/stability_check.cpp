@@ -58,11 +58,16 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
   const Model& m0 = models.front();
   const double dt = m0.solver.dt;
   const bool reduced = m0.robot && m0.robot->solver != RobotSolver::Dae;
-  Data d(m0, SchurFactorization::Dense);
-  std::vector<double> Y(static_cast<std::size_t>(m0.ny()));
-  initial_state(m0, Y.data());
-  if (m0.n_rows > 0) assemble(m0, d, Y.data());
-  std::vector<StabilityMode> base = stability_modes(m0, d, Y.data());
+  std::vector<StabilityMode> base;
+  if (has_spring_dampers(m0)) {  // their effective masses need the assembled state
+    Data d(m0);
+    std::vector<double> Y(static_cast<std::size_t>(m0.ny()));
+    initial_state(m0, Y.data());
+    if (m0.n_rows > 0) assemble(m0, d, Y.data());
+    base = stability_modes(m0, d, Y.data());
+  } else if (m0.n_rows > 0 && (m0.solver.baumgarte_alpha > 0 || m0.solver.baumgarte_beta > 0)) {
+    base.push_back(baumgarte_mode(m0.solver.baumgarte_alpha, m0.solver.baumgarte_beta));
+  }
   if (reduced) {  // no Baumgarte stabilisation in joint coordinates
     std::vector<StabilityMode> kept;
     for (const StabilityMode& m : base)
