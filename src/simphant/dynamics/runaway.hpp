@@ -18,7 +18,7 @@ namespace simphant {
 /// Why an instance stopped (per instance, /status_reason; docs/solver.md "Instance status").
 /// none: the instance is ok (or its status was written by set_state without a reason).
 constexpr std::int8_t kReasonNone = 0, kReasonNonFinite = 1, kReasonConstraintViolation = 2, kReasonRunaway = 3,
-                        kReasonFactorisationFailure = 4, kReasonAssemblyFailure = 5;
+                      kReasonFactorisationFailure = 4, kReasonAssemblyFailure = 5;
 constexpr int kReasonCount = 6;
 
 /// Whether a status reason belongs to a status (0 ok: none; 1 assembly failed:

@@ -31,7 +31,8 @@ void add_row(Eigen::VectorXd& j, int k, const Vec3d& lin, const Vec3d& ang) {
 /// Block-diagonal M^-1 applied to x (6N).
 Eigen::VectorXd apply_Minv(const Model& model, const Eigen::VectorXd& x) {
   Eigen::VectorXd y(x.size());
-  for (int k = 0; k < model.n_bodies(); ++k) apply_body_Minv(model.bodies[k].mass, model.bodies[k].inertia_inv_B, x.data() + 6 * k, y.data() + 6 * k);
+  for (int k = 0; k < model.n_bodies(); ++k)
+    apply_body_Minv(model.bodies[k].mass, model.bodies[k].inertia_inv_B, x.data() + 6 * k, y.data() + 6 * k);
   return y;
 }
 
@@ -131,7 +132,8 @@ std::vector<StabilityMode> stability_modes(const Model& model, Data& d, const do
   if (model.n_rows > 0) {
     evaluate_constraints(model, d);
     assemble_jacobian(model, d);
-    if (s.baumgarte_alpha > 0 || s.baumgarte_beta > 0) modes.push_back(baumgarte_mode(s.baumgarte_alpha, s.baumgarte_beta));
+    if (s.baumgarte_alpha > 0 || s.baumgarte_beta > 0)
+      modes.push_back(baumgarte_mode(s.baumgarte_alpha, s.baumgarte_beta));
   }
   if (!has_spring_dampers(model)) return modes;
   // Above kMaxProjectedRows the unconstrained j M^-1 j^T (an upper bound) stands in.
@@ -191,7 +193,8 @@ std::vector<StabilityMode> stability_modes(const Model& model, Data& d, const do
     if (!(w > 1e-12 * free)) continue;  // the constraints hold this line fixed
     modes.push_back(spring_mode(f, fe.stiffness, fe.damping, w));
   }
-  std::sort(modes.begin(), modes.end(), [](const StabilityMode& a, const StabilityMode& b) { return a.dt_max < b.dt_max; });
+  std::sort(modes.begin(), modes.end(),
+            [](const StabilityMode& a, const StabilityMode& b) { return a.dt_max < b.dt_max; });
   return modes;
 }
 

@@ -34,10 +34,10 @@ enum class StabilityField { BaumgarteAlpha, BaumgarteBeta, Stiffness, Damping };
 /// One mode of the model.
 struct StabilityMode {
   StabilityField field = StabilityField::BaumgarteAlpha;
-  int force = -1;                 ///< index in Model::forces (spring-dampers), -1 for Baumgarte
-  std::complex<double> lambda;    ///< the mode's fastest eigenvalue [1/s]
-  double inverse_mass = 0;        ///< effective 1/m [1/kg] or 1/J [1/(kg m^2)] (spring-dampers)
-  double dt_max = 0;              ///< largest stable step [s]: rk4_stability_radius / |lambda|
+  int force = -1;               ///< index in Model::forces (spring-dampers), -1 for Baumgarte
+  std::complex<double> lambda;  ///< the mode's fastest eigenvalue [1/s]
+  double inverse_mass = 0;      ///< effective 1/m [1/kg] or 1/J [1/(kg m^2)] (spring-dampers)
+  double dt_max = 0;            ///< largest stable step [s]: rk4_stability_radius / |lambda|
 };
 
 /// Whether the model has a spring-damper (translational or rotational) with stiffness or

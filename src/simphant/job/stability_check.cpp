@@ -104,8 +104,12 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
     if (ratio <= kStabilityWarnRatio) continue;
     char msg[768];
     const std::string where = models.size() > 1 ? " (instance " + std::to_string(worst_instance[k]) + ")" : "";
-    const std::string mass = m.force < 0 ? std::string()
-                                         : ", effective inverse mass " + g4(m.inverse_mass) + (m0.forces[static_cast<std::size_t>(m.force)].type == ForceType::RotationalSpringDamper ? " 1/(kg m^2) about its axis" : " 1/kg along its line");
+    const std::string mass =
+        m.force < 0 ? std::string()
+                    : ", effective inverse mass " + g4(m.inverse_mass) +
+                          (m0.forces[static_cast<std::size_t>(m.force)].type == ForceType::RotationalSpringDamper
+                               ? " 1/(kg m^2) about its axis"
+                               : " 1/kg along its line");
     std::snprintf(msg, sizeof msg,
                   "%s%s: mode lambda = %.4g%+.4gi 1/s, |lambda| dt = %.3g%s; RK4 is stable for dt <= %.4g s along "
                   "this mode (|lambda| dt <= %.4g)",

@@ -20,8 +20,8 @@ struct StabilityCheck {
   /// One per mode above kStabilityWarnRatio: within the limit, or beyond it when
   /// solver.allow_unstable is true (else the refusal below says it).
   std::vector<std::string> warnings;
-  std::string refused_field;          ///< JSON pointer of the first unstable mode's field; "" if none
-  std::string refused_reason;         ///< its message (without the field)
+  std::string refused_field;   ///< JSON pointer of the first unstable mode's field; "" if none
+  std::string refused_reason;  ///< its message (without the field)
 };
 
 /// Estimates the modes of models[0] at its assembled state and, with its effective
