@@ -9,6 +9,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "simphant/job/shard.hpp"
 #include "simphant/log/log.hpp"
 
 #ifndef SIMPHANT_VERSION
@@ -80,6 +81,21 @@ int main(int argc, char** argv) {
                   "options are the run's)")
       ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
                              "OUT.h5"));
+  std::string shard;
+  CLI::Option* shard_opt =
+      run->add_option("--shard", shard,
+                      "K/N: run shard K (0 .. N-1) of N, the instances [K*I/N, (K+1)*I/N) of the design, into a "
+                      "shard file for `simphant merge`")
+          ->check(CLI::Validator(
+              [](std::string& s) {
+                try {
+                  simphant::parse_shard(s);
+                  return std::string();
+                } catch (const simphant::SceneError& e) {
+                  return e.reason();
+                }
+              },
+              "K/N"));
   run->add_flag("--json", ro.json, "Print the summary as one JSON object on stdout instead of the text");
   run->add_option("--progress-interval", ro.progress_interval_s,
                   "Seconds between progress log lines when stderr is not a terminal (default 5; 0: every slice)")
@@ -89,6 +105,16 @@ int main(int argc, char** argv) {
   CLI::App* check = app.add_subcommand("check", "Validate a scene, assemble one instance, analyse its constraints");
   check->add_option("scene", co.scene, "Scene file (JSON)")->required();
   check->add_flag("--json", co.json, "Print one JSON object instead of the table");
+
+  MergeCliOptions mo;
+  CLI::App* merge = app.add_subcommand(
+      "merge", "Merge the shard files of one design (run --shard K/N) into one file that reads like the one-shot run's");
+  merge->add_option("out", mo.merge.out, "The merged HDF5 file")->required();
+  merge->add_option("shards", mo.merge.shards, "The shard files, in any order")->required();
+  merge->add_flag("--copy", mo.merge.copy,
+                  "Copy the shards' data into a self-contained file (default: virtual datasets over the shards, "
+                  "which must stay where they are relative to OUT)");
+  merge->add_flag("--json", mo.json, "Print the summary as one JSON object");
 
   BenchCliOptions bo;
   CLI::App* bench = add_bench_subcommand(app, bo);
@@ -103,6 +129,11 @@ int main(int argc, char** argv) {
   ro.job.has_dt = dt->count() > 0;
   ro.job.has_t_end = t_end->count() > 0;
   ro.job.has_seed = seed->count() > 0;
+  if (shard_opt->count() > 0) {
+    const simphant::ShardSlice slice = simphant::parse_shard(shard);
+    ro.job.shard_index = slice.index;
+    ro.job.shard_count = slice.count;
+  }
 
   if (*run && ro.job.scene.empty() && ro.job.resume.empty()) {
     std::fprintf(stderr, "error: run: a SCENE file, or --resume OUT.h5, is required\nRun with --help for more information.\n");
@@ -110,6 +141,7 @@ int main(int argc, char** argv) {
   }
   if (*run) return run_command(ro);
   if (*check) return check_command(co);
+  if (*merge) return merge_command(mo);
   if (*bench) return bench_command(bo);
   return kExitBadInput;
 }

@@ -326,6 +326,14 @@ bool ExtendibleDataset::truncate(hsize_t frames) {
   return true;
 }
 
+void ExtendibleDataset::resize(hsize_t frames) {
+  std::vector<hsize_t> size(frame_dims_.size() + 1);
+  size[0] = frames;
+  for (std::size_t k = 0; k < frame_dims_.size(); ++k) size[k + 1] = frame_dims_[k];
+  check_status(H5Dset_extent(dset_.id(), size.data()), "H5Dset_extent", name_);
+  frames_ = frames;
+}
+
 void write_attr(hid_t obj, const std::string& name, double value) {
   write_attr_raw(obj, name, H5T_NATIVE_DOUBLE, {}, &value);
 }

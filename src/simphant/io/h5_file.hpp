@@ -126,6 +126,9 @@ class ExtendibleDataset {
   /// Sets the extent back to `frames` (< frames()) after a failed append, so that the
   /// datasets of a frame keep one length. Returns false when HDF5 refuses.
   bool truncate(hsize_t frames);
+  /// Sets the extent to `frames` (more or fewer), so that blocks of frames can be written
+  /// in place with H5Dwrite on id() (`simphant merge --copy`). Throws H5Error.
+  void resize(hsize_t frames);
   /// Bytes one append may add to the file: a new chunk, or the frame when it is larger.
   std::uint64_t append_bytes() const { return append_bytes_; }
   hid_t id() const { return dset_.id(); }

@@ -56,6 +56,12 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(pa
   h5::write_attr(f, "frames", 0);
   h5::write_attr(f, "interrupted", 1);
   h5::write_attr(f, "stop_reason", "running");
+  if (info.shard_count > 1) {
+    h5::write_attr(f, "shard_index", info.shard_index);
+    h5::write_attr(f, "shard_count", info.shard_count);
+    h5::write_attr(f, "instance_offset", info.instance_offset);
+    h5::write_attr(f, "n_instances_total", info.n_instances_total);
+  }
   h5::flush(f);
   compute_frame_reserve();
 }

@@ -21,7 +21,8 @@
 //                          baumgarte_beta, tikhonov_epsilon, record_every,
 //                          violation_bound, backend, version, seed, n_instances,
 //                          body_names, joint_names, wall_time_s, frames, interrupted,
-//                          stop_reason
+//                          stop_reason; a shard's file also shard_index, shard_count,
+//                          instance_offset, n_instances_total (RecorderInfo)
 //
 // The T datasets are chunked and extendible; every record() appends one frame and
 // flushes the file, so a run stopped at any point between two calls leaves a readable
@@ -62,6 +63,11 @@ struct RecorderInfo {
   std::uint64_t seed = 0;                ///< sweep seed
   /// (n) joint-coordinate names (robot runs); empty: no /joint_state group.
   std::vector<std::string> joint_coordinate_names;
+  /// A shard of a design (`simphant run --shard K/N`, job/shard.hpp) when shard_count > 1:
+  /// written as the root attributes shard_index, shard_count, instance_offset (the design's
+  /// index of this file's instance 0) and n_instances_total (the design's I).
+  int shard_index = 0, shard_count = 0;
+  std::int64_t instance_offset = 0, n_instances_total = 0;
 };
 
 class Recorder {

@@ -218,6 +218,8 @@ JobOptions parse_options(const std::string& text) {
   o.backend = j.at("backend").get<std::string>();
   o.precision = j.at("precision").get<std::string>();
   o.solver = j.at("solver").get<std::string>();
+  o.shard_index = j.at("shard_index").get<int>();
+  o.shard_count = j.at("shard_count").get<int>();
   return o;
 }
 
@@ -279,6 +281,8 @@ std::string stored_options(const JobOptions& o, const std::string& backend) {
   j["backend"] = named ? backend : o.backend;
   j["precision"] = o.precision;
   j["solver"] = o.solver;
+  j["shard_index"] = o.shard_index;
+  j["shard_count"] = o.shard_count;
   return j.dump();
 }
 
@@ -341,6 +345,9 @@ ResumePoint find_resume(const JobOptions& given) {
   same(given.backend != "auto", given.backend, true, stored.backend, "--backend", src);
   same(given.precision != "fp64", given.precision, true, stored.precision, "--precision", src);
   same(!given.solver.empty(), given.solver, !stored.solver.empty(), stored.solver, "--solver", src);
+  const auto shard_text = [](const JobOptions& o) { return std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count); };
+  same(given.shard_count != 1 || given.shard_index != 0, shard_text(given), stored.shard_count != 1, shard_text(stored),
+       "--shard", src);
   if (!given.out.empty() && fs::weakly_canonical(given.out, ec) != fs::weakly_canonical(out, ec))
     throw SceneError("--out", "a resumed run writes the output it continues (" + out + "), got " + given.out);
 

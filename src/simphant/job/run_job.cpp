@@ -21,6 +21,7 @@
 #include "simphant/job/run_inputs.hpp"
 #include "simphant/job/run_stats.hpp"
 #include "simphant/job/run_summary.hpp"
+#include "simphant/job/shard.hpp"
 #include "simphant/log/log.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/simulator.hpp"
@@ -48,8 +49,15 @@ struct Frame {
         joint_tau(static_cast<std::size_t>(n) * n_coords) {}
 };
 
-RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOptions& o, const SolverSettings& solver) {
+RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOptions& o, const SolverSettings& solver,
+                           const ShardSlice& shard) {
   RecorderInfo info;
+  if (shard.count > 1) {
+    info.shard_index = shard.index;
+    info.shard_count = shard.count;
+    info.instance_offset = shard.begin;
+    info.n_instances_total = shard.total;
+  }
   info.n_instances = sim.n_instances();
   for (const Body& b : sim.model().bodies) info.body_names.push_back(b.name);
   for (const Joint& j : sim.model().joints) info.joint_names.push_back(j.name);
@@ -111,11 +119,13 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   check_backend(scene, o);
   const std::string out = output_path(o);
   check_output_path(out, run_input_files(scene, o.scene));
-  check_memory(scene, o);
+  const ShardSlice shard = shard_slice(o.shard_index, o.shard_count, o.instances > 0 ? o.instances : scene.sweep.instances);
+  check_memory(scene, shard_memory_options(o, shard));
   OutputFile output(out);  // the lock: a second run on the same output stops here
   const auto stop_asked = [&] { return stop_requested() || (hooks.stop_requested && hooks.stop_requested()); };
 
-  const SweepSamples samples = sample_sweep(scene.sweep, o.instances);
+  SweepSamples samples = sample_sweep(scene.sweep, o.instances);  // the whole design, also for a shard
+  if (shard.count > 1) samples = slice_samples(samples, shard);
   const int n = samples.n_instances;
   std::vector<Model> models = build_instance_models(scene, samples);  // polls the stop flag
   const SolverSettings solver = models.front().solver;
@@ -146,9 +156,9 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   try {
     if (resume) restored = take_checkpoint(*resume, output.temp_path());
     if (restored) {
-      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver), restored->at.frames);
+      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver, shard), restored->at.frames);
     } else {
-      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver));
+      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver, shard));
     }
   } catch (const h5::H5Error& e) {
     throw h5::H5Error(write_failure(e, out), e.sys_errno());  // the temporary file is removed with `output`
@@ -205,7 +215,10 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
     // point) so that a stop request and the progress report are served promptly; after
     // each slice the loop ends when no instance is left ok.
     if (!restored) read_frame();  // a resumed run's file holds the frames up to its checkpoint
-    bool alive = any_ok(status);
+    // A shard records to t_end even when none of its instances is left ok, so that its
+    // frames match the other shards' (job/merge.hpp).
+    const bool keep_going = shard.count > 1;
+    bool alive = keep_going || any_ok(status);
     ProgressLog progress_log(hooks.progress_log_interval_s);
     t_loop = Clock::now();
     checkpoints.start();
@@ -230,7 +243,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
         since_record = 0;
       }
       sim->read_status(status.data(), status_time.data());
-      alive = any_ok(status);
+      alive = keep_going || any_ok(status);
       const double per_step = std::max(slice_s / static_cast<double>(k), 1e-9);
       slice = std::clamp<std::int64_t>(static_cast<std::int64_t>(0.05 / per_step), 1, 1 << 20);
       if (checkpoints.due() && alive && done < total) checkpoints.save(*recorder, *sim, stats, loop_point());
@@ -303,6 +316,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   result.summary["checkpoints"] = checkpoints.count();
   result.summary["checkpoint_wall_time_s"] = checkpoints.seconds();
   result.summary["resumed_from_step"] = restored ? nlohmann::json(restored->at.steps_done) : nlohmann::json();
+  if (shard.count > 1) add_shard_summary(result.summary, shard);
   result.exit_code = stopped ? 130 : (summary.n_ok == 0 || !output_error.empty()) ? 3 : 0;
   return result;
 }

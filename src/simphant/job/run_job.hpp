@@ -35,6 +35,11 @@ struct JobOptions {
   std::string precision = "fp64";  ///< fp64 | fp32 (cuda backends only)
   std::string solver;              ///< "" (the scene's) | dae | aba | cga: overrides solver.type (robot scenes)
   std::string out;                 ///< output file; "" = <scene stem>.h5 in the current folder
+  /// Shard shard_index of shard_count (`--shard K/N`, job/shard.hpp): the run samples the
+  /// whole design and keeps instances [K*I/N, (K+1)*I/N); its file records the slice for
+  /// `simphant merge` (job/merge.hpp). shard_count 1: the whole design, a plain run file.
+  int shard_index = 0;
+  int shard_count = 1;
   /// [s] of wall time between checkpoints (job/checkpoint.hpp, docs/checkpoints.md: the
   /// cost and why this default); 0: none. A run stopped by a stop request stores its
   /// state in its output whatever this is.
