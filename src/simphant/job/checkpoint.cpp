@@ -421,7 +421,9 @@ void Checkpointer::save(const Recorder& recorder, Simulator& sim, const RunStats
       throw std::runtime_error("cannot rename " + temp_ + " onto " + path_ + ": " + std::strerror(errno));
     fsync_folder_of(path_);
     ++count_;
-    logger().debug("checkpoint {} at step {} ({} frames) in {:.3f} s", path_, at.steps_done, at.frames, now_s() - t0);
+    std::error_code ec;
+    logger().debug("checkpoint {} at step {} ({} frames, {} bytes) in {:.4f} s", path_, at.steps_done, at.frames,
+                   fs::file_size(path_, ec), now_s() - t0);
   } catch (const std::exception& e) {
     ::unlink(temp_.c_str());
     logger().warn("checkpoint {} not written: {}; the run goes on{}", path_, e.what(),
