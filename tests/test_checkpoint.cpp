@@ -180,8 +180,9 @@ TEST(Checkpoint, TwentyRandomKills) {
   std::uniform_real_distribution<double> when(0.02, 0.9 * ref.seconds);
   // Slack beyond the interval: a slice of steps (about 50 ms, run_job.hpp), writing the
   // checkpoint (about 10 ms for these 2 MB) and the process start before the run's clock
-  // starts counting; doubled for a loaded machine.
-  constexpr double kSlack = 0.2;
+  // starts counting, with room for a loaded machine (measured at most 0.06 s beyond the
+  // interval at a load of 11 on 2 cores).
+  constexpr double kSlack = 0.25;
   int resumed = 0, refused = 0;
   double max_lost = 0;
   for (int i = 0; i < 20; ++i) {

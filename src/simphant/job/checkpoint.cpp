@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -31,7 +32,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::int64_t kFormat = 1;  ///< layout of /checkpoint (checkpoint.hpp); bump on any change
+constexpr std::int64_t kFormat = 1;
+/// A checkpoint that takes more than this share of the interval is reported (once).
+constexpr double kWarnShare = 0.02;  ///< layout of /checkpoint (checkpoint.hpp); bump on any change
 const char* const kGroup = "checkpoint";
 
 double now_s() {
@@ -432,6 +435,15 @@ void Checkpointer::save(const Recorder& recorder, Simulator& sim, const RunStats
   const double t1 = now_s();
   seconds_ += t1 - t0;
   last_ = t1;
+  // The copy grows with the file: say so once when it takes a noticeable share of the run.
+  if (!warned_ && t1 - t0 > kWarnShare * every_s_) {
+    warned_ = true;
+    std::error_code ec;
+    logger().warn("checkpoint of {:.0f} MB took {:.2f} s, {:.1f} % of the --checkpoint-every interval of {:g} s; "
+                  "--checkpoint-every {:.0f} keeps it near 1 % (docs/checkpoints.md)",
+                  static_cast<double>(fs::file_size(path_, ec)) / 1e6, t1 - t0, 100 * (t1 - t0) / every_s_, every_s_,
+                  std::ceil(100 * (t1 - t0)));
+  }
 }
 
 void Checkpointer::store(const Recorder& recorder, Simulator& sim, const RunStats& stats, const LoopPoint& at) {
