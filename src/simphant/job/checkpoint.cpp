@@ -424,26 +424,33 @@ void Checkpointer::save(const Recorder& recorder, Simulator& sim, const RunStats
       throw std::runtime_error("cannot rename " + temp_ + " onto " + path_ + ": " + std::strerror(errno));
     fsync_folder_of(path_);
     ++count_;
+    const double took = now_s() - t0;
     std::error_code ec;
-    logger().debug("checkpoint {} at step {} ({} frames, {} bytes) in {:.4f} s", path_, at.steps_done, at.frames,
-                   fs::file_size(path_, ec), now_s() - t0);
+    const double bytes = static_cast<double>(fs::file_size(path_, ec));
+    logger().debug("checkpoint {} at step {} ({} frames, {:.0f} bytes) in {:.4f} s", path_, at.steps_done, at.frames,
+                   bytes, took);
+    // The copy grows with the file: say so once when it takes a noticeable share of the run.
+    if (!warned_cost_ && took > kWarnShare * every_s_) {
+      warned_cost_ = true;
+      logger().warn("checkpoint of {:.0f} MB took {:.2f} s, {:.1f} % of the --checkpoint-every interval of {:g} s; "
+                    "--checkpoint-every {:.0f} keeps it near 1 % (docs/checkpoints.md)",
+                    bytes / 1e6, took, 100 * took / every_s_, every_s_, std::ceil(100 * took));
+    }
   } catch (const std::exception& e) {
     ::unlink(temp_.c_str());
-    logger().warn("checkpoint {} not written: {}; the run goes on{}", path_, e.what(),
-                  count_ > 0 ? " (the previous checkpoint is kept)" : "");
+    // Warned once per reason: a full disk stays full for many intervals.
+    const std::string why = e.what();
+    if (why != failure_) {
+      logger().warn("checkpoint {} not written: {}; the run goes on{}", path_, why,
+                    count_ > 0 ? " (the previous checkpoint is kept)" : "");
+    } else {
+      logger().debug("checkpoint {} not written again: {}", path_, why);
+    }
+    failure_ = why;
   }
   const double t1 = now_s();
   seconds_ += t1 - t0;
   last_ = t1;
-  // The copy grows with the file: say so once when it takes a noticeable share of the run.
-  if (!warned_ && t1 - t0 > kWarnShare * every_s_) {
-    warned_ = true;
-    std::error_code ec;
-    logger().warn("checkpoint of {:.0f} MB took {:.2f} s, {:.1f} % of the --checkpoint-every interval of {:g} s; "
-                  "--checkpoint-every {:.0f} keeps it near 1 % (docs/checkpoints.md)",
-                  static_cast<double>(fs::file_size(path_, ec)) / 1e6, t1 - t0, 100 * (t1 - t0) / every_s_, every_s_,
-                  std::ceil(100 * (t1 - t0)));
-  }
 }
 
 void Checkpointer::store(const Recorder& recorder, Simulator& sim, const RunStats& stats, const LoopPoint& at) {
