@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "simphant/job/merge.hpp"
 #include "simphant/job/run_job.hpp"
 
 namespace CLI {
@@ -46,7 +47,14 @@ struct BenchCliOptions {
   std::string examples_dir;       ///< "" : ./examples or the source tree's
 };
 
+/// `simphant merge` (merge_command.cpp, simphant/job/merge.hpp).
+struct MergeCliOptions {
+  MergeOptions merge;
+  bool json = false;  ///< print the summary as one JSON object
+};
+
 int run_command(const RunOptions& options);
+int merge_command(const MergeCliOptions& options);
 int check_command(const CheckOptions& options);
 /// Registers `bench` and its options (bound to `options`) on `app`.
 CLI::App* add_bench_subcommand(CLI::App& app, BenchCliOptions& options);

@@ -3,11 +3,13 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <string>
 
 #include "commands.hpp"
+#include "simphant/job/shard.hpp"
 #include "simphant/log/log.hpp"
 
 #ifndef SIMPHANT_VERSION
@@ -30,7 +32,7 @@ int main(int argc, char** argv) {
 
   RunOptions ro;
   CLI::App* run = app.add_subcommand("run", "Sample the sweep, assemble and integrate every instance, write HDF5");
-  run->add_option("scene", ro.job.scene, "Scene file (JSON, docs/scene-format.md)")->required();
+  run->add_option("scene", ro.job.scene, "Scene file (JSON, docs/scene-format.md); optional with --resume");
   run->add_option("--instances,-n", ro.job.instances, "Number of instances (overrides sweep.instances)")
       ->check(CLI::Range(1, std::numeric_limits<int>::max()));
   // A finite positive number; range checks against the scene follow in the scene's
@@ -70,6 +72,30 @@ int main(int argc, char** argv) {
   run->add_option("--out,-o", ro.job.out, "Output HDF5 file (default: <scene stem>.h5 in the current directory)")
       ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
                              "PATH"));
+  run->add_option("--checkpoint-every", ro.job.checkpoint_every_s,
+                  "Seconds of wall time between checkpoints beside the output, from which --resume continues after "
+                  "a kill (default 300; 0: none; docs/checkpoints.md)")
+      ->check(CLI::Range(0.0, 1e9));
+  run->add_option("--resume", ro.job.resume,
+                  "Continue the interrupted run whose output is this file, from its last checkpoint (the scene and "
+                  "options are the run's)")
+      ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
+                             "OUT.h5"));
+  std::string shard;
+  CLI::Option* shard_opt =
+      run->add_option("--shard", shard,
+                      "K/N: run shard K (0 .. N-1) of N, the instances [K*I/N, (K+1)*I/N) of the design, into a "
+                      "shard file for `simphant merge`")
+          ->check(CLI::Validator(
+              [](std::string& s) {
+                try {
+                  simphant::parse_shard(s);
+                  return std::string();
+                } catch (const simphant::SceneError& e) {
+                  return e.reason();
+                }
+              },
+              "K/N"));
   run->add_flag("--json", ro.json, "Print the summary as one JSON object on stdout instead of the text");
   run->add_option("--progress-interval", ro.progress_interval_s,
                   "Seconds between progress log lines when stderr is not a terminal (default 5; 0: every slice)")
@@ -79,6 +105,16 @@ int main(int argc, char** argv) {
   CLI::App* check = app.add_subcommand("check", "Validate a scene, assemble one instance, analyse its constraints");
   check->add_option("scene", co.scene, "Scene file (JSON)")->required();
   check->add_flag("--json", co.json, "Print one JSON object instead of the table");
+
+  MergeCliOptions mo;
+  CLI::App* merge = app.add_subcommand(
+      "merge", "Merge the shard files of one design (run --shard K/N) into one file that reads like the one-shot run's");
+  merge->add_option("out", mo.merge.out, "The merged HDF5 file")->required();
+  merge->add_option("shards", mo.merge.shards, "The shard files, in any order")->required();
+  merge->add_flag("--copy", mo.merge.copy,
+                  "Copy the shards' data into a self-contained file (default: virtual datasets over the shards, "
+                  "which must stay where they are relative to OUT)");
+  merge->add_flag("--json", mo.json, "Print the summary as one JSON object");
 
   BenchCliOptions bo;
   CLI::App* bench = add_bench_subcommand(app, bo);
@@ -93,9 +129,19 @@ int main(int argc, char** argv) {
   ro.job.has_dt = dt->count() > 0;
   ro.job.has_t_end = t_end->count() > 0;
   ro.job.has_seed = seed->count() > 0;
+  if (shard_opt->count() > 0) {
+    const simphant::ShardSlice slice = simphant::parse_shard(shard);
+    ro.job.shard_index = slice.index;
+    ro.job.shard_count = slice.count;
+  }
 
+  if (*run && ro.job.scene.empty() && ro.job.resume.empty()) {
+    std::fprintf(stderr, "error: run: a SCENE file, or --resume OUT.h5, is required\nRun with --help for more information.\n");
+    return kExitBadInput;
+  }
   if (*run) return run_command(ro);
   if (*check) return check_command(co);
+  if (*merge) return merge_command(mo);
   if (*bench) return bench_command(bo);
   return kExitBadInput;
 }

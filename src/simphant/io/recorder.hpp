@@ -28,7 +28,8 @@
 //                          baumgarte_beta, tikhonov_epsilon, record_every,
 //                          violation_bound, backend, version, seed, n_instances,
 //                          body_names, joint_names, wall_time_s, frames, interrupted,
-//                          stop_reason
+//                          stop_reason; a shard's file also shard_index, shard_count,
+//                          instance_offset, n_instances_total (RecorderInfo)
 //
 // The T datasets are chunked and extendible; every record() appends one frame and
 // flushes the file, so a run stopped at any point between two calls leaves a readable
@@ -70,6 +71,11 @@ struct RecorderInfo {
   std::uint64_t seed = 0;                ///< sweep seed
   /// (n) joint-coordinate names (robot runs); empty: no /joint_state group.
   std::vector<std::string> joint_coordinate_names;
+  /// A shard of a design (`simphant run --shard K/N`, job/shard.hpp) when shard_count > 1:
+  /// written as the root attributes shard_index, shard_count, instance_offset (the design's
+  /// index of this file's instance 0) and n_instances_total (the design's I).
+  int shard_index = 0, shard_count = 0;
+  std::int64_t instance_offset = 0, n_instances_total = 0;
 };
 
 class Recorder {
@@ -82,6 +88,13 @@ class Recorder {
   /// wall_time_s = 0, frames = 0, interrupted = 1 and stop_reason = "running", and
   /// /status = 0. Throws h5::H5Error (its sys_errno() says ENOSPC etc.).
   Recorder(const std::string& path, const RecorderInfo& info);
+  /// Continues a file that a Recorder with the same info wrote (a copy of a checkpoint,
+  /// job/checkpoint.hpp): opens `path` for writing, keeps the first `frames` frames of
+  /// every T dataset (a stopped run's file may hold one frame more, its last state), and
+  /// sets frames = `frames`, interrupted = 1 and stop_reason = "running"; record()
+  /// appends after them. Throws h5::H5Error when the file cannot be opened or a dataset
+  /// is missing, has another frame shape or fewer than `frames` frames.
+  Recorder(const std::string& path, const RecorderInfo& info, std::int64_t frames);
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
   /// Closes the file if finalize() did not (datasets keep the frames appended so far),
@@ -120,6 +133,8 @@ class Recorder {
 
   std::int64_t frames() const { return frames_; }  ///< frames appended so far
   const std::string& path() const { return path_; }
+  /// The open file (for a checkpoint written into it, job/checkpoint.hpp); -1 after finalize().
+  hid_t file_id() const { return file_.id(); }
 
  private:
   /// Closes the file, then the datasets (h5::close_file_first); false if a close failed.
@@ -127,6 +142,8 @@ class Recorder {
   /// Reserves `bytes` plus kFinalizeReserveBytes beyond the end of the file; throws
   /// h5::H5Error (sys_errno ENOSPC, EDQUOT, EFBIG) naming `what` when it cannot.
   void reserve(std::uint64_t bytes, const std::string& what);
+  /// What one record() may add to the file, from the datasets' chunks.
+  void compute_frame_reserve();
 
   std::string path_;
   RecorderInfo info_;

@@ -16,12 +16,14 @@
 
 #include "simphant/core/stop_flag.hpp"
 #include "simphant/io/recorder.hpp"
+#include "simphant/job/checkpoint.hpp"
 #include "simphant/job/job_checks.hpp"
 #include "simphant/job/output_file.hpp"
 #include "simphant/job/progress_log.hpp"
 #include "simphant/job/run_inputs.hpp"
 #include "simphant/job/run_stats.hpp"
 #include "simphant/job/run_summary.hpp"
+#include "simphant/job/shard.hpp"
 #include "simphant/job/stability_check.hpp"
 #include "simphant/log/log.hpp"
 #include "simphant/scene/scene.hpp"
@@ -50,8 +52,15 @@ struct Frame {
         joint_tau(static_cast<std::size_t>(n) * n_coords) {}
 };
 
-RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOptions& o, const SolverSettings& solver) {
+RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOptions& o, const SolverSettings& solver,
+                           const ShardSlice& shard) {
   RecorderInfo info;
+  if (shard.count > 1) {
+    info.shard_index = shard.index;
+    info.shard_count = shard.count;
+    info.instance_offset = shard.begin;
+    info.n_instances_total = shard.total;
+  }
   info.n_instances = sim.n_instances();
   for (const Body& b : sim.model().bodies) info.body_names.push_back(b.name);
   for (const Joint& j : sim.model().joints) info.joint_names.push_back(j.name);
@@ -70,10 +79,11 @@ constexpr double kVelocityChangeWarning = 0.01;
 /// Most velocity-change warnings listed (the rest are counted).
 constexpr int kVelocityWarningsListed = 5;
 
-/// Writes /assembly/* and returns the maxima over the instances that assembled; appends
-/// a warning per instance whose given velocity of a body the projection changed by more
-/// than kVelocityChangeWarning.
-AssemblySummary record_assembly(const Simulator& sim, Recorder& recorder, std::vector<std::string>& warnings) {
+/// Writes /assembly/* (unless recorder is null: a resumed run's file has them) and
+/// returns the maxima over the instances that assembled; appends a warning per instance
+/// whose given velocity of a body the projection changed by more than
+/// kVelocityChangeWarning.
+AssemblySummary record_assembly(const Simulator& sim, Recorder* recorder, std::vector<std::string>& warnings) {
   AssemblySummary assembly;
   std::vector<double> pos, vel, dpos, drot, dvel, domega;
   std::vector<std::int32_t> iters;
@@ -110,8 +120,10 @@ AssemblySummary record_assembly(const Simulator& sim, Recorder& recorder, std::v
   if (changed > kVelocityWarningsListed)
     warnings.push_back("... and " + std::to_string(changed - kVelocityWarningsListed) +
                        " more instances whose given velocity assembly changed by more than 1 % (/assembly/velocity_change)");
-  recorder.write_assembly(pos, vel, iters);
-  recorder.write_assembly_changes(dpos, drot, dvel, domega);
+  if (recorder) {
+    recorder->write_assembly(pos, vel, iters);
+    recorder->write_assembly_changes(dpos, drot, dvel, domega);
+  }
   return assembly;
 }
 
@@ -150,19 +162,24 @@ bool any_ok(const std::vector<std::int8_t>& status) {
 
 }  // namespace
 
-JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
+JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   using namespace job_detail;
   const auto t_start = Clock::now();
+  // --resume: the options and scene are the interrupted run's (job/checkpoint.hpp).
+  const std::optional<ResumePoint> resume = given.resume.empty() ? std::nullopt : std::optional(find_resume(given));
+  const JobOptions& o = resume ? resume->options : given;
   check_options(o);
   Scene scene = load_job_scene(o);
   check_backend(scene, o);
   const std::string out = output_path(o);
   check_output_path(out, run_input_files(scene, o.scene));
-  check_memory(scene, o);
+  const ShardSlice shard = shard_slice(o.shard_index, o.shard_count, o.instances > 0 ? o.instances : scene.sweep.instances);
+  check_memory(scene, shard_memory_options(o, shard));
   OutputFile output(out);  // the lock: a second run on the same output stops here
   const auto stop_asked = [&] { return stop_requested() || (hooks.stop_requested && hooks.stop_requested()); };
 
-  const SweepSamples samples = sample_sweep(scene.sweep, o.instances);
+  SweepSamples samples = sample_sweep(scene.sweep, o.instances);  // the whole design, also for a shard
+  if (shard.count > 1) samples = slice_samples(samples, shard);
   const int n = samples.n_instances;
   std::vector<Model> models = build_instance_models(scene, samples);  // polls the stop flag
   const SolverSettings solver = models.front().solver;
@@ -199,31 +216,42 @@ JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
   const int n_coords = sim->n_joint_coordinates();
 
   std::optional<Recorder> recorder;
+  std::optional<BatchState> restored;
   try {
-    recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver));
+    if (resume) restored = take_checkpoint(*resume, output.temp_path());
+    if (restored) {
+      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver, shard), restored->at.frames);
+    } else {
+      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver, shard));
+    }
   } catch (const h5::H5Error& e) {
     throw h5::H5Error(write_failure(e, out), e.sys_errno());  // the temporary file is removed with `output`
   }
+  Checkpointer checkpoints(out, o.checkpoint_every_s, stored_options(o, sim->backend_name()));
+  RunStats stats(n);
+  if (restored) restore_batch(*restored, *sim, stats);
+  const double wall_before = restored ? restored->at.wall_s : 0, loop_before = restored ? restored->at.loop_wall_s : 0;
   std::vector<std::int8_t> status(static_cast<std::size_t>(n)), reason(static_cast<std::size_t>(n));
   std::vector<double> status_time(static_cast<std::size_t>(n));
   sim->read_status(status.data(), status_time.data(), reason.data());
   Frame frame(n, model.n_bodies(), model.n_joints(), n_coords);
-  RunStats stats(n);
   AssemblySummary assembly;
   const std::int64_t total = std::max<std::int64_t>(1, std::llround(solver.t_end / solver.dt));
   const std::int64_t every = std::max(1, solver.record_every);
-  std::int64_t done = 0;
+  std::int64_t done = restored ? restored->at.steps_done : 0;
   std::string stop_reason = "completed", output_error;
   std::exception_ptr loop_error;  // a failure other than a write: rethrown once the file is closed
   bool stopped = false;
   Clock::time_point t_loop = Clock::now();
 
   try {
-    recorder->write_params(samples.paths, samples.values);
+    if (!restored) {
+      recorder->write_params(samples.paths, samples.values);
+      recorder->write_status(status.data(), status_time.data(), reason.data());
+    }
     const std::size_t n_warnings = warnings.size();
-    assembly = record_assembly(*sim, *recorder, warnings);
+    assembly = record_assembly(*sim, restored ? nullptr : &*recorder, warnings);
     for (std::size_t w = n_warnings; w < warnings.size(); ++w) logger().warn("{}", warnings[w]);
-    recorder->write_status(status.data(), status_time.data(), reason.data());
 
     // A frame is read from the simulator (a device backend brings it back through pinned
     // memory) and written to the file after the next slice of steps is queued, so on a
@@ -252,11 +280,21 @@ JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
     // Step loop. advance() is called in slices of about 50 ms (never across a record
     // point) so that a stop request and the progress report are served promptly; after
     // each slice the loop ends when no instance is left ok.
-    read_frame();
-    bool alive = any_ok(status);
+    if (!restored) read_frame();  // a resumed run's file holds the frames up to its checkpoint
+    // A shard records to t_end even when none of its instances is left ok, so that its
+    // frames match the other shards' (job/merge.hpp).
+    const bool keep_going = shard.count > 1;
+    bool alive = keep_going || any_ok(status);
     ProgressLog progress_log(hooks.progress_log_interval_s);
     t_loop = Clock::now();
-    std::int64_t since_record = 0, slice = 1;
+    checkpoints.start();
+    std::int64_t since_record = restored ? restored->at.since_record : 0, slice = 1;
+    // Where the loop stands, every frame written (job/checkpoint.hpp).
+    auto loop_point = [&] {
+      write_frame();
+      return LoopPoint{done, since_record, recorder->frames(), wall_before + seconds_since(t_start),
+                       loop_before + seconds_since(t_loop)};
+    };
     while (alive && done < total && !stop()) {
       const std::int64_t k = std::min({slice, every - since_record, total - done});
       const auto t_slice = Clock::now();
@@ -271,9 +309,10 @@ JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
         since_record = 0;
       }
       sim->read_status(status.data(), status_time.data(), reason.data());
-      alive = any_ok(status);
+      alive = keep_going || any_ok(status);
       const double per_step = std::max(slice_s / static_cast<double>(k), 1e-9);
       slice = std::clamp<std::int64_t>(static_cast<std::int64_t>(0.05 / per_step), 1, 1 << 20);
+      if (checkpoints.due() && alive && done < total) checkpoints.save(*recorder, *sim, stats, loop_point());
       const JobProgress p{done, total, sim->time(), n};
       if (hooks.progress) {
         hooks.progress(p);
@@ -282,6 +321,7 @@ JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
       }
     }
     write_frame();
+    if (stop()) checkpoints.store(*recorder, *sim, stats, loop_point());  // resuming continues from here
     if (since_record > 0) {  // stopped between record points: keep the last state
       read_frame();
       write_frame();
@@ -303,8 +343,13 @@ JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
 
   sim->read_status(status.data(), status_time.data(), reason.data());
   try {
-    recorder->finalize(status.data(), status_time.data(), reason.data(), seconds_since(t_start), stop_reason);
-    output.commit();
+    recorder->finalize(status.data(), status_time.data(), reason.data(), wall_before + seconds_since(t_start),
+                       stop_reason);
+    // The output now holds the end, or (stopped on request) what resuming needs; after a
+    // failed write the checkpoint file stays, to resume from once there is room.
+    output.commit([&] {
+      if (output_error.empty()) checkpoints.discard();
+    });
   } catch (const std::exception& e) {
     recorder.reset();
     output.keep_temporary();
@@ -324,8 +369,8 @@ JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
   report.frames = recorder->frames();
   report.dt = solver.dt;
   report.sim_time = sim->time();
-  report.wall_s = seconds_since(t_start);
-  report.loop_wall_s = loop_s;
+  report.wall_s = wall_before + seconds_since(t_start);
+  report.loop_wall_s = loop_before + loop_s;
   report.interrupted = stop_reason != "completed";
   report.stop_reason = stop_reason;
   report.assembly = assembly;
@@ -337,6 +382,10 @@ JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
   result.out_file = out;
   result.output_error = output_error;
   result.summary = summary_json(report, summary);
+  result.summary["checkpoints"] = checkpoints.count();
+  result.summary["checkpoint_wall_time_s"] = checkpoints.seconds();
+  result.summary["resumed_from_step"] = restored ? nlohmann::json(restored->at.steps_done) : nlohmann::json();
+  if (shard.count > 1) add_shard_summary(result.summary, shard);
   result.exit_code = stopped ? 130 : (summary.n_ok == 0 || !output_error.empty()) ? 3 : 0;
   return result;
 }

@@ -44,6 +44,8 @@
 //                                      SIGINT", "stop requested", "no instance alive", "disk full (ENOSPC):
 //                                      <out>", "write error: ...", "error: ..."
 //   stop_signal                        "SIGINT" / "SIGTERM" / "SIGHUP" when the CLI stopped on that signal, else null
+//   shard_index, shard_count           a shard's run only (`--shard K/N`, job/shard.hpp): K and N
+//   instance_offset, instances_total   ... the design's index of its first instance, and the design's I
 //
 // A NaN figure (an ok instance whose record holds NaN) is NaN in the object and null
 // when it is written as JSON text.

@@ -56,7 +56,7 @@ std::vector<Model> build_instance_models(const Scene& scene, const SweepSamples&
   for (std::size_t k = 0; k < n; ++k) {
     throw_if_stop_requested("compiling instance models");
     for (std::size_t p = 0; p < values.size(); ++p) values[p] = samples.values[p][k];
-    models.push_back(compile_instance(doc, samples.paths, samples.json_pointers, values, "instance " + std::to_string(k)));
+    models.push_back(compile_instance(doc, samples.paths, samples.json_pointers, values, "instance " + std::to_string(samples.first_instance + static_cast<long long>(k))));
   }
   return models;
 }

@@ -69,12 +69,16 @@ Scene load_scene(const std::string& file);
 /// Compiles a JSON document into a Model (validation of item 3 of the scene format).
 Model compile_model(const nlohmann::json& doc);
 
-/// Sampled sweep values: values[p][k] is parameter p's value for instance k.
+/// Sampled sweep values: values[p][k] is parameter p's value for instance
+/// first_instance + k of the design.
 struct SweepSamples {
   int n_instances = 1;
   std::vector<std::string> paths;
   std::vector<std::string> json_pointers;
   std::vector<std::vector<double>> values;
+  /// The design's index of the first instance held: 0 for a whole design, the slice's
+  /// start for a shard's (job/shard.hpp); messages name instances by it.
+  int first_instance = 0;
 };
 
 /// Samples the sweep. n_instances_override > 0 replaces the sweep's count (not in grid

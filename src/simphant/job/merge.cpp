@@ -1,0 +1,213 @@
+// merge_shards: plan_merge's checks, then OUT's temporary file: groups and attributes of
+// the first shard, /time copied, every instance dataset virtual over the shards or copied
+// from them, root attributes of the whole design; renamed onto OUT (merge.hpp).
+#include "simphant/job/merge.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "simphant/job/job_checks.hpp"
+#include "simphant/job/merge_inputs.hpp"
+#include "simphant/job/output_file.hpp"
+
+namespace simphant {
+
+namespace {
+
+using merge_detail::MergeDataset;
+using merge_detail::MergePlan;
+using merge_detail::ShardFile;
+namespace fs = std::filesystem;
+
+/// Root attributes of a shard that the merged file, like a one-shot run's, does not have
+/// or has with the whole design's value.
+const std::set<std::string> kShardOnly = {"shard_index", "shard_count", "instance_offset", "n_instances_total",
+                                          "n_instances", "wall_time_s"};
+
+/// Bytes read from the shards at a time per dataset (a block of frames).
+constexpr std::size_t kBlockBytes = std::size_t{64} << 20;
+
+h5::Handle open_dataset(hid_t file, const std::string& path) {
+  h5::Handle d(H5Dopen2(file, path.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!d.valid()) throw h5::H5Error("H5Dopen2(" + path + ") failed");
+  return d;
+}
+
+h5::Handle open_object(hid_t file, const std::string& path) {
+  h5::Handle o(H5Oopen(file, path.c_str(), H5P_DEFAULT), H5Oclose);
+  if (!o.valid()) throw h5::H5Error("H5Oopen(" + path + ") failed");
+  return o;
+}
+
+void check(herr_t status, const std::string& what) {
+  if (status < 0) throw h5::H5Error(what + " failed");
+}
+
+std::uint64_t element_count(const std::vector<hsize_t>& dims) {
+  std::uint64_t n = 1;
+  for (hsize_t d : dims) n *= d;
+  return n;
+}
+
+/// The name a virtual dataset in OUT gives the shard: relative to OUT's folder.
+std::string source_name(const std::string& shard, const std::string& out) {
+  std::error_code ec;
+  const fs::path out_dir = fs::absolute(out, ec).parent_path();
+  const fs::path rel = fs::relative(fs::absolute(shard, ec), out_dir, ec);
+  return ec || rel.empty() ? fs::absolute(shard).string() : rel.string();
+}
+
+/// The fill value of a virtual dataset, read where a source file is missing: NaN for
+/// floating point, -1 for integers.
+void set_fill_value(hid_t dcpl, const h5::DatasetShape& shape) {
+  if (H5Tget_class(shape.native_type.id()) == H5T_FLOAT) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    check(H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &nan), "H5Pset_fill_value");
+  } else if (H5Tget_class(shape.native_type.id()) == H5T_INTEGER) {
+    const long long minus_one = -1;
+    check(H5Pset_fill_value(dcpl, H5T_NATIVE_LLONG, &minus_one), "H5Pset_fill_value");
+  }
+}
+
+void write_virtual(hid_t out_file, const std::string& out, const MergePlan& plan, const MergeDataset& d) {
+  const h5::DatasetShape ref = h5::dataset_shape(plan.shards.front().file.id(), d.path);
+  const auto axis = static_cast<std::size_t>(d.instance_axis);
+  std::vector<hsize_t> dims = ref.dims;
+  dims[axis] = static_cast<hsize_t>(plan.total);
+  h5::Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
+  h5::Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  if (!space.valid() || !dcpl.valid()) throw h5::H5Error("dataspace of /" + d.path + " failed");
+  set_fill_value(dcpl.id(), ref);
+  for (const ShardFile& s : plan.shards) {
+    const h5::DatasetShape sh = h5::dataset_shape(s.file.id(), d.path);
+    h5::Handle src(H5Screate_simple(static_cast<int>(sh.dims.size()), sh.dims.data(), nullptr), H5Sclose);
+    h5::Handle dst(H5Scopy(space.id()), H5Sclose);
+    std::vector<hsize_t> start(dims.size(), 0), count = sh.dims;
+    start[axis] = static_cast<hsize_t>(s.offset);
+    check(H5Sselect_hyperslab(dst.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+          "H5Sselect_hyperslab(/" + d.path + ")");
+    check(H5Pset_virtual(dcpl.id(), dst.id(), source_name(s.path, out).c_str(), ("/" + d.path).c_str(), src.id()),
+          "H5Pset_virtual(/" + d.path + ", " + s.path + ")");
+  }
+  h5::Handle dset(H5Dcreate2(out_file, d.path.c_str(), ref.file_type.id(), space.id(), H5P_DEFAULT, dcpl.id(),
+                             H5P_DEFAULT),
+                  H5Dclose);
+  if (!dset.valid()) throw h5::H5Error("H5Dcreate2(/" + d.path + ", virtual) failed");
+}
+
+/// Copies a dataset of the shards into OUT: an extendible one as a run's (chunked, the
+/// same chunk shape, h5::ExtendibleDataset), a fixed one plain; block by block of frames.
+void write_copy(hid_t out_file, const MergePlan& plan, const MergeDataset& d) {
+  const ShardFile& first = plan.shards.front();
+  const h5::DatasetShape ref = h5::dataset_shape(first.file.id(), d.path);
+  std::vector<hsize_t> dims = ref.dims;
+  if (d.instance_axis >= 0) dims[static_cast<std::size_t>(d.instance_axis)] = static_cast<hsize_t>(plan.total);
+  h5::Handle dset;
+  h5::ExtendibleDataset ext;
+  if (ref.extendible()) {
+    ext = h5::ExtendibleDataset(out_file, d.path, ref.file_type.id(), ref.native_type.id(),
+                                std::vector<hsize_t>(dims.begin() + 1, dims.end()));
+    ext.resize(dims[0]);
+  } else {
+    h5::Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
+    dset = h5::Handle(H5Dcreate2(out_file, d.path.c_str(), ref.file_type.id(), space.id(), H5P_DEFAULT, H5P_DEFAULT,
+                                 H5P_DEFAULT),
+                      H5Dclose);
+    if (!dset.valid()) throw h5::H5Error("H5Dcreate2(/" + d.path + ") failed");
+  }
+  const hid_t target = ref.extendible() ? ext.id() : dset.id();
+  if (element_count(dims) == 0) return;
+  const std::vector<const ShardFile*> sources =
+      d.instance_axis >= 0 ? [&] {
+        std::vector<const ShardFile*> v;
+        for (const ShardFile& s : plan.shards) v.push_back(&s);
+        return v;
+      }()
+                           : std::vector<const ShardFile*>{&first};
+  std::vector<unsigned char> block;
+  for (const ShardFile* s : sources) {
+    const h5::Handle src = open_dataset(s->file.id(), d.path);
+    const h5::DatasetShape sh = h5::dataset_shape(s->file.id(), d.path);
+    // Blocks along axis 0 (frames, or instances for an (I) dataset) of about kBlockBytes.
+    const std::uint64_t row_bytes = std::max<std::uint64_t>(1, element_count(sh.dims) / std::max<hsize_t>(sh.dims[0], 1) *
+                                                                   sh.element_size);
+    const hsize_t rows = std::max<hsize_t>(1, static_cast<hsize_t>(kBlockBytes / row_bytes));
+    for (hsize_t r0 = 0; r0 < sh.dims[0]; r0 += rows) {
+      std::vector<hsize_t> start(sh.dims.size(), 0), count = sh.dims;
+      count[0] = std::min(rows, sh.dims[0] - r0);
+      start[0] = r0;
+      h5::read_block(src.id(), sh, start, count, block);
+      std::vector<hsize_t> out_start = start;
+      if (d.instance_axis >= 0) out_start[static_cast<std::size_t>(d.instance_axis)] += static_cast<hsize_t>(s->offset);
+      h5::Handle fspace(H5Dget_space(target), H5Sclose);
+      h5::Handle mspace(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
+      check(H5Sselect_hyperslab(fspace.id(), H5S_SELECT_SET, out_start.data(), nullptr, count.data(), nullptr),
+            "H5Sselect_hyperslab(/" + d.path + ")");
+      check(H5Dwrite(target, sh.native_type.id(), mspace.id(), fspace.id(), H5P_DEFAULT, block.data()),
+            "H5Dwrite(/" + d.path + ")");
+    }
+  }
+}
+
+std::uint64_t instance_bytes(const MergePlan& plan) {
+  std::uint64_t bytes = 0;
+  for (const MergeDataset& d : plan.datasets) {
+    if (d.instance_axis < 0) continue;
+    for (const ShardFile& s : plan.shards) {
+      const h5::DatasetShape sh = h5::dataset_shape(s.file.id(), d.path);
+      bytes += element_count(sh.dims) * sh.element_size;
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
+nlohmann::json merge_shards(const MergeOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const MergePlan plan = merge_detail::plan_merge(o);
+  job_detail::check_output_path(o.out, {});
+  OutputFile output(o.out);
+  {
+    h5::Handle file = h5::create_file(output.temp_path());
+    const ShardFile& first = plan.shards.front();
+    h5::copy_attributes(first.file.id(), file.id(), kShardOnly);
+    h5::write_attr(file.id(), "n_instances", static_cast<std::int64_t>(plan.total));
+    double wall = 0;
+    for (const ShardFile& s : plan.shards) wall = std::max(wall, s.wall_time_s);
+    h5::write_attr(file.id(), "wall_time_s", wall);
+    for (const h5::ObjectEntry& e : plan.objects) {
+      if (!e.group) continue;
+      h5::Handle g = h5::create_group(file.id(), e.path);
+      const h5::Handle src = open_object(first.file.id(), e.path);
+      h5::copy_attributes(src.id(), g.id());
+    }
+    for (const MergeDataset& d : plan.datasets) {
+      if (o.copy || d.instance_axis < 0) {
+        write_copy(file.id(), plan, d);
+      } else {
+        write_virtual(file.id(), o.out, plan, d);
+      }
+      h5::Handle dst = open_object(file.id(), d.path);
+      const h5::Handle src = open_object(first.file.id(), d.path);
+      h5::copy_attributes(src.id(), dst.id());
+    }
+    h5::flush(file.id());
+    if (!file.close()) throw h5::H5Error("closing " + output.temp_path() + " failed");
+  }
+  output.commit();
+  nlohmann::json summary;
+  summary["out"] = o.out;
+  summary["shards"] = plan.shards.size();
+  summary["instances"] = plan.total;
+  summary["frames"] = plan.frames;
+  summary["mode"] = o.copy ? "copy" : "virtual";
+  summary["bytes"] = instance_bytes(plan);
+  summary["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return summary;
+}
+
+}  // namespace simphant

@@ -1,0 +1,41 @@
+#pragma once
+// The checks of `simphant merge` (job/merge.hpp) and what they learn: the shard files
+// opened and ordered by their slices, and each dataset's instance axis.
+#include <string>
+#include <vector>
+
+#include "simphant/io/h5_file.hpp"
+#include "simphant/io/h5_objects.hpp"
+#include "simphant/job/merge.hpp"
+
+namespace simphant::merge_detail {
+
+/// One shard file, open read-only.
+struct ShardFile {
+  std::string path;
+  h5::Handle file;
+  long long offset = 0;  ///< the design's index of its instance 0 (instance_offset)
+  long long n = 0;       ///< its instances (n_instances)
+  long long total = 0;   ///< the design's I (n_instances_total; n for a file without shard attributes)
+  double wall_time_s = 0;
+};
+
+/// A dataset of the shards and where its instances lie.
+struct MergeDataset {
+  std::string path;    ///< e.g. "state", "params/bodies.crank.mass"
+  int instance_axis;   ///< 1 for a (T, I, ...) dataset, 0 for an (I, ...) one, -1 for one without (/time)
+};
+
+struct MergePlan {
+  std::vector<ShardFile> shards;         ///< ordered by offset; they tile [0, total)
+  std::vector<h5::ObjectEntry> objects;  ///< the first shard's groups and datasets
+  std::vector<MergeDataset> datasets;
+  long long total = 0;                   ///< I
+  long long frames = 0;                  ///< T
+};
+
+/// Opens and checks the shards of `o` (every refusal of merge_shards is a MergeError
+/// thrown here), and OUT against them. Nothing is written.
+MergePlan plan_merge(const MergeOptions& o);
+
+}  // namespace simphant::merge_detail
