@@ -67,7 +67,8 @@ TEST(Recorder, WritesTheLayoutAndReadsBack) {
     EXPECT_EQ(rec.frames(), T);
     const std::vector<std::int8_t> status{0, 1, 2};
     const std::vector<double> status_time{0.0, 0.0, 0.02};
-    rec.finalize(status.data(), status_time.data(), 1.25, "completed");
+    const std::vector<std::int8_t> reason{0, 5, 3};
+    rec.finalize(status.data(), status_time.data(), reason.data(), 1.25, "completed");
   }
   h5::Handle f = h5::open_file_readonly(path.string());
   EXPECT_EQ(h5::dataset_dims(f.id(), "time"), (std::vector<hsize_t>{T}));
@@ -100,6 +101,28 @@ TEST(Recorder, WritesTheLayoutAndReadsBack) {
     EXPECT_EQ(status, (std::vector<std::int8_t>{0, 1, 2}));
   }
   EXPECT_DOUBLE_EQ(h5::read_doubles(f.id(), "status_time")[2], 0.02);
+  // /status_reason is int8 too, with the names of its codes (6) as an attribute.
+  {
+    h5::Handle d(H5Dopen2(f.id(), "status_reason", H5P_DEFAULT), H5Dclose);
+    ASSERT_TRUE(d.valid());
+    std::vector<std::int8_t> reason(n);
+    ASSERT_GE(H5Dread(d.id(), H5T_NATIVE_INT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, reason.data()), 0);
+    EXPECT_EQ(reason, (std::vector<std::int8_t>{0, 5, 3}));
+    h5::Handle a(H5Aopen(d.id(), "codes", H5P_DEFAULT), H5Aclose);
+    ASSERT_TRUE(a.valid());
+    h5::Handle space(H5Aget_space(a.id()), H5Sclose);
+    EXPECT_EQ(H5Sget_simple_extent_npoints(space.id()), 6);
+    h5::Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(type.id(), H5T_VARIABLE);
+    H5Tset_cset(type.id(), H5T_CSET_UTF8);
+    std::vector<char*> names(6, nullptr);
+    ASSERT_GE(H5Aread(a.id(), type.id(), names.data()), 0);
+    EXPECT_STREQ(names[0], "none");
+    EXPECT_STREQ(names[3], "runaway");
+    EXPECT_STREQ(names[5], "assembly_failure");
+    h5::Handle mem_space(H5Aget_space(a.id()), H5Sclose);
+    H5Dvlen_reclaim(type.id(), mem_space.id(), H5P_DEFAULT, names.data());
+  }
 
   h5::Handle params(H5Gopen2(f.id(), "params", H5P_DEFAULT), H5Gclose);
   ASSERT_TRUE(params.valid());
@@ -136,7 +159,7 @@ TEST(Recorder, NoJointsGivesAnEmptyJointDimension) {
     record_frames(rec, 3, 2, 1, 0);
     const std::vector<std::int8_t> status{0, 0};
     const std::vector<double> status_time{0, 0};
-    rec.finalize(status.data(), status_time.data(), 0.1, "signal SIGINT");
+    rec.finalize(status.data(), status_time.data(), status.data(), 0.1, "signal SIGINT");
   }
   h5::Handle f = h5::open_file_readonly(path.string());
   EXPECT_EQ(h5::dataset_dims(f.id(), "reactions"), (std::vector<hsize_t>{3, 2, 0, 6}));
@@ -203,4 +226,49 @@ TEST(H5File, AttributesAreReplaced) {
   EXPECT_THROW(h5::open_file_readonly((path.parent_path() / "missing.h5").string()), h5::H5Error);
   f.reset();
   fs::remove(path);
+}
+
+// Continuing a file (a resumed run, job/checkpoint.hpp): the frames after the given
+// count are dropped, the next record() appends after them, and the file says "running"
+// until finalize(); a count beyond the file's frames is refused.
+TEST(Recorder, ContinuesAFileAfterItsFirstFrames) {
+  const int n = 3, B = 2, J = 1;
+  const fs::path path = temp_file("continued.h5");
+  {
+    Recorder rec(path.string(), make_info(n, B, J));
+    record_frames(rec, 4, n, B, J);
+    std::vector<std::int8_t> status(n, 0);
+    std::vector<double> status_time(n, 0.0);
+    rec.finalize(status.data(), status_time.data(), 1.0, "signal SIGINT");
+  }
+  {
+    Recorder rec(path.string(), make_info(n, B, J), 2);
+    EXPECT_EQ(rec.frames(), 2);
+    {
+      const h5::Handle f = h5::open_file_readonly(path.string());
+      EXPECT_EQ(h5::read_attr_string(f.id(), "stop_reason"), "running");
+      EXPECT_EQ(h5::read_attr_double(f.id(), "interrupted"), 1.0);
+    }
+    // Frame 2 again, with the values of frame 7, so that a kept old frame 2 would show.
+    std::vector<double> states(static_cast<std::size_t>(n) * B * 13), reactions(static_cast<std::size_t>(n) * J * 6),
+        violation(n, 0.0), energy(n, 0.0);
+    for (std::size_t i = 0; i < states.size(); ++i) states[i] = value(7, i);
+    rec.record(0.07, states.data(), reactions.data(), violation.data(), energy.data());
+    std::vector<std::int8_t> status(n, 0);
+    std::vector<double> status_time(n, 0.0);
+    rec.finalize(status.data(), status_time.data(), 2.0, "completed");
+  }
+  const h5::Handle f = h5::open_file_readonly(path.string());
+  for (const char* name : {"time", "state", "reactions", "constraint_violation", "energy"})
+    EXPECT_EQ(h5::dataset_dims(f.id(), name).at(0), 3u) << name;
+  const std::vector<double> time = h5::read_doubles(f.id(), "time");
+  EXPECT_EQ(time, (std::vector<double>{0.0, 0.01, 0.07}));
+  const std::vector<double> state = h5::read_doubles(f.id(), "state");
+  const std::size_t frame = static_cast<std::size_t>(n) * B * 13;
+  EXPECT_EQ(state[frame + 5], value(1, 5));
+  EXPECT_EQ(state[2 * frame + 5], value(7, 5));
+  EXPECT_EQ(h5::read_attr_double(f.id(), "frames"), 3.0);
+  EXPECT_EQ(h5::read_attr_string(f.id(), "stop_reason"), "completed");
+  EXPECT_THROW(Recorder(path.string(), make_info(n, B, J), 4), h5::H5Error);        // holds 3
+  EXPECT_THROW(Recorder(path.string(), make_info(n, B + 1, J), 2), h5::H5Error);    // another frame shape
 }

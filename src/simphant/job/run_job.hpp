@@ -42,6 +42,15 @@ struct JobOptions {
   /// one-shot run stops at "no instance alive"), so that the shards' frames agree.
   int shard_index = 0;
   int shard_count = 1;
+  /// [s] of wall time between checkpoints (job/checkpoint.hpp, docs/checkpoints.md: the
+  /// cost and why this default); 0: none. A run stopped by a stop request stores its
+  /// state in its output whatever this is.
+  double checkpoint_every_s = 300;
+  /// The output of an interrupted run to continue ("" : a new run): the scene and the
+  /// options come from its checkpoint (job/checkpoint.hpp: find_resume); scene,
+  /// scene_text and the options that change results may be given only with the run's
+  /// own values; threads and checkpoint_every_s apply to the resumed run.
+  std::string resume;
 };
 
 /// Where the step loop stands; passed to JobHooks::progress.
@@ -96,7 +105,11 @@ struct JobResult {
 ///
 /// The results go to a temporary file beside the output (".<name>.partial-<pid>"),
 /// renamed onto it when the run ends, completed or stopped early; an existing output is
-/// untouched until then. The file's stop_reason says how the run ended: "completed";
+/// untouched until then. Every checkpoint_every_s of wall time a checkpoint
+/// ".<name>.checkpoint.h5" is written beside it, and a run stopped by a stop request
+/// stores its state in the output (group /checkpoint), so that options.resume can
+/// continue either (job/checkpoint.hpp); the checkpoint file is removed when the output
+/// is committed (kept after a failed write, to resume from). The file's stop_reason says how the run ended: "completed";
 /// the stop hook's reason or "stop requested"; "no instance alive" (every instance
 /// failed assembly or diverged: the loop ends there, exit_code 3); or, when a write
 /// fails, "disk full (ENOSPC): <out>" / "write error: ..." (output_error, exit_code 3).
