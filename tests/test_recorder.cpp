@@ -239,7 +239,7 @@ TEST(Recorder, ContinuesAFileAfterItsFirstFrames) {
     record_frames(rec, 4, n, B, J);
     std::vector<std::int8_t> status(n, 0);
     std::vector<double> status_time(n, 0.0);
-    rec.finalize(status.data(), status_time.data(), 1.0, "signal SIGINT");
+    rec.finalize(status.data(), status_time.data(), status.data(), 1.0, "signal SIGINT");
   }
   {
     Recorder rec(path.string(), make_info(n, B, J), 2);
@@ -256,7 +256,7 @@ TEST(Recorder, ContinuesAFileAfterItsFirstFrames) {
     rec.record(0.07, states.data(), reactions.data(), violation.data(), energy.data());
     std::vector<std::int8_t> status(n, 0);
     std::vector<double> status_time(n, 0.0);
-    rec.finalize(status.data(), status_time.data(), 2.0, "completed");
+    rec.finalize(status.data(), status_time.data(), status.data(), 2.0, "completed");
   }
   const h5::Handle f = h5::open_file_readonly(path.string());
   for (const char* name : {"time", "state", "reactions", "constraint_violation", "energy"})
