@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from typing import Any, Callable, Dict, Optional, Union
+from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 from . import _simphant
 from .scene import SceneSource, load_scene
@@ -37,7 +37,7 @@ class RunResult:
 def run(scene: SceneSource, out: Union[str, "os.PathLike[str]", None] = None, instances: Optional[int] = None,
         dt: Optional[float] = None, t_end: Optional[float] = None, seed: Optional[int] = None,
         backend: str = "auto", precision: str = "fp64", threads: int = 0, solver: Optional[str] = None,
-        progress: Optional[ProgressCallback] = None) -> RunResult:
+        progress: Optional[ProgressCallback] = None, shard: Optional[Tuple[int, int]] = None) -> RunResult:
     """Runs the job of ``simphant run``: samples the sweep, assembles and integrates every
     instance, records the HDF5 file and returns its summary.
 
@@ -59,6 +59,11 @@ def run(scene: SceneSource, out: Union[str, "os.PathLike[str]", None] = None, in
             every 50 ms; None: the library logs a progress line every 5 s (level info,
             see simphant.set_log_level). An exception it raises stops the run and is
             re-raised.
+        shard: (K, N), 0 <= K < N: run shard K of N, as ``simphant run --shard K/N``: the
+            whole design is sampled and the instances [K*I/N, (K+1)*I/N) of its I are run,
+            bit-identical to the same instances of the one-shot run; the file records the
+            slice (root attributes shard_index, shard_count, instance_offset,
+            n_instances_total) for simphant.merge. None: the whole design.
 
     The GIL is released while the job runs. Ctrl-C (KeyboardInterrupt) stops the run
     cleanly: the state reached is recorded, the file is closed with the attribute
@@ -81,5 +86,18 @@ def run(scene: SceneSource, out: Union[str, "os.PathLike[str]", None] = None, in
     a.precision = precision
     a.solver = solver or ""
     a.out = "" if out is None else os.fspath(out)
+    if shard is not None:
+        a.shard_index, a.shard_count = _shard_pair(shard)
     exit_code, out_file, summary = _simphant.run_job(sc._handle, sc.file or sc.source, a, progress)
     return RunResult(out_file=out_file, summary=json.loads(summary), exit_code=exit_code)
+
+
+def _shard_pair(shard: Tuple[int, int]) -> Tuple[int, int]:
+    """(K, N) checked: two integers with 0 <= K < N (ValueError naming `shard` otherwise)."""
+    try:
+        k, n = shard
+    except (TypeError, ValueError):
+        raise ValueError(f"shard: expected a pair (K, N), got {shard!r}") from None
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (k, n)) or not 0 <= k < n:
+        raise ValueError(f"shard: expected integers 0 <= K < N, got {shard!r}")
+    return k, n

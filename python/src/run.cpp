@@ -31,6 +31,7 @@ struct RunArgs {
   std::optional<double> dt, t_end;
   std::optional<std::uint64_t> seed;
   int threads = 0;
+  int shard_index = 0, shard_count = 1;
   std::string backend = "auto", precision = "fp64", solver, out;
 };
 
@@ -52,6 +53,8 @@ std::tuple<int, std::string, std::string> run(const PyScene& scene, const std::s
   o.precision = a.precision;
   o.solver = a.solver;
   o.out = a.out;
+  o.shard_index = a.shard_index;
+  o.shard_count = a.shard_count;
 
   // A Python exception raised in a hook (KeyboardInterrupt from a signal handler, or an
   // error of the progress callback) stops the run; it is raised once run_job returns.
@@ -96,6 +99,8 @@ void bind_run(nb::module_& m) {
       .def_rw("t_end", &RunArgs::t_end, nb::arg().none())
       .def_rw("seed", &RunArgs::seed, nb::arg().none())
       .def_rw("threads", &RunArgs::threads)
+      .def_rw("shard_index", &RunArgs::shard_index)
+      .def_rw("shard_count", &RunArgs::shard_count)
       .def_rw("backend", &RunArgs::backend)
       .def_rw("precision", &RunArgs::precision)
       .def_rw("solver", &RunArgs::solver)
