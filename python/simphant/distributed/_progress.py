@@ -14,22 +14,24 @@ class ShardProgress:
 
     Attributes:
         index: the shard's K (0 <= K < N).
+        out_file: the shard's file.
         state: "pending" (not started), "running", "done" or "failed" (its last attempt
             raised; a worker that died is seen only when Ray retries the task).
         attempt: how many times the shard's task has started (1 for a run without a
             retry).
-        steps_done, steps_total: the batch steps of the current attempt (a resumed
+        steps_done, steps_total: the shard's batch steps done and planned (a resumed
             attempt starts at its checkpoint's step).
-        resumed_from_step: the step the current attempt continued from (0: from the start).
+        resumed: the current attempt continues from a checkpoint of an earlier one.
         pid, node: the process and the Ray node (IP address) running the current attempt.
     """
 
     index: int
+    out_file: str = ""
     state: str = "pending"
     attempt: int = 0
     steps_done: int = 0
     steps_total: int = 0
-    resumed_from_step: int = 0
+    resumed: bool = False
     pid: int = 0
     node: str = ""
 
@@ -87,21 +89,19 @@ class ProgressBoard:
     Each shard task calls start() when an attempt begins and report() from the job's
     progress hook; the driver reads snapshot()."""
 
-    def __init__(self, n_shards: int) -> None:
-        self._shards = [ShardProgress(index=k) for k in range(n_shards)]
+    def __init__(self, files: List[str]) -> None:
+        self._shards = [ShardProgress(index=k, out_file=f) for k, f in enumerate(files)]
 
-    def start(self, index: int, pid: int, node: str) -> int:
-        """An attempt of shard `index` begins; returns its attempt number (1, 2, ...)."""
+    def start(self, index: int, pid: int, node: str, resumed: bool) -> None:
+        """An attempt of shard `index` begins."""
         s = self._shards[index]
         s.attempt += 1
-        s.state, s.pid, s.node = "running", pid, node
-        s.steps_done = s.resumed_from_step = 0
-        return s.attempt
+        s.state, s.pid, s.node, s.resumed = "running", pid, node, resumed
+        s.steps_done = 0
 
-    def report(self, index: int, steps_done: int, steps_total: int, resumed_from_step: int = 0) -> None:
+    def report(self, index: int, steps_done: int, steps_total: int) -> None:
         s = self._shards[index]
         s.steps_done, s.steps_total = steps_done, steps_total
-        s.resumed_from_step = max(s.resumed_from_step, resumed_from_step)
 
     def finish(self, index: int, ok: bool) -> None:
         s = self._shards[index]

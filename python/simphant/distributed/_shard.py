@@ -36,8 +36,8 @@ class ShardSpec:
 
 def run_shard(spec: ShardSpec, board: Any) -> Dict[str, Any]:
     """Runs shard spec.index of spec.count into spec.out and returns {"index", "out_file",
-    "summary", "attempt", "resumed", "pid", "node"}. An attempt after a failure (the
-    board counts the attempts) continues from the shard's checkpoint when there is one
+    "summary", "resumed", "resumed_from_step", "pid", "node"}. An attempt after a failure (the board counts
+    the attempts) continues from the shard's checkpoint when there is one
     (simphant.run(resume=...)), else starts over; either way the shard's file is the
     same, bit for bit. Reports progress to `board` (a ProgressBoard actor) about every
     spec.report_every_s seconds. Raises the run's error (bad scene, output) after telling
@@ -45,8 +45,10 @@ def run_shard(spec: ShardSpec, board: Any) -> Dict[str, Any]:
     import ray
 
     node = ray.util.get_node_ip_address()
-    attempt = ray.get(board.start.remote(spec.index, os.getpid(), node))
     resumed = bool(_simphant.resumable(spec.out))
+    # Not waited for (nor anything else here): a task blocked in ray.get lends its CPUs
+    # to another task, which would then share them with this one.
+    board.start.remote(spec.index, os.getpid(), node, resumed)
     last = [-float("inf")]
 
     def progress(done: int, total: int, sim_time: float, n_instances: int) -> None:
@@ -72,5 +74,5 @@ def run_shard(spec: ShardSpec, board: Any) -> Dict[str, Any]:
         board.finish.remote(spec.index, False)
         raise
     board.finish.remote(spec.index, True)
-    return {"index": spec.index, "out_file": r.out_file, "summary": r.summary, "attempt": attempt,
-            "resumed": resumed, "pid": os.getpid(), "node": node}
+    return {"index": spec.index, "out_file": r.out_file, "summary": r.summary, "resumed": resumed,
+            "resumed_from_step": r.summary.get("resumed_from_step"), "pid": os.getpid(), "node": node}

@@ -29,7 +29,8 @@ class SweepResult:
             been removed.
         shard_results: per shard (by index): {"index", "out_file", "summary" (the shard
             run's summary, as simphant.run returns it), "attempt" (1 without a retry),
-            "resumed" (the last attempt continued from a checkpoint), "pid", "node"}.
+            "resumed" (the last attempt continued from a checkpoint), "resumed_from_step"
+            (its step, else None), "pid", "node"}.
         merge: the merge's summary (simphant.merge: instances, frames, mode, bytes, seconds).
         retries: task starts beyond the first, summed over the shards.
         wall_time_s: [s] from the submission of the tasks to the end of the merge.
@@ -54,16 +55,22 @@ def _ray():
     return ray
 
 
+_RESOURCE_KEYS = {"num_cpus", "num_gpus", "memory", "resources", "accelerator_type", "scheduling_strategy"}
+
+
+def _check_resources(resources: Optional[Mapping[str, Any]]) -> None:
+    if resources is None:
+        return
+    unknown = sorted(set(resources) - _RESOURCE_KEYS)
+    if unknown:
+        raise ValueError(f"resources: unknown key(s) {unknown}; allowed: {sorted(_RESOURCE_KEYS)}")
+
+
 def _task_options(ray: Any, resources: Optional[Mapping[str, Any]], n_shards: int) -> Dict[str, Any]:
     """Ray options of a shard task: `resources` when given, else one GPU (and one CPU) where
     the cluster has GPUs, else an equal share of the cluster's CPUs."""
     if resources is not None:
-        opts = dict(resources)
-        allowed = {"num_cpus", "num_gpus", "memory", "resources", "accelerator_type", "scheduling_strategy"}
-        unknown = sorted(set(opts) - allowed)
-        if unknown:
-            raise ValueError(f"resources: unknown key(s) {unknown}; allowed: {sorted(allowed)}")
-        return opts
+        return dict(resources)
     cluster = ray.cluster_resources()
     if cluster.get("GPU", 0) >= 1:
         return {"num_gpus": 1, "num_cpus": 1}
@@ -160,15 +167,17 @@ def run_sweep(scene: SceneSource, instances: Optional[int] = None, shards: Optio
     if max_retries < 0:
         raise ValueError(f"max_retries: must be >= 0 (got {max_retries})")
 
+    if shards is not None and (not isinstance(shards, int) or isinstance(shards, bool)
+                               or not 1 <= shards <= int(design_size)):
+        raise ValueError(f"shards: must be an integer in [1, {design_size}] (the design's instances), got {shards!r}")
+
+    _check_resources(resources)
+
     started_here = not ray.is_initialized()
     if started_here:
         ray.init(address=address, log_to_driver=False)
     try:
-        n = _default_shards(ray) if shards is None else shards
-        if shards is None:
-            n = min(n, int(design_size))
-        if not isinstance(n, int) or not 1 <= n <= int(design_size):
-            raise ValueError(f"shards: must be an integer in [1, {design_size}] (the design's instances), got {n!r}")
+        n = min(_default_shards(ray), int(design_size)) if shards is None else shards
         opts = _task_options(ray, resources, n)
         threads = max(1, int(opts.get("num_cpus", 1)))
         task_backend = "cpu" if backend == "auto" and not opts.get("num_gpus") else backend
@@ -184,7 +193,7 @@ def run_sweep(scene: SceneSource, instances: Optional[int] = None, shards: Optio
             _remove_run_files(s.out)
 
         show = ProgressPrinter() if progress is True else (progress or None)
-        board = ray.remote(num_cpus=0)(ProgressBoard).remote(n)
+        board = ray.remote(num_cpus=0)(ProgressBoard).remote([s.out for s in specs])
         task = ray.remote(run_shard).options(max_retries=max_retries, retry_exceptions=False, **opts)
         t0 = time.monotonic()
         pending = [task.remote(s, board) for s in specs]
@@ -203,7 +212,10 @@ def run_sweep(scene: SceneSource, instances: Optional[int] = None, shards: Optio
             snap = SweepProgress(ray.get(board.snapshot.remote()), time.monotonic() - t0)
             show(snap, final=True) if isinstance(show, ProgressPrinter) else show(snap)
         results.sort(key=lambda r: r["index"])
-        retries = SweepProgress(ray.get(board.snapshot.remote())).retries
+        final = ray.get(board.snapshot.remote())
+        for r in results:
+            r["attempt"] = final[r["index"]].attempt
+        retries = SweepProgress(final).retries
     finally:
         if started_here:
             ray.shutdown()

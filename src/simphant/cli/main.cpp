@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -31,7 +32,7 @@ int main(int argc, char** argv) {
 
   RunOptions ro;
   CLI::App* run = app.add_subcommand("run", "Sample the sweep, assemble and integrate every instance, write HDF5");
-  run->add_option("scene", ro.job.scene, "Scene file (JSON, docs/scene-format.md)")->required();
+  run->add_option("scene", ro.job.scene, "Scene file (JSON, docs/scene-format.md); optional with --resume");
   run->add_option("--instances,-n", ro.job.instances, "Number of instances (overrides sweep.instances)")
       ->check(CLI::Range(1, std::numeric_limits<int>::max()));
   // A finite positive number; range checks against the scene follow in the scene's
@@ -86,6 +87,15 @@ int main(int argc, char** argv) {
                 }
               },
               "K/N"));
+  run->add_option("--checkpoint-every", ro.job.checkpoint_every_s,
+                  "Seconds of wall time between checkpoints beside the output, from which --resume continues after "
+                  "a kill (default 300; 0: none; docs/checkpoints.md)")
+      ->check(CLI::Range(0.0, 1e9));
+  run->add_option("--resume", ro.job.resume,
+                  "Continue the interrupted run whose output is this file, from its last checkpoint (the scene and "
+                  "options are the run's)")
+      ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
+                             "OUT.h5"));
   run->add_flag("--json", ro.json, "Print the summary as one JSON object on stdout instead of the text");
   run->add_option("--progress-interval", ro.progress_interval_s,
                   "Seconds between progress log lines when stderr is not a terminal (default 5; 0: every slice)")
@@ -125,6 +135,10 @@ int main(int argc, char** argv) {
     ro.job.shard_count = slice.count;
   }
 
+  if (*run && ro.job.scene.empty() && ro.job.resume.empty()) {
+    std::fprintf(stderr, "error: run: a SCENE file, or --resume OUT.h5, is required\nRun with --help for more information.\n");
+    return kExitBadInput;
+  }
   if (*run) return run_command(ro);
   if (*check) return check_command(co);
   if (*merge) return merge_command(mo);

@@ -131,6 +131,11 @@ Handle open_file_readonly(const std::string& path) {
   return Handle(check(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "H5Fopen", path), H5Fclose);
 }
 
+Handle open_file_readwrite(const std::string& path) {
+  quiet();
+  return Handle(check(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), "H5Fopen", path), H5Fclose);
+}
+
 void flush(hid_t obj) { check_status(H5Fflush(obj, H5F_SCOPE_GLOBAL), "H5Fflush", "file"); }
 
 int reserve_space(hid_t file, std::uint64_t bytes) {
@@ -167,6 +172,11 @@ Handle create_group(hid_t loc, const std::string& name) {
 bool exists(hid_t loc, const std::string& name) {
   quiet();
   return H5Lexists(loc, name.c_str(), H5P_DEFAULT) > 0;
+}
+
+void remove_link(hid_t loc, const std::string& name) {
+  quiet();
+  check_status(H5Ldelete(loc, name.c_str(), H5P_DEFAULT), "H5Ldelete", name);
 }
 
 void write_dataset(hid_t loc, const std::string& name, hid_t mem_type, const std::vector<hsize_t>& dims,
@@ -213,17 +223,22 @@ std::vector<double> read_doubles(hid_t loc, const std::string& name) {
   return out;
 }
 
-ExtendibleDataset::ExtendibleDataset(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type,
-                                     std::vector<hsize_t> frame_dims)
-    : mem_type_(mem_type), frame_dims_(std::move(frame_dims)), name_(name) {
+void read_dataset(hid_t loc, const std::string& name, hid_t mem_type, void* out, std::size_t count) {
   quiet();
+  Handle dset(check(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), "H5Dopen2", name), H5Dclose);
+  Handle space(check(H5Dget_space(dset.id()), "H5Dget_space", name), H5Sclose);
+  const hssize_t n = H5Sget_simple_extent_npoints(space.id());
+  if (n < 0) fail("H5Sget_simple_extent_npoints", name);
+  if (static_cast<std::size_t>(n) != count)
+    throw H5Error(name + ": holds " + std::to_string(n) + " values, expected " + std::to_string(count));
+  if (n > 0) check_status(H5Dread(dset.id(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out), "H5Dread", name);
+}
+
+std::vector<hsize_t> ExtendibleDataset::layout(hid_t file_type) {
   const std::size_t rank = frame_dims_.size() + 1;
-  std::vector<hsize_t> dims(rank, 0), maxdims(rank, H5S_UNLIMITED), chunk(rank, 1);
+  std::vector<hsize_t> chunk(rank, 1);
   frame_elems_ = 1;
   for (std::size_t k = 0; k < frame_dims_.size(); ++k) {
-    dims[k + 1] = frame_dims_[k];
-    // A zero-length dimension (e.g. no joints) cannot be chunked as fixed: leave it unlimited.
-    maxdims[k + 1] = frame_dims_[k] == 0 ? H5S_UNLIMITED : frame_dims_[k];
     chunk[k + 1] = std::max<hsize_t>(frame_dims_[k], 1);
     frame_elems_ *= frame_dims_[k];
   }
@@ -244,13 +259,43 @@ ExtendibleDataset::ExtendibleDataset(hid_t loc, const std::string& name, hid_t f
   const hsize_t frame_bytes = std::max<hsize_t>(frame_elems_, 1) * elem;
   const hsize_t slices = (frame_bytes + chunk_frame_bytes - 1) / chunk_frame_bytes;
   append_bytes_ = static_cast<std::uint64_t>(slices * chunk_frame_bytes * chunk[0]);
+  return chunk;
+}
 
+ExtendibleDataset::ExtendibleDataset(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type,
+                                     std::vector<hsize_t> frame_dims)
+    : mem_type_(mem_type), frame_dims_(std::move(frame_dims)), name_(name) {
+  quiet();
+  const std::vector<hsize_t> chunk = layout(file_type);
+  const std::size_t rank = chunk.size();
+  std::vector<hsize_t> dims(rank, 0), maxdims(rank, H5S_UNLIMITED);
+  for (std::size_t k = 0; k < frame_dims_.size(); ++k) {
+    dims[k + 1] = frame_dims_[k];
+    // A zero-length dimension (e.g. no joints) cannot be chunked as fixed: leave it unlimited.
+    maxdims[k + 1] = frame_dims_[k] == 0 ? H5S_UNLIMITED : frame_dims_[k];
+  }
   Handle space = make_space(dims, &maxdims);
   Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate", name), H5Pclose);
   check_status(H5Pset_chunk(dcpl.id(), static_cast<int>(rank), chunk.data()), "H5Pset_chunk", name);
   dset_ = Handle(check(H5Dcreate2(loc, name.c_str(), file_type, space.id(), H5P_DEFAULT, dcpl.id(), H5P_DEFAULT),
                        "H5Dcreate2", name),
                  H5Dclose);
+}
+
+ExtendibleDataset ExtendibleDataset::open(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type,
+                                          std::vector<hsize_t> frame_dims) {
+  quiet();
+  ExtendibleDataset d;
+  d.mem_type_ = mem_type;
+  d.frame_dims_ = std::move(frame_dims);
+  d.name_ = name;
+  d.layout(file_type);
+  d.dset_ = Handle(check(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), "H5Dopen2", name), H5Dclose);
+  const std::vector<hsize_t> dims = dataset_dims(loc, name);
+  if (dims.size() != d.frame_dims_.size() + 1 || !std::equal(d.frame_dims_.begin(), d.frame_dims_.end(), dims.begin() + 1))
+    throw H5Error(name + ": not the shape of this run's frames");
+  d.frames_ = dims[0];
+  return d;
 }
 
 void ExtendibleDataset::append(const void* frame) {
@@ -325,6 +370,14 @@ double read_attr_double(hid_t obj, const std::string& name) {
   Handle attr(check(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "H5Aopen", name), H5Aclose);
   double v = 0;
   check_status(H5Aread(attr.id(), H5T_NATIVE_DOUBLE, &v), "H5Aread", name);
+  return v;
+}
+
+std::int64_t read_attr_int64(hid_t obj, const std::string& name) {
+  quiet();
+  Handle attr(check(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "H5Aopen", name), H5Aclose);
+  std::int64_t v = 0;
+  check_status(H5Aread(attr.id(), H5T_NATIVE_INT64, &v), "H5Aread", name);
   return v;
 }
 

@@ -58,6 +58,8 @@ class Handle {
 Handle create_file(const std::string& path);
 /// Opens an existing file read-only. Throws H5Error.
 Handle open_file_readonly(const std::string& path);
+/// Opens an existing file for reading and writing. Throws H5Error.
+Handle open_file_readwrite(const std::string& path);
 /// Flushes every buffer of the file that holds `obj` to disk.
 void flush(hid_t obj);
 
@@ -85,6 +87,9 @@ bool close_file_first(Handle& file, std::initializer_list<Handle*> objects);
 Handle create_group(hid_t loc, const std::string& name);
 /// Whether a link `name` exists below loc (one level; no intermediate checks).
 bool exists(hid_t loc, const std::string& name);
+/// Removes the link `name` below loc (a group or dataset; its space is not given back
+/// to the file system). Throws H5Error.
+void remove_link(hid_t loc, const std::string& name);
 
 /// Writes a fixed-shape dataset (row-major `data`). mem_type e.g. H5T_NATIVE_DOUBLE.
 /// A dataset with zero elements is created with its shape and no data.
@@ -97,6 +102,10 @@ void overwrite_dataset(hid_t loc, const std::string& name, hid_t mem_type, const
 std::vector<hsize_t> dataset_dims(hid_t loc, const std::string& name);
 /// Reads a whole dataset as doubles (converted by HDF5 from any numeric type).
 std::vector<double> read_doubles(hid_t loc, const std::string& name);
+/// Reads a whole dataset of exactly `count` elements into `out` as mem_type (converted by
+/// HDF5 from the file's type). Throws H5Error naming the dataset when it holds another
+/// number of elements.
+void read_dataset(hid_t loc, const std::string& name, hid_t mem_type, void* out, std::size_t count);
 
 /// A chunked dataset of shape (T, frame_dims...) with T unlimited, grown one frame
 /// (or a few) at a time. Chunks cover a few frames (about 64 KiB) and, for large
@@ -106,6 +115,11 @@ class ExtendibleDataset {
   ExtendibleDataset() = default;
   ExtendibleDataset(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type,
                     std::vector<hsize_t> frame_dims);
+  /// Opens an existing dataset that the constructor above created with the same
+  /// file_type and frame_dims, to append after its frames. Throws H5Error naming the
+  /// dataset when its shape after the first dimension is not frame_dims.
+  static ExtendibleDataset open(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type,
+                                std::vector<hsize_t> frame_dims);
   /// Appends one frame: prod(frame_dims) values of mem_type, row-major.
   void append(const void* frame);
   hsize_t frames() const { return frames_; }
@@ -121,6 +135,8 @@ class ExtendibleDataset {
   Handle& handle() { return dset_; }
 
  private:
+  /// Sets frame_dims_, frame_elems_, append_bytes_ and returns the chunk shape.
+  std::vector<hsize_t> layout(hid_t file_type);
   Handle dset_;
   hid_t mem_type_ = H5I_INVALID_HID;
   std::vector<hsize_t> frame_dims_;
@@ -146,6 +162,7 @@ inline void write_attr(hid_t obj, const std::string& name, int value) {
 
 bool attr_exists(hid_t obj, const std::string& name);
 double read_attr_double(hid_t obj, const std::string& name);
+std::int64_t read_attr_int64(hid_t obj, const std::string& name);
 std::string read_attr_string(hid_t obj, const std::string& name);
 
 }  // namespace simphant::h5

@@ -63,6 +63,45 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(pa
     h5::write_attr(f, "n_instances_total", info.n_instances_total);
   }
   h5::flush(f);
+  compute_frame_reserve();
+}
+
+Recorder::Recorder(const std::string& path, const RecorderInfo& info, std::int64_t frames) : path_(path), info_(info) {
+  file_ = h5::open_file_readwrite(path);
+  const hid_t f = file_.id();
+  const auto I = static_cast<hsize_t>(info.n_instances);
+  const auto B = static_cast<hsize_t>(info.body_names.size());
+  const auto J = static_cast<hsize_t>(info.joint_names.size());
+  using h5::ExtendibleDataset;
+  time_ = ExtendibleDataset::open(f, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {});
+  state_ = ExtendibleDataset::open(f, "state", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, B, 13});
+  reactions_ = ExtendibleDataset::open(f, "reactions", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, J, 6});
+  violation_ = ExtendibleDataset::open(f, "constraint_violation", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I});
+  energy_ = ExtendibleDataset::open(f, "energy", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I});
+  if (!info.joint_coordinate_names.empty()) {
+    const auto n = static_cast<hsize_t>(info.joint_coordinate_names.size());
+    joint_q_ = ExtendibleDataset::open(f, "joint_state/q", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, n});
+    joint_qd_ = ExtendibleDataset::open(f, "joint_state/qd", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, n});
+    joint_tau_ = ExtendibleDataset::open(f, "joint_state/tau", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, n});
+  }
+  const auto kept = static_cast<hsize_t>(frames);
+  for (h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_}) {
+    if (d->id() < 0) continue;
+    if (frames < 0 || d->frames() < kept)
+      throw h5::H5Error(path + ": a dataset holds " + std::to_string(d->frames()) + " frames, fewer than the " +
+                        std::to_string(frames) + " to continue from");
+    if (d->frames() > kept && !d->truncate(kept)) throw h5::H5Error(path + ": cannot drop the frames after " + std::to_string(frames));
+  }
+  frames_ = frames;
+  h5::write_attr(f, "wall_time_s", 0.0);
+  h5::write_attr(f, "frames", frames_);
+  h5::write_attr(f, "interrupted", 1);
+  h5::write_attr(f, "stop_reason", "running");
+  h5::flush(f);
+  compute_frame_reserve();
+}
+
+void Recorder::compute_frame_reserve() {
   frame_reserve_bytes_ = 0;
   for (const h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_})
     frame_reserve_bytes_ += d->append_bytes();

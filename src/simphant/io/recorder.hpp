@@ -80,6 +80,13 @@ class Recorder {
   /// wall_time_s = 0, frames = 0, interrupted = 1 and stop_reason = "running", and
   /// /status = 0. Throws h5::H5Error (its sys_errno() says ENOSPC etc.).
   Recorder(const std::string& path, const RecorderInfo& info);
+  /// Continues a file that a Recorder with the same info wrote (a copy of a checkpoint,
+  /// job/checkpoint.hpp): opens `path` for writing, keeps the first `frames` frames of
+  /// every T dataset (a stopped run's file may hold one frame more, its last state), and
+  /// sets frames = `frames`, interrupted = 1 and stop_reason = "running"; record()
+  /// appends after them. Throws h5::H5Error when the file cannot be opened or a dataset
+  /// is missing, has another frame shape or fewer than `frames` frames.
+  Recorder(const std::string& path, const RecorderInfo& info, std::int64_t frames);
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
   /// Closes the file if finalize() did not (datasets keep the frames appended so far),
@@ -113,6 +120,8 @@ class Recorder {
 
   std::int64_t frames() const { return frames_; }  ///< frames appended so far
   const std::string& path() const { return path_; }
+  /// The open file (for a checkpoint written into it, job/checkpoint.hpp); -1 after finalize().
+  hid_t file_id() const { return file_.id(); }
 
  private:
   /// Closes the file, then the datasets (h5::close_file_first); false if a close failed.
@@ -120,6 +129,8 @@ class Recorder {
   /// Reserves `bytes` plus kFinalizeReserveBytes beyond the end of the file; throws
   /// h5::H5Error (sys_errno ENOSPC, EDQUOT, EFBIG) naming `what` when it cannot.
   void reserve(std::uint64_t bytes, const std::string& what);
+  /// What one record() may add to the file, from the datasets' chunks.
+  void compute_frame_reserve();
 
   std::string path_;
   RecorderInfo info_;

@@ -37,6 +37,8 @@ void check_options(const JobOptions& o) {
   if (o.threads < 0) throw SceneError("--threads", "must be >= 0 (got " + std::to_string(o.threads) + ")");
   if (o.has_dt && !std::isfinite(o.dt)) throw SceneError("--dt", "must be a finite number");
   if (o.has_t_end && !std::isfinite(o.t_end)) throw SceneError("--t-end", "must be a finite number");
+  if (!(o.checkpoint_every_s >= 0) || !std::isfinite(o.checkpoint_every_s))
+    throw SceneError("--checkpoint-every", "must be a finite number of seconds >= 0 (0: no checkpoints)");
   if (o.out.empty() && std::filesystem::path(o.scene).stem().empty())
     throw SceneError("--out", "required when the scene has no file name to derive <scene stem>.h5 from");
 }

@@ -92,7 +92,7 @@ void OutputFile::release() {
   lock_fd_ = -1;
 }
 
-void OutputFile::commit() {
+void OutputFile::commit(const std::function<void()>& after_rename) {
   if (done_) return;
   // The data on disk before the name: a crash after the rename leaves a whole file.
   const int fd = ::open(temp_.c_str(), O_RDONLY | O_CLOEXEC);
@@ -106,6 +106,7 @@ void OutputFile::commit() {
     fail(target_, "cannot rename " + temp_ + " onto it: " + std::strerror(err) + " (the results stay in " + temp_ + ")");
   }
   done_ = true;
+  if (after_rename) after_rename();
   release();
 }
 

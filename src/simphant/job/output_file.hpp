@@ -14,6 +14,7 @@
 //   file.commit();                        // rename onto out.h5, lock released
 // Destroying an OutputFile that was not committed removes its temporary file and
 // releases the lock; the target stays as it was.
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -42,10 +43,11 @@ class OutputFile {
   const std::string& temp_path() const { return temp_; }
   const std::string& lock_path() const { return lock_; }
 
-  /// Renames the temporary file onto the target (atomic on one file system) and releases
-  /// the lock. Throws std::runtime_error("output <target>: cannot rename <temp>: <reason>")
-  /// and then keeps the temporary file.
-  void commit();
+  /// Renames the temporary file onto the target (atomic on one file system), calls
+  /// `after_rename` (still holding the lock: e.g. removing the run's checkpoint file) and
+  /// releases the lock. Throws std::runtime_error("output <target>: cannot rename <temp>:
+  /// <reason>") and then keeps the temporary file.
+  void commit(const std::function<void()>& after_rename = {});
   /// Releases the lock and leaves the temporary file where it is (a file that could not
   /// be completed, kept for inspection). The target stays as it was.
   void keep_temporary();

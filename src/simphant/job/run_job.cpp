@@ -14,6 +14,7 @@
 
 #include "simphant/core/stop_flag.hpp"
 #include "simphant/io/recorder.hpp"
+#include "simphant/job/checkpoint.hpp"
 #include "simphant/job/job_checks.hpp"
 #include "simphant/job/output_file.hpp"
 #include "simphant/job/progress_log.hpp"
@@ -69,8 +70,9 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
   return info;
 }
 
-/// Writes /assembly/* and returns the maxima over the instances that assembled.
-AssemblySummary record_assembly(const Simulator& sim, Recorder& recorder) {
+/// Writes /assembly/* (unless recorder is null: a resumed run's file has them) and
+/// returns the maxima over the instances that assembled.
+AssemblySummary record_assembly(const Simulator& sim, Recorder* recorder) {
   AssemblySummary assembly;
   std::vector<double> pos, vel;
   std::vector<std::int32_t> iters;
@@ -84,7 +86,7 @@ AssemblySummary record_assembly(const Simulator& sim, Recorder& recorder) {
       assembly.max_iterations = std::max(assembly.max_iterations, a.iterations);
     }
   }
-  recorder.write_assembly(pos, vel, iters);
+  if (recorder) recorder->write_assembly(pos, vel, iters);
   return assembly;
 }
 
@@ -106,9 +108,12 @@ bool any_ok(const std::vector<std::int8_t>& status) {
 
 }  // namespace
 
-JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
+JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   using namespace job_detail;
   const auto t_start = Clock::now();
+  // --resume: the options and scene are the interrupted run's (job/checkpoint.hpp).
+  const std::optional<ResumePoint> resume = given.resume.empty() ? std::nullopt : std::optional(find_resume(given));
+  const JobOptions& o = resume ? resume->options : given;
   check_options(o);
   Scene scene = load_job_scene(o);
   check_backend(scene, o);
@@ -147,29 +152,40 @@ JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
   const int n_coords = sim->n_joint_coordinates();
 
   std::optional<Recorder> recorder;
+  std::optional<BatchState> restored;
   try {
-    recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver, shard));
+    if (resume) restored = take_checkpoint(*resume, output.temp_path());
+    if (restored) {
+      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver, shard), restored->at.frames);
+    } else {
+      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver, shard));
+    }
   } catch (const h5::H5Error& e) {
     throw h5::H5Error(write_failure(e, out), e.sys_errno());  // the temporary file is removed with `output`
   }
+  Checkpointer checkpoints(out, o.checkpoint_every_s, stored_options(o, sim->backend_name()));
+  RunStats stats(n);
+  if (restored) restore_batch(*restored, *sim, stats);
+  const double wall_before = restored ? restored->at.wall_s : 0, loop_before = restored ? restored->at.loop_wall_s : 0;
   std::vector<std::int8_t> status(static_cast<std::size_t>(n));
   std::vector<double> status_time(static_cast<std::size_t>(n));
   sim->read_status(status.data(), status_time.data());
   Frame frame(n, model.n_bodies(), model.n_joints(), n_coords);
-  RunStats stats(n);
   AssemblySummary assembly;
   const std::int64_t total = std::max<std::int64_t>(1, std::llround(solver.t_end / solver.dt));
   const std::int64_t every = std::max(1, solver.record_every);
-  std::int64_t done = 0;
+  std::int64_t done = restored ? restored->at.steps_done : 0;
   std::string stop_reason = "completed", output_error;
   std::exception_ptr loop_error;  // a failure other than a write: rethrown once the file is closed
   bool stopped = false;
   Clock::time_point t_loop = Clock::now();
 
   try {
-    recorder->write_params(samples.paths, samples.values);
-    assembly = record_assembly(*sim, *recorder);
-    recorder->write_status(status.data(), status_time.data());
+    if (!restored) {
+      recorder->write_params(samples.paths, samples.values);
+      recorder->write_status(status.data(), status_time.data());
+    }
+    assembly = record_assembly(*sim, restored ? nullptr : &*recorder);
 
     // A frame is read from the simulator (a device backend brings it back through pinned
     // memory) and written to the file after the next slice of steps is queued, so on a
@@ -198,14 +214,21 @@ JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
     // Step loop. advance() is called in slices of about 50 ms (never across a record
     // point) so that a stop request and the progress report are served promptly; after
     // each slice the loop ends when no instance is left ok.
-    read_frame();
+    if (!restored) read_frame();  // a resumed run's file holds the frames up to its checkpoint
     // A shard records to t_end even when none of its instances is left ok, so that its
     // frames match the other shards' (job/merge.hpp).
     const bool keep_going = shard.count > 1;
     bool alive = keep_going || any_ok(status);
     ProgressLog progress_log(hooks.progress_log_interval_s);
     t_loop = Clock::now();
-    std::int64_t since_record = 0, slice = 1;
+    checkpoints.start();
+    std::int64_t since_record = restored ? restored->at.since_record : 0, slice = 1;
+    // Where the loop stands, every frame written (job/checkpoint.hpp).
+    auto loop_point = [&] {
+      write_frame();
+      return LoopPoint{done, since_record, recorder->frames(), wall_before + seconds_since(t_start),
+                       loop_before + seconds_since(t_loop)};
+    };
     while (alive && done < total && !stop()) {
       const std::int64_t k = std::min({slice, every - since_record, total - done});
       const auto t_slice = Clock::now();
@@ -223,6 +246,7 @@ JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
       alive = keep_going || any_ok(status);
       const double per_step = std::max(slice_s / static_cast<double>(k), 1e-9);
       slice = std::clamp<std::int64_t>(static_cast<std::int64_t>(0.05 / per_step), 1, 1 << 20);
+      if (checkpoints.due() && alive && done < total) checkpoints.save(*recorder, *sim, stats, loop_point());
       const JobProgress p{done, total, sim->time(), n};
       if (hooks.progress) {
         hooks.progress(p);
@@ -231,6 +255,7 @@ JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
       }
     }
     write_frame();
+    if (stop()) checkpoints.store(*recorder, *sim, stats, loop_point());  // resuming continues from here
     if (since_record > 0) {  // stopped between record points: keep the last state
       read_frame();
       write_frame();
@@ -252,8 +277,12 @@ JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
 
   sim->read_status(status.data(), status_time.data());
   try {
-    recorder->finalize(status.data(), status_time.data(), seconds_since(t_start), stop_reason);
-    output.commit();
+    recorder->finalize(status.data(), status_time.data(), wall_before + seconds_since(t_start), stop_reason);
+    // The output now holds the end, or (stopped on request) what resuming needs; after a
+    // failed write the checkpoint file stays, to resume from once there is room.
+    output.commit([&] {
+      if (output_error.empty()) checkpoints.discard();
+    });
   } catch (const std::exception& e) {
     recorder.reset();
     output.keep_temporary();
@@ -273,8 +302,8 @@ JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
   report.frames = recorder->frames();
   report.dt = solver.dt;
   report.sim_time = sim->time();
-  report.wall_s = seconds_since(t_start);
-  report.loop_wall_s = loop_s;
+  report.wall_s = wall_before + seconds_since(t_start);
+  report.loop_wall_s = loop_before + loop_s;
   report.interrupted = stop_reason != "completed";
   report.stop_reason = stop_reason;
   report.assembly = assembly;
@@ -285,6 +314,9 @@ JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
   result.output_error = output_error;
   result.summary = summary_json(report, summary);
   if (shard.count > 1) add_shard_summary(result.summary, shard);
+  result.summary["checkpoints"] = checkpoints.count();
+  result.summary["checkpoint_wall_time_s"] = checkpoints.seconds();
+  result.summary["resumed_from_step"] = restored ? nlohmann::json(restored->at.steps_done) : nlohmann::json();
   result.exit_code = stopped ? 130 : (summary.n_ok == 0 || !output_error.empty()) ? 3 : 0;
   return result;
 }

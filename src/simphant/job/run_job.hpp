@@ -40,6 +40,15 @@ struct JobOptions {
   /// `simphant merge` (job/merge.hpp). shard_count 1: the whole design, a plain run file.
   int shard_index = 0;
   int shard_count = 1;
+  /// [s] of wall time between checkpoints (job/checkpoint.hpp, docs/checkpoints.md: the
+  /// cost and why this default); 0: none. A run stopped by a stop request stores its
+  /// state in its output whatever this is.
+  double checkpoint_every_s = 300;
+  /// The output of an interrupted run to continue ("" : a new run): the scene and the
+  /// options come from its checkpoint (job/checkpoint.hpp: find_resume); scene,
+  /// scene_text and the options that change results may be given only with the run's
+  /// own values; threads and checkpoint_every_s apply to the resumed run.
+  std::string resume;
 };
 
 /// Where the step loop stands; passed to JobHooks::progress.

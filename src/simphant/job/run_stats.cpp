@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace simphant {
 
@@ -28,6 +30,18 @@ void RunStats::add_frame(const double* violation, const double* energy, const do
     }
   }
   have_e0_ = true;
+}
+
+void RunStats::restore(const Saved& saved) {
+  const auto n = static_cast<std::size_t>(n_);
+  if (saved.e0.size() != n || saved.max_violation.size() != n || saved.max_abs_drift.size() != n ||
+      saved.max_ke.size() != n)
+    throw std::invalid_argument("RunStats::restore: the saved arrays do not have " + std::to_string(n_) + " instances");
+  have_e0_ = saved.have_e0;
+  e0_ = saved.e0;
+  max_violation_ = saved.max_violation;
+  max_abs_drift_ = saved.max_abs_drift;
+  max_ke_ = saved.max_ke;
 }
 
 RunStats::Summary RunStats::reduce(const std::vector<std::int8_t>& status) const {

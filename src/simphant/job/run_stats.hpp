@@ -32,6 +32,17 @@ class RunStats {
   /// Reduces over the instances whose status is 0 (ok).
   Summary reduce(const std::vector<std::int8_t>& status) const;
 
+  /// Everything add_frame has accumulated, per instance (I) each: stored in a checkpoint
+  /// (job/checkpoint.hpp) so that a resumed run reduces to the same summary.
+  struct Saved {
+    bool have_e0 = false;  ///< a first frame was added (e0 holds its energies)
+    std::vector<double> e0, max_violation, max_abs_drift, max_ke;
+  };
+  Saved save() const { return {have_e0_, e0_, max_violation_, max_abs_drift_, max_ke_}; }
+  /// Continues from a save() of a RunStats of the same number of instances; throws
+  /// std::invalid_argument when an array has another length.
+  void restore(const Saved& saved);
+
  private:
   int n_;
   bool have_e0_ = false;

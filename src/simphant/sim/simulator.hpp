@@ -55,8 +55,15 @@ class Simulator {
   void set_inputs_device(const double* d_u) { backend_->set_inputs_device(d_u); }
   void advance(int n_steps) { backend_->advance(n_steps); }
   void synchronize() { backend_->synchronize(); }
-  double time() const { return backend_->time(); }
-  std::int64_t steps_taken() const { return backend_->steps_taken(); }
+  /// The batch clock: steps advanced (since creation, or the value set by
+  /// set_steps_taken plus the steps since) and time() = steps_taken() * dt.
+  double time() const { return static_cast<double>(steps_taken()) * dt(); }
+  std::int64_t steps_taken() const { return backend_->steps_taken() + clock_offset_; }
+  /// Sets the batch clock to `steps`, as when a run continues from a checkpoint
+  /// (job/checkpoint.hpp): time() then equals, bit for bit, the time of a batch that
+  /// advanced that many steps. The instances' own clocks (get_state's steps, the status
+  /// times) do not change; set_state sets them.
+  void set_steps_taken(std::int64_t steps) { clock_offset_ = steps - backend_->steps_taken(); }
   void read_states(double* out) const { backend_->read_states(out); }
   void read_reactions(double* out) const { backend_->read_reactions(out); }
   void read_constraint_violation(double* out) const { backend_->read_constraint_violation(out); }
@@ -111,6 +118,7 @@ class Simulator {
   std::vector<std::uint64_t> episodes_;  ///< (n_instances) domain-randomisation episode
   Resampler resampler_;
   InstanceIds ids_;
+  std::int64_t clock_offset_ = 0;  ///< steps_taken() - the backend's steps (set_steps_taken)
 };
 
 }  // namespace simphant

@@ -1,0 +1,138 @@
+#pragma once
+// Checkpoints of a run and resuming it (docs/checkpoints.md).
+//
+// Every checkpoint_every_s of wall time, at a step boundary, the run copies its
+// temporary file (job/output_file.hpp; flushed after every frame) to
+// ".<name>.checkpoint.h5.tmp" beside the output, writes the batch state into the copy's
+// /checkpoint group, makes it durable (fsync) and renames it onto
+// ".<name>.checkpoint.h5" (write-then-rename). Whenever the process dies, SIGKILL
+// included, the checkpoint file is a complete HDF5 file: the frames recorded up to the
+// checkpoint and the state to continue from. A run stopped by a stop request (SIGINT,
+// SIGTERM, SIGHUP, the stop hook) writes the same group into its own output instead.
+//
+//   /checkpoint                      attributes: format (1), version (SIMPHANT_VERSION),
+//                                    options (JSON of the run's options), steps_done,
+//                                    since_record, frames, wall_time_s, loop_wall_time_s,
+//                                    stats_have_e0
+//   /checkpoint/y             (I, S) the integrator state (Simulator::get_state)
+//   /checkpoint/steps         (I)    int64, each instance's steps since its reset
+//   /checkpoint/status        (I)    int8
+//   /checkpoint/status_steps  (I)    int64
+//   /checkpoint/episodes      (I)    uint64, domain-randomisation episodes
+//   /checkpoint/inputs        (I, U) actuator inputs (host backends; a device backend's
+//                                    inputs are the scene's, rebuilt with the scene)
+//   /checkpoint/stats/{e0, max_violation, max_abs_drift, max_ke} (I) the run statistics
+//
+// `simphant run --resume OUT.h5` (JobOptions::resume) continues from the checkpoint file
+// beside OUT.h5 when there is one, else from OUT.h5 itself (a stopped run): it copies
+// that file to its own temporary file, drops the frames after the checkpoint and the
+// /checkpoint group, restores the batch and appends; the source is not modified. The
+// finished file equals an uninterrupted run's dataset by dataset, bit for bit.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "simphant/io/recorder.hpp"
+#include "simphant/job/run_job.hpp"
+#include "simphant/job/run_stats.hpp"
+#include "simphant/sim/simulator.hpp"
+
+namespace simphant {
+
+/// ".<name>.checkpoint.h5" beside `out`: the last checkpoint of the run writing `out`.
+std::string checkpoint_file_name(const std::string& out);
+
+/// Whether `simphant run --resume out` has something to continue: the checkpoint file
+/// beside `out` exists, or `out` is a stopped run (interrupted = 1) that holds a
+/// /checkpoint group. For schedulers that start a run or continue it: resume when true.
+bool resumable(const std::string& out);
+
+namespace job_detail {
+
+/// Where the step loop stands at a checkpoint (every frame up to here is written).
+struct LoopPoint {
+  std::int64_t steps_done = 0;    ///< batch steps taken (Simulator::steps_taken())
+  std::int64_t since_record = 0;  ///< steps since the last record point
+  std::int64_t frames = 0;        ///< frames in the file
+  double wall_s = 0;              ///< [s] wall time of the run so far, earlier sessions included
+  double loop_wall_s = 0;         ///< [s] wall time of the step loops so far
+};
+
+/// The batch at a checkpoint, as read back.
+struct BatchState {
+  LoopPoint at;
+  int n_instances = 0, state_size = 0, n_inputs = 0;
+  std::vector<double> y, inputs;
+  std::vector<std::int64_t> steps, status_steps;
+  std::vector<std::int8_t> status;
+  std::vector<std::uint64_t> episodes;
+  RunStats::Saved stats;
+};
+
+/// A run to continue (JobOptions::resume).
+struct ResumePoint {
+  /// The options the run was started with (scene text from the file), with the given
+  /// threads and checkpoint_every_s, out = the resumed output and resume = "".
+  JobOptions options;
+  std::string source;  ///< the file holding the checkpoint: the checkpoint file or the output
+  LoopPoint at;
+};
+
+/// The options of `o` as stored in a checkpoint (JSON text); `backend` is the backend
+/// that ran (Simulator::backend_name(), when it is one that --backend names), so that a
+/// resumed run takes the same one.
+std::string stored_options(const JobOptions& o, const std::string& backend);
+
+/// Finds and checks the checkpoint of the run given.resume, before any work. Throws
+/// SceneError, which the CLI turns into exit code 2, naming what is wrong: "--resume"
+/// (no such output and no checkpoint, a completed run, a run without checkpoint, a file
+/// of another simphant version or checkpoint format, a damaged checkpoint), "scene" (the
+/// given scene differs from the stored one) or the option given with another value than
+/// the run's ("--instances: ..."). Nothing is written.
+ResumePoint find_resume(const JobOptions& given);
+
+/// Copies resume.source to `partial` (the resumed run's temporary file), reads the batch
+/// state from the copy and removes the /checkpoint group from it. Throws
+/// std::runtime_error naming the file when the copy or a read fails.
+BatchState take_checkpoint(const ResumePoint& resume, const std::string& partial);
+
+/// Restores the batch (clock, instance states, inputs) and the run statistics. Throws
+/// SceneError("--resume", ...) when the checkpoint does not fit the rebuilt batch
+/// (another number of instances or state size: the scene's files changed).
+void restore_batch(const BatchState& state, Simulator& sim, RunStats& stats);
+
+/// Writes the run's checkpoints (see above).
+class Checkpointer {
+ public:
+  /// every_s: [s] of wall time between checkpoints, 0 = none. options: stored_options().
+  Checkpointer(const std::string& out, double every_s, std::string options);
+  /// Whether a checkpoint is due (every_s of wall time since the last, or since the
+  /// step loop started: start()).
+  bool due() const;
+  void start();
+  /// Copies the recorder's file with the batch state onto the checkpoint file. A failure
+  /// (a full disk, ...) is logged as a warning, the temporary copy removed and the
+  /// previous checkpoint kept: the run goes on.
+  void save(const Recorder& recorder, Simulator& sim, const RunStats& stats, const LoopPoint& at);
+  /// Writes the batch state into the recorder's own file (a run stopped on request:
+  /// resuming reads its output). Throws h5::H5Error when a write fails.
+  void store(const Recorder& recorder, Simulator& sim, const RunStats& stats, const LoopPoint& at);
+  /// The output has been committed (this run still holds its lock) and holds what
+  /// resuming needs, or the run is over: removes the checkpoint file and the temporary
+  /// files ".<name>.partial-<pid>" that killed runs of this output left.
+  void discard();
+
+  int count() const { return count_; }                ///< checkpoints saved
+  double seconds() const { return seconds_; }         ///< [s] spent saving them
+  const std::string& path() const { return path_; }   ///< the checkpoint file
+
+ private:
+  std::string out_, path_, temp_, options_;
+  double every_s_ = 0;
+  double last_ = 0;  ///< steady clock [s] of the last checkpoint (or start())
+  int count_ = 0;
+  double seconds_ = 0;
+};
+
+}  // namespace job_detail
+}  // namespace simphant
