@@ -55,7 +55,7 @@ def test_a_killed_worker_is_retried_from_its_checkpoint(cluster, examples, cli, 
             return
         for s in p.shards:
             # Mid-run, after a checkpoint: SIGKILL the worker process running the shard.
-            if (s.state == "running" and s.steps_total and 0.15 <= s.steps_done / s.steps_total <= 0.8
+            if (s.state == "running" and s.steps_total and 0.05 <= s.steps_done / s.steps_total <= 0.9
                     and os.path.exists(simphant._simphant.checkpoint_file_name(s.out_file))):
                 os.kill(s.pid, signal.SIGKILL)
                 killed.update(index=s.index, pid=s.pid, at=s.steps_done)

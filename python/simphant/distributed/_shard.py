@@ -58,14 +58,13 @@ def run_shard(spec: ShardSpec, board: Any) -> Dict[str, Any]:
             board.report.remote(spec.index, done, total)
 
     try:
-        if resumed:
-            r = run(None, resume=spec.out, threads=spec.threads, checkpoint_every=spec.checkpoint_every,
-                    progress=progress)
-        else:
-            scene = Scene(_simphant._Scene.from_text(spec.scene_text, spec.scene_file))
-            r = run(scene, out=spec.out, instances=spec.instances, dt=spec.dt, t_end=spec.t_end, seed=spec.seed,
-                    backend=spec.backend, precision=spec.precision, threads=spec.threads, solver=spec.solver,
-                    shard=(spec.index, spec.count), checkpoint_every=spec.checkpoint_every, progress=progress)
+        # A resumed run is given the same scene and options: it checks them against the
+        # checkpoint's.
+        scene = Scene(_simphant._Scene.from_text(spec.scene_text, spec.scene_file))
+        r = run(scene, out=spec.out, instances=spec.instances, dt=spec.dt, t_end=spec.t_end, seed=spec.seed,
+                backend=spec.backend, precision=spec.precision, threads=spec.threads, solver=spec.solver,
+                shard=(spec.index, spec.count), checkpoint_every=spec.checkpoint_every, progress=progress,
+                resume=spec.out if resumed else None)
         if r.summary.get("interrupted"):
             raise RuntimeError(f"shard {spec.index}/{spec.count}: the run stopped early "
                                f"({r.summary.get('stop_reason', 'stop requested')}); its file {r.out_file} "
