@@ -224,6 +224,12 @@ TEST(Merge, ThreeShardsReadLikeTheOneShotRun) {
     EXPECT_EQ(s.at("instances"), 10);
     EXPECT_EQ(s.at("mode"), copy ? "copy" : "virtual");
     EXPECT_GE(expect_same_file(dir / "one.h5", m.out, {"wall_time_s"}), 13);
+    if (copy) {  // blocks smaller than a frame of /state, and than /params: every block path
+      m.out = (dir / "copy_blocks.h5").string();
+      m.block_bytes = 50;
+      simphant::merge_shards(m);
+      expect_same_file(dir / "one.h5", m.out, {"wall_time_s"});
+    }
     double wall = 0;
     for (const std::string& f : shards) wall = std::max(wall, root_double(f, "wall_time_s"));
     EXPECT_EQ(root_double(m.out, "wall_time_s"), wall);

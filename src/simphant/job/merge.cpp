@@ -27,9 +27,6 @@ namespace fs = std::filesystem;
 const std::set<std::string> kShardOnly = {"shard_index", "shard_count", "instance_offset", "n_instances_total",
                                           "n_instances", "wall_time_s"};
 
-/// Bytes read from the shards at a time per dataset (a block of frames).
-constexpr std::size_t kBlockBytes = std::size_t{64} << 20;
-
 h5::Handle open_dataset(hid_t file, const std::string& path) {
   h5::Handle d(H5Dopen2(file, path.c_str(), H5P_DEFAULT), H5Dclose);
   if (!d.valid()) throw h5::H5Error("H5Dopen2(" + path + ") failed");
@@ -99,54 +96,73 @@ void write_virtual(hid_t out_file, const std::string& out, const MergePlan& plan
 }
 
 /// Copies a dataset of the shards into OUT: an extendible one as a run's (chunked, the
-/// same chunk shape, h5::ExtendibleDataset), a fixed one plain; block by block of frames.
-void write_copy(hid_t out_file, const MergePlan& plan, const MergeDataset& d) {
+/// same chunk shape: h5::ExtendibleDataset), a fixed one plain. An extendible dataset is
+/// written a block of frames at a time, every shard's slab of the block in turn, through a
+/// chunk cache that holds the block, so that a chunk split between two shards is completed
+/// in the cache instead of being written twice.
+void write_copy(hid_t out_file, const MergePlan& plan, const MergeDataset& d, std::size_t block_bytes) {
   const ShardFile& first = plan.shards.front();
   const h5::DatasetShape ref = h5::dataset_shape(first.file.id(), d.path);
   std::vector<hsize_t> dims = ref.dims;
   if (d.instance_axis >= 0) dims[static_cast<std::size_t>(d.instance_axis)] = static_cast<hsize_t>(plan.total);
-  h5::Handle dset;
-  h5::ExtendibleDataset ext;
   if (ref.extendible()) {
-    ext = h5::ExtendibleDataset(out_file, d.path, ref.file_type.id(), ref.native_type.id(),
-                                std::vector<hsize_t>(dims.begin() + 1, dims.end()));
+    h5::ExtendibleDataset ext(out_file, d.path, ref.file_type.id(), ref.native_type.id(),
+                              std::vector<hsize_t>(dims.begin() + 1, dims.end()));
     ext.resize(dims[0]);
   } else {
     h5::Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
-    dset = h5::Handle(H5Dcreate2(out_file, d.path.c_str(), ref.file_type.id(), space.id(), H5P_DEFAULT, H5P_DEFAULT,
-                                 H5P_DEFAULT),
-                      H5Dclose);
-    if (!dset.valid()) throw h5::H5Error("H5Dcreate2(/" + d.path + ") failed");
+    h5::Handle created(H5Dcreate2(out_file, d.path.c_str(), ref.file_type.id(), space.id(), H5P_DEFAULT, H5P_DEFAULT,
+                                  H5P_DEFAULT),
+                       H5Dclose);
+    if (!created.valid()) throw h5::H5Error("H5Dcreate2(/" + d.path + ") failed");
   }
-  const hid_t target = ref.extendible() ? ext.id() : dset.id();
   if (element_count(dims) == 0) return;
-  const std::vector<const ShardFile*> sources =
-      d.instance_axis >= 0 ? [&] {
-        std::vector<const ShardFile*> v;
-        for (const ShardFile& s : plan.shards) v.push_back(&s);
-        return v;
-      }()
-                           : std::vector<const ShardFile*>{&first};
-  std::vector<unsigned char> block;
+  h5::Handle dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
+  check(H5Pset_chunk_cache(dapl.id(), 100003, 4 * std::max<std::size_t>(block_bytes, 1), 1.0), "H5Pset_chunk_cache(/" + d.path + ")");
+  h5::Handle target(H5Dopen2(out_file, d.path.c_str(), dapl.id()), H5Dclose);
+  if (!target.valid()) throw h5::H5Error("H5Dopen2(/" + d.path + ") failed");
+
+  std::vector<const ShardFile*> sources;
+  if (d.instance_axis >= 0) {
+    for (const ShardFile& s : plan.shards) sources.push_back(&s);
+  } else {
+    sources.push_back(&first);
+  }
+  std::vector<h5::Handle> src;
+  std::vector<h5::DatasetShape> shapes;
   for (const ShardFile* s : sources) {
-    const h5::Handle src = open_dataset(s->file.id(), d.path);
-    const h5::DatasetShape sh = h5::dataset_shape(s->file.id(), d.path);
-    // Blocks along axis 0 (frames, or instances for an (I) dataset) of about kBlockBytes.
-    const std::uint64_t row_bytes = std::max<std::uint64_t>(1, element_count(sh.dims) / std::max<hsize_t>(sh.dims[0], 1) *
-                                                                   sh.element_size);
-    const hsize_t rows = std::max<hsize_t>(1, static_cast<hsize_t>(kBlockBytes / row_bytes));
-    for (hsize_t r0 = 0; r0 < sh.dims[0]; r0 += rows) {
+    src.push_back(open_dataset(s->file.id(), d.path));
+    shapes.push_back(h5::dataset_shape(s->file.id(), d.path));
+  }
+  // Blocks along axis 0 (frames, or instances of an (I, ...) dataset) of about block_bytes
+  // of OUT's dataset.
+  const std::uint64_t row_bytes =
+      std::max<std::uint64_t>(1, element_count(dims) / std::max<hsize_t>(dims[0], 1) * ref.element_size);
+  const hsize_t rows = std::max<hsize_t>(1, static_cast<hsize_t>(block_bytes / row_bytes));
+  std::vector<unsigned char> block;
+  for (hsize_t r0 = 0; r0 < dims[0]; r0 += rows) {
+    for (std::size_t k = 0; k < sources.size(); ++k) {
+      const h5::DatasetShape& sh = shapes[k];
       std::vector<hsize_t> start(sh.dims.size(), 0), count = sh.dims;
-      count[0] = std::min(rows, sh.dims[0] - r0);
-      start[0] = r0;
-      h5::read_block(src.id(), sh, start, count, block);
       std::vector<hsize_t> out_start = start;
-      if (d.instance_axis >= 0) out_start[static_cast<std::size_t>(d.instance_axis)] += static_cast<hsize_t>(s->offset);
-      h5::Handle fspace(H5Dget_space(target), H5Sclose);
+      if (d.instance_axis == 0) {  // (I, ...): each shard's rows where they fall in [r0, r0 + rows)
+        const hsize_t lo = std::max<hsize_t>(r0, static_cast<hsize_t>(sources[k]->offset));
+        const hsize_t hi = std::min<hsize_t>(r0 + rows, static_cast<hsize_t>(sources[k]->offset) + sh.dims[0]);
+        if (lo >= hi) continue;
+        start[0] = lo - static_cast<hsize_t>(sources[k]->offset);
+        count[0] = hi - lo;
+        out_start[0] = lo;
+      } else {  // (T, ...) or (T, I, ...): frames [r0, r0 + rows) of every shard
+        start[0] = out_start[0] = r0;
+        count[0] = std::min(rows, sh.dims[0] - r0);
+        if (d.instance_axis == 1) out_start[1] = static_cast<hsize_t>(sources[k]->offset);
+      }
+      h5::read_block(src[k].id(), sh, start, count, block);
+      h5::Handle fspace(H5Dget_space(target.id()), H5Sclose);
       h5::Handle mspace(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
       check(H5Sselect_hyperslab(fspace.id(), H5S_SELECT_SET, out_start.data(), nullptr, count.data(), nullptr),
             "H5Sselect_hyperslab(/" + d.path + ")");
-      check(H5Dwrite(target, sh.native_type.id(), mspace.id(), fspace.id(), H5P_DEFAULT, block.data()),
+      check(H5Dwrite(target.id(), sh.native_type.id(), mspace.id(), fspace.id(), H5P_DEFAULT, block.data()),
             "H5Dwrite(/" + d.path + ")");
     }
   }
@@ -187,7 +203,7 @@ nlohmann::json merge_shards(const MergeOptions& o) {
     }
     for (const MergeDataset& d : plan.datasets) {
       if (o.copy || d.instance_axis < 0) {
-        write_copy(file.id(), plan, d);
+        write_copy(file.id(), plan, d, o.block_bytes);
       } else {
         write_virtual(file.id(), o.out, plan, d);
       }

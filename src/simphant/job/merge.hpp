@@ -21,6 +21,7 @@
 // the largest of the shards' (they ran side by side), scene_file that shard's.
 // Exceptions to "bit for bit": a virtual dataset's storage layout and limits (maxshape)
 // differ from a run's chunked, extendible datasets, not its values.
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,6 +34,9 @@ struct MergeOptions {
   std::string out;                  ///< the merged file (written through a temporary file, job/output_file.hpp)
   std::vector<std::string> shards;  ///< shard files, in any order
   bool copy = false;                ///< real datasets instead of virtual ones
+  /// [B] of OUT's dataset that `copy` reads and writes at a time (a block of frames, or of
+  /// instances of an (I) dataset; at least one frame); its chunk cache holds 4 blocks.
+  std::size_t block_bytes = std::size_t{32} << 20;
 };
 
 /// Bad input of a merge (exit code 2): the message names the shard file(s), the attribute
