@@ -72,6 +72,15 @@ int main(int argc, char** argv) {
   run->add_option("--out,-o", ro.job.out, "Output HDF5 file (default: <scene stem>.h5 in the current directory)")
       ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
                              "PATH"));
+  run->add_option("--checkpoint-every", ro.job.checkpoint_every_s,
+                  "Seconds of wall time between checkpoints beside the output, from which --resume continues after "
+                  "a kill (default 300; 0: none; docs/checkpoints.md)")
+      ->check(CLI::Range(0.0, 1e9));
+  run->add_option("--resume", ro.job.resume,
+                  "Continue the interrupted run whose output is this file, from its last checkpoint (the scene and "
+                  "options are the run's)")
+      ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
+                             "OUT.h5"));
   std::string shard;
   CLI::Option* shard_opt =
       run->add_option("--shard", shard,
@@ -87,15 +96,6 @@ int main(int argc, char** argv) {
                 }
               },
               "K/N"));
-  run->add_option("--checkpoint-every", ro.job.checkpoint_every_s,
-                  "Seconds of wall time between checkpoints beside the output, from which --resume continues after "
-                  "a kill (default 300; 0: none; docs/checkpoints.md)")
-      ->check(CLI::Range(0.0, 1e9));
-  run->add_option("--resume", ro.job.resume,
-                  "Continue the interrupted run whose output is this file, from its last checkpoint (the scene and "
-                  "options are the run's)")
-      ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
-                             "OUT.h5"));
   run->add_flag("--json", ro.json, "Print the summary as one JSON object on stdout instead of the text");
   run->add_option("--progress-interval", ro.progress_interval_s,
                   "Seconds between progress log lines when stderr is not a terminal (default 5; 0: every slice)")

@@ -218,8 +218,8 @@ JobOptions parse_options(const std::string& text) {
   o.backend = j.at("backend").get<std::string>();
   o.precision = j.at("precision").get<std::string>();
   o.solver = j.at("solver").get<std::string>();
-  o.shard_index = j.value("shard_index", 0);  // a run that is not a shard stores 0 of 1
-  o.shard_count = j.value("shard_count", 1);
+  o.shard_index = j.at("shard_index").get<int>();
+  o.shard_count = j.at("shard_count").get<int>();
   return o;
 }
 
@@ -345,9 +345,9 @@ ResumePoint find_resume(const JobOptions& given) {
   same(given.backend != "auto", given.backend, true, stored.backend, "--backend", src);
   same(given.precision != "fp64", given.precision, true, stored.precision, "--precision", src);
   same(!given.solver.empty(), given.solver, !stored.solver.empty(), stored.solver, "--solver", src);
-  const std::string given_shard = std::to_string(given.shard_index) + "/" + std::to_string(given.shard_count);
-  const std::string stored_shard = std::to_string(stored.shard_index) + "/" + std::to_string(stored.shard_count);
-  same(given.shard_count != 1, given_shard, true, stored_shard, "--shard", src);
+  const auto shard_text = [](const JobOptions& o) { return std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count); };
+  same(given.shard_count != 1 || given.shard_index != 0, shard_text(given), stored.shard_count != 1, shard_text(stored),
+       "--shard", src);
   if (!given.out.empty() && fs::weakly_canonical(given.out, ec) != fs::weakly_canonical(out, ec))
     throw SceneError("--out", "a resumed run writes the output it continues (" + out + "), got " + given.out);
 
@@ -421,7 +421,9 @@ void Checkpointer::save(const Recorder& recorder, Simulator& sim, const RunStats
       throw std::runtime_error("cannot rename " + temp_ + " onto " + path_ + ": " + std::strerror(errno));
     fsync_folder_of(path_);
     ++count_;
-    logger().debug("checkpoint {} at step {} ({} frames) in {:.3f} s", path_, at.steps_done, at.frames, now_s() - t0);
+    std::error_code ec;
+    logger().debug("checkpoint {} at step {} ({} frames, {} bytes) in {:.4f} s", path_, at.steps_done, at.frames,
+                   fs::file_size(path_, ec), now_s() - t0);
   } catch (const std::exception& e) {
     ::unlink(temp_.c_str());
     logger().warn("checkpoint {} not written: {}; the run goes on{}", path_, e.what(),

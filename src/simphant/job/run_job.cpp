@@ -313,10 +313,10 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   result.out_file = out;
   result.output_error = output_error;
   result.summary = summary_json(report, summary);
-  if (shard.count > 1) add_shard_summary(result.summary, shard);
   result.summary["checkpoints"] = checkpoints.count();
   result.summary["checkpoint_wall_time_s"] = checkpoints.seconds();
   result.summary["resumed_from_step"] = restored ? nlohmann::json(restored->at.steps_done) : nlohmann::json();
+  if (shard.count > 1) add_shard_summary(result.summary, shard);
   result.exit_code = stopped ? 130 : (summary.n_ok == 0 || !output_error.empty()) ? 3 : 0;
   return result;
 }

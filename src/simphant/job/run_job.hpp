@@ -102,7 +102,11 @@ struct JobResult {
 ///
 /// The results go to a temporary file beside the output (".<name>.partial-<pid>"),
 /// renamed onto it when the run ends, completed or stopped early; an existing output is
-/// untouched until then. The file's stop_reason says how the run ended: "completed";
+/// untouched until then. Every checkpoint_every_s of wall time a checkpoint
+/// ".<name>.checkpoint.h5" is written beside it, and a run stopped by a stop request
+/// stores its state in the output (group /checkpoint), so that options.resume can
+/// continue either (job/checkpoint.hpp); the checkpoint file is removed when the output
+/// is committed (kept after a failed write, to resume from). The file's stop_reason says how the run ended: "completed";
 /// the stop hook's reason or "stop requested"; "no instance alive" (every instance
 /// failed assembly or diverged: the loop ends there, exit_code 3); or, when a write
 /// fails, "disk full (ENOSPC): <out>" / "write error: ..." (output_error, exit_code 3).
