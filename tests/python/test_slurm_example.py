@@ -30,7 +30,8 @@ def slurm_env(cli, tmp_path):
 
 
 def one_shot(cli, scene, folder, *args):
-    proc = run_cli(cli, "run", str(scene), *args, "--out", str(folder / "one.h5"), cwd=folder)
+    threads = [] if "--threads" in args else ["--threads", "1"]
+    proc = run_cli(cli, "run", str(scene), *threads, *args, "--out", str(folder / "one.h5"), cwd=folder)
     assert proc.returncode in (0, 3), proc.stderr
     return folder / "one.h5"
 
