@@ -12,7 +12,8 @@ model, stepped in lockstep on all CPU cores or a GPU (docs/python.md).
 
 Public names: load_scene, Scene, Simulator, State, InstanceStatus, Assembly, run,
 RunResult, merge, open_results, instance_table, scene_schema, BackendError, set_log_level,
-log_level, cuda_available, __version__; the Gymnasium vector env in simphant.gym.
+log_level, cuda_available, __version__; the Gymnasium vector env in simphant.gym; sweeps
+over a Ray cluster in simphant.distributed (docs/scaling-out.md).
 """
 from __future__ import annotations
 
