@@ -30,7 +30,7 @@ class ShardSpec:
     precision: str = "fp64"
     threads: int = 1
     solver: Optional[str] = None
-    checkpoint_every: float = 30.0
+    checkpoint_every: Optional[float] = None  # None: the job runner's default
     report_every_s: float = 0.5
 
 

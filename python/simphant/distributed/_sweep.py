@@ -93,7 +93,8 @@ def _remove_run_files(path: str, partial_only: bool = False) -> None:
     folder, name = os.path.split(path)
     doomed = glob.glob(os.path.join(folder, glob.escape("." + name) + ".partial-*"))
     if not partial_only:
-        doomed += [path, _simphant.checkpoint_file_name(path)]
+        checkpoint = _simphant.checkpoint_file_name(path)
+        doomed += [path, checkpoint, checkpoint + ".tmp"]
     for p in doomed:
         try:
             os.remove(p)
@@ -105,7 +106,7 @@ def run_sweep(scene: SceneSource, instances: Optional[int] = None, shards: Optio
               out: Optional[PathLike] = None, address: Optional[str] = None,
               resources: Optional[Mapping[str, Any]] = None, *, dt: Optional[float] = None,
               t_end: Optional[float] = None, seed: Optional[int] = None, backend: str = "auto",
-              precision: str = "fp64", solver: Optional[str] = None, checkpoint_every: float = 30.0,
+              precision: str = "fp64", solver: Optional[str] = None, checkpoint_every: Optional[float] = None,
               max_retries: int = 3, copy: bool = False, progress: ProgressArg = True) -> SweepResult:
     """Runs the job of ``simphant run`` as `shards` Ray tasks, each the job runner on one
     slice of the design (``simphant.run(..., shard=(K, N))``), and merges their files into
@@ -131,8 +132,10 @@ def run_sweep(scene: SceneSource, instances: Optional[int] = None, shards: Optio
             without a GPU runs backend "auto" as "cpu"; every task runs num_cpus threads.
         dt, t_end, seed, backend, precision, solver: as simphant.run. Every shard must
             run the same backend and precision (the merge refuses a mix).
-        checkpoint_every: [s] of wall time between a shard's checkpoints (the cost per
-            checkpoint: docs/checkpoints.md); a retried task continues from its last one.
+        checkpoint_every: [s] of wall time between a shard's checkpoints; None: the job
+            runner's default, 300 s. A retried task continues from its shard's last
+            checkpoint. A checkpoint copies the shard's file so far, so its cost grows
+            with the file (docs/checkpoints.md, docs/scaling-out.md).
         max_retries: Ray's retries of a task whose worker process or node died. An error
             raised by the run itself (bad scene, full disk) is not retried.
         copy: False: the merged file's instance datasets are HDF5 virtual datasets over
@@ -162,7 +165,7 @@ def run_sweep(scene: SceneSource, instances: Optional[int] = None, shards: Optio
     design_size = instances if instances is not None else sc.sweep_instances
     if design_size is None or int(design_size) < 1:
         raise ValueError(f"instances: must be > 0 (got {design_size})")
-    if checkpoint_every < 0:
+    if checkpoint_every is not None and not checkpoint_every >= 0:
         raise ValueError(f"checkpoint_every: must be >= 0 (got {checkpoint_every})")
     if max_retries < 0:
         raise ValueError(f"max_retries: must be >= 0 (got {max_retries})")
@@ -188,7 +191,7 @@ def run_sweep(scene: SceneSource, instances: Optional[int] = None, shards: Optio
         specs = [ShardSpec(scene_text=sc.text, scene_file=sc.file or sc.source, index=k, count=n,
                            out=_shard_path(folder, stem, k, n), instances=instances, dt=dt, t_end=t_end, seed=seed,
                            backend=task_backend, precision=precision, threads=threads, solver=solver,
-                           checkpoint_every=float(checkpoint_every)) for k in range(n)]
+                           checkpoint_every=checkpoint_every) for k in range(n)]
         for s in specs:  # a leftover of an earlier sweep must not be resumed
             _remove_run_files(s.out)
 
