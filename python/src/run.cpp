@@ -64,7 +64,8 @@ std::tuple<int, std::string, std::string> run(const PyScene* scene, const std::s
   o.shard_count = a.shard_count;
   if (a.checkpoint_every) {
     if (!(*a.checkpoint_every >= 0))
-      throw std::invalid_argument("checkpoint_every: must be >= 0 [s] (got " + std::to_string(*a.checkpoint_every) + ")");
+      throw std::invalid_argument("checkpoint_every: must be >= 0 [s] (got " + std::to_string(*a.checkpoint_every) +
+                                  ")");
     o.checkpoint_every_s = *a.checkpoint_every;
   }
   o.resume = a.resume;

@@ -85,8 +85,9 @@ def test_a_requeued_task_continues_its_shard(root, examples, cli, slurm_env, tmp
 
     def task(k):
         return subprocess.Popen(["bash", str(root / "examples/slurm/sweep.sbatch"), str(scene), str(out), "3", *args],
-                                env=dict(slurm_env, SLURM_ARRAY_TASK_ID=str(k), SIMPHANT_CHECKPOINT_EVERY="0.05"), stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, cwd=tmp_path, start_new_session=True)
+                                env=dict(slurm_env, SLURM_ARRAY_TASK_ID=str(k), SIMPHANT_CHECKPOINT_EVERY="0.05"),
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
+                                start_new_session=True)
 
     for k, sig in ((1, signal.SIGKILL), (2, signal.SIGTERM)):
         shard = shards / f"study.shard-{k}-of-3.h5"

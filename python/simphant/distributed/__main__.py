@@ -33,7 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda", "cuda-fused"])
     ap.add_argument("--precision", default="fp64", choices=["fp64", "fp32"])
     ap.add_argument("--solver", choices=["dae", "aba", "cga"], help="robot scenes: overrides solver.type")
-    ap.add_argument("--checkpoint-every", type=float, help="[s] between a shard's checkpoints (default: simphant run's, 300)")
+    ap.add_argument("--checkpoint-every", type=float,
+                    help="[s] between a shard's checkpoints (default: simphant run's, 300)")
     ap.add_argument("--max-retries", type=int, default=3, help="retries of a task whose worker died")
     ap.add_argument("--copy", action="store_true", help="a self-contained merged file (default: virtual datasets "
                     "over the shard files)")
