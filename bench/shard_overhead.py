@@ -176,7 +176,7 @@ def main():
     for r in results["merge"]:
         read = "n/a" if r["read_state_s"] is None else f"{r['read_state_s']:.3f}"
         print(f"| {r['mode']} | {r['shards']} | {r['gb']:.3f} | {r['seconds']:.3f} | {r['seconds_per_gb']:.3f} | "
-              f"{r['file_mb']:.1f} | {read} |")
+              f"{r['file_mb']:.3f} | {read} |")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(results, f, indent=2)

@@ -144,6 +144,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   sim_options.backend = o.backend;
   sim_options.threads = o.threads;
   sim_options.precision = o.precision;
+  sim_options.auto_instances = shard.total;  // "auto" chooses as for the whole design
   std::unique_ptr<Simulator> sim = Simulator::create(std::move(models), sim_options, n);
   // Assembly gives up on the stop flag, leaving instances that are not failures.
   if (stop_requested()) throw Interrupted("assembly");

@@ -38,6 +38,8 @@ struct JobOptions {
   /// Shard shard_index of shard_count (`--shard K/N`, job/shard.hpp): the run samples the
   /// whole design and keeps instances [K*I/N, (K+1)*I/N); its file records the slice for
   /// `simphant merge` (job/merge.hpp). shard_count 1: the whole design, a plain run file.
+  /// A shard records to t_end even when none of its own instances is left ok (the
+  /// one-shot run stops at "no instance alive"), so that the shards' frames agree.
   int shard_index = 0;
   int shard_count = 1;
   /// [s] of wall time between checkpoints (job/checkpoint.hpp, docs/checkpoints.md: the
@@ -94,7 +96,8 @@ struct JobResult {
 /// Runs the job.
 ///
 /// Before any work: refuses bad options and scenes (SceneError naming the JSON path or
-/// the option, e.g. "--precision: ...", "--out: ... is an input of the run"), a backend
+/// the option, e.g. "--precision: ...", "--out: ... is an input of the run", "--shard: K = 4
+/// must be < N = 4", more shards than instances), a backend
 /// this machine cannot run (BackendError), an output path that cannot be written and a
 /// job whose memory estimate exceeds 80 % of physical memory (std::runtime_error,
 /// job/memory_estimate.hpp); then takes the output's lock (job/output_file.hpp: OutputBusy

@@ -71,7 +71,9 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
     throw std::invalid_argument("precision fp32 needs the cuda backend (the cpu backend is the fp64 reference)");
   std::unique_ptr<Backend> backend;
   if (cuda) {
-    const bool fused = options.backend == "cuda-fused" || (options.backend == "auto" && prefer_fused(shared->front(), n_instances));
+    const int auto_n = options.auto_instances > 0 ? options.auto_instances : n_instances;
+    const bool fused =
+        options.backend == "cuda-fused" || (options.backend == "auto" && prefer_fused(shared->front(), auto_n));
     require_cuda_device(fused ? "cuda-fused" : "cuda");
     cuda_check_fits(shared->front(), n_instances, batch::count_varied_params(*shared), fused ? "cuda-fused" : "cuda",
                     options.precision);

@@ -29,6 +29,10 @@ struct SimulatorOptions {
   std::string precision = "fp64";   ///< "fp64" | "fp32" (fp32: the cuda backend only)
   bool use_cuda_graph = true;       ///< cuda: replay one captured step (false: plain launches)
   std::string schur = "auto"; // "auto" | "dense" | "sparse"
+  /// The batch size by which backend "auto" chooses between cuda and cuda-fused; 0: the
+  /// simulator's own count. A shard of a design (job/shard.hpp) passes the design's size,
+  /// so that every shard runs the backend of the one-shot run.
+  int auto_instances = 0;
 };
 
 /// Not thread-safe: call one Simulator from one thread at a time (its calls use the
