@@ -84,12 +84,13 @@ def main():
     scene = os.path.join(folder, "scene.json")
     with open(scene, "w") as f:
         json.dump(doc, f)
-    plain, with_ckpt, points = [], [], []
+    plain, with_ckpt, points, counts = [], [], [], []
     for _ in range(args.repeats):  # alternated, so that both see the same machine
         s, _, _, size = run(args, args.simphant, scene, out, 0, False)
         plain.append(s["loop_wall_time_s"])
         s, pts, _, size = run(args, args.simphant, scene, out, args.interval, True)
         with_ckpt.append(s["loop_wall_time_s"])
+        counts.append(len(pts))
         points += pts
     if len(points) < 2:
         sys.exit("fewer than two checkpoints: use a longer run (--t-end) or a shorter --interval")
@@ -103,19 +104,30 @@ def main():
     print("step loop without checkpoints %.3f s, with one every %.2f s %.3f s: overhead %.1f %% "
           "(mean checkpoint %.4f s)" % (t_plain, args.interval, t_ckpt, 100 * (t_ckpt / t_plain - 1), per_ckpt))
     print("one checkpoint: %.4f s + size / %.0f MB/s" % (a, rate_mb_s))
+    # End to end: the step loop's extra time per checkpoint (the copy's writeback also
+    # slows the run's own writes), against the mean size copied.
+    n_run = counts[with_ckpt.index(t_ckpt)]
+    mean_mb = sum(p[2] for p in points) / len(points) / 1e6
+    e2e = (t_ckpt - t_plain) / n_run if n_run else float("nan")
+    e2e_rate = mean_mb / e2e if e2e > 0 else float("inf")
+    print("end to end: %.3f s of step loop per checkpoint of %.0f MB on average: %.0f MB/s" % (e2e, mean_mb, e2e_rate))
     rows = []
     per_hour = 3600.0 / args.default_interval
-    print("%12s %14s %22s %10s" % ("file", "per checkpoint", "per hour at %g s" % args.default_interval, "share"))
+    print("%12s %14s %22s %10s %18s %10s" % ("file", "per checkpoint", "per hour at %g s" % args.default_interval,
+                                             "share", "end to end / hour", "share"))
     for mb in (10, 100, 1000, 10000):
         cost = a + b * mb * 1e6
         hour = per_hour * cost
+        hour_e2e = per_hour * mb / e2e_rate
         rows.append({"file_mb": mb, "checkpoint_s": cost, "per_hour_s": hour, "share": hour / 3600,
-                     "extrapolated": mb * 1e6 > largest})
-        print("%9d MB %13.3f s %21.1f s %9.2f %%%s" % (mb, cost, hour, 100 * hour / 3600,
-                                                      "  (extrapolated)" if mb * 1e6 > largest else ""))
+                     "end_to_end_per_hour_s": hour_e2e, "extrapolated": mb * 1e6 > largest})
+        print("%9d MB %13.3f s %21.1f s %9.2f %% %17.1f s %9.2f %%%s" %
+              (mb, cost, hour, 100 * hour / 3600, hour_e2e, 100 * hour_e2e / 3600,
+               "  (extrapolated)" if mb * 1e6 > largest else ""))
     result = {"instances": args.instances, "t_end": args.t_end, "interval_s": args.interval,
               "file_bytes": size, "fixed_s": a, "copy_rate_mb_s": rate_mb_s,
               "loop_s_without": t_plain, "loop_s_with": t_ckpt, "checkpoints": points,
+              "end_to_end_s_per_checkpoint": e2e, "end_to_end_mb_s": e2e_rate,
               "default_interval_s": args.default_interval, "table": rows}
     if args.json:
         with open(args.json, "w") as f:

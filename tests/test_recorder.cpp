@@ -204,3 +204,48 @@ TEST(H5File, AttributesAreReplaced) {
   f.reset();
   fs::remove(path);
 }
+
+// Continuing a file (a resumed run, job/checkpoint.hpp): the frames after the given
+// count are dropped, the next record() appends after them, and the file says "running"
+// until finalize(); a count beyond the file's frames is refused.
+TEST(Recorder, ContinuesAFileAfterItsFirstFrames) {
+  const int n = 3, B = 2, J = 1;
+  const fs::path path = temp_file("continued.h5");
+  {
+    Recorder rec(path.string(), make_info(n, B, J));
+    record_frames(rec, 4, n, B, J);
+    std::vector<std::int8_t> status(n, 0);
+    std::vector<double> status_time(n, 0.0);
+    rec.finalize(status.data(), status_time.data(), 1.0, "signal SIGINT");
+  }
+  {
+    Recorder rec(path.string(), make_info(n, B, J), 2);
+    EXPECT_EQ(rec.frames(), 2);
+    {
+      const h5::Handle f = h5::open_file_readonly(path.string());
+      EXPECT_EQ(h5::read_attr_string(f.id(), "stop_reason"), "running");
+      EXPECT_EQ(h5::read_attr_double(f.id(), "interrupted"), 1.0);
+    }
+    // Frame 2 again, with the values of frame 7, so that a kept old frame 2 would show.
+    std::vector<double> states(static_cast<std::size_t>(n) * B * 13), reactions(static_cast<std::size_t>(n) * J * 6),
+        violation(n, 0.0), energy(n, 0.0);
+    for (std::size_t i = 0; i < states.size(); ++i) states[i] = value(7, i);
+    rec.record(0.07, states.data(), reactions.data(), violation.data(), energy.data());
+    std::vector<std::int8_t> status(n, 0);
+    std::vector<double> status_time(n, 0.0);
+    rec.finalize(status.data(), status_time.data(), 2.0, "completed");
+  }
+  const h5::Handle f = h5::open_file_readonly(path.string());
+  for (const char* name : {"time", "state", "reactions", "constraint_violation", "energy"})
+    EXPECT_EQ(h5::dataset_dims(f.id(), name).at(0), 3u) << name;
+  const std::vector<double> time = h5::read_doubles(f.id(), "time");
+  EXPECT_EQ(time, (std::vector<double>{0.0, 0.01, 0.07}));
+  const std::vector<double> state = h5::read_doubles(f.id(), "state");
+  const std::size_t frame = static_cast<std::size_t>(n) * B * 13;
+  EXPECT_EQ(state[frame + 5], value(1, 5));
+  EXPECT_EQ(state[2 * frame + 5], value(7, 5));
+  EXPECT_EQ(h5::read_attr_double(f.id(), "frames"), 3.0);
+  EXPECT_EQ(h5::read_attr_string(f.id(), "stop_reason"), "completed");
+  EXPECT_THROW(Recorder(path.string(), make_info(n, B, J), 4), h5::H5Error);        // holds 3
+  EXPECT_THROW(Recorder(path.string(), make_info(n, B + 1, J), 2), h5::H5Error);    // another frame shape
+}

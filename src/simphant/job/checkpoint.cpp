@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -31,7 +32,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::int64_t kFormat = 1;  ///< layout of /checkpoint (checkpoint.hpp); bump on any change
+constexpr std::int64_t kFormat = 1;
+/// A checkpoint that takes more than this share of the interval is reported (once).
+constexpr double kWarnShare = 0.02;  ///< layout of /checkpoint (checkpoint.hpp); bump on any change
 const char* const kGroup = "checkpoint";
 
 double now_s() {
@@ -421,13 +424,29 @@ void Checkpointer::save(const Recorder& recorder, Simulator& sim, const RunStats
       throw std::runtime_error("cannot rename " + temp_ + " onto " + path_ + ": " + std::strerror(errno));
     fsync_folder_of(path_);
     ++count_;
+    const double took = now_s() - t0;
     std::error_code ec;
-    logger().debug("checkpoint {} at step {} ({} frames, {} bytes) in {:.4f} s", path_, at.steps_done, at.frames,
-                   fs::file_size(path_, ec), now_s() - t0);
+    const double bytes = static_cast<double>(fs::file_size(path_, ec));
+    logger().debug("checkpoint {} at step {} ({} frames, {:.0f} bytes) in {:.4f} s", path_, at.steps_done, at.frames,
+                   bytes, took);
+    // The copy grows with the file: say so once when it takes a noticeable share of the run.
+    if (!warned_cost_ && took > kWarnShare * every_s_) {
+      warned_cost_ = true;
+      logger().warn("checkpoint of {:.0f} MB took {:.2f} s, {:.1f} % of the --checkpoint-every interval of {:g} s; "
+                    "--checkpoint-every {:.0f} keeps it near 1 % (docs/checkpoints.md)",
+                    bytes / 1e6, took, 100 * took / every_s_, every_s_, std::ceil(100 * took));
+    }
   } catch (const std::exception& e) {
     ::unlink(temp_.c_str());
-    logger().warn("checkpoint {} not written: {}; the run goes on{}", path_, e.what(),
-                  count_ > 0 ? " (the previous checkpoint is kept)" : "");
+    // Warned once per reason: a full disk stays full for many intervals.
+    const std::string why = e.what();
+    if (why != failure_) {
+      logger().warn("checkpoint {} not written: {}; the run goes on{}", path_, why,
+                    count_ > 0 ? " (the previous checkpoint is kept)" : "");
+    } else {
+      logger().debug("checkpoint {} not written again: {}", path_, why);
+    }
+    failure_ = why;
   }
   const double t1 = now_s();
   seconds_ += t1 - t0;

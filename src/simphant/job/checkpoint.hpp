@@ -111,8 +111,9 @@ class Checkpointer {
   bool due() const;
   void start();
   /// Copies the recorder's file with the batch state onto the checkpoint file. A failure
-  /// (a full disk, ...) is logged as a warning, the temporary copy removed and the
-  /// previous checkpoint kept: the run goes on.
+  /// (a full disk, ...) is logged as a warning (once per reason), the temporary copy
+  /// removed and the previous checkpoint kept: the run goes on. A checkpoint that takes more than 2 % of
+  /// the interval is reported once, with an interval that keeps the share near 1 %.
   void save(const Recorder& recorder, Simulator& sim, const RunStats& stats, const LoopPoint& at);
   /// Writes the batch state into the recorder's own file (a run stopped on request:
   /// resuming reads its output). Throws h5::H5Error when a write fails.
@@ -132,6 +133,8 @@ class Checkpointer {
   double last_ = 0;  ///< steady clock [s] of the last checkpoint (or start())
   int count_ = 0;
   double seconds_ = 0;
+  bool warned_cost_ = false;  ///< the cost warning was given
+  std::string failure_;       ///< why the last checkpoint failed (warned once per reason)
 };
 
 }  // namespace job_detail
