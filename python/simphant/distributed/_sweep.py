@@ -213,7 +213,10 @@ def run_sweep(scene: SceneSource, instances: Optional[int] = None, shards: Optio
             raise
         if show is not None:
             snap = SweepProgress(ray.get(board.snapshot.remote()), time.monotonic() - t0)
-            show(snap, final=True) if isinstance(show, ProgressPrinter) else show(snap)
+            if isinstance(show, ProgressPrinter):
+                show(snap, final=True)
+            else:
+                show(snap)
         results.sort(key=lambda r: r["index"])
         final = ray.get(board.snapshot.remote())
         for r in results:
