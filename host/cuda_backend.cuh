@@ -53,15 +53,15 @@ class CudaBackend final : public Backend {
   void read_reactions(double* out) const override;
   void read_constraint_violation(double* out) const override;
   void read_energy(double* total, double* kinetic) const override;
-  void read_status(std::int8_t* status, double* status_time) const override;
+  void read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const override;
   const std::vector<AssemblyResult>& assembly() const override { return assembly_; }
 
   // Per-instance state (Backend; host/cuda_backend_state.cuh).
   int state_size() const override { return 13 * N_; }
   void get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
-                 std::int64_t* status_steps) const override;
+                 std::int64_t* status_steps, std::int8_t* reasons) const override;
   void set_state(const int* ids, int count, const double* y, const std::int64_t* steps, const std::int8_t* status,
-                 const std::int64_t* status_steps) override;
+                 const std::int64_t* status_steps, const std::int8_t* reasons) override;
   /// Queued on the stream (no wait): columns of the kept initial states, status.
   void reset(const int* ids, int count) override;
   /// Assembles the models on the host, writes their parameters into the packed batch
@@ -113,7 +113,7 @@ class CudaBackend final : public Backend {
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t graph_exec_ = nullptr;
   /// The last copy out of a pinned staging buffer (inputs_host_, ids_host_, frame_host_,
-  /// status_host_, status_step_host_).
+  /// status_host_, status_step_host_, reason_host_).
   cudaEvent_t staging_copied_ = nullptr;
 
   // Model arrays (shared) and per-instance parameters.
@@ -129,13 +129,17 @@ class CudaBackend final : public Backend {
   DeviceArray<T> Y_, y_stage_, k_[4], phi_, jac_, gamma_star_, Q_, C_, rhs_, inputs_, violation_, frame_;
   DeviceArray<T*> C_ptrs_, rhs_ptrs_;
   DeviceArray<int> info_, fail_, potrs_info_;
-  DeviceArray<std::int8_t> status_;
+  DeviceArray<std::int8_t> status_, status_reason_;
+  DeviceArray<T> runaway_;           ///< (2, n) runaway bound coefficients a, b (dynamics/runaway.hpp)
+  DeviceArray<T> runaway_rows_;      ///< (n, 2) staging of runaway coefficients (set_models)
   DeviceArray<std::int64_t> status_step_, step_;
   DeviceArray<double> inputs_rows_;  ///< (n, n_inputs) staging for set_inputs
   DeviceArray<T> Y0_;                ///< (13 N, n) assembled initial states (reset)
   DeviceArray<std::int8_t> status0_;  ///< (n) assembly status (reset)
+  DeviceArray<std::int8_t> reason0_;  ///< (n) assembly status reason (reset)
   DeviceArray<int> ids_dev_;          ///< (n) staging of instance lists
   DeviceArray<std::int8_t> status_rows_;     ///< (n) staging of statuses
+  DeviceArray<std::int8_t> reason_rows_;     ///< (n) staging of status reasons
   DeviceArray<std::int64_t> step_rows_;      ///< (n) staging of status steps
   std::vector<std::int64_t> offset_;  ///< (n) batch step of each instance's step 0
   InstanceIds ids_;
@@ -147,6 +151,7 @@ class CudaBackend final : public Backend {
   PinnedArray<double> inputs_host_;
   mutable PinnedArray<std::int8_t> status_host_;
   mutable PinnedArray<std::int64_t> status_step_host_;
+  mutable PinnedArray<std::int8_t> reason_host_;
   PinnedArray<int> ids_host_;  ///< (n) staging of instance lists
   mutable std::int64_t frame_step_ = -1;
 };

@@ -29,12 +29,14 @@ std::size_t bytes_per_instance(int N, int J, int m, int n_inputs, int n_varied, 
                              + 6 * static_cast<std::size_t>(N)      // Q
                              + schur_values + m                     // C, rhs
                              + n_inputs + 1 + n_varied              // inputs, violation, parameters
-                             + ny + 6 * static_cast<std::size_t>(J) + 3;  // frame
-  // + C and rhs pointers (cuda only), info and fail, status, status step, inputs staging
-  // (device and pinned); the per-instance state calls: initial state Y0 and status,
-  // staging of ids (device and pinned), statuses and status steps
-  return (values + ny) * sizeof(T) + (fused ? 0 : 2 * sizeof(T*)) + 2 * sizeof(int) + 1 + sizeof(std::int64_t) +
-         2 * sizeof(double) * n_inputs + 1 + 2 * sizeof(int) + 1 + sizeof(std::int64_t);
+                             + ny + 6 * static_cast<std::size_t>(J) + 3  // frame
+                             + 4;                                   // runaway coefficients and their staging
+  // + C and rhs pointers (cuda only), info and fail, status, status step, status reason,
+  // inputs staging (device and pinned); the per-instance state calls: initial state Y0,
+  // status and reason, staging of ids (device and pinned), statuses, status steps and
+  // reasons (device and pinned)
+  return (values + ny) * sizeof(T) + (fused ? 0 : 2 * sizeof(T*)) + 2 * sizeof(int) + 2 + sizeof(std::int64_t) +
+         2 * sizeof(double) * n_inputs + 2 + 2 * sizeof(int) + 3 + sizeof(std::int64_t);
 }
 
 /// bytes_per_instance for `model` on the path (fused or not) in T.
@@ -199,6 +201,12 @@ void CudaBackend<T>::allocate() {
   fail_ = DeviceArray<int>(n, batch_);
   potrs_info_ = DeviceArray<int>(1, batch_);
   status_ = DeviceArray<std::int8_t>(n, batch_);
+  status_reason_ = DeviceArray<std::int8_t>(n, batch_);
+  runaway_ = DeviceArray<T>(2 * n, batch_);
+  runaway_rows_ = DeviceArray<T>(2 * n, batch_);
+  reason0_ = DeviceArray<std::int8_t>(n, batch_);
+  reason_rows_ = DeviceArray<std::int8_t>(n, batch_);
+  reason_host_ = PinnedArray<std::int8_t>(n, batch_);
   status_step_ = DeviceArray<std::int64_t>(n, batch_);
   step_ = DeviceArray<std::int64_t>(1, batch_);
   inputs_rows_ = DeviceArray<double>(static_cast<std::size_t>(n_inputs_) * n, batch_);
@@ -249,6 +257,8 @@ void CudaBackend<T>::allocate() {
   b_.violation = violation_.get();
   b_.status = status_.get();
   b_.status_step = status_step_.get();
+  b_.status_reason = status_reason_.get();
+  b_.runaway = runaway_.get();
   b_.step = step_.get();
   b_.frame = frame_.get();
   b_.lambda_soa = fused_ ? 1 : 0;
@@ -264,6 +274,13 @@ void CudaBackend<T>::upload_state(const AssembledBatch& assembled) {
   check(cudaMemcpy(Y0_.get(), y.data(), y.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy", batch_);
   check(cudaMemcpy(status_.get(), assembled.status.data(), n, cudaMemcpyHostToDevice), "cudaMemcpy", batch_);
   check(cudaMemcpy(status0_.get(), assembled.status.data(), n, cudaMemcpyHostToDevice), "cudaMemcpy", batch_);
+  check(cudaMemcpy(status_reason_.get(), assembled.reason.data(), n, cudaMemcpyHostToDevice), "cudaMemcpy", batch_);
+  check(cudaMemcpy(reason0_.get(), assembled.reason.data(), n, cudaMemcpyHostToDevice), "cudaMemcpy", batch_);
+  // Runaway coefficients (n, 2) on the host -> (2, n) structure of arrays in T.
+  std::vector<T> runaway(2 * n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t e = 0; e < 2; ++e) runaway[e * n + i] = static_cast<T>(assembled.runaway[2 * i + e]);
+  check(cudaMemcpy(runaway_.get(), runaway.data(), runaway.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy", batch_);
   // Default actuator inputs: each instance's model value.
   std::vector<double> u(static_cast<std::size_t>(n_inputs_) * n, 0.0);
   for (std::size_t i = 0; i < n; ++i)
@@ -402,9 +419,12 @@ void CudaBackend<T>::read_energy(double* total, double* kinetic) const {
 }
 
 template <class T>
-void CudaBackend<T>::read_status(std::int8_t* status, double* status_time) const {
+void CudaBackend<T>::read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const {
   check(cudaMemcpyAsync(status_host_.get(), status_.get(), n_, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync (status)",
         batch_);
+  if (reason)
+    check(cudaMemcpyAsync(reason_host_.get(), status_reason_.get(), n_, cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpyAsync (status reason)", batch_);
   check(cudaMemcpyAsync(status_step_host_.get(), status_step_.get(), n_ * sizeof(std::int64_t), cudaMemcpyDeviceToHost,
                         stream_),
         "cudaMemcpyAsync (status step)", batch_);
@@ -413,6 +433,7 @@ void CudaBackend<T>::read_status(std::int8_t* status, double* status_time) const
   // until it is reset or its steps are set).
   for (int i = 0; i < n_; ++i) {
     status[i] = status_host_.get()[i];
+    if (reason) reason[i] = reason_host_.get()[i];
     status_time[i] = static_cast<double>(status_step_host_.get()[i] - offset_[static_cast<std::size_t>(i)]) * dt_;
   }
 }

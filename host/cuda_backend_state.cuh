@@ -3,7 +3,7 @@
 // set_models, set_inputs(ids, ...), the views), included by cuda_backend_fp64.cu and
 // cuda_backend_fp32.cu after cuda_backend_impl.cuh. The listed instances' columns move
 // through the kernels of kernels/instance_state.hpp; rows travel between the host and
-// the device through pinned staging (ids_host_, frame_host_ for states, status_host_,
+// the device through pinned staging (ids_host_, frame_host_ for states, status_host_, reason_host_,
 // status_step_host_, inputs_host_) and device staging (ids_dev_, y_stage_ for states:
 // scratch between steps, status_rows_, step_rows_, inputs_rows_). An instance's own
 // clock is the host-side offset_: instance step = batch step - offset_[i]; the device
@@ -41,11 +41,11 @@ const int* CudaBackend<T>::stage_ids(const int* ids, int count) const {
 
 template <class T>
 void CudaBackend<T>::get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
-                               std::int64_t* status_steps) const {
+                               std::int64_t* status_steps, std::int8_t* reasons) const {
   ids_.check("get_state", ids, count);
   if (count == 0) return;
   const int n = n_, ny = 13 * N_;
-  const bool want_status = status || status_steps;
+  const bool want_status = status || status_steps || reasons;
   CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
   wait_staging();
   const int* d_ids = stage_ids(ids, count);
@@ -61,11 +61,15 @@ void CudaBackend<T>::get_state(const int* ids, int count, double* y, std::int64_
   if (want_status) {
     const std::int8_t* st = status_.get();
     const std::int64_t* ss = status_step_.get();
+    const std::int8_t* re = status_reason_.get();
     std::int8_t* st_rows = status_rows_.get();
     std::int64_t* ss_rows = step_rows_.get();
+    std::int8_t* re_rows = reason_rows_.get();
     x.launch("gather_status", count, [=] __host__ __device__(int tid) {
-      batch::gather_status_thread(tid, count, d_ids, st, ss, st_rows, ss_rows);
+      batch::gather_status_thread(tid, count, d_ids, st, ss, re, st_rows, ss_rows, re_rows);
     });
+    check(cudaMemcpyAsync(reason_host_.get(), re_rows, static_cast<std::size_t>(count), cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpyAsync (status reason)", batch_);
     check(cudaMemcpyAsync(status_host_.get(), st_rows, static_cast<std::size_t>(count), cudaMemcpyDeviceToHost, stream_),
           "cudaMemcpyAsync (status)", batch_);
     check(cudaMemcpyAsync(status_step_host_.get(), ss_rows, static_cast<std::size_t>(count) * sizeof(std::int64_t),
@@ -82,13 +86,16 @@ void CudaBackend<T>::get_state(const int* ids, int count, double* y, std::int64_
     if (steps) steps[k] = steps_ - offset_[i];
     if (status) status[k] = status_host_.get()[k];
     if (status_steps) status_steps[k] = status_step_host_.get()[k] - offset_[i];
+    if (reasons) reasons[k] = reason_host_.get()[k];
   }
 }
 
 template <class T>
 void CudaBackend<T>::set_state(const int* ids, int count, const double* y, const std::int64_t* steps,
-                               const std::int8_t* status, const std::int64_t* status_steps) {
+                               const std::int8_t* status, const std::int64_t* status_steps,
+                               const std::int8_t* reasons) {
   ids_.check("set_state", ids, count);
+  check_status_reasons("set_state", count, status, reasons);
   if (count == 0) return;
   const int n = n_, ny = 13 * N_;
   CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
@@ -115,10 +122,15 @@ void CudaBackend<T>::set_state(const int* ids, int count, const double* y, const
       const std::size_t i = static_cast<std::size_t>(InstanceIds::at(ids, k));
       const std::int64_t offset = steps ? steps_ - steps[k] : offset_[i];
       if (status) status_host_.get()[k] = status[k];
+      if (reasons) reason_host_.get()[k] = reasons[k];
       if (write_steps) status_step_host_.get()[k] = status_steps ? status_steps[k] + offset : offset - offset_[i];
     }
     std::int8_t* st_rows = status ? status_rows_.get() : nullptr;
     std::int64_t* ss_rows = write_steps ? step_rows_.get() : nullptr;
+    std::int8_t* re_rows = reasons ? reason_rows_.get() : nullptr;
+    if (re_rows)
+      check(cudaMemcpyAsync(re_rows, reason_host_.get(), static_cast<std::size_t>(count), cudaMemcpyHostToDevice, stream_),
+            "cudaMemcpyAsync (status reason)", batch_);
     if (st_rows)
       check(cudaMemcpyAsync(st_rows, status_host_.get(), static_cast<std::size_t>(count), cudaMemcpyHostToDevice, stream_),
             "cudaMemcpyAsync (status)", batch_);
@@ -129,9 +141,11 @@ void CudaBackend<T>::set_state(const int* ids, int count, const double* y, const
     const int delta = status_steps ? 0 : 1;
     std::int8_t* st = status_.get();
     std::int64_t* ss = status_step_.get();
+    std::int8_t* re = status_reason_.get();
     x.launch("scatter_status", count, [=] __host__ __device__(int tid) {
       batch::scatter_status_thread(tid, count, d_ids, static_cast<const std::int8_t*>(st_rows),
-                                   static_cast<const std::int64_t*>(ss_rows), delta, st, ss);
+                                   static_cast<const std::int64_t*>(ss_rows), static_cast<const std::int8_t*>(re_rows),
+                                   delta, st, ss, re);
     });
   }
   staged();
@@ -153,11 +167,13 @@ void CudaBackend<T>::reset(const int* ids, int count) {
   T* Y = Y_.get();
   x.launch("reset_state", count, [=] __host__ __device__(int tid) { batch::copy_columns_thread(tid, n, ny, count, d_ids, Y0, Y); });
   const std::int8_t* st0 = status0_.get();
+  const std::int8_t* re0 = reason0_.get();
   std::int8_t* st = status_.get();
   std::int64_t* ss = status_step_.get();
+  std::int8_t* re = status_reason_.get();
   const std::int64_t now = steps_;  // the device's step count when this runs (stream order)
   x.launch("reset_status", count, [=] __host__ __device__(int tid) {
-    batch::reset_status_thread(tid, count, d_ids, st0, now, st, ss);
+    batch::reset_status_thread(tid, count, d_ids, st0, re0, now, st, ss, re);
   });
   for (int k = 0; k < count; ++k) offset_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = steps_;
   frame_step_ = -1;
@@ -239,7 +255,27 @@ void CudaBackend<T>::set_models(const int* ids, int count, const Model* models) 
         "cudaMemcpyAsync (assembly status)", batch_);
   std::int8_t* st0 = status0_.get();
   x.launch("scatter_assembly_status", count, [=] __host__ __device__(int tid) {
-    batch::scatter_status_thread(tid, count, d_ids, static_cast<const std::int8_t*>(st_rows), nullptr, 0, st0, nullptr);
+    batch::scatter_status_thread(tid, count, d_ids, static_cast<const std::int8_t*>(st_rows), nullptr, nullptr, 0, st0,
+                                 nullptr, nullptr);
+  });
+  // Their assembly reasons and runaway coefficients (rows (count, 2) -> columns of (2, n)).
+  std::memcpy(reason_host_.get(), assembled.reason.data(), static_cast<std::size_t>(count));
+  std::int8_t* re_rows = reason_rows_.get();
+  check(cudaMemcpyAsync(re_rows, reason_host_.get(), static_cast<std::size_t>(count), cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (assembly status reason)", batch_);
+  std::int8_t* re0 = reason0_.get();
+  x.launch("scatter_assembly_reason", count, [=] __host__ __device__(int tid) {
+    batch::scatter_rows_thread(tid, n, 1, count, d_ids, static_cast<const std::int8_t*>(re_rows), re0);
+  });
+  T* runaway_staging = staging + static_cast<std::size_t>(count) * ny;  // frame_host_ holds (13 N + 3) n >= this
+  for (std::size_t e = 0; e < 2 * static_cast<std::size_t>(count); ++e) runaway_staging[e] = static_cast<T>(assembled.runaway[e]);
+  T* ra_rows = runaway_rows_.get();
+  check(cudaMemcpyAsync(ra_rows, runaway_staging, 2 * static_cast<std::size_t>(count) * sizeof(T), cudaMemcpyHostToDevice,
+                        stream_),
+        "cudaMemcpyAsync (runaway coefficients)", batch_);
+  T* ra = runaway_.get();
+  x.launch("scatter_runaway", count, [=] __host__ __device__(int tid) {
+    batch::scatter_rows_thread(tid, n, 2, count, d_ids, static_cast<const T*>(ra_rows), ra);
   });
   staged();
   for (int k = 0; k < count; ++k) assembly_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = assembled.results[static_cast<std::size_t>(k)];

@@ -32,6 +32,8 @@ struct BatchBuffers {
   T* violation;    ///< (n) max |Phi| at the last evaluated state
   std::int8_t* status;          ///< (n) kStatusOk, 1 assembly failed, kStatusDiverged
   std::int64_t* status_step;    ///< (n) step at which the status was set
+  std::int8_t* status_reason;   ///< (n) why the status is not ok: kReason* (dynamics/runaway.hpp)
+  T* runaway;                   ///< (2, n) a, b of the runaway bound (a + b t)^2 [J] (dynamics/runaway.hpp)
   std::int64_t* step;           ///< (1) steps taken (advanced on the device by each step)
   T* frame;        ///< recorded frame: Y (13 N, n), reactions (6 J, n), violation, energy, kinetic (n each)
   int lambda_soa;  ///< layout of rhs: 0 (n, m) per instance (cuSOLVER), 1 (m, n) (cuda-fused)

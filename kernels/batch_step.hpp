@@ -107,7 +107,8 @@ void enqueue_step(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, con
   }
   x.launch("commit_step", n, [=] SP_LAMBDA(int tid) {
     commit_step_thread(tid, mv, static_cast<const T*>(b.violation), static_cast<const T*>(b.y_stage),
-                       static_cast<const std::int64_t*>(b.step), b.fail, b.Y, b.status, b.status_step);
+                       static_cast<const std::int64_t*>(b.step), static_cast<const T*>(b.runaway), b.fail, b.Y, b.status,
+                       b.status_step, b.status_reason);
   });
   x.launch("count_step", 1, [=] SP_LAMBDA(int tid) { count_step_thread(tid, b.step); });
 }
@@ -122,7 +123,7 @@ void enqueue_end_check(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b
   x.launch("violation", n, [=] SP_LAMBDA(int tid) { violation_thread(tid, mv, static_cast<const T*>(b.phi), b.violation); });
   x.launch("end_check", n, [=] SP_LAMBDA(int tid) {
     end_check_thread(tid, mv, static_cast<const T*>(b.violation), static_cast<const std::int64_t*>(b.step), b.status,
-                     b.status_step);
+                     b.status_step, b.status_reason);
   });
 }
 

@@ -42,7 +42,8 @@ SP_HD void fused_stage_thread(int tid, const ModelView<T>& mv, const SchurPatter
                      static_cast<const T*>(b.k[1]), static_cast<const T*>(b.k[2]), static_cast<const T*>(b.k[3]),
                      b.y_stage);
   commit_step_thread(i, mv, static_cast<const T*>(b.violation), static_cast<const T*>(b.y_stage),
-                     static_cast<const std::int64_t*>(b.step), b.fail, b.Y, b.status, b.status_step);
+                     static_cast<const std::int64_t*>(b.step), static_cast<const T*>(b.runaway), b.fail, b.Y, b.status,
+                       b.status_step, b.status_reason);
 }
 
 }  // namespace simphant::batch

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "simphant/core/hd.hpp"
+#include "simphant/dynamics/runaway.hpp"
 
 namespace simphant::batch {
 
@@ -41,35 +42,44 @@ SP_HD void copy_columns_thread(int tid, int n, int width, int count, const int* 
   for (int e = 0; e < width; ++e) dst_out[static_cast<std::size_t>(e) * n + i] = src_in[static_cast<std::size_t>(e) * n + i];
 }
 
-/// tid = k < count. The status and status step (a batch step) of instance ids[k] into
-/// rows; a null output is skipped.
+/// tid = k < count. The status, status step (a batch step) and status reason of instance
+/// ids[k] into rows; a null output is skipped.
 SP_HD void gather_status_thread(int tid, int count, const int* ids_in, const std::int8_t* status_in,
-                                const std::int64_t* status_step_in, std::int8_t* status_out,
-                                std::int64_t* status_step_out) {
+                                const std::int64_t* status_step_in, const std::int8_t* reason_in,
+                                std::int8_t* status_out, std::int64_t* status_step_out, std::int8_t* reason_out) {
   if (tid >= count) return;
   const int i = listed_instance(ids_in, tid);
   if (status_out) status_out[tid] = status_in[i];
   if (status_step_out) status_step_out[tid] = status_step_in[i];
+  if (reason_out) reason_out[tid] = reason_in[i];
 }
 
 /// tid = k < count. Instance ids[k]'s status = status_in[k] (when status_in is set) and
 /// status step = step_in[k] (step_is_delta 0) or += step_in[k] (1), when step_in is set.
+/// With status_in set and reason_inout not null, its reason becomes reason_after_set
+/// (dynamics/runaway.hpp) of reason_in[k] (null: none given).
 SP_HD void scatter_status_thread(int tid, int count, const int* ids_in, const std::int8_t* status_in,
-                                 const std::int64_t* step_in, int step_is_delta, std::int8_t* status_out,
-                                 std::int64_t* status_step_inout) {
+                                 const std::int64_t* step_in, const std::int8_t* reason_in, int step_is_delta,
+                                 std::int8_t* status_out, std::int64_t* status_step_inout, std::int8_t* reason_inout) {
   if (tid >= count) return;
   const int i = listed_instance(ids_in, tid);
   if (status_in) status_out[i] = status_in[tid];
   if (step_in) status_step_inout[i] = step_is_delta ? status_step_inout[i] + step_in[tid] : step_in[tid];
+  if (status_in && reason_inout)
+    reason_inout[i] = reason_after_set(status_in[tid], reason_inout[i], reason_in != nullptr,
+                                       reason_in ? reason_in[tid] : kReasonNone);
 }
 
-/// tid = k < count. Reset of instance ids[k]: its status = its assembly status
-/// (status0_in), its status step = batch_step (the batch step of its new step 0).
+/// tid = k < count. Reset of instance ids[k]: its status and reason = its assembly's
+/// (status0_in, reason0_in), its status step = batch_step (the batch step of its new
+/// step 0).
 SP_HD void reset_status_thread(int tid, int count, const int* ids_in, const std::int8_t* status0_in,
-                               std::int64_t batch_step, std::int8_t* status_out, std::int64_t* status_step_out) {
+                               const std::int8_t* reason0_in, std::int64_t batch_step, std::int8_t* status_out,
+                               std::int64_t* status_step_out, std::int8_t* reason_out) {
   if (tid >= count) return;
   const int i = listed_instance(ids_in, tid);
   status_out[i] = status0_in[i];
+  reason_out[i] = reason0_in[i];
   status_step_out[i] = batch_step;
 }
 

@@ -22,8 +22,9 @@ struct HostBatch {
   std::vector<T> Y, y_stage, k[4], phi, jac, gamma_star, Q, C, rhs, inputs, violation, frame;
   std::vector<T*> C_ptrs, rhs_ptrs;
   std::vector<int> info, fail;
-  std::vector<std::int8_t> status;
+  std::vector<std::int8_t> status, status_reason;
   std::vector<std::int64_t> status_step, step;
+  std::vector<T> runaway;  ///< (2, n) runaway bound coefficients, from the assembly
   batch::BatchBuffers<T> b{};
   bool fused;
   SchurPattern pattern;
@@ -53,7 +54,12 @@ struct HostBatch {
     info.assign(n, -7);
     fail.assign(n, 0);
     status = assembled.status;
+    status_reason = assembled.reason;
     status_step.assign(n, 0);
+    runaway.assign(2 * static_cast<std::size_t>(n), nan);
+    for (int i = 0; i < n; ++i)
+      for (int e = 0; e < 2; ++e)
+        runaway[static_cast<std::size_t>(e) * n + i] = static_cast<T>(assembled.runaway[2 * static_cast<std::size_t>(i) + e]);
     step.assign(1, 0);
     for (int i = 0; i < n; ++i) {
       C_ptrs.push_back(fused ? nullptr : C.data() + static_cast<std::size_t>(i) * m * m);
@@ -65,8 +71,8 @@ struct HostBatch {
     }
     b = {Y.data(),   y_stage.data(), {k[0].data(), k[1].data(), k[2].data(), k[3].data()},
          phi.data(), jac.data(),     gamma_star.data(), Q.data(), C.data(), rhs.data(), C_ptrs.data(), rhs_ptrs.data(),
-         info.data(), fail.data(),   inputs.data(), violation.data(), status.data(), status_step.data(), step.data(),
-         frame.data(), fused ? 1 : 0};
+         info.data(), fail.data(),   inputs.data(), violation.data(), status.data(), status_step.data(),
+         status_reason.data(), runaway.data(), step.data(), frame.data(), fused ? 1 : 0};
   }
   HostBatch(const HostBatch&) = delete;
   HostBatch& operator=(const HostBatch&) = delete;

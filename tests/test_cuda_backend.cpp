@@ -92,8 +92,8 @@ TEST_P(CudaBackendExamples, Fp64MatchesCpuAfter1000Steps) {
   const int per = cpu->model().n_bodies() * 13;
   std::vector<std::int8_t> sa(kInstances), sb(kInstances);
   std::vector<double> ta(kInstances), tb(kInstances), ea(kInstances), eb(kInstances);
-  gpu->read_status(sa.data(), ta.data());
-  cpu->read_status(sb.data(), tb.data());
+  gpu->read_status(sa.data(), ta.data(), nullptr);
+  cpu->read_status(sb.data(), tb.data(), nullptr);
   gpu->read_energy(ea.data());
   cpu->read_energy(eb.data());
   for (int i = 0; i < kInstances; ++i) {
@@ -118,7 +118,7 @@ TEST_P(CudaBackendExamples, Fp32WithinDocumentedBound) {
   const int per = cpu->model().n_bodies() * 13;
   std::vector<std::int8_t> s(kInstances);
   std::vector<double> t(kInstances);
-  gpu->read_status(s.data(), t.data());
+  gpu->read_status(s.data(), t.data(), nullptr);
   for (int i = 0; i < kInstances; ++i) {
     EXPECT_EQ(s[i], 0) << name << " instance " << i << " diverged at t = " << t[i];
     EXPECT_LE(relative_state_error(a, b, i, per), name == "bricard" ? 1e-2 : 1e-4) << name << " instance " << i;

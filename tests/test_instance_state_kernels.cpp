@@ -79,27 +79,58 @@ TEST(InstanceStateKernels, CopyColumnsResetsListedInstances) {
 
 TEST(InstanceStateKernels, StatusGatherScatterAndReset) {
   std::vector<std::int8_t> status = {0, 2, 0, 1, 0};
+  std::vector<std::int8_t> reason = {0, 3, 0, 5, 0};  // runaway, assembly failure
   std::vector<std::int64_t> status_step = {0, 40, 0, 0, 0};
   const int ids[] = {1, 3};
-  std::vector<std::int8_t> st(2, -1);
+  std::vector<std::int8_t> st(2, -1), re(2, -1);
   std::vector<std::int64_t> ss(2, -1);
-  run_grid(2, [&](int tid) { batch::gather_status_thread(tid, 2, ids, status.data(), status_step.data(), st.data(), ss.data()); });
+  run_grid(2, [&](int tid) {
+    batch::gather_status_thread(tid, 2, ids, status.data(), status_step.data(), reason.data(), st.data(), ss.data(),
+                                re.data());
+  });
   EXPECT_EQ(st, (std::vector<std::int8_t>{2, 1}));
   EXPECT_EQ(ss, (std::vector<std::int64_t>{40, 0}));
-  // Absolute steps, then deltas, then status alone.
+  EXPECT_EQ(re, (std::vector<std::int8_t>{3, 5}));
+  // Absolute steps, then deltas, then status alone. Without reasons, instance 1 (now ok)
+  // gets none and instance 3 (now diverged) none: its assembly_failure does not fit.
   const std::int8_t new_status[] = {0, 2};
   const std::int64_t steps[] = {7, 9};
   run_grid(2, [&](int tid) {
-    batch::scatter_status_thread(tid, 2, ids, new_status, steps, 0, status.data(), status_step.data());
+    batch::scatter_status_thread(tid, 2, ids, new_status, steps, nullptr, 0, status.data(), status_step.data(),
+                                 reason.data());
   });
   EXPECT_EQ(status, (std::vector<std::int8_t>{0, 0, 0, 2, 0}));
   EXPECT_EQ(status_step, (std::vector<std::int64_t>{0, 7, 0, 9, 0}));
-  run_grid(2, [&](int tid) { batch::scatter_status_thread(tid, 2, ids, nullptr, steps, 1, status.data(), status_step.data()); });
+  EXPECT_EQ(reason, (std::vector<std::int8_t>{0, 0, 0, 0, 0}));
+  run_grid(2, [&](int tid) {
+    batch::scatter_status_thread(tid, 2, ids, nullptr, steps, nullptr, 1, status.data(), status_step.data(),
+                                 reason.data());
+  });
   EXPECT_EQ(status_step, (std::vector<std::int64_t>{0, 14, 0, 18, 0}));
-  // Reset: the assembly status and the batch step now.
+  // Statuses with their reasons.
+  const std::int8_t diverged[] = {2, 2};
+  const std::int8_t why[] = {1, 4};  // non_finite, factorisation_failure
+  run_grid(2, [&](int tid) {
+    batch::scatter_status_thread(tid, 2, ids, diverged, nullptr, why, 0, status.data(), status_step.data(),
+                                 reason.data());
+  });
+  EXPECT_EQ(status, (std::vector<std::int8_t>{0, 2, 0, 2, 0}));
+  EXPECT_EQ(reason, (std::vector<std::int8_t>{0, 1, 0, 4, 0}));
+  // A diverged status without reasons keeps the reason that fits it.
+  run_grid(2, [&](int tid) {
+    batch::scatter_status_thread(tid, 2, ids, diverged, nullptr, nullptr, 0, status.data(), status_step.data(),
+                                 reason.data());
+  });
+  EXPECT_EQ(reason, (std::vector<std::int8_t>{0, 1, 0, 4, 0}));
+  // Reset: the assembly status and reason, and the batch step now.
   const std::vector<std::int8_t> status0 = {0, 0, 0, 1, 0};
-  run_grid(2, [&](int tid) { batch::reset_status_thread(tid, 2, ids, status0.data(), 55, status.data(), status_step.data()); });
+  const std::vector<std::int8_t> reason0 = {0, 0, 0, 5, 0};
+  run_grid(2, [&](int tid) {
+    batch::reset_status_thread(tid, 2, ids, status0.data(), reason0.data(), 55, status.data(), status_step.data(),
+                               reason.data());
+  });
   EXPECT_EQ(status, (std::vector<std::int8_t>{0, 0, 0, 1, 0}));
+  EXPECT_EQ(reason, (std::vector<std::int8_t>{0, 0, 0, 5, 0}));
   EXPECT_EQ(status_step, (std::vector<std::int64_t>{0, 55, 0, 55, 0}));
 }
 

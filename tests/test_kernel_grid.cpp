@@ -108,11 +108,12 @@ TEST_P(KernelGrid, StepsAndFrameEqualCpuBackend) {
   const int n = kInstances, N = hb.N, J = hb.J;
   std::vector<double> states(static_cast<std::size_t>(n) * N * 13), reactions(static_cast<std::size_t>(n) * J * 6),
       violation(n), energy(n), kinetic(n), status_time(n);
-  std::vector<std::int8_t> status(n);
+  std::vector<std::int8_t> status(n), reason(n);
   cpu.read_states(states.data());
-  cpu.read_status(status.data(), status_time.data());
+  cpu.read_status(status.data(), status_time.data(), reason.data());
   for (int i = 0; i < n; ++i) {
     EXPECT_EQ(hb.status[i], status[i]);
+    EXPECT_EQ(hb.status_reason[i], reason[i]);
     EXPECT_EQ(status[i], 0) << name() << " instance " << i << " should stay ok";
     for (int k = 0; k < N; ++k) {
       for (int c = 0; c < 7; ++c)

@@ -67,7 +67,8 @@ TEST(Recorder, WritesTheLayoutAndReadsBack) {
     EXPECT_EQ(rec.frames(), T);
     const std::vector<std::int8_t> status{0, 1, 2};
     const std::vector<double> status_time{0.0, 0.0, 0.02};
-    rec.finalize(status.data(), status_time.data(), 1.25, "completed");
+    const std::vector<std::int8_t> reason{0, 5, 3};
+    rec.finalize(status.data(), status_time.data(), reason.data(), 1.25, "completed");
   }
   h5::Handle f = h5::open_file_readonly(path.string());
   EXPECT_EQ(h5::dataset_dims(f.id(), "time"), (std::vector<hsize_t>{T}));
@@ -100,6 +101,28 @@ TEST(Recorder, WritesTheLayoutAndReadsBack) {
     EXPECT_EQ(status, (std::vector<std::int8_t>{0, 1, 2}));
   }
   EXPECT_DOUBLE_EQ(h5::read_doubles(f.id(), "status_time")[2], 0.02);
+  // /status_reason is int8 too, with the names of its codes (6) as an attribute.
+  {
+    h5::Handle d(H5Dopen2(f.id(), "status_reason", H5P_DEFAULT), H5Dclose);
+    ASSERT_TRUE(d.valid());
+    std::vector<std::int8_t> reason(n);
+    ASSERT_GE(H5Dread(d.id(), H5T_NATIVE_INT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, reason.data()), 0);
+    EXPECT_EQ(reason, (std::vector<std::int8_t>{0, 5, 3}));
+    h5::Handle a(H5Aopen(d.id(), "codes", H5P_DEFAULT), H5Aclose);
+    ASSERT_TRUE(a.valid());
+    h5::Handle space(H5Aget_space(a.id()), H5Sclose);
+    EXPECT_EQ(H5Sget_simple_extent_npoints(space.id()), 6);
+    h5::Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(type.id(), H5T_VARIABLE);
+    H5Tset_cset(type.id(), H5T_CSET_UTF8);
+    std::vector<char*> names(6, nullptr);
+    ASSERT_GE(H5Aread(a.id(), type.id(), names.data()), 0);
+    EXPECT_STREQ(names[0], "none");
+    EXPECT_STREQ(names[3], "runaway");
+    EXPECT_STREQ(names[5], "assembly_failure");
+    h5::Handle mem_space(H5Aget_space(a.id()), H5Sclose);
+    H5Dvlen_reclaim(type.id(), mem_space.id(), H5P_DEFAULT, names.data());
+  }
 
   h5::Handle params(H5Gopen2(f.id(), "params", H5P_DEFAULT), H5Gclose);
   ASSERT_TRUE(params.valid());
@@ -136,7 +159,7 @@ TEST(Recorder, NoJointsGivesAnEmptyJointDimension) {
     record_frames(rec, 3, 2, 1, 0);
     const std::vector<std::int8_t> status{0, 0};
     const std::vector<double> status_time{0, 0};
-    rec.finalize(status.data(), status_time.data(), 0.1, "signal SIGINT");
+    rec.finalize(status.data(), status_time.data(), status.data(), 0.1, "signal SIGINT");
   }
   h5::Handle f = h5::open_file_readonly(path.string());
   EXPECT_EQ(h5::dataset_dims(f.id(), "reactions"), (std::vector<hsize_t>{3, 2, 0, 6}));

@@ -16,6 +16,9 @@ REACTION_COMPONENTS = ["f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z"]
 """Names of the 6 numbers per joint of /reactions: force and torque on body_j, world frame."""
 REACTION_UNITS = ["N"] * 3 + ["N m"] * 3
 STATUS_NAMES = ["ok", "assembly_failed", "diverged"]
+#: /status_reason codes 0..5 (docs/solver.md, "Instance status").
+STATUS_REASON_NAMES = ["none", "non_finite", "constraint_violation", "runaway", "factorisation_failure",
+                       "assembly_failure"]
 
 try:  # xarray is an optional dependency: `pip install simphant[results]`
     import xarray as xr
@@ -121,6 +124,10 @@ def _build(f: Any) -> "xr.Dataset":
         "status_time": xr.Variable(("instance",), np.asarray(f["status_time"][:]), {
             "units": "s", "long_name": "time at which the status was set"}),
     }
+    if "status_reason" in f:
+        v["status_reason"] = xr.Variable(("instance",), np.asarray(f["status_reason"][:]), {
+            "long_name": "why the status is not ok", "flag_values": list(range(len(STATUS_REASON_NAMES))),
+            "flag_meanings": " ".join(STATUS_REASON_NAMES)})
     if "assembly" in f:
         g = f["assembly"]
         v["assembly_position_residual"] = xr.Variable(("instance",), g["position_residual"][:], {
@@ -129,6 +136,13 @@ def _build(f: Any) -> "xr.Dataset":
             "units": "m/s | rad/s", "long_name": "max |Phi_q qdot| after assembly"})
         v["assembly_iterations"] = xr.Variable(("instance",), g["iterations"][:], {
             "units": "1", "long_name": "Newton iterations of the position assembly"})
+        for name, units, what in (("position_change", "m", "max |r - r_0| over the bodies"),
+                                  ("orientation_change", "rad", "max rotation from the given orientation"),
+                                  ("velocity_change", "m/s", "max |v - v_0| over the bodies"),
+                                  ("angular_velocity_change", "rad/s", "max |omega_B - omega_0B| over the bodies")):
+            if name in g:
+                v[f"assembly_{name}"] = xr.Variable(("instance",), g[name][:], {
+                    "units": units, "long_name": f"how far assembly moved the given state: {what}"})
     if "joint_state" in f:
         g = f["joint_state"]
         coords["coordinate"] = ("coordinate", _text(g.attrs["joint_names"]))
@@ -158,8 +172,10 @@ def open_results(path: Union[str, "os.PathLike[str]"]) -> "xr.Dataset":
     Variables (each with a `units` attribute): state (time, instance, body, component),
     reactions (time, instance, joint, reaction_component), constraint_violation and
     energy (time, instance), status (instance, int8: 0 ok, 1 assembly failed, 2
-    diverged), status_time, assembly_position_residual, assembly_velocity_residual,
-    assembly_iterations (instance), one (instance) variable per sweep parameter named by
+    diverged), status_reason (instance, int8: STATUS_REASON_NAMES; no units, as status),
+    status_time, assembly_position_residual, assembly_velocity_residual,
+    assembly_iterations, assembly_position_change, assembly_orientation_change,
+    assembly_velocity_change, assembly_angular_velocity_change (instance), one (instance) variable per sweep parameter named by
     its path (e.g. ds["bodies.crank.mass"]; their names in ds.attrs["sweep_parameters"]),
     and for robot runs joint_q, joint_qd, joint_tau (time, instance, coordinate).
     Attributes: the file's root attributes (scene, dt, seed, backend, version, ...).
@@ -177,8 +193,9 @@ def open_results(path: Union[str, "os.PathLike[str]"]) -> "xr.Dataset":
 
 def instance_table(ds: "xr.Dataset") -> "Any":
     """One row per instance (a pandas.DataFrame indexed by instance): the sampled sweep
-    parameters, status (categorical: ok, assembly_failed, diverged), status_time [s],
-    the assembly residuals and iterations, and statistics over the recorded frames:
+    parameters, status (categorical: ok, assembly_failed, diverged), status_reason
+    (categorical: STATUS_REASON_NAMES), status_time [s], the assembly residuals,
+    iterations and changes of the given state, and statistics over the recorded frames:
     max_constraint_violation (max |Phi|, NaN frames skipped), energy_drift_abs_J
     (max |E(t) - E(0)| [J]) and energy_final_J.
 
@@ -189,8 +206,12 @@ def instance_table(ds: "xr.Dataset") -> "Any":
 
     cols: Dict[str, Any] = {p: ds[p].values for p in ds.attrs.get("sweep_parameters", [])}
     cols["status"] = pd.Categorical.from_codes(ds["status"].values.astype(int), STATUS_NAMES)
+    if "status_reason" in ds:
+        cols["status_reason"] = pd.Categorical.from_codes(ds["status_reason"].values.astype(int), STATUS_REASON_NAMES)
     cols["status_time"] = ds["status_time"].values
-    for name in ("assembly_position_residual", "assembly_velocity_residual", "assembly_iterations"):
+    for name in ("assembly_position_residual", "assembly_velocity_residual", "assembly_iterations",
+                 "assembly_position_change", "assembly_orientation_change", "assembly_velocity_change",
+                 "assembly_angular_velocity_change"):
         if name in ds:
             cols[name] = ds[name].values
     phi = ds["constraint_violation"].values

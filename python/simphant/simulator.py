@@ -192,8 +192,9 @@ class Simulator:
         k = self._n if a is None else a.shape[0]
         s = State(ids=np.arange(self._n, dtype=np.int32) if a is None else a,
                   y=np.empty((k, self.state_size)), steps=np.empty(k, np.int64), status=np.empty(k, np.int8),
-                  status_steps=np.empty(k, np.int64), episodes=np.empty(k, np.uint64), dt=self.dt)
-        self._sim.get_state(a, s.y, s.steps, s.status, s.status_steps, s.episodes)
+                  status_steps=np.empty(k, np.int64), episodes=np.empty(k, np.uint64), dt=self.dt,
+                  status_reasons=np.empty(k, np.int8))
+        self._sim.get_state(a, s.y, s.steps, s.status, s.status_steps, s.episodes, s.status_reasons)
         return s
 
     def set_state(self, state: State, ids: Ids = None) -> None:
@@ -211,7 +212,8 @@ class Simulator:
         k = self._n if a is None else a.shape[0]
         if state.y.shape != (k, self.state_size):
             raise ValueError(f"state: y has shape {state.y.shape}, expected ({k}, {self.state_size})")
-        self._sim.set_state(a, state.y, state.steps, state.status, state.status_steps, state.episodes)
+        reasons = state.status_reasons if state.status_reasons is not None else np.empty(0, np.int8)
+        self._sim.set_state(a, state.y, state.steps, state.status, state.status_steps, state.episodes, reasons)
 
     # --- reads -----------------------------------------------------------------------
     def states(self, out: Optional[np.ndarray] = None) -> np.ndarray:
@@ -252,8 +254,15 @@ class Simulator:
         instance's time (since its last reset) at which each was set [s] (0 while ok)."""
         st = np.empty(self._n, np.int8)
         t = np.empty(self._n, np.float64)
-        self._sim.read_status(st, t)
+        self._sim.read_status(st, t, np.empty(self._n, np.int8))
         return st, t
+
+    def status_reasons(self) -> np.ndarray:
+        """(n,) int8 StatusReason codes: why each instance's status is not ok (0 while ok)."""
+        st = np.empty(self._n, np.int8)
+        r = np.empty(self._n, np.int8)
+        self._sim.read_status(st, np.empty(self._n, np.float64), r)
+        return r
 
     def joint_state(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(q, qd, tau), each (n, n_coordinates) float64: joint positions [rad | m], rates

@@ -132,14 +132,16 @@ void bind_simulator(nb::module_& m) {
           nb::arg("total"), nb::arg("kinetic"))
       .def(
           "read_status",
-          [](PySimulator& s, HostArray<std::int8_t> status, HostArray<double> status_time) {
+          [](PySimulator& s, HostArray<std::int8_t> status, HostArray<double> status_time,
+             HostArray<std::int8_t> status_reason) {
             std::int8_t* st = checked("status", status, count(s, 1));
             double* t = checked("status_time", status_time, count(s, 1));
+            std::int8_t* r = checked("status_reason", status_reason, count(s, 1));
             nb::gil_scoped_release release;
             std::lock_guard<std::mutex> lock(s.mutex);
-            s.sim->read_status(st, t);
+            s.sim->read_status(st, t, r);
           },
-          nb::arg("status"), nb::arg("status_time"))
+          nb::arg("status"), nb::arg("status_time"), nb::arg("status_reason"))
       .def(
           "read_joint_state",
           [](PySimulator& s, HostArray<double> q, HostArray<double> qd, HostArray<double> tau) {

@@ -50,7 +50,8 @@ void bind_simulator_state(nb::class_<PySimulator>& cls) {
   cls.def(
          "get_state",
          [](PySimulator& s, Ids ids, HostArray<double> y, HostArray<std::int64_t> steps,
-            HostArray<std::int8_t> status, HostArray<std::int64_t> status_steps, HostArray<std::uint64_t> episodes) {
+            HostArray<std::int8_t> status, HostArray<std::int64_t> status_steps, HostArray<std::uint64_t> episodes,
+            HostArray<std::int8_t> status_reasons) {
            const auto [p, k] = id_list(s, ids);
            const std::size_t n = static_cast<std::size_t>(k);
            double* py = checked("y", y, n * static_cast<std::size_t>(s.sim->state_size()));
@@ -58,28 +59,34 @@ void bind_simulator_state(nb::class_<PySimulator>& cls) {
            std::int8_t* pst = checked("status", status, n);
            std::int64_t* pss = checked("status_steps", status_steps, n);
            std::uint64_t* pe = checked("episodes", episodes, n);
+           std::int8_t* pr = checked("status_reasons", status_reasons, n);
            nb::gil_scoped_release release;
            std::lock_guard<std::mutex> lock(s.mutex);
-           s.sim->get_state(p, k, py, ps, pst, pss, pe);
+           s.sim->get_state(p, k, py, ps, pst, pss, pe, pr);
          },
          nb::arg("ids").none(), nb::arg("y"), nb::arg("steps"), nb::arg("status"), nb::arg("status_steps"),
-         nb::arg("episodes"))
+         nb::arg("episodes"), nb::arg("status_reasons"))
       .def(
           "set_state",
           [](PySimulator& s, Ids ids, HostArray<const double> y, HostArray<const std::int64_t> steps,
              HostArray<const std::int8_t> status, HostArray<const std::int64_t> status_steps,
-             HostArray<const std::uint64_t> episodes) {
+             HostArray<const std::uint64_t> episodes, HostArray<const std::int8_t> status_reasons) {
             const auto [p, k] = id_list(s, ids);
             const std::size_t n = static_cast<std::size_t>(k);
+            // status_reasons: n reasons, or none (size 0: each status keeps or gets its reason,
+            // Backend::set_state).
             if (y.size() != n * static_cast<std::size_t>(s.sim->state_size()) || steps.size() != n ||
-                status.size() != n || status_steps.size() != n || episodes.size() != n)
+                status.size() != n || status_steps.size() != n || episodes.size() != n ||
+                (status_reasons.size() != n && status_reasons.size() != 0))
               throw std::invalid_argument("state: its arrays do not match " + std::to_string(k) + " instances");
+            const std::int8_t* reasons = status_reasons.size() == 0 ? nullptr : status_reasons.data();
             nb::gil_scoped_release release;
             std::lock_guard<std::mutex> lock(s.mutex);
-            s.sim->set_state(p, k, y.data(), steps.data(), status.data(), status_steps.data(), episodes.data());
+            s.sim->set_state(p, k, y.data(), steps.data(), status.data(), status_steps.data(), episodes.data(),
+                             reasons);
           },
           nb::arg("ids").none(), nb::arg("y"), nb::arg("steps"), nb::arg("status"), nb::arg("status_steps"),
-          nb::arg("episodes"))
+          nb::arg("episodes"), nb::arg("status_reasons"))
       .def(
           "reset",
           [](PySimulator& s, Ids ids, bool resample) {

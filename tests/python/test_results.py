@@ -27,7 +27,8 @@ def test_dataset_layout(result):
         assert ds.reactions.dims == ("time", "instance", "joint", "reaction_component")
         for name, units in (("time", "s"), ("energy", "J"), ("status_time", "s")):
             assert ds[name].attrs["units"] == units
-        assert all("units" in ds[v].attrs for v in ds.data_vars if v != "status")
+        assert all("units" in ds[v].attrs for v in ds.data_vars if v not in ("status", "status_reason"))
+        np.testing.assert_array_equal(ds.status_reason.values, f["status_reason"][:])
         np.testing.assert_array_equal(ds.state.values, f["state"][:])
         np.testing.assert_array_equal(ds.reactions.sel(joint="cylinder").values, f["reactions"][:, :, 3, :])
         np.testing.assert_array_equal(ds["bodies.piston.mass"].values, f["params/bodies.piston.mass"][:])
@@ -50,10 +51,12 @@ def test_instance_table(result):
         table = simphant.instance_table(ds)
         energy = ds.energy.values
     assert list(table.index) == list(range(7)) and table.index.name == "instance"
-    for col in ("bodies.piston.mass", "status", "status_time", "assembly_position_residual", "assembly_iterations",
-                "max_constraint_violation", "energy_drift_abs_J", "energy_final_J"):
+    for col in ("bodies.piston.mass", "status", "status_reason", "status_time", "assembly_position_residual",
+                "assembly_iterations", "assembly_velocity_change", "max_constraint_violation", "energy_drift_abs_J",
+                "energy_final_J"):
         assert col in table.columns, col
     assert (table["status"] == "ok").all()
+    assert (table["status_reason"] == "none").all()
     np.testing.assert_array_equal(table["energy_drift_abs_J"], np.abs(energy - energy[0]).max(axis=0))
 
 

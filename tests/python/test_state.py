@@ -31,6 +31,33 @@ def test_state_fields(scene):
     assert np.array_equal(s.y[:, 21:].reshape(6, 3, 6), x[:, :, 7:])
 
 
+def test_status_reasons_are_part_of_the_state(tmp_path):
+    """A damper with c dt / m = 3 (allowed) runs away: reason RUNAWAY, kept by get_state,
+    written with its status by set_state (also from a saved state), reset to NONE."""
+    doc = {"name": "damper", "gravity": [0, 0, 0],
+           "bodies": [{"name": "box", "mass": 1.0, "inertia": [0.01, 0.01, 0.01], "position": [1, 0, 0],
+                       "velocity": [1, 0, 0]}],
+           "forces": [{"name": "dashpot", "type": "spring_damper", "body_i": "ground", "point_i": [0, 0, 0],
+                       "body_j": "box", "point_j": [0, 0, 0], "stiffness": 0, "damping": 3000, "rest_length": 1}],
+           "solver": {"dt": 0.001, "t_end": 0.1, "allow_unstable": True}}
+    sim = simphant.Simulator(simphant.load_scene(doc), instances=2, backend="cpu", threads=1)
+    sim.step(30)
+    assert np.all(sim.status_reasons() == simphant.StatusReason.RUNAWAY)
+    s = sim.get_state()
+    assert s.status_reasons.dtype == np.int8 and np.all(s.status_reasons == simphant.StatusReason.RUNAWAY)
+    np.savez(tmp_path / "s.npz", **s.to_arrays())
+    sim.reset()
+    assert np.all(sim.status_reasons() == simphant.StatusReason.NONE)
+    sim.set_state(simphant.State.from_arrays(np.load(tmp_path / "s.npz")))
+    assert np.all(sim.status_reasons() == simphant.StatusReason.RUNAWAY)
+    s.status_reasons[:] = simphant.StatusReason.ASSEMBLY_FAILURE  # does not fit status 2
+    with pytest.raises(ValueError, match="does not fit"):
+        sim.set_state(s)
+    s.status_reasons = None  # a state saved without reasons: each keeps the one that fits
+    sim.set_state(s)
+    assert np.all(sim.status_reasons() == simphant.StatusReason.RUNAWAY)
+
+
 def test_reset_returns_to_the_initial_state_bit_for_bit(scene):
     sim = make(scene)
     initial = sim.get_state()

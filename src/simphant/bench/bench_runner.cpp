@@ -156,7 +156,7 @@ void measure(const Model& model, const BenchOptions& opt, BenchRow& r) {
   r.instance_steps_per_s = static_cast<double>(r.steps) * r.instances / r.seconds;
   std::vector<std::int8_t> status(static_cast<std::size_t>(r.instances));
   std::vector<double> status_time(static_cast<std::size_t>(r.instances));
-  sim->read_status(status.data(), status_time.data());
+  sim->read_status(status.data(), status_time.data(), nullptr);
   r.not_ok_instances = static_cast<int>(std::count_if(status.begin(), status.end(), [](std::int8_t s) { return s != 0; }));
   r.status = "ok";
 }

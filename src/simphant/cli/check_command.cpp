@@ -1,5 +1,6 @@
 // `simphant check SCENE [--json]`: the scene check (simphant/job/check_scene.hpp) as a
 // table or as one JSON object on stdout.
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -41,6 +42,16 @@ void print_table(const std::string& file, const Model& model, const json& c) {
   std::printf("\nassembly            %s after %d iterations, max |Phi| = %.3e, max |Phi_q qdot| = %.3e\n",
               c.at("assembly_ok").get<bool>() ? "ok" : "FAILED", c.at("assembly_iterations").get<int>(),
               c.at("assembly_residual").get<double>(), c.at("assembly_velocity_residual").get<double>());
+  const json& st = c.at("step_stability");
+  std::printf("\nstep-size stability (RK4, dt = %g s; docs/solver.md)\n", st.at("dt_s").get<double>());
+  if (st.at("modes").empty()) std::printf("  no stiff modes (no constraint rows or spring-dampers)\n");
+  else
+    std::printf("  %-40s %14s %12s %12s  %s\n", "mode (field)", "|lambda| [1/s]", "|lambda| dt", "dt max [s]", "verdict");
+  for (const json& m : st.at("modes")) {
+    const double mag = std::hypot(m.at("lambda_re").get<double>(), m.at("lambda_im").get<double>());
+    std::printf("  %-40s %14.4g %12.4g %12.4g  %s\n", m.at("field").get<std::string>().c_str(), mag,
+                m.at("lambda_dt").get<double>(), m.at("dt_max_s").get<double>(), m.at("verdict").get<std::string>().c_str());
+  }
 }
 
 int check(const CheckOptions& o) {
@@ -51,9 +62,16 @@ int check(const CheckOptions& o) {
   } else {
     print_table(o.scene, scene.model, c);
   }
+  const json& st = c.at("step_stability");
+  if (st.at("refused").get<bool>()) {
+    std::fprintf(stderr, "error: %s\n", st.at("error").get<std::string>().c_str());
+    return finish_stdout(kExitBadInput);
+  }
   if (!c.at("assembly_ok").get<bool>()) {
-    std::fprintf(stderr, "error: assembly failed: max |Phi| = %.3e after %d iterations\n",
-                 c.at("assembly_residual").get<double>(), c.at("assembly_iterations").get<int>());
+    const std::string message = c.at("assembly_message").get<std::string>();
+    std::fprintf(stderr, "error: assembly failed: max |Phi| = %.3e after %d iterations%s%s\n",
+                 c.at("assembly_residual").get<double>(), c.at("assembly_iterations").get<int>(),
+                 message.empty() ? "" : ": ", message.c_str());
     return finish_stdout(kExitRunFailed);
   }
   return finish_stdout(kExitOk);

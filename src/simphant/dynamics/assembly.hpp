@@ -4,6 +4,8 @@
 // Phi_q such as Bricard's works), then projects velocities onto Phi_q qdot = 0 with the
 // minimum-norm correction. Rotational corrections are body-frame rotation vectors
 // applied as p <- p * exp(dtheta / 2).
+#include <string>
+
 #include "simphant/dynamics/data.hpp"
 #include "simphant/sim/backend.hpp"
 
@@ -20,10 +22,20 @@ constexpr double kAssemblyStallFactor = 0.5;
 
 /// Assembles Y (13N) in place. Fails (ok = false; Y holds the last iterate) if max |Phi|
 /// does not reach model.solver.assembly_tolerance within assembly_max_iterations, when
-/// the iteration stalls (kAssemblyStallWindow), on NaN, or when a stop is requested
+/// the iteration stalls (kAssemblyStallWindow), on NaN, when it converged to a flipped
+/// root of a joint's orientation rows (flipped_joint_message: res.message says which
+/// joint), or when a stop is requested
 /// (core/stop_flag.hpp: polled before every iteration; the caller tells this case apart
 /// with stop_requested()). res.iterations is the number of Newton steps taken.
 AssemblyResult assemble(const Model& model, Data& d, double* Y);
+
+/// The orientation rows of the revolute, prismatic, cylindrical, planar and fixed joints
+/// (dot products of frame axes, docs/solver.md "Joints") also vanish when z_j = -z_i
+/// (and, for fixed and prismatic, x_j = -x_i): 180 deg away from the joint's
+/// orientation. At a state with Phi = 0 (d.kin set), returns a message naming the first
+/// joint at such a flipped root (z_i . z_j <= 0, or x_i . x_j <= 0 where x is
+/// constrained), or "" when there is none.
+std::string flipped_joint_message(const Model& model, const Data& d);
 
 /// Initial state Y (13N) from the bodies' initial values.
 void initial_state(const Model& model, double* Y);

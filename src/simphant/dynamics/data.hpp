@@ -1,6 +1,7 @@
 #pragma once
 // Data: every per-evaluation intermediate of the DAE solver for one worker, sized once
 // when created from a Model (no allocation inside the step loop).
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,7 @@ struct Data {
   Eigen::VectorXd lambda;                   ///< (m) Lagrange multipliers
   Eigen::VectorXd qddot;                    ///< (6N) [a_W, omegadot_B]
   double violation_start = 0;               ///< max |Phi| at the start of the last RK4 step
+  std::int8_t failure = 0;                  ///< why the last RK4 step failed (kReason*, dynamics/runaway.hpp), 0 after a good one
   // RK4 workspace, (13N) each.
   std::vector<double> k1, k2, k3, k4, y_stage;
 };

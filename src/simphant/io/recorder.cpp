@@ -2,6 +2,9 @@
 
 #include <cstring>
 
+#include "simphant/dynamics/runaway.hpp"
+#include "simphant/sim/backend.hpp"
+
 #ifndef SIMPHANT_VERSION
 #define SIMPHANT_VERSION "unknown"
 #endif
@@ -29,11 +32,19 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(pa
     joint_tau_ = h5::ExtendibleDataset(group.id(), "tau", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, n});
   }
 
-  reserve(9 * static_cast<std::uint64_t>(I) + (std::uint64_t{64} << 10), "the status datasets");
+  reserve(10 * static_cast<std::uint64_t>(I) + (std::uint64_t{64} << 10), "the status datasets");
   std::vector<std::int8_t> status(I, 0);
   std::vector<double> status_time(I, 0.0);
   h5::write_dataset(f, "status", H5T_NATIVE_INT8, {I}, status.data());
   h5::write_dataset(f, "status_time", H5T_NATIVE_DOUBLE, {I}, status_time.data());
+  h5::write_dataset(f, "status_reason", H5T_NATIVE_INT8, {I}, status.data());
+  {
+    std::vector<std::string> codes;
+    for (int c = 0; c < kReasonCount; ++c) codes.emplace_back(status_reason_name(static_cast<std::int8_t>(c)));
+    const h5::Handle reason(H5Dopen2(f, "status_reason", H5P_DEFAULT), H5Dclose);
+    if (!reason.valid()) throw h5::H5Error("H5Dopen2 failed: status_reason");
+    h5::write_attr(reason.id(), "codes", codes);
+  }
   h5::create_group(f, "params");
 
   const SolverSettings& s = info.solver;
@@ -153,9 +164,25 @@ void Recorder::write_assembly(const std::vector<double>& position_residual,
   h5::flush(file_.id());
 }
 
-void Recorder::write_status(const std::int8_t* status, const double* status_time) {
+void Recorder::write_assembly_changes(const std::vector<double>& position, const std::vector<double>& orientation,
+                                      const std::vector<double>& velocity, const std::vector<double>& angular_velocity) {
+  const hsize_t n = static_cast<hsize_t>(info_.n_instances);
+  if (position.size() != n || orientation.size() != n || velocity.size() != n || angular_velocity.size() != n)
+    throw h5::H5Error("/assembly: expected one value per instance");
+  reserve(32 * static_cast<std::uint64_t>(n) + 4 * 4096, "/assembly");
+  const h5::Handle group(H5Gopen2(file_.id(), "assembly", H5P_DEFAULT), H5Gclose);
+  if (!group.valid()) throw h5::H5Error("H5Gopen2 failed: /assembly (write_assembly first)");
+  h5::write_dataset(group.id(), "position_change", H5T_NATIVE_DOUBLE, {n}, position.data());
+  h5::write_dataset(group.id(), "orientation_change", H5T_NATIVE_DOUBLE, {n}, orientation.data());
+  h5::write_dataset(group.id(), "velocity_change", H5T_NATIVE_DOUBLE, {n}, velocity.data());
+  h5::write_dataset(group.id(), "angular_velocity_change", H5T_NATIVE_DOUBLE, {n}, angular_velocity.data());
+  h5::flush(file_.id());
+}
+
+void Recorder::write_status(const std::int8_t* status, const double* status_time, const std::int8_t* reason) {
   h5::overwrite_dataset(file_.id(), "status", H5T_NATIVE_INT8, status);
   h5::overwrite_dataset(file_.id(), "status_time", H5T_NATIVE_DOUBLE, status_time);
+  h5::overwrite_dataset(file_.id(), "status_reason", H5T_NATIVE_INT8, reason);
   h5::flush(file_.id());
 }
 
@@ -190,10 +217,10 @@ void Recorder::record(double time, const double* states, const double* reactions
   frames_ = static_cast<std::int64_t>(time_.frames());
 }
 
-void Recorder::finalize(const std::int8_t* status, const double* status_time, double wall_time_s,
-                        const std::string& stop_reason) {
+void Recorder::finalize(const std::int8_t* status, const double* status_time, const std::int8_t* reason,
+                        double wall_time_s, const std::string& stop_reason) {
   if (!file_.valid()) return;
-  write_status(status, status_time);
+  write_status(status, status_time, reason);
   h5::write_attr(file_.id(), "wall_time_s", wall_time_s);
   h5::write_attr(file_.id(), "frames", frames_);
   h5::write_attr(file_.id(), "stop_reason", stop_reason);

@@ -14,9 +14,16 @@
 //   /params/<sweep path>   (I)           sampled sweep values (e.g. /params/bodies.crank.mass)
 //   /status                (I) int8      0 ok, 1 failed assembly, 2 diverged
 //   /status_time           (I)           time at which the status was set [s] (0 if ok)
+//   /status_reason         (I) int8      why: 0 none, 1 non_finite, 2 constraint_violation,
+//                                        3 runaway, 4 factorisation_failure, 5 assembly_failure;
+//                                        attribute `codes` (6) names them by code
 //   /assembly/position_residual (I)      max |Phi| after assembly
 //   /assembly/velocity_residual (I)      max |Phi_q qdot| after the velocity projection
 //   /assembly/iterations   (I) int32     Newton iterations used
+//   /assembly/position_change (I)        how far assembly moved the given state, max over
+//   /assembly/orientation_change (I)     the bodies: |dr| [m], rotation [rad], |dv| [m/s],
+//   /assembly/velocity_change (I)        |d omega_B| [rad/s]
+//   /assembly/angular_velocity_change (I)
 //   root attributes        scene (text), scene_file, dt, t_end, baumgarte_alpha,
 //                          baumgarte_beta, tikhonov_epsilon, record_every,
 //                          violation_bound, backend, version, seed, n_instances,
@@ -26,8 +33,9 @@
 //
 // The T datasets are chunked and extendible; every record() appends one frame and
 // flushes the file, so a run stopped at any point between two calls leaves a readable
-// file whose datasets all hold the same number of frames. /status and /status_time are
-// written when the file is created (from the assembly result) and again by finalize().
+// file whose datasets all hold the same number of frames. /status, /status_time and
+// /status_reason are written when the file is created (from the assembly result) and
+// again by finalize().
 //
 // Until finalize() the file says interrupted = 1, stop_reason = "running": a file cut
 // short by SIGKILL or a crash reads as such. finalize() writes the real end:
@@ -100,8 +108,13 @@ class Recorder {
   void write_assembly(const std::vector<double>& position_residual, const std::vector<double>& velocity_residual,
                       const std::vector<std::int32_t>& iterations);
 
-  /// Writes /status and /status_time, each (n_instances).
-  void write_status(const std::int8_t* status, const double* status_time);
+  /// Writes /assembly/{position_change, orientation_change, velocity_change,
+  /// angular_velocity_change}, each (n_instances).
+  void write_assembly_changes(const std::vector<double>& position, const std::vector<double>& orientation,
+                              const std::vector<double>& velocity, const std::vector<double>& angular_velocity);
+
+  /// Writes /status, /status_time and /status_reason, each (n_instances).
+  void write_status(const std::int8_t* status, const double* status_time, const std::int8_t* reason);
 
   /// Appends one frame and flushes. states (I, B, 13); reactions (I, J, 6);
   /// violation (I); energy (I); joint_q, joint_qd, joint_tau (I, n) each, read only when
@@ -115,8 +128,8 @@ class Recorder {
   /// Writes the final status, wall_time_s, frames, stop_reason and interrupted (0 when
   /// stop_reason is "completed", else 1), then closes the file. Throws h5::H5Error when
   /// a write or the close fails (the file may then be incomplete).
-  void finalize(const std::int8_t* status, const double* status_time, double wall_time_s,
-                const std::string& stop_reason);
+  void finalize(const std::int8_t* status, const double* status_time, const std::int8_t* reason,
+                double wall_time_s, const std::string& stop_reason);
 
   std::int64_t frames() const { return frames_; }  ///< frames appended so far
   const std::string& path() const { return path_; }

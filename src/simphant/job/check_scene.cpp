@@ -9,6 +9,7 @@
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/job/memory_estimate.hpp"
+#include "simphant/job/stability_check.hpp"
 #include "simphant/log/log.hpp"
 #include "simphant/model/robot.hpp"
 
@@ -50,7 +51,8 @@ json check_scene(const Scene& scene) {
                                                    : "use fewer sweep instances");
   // Every sampled instance is compiled, so that check rejects what run would reject.
   const SweepSamples samples = sample_sweep(scene.sweep);
-  build_instance_models(scene, samples);
+  const std::vector<Model> instance_models = build_instance_models(scene, samples);
+  const StabilityCheck stability = check_step_stability(instance_models, scene.doc);
   const Model& model = scene.model;
   Data d(model, SchurFactorization::Dense);  // epsilon_warning reads the dense C
   std::vector<double> Y(static_cast<std::size_t>(model.ny()));
@@ -79,6 +81,14 @@ json check_scene(const Scene& scene) {
       warnings.push_back(w);
     }
   }
+  for (const std::string& w : stability.warnings) {
+    logger().warn("{}", w);
+    warnings.push_back(w);
+  }
+  json step_stability = stability.estimate;
+  step_stability["refused"] = !stability.refused_field.empty() && !model.solver.allow_unstable;
+  if (step_stability["refused"].get<bool>())
+    step_stability["error"] = stability.refused_field + ": " + stability.refused_reason;
   return json{{"bodies", bodies},
               {"joints", joints},
               {"constraint_rows", an.rows},
@@ -89,6 +99,8 @@ json check_scene(const Scene& scene) {
               {"assembly_residual", res.position_residual},
               {"assembly_velocity_residual", res.velocity_residual},
               {"assembly_iterations", res.iterations},
+              {"assembly_message", res.message},
+              {"step_stability", step_stability},
               {"instances", samples.n_instances},
               {"warnings", warnings}};
 }

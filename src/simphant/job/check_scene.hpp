@@ -20,6 +20,10 @@ namespace simphant {
 ///   assembly_residual           max |Phi| after assembly [m | rad]
 ///   assembly_velocity_residual  max |Phi_q qdot| after assembly [m/s | rad/s]
 ///   assembly_iterations         Newton iterations of the position assembly
+///   assembly_message            why assembly failed (a flipped joint: dynamics/assembly.hpp), or ""
+///   step_stability              the step-size stability estimate (job/stability_check.hpp: dt_s,
+///                               allow_unstable, modes), plus refused (true when `run` would refuse
+///                               dt: exit 2) and, when refused, error (the message naming the field)
 ///   instances                   instances of the sweep, each compiled and validated
 ///   warnings                    [strings] also logged at warn level (simphant/log/log.hpp), e.g. a
 ///                               tikhonov_epsilon that is not small against C's diagonal

@@ -109,9 +109,10 @@ void write_state(hid_t file, Simulator& sim, const RunStats& stats, const job_de
   const auto N = static_cast<std::size_t>(n);
   std::vector<double> y(N * static_cast<std::size_t>(S));
   std::vector<std::int64_t> steps(N), status_steps(N);
-  std::vector<std::int8_t> status(N);
+  std::vector<std::int8_t> status(N), reasons(N);
   std::vector<std::uint64_t> episodes(N);
-  sim.get_state(nullptr, n, y.data(), steps.data(), status.data(), status_steps.data(), episodes.data());
+  sim.get_state(nullptr, n, y.data(), steps.data(), status.data(), status_steps.data(), episodes.data(),
+                reasons.data());
 
   h5::Handle g = h5::create_group(file, kGroup);
   const hid_t gid = g.id();
@@ -120,6 +121,7 @@ void write_state(hid_t file, Simulator& sim, const RunStats& stats, const job_de
   write_vector(gid, "steps", H5T_NATIVE_INT64, {I}, steps.data());
   write_vector(gid, "status", H5T_NATIVE_INT8, {I}, status.data());
   write_vector(gid, "status_steps", H5T_NATIVE_INT64, {I}, status_steps.data());
+  write_vector(gid, "status_reason", H5T_NATIVE_INT8, {I}, reasons.data());
   write_vector(gid, "episodes", H5T_NATIVE_UINT64, {I}, episodes.data());
   const ArrayView v = sim.inputs_view();
   if (v.data != nullptr && !v.device && v.dtype_bits == 64 && v.ndim == 2 && v.shape[1] > 0) {
@@ -173,11 +175,13 @@ job_detail::BatchState read_state(hid_t file) {
   b.steps.resize(N);
   b.status_steps.resize(N);
   b.status.resize(N);
+  b.reasons.resize(N);
   b.episodes.resize(N);
   h5::read_dataset(gid, "y", H5T_NATIVE_DOUBLE, b.y.data(), b.y.size());
   h5::read_dataset(gid, "steps", H5T_NATIVE_INT64, b.steps.data(), N);
   h5::read_dataset(gid, "status", H5T_NATIVE_INT8, b.status.data(), N);
   h5::read_dataset(gid, "status_steps", H5T_NATIVE_INT64, b.status_steps.data(), N);
+  h5::read_dataset(gid, "status_reason", H5T_NATIVE_INT8, b.reasons.data(), N);
   h5::read_dataset(gid, "episodes", H5T_NATIVE_UINT64, b.episodes.data(), N);
   if (h5::exists(gid, "inputs")) {
     const std::vector<hsize_t> udims = h5::dataset_dims(gid, "inputs");
@@ -384,7 +388,8 @@ void restore_batch(const BatchState& b, Simulator& sim, RunStats& stats) {
                                      " (did a file the scene reads, e.g. its URDF, change?)");
   const int n = sim.n_instances();
   sim.set_steps_taken(b.at.steps_done);
-  sim.set_state(nullptr, n, b.y.data(), b.steps.data(), b.status.data(), b.status_steps.data(), b.episodes.data());
+  sim.set_state(nullptr, n, b.y.data(), b.steps.data(), b.status.data(), b.status_steps.data(), b.episodes.data(),
+                b.reasons.data());
   if (b.n_inputs > 0) {
     const ArrayView v = sim.inputs_view();
     if (v.ndim != 2 || v.shape[1] != b.n_inputs)

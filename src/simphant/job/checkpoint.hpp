@@ -64,7 +64,7 @@ struct BatchState {
   int n_instances = 0, state_size = 0, n_inputs = 0;
   std::vector<double> y, inputs;
   std::vector<std::int64_t> steps, status_steps;
-  std::vector<std::int8_t> status;
+  std::vector<std::int8_t> status, reasons;  ///< reasons: /status_reason codes
   std::vector<std::uint64_t> episodes;
   RunStats::Saved stats;
 };

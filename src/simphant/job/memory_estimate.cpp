@@ -76,9 +76,9 @@ MemoryEstimate estimate_run_memory(const Scene& scene, const JobOptions& o) {
   so.precision = o.precision;
   const bool per_instance = !scene.sweep.parameters.empty();
   e.simulator = simulator_host_memory(m, e.instances, per_instance, static_cast<int>(scene.sweep.parameters.size()), so);
-  // Frame buffers, the statistics (RunStats: 4 doubles), status and status time, and the
-  // assembly residuals written to the file (2 doubles and an int).
-  const double per_instance_job = 8 * frame_doubles(m) + 8 * 4 + 9 + 20;
+  // Frame buffers, the statistics (RunStats: 4 doubles), status, status reason and status
+  // time, and the assembly residuals and changes written to the file (6 doubles and an int).
+  const double per_instance_job = 8 * frame_doubles(m) + 8 * 4 + 10 + 52;
   e.recorder = static_cast<double>(e.instances) * per_instance_job + hdf5_cache_bytes(m, e.instances);
   return e;
 }

@@ -4,9 +4,11 @@
 // onto the output -> summary (run_job.hpp).
 #include "simphant/job/run_job.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -22,6 +24,7 @@
 #include "simphant/job/run_stats.hpp"
 #include "simphant/job/run_summary.hpp"
 #include "simphant/job/shard.hpp"
+#include "simphant/job/stability_check.hpp"
 #include "simphant/log/log.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/simulator.hpp"
@@ -70,24 +73,75 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
   return info;
 }
 
+/// Relative change of a given velocity by the assembly's projection above which the
+/// summary warns (README "Output (HDF5)").
+constexpr double kVelocityChangeWarning = 0.01;
+/// Most velocity-change warnings listed (the rest are counted).
+constexpr int kVelocityWarningsListed = 5;
+
 /// Writes /assembly/* (unless recorder is null: a resumed run's file has them) and
-/// returns the maxima over the instances that assembled.
-AssemblySummary record_assembly(const Simulator& sim, Recorder* recorder) {
+/// returns the maxima over the instances that assembled; appends a warning per instance
+/// whose given velocity of a body the projection changed by more than
+/// kVelocityChangeWarning.
+AssemblySummary record_assembly(const Simulator& sim, Recorder* recorder, std::vector<std::string>& warnings) {
   AssemblySummary assembly;
-  std::vector<double> pos, vel;
+  std::vector<double> pos, vel, dpos, drot, dvel, domega;
   std::vector<std::int32_t> iters;
+  int instance = 0, changed = 0;
   for (const AssemblyResult& a : sim.assembly()) {
     pos.push_back(a.position_residual);
     vel.push_back(a.velocity_residual);
     iters.push_back(a.iterations);
+    dpos.push_back(a.position_change);
+    drot.push_back(a.orientation_change);
+    dvel.push_back(a.velocity_change);
+    domega.push_back(a.angular_velocity_change);
     if (a.ok) {
       assembly.max_position_residual = std::max(assembly.max_position_residual, a.position_residual);
       assembly.max_velocity_residual = std::max(assembly.max_velocity_residual, a.velocity_residual);
       assembly.max_iterations = std::max(assembly.max_iterations, a.iterations);
+      assembly.max_position_change = std::max(assembly.max_position_change, a.position_change);
+      assembly.max_orientation_change = std::max(assembly.max_orientation_change, a.orientation_change);
+      assembly.max_velocity_change = std::max(assembly.max_velocity_change, a.velocity_change);
+      assembly.max_angular_velocity_change = std::max(assembly.max_angular_velocity_change, a.angular_velocity_change);
+      if (a.velocity_change_body >= 0 && a.velocity_change_rel > kVelocityChangeWarning &&
+          changed++ < kVelocityWarningsListed) {
+        char msg[512];
+        std::snprintf(msg, sizeof msg,
+                      "instance %d, body '%s': assembly changed the given velocity by %.3g %% (projection onto "
+                      "Phi_q qdot = 0: the given velocities do not fit the joints)",
+                      instance, sim.model().bodies[static_cast<std::size_t>(a.velocity_change_body)].name.c_str(),
+                      100.0 * a.velocity_change_rel);
+        warnings.push_back(msg);
+      }
     }
+    ++instance;
   }
-  if (recorder) recorder->write_assembly(pos, vel, iters);
+  if (changed > kVelocityWarningsListed)
+    warnings.push_back("... and " + std::to_string(changed - kVelocityWarningsListed) +
+                       " more instances whose given velocity assembly changed by more than 1 % (/assembly/velocity_change)");
+  if (recorder) {
+    recorder->write_assembly(pos, vel, iters);
+    recorder->write_assembly_changes(dpos, drot, dvel, domega);
+  }
   return assembly;
+}
+
+/// The first kFailedListed failed instances by status time, then index.
+std::vector<FailedInstance> first_failed(const std::vector<std::int8_t>& status, const std::vector<double>& status_time,
+                                         const std::vector<std::int8_t>& reason, const std::vector<AssemblyResult>& assembly) {
+  std::vector<FailedInstance> failed;
+  for (std::size_t i = 0; i < status.size(); ++i)
+    if (status[i] != 0)
+      failed.push_back({static_cast<int>(i), status[i], reason[i], status_time[i],
+                        status[i] == static_cast<std::int8_t>(InstanceStatus::AssemblyFailed) ? assembly[i].message : ""});
+  const std::size_t k = std::min<std::size_t>(failed.size(), kFailedListed);
+  std::partial_sort(failed.begin(), failed.begin() + static_cast<std::ptrdiff_t>(k), failed.end(),
+                    [](const FailedInstance& a, const FailedInstance& b) {
+                      return a.time_s != b.time_s ? a.time_s < b.time_s : a.instance < b.instance;
+                    });
+  failed.resize(k);
+  return failed;
 }
 
 /// The stop_reason of a failed write of `out`, naming the system error when there is one.
@@ -129,6 +183,16 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   const int n = samples.n_instances;
   std::vector<Model> models = build_instance_models(scene, samples);  // polls the stop flag
   const SolverSettings solver = models.front().solver;
+  // Step-size stability (dynamics/stability.hpp): refused as bad input unless allowed.
+  std::vector<std::string> warnings;
+  {
+    const StabilityCheck st = check_step_stability(models, scene.doc);
+    if (!st.refused_field.empty() && !solver.allow_unstable) throw SceneError(st.refused_field, st.refused_reason);
+    for (const std::string& w : st.warnings) {
+      logger().warn("{}", w);
+      warnings.push_back(w);
+    }
+  }
   logger().debug("{}: {} instances, {} sweep parameters, dt = {} s, t_end = {} s", o.scene, n, samples.paths.size(),
                  solver.dt, solver.t_end);
 
@@ -168,9 +232,9 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   RunStats stats(n);
   if (restored) restore_batch(*restored, *sim, stats);
   const double wall_before = restored ? restored->at.wall_s : 0, loop_before = restored ? restored->at.loop_wall_s : 0;
-  std::vector<std::int8_t> status(static_cast<std::size_t>(n));
+  std::vector<std::int8_t> status(static_cast<std::size_t>(n)), reason(static_cast<std::size_t>(n));
   std::vector<double> status_time(static_cast<std::size_t>(n));
-  sim->read_status(status.data(), status_time.data());
+  sim->read_status(status.data(), status_time.data(), reason.data());
   Frame frame(n, model.n_bodies(), model.n_joints(), n_coords);
   AssemblySummary assembly;
   const std::int64_t total = std::max<std::int64_t>(1, std::llround(solver.t_end / solver.dt));
@@ -184,9 +248,11 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   try {
     if (!restored) {
       recorder->write_params(samples.paths, samples.values);
-      recorder->write_status(status.data(), status_time.data());
+      recorder->write_status(status.data(), status_time.data(), reason.data());
     }
-    assembly = record_assembly(*sim, restored ? nullptr : &*recorder);
+    const std::size_t n_warnings = warnings.size();
+    assembly = record_assembly(*sim, restored ? nullptr : &*recorder, warnings);
+    for (std::size_t w = n_warnings; w < warnings.size(); ++w) logger().warn("{}", warnings[w]);
 
     // A frame is read from the simulator (a device backend brings it back through pinned
     // memory) and written to the file after the next slice of steps is queued, so on a
@@ -243,7 +309,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
         read_frame();
         since_record = 0;
       }
-      sim->read_status(status.data(), status_time.data());
+      sim->read_status(status.data(), status_time.data(), reason.data());
       alive = keep_going || any_ok(status);
       const double per_step = std::max(slice_s / static_cast<double>(k), 1e-9);
       slice = std::clamp<std::int64_t>(static_cast<std::int64_t>(0.05 / per_step), 1, 1 << 20);
@@ -276,9 +342,10 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   }
   const double loop_s = seconds_since(t_loop);
 
-  sim->read_status(status.data(), status_time.data());
+  sim->read_status(status.data(), status_time.data(), reason.data());
   try {
-    recorder->finalize(status.data(), status_time.data(), wall_before + seconds_since(t_start), stop_reason);
+    recorder->finalize(status.data(), status_time.data(), reason.data(), wall_before + seconds_since(t_start),
+                       stop_reason);
     // The output now holds the end, or (stopped on request) what resuming needs; after a
     // failed write the checkpoint file stays, to resume from once there is room.
     output.commit([&] {
@@ -308,6 +375,8 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   report.interrupted = stop_reason != "completed";
   report.stop_reason = stop_reason;
   report.assembly = assembly;
+  report.failed = first_failed(status, status_time, reason, sim->assembly());
+  report.warnings = warnings;
   const RunStats::Summary summary = stats.reduce(status);
 
   JobResult result;

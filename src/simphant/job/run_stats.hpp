@@ -49,11 +49,16 @@ class RunStats {
   std::vector<double> e0_, max_violation_, max_abs_drift_, max_ke_;
 };
 
-/// Assembly residuals over the instances that assembled.
+/// Assembly residuals over the instances that assembled, and how far assembly moved the
+/// given initial states (AssemblyResult in sim/backend.hpp).
 struct AssemblySummary {
   double max_position_residual = 0;  ///< max |Phi|
   double max_velocity_residual = 0;  ///< max |Phi_q qdot|
   int max_iterations = 0;
+  double max_position_change = 0;    ///< max |r - r_0| over instances and bodies [m]
+  double max_orientation_change = 0; ///< [rad]
+  double max_velocity_change = 0;    ///< max |v - v_0| [m/s]
+  double max_angular_velocity_change = 0;  ///< max |omega_B - omega_0B| [rad/s]
 };
 
 }  // namespace simphant

@@ -3,6 +3,8 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "simphant/sim/backend.hpp"
+
 namespace simphant {
 
 namespace {
@@ -35,6 +37,13 @@ void appendf(std::string& out, const char* format, ...) {
 json summary_json(const RunReport& r, const RunStats::Summary& s) {
   const double rate = r.loop_wall_s > 0 ? static_cast<double>(r.steps) * s.n_instances / r.loop_wall_s : 0.0;
   const bool any_ok = s.n_ok > 0;
+  json failed = json::array();
+  for (const FailedInstance& f : r.failed)
+    failed.push_back(json{{"instance", f.instance},
+                          {"status", f.status},
+                          {"reason", status_reason_name(f.reason)},
+                          {"time_s", f.time_s},
+                          {"message", f.message}});
   return json{{"scene", r.scene_file},
               {"out", r.out_file},
               {"backend", r.backend},
@@ -46,6 +55,12 @@ json summary_json(const RunReport& r, const RunStats::Summary& s) {
               {"assembly_max_position_residual", r.assembly.max_position_residual},
               {"assembly_max_velocity_residual", r.assembly.max_velocity_residual},
               {"assembly_max_iterations", r.assembly.max_iterations},
+              {"assembly_max_position_change_m", r.assembly.max_position_change},
+              {"assembly_max_orientation_change_rad", r.assembly.max_orientation_change},
+              {"assembly_max_velocity_change_m_s", r.assembly.max_velocity_change},
+              {"assembly_max_angular_velocity_change_rad_s", r.assembly.max_angular_velocity_change},
+              {"failed_instances", failed},
+              {"warnings", r.warnings},
               {"steps", r.steps},
               {"steps_planned", r.steps_planned},
               {"dt_s", r.dt},
@@ -78,6 +93,22 @@ std::string summary_text(const json& j) {
   appendf(out, "  assembly           max |Phi| %.3e, max |Phi_q qdot| %.3e, at most %d Newton iterations\n",
           j.at("assembly_max_position_residual").get<double>(), j.at("assembly_max_velocity_residual").get<double>(),
           j.at("assembly_max_iterations").get<int>());
+  appendf(out, "  assembly moved     positions by up to %.3e m and %.3e rad, velocities by up to %.3e m/s and %.3e rad/s\n",
+          j.at("assembly_max_position_change_m").get<double>(), j.at("assembly_max_orientation_change_rad").get<double>(),
+          j.at("assembly_max_velocity_change_m_s").get<double>(),
+          j.at("assembly_max_angular_velocity_change_rad_s").get<double>());
+  const json& failed = j.at("failed_instances");
+  const int n_failed = j.at("instances_assembly_failed").get<int>() + j.at("instances_diverged").get<int>();
+  for (const json& f : failed) {
+    const std::string message = f.at("message").get<std::string>();
+    appendf(out, "  failed             instance %d: %s at t = %g s%s%s\n", f.at("instance").get<int>(),
+            f.at("reason").get<std::string>().c_str(), f.at("time_s").get<double>(), message.empty() ? "" : ": ",
+            message.c_str());
+  }
+  if (n_failed > static_cast<int>(failed.size()))
+    appendf(out, "  failed             ... and %d more (/status, /status_reason in the output)\n",
+            n_failed - static_cast<int>(failed.size()));
+  for (const json& w : j.at("warnings")) appendf(out, "  WARNING            %s\n", w.get<std::string>().c_str());
   appendf(out, "  steps              %lld x dt %g s = %g s simulated, %lld frames recorded\n",
           static_cast<long long>(j.at("steps").get<std::int64_t>()), j.at("dt_s").get<double>(),
           j.at("sim_time_s").get<double>(), static_cast<long long>(j.at("frames").get<std::int64_t>()));

@@ -11,10 +11,23 @@
 //   instances                          I, the number of instances
 //   instances_ok                       instances whose final /status is 0
 //   instances_assembly_failed          ... is 1 (did not assemble; never integrated)
-//   instances_diverged                 ... is 2 (NaN or max |Phi| above violation_bound; frozen)
+//   instances_diverged                 ... is 2 (non-finite, max |Phi| above violation_bound, runaway or
+//                                      a failed factorisation: /status_reason; frozen)
 //   assembly_max_position_residual     max |Phi| after assembly over the assembled instances [m | rad]
 //   assembly_max_velocity_residual     max |Phi_q qdot| after assembly [m/s | rad/s]
 //   assembly_max_iterations            most Newton iterations of the position assembly
+//   assembly_max_position_change_m     how far assembly moved the given positions: max |r - r_0| over
+//                                      the instances and bodies [m]
+//   assembly_max_orientation_change_rad   ... orientations [rad]
+//   assembly_max_velocity_change_m_s      ... velocities, max |v - v_0| [m/s]
+//   assembly_max_angular_velocity_change_rad_s  ... max |omega_B - omega_0B| [rad/s]
+//   failed_instances                   [{instance, status, reason, time_s, message}] the first
+//                                      kFailedListed instances whose final status is not 0, by
+//                                      status time, then index; reason as in /status_reason by
+//                                      name ("runaway", ...); message: the assembly's, else ""
+//   warnings                           [strings] what the run warns of (also logged): step-size
+//                                      stability (dynamics/stability.hpp) and given velocities that
+//                                      the assembly's projection changed by more than 1 %
 //   steps                              RK4 steps taken (fewer than planned when interrupted)
 //   steps_planned                      round(t_end / dt)
 //   dt_s                               step [s]
@@ -38,12 +51,25 @@
 // when it is written as JSON text.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "simphant/job/run_stats.hpp"
 
 namespace simphant {
+
+/// Most failed instances listed in the summary.
+constexpr int kFailedListed = 10;
+
+/// One failed instance of the summary's failed_instances.
+struct FailedInstance {
+  int instance = 0;
+  std::int8_t status = 0;   ///< InstanceStatus
+  std::int8_t reason = 0;   ///< kReason* (dynamics/runaway.hpp)
+  double time_s = 0;        ///< instance time at which the status was set [s]
+  std::string message;      ///< the assembly's message, or ""
+};
 
 /// The figures of a job besides the statistics.
 struct RunReport {
@@ -55,6 +81,8 @@ struct RunReport {
   bool interrupted = false;
   std::string stop_reason = "completed";
   AssemblySummary assembly;
+  std::vector<FailedInstance> failed;  ///< at most kFailedListed
+  std::vector<std::string> warnings;
 };
 
 /// The summary object (keys above); stop_signal is null.

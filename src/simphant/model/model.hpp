@@ -85,6 +85,12 @@ struct SolverSettings {
   double violation_bound = 1e-2;   ///< max |Phi| above which an instance is diverged
   int assembly_max_iterations = 50;
   double assembly_tolerance = 1e-10;  ///< max |Phi| accepted after assembly
+  /// Kinetic energy [J] above which an instance is a runaway; 0: derived at load from the
+  /// initial energy and the applied loads (dynamics/runaway_bound.hpp).
+  double runaway_kinetic_energy = 0;
+  /// Run a step size beyond RK4's stability limit for a mode of the model (dynamics/
+  /// stability.hpp) instead of refusing it.
+  bool allow_unstable = false;
 };
 
 /// J^-1 of a symmetric positive definite inertia J (made exactly symmetric), for

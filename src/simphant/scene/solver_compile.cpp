@@ -43,7 +43,8 @@ SolverSettings compile_solver(const json& solver, const std::string& path) {
   expect_object(solver, path);
   check_keys(solver, path,
              {"type", "dt", "t_end", "baumgarte_alpha", "baumgarte_beta", "tikhonov_epsilon", "record_every",
-              "violation_bound", "assembly_max_iterations", "assembly_tolerance"});
+              "violation_bound", "assembly_max_iterations", "assembly_tolerance", "runaway_kinetic_energy",
+              "allow_unstable"});
   SolverSettings s;
   const std::string dt_path = child_path(path, "dt");
   s.dt = as_number(require_key(solver, path, "dt"), dt_path);
@@ -67,6 +68,14 @@ SolverSettings compile_solver(const json& solver, const std::string& path) {
   s.assembly_max_iterations =
       int_in_range(solver, path, "assembly_max_iterations", s.assembly_max_iterations, 1, kMaxAssemblyIterations);
   s.assembly_tolerance = bounded(solver, path, "assembly_tolerance", s.assembly_tolerance, 0.0, true);
+  // 0 (absent): the bound derived at load (dynamics/runaway_bound.hpp).
+  if (find_key(solver, "runaway_kinetic_energy") != nullptr)
+    s.runaway_kinetic_energy = bounded(solver, path, "runaway_kinetic_energy", 0.0, 0.0, true);
+  if (const json* v = find_key(solver, "allow_unstable")) {
+    if (!v->is_boolean())
+      throw SceneError(child_path(path, "allow_unstable"), std::string("must be a boolean (got ") + type_word(*v) + ")");
+    s.allow_unstable = v->get<bool>();
+  }
   return s;
 }
 

@@ -6,6 +6,8 @@
 #include <memory>
 
 #include "simphant/dynamics/assembly.hpp"
+#include "simphant/dynamics/runaway.hpp"
+#include "simphant/dynamics/runaway_bound.hpp"
 
 namespace simphant {
 
@@ -18,6 +20,8 @@ AssembledBatch assemble_batch(const std::vector<Model>& models, int n_instances,
   out.Y.assign(static_cast<std::size_t>(n_instances) * ny, 0.0);
   out.results.resize(n_instances);
   out.status.assign(n_instances, static_cast<std::int8_t>(InstanceStatus::Ok));
+  out.reason.assign(n_instances, kReasonNone);
+  out.runaway.assign(static_cast<std::size_t>(n_instances) * 2, 0.0);
   // One shared model: every instance starts from the same state, so it is assembled once
   // and copied (the same numbers as assembling each instance: assembly is deterministic).
   if (models.size() == 1 && n_instances > 1) {
@@ -27,6 +31,9 @@ AssembledBatch assemble_batch(const std::vector<Model>& models, int n_instances,
       std::copy(one.Y.begin(), one.Y.end(), out.Y.begin() + static_cast<std::ptrdiff_t>(i) * ny);
       out.results[i] = one.results[0];
       out.status[i] = one.status[0];
+      out.reason[i] = one.reason[0];
+      out.runaway[2 * static_cast<std::size_t>(i)] = one.runaway[0];
+      out.runaway[2 * static_cast<std::size_t>(i) + 1] = one.runaway[1];
     }
     return out;
   }
@@ -39,8 +46,15 @@ AssembledBatch assemble_batch(const std::vector<Model>& models, int n_instances,
     const Model& model = models[models.size() == 1 ? 0 : i];
     double* Y = out.Y.data() + static_cast<std::size_t>(i) * ny;
     initial_state(model, Y);
-    out.results[i] = assemble(model, *workers[omp_get_thread_num()], Y);
-    if (!out.results[i].ok) out.status[i] = static_cast<std::int8_t>(InstanceStatus::AssemblyFailed);
+    Data& d = *workers[omp_get_thread_num()];
+    out.results[i] = assemble(model, d, Y);
+    if (!out.results[i].ok) {
+      out.status[i] = static_cast<std::int8_t>(InstanceStatus::AssemblyFailed);
+      out.reason[i] = kReasonAssemblyFailure;
+    }
+    const RunawayCoefficients c = runaway_coefficients(model, d, Y);
+    out.runaway[2 * static_cast<std::size_t>(i)] = c.a;
+    out.runaway[2 * static_cast<std::size_t>(i) + 1] = c.b;
   }
   return out;
 }

@@ -10,8 +10,21 @@
 
 namespace simphant {
 
-/// Per-instance status codes, as written to /status.
+/// Per-instance status codes, as written to /status. Why an instance is not Ok is its
+/// status reason (/status_reason; kReason* in dynamics/runaway.hpp): AssemblyFailed has
+/// assembly_failure; Diverged has non_finite, constraint_violation, runaway or
+/// factorisation_failure (or none when set_state wrote the status without a reason).
 enum class InstanceStatus : std::int8_t { Ok = 0, AssemblyFailed = 1, Diverged = 2 };
+
+/// Name of a status reason code (0 none, 1 non_finite, 2 constraint_violation, 3 runaway,
+/// 4 factorisation_failure, 5 assembly_failure), "unknown" for another value.
+const char* status_reason_name(std::int8_t reason);
+
+/// Checks set_state's statuses and reasons before anything changes: throws
+/// std::invalid_argument ("<call>: ...") for reasons without statuses, a reason out of
+/// [0, 5] or one that does not fit its status (status_reason_fits in dynamics/runaway.hpp;
+/// a status without a reason: reason_after_set there).
+void check_status_reasons(const char* call, int count, const std::int8_t* status, const std::int8_t* reasons);
 
 /// A zero-copy view of a backend's own array (Backend::state_view / inputs_view):
 /// element (i, j, k) of the view lives at data + i*strides[0] + j*strides[1] +
@@ -57,6 +70,19 @@ struct AssemblyResult {
   int iterations = 0;
   double position_residual = 0;  ///< max |Phi| after assembly [m or 1]
   double velocity_residual = 0;  ///< max |Phi_q qdot| after projection
+  /// Why assembly failed (empty when ok, or when it failed without one of the messages of
+  /// dynamics/assembly.hpp, e.g. a stall).
+  std::string message;
+  // How far assembly moved the given initial state, max over the bodies:
+  double position_change = 0;          ///< |r - r_0| [m]
+  double orientation_change = 0;       ///< rotation angle between p and p_0 [rad]
+  double velocity_change = 0;          ///< |v - v_0| [m/s]
+  double angular_velocity_change = 0;  ///< |omega_B - omega_0B| [rad/s]
+  /// The body whose given (non-zero) velocity the projection changed most in relative
+  /// terms, max(|v - v_0| / |v_0|, |omega - omega_0| / |omega_0|) over the non-zero ones;
+  /// -1 when no body was given a velocity.
+  int velocity_change_body = -1;
+  double velocity_change_rel = 0;  ///< that relative change
 };
 
 class Backend {
@@ -93,8 +119,9 @@ class Backend {
   /// (n_instances) each: total energy = kinetic + gravity potential + spring potential
   /// [J], and the kinetic energy alone when `kinetic` is not null.
   virtual void read_energy(double* total, double* kinetic = nullptr) const = 0;
-  /// (n_instances) each.
-  virtual void read_status(std::int8_t* status, double* status_time) const = 0;
+  /// (n_instances) each: status (InstanceStatus), the instance time at which it was set
+  /// [s], and, when `reason` is not null, the status reason (kReason*).
+  virtual void read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const = 0;
   virtual const std::vector<AssemblyResult>& assembly() const = 0;
   /// Joint coordinates of a robot model (Model::robot set, docs/robots.md): their number
   /// n per instance, 0 when the backend reports none.
@@ -121,22 +148,23 @@ class Backend {
   /// Copies the listed instances' state: y (count, state_size()), steps (count): steps
   /// taken since the instance's last reset, status (count, InstanceStatus),
   /// status_steps (count): the instance step at which the status was set (0 after a
-  /// reset). Any output pointer may be null (then that part is not written). Waits for
-  /// queued steps on a device backend.
+  /// reset), reasons (count): the status reason (kReason*). Any output pointer may be
+  /// null (then that part is not written). Waits for queued steps on a device backend.
   virtual void get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
-                         std::int64_t* status_steps) const = 0;
+                         std::int64_t* status_steps, std::int8_t* reasons) const = 0;
   /// Writes the listed instances' state (the layout of get_state). A state read by
   /// get_state and written back continues bit-identically to a run that never stopped
   /// (fp32 device backends store y in float: a value read from them round-trips
   /// exactly; other values are rounded to float). y is taken as given (no projection
   /// onto the constraints); a status other than Ok freezes the instance, Ok lets it
-  /// step again. Null inputs leave that part unchanged. The actuator inputs are not part
-  /// of the state (set_inputs).
+  /// step again. Null inputs leave that part unchanged. reasons need status and must fit
+  /// it (check_status_reasons); status without reasons: reason_after_set. The actuator
+  /// inputs are not part of the state (set_inputs).
   virtual void set_state(const int* ids, int count, const double* y, const std::int64_t* steps,
-                         const std::int8_t* status, const std::int64_t* status_steps) = 0;
+                         const std::int8_t* status, const std::int64_t* status_steps, const std::int8_t* reasons) = 0;
   /// The listed instances return to their assembled initial state (kept from creation
   /// or from the last set_models), instance step 0 and the status of their assembly
-  /// (Ok, or AssemblyFailed). Inputs are left as they are.
+  /// (Ok, or AssemblyFailed) with its reason. Inputs are left as they are.
   virtual void reset(const int* ids, int count) = 0;
   /// Replaces the listed instances' models (same topology and dt as the batch: see
   /// model/topology.hpp; domain randomisation) and assembles them: their initial state,

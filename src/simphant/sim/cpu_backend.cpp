@@ -8,6 +8,7 @@
 
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/rk4.hpp"
+#include "simphant/dynamics/runaway.hpp"
 #include "simphant/dynamics/state.hpp"
 #include "simphant/sim/assemble_batch.hpp"
 #include "simphant/sim/joint_coordinates.hpp"
@@ -49,6 +50,9 @@ CpuBackend::CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_i
   Y_ = std::move(assembled.Y);
   assembly_ = std::move(assembled.results);
   status_ = std::move(assembled.status);
+  reason0_ = assembled.reason;
+  reason_ = std::move(assembled.reason);
+  runaway_ = std::move(assembled.runaway);
 }
 
 std::string CpuBackend::details() const {
@@ -67,12 +71,16 @@ void CpuBackend::advance(int n_steps) {
     Data& d = *workers_[omp_get_thread_num()];
     double* Y = Y_.data() + static_cast<size_t>(i) * ny_;
     const double* u = n_inputs_ ? inputs_.data() + static_cast<size_t>(i) * n_inputs_ : nullptr;
+    const double a = runaway_[2 * static_cast<size_t>(i)], b = runaway_[2 * static_cast<size_t>(i) + 1];
     int s = 0;
     for (; s < n_steps; ++s) {
-      // A failed step leaves Y at the last good state: the instance is frozen there.
-      if (!rk4_step(model, d, Y, u, dt_)) {
+      // A failed step leaves Y at the last good state: the instance is frozen there. The
+      // runaway bound is taken at the end of the step, on the batch clock (docs/solver.md).
+      const double kinetic_bound = runaway_kinetic_bound(a, b, static_cast<double>(step0 + s + 1) * dt_);
+      if (!rk4_step(model, d, Y, u, dt_, kinetic_bound)) {
         status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
         status_step_[i] = step0 + s - offset_[i];
+        reason_[i] = d.failure;
         break;
       }
     }
@@ -80,9 +88,11 @@ void CpuBackend::advance(int n_steps) {
       // Each step checks its start state; the state the batch ends on is checked here.
       set_kinematics(model, d, Y);
       evaluate_constraints(model, d);
-      if (!(max_violation(d) <= model.solver.violation_bound)) {
+      const double v = max_violation(d);
+      if (!(v <= model.solver.violation_bound)) {
         status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
         status_step_[i] = step0 + n_steps - offset_[i];
+        reason_[i] = std::isnan(v) ? kReasonNonFinite : kReasonConstraintViolation;
       }
     }
   }
@@ -134,8 +144,9 @@ void CpuBackend::read_energy(double* total, double* kinetic) const {
   }
 }
 
-void CpuBackend::read_status(std::int8_t* status, double* status_time) const {
+void CpuBackend::read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const {
   std::copy(status_.begin(), status_.end(), status);
+  if (reason) std::copy(reason_.begin(), reason_.end(), reason);
   for (int i = 0; i < n_instances_; ++i) status_time[i] = static_cast<double>(status_step_[i]) * dt_;
 }
 
@@ -156,7 +167,7 @@ void CpuBackend::read_joint_state(double* q, double* qd, double* tau) const {
 }
 
 void CpuBackend::get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
-                           std::int64_t* status_steps) const {
+                           std::int64_t* status_steps, std::int8_t* reasons) const {
   ids_.check("get_state", ids, count);
   for (int k = 0; k < count; ++k) {
     const int i = InstanceIds::at(ids, k);
@@ -164,18 +175,21 @@ void CpuBackend::get_state(const int* ids, int count, double* y, std::int64_t* s
     if (steps) steps[k] = steps_ - offset_[i];
     if (status) status[k] = status_[i];
     if (status_steps) status_steps[k] = status_step_[i];
+    if (reasons) reasons[k] = reason_[i];
   }
 }
 
 void CpuBackend::set_state(const int* ids, int count, const double* y, const std::int64_t* steps,
-                           const std::int8_t* status, const std::int64_t* status_steps) {
+                           const std::int8_t* status, const std::int64_t* status_steps, const std::int8_t* reasons) {
   ids_.check("set_state", ids, count);
+  check_status_reasons("set_state", count, status, reasons);
   for (int k = 0; k < count; ++k) {
     const int i = InstanceIds::at(ids, k);
     if (y) std::copy_n(y + static_cast<size_t>(k) * ny_, ny_, Y_.data() + static_cast<size_t>(i) * ny_);
     if (steps) offset_[i] = steps_ - steps[k];
     if (status) status_[i] = status[k];
     if (status_steps) status_step_[i] = status_steps[k];
+    if (status) reason_[i] = reason_after_set(status_[i], reason_[i], reasons != nullptr, reasons ? reasons[k] : kReasonNone);
   }
 }
 
@@ -186,6 +200,7 @@ void CpuBackend::reset(const int* ids, int count) {
     std::copy_n(Y0_.data() + static_cast<size_t>(i) * ny_, ny_, Y_.data() + static_cast<size_t>(i) * ny_);
     offset_[i] = steps_;
     status_[i] = static_cast<std::int8_t>(assembly_[i].ok ? InstanceStatus::Ok : InstanceStatus::AssemblyFailed);
+    reason_[i] = reason0_[i];
     status_step_[i] = 0;
   }
 }
@@ -208,6 +223,9 @@ void CpuBackend::set_models(const int* ids, int count, const Model* models) {
     (*owned_models_)[static_cast<size_t>(i)] = std::move(fresh[static_cast<size_t>(k)]);
     std::copy_n(assembled.Y.data() + static_cast<size_t>(k) * ny_, ny_, Y0_.data() + static_cast<size_t>(i) * ny_);
     assembly_[i] = assembled.results[static_cast<size_t>(k)];
+    reason0_[i] = assembled.reason[static_cast<size_t>(k)];
+    runaway_[2 * static_cast<size_t>(i)] = assembled.runaway[2 * static_cast<size_t>(k)];
+    runaway_[2 * static_cast<size_t>(i) + 1] = assembled.runaway[2 * static_cast<size_t>(k) + 1];
     default_inputs(model_of(i), inputs_.data() + static_cast<size_t>(i) * n_inputs_);
   }
   reset(ids, count);

@@ -30,7 +30,7 @@ class CpuBackend final : public Backend {
   void read_reactions(double* out) const override;
   void read_constraint_violation(double* out) const override;
   void read_energy(double* total, double* kinetic) const override;
-  void read_status(std::int8_t* status, double* status_time) const override;
+  void read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const override;
   const std::vector<AssemblyResult>& assembly() const override { return assembly_; }
   /// Robot models (Model::robot, solver "dae"): joint coordinates from the DAE state
   /// (sim/joint_coordinates.hpp; revolute q wrapped to (-pi, pi]); else 0 / nothing.
@@ -40,9 +40,9 @@ class CpuBackend final : public Backend {
   // Per-instance state (Backend): y = Y's row, [q (7N), qdot (6N)].
   int state_size() const override { return ny_; }
   void get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
-                 std::int64_t* status_steps) const override;
+                 std::int64_t* status_steps, std::int8_t* reasons) const override;
   void set_state(const int* ids, int count, const double* y, const std::int64_t* steps, const std::int8_t* status,
-                 const std::int64_t* status_steps) override;
+                 const std::int64_t* status_steps, const std::int8_t* reasons) override;
   void reset(const int* ids, int count) override;
   /// The first call makes the model storage per instance (a copy of the shared model
   /// for every instance), then replaces and assembles the listed instances' models.
@@ -71,6 +71,9 @@ class CpuBackend final : public Backend {
   std::vector<double> inputs_;             ///< (n_instances, n_inputs)
   std::vector<std::int8_t> status_;        ///< (n_instances)
   std::vector<std::int64_t> status_step_;  ///< (n_instances) instance step at which the status was set
+  std::vector<std::int8_t> reason_;        ///< (n_instances) status reason (kReason*, dynamics/runaway.hpp)
+  std::vector<std::int8_t> reason0_;       ///< (n_instances) assembly's status reason (reset)
+  std::vector<double> runaway_;            ///< (n_instances, 2) runaway bound coefficients a, b
   std::vector<std::int64_t> offset_;       ///< (n_instances) batch step of the instance's step 0
   std::vector<AssemblyResult> assembly_;   ///< (n_instances)
   mutable std::vector<std::unique_ptr<Data>> workers_;  ///< one per thread

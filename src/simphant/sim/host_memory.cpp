@@ -15,9 +15,10 @@ namespace simphant {
 namespace {
 
 /// Bytes per instance that every backend and the Simulator keep: status (1), status
-/// step and batch offset (8 + 8), assembly result, and the instance-id checks of the
+/// step and batch offset (8 + 8), status reason and the assembly's (1 + 1), the runaway
+/// bound's coefficients (16), assembly result, and the instance-id checks of the
 /// Simulator and the backend (4 + 4).
-constexpr double kInstanceBookkeeping = 1 + 8 + 8 + sizeof(AssemblyResult) + 8;
+constexpr double kInstanceBookkeeping = 1 + 8 + 8 + 2 + 16 + sizeof(AssemblyResult) + 8;
 
 int worker_threads(int threads, long long n_instances) {
   const int t = threads > 0 ? threads : std::max(1, omp_get_num_procs());

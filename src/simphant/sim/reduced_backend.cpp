@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "simphant/dynamics/runaway.hpp"
 #include "simphant/model/topology.hpp"
 #include "simphant/reduced/forward_kinematics.hpp"
 
@@ -52,6 +53,7 @@ ReducedBackend::ReducedBackend(std::shared_ptr<const std::vector<Model>> models,
   inputs_.resize(static_cast<std::size_t>(n_instances_) * n);
   status_.resize(static_cast<std::size_t>(n_instances_));
   status_step_.resize(static_cast<std::size_t>(n_instances_));
+  reason_.resize(static_cast<std::size_t>(n_instances_));
   offset_.resize(static_cast<std::size_t>(n_instances_));
   for (int i = 0; i < n_instances_; ++i) {
     const RobotJointSpace& r = *(*models_)[static_cast<std::size_t>(model_of(i))].robot;
@@ -130,9 +132,15 @@ void ReducedBackend::advance(int n_steps) {
         finite = finite && std::isfinite(next);
         w.y[j] = next;
       }
-      if (!finite) {  // freeze at the last finite state
+      // A given runaway bound (solver.runaway_kinetic_energy) is tested on the kinetic
+      // energy of the new state; robots carry actuators, so none is derived here
+      // (docs/solver.md, "Runaway bound").
+      const double K_max = (*models_)[static_cast<std::size_t>(model_of(i))].solver.runaway_kinetic_energy;
+      const bool runaway = finite && K_max > 0 && kinetic_energy(i, w.y, w) > K_max;
+      if (!finite || runaway) {  // freeze at the last good state
         status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
         status_step_[i] = step0 + s - offset_[i];
+        reason_[i] = runaway ? kReasonRunaway : kReasonNonFinite;
         break;
       }
       std::copy(w.y, w.y + N, Y);
@@ -166,6 +174,16 @@ void ReducedBackend::read_reactions(double* out) const {
 
 void ReducedBackend::read_constraint_violation(double* out) const { std::fill(out, out + n_instances_, 0.0); }
 
+double ReducedBackend::kinetic_energy(int i, const double* Y, Worker& w) const {
+  const int n = n_;
+  const ReducedLinkParams<double>* L = links_.data() + static_cast<std::size_t>(model_of(i)) * n;
+  forward_kinematics_velocity(n, L, Y, Y + n, w.R, w.o, w.c, w.vc, w.w, w.vo);
+  double T = 0;
+  for (int k = 0; k < n; ++k)
+    T += 0.5 * L[k].mass * dot(w.vc[k], w.vc[k]) + 0.5 * dot(w.w[k], mul(L[k].inertia_com, w.w[k]));
+  return T;
+}
+
 void ReducedBackend::read_energy(double* total, double* kinetic) const {
   const int n = n_;
 #pragma omp parallel for schedule(static) num_threads(threads_)
@@ -174,19 +192,17 @@ void ReducedBackend::read_energy(double* total, double* kinetic) const {
     const std::size_t m = static_cast<std::size_t>(model_of(i));
     const ReducedLinkParams<double>* L = links_.data() + m * n;
     const double* Y = Y_.data() + static_cast<std::size_t>(i) * 2 * n;
-    forward_kinematics_velocity(n, L, Y, Y + n, w.R, w.o, w.c, w.vc, w.w, w.vo);
-    double T = 0, V = 0;
-    for (int k = 0; k < n; ++k) {
-      T += 0.5 * L[k].mass * dot(w.vc[k], w.vc[k]) + 0.5 * dot(w.w[k], mul(L[k].inertia_com, w.w[k]));
-      V -= L[k].mass * dot(gravity_[m], w.c[k]);
-    }
+    const double T = kinetic_energy(i, Y, w);  // leaves the kinematics in w
+    double V = 0;
+    for (int k = 0; k < n; ++k) V -= L[k].mass * dot(gravity_[m], w.c[k]);
     total[i] = T + V;
     if (kinetic) kinetic[i] = T;
   }
 }
 
-void ReducedBackend::read_status(std::int8_t* status, double* status_time) const {
+void ReducedBackend::read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const {
   std::copy(status_.begin(), status_.end(), status);
+  if (reason) std::copy(reason_.begin(), reason_.end(), reason);
   for (int i = 0; i < n_instances_; ++i) status_time[i] = static_cast<double>(status_step_[i]) * dt_;
 }
 
@@ -201,7 +217,7 @@ void ReducedBackend::read_joint_state(double* q, double* qd, double* tau) const 
 }
 
 void ReducedBackend::get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
-                               std::int64_t* status_steps) const {
+                               std::int64_t* status_steps, std::int8_t* reasons) const {
   ids_.check("get_state", ids, count);
   const std::size_t N = 2 * static_cast<std::size_t>(n_);
   for (int k = 0; k < count; ++k) {
@@ -210,12 +226,15 @@ void ReducedBackend::get_state(const int* ids, int count, double* y, std::int64_
     if (steps) steps[k] = steps_ - offset_[i];
     if (status) status[k] = status_[i];
     if (status_steps) status_steps[k] = status_step_[i];
+    if (reasons) reasons[k] = reason_[i];
   }
 }
 
 void ReducedBackend::set_state(const int* ids, int count, const double* y, const std::int64_t* steps,
-                               const std::int8_t* status, const std::int64_t* status_steps) {
+                               const std::int8_t* status, const std::int64_t* status_steps,
+                               const std::int8_t* reasons) {
   ids_.check("set_state", ids, count);
+  check_status_reasons("set_state", count, status, reasons);
   const std::size_t N = 2 * static_cast<std::size_t>(n_);
   for (int k = 0; k < count; ++k) {
     const int i = InstanceIds::at(ids, k);
@@ -223,6 +242,7 @@ void ReducedBackend::set_state(const int* ids, int count, const double* y, const
     if (steps) offset_[i] = steps_ - steps[k];
     if (status) status_[i] = status[k];
     if (status_steps) status_step_[i] = status_steps[k];
+    if (status) reason_[i] = reason_after_set(status_[i], reason_[i], reasons != nullptr, reasons ? reasons[k] : kReasonNone);
   }
 }
 
@@ -237,6 +257,7 @@ void ReducedBackend::reset(const int* ids, int count) {
     std::copy(r.qd0.begin(), r.qd0.end(), y + n);
     offset_[i] = steps_;
     status_[i] = static_cast<std::int8_t>(InstanceStatus::Ok);
+    reason_[i] = kReasonNone;
     status_step_[i] = 0;
   }
 }

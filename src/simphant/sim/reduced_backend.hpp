@@ -49,16 +49,16 @@ class ReducedBackend final : public Backend {
   void read_reactions(double* out) const override;
   void read_constraint_violation(double* out) const override;
   void read_energy(double* total, double* kinetic) const override;
-  void read_status(std::int8_t* status, double* status_time) const override;
+  void read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const override;
   const std::vector<AssemblyResult>& assembly() const override { return assembly_; }
   int n_joint_coordinates() const override { return n_; }
   void read_joint_state(double* q, double* qd, double* tau) const override;
 
   int state_size() const override { return 2 * n_; }
   void get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
-                 std::int64_t* status_steps) const override;
+                 std::int64_t* status_steps, std::int8_t* reasons) const override;
   void set_state(const int* ids, int count, const double* y, const std::int64_t* steps, const std::int8_t* status,
-                 const std::int64_t* status_steps) override;
+                 const std::int64_t* status_steps, const std::int8_t* reasons) override;
   void reset(const int* ids, int count) override;
   /// The first call makes the model storage (and the link rows) per instance; the
   /// listed instances' link parameters, gravity and inputs (robot tau) are rebuilt.
@@ -79,6 +79,8 @@ class ReducedBackend final : public Backend {
   int model_of(int i) const { return models_->size() == 1 ? 0 : i; }
   /// qdd of instance i at (q, qd) with its inputs, into qdd.
   void joint_accelerations(int i, const double* q, const double* qd, double* qdd, Worker& w) const;
+  /// Kinetic energy [J] of instance i at Y = [q, qd] (leaves the kinematics in w).
+  double kinetic_energy(int i, const double* Y, Worker& w) const;
   /// Throws std::invalid_argument unless m is a robot model this batch can run.
   void check_model(const Model& m, const std::string& who) const;
   /// Link rows (links_, cga_links_) and gravity_ of model slot `slot` from m.
@@ -97,6 +99,7 @@ class ReducedBackend final : public Backend {
   std::vector<double> inputs_;                     ///< (n_instances, n): tau
   std::vector<std::int8_t> status_;
   std::vector<std::int64_t> status_step_;          ///< (n_instances) instance step at which the status was set
+  std::vector<std::int8_t> reason_;                ///< (n_instances) status reason (kReason*, dynamics/runaway.hpp)
   std::vector<std::int64_t> offset_;               ///< (n_instances) batch step of the instance's step 0
   std::vector<AssemblyResult> assembly_;
   std::vector<Model>* owned_models_ = nullptr;     ///< models_ once set_models made it per instance

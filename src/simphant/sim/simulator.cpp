@@ -86,8 +86,8 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
 }
 
 void Simulator::get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
-                          std::int64_t* status_steps, std::uint64_t* episodes) const {
-  backend_->get_state(ids, count, y, steps, status, status_steps);  // checks ids
+                          std::int64_t* status_steps, std::uint64_t* episodes, std::int8_t* reasons) const {
+  backend_->get_state(ids, count, y, steps, status, status_steps, reasons);  // checks ids
   if (episodes)
     for (int k = 0; k < count; ++k) episodes[k] = episodes_[static_cast<std::size_t>(InstanceIds::at(ids, k))];
 }
@@ -101,8 +101,10 @@ void Simulator::resample(const int* ids, int count, const std::uint64_t* episode
 }
 
 void Simulator::set_state(const int* ids, int count, const double* y, const std::int64_t* steps,
-                          const std::int8_t* status, const std::int64_t* status_steps, const std::uint64_t* episodes) {
+                          const std::int8_t* status, const std::int64_t* status_steps, const std::uint64_t* episodes,
+                          const std::int8_t* reasons) {
   ids_.check("set_state", ids, count);
+  check_status_reasons("set_state", count, status, reasons);
   if (episodes) {
     // Instances whose episode changes get that episode's model first (which resets them).
     std::vector<int> changed;
@@ -119,7 +121,7 @@ void Simulator::set_state(const int* ids, int count, const double* y, const std:
     }
     if (!changed.empty()) resample(changed.data(), static_cast<int>(changed.size()), changed_episodes.data());
   }
-  backend_->set_state(ids, count, y, steps, status, status_steps);
+  backend_->set_state(ids, count, y, steps, status, status_steps, reasons);
 }
 
 void Simulator::reset(const int* ids, int count, bool resample_models) {

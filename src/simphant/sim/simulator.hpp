@@ -72,7 +72,10 @@ class Simulator {
   void read_reactions(double* out) const { backend_->read_reactions(out); }
   void read_constraint_violation(double* out) const { backend_->read_constraint_violation(out); }
   void read_energy(double* total, double* kinetic = nullptr) const { backend_->read_energy(total, kinetic); }
-  void read_status(std::int8_t* status, double* status_time) const { backend_->read_status(status, status_time); }
+  /// Status, status time [s] and (when `reason` is not null) status reason per instance.
+  void read_status(std::int8_t* status, double* status_time, std::int8_t* reason = nullptr) const {
+    backend_->read_status(status, status_time, reason);
+  }
   const std::vector<AssemblyResult>& assembly() const { return backend_->assembly(); }
   /// Joint coordinates per instance (robot scenes), 0 if none; see Backend.
   int n_joint_coordinates() const { return backend_->n_joint_coordinates(); }
@@ -81,15 +84,15 @@ class Simulator {
   // --- Per-instance state (Backend's contract for ids, buffers and errors) ---
   int state_size() const { return backend_->state_size(); }
   /// As Backend::get_state, plus episodes (count): the instance's domain-randomisation
-  /// episode (0 = the sweep's own sample; reset(..., resample = true) adds one). Any
-  /// output may be null.
+  /// episode (0 = the sweep's own sample; reset(..., resample = true) adds one), and
+  /// reasons (count): the status reasons. Any output may be null.
   void get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
-                 std::int64_t* status_steps, std::uint64_t* episodes) const;
+                 std::int64_t* status_steps, std::uint64_t* episodes, std::int8_t* reasons = nullptr) const;
   /// As Backend::set_state, plus episodes (count). When an episode differs from the
   /// instance's current one and a resampler is set, the instance's model is rebuilt for
   /// that episode first (so that a checkpoint restores the parameters too).
   void set_state(const int* ids, int count, const double* y, const std::int64_t* steps, const std::int8_t* status,
-                 const std::int64_t* status_steps, const std::uint64_t* episodes);
+                 const std::int64_t* status_steps, const std::uint64_t* episodes, const std::int8_t* reasons = nullptr);
   /// The listed instances go back to their assembled initial state, step 0 and their
   /// assembly status. resample: each listed instance first advances to its next
   /// episode and gets a model freshly drawn by the resampler (domain randomisation;

@@ -1,0 +1,68 @@
+#pragma once
+// Step-size stability of explicit RK4 for the fastest modes of a model (docs/solver.md,
+// "Step-size stability"): the Baumgarte error dynamics Phi'' + 2 alpha Phi' + beta^2 Phi = 0,
+// each translational spring-damper with the effective mass along its line in the
+// constrained system, and each rotational spring-damper with the effective inertia about
+// its joint's axis. A mode with eigenvalue lambda is stable for a step h when
+// |R(h lambda)| <= 1, R(z) = 1 + z + z^2/2 + z^3/6 + z^4/24 (RK4's stability function:
+// real-axis limit h |lambda| <= 2.785, imaginary-axis limit 2 sqrt(2)).
+#include <complex>
+#include <string>
+#include <vector>
+
+#include "simphant/dynamics/data.hpp"
+
+namespace simphant {
+
+/// dt / dt_max above which a mode is warned of: half the stability limit. RK4 is stable
+/// there but its error for that mode is already large (|R(h lambda)| near e^{h lambda} fails).
+constexpr double kStabilityWarnRatio = 0.5;
+
+/// The largest h |lambda| for which |R(h lambda)| <= 1 on all of (0, h] along the ray of
+/// lambda (2.785... on the negative real axis, 2 sqrt(2) on the imaginary one); +inf for
+/// lambda = 0 or Re lambda > 0 (a mode that grows in the exact dynamics too).
+double rk4_stability_radius(std::complex<double> lambda);
+
+/// Constraint rows up to which the spring-dampers' effective masses are projected onto
+/// the constrained system (a dense pseudo-inverse of the m x m Schur matrix, O(m^3));
+/// above, the unconstrained inverse mass j M^-1 j^T, an upper bound, is used.
+constexpr int kMaxProjectedRows = 1000;
+
+/// Which model field sets a mode.
+enum class StabilityField { BaumgarteAlpha, BaumgarteBeta, Stiffness, Damping };
+
+/// One mode of the model.
+struct StabilityMode {
+  StabilityField field = StabilityField::BaumgarteAlpha;
+  int force = -1;               ///< index in Model::forces (spring-dampers), -1 for Baumgarte
+  std::complex<double> lambda;  ///< the mode's fastest eigenvalue [1/s]
+  double inverse_mass = 0;      ///< effective 1/m [1/kg] or 1/J [1/(kg m^2)] (spring-dampers)
+  double dt_max = 0;            ///< largest stable step [s]: rk4_stability_radius / |lambda|
+};
+
+/// Whether the model has a spring-damper (translational or rotational) with stiffness or
+/// damping: the modes that need the assembled state.
+bool has_spring_dampers(const Model& model);
+
+/// The modes of `model` at its assembled state Y (13N), slowest last. Baumgarte modes
+/// only when the model has constraint rows; a spring-damper whose line (or axis) the
+/// constraints hold fixed (effective inverse mass <= 1e-12 of the unconstrained one) has
+/// none. The effective inverse mass is w = j^T (M^-1 - M^-1 Phi_q^T C^+ Phi_q M^-1) j,
+/// C = Phi_q M^-1 Phi_q^T (pseudo-inverse: redundant rows), j the row of the spring's
+/// length rate (or the joint angle's rate) in the velocity coordinates; zero-length
+/// springs take the largest eigenvalue of the 3x3 point inverse mass (above
+/// kMaxProjectedRows rows: without the projection). d: a workspace.
+std::vector<StabilityMode> stability_modes(const Model& model, Data& d, const double* Y);
+
+/// The same modes with the parameters of another instance's model (same topology):
+/// alpha, beta, stiffness and damping from `other`, the effective inverse masses kept
+/// (sweeps: the geometry and masses of the analysed instance stand for all).
+std::vector<StabilityMode> rescale_modes(const std::vector<StabilityMode>& modes, const Model& other);
+
+/// The mode's eigenvalue from alpha, beta (Baumgarte) or stiffness k, damping c and the
+/// effective inverse mass w: the root of largest modulus of s^2 + 2 alpha s + beta^2
+/// (resp. s^2 + c w s + k w), with the field that dominates it.
+StabilityMode baumgarte_mode(double alpha, double beta);
+StabilityMode spring_mode(int force, double stiffness, double damping, double w);
+
+}  // namespace simphant

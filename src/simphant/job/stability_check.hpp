@@ -1,0 +1,34 @@
+#pragma once
+// The step-size stability check at load (dynamics/stability.hpp; docs/solver.md,
+// "Step-size stability"): `simphant run` warns of a mode within a factor 2 of RK4's
+// stability limit and refuses (exit 2) a dt beyond it unless solver.allow_unstable is
+// true; `simphant check` prints the estimate.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "simphant/model/model.hpp"
+
+namespace simphant {
+
+struct StabilityCheck {
+  /// {"dt_s", "allow_unstable", "modes": [{field, name, lambda_re, lambda_im (1/s),
+  /// lambda_dt (|lambda| dt), effective_inverse_mass, dt_max_s, ratio (dt / dt_max_s),
+  /// instance, verdict ("ok", "warn", "unstable")}]}, slowest-to-stable first.
+  nlohmann::json estimate;
+  /// One per mode above kStabilityWarnRatio: within the limit, or beyond it when
+  /// solver.allow_unstable is true (else the refusal below says it).
+  std::vector<std::string> warnings;
+  std::string refused_field;   ///< JSON pointer of the first unstable mode's field; "" if none
+  std::string refused_reason;  ///< its message (without the field)
+};
+
+/// Estimates the modes of models[0] at its assembled state and, with its effective
+/// masses, those of every other instance's parameters (rescale_modes); `doc` (the
+/// scene document) names the fields. Models without constraint rows and spring-dampers
+/// have no modes. Robot scenes integrated in joint coordinates (aba, cga) have no
+/// Baumgarte mode. A model that does not assemble is estimated at its last iterate.
+StabilityCheck check_step_stability(const std::vector<Model>& models, const nlohmann::json& doc);
+
+}  // namespace simphant
