@@ -96,10 +96,11 @@ def _entry(qualname: str, obj: Any) -> List[str]:
 
 def render() -> str:
     import simphant
+    import simphant.distributed
     import simphant.gym
 
     lines = [HEADER]
-    for module in (simphant, simphant.gym):
+    for module in (simphant, simphant.gym, simphant.distributed):
         lines += [f"## `{module.__name__}`"] + _block(_doc(module)) + [""]
         for name in sorted(module.__all__, key=str.lower):
             obj = getattr(module, name)

@@ -92,6 +92,15 @@ if [ -z "${SIMPHANT_SKIP_TORCH:-}" ] && ! python3 -c 'import torch' >/dev/null 2
     python3 -m pip install --break-system-packages torch ||
     echo "setup: warning: torch not installed for $(command -v python3); the PyTorch tests will skip"
 fi
+# Ray, for simphant.distributed and its test (tests/python/test_distributed.py: a local
+# Ray cluster runs a sharded sweep). Test-time only: outside CI the test skips with the
+# reason without it, so a failure here warns; under CI (CI=true) the test fails instead.
+if ! python3 -c 'import ray' >/dev/null 2>&1; then
+  echo "setup: installing ray"
+  python3 -m pip install 'ray>=2.9' ||
+    python3 -m pip install --break-system-packages 'ray>=2.9' ||
+    echo "setup: warning: ray not installed for $(command -v python3); the Ray sweep test will skip (fail under CI)"
+fi
 # The module is built for the python3 on PATH (the one the packages above went into).
 python=$(python3 -c 'import sys; print(sys.executable)')
 if [ ! -f build/CMakeCache.txt ]; then

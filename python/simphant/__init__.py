@@ -11,13 +11,15 @@ model, stepped in lockstep on all CPU cores or a GPU (docs/python.md).
     ds = simphant.open_results(result.out_file)   # xarray.Dataset
 
 Public names: load_scene, Scene, Simulator, State, InstanceStatus, StatusReason, Assembly, run,
-RunResult, open_results, instance_table, scene_schema, BackendError, set_log_level,
-log_level, cuda_available, __version__; the Gymnasium vector env in simphant.gym.
+RunResult, merge, open_results, instance_table, scene_schema, BackendError, set_log_level,
+log_level, cuda_available, __version__; the Gymnasium vector env in simphant.gym; sweeps
+over a Ray cluster in simphant.distributed (docs/scaling-out.md).
 """
 from __future__ import annotations
 
 from . import _simphant
 from ._robot_data import _configure_robot_data
+from .merge import merge
 from .results import instance_table, open_results
 from .run import RunResult, run
 from .scene import Scene, load_scene, scene_schema
@@ -53,5 +55,6 @@ def cuda_available() -> bool:
 _configure_robot_data()
 
 __all__ = ["Assembly", "BackendError", "InstanceStatus", "RunResult", "Scene", "Simulator", "State", "StatusReason",
-           "__version__", "cuda_available", "instance_table", "load_scene", "log_level", "open_results", "run", "scene_schema",
+           "__version__", "cuda_available", "instance_table", "load_scene", "log_level", "merge", "open_results", "run",
+           "scene_schema",
            "set_log_level"]

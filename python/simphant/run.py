@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from typing import Any, Callable, Dict, Optional, Union
+from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 from . import _simphant
 from .scene import SceneSource, load_scene
@@ -34,10 +34,12 @@ class RunResult:
     exit_code: int
 
 
-def run(scene: SceneSource, out: Union[str, "os.PathLike[str]", None] = None, instances: Optional[int] = None,
-        dt: Optional[float] = None, t_end: Optional[float] = None, seed: Optional[int] = None,
-        backend: str = "auto", precision: str = "fp64", threads: int = 0, solver: Optional[str] = None,
-        progress: Optional[ProgressCallback] = None) -> RunResult:
+def run(scene: Optional[SceneSource], out: Union[str, "os.PathLike[str]", None] = None,
+        instances: Optional[int] = None, dt: Optional[float] = None, t_end: Optional[float] = None,
+        seed: Optional[int] = None, backend: str = "auto", precision: str = "fp64", threads: int = 0,
+        solver: Optional[str] = None, progress: Optional[ProgressCallback] = None,
+        shard: Optional[Tuple[int, int]] = None, checkpoint_every: Optional[float] = None,
+        resume: Union[str, "os.PathLike[str]", None] = None) -> RunResult:
     """Runs the job of ``simphant run``: samples the sweep, assembles and integrates every
     instance, records the HDF5 file and returns its summary.
 
@@ -45,7 +47,7 @@ def run(scene: SceneSource, out: Union[str, "os.PathLike[str]", None] = None, in
     from the wall-time attributes).
 
     Arguments (None keeps the scene's own value):
-        scene: a Scene or anything simphant.load_scene accepts.
+        scene: a Scene or anything simphant.load_scene accepts; None with `resume`.
         out: the output file; default "<scene file stem>.h5" in the current folder
             (required for a scene given as a dict or a string). An existing file is
             overwritten.
@@ -59,6 +61,20 @@ def run(scene: SceneSource, out: Union[str, "os.PathLike[str]", None] = None, in
             every 50 ms; None: the library logs a progress line every 5 s (level info,
             see simphant.set_log_level). An exception it raises stops the run and is
             re-raised.
+        shard: (K, N), 0 <= K < N: run shard K of N, as ``simphant run --shard K/N``: the
+            whole design is sampled and the instances [K*I/N, (K+1)*I/N) of its I are run,
+            bit-identical to the same instances of the one-shot run; the file records the
+            slice (root attributes shard_index, shard_count, instance_offset,
+            n_instances_total) for simphant.merge. None: the whole design.
+        checkpoint_every: [s] of wall time between checkpoints, as ``--checkpoint-every``:
+            the batch state and the frames so far are copied to ".<out name>.checkpoint.h5"
+            beside the output (docs/checkpoints.md), from which `resume` continues after
+            the process was killed; 0: none; None: the default, 300 s.
+        resume: the output of an interrupted run to continue, as ``simphant run --resume``:
+            from the checkpoint beside it, else from the file itself when a stop request
+            (Ctrl-C, SIGTERM) stored its state there. The scene and the options are the
+            run's; scene may be None, and an option given must have the run's value.
+            The finished file equals an uninterrupted run's, bit for bit.
 
     The GIL is released while the job runs. Ctrl-C (KeyboardInterrupt) stops the run
     cleanly: the state reached is recorded, the file is closed with the attribute
@@ -68,8 +84,10 @@ def run(scene: SceneSource, out: Union[str, "os.PathLike[str]", None] = None, in
     option), simphant.BackendError when the backend cannot run here, OSError /
     RuntimeError when the output cannot be written or the batch does not fit in memory.
     """
-    sc = load_scene(scene)
-    if out is None and sc.file is None:
+    sc = None if scene is None else load_scene(scene)
+    if sc is None and resume is None:
+        raise ValueError("scene: required unless resume is given")
+    if out is None and sc is not None and sc.file is None and resume is None:
         raise ValueError("out: required for a scene that was not read from a file")
     a = _simphant._RunArgs()
     a.instances = instances
@@ -81,5 +99,21 @@ def run(scene: SceneSource, out: Union[str, "os.PathLike[str]", None] = None, in
     a.precision = precision
     a.solver = solver or ""
     a.out = "" if out is None else os.fspath(out)
-    exit_code, out_file, summary = _simphant.run_job(sc._handle, sc.file or sc.source, a, progress)
+    if shard is not None:
+        a.shard_index, a.shard_count = _shard_pair(shard)
+    a.checkpoint_every = None if checkpoint_every is None else float(checkpoint_every)
+    a.resume = "" if resume is None else os.fspath(resume)
+    handle, name = (None, "") if sc is None else (sc._handle, sc.file or sc.source)
+    exit_code, out_file, summary = _simphant.run_job(handle, name, a, progress)
     return RunResult(out_file=out_file, summary=json.loads(summary), exit_code=exit_code)
+
+
+def _shard_pair(shard: Tuple[int, int]) -> Tuple[int, int]:
+    """(K, N) checked: two integers with 0 <= K < N (ValueError naming `shard` otherwise)."""
+    try:
+        k, n = shard
+    except (TypeError, ValueError):
+        raise ValueError(f"shard: expected a pair (K, N), got {shard!r}") from None
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (k, n)) or not 0 <= k < n:
+        raise ValueError(f"shard: expected integers 0 <= K < N, got {shard!r}")
+    return k, n

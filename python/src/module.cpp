@@ -15,4 +15,5 @@ NB_MODULE(_simphant, m) {
   simphant::python::bind_scene(m);
   simphant::python::bind_simulator(m);
   simphant::python::bind_run(m);
+  simphant::python::bind_merge(m);
 }

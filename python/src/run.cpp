@@ -1,4 +1,5 @@
-// run_job (job/run_job.hpp), check_scene (job/check_scene.hpp) and the library settings
+// run_job (job/run_job.hpp), resumable and checkpoint_file_name (job/checkpoint.hpp),
+// check_scene (job/check_scene.hpp) and the library settings
 // (log level, robot data folder) for the Python package. A run releases the GIL; its
 // stop hook takes the GIL briefly to let Python handle a pending signal, so Ctrl-C stops
 // the run as SIGINT stops the CLI (the file is recorded up to that point and closed)
@@ -16,6 +17,7 @@
 #include "bindings.hpp"
 #include "py_scene.hpp"
 #include "simphant/job/check_scene.hpp"
+#include "simphant/job/checkpoint.hpp"
 #include "simphant/job/run_job.hpp"
 #include "simphant/log/log.hpp"
 #include "simphant/urdf/robot_data.hpp"
@@ -31,14 +33,20 @@ struct RunArgs {
   std::optional<double> dt, t_end;
   std::optional<std::uint64_t> seed;
   int threads = 0;
-  std::string backend = "auto", precision = "fp64", solver, out;
+  int shard_index = 0, shard_count = 1;
+  std::optional<double> checkpoint_every;
+  std::string backend = "auto", precision = "fp64", solver, out, resume;
 };
 
-std::tuple<int, std::string, std::string> run(const PyScene& scene, const std::string& scene_file,
+std::tuple<int, std::string, std::string> run(const PyScene* scene, const std::string& scene_file,
                                               const RunArgs& a, nb::object progress) {
   JobOptions o;
-  o.scene = scene_file;
-  o.scene_text = scene.scene->text;
+  if (scene) {
+    o.scene = scene_file;
+    o.scene_text = scene->scene->text;
+  } else if (a.resume.empty()) {
+    throw std::invalid_argument("scene: required unless resume is given");
+  }
   if (a.instances) {
     if (*a.instances <= 0) throw std::invalid_argument("instances: must be > 0 (got " + std::to_string(*a.instances) + ")");
     o.instances = *a.instances;
@@ -52,6 +60,15 @@ std::tuple<int, std::string, std::string> run(const PyScene& scene, const std::s
   o.precision = a.precision;
   o.solver = a.solver;
   o.out = a.out;
+  o.shard_index = a.shard_index;
+  o.shard_count = a.shard_count;
+  if (a.checkpoint_every) {
+    if (!(*a.checkpoint_every >= 0))
+      throw std::invalid_argument("checkpoint_every: must be >= 0 [s] (got " + std::to_string(*a.checkpoint_every) +
+                                  ")");
+    o.checkpoint_every_s = *a.checkpoint_every;
+  }
+  o.resume = a.resume;
 
   // A Python exception raised in a hook (KeyboardInterrupt from a signal handler, or an
   // error of the progress callback) stops the run; it is raised once run_job returns.
@@ -96,11 +113,17 @@ void bind_run(nb::module_& m) {
       .def_rw("t_end", &RunArgs::t_end, nb::arg().none())
       .def_rw("seed", &RunArgs::seed, nb::arg().none())
       .def_rw("threads", &RunArgs::threads)
+      .def_rw("shard_index", &RunArgs::shard_index)
+      .def_rw("shard_count", &RunArgs::shard_count)
       .def_rw("backend", &RunArgs::backend)
       .def_rw("precision", &RunArgs::precision)
       .def_rw("solver", &RunArgs::solver)
-      .def_rw("out", &RunArgs::out);
-  m.def("run_job", &run, nb::arg("scene"), nb::arg("scene_file"), nb::arg("args"), nb::arg("progress").none());
+      .def_rw("out", &RunArgs::out)
+      .def_rw("checkpoint_every", &RunArgs::checkpoint_every, nb::arg().none())
+      .def_rw("resume", &RunArgs::resume);
+  m.def("run_job", &run, nb::arg("scene").none(), nb::arg("scene_file"), nb::arg("args"), nb::arg("progress").none());
+  m.def("resumable", &resumable, nb::arg("out"));
+  m.def("checkpoint_file_name", &checkpoint_file_name, nb::arg("out"));
   m.def(
       "check_scene",
       [](const PyScene& s) {

@@ -1,0 +1,47 @@
+"""Bit-for-bit comparison of two simphant output files (h5py): every dataset's values,
+dtype and shape, and every attribute of every object, wall_time_s aside (the run's wall
+time; a merge takes its shards' largest)."""
+from __future__ import annotations
+
+from typing import Dict, Tuple
+
+import h5py
+import numpy as np
+
+TIMING_ATTRS = {"wall_time_s"}
+
+
+def _contents(path) -> Tuple[Dict[str, np.ndarray], Dict[str, dict]]:
+    data: Dict[str, np.ndarray] = {}
+    attrs: Dict[str, dict] = {}
+    with h5py.File(path, "r") as f:
+        def visit(name, obj):
+            attrs[name] = {k: v for k, v in obj.attrs.items() if k not in TIMING_ATTRS}
+            if isinstance(obj, h5py.Dataset):
+                data[name] = obj[()]
+
+        visit("/", f)
+        f.visititems(visit)
+    return data, attrs
+
+
+def assert_same_file(expected, actual) -> int:
+    """Asserts that `actual` holds what `expected` holds, bit for bit; returns the number
+    of datasets compared."""
+    want, want_attrs = _contents(expected)
+    got, got_attrs = _contents(actual)
+    assert sorted(got) == sorted(want)
+    for name, a in want.items():
+        b = got[name]
+        assert a.dtype == b.dtype and a.shape == b.shape, name
+        if a.dtype.kind in "fc":  # compare the bytes: NaN == NaN, and -0.0 != 0.0
+            assert a.tobytes() == b.tobytes(), name
+        else:
+            assert np.array_equal(a, b), name
+    assert sorted(got_attrs) == sorted(want_attrs)
+    for name, a in want_attrs.items():
+        b = got_attrs[name]
+        assert sorted(a) == sorted(b), name
+        for k in a:
+            assert np.array_equal(np.asarray(a[k]), np.asarray(b[k])), f"{name} attribute {k}"
+    return len(want)

@@ -1,0 +1,106 @@
+"""simphant.distributed on a real local Ray cluster (two worker processes): a sharded sweep
+in which one worker is killed mid-run, its task retried from the shard's checkpoint, and
+the merged file equal, bit for bit, to the one-shot `simphant run` of the same design."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from conftest import python_env, run_cli
+from h5_compare import assert_same_file
+
+try:
+    import ray
+except ImportError as e:  # scripts/setup.sh installs it; CI must run these tests
+    if os.environ.get("CI"):
+        raise RuntimeError(f"Ray is required under CI (scripts/setup.sh installs it): {e}") from e
+    pytest.skip(f"Ray is not installed ({e}); pip install 'ray>=2.9'", allow_module_level=True)
+
+import simphant
+from simphant.distributed import SweepProgress, run_sweep
+
+# A design of 12 four-bars, 30 s simulated: 3 shards of 4 instances, each about 2-4 s of
+# one core, checkpointed every 0.2 s.
+INSTANCES, SHARDS, T_END, SEED = 12, 3, 30.0, 5
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A local Ray cluster of two CPUs: two shard tasks (worker processes) at a time."""
+    ray.init(num_cpus=2, object_store_memory=200 * 1024**2, include_dashboard=False, log_to_driver=False)
+    yield ray.get_runtime_context().gcs_address
+    ray.shutdown()
+
+
+def one_shot(cli, scene, folder, instances, t_end):
+    """The one-shot run of the design, by the command line (one thread: the results do not
+    depend on it, and two threads on two busy cores wait on each other)."""
+    proc = run_cli(cli, "run", str(scene), "--instances", str(instances), "--t-end", str(t_end), "--seed", str(SEED),
+                   "--backend", "cpu", "--threads", "1", "--out", str(folder / "one.h5"), cwd=folder)
+    assert proc.returncode == 0, proc.stderr
+    return folder / "one.h5"
+
+
+def test_a_killed_worker_is_retried_from_its_checkpoint(cluster, examples, cli, tmp_path):
+    killed = {}
+    lines = []
+
+    def watch(p: SweepProgress) -> None:
+        lines.append(p.line())
+        if killed:
+            return
+        for s in p.shards:
+            # Mid-run, after a checkpoint: SIGKILL the worker process running the shard.
+            if (s.state == "running" and s.steps_total and 0.05 <= s.steps_done / s.steps_total <= 0.9
+                    and os.path.exists(simphant._simphant.checkpoint_file_name(s.out_file))):
+                os.kill(s.pid, signal.SIGKILL)
+                killed.update(index=s.index, pid=s.pid, at=s.steps_done)
+                return
+
+    r = run_sweep(examples / "four_bar.json", INSTANCES, shards=SHARDS, out=tmp_path / "sweep.h5", t_end=T_END,
+                  seed=SEED, checkpoint_every=0.2, max_retries=2, progress=watch)
+
+    assert killed, "no shard was caught mid-run after a checkpoint: " + " / ".join(lines)
+    assert r.exit_code == 0 and r.retries == 1
+    k = killed["index"]
+    retried = r.shard_results[k]
+    assert retried["attempt"] == 2 and retried["resumed"] and retried["pid"] != killed["pid"]
+    assert 0 < retried["resumed_from_step"] < round(T_END / 0.001)  # continued, did not start over
+    assert all(s["attempt"] == 1 and not s["resumed"] for s in r.shard_results if s["index"] != k)
+    assert r.merge["instances"] == INSTANCES and r.merge["mode"] == "virtual"
+    assert [os.path.basename(f) for f in r.shard_files] == [f"sweep.shard-{i}-of-3.h5" for i in range(SHARDS)]
+    # the killed attempt's temporary file is cleared; the checkpoints went with their runs
+    assert sorted(os.listdir(tmp_path / "sweep.shards")) == sorted(os.path.basename(f) for f in r.shard_files)
+    assert assert_same_file(one_shot(cli, examples / "four_bar.json", tmp_path, INSTANCES, T_END), r.out_file) >= 10
+    assert lines[-1].startswith("sweep 100% | shards 3 done of 3 | retries 1")
+
+
+def test_command_line_joins_the_cluster(cluster, examples, cli, tmp_path):
+    """simphant-ray (python -m simphant.distributed) against the running cluster, --copy."""
+    proc = subprocess.run([sys.executable, "-m", "simphant.distributed", str(examples / "four_bar.json"),
+                           "--instances", "5", "--t-end", "0.5", "--seed", str(SEED), "--shards", "2",
+                           "--address", cluster, "--copy", "--quiet", "--json", "--out", str(tmp_path / "c.h5")],
+                          env=python_env(), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    r = json.loads(proc.stdout.splitlines()[-1])
+    assert r["merge"]["mode"] == "copy" and r["retries"] == 0 and r["exit_code"] == 0
+    assert not (tmp_path / "c.shards").exists()  # a copied merge needs no shards
+    assert_same_file(one_shot(cli, examples / "four_bar.json", tmp_path, 5, 0.5), tmp_path / "c.h5")
+
+
+def test_bad_input_is_refused_before_any_work(examples, tmp_path):
+    with pytest.raises(ValueError, match="shards: must be an integer in \\[1, 12\\]"):
+        run_sweep(examples / "four_bar.json", 12, shards=13, out=tmp_path / "x.h5")
+    with pytest.raises(ValueError, match="resources: unknown key"):
+        run_sweep(examples / "four_bar.json", 4, shards=2, out=tmp_path / "x.h5", resources={"gpus": 1},
+                  address="local")
+    proc = subprocess.run([sys.executable, "-m", "simphant.distributed", str(examples / "four_bar.json"),
+                           "--instances", "2", "--shards", "3"], env=python_env(), capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2 and "shards: must be an integer in [1, 2]" in proc.stderr
+    assert not (tmp_path / "x.shards").exists()
