@@ -18,6 +18,7 @@
 #include "fused_stage.hpp"
 #include "instance_status.hpp"
 #include "joint_rows.hpp"
+#include "projection.hpp"
 #include "rk4_stage.hpp"
 #include "schur.hpp"
 
@@ -32,22 +33,30 @@ namespace simphant::batch {
 /// One evaluation of every instance at y (13 N, n): Phi, Phi_q, gamma*, Q, the Schur
 /// system and its solution lambda (in b.rhs), with the factorisation info in b.info.
 /// fused: the cuda-fused path's pattern (one thread per instance, fused_solve.hpp), or
-/// null for per-joint kernels and the batched dense Cholesky.
+/// null for per-joint kernels and the batched dense Cholesky. projection_stage >= 0:
+/// the same solve for a projection stage (projection.hpp: Q = 0, gamma* = -residual).
 template <class T, class Exec>
 void enqueue_solve(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, const T* y,
-                   const SchurPatternView* fused = nullptr) {
+                   const SchurPatternView* fused = nullptr, int projection_stage = -1) {
   const int n = mv.n_instances;
   if (fused) {
     const SchurPatternView P = *fused;
-    x.launch("fused_solve", n, [=] SP_LAMBDA(int tid) { fused_solve_thread(tid, mv, P, b, y); });
+    x.launch("fused_solve", n, [=] SP_LAMBDA(int tid) { fused_solve_thread(tid, mv, P, b, y, projection_stage); });
     return;
   }
   x.launch("joint_rows", n * mv.n_joints, [=] SP_LAMBDA(int tid) {
     joint_rows_thread(tid, mv, y, b.phi, b.jac, b.gamma_star);
   });
-  x.launch("body_forces", n * mv.n_bodies, [=] SP_LAMBDA(int tid) {
-    body_forces_thread(tid, mv, y, static_cast<const T*>(b.inputs), b.Q);
-  });
+  if (projection_stage >= 0) {
+    x.launch("projection_rhs", n, [=] SP_LAMBDA(int tid) {
+      projection_rhs_thread(tid, mv, projection_stage, y, static_cast<const T*>(b.phi), static_cast<const T*>(b.jac),
+                            b.Q, b.gamma_star);
+    });
+  } else {
+    x.launch("body_forces", n * mv.n_bodies, [=] SP_LAMBDA(int tid) {
+      body_forces_thread(tid, mv, y, static_cast<const T*>(b.inputs), b.Q);
+    });
+  }
   if (mv.n_rows == 0) return;
   x.launch("schur", n * mv.n_joints, [=] SP_LAMBDA(int tid) {
     schur_thread(tid, mv, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
@@ -65,7 +74,28 @@ void enqueue_accelerations(Exec& x, const ModelView<T>& mv, const BatchBuffers<T
   });
 }
 
-/// One fixed RK4 step of every instance (frozen ones are computed and not committed).
+/// The projection of ModelView::projection (projection.hpp) applied to the candidate
+/// state y (13 N, n) of every instance in place, each stage a solve (enqueue_solve), the
+/// accelerations kernel into b.k[0] (free once the step's final stage is formed) and
+/// the correction. A failed factorisation sets b.fail (the commit freezes the instance).
+template <class T, class Exec>
+void enqueue_projection(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, T* y,
+                        const SchurPatternView* fused = nullptr) {
+  if (mv.n_rows == 0) return;
+  int kind[kMaxProjectionStages];
+  const int count = projection_stages(mv.projection, kind);
+  for (int s = 0; s < count; ++s) {
+    const int stage = kind[s];
+    enqueue_solve(x, mv, b, static_cast<const T*>(y), fused, stage);
+    enqueue_accelerations(x, mv, b, static_cast<const T*>(y), b.k[0]);
+    x.launch("projection_apply", mv.n_instances, [=] SP_LAMBDA(int tid) {
+      projection_apply_thread(tid, mv, stage, static_cast<const T*>(b.k[0]), static_cast<const int*>(b.fail), y);
+    });
+  }
+}
+
+/// One fixed RK4 step of every instance (frozen ones are computed and not committed),
+/// the candidate projected (enqueue_projection) before the commit.
 /// Host-synchronisation free: a CUDA graph captures it once and replays it. fused: as
 /// enqueue_solve; then each stage is one kernel of one thread per instance
 /// (fused_stage_thread), the last committing the step.
@@ -105,6 +135,7 @@ void enqueue_step(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, con
       });
     }
   }
+  enqueue_projection(x, mv, b, b.y_stage);
   x.launch("commit_step", n, [=] SP_LAMBDA(int tid) {
     commit_step_thread(tid, mv, static_cast<const T*>(b.violation), static_cast<const T*>(b.y_stage),
                        static_cast<const std::int64_t*>(b.step), b.fail, b.Y, b.status, b.status_step);

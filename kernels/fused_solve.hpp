@@ -6,6 +6,7 @@
 #include "batch_buffers.hpp"
 #include "body_forces.hpp"
 #include "joint_rows.hpp"
+#include "projection.hpp"
 #include "schur.hpp"
 #include "simphant/dynamics/sparse_cholesky.hpp"
 
@@ -14,15 +15,20 @@ namespace simphant::batch {
 /// Instance i = tid: evaluates it at y (13 N, n) into b.phi, b.jac, b.gamma_star, b.Q,
 /// factorises its Schur matrix in b.C ((P.n_values, n) blocks) and leaves lambda in
 /// b.rhs ((m, n); b.lambda_soa must be 1), b.info[i] = 0, or 1 when C is not positive
-/// definite at this precision. Threads past n return.
+/// definite at this precision. Threads past n return. projection_stage >= 0: the solve
+/// of that projection stage (projection.hpp: Q = 0, gamma* = -residual) instead.
 template <class T>
 SP_HD void fused_solve_thread(int tid, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b,
-                              const T* y) {
+                              const T* y, int projection_stage = -1) {
   const int n = mv.n_instances;
   if (tid >= n) return;
   const int i = tid;
   for (int j = 0; j < mv.n_joints; ++j) joint_rows_thread(j * n + i, mv, y, b.phi, b.jac, b.gamma_star);
-  for (int k = 0; k < mv.n_bodies; ++k) body_forces_thread(k * n + i, mv, y, static_cast<const T*>(b.inputs), b.Q);
+  if (projection_stage >= 0)
+    projection_rhs_thread(i, mv, projection_stage, y, static_cast<const T*>(b.phi), static_cast<const T*>(b.jac), b.Q,
+                          b.gamma_star);
+  else
+    for (int k = 0; k < mv.n_bodies; ++k) body_forces_thread(k * n + i, mv, y, static_cast<const T*>(b.inputs), b.Q);
   if (mv.n_rows == 0) {
     b.info[i] = 0;
     return;

@@ -258,6 +258,18 @@ TEST(SceneErrors, OtherSolverBounds) {
   expect_error(d, "/solver/violation_bound", "must be > 0");
 }
 
+TEST(SceneErrors, ProjectionMode) {
+  json d = base_scene();
+  d["solver"]["projection"] = "positions";
+  expect_error(d, "/solver/projection", "must be \"none\", \"velocity\" or \"position_velocity\" (got \"positions\")");
+  d["solver"]["projection"] = 1;
+  expect_error(d, "/solver/projection", "string");
+  for (const char* ok : {"none", "velocity", "position_velocity"}) {
+    d["solver"]["projection"] = ok;
+    EXPECT_STREQ(projection_name(compile_model(d).solver.projection), ok);
+  }
+}
+
 TEST(SceneErrors, JointBodiesMustDiffer) {
   json d = base_scene();
   d["joints"][1]["body_j"] = "a";

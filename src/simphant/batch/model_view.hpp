@@ -44,6 +44,9 @@ struct ModelView {
   /// Relative Tikhonov floor: row R of C gets max(eps, eps_relative C(R, R)) on its
   /// diagonal. 0 in fp64 (the CPU reference's C exactly); fp32 sets it (batch_pack.hpp).
   T eps_relative;
+  /// solver.projection after each step, Projection (model.hpp) as int: 0 none, 1 velocity,
+  /// 2 position_velocity (shared: not sweepable; kernels/projection.hpp).
+  int projection;
   const int* joint_type;        ///< (n_joints) JointType as int
   const int* joint_body;        ///< (n_joints, 2) body_i, body_j (-1: ground)
   const int* row_offset;        ///< (n_joints) first row of each joint

@@ -137,12 +137,9 @@ void assemble_jacobian(const Model& model, Data& d) {
   }
 }
 
-bool evaluate(const Model& model, Data& d, const double* Y, const double* inputs, double* Ydot) {
+bool solve_accelerations(const Model& model, Data& d) {
   const int N = model.n_bodies();
-  set_kinematics(model, d, Y);
-  compute_forces(model, d, inputs);
   if (model.n_rows > 0) {
-    evaluate_constraints(model, d);
     if (!(d.sparse_schur ? solve_schur_sparse(model, d) : solve_schur_dense(model, d))) return false;
     // Q <- Q - Phi_q^T lambda, joint by joint.
     for (int a = 0; a < model.n_joints(); ++a) {
@@ -159,6 +156,15 @@ bool evaluate(const Model& model, Data& d, const double* Y, const double* inputs
     }
   }
   for (int k = 0; k < N; ++k) apply_body_Minv(model.bodies[k], d.Q.data() + 6 * k, d.qddot.data() + 6 * k);
+  return true;
+}
+
+bool evaluate(const Model& model, Data& d, const double* Y, const double* inputs, double* Ydot) {
+  const int N = model.n_bodies();
+  set_kinematics(model, d, Y);
+  compute_forces(model, d, inputs);
+  if (model.n_rows > 0) evaluate_constraints(model, d);
+  if (!solve_accelerations(model, d)) return false;
   // Ydot = [rdot = v, pdot = 1/2 p (0, omega), qddot].
   bool finite = true;
   for (int k = 0; k < N; ++k) {

@@ -21,6 +21,13 @@ void evaluate_constraints(const Model& model, Data& d);
 /// a step never forms it.
 void assemble_jacobian(const Model& model, Data& d);
 
+/// The solve of evaluate() from d.rows, d.Q and d.gamma_star (evaluate_constraints and
+/// the forces already in place): lambda from the Schur system into d.lambda, then
+/// d.qddot = M^-1 (Q - Phi_q^T lambda) (6N); d.Q is overwritten with Q - Phi_q^T lambda.
+/// Also the solve of the projection (dynamics/projection.hpp), with Q = 0 and gamma* set
+/// to minus the residual. Returns false if the factorisation failed.
+bool solve_accelerations(const Model& model, Data& d);
+
 /// Full evaluation: Ydot = f(Y) (13N). Fills d.lambda, d.qddot. inputs as compute_forces.
 /// Returns false if the Cholesky factorisation failed or a result is not finite.
 bool evaluate(const Model& model, Data& d, const double* Y, const double* inputs, double* Ydot);

@@ -75,6 +75,17 @@ struct ForceElement {
 };
 
 /// Solver settings (scene "solver" section).
+/// Projection onto the constraint manifold after each step (docs/solver.md, Projection
+/// onto the constraint manifold): none; the velocities onto Phi_q qdot = 0; or the
+/// positions onto Phi = 0 (Newton) and then the velocities, each mass-orthogonally.
+enum class Projection : int { None = 0, Velocity = 1, PositionVelocity = 2 };
+
+/// "none" | "velocity" | "position_velocity" -> Projection; false for any other name.
+bool parse_projection(const std::string& name, Projection& out);
+
+/// The scene-format name of a Projection ("none", "velocity", "position_velocity").
+const char* projection_name(Projection p);
+
 struct SolverSettings {
   double dt = 1e-3;                ///< fixed RK4 step [s]
   double t_end = 1.0;              ///< end time [s]
@@ -85,6 +96,7 @@ struct SolverSettings {
   double violation_bound = 1e-2;   ///< max |Phi| above which an instance is diverged
   int assembly_max_iterations = 50;
   double assembly_tolerance = 1e-10;  ///< max |Phi| accepted after assembly
+  Projection projection = Projection::None;  ///< after each step (docs/solver.md)
 };
 
 /// J^-1 of a symmetric positive definite inertia J (made exactly symmetric), for

@@ -43,7 +43,7 @@ SolverSettings compile_solver(const json& solver, const std::string& path) {
   expect_object(solver, path);
   check_keys(solver, path,
              {"type", "dt", "t_end", "baumgarte_alpha", "baumgarte_beta", "tikhonov_epsilon", "record_every",
-              "violation_bound", "assembly_max_iterations", "assembly_tolerance"});
+              "violation_bound", "assembly_max_iterations", "assembly_tolerance", "projection"});
   SolverSettings s;
   const std::string dt_path = child_path(path, "dt");
   s.dt = as_number(require_key(solver, path, "dt"), dt_path);
@@ -67,6 +67,12 @@ SolverSettings compile_solver(const json& solver, const std::string& path) {
   s.assembly_max_iterations =
       int_in_range(solver, path, "assembly_max_iterations", s.assembly_max_iterations, 1, kMaxAssemblyIterations);
   s.assembly_tolerance = bounded(solver, path, "assembly_tolerance", s.assembly_tolerance, 0.0, true);
+  if (const json* v = find_key(solver, "projection")) {
+    const std::string p = child_path(path, "projection");
+    const std::string name = as_string(*v, p);
+    if (!parse_projection(name, s.projection))
+      throw SceneError(p, "must be \"none\", \"velocity\" or \"position_velocity\" (got \"" + name + "\")");
+  }
   return s;
 }
 
