@@ -126,9 +126,9 @@ class CudaBackend final : public Backend {
   std::vector<DeviceArray<int>> pattern_arrays_;
   SchurPatternView P_{};                       ///< pattern_ in device memory
   // Per-instance buffers (kernels/batch_buffers.hpp).
-  DeviceArray<T> Y_, y_stage_, k_[4], phi_, jac_, gamma_star_, Q_, C_, rhs_, inputs_, violation_, frame_;
+  DeviceArray<T> Y_, y_stage_, k_[4], phi_, jac_, gamma_star_, Q_, C_, rhs_, lambda_, floor_, inputs_, violation_, frame_;
   DeviceArray<T*> C_ptrs_, rhs_ptrs_;
-  DeviceArray<int> info_, fail_, potrs_info_;
+  DeviceArray<int> info_, fail_, potrs_info_, recoveries_;
   DeviceArray<std::int8_t> status_;
   DeviceArray<std::int64_t> status_step_, step_;
   DeviceArray<double> inputs_rows_;  ///< (n, n_inputs) staging for set_inputs

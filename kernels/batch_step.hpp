@@ -8,7 +8,8 @@
 //
 // Exec provides:
 //   template <class F> void launch(const char* name, int n_threads, F f);  // f(tid) for tid < n_threads
-//   void cholesky_solve(int m, T** C_ptrs, T** rhs_ptrs, int* info, int batch);  // C <- L, rhs <- C^-1 rhs
+//   void cholesky_factor(int m, T** C_ptrs, int* info, int batch);   // C <- L (potrfBatched)
+//   void cholesky_solve(int m, T** C_ptrs, T** rhs_ptrs, int batch);  // rhs <- C^-1 rhs (potrsBatched)
 // Lambdas are SP_LAMBDA (__host__ __device__ under nvcc's --extended-lambda).
 #include "accelerations.hpp"
 #include "batch_buffers.hpp"
@@ -19,6 +20,7 @@
 #include "instance_status.hpp"
 #include "joint_rows.hpp"
 #include "projection.hpp"
+#include "refine.hpp"
 #include "rk4_stage.hpp"
 #include "schur.hpp"
 
@@ -31,7 +33,9 @@
 namespace simphant::batch {
 
 /// One evaluation of every instance at y (13 N, n): Phi, Phi_q, gamma*, Q, the Schur
-/// system and its solution lambda (in b.rhs), with the factorisation info in b.info.
+/// system and its solution lambda (in b.rhs), with the factorisation info in b.info: the
+/// refined regularised solve (refine.hpp) with the pivot recovery, mv.refine_steps
+/// refinement steps.
 /// fused: the cuda-fused path's pattern (one thread per instance, fused_solve.hpp), or
 /// null for per-joint kernels and the batched dense Cholesky. projection_stage >= 0:
 /// the same solve for a projection stage (projection.hpp: Q = 0, gamma* = -residual).
@@ -58,11 +62,29 @@ void enqueue_solve(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, co
     });
   }
   if (mv.n_rows == 0) return;
+  const int m = mv.n_rows;
   x.launch("schur", n * mv.n_joints, [=] SP_LAMBDA(int tid) {
     schur_thread(tid, mv, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
-                 static_cast<const T*>(b.gamma_star), b.C, b.rhs);
+                 static_cast<const T*>(b.gamma_star), b.C, b.rhs, b.floor);
   });
-  x.cholesky_solve(mv.n_rows, b.C_ptrs, b.rhs_ptrs, b.info, n);
+  x.cholesky_factor(m, b.C_ptrs, b.info, n);
+  x.launch("recover", n, [=] SP_LAMBDA(int tid) {
+    recover_thread(tid, mv, static_cast<const T*>(b.jac), b.C, b.floor, b.info, b.recoveries);
+  });
+  x.cholesky_solve(m, b.C_ptrs, b.rhs_ptrs, n);
+  const int K = mv.refine_steps;
+  for (int k = 1; k <= K + 1 && K > 0; ++k) {
+    const bool first = k == 1, last = k == K + 1;
+    x.launch("refine_accumulate", n * m, [=] SP_LAMBDA(int tid) {
+      refine_accumulate_thread(tid, n, m, first, last, b.rhs, b.lambda);
+    });
+    if (last) break;
+    x.launch("refine_residual", n * mv.n_joints, [=] SP_LAMBDA(int tid) {
+      refine_residual_thread(tid, mv, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
+                             static_cast<const T*>(b.gamma_star), static_cast<const T*>(b.lambda), b.rhs);
+    });
+    x.cholesky_solve(m, b.C_ptrs, b.rhs_ptrs, n);
+  }
 }
 
 /// The derivative ydot (13 N, n) at y, after enqueue_solve at y.

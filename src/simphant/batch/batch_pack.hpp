@@ -16,6 +16,7 @@ struct PackedModel {
   int n_instances = 0, n_bodies = 0, n_joints = 0, n_rows = 0, n_forces = 0, n_inputs = 0, n_params = 0;
   double dt = 0;
   double eps_relative = 0;  ///< ModelView::eps_relative
+  int refine_steps = 0;     ///< ModelView::refine_steps
   int projection = 0;       ///< ModelView::projection
   std::vector<int> joint_type, joint_body, row_offset, coupling_start, coupling, body_joint_start, body_joint;
   std::vector<ForceTopo> force;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "simphant/dynamics/refined_solve.hpp"
 #include "simphant/joints/joint_math.hpp"
 #include "simphant/math/small.hpp"
 
@@ -91,7 +92,11 @@ struct SolverSettings {
   double t_end = 1.0;              ///< end time [s]
   double baumgarte_alpha = 10.0;   ///< [1/s]
   double baumgarte_beta = 10.0;    ///< [1/s]
-  double tikhonov_epsilon = 1e-10; ///< eps added to diag(C) [1/kg or 1/(kg m^2)]
+  /// Relative Tikhonov eps: row R of the factorised Schur matrix gets E_R = eps C_RR
+  /// (dimensionless; refined_solve.hpp, docs/solver.md "The refined regularised solve").
+  double tikhonov_epsilon = 1e-10;
+  /// Iterative-refinement solves after the first on the factor of C + E (>= 0).
+  int refinement_steps = kDefaultRefinementSteps;
   int record_every = 1;            ///< record one frame every k steps
   double violation_bound = 1e-2;   ///< max |Phi| above which an instance is diverged
   int assembly_max_iterations = 50;
