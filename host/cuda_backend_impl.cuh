@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "batch_step.hpp"
 #include "cuda_exec.cuh"
@@ -425,6 +426,17 @@ void CudaBackend<T>::read_status(std::int8_t* status, double* status_time) const
     status[i] = status_host_.get()[i];
     status_time[i] = static_cast<double>(status_step_host_.get()[i] - offset_[static_cast<std::size_t>(i)]) * dt_;
   }
+}
+
+template <class T>
+std::int64_t CudaBackend<T>::factorisation_recoveries() const {
+  std::vector<int> r(static_cast<std::size_t>(n_));
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (recoveries)", batch_);
+  check(cudaMemcpy(r.data(), recoveries_.get(), r.size() * sizeof(int), cudaMemcpyDeviceToHost),
+        "cudaMemcpy (recoveries)", batch_);
+  std::int64_t total = 0;
+  for (int v : r) total += v;
+  return total;
 }
 
 extern template class CudaBackend<double>;

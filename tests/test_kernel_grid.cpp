@@ -169,8 +169,8 @@ TEST_P(KernelGrid, StepsAndFrameEqualCpuBackend) {
 // The fp32 path (float per-thread functions, kFp32RelativeEpsilon floor) over 1000 steps
 // against the fp64 CPU backend: every instance stays ok, and the state error relative to
 // the instance's largest state entry stays within the bound docs/cuda-backend.md gives
-// (1e-4; Bricard, whose redundant row the floor regularises, 1e-2). Measured: 3.8e-5
-// (four-bar) and below, Bricard 3.2e-3.
+// (1e-4; Bricard, whose redundant row the floor regularises, 1e-3). Measured with the
+// refined solve: 3.3e-6 (four-bar) and below, Bricard 4.5e-5.
 TEST_P(KernelGrid, Fp32StaysWithinDocumentedBound) {
   const std::string name = KernelGrid::name();
   const std::vector<Model> models = test::example_models(name, kInstances);
@@ -183,7 +183,7 @@ TEST_P(KernelGrid, Fp32StaysWithinDocumentedBound) {
   const int N = hb.N;
   std::vector<double> states(static_cast<std::size_t>(n) * N * 13);
   cpu.read_states(states.data());
-  const double bound = name == "bricard" ? 1e-2 : 1e-4;
+  const double bound = name == "bricard" ? 1e-3 : 1e-4;
   for (int i = 0; i < n; ++i) {
     ASSERT_EQ(hb.status[i], 0) << name << " instance " << i << " diverged in fp32 at step " << hb.status_step[i];
     double err = 0, scale = 0;

@@ -241,6 +241,16 @@ TEST(SceneErrors, TimeStepAndEndTime) {
   expect_error(d, "/solver/t_end", "must be >= dt");
 }
 
+TEST(SceneErrors, RefinementStepsOutOfRange) {
+  json d = base_scene();
+  d["solver"]["refinement_steps"] = -1;
+  expect_error(d, "/solver/refinement_steps", "must be >= 0");
+  d["solver"]["refinement_steps"] = 21;
+  expect_error(d, "/solver/refinement_steps", "must be <= 20");
+  d["solver"]["refinement_steps"] = 1.5;
+  expect_error(d, "/solver/refinement_steps", "integer");
+}
+
 TEST(SceneErrors, RecordEveryBelowOne) {
   json d = base_scene();
   d["solver"]["record_every"] = 0;

@@ -18,7 +18,7 @@
 //   /assembly/velocity_residual (I)      max |Phi_q qdot| after the velocity projection
 //   /assembly/iterations   (I) int32     Newton iterations used
 //   root attributes        scene (text), scene_file, dt, t_end, baumgarte_alpha,
-//                          baumgarte_beta, tikhonov_epsilon, record_every,
+//                          baumgarte_beta, tikhonov_epsilon, refinement_steps, record_every,
 //                          violation_bound, backend, version, seed, n_instances,
 //                          body_names, joint_names, wall_time_s, frames, interrupted,
 //                          stop_reason

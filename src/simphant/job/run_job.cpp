@@ -265,6 +265,7 @@ JobResult run_job(const JobOptions& o, const JobHooks& hooks) {
   report.interrupted = stop_reason != "completed";
   report.stop_reason = stop_reason;
   report.assembly = assembly;
+  report.factorisation_recoveries = sim->factorisation_recoveries();
   const RunStats::Summary summary = stats.reduce(status);
 
   JobResult result;

@@ -57,6 +57,7 @@ class Simulator {
   void synchronize() { backend_->synchronize(); }
   double time() const { return backend_->time(); }
   std::int64_t steps_taken() const { return backend_->steps_taken(); }
+  std::int64_t factorisation_recoveries() const { return backend_->factorisation_recoveries(); }
   void read_states(double* out) const { backend_->read_states(out); }
   void read_reactions(double* out) const { backend_->read_reactions(out); }
   void read_constraint_violation(double* out) const { backend_->read_constraint_violation(out); }
