@@ -89,10 +89,9 @@ TEST(ParallelogramChain, ReducedReferenceIsConverged) {
 // driving rocker's angle against the reduced solution):
 //   N = 1, 20 s: 5.1e-9, 1.0e-7;  N = 2, 20 s: 5.2e-9, 1.4e-7;
 //   N = 8, 20 s: 3.4e-5, 5.9e-5;  N = 40, 3 s: 8.1e-9, 1.2e-8.
-// Between flat passages energy drifts by about 1e-10 per half swing (RK4's truncation; the
-// angle error of 1e-7 after 20 s is its phase error). The rest comes in single steps
-// whose state lands within about 1e-5 rad of the flat configuration (N = 8: t = 11.297 s
-// at 1.3e-5 rad, +1.1e-6; t = 18.424 s at 1e-6 rad, +3.3e-5): there the smallest
+// Between flat passages energy drifts by about 2e-10 per half swing. The rest comes in
+// single steps whose state lands within about 1e-5 rad of the flat configuration
+// (N = 8: t = 11.297 s at 1.3e-5 rad, +1.1e-6; t = 18.424 s at 1e-6 rad, +3.3e-5): there the smallest
 // eigenvalues of C fall below eps C_RR and the RK4 stage states' constraint residuals are
 // amplified into the accelerations (docs/solver.md, Projection onto the constraint
 // manifold). The bounds are the targets (energy 1e-8) where they are met, else the
