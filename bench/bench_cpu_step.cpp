@@ -79,6 +79,40 @@ void BM_Rk4StepSchur(benchmark::State& state) {
 }
 BENCHMARK(BM_Rk4StepSchur)->ArgsProduct({benchmark::CreateDenseRange(0, 9, 1), {0, 1}});
 
+// The refined regularised solve (docs/solver.md, "The refined regularised solve"): one
+// instance-step per iteration with solver.refinement_steps = 0 (the plain regularised
+// solve), 1, 2 (the default) and 4, on the benchmark suite's models with the Auto Schur
+// factorisation; and with tikhonov_epsilon = 0, where C with redundant rows (four-bar,
+// slider-crank, Bricard) is singular to round-off and every evaluation takes the pivot
+// recovery (a second factorisation; the label says how many evaluations recovered).
+// Args: model index, refinement steps, 1 for eps = 0.
+void BM_Rk4StepRefinement(benchmark::State& state) {
+  const std::string& name = schur_models()[state.range(0)];
+  Model model = simphant::bench::bench_model(name, std::string(SIMPHANT_SOURCE_DIR) + "/examples");
+  model.solver.refinement_steps = static_cast<int>(state.range(1));
+  if (state.range(2) != 0) model.solver.tikhonov_epsilon = 0;
+  Data d(model);
+  std::vector<double> Y(model.ny());
+  initial_state(model, Y.data());
+  assemble(model, d, Y.data());
+  const std::vector<double> Y0 = Y;
+  std::vector<double> inputs(model.n_inputs, 0.0);
+  int steps = 0;
+  for (auto _ : state) {
+    if (!rk4_step(model, d, Y.data(), inputs.data(), model.solver.dt) || ++steps == 1000) {
+      Y = Y0;
+      steps = 0;
+    }
+    benchmark::DoNotOptimize(Y.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(name + " m=" + std::to_string(model.n_rows) + (d.sparse_schur ? " sparse" : " dense") +
+                 " refinement_steps=" + std::to_string(state.range(1)) + (state.range(2) ? " eps=0" : "") +
+                 " recovered=" + std::to_string(d.factorisation_recoveries));
+}
+BENCHMARK(BM_Rk4StepRefinement)->ArgsProduct({benchmark::CreateDenseRange(0, 9, 1), {0, 1, 2, 4}, {0}});
+BENCHMARK(BM_Rk4StepRefinement)->ArgsProduct({benchmark::CreateDenseRange(0, 9, 1), {2}, {1}});
+
 // 1024 four-bar instances, 10 steps per iteration; Arg = threads (0: all).
 void BM_FourBarBatch(benchmark::State& state) {
   const Scene scene = load_scene(std::string(SIMPHANT_SOURCE_DIR) + "/examples/four_bar.json");

@@ -49,6 +49,7 @@ class CudaBackend final : public Backend {
   void synchronize() override;
   double time() const override { return static_cast<double>(steps_) * dt_; }
   std::int64_t steps_taken() const override { return steps_; }
+  std::int64_t factorisation_recoveries() const override;
   void read_states(double* out) const override;
   void read_reactions(double* out) const override;
   void read_constraint_violation(double* out) const override;
@@ -126,9 +127,9 @@ class CudaBackend final : public Backend {
   std::vector<DeviceArray<int>> pattern_arrays_;
   SchurPatternView P_{};                       ///< pattern_ in device memory
   // Per-instance buffers (kernels/batch_buffers.hpp).
-  DeviceArray<T> Y_, y_stage_, k_[4], phi_, jac_, gamma_star_, Q_, C_, rhs_, inputs_, violation_, frame_;
+  DeviceArray<T> Y_, y_stage_, k_[4], phi_, jac_, gamma_star_, Q_, C_, rhs_, lambda_, floor_, inputs_, violation_, frame_;
   DeviceArray<T*> C_ptrs_, rhs_ptrs_;
-  DeviceArray<int> info_, fail_, potrs_info_;
+  DeviceArray<int> info_, fail_, potrs_info_, recoveries_;
   DeviceArray<std::int8_t> status_, status_reason_;
   DeviceArray<T> runaway_;           ///< (2, n) runaway bound coefficients a, b (dynamics/runaway.hpp)
   DeviceArray<T> runaway_rows_;      ///< (n, 2) staging of runaway coefficients (set_models)

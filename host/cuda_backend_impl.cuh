@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "batch_step.hpp"
 #include "cuda_exec.cuh"
@@ -27,15 +28,15 @@ std::size_t bytes_per_instance(int N, int J, int m, int n_inputs, int n_varied, 
   const std::size_t values = 6 * ny                                 // Y, y_stage, k1..k4
                              + 14 * static_cast<std::size_t>(m)     // phi, jac (12), gamma*
                              + 6 * static_cast<std::size_t>(N)      // Q
-                             + schur_values + m                     // C, rhs
+                             + schur_values + 3 * static_cast<std::size_t>(m)  // C, rhs, lambda, floor
                              + n_inputs + 1 + n_varied              // inputs, violation, parameters
                              + ny + 6 * static_cast<std::size_t>(J) + 3  // frame
                              + 4;                                   // runaway coefficients and their staging
-  // + C and rhs pointers (cuda only), info and fail, status, status step, status reason,
-  // inputs staging (device and pinned); the per-instance state calls: initial state Y0,
-  // status and reason, staging of ids (device and pinned), statuses, status steps and
-  // reasons (device and pinned)
-  return (values + ny) * sizeof(T) + (fused ? 0 : 2 * sizeof(T*)) + 2 * sizeof(int) + 2 + sizeof(std::int64_t) +
+  // + C and rhs pointers (cuda only), info, fail and recoveries, status, status step,
+  // status reason, inputs staging (device and pinned); the per-instance state calls:
+  // initial state Y0, status and reason, staging of ids (device and pinned), statuses,
+  // status steps and reasons (device and pinned)
+  return (values + ny) * sizeof(T) + (fused ? 0 : 2 * sizeof(T*)) + 3 * sizeof(int) + 2 + sizeof(std::int64_t) +
          2 * sizeof(double) * n_inputs + 2 + 2 * sizeof(int) + 3 + sizeof(std::int64_t);
 }
 
@@ -193,6 +194,9 @@ void CudaBackend<T>::allocate() {
   Q_ = DeviceArray<T>(6 * static_cast<std::size_t>(N_) * n, batch_);
   C_ = DeviceArray<T>((fused_ ? static_cast<std::size_t>(pattern_.n_values) : m * m) * n, batch_);
   rhs_ = DeviceArray<T>(m * n, batch_);
+  lambda_ = DeviceArray<T>(m * n, batch_);
+  floor_ = DeviceArray<T>(m * n, batch_);
+  recoveries_ = DeviceArray<int>(n, batch_);
   inputs_ = DeviceArray<T>(static_cast<std::size_t>(n_inputs_) * n, batch_);
   violation_ = DeviceArray<T>(n, batch_);
   const batch::FrameLayout fl(n_, N_, J_);
@@ -238,6 +242,7 @@ void CudaBackend<T>::allocate() {
   }
   check(cudaMemsetAsync(info_.get(), 0, n * sizeof(int), stream_), "cudaMemsetAsync", batch_);
   check(cudaMemsetAsync(fail_.get(), 0, n * sizeof(int), stream_), "cudaMemsetAsync", batch_);
+  check(cudaMemsetAsync(recoveries_.get(), 0, n * sizeof(int), stream_), "cudaMemsetAsync", batch_);
   check(cudaMemsetAsync(status_step_.get(), 0, n * sizeof(std::int64_t), stream_), "cudaMemsetAsync", batch_);
   check(cudaMemsetAsync(step_.get(), 0, sizeof(std::int64_t), stream_), "cudaMemsetAsync", batch_);
   b_.Y = Y_.get();
@@ -249,6 +254,9 @@ void CudaBackend<T>::allocate() {
   b_.Q = Q_.get();
   b_.C = C_.get();
   b_.rhs = rhs_.get();
+  b_.lambda = lambda_.get();
+  b_.floor = floor_.get();
+  b_.recoveries = recoveries_.get();
   b_.C_ptrs = C_ptrs_.get();
   b_.rhs_ptrs = rhs_ptrs_.get();
   b_.info = info_.get();
@@ -294,7 +302,10 @@ template <class T>
 void CudaBackend<T>::capture_graph() {
   CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
   // Warm up cuSOLVER outside the capture (first calls may set up internal state).
-  if (m_ > 0 && !fused_) x.cholesky_solve(m_, b_.C_ptrs, b_.rhs_ptrs, b_.info, n_);
+  if (m_ > 0 && !fused_) {
+    x.cholesky_factor(m_, b_.C_ptrs, b_.info, n_);
+    x.cholesky_solve(m_, b_.C_ptrs, b_.rhs_ptrs, n_);
+  }
   synchronize();
   // cuSOLVER's dense routines are not documented as capture-safe: when the capture or
   // its instantiation fails, the step runs as plain launches (details() says which).
@@ -436,6 +447,17 @@ void CudaBackend<T>::read_status(std::int8_t* status, double* status_time, std::
     if (reason) reason[i] = reason_host_.get()[i];
     status_time[i] = static_cast<double>(status_step_host_.get()[i] - offset_[static_cast<std::size_t>(i)]) * dt_;
   }
+}
+
+template <class T>
+std::int64_t CudaBackend<T>::factorisation_recoveries() const {
+  std::vector<int> r(static_cast<std::size_t>(n_));
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (recoveries)", batch_);
+  check(cudaMemcpy(r.data(), recoveries_.get(), r.size() * sizeof(int), cudaMemcpyDeviceToHost),
+        "cudaMemcpy (recoveries)", batch_);
+  std::int64_t total = 0;
+  for (int v : r) total += v;
+  return total;
 }
 
 extern template class CudaBackend<double>;

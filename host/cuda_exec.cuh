@@ -1,8 +1,8 @@
 #pragma once
 // The GPU executor of kernels/batch_step.hpp: each launch is the thin __global__
 // trampoline kernels/grid_kernel.cuh calling one per-thread __host__ __device__ function over its
-// grid, and cholesky_solve is cuSOLVER's batched Cholesky (potrfBatched, then
-// potrsBatched with one right-hand side, the only count it supports). Launches go to
+// grid, and cholesky_factor / cholesky_solve are cuSOLVER's batched Cholesky
+// (potrfBatched; potrsBatched with one right-hand side, the only count it supports). Launches go to
 // one stream, so a step can be captured as a CUDA graph.
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -29,15 +29,21 @@ struct CudaExec {
     check(cudaGetLastError(), (std::string("launch of kernel '") + name + "'").c_str(), batch);
   }
 
-  void cholesky_solve(int m, T** C_ptrs, T** rhs_ptrs, int* info, int batch_size) {
+  void cholesky_factor(int m, T** C_ptrs, int* info, int batch_size) {
     if constexpr (std::is_same<T, double>::value) {
       check(cusolverDnDpotrfBatched(solver, CUBLAS_FILL_MODE_LOWER, m, C_ptrs, m, info, batch_size),
             "cusolverDnDpotrfBatched", batch);
-      check(cusolverDnDpotrsBatched(solver, CUBLAS_FILL_MODE_LOWER, m, 1, C_ptrs, m, rhs_ptrs, m, potrs_info, batch_size),
-            "cusolverDnDpotrsBatched", batch);
     } else {
       check(cusolverDnSpotrfBatched(solver, CUBLAS_FILL_MODE_LOWER, m, C_ptrs, m, info, batch_size),
             "cusolverDnSpotrfBatched", batch);
+    }
+  }
+
+  void cholesky_solve(int m, T** C_ptrs, T** rhs_ptrs, int batch_size) {
+    if constexpr (std::is_same<T, double>::value) {
+      check(cusolverDnDpotrsBatched(solver, CUBLAS_FILL_MODE_LOWER, m, 1, C_ptrs, m, rhs_ptrs, m, potrs_info, batch_size),
+            "cusolverDnDpotrsBatched", batch);
+    } else {
       check(cusolverDnSpotrsBatched(solver, CUBLAS_FILL_MODE_LOWER, m, 1, C_ptrs, m, rhs_ptrs, m, potrs_info, batch_size),
             "cusolverDnSpotrsBatched", batch);
     }

@@ -24,6 +24,9 @@ struct BatchBuffers {
   T* C;            ///< (n, m, m) column-major Schur matrices, then their Cholesky factors;
                    ///< cuda-fused: (n_values, n) their topology-ordered blocks (sparse_cholesky.hpp)
   T* rhs;          ///< (n, m) right-hand sides, then lambda (solved in place); cuda-fused: (m, n)
+  T* lambda;       ///< layout of rhs: lambda accumulated by the refinement (refine.hpp)
+  T* floor;        ///< (m, n) smallest pivot accepted per row (pivot_floor in dynamics/refined_solve.hpp)
+  int* recoveries; ///< (n) factorisations recovered with a larger shift, per instance (never reset)
   T** C_ptrs;      ///< (n) C + i m^2, for potrfBatched / potrsBatched
   T** rhs_ptrs;    ///< (n) rhs + i m
   int* info;       ///< (n) potrfBatched info: 0 ok, > 0 C not positive definite

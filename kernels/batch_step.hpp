@@ -8,7 +8,8 @@
 //
 // Exec provides:
 //   template <class F> void launch(const char* name, int n_threads, F f);  // f(tid) for tid < n_threads
-//   void cholesky_solve(int m, T** C_ptrs, T** rhs_ptrs, int* info, int batch);  // C <- L, rhs <- C^-1 rhs
+//   void cholesky_factor(int m, T** C_ptrs, int* info, int batch);   // C <- L (potrfBatched)
+//   void cholesky_solve(int m, T** C_ptrs, T** rhs_ptrs, int batch);  // rhs <- C^-1 rhs (potrsBatched)
 // Lambdas are SP_LAMBDA (__host__ __device__ under nvcc's --extended-lambda).
 #include "accelerations.hpp"
 #include "batch_buffers.hpp"
@@ -18,6 +19,8 @@
 #include "fused_stage.hpp"
 #include "instance_status.hpp"
 #include "joint_rows.hpp"
+#include "projection.hpp"
+#include "refine.hpp"
 #include "rk4_stage.hpp"
 #include "schur.hpp"
 
@@ -30,30 +33,58 @@
 namespace simphant::batch {
 
 /// One evaluation of every instance at y (13 N, n): Phi, Phi_q, gamma*, Q, the Schur
-/// system and its solution lambda (in b.rhs), with the factorisation info in b.info.
+/// system and its solution lambda (in b.rhs), with the factorisation info in b.info: the
+/// refined regularised solve (refine.hpp) with the pivot recovery, mv.refine_steps
+/// refinement steps.
 /// fused: the cuda-fused path's pattern (one thread per instance, fused_solve.hpp), or
-/// null for per-joint kernels and the batched dense Cholesky.
+/// null for per-joint kernels and the batched dense Cholesky. projection_stage >= 0:
+/// the same solve for a projection stage (projection.hpp: Q = 0, gamma* = -residual).
 template <class T, class Exec>
 void enqueue_solve(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, const T* y,
-                   const SchurPatternView* fused = nullptr) {
+                   const SchurPatternView* fused = nullptr, int projection_stage = -1) {
   const int n = mv.n_instances;
   if (fused) {
     const SchurPatternView P = *fused;
-    x.launch("fused_solve", n, [=] SP_LAMBDA(int tid) { fused_solve_thread(tid, mv, P, b, y); });
+    x.launch("fused_solve", n, [=] SP_LAMBDA(int tid) { fused_solve_thread(tid, mv, P, b, y, projection_stage); });
     return;
   }
   x.launch("joint_rows", n * mv.n_joints, [=] SP_LAMBDA(int tid) {
     joint_rows_thread(tid, mv, y, b.phi, b.jac, b.gamma_star);
   });
-  x.launch("body_forces", n * mv.n_bodies, [=] SP_LAMBDA(int tid) {
-    body_forces_thread(tid, mv, y, static_cast<const T*>(b.inputs), b.Q);
-  });
+  if (projection_stage >= 0) {
+    x.launch("projection_rhs", n, [=] SP_LAMBDA(int tid) {
+      projection_rhs_thread(tid, mv, projection_stage, y, static_cast<const T*>(b.phi), static_cast<const T*>(b.jac),
+                            b.Q, b.gamma_star);
+    });
+  } else {
+    x.launch("body_forces", n * mv.n_bodies, [=] SP_LAMBDA(int tid) {
+      body_forces_thread(tid, mv, y, static_cast<const T*>(b.inputs), b.Q);
+    });
+  }
   if (mv.n_rows == 0) return;
+  const int m = mv.n_rows;
   x.launch("schur", n * mv.n_joints, [=] SP_LAMBDA(int tid) {
     schur_thread(tid, mv, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
-                 static_cast<const T*>(b.gamma_star), b.C, b.rhs);
+                 static_cast<const T*>(b.gamma_star), b.C, b.rhs, b.floor);
   });
-  x.cholesky_solve(mv.n_rows, b.C_ptrs, b.rhs_ptrs, b.info, n);
+  x.cholesky_factor(m, b.C_ptrs, b.info, n);
+  x.launch("recover", n, [=] SP_LAMBDA(int tid) {
+    recover_thread(tid, mv, static_cast<const T*>(b.jac), b.C, b.floor, b.info, b.recoveries);
+  });
+  x.cholesky_solve(m, b.C_ptrs, b.rhs_ptrs, n);
+  const int K = mv.refine_steps;
+  for (int k = 1; k <= K + 1 && K > 0; ++k) {
+    const bool first = k == 1, last = k == K + 1;
+    x.launch("refine_accumulate", n * m, [=] SP_LAMBDA(int tid) {
+      refine_accumulate_thread(tid, n, m, first, last, b.rhs, b.lambda);
+    });
+    if (last) break;
+    x.launch("refine_residual", n * mv.n_joints, [=] SP_LAMBDA(int tid) {
+      refine_residual_thread(tid, mv, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
+                             static_cast<const T*>(b.gamma_star), static_cast<const T*>(b.lambda), b.rhs);
+    });
+    x.cholesky_solve(m, b.C_ptrs, b.rhs_ptrs, n);
+  }
 }
 
 /// The derivative ydot (13 N, n) at y, after enqueue_solve at y.
@@ -65,7 +96,28 @@ void enqueue_accelerations(Exec& x, const ModelView<T>& mv, const BatchBuffers<T
   });
 }
 
-/// One fixed RK4 step of every instance (frozen ones are computed and not committed).
+/// The projection of ModelView::projection (projection.hpp) applied to the candidate
+/// state y (13 N, n) of every instance in place, each stage a solve (enqueue_solve), the
+/// accelerations kernel into b.k[0] (free once the step's final stage is formed) and
+/// the correction. A failed factorisation sets b.fail (the commit freezes the instance).
+template <class T, class Exec>
+void enqueue_projection(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, T* y,
+                        const SchurPatternView* fused = nullptr) {
+  if (mv.n_rows == 0) return;
+  int kind[kMaxProjectionStages];
+  const int count = projection_stages(mv.projection, kind);
+  for (int s = 0; s < count; ++s) {
+    const int stage = kind[s];
+    enqueue_solve(x, mv, b, static_cast<const T*>(y), fused, stage);
+    enqueue_accelerations(x, mv, b, static_cast<const T*>(y), b.k[0]);
+    x.launch("projection_apply", mv.n_instances, [=] SP_LAMBDA(int tid) {
+      projection_apply_thread(tid, mv, stage, static_cast<const T*>(b.k[0]), static_cast<const int*>(b.fail), y);
+    });
+  }
+}
+
+/// One fixed RK4 step of every instance (frozen ones are computed and not committed),
+/// the candidate projected (enqueue_projection) before the commit.
 /// Host-synchronisation free: a CUDA graph captures it once and replays it. fused: as
 /// enqueue_solve; then each stage is one kernel of one thread per instance
 /// (fused_stage_thread), the last committing the step.
@@ -105,6 +157,7 @@ void enqueue_step(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, con
       });
     }
   }
+  enqueue_projection(x, mv, b, b.y_stage);
   x.launch("commit_step", n, [=] SP_LAMBDA(int tid) {
     commit_step_thread(tid, mv, static_cast<const T*>(b.violation), static_cast<const T*>(b.y_stage),
                        static_cast<const std::int64_t*>(b.step), static_cast<const T*>(b.runaway), b.fail, b.Y, b.status,

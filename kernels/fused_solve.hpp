@@ -1,39 +1,31 @@
 #pragma once
 // Per-thread function of the cuda-fused solve (fused_stage.hpp): one thread evaluates one
 // instance and solves its Schur system through the topology-ordered block-sparse
-// Cholesky (simphant/dynamics/sparse_cholesky.hpp), with the per-thread functions of the
-// `cuda` path called in a loop over the instance's joints and bodies.
+// Cholesky (simphant/dynamics/sparse_cholesky.hpp) and the refined regularised solve
+// (refine.hpp), with the per-thread functions of the `cuda` path called in a loop over
+// the instance's joints and bodies.
 #include "batch_buffers.hpp"
 #include "body_forces.hpp"
 #include "joint_rows.hpp"
+#include "projection.hpp"
+#include "refine.hpp"
 #include "schur.hpp"
 #include "simphant/dynamics/sparse_cholesky.hpp"
 
 namespace simphant::batch {
 
-/// Instance i = tid: evaluates it at y (13 N, n) into b.phi, b.jac, b.gamma_star, b.Q,
-/// factorises its Schur matrix in b.C ((P.n_values, n) blocks) and leaves lambda in
-/// b.rhs ((m, n); b.lambda_soa must be 1), b.info[i] = 0, or 1 when C is not positive
-/// definite at this precision. Threads past n return.
+/// The blocks of instance i's C + E (E_R = tikhonov_term(eps, C_RR)) into L (value e at
+/// L[e * n]) and the rows' pivot floors into floor (m, n); with rhs (m, n) also the
+/// right-hand side (null: left alone).
 template <class T>
-SP_HD void fused_solve_thread(int tid, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b,
-                              const T* y) {
+SP_HD void fused_assemble(int i, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b, T eps,
+                          T* L, T* rhs) {
   const int n = mv.n_instances;
-  if (tid >= n) return;
-  const int i = tid;
-  for (int j = 0; j < mv.n_joints; ++j) joint_rows_thread(j * n + i, mv, y, b.phi, b.jac, b.gamma_star);
-  for (int k = 0; k < mv.n_bodies; ++k) body_forces_thread(k * n + i, mv, y, static_cast<const T*>(b.inputs), b.Q);
-  if (mv.n_rows == 0) {
-    b.info[i] = 0;
-    return;
-  }
   const T* jac = b.jac;
-  T* L = b.C + i;
-  T* rhs = b.rhs + i;
   const std::size_t stride = static_cast<std::size_t>(n);
   for (int e = 0; e < P.n_values; ++e) L[e * stride] = T(0);
   for (int a = 0; a < mv.n_joints; ++a) {
-    schur_rhs_rows(i, a, mv, jac, static_cast<const T*>(b.Q), static_cast<const T*>(b.gamma_star), rhs, stride);
+    if (rhs) schur_rhs_rows(i, a, mv, jac, static_cast<const T*>(b.Q), static_cast<const T*>(b.gamma_star), rhs, stride);
     const int pa = P.position[a];
     for (int e = mv.coupling_start[a]; e < mv.coupling_start[a + 1]; ++e) {
       const int pb = P.position[mv.coupling[3 * e]];
@@ -48,12 +40,63 @@ SP_HD void fused_solve_thread(int tid, const ModelView<T>& mv, const SchurPatter
     const int rp = P.pos_rows[p], base = P.block_value[P.col_start[p]];
     for (int r = 0; r < rp; ++r) {
       T& d = L[static_cast<std::size_t>(base + r * rp + r) * stride];
-      d += schur_tikhonov(mv, i, d);
+      const T reg = tikhonov_term(eps, d);
+      soa(b.floor, P.pos_row0[p] + r, n, i) = pivot_floor(reg, d);
+      d += reg;
     }
   }
-  const bool ok = sparse_cholesky(P, L, stride);
-  if (ok) sparse_solve(P, static_cast<const T*>(L), stride, rhs, stride);
+}
+
+/// Instance i = tid: evaluates it at y (13 N, n) into b.phi, b.jac, b.gamma_star, b.Q,
+/// factorises its regularised Schur matrix in b.C ((P.n_values, n) blocks; on a rejected
+/// pivot again with the shifts recovery_epsilon, counted in b.recoveries) and leaves
+/// lambda from the refined solve (refine.hpp, mv.refine_steps steps; b.lambda its
+/// workspace) in b.rhs ((m, n); b.lambda_soa must be 1); b.info[i] = 0, or 1 when no
+/// attempt factorises. Threads past n return. projection_stage >= 0: the solve of that
+/// projection stage (projection.hpp: Q = 0, gamma* = -residual) instead.
+template <class T>
+SP_HD void fused_solve_thread(int tid, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b,
+                              const T* y, int projection_stage = -1) {
+  const int n = mv.n_instances;
+  if (tid >= n) return;
+  const int i = tid;
+  for (int j = 0; j < mv.n_joints; ++j) joint_rows_thread(j * n + i, mv, y, b.phi, b.jac, b.gamma_star);
+  if (projection_stage >= 0)
+    projection_rhs_thread(i, mv, projection_stage, y, static_cast<const T*>(b.phi), static_cast<const T*>(b.jac), b.Q,
+                          b.gamma_star);
+  else
+    for (int k = 0; k < mv.n_bodies; ++k) body_forces_thread(k * n + i, mv, y, static_cast<const T*>(b.inputs), b.Q);
+  if (mv.n_rows == 0) {
+    b.info[i] = 0;
+    return;
+  }
+  T* L = b.C + i;
+  T* w = b.rhs + i;
+  T* lambda = b.lambda + i;
+  const T* floor = b.floor + i;
+  const std::size_t stride = static_cast<std::size_t>(n);
+  const T eps = schur_epsilon(mv, i);
+  fused_assemble(i, mv, P, b, eps, L, w);
+  bool ok = sparse_cholesky(P, L, stride, floor, stride);
+  for (int t = 1; t <= kRecoveryAttempts && !ok; ++t) {
+    fused_assemble(i, mv, P, b, recovery_epsilon(eps, t), L, static_cast<T*>(nullptr));
+    ok = sparse_cholesky(P, L, stride, floor, stride);
+    if (ok) ++b.recoveries[i];
+  }
   b.info[i] = ok ? 0 : 1;
+  if (!ok) return;
+  const T* Lc = L;
+  sparse_solve(P, Lc, stride, w, stride);
+  const int K = mv.refine_steps, m = mv.n_rows;
+  for (int k = 1; k <= K; ++k) {
+    for (int R = 0; R < m; ++R) lambda[R * stride] = (k == 1 ? T(0) : lambda[R * stride]) + w[R * stride];
+    for (int a = 0; a < mv.n_joints; ++a)
+      schur_residual_rows(i, a, mv, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
+                          static_cast<const T*>(b.gamma_star), static_cast<const T*>(lambda), stride, w, stride);
+    sparse_solve(P, Lc, stride, w, stride);
+  }
+  if (K > 0)
+    for (int R = 0; R < m; ++R) w[R * stride] += lambda[R * stride];
 }
 
 }  // namespace simphant::batch

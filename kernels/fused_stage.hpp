@@ -18,8 +18,8 @@ namespace simphant::batch {
 
 /// Instance i = tid, RK4 stage s (0..3) of one step: evaluates at b.Y (s = 0) or
 /// b.y_stage, writes the stage derivative b.k[s], then the next stage state (s < 3, with
-/// step h) or the new state, committed with the instance's status (s = 3, as
-/// commit_step_thread). Stage 0 also records the start state's violation.
+/// step h) or the new state, projected (ModelView::projection, as enqueue_projection)
+/// and committed with the instance's status (s = 3, as commit_step_thread). Stage 0 also records the start state's violation.
 template <class T>
 SP_HD void fused_stage_thread(int tid, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b,
                               int s, T h) {
@@ -41,6 +41,18 @@ SP_HD void fused_stage_thread(int tid, const ModelView<T>& mv, const SchurPatter
     rk4_final_thread(k * n + i, mv, static_cast<const T*>(b.Y), static_cast<const T*>(b.k[0]),
                      static_cast<const T*>(b.k[1]), static_cast<const T*>(b.k[2]), static_cast<const T*>(b.k[3]),
                      b.y_stage);
+  // The projection of the candidate (projection.hpp), each stage as enqueue_projection
+  // sequences it, b.k[0] holding the correction.
+  int kind[kMaxProjectionStages];
+  const int count = mv.n_rows > 0 ? projection_stages(mv.projection, kind) : 0;
+  for (int p = 0; p < count; ++p) {
+    fused_solve_thread(i, mv, P, b, static_cast<const T*>(b.y_stage), kind[p]);
+    for (int k = 0; k < N; ++k)
+      accelerations_thread(k * n + i, mv, static_cast<const T*>(b.y_stage), static_cast<const T*>(b.jac),
+                           static_cast<const T*>(b.Q), static_cast<const T*>(b.rhs), 1, static_cast<const int*>(b.info),
+                           b.k[0], b.fail);
+    projection_apply_thread(i, mv, kind[p], static_cast<const T*>(b.k[0]), static_cast<const int*>(b.fail), b.y_stage);
+  }
   commit_step_thread(i, mv, static_cast<const T*>(b.violation), static_cast<const T*>(b.y_stage),
                      static_cast<const std::int64_t*>(b.step), static_cast<const T*>(b.runaway), b.fail, b.Y, b.status,
                        b.status_step, b.status_reason);

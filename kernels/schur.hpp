@@ -1,11 +1,12 @@
 #pragma once
 // Per-thread function of the Schur kernel: one thread per (instance, joint a) writes the
-// rows of joint a of the Tikhonov-regularised Schur matrix and its right-hand side
-// (docs/solver.md, The Schur complement):
-//   C   = Phi_q M^-1 Phi_q^T + eps I,   rhs = Phi_q M^-1 Q - gamma*
-// (fp32 only: eps per row at least eps_relative C(R, R), model_view.hpp). The rhs and
-// coupling products are also used by the cuda-fused path (fused_stage.hpp), which stores
-// C in topology-ordered blocks instead.
+// rows of joint a of the regularised Schur matrix and its right-hand side (docs/solver.md,
+// The Schur complement and The refined regularised solve):
+//   C + E = Phi_q M^-1 Phi_q^T + E,   rhs = Phi_q M^-1 Q - gamma*,
+// E_R = eps C_RR (tikhonov_term in simphant/dynamics/refined_solve.hpp; fp32: eps at
+// least eps_relative, model_view.hpp), and each row's smallest accepted pivot. The rhs
+// and coupling products are also used by the cuda-fused path (fused_stage.hpp), which
+// stores C in topology-ordered blocks instead, and by the refinement (refine.hpp).
 // M is block diagonal, so the block C(a, b) is non-zero only where joints a and b share
 // a body k: C(a, b) = sum over shared k of Phi_q,a,k M_k^-1 Phi_q,b,k^T (ModelView's
 // coupling list). Every entry of the thread's rows is written (zeros included), so no
@@ -13,6 +14,7 @@
 #include "batch_state.hpp"
 #include "simphant/batch/model_view.hpp"
 #include "simphant/dynamics/force_math.hpp"
+#include "simphant/dynamics/refined_solve.hpp"
 
 namespace simphant::batch {
 
@@ -76,36 +78,53 @@ SP_HD void schur_coupling(int i, int a, int e, const ModelView<T>& mv, const T* 
     }
 }
 
-/// The Tikhonov term of row R of C whose diagonal (without it) is d: max(eps,
-/// eps_relative d).
+/// The relative Tikhonov eps of instance i: max(eps, eps_relative).
 template <class T>
-SP_HD T schur_tikhonov(const ModelView<T>& mv, int i, T d) {
-  const T eps = mv.epsilon(i), floor = mv.eps_relative * d;
-  return eps > floor ? eps : floor;
+SP_HD T schur_epsilon(const ModelView<T>& mv, int i) {
+  const T eps = mv.epsilon(i);
+  return eps > mv.eps_relative ? eps : mv.eps_relative;
 }
 
-/// tid = a * n + i. jac_in (m, 12, n), Q_in (6 N, n), gamma_star_in (m, n).
-/// C_out (n, m, m) column-major per instance; rhs_out (n, m). Threads past n J return.
+/// Rows of joint a of the unregularised C of instance i into C (the instance's m x m
+/// column-major matrix): every entry of those rows written, zeros included.
 template <class T>
-SP_HD void schur_thread(int tid, const ModelView<T>& mv, const T* jac_in, const T* Q_in, const T* gamma_star_in,
-                        T* C_out, T* rhs_out) {
-  const int n = mv.n_instances, m = mv.n_rows;
-  if (tid >= n * mv.n_joints) return;
-  const int i = tid % n, a = tid / n;
-  const int oa = mv.row_offset[a], ma = mv.rows_of(a);
-  T* C = C_out + static_cast<std::size_t>(i) * m * m;
+SP_HD void schur_dense_rows(int i, int a, const ModelView<T>& mv, const T* jac_in, T* C) {
+  const int m = mv.n_rows, oa = mv.row_offset[a], ma = mv.rows_of(a);
   for (int r = 0; r < ma; ++r)
     for (int col = 0; col < m; ++col) C[static_cast<std::size_t>(col) * m + oa + r] = T(0);
-  schur_rhs_rows(i, a, mv, jac_in, Q_in, gamma_star_in, rhs_out + static_cast<std::size_t>(i) * m, 1);
   for (int e = mv.coupling_start[a]; e < mv.coupling_start[a + 1]; ++e) {
     const int ob = mv.row_offset[mv.coupling[3 * e]];
     schur_coupling(i, a, e, mv, jac_in,
                    [&](int r, int s, T v) { C[static_cast<std::size_t>(ob + s) * m + oa + r] += v; });
   }
-  for (int r = 0; r < ma; ++r) {
+}
+
+/// Adds E_R = tikhonov_term(eps, C_RR) to the diagonal entries of joint a's rows of C
+/// (as schur_dense_rows) and writes their pivot floors, row R at floor_out[R * n + i].
+template <class T>
+SP_HD void schur_dense_regularise(int i, int a, const ModelView<T>& mv, T eps, T* C, T* floor_out) {
+  const int n = mv.n_instances, m = mv.n_rows, oa = mv.row_offset[a];
+  for (int r = 0; r < mv.rows_of(a); ++r) {
     T& d = C[static_cast<std::size_t>(oa + r) * m + oa + r];
-    d += schur_tikhonov(mv, i, d);
+    const T reg = tikhonov_term(eps, d);
+    soa(floor_out, oa + r, n, i) = pivot_floor(reg, d);
+    d += reg;
   }
+}
+
+/// tid = a * n + i. jac_in (m, 12, n), Q_in (6 N, n), gamma_star_in (m, n).
+/// C_out (n, m, m) column-major per instance, C + E; rhs_out (n, m); floor_out (m, n)
+/// the rows' pivot floors. Threads past n J return.
+template <class T>
+SP_HD void schur_thread(int tid, const ModelView<T>& mv, const T* jac_in, const T* Q_in, const T* gamma_star_in,
+                        T* C_out, T* rhs_out, T* floor_out) {
+  const int n = mv.n_instances, m = mv.n_rows;
+  if (tid >= n * mv.n_joints) return;
+  const int i = tid % n, a = tid / n;
+  T* C = C_out + static_cast<std::size_t>(i) * m * m;
+  schur_rhs_rows(i, a, mv, jac_in, Q_in, gamma_star_in, rhs_out + static_cast<std::size_t>(i) * m, 1);
+  schur_dense_rows(i, a, mv, jac_in, C);
+  schur_dense_regularise(i, a, mv, schur_epsilon(mv, i), C, floor_out);
 }
 
 }  // namespace simphant::batch

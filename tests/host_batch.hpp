@@ -19,9 +19,9 @@ struct HostBatch {
   batch::PackedModel<T> packed;
   batch::ModelView<T> mv;
   int n, N, J, m;
-  std::vector<T> Y, y_stage, k[4], phi, jac, gamma_star, Q, C, rhs, inputs, violation, frame;
+  std::vector<T> Y, y_stage, k[4], phi, jac, gamma_star, Q, C, rhs, lambda_work, floor, inputs, violation, frame;
   std::vector<T*> C_ptrs, rhs_ptrs;
-  std::vector<int> info, fail;
+  std::vector<int> info, fail, recoveries;
   std::vector<std::int8_t> status, status_reason;
   std::vector<std::int64_t> status_step, step;
   std::vector<T> runaway;  ///< (2, n) runaway bound coefficients, from the assembly
@@ -48,6 +48,9 @@ struct HostBatch {
     Q.assign(static_cast<std::size_t>(6) * N * n, nan);
     C.assign((fused ? static_cast<std::size_t>(pattern.n_values) : static_cast<std::size_t>(m) * m) * n, nan);
     rhs.assign(static_cast<std::size_t>(m) * n, nan);
+    lambda_work.assign(static_cast<std::size_t>(m) * n, nan);
+    floor.assign(static_cast<std::size_t>(m) * n, nan);
+    recoveries.assign(n, 0);
     inputs.assign(static_cast<std::size_t>(packed.n_inputs) * n, nan);
     violation.assign(n, nan);
     frame.assign(batch::FrameLayout(n, N, J).size, nan);
@@ -70,7 +73,8 @@ struct HostBatch {
         if (f.type == ForceType::Actuator) inputs[static_cast<std::size_t>(f.input_index) * n + i] = static_cast<T>(f.value);
     }
     b = {Y.data(),   y_stage.data(), {k[0].data(), k[1].data(), k[2].data(), k[3].data()},
-         phi.data(), jac.data(),     gamma_star.data(), Q.data(), C.data(), rhs.data(), C_ptrs.data(), rhs_ptrs.data(),
+         phi.data(), jac.data(),     gamma_star.data(), Q.data(), C.data(), rhs.data(), lambda_work.data(),
+         floor.data(), recoveries.data(), C_ptrs.data(), rhs_ptrs.data(),
          info.data(), fail.data(),   inputs.data(), violation.data(), status.data(), status_step.data(),
          status_reason.data(), runaway.data(), step.data(), frame.data(), fused ? 1 : 0};
   }

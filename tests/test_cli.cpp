@@ -182,13 +182,14 @@ TEST(Cli, RunWritesTheOutputLayout) {
 TEST(Cli, FlagsOverrideTheScene) {
   const std::string scene = write_scene("override.json", pendulum(0.1, 10));
   const std::string out = (temp_dir() / "override.h5").string();
-  ASSERT_EQ(run_simphant("run " + quote(scene) + " --dt 0.002 --t-end 0.2 --out " + quote(out)), 0);
+  ASSERT_EQ(run_simphant("run " + quote(scene) + " --dt 0.002 --t-end 0.2 --projection velocity --out " + quote(out)), 0);
   hid_t f = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(f, 0);
   // 100 steps of 2 ms recorded every 10; sweep.instances = 2.
   EXPECT_EQ(dims_of(f, "state"), (std::vector<hsize_t>{11, 2, 1, 13}));
   EXPECT_DOUBLE_EQ(attr_of(f, "dt"), 0.002);
   EXPECT_DOUBLE_EQ(attr_of(f, "t_end"), 0.2);
+  EXPECT_EQ(simphant::h5::read_attr_string(f, "projection"), "velocity");
   H5Fclose(f);
 }
 
@@ -219,6 +220,8 @@ TEST(Cli, BadInputExits2) {
   EXPECT_EQ(run_simphant("run " + good + " --out ''"), 2);  // an empty output name
   EXPECT_EQ(run_simphant("run " + good + " --solver aba"), 2);  // not a robot scene
   EXPECT_NE(last_stderr().find("--solver"), std::string::npos) << last_stderr();
+  EXPECT_EQ(run_simphant("run " + good + " --projection positions"), 2);
+  EXPECT_NE(last_stderr().find("--projection"), std::string::npos) << last_stderr();
   EXPECT_EQ(run_simphant("run " + good + " --instances 0"), 2);
   EXPECT_EQ(run_simphant("run " + good + " --dt -1"), 2);
   EXPECT_EQ(run_simphant(""), 2);  // no subcommand
@@ -303,7 +306,9 @@ TEST(Cli, CheckValidatesEverySweptInstance) {
   EXPECT_NE(last_stderr().find("instance"), std::string::npos) << last_stderr();
 }
 
-// A 1e5 kg bob: C's diagonal is ~1e-5, so eps = 1e-10 is a noticeable compliance.
+// The relative eps treats a 1e5 kg bob (C's diagonal ~1e-5) like a light one: no
+// warning at the default. eps = 0.1 without refinement leaves the plain regularised
+// solve's error eps / (1 + eps) = 9 % in the constraint accelerations: a warning.
 TEST(Cli, CheckWarnsWhenTikhonovEpsilonIsLarge) {
   EXPECT_EQ(run_simphant("check " + quote(write_scene("light.json", pendulum()))), 0);
   EXPECT_EQ(last_stderr().find("tikhonov_epsilon"), std::string::npos) << last_stderr();
@@ -311,7 +316,11 @@ TEST(Cli, CheckWarnsWhenTikhonovEpsilonIsLarge) {
   heavy.erase("sweep");
   heavy["bodies"][0]["mass"] = 1e5;
   heavy["bodies"][0]["inertia"] = {100.0, 2000.0, 2000.0};
-  const std::string heavy_scene = quote(write_scene("heavy.json", heavy));
+  EXPECT_EQ(run_simphant("check " + quote(write_scene("heavy.json", heavy))), 0);
+  EXPECT_EQ(last_stderr().find("tikhonov_epsilon"), std::string::npos) << last_stderr();
+  heavy["solver"]["tikhonov_epsilon"] = 0.1;
+  heavy["solver"]["refinement_steps"] = 0;
+  const std::string heavy_scene = quote(write_scene("heavy_eps.json", heavy));
   EXPECT_EQ(run_simphant("check " + heavy_scene), 0);
   EXPECT_NE(last_stderr().find("warning: tikhonov_epsilon"), std::string::npos) << last_stderr();
   // The warning is a log message: --log-level error silences it; --json lists it.

@@ -81,6 +81,7 @@ TEST(Job, RunsFromSceneTextAndReportsProgress) {
   EXPECT_EQ(r.summary["frames"], 21);
   EXPECT_EQ(r.summary["interrupted"], false);
   EXPECT_EQ(r.summary["stop_reason"], "completed");
+  EXPECT_EQ(r.summary["factorisation_recoveries"], 0);  // a pendulum: C is regular
   ASSERT_FALSE(seen.empty());
   for (std::size_t k = 0; k < seen.size(); ++k) {
     EXPECT_EQ(seen[k].steps_total, 200);

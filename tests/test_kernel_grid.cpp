@@ -19,6 +19,7 @@
 #include "example_models.hpp"
 #include "host_batch.hpp"
 #include "inputs.hpp"
+#include "simphant/dynamics/constraint_analysis.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/forces.hpp"
 #include "simphant/sim/cpu_backend.hpp"
@@ -32,6 +33,17 @@ constexpr int kInstances = 3;
 ::testing::AssertionResult near_rel(double a, double b, double tol, const std::string& what) {
   if (std::fabs(a - b) <= tol * std::max(1.0, std::fabs(b))) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << what << ": " << a << " vs reference " << b;
+}
+
+// Tolerance of lambda and the reactions between the paths where Phi_q has redundant
+// rows: a few refinement steps of 1e-16 / eps = 1e-6 relative drift along C's null space
+// (measured: 3.4e-8 after one evaluation, 5e-7 after 300 steps, on Bricard).
+constexpr double kRedundantLambdaTol = 1e-5;
+
+// Whether Phi_q has redundant rows at the state Y (constraint_analysis.hpp).
+bool has_redundant_rows(const Model& model, const double* Y) {
+  Data d(model, SchurFactorization::Dense);
+  return !analyse_constraints(model, d, Y).redundant_rows.empty();
 }
 
 // (example name, fused path)
@@ -48,7 +60,13 @@ class KernelGrid : public ::testing::TestWithParam<std::tuple<std::string, bool>
 // lambda and Ydot. The same joint and force functions run on the same numbers, so Phi,
 // Phi_q, gamma* and Q agree to the last bit; C sums the same products in another order,
 // so C, lambda and Ydot agree to a few ulps of their scale (tolerance 1e-12 relative to
-// max(1, |value|)).
+// max(1, |value|)). Where rows are redundant (Bricard) lambda is unique only up to C's
+// null space, along which each refinement step moves it by the round-off of the
+// residual over E (about 1e-16 / eps = 1e-6 relative; docs/solver.md, "The refined
+// regularised solve"), and the paths form that residual in different orders: lambda is
+// compared to kRedundantLambdaTol there (measured 3.4e-8 relative), and Ydot, which
+// depends on Phi_q^T lambda alone, to 1e-10 (measured 2.3e-12: C's numerical null vector
+// is not exactly in Phi_q^T's null space at a state 1e-10 off the constraint manifold).
 TEST_P(KernelGrid, OneEvaluationEqualsCpuReference) {
   const std::vector<Model> models = test::example_models(name(), kInstances);
   const AssembledBatch asm_batch = assemble_batch(models, kInstances, 1);
@@ -67,20 +85,22 @@ TEST_P(KernelGrid, OneEvaluationEqualsCpuReference) {
     const Eigen::VectorXd Q_ref = d.Q;
     std::vector<double> ydot(model.ny());
     ASSERT_TRUE(evaluate(model, d, Yi, nullptr, ydot.data()));
+    const double lambda_tol = has_redundant_rows(model, Yi) ? kRedundantLambdaTol : 1e-12;
     for (int R = 0; R < m; ++R) {
       EXPECT_EQ(hb.at(hb.phi, R, n, i), d.phi[R]) << "Phi row " << R << " instance " << i;
       EXPECT_EQ(hb.at(hb.gamma_star, R, n, i), d.gamma_star[R]) << "gamma* row " << R;
       for (int c = 0; !fused() && c < m; ++c)
         EXPECT_TRUE(near_rel(x.last_C[static_cast<std::size_t>(i) * m * m + static_cast<std::size_t>(c) * m + R], d.C(R, c),
                              1e-12, "C(" + std::to_string(R) + "," + std::to_string(c) + ")"));
-      EXPECT_TRUE(near_rel(hb.lambda(i, R), d.lambda[R], 1e-12, "lambda"));
+      EXPECT_TRUE(near_rel(hb.lambda(i, R), d.lambda[R], lambda_tol, "lambda"));
     }
     for (int j = 0; j < model.n_joints(); ++j)
       for (int r = 0; r < d.rows[j].m; ++r)
         for (int c = 0; c < 12; ++c)
           EXPECT_EQ(hb.at(hb.jac, 12 * (model.joints[j].row_offset + r) + c, n, i), d.rows[j].jac[r][c]);
     for (int e = 0; e < 6 * N; ++e) EXPECT_EQ(hb.at(hb.Q, e, n, i), Q_ref[e]) << "Q entry " << e;
-    for (int e = 0; e < 13 * N; ++e) EXPECT_TRUE(near_rel(hb.at(hb.k[0], e, n, i), ydot[e], 1e-12, "Ydot"));
+    for (int e = 0; e < 13 * N; ++e)
+      EXPECT_TRUE(near_rel(hb.at(hb.k[0], e, n, i), ydot[e], lambda_tol == 1e-12 ? 1e-12 : 1e-10, "Ydot"));
     EXPECT_EQ(hb.info[i], m > 0 || fused() ? 0 : -7);
     if (i > 0)
       for (int e = 0; e < 13 * N; ++e)
@@ -132,9 +152,14 @@ TEST_P(KernelGrid, StepsAndFrameEqualCpuBackend) {
   double v_scale = 0;
   for (double v : violation) v_scale = std::max(v_scale, v);
   for (int i = 0; i < n; ++i) {
+    // Reactions carry lambda's null-space freedom where rows are redundant (as in
+    // OneEvaluationEqualsCpuReference; measured 5e-7 relative on Bricard).
+    const double reaction_tol = has_redundant_rows(models[i], asm_batch.Y.data() + static_cast<std::size_t>(i) * models[i].ny())
+                                    ? kRedundantLambdaTol
+                                    : 1e-9;
     for (int e = 0; e < 6 * J; ++e)
       EXPECT_TRUE(near_rel(hb.frame[fl.reactions + static_cast<std::size_t>(e) * n + i],
-                           reactions[static_cast<std::size_t>(i) * 6 * J + e], 1e-9, "reaction"));
+                           reactions[static_cast<std::size_t>(i) * 6 * J + e], reaction_tol, "reaction"));
     // Violations are ~1e-10 and differ by rounding in the states (1e-12 relative of q).
     EXPECT_NEAR(hb.frame[fl.violation + i], violation[i], 1e-12);
     EXPECT_TRUE(near_rel(hb.frame[fl.energy + i], energy[i], 1e-11, "energy"));
@@ -145,8 +170,8 @@ TEST_P(KernelGrid, StepsAndFrameEqualCpuBackend) {
 // The fp32 path (float per-thread functions, kFp32RelativeEpsilon floor) over 1000 steps
 // against the fp64 CPU backend: every instance stays ok, and the state error relative to
 // the instance's largest state entry stays within the bound docs/cuda-backend.md gives
-// (1e-4; Bricard, whose redundant row the floor regularises, 1e-2). Measured: 3.8e-5
-// (four-bar) and below, Bricard 3.2e-3.
+// (1e-4; Bricard, whose redundant row the floor regularises, 1e-3). Measured with the
+// refined solve: 3.3e-6 (four-bar) and below, Bricard 4.5e-5.
 TEST_P(KernelGrid, Fp32StaysWithinDocumentedBound) {
   const std::string name = KernelGrid::name();
   const std::vector<Model> models = test::example_models(name, kInstances);
@@ -159,7 +184,7 @@ TEST_P(KernelGrid, Fp32StaysWithinDocumentedBound) {
   const int N = hb.N;
   std::vector<double> states(static_cast<std::size_t>(n) * N * 13);
   cpu.read_states(states.data());
-  const double bound = name == "bricard" ? 1e-2 : 1e-4;
+  const double bound = name == "bricard" ? 1e-3 : 1e-4;
   for (int i = 0; i < n; ++i) {
     ASSERT_EQ(hb.status[i], 0) << name << " instance " << i << " diverged in fp32 at step " << hb.status_step[i];
     double err = 0, scale = 0;

@@ -75,10 +75,16 @@ TEST(NoAllocation, AdvanceAllocatesNothing) {
   for (const char* name : {"four_bar", "bricard", "slider_crank", "cylindrical_collar"}) {
     const Scene scene = load_scene(std::string(SIMPHANT_SOURCE_DIR) + "/examples/" + name + ".json");
     const SweepSamples samples = sample_sweep(scene.sweep, 5);
-    for (int threads : {1, 2}) {
-      auto sim = Simulator::create(build_instance_models(scene, samples), SimulatorOptions{"cpu", threads}, 5);
-      sim->advance(2);  // warm-up: the thread pool starts on its first parallel region
-      EXPECT_EQ(allocations_while([&] { sim->advance(50); }), 0) << name << ", threads " << threads;
+    // With each projection onto the constraint manifold too (dynamics/projection.hpp).
+    for (Projection projection : {Projection::None, Projection::Velocity, Projection::PositionVelocity}) {
+      std::vector<Model> models = build_instance_models(scene, samples);
+      for (Model& m : models) m.solver.projection = projection;
+      for (int threads : {1, 2}) {
+        auto sim = Simulator::create(models, SimulatorOptions{"cpu", threads}, 5);
+        sim->advance(2);  // warm-up: the thread pool starts on its first parallel region
+        EXPECT_EQ(allocations_while([&] { sim->advance(50); }), 0)
+            << name << ", threads " << threads << ", projection " << projection_name(projection);
+      }
     }
   }
 }

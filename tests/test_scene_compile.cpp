@@ -175,6 +175,7 @@ TEST(SceneCompile, DefaultsAndNames) {
   EXPECT_EQ(s.baumgarte_alpha, 10.0);
   EXPECT_EQ(s.baumgarte_beta, 10.0);
   EXPECT_EQ(s.tikhonov_epsilon, 1e-10);
+  EXPECT_EQ(s.refinement_steps, 2);
   EXPECT_EQ(s.record_every, 1);
   EXPECT_EQ(s.violation_bound, 1e-2);
   EXPECT_EQ(compile_model(base_scene()).name, "bench");
@@ -216,7 +217,7 @@ TEST(SceneCompile, ForcesFilled) {
 TEST(SceneCompile, SolverAllKeys) {
   json doc = base_scene();
   doc["solver"] = json::parse(R"({"dt": 0.002, "t_end": 3, "baumgarte_alpha": 5, "baumgarte_beta": 6,
-      "tikhonov_epsilon": 1e-8, "record_every": 10, "violation_bound": 0.5,
+      "tikhonov_epsilon": 1e-8, "refinement_steps": 5, "record_every": 10, "violation_bound": 0.5,
       "assembly_max_iterations": 20, "assembly_tolerance": 1e-9})");
   const SolverSettings s = compile_model(doc).solver;
   EXPECT_EQ(s.dt, 0.002);
@@ -224,6 +225,7 @@ TEST(SceneCompile, SolverAllKeys) {
   EXPECT_EQ(s.baumgarte_alpha, 5.0);
   EXPECT_EQ(s.baumgarte_beta, 6.0);
   EXPECT_EQ(s.tikhonov_epsilon, 1e-8);
+  EXPECT_EQ(s.refinement_steps, 5);
   EXPECT_EQ(s.record_every, 10);
   EXPECT_EQ(s.violation_bound, 0.5);
   EXPECT_EQ(s.assembly_max_iterations, 20);

@@ -241,6 +241,16 @@ TEST(SceneErrors, TimeStepAndEndTime) {
   expect_error(d, "/solver/t_end", "must be >= dt");
 }
 
+TEST(SceneErrors, RefinementStepsOutOfRange) {
+  json d = base_scene();
+  d["solver"]["refinement_steps"] = -1;
+  expect_error(d, "/solver/refinement_steps", "must be >= 0");
+  d["solver"]["refinement_steps"] = 21;
+  expect_error(d, "/solver/refinement_steps", "must be <= 20");
+  d["solver"]["refinement_steps"] = 1.5;
+  expect_error(d, "/solver/refinement_steps", "integer");
+}
+
 TEST(SceneErrors, RecordEveryBelowOne) {
   json d = base_scene();
   d["solver"]["record_every"] = 0;
@@ -256,6 +266,18 @@ TEST(SceneErrors, OtherSolverBounds) {
   d = base_scene();
   d["solver"]["violation_bound"] = 0;
   expect_error(d, "/solver/violation_bound", "must be > 0");
+}
+
+TEST(SceneErrors, ProjectionMode) {
+  json d = base_scene();
+  d["solver"]["projection"] = "positions";
+  expect_error(d, "/solver/projection", "must be \"none\", \"velocity\" or \"position_velocity\" (got \"positions\")");
+  d["solver"]["projection"] = 1;
+  expect_error(d, "/solver/projection", "string");
+  for (const char* ok : {"none", "velocity", "position_velocity"}) {
+    d["solver"]["projection"] = ok;
+    EXPECT_STREQ(projection_name(compile_model(d).solver.projection), ok);
+  }
 }
 
 TEST(SceneErrors, JointBodiesMustDiffer) {

@@ -117,7 +117,7 @@ std::vector<double> flatten_params(const Model& m) {
 template <class T>
 ModelView<T> PackedModel<T>::host_view() const {
   return {n_instances,        n_bodies,           n_joints,          n_rows,           n_forces,
-          n_inputs,           n_params,           static_cast<T>(dt), static_cast<T>(eps_relative), joint_type.data(), joint_body.data(),
+          n_inputs,           n_params,           static_cast<T>(dt), static_cast<T>(eps_relative), refine_steps, projection, joint_type.data(), joint_body.data(),
           row_offset.data(),  coupling_start.data(), coupling.data(),   body_joint_start.data(), body_joint.data(),
           force.data(),       param_shared.data(), param_slot.data(),  param_varied.data()};
 }
@@ -136,6 +136,8 @@ PackedModel<T> pack_models(const std::vector<Model>& models, int n_instances, do
   out.n_inputs = m0.n_inputs;
   out.dt = m0.solver.dt;
   out.eps_relative = eps_relative;
+  out.refine_steps = m0.solver.refinement_steps;
+  out.projection = static_cast<int>(m0.solver.projection);
   pack_topology(m0, out);
   const std::vector<double> p0 = flatten_params(m0);
   out.n_params = static_cast<int>(p0.size());

@@ -16,6 +16,8 @@ struct PackedModel {
   int n_instances = 0, n_bodies = 0, n_joints = 0, n_rows = 0, n_forces = 0, n_inputs = 0, n_params = 0;
   double dt = 0;
   double eps_relative = 0;  ///< ModelView::eps_relative
+  int refine_steps = 0;     ///< ModelView::refine_steps
+  int projection = 0;       ///< ModelView::projection
   std::vector<int> joint_type, joint_body, row_offset, coupling_start, coupling, body_joint_start, body_joint;
   std::vector<ForceTopo> force;
   std::vector<T> param_shared;  ///< (n_params)
@@ -33,13 +35,14 @@ int count_varied_params(const std::vector<Model>& models);
 /// The flat parameter vector of one model (layout in model_view.hpp), in double.
 std::vector<double> flatten_params(const Model& model);
 
-/// Relative Tikhonov floor of the fp32 path. A closed loop with redundant rows (the
-/// four-bar and slider-crank built from spatial revolutes, Bricard) makes C singular up
-/// to eps; the scenes' eps = 1e-10 is far below fp32's resolution of C (2^-24 of its
-/// diagonal), so without a floor potrf fails at the first step. Measured on the CPU grid
-/// emulation (tests/test_kernel_grid.cpp, Fp32): with 1e-4 or 1e-5 Bricard diverges
-/// within 620 steps; with 1e-6 all nine examples run 1000 steps, states within 3.8e-5 of
-/// the fp64 reference (Bricard 3.2e-3) relative to their largest entry.
+/// Floor of the relative Tikhonov eps on the fp32 path. A closed loop with redundant rows
+/// (the four-bar and slider-crank built from spatial revolutes, Bricard) makes C singular
+/// up to eps; the scenes' eps = 1e-10 is far below fp32's resolution of C (2^-24 of its
+/// diagonal), so without a floor every factorisation would need the pivot recovery.
+/// Measured on the CPU grid emulation (tests/test_kernel_grid.cpp, Fp32) before the solve
+/// was refined: with 1e-4 or 1e-5 Bricard diverged within 620 steps, with 1e-6 all nine
+/// examples ran 1000 steps; with the refined solve the states stay within 3.3e-6 of the
+/// fp64 reference (Bricard 4.5e-5) relative to their largest entry.
 constexpr double kFp32RelativeEpsilon = 1e-6;
 
 /// Packs `models` (size 1: shared by all, or n_instances) for n_instances instances.

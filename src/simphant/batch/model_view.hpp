@@ -41,9 +41,14 @@ template <class T>
 struct ModelView {
   int n_instances, n_bodies, n_joints, n_rows, n_forces, n_inputs, n_params;
   T dt;                         ///< fixed step [s] (shared: not sweepable)
-  /// Relative Tikhonov floor: row R of C gets max(eps, eps_relative C(R, R)) on its
-  /// diagonal. 0 in fp64 (the CPU reference's C exactly); fp32 sets it (batch_pack.hpp).
+  /// Floor of the relative Tikhonov eps: row R of C gets max(eps, eps_relative) C(R, R)
+  /// on its diagonal (refined_solve.hpp). 0 in fp64 (the CPU reference's C exactly);
+  /// fp32 sets it (batch_pack.hpp).
   T eps_relative;
+  int refine_steps;             ///< solver.refinement_steps (shared: not sweepable)
+  /// solver.projection after each step, Projection (model.hpp) as int: 0 none, 1 velocity,
+  /// 2 position_velocity (shared: not sweepable; kernels/projection.hpp).
+  int projection;
   const int* joint_type;        ///< (n_joints) JointType as int
   const int* joint_body;        ///< (n_joints, 2) body_i, body_j (-1: ground)
   const int* row_offset;        ///< (n_joints) first row of each joint

@@ -69,6 +69,10 @@ int main(int argc, char** argv) {
   run->add_option("--solver", ro.job.solver,
                   "Robot scenes: dae (maximal coordinates) | aba | cga (joint coordinates); overrides solver.type")
       ->check(CLI::IsMember({"dae", "aba", "cga"}));
+  run->add_option("--projection", ro.job.projection,
+                  "Projection onto the constraint manifold after each step: none | velocity | position_velocity "
+                  "(overrides solver.projection; docs/solver.md)")
+      ->check(CLI::IsMember({"none", "velocity", "position_velocity"}));
   run->add_option("--out,-o", ro.job.out, "Output HDF5 file (default: <scene stem>.h5 in the current directory)")
       ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
                              "PATH"));

@@ -41,7 +41,9 @@ double data_bytes(const Model& model, SchurFactorization schur, bool with_jacobi
   double b = sizeof(Data);
   b += N * sizeof(BodyKin<double>) + 2 * J * sizeof(JointRows<double>);
   if (with_jacobian) b += 8 * (m * nv);  // Phi_q
-  b += 8 * (3 * nv + 5 * m + 5 * ny);  // Q, minv_q, qddot; phi, phi_dot, gamma_star, rhs, lambda; RK4 stages
+  // Q, minv_q, qddot, body_f, body_w; phi, phi_dot, gamma_star, rhs, lambda, diag_C, reg,
+  // pivot_floor, residual; RK4 stages
+  b += 8 * (5 * nv + 9 * m + 5 * ny);
   b += 4 * (N + 1 + 4 * J);            // body_joint_start, body_joint, body_joint_side
   if (!uses_sparse_schur(model, schur)) return b + 8 * (2 * m * m);  // C and its Cholesky factor
   // The sparse path: the blocks of C (joints sharing a body, and the diagonal) and the
@@ -79,10 +81,16 @@ Data::Data(const Model& model, SchurFactorization schur)
       // sized in place (never assigned from a default LLT, whose info member is not set
       // before compute()).
       C(uses_sparse_schur(model, schur) ? 0 : model.n_rows, uses_sparse_schur(model, schur) ? 0 : model.n_rows),
+      diag_C(Eigen::VectorXd::Zero(model.n_rows)),
+      reg(Eigen::VectorXd::Zero(model.n_rows)),
+      pivot_floor(Eigen::VectorXd::Zero(model.n_rows)),
+      residual(Eigen::VectorXd::Zero(model.n_rows)),
       rhs(Eigen::VectorXd::Zero(model.n_rows)),
       llt(C.rows()),
       schur_pattern(schur_pattern_of(model)),
       lambda(Eigen::VectorXd::Zero(model.n_rows)),
+      body_f(Eigen::VectorXd::Zero(model.nv())),
+      body_w(Eigen::VectorXd::Zero(model.nv())),
       qddot(Eigen::VectorXd::Zero(model.nv())),
       k1(model.ny()),
       k2(model.ny()),

@@ -61,13 +61,21 @@ struct Data {
   Eigen::VectorXd phi_dot;                  ///< (m) Phi_q qdot
   Eigen::VectorXd gamma_star;               ///< (m) Baumgarte-stabilised gamma*
   Eigen::VectorXd minv_q;                   ///< (6N) M^-1 Q
-  Eigen::MatrixXd C;                        ///< (m, m) Phi_q M^-1 Phi_q^T + eps I (dense path, set by evaluate; empty on the sparse one)
+  Eigen::MatrixXd C;                        ///< (m, m) Phi_q M^-1 Phi_q^T + E (dense path, set by evaluate; empty on the sparse one)
+  Eigen::VectorXd diag_C;                   ///< (m) diagonal of C without E
+  Eigen::VectorXd reg;                      ///< (m) E, the regularisation of the last factorisation (refined_solve.hpp)
+  Eigen::VectorXd pivot_floor;              ///< (m) smallest pivot accepted from it (pivot_floor)
+  Eigen::VectorXd residual;                 ///< (m) refinement workspace: rhs - C lambda, then the correction
   Eigen::VectorXd rhs;                      ///< (m) Phi_q M^-1 Q - gamma*
   Eigen::LLT<Eigen::MatrixXd> llt;          ///< Cholesky factor of C (dense path)
   SchurPattern schur_pattern;               ///< block structure of C and L in topology order
   bool sparse_schur = false;                ///< evaluate() uses the block-sparse path (C is not formed)
   std::vector<double> schur_values;         ///< (schur_pattern.n_values) blocks of C, then of L (sparse path; empty on the dense one)
   Eigen::VectorXd lambda;                   ///< (m) Lagrange multipliers
+  Eigen::VectorXd body_f, body_w;           ///< (6N) each: workspace of the product C lambda (evaluate.cpp)
+  /// Evaluations whose first factorisation met a rejected pivot and that a larger shift
+  /// recovered (docs/solver.md, "The refined regularised solve"); never reset by evaluate.
+  long long factorisation_recoveries = 0;
   Eigen::VectorXd qddot;                    ///< (6N) [a_W, omegadot_B]
   double violation_start = 0;               ///< max |Phi| at the start of the last RK4 step
   std::int8_t failure = 0;                  ///< why the last RK4 step failed (kReason*, dynamics/runaway.hpp), 0 after a good one

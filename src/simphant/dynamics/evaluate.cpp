@@ -5,6 +5,7 @@
 
 #include "simphant/dynamics/force_math.hpp"
 #include "simphant/dynamics/forces.hpp"
+#include "simphant/dynamics/refined_solve.hpp"
 #include "simphant/dynamics/sparse_cholesky.hpp"
 #include "simphant/dynamics/state.hpp"
 
@@ -21,7 +22,7 @@ inline double dot6(const double* a, const double* b) {
 // The body index on one side of a joint (side 0: body_i, 1: body_j).
 inline int side_body(const Joint& jt, int side) { return side == 0 ? jt.body_i : jt.body_j; }
 
-// C = Phi_q M^-1 Phi_q^T + eps I and rhs = Phi_q M^-1 Q - gamma*, from the per-joint row
+// C = Phi_q M^-1 Phi_q^T (unregularised) and rhs = Phi_q M^-1 Q - gamma*, from the per-joint row
 // blocks: M is block diagonal, so only rows of joints that share a body couple, and
 // C(a, b) = sum over shared bodies k of Phi_q,a,k M_k^-1 Phi_q,b,k^T. Each product is
 // handed once to add(a, b, r, s, c) (joint a's row r, joint b's row s; a == b for a
@@ -58,23 +59,36 @@ void build_schur(const Model& model, Data& d, Add add) {
   }
 }
 
-// Dense: C in full, then Eigen's LLT. Returns false when C is not positive definite.
-bool solve_schur_dense(const Model& model, Data& d) {
+// Dense: C in full (unregularised; its diagonal kept in d.diag_C).
+void assemble_schur_dense(const Model& model, Data& d) {
   d.C.setZero();
   build_schur(model, d, [&](int a, int b, int r, int s, double c) {
     const int R = model.joints[a].row_offset + r, S = model.joints[b].row_offset + s;
     d.C(R, S) += c;
     if (a != b) d.C(S, R) += c;
   });
-  d.C.diagonal().array() += model.solver.tikhonov_epsilon;
+  d.diag_C = d.C.diagonal();
+}
+
+// Eigen's LLT of C + E with E_R = tikhonov_term(eps, C_RR), every pivot checked against
+// its floor (refined_solve.hpp). Returns false when a pivot is rejected.
+bool factor_schur_dense(Data& d, double eps) {
+  for (int R = 0; R < d.C.rows(); ++R) {
+    d.reg[R] = tikhonov_term(eps, d.diag_C[R]);
+    d.pivot_floor[R] = pivot_floor(d.reg[R], d.diag_C[R]);
+    d.C(R, R) = d.diag_C[R] + d.reg[R];
+  }
   d.llt.compute(d.C);
   if (d.llt.info() != Eigen::Success) return false;
-  d.lambda = d.llt.solve(d.rhs);
+  for (int R = 0; R < d.C.rows(); ++R) {
+    const double l = d.llt.matrixLLT()(R, R);
+    if (!pivot_ok(l * l, d.pivot_floor[R])) return false;
+  }
   return true;
 }
 
-// Sparse: the lower blocks of C in topology order, then sparse_cholesky / sparse_solve.
-bool solve_schur_sparse(const Model& model, Data& d) {
+// Sparse: the lower blocks of C in topology order (unregularised; diagonal in d.diag_C).
+void assemble_schur_sparse(const Model& model, Data& d) {
   const SchurPatternView P = d.schur_pattern.view();
   const std::vector<int>& pos = d.schur_pattern.position;
   std::fill(d.schur_values.begin(), d.schur_values.end(), 0.0);
@@ -89,12 +103,95 @@ bool solve_schur_sparse(const Model& model, Data& d) {
     d.schur_values[slot.base + r * slot.stride_r + s * slot.stride_s] += c;
   });
   for (int p = 0; p < P.n_joints; ++p) {
-    double* D = d.schur_values.data() + P.block_value[P.col_start[p]];
-    for (int r = 0; r < P.pos_rows[p]; ++r) D[r * P.pos_rows[p] + r] += model.solver.tikhonov_epsilon;
+    const double* D = d.schur_values.data() + P.block_value[P.col_start[p]];
+    for (int r = 0; r < P.pos_rows[p]; ++r) d.diag_C[P.pos_row0[p] + r] = D[r * P.pos_rows[p] + r];
   }
-  if (!sparse_cholesky(P, d.schur_values.data(), 1)) return false;
-  d.lambda = d.rhs;
-  sparse_solve(P, static_cast<const double*>(d.schur_values.data()), 1, d.lambda.data(), 1);
+}
+
+// sparse_cholesky of C + E as factor_schur_dense. The blocks must hold C on entry.
+bool factor_schur_sparse(Data& d, double eps) {
+  const SchurPatternView P = d.schur_pattern.view();
+  for (int p = 0; p < P.n_joints; ++p) {
+    double* D = d.schur_values.data() + P.block_value[P.col_start[p]];
+    for (int r = 0; r < P.pos_rows[p]; ++r) {
+      const int R = P.pos_row0[p] + r;
+      d.reg[R] = tikhonov_term(eps, d.diag_C[R]);
+      d.pivot_floor[R] = pivot_floor(d.reg[R], d.diag_C[R]);
+      D[r * P.pos_rows[p] + r] += d.reg[R];
+    }
+  }
+  return sparse_cholesky(P, d.schur_values.data(), 1, static_cast<const double*>(d.pivot_floor.data()), 1);
+}
+
+// y = C x with C = Phi_q M^-1 Phi_q^T without regularisation, from the joint rows: per
+// body k, f_k = sum over the joints at k of Phi_q,a,k^T x_a, then y_a = sum over a's
+// bodies of Phi_q,a,k M_k^-1 f_k. O(12 m), no matrix.
+void apply_schur(const Model& model, Data& d, const double* x, double* y) {
+  d.body_f.setZero();
+  for (int a = 0; a < model.n_joints(); ++a) {
+    const Joint& jt = model.joints[a];
+    const JointRows<double>& Ja = d.rows[a];
+    for (int side = 0; side < 2; ++side) {
+      const int k = side_body(jt, side);
+      if (k < 0) continue;
+      for (int r = 0; r < Ja.m; ++r)
+        for (int c = 0; c < 6; ++c) d.body_f[6 * k + c] += Ja.jac[r][6 * side + c] * x[jt.row_offset + r];
+    }
+  }
+  for (int k = 0; k < model.n_bodies(); ++k)
+    apply_body_Minv(model.bodies[k], d.body_f.data() + 6 * k, d.body_w.data() + 6 * k);
+  for (int a = 0; a < model.n_joints(); ++a) {
+    const Joint& jt = model.joints[a];
+    const JointRows<double>& Ja = d.rows[a];
+    for (int r = 0; r < Ja.m; ++r) {
+      double v = 0;
+      for (int side = 0; side < 2; ++side) {
+        const int k = side_body(jt, side);
+        if (k >= 0) v += dot6(Ja.jac[r] + 6 * side, d.body_w.data() + 6 * k);
+      }
+      y[jt.row_offset + r] = v;
+    }
+  }
+}
+
+// The refined regularised solve (refined_solve.hpp): C assembled, factorised with the
+// scene's relative eps or, when a pivot is rejected, with recovery_epsilon (counted in
+// d.factorisation_recoveries); then lambda_0 = 0, lambda_{k+1} = lambda_k +
+// (C + E)^-1 (rhs - C lambda_k) for refinement_steps + 1 solves. Returns false when no
+// attempt factorises.
+bool solve_schur(const Model& model, Data& d) {
+  const double eps = model.solver.tikhonov_epsilon;
+  bool ok;
+  if (d.sparse_schur) {
+    assemble_schur_sparse(model, d);
+    ok = factor_schur_sparse(d, eps);
+    for (int t = 1; t <= kRecoveryAttempts && !ok; ++t) {
+      assemble_schur_sparse(model, d);  // the failed attempt overwrote the blocks
+      ok = factor_schur_sparse(d, recovery_epsilon(eps, t));
+      if (ok) ++d.factorisation_recoveries;
+    }
+  } else {
+    assemble_schur_dense(model, d);
+    ok = factor_schur_dense(d, eps);
+    for (int t = 1; t <= kRecoveryAttempts && !ok; ++t) {
+      ok = factor_schur_dense(d, recovery_epsilon(eps, t));
+      if (ok) ++d.factorisation_recoveries;
+    }
+  }
+  if (!ok) return false;
+  d.lambda.setZero();
+  d.residual = d.rhs;
+  const SchurPatternView P = d.schur_pattern.view();
+  for (int k = 0; k <= model.solver.refinement_steps; ++k) {
+    if (d.sparse_schur)
+      sparse_solve(P, static_cast<const double*>(d.schur_values.data()), 1, d.residual.data(), 1);
+    else
+      d.llt.solveInPlace(d.residual);
+    d.lambda += d.residual;
+    if (k == model.solver.refinement_steps) break;
+    apply_schur(model, d, d.lambda.data(), d.residual.data());
+    d.residual = d.rhs - d.residual;
+  }
   return true;
 }
 
@@ -137,13 +234,10 @@ void assemble_jacobian(const Model& model, Data& d) {
   }
 }
 
-bool evaluate(const Model& model, Data& d, const double* Y, const double* inputs, double* Ydot) {
+bool solve_accelerations(const Model& model, Data& d) {
   const int N = model.n_bodies();
-  set_kinematics(model, d, Y);
-  compute_forces(model, d, inputs);
   if (model.n_rows > 0) {
-    evaluate_constraints(model, d);
-    if (!(d.sparse_schur ? solve_schur_sparse(model, d) : solve_schur_dense(model, d))) return false;
+    if (!solve_schur(model, d)) return false;
     // Q <- Q - Phi_q^T lambda, joint by joint.
     for (int a = 0; a < model.n_joints(); ++a) {
       const Joint& jt = model.joints[a];
@@ -159,6 +253,15 @@ bool evaluate(const Model& model, Data& d, const double* Y, const double* inputs
     }
   }
   for (int k = 0; k < N; ++k) apply_body_Minv(model.bodies[k], d.Q.data() + 6 * k, d.qddot.data() + 6 * k);
+  return true;
+}
+
+bool evaluate(const Model& model, Data& d, const double* Y, const double* inputs, double* Ydot) {
+  const int N = model.n_bodies();
+  set_kinematics(model, d, Y);
+  compute_forces(model, d, inputs);
+  if (model.n_rows > 0) evaluate_constraints(model, d);
+  if (!solve_accelerations(model, d)) return false;
   // Ydot = [rdot = v, pdot = 1/2 p (0, omega), qddot].
   bool finite = true;
   for (int k = 0; k < N; ++k) {

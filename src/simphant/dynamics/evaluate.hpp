@@ -1,8 +1,10 @@
 #pragma once
-// The system evaluator (docs/solver.md, The Schur complement): given Y, builds Q, Phi_q, gamma*,
-// forms and solves the Tikhonov-regularised Schur complement
-//   (Phi_q M^-1 Phi_q^T + eps I) lambda = Phi_q M^-1 Q - gamma*
-// by Cholesky (Eigen LLT), then qddot = M^-1 (Q - Phi_q^T lambda).
+// The system evaluator (docs/solver.md, The Schur complement and The refined regularised
+// solve): given Y, builds Q, Phi_q, gamma*, and solves the Schur complement
+//   C lambda = Phi_q M^-1 Q - gamma*,   C = Phi_q M^-1 Phi_q^T,
+// by a Cholesky factorisation of C + E (E_R = eps C_RR; Eigen LLT or the block-sparse
+// sparse_cholesky.hpp; a rejected pivot retried with a larger shift) refined on that
+// factor (refined_solve.hpp), then qddot = M^-1 (Q - Phi_q^T lambda).
 // C is built from the per-joint row blocks: M is block diagonal, so C(a, b) is non-zero
 // only for joints a, b that share a body.
 #include "simphant/dynamics/data.hpp"
@@ -21,8 +23,16 @@ void evaluate_constraints(const Model& model, Data& d);
 /// a step never forms it.
 void assemble_jacobian(const Model& model, Data& d);
 
+/// The solve of evaluate() from d.rows, d.Q and d.gamma_star (evaluate_constraints and
+/// the forces already in place): lambda from the Schur system into d.lambda, then
+/// d.qddot = M^-1 (Q - Phi_q^T lambda) (6N); d.Q is overwritten with Q - Phi_q^T lambda.
+/// Also the solve of the projection (dynamics/projection.hpp), with Q = 0 and gamma* set
+/// to minus the residual. Returns false if the factorisation failed.
+bool solve_accelerations(const Model& model, Data& d);
+
 /// Full evaluation: Ydot = f(Y) (13N). Fills d.lambda, d.qddot. inputs as compute_forces.
-/// Returns false if the Cholesky factorisation failed or a result is not finite.
+/// Returns false if no factorisation attempt succeeded (refined_solve.hpp) or a result is
+/// not finite.
 bool evaluate(const Model& model, Data& d, const double* Y, const double* inputs, double* Ydot);
 
 /// Joint reactions from d.lambda at d.kin: out (n_joints, 6) = force [N] and torque

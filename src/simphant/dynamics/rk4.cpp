@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "simphant/dynamics/evaluate.hpp"
+#include "simphant/dynamics/projection.hpp"
 #include "simphant/dynamics/runaway.hpp"
 #include "simphant/dynamics/state.hpp"
 
@@ -64,6 +65,15 @@ bool rk4_step(const Model& model, Data& d, double* Y, const double* inputs, doub
     const Quatd p = normalized(state_p(ys, k));
     ys[7 * k + 3] = p.w; ys[7 * k + 4] = p.x; ys[7 * k + 5] = p.y; ys[7 * k + 6] = p.z;
   }
+  if (!project(model, d, ys)) {  // solver.projection (docs/solver.md)
+    d.failure = kReasonFactorisationFailure;
+    return false;
+  }
+  for (int i = 0; i < n; ++i)
+    if (!std::isfinite(ys[i])) {
+      d.failure = kReasonNonFinite;
+      return false;
+    }
   if (kinetic_energy_of(model, ys) > kinetic_bound) {
     d.failure = kReasonRunaway;
     return false;

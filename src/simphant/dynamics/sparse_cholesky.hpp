@@ -30,11 +30,14 @@ SP_HD SchurBlockSlot schur_block_slot(const SchurPatternView& P, int pa, int pb)
 
 /// In place: on entry the values hold the blocks of C (the diagonal blocks in full, the
 /// fill blocks zero), on exit those of L (the diagonal blocks in their lower triangle).
-/// L: the instance's first value; value e at L[e * stride]. Returns false when a pivot
-/// is not positive or not finite (C not positive definite at this precision); L is then
+/// L: the instance's first value; value e at L[e * stride]. floor: null, or the smallest
+/// accepted pivot of each row in the original row order, row R at floor[R * floor_stride]
+/// (pivot_floor in refined_solve.hpp). Returns false when a pivot is not positive, not
+/// finite or not above its floor (C not positive definite at this precision); L is then
 /// partly factorised.
 template <class T>
-SP_HD bool sparse_cholesky(const SchurPatternView& P, T* L, std::size_t stride) {
+SP_HD bool sparse_cholesky(const SchurPatternView& P, T* L, std::size_t stride, const T* floor = nullptr,
+                           std::size_t floor_stride = 1) {
   for (int p = 0; p < P.n_joints; ++p) {
     const int rp = P.pos_rows[p];
     const int bd = P.col_start[p];
@@ -63,7 +66,8 @@ SP_HD bool sparse_cholesky(const SchurPatternView& P, T* L, std::size_t stride) 
             const T l = A[static_cast<std::size_t>(c * rp + t) * stride];
             d -= l * l;
           }
-          if (!(d > T(0)) || !std::isfinite(d)) return false;
+          const T f = floor ? floor[static_cast<std::size_t>(P.pos_row0[p] + c) * floor_stride] : T(0);
+          if (!(d > f) || !(d > T(0)) || !std::isfinite(d)) return false;
           const T dc = std::sqrt(d);
           A[static_cast<std::size_t>(c * rp + c) * stride] = dc;
           for (int r = c + 1; r < rp; ++r) {

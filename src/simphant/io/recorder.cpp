@@ -55,8 +55,10 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(pa
   h5::write_attr(f, "baumgarte_alpha", s.baumgarte_alpha);
   h5::write_attr(f, "baumgarte_beta", s.baumgarte_beta);
   h5::write_attr(f, "tikhonov_epsilon", s.tikhonov_epsilon);
+  h5::write_attr(f, "refinement_steps", s.refinement_steps);
   h5::write_attr(f, "record_every", s.record_every);
   h5::write_attr(f, "violation_bound", s.violation_bound);
+  h5::write_attr(f, "projection", projection_name(s.projection));
   h5::write_attr(f, "backend", info.backend);
   h5::write_attr(f, "version", SIMPHANT_VERSION);
   h5::write_attr(f, "seed", info.seed);

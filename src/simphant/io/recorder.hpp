@@ -25,7 +25,7 @@
 //   /assembly/velocity_change (I)        |d omega_B| [rad/s]
 //   /assembly/angular_velocity_change (I)
 //   root attributes        scene (text), scene_file, dt, t_end, baumgarte_alpha,
-//                          baumgarte_beta, tikhonov_epsilon, record_every,
+//                          baumgarte_beta, tikhonov_epsilon, refinement_steps, record_every,
 //                          violation_bound, backend, version, seed, n_instances,
 //                          body_names, joint_names, wall_time_s, frames, interrupted,
 //                          stop_reason; a shard's file also shard_index, shard_count,

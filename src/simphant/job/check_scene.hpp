@@ -26,7 +26,7 @@ namespace simphant {
 ///                               dt: exit 2) and, when refused, error (the message naming the field)
 ///   instances                   instances of the sweep, each compiled and validated
 ///   warnings                    [strings] also logged at warn level (simphant/log/log.hpp), e.g. a
-///                               tikhonov_epsilon that is not small against C's diagonal
+///                               tikhonov_epsilon whose refined solve leaves a visible error
 /// A failed assembly is reported (assembly_ok false), not thrown. Throws SceneError when
 /// a sampled instance is invalid (the message names the instance and the path), and,
 /// before any allocation, std::runtime_error when the memory it needs (every instance's

@@ -30,6 +30,7 @@ void check_options(const JobOptions& o) {
   require_one_of(o.backend, "--backend", {"auto", "cpu", "cuda", "cuda-fused"});
   require_one_of(o.precision, "--precision", {"fp64", "fp32"});
   require_one_of(o.solver, "--solver", {"", "dae", "aba", "cga"});
+  require_one_of(o.projection, "--projection", {"", "none", "velocity", "position_velocity"});
   if (o.precision == "fp32" && o.backend == "cpu")
     throw SceneError("--precision", "fp32 needs --backend cuda or cuda-fused (the cpu backend is the fp64 reference)");
   if (o.instances == 0 || o.instances < -1)
@@ -49,11 +50,12 @@ Scene load_job_scene(const JobOptions& o) {
   if (!o.solver.empty() && !scene.doc.contains("robot"))
     throw SceneError("--solver", "'" + o.solver + "' applies to robot scenes (a \"robot\" section, docs/robots.md); " +
                                      (o.scene.empty() ? std::string("the scene") : o.scene) + " has none");
-  if (o.has_dt || o.has_t_end || !o.solver.empty()) {
+  if (o.has_dt || o.has_t_end || !o.solver.empty() || !o.projection.empty()) {
     nlohmann::json doc = scene.doc;
     if (o.has_dt) doc["solver"]["dt"] = o.dt;
     if (o.has_t_end) doc["solver"]["t_end"] = o.t_end;
     if (!o.solver.empty()) doc["solver"]["type"] = o.solver;
+    if (!o.projection.empty()) doc["solver"]["projection"] = o.projection;
     std::string text = std::move(scene.text);
     scene = parse_scene(doc.dump(), o.scene.empty() ? std::string("<scene>") : o.scene);
     scene.text = std::move(text);

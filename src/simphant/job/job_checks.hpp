@@ -16,7 +16,7 @@ namespace simphant::job_detail {
 void check_options(const JobOptions& o);
 
 /// The scene of the job: read (or parsed from scene_text), then --dt / --t-end /
-/// --solver patched into the document's solver section and re-validated, and --seed.
+/// --solver / --projection patched into the document's solver section and re-validated, and --seed.
 /// Scene::text stays the text as read. Throws SceneError.
 Scene load_job_scene(const JobOptions& o);
 

@@ -377,6 +377,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   report.assembly = assembly;
   report.failed = first_failed(status, status_time, reason, sim->assembly());
   report.warnings = warnings;
+  report.factorisation_recoveries = sim->factorisation_recoveries();
   const RunStats::Summary summary = stats.reduce(status);
 
   JobResult result;

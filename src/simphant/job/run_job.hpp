@@ -34,6 +34,7 @@ struct JobOptions {
   std::string backend = "auto";    ///< auto | cpu | cuda | cuda-fused
   std::string precision = "fp64";  ///< fp64 | fp32 (cuda backends only)
   std::string solver;              ///< "" (the scene's) | dae | aba | cga: overrides solver.type (robot scenes)
+  std::string projection;          ///< "" (the scene's) | none | velocity | position_velocity: overrides solver.projection
   std::string out;                 ///< output file; "" = <scene stem>.h5 in the current folder
   /// Shard shard_index of shard_count (`--shard K/N`, job/shard.hpp): the run samples the
   /// whole design and keeps instances [K*I/N, (K+1)*I/N); its file records the slice for

@@ -74,6 +74,7 @@ json summary_json(const RunReport& r, const RunStats::Summary& s) {
               {"energy_drift_abs_J", any_ok ? json(s.max_abs_drift) : json(nullptr)},
               {"interrupted", r.interrupted},
               {"stop_reason", r.stop_reason},
+              {"factorisation_recoveries", r.factorisation_recoveries},
               {"stop_signal", nullptr}};
 }
 
@@ -125,6 +126,9 @@ std::string summary_text(const json& j) {
     appendf(out, "  max |Phi|          n/a (no instance ok)\n");
     appendf(out, "  max energy drift   n/a (no instance ok)\n");
   }
+  if (j.at("factorisation_recoveries").get<std::int64_t>() > 0)
+    appendf(out, "  factorisation      %lld evaluations recovered from a rejected pivot by a larger shift\n",
+            static_cast<long long>(j.at("factorisation_recoveries").get<std::int64_t>()));
   appendf(out, "  output             %s\n", j.at("out").get<std::string>().c_str());
   return out;
 }

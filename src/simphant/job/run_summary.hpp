@@ -43,6 +43,9 @@
 //   stop_reason                        why the run ended (the file's `stop_reason`): "completed", "signal
 //                                      SIGINT", "stop requested", "no instance alive", "disk full (ENOSPC):
 //                                      <out>", "write error: ...", "error: ..."
+//   factorisation_recoveries           evaluations whose Schur factorisation met a rejected pivot and was
+//                                      recovered with a larger shift (docs/solver.md, "The refined
+//                                      regularised solve"); an instance no shift recovers is diverged
 //   stop_signal                        "SIGINT" / "SIGTERM" / "SIGHUP" when the CLI stopped on that signal, else null
 //   shard_index, shard_count           a shard's run only (`--shard K/N`, job/shard.hpp): K and N
 //   instance_offset, instances_total   ... the design's index of its first instance, and the design's I
@@ -80,6 +83,7 @@ struct RunReport {
   double wall_s = 0, loop_wall_s = 0;
   bool interrupted = false;
   std::string stop_reason = "completed";
+  std::int64_t factorisation_recoveries = 0;
   AssemblySummary assembly;
   std::vector<FailedInstance> failed;  ///< at most kFailedListed
   std::vector<std::string> warnings;

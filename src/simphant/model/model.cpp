@@ -16,6 +16,23 @@ Mat3d inertia_inverse(const Mat3d& J) {
   return out;
 }
 
+bool parse_projection(const std::string& name, Projection& out) {
+  if (name == "none") out = Projection::None;
+  else if (name == "velocity") out = Projection::Velocity;
+  else if (name == "position_velocity") out = Projection::PositionVelocity;
+  else return false;
+  return true;
+}
+
+const char* projection_name(Projection p) {
+  switch (p) {
+    case Projection::Velocity: return "velocity";
+    case Projection::PositionVelocity: return "position_velocity";
+    case Projection::None: break;
+  }
+  return "none";
+}
+
 int Model::body_index(const std::string& body_name) const {
   if (body_name == "ground") return kGround;
   for (int k = 0; k < n_bodies(); ++k) {

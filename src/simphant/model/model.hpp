@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "simphant/dynamics/refined_solve.hpp"
 #include "simphant/joints/joint_math.hpp"
 #include "simphant/math/small.hpp"
 
@@ -75,12 +76,27 @@ struct ForceElement {
 };
 
 /// Solver settings (scene "solver" section).
+/// Projection onto the constraint manifold after each step (docs/solver.md, Projection
+/// onto the constraint manifold): none; the velocities onto Phi_q qdot = 0; or the
+/// positions onto Phi = 0 (Newton) and then the velocities, each mass-orthogonally.
+enum class Projection : int { None = 0, Velocity = 1, PositionVelocity = 2 };
+
+/// "none" | "velocity" | "position_velocity" -> Projection; false for any other name.
+bool parse_projection(const std::string& name, Projection& out);
+
+/// The scene-format name of a Projection ("none", "velocity", "position_velocity").
+const char* projection_name(Projection p);
+
 struct SolverSettings {
   double dt = 1e-3;                ///< fixed RK4 step [s]
   double t_end = 1.0;              ///< end time [s]
   double baumgarte_alpha = 10.0;   ///< [1/s]
   double baumgarte_beta = 10.0;    ///< [1/s]
-  double tikhonov_epsilon = 1e-10; ///< eps added to diag(C) [1/kg or 1/(kg m^2)]
+  /// Relative Tikhonov eps: row R of the factorised Schur matrix gets E_R = eps C_RR
+  /// (dimensionless; refined_solve.hpp, docs/solver.md "The refined regularised solve").
+  double tikhonov_epsilon = 1e-10;
+  /// Iterative-refinement solves after the first on the factor of C + E (>= 0).
+  int refinement_steps = kDefaultRefinementSteps;
   int record_every = 1;            ///< record one frame every k steps
   double violation_bound = 1e-2;   ///< max |Phi| above which an instance is diverged
   int assembly_max_iterations = 50;
@@ -91,6 +107,7 @@ struct SolverSettings {
   /// Run a step size beyond RK4's stability limit for a mode of the model (dynamics/
   /// stability.hpp) instead of refusing it.
   bool allow_unstable = false;
+  Projection projection = Projection::None;  ///< after each step (docs/solver.md)
 };
 
 /// J^-1 of a symmetric positive definite inertia J (made exactly symmetric), for

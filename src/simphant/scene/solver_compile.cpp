@@ -42,9 +42,9 @@ int int_in_range(const json& obj, const std::string& path, const char* key, int 
 SolverSettings compile_solver(const json& solver, const std::string& path) {
   expect_object(solver, path);
   check_keys(solver, path,
-             {"type", "dt", "t_end", "baumgarte_alpha", "baumgarte_beta", "tikhonov_epsilon", "record_every",
-              "violation_bound", "assembly_max_iterations", "assembly_tolerance", "runaway_kinetic_energy",
-              "allow_unstable"});
+             {"type", "dt", "t_end", "baumgarte_alpha", "baumgarte_beta", "tikhonov_epsilon", "refinement_steps",
+              "record_every", "violation_bound", "assembly_max_iterations", "assembly_tolerance",
+              "runaway_kinetic_energy", "allow_unstable", "projection"});
   SolverSettings s;
   const std::string dt_path = child_path(path, "dt");
   s.dt = as_number(require_key(solver, path, "dt"), dt_path);
@@ -63,6 +63,7 @@ SolverSettings compile_solver(const json& solver, const std::string& path) {
   s.baumgarte_alpha = bounded(solver, path, "baumgarte_alpha", s.baumgarte_alpha, 0.0, false);
   s.baumgarte_beta = bounded(solver, path, "baumgarte_beta", s.baumgarte_beta, 0.0, false);
   s.tikhonov_epsilon = bounded(solver, path, "tikhonov_epsilon", s.tikhonov_epsilon, 0.0, false);
+  s.refinement_steps = int_in_range(solver, path, "refinement_steps", s.refinement_steps, 0, kMaxRefinementSteps);
   s.record_every = int_in_range(solver, path, "record_every", s.record_every, 1, std::numeric_limits<int>::max());
   s.violation_bound = bounded(solver, path, "violation_bound", s.violation_bound, 0.0, true);
   s.assembly_max_iterations =
@@ -75,6 +76,12 @@ SolverSettings compile_solver(const json& solver, const std::string& path) {
     if (!v->is_boolean())
       throw SceneError(child_path(path, "allow_unstable"), std::string("must be a boolean (got ") + type_word(*v) + ")");
     s.allow_unstable = v->get<bool>();
+  }
+  if (const json* v = find_key(solver, "projection")) {
+    const std::string p = child_path(path, "projection");
+    const std::string name = as_string(*v, p);
+    if (!parse_projection(name, s.projection))
+      throw SceneError(p, "must be \"none\", \"velocity\" or \"position_velocity\" (got \"" + name + "\")");
   }
   return s;
 }

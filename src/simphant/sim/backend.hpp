@@ -109,6 +109,11 @@ class Backend {
   virtual void synchronize() {}
   virtual double time() const = 0;
   virtual std::int64_t steps_taken() const = 0;
+  /// Evaluations (RK4 stages and frame reads) whose Schur factorisation met a rejected
+  /// pivot and was recovered with a larger shift, summed over the instances since the
+  /// backend was made (docs/solver.md, "The refined regularised solve"); 0 for backends
+  /// without a Schur solve.
+  virtual std::int64_t factorisation_recoveries() const { return 0; }
   /// (n_instances, n_bodies, 13): r, p (w x y z), v, omega_B per body.
   virtual void read_states(double* out) const = 0;
   /// (n_instances, n_joints, 6): force and torque that each joint applies to its body_j

@@ -55,6 +55,12 @@ CpuBackend::CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_i
   runaway_ = std::move(assembled.runaway);
 }
 
+std::int64_t CpuBackend::factorisation_recoveries() const {
+  std::int64_t total = 0;
+  for (const std::unique_ptr<Data>& d : workers_) total += d->factorisation_recoveries;
+  return total;
+}
+
 std::string CpuBackend::details() const {
   return "cpu, " + std::to_string(threads_) + " thread" + (threads_ == 1 ? "" : "s") + ", " +
          (workers_.front()->sparse_schur ? "topology-ordered sparse" : "dense") + " Schur factorisation";

@@ -26,6 +26,7 @@ class CpuBackend final : public Backend {
   void advance(int n_steps) override;
   double time() const override { return static_cast<double>(steps_) * dt_; }
   std::int64_t steps_taken() const override { return steps_; }
+  std::int64_t factorisation_recoveries() const override;
   void read_states(double* out) const override;
   void read_reactions(double* out) const override;
   void read_constraint_violation(double* out) const override;

@@ -68,6 +68,8 @@ class Simulator {
   /// advanced that many steps. The instances' own clocks (get_state's steps, the status
   /// times) do not change; set_state sets them.
   void set_steps_taken(std::int64_t steps) { clock_offset_ = steps - backend_->steps_taken(); }
+  /// Factorisations recovered with a larger shift so far (docs/solver.md, "Pivot recovery").
+  std::int64_t factorisation_recoveries() const { return backend_->factorisation_recoveries(); }
   void read_states(double* out) const { backend_->read_states(out); }
   void read_reactions(double* out) const { backend_->read_reactions(out); }
   void read_constraint_violation(double* out) const { backend_->read_constraint_violation(out); }

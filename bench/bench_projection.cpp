@@ -1,0 +1,62 @@
+// Cost per instance-step of each solver.projection option (docs/solver.md, Projection onto
+// the constraint manifold) on the CPU reference path, side by side in one run: one RK4
+// step (4 evaluations) plus the projection per iteration, on the redundant-row examples
+// and the parallelogram chains of tests/parallelogram_chain.hpp (N = 8 and 40 cells).
+// Reported as items_per_second = instance-steps per second. A measurement, not a test.
+//
+//   ./build/bench/bench_projection --benchmark_min_time=0.5
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "parallelogram_chain.hpp"
+#include "simphant/dynamics/assembly.hpp"
+#include "simphant/dynamics/rk4.hpp"
+#include "simphant/scene/scene.hpp"
+
+namespace simphant {
+namespace {
+
+const char* const kModels[] = {"double_pendulum", "four_bar", "slider_crank", "bricard", "chain_8", "chain_40"};
+const Projection kModes[] = {Projection::None, Projection::Velocity, Projection::PositionVelocity};
+
+Model load_model(const std::string& name, Projection projection) {
+  Model model;
+  if (name.rfind("chain_", 0) == 0) {
+    test::ParallelogramChain ch;
+    ch.cells = std::stoi(name.substr(6));
+    model = parse_scene(ch.scene(1e-3, 1.0, "none").dump()).model;
+  } else {
+    model = load_scene(std::string(SIMPHANT_SOURCE_DIR) + "/examples/" + name + ".json").model;
+  }
+  model.solver.projection = projection;
+  return model;
+}
+
+// Args: model index, projection (0 none, 1 velocity, 2 position_velocity).
+void BM_StepWithProjection(benchmark::State& state) {
+  const Model model = load_model(kModels[state.range(0)], kModes[state.range(1)]);
+  Data d(model);
+  std::vector<double> Y(model.ny());
+  initial_state(model, Y.data());
+  assemble(model, d, Y.data());
+  const std::vector<double> Y0 = Y;
+  int steps = 0;
+  for (auto _ : state) {
+    if (!rk4_step(model, d, Y.data(), nullptr, model.solver.dt) || ++steps == 2000) {
+      Y = Y0;  // stay near the assembled state: restart every 2000 steps
+      steps = 0;
+    }
+    benchmark::DoNotOptimize(Y.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(std::string(kModels[state.range(0)]) + " m=" + std::to_string(model.n_rows) + " " +
+                 projection_name(kModes[state.range(1)]) + (d.sparse_schur ? " sparse" : " dense"));
+}
+BENCHMARK(BM_StepWithProjection)->ArgsProduct({{0, 1, 2, 3, 4, 5}, {0, 1, 2}});
+
+}  // namespace
+}  // namespace simphant
+
+BENCHMARK_MAIN();

@@ -1,0 +1,91 @@
+#pragma once
+// Per-thread functions of the projection onto the constraint manifold after a step
+// (docs/solver.md, Projection onto the constraint manifold), on the `cuda` and
+// `cuda-fused` paths; the CPU reference is simphant/dynamics/projection.cpp and the
+// per-body arithmetic is shared with it (simphant/dynamics/projection_math.hpp).
+//
+// A stage reuses the step's solve (batch_step.hpp, enqueue_solve): joint_rows at the
+// candidate state, then projection_rhs_thread in place of the forces (Q = 0,
+// gamma* = -residual), the Schur build and its factorisation, the accelerations kernel
+// (which yields the correction -M^-1 Phi_q^T lambda, and flags a failed factorisation in
+// b.fail) and projection_apply_thread. The step's commit (instance_status.hpp) then
+// copies the projected candidate, or freezes the instance when a stage failed.
+#include "batch_buffers.hpp"
+#include "batch_state.hpp"
+#include "simphant/batch/model_view.hpp"
+#include "simphant/dynamics/projection_math.hpp"
+
+namespace simphant::batch {
+
+/// tid = i. Right-hand side of a projection stage for instance i at y (13 N, n):
+/// Q_out (6 N, n) = 0 and, row R, gamma_star_out = projection_gamma_star(stage, Phi,
+/// Phi_q qdot) from phi_in (m, n), jac_in (m, 12, n) and y's velocities. Threads past n
+/// return.
+template <class T>
+SP_HD void projection_rhs_thread(int tid, const ModelView<T>& mv, int stage, const T* y, const T* phi_in,
+                                 const T* jac_in, T* Q_out, T* gamma_star_out) {
+  const int n = mv.n_instances, N = mv.n_bodies;
+  if (tid >= n) return;
+  const int i = tid;
+  for (int e = 0; e < 6 * N; ++e) soa(Q_out, e, n, i) = T(0);
+  for (int j = 0; j < mv.n_joints; ++j) {
+    for (int r = 0; r < mv.rows_of(j); ++r) {
+      const int R = mv.row_offset[j] + r;
+      T phi_dot = T(0);  // Phi_q qdot, summed as joint_eval sums it (both sides, 12 columns)
+      for (int side = 0; side < 2; ++side) {
+        const int k = mv.joint_body[2 * j + side];
+        for (int c = 0; c < 6; ++c) {
+          const T qd = k < 0 ? T(0) : soa(y, 7 * N + 6 * k + c, n, i);
+          phi_dot += soa(jac_in, 12 * R + 6 * side + c, n, i) * qd;
+        }
+      }
+      soa(gamma_star_out, R, n, i) = projection_gamma_star(stage, soa(phi_in, R, n, i), phi_dot);
+    }
+  }
+}
+
+/// tid = i. Applies a projection stage's correction to instance i's y_inout (13 N, n):
+/// the velocity-coordinate correction is the qddot part of dq_in (13 N, n, the
+/// accelerations kernel's output: entries 7 N + 6 k ..). Position stage: each body's r, p
+/// (apply_position_correction); velocity stage: qdot += correction. Skipped when the
+/// stage's factorisation failed (fail_in[i] != 0; the commit then freezes the instance).
+template <class T>
+SP_HD void projection_apply_thread(int tid, const ModelView<T>& mv, int stage, const T* dq_in, const int* fail_in,
+                                   T* y_inout) {
+  const int n = mv.n_instances, N = mv.n_bodies;
+  if (tid >= n || fail_in[tid] != 0) return;
+  const int i = tid;
+  for (int k = 0; k < N; ++k) {
+    T dq[6];
+    for (int c = 0; c < 6; ++c) dq[c] = soa(dq_in, 7 * N + 6 * k + c, n, i);
+    if (stage == kProjectPosition) {
+      Vec3<T> r = {soa(y_inout, 7 * k, n, i), soa(y_inout, 7 * k + 1, n, i), soa(y_inout, 7 * k + 2, n, i)};
+      Quat<T> p = soa_quat(static_cast<const T*>(y_inout), n, i, k);
+      apply_position_correction(r, p, dq);
+      soa(y_inout, 7 * k, n, i) = r.x;
+      soa(y_inout, 7 * k + 1, n, i) = r.y;
+      soa(y_inout, 7 * k + 2, n, i) = r.z;
+      soa(y_inout, 7 * k + 3, n, i) = p.w;
+      soa(y_inout, 7 * k + 4, n, i) = p.x;
+      soa(y_inout, 7 * k + 5, n, i) = p.y;
+      soa(y_inout, 7 * k + 6, n, i) = p.z;
+    } else {
+      for (int c = 0; c < 6; ++c) soa(y_inout, 7 * N + 6 * k + c, n, i) += dq[c];
+    }
+  }
+}
+
+/// The stages of ModelView::projection in order: none; velocity; kProjectionNewtonIterations
+/// position stages and then the velocity stage. Returns how many, stage s's kind in kind[s].
+SP_HD int projection_stages(int projection, int* kind) {
+  int count = 0;
+  if (projection == 2)
+    for (int it = 0; it < kProjectionNewtonIterations; ++it) kind[count++] = kProjectPosition;
+  if (projection != 0) kind[count++] = kProjectVelocity;
+  return count;
+}
+
+/// Most stages projection_stages returns.
+constexpr int kMaxProjectionStages = kProjectionNewtonIterations + 1;
+
+}  // namespace simphant::batch

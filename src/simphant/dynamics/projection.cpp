@@ -1,0 +1,42 @@
+#include "simphant/dynamics/projection.hpp"
+
+#include "simphant/dynamics/evaluate.hpp"
+#include "simphant/dynamics/projection_math.hpp"
+#include "simphant/dynamics/state.hpp"
+
+namespace simphant {
+
+bool projection_stage(const Model& model, Data& d, double* Y, int stage) {
+  const int N = model.n_bodies();
+  set_kinematics(model, d, Y);
+  evaluate_constraints(model, d);
+  d.Q.setZero();
+  for (int R = 0; R < model.n_rows; ++R) d.gamma_star[R] = projection_gamma_star(stage, d.phi[R], d.phi_dot[R]);
+  if (!solve_accelerations(model, d)) return false;
+  for (int k = 0; k < N; ++k) {
+    const double* dq = d.qddot.data() + 6 * k;
+    if (stage == kProjectPosition) {
+      Vec3d r = state_r(Y, k);
+      Quatd p = state_p(Y, k);
+      apply_position_correction(r, p, dq);
+      double* q = Y + 7 * k;
+      q[0] = r.x; q[1] = r.y; q[2] = r.z;
+      q[3] = p.w; q[4] = p.x; q[5] = p.y; q[6] = p.z;
+    } else {
+      double* qd = Y + 7 * N + 6 * k;
+      for (int c = 0; c < 6; ++c) qd[c] += dq[c];
+    }
+  }
+  return true;
+}
+
+bool project(const Model& model, Data& d, double* Y) {
+  const Projection mode = model.solver.projection;
+  if (mode == Projection::None || model.n_rows == 0) return true;
+  if (mode == Projection::PositionVelocity)
+    for (int it = 0; it < kProjectionNewtonIterations; ++it)
+      if (!projection_stage(model, d, Y, kProjectPosition)) return false;
+  return projection_stage(model, d, Y, kProjectVelocity);
+}
+
+}  // namespace simphant
