@@ -150,11 +150,12 @@ TEST_P(ProjectionGrid, StepsEqualCpuBackend) {
   cpu.advance(steps);
   const int N = hb.N;
   std::vector<double> states(static_cast<std::size_t>(n) * N * 13), status_time(n);
-  std::vector<std::int8_t> status(n);
+  std::vector<std::int8_t> status(n), reason(n);
   cpu.read_states(states.data());
-  cpu.read_status(status.data(), status_time.data());
+  cpu.read_status(status.data(), status_time.data(), reason.data());
   for (int i = 0; i < n; ++i) {
     EXPECT_EQ(hb.status[i], status[i]);
+    EXPECT_EQ(hb.status_reason[i], reason[i]);
     EXPECT_EQ(status[i], 0) << name << " instance " << i << " should stay ok";
     for (int k = 0; k < N; ++k)
       for (int c = 0; c < 13; ++c) {
