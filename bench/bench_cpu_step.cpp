@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "rk4_step_loop.hpp"
 #include "simphant/bench/bench_models.hpp"
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/rk4.hpp"
@@ -29,19 +30,7 @@ Model load_example(const std::string& name) {
 void BM_Rk4Step(benchmark::State& state) {
   const Model model = load_example(kExamples[state.range(0)]);
   Data d(model);
-  std::vector<double> Y(model.ny());
-  initial_state(model, Y.data());
-  assemble(model, d, Y.data());
-  const std::vector<double> Y0 = Y;
-  int steps = 0;
-  for (auto _ : state) {
-    if (!rk4_step(model, d, Y.data(), nullptr, model.solver.dt) || ++steps == 10000) {
-      Y = Y0;  // stay near the assembled state: restart every 10000 steps
-      steps = 0;
-    }
-    benchmark::DoNotOptimize(Y.data());
-  }
-  state.SetItemsProcessed(state.iterations());
+  simphant::bench::time_rk4_steps(state, model, d, nullptr, 10000);
   state.SetLabel(std::string(kExamples[state.range(0)]) + " m=" + std::to_string(model.n_rows) +
                  " N=" + std::to_string(model.n_bodies()));
 }
@@ -61,20 +50,8 @@ void BM_Rk4StepSchur(benchmark::State& state) {
   const Model model = simphant::bench::bench_model(name, std::string(SIMPHANT_SOURCE_DIR) + "/examples");
   const bool sparse = state.range(1) != 0;
   Data d(model, sparse ? SchurFactorization::Sparse : SchurFactorization::Dense);
-  std::vector<double> Y(model.ny());
-  initial_state(model, Y.data());
-  assemble(model, d, Y.data());
-  const std::vector<double> Y0 = Y;
   std::vector<double> inputs(model.n_inputs, 0.0);
-  int steps = 0;
-  for (auto _ : state) {
-    if (!rk4_step(model, d, Y.data(), inputs.data(), model.solver.dt) || ++steps == 1000) {
-      Y = Y0;
-      steps = 0;
-    }
-    benchmark::DoNotOptimize(Y.data());
-  }
-  state.SetItemsProcessed(state.iterations());
+  simphant::bench::time_rk4_steps(state, model, d, inputs.data(), 1000);
   state.SetLabel(name + (sparse ? " sparse" : " dense") + " m=" + std::to_string(model.n_rows));
 }
 BENCHMARK(BM_Rk4StepSchur)->ArgsProduct({benchmark::CreateDenseRange(0, 9, 1), {0, 1}});
@@ -92,20 +69,8 @@ void BM_Rk4StepRefinement(benchmark::State& state) {
   model.solver.refinement_steps = static_cast<int>(state.range(1));
   if (state.range(2) != 0) model.solver.tikhonov_epsilon = 0;
   Data d(model);
-  std::vector<double> Y(model.ny());
-  initial_state(model, Y.data());
-  assemble(model, d, Y.data());
-  const std::vector<double> Y0 = Y;
   std::vector<double> inputs(model.n_inputs, 0.0);
-  int steps = 0;
-  for (auto _ : state) {
-    if (!rk4_step(model, d, Y.data(), inputs.data(), model.solver.dt) || ++steps == 1000) {
-      Y = Y0;
-      steps = 0;
-    }
-    benchmark::DoNotOptimize(Y.data());
-  }
-  state.SetItemsProcessed(state.iterations());
+  simphant::bench::time_rk4_steps(state, model, d, inputs.data(), 1000);
   state.SetLabel(name + " m=" + std::to_string(model.n_rows) + (d.sparse_schur ? " sparse" : " dense") +
                  " refinement_steps=" + std::to_string(state.range(1)) + (state.range(2) ? " eps=0" : "") +
                  " recovered=" + std::to_string(d.factorisation_recoveries));

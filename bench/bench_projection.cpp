@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "parallelogram_chain.hpp"
+#include "rk4_step_loop.hpp"
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/rk4.hpp"
 #include "simphant/scene/scene.hpp"
@@ -38,19 +39,7 @@ Model load_model(const std::string& name, Projection projection) {
 void BM_StepWithProjection(benchmark::State& state) {
   const Model model = load_model(kModels[state.range(0)], kModes[state.range(1)]);
   Data d(model);
-  std::vector<double> Y(model.ny());
-  initial_state(model, Y.data());
-  assemble(model, d, Y.data());
-  const std::vector<double> Y0 = Y;
-  int steps = 0;
-  for (auto _ : state) {
-    if (!rk4_step(model, d, Y.data(), nullptr, model.solver.dt) || ++steps == 2000) {
-      Y = Y0;  // stay near the assembled state: restart every 2000 steps
-      steps = 0;
-    }
-    benchmark::DoNotOptimize(Y.data());
-  }
-  state.SetItemsProcessed(state.iterations());
+  simphant::bench::time_rk4_steps(state, model, d, nullptr, 2000);
   state.SetLabel(std::string(kModels[state.range(0)]) + " m=" + std::to_string(model.n_rows) + " " +
                  projection_name(kModes[state.range(1)]) + (d.sparse_schur ? " sparse" : " dense"));
 }

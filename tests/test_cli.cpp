@@ -21,6 +21,7 @@
 #include <regex>
 #include <sstream>
 
+#include "temp_dir.hpp"
 #include "simphant/io/h5_file.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 #include <hdf5.h>
@@ -32,11 +33,7 @@ using nlohmann::json;
 namespace {
 
 const fs::path& temp_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("simphant_test_cli_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
+  static const fs::path dir = simphant::test::make_process_temp_dir("cli");
   return dir;
 }
 

@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "temp_dir.hpp"
 #include "simphant/core/input_file.hpp"
 #include "simphant/scene/scene.hpp"
 
@@ -28,11 +29,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 const fs::path& temp_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("simphant_test_input_limits_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
+  static const fs::path dir = simphant::test::make_process_temp_dir("input_limits");
   return dir;
 }
 

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "temp_dir.hpp"
 #include "cpu_grid_exec.hpp"
 #include "host_batch.hpp"
 #include "simphant/dynamics/assembly.hpp"
@@ -36,11 +37,7 @@ using namespace simphant;
 namespace {
 
 const fs::path& temp_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("simphant_test_instance_status_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
+  static const fs::path dir = simphant::test::make_process_temp_dir("instance_status");
   return dir;
 }
 

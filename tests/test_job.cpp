@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "temp_dir.hpp"
 #include "simphant/core/stop_flag.hpp"
 #include "simphant/io/h5_file.hpp"
 #include "simphant/job/check_scene.hpp"
@@ -31,11 +32,7 @@ using simphant::JobResult;
 namespace {
 
 const fs::path& temp_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("simphant_test_job_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
+  static const fs::path dir = simphant::test::make_process_temp_dir("job");
   return dir;
 }
 

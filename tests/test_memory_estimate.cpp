@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "temp_dir.hpp"
 #include "process_support.hpp"
 #include "simphant/bench/bench_models.hpp"
 #include "simphant/core/system_memory.hpp"
@@ -28,11 +29,7 @@ using namespace simphant::test;
 namespace {
 
 const fs::path& temp_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("simphant_test_memory_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
+  static const fs::path dir = simphant::test::make_process_temp_dir("memory");
   return dir;
 }
 

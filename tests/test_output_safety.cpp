@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "temp_dir.hpp"
 #include "process_support.hpp"
 #include "simphant/io/h5_file.hpp"
 #include "simphant/job/output_file.hpp"
@@ -30,11 +31,7 @@ using namespace simphant::test;
 namespace {
 
 const fs::path& temp_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("simphant_test_output_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
+  static const fs::path dir = simphant::test::make_process_temp_dir("output");
   return dir;
 }
 

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "temp_dir.hpp"
 #include "simphant/urdf/robot_data.hpp"
 
 namespace fs = std::filesystem;
@@ -16,11 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path& temp_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("simphant_test_robot_data_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
+  static const fs::path dir = simphant::test::make_process_temp_dir("robot_data");
   return dir;
 }
 

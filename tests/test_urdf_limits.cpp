@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "temp_dir.hpp"
 #include "simphant/core/input_file.hpp"
 #include "simphant/urdf/urdf_import.hpp"
 
@@ -23,11 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path& temp_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("simphant_test_urdf_limits_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
+  static const fs::path dir = simphant::test::make_process_temp_dir("urdf_limits");
   return dir;
 }
 

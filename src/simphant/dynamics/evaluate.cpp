@@ -123,21 +123,29 @@ bool factor_schur_sparse(Data& d, double eps) {
   return sparse_cholesky(P, d.schur_values.data(), 1, static_cast<const double*>(d.pivot_floor.data()), 1);
 }
 
-// y = C x with C = Phi_q M^-1 Phi_q^T without regularisation, from the joint rows: per
-// body k, f_k = sum over the joints at k of Phi_q,a,k^T x_a, then y_a = sum over a's
-// bodies of Phi_q,a,k M_k^-1 f_k. O(12 m), no matrix.
-void apply_schur(const Model& model, Data& d, const double* x, double* y) {
-  d.body_f.setZero();
+// out <- out + scale Phi_q^T x (out: 6 N body-wise [F_W, T_B], x: m rows), joint by
+// joint from the row blocks.
+void add_jacobian_transpose(const Model& model, const Data& d, const double* x, double scale, double* out) {
   for (int a = 0; a < model.n_joints(); ++a) {
     const Joint& jt = model.joints[a];
     const JointRows<double>& Ja = d.rows[a];
     for (int side = 0; side < 2; ++side) {
       const int k = side_body(jt, side);
       if (k < 0) continue;
-      for (int r = 0; r < Ja.m; ++r)
-        for (int c = 0; c < 6; ++c) d.body_f[6 * k + c] += Ja.jac[r][6 * side + c] * x[jt.row_offset + r];
+      for (int r = 0; r < Ja.m; ++r) {
+        const double l = scale * x[jt.row_offset + r];
+        for (int c = 0; c < 6; ++c) out[6 * k + c] += Ja.jac[r][6 * side + c] * l;
+      }
     }
   }
+}
+
+// y = C x with C = Phi_q M^-1 Phi_q^T without regularisation, from the joint rows: per
+// body k, f_k = sum over the joints at k of Phi_q,a,k^T x_a, then y_a = sum over a's
+// bodies of Phi_q,a,k M_k^-1 f_k. O(12 m), no matrix.
+void apply_schur(const Model& model, Data& d, const double* x, double* y) {
+  d.body_f.setZero();
+  add_jacobian_transpose(model, d, x, 1.0, d.body_f.data());
   for (int k = 0; k < model.n_bodies(); ++k)
     apply_body_Minv(model.bodies[k], d.body_f.data() + 6 * k, d.body_w.data() + 6 * k);
   for (int a = 0; a < model.n_joints(); ++a) {
@@ -238,19 +246,7 @@ bool solve_accelerations(const Model& model, Data& d) {
   const int N = model.n_bodies();
   if (model.n_rows > 0) {
     if (!solve_schur(model, d)) return false;
-    // Q <- Q - Phi_q^T lambda, joint by joint.
-    for (int a = 0; a < model.n_joints(); ++a) {
-      const Joint& jt = model.joints[a];
-      const JointRows<double>& Ja = d.rows[a];
-      for (int side = 0; side < 2; ++side) {
-        const int k = side_body(jt, side);
-        if (k < 0) continue;
-        for (int r = 0; r < Ja.m; ++r) {
-          const double l = d.lambda[jt.row_offset + r];
-          for (int c = 0; c < 6; ++c) d.Q[6 * k + c] -= Ja.jac[r][6 * side + c] * l;
-        }
-      }
-    }
+    add_jacobian_transpose(model, d, d.lambda.data(), -1.0, d.Q.data());  // Q <- Q - Phi_q^T lambda
   }
   for (int k = 0; k < N; ++k) apply_body_Minv(model.bodies[k], d.Q.data() + 6 * k, d.qddot.data() + 6 * k);
   return true;
