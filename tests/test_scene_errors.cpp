@@ -2,7 +2,6 @@
 // offending value and whose what() is "path: reason" (docs/scene-format.md).
 #include <filesystem>
 #include <string>
-#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -279,24 +278,6 @@ TEST(SceneErrors, ProjectionMode) {
     d["solver"]["projection"] = ok;
     EXPECT_STREQ(projection_name(compile_model(d).solver.projection), ok);
   }
-}
-
-// Baumgarte's alpha and beta default to 10 / s, and to 0 with position_velocity (the
-// projection holds Phi and Phi_q qdot; docs/solver.md); values the scene sets are kept.
-TEST(SceneErrors, BaumgarteDefaultFollowsTheProjection) {
-  json d = base_scene();
-  for (const auto& [projection, expected] : {std::pair<const char*, double>{"none", 10.0}, {"velocity", 10.0},
-                                             {"position_velocity", 0.0}}) {
-    d["solver"]["projection"] = projection;
-    const SolverSettings s = compile_model(d).solver;
-    EXPECT_EQ(s.baumgarte_alpha, expected) << projection;
-    EXPECT_EQ(s.baumgarte_beta, expected) << projection;
-  }
-  d["solver"]["baumgarte_alpha"] = 3.0;
-  d["solver"]["baumgarte_beta"] = 4.0;
-  const SolverSettings s = compile_model(d).solver;
-  EXPECT_EQ(s.baumgarte_alpha, 3.0);
-  EXPECT_EQ(s.baumgarte_beta, 4.0);
 }
 
 TEST(SceneErrors, JointBodiesMustDiffer) {

@@ -15,10 +15,13 @@ bool rk4_step(const Model& model, Data& d, double* Y, const double* inputs, doub
   d.violation_start = max_violation(d);  // the first stage evaluates the start state
   if (!(d.violation_start <= model.solver.violation_bound)) return false;
   for (int i = 0; i < n; ++i) ys[i] = Y[i] + 0.5 * dt * d.k1[i];
+  if (!project_stage_state(model, d, ys)) return false;
   if (!evaluate(model, d, ys, inputs, d.k2.data())) return false;
   for (int i = 0; i < n; ++i) ys[i] = Y[i] + 0.5 * dt * d.k2[i];
+  if (!project_stage_state(model, d, ys)) return false;
   if (!evaluate(model, d, ys, inputs, d.k3.data())) return false;
   for (int i = 0; i < n; ++i) ys[i] = Y[i] + dt * d.k3[i];
+  if (!project_stage_state(model, d, ys)) return false;
   if (!evaluate(model, d, ys, inputs, d.k4.data())) return false;
   for (int i = 0; i < n; ++i) {
     ys[i] = Y[i] + dt / 6.0 * (d.k1[i] + 2.0 * d.k2[i] + 2.0 * d.k3[i] + d.k4[i]);

@@ -90,9 +90,7 @@ const char* projection_name(Projection p);
 struct SolverSettings {
   double dt = 1e-3;                ///< fixed RK4 step [s]
   double t_end = 1.0;              ///< end time [s]
-  /// Baumgarte's alpha and beta [1/s]; a scene with projection position_velocity that does
-  /// not set them gets 0 (scene/solver_compile.cpp, docs/solver.md).
-  double baumgarte_alpha = 10.0;
+  double baumgarte_alpha = 10.0;   ///< [1/s]
   double baumgarte_beta = 10.0;    ///< [1/s]
   /// Relative Tikhonov eps: row R of the factorised Schur matrix gets E_R = eps C_RR
   /// (dimensionless; refined_solve.hpp, docs/solver.md "The refined regularised solve").

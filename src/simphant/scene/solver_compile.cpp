@@ -59,19 +59,8 @@ SolverSettings compile_solver(const json& solver, const std::string& path) {
   if (!(steps <= kMaxSteps)) {
     throw SceneError(t_end_path, "t_end / dt = " + format_number(steps) + " steps exceeds the limit of 1e12 steps");
   }
-  if (const json* v = find_key(solver, "projection")) {
-    const std::string p = child_path(path, "projection");
-    const std::string name = as_string(*v, p);
-    if (!parse_projection(name, s.projection))
-      throw SceneError(p, "must be \"none\", \"velocity\" or \"position_velocity\" (got \"" + name + "\")");
-  }
-  // With position_velocity every step ends on Phi = 0, Phi_q qdot = 0, and Baumgarte's
-  // terms act only on the RK4 stage states' own residuals, where they bias the
-  // accelerations (a slow energy drift, docs/solver.md, Projection onto the constraint
-  // manifold): there both default to 0.
-  const bool projected = s.projection == Projection::PositionVelocity;
-  s.baumgarte_alpha = bounded(solver, path, "baumgarte_alpha", projected ? 0.0 : s.baumgarte_alpha, 0.0, false);
-  s.baumgarte_beta = bounded(solver, path, "baumgarte_beta", projected ? 0.0 : s.baumgarte_beta, 0.0, false);
+  s.baumgarte_alpha = bounded(solver, path, "baumgarte_alpha", s.baumgarte_alpha, 0.0, false);
+  s.baumgarte_beta = bounded(solver, path, "baumgarte_beta", s.baumgarte_beta, 0.0, false);
   s.tikhonov_epsilon = bounded(solver, path, "tikhonov_epsilon", s.tikhonov_epsilon, 0.0, false);
   s.refinement_steps = int_in_range(solver, path, "refinement_steps", s.refinement_steps, 0, kMaxRefinementSteps);
   s.record_every = int_in_range(solver, path, "record_every", s.record_every, 1, std::numeric_limits<int>::max());
@@ -79,6 +68,12 @@ SolverSettings compile_solver(const json& solver, const std::string& path) {
   s.assembly_max_iterations =
       int_in_range(solver, path, "assembly_max_iterations", s.assembly_max_iterations, 1, kMaxAssemblyIterations);
   s.assembly_tolerance = bounded(solver, path, "assembly_tolerance", s.assembly_tolerance, 0.0, true);
+  if (const json* v = find_key(solver, "projection")) {
+    const std::string p = child_path(path, "projection");
+    const std::string name = as_string(*v, p);
+    if (!parse_projection(name, s.projection))
+      throw SceneError(p, "must be \"none\", \"velocity\" or \"position_velocity\" (got \"" + name + "\")");
+  }
   return s;
 }
 
