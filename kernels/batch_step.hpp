@@ -117,7 +117,8 @@ void enqueue_projection(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& 
 }
 
 /// One fixed RK4 step of every instance (frozen ones are computed and not committed),
-/// the candidate projected (enqueue_projection) before the commit.
+/// the candidate projected (enqueue_projection) before the commit; with position_velocity
+/// the stage states' velocities too (projection_math.hpp, projects_stage_states).
 /// Host-synchronisation free: a CUDA graph captures it once and replays it. fused: as
 /// enqueue_solve; then each stage is one kernel of one thread per instance
 /// (fused_stage_thread), the last committing the step.
