@@ -117,7 +117,8 @@ void enqueue_projection(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& 
 }
 
 /// One fixed RK4 step of every instance (frozen ones are computed and not committed),
-/// the candidate projected (enqueue_projection) before the commit.
+/// the candidate projected (enqueue_projection) before the commit; with position_velocity
+/// the stage states' velocities too (projection_math.hpp, projects_stage_states).
 /// Host-synchronisation free: a CUDA graph captures it once and replays it. fused: as
 /// enqueue_solve; then each stage is one kernel of one thread per instance
 /// (fused_stage_thread), the last committing the step.
@@ -149,6 +150,16 @@ void enqueue_step(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, con
       x.launch("rk4_stage", nb, [=] SP_LAMBDA(int tid) {
         rk4_stage_thread(tid, mv, h, static_cast<const T*>(b.Y), static_cast<const T*>(ks), b.y_stage);
       });
+      if (mv.n_rows > 0 && projects_stage_states(mv.projection)) {
+        // The stage state's velocities projected (projection_math.hpp), the correction in
+        // b.k[3], free until the last stage.
+        enqueue_solve(x, mv, b, static_cast<const T*>(b.y_stage), nullptr, kProjectVelocity);
+        enqueue_accelerations(x, mv, b, static_cast<const T*>(b.y_stage), b.k[3]);
+        x.launch("projection_apply", n, [=] SP_LAMBDA(int tid) {
+          projection_apply_thread(tid, mv, kProjectVelocity, static_cast<const T*>(b.k[3]),
+                                  static_cast<const int*>(b.fail), b.y_stage);
+        });
+      }
     } else {
       x.launch("rk4_final", nb, [=] SP_LAMBDA(int tid) {
         rk4_final_thread(tid, mv, static_cast<const T*>(b.Y), static_cast<const T*>(b.k[0]),

@@ -18,7 +18,7 @@ namespace simphant::batch {
 
 /// Instance i = tid, RK4 stage s (0..3) of one step: evaluates at b.Y (s = 0) or
 /// b.y_stage, writes the stage derivative b.k[s], then the next stage state (s < 3, with
-/// step h) or the new state, projected (ModelView::projection, as enqueue_projection)
+/// step h; with position_velocity its velocities projected) or the new state, projected (ModelView::projection, as enqueue_projection)
 /// and committed with the instance's status (s = 3, as commit_step_thread). Stage 0 also records the start state's violation.
 template <class T>
 SP_HD void fused_stage_thread(int tid, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b,
@@ -35,6 +35,17 @@ SP_HD void fused_stage_thread(int tid, const ModelView<T>& mv, const SchurPatter
   if (s < 3) {
     for (int k = 0; k < N; ++k)
       rk4_stage_thread(k * n + i, mv, h, static_cast<const T*>(b.Y), static_cast<const T*>(b.k[s]), b.y_stage);
+    if (mv.n_rows > 0 && projects_stage_states(mv.projection)) {
+      // The stage state's velocities projected, as enqueue_step does, b.k[3] (free until
+      // the last stage) holding the correction.
+      fused_solve_thread(i, mv, P, b, static_cast<const T*>(b.y_stage), kProjectVelocity);
+      for (int k = 0; k < N; ++k)
+        accelerations_thread(k * n + i, mv, static_cast<const T*>(b.y_stage), static_cast<const T*>(b.jac),
+                             static_cast<const T*>(b.Q), static_cast<const T*>(b.rhs), 1,
+                             static_cast<const int*>(b.info), b.k[3], b.fail);
+      projection_apply_thread(i, mv, kProjectVelocity, static_cast<const T*>(b.k[3]), static_cast<const int*>(b.fail),
+                              b.y_stage);
+    }
     return;
   }
   for (int k = 0; k < N; ++k)

@@ -39,4 +39,9 @@ bool project(const Model& model, Data& d, double* Y) {
   return projection_stage(model, d, Y, kProjectVelocity);
 }
 
+bool project_stage_state(const Model& model, Data& d, double* Y) {
+  if (!projects_stage_states(static_cast<int>(model.solver.projection)) || model.n_rows == 0) return true;
+  return projection_stage(model, d, Y, kProjectVelocity);
+}
+
 }  // namespace simphant

@@ -18,4 +18,12 @@ bool projection_stage(const Model& model, Data& d, double* Y, int stage);
 /// stage (position_velocity). Returns false when a factorisation failed.
 bool project(const Model& model, Data& d, double* Y);
 
+/// The RK4 stage-state projection of position_velocity: the velocity stage applied to an
+/// RK4 stage state Y (13N) in place before it is evaluated (stages 2 to 4). A stage state
+/// Y + h/2 k carries a velocity residual Phi_q qdot of order h, which near a configuration
+/// where Phi_q loses rank makes the Schur right-hand side incompatible and is amplified
+/// into the accelerations (docs/solver.md, Projection onto the constraint manifold).
+/// Nothing for none and velocity. Returns false when the factorisation failed.
+bool project_stage_state(const Model& model, Data& d, double* Y);
+
 }  // namespace simphant

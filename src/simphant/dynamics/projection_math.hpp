@@ -28,6 +28,12 @@ enum ProjectionStage : int { kProjectPosition = 0, kProjectVelocity = 1 };
 /// solve leave near a singular configuration (measured in docs/solver.md).
 constexpr int kProjectionNewtonIterations = 2;
 
+/// Whether a projection mode (the value of Projection: 0 none, 1 velocity,
+/// 2 position_velocity) also projects the velocities of the RK4 stage states 2 to 4
+/// before they are evaluated: position_velocity only (docs/solver.md, Projection onto the
+/// constraint manifold; with velocity, Baumgarte needs Phi_q qdot).
+SP_HD bool projects_stage_states(int projection) { return projection == 2; }
+
 /// gamma* of row R of a projection stage from that row's Phi and Phi_q qdot.
 template <class T>
 SP_HD T projection_gamma_star(int stage, T phi, T phi_dot) {

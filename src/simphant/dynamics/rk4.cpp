@@ -49,10 +49,17 @@ bool rk4_step(const Model& model, Data& d, double* Y, const double* inputs, doub
   };
   if (!start_ok) return failed(d.k1.data());
   for (int i = 0; i < n; ++i) ys[i] = Y[i] + 0.5 * dt * d.k1[i];
+  const auto project_failed = [&] {
+    d.failure = kReasonFactorisationFailure;
+    return false;
+  };
+  if (!project_stage_state(model, d, ys)) return project_failed();
   if (!evaluate(model, d, ys, inputs, d.k2.data())) return failed(d.k2.data());
   for (int i = 0; i < n; ++i) ys[i] = Y[i] + 0.5 * dt * d.k2[i];
+  if (!project_stage_state(model, d, ys)) return project_failed();
   if (!evaluate(model, d, ys, inputs, d.k3.data())) return failed(d.k3.data());
   for (int i = 0; i < n; ++i) ys[i] = Y[i] + dt * d.k3[i];
+  if (!project_stage_state(model, d, ys)) return project_failed();
   if (!evaluate(model, d, ys, inputs, d.k4.data())) return failed(d.k4.data());
   for (int i = 0; i < n; ++i) {
     ys[i] = Y[i] + dt / 6.0 * (d.k1[i] + 2.0 * d.k2[i] + 2.0 * d.k3[i] + d.k4[i]);

@@ -1,6 +1,8 @@
 #pragma once
 // Fixed-step classical RK4 on Y (docs/solver.md), quaternions renormalised after the step,
-// then the projection of model.solver.projection (dynamics/projection.hpp).
+// then the projection of model.solver.projection (dynamics/projection.hpp); with
+// position_velocity the stage states 2 to 4 have their velocities projected before they
+// are evaluated (project_stage_state).
 #include <limits>
 
 #include "simphant/dynamics/data.hpp"
