@@ -12,6 +12,7 @@
 #include "batch_buffers.hpp"
 #include "batch_state.hpp"
 #include "simphant/batch/model_view.hpp"
+#include "simphant/dynamics/force_math.hpp"
 #include "simphant/dynamics/runaway.hpp"
 
 namespace simphant::batch {
@@ -32,7 +33,7 @@ SP_HD void violation_thread(int tid, const ModelView<T>& mv, const T* phi_in, T*
 }
 
 /// Kinetic energy [J] of instance i at y (13 N, n): sum over bodies of
-/// rigid_kinetic_energy (dynamics/runaway.hpp).
+/// rigid_kinetic_energy (dynamics/force_math.hpp).
 template <class T>
 SP_HD T soa_kinetic_energy(const ModelView<T>& mv, const T* y, int i) {
   const int n = mv.n_instances, N = mv.n_bodies;

@@ -10,6 +10,7 @@
 
 #include "simphant/core/stop_flag.hpp"
 #include "simphant/dynamics/evaluate.hpp"
+#include "simphant/dynamics/projection_math.hpp"
 #include "simphant/dynamics/state.hpp"
 
 namespace simphant {
@@ -119,11 +120,7 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
     }
     cod.compute(d.Phi_q);
     dq = -cod.solve(d.phi);
-    for (int k = 0; k < N; ++k) {
-      for (int c = 0; c < 3; ++c) Y[7 * k + c] += dq[6 * k + c];
-      const Quatd p = normalized(qmul(state_p(Y, k), quat_from_rotvec(Vec3d{dq[6 * k + 3], dq[6 * k + 4], dq[6 * k + 5]})));
-      Y[7 * k + 3] = p.w; Y[7 * k + 4] = p.x; Y[7 * k + 5] = p.y; Y[7 * k + 6] = p.z;
-    }
+    for (int k = 0; k < N; ++k) apply_position_correction(Y, k, dq.data() + 6 * k);
   }
   // Velocity projection: qdot <- qdot - Phi_q^+ (Phi_q qdot).
   Eigen::Map<Eigen::VectorXd> qdot(Y + 7 * N, 6 * N);

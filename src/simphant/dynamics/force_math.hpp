@@ -76,10 +76,17 @@ SP_HD T spring_energy(T stiffness, T stretch) {
   return T(0.5) * stiffness * stretch * stretch;
 }
 
-/// Kinetic energy of one body [J]: 1/2 m v.v + 1/2 omega_B . J omega_B.
+/// Kinetic energy [J] of one rigid body from its CoM velocity v (W) [m/s] and angular
+/// velocity omega_B (B) [rad/s]: 1/2 m v.v + 1/2 omega_B . J_B omega_B.
+template <class T>
+SP_HD T rigid_kinetic_energy(T mass, const Mat3<T>& J_B, const Vec3<T>& v, const Vec3<T>& omega_B) {
+  return T(0.5) * mass * dot(v, v) + T(0.5) * dot(omega_B, mul(J_B, omega_B));
+}
+
+/// Kinetic energy of one body [J] at its kinematics B (rigid_kinetic_energy).
 template <class T>
 SP_HD T body_kinetic_energy(T mass, const Mat3<T>& J_B, const BodyKin<T>& B) {
-  return T(0.5) * mass * dot(B.v, B.v) + T(0.5) * dot(B.omega_B, mul(J_B, B.omega_B));
+  return rigid_kinetic_energy(mass, J_B, B.v, B.omega_B);
 }
 
 /// Reaction of one joint on its body_j, about the anchor, W: out = [F (3) [N], T (3) [N m]].

@@ -16,12 +16,7 @@ bool projection_stage(const Model& model, Data& d, double* Y, int stage) {
   for (int k = 0; k < N; ++k) {
     const double* dq = d.qddot.data() + 6 * k;
     if (stage == kProjectPosition) {
-      Vec3d r = state_r(Y, k);
-      Quatd p = state_p(Y, k);
-      apply_position_correction(r, p, dq);
-      double* q = Y + 7 * k;
-      q[0] = r.x; q[1] = r.y; q[2] = r.z;
-      q[3] = p.w; q[4] = p.x; q[5] = p.y; q[6] = p.z;
+      apply_position_correction(Y, k, dq);
     } else {
       double* qd = Y + 7 * N + 6 * k;
       for (int c = 0; c < 6; ++c) qd[c] += dq[c];

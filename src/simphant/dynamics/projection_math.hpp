@@ -14,6 +14,7 @@
 // and Dynamics of Mechanical Systems, 1989; Hairer & Wanner, Solving Ordinary
 // Differential Equations II, section VII.2, projection methods).
 #include "simphant/core/hd.hpp"
+#include "simphant/dynamics/state.hpp"
 #include "simphant/math/small.hpp"
 
 namespace simphant {
@@ -47,6 +48,17 @@ template <class T>
 SP_HD void apply_position_correction(Vec3<T>& r, Quat<T>& p, const T* dq) {
   r = {r.x + dq[0], r.y + dq[1], r.z + dq[2]};
   p = normalized(qmul(p, quat_from_rotvec(Vec3<T>{dq[3], dq[4], dq[5]})));
+}
+
+/// The same correction of body k in a state vector Y (dynamics/state.hpp layout).
+template <class T>
+SP_HD void apply_position_correction(T* Y, int k, const T* dq) {
+  Vec3<T> r = state_r(Y, k);
+  Quat<T> p = state_p(Y, k);
+  apply_position_correction(r, p, dq);
+  T* q = Y + 7 * k;
+  q[0] = r.x; q[1] = r.y; q[2] = r.z;
+  q[3] = p.w; q[4] = p.x; q[5] = p.y; q[6] = p.z;
 }
 
 }  // namespace simphant

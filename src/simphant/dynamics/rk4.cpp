@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "simphant/dynamics/evaluate.hpp"
+#include "simphant/dynamics/force_math.hpp"
 #include "simphant/dynamics/projection.hpp"
 #include "simphant/dynamics/runaway.hpp"
 #include "simphant/dynamics/state.hpp"

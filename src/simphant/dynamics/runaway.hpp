@@ -47,13 +47,6 @@ SP_HD T runaway_kinetic_bound(T a, T b, T t) {
   return s * s;
 }
 
-/// Kinetic energy [J] of one rigid body from its CoM velocity v (W) [m/s] and angular
-/// velocity omega_B (B) [rad/s]: 1/2 m v.v + 1/2 omega_B . J_B omega_B.
-template <class T>
-SP_HD T rigid_kinetic_energy(T mass, const Mat3<T>& J_B, const Vec3<T>& v, const Vec3<T>& omega_B) {
-  return T(0.5) * mass * dot(v, v) + T(0.5) * dot(omega_B, mul(J_B, omega_B));
-}
-
 /// True when a kinetic energy K [J] passes K_max(t) (a NaN K does not: the finiteness
 /// test reports that one).
 template <class T>
