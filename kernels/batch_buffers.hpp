@@ -7,6 +7,8 @@
 // backend (host/), host memory in the CPU tests of the per-thread functions.
 #include <cstdint>
 
+#include "simphant/dynamics/reductions.hpp"
+
 namespace simphant::batch {
 
 /// Per-instance status codes (= InstanceStatus in sim/backend.hpp).
@@ -40,6 +42,8 @@ struct BatchBuffers {
   std::int64_t* step;           ///< (1) steps taken (advanced on the device by each step)
   T* frame;        ///< recorded frame: Y (13 N, n), reactions (6 J, n), violation, energy, kinetic (n each)
   int lambda_soa;  ///< layout of rhs: 0 (n, m) per instance (cuSOLVER), 1 (m, n) (cuda-fused)
+  ReductionLayout red;  ///< the enabled reductions over time (none: no sampling)
+  double* red_acc;      ///< (red.size(), n) their accumulators (reduce.hpp), in double at any T
 };
 
 }  // namespace simphant::batch

@@ -20,6 +20,7 @@
 #include "instance_status.hpp"
 #include "joint_rows.hpp"
 #include "projection.hpp"
+#include "reduce.hpp"
 #include "refine.hpp"
 #include "rk4_stage.hpp"
 #include "schur.hpp"
@@ -141,8 +142,16 @@ void enqueue_step(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, con
   for (int s = 0; s < 4; ++s) {
     const T* y = s == 0 ? b.Y : b.y_stage;
     enqueue_solve(x, mv, b, y);
-    if (s == 0)  // the first stage evaluates the step's start state
+    if (s == 0) {  // the first stage evaluates the step's start state
       x.launch("violation", n, [=] SP_LAMBDA(int tid) { violation_thread(tid, mv, static_cast<const T*>(b.phi), b.violation); });
+      if (b.red.any())  // its sample of the reductions over time (reduce.hpp)
+        x.launch("reduce", n, [=] SP_LAMBDA(int tid) {
+          reduce_thread(tid, mv, b.red, static_cast<const T*>(b.Y), static_cast<const T*>(b.jac),
+                        static_cast<const T*>(b.rhs), b.lambda_soa, static_cast<const int*>(b.info),
+                        static_cast<const T*>(b.violation), static_cast<const std::int8_t*>(b.status),
+                        static_cast<const std::int64_t*>(b.step), b.red_acc);
+        });
+    }
     enqueue_accelerations(x, mv, b, y, b.k[s]);
     if (s < 3) {
       const T h = stage_h[s];
@@ -233,6 +242,28 @@ void enqueue_frame(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, co
     });
   }
   x.launch("energy", n, [=] SP_LAMBDA(int tid) { energy_thread(tid, mv, Y, energy, kinetic); });
+}
+
+/// The reductions as read (Backend::read_reductions): acc_out (b.red.size(), n) = the
+/// accumulators plus a sample of the current state Y of every live instance, which is
+/// evaluated again here (b.violation is overwritten; the next step's first stage sets it
+/// again). The accumulators themselves do not change. fused: as enqueue_solve.
+template <class T, class Exec>
+void enqueue_reduce_read(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, double* acc_out,
+                         const SchurPatternView* fused = nullptr) {
+  const int n = mv.n_instances, w = b.red.size();
+  if (!b.red.any()) return;
+  x.launch("reduce_copy", n * w, [=] SP_LAMBDA(int tid) {
+    if (tid < n * w) acc_out[tid] = b.red_acc[tid];
+  });
+  const T* Y = b.Y;
+  enqueue_solve(x, mv, b, Y, fused);
+  x.launch("violation", n, [=] SP_LAMBDA(int tid) { violation_thread(tid, mv, static_cast<const T*>(b.phi), b.violation); });
+  x.launch("reduce", n, [=] SP_LAMBDA(int tid) {
+    reduce_thread(tid, mv, b.red, Y, static_cast<const T*>(b.jac), static_cast<const T*>(b.rhs), b.lambda_soa,
+                  static_cast<const int*>(b.info), static_cast<const T*>(b.violation),
+                  static_cast<const std::int8_t*>(b.status), static_cast<const std::int64_t*>(b.step), acc_out);
+  });
 }
 
 }  // namespace simphant::batch

@@ -32,14 +32,13 @@ SP_HD void reaction_thread(int tid, const ModelView<T>& mv, const T* y_in, const
   for (int c = 0; c < 6; ++c) soa(reactions_out, 6 * j + c, n, i) = failed ? T(NAN) : out[c];
 }
 
-/// tid = i. total_out[i] = kinetic + gravity potential (-m g . r) + spring potential [J];
-/// kinetic_out[i] = kinetic [J]; at y_in.
+/// Energy of instance i at y (13 N, n): returns kinetic + gravity potential (-m g . r) +
+/// spring potential [J] and sets kinetic [J]; summed in the CPU reference's order
+/// (total_energy in dynamics/evaluate.cpp).
 template <class T>
-SP_HD void energy_thread(int tid, const ModelView<T>& mv, const T* y_in, T* total_out, T* kinetic_out) {
+SP_HD T soa_energy(const ModelView<T>& mv, const T* y_in, int i, T& kinetic) {
   const int n = mv.n_instances, N = mv.n_bodies;
-  if (tid >= n) return;
-  const int i = tid;
-  T kinetic = T(0);
+  kinetic = T(0);
   for (int k = 0; k < N; ++k) kinetic += body_kinetic_energy(mv.mass(k, i), mv.inertia_B(k, i), soa_body_kin(y_in, n, i, N, k));
   T springs = T(0);
   for (int f = 0; f < mv.n_forces; ++f) {
@@ -56,12 +55,20 @@ SP_HD void energy_thread(int tid, const ModelView<T>& mv, const T* y_in, T* tota
       springs += spring_energy(mv.param(p + 12, i), theta - mv.param(p + 14, i));
     }
   }
-  // Summed in the CPU reference's order (total_energy in dynamics/evaluate.cpp).
   T total = kinetic + springs;
   const Vec3<T> g = mv.gravity(i);
   for (int k = 0; k < N; ++k) total -= mv.mass(k, i) * dot(g, soa_body_kin(y_in, n, i, N, k).r);
-  total_out[i] = total;
-  kinetic_out[i] = kinetic;
+  return total;
+}
+
+/// tid = i. total_out[i] = kinetic + gravity potential (-m g . r) + spring potential [J];
+/// kinetic_out[i] = kinetic [J]; at y_in (soa_energy).
+template <class T>
+SP_HD void energy_thread(int tid, const ModelView<T>& mv, const T* y_in, T* total_out, T* kinetic_out) {
+  if (tid >= mv.n_instances) return;
+  T kinetic;
+  total_out[tid] = soa_energy(mv, y_in, tid, kinetic);
+  kinetic_out[tid] = kinetic;
 }
 
 }  // namespace simphant::batch

@@ -12,6 +12,7 @@
 #include "accelerations.hpp"
 #include "fused_solve.hpp"
 #include "instance_status.hpp"
+#include "reduce.hpp"
 #include "rk4_stage.hpp"
 
 namespace simphant::batch {
@@ -19,7 +20,8 @@ namespace simphant::batch {
 /// Instance i = tid, RK4 stage s (0..3) of one step: evaluates at b.Y (s = 0) or
 /// b.y_stage, writes the stage derivative b.k[s], then the next stage state (s < 3, with
 /// step h; with position_velocity its velocities projected) or the new state, projected (ModelView::projection, as enqueue_projection)
-/// and committed with the instance's status (s = 3, as commit_step_thread). Stage 0 also records the start state's violation.
+/// and committed with the instance's status (s = 3, as commit_step_thread). Stage 0 also records the start state's violation
+/// and its sample of the reductions over time (reduce_thread).
 template <class T>
 SP_HD void fused_stage_thread(int tid, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b,
                               int s, T h) {
@@ -28,7 +30,13 @@ SP_HD void fused_stage_thread(int tid, const ModelView<T>& mv, const SchurPatter
   const int i = tid;
   const T* y = s == 0 ? b.Y : b.y_stage;
   fused_solve_thread(i, mv, P, b, y);
-  if (s == 0) violation_thread(i, mv, static_cast<const T*>(b.phi), b.violation);
+  if (s == 0) {
+    violation_thread(i, mv, static_cast<const T*>(b.phi), b.violation);
+    // The start state's sample of the reductions over time (reduce.hpp), lambda in b.rhs.
+    reduce_thread(i, mv, b.red, static_cast<const T*>(b.Y), static_cast<const T*>(b.jac), static_cast<const T*>(b.rhs),
+                  1, static_cast<const int*>(b.info), static_cast<const T*>(b.violation),
+                  static_cast<const std::int8_t*>(b.status), static_cast<const std::int64_t*>(b.step), b.red_acc);
+  }
   for (int k = 0; k < N; ++k)
     accelerations_thread(k * n + i, mv, y, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
                          static_cast<const T*>(b.rhs), 1, static_cast<const int*>(b.info), b.k[s], b.fail);

@@ -25,6 +25,7 @@ struct HostBatch {
   std::vector<std::int8_t> status, status_reason;
   std::vector<std::int64_t> status_step, step;
   std::vector<T> runaway;  ///< (2, n) runaway bound coefficients, from the assembly
+  std::vector<double> red_acc;  ///< (red.size(), n) accumulators of the reductions over time
   batch::BatchBuffers<T> b{};
   bool fused;
   SchurPattern pattern;
@@ -77,6 +78,16 @@ struct HostBatch {
          floor.data(), recoveries.data(), C_ptrs.data(), rhs_ptrs.data(),
          info.data(), fail.data(),   inputs.data(), violation.data(), status.data(), status_step.data(),
          status_reason.data(), runaway.data(), step.data(), frame.data(), fused ? 1 : 0};
+  }
+  /// Enables the reductions of layout L (kernels/reduce.hpp), every accumulator cleared.
+  template <class Exec>
+  void enable_reductions(Exec& x, const ReductionLayout& L) {
+    red_acc.assign(static_cast<std::size_t>(L.size()) * n, std::numeric_limits<double>::quiet_NaN());
+    b.red = L;
+    b.red_acc = red_acc.data();
+    const batch::ModelView<T> view = mv;
+    double* acc = red_acc.data();
+    x.launch("reduce_clear", n, [=](int tid) { batch::reduce_clear_thread(tid, view, L, nullptr, view.n_instances, acc); });
   }
   HostBatch(const HostBatch&) = delete;
   HostBatch& operator=(const HostBatch&) = delete;

@@ -32,7 +32,8 @@ double kinetic_energy_of(const Model& model, const double* Y) {
 
 }  // namespace
 
-bool rk4_step(const Model& model, Data& d, double* Y, const double* inputs, double dt, double kinetic_bound) {
+bool rk4_step(const Model& model, Data& d, double* Y, const double* inputs, double dt, double kinetic_bound,
+              const ReductionSink* sink) {
   const int n = model.ny();
   double* ys = d.y_stage.data();
   d.failure = kReasonNone;
@@ -49,6 +50,7 @@ bool rk4_step(const Model& model, Data& d, double* Y, const double* inputs, doub
     return false;
   };
   if (!start_ok) return failed(d.k1.data());
+  if (sink) sample_reductions(model, d, *sink->layout, sink->acc, sink->step);
   for (int i = 0; i < n; ++i) ys[i] = Y[i] + 0.5 * dt * d.k1[i];
   const auto project_failed = [&] {
     d.failure = kReasonFactorisationFailure;

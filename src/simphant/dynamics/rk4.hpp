@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "simphant/dynamics/data.hpp"
+#include "simphant/dynamics/reduce_sample.hpp"
 
 namespace simphant {
 
@@ -16,7 +17,10 @@ namespace simphant {
 /// (factorisation failure), an evaluation or the result is not finite (non-finite), or
 /// the result's kinetic energy [J] exceeds kinetic_bound (runaway; the step loop passes
 /// the runaway bound at the end of the step). On success d.failure is kReasonNone.
+/// sink (optional): the start state's reduction sample (dynamics/reduce_sample.hpp) is
+/// added to it from the first evaluation, once that evaluation and the violation check
+/// succeed (a step that fails later has still sampled its start state).
 bool rk4_step(const Model& model, Data& d, double* Y, const double* inputs, double dt,
-              double kinetic_bound = std::numeric_limits<double>::infinity());
+              double kinetic_bound = std::numeric_limits<double>::infinity(), const ReductionSink* sink = nullptr);
 
 }  // namespace simphant

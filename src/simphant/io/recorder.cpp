@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "simphant/dynamics/runaway.hpp"
+#include "simphant/io/reductions_writer.hpp"
 #include "simphant/sim/backend.hpp"
 
 #ifndef SIMPHANT_VERSION
@@ -23,6 +24,20 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(pa
   reactions_ = h5::ExtendibleDataset(f, "reactions", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, J, 6});
   violation_ = h5::ExtendibleDataset(f, "constraint_violation", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I});
   energy_ = h5::ExtendibleDataset(f, "energy", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I});
+  if (info.joint_loads) {
+    joint_loads_ = h5::ExtendibleDataset(f, "joint_loads", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, J, 6});
+    bearing_loads_ = h5::ExtendibleDataset(f, "bearing_loads", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, J, 4});
+    const std::vector<std::string> load_units{"N", "N", "N", "N m", "N m", "N m"};
+    h5::write_attr(joint_loads_.id(), "components", std::vector<std::string>{"F_a", "F_b", "F_v", "M_a", "M_b", "M_v"});
+    h5::write_attr(joint_loads_.id(), "units", load_units);
+    h5::write_attr(bearing_loads_.id(), "components",
+                   std::vector<std::string>{"axial_force", "radial_force", "axial_moment", "bending_moment"});
+    h5::write_attr(bearing_loads_.id(), "units", std::vector<std::string>{"N", "N", "N m", "N m"});
+    if (!info.indeterminate_loads.empty())
+      h5::write_attr(joint_loads_.id(), "statically_indeterminate", info.indeterminate_loads);
+    if (!info.indeterminate_bearing.empty())
+      h5::write_attr(bearing_loads_.id(), "statically_indeterminate", info.indeterminate_bearing);
+  }
   if (!info.joint_coordinate_names.empty()) {
     const auto n = static_cast<hsize_t>(info.joint_coordinate_names.size());
     h5::Handle group = h5::create_group(f, "joint_state");
@@ -91,6 +106,10 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info, std::int64
   reactions_ = ExtendibleDataset::open(f, "reactions", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, J, 6});
   violation_ = ExtendibleDataset::open(f, "constraint_violation", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I});
   energy_ = ExtendibleDataset::open(f, "energy", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I});
+  if (info.joint_loads) {
+    joint_loads_ = ExtendibleDataset::open(f, "joint_loads", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, J, 6});
+    bearing_loads_ = ExtendibleDataset::open(f, "bearing_loads", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, J, 4});
+  }
   if (!info.joint_coordinate_names.empty()) {
     const auto n = static_cast<hsize_t>(info.joint_coordinate_names.size());
     joint_q_ = ExtendibleDataset::open(f, "joint_state/q", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, n});
@@ -98,7 +117,7 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info, std::int64
     joint_tau_ = ExtendibleDataset::open(f, "joint_state/tau", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, n});
   }
   const auto kept = static_cast<hsize_t>(frames);
-  for (h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_}) {
+  for (h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_, &joint_loads_, &bearing_loads_}) {
     if (d->id() < 0) continue;
     if (frames < 0 || d->frames() < kept)
       throw h5::H5Error(path + ": a dataset holds " + std::to_string(d->frames()) + " frames, fewer than the " +
@@ -116,7 +135,7 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info, std::int64
 
 void Recorder::compute_frame_reserve() {
   frame_reserve_bytes_ = 0;
-  for (const h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_})
+  for (const h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_, &joint_loads_, &bearing_loads_})
     frame_reserve_bytes_ += d->append_bytes();
 }
 
@@ -132,7 +151,8 @@ void Recorder::reserve(std::uint64_t bytes, const std::string& what) {
 
 bool Recorder::close() {
   return h5::close_file_first(file_, {&time_.handle(), &state_.handle(), &reactions_.handle(), &violation_.handle(),
-                                      &energy_.handle(), &joint_q_.handle(), &joint_qd_.handle(), &joint_tau_.handle()});
+                                      &energy_.handle(), &joint_q_.handle(), &joint_qd_.handle(), &joint_tau_.handle(),
+                                      &joint_loads_.handle(), &bearing_loads_.handle()});
 }
 
 void Recorder::write_params(const std::vector<std::string>& paths, const std::vector<std::vector<double>>& values) {
@@ -189,10 +209,13 @@ void Recorder::write_status(const std::int8_t* status, const double* status_time
 }
 
 void Recorder::record(double time, const double* states, const double* reactions, const double* violation,
-                      const double* energy, const double* joint_q, const double* joint_qd, const double* joint_tau) {
+                      const double* energy, const double* joint_q, const double* joint_qd, const double* joint_tau,
+                      const double* joint_loads, const double* bearing_loads) {
   // Checked before any append, so that every dataset keeps the same frame count.
   if (!info_.joint_coordinate_names.empty() && (!joint_q || !joint_qd || !joint_tau))
     throw h5::H5Error("/joint_state: record() needs q, qd and tau");
+  if (info_.joint_loads && (!joint_loads || !bearing_loads))
+    throw h5::H5Error("/joint_loads: record() needs the joint and bearing loads");
   reserve(frame_reserve_bytes_, "frame " + std::to_string(frames_));
   try {
     // /time is appended last: a reader that sees frame k in /time sees it everywhere.
@@ -200,6 +223,10 @@ void Recorder::record(double time, const double* states, const double* reactions
     reactions_.append(reactions);
     violation_.append(violation);
     energy_.append(energy);
+    if (info_.joint_loads) {
+      joint_loads_.append(joint_loads);
+      bearing_loads_.append(bearing_loads);
+    }
     if (!info_.joint_coordinate_names.empty()) {
       joint_q_.append(joint_q);
       joint_qd_.append(joint_qd);
@@ -212,11 +239,20 @@ void Recorder::record(double time, const double* states, const double* reactions
     // Every T dataset back to the frames before this one (its extent may have grown
     // before its write failed).
     const auto kept = static_cast<hsize_t>(frames_);
-    for (h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_})
+    for (h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_, &joint_loads_, &bearing_loads_})
       if (d->id() >= 0) d->truncate(kept);
     throw;
   }
   frames_ = static_cast<std::int64_t>(time_.frames());
+}
+
+void Recorder::write_reductions(const Model& model, const ReductionLayout& L, const double* stats,
+                                const std::vector<std::string>& driver_names, const std::vector<std::string>& driver_units) {
+  // Five datasets per quantity, their object headers and the group attributes.
+  reserve(8 * static_cast<std::uint64_t>(info_.n_instances) * kReductionStats * static_cast<std::uint64_t>(L.channels) +
+              kReductionQuantities * 6 * 4096,
+          "/reductions");
+  simphant::write_reductions(file_.id(), model, L, info_.n_instances, stats, driver_names, driver_units);
 }
 
 void Recorder::finalize(const std::int8_t* status, const double* status_time, const std::int8_t* reason,

@@ -6,6 +6,18 @@
 //   /state                 (T, I, B, 13) r_W [m], p (w x y z), v_W [m/s], omega_B [rad/s]
 //   /reactions             (T, I, J, 6)  force [N], torque [N m] that each joint applies
 //                                        to its body_j at the anchor, W
+//   /joint_loads           (T, I, J, 6)  force [N] and moment [N m] that each joint applies to
+//                                        its body_i about body_i's anchor, on the joint frame
+//                                        (a_i, b_i, v_i): F_a F_b F_v M_a M_b M_v
+//                                        (dynamics/joint_loads.hpp)
+//   /bearing_loads         (T, I, J, 4)  axial_force [N], radial_force [N], axial_moment [N m],
+//                                        bending_moment [N m]; both with attributes
+//                                        components, units and, where redundant rows leave
+//                                        components statically indeterminate,
+//                                        statically_indeterminate ("<joint>: <components>")
+//                                        (dynamics/load_indeterminacy.hpp)
+//   /reductions/<quantity>/{max,min,mean,rms,time_of_max}  (I, ...) reductions over time
+//                                        (io/reductions_writer.hpp), when enabled
 //   /constraint_violation  (T, I)        max |Phi|
 //   /energy                (T, I)        kinetic + gravity + spring potential [J]
 //   /joint_state/q         (T, I, n)     robot runs only (docs/robots.md): joint positions [rad | m],
@@ -55,6 +67,7 @@
 #include <vector>
 
 #include "simphant/io/h5_file.hpp"
+#include "simphant/dynamics/reductions.hpp"
 #include "simphant/model/model.hpp"
 
 namespace simphant {
@@ -69,6 +82,11 @@ struct RecorderInfo {
   SolverSettings solver;                 ///< as used by the run (after CLI overrides)
   std::string backend;                   ///< backend name, e.g. "cpu"
   std::uint64_t seed = 0;                ///< sweep seed
+  /// /joint_loads and /bearing_loads are recorded (backends with joint reactions).
+  bool joint_loads = false;
+  /// statically_indeterminate attributes of /joint_loads and /bearing_loads
+  /// (indeterminate_components in dynamics/load_indeterminacy.hpp); empty: none written.
+  std::vector<std::string> indeterminate_loads, indeterminate_bearing;
   /// (n) joint-coordinate names (robot runs); empty: no /joint_state group.
   std::vector<std::string> joint_coordinate_names;
   /// A shard of a design (`simphant run --shard K/N`, job/shard.hpp) when shard_count > 1:
@@ -118,12 +136,21 @@ class Recorder {
 
   /// Appends one frame and flushes. states (I, B, 13); reactions (I, J, 6);
   /// violation (I); energy (I); joint_q, joint_qd, joint_tau (I, n) each, read only when
-  /// info.joint_coordinate_names is not empty (then all three are required).
+  /// info.joint_coordinate_names is not empty (then all three are required);
+  /// joint_loads (I, J, 6) and bearing_loads (I, J, 4), read (and required) when
+  /// info.joint_loads is set.
   /// Throws h5::H5Error when the disk space for the frame cannot be reserved (nothing
   /// written) or a write fails (the T datasets are set back to the frames before).
   void record(double time, const double* states, const double* reactions, const double* violation,
               const double* energy, const double* joint_q = nullptr, const double* joint_qd = nullptr,
-              const double* joint_tau = nullptr);
+              const double* joint_tau = nullptr, const double* joint_loads = nullptr,
+              const double* bearing_loads = nullptr);
+
+  /// Writes /reductions (io/reductions_writer.hpp): stats (I, L.channels,
+  /// kReductionStats) as Backend::read_reductions gives them. Throws h5::H5Error when the
+  /// disk space cannot be reserved or a write fails.
+  void write_reductions(const Model& model, const ReductionLayout& L, const double* stats,
+                        const std::vector<std::string>& driver_names, const std::vector<std::string>& driver_units);
 
   /// Writes the final status, wall_time_s, frames, stop_reason and interrupted (0 when
   /// stop_reason is "completed", else 1), then closes the file. Throws h5::H5Error when
@@ -151,6 +178,7 @@ class Recorder {
   std::uint64_t frame_reserve_bytes_ = 0;  ///< what one record() may add to the file
   h5::ExtendibleDataset time_, state_, reactions_, violation_, energy_;
   h5::ExtendibleDataset joint_q_, joint_qd_, joint_tau_;  ///< robot runs only
+  h5::ExtendibleDataset joint_loads_, bearing_loads_;     ///< info.joint_loads only
   // Declared last, so destroyed first: the file closes before its datasets (see ~Recorder).
   h5::Handle file_;
 };

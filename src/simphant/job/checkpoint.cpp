@@ -132,6 +132,12 @@ void write_state(hid_t file, Simulator& sim, const RunStats& stats, const job_de
       for (std::size_t j = 0; j < U; ++j) u[i * U + j] = src[i * v.strides[0] + j * v.strides[1]];
     write_vector(gid, "inputs", H5T_NATIVE_DOUBLE, {I, static_cast<hsize_t>(U)}, u.data());
   }
+  const ReductionLayout L = sim.reduction_layout();
+  if (L.any()) {  // the accumulators of the reductions over time, so that a resumed run's equal an uninterrupted run's
+    std::vector<double> acc(N * static_cast<std::size_t>(L.size()));
+    sim.get_reduction_state(acc.data());
+    write_vector(gid, "reductions", H5T_NATIVE_DOUBLE, {I, static_cast<hsize_t>(L.size())}, acc.data());
+  }
   const RunStats::Saved s = stats.save();
   h5::Handle sg = h5::create_group(gid, "stats");
   write_vector(sg.id(), "e0", H5T_NATIVE_DOUBLE, {I}, s.e0.data());
@@ -189,6 +195,13 @@ job_detail::BatchState read_state(hid_t file) {
     b.n_inputs = static_cast<int>(udims[1]);
     b.inputs.resize(N * udims[1]);
     h5::read_dataset(gid, "inputs", H5T_NATIVE_DOUBLE, b.inputs.data(), b.inputs.size());
+  }
+  if (h5::exists(gid, "reductions")) {
+    const std::vector<hsize_t> rdims = h5::dataset_dims(gid, "reductions");
+    if (rdims.size() != 2 || rdims[0] != N) throw h5::H5Error("/checkpoint/reductions: not (instances, accumulator)");
+    b.reduction_size = static_cast<int>(rdims[1]);
+    b.reductions.resize(N * rdims[1]);
+    h5::read_dataset(gid, "reductions", H5T_NATIVE_DOUBLE, b.reductions.data(), b.reductions.size());
   }
   h5::Handle sg(H5Gopen2(gid, "stats", H5P_DEFAULT), H5Gclose);
   if (!sg.valid()) throw h5::H5Error("H5Gopen2(/checkpoint/stats) failed");
@@ -396,6 +409,13 @@ void restore_batch(const BatchState& b, Simulator& sim, RunStats& stats) {
       throw SceneError("--resume", "the checkpoint holds " + std::to_string(b.n_inputs) + " inputs per instance, the "
                                        "rebuilt run " + std::to_string(v.ndim == 2 ? v.shape[1] : 0));
     sim.set_inputs(nullptr, n, b.inputs.data());
+  }
+  const int w = sim.reduction_layout().size();
+  if (sim.reduction_layout().any()) {  // the job enabled the run's reductions before restoring
+    if (b.reduction_size != w)
+      throw SceneError("--resume", "the checkpoint holds " + std::to_string(b.reduction_size) +
+                                       " reduction accumulators per instance, the rebuilt run " + std::to_string(w));
+    sim.set_reduction_state(b.reductions.data());
   }
   stats.restore(b.stats);
 }

@@ -21,6 +21,8 @@
 //   /checkpoint/episodes      (I)    uint64, domain-randomisation episodes
 //   /checkpoint/inputs        (I, U) actuator inputs (host backends; a device backend's
 //                                    inputs are the scene's, rebuilt with the scene)
+//   /checkpoint/reductions    (I, R) the accumulators of the reductions over time
+//                                    (Simulator::get_reduction_state), when enabled
 //   /checkpoint/stats/{e0, max_violation, max_abs_drift, max_ke} (I) the run statistics
 //
 // `simphant run --resume OUT.h5` (JobOptions::resume) continues from the checkpoint file
@@ -66,6 +68,8 @@ struct BatchState {
   std::vector<std::int64_t> steps, status_steps;
   std::vector<std::int8_t> status, reasons;  ///< reasons: /status_reason codes
   std::vector<std::uint64_t> episodes;
+  int reduction_size = 0;           ///< accumulator numbers per instance (0: none stored)
+  std::vector<double> reductions;   ///< (I, reduction_size) reductions over time
   RunStats::Saved stats;
 };
 

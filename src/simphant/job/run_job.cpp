@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "simphant/core/stop_flag.hpp"
+#include "simphant/dynamics/load_indeterminacy.hpp"
 #include "simphant/io/recorder.hpp"
 #include "simphant/job/checkpoint.hpp"
 #include "simphant/job/job_checks.hpp"
@@ -27,6 +28,7 @@
 #include "simphant/job/stability_check.hpp"
 #include "simphant/log/log.hpp"
 #include "simphant/scene/scene.hpp"
+#include "simphant/sim/reduction_names.hpp"
 #include "simphant/sim/simulator.hpp"
 
 namespace simphant {
@@ -40,10 +42,13 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 /// Buffers for one frame, filled from the simulator.
 struct Frame {
   std::vector<double> states, reactions, violation, energy, kinetic;
+  std::vector<double> joint_loads, bearing_loads;    ///< (n, J, 6) and (n, J, 4)
   std::vector<double> joint_q, joint_qd, joint_tau;  ///< (n, n_coords) each, robot runs
   Frame(int n, int n_bodies, int n_joints, int n_coords)
       : states(static_cast<std::size_t>(n) * n_bodies * 13),
         reactions(static_cast<std::size_t>(n) * n_joints * 6),
+        joint_loads(static_cast<std::size_t>(n) * n_joints * 6),
+        bearing_loads(static_cast<std::size_t>(n) * n_joints * 4),
         violation(static_cast<std::size_t>(n)),
         energy(static_cast<std::size_t>(n)),
         kinetic(static_cast<std::size_t>(n)),
@@ -70,6 +75,20 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
   info.backend = sim.backend_name();
   info.seed = scene.sweep.seed;
   if (sim.n_joint_coordinates() > 0) info.joint_coordinate_names = info.joint_names;  // joint k = coordinate k
+  // The joint-frame loads, on the backends that integrate the constraint forces (the
+  // DAE state: 13 numbers per body), with the components that redundant rows leave
+  // statically indeterminate at instance 0's assembled state.
+  const Model& model = sim.model();
+  info.joint_loads = model.n_joints() > 0 && sim.state_size() == 13 * model.n_bodies();
+  if (info.joint_loads) {
+    const int first = 0;
+    std::vector<double> y(static_cast<std::size_t>(sim.state_size()));
+    sim.get_state(&first, 1, y.data(), nullptr, nullptr, nullptr, nullptr);
+    Data d(model);
+    const LoadIndeterminacy a = analyse_load_indeterminacy(model, d, y.data());
+    info.indeterminate_loads = indeterminate_components(model, a, false);
+    info.indeterminate_bearing = indeterminate_components(model, a, true);
+  }
   return info;
 }
 
@@ -262,6 +281,8 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
     auto read_frame = [&] {
       sim->read_states(frame.states.data());
       sim->read_reactions(frame.reactions.data());
+      sim->joint_load_frames(frame.states.data(), frame.reactions.data(), frame.joint_loads.data(),
+                             frame.bearing_loads.data());
       sim->read_constraint_violation(frame.violation.data());
       sim->read_energy(frame.energy.data(), frame.kinetic.data());
       if (n_coords > 0) sim->read_joint_state(frame.joint_q.data(), frame.joint_qd.data(), frame.joint_tau.data());
@@ -272,7 +293,8 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
       if (!frame_pending) return;
       frame_pending = false;
       recorder->record(frame_time, frame.states.data(), frame.reactions.data(), frame.violation.data(),
-                       frame.energy.data(), frame.joint_q.data(), frame.joint_qd.data(), frame.joint_tau.data());
+                       frame.energy.data(), frame.joint_q.data(), frame.joint_qd.data(), frame.joint_tau.data(),
+                       frame.joint_loads.data(), frame.bearing_loads.data());
       stats.add_frame(frame.violation.data(), frame.energy.data(), frame.kinetic.data());
     };
     // A stop request seen once stays seen (a hook need not keep answering true).
@@ -332,6 +354,13 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
       stop_reason = why.empty() ? "stop requested" : why;
     } else if (!alive && done < total) {
       stop_reason = "no instance alive";
+    }
+    // The reductions over time, up to the state the run ends on (a stopped run's too:
+    // its resumption writes them again at its end).
+    if (sim->reduction_layout().any()) {
+      std::vector<double> red(static_cast<std::size_t>(n) * sim->reduction_layout().channels * kReductionStats);
+      sim->read_reductions(red.data());
+      recorder->write_reductions(model, sim->reduction_layout(), red.data(), {}, {});
     }
   } catch (const h5::H5Error& e) {
     output_error = stop_reason = write_failure(e, out);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "simphant/dynamics/reductions.hpp"
 #include "simphant/model/model.hpp"
 #include "simphant/sim/backend_error.hpp"
 
@@ -135,6 +136,32 @@ class Backend {
   /// applied joint torques / forces [N m | N] (the actuator inputs). Order: the robot's
   /// links (ReducedModel::links). Nothing is written when n_joint_coordinates() is 0.
   virtual void read_joint_state(double* q, double* qd, double* tau) const {}
+
+  // --- Per-instance reductions over time (dynamics/reductions.hpp; docs/solver.md,
+  // "Reductions over time"): accumulated inside advance() from every step's start state
+  // of every live instance (the first RK4 stage's evaluation), plus the current state
+  // when read.
+
+  /// Enables the listed quantities (each once) and clears every instance's accumulator;
+  /// an empty list turns the reductions off. Call before advance(). reset() and
+  /// set_models() clear the listed instances' accumulators. Throws BackendError on a
+  /// backend without reductions (the joint-space backends) for a non-empty list.
+  virtual void set_reductions(const std::vector<ReductionQuantity>& quantities) {
+    if (!quantities.empty())
+      throw BackendError(std::string("set_reductions: backend '") + name() + "' has no reductions over time");
+  }
+  /// The channels accumulated (set_reductions); no channel by default.
+  virtual ReductionLayout reduction_layout() const { return {}; }
+  /// (n_instances, channels, kReductionStats): max, min, mean, rms, time_of_max [s] of
+  /// each channel (reduction_stats), over the step-start samples so far plus, for an
+  /// instance whose status is Ok, a sample of its current state (not stored: reading
+  /// twice gives the same numbers, and advancing on goes on from the stored samples).
+  virtual void read_reductions(double* out) const {}
+  /// The accumulators themselves, (n_instances, reduction_layout().size()), the step of
+  /// each max in instance steps (for checkpoints: set_reduction_state of what this gives,
+  /// after set_state of the same instances' state, continues bit-identically).
+  virtual void get_reduction_state(double* acc) const {}
+  virtual void set_reduction_state(const double* acc) {}
 
   // --- Per-instance state: RL episodes, warm starts, checkpoints (docs/state.md).
   // `ids`: count instance indices in [0, n_instances), no repeats; ids == nullptr means

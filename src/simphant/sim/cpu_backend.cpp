@@ -12,6 +12,7 @@
 #include "simphant/dynamics/state.hpp"
 #include "simphant/sim/assemble_batch.hpp"
 #include "simphant/sim/joint_coordinates.hpp"
+#include "simphant/sim/reduction_names.hpp"
 #include "simphant/model/topology.hpp"
 
 namespace simphant {
@@ -83,7 +84,9 @@ void CpuBackend::advance(int n_steps) {
       // A failed step leaves Y at the last good state: the instance is frozen there. The
       // runaway bound is taken at the end of the step, on the batch clock (docs/solver.md).
       const double kinetic_bound = runaway_kinetic_bound(a, b, static_cast<double>(step0 + s + 1) * dt_);
-      if (!rk4_step(model, d, Y, u, dt_, kinetic_bound)) {
+      ReductionSink sink{&red_layout_, red_layout_.any() ? red_acc_.data() + static_cast<size_t>(i) * red_layout_.size() : nullptr,
+                         static_cast<double>(step0 + s - offset_[i])};
+      if (!rk4_step(model, d, Y, u, dt_, kinetic_bound, red_layout_.any() ? &sink : nullptr)) {
         status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
         status_step_[i] = step0 + s - offset_[i];
         reason_[i] = d.failure;
@@ -208,6 +211,7 @@ void CpuBackend::reset(const int* ids, int count) {
     status_[i] = static_cast<std::int8_t>(assembly_[i].ok ? InstanceStatus::Ok : InstanceStatus::AssemblyFailed);
     reason_[i] = reason0_[i];
     status_step_[i] = 0;
+    if (red_layout_.any()) reduction_clear(red_layout_, {red_acc_.data() + static_cast<size_t>(i) * red_layout_.size(), 1});
   }
 }
 
@@ -243,6 +247,39 @@ void CpuBackend::set_inputs(const int* ids, int count, const double* u) {
     std::copy_n(u + static_cast<size_t>(k) * n_inputs_, n_inputs_,
                 inputs_.data() + static_cast<size_t>(InstanceIds::at(ids, k)) * n_inputs_);
 }
+
+void CpuBackend::set_reductions(const std::vector<ReductionQuantity>& quantities) {
+  red_layout_ = reduction_layout_of(quantities, models_->front().n_joints(), 0);
+  const std::size_t w = static_cast<std::size_t>(red_layout_.size());
+  red_acc_.assign(red_layout_.any() ? static_cast<std::size_t>(n_instances_) * w : 0, 0.0);
+  if (red_layout_.any())
+    for (int i = 0; i < n_instances_; ++i) reduction_clear(red_layout_, {red_acc_.data() + i * w, 1});
+}
+
+void CpuBackend::read_reductions(double* out) const {
+  if (!red_layout_.any()) return;
+  const int w = red_layout_.size(), C = red_layout_.channels;
+#pragma omp parallel for schedule(static) num_threads(threads_)
+  for (int i = 0; i < n_instances_; ++i) {
+    // The current state's sample is added to a copy: the stored accumulator stays the
+    // step loop's.
+    std::vector<double> row(red_acc_.begin() + static_cast<std::ptrdiff_t>(i) * w,
+                            red_acc_.begin() + static_cast<std::ptrdiff_t>(i + 1) * w);
+    if (status_[i] == static_cast<std::int8_t>(InstanceStatus::Ok)) {
+      Data& d = *workers_[omp_get_thread_num()];
+      const Model& model = model_of(i);
+      const double* u = n_inputs_ ? inputs_.data() + static_cast<size_t>(i) * n_inputs_ : nullptr;
+      if (evaluate(model, d, Y_.data() + static_cast<size_t>(i) * ny_, u, d.k1.data()))
+        sample_reductions(model, d, red_layout_, row.data(), static_cast<double>(steps_ - offset_[i]));
+    }
+    const ReductionAcc acc{row.data(), 1};
+    for (int c = 0; c < C; ++c) reduction_stats(acc, c, dt_, out + (static_cast<size_t>(i) * C + c) * kReductionStats);
+  }
+}
+
+void CpuBackend::get_reduction_state(double* acc) const { std::copy(red_acc_.begin(), red_acc_.end(), acc); }
+
+void CpuBackend::set_reduction_state(const double* acc) { std::copy_n(acc, red_acc_.size(), red_acc_.begin()); }
 
 ArrayView CpuBackend::state_view() { return matrix_view(Y_.data(), n_instances_, ny_, false, false); }
 

@@ -38,6 +38,14 @@ class CpuBackend final : public Backend {
   int n_joint_coordinates() const override;
   void read_joint_state(double* q, double* qd, double* tau) const override;
 
+  // Reductions over time (Backend): accumulators (n_instances, layout.size()) on the host,
+  // sampled by rk4_step's hook (dynamics/rk4.hpp).
+  void set_reductions(const std::vector<ReductionQuantity>& quantities) override;
+  ReductionLayout reduction_layout() const override { return red_layout_; }
+  void read_reductions(double* out) const override;
+  void get_reduction_state(double* acc) const override;
+  void set_reduction_state(const double* acc) override;
+
   // Per-instance state (Backend): y = Y's row, [q (7N), qdot (6N)].
   int state_size() const override { return ny_; }
   void get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
@@ -77,6 +85,8 @@ class CpuBackend final : public Backend {
   std::vector<double> runaway_;            ///< (n_instances, 2) runaway bound coefficients a, b
   std::vector<std::int64_t> offset_;       ///< (n_instances) batch step of the instance's step 0
   std::vector<AssemblyResult> assembly_;   ///< (n_instances)
+  ReductionLayout red_layout_;             ///< the enabled reductions (none by default)
+  std::vector<double> red_acc_;            ///< (n_instances, red_layout_.size()) accumulators
   mutable std::vector<std::unique_ptr<Data>> workers_;  ///< one per thread
   InstanceIds ids_;
 };

@@ -6,6 +6,7 @@
 #include "simphant/dynamics/data.hpp"
 #include "simphant/sim/cpu_backend.hpp"
 #include "simphant/sim/cuda_factory.hpp"
+#include "simphant/sim/joint_load_frames.hpp"
 #include "simphant/sim/reduced_backend.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/model/topology.hpp"
@@ -136,6 +137,10 @@ void Simulator::reset(const int* ids, int count, bool resample_models) {
   std::vector<std::uint64_t> next(static_cast<std::size_t>(count));
   for (int k = 0; k < count; ++k) next[static_cast<std::size_t>(k)] = episodes_[static_cast<std::size_t>(InstanceIds::at(ids, k))] + 1;
   resample(ids, count, next.data());
+}
+
+void Simulator::joint_load_frames(const double* states, const double* reactions, double* loads, double* bearing) const {
+  simphant::joint_load_frames(*models_, n_instances(), states, reactions, loads, bearing);
 }
 
 }  // namespace simphant

@@ -83,6 +83,16 @@ class Simulator {
   int n_joint_coordinates() const { return backend_->n_joint_coordinates(); }
   void read_joint_state(double* q, double* qd, double* tau) const { backend_->read_joint_state(q, qd, tau); }
 
+  /// The joint-frame loads of a frame read from this simulator (states as read_states,
+  /// reactions as read_reactions): loads (n, J, 6), bearing (n, J, 4), either may be
+  /// null (sim/joint_load_frames.hpp).
+  void joint_load_frames(const double* states, const double* reactions, double* loads, double* bearing) const;
+  // --- Reductions over time (Backend's contract) ---
+  void set_reductions(const std::vector<ReductionQuantity>& quantities) { backend_->set_reductions(quantities); }
+  ReductionLayout reduction_layout() const { return backend_->reduction_layout(); }
+  void read_reductions(double* out) const { backend_->read_reductions(out); }
+  void get_reduction_state(double* acc) const { backend_->get_reduction_state(acc); }
+  void set_reduction_state(const double* acc) { backend_->set_reduction_state(acc); }
   // --- Per-instance state (Backend's contract for ids, buffers and errors) ---
   int state_size() const { return backend_->state_size(); }
   /// As Backend::get_state, plus episodes (count): the instance's domain-randomisation

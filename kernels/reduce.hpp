@@ -1,0 +1,67 @@
+#pragma once
+// The per-thread function of the per-instance reductions over time on the device
+// (dynamics/reductions.hpp; docs/solver.md, "Reductions over time"): one sample of
+// instance i from an evaluation already in the batch buffers -- the first RK4 stage of
+// a step (batch_step.hpp, enqueue_step, and fused_stage_thread's stage 0) or, for a
+// read, the current state (enqueue_reduce_read). The formulas are the CPU reference's
+// (dynamics/reduce_sample.cpp): joint_reaction, joint_loads_from_reaction, the energy
+// of frame.hpp and the violation of instance_status.hpp.
+#include <cstdint>
+
+#include "batch_buffers.hpp"
+#include "batch_state.hpp"
+#include "frame.hpp"
+#include "simphant/batch/model_view.hpp"
+#include "simphant/dynamics/reductions.hpp"
+
+namespace simphant::batch {
+
+/// tid = i. Adds instance i's sample at y_in to acc (L.size(), n) doubles, structure of
+/// arrays, at batch step *step_in: jac_in (m, 12, n) and lambda_in (lambda_at layout
+/// lambda_soa) evaluated at y_in, violation_in (n) its max |Phi|. Skipped for an
+/// instance whose status_in is not Ok or whose factorisation failed (info_in != 0): its
+/// step fails and freezes it, as the CPU reference samples only a successful first
+/// evaluation. Nothing to do when L has no channel.
+template <class T>
+SP_HD void reduce_thread(int tid, const ModelView<T>& mv, const ReductionLayout& L, const T* y_in, const T* jac_in,
+                         const T* lambda_in, int lambda_soa, const int* info_in, const T* violation_in,
+                         const std::int8_t* status_in, const std::int64_t* step_in, double* acc) {
+  const int n = mv.n_instances, N = mv.n_bodies;
+  if (tid >= n || !L.any()) return;
+  const int i = tid;
+  if (status_in[i] != kStatusOk || info_in[i] != 0) return;
+  const ReductionAcc a{acc + i, static_cast<std::size_t>(n)};
+  const double step = static_cast<double>(*step_in);
+  for (int j = 0; j < mv.n_joints; ++j) {
+    const int o = mv.row_offset[j], m = mv.rows_of(j);
+    T jac[kMaxJointRows * 12], lambda[kMaxJointRows];
+    for (int r = 0; r < m; ++r) {
+      lambda[r] = lambda_at(lambda_in, lambda_soa, mv.n_rows, n, i, o + r);
+      for (int c = 0; c < 12; ++c) jac[12 * r + c] = soa(jac_in, 12 * (o + r) + c, n, i);
+    }
+    JointSample<T> s;
+    s.type = static_cast<JointType>(mv.joint_type[j]);
+    s.frame = mv.frame(j, i);
+    s.Bi = soa_body_kin(y_in, n, i, N, mv.joint_body[2 * j]);
+    s.Bj = soa_body_kin(y_in, n, i, N, mv.joint_body[2 * j + 1]);
+    joint_reaction(m, jac, lambda, s.Bj, s.frame.u_j, s.reaction);
+    s.driver_axial_force = T(0);
+    s.driver_axial_moment = T(0);
+    reduction_add_joint(L, a, j, s, step);
+  }
+  T kinetic = T(0);
+  const T energy = L.enabled(ReductionQuantity::Energy) ? soa_energy(mv, y_in, i, kinetic) : T(0);
+  reduction_add_instance<T>(L, a, violation_in[i], energy, nullptr, 0, step);
+}
+
+/// tid = i. acc (L.size(), n) set to no samples (reduction_clear) for the listed
+/// instances: ids (count) or, with ids null, every instance (count = n).
+template <class T>
+SP_HD void reduce_clear_thread(int tid, const ModelView<T>& mv, const ReductionLayout& L, const int* ids, int count,
+                               double* acc) {
+  if (tid >= count) return;
+  const int i = ids ? ids[tid] : tid;
+  reduction_clear(L, ReductionAcc{acc + i, static_cast<std::size_t>(mv.n_instances)});
+}
+
+}  // namespace simphant::batch

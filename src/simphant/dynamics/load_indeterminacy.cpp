@@ -1,0 +1,69 @@
+#include "simphant/dynamics/load_indeterminacy.hpp"
+
+#include <Eigen/SVD>
+#include <algorithm>
+#include <cmath>
+
+#include "simphant/dynamics/constraint_analysis.hpp"
+#include "simphant/dynamics/evaluate.hpp"
+#include "simphant/dynamics/force_math.hpp"
+#include "simphant/dynamics/joint_loads.hpp"
+
+namespace simphant {
+
+LoadIndeterminacy analyse_load_indeterminacy(const Model& model, Data& d, const double* Y) {
+  const int J = model.n_joints();
+  LoadIndeterminacy out;
+  out.loads.assign(J, {});
+  out.bearing.assign(J, {});
+  if (model.n_rows == 0) return out;
+  set_kinematics(model, d, Y);
+  evaluate_constraints(model, d);
+  assemble_jacobian(model, d);
+  const Eigen::MatrixXd& Pq = d.Phi_q;
+  if (analyse_jacobian(Pq).redundant_rows.empty()) return out;
+  const Eigen::BDCSVD<Eigen::MatrixXd> svd(Pq, Eigen::ComputeFullU);
+  const Eigen::VectorXd& sv = svd.singularValues();
+  const double smax = sv.size() ? sv[0] : 0.0;
+  const int m = static_cast<int>(Pq.rows());
+  std::vector<double> loads(static_cast<std::size_t>(J) * 6);
+  for (int k = 0; k < m; ++k) {
+    if (k < sv.size() && sv[k] > kConstraintRankTolerance * smax) continue;
+    ++out.self_stresses;
+    const Eigen::VectorXd mu = svd.matrixU().col(k);
+    double largest = 0;
+    for (int j = 0; j < J; ++j) {
+      const Joint& jt = model.joints[j];
+      const BodyKin<double> Bi = jt.body_i >= 0 ? d.kin[jt.body_i] : ground_kin<double>();
+      const BodyKin<double> Bj = jt.body_j >= 0 ? d.kin[jt.body_j] : ground_kin<double>();
+      double R[6];
+      joint_reaction(d.rows[j].m, &d.rows[j].jac[0][0], mu.data() + jt.row_offset, Bj, jt.frame.u_j, R);
+      joint_loads_from_reaction(jt.frame, Bi, Bj, R, 0.0, 0.0, &loads[6 * static_cast<std::size_t>(j)]);
+    }
+    for (double l : loads) largest = std::max(largest, std::fabs(l));
+    for (int j = 0; j < J; ++j)
+      for (int c = 0; c < 6; ++c)
+        if (std::fabs(loads[6 * static_cast<std::size_t>(j) + c]) > kIndeterminacyTolerance * largest) out.loads[j][c] = true;
+  }
+  for (int j = 0; j < J; ++j) {
+    const std::array<bool, 6>& l = out.loads[j];
+    out.bearing[j] = {l[2], l[0] || l[1], l[5], l[3] || l[4]};
+  }
+  return out;
+}
+
+std::vector<std::string> indeterminate_components(const Model& model, const LoadIndeterminacy& a, bool bearing) {
+  static const char* load_names[6] = {"F_a", "F_b", "F_v", "M_a", "M_b", "M_v"};
+  static const char* bearing_names[4] = {"axial_force", "radial_force", "axial_moment", "bending_moment"};
+  std::vector<std::string> out;
+  for (int j = 0; j < model.n_joints() && j < static_cast<int>(a.loads.size()); ++j) {
+    std::string text;
+    const int count = bearing ? 4 : 6;
+    for (int c = 0; c < count; ++c)
+      if (bearing ? a.bearing[j][c] : a.loads[j][c]) text += std::string(" ") + (bearing ? bearing_names[c] : load_names[c]);
+    if (!text.empty()) out.push_back(model.joints[j].name + ":" + text);
+  }
+  return out;
+}
+
+}  // namespace simphant

@@ -1,0 +1,26 @@
+#include "simphant/dynamics/reduce_sample.hpp"
+
+#include "simphant/dynamics/evaluate.hpp"
+
+namespace simphant {
+
+void sample_reductions(const Model& model, const Data& d, const ReductionLayout& L, double* acc_row, double step) {
+  const ReductionAcc acc{acc_row, 1};
+  for (int j = 0; j < model.n_joints(); ++j) {
+    const Joint& jt = model.joints[j];
+    JointSample<double> s;
+    s.type = jt.type;
+    s.frame = jt.frame;
+    s.Bi = jt.body_i >= 0 ? d.kin[jt.body_i] : ground_kin<double>();
+    s.Bj = jt.body_j >= 0 ? d.kin[jt.body_j] : ground_kin<double>();
+    joint_reaction(d.rows[j].m, &d.rows[j].jac[0][0], d.lambda.data() + jt.row_offset, s.Bj, jt.frame.u_j, s.reaction);
+    s.driver_axial_force = 0.0;
+    s.driver_axial_moment = 0.0;
+    reduction_add_joint(L, acc, j, s, step);
+  }
+  const double violation = model.n_rows > 0 ? max_violation(d) : 0.0;
+  const double energy = L.enabled(ReductionQuantity::Energy) ? total_energy(model, d) : 0.0;
+  reduction_add_instance<double>(L, acc, violation, energy, nullptr, 0, step);
+}
+
+}  // namespace simphant

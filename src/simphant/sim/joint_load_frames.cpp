@@ -1,0 +1,42 @@
+#include "simphant/sim/joint_load_frames.hpp"
+
+#include <cstddef>
+
+#include "simphant/dynamics/joint_loads.hpp"
+
+namespace simphant {
+
+namespace {
+
+BodyKin<double> recorded_body_kin(const double* rec, int k) {
+  if (k < 0) return ground_kin<double>();
+  const double* b = rec + 13 * k;  // r, p (w x y z), v, omega_B (Backend::read_states)
+  return make_body_kin(Vec3d{b[0], b[1], b[2]}, normalized(Quatd{b[3], b[4], b[5], b[6]}), Vec3d{b[7], b[8], b[9]},
+                       Vec3d{b[10], b[11], b[12]});
+}
+
+}  // namespace
+
+void joint_load_frames(const std::vector<Model>& models, int n, const double* states, const double* reactions,
+                       double* loads, double* bearing) {
+  const Model& m0 = models.front();
+  const int B = m0.n_bodies(), J = m0.n_joints();
+  for (int i = 0; i < n; ++i) {
+    const Model& model = models[models.size() == 1 ? 0 : static_cast<std::size_t>(i)];
+    const double* rec = states + static_cast<std::size_t>(i) * B * 13;
+    for (int j = 0; j < J; ++j) {
+      const Joint& jt = model.joints[j];
+      const std::size_t ij = static_cast<std::size_t>(i) * J + j;
+      double l[kJointLoadComponents], b[kBearingLoadComponents];
+      joint_loads_from_reaction(jt.frame, recorded_body_kin(rec, jt.body_i), recorded_body_kin(rec, jt.body_j),
+                                reactions + 6 * ij, 0.0, 0.0, l);
+      bearing_loads_from_joint_loads(l, b);
+      if (loads)
+        for (int c = 0; c < kJointLoadComponents; ++c) loads[kJointLoadComponents * ij + c] = l[c];
+      if (bearing)
+        for (int c = 0; c < kBearingLoadComponents; ++c) bearing[kBearingLoadComponents * ij + c] = b[c];
+    }
+  }
+}
+
+}  // namespace simphant

@@ -1,0 +1,96 @@
+#include "simphant/sim/reduction_names.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace simphant {
+
+const char* reduction_quantity_name(ReductionQuantity q) {
+  static const char* names[kReductionQuantities] = {"reactions",            "joint_loads", "bearing_loads",
+                                                    "driver_loads",         "constraint_violation", "energy",
+                                                    "joint_coordinates"};
+  return names[static_cast<int>(q)];
+}
+
+const char* reduction_stat_name(int s) {
+  static const char* names[kReductionStats] = {"max", "min", "mean", "rms", "time_of_max"};
+  return names[s];
+}
+
+std::vector<ReductionQuantity> parse_reduction_quantities(const std::vector<std::string>& names, int n_drivers,
+                                                          const std::string& where) {
+  std::vector<ReductionQuantity> out;
+  if (names.empty() || (names.size() == 1 && names[0] == "none")) return out;
+  if (names.size() == 1 && names[0] == "all") {
+    for (int q = 0; q < kReductionQuantities; ++q)
+      if (q != static_cast<int>(ReductionQuantity::DriverLoads) || n_drivers > 0) out.push_back(static_cast<ReductionQuantity>(q));
+    return out;
+  }
+  for (const std::string& name : names) {
+    int found = -1;
+    for (int q = 0; q < kReductionQuantities; ++q)
+      if (name == reduction_quantity_name(static_cast<ReductionQuantity>(q))) found = q;
+    if (found < 0)
+      throw std::invalid_argument(where + ": unknown reduction quantity '" + name +
+                                  "' (reactions, joint_loads, bearing_loads, driver_loads, constraint_violation, "
+                                  "energy, joint_coordinates, or \"all\" / \"none\" alone)");
+    const auto q = static_cast<ReductionQuantity>(found);
+    if (std::find(out.begin(), out.end(), q) != out.end())
+      throw std::invalid_argument(where + ": reduction quantity '" + name + "' given twice");
+    out.push_back(q);
+  }
+  return out;
+}
+
+ReductionLayout reduction_layout_of(const std::vector<ReductionQuantity>& quantities, int n_joints, int n_drivers) {
+  bool enabled[kReductionQuantities] = {};
+  for (ReductionQuantity q : quantities) enabled[static_cast<int>(q)] = true;
+  return make_reduction_layout(enabled, n_joints, n_drivers);
+}
+
+namespace {
+const char* kReactionComponents[8] = {"Fx", "Fy", "Fz", "Tx", "Ty", "Tz", "|F|", "|T|"};
+const char* kReactionUnits[8] = {"N", "N", "N", "N m", "N m", "N m", "N", "N m"};
+const char* kLoadComponents[6] = {"F_a", "F_b", "F_v", "M_a", "M_b", "M_v"};
+const char* kLoadUnits[6] = {"N", "N", "N", "N m", "N m", "N m"};
+const char* kBearingComponents[4] = {"axial_force", "radial_force", "axial_moment", "bending_moment"};
+const char* kBearingUnits[4] = {"N", "N", "N m", "N m"};
+}  // namespace
+
+std::vector<std::string> reduction_components(ReductionQuantity q, const Model& model,
+                                              const std::vector<std::string>& driver_names) {
+  switch (q) {
+    case ReductionQuantity::Reactions: return {std::begin(kReactionComponents), std::end(kReactionComponents)};
+    case ReductionQuantity::JointLoads: return {std::begin(kLoadComponents), std::end(kLoadComponents)};
+    case ReductionQuantity::BearingLoads: return {std::begin(kBearingComponents), std::end(kBearingComponents)};
+    case ReductionQuantity::DriverLoads: return driver_names;
+    case ReductionQuantity::JointCoordinates: {
+      std::vector<std::string> names;
+      for (const Joint& j : model.joints) names.push_back(j.name);
+      return names;
+    }
+    default: return {reduction_quantity_name(q)};
+  }
+}
+
+std::vector<std::string> reduction_units(ReductionQuantity q, const Model& model, const std::vector<std::string>& driver_units) {
+  switch (q) {
+    case ReductionQuantity::Reactions: return {std::begin(kReactionUnits), std::end(kReactionUnits)};
+    case ReductionQuantity::JointLoads: return {std::begin(kLoadUnits), std::end(kLoadUnits)};
+    case ReductionQuantity::BearingLoads: return {std::begin(kBearingUnits), std::end(kBearingUnits)};
+    case ReductionQuantity::DriverLoads: return driver_units;
+    case ReductionQuantity::ConstraintViolation: return {"m | 1"};  // max |Phi| over rows in m and dimensionless rows
+    case ReductionQuantity::Energy: return {"J"};
+    case ReductionQuantity::JointCoordinates: {
+      std::vector<std::string> units;
+      for (const Joint& j : model.joints)
+        units.push_back(j.type == JointType::Revolute || j.type == JointType::Cylindrical ? "rad"
+                        : j.type == JointType::Prismatic                                  ? "m"
+                                                                                         : "");
+      return units;
+    }
+  }
+  return {};
+}
+
+}  // namespace simphant

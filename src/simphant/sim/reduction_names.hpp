@@ -1,0 +1,38 @@
+#pragma once
+// Names, components and units of the per-instance reductions over time
+// (dynamics/reductions.hpp; HDF5 /reductions/<quantity>/..., io/reductions_writer.hpp).
+#include <string>
+#include <vector>
+
+#include "simphant/dynamics/reductions.hpp"
+#include "simphant/model/model.hpp"
+
+namespace simphant {
+
+/// The dataset name of quantity q: "reactions", "joint_loads", "bearing_loads",
+/// "driver_loads", "constraint_violation", "energy", "joint_coordinates".
+const char* reduction_quantity_name(ReductionQuantity q);
+
+/// The statistic names in read order: "max", "min", "mean", "rms", "time_of_max".
+const char* reduction_stat_name(int s);
+
+/// Quantities from their names: "all" (every quantity; driver_loads only when the model
+/// has drivers), "none" or an empty list (none), else each name once. Throws
+/// std::invalid_argument naming `where` and the unknown or repeated name.
+std::vector<ReductionQuantity> parse_reduction_quantities(const std::vector<std::string>& names, int n_drivers,
+                                                          const std::string& where);
+
+/// The enabled[] array of make_reduction_layout for a list of quantities.
+ReductionLayout reduction_layout_of(const std::vector<ReductionQuantity>& quantities, int n_joints, int n_drivers);
+
+/// The trailing component names of one frame of quantity q (reactions: the 8 of
+/// dynamics/reductions.hpp; joint_loads: F_a F_b F_v M_a M_b M_v; bearing_loads:
+/// axial_force radial_force axial_moment bending_moment; driver_loads: the driver names;
+/// joint_coordinates: the joint names; the scalar quantities: their own name) and their
+/// units ([N], [N m], [J], [rad], [m], "1" for dimensionless; a joint coordinate that is
+/// not defined: "").
+std::vector<std::string> reduction_components(ReductionQuantity q, const Model& model,
+                                              const std::vector<std::string>& driver_names);
+std::vector<std::string> reduction_units(ReductionQuantity q, const Model& model, const std::vector<std::string>& driver_units);
+
+}  // namespace simphant

@@ -1,0 +1,117 @@
+// The device's reductions over time (kernels/reduce.hpp, sampled in enqueue_step's
+// first stage and fused_stage_thread's stage 0; enqueue_reduce_read) run over the whole
+// grid on the CPU (tests/cpu_grid_exec.hpp) against the CPU reference's samples
+// (dynamics/reduce_sample.hpp) of the same start states, on the cuda and cuda-fused paths.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "cpu_grid_exec.hpp"
+#include "example_models.hpp"
+#include "host_batch.hpp"
+#include "simphant/dynamics/evaluate.hpp"
+#include "simphant/dynamics/reduce_sample.hpp"
+#include "simphant/sim/reduction_names.hpp"
+
+namespace simphant {
+namespace {
+
+struct GridCase {
+  const char* example;
+  bool fused;
+};
+
+class ReduceGrid : public ::testing::TestWithParam<GridCase> {};
+
+// Instance i's state from the batch's structure of arrays.
+std::vector<double> instance_state(const test::HostBatch<double>& hb, int i) {
+  std::vector<double> Y(13 * static_cast<std::size_t>(hb.N));
+  for (int e = 0; e < 13 * hb.N; ++e) Y[e] = hb.at(hb.Y, e, hb.n, i);
+  return Y;
+}
+
+// The CPU reference's sample of instance i's current batch state, added to acc (a row).
+void reference_sample(const Model& model, const std::vector<double>& Y, const ReductionLayout& L, double* acc, double step) {
+  Data d(model);
+  std::vector<double> ydot(model.ny());
+  ASSERT_TRUE(evaluate(model, d, Y.data(), nullptr, ydot.data()));
+  sample_reductions(model, d, L, acc, step);
+}
+
+// Over 25 steps the device accumulators equal the reference's: the same formulas on the
+// same states, with lambda from the batched solve, which agrees with the CPU solve to a
+// few ulps of its scale (test_kernel_grid.cpp) -- tolerance 1e-10 relative to each
+// channel's largest sample. The step of each max is equal wherever the largest sample
+// leads the next by more than that tolerance. The count is exact. Then the read
+// (enqueue_reduce_read) adds the current state's sample without changing the
+// accumulators.
+TEST_P(ReduceGrid, AccumulatorsEqualCpuReference) {
+  const int n = 3, steps = 25;
+  const std::vector<Model> models = test::example_models(GetParam().example, n);
+  const AssembledBatch assembled = assemble_batch(models, n, 1);
+  test::HostBatch<double> hb(models, n, assembled, GetParam().fused);
+  test::CpuGridExec<double> x;
+  const ReductionLayout L = reduction_layout_of(parse_reduction_quantities({"all"}, 0, "test"), hb.J, 0);
+  hb.enable_reductions(x, L);
+  const int w = L.size(), C = L.channels;
+  std::vector<double> ref(static_cast<std::size_t>(n) * w), samples(static_cast<std::size_t>(n) * C * (steps + 1));
+  for (int i = 0; i < n; ++i) reduction_clear(L, {ref.data() + static_cast<std::size_t>(i) * w, 1});
+  auto sample_all = [&](int s, std::vector<double>& acc) {
+    for (int i = 0; i < n; ++i) {
+      const std::vector<double> Y = instance_state(hb, i);
+      reference_sample(models[i], Y, L, acc.data() + static_cast<std::size_t>(i) * w, s);
+      std::vector<double> one(w);
+      reduction_clear(L, {one.data(), 1});
+      reference_sample(models[i], Y, L, one.data(), s);
+      for (int c = 0; c < C; ++c) samples[(static_cast<std::size_t>(i) * C + c) * (steps + 1) + s] = one[1 + kReductionSlots * c];
+    }
+  };
+  for (int s = 0; s < steps; ++s) {
+    sample_all(s, ref);
+    hb.rk4_step(x);
+  }
+  auto compare = [&](const std::vector<double>& dev, const std::vector<double>& want, int count, const char* what) {
+    for (int i = 0; i < n; ++i) {
+      ASSERT_EQ(hb.status[i], 0);
+      EXPECT_EQ(dev[i], static_cast<double>(count)) << what;
+      for (int c = 0; c < C; ++c) {
+        const double* v = &samples[(static_cast<std::size_t>(i) * C + c) * (steps + 1)];
+        std::vector<double> sorted(v, v + count);
+        if (std::isnan(sorted[0])) continue;  // joint coordinates of other joint types: NaN on both
+        std::sort(sorted.begin(), sorted.end());
+        const double scale = std::max({1e-3, std::fabs(sorted.front()), std::fabs(sorted.back())}), tol = 1e-10 * scale;
+        for (int k = 0; k < 4; ++k) {
+          const double want_k = want[static_cast<std::size_t>(i) * w + 1 + kReductionSlots * c + k];
+          const double dev_k = dev[static_cast<std::size_t>(1 + kReductionSlots * c + k) * n + i];
+          const double t = k < 2 ? tol : (k == 2 ? count * tol : count * 2 * scale * tol);
+          EXPECT_NEAR(dev_k, want_k, t) << what << " instance " << i << " channel " << c << " slot " << k;
+        }
+        if (count < 2 || sorted[count - 1] - sorted[count - 2] > 2 * tol)
+          EXPECT_EQ(dev[static_cast<std::size_t>(1 + kReductionSlots * c + 4) * n + i],
+                    want[static_cast<std::size_t>(i) * w + 1 + kReductionSlots * c + 4])
+              << what << " instance " << i << " channel " << c;
+      }
+    }
+  };
+  compare(hb.red_acc, ref, steps, "step loop");
+  // The read: the stored accumulators plus the current (end) state's sample.
+  const std::vector<double> stored = hb.red_acc;
+  std::vector<double> read(stored.size(), std::nan(""));
+  batch::enqueue_reduce_read(x, hb.mv, hb.b, read.data(), hb.fused ? &hb.P : nullptr);
+  EXPECT_EQ(0, std::memcmp(stored.data(), hb.red_acc.data(), stored.size() * sizeof(double)));
+  sample_all(steps, ref);
+  compare(read, ref, steps + 1, "read");
+}
+
+INSTANTIATE_TEST_SUITE_P(Paths, ReduceGrid,
+                         ::testing::Values(GridCase{"double_pendulum", false}, GridCase{"double_pendulum", true},
+                                           GridCase{"cylindrical_collar", false}, GridCase{"cylindrical_collar", true}),
+                         [](const ::testing::TestParamInfo<GridCase>& p) {
+                           return std::string(p.param.example) + (p.param.fused ? "_fused" : "_cuda");
+                         });
+
+}  // namespace
+}  // namespace simphant
