@@ -82,6 +82,16 @@ if ! python3 -c 'import nanobind, numpy, pytest, h5py, xarray, pandas, gymnasium
     python3 -m pip install --break-system-packages "${py_needed[@]}" ||
     { echo "setup: error: could not pip-install ${py_needed[*]} for $(command -v python3)"; exit 1; }
 fi
+# scipy and SALib, for the designs of experiments' cross-checks (tests/python/test_doe.py:
+# Sobol' points against scipy.stats.qmc, Saltelli designs and Sobol' indices against
+# SALib, docs/scene-format.md "Sweep"). Test-time only: those tests skip with the reason
+# without them, so a failure here warns.
+if ! python3 -c 'import scipy.stats.qmc, SALib.sample.sobol, SALib.analyze.sobol' >/dev/null 2>&1; then
+  echo "setup: installing scipy and SALib"
+  python3 -m pip install scipy 'SALib>=1.4.6' ||
+    python3 -m pip install --break-system-packages scipy 'SALib>=1.4.6' ||
+    echo "setup: warning: scipy / SALib not installed for $(command -v python3); tests/python/test_doe.py will skip parts"
+fi
 # PyTorch, for the DLPack round trips and the torch vector env of the tests
 # (tests/python/test_arrays.py, test_gym.py). PyPI's Linux wheel brings its CUDA
 # runtime libraries (about 3 GB, a few minutes); set SIMPHANT_SKIP_TORCH=1 to leave it

@@ -61,6 +61,11 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(pa
     h5::write_attr(reason.id(), "codes", codes);
   }
   h5::create_group(f, "params");
+  if (!info.params_problem.empty()) {
+    const h5::Handle params(H5Gopen2(f, "params", H5P_DEFAULT), H5Gclose);
+    if (!params.valid()) throw h5::H5Error("H5Gopen2 failed: params");
+    h5::write_attr(params.id(), "problem", info.params_problem);
+  }
 
   const SolverSettings& s = info.solver;
   h5::write_attr(f, "scene", info.scene_text);
@@ -89,6 +94,15 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(pa
     h5::write_attr(f, "shard_count", info.shard_count);
     h5::write_attr(f, "instance_offset", info.instance_offset);
     h5::write_attr(f, "n_instances_total", info.n_instances_total);
+  }
+  h5::write_attr(f, "sweep_mode", info.sweep_mode);
+  if (info.sweep_mode == "saltelli") {
+    h5::write_attr(f, "saltelli_base", info.saltelli_base);
+    h5::write_attr(f, "saltelli_second_order", info.saltelli_second_order);
+  }
+  if (!info.sweep_design_crc64.empty()) {
+    h5::write_attr(f, "sweep_design_file", info.sweep_design_file);
+    h5::write_attr(f, "sweep_design_crc64", info.sweep_design_crc64);
   }
   h5::flush(f);
   compute_frame_reserve();

@@ -23,7 +23,8 @@
 //   /joint_state/q         (T, I, n)     robot runs only (docs/robots.md): joint positions [rad | m],
 //   /joint_state/qd        (T, I, n)     rates [rad/s | m/s] and applied joint torques /
 //   /joint_state/tau       (T, I, n)     forces [N m | N]; attribute joint_names (n) on the group
-//   /params/<sweep path>   (I)           sampled sweep values (e.g. /params/bodies.crank.mass)
+//   /params/<sweep path>   (I)           sampled sweep values (e.g. /params/bodies.crank.mass);
+//                                        attribute `problem` on /params: the sweep as a SALib problem
 //   /status                (I) int8      0 ok, 1 failed assembly, 2 diverged
 //   /status_time           (I)           time at which the status was set [s] (0 if ok)
 //   /status_reason         (I) int8      why: 0 none, 1 non_finite, 2 constraint_violation,
@@ -40,8 +41,10 @@
 //                          baumgarte_beta, tikhonov_epsilon, refinement_steps, record_every,
 //                          violation_bound, backend, version, seed, n_instances,
 //                          body_names, joint_names, wall_time_s, frames, interrupted,
-//                          stop_reason; a shard's file also shard_index, shard_count,
-//                          instance_offset, n_instances_total (RecorderInfo)
+//                          stop_reason, sweep_mode; a shard's file also shard_index, shard_count,
+//                          instance_offset, n_instances_total; a saltelli sweep's
+//                          saltelli_base, saltelli_second_order; a design file's
+//                          sweep_design_file, sweep_design_crc64 (RecorderInfo)
 //
 // The T datasets are chunked and extendible; every record() appends one frame and
 // flushes the file, so a run stopped at any point between two calls leaves a readable
@@ -94,6 +97,17 @@ struct RecorderInfo {
   /// index of this file's instance 0) and n_instances_total (the design's I).
   int shard_index = 0, shard_count = 0;
   std::int64_t instance_offset = 0, n_instances_total = 0;
+  /// The design of experiments (docs/scene-format.md, "Sweep"): root attribute sweep_mode
+  /// ("none" without sweep parameters); for saltelli also saltelli_base (N) and
+  /// saltelli_second_order (0/1); for design sweep_design_file and sweep_design_crc64
+  /// (the CRC-64 of the design file's bytes, which resume and merge compare).
+  std::string sweep_mode = "none";
+  std::int64_t saltelli_base = 0;
+  int saltelli_second_order = 0;
+  std::string sweep_design_file, sweep_design_crc64;
+  /// The sweep as a SALib problem (JSON text, scene.hpp salib_problem): attribute
+  /// `problem` of /params; empty: none.
+  std::string params_problem;
 };
 
 class Recorder {

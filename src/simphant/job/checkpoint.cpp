@@ -340,6 +340,7 @@ ResumePoint find_resume(const JobOptions& given) {
     options_text = h5::read_attr_string(g.id(), "options");
     r.at = read_point(g.id());
     scene_text = h5::read_attr_string(f.id(), "scene");
+    if (h5::attr_exists(f.id(), "sweep_design_crc64")) r.design_crc64 = h5::read_attr_string(f.id(), "sweep_design_crc64");
   } catch (const h5::H5Error& e) {
     throw SceneError("--resume", r.source + ": cannot read its checkpoint: " + e.what());
   }
@@ -378,6 +379,15 @@ ResumePoint find_resume(const JobOptions& given) {
   r.options.out = out;
   r.options.resume.clear();
   return r;
+}
+
+void check_resumed_design(const ResumePoint& resume, const SweepSpec& sweep) {
+  if (resume.design_crc64 == sweep.design_crc64) return;
+  throw SceneError("/sweep/file", sweep.design_file + ": the design file differs from the one the run to resume read (CRC-64 " +
+                                      (sweep.design_crc64.empty() ? std::string("none") : sweep.design_crc64) +
+                                      ", stored in " + resume.source + ": " +
+                                      (resume.design_crc64.empty() ? std::string("none") : resume.design_crc64) +
+                                      "); restore it, or start a new run");
 }
 
 BatchState take_checkpoint(const ResumePoint& resume, const std::string& partial) {

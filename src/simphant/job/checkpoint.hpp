@@ -37,6 +37,7 @@
 #include "simphant/io/recorder.hpp"
 #include "simphant/job/run_job.hpp"
 #include "simphant/job/run_stats.hpp"
+#include "simphant/scene/scene.hpp"
 #include "simphant/sim/simulator.hpp"
 
 namespace simphant {
@@ -80,7 +81,15 @@ struct ResumePoint {
   JobOptions options;
   std::string source;  ///< the file holding the checkpoint: the checkpoint file or the output
   LoopPoint at;
+  /// The run's root attribute sweep_design_crc64 ("" when it has none): the CRC-64 of
+  /// its design file, which the resumed run's design file must still have.
+  std::string design_crc64;
 };
+
+/// Throws SceneError("/sweep/file", ...) when the design file that `sweep` read is not
+/// the one of the run to resume (its CRC-64 differs from resume.design_crc64): the
+/// scene text alone does not pin a design that lives in another file.
+void check_resumed_design(const ResumePoint& resume, const SweepSpec& sweep);
 
 /// The options of `o` as stored in a checkpoint (JSON text); `backend` is the backend
 /// that ran (Simulator::backend_name(), when it is one that --backend names), so that a

@@ -21,7 +21,8 @@ const char* const kRequired[] = {"scene", "version", "seed", "n_instances", "fra
 const char* const kAgree[] = {"version",      "scene",          "seed",           "dt",
                               "t_end",        "record_every",   "baumgarte_alpha", "baumgarte_beta",
                               "tikhonov_epsilon", "violation_bound", "backend",   "body_names",
-                              "joint_names",  "frames"};
+                              "joint_names",  "frames",       "sweep_mode",     "saltelli_base",
+                              "saltelli_second_order", "sweep_design_crc64"};
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
 

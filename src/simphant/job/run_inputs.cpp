@@ -36,6 +36,7 @@ std::vector<std::string> run_input_files(const Scene& scene, const std::string& 
   namespace fs = std::filesystem;
   std::vector<std::string> inputs;
   if (!scene_file.empty()) inputs.push_back(scene_file);
+  if (!scene.sweep.design_file.empty()) inputs.push_back(scene.sweep.design_file);
   if (!scene.model.robot || scene.model.robot->urdf_path.empty()) return inputs;
   const std::string& urdf = scene.model.robot->urdf_path;
   inputs.push_back(urdf);

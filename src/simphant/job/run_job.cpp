@@ -74,6 +74,13 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
   info.solver = solver;
   info.backend = sim.backend_name();
   info.seed = scene.sweep.seed;
+  const SweepSpec& sweep = scene.sweep;
+  if (!sweep.parameters.empty()) info.sweep_mode = sweep_mode_name(sweep.mode);
+  info.saltelli_base = sweep.saltelli_base;
+  info.saltelli_second_order = sweep.saltelli_second_order ? 1 : 0;
+  info.sweep_design_file = sweep.design_file;
+  info.sweep_design_crc64 = sweep.design_crc64;
+  info.params_problem = salib_problem(sweep);
   if (sim.n_joint_coordinates() > 0) info.joint_coordinate_names = info.joint_names;  // joint k = coordinate k
   // The joint-frame loads, on the backends that integrate the constraint forces (the
   // DAE state: 13 numbers per body), with the components that redundant rows leave
@@ -189,6 +196,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   const JobOptions& o = resume ? resume->options : given;
   check_options(o);
   Scene scene = load_job_scene(o);
+  if (resume) check_resumed_design(*resume, scene.sweep);
   check_backend(scene, o);
   const std::string out = output_path(o);
   check_output_path(out, run_input_files(scene, o.scene));

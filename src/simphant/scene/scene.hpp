@@ -40,13 +40,34 @@ struct SweepParameter {
   std::vector<double> values; ///< list
 };
 
-enum class SweepMode : int { Random = 0, LatinHypercube = 1, Grid = 2 };
+/// Sweep modes (docs/scene-format.md, "Sweep"). Sobol and Saltelli use the Sobol'
+/// sequence of Boost.Random (Joe & Kuo direction numbers); Design reads a design file.
+enum class SweepMode : int { Random = 0, LatinHypercube = 1, Grid = 2, Sobol = 3, Saltelli = 4, Design = 5 };
+
+/// The mode's name in the scene format ("random", "lhs", "grid", "sobol", "saltelli", "design").
+const char* sweep_mode_name(SweepMode mode);
+
+/// Correlated normal parameters (`sweep.correlation` / `sweep.covariance`): the standard
+/// normal draws z of these parameters become L z, L the lower Cholesky factor of their
+/// correlation matrix, before each is scaled by its mean and std.
+struct SweepCorrelation {
+  std::vector<int> parameters;   ///< indices into SweepSpec::parameters (normal, not truncated)
+  std::vector<double> cholesky;  ///< L, row-major, parameters.size()^2 (upper part 0)
+};
 
 struct SweepSpec {
   SweepMode mode = SweepMode::Random;
-  int instances = 1;       ///< random / lhs; grid: product of list lengths
+  /// random / lhs / sobol: the count; grid: product of list lengths; saltelli:
+  /// base (2 D + 2) or base (D + 2); design: the design file's rows.
+  int instances = 1;
   std::uint64_t seed = 0;
-  std::vector<SweepParameter> parameters;
+  std::vector<SweepParameter> parameters;  ///< design mode: one per column, dist List holding the column
+  bool scramble = false;                   ///< sobol / saltelli: random digital shift from the seed
+  int saltelli_base = 0;                   ///< saltelli: N
+  bool saltelli_second_order = true;       ///< saltelli: rows for second-order indices
+  SweepCorrelation correlation;            ///< empty: independent parameters
+  std::string design_file;                 ///< design: the file read (absolute when the scene is a file)
+  std::string design_crc64;                ///< design: CRC-64/XZ of its bytes, 16 hex digits
 };
 
 /// A parsed, validated scene: its text, its JSON document, the base Model and the sweep.
@@ -81,8 +102,8 @@ struct SweepSamples {
   int first_instance = 0;
 };
 
-/// Samples the sweep. n_instances_override > 0 replaces the sweep's count (not in grid
-/// mode, where it is an error if it differs: SceneError("/sweep/instances", ...)).
+/// Samples the sweep. n_instances_override > 0 replaces the sweep's count (not in grid,
+/// saltelli or design mode, where it is an error if it differs: SceneError("/sweep/instances", ...)).
 /// SceneError("/sweep/instances", ...) too when the sampled values (8 bytes each) would
 /// exceed kMemoryFraction of physical memory.
 /// Deterministic for a given seed; generator, draw order (random: instance-major,
@@ -112,6 +133,12 @@ Model build_instance_model(const Scene& scene, const std::vector<double>& values
 /// simulator is the sweep's own sample (sample_sweep), which this does not reproduce;
 /// episodes >= 1 use this. instance >= 0.
 std::vector<double> sample_episode(const SweepSpec& sweep, int instance, std::uint64_t episode);
+
+/// The sweep as a SALib problem, JSON text: {"num_vars": D, "names": [paths], "bounds":
+/// [[a, b], ...], "dists": [...]} with SALib's conventions (uniform "unif" [low, high];
+/// normal "norm" [mean, std]; truncated normal "truncnorm" [lo, hi, mean, std]; list and
+/// design columns "unif" [min, max] of their values). "" without parameters.
+std::string salib_problem(const SweepSpec& sweep);
 
 /// Bytes that sampling and compiling `n_instances` instances of the scene hold at once:
 /// 8 per sampled value plus one compiled Model per instance (names, bodies, joints,

@@ -107,7 +107,7 @@ Scene parse_scene(const std::string& text, const std::string& source) {
   scene.model = compile_model(scene.doc);
   if (scene.doc.is_object()) {
     const auto it = scene.doc.find("sweep");
-    if (it != scene.doc.end()) scene.sweep = scene_detail::parse_sweep(*it, "/sweep", scene.doc);
+    if (it != scene.doc.end()) scene.sweep = scene_detail::parse_sweep(*it, "/sweep", scene.doc, source);
   }
   check_instance_count(scene, scene.sweep.instances);  // before anything is sampled
   scene.text = text;

@@ -1,7 +1,10 @@
 #pragma once
 // Private to scene/: the sweep section (docs/scene-format.md, "Sweep") — path resolution,
-// spec validation and the distributions' inverse CDFs.
+// spec validation, the distributions' inverse CDFs, correlated normals, the Sobol' and
+// Saltelli designs and design files.
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -16,11 +19,70 @@ namespace simphant::scene_detail {
 std::string resolve_sweep_path(const nlohmann::json& doc, const std::string& path, const std::string& error_path);
 
 /// Parses and validates the "sweep" object found at JSON pointer `path` of `doc`; every
-/// parameter path is resolved now. Throws SceneError naming the bad field.
-SweepSpec parse_sweep(const nlohmann::json& sweep, const std::string& path, const nlohmann::json& doc);
+/// parameter path is resolved now, a design file is read now (a relative `file` from the
+/// folder of `source` when that is a regular file, else from the working folder).
+/// Throws SceneError naming the bad field.
+SweepSpec parse_sweep(const nlohmann::json& sweep, const std::string& path, const nlohmann::json& doc,
+                      const std::string& source);
+
+/// Checks a resolved parameter against those already in `spec` (a setting shared by all
+/// instances, or a value named twice) and appends it; `path_field` names its path in messages.
+void add_parameter(SweepSpec& spec, SweepParameter p, const std::string& path_field,
+                   const std::vector<std::string>& earlier_fields);
+
+/// Parses `sweep.correlation` (covariance false) or `sweep.covariance` (true) at `path`
+/// against the spec's parameters: the listed paths must be normal, untruncated sweep
+/// parameters; the matrix symmetric, square of their count, positive definite (Eigen LLT),
+/// with a unit diagonal (correlation) or a diagonal std^2 of each parameter (covariance).
+SweepCorrelation parse_correlation(const nlohmann::json& j, const std::string& path, bool covariance,
+                                   const SweepSpec& spec);
+
+/// Maps one instance's uniforms u (one per parameter, in [0, 1)) to its values in place:
+/// inverse_cdf for each independent parameter; the correlated normals through their
+/// standard normal quantiles z = Phi^-1(u + 2^-54), then L z, then mean + std (L z).
+void map_point(const SweepSpec& sweep, double* x);
+
+/// Sobol' mode: u[p][k] for points k = 0..n-1 of the D-dimensional Sobol' sequence
+/// (point 0 is the origin; Boost.Random's engine gives points 1, 2, ...), XOR-shifted
+/// by one 64-bit word per dimension from std::mt19937_64(seed) when scrambled.
+void sobol_uniforms(const SweepSpec& sweep, int n, std::vector<std::vector<double>>& u);
+
+/// Saltelli mode: u[p][k] in SALib.sample.sobol.sample's row order (base points of the
+/// 2D-dimensional Sobol' sequence as sobol_uniforms, columns 0..D-1 matrix A, D..2D-1 B).
+void saltelli_uniforms(const SweepSpec& sweep, std::vector<std::vector<double>>& u);
+
+/// Rows of a Saltelli design: base (2 D + 2) with second order, base (D + 2) without;
+/// -1 when above 2^31 - 1.
+long long saltelli_rows(long long base, long long dims, bool second_order);
+
+/// Largest dimension of Boost.Random's Sobol' tables (3667).
+int max_sobol_dimension();
+
+/// A design file read: its columns (paths as written), values[c][r], the CRC-64 of its bytes.
+struct DesignTable {
+  std::vector<std::string> columns;
+  std::vector<std::vector<double>> values;
+  std::string crc64;
+  int rows = 0;
+};
+
+/// Reads the design `file` (CSV with a header row of paths, or NPY, recognised by its
+/// magic string, whose columns are named by `columns` at `columns_path`; nullptr: not
+/// given). Every error is a SceneError at `file_path` (or `columns_path`) naming the file
+/// and the place (row, column) with the reason.
+DesignTable read_design_file(const std::string& file, const std::string& file_path, const nlohmann::json* columns,
+                             const std::string& columns_path);
+
+/// CRC-64/XZ (ECMA-182 polynomial, reflected, init and xor-out all ones; check value of
+/// "123456789" 0x995DC9BBDF1939FA) of `bytes`, as 16 lower-case hex digits.
+std::string crc64_hex(const std::string& bytes);
 
 /// Probability mass of N(mean, sd) on [lo, hi] (computed in the tail where it is precise).
 double normal_mass(double mean, double sd, double lo, double hi);
+
+/// Phi^-1(u + 2^-54), the standard normal quantile as inverse_cdf takes it for an
+/// untruncated normal (u in [0, 1); |z| <= 38).
+double standard_normal_quantile(double u);
 
 /// The parameter's distribution mapped from u in [0, 1): uniform low + u (high - low);
 /// normal (optionally truncated) by the inverse CDF at u + 2^-54 (kept off 0; truncated:

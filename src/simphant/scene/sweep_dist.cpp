@@ -35,6 +35,8 @@ double std_quantile(double p) {
 
 }  // namespace
 
+double standard_normal_quantile(double u) { return std_quantile(u + kHalfUlp); }
+
 double normal_mass(double mean, double sd, double lo, double hi) {
   const Standardised s = standardise(mean, sd, lo, hi);
   return boost::math::cdf(kStdNormal, s.b) - boost::math::cdf(kStdNormal, s.a);

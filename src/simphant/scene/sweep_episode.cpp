@@ -2,6 +2,8 @@
 // randomisation (docs/scene-format.md, "Sweep", "Episodes"). A counter-based generator:
 // each value's u in [0, 1) is a hash of (seed, instance, episode, parameter index), so
 // any instance's episode can be drawn alone, in any order, for any batch size.
+#include <algorithm>
+
 #include "simphant/scene/sweep_detail.hpp"
 
 namespace simphant {
@@ -23,13 +25,20 @@ std::vector<double> sample_episode(const SweepSpec& sweep, int instance, std::ui
   std::uint64_t h = mix(sweep.seed + kGamma);
   h = mix(h ^ mix(static_cast<std::uint64_t>(instance) + 2 * kGamma));
   h = mix(h ^ mix(episode + 3 * kGamma));
-  std::vector<double> values;
-  values.reserve(sweep.parameters.size());
-  for (std::size_t p = 0; p < sweep.parameters.size(); ++p) {
+  const auto uniform = [h](std::size_t p) {
     const std::uint64_t x = mix(h ^ mix(static_cast<std::uint64_t>(p) + 4 * kGamma));
-    const double u = static_cast<double>(x >> 11) * 0x1p-53;
-    values.push_back(scene_detail::inverse_cdf(sweep.parameters[p], u));
+    return static_cast<double>(x >> 11) * 0x1p-53;
+  };
+  std::vector<double> values(sweep.parameters.size());
+  if (sweep.mode == SweepMode::Design) {  // one row of the design, uniformly chosen
+    if (values.empty()) return values;
+    const std::size_t rows = sweep.parameters.front().values.size();
+    const std::size_t row = std::min(static_cast<std::size_t>(uniform(0) * static_cast<double>(rows)), rows - 1);
+    for (std::size_t p = 0; p < values.size(); ++p) values[p] = sweep.parameters[p].values[row];
+    return values;
   }
+  for (std::size_t p = 0; p < values.size(); ++p) values[p] = uniform(p);
+  scene_detail::map_point(sweep, values.data());
   return values;
 }
 

@@ -1,9 +1,13 @@
 // sample_sweep: deterministic sampling of the sweep parameters (docs/scene-format.md,
 // "Sweep"). Random numbers: std::mt19937_64 seeded with the sweep seed; a uniform
 // double in [0, 1) is (x >> 11) * 2^-53 (portable, unlike the <random> distributions).
+// Every mode but grid and design first fills the values with uniforms u in [0, 1), then
+// maps each instance's u through the distributions (scene_detail::map_point, which also
+// correlates the correlated normals).
 #include <climits>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 
 #include "simphant/core/system_memory.hpp"
 #include "simphant/scene/sweep_detail.hpp"
@@ -27,12 +31,22 @@ class Uniform01 {
   std::mt19937_64 engine_;
 };
 
+/// Uniforms -> values, instance by instance (map_point).
+void map_uniforms(const SweepSpec& sweep, SweepSamples& s) {
+  std::vector<double> x(sweep.parameters.size());
+  for (std::size_t k = 0; k < static_cast<std::size_t>(s.n_instances); ++k) {
+    for (std::size_t p = 0; p < x.size(); ++p) x[p] = s.values[p][k];
+    scene_detail::map_point(sweep, x.data());
+    for (std::size_t p = 0; p < x.size(); ++p) s.values[p][k] = x[p];
+  }
+}
+
 /// Random mode: one draw per (instance, parameter), instance-major, parameter-minor.
 void sample_random(const SweepSpec& sweep, SweepSamples& s) {
   Uniform01 rng(sweep.seed);
   for (int k = 0; k < s.n_instances; ++k) {
     for (std::size_t p = 0; p < sweep.parameters.size(); ++p) {
-      s.values[p][static_cast<std::size_t>(k)] = scene_detail::inverse_cdf(sweep.parameters[p], rng());
+      s.values[p][static_cast<std::size_t>(k)] = rng();
     }
   }
 }
@@ -49,7 +63,7 @@ void sample_lhs(const SweepSpec& sweep, SweepSamples& s) {
     for (std::size_t i = n - 1; i > 0; --i) std::swap(perm[i], perm[rng.index(i + 1)]);
     for (std::size_t k = 0; k < n; ++k) {
       const double u = (static_cast<double>(perm[k]) + rng()) / static_cast<double>(n);
-      s.values[p][k] = scene_detail::inverse_cdf(sweep.parameters[p], u < 1.0 ? u : 1.0 - 0x1p-53);
+      s.values[p][k] = u < 1.0 ? u : 1.0 - 0x1p-53;
     }
   }
 }
@@ -70,6 +84,7 @@ void sample_grid(const SweepSpec& sweep, SweepSamples& s) {
 
 SweepSamples sample_sweep(const SweepSpec& sweep, int n_instances_override) {
   SweepSamples s;
+  const bool fixed = sweep.mode == SweepMode::Grid || sweep.mode == SweepMode::Saltelli || sweep.mode == SweepMode::Design;
   if (sweep.mode == SweepMode::Grid) {
     long long product = 1;
     for (std::size_t p = 0; p < sweep.parameters.size(); ++p) {
@@ -79,17 +94,29 @@ SweepSamples sample_sweep(const SweepSpec& sweep, int n_instances_override) {
       product *= static_cast<long long>(sweep.parameters[p].values.size());
       if (product > INT_MAX) throw SceneError("/sweep/parameters", "grid has more than 2^31 - 1 instances");
     }
-    if (n_instances_override > 0 && n_instances_override != product) {
-      throw SceneError("/sweep/instances", "grid mode runs the product of list lengths, " + std::to_string(product) +
-                                               " instances; the requested " + std::to_string(n_instances_override) +
-                                               " differs");
-    }
     s.n_instances = static_cast<int>(product);
+  } else if (sweep.mode == SweepMode::Saltelli) {
+    const long long rows = scene_detail::saltelli_rows(sweep.saltelli_base, static_cast<long long>(sweep.parameters.size()),
+                                                       sweep.saltelli_second_order);
+    if (rows < 1) throw SceneError("/sweep/base", "the design would have more than 2^31 - 1 instances");
+    s.n_instances = static_cast<int>(rows);
+  } else if (sweep.mode == SweepMode::Design) {
+    s.n_instances = sweep.instances;
+    for (const SweepParameter& p : sweep.parameters)
+      if (p.values.size() != static_cast<std::size_t>(sweep.instances))
+        throw std::invalid_argument("sample_sweep: a design column's length is not the sweep's instances");
   } else {
     s.n_instances = n_instances_override > 0 ? n_instances_override : sweep.instances;
     if (s.n_instances < 1) {
       throw SceneError("/sweep/instances", "must be >= 1 (got " + std::to_string(s.n_instances) + ")");
     }
+  }
+  if (fixed && n_instances_override > 0 && n_instances_override != s.n_instances) {
+    const char* rule = sweep.mode == SweepMode::Grid       ? "grid mode runs the product of list lengths, "
+                       : sweep.mode == SweepMode::Saltelli ? "saltelli mode runs base (2 D + 2) or base (D + 2) = "
+                                                           : "design mode runs the design file's rows, ";
+    throw SceneError("/sweep/instances", rule + std::to_string(s.n_instances) + " instances; the requested " +
+                                             std::to_string(n_instances_override) + " differs");
   }
   const double value_bytes = 8.0 * static_cast<double>(sweep.parameters.size()) * s.n_instances;
   const double have = physical_memory_bytes();
@@ -103,7 +130,17 @@ SweepSamples sample_sweep(const SweepSpec& sweep, int n_instances_override) {
   for (const SweepParameter& p : sweep.parameters) {
     s.paths.push_back(p.path);
     s.json_pointers.push_back(p.json_pointer);
-    s.values.emplace_back(static_cast<std::size_t>(s.n_instances), 0.0);
+  }
+  if (sweep.mode == SweepMode::Design) {
+    for (const SweepParameter& p : sweep.parameters) s.values.push_back(p.values);
+    return s;
+  }
+  if (sweep.mode == SweepMode::Sobol) {
+    scene_detail::sobol_uniforms(sweep, s.n_instances, s.values);
+  } else if (sweep.mode == SweepMode::Saltelli) {
+    scene_detail::saltelli_uniforms(sweep, s.values);
+  } else {
+    for (std::size_t p = 0; p < sweep.parameters.size(); ++p) s.values.emplace_back(static_cast<std::size_t>(s.n_instances), 0.0);
   }
   switch (sweep.mode) {
     case SweepMode::Random:
@@ -114,8 +151,11 @@ SweepSamples sample_sweep(const SweepSpec& sweep, int n_instances_override) {
       break;
     case SweepMode::Grid:
       sample_grid(sweep, s);
+      return s;
+    default:
       break;
   }
+  map_uniforms(sweep, s);
   return s;
 }
 

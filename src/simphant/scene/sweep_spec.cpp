@@ -2,6 +2,8 @@
 #include <cfloat>
 #include <climits>
 #include <cmath>
+#include <filesystem>
+#include <initializer_list>
 
 #include "simphant/scene/json_access.hpp"
 #include "simphant/scene/sweep_detail.hpp"
@@ -22,6 +24,11 @@ std::uint64_t read_seed(const json& j, const std::string& path) {
     return static_cast<std::uint64_t>(x);
   }
   throw SceneError(path, "must be a non-negative integer (got " + format_number(x) + ")");
+}
+
+bool as_bool(const json& j, const std::string& path) {
+  if (!j.is_boolean()) throw SceneError(path, "must be true or false");
+  return j.get<bool>();
 }
 
 double required_number(const json& obj, const std::string& path, const char* key) {
@@ -92,24 +99,106 @@ SweepParameter parse_parameter(const json& j, const std::string& path, const jso
 
 }  // namespace
 
-SweepSpec parse_sweep(const json& sweep, const std::string& path, const json& doc) {
-  expect_object(sweep, path);
-  check_keys(sweep, path, {"mode", "instances", "seed", "parameters"});
-  SweepSpec spec;
-  if (const json* m = find_key(sweep, "mode")) {
-    const std::string m_path = child_path(path, "mode");
-    const std::string mode = as_string(*m, m_path);
-    if (mode == "random") {
-      spec.mode = SweepMode::Random;
-    } else if (mode == "lhs") {
-      spec.mode = SweepMode::LatinHypercube;
-    } else if (mode == "grid") {
-      spec.mode = SweepMode::Grid;
-    } else {
-      throw SceneError(m_path, "unknown mode \"" + mode + "\" (expected random, lhs or grid)");
-    }
+void add_parameter(SweepSpec& spec, SweepParameter p, const std::string& path_field,
+                   const std::vector<std::string>& earlier_fields) {
+  // One step loop advances every instance: its step, horizon and recording are shared.
+  for (const char* shared : {"/solver/dt", "/solver/t_end", "/solver/record_every"}) {
+    if (p.json_pointer == shared)
+      throw SceneError(path_field, "path \"" + p.path +
+                                       "\" names a setting shared by all instances (dt, t_end and record_every cannot "
+                                       "be swept)");
   }
+  for (std::size_t j = 0; j < spec.parameters.size(); ++j) {
+    if (spec.parameters[j].json_pointer != p.json_pointer) continue;
+    throw SceneError(path_field, "path \"" + p.path + "\" names the same value as " + earlier_fields[j] + " (\"" +
+                                     spec.parameters[j].path + "\", both " + p.json_pointer + ")");
+  }
+  spec.parameters.push_back(std::move(p));
+}
+
+namespace {
+
+SweepMode parse_mode(const json& m, const std::string& m_path) {
+  const std::string mode = as_string(m, m_path);
+  for (SweepMode x : {SweepMode::Random, SweepMode::LatinHypercube, SweepMode::Grid, SweepMode::Sobol,
+                      SweepMode::Saltelli, SweepMode::Design}) {
+    if (mode == sweep_mode_name(x)) return x;
+  }
+  throw SceneError(m_path, "unknown mode \"" + mode + "\" (expected random, lhs, grid, sobol, saltelli or design)");
+}
+
+/// The keys each mode takes.
+std::initializer_list<const char*> mode_keys(SweepMode mode) {
+  switch (mode) {
+    case SweepMode::Sobol:
+      return {"mode", "instances", "seed", "parameters", "correlation", "covariance", "scramble"};
+    case SweepMode::Saltelli:
+      return {"mode", "instances", "seed", "parameters", "base", "second_order", "scramble"};
+    case SweepMode::Design:
+      return {"mode", "instances", "seed", "file", "columns"};
+    case SweepMode::Grid:
+      return {"mode", "instances", "seed", "parameters"};
+    default:
+      return {"mode", "instances", "seed", "parameters", "correlation", "covariance"};
+  }
+}
+
+void parse_parameters(const json& sweep, const std::string& path, const json& doc, SweepSpec& spec) {
+  const json* params = find_key(sweep, "parameters");
+  if (params == nullptr) return;
+  const std::string p_path = child_path(path, "parameters");
+  expect_array(*params, p_path);
+  std::vector<std::string> fields;
+  for (std::size_t k = 0; k < params->size(); ++k) {
+    const std::string k_path = child_path(p_path, k);
+    add_parameter(spec, parse_parameter((*params)[k], k_path, doc), child_path(k_path, "path"), fields);
+    fields.push_back(child_path(k_path, "path"));
+  }
+}
+
+/// Design mode: the parameters are the design file's columns, each a List of its column.
+void parse_design(const json& sweep, const std::string& path, const json& doc, const std::string& source,
+                  SweepSpec& spec) {
+  const std::string f_path = child_path(path, "file");
+  const std::string ref = as_string(require_key(sweep, path, "file"), f_path);
+  if (ref.empty()) throw SceneError(f_path, "must name a design file (got an empty string)");
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path file(ref);
+  if (file.is_relative() && fs::is_regular_file(source, ec)) file = fs::path(source).parent_path() / file;
+  spec.design_file = file.lexically_normal().string();
+  const std::string c_path = child_path(path, "columns");
+  DesignTable t = read_design_file(spec.design_file, f_path, find_key(sweep, "columns"), c_path);
+  const bool from_header = find_key(sweep, "columns") == nullptr;
+  std::vector<std::string> fields;
+  for (std::size_t c = 0; c < t.columns.size(); ++c) {
+    const std::string field = from_header ? f_path : child_path(c_path, c);
+    const std::string place = from_header ? spec.design_file + ", header column " + std::to_string(c + 1) + ": " : "";
+    SweepParameter p;
+    p.path = t.columns[c];
+    p.dist = Distribution::List;
+    try {
+      p.json_pointer = resolve_sweep_path(doc, p.path, field);
+      p.values = std::move(t.values[c]);
+      add_parameter(spec, std::move(p), field, fields);
+    } catch (const SceneError& e) {
+      throw SceneError(field, place + e.reason());
+    }
+    fields.push_back(from_header ? "header column " + std::to_string(c + 1) : child_path(c_path, c));
+  }
+  spec.design_crc64 = t.crc64;
+  spec.instances = t.rows;
+}
+
+}  // namespace
+
+SweepSpec parse_sweep(const json& sweep, const std::string& path, const json& doc, const std::string& source) {
+  expect_object(sweep, path);
+  SweepSpec spec;
+  if (const json* m = find_key(sweep, "mode")) spec.mode = parse_mode(*m, child_path(path, "mode"));
+  check_keys(sweep, path, mode_keys(spec.mode));
   if (const json* s = find_key(sweep, "seed")) spec.seed = read_seed(*s, child_path(path, "seed"));
+  if (const json* s = find_key(sweep, "scramble")) spec.scramble = as_bool(*s, child_path(path, "scramble"));
   const std::string n_path = child_path(path, "instances");
   const json* n = find_key(sweep, "instances");
   if (n != nullptr) {
@@ -117,28 +206,14 @@ SweepSpec parse_sweep(const json& sweep, const std::string& path, const json& do
     if (count < 1) throw SceneError(n_path, "must be >= 1 (got " + std::to_string(count) + ")");
     spec.instances = static_cast<int>(count);
   }
-  if (const json* params = find_key(sweep, "parameters")) {
-    const std::string p_path = child_path(path, "parameters");
-    expect_array(*params, p_path);
-    for (std::size_t k = 0; k < params->size(); ++k) {
-      const std::string k_path = child_path(p_path, k);
-      SweepParameter p = parse_parameter((*params)[k], k_path, doc);
-      // One step loop advances every instance: its step, horizon and recording are shared.
-      for (const char* shared : {"/solver/dt", "/solver/t_end", "/solver/record_every"}) {
-        if (p.json_pointer == shared)
-          throw SceneError(child_path(k_path, "path"), "path \"" + p.path +
-                                                           "\" names a setting shared by all instances (dt, t_end and "
-                                                           "record_every cannot be swept)");
-      }
-      for (std::size_t j = 0; j < spec.parameters.size(); ++j) {
-        if (spec.parameters[j].json_pointer != p.json_pointer) continue;
-        throw SceneError(child_path(k_path, "path"), "path \"" + p.path + "\" names the same value as " +
-                                                         child_path(child_path(p_path, j), "path") + " (\"" +
-                                                         spec.parameters[j].path + "\", both " + p.json_pointer + ")");
-      }
-      spec.parameters.push_back(std::move(p));
-    }
+  const long long given = spec.instances;
+  if (spec.mode == SweepMode::Design) {
+    parse_design(sweep, path, doc, source, spec);
+  } else {
+    parse_parameters(sweep, path, doc, spec);
   }
+  long long fixed = -1;  // the count a mode fixes
+  std::string fixed_rule;
   if (spec.mode == SweepMode::Grid) {
     long long product = 1;
     for (std::size_t k = 0; k < spec.parameters.size(); ++k) {
@@ -150,11 +225,43 @@ SweepSpec parse_sweep(const json& sweep, const std::string& path, const json& do
       product *= static_cast<long long>(p.values.size());
       if (product > INT_MAX) throw SceneError(child_path(path, "parameters"), "grid has more than 2^31 - 1 instances");
     }
-    if (n != nullptr && spec.instances != product) {
-      throw SceneError(n_path, "grid mode runs the product of list lengths, " + std::to_string(product) +
-                                   " instances (got " + std::to_string(spec.instances) + ")");
+    fixed = product;
+    fixed_rule = "grid mode runs the product of list lengths, ";
+  } else if (spec.mode == SweepMode::Saltelli) {
+    const std::string b_path = child_path(path, "base");
+    const long long base = as_integer(require_key(sweep, path, "base"), b_path);
+    if (base < 1) throw SceneError(b_path, "must be >= 1 (got " + std::to_string(base) + ")");
+    if (const json* s = find_key(sweep, "second_order"))
+      spec.saltelli_second_order = as_bool(*s, child_path(path, "second_order"));
+    const long long dims = static_cast<long long>(spec.parameters.size());
+    if (dims < 1) throw SceneError(child_path(path, "parameters"), "saltelli mode needs at least one parameter");
+    if (2 * dims > max_sobol_dimension())
+      throw SceneError(child_path(path, "parameters"), std::to_string(dims) + " parameters: saltelli mode samples " +
+                                                           std::to_string(2 * dims) + " Sobol' dimensions, at most " +
+                                                           std::to_string(max_sobol_dimension()));
+    fixed = saltelli_rows(base, dims, spec.saltelli_second_order);
+    if (fixed < 0) throw SceneError(b_path, "the design would have more than 2^31 - 1 instances");
+    spec.saltelli_base = static_cast<int>(base);
+    fixed_rule = spec.saltelli_second_order ? "saltelli mode runs base (2 D + 2) = " : "saltelli mode runs base (D + 2) = ";
+  } else if (spec.mode == SweepMode::Design) {
+    fixed = spec.instances;
+    fixed_rule = "design mode runs the design file's rows, ";
+  } else if (spec.mode == SweepMode::Sobol && static_cast<int>(spec.parameters.size()) > max_sobol_dimension()) {
+    throw SceneError(child_path(path, "parameters"), std::to_string(spec.parameters.size()) +
+                                                         " parameters: sobol mode supports at most " +
+                                                         std::to_string(max_sobol_dimension()));
+  }
+  if (fixed >= 0) {
+    if (n != nullptr && given != fixed)
+      throw SceneError(n_path, fixed_rule + std::to_string(fixed) + " instances (got " + std::to_string(given) + ")");
+    spec.instances = static_cast<int>(fixed);
+  }
+  for (const char* key : {"correlation", "covariance"}) {
+    if (const json* c = find_key(sweep, key)) {
+      if (!spec.correlation.parameters.empty())
+        throw SceneError(child_path(path, key), "give either correlation or covariance, not both");
+      spec.correlation = parse_correlation(*c, child_path(path, key), std::string(key) == "covariance", spec);
     }
-    spec.instances = static_cast<int>(product);
   }
   return spec;
 }
