@@ -2,7 +2,7 @@
 README "Output (HDF5)" and the reductions / drivers / designs contracts (docs/report.md
 lists the datasets the report reads). The peak loads have a known structure:
 
-    peak radial force of joint 0 = 3 x1 + 0.1 x2 + noise   (x1, x2, x3 ~ U(0, 1) independent)
+    peak radial force of joint 0 = 1 + 3 x1 + 0.1 x2 + noise   (x1, x2, x3 ~ U(0, 1) independent)
 
 so the SRC ranking, the SRC values and R^2 are known in closed form."""
 from __future__ import annotations
@@ -52,7 +52,7 @@ def write(path, instances=400, frames=21, failed=(3, 7), seed=1, reductions=True
         params = {X1: rng.random(I), X2: rng.random(I), X3: rng.random(I)}
     y = params.pop("y", None)
     if y is None:
-        y = 3 * params[X1] + 0.1 * params[X2] + rng.normal(0, NOISE_SD, I)
+        y = 1 + 3 * params[X1] + 0.1 * params[X2] + rng.normal(0, NOISE_SD, I)  # > 0: a magnitude
     t = np.linspace(0.0, 0.2, T)
     shape = np.sin(np.linspace(0, np.pi, T))          # 0 .. 1 .. 0, max 1 at the middle frame
     shape = shape / shape.max()
