@@ -1,0 +1,46 @@
+"""`simphant report`: an HTML report of a run's HDF5 file (docs/report.md).
+
+    python -m simphant.report RESULTS.h5 [-o OUTDIR] [--quantity Q ...]
+    simphant report RESULTS.h5 ...            # the CLI runs this module
+
+writes OUTDIR/report.html (self-contained: figures embedded as base64 PNG), one PNG per
+figure and OUTDIR/report.json with the numbers every figure shows: distributions of the
+reductions over time, peak loads against the swept parameters (Spearman rho,
+standardised regression coefficients with R^2, Sobol indices of a Saltelli design),
+time traces as quantile bands, and the run's health.
+
+Needs h5py, numpy, scipy, matplotlib, and SALib for Sobol indices; reads only the file
+(the compiled core is not used, though importing the package `simphant` loads it).
+"""
+from __future__ import annotations
+
+from typing import Dict, Optional, Sequence
+
+#: Modules the report needs (import name, pip name); SALib only for Sobol indices.
+REQUIRED = [("h5py", "h5py"), ("numpy", "numpy"), ("scipy", "scipy"), ("matplotlib", "matplotlib")]
+
+
+def make_report(results: str, out_dir: str, quantities: Optional[Sequence[str]] = None) -> Dict[str, object]:
+    """Writes report.html, report.json and the figures (PNG) for the run in `results`
+    (an HDF5 file of `simphant run`) into `out_dir`, created if missing; returns the
+    content of report.json as a dict.
+
+    quantities: any of reactions, joint_loads, bearing_loads, driver_loads,
+    constraint_violation, energy, joint_coordinates (default: all; those absent from the
+    file are skipped with a line in the report). Raises ReportInputError (a ValueError)
+    for a file that is missing or not a SimPhant result, ValueError for an unknown
+    quantity, ImportError when SALib is missing for a Saltelli design."""
+    from .build import make_report as _make
+
+    return _make(results, out_dir, quantities)
+
+
+def __getattr__(name: str):
+    if name == "ReportInputError":
+        from .load import ReportInputError
+
+        return ReportInputError
+    raise AttributeError(name)
+
+
+__all__ = ["make_report", "ReportInputError"]

@@ -1,0 +1,78 @@
+"""The per-instance peak loads the report relates to the sweep parameters, from
+/reductions/<quantity> when the run wrote them, else from the per-frame datasets
+(docs/report.md, "Peak loads")."""
+from __future__ import annotations
+
+from typing import List, Optional
+
+import numpy as np
+
+from .load import Output, ResultFile
+
+#: Quantities that give peak loads, in report order.
+LOAD_QUANTITIES = ["bearing_loads", "reactions", "driver_loads"]
+
+
+def _peak_abs(rmax: np.ndarray, rmin: Optional[np.ndarray]) -> np.ndarray:
+    """max |x| over time from the reductions max and min (min absent: |max|)."""
+    return np.abs(rmax) if rmin is None else np.fmax(np.abs(rmax), np.abs(rmin))
+
+
+def _from_reductions(rf: ResultFile, q: str) -> List[Output]:
+    rmax = rf.reduction(q, "max")
+    if rmax is None:
+        return []
+    rmin = rf.reduction(q, "min")
+    shape = rmax.shape if rmax.ndim >= 2 else rmax.shape + (1,)
+    if q == "driver_loads":
+        rmax, rmin = rmax[:, :, None], None if rmin is None else rmin[:, :, None]
+    ents, comps, units = rf.reduction_labels(q, rmax.shape if q != "driver_loads" else shape)
+    if rmax.ndim != 3:
+        return []
+    peak = _peak_abs(rmax, rmin)
+    keep = range(len(comps))
+    if q == "reactions":  # the magnitudes |F|, |T| (components 6 and 7 by the contract)
+        keep = [c for c, n in enumerate(comps) if n in ("|F|", "|T|")] or [c for c in (6, 7) if c < len(comps)]
+    src = f"/reductions/{q}/max" + ("" if rmin is None else ", min")
+    return [Output(f"{q}/{e}/{comps[c]}", q, e, comps[c], units[k][c], peak[:, k, c], src)
+            for k, e in enumerate(ents) for c in keep]
+
+
+def _from_frames(rf: ResultFile, q: str) -> List[Output]:
+    if not rf.has_frames(q):
+        return []
+    ds = rf.f[q]
+    I = rf.n_instances
+    if q == "reactions":
+        peak = np.full((I, ds.shape[2], 2), np.nan)
+        for sl, block in rf.instance_blocks(q):
+            mag = np.stack([np.linalg.norm(block[..., 0:3], axis=-1), np.linalg.norm(block[..., 3:6], axis=-1)], -1)
+            peak[sl] = np.fmax.reduce(mag, axis=0)
+        ents, _, _ = rf.labels(q, (I, ds.shape[2], 8))
+        comps, units = ["|F|", "|T|"], [["N", "N m"] for _ in ents]
+    else:
+        extra = ds.shape[2:] if q != "driver_loads" else ds.shape[2:] + (1,)
+        peak = np.full((I,) + tuple(extra), np.nan)
+        for sl, block in rf.instance_blocks(q):
+            a = np.fmax.reduce(np.abs(block), axis=0)
+            peak[sl] = a.reshape(a.shape[0], *extra)
+        ents, comps, units = rf.labels(q, (I,) + tuple(extra) if q != "driver_loads" else (I, extra[0]),
+                                       units=rf.units_attr(ds))
+    return [Output(f"{q}/{e}/{comps[c]}", q, e, comps[c], units[k][c], peak[:, k, c], f"/{q} frames (max |x| over time)")
+            for k, e in enumerate(ents) for c in range(len(comps))]
+
+
+def peak_loads(rf: ResultFile, quantities: List[str], skipped: List[str]) -> List[Output]:
+    """Peak loads of the selected quantities; a line in `skipped` for each one absent."""
+    out: List[Output] = []
+    for q in LOAD_QUANTITIES:
+        if q not in quantities:
+            continue
+        got = _from_reductions(rf, q) if q in rf.reduction_quantities() else []
+        if not got:
+            got = _from_frames(rf, q)
+        if got:
+            out.extend(got)
+        else:
+            skipped.append(f"peak loads: {q}: neither /reductions/{q} nor per-frame /{q} in the file")
+    return out

@@ -1,0 +1,305 @@
+"""The report's sections: each returns its numbers (for report.json) and its figures
+(title, PNG bytes). docs/report.md describes every figure and statistic."""
+from __future__ import annotations
+
+import math
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import figures, stats
+from .load import REDUCTION_STATS, STATUS_NAMES, Output, ResultFile
+
+Figure = Tuple[str, str, bytes]  # (file stem, title, PNG)
+
+#: At most this many points per scatter panel (every k-th ok instance); the statistics use all.
+MAX_SCATTER_POINTS = 2000
+#: Time traces use every k-th instance, k = ceil(I / MAX_TRACE_INSTANCES).
+MAX_TRACE_INSTANCES = 10000
+#: At most this many parameters per scatter figure (those with the largest |rho| first).
+MAX_SCATTER_PARAMS = 8
+#: Outputs per scatter / ranking figure.
+OUTPUTS_PER_FIGURE = 8
+#: Per-frame datasets with time traces, in report order.
+TRACE_QUANTITIES = ["bearing_loads", "reactions", "driver_loads", "energy", "constraint_violation"]
+
+
+def _finite_or_none(v):
+    return None if v is None or not math.isfinite(v) else float(v)
+
+
+def _every(n: int, cap: int) -> int:
+    return max(1, -(-n // cap))
+
+
+def _shown(every: int) -> str:
+    return "all ok instances shown" if every == 1 else f"1 in {every} ok instances shown"
+
+
+# ---- (d) run health --------------------------------------------------------------------
+def health(rf: ResultFile, ok: np.ndarray, quantities: Sequence[str], skipped: List[str]):
+    data: Dict[str, object] = {}
+    figs: List[Figure] = []
+    status = rf.status()
+    if status is None:
+        skipped.append("run health: no /status in the file: every instance counted as ok")
+    counts = {}
+    if status is not None:
+        for code in np.unique(status):
+            name = STATUS_NAMES[code] if 0 <= code < len(STATUS_NAMES) else f"code {code}"
+            counts[name] = int((status == code).sum())
+    else:
+        counts["ok"] = int(ok.size)
+    data["status_counts"] = counts
+    reasons = rf.status_reason()
+    if reasons is not None:
+        codes, names = reasons
+        data["reason_counts"] = {(names[c] if 0 <= c < len(names) else f"code {c}"): int((codes == c).sum())
+                                 for c in np.unique(codes)}
+        figs.append(("status", "Instance status and reasons",
+                     figures.bars("instances by status reason (/status_reason)", data["reason_counts"])))
+    else:
+        skipped.append("run health: no /status_reason in the file")
+        figs.append(("status", "Instance status", figures.bars("instances by /status", counts)))
+
+    per_instance: Dict[str, Tuple[np.ndarray, str]] = {}
+    if "constraint_violation" in quantities:
+        v = rf.reduction("constraint_violation", "max")
+        if v is not None:
+            per_instance["max_constraint_violation"] = (v.reshape(-1), "/reductions/constraint_violation/max")
+        elif rf.has_frames("constraint_violation"):
+            v = np.full(rf.n_instances, np.nan)
+            for sl, block in rf.instance_blocks("constraint_violation"):
+                v[sl] = np.fmax.reduce(block, axis=0)
+            per_instance["max_constraint_violation"] = (v, "/constraint_violation frames, max over time")
+        else:
+            skipped.append("run health: constraint violation: neither /reductions/constraint_violation nor frames")
+    if "energy" in quantities:
+        if rf.has_frames("energy"):
+            d = np.full(rf.n_instances, np.nan)
+            for sl, block in rf.instance_blocks("energy"):
+                d[sl] = np.fmax.reduce(np.abs(block - block[:1]), axis=0)
+            per_instance["energy_drift_abs"] = (d, "/energy frames, max over time of |E(t) - E(t_0)|")
+        else:
+            emax, emin = rf.reduction("energy", "max"), rf.reduction("energy", "min")
+            if emax is not None and emin is not None:
+                per_instance["energy_range"] = ((emax - emin).reshape(-1),
+                                                "/reductions/energy max - min (>= max |E(t) - E(t_0)|)")
+            else:
+                skipped.append("run health: energy drift: neither /energy frames nor /reductions/energy max, min")
+    dist = {}
+    panels = []
+    for name, (x, src) in per_instance.items():
+        q = stats.quantiles(x[ok])
+        dist[name] = {"source": src, "units": "J" if name.startswith("energy") else "1", "quantiles": q}
+        with np.errstate(divide="ignore"):
+            lx = np.log10(x[ok])
+        panels.append((f"log10 {name}", lx, stats.quantiles(lx)))
+    data["per_instance"] = dist
+    if panels:
+        figs.append(("health_distributions", "Constraint violation and energy drift (ok instances, log10)",
+                     figures.histograms("per-instance health measures (log10)", panels, ncols=2)))
+    return data, figs
+
+
+def run_warnings(rf: ResultFile, n_failed: int) -> List[str]:
+    """Warnings from the root attributes and the status."""
+    a = rf.attrs
+    w: List[str] = []
+    if int(a.get("interrupted", 0)) != 0 or a.get("stop_reason", "completed") != "completed":
+        w.append(f"the run did not complete: stop_reason = {a.get('stop_reason', '?')!r}, "
+                 f"interrupted = {a.get('interrupted', '?')}; frames = {a.get('frames', '?')}")
+    if "shard_index" in a:
+        w.append(f"a shard file: shard {a['shard_index']} of {a.get('shard_count', '?')}, instances from "
+                 f"{a.get('instance_offset', '?')} of {a.get('n_instances_total', '?')}; merge the shards "
+                 "(`simphant merge`) for the whole design")
+    extra = a.get("warnings")
+    if extra:
+        w.extend([extra] if isinstance(extra, str) else list(extra))
+    if n_failed:
+        w.append(f"{n_failed} instance(s) failed (status != 0) and are left out of every statistic")
+    return w
+
+
+# ---- (a) distributions of the reductions -----------------------------------------------
+def distributions(rf: ResultFile, ok: np.ndarray, quantities: Sequence[str], skipped: List[str]):
+    data: Dict[str, object] = {}
+    figs: List[Figure] = []
+    present = rf.reduction_quantities()
+    if not present:
+        skipped.append("distributions: no /reductions group in the file (run with output.reductions)")
+    for q in quantities:
+        if q not in present:
+            if present:
+                skipped.append(f"distributions: no /reductions/{q} in the file")
+            continue
+        entry: Dict[str, object] = {}
+        panels = []
+        for stat in REDUCTION_STATS:
+            a = rf.reduction(q, stat)
+            if a is None:
+                continue
+            a3 = a.reshape(a.shape[0], 1, -1) if a.ndim == 1 or q in ("constraint_violation", "energy") else (
+                a[:, :, None] if a.ndim == 2 else a)
+            ents, comps, units = rf.reduction_labels(q, a.shape)
+            per = {}
+            for k, e in enumerate(ents):
+                for c, comp in enumerate(comps):
+                    x = a3[ok, k, c]
+                    if not np.isfinite(x).any():
+                        continue  # e.g. joint_coordinates of a spherical joint (NaN by the contract)
+                    q_ = stats.quantiles(x)
+                    per[f"{e}/{comp}"] = {"units": units[k][c], "quantiles": q_}
+                    if stat == "max":
+                        panels.append((f"{e} {comp} [{units[k][c]}]", x, q_))
+            entry[stat] = per
+        data[q] = entry
+        if panels:
+            figs.append((f"distribution_{q}", f"Distribution of the maximum over time: {q}",
+                         figures.histograms(f"/reductions/{q}/max over the ok instances", panels)))
+    return data, figs
+
+
+# ---- (b) peak loads against the parameters ---------------------------------------------
+def sensitivity(rf: ResultFile, ok: np.ndarray, params: Dict[str, np.ndarray], outputs: List[Output],
+                skipped: List[str]):
+    names = list(params)
+    data: Dict[str, object] = {"parameters": names, "outputs": {}}
+    figs: List[Figure] = []
+    if not outputs:
+        skipped.append("peak loads: none of the selected quantities is in the file")
+        return data, figs
+    X = np.column_stack([params[n][ok] for n in names]) if names else np.empty((int(ok.sum()), 0))
+    if not names:
+        skipped.append("sensitivity: no /params in the file (not a sweep)")
+    for o in outputs:
+        y = o.values[ok]
+        fin = np.isfinite(y) & np.isfinite(X).all(axis=1)
+        rec: Dict[str, object] = {"quantity": o.quantity, "entity": o.entity, "component": o.component,
+                                  "units": o.units, "source": o.source, "n": int(fin.sum()),
+                                  "quantiles": stats.quantiles(y)}
+        if names:
+            rec["spearman"] = {n: stats.spearman(X[fin, j], y[fin]) for j, n in enumerate(names)}
+            s = stats.src(X[fin], y[fin])
+            rec["src"] = dict(zip(names, s["src"]))
+            rec["r2"] = s["r2"]
+            rec["ranking"] = stats.rank_by_src(names, s["src"])
+        data["outputs"][o.key] = rec
+    if names:
+        figs += _sensitivity_figures(names, X, ok, outputs, data["outputs"])
+        data["scatter_every"] = _every(int(ok.sum()), MAX_SCATTER_POINTS)
+    return data, figs
+
+
+def _sensitivity_figures(names, X, ok, outputs: List[Output], recs) -> List[Figure]:
+    figs: List[Figure] = []
+    every = _every(X.shape[0], MAX_SCATTER_POINTS)
+    by_q: Dict[str, List[Output]] = {}
+    for o in outputs:
+        by_q.setdefault(o.quantity, []).append(o)
+    for q, outs in by_q.items():
+        for part in range(0, len(outs), OUTPUTS_PER_FIGURE):
+            chunk = outs[part:part + OUTPUTS_PER_FIGURE]
+            suffix = f"_{part // OUTPUTS_PER_FIGURE + 1}" if len(outs) > OUTPUTS_PER_FIGURE else ""
+            score = np.zeros(len(names))
+            for o in chunk:
+                for j, n in enumerate(names):
+                    r = recs[o.key]["spearman"][n]["rho"]
+                    score[j] = max(score[j], abs(r) if r is not None else 0.0)
+            cols = sorted(np.argsort(-score, kind="stable")[:MAX_SCATTER_PARAMS])
+            rows = [(f"{o.entity} {o.component} [{o.units}]", o.values[ok][::every]) for o in chunk]
+            rho = [[recs[o.key]["spearman"][names[j]]["rho"] for j in cols] for o in chunk]
+            figs.append((f"scatter_{q}{suffix}", f"Peak {q} against the swept parameters",
+                         figures.scatter(f"peak {q} vs parameters ({_shown(every)})",
+                                         [names[j] for j in cols], X[::every][:, cols], rows, rho)))
+            figs.append((f"src_{q}{suffix}", f"Sensitivity ranking of peak {q} (SRC)",
+                         figures.ranking(f"standardised regression coefficients: peak {q}", names,
+                                         [(f"{o.entity} {o.component}", [recs[o.key]["src"][n] for n in names],
+                                           recs[o.key]["r2"]) for o in chunk])))
+    return figs
+
+
+def sobol_section(rf: ResultFile, ok: np.ndarray, params: Dict[str, np.ndarray], outputs: List[Output],
+                  skipped: List[str]):
+    """Sobol indices when the root attribute sweep_mode is "saltelli"; None otherwise."""
+    if rf.attrs.get("sweep_mode") != "saltelli":
+        return None, []
+    try:
+        N = int(rf.attrs["saltelli_base"])
+        second = bool(int(rf.attrs.get("saltelli_second_order", 0)))
+    except (KeyError, TypeError, ValueError):
+        skipped.append("Sobol indices: sweep_mode is saltelli but the root attribute saltelli_base is missing")
+        return None, []
+    names = list(params)
+    P = np.column_stack([params[n] for n in names]) if names else np.empty((rf.n_instances, 0))
+    order = stats.saltelli_order(P, N, second)
+    if order is None:
+        D = len(names)
+        skipped.append(f"Sobol indices: the {rf.n_instances} rows of /params are not a Saltelli design of "
+                       f"base {N} over {D} parameters ({N * ((2 * D + 2) if second else (D + 2))} rows in "
+                       "SALib's order); shard files must be merged first")
+        return None, []
+    if not ok.all():
+        skipped.append(f"Sobol indices: {int((~ok).sum())} failed instance(s): the estimators need every row")
+        return None, []
+    design = [names[j] for j in order]
+    data: Dict[str, object] = {"parameters": design, "base_samples": N, "second_order": second, "outputs": {}}
+    panels = []
+    for o in outputs:
+        if not np.isfinite(o.values).all():
+            skipped.append(f"Sobol indices: {o.key}: non-finite values")
+            continue
+        if np.ptp(o.values) == 0:
+            skipped.append(f"Sobol indices: {o.key}: constant over the design")
+            continue
+        s = stats.sobol(design, P[:, order], o.values, second)
+        data["outputs"][o.key] = s
+        panels.append((f"{o.entity} {o.component}", s))
+    figs = [(f"sobol_{k // OUTPUTS_PER_FIGURE + 1}", "Sobol indices (S1, ST with confidence intervals)",
+             figures.sobol_bars("Sobol indices of the peak loads", design, panels[k:k + OUTPUTS_PER_FIGURE]))
+            for k in range(0, len(panels), OUTPUTS_PER_FIGURE)]
+    return data, figs
+
+
+# ---- (c) time traces ---------------------------------------------------------------------
+def traces(rf: ResultFile, ok: np.ndarray, quantities: Sequence[str], skipped: List[str]):
+    data: Dict[str, object] = {}
+    figs: List[Figure] = []
+    if rf.frames() == 0:
+        skipped.append("time traces: the file has no frames (/time is empty or absent)")
+        return data, figs
+    t = rf.time()
+    every = _every(rf.n_instances, MAX_TRACE_INSTANCES)
+    sub_ok = ok[::every]
+    data["time"] = t.tolist()
+    data["instance_every"] = every
+    data["traces"] = {}
+    for q in TRACE_QUANTITIES:
+        if q not in quantities:
+            continue
+        if not rf.has_frames(q):
+            skipped.append(f"time traces: no per-frame /{q} in the file")
+            continue
+        a = rf.frames_strided(q, every)[:, sub_ok]
+        panels: List[Tuple[str, np.ndarray, str]] = []
+        if q == "reactions":
+            ents, _, _ = rf.labels(q, (1, a.shape[2], 8))
+            for k, e in enumerate(ents):
+                panels.append((f"{e}/|F|", np.linalg.norm(a[:, :, k, 0:3], axis=-1), "N"))
+                panels.append((f"{e}/|T|", np.linalg.norm(a[:, :, k, 3:6], axis=-1), "N m"))
+        elif a.ndim == 2:
+            panels.append((f"all/{q}", a, {"energy": "J", "constraint_violation": "1"}.get(q, "")))
+        else:
+            shape = (1,) + a.shape[2:]
+            ents, comps, units = rf.labels(q, shape, units=rf.units_attr(rf.f[q]))
+            a4 = a if a.ndim == 4 else a[..., None]
+            for k, e in enumerate(ents):
+                for c, comp in enumerate(comps):
+                    panels.append((f"{e}/{comp}", a4[:, :, k, c], units[k][c]))
+        entries = {}
+        for key, vals, units in panels:
+            entries[key] = {"units": units, **stats.bands(vals)}
+        data["traces"][q] = entries
+        figs.append((f"traces_{q}", f"Time traces: {q} (median, p25-p75, p5-p95 over the ok instances)",
+                     figures.traces(f"/{q} over time", t, [(f"{k} [{v['units']}]", v) for k, v in entries.items()])))
+    return data, figs

@@ -1,0 +1,236 @@
+"""simphant.report on synthetic files of known structure (tests/python/report_data.py):
+every number of report.json is checked against numpy computed here from the file, the
+SRC against its closed form, the Sobol indices of an Ishigami design against the
+analytic ones."""
+from __future__ import annotations
+
+import base64
+import json
+import re
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+import pytest
+
+import report_data as rd
+from conftest import python_env
+
+report = pytest.importorskip("simphant.report")
+pytest.importorskip("matplotlib")
+pytest.importorskip("scipy")
+
+PCT = [1, 5, 50, 95, 99]
+
+
+def ranks(x):
+    """Ranks 1..n (the test data have no ties)."""
+    r = np.empty(x.size)
+    r[np.argsort(x, kind="stable")] = np.arange(1, x.size + 1)
+    return r
+
+
+def spearman_np(x, y):
+    return float(np.corrcoef(ranks(x), ranks(y))[0, 1])
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    d = tmp_path_factory.mktemp("report")
+    params, y = rd.write(d / "s.h5", instances=400, frames=21, failed=(3, 7))
+    r = report.make_report(str(d / "s.h5"), str(d / "out"))
+    return d, r
+
+
+def test_counts_and_status(synthetic):
+    d, r = synthetic
+    with h5py.File(d / "s.h5", "r") as f:
+        status, reason = f["status"][:], f["status_reason"][:]
+    assert r["instances"] == {"total": 400, "ok": 398, "failed": 2}
+    assert r["health"]["status_counts"] == {"ok": int((status == 0).sum()), "diverged": int((status == 2).sum())}
+    assert r["health"]["reason_counts"] == {"none": 398, "constraint_violation": 2}
+    assert any("2 instance(s) failed" in w for w in r["warnings"])
+
+
+def test_distribution_quantiles(synthetic):
+    d, r = synthetic
+    with h5py.File(d / "s.h5", "r") as f:
+        ok = f["status"][:] == 0
+        rmax = f["reductions/bearing_loads/max"][:]
+        rms = f["reductions/reactions/rms"][:]
+        viol = f["reductions/constraint_violation/max"][:]
+    got = r["distributions"]["bearing_loads"]["max"]["main_bearing/radial_force"]
+    assert got["units"] == "N"
+    np.testing.assert_allclose([got["quantiles"][f"p{p}"] for p in PCT], np.percentile(rmax[ok, 0, 1], PCT),
+                               rtol=1e-14)
+    assert got["quantiles"]["n"] == 398
+    got = r["distributions"]["reactions"]["rms"]["crank_pin/|T|"]["quantiles"]
+    np.testing.assert_allclose([got[f"p{p}"] for p in PCT], np.percentile(rms[ok, 1, 7], PCT), rtol=1e-14)
+    got = r["health"]["per_instance"]["max_constraint_violation"]["quantiles"]
+    np.testing.assert_allclose([got[f"p{p}"] for p in PCT], np.percentile(viol[ok], PCT), rtol=1e-14)
+    # absent quantities are skipped with a line
+    assert any("joint_loads" in s for s in r["skipped"]) and any("joint_coordinates" in s for s in r["skipped"])
+
+
+def test_peak_loads_spearman_src(synthetic):
+    d, r = synthetic
+    with h5py.File(d / "s.h5", "r") as f:
+        ok = f["status"][:] == 0
+        X = {p: f[f"params/{p}"][:][ok] for p in (rd.X1, rd.X2, rd.X3)}
+        rmax, rmin = f["reductions/bearing_loads/max"][:][ok], f["reductions/bearing_loads/min"][:][ok]
+        axial_frames = f["bearing_loads"][:, :, 0, 0][:, ok]
+    out = r["peak_loads"]["outputs"]["bearing_loads/main_bearing/radial_force"]
+    y = rmax[:, 0, 1]
+    assert out["ranking"] == [rd.X1, rd.X2, rd.X3]
+    for p in X:
+        assert out["spearman"][p]["rho"] == pytest.approx(spearman_np(X[p], y), abs=1e-12)
+    # SRC: least squares on the standardised columns, computed here with numpy's lstsq
+    Z = np.column_stack([(X[p] - X[p].mean()) / X[p].std() for p in (rd.X1, rd.X2, rd.X3)])
+    zy = (y - y.mean()) / y.std()
+    b = np.linalg.lstsq(np.column_stack([np.ones(y.size), Z]), zy, rcond=None)[0][1:]
+    np.testing.assert_allclose([out["src"][p] for p in (rd.X1, rd.X2, rd.X3)], b, atol=1e-12)
+    assert out["r2"] == pytest.approx(1 - np.sum((zy - Z @ b) ** 2) / np.sum(zy ** 2), abs=1e-12)
+    # and against the closed form: the sampling error of an SRC with n = 398 is about 0.01
+    src, r2 = rd.expected_src()
+    np.testing.assert_allclose(b, src, atol=0.02)
+    assert out["r2"] == pytest.approx(r2, abs=0.003)
+    # a signed component: the peak is max(|max|, |min|) = max |x(t)| over the frames
+    axial = r["peak_loads"]["outputs"]["bearing_loads/main_bearing/axial_force"]
+    peak = np.fmax(np.abs(rmax[:, 0, 0]), np.abs(rmin[:, 0, 0]))
+    np.testing.assert_allclose(peak, np.abs(axial_frames).max(axis=0), rtol=1e-15)
+    np.testing.assert_allclose([axial["quantiles"][f"p{p}"] for p in PCT], np.percentile(peak, PCT), rtol=1e-14)
+    assert axial["ranking"][0] == rd.X2
+    # a constant output: no correlation, no SRC, no R^2
+    bend = r["peak_loads"]["outputs"]["bearing_loads/main_bearing/bending_moment"]
+    assert bend["r2"] is None and bend["spearman"][rd.X1]["rho"] is None
+    assert r["sobol"] is None  # an LHS design
+
+
+def test_traces_bands(synthetic):
+    d, r = synthetic
+    with h5py.File(d / "s.h5", "r") as f:
+        ok = f["status"][:] == 0
+        t = f["time"][:]
+        radial = f["bearing_loads"][:, :, 0, 1][:, ok]
+        react = f["reactions"][:][:, ok, 1, :3]
+        energy = f["energy"][:][:, ok]
+    tr = r["traces"]
+    np.testing.assert_array_equal(tr["time"], t)
+    b = tr["traces"]["bearing_loads"]["main_bearing/radial_force"]
+    for q in (5, 25, 50, 75, 95):
+        np.testing.assert_allclose(b[f"p{q}"], np.percentile(radial, q, axis=1), rtol=1e-14)
+    np.testing.assert_allclose(tr["traces"]["reactions"]["crank_pin/|F|"]["p50"],
+                               np.median(np.linalg.norm(react, axis=-1), axis=1), rtol=1e-14)
+    np.testing.assert_allclose(tr["traces"]["energy"]["all/energy"]["p95"], np.percentile(energy, 95, axis=1),
+                               rtol=1e-14)
+    drift = r["health"]["per_instance"]["energy_drift_abs"]["quantiles"]
+    np.testing.assert_allclose(drift["p50"], np.median(np.abs(energy - energy[:1]).max(axis=0)), rtol=1e-14)
+
+
+def test_files_and_html(synthetic):
+    d, r = synthetic
+    out = d / "out"
+    assert json.loads((out / "report.json").read_text()) == r
+    page = (out / "report.html").read_text()
+    embedded = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
+    assert len(embedded) == len(r["figures"]) >= 10
+    files = [(out / fig["file"]).read_bytes() for fig in r["figures"]]
+    assert all(png.startswith(b"\x89PNG\r\n\x1a\n") for png in files)
+    assert sorted(base64.b64decode(e) for e in embedded) == sorted(files)
+    assert rd.X1 in page and "joint_loads" in page  # the ranking table and the skipped lines
+
+
+def test_quantity_selection_and_no_reductions(tmp_path):
+    rd.write(tmp_path / "f.h5", instances=60, frames=9, failed=(), reductions=False)
+    r = report.make_report(str(tmp_path / "f.h5"), str(tmp_path / "o"), ["reactions"])
+    assert r["quantities"] == ["reactions"]
+    assert set(r["peak_loads"]["outputs"]) == {f"reactions/{j}/{c}" for j in rd.JOINTS for c in ("|F|", "|T|")}
+    assert list(r["traces"]["traces"]) == ["reactions"]
+    with h5py.File(tmp_path / "f.h5", "r") as f:  # peaks from the frames when there are no reductions
+        peak = np.linalg.norm(f["reactions"][:, :, 0, :3], axis=-1).max(axis=0)
+    out = r["peak_loads"]["outputs"]["reactions/main_bearing/|F|"]
+    assert out["source"].startswith("/reactions frames")
+    np.testing.assert_allclose(out["quantiles"]["p50"], np.median(peak), rtol=1e-14)
+    assert any("no /reductions group" in s for s in r["skipped"])
+
+
+def ishigami(P, a=7.0, b=0.1):
+    return np.sin(P[:, 0]) + a * np.sin(P[:, 1]) ** 2 + b * P[:, 2] ** 4 * np.sin(P[:, 0])
+
+
+def ishigami_indices(a=7.0, b=0.1):
+    """Analytic S1 and ST of the Ishigami function (Saltelli et al., Global Sensitivity
+    Analysis: The Primer, 2008, sec. 4.6)."""
+    pi = np.pi
+    V1 = 0.5 * (1 + b * pi ** 4 / 5) ** 2
+    V2 = a ** 2 / 8
+    V13 = 8 * b ** 2 * pi ** 8 / 225
+    V = V1 + V2 + V13
+    return np.array([V1, V2, 0]) / V, np.array([V1 + V13, V2, V13]) / V
+
+
+@pytest.fixture(scope="module")
+def saltelli(tmp_path_factory):
+    sample = pytest.importorskip("SALib.sample.sobol")
+    d = tmp_path_factory.mktemp("saltelli")
+    N = 1024
+    P = sample.sample({"num_vars": 3, "names": ["x1", "x2", "x3"], "bounds": [[-np.pi, np.pi]] * 3}, N,
+                      calc_second_order=True, seed=5)
+    params = {rd.X1: P[:, 0], rd.X2: P[:, 1], rd.X3: P[:, 2], "y": 20 + ishigami(P)}
+    attrs = {"sweep_mode": "saltelli", "saltelli_base": N, "saltelli_second_order": 1}
+    rd.write(d / "sal.h5", instances=P.shape[0], frames=3, failed=(), params=params, attrs=attrs)
+    return d, P, N, attrs
+
+
+def test_sobol_ishigami(saltelli):
+    d, P, N, attrs = saltelli
+    r = report.make_report(str(d / "sal.h5"), str(d / "out"), ["bearing_loads"])
+    s = r["sobol"]
+    assert s["parameters"] == [rd.X1, rd.X2, rd.X3]  # the design's order, found from the rows
+    assert s["base_samples"] == N and s["second_order"] is True
+    got = s["outputs"]["bearing_loads/main_bearing/radial_force"]
+    S1, ST = ishigami_indices()
+    # N = 1024: SALib's bootstrap half-widths are 0.03-0.06 here; the estimates lie within
+    # 0.05 of the analytic indices (and within their confidence intervals + 0.01)
+    np.testing.assert_allclose(got["S1"], S1, atol=0.05)
+    np.testing.assert_allclose(got["ST"], ST, atol=0.05)
+    assert all(abs(g - e) <= c + 0.01 for g, e, c in zip(got["S1"] + got["ST"], list(S1) + list(ST),
+                                                           got["S1_conf"] + got["ST_conf"]))
+    assert len(got["S2"]) == 3
+    assert any("bending_moment: constant" in x for x in r["skipped"])
+    assert any(f.startswith("sobol_") for f in (x["file"] for x in r["figures"]))
+
+
+def test_sobol_skipped_with_reasons(saltelli, tmp_path):
+    d, P, N, attrs = saltelli
+    params = {rd.X1: P[:, 0], rd.X2: P[:, 1], rd.X3: P[:, 2], "y": 20 + ishigami(P)}
+    rd.write(tmp_path / "failed.h5", instances=P.shape[0], frames=3, failed=(10,), params=dict(params), attrs=attrs)
+    r = report.make_report(str(tmp_path / "failed.h5"), str(tmp_path / "o1"), ["bearing_loads"])
+    assert r["sobol"] is None and any("1 failed instance" in x for x in r["skipped"])
+    short = {k: v[:-8] for k, v in params.items()}
+    rd.write(tmp_path / "short.h5", instances=P.shape[0] - 8, frames=3, failed=(), params=short, attrs=attrs)
+    r = report.make_report(str(tmp_path / "short.h5"), str(tmp_path / "o2"), ["bearing_loads"])
+    assert r["sobol"] is None and any("not a Saltelli design" in x for x in r["skipped"])
+
+
+def run_module(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "simphant.report", *args], cwd=cwd, env=python_env(),
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_module_exit_codes(tmp_path):
+    p = run_module("missing.h5", cwd=tmp_path)
+    assert p.returncode == 2 and "missing.h5: no such file" in p.stderr
+    (tmp_path / "text.h5").write_text("not hdf5")
+    p = run_module("text.h5", cwd=tmp_path)
+    assert p.returncode == 2 and "not an HDF5 file" in p.stderr
+    rd.write(tmp_path / "f.h5", instances=20, frames=3, failed=())
+    p = run_module("f.h5", "--quantity", "reaction", cwd=tmp_path)
+    assert p.returncode == 2 and "--quantity: unknown quantity 'reaction'" in p.stderr
+    (tmp_path / "afile").write_text("x")
+    p = run_module("f.h5", "-o", "afile", cwd=tmp_path)
+    assert p.returncode == 2 and "-o afile: exists and is not a folder" in p.stderr
+    p = run_module("f.h5", "--quantity", "energy", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "f_report" / "report.html").is_file()
