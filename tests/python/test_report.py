@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import pathlib
 import re
+import shutil
 import subprocess
 import sys
 
@@ -15,7 +18,7 @@ import numpy as np
 import pytest
 
 import report_data as rd
-from conftest import python_env
+from conftest import python_env, run_cli
 
 report = pytest.importorskip("simphant.report")
 pytest.importorskip("matplotlib")
@@ -234,3 +237,84 @@ def test_module_exit_codes(tmp_path):
     p = run_module("f.h5", "--quantity", "energy", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "f_report" / "report.html").is_file()
+
+
+# ---- the CLI: `simphant run` on a shipped example, then `simphant report` -----------------
+@pytest.fixture(scope="module")
+def slider(cli, examples, tmp_path_factory):
+    d = tmp_path_factory.mktemp("e2e")
+    p = run_cli(cli, "run", str(examples / "slider_crank.json"), "-n", "16", "--t-end", "0.2", "--backend", "cpu",
+                "--out", "sc.h5", cwd=d)
+    assert p.returncode == 0, p.stderr
+    p = run_cli(cli, "report", "sc.h5", "-o", "rep", cwd=d)
+    assert p.returncode == 0, p.stderr
+    assert "report: rep/report.html" in p.stdout
+    return d, json.loads((d / "rep" / "report.json").read_text())
+
+
+def test_end_to_end_against_numpy(slider):
+    d, r = slider
+    with h5py.File(d / "sc.h5", "r") as f:
+        status = f["status"][:]
+        ok = status == 0
+        reactions = f["reactions"][:][:, ok]
+        t = f["time"][:]
+        energy, violation = f["energy"][:][:, ok], f["constraint_violation"][:][:, ok]
+        params = {k: f[f"params/{k}"][:][ok] for k in f["params"]}
+        joints = list(f.attrs["joint_names"])
+    assert r["instances"] == {"total": 16, "ok": int(ok.sum()), "failed": int((~ok).sum())}
+    assert r["health"]["status_counts"] == {"ok": int(ok.sum())} and ok.all()
+    assert r["health"]["reason_counts"] == {"none": 16}
+    assert len(t) == 11 and r["traces"]["time"] == t.tolist()
+    peaks = np.linalg.norm(reactions[..., :3], axis=-1).max(axis=0)  # (I_ok, J)
+    for j, name in enumerate(joints):
+        out = r["peak_loads"]["outputs"][f"reactions/{name}/|F|"]
+        assert out["source"].startswith("/reactions frames") and out["units"] == "N"
+        np.testing.assert_allclose([out["quantiles"][f"p{p}"] for p in PCT], np.percentile(peaks[:, j], PCT),
+                                   rtol=1e-12)
+        for k, x in params.items():
+            assert out["spearman"][k]["rho"] == pytest.approx(spearman_np(x, peaks[:, j]), abs=1e-12)
+        Z = np.column_stack([np.ones(ok.sum())] + [(x - x.mean()) / x.std() for x in params.values()])
+        b = np.linalg.lstsq(Z, (peaks[:, j] - peaks[:, j].mean()) / peaks[:, j].std(), rcond=None)[0][1:]
+        np.testing.assert_allclose([out["src"][k] for k in params], b, atol=1e-10)
+        med = np.median(np.linalg.norm(reactions[:, :, j, :3], axis=-1), axis=1)
+        np.testing.assert_allclose(r["traces"]["traces"]["reactions"][f"{name}/|F|"]["p50"], med, rtol=1e-12)
+    # the gas load's magnitude drives the cylinder's normal force and the pins' loads
+    top = r["peak_loads"]["outputs"]["reactions/wrist_pin/|F|"]["ranking"][0]
+    assert top == "forces.gas_load.force[0]", r["peak_loads"]["outputs"]["reactions/wrist_pin/|F|"]
+    viol = r["health"]["per_instance"]["max_constraint_violation"]["quantiles"]
+    np.testing.assert_allclose(viol["p99"], np.percentile(violation.max(axis=0), 99), rtol=1e-12)
+    drift = r["health"]["per_instance"]["energy_drift_abs"]["quantiles"]
+    np.testing.assert_allclose(drift["p50"], np.median(np.abs(energy - energy[:1]).max(axis=0)), rtol=1e-12)
+    np.testing.assert_allclose(r["traces"]["traces"]["energy"]["all/energy"]["p25"],
+                               np.percentile(energy, 25, axis=1), rtol=1e-12)
+    # today's engine writes no reductions, bearing or driver loads: each is skipped with a line
+    for line in ("no /reductions group", "peak loads: bearing_loads", "peak loads: driver_loads",
+                 "no per-frame /bearing_loads"):
+        assert any(line in s for s in r["skipped"]), line
+    assert (d / "rep" / "report.html").stat().st_size > 10000
+
+
+def test_cli_exit_codes(cli, slider, tmp_path):
+    d, _ = slider
+    p = run_cli(cli, "report", "missing.h5", cwd=tmp_path)
+    assert p.returncode == 2 and "missing.h5: no such file" in p.stderr
+    p = run_cli(cli, "report", str(d / "sc.h5"), "--quantity", "torques", cwd=tmp_path)
+    assert p.returncode == 2 and "--quantity" in p.stderr
+    env = dict(os.environ, SIMPHANT_PYTHON=str(tmp_path / "no-python"))
+    p = subprocess.run([cli, "report", str(d / "sc.h5")], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 3 and "cannot start the Python interpreter" in p.stderr and "SIMPHANT_PYTHON" in p.stderr
+    # an interpreter without the package: a copy of the executable, with no build/python beside it
+    exe = tmp_path / "bin" / "simphant"
+    exe.parent.mkdir()
+    shutil.copy(cli, exe)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(SIMPHANT_PYTHON=sys.executable, PYTHONNOUSERSITE="1",
+               LD_LIBRARY_PATH=os.pathsep.join([str(pathlib.Path(cli).resolve().parent),
+                                                os.environ.get("LD_LIBRARY_PATH", "")]))
+    p = subprocess.run([str(exe), "report", str(d / "sc.h5")], cwd=tmp_path, env=env, capture_output=True,
+                       text=True, timeout=120)
+    if p.returncode == 0:
+        pytest.skip("simphant is installed in the interpreter's site-packages: the missing-package case cannot be made")
+    assert p.returncode == 3 and "cannot import simphant.report" in p.stderr, p.stderr

@@ -53,11 +53,21 @@ struct MergeCliOptions {
   bool json = false;  ///< print the summary as one JSON object
 };
 
+/// `simphant report` (report_command.cpp, docs/report.md): runs python -m simphant.report.
+struct ReportCliOptions {
+  std::string results;                  ///< the run's HDF5 file
+  std::string out;                      ///< output folder ("" : <results stem>_report)
+  std::vector<std::string> quantities;  ///< empty: all
+};
+
 int run_command(const RunOptions& options);
 int merge_command(const MergeCliOptions& options);
 int check_command(const CheckOptions& options);
 /// Registers `bench` and its options (bound to `options`) on `app`.
 CLI::App* add_bench_subcommand(CLI::App& app, BenchCliOptions& options);
 int bench_command(const BenchCliOptions& options);
+/// Registers `report` and its options (bound to `options`) on `app`.
+CLI::App* add_report_subcommand(CLI::App& app, ReportCliOptions& options);
+int report_command(const ReportCliOptions& options);
 
 }  // namespace simphant::cli

@@ -123,6 +123,9 @@ int main(int argc, char** argv) {
   BenchCliOptions bo;
   CLI::App* bench = add_bench_subcommand(app, bo);
 
+  ReportCliOptions rpo;
+  CLI::App* report = add_report_subcommand(app, rpo);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -147,5 +150,6 @@ int main(int argc, char** argv) {
   if (*check) return check_command(co);
   if (*merge) return merge_command(mo);
   if (*bench) return bench_command(bo);
+  if (*report) return report_command(rpo);
   return kExitBadInput;
 }
