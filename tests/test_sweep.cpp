@@ -159,7 +159,7 @@ TEST(Sweep, BadDistributionParameters) {
                              "low": 1, "high": 2}]})"),
                "/sweep/parameters/0/dist", "grid mode needs dist \"list\"");
   expect_error(with_sweep(R"({"instances": 0})"), "/sweep/instances", ">= 1");
-  expect_error(with_sweep(R"({"mode": "sobol"})"), "/sweep/mode", "unknown mode");
+  expect_error(with_sweep(R"({"mode": "halton"})"), "/sweep/mode", "unknown mode");
   expect_error(with_sweep(R"({"seed": -1})"), "/sweep/seed", ">= 0");
   expect_error(with_sweep(R"({"mode": "grid", "instances": 3, "parameters": [
                              {"path": "gravity[0]", "dist": "list", "values": [1, 2]}]})"),

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "simphant/core/input_file.hpp"
 #include "simphant/job/checkpoint.hpp"
 #include "simphant/job/run_inputs.hpp"
 #include "simphant/job/shard.hpp"
@@ -136,9 +137,11 @@ TEST(SweepDesign, CsvRoundTripsExactlyRelativeToTheSceneFolder) {
       EXPECT_EQ(std::memcmp(&x.values[c][r], &v[c][r], 8), 0) << c << " " << r << ": " << x.values[c][r];
   EXPECT_THROW(sample_sweep(s.sweep, 49), SceneError);  // --instances must agree
   EXPECT_EQ(load({{"mode", "design"}, {"file", "doe.csv"}, {"instances", 50}}).sweep.instances, 50);
-  // The instance models take the rows.
-  const std::vector<Model> models = build_instance_models(s, x);
-  EXPECT_EQ(models[7].bodies[0].mass, v[0][7]);
+  // An instance model takes its row (a valid one: a positive mass).
+  const std::vector<double> row = {std::fabs(v[0][7]), v[1][7], v[2][7]};
+  const Model m = build_instance_model(s, row, 7, 0);
+  EXPECT_EQ(m.bodies[0].mass, row[0]);
+  EXPECT_EQ(m.bodies[1].r0_W[0], row[2]);
 }
 
 TEST(SweepDesign, NpyRoundTripsExactlyInEveryLayout) {
@@ -265,15 +268,15 @@ TEST(SweepDesign, TheDesignFileIsAnInputWhoseChangeResumeDetects) {
   EXPECT_EQ(s.sweep.design_crc64, scene_detail::crc64_hex("bodies.a.mass\n1\n2\n"));
   const std::vector<std::string> inputs = run_input_files(s, (dir() / "scene.json").string());
   EXPECT_NE(std::find(inputs.begin(), inputs.end(), s.sweep.design_file), inputs.end());  // never overwritten by --out
-  ResumePoint r;
+  job_detail::ResumePoint r;
   r.source = "run.h5";
   r.design_crc64 = s.sweep.design_crc64;
-  EXPECT_NO_THROW(check_resumed_design(r, s.sweep));
+  EXPECT_NO_THROW(job_detail::check_resumed_design(r, s.sweep));
   write_bytes(dir() / "resume.csv", "bodies.a.mass\n1\n2.5\n");
   const Scene changed = load({{"mode", "design"}, {"file", "resume.csv"}});
   EXPECT_NE(changed.sweep.design_crc64, s.sweep.design_crc64);
   try {
-    check_resumed_design(r, changed.sweep);
+    job_detail::check_resumed_design(r, changed.sweep);
     ADD_FAILURE() << "a changed design file was not detected";
   } catch (const SceneError& e) {
     EXPECT_EQ(e.path(), "/sweep/file");

@@ -135,8 +135,9 @@ TEST(SweepSaltelli, RowsCrossSampleMatricesAAndBInSalibOrder) {
       for (int j = 0; j < D; ++j) {
         EXPECT_EQ(row(0, j), A(j));
         for (int k = 0; k < D; ++k) EXPECT_EQ(row(1 + k, j), j == k ? B(j) : A(j));
-        if (second)
+        if (second) {
           for (int k = 0; k < D; ++k) EXPECT_EQ(row(1 + D + k, j), j == k ? A(j) : B(j));
+        }
         EXPECT_EQ(row(per - 1, j), B(j));
       }
     }
@@ -168,10 +169,12 @@ const double kRho[3][3] = {{1, 0.6, -0.3}, {0.6, 1, 0.2}, {-0.3, 0.2, 1}};
 json correlated_sweep(const std::string& mode, int n) {
   json m = json::array();
   for (const auto& r : kRho) m.push_back({r[0], r[1], r[2]});
-  return {{"mode", mode}, {"instances", n}, {"seed", 3}, {"scramble", mode == "sobol"},
+  json sw = {{"mode", mode}, {"instances", n}, {"seed", 3},
           {"parameters", {normal("bodies.a.mass", 2, 0.1), normal("bodies.b.mass", 5, 0.5),
                           uniform01("gravity[0]"), normal("gravity[1]", -1, 2)}},
           {"correlation", {{"parameters", {"bodies.a.mass", "bodies.b.mass", "gravity[1]"}}, {"matrix", m}}}};
+  if (mode == "sobol") sw["scramble"] = true;
+  return sw;
 }
 
 double correlation(const std::vector<double>& x, const std::vector<double>& y) {

@@ -3,7 +3,6 @@
 #include <climits>
 #include <cmath>
 #include <filesystem>
-#include <initializer_list>
 
 #include "simphant/scene/json_access.hpp"
 #include "simphant/scene/sweep_detail.hpp"
@@ -127,19 +126,21 @@ SweepMode parse_mode(const json& m, const std::string& m_path) {
   throw SceneError(m_path, "unknown mode \"" + mode + "\" (expected random, lhs, grid, sobol, saltelli or design)");
 }
 
-/// The keys each mode takes.
-std::initializer_list<const char*> mode_keys(SweepMode mode) {
+/// Refuses a key the mode does not take. (check_keys takes an initializer_list, whose
+/// array lives only in the full-expression: one call per mode.)
+void check_mode_keys(const json& sweep, const std::string& path, SweepMode mode) {
   switch (mode) {
     case SweepMode::Sobol:
-      return {"mode", "instances", "seed", "parameters", "correlation", "covariance", "scramble"};
+      return check_keys(sweep, path, {"mode", "instances", "seed", "parameters", "correlation", "covariance", "scramble"});
     case SweepMode::Saltelli:
-      return {"mode", "instances", "seed", "parameters", "base", "second_order", "scramble"};
+      return check_keys(sweep, path, {"mode", "instances", "seed", "parameters", "base", "second_order", "scramble"});
     case SweepMode::Design:
-      return {"mode", "instances", "seed", "file", "columns"};
+      return check_keys(sweep, path, {"mode", "instances", "seed", "file", "columns"});
     case SweepMode::Grid:
-      return {"mode", "instances", "seed", "parameters"};
-    default:
-      return {"mode", "instances", "seed", "parameters", "correlation", "covariance"};
+      return check_keys(sweep, path, {"mode", "instances", "seed", "parameters"});
+    case SweepMode::Random:
+    case SweepMode::LatinHypercube:
+      return check_keys(sweep, path, {"mode", "instances", "seed", "parameters", "correlation", "covariance"});
   }
 }
 
@@ -196,7 +197,7 @@ SweepSpec parse_sweep(const json& sweep, const std::string& path, const json& do
   expect_object(sweep, path);
   SweepSpec spec;
   if (const json* m = find_key(sweep, "mode")) spec.mode = parse_mode(*m, child_path(path, "mode"));
-  check_keys(sweep, path, mode_keys(spec.mode));
+  check_mode_keys(sweep, path, spec.mode);
   if (const json* s = find_key(sweep, "seed")) spec.seed = read_seed(*s, child_path(path, "seed"));
   if (const json* s = find_key(sweep, "scramble")) spec.scramble = as_bool(*s, child_path(path, "scramble"));
   const std::string n_path = child_path(path, "instances");
