@@ -279,9 +279,7 @@ def test_end_to_end_against_numpy(slider):
         np.testing.assert_allclose([out["src"][k] for k in params], b, atol=1e-10)
         med = np.median(np.linalg.norm(reactions[:, :, j, :3], axis=-1), axis=1)
         np.testing.assert_allclose(r["traces"]["traces"]["reactions"][f"{name}/|F|"]["p50"], med, rtol=1e-12)
-    # the gas load's magnitude drives the cylinder's normal force and the pins' loads
-    top = r["peak_loads"]["outputs"]["reactions/wrist_pin/|F|"]["ranking"][0]
-    assert top == "forces.gas_load.force[0]", r["peak_loads"]["outputs"]["reactions/wrist_pin/|F|"]
+        assert out["ranking"] == [list(params)[k] for k in np.argsort(-np.abs(b))]
     viol = r["health"]["per_instance"]["max_constraint_violation"]["quantiles"]
     np.testing.assert_allclose(viol["p99"], np.percentile(violation.max(axis=0), 99), rtol=1e-12)
     drift = r["health"]["per_instance"]["energy_drift_abs"]["quantiles"]
