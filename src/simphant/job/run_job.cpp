@@ -41,8 +41,8 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 /// Buffers for one frame, filled from the simulator.
 struct Frame {
-  std::vector<double> states, reactions, violation, energy, kinetic;
-  std::vector<double> joint_loads, bearing_loads;    ///< (n, J, 6) and (n, J, 4)
+  std::vector<double> states, reactions, joint_loads, bearing_loads;  ///< loads (n, J, 6) and (n, J, 4)
+  std::vector<double> violation, energy, kinetic;
   std::vector<double> joint_q, joint_qd, joint_tau;  ///< (n, n_coords) each, robot runs
   Frame(int n, int n_bodies, int n_joints, int n_coords)
       : states(static_cast<std::size_t>(n) * n_bodies * 13),
