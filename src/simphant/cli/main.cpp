@@ -76,6 +76,18 @@ int main(int argc, char** argv) {
   run->add_option("--out,-o", ro.job.out, "Output HDF5 file (default: <scene stem>.h5 in the current directory)")
       ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
                              "PATH"));
+  // Output control (docs/scene-format.md "Output"): checked by the job runner, whose
+  // errors name the flag and list the valid names.
+  run->add_option("--datasets", ro.job.datasets,
+                  "Per-frame datasets to write, comma-separated (state, reactions, constraint_violation, energy, "
+                  "joint_state, driver_loads, joint_loads, bearing_loads; overrides output.datasets)");
+  run->add_option("--frames", ro.job.frames,
+                  "Frames to record: every | first_last | none (overrides output.frames)");
+  run->add_option("--reductions", ro.job.reductions,
+                  "Quantities reduced over time per instance: none | all | comma-separated names (overrides "
+                  "output.reductions)");
+  run->add_option("--compression", ro.job.compression,
+                  "Deflate level 0..9 of the frame datasets, with shuffle (0: none; overrides output.compression)");
   run->add_option("--checkpoint-every", ro.job.checkpoint_every_s,
                   "Seconds of wall time between checkpoints beside the output, from which --resume continues after "
                   "a kill (default 300; 0: none; docs/checkpoints.md)")

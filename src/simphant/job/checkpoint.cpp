@@ -240,6 +240,10 @@ JobOptions parse_options(const std::string& text) {
   o.solver = j.at("solver").get<std::string>();
   o.shard_index = j.at("shard_index").get<int>();
   o.shard_count = j.at("shard_count").get<int>();
+  o.datasets = j.value("datasets", std::string());
+  o.frames = j.value("frames", std::string());
+  o.reductions = j.value("reductions", std::string());
+  o.compression = j.value("compression", -1);
   return o;
 }
 
@@ -303,6 +307,10 @@ std::string stored_options(const JobOptions& o, const std::string& backend) {
   j["solver"] = o.solver;
   j["shard_index"] = o.shard_index;
   j["shard_count"] = o.shard_count;
+  j["datasets"] = o.datasets;
+  j["frames"] = o.frames;
+  j["reductions"] = o.reductions;
+  j["compression"] = o.compression;
   return j.dump();
 }
 
@@ -365,6 +373,10 @@ ResumePoint find_resume(const JobOptions& given) {
   same(given.backend != "auto", given.backend, true, stored.backend, "--backend", src);
   same(given.precision != "fp64", given.precision, true, stored.precision, "--precision", src);
   same(!given.solver.empty(), given.solver, !stored.solver.empty(), stored.solver, "--solver", src);
+  same(!given.datasets.empty(), given.datasets, !stored.datasets.empty(), stored.datasets, "--datasets", src);
+  same(!given.frames.empty(), given.frames, !stored.frames.empty(), stored.frames, "--frames", src);
+  same(!given.reductions.empty(), given.reductions, !stored.reductions.empty(), stored.reductions, "--reductions", src);
+  same(given.compression != -1, given.compression, stored.compression != -1, stored.compression, "--compression", src);
   const auto shard_text = [](const JobOptions& o) { return std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count); };
   same(given.shard_count != 1 || given.shard_index != 0, shard_text(given), stored.shard_count != 1, shard_text(stored),
        "--shard", src);

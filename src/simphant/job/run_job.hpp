@@ -36,6 +36,12 @@ struct JobOptions {
   std::string solver;              ///< "" (the scene's) | dae | aba | cga: overrides solver.type (robot scenes)
   std::string projection;          ///< "" (the scene's) | none | velocity | position_velocity: overrides solver.projection
   std::string out;                 ///< output file; "" = <scene stem>.h5 in the current folder
+  /// Overrides of the scene's "output" section (docs/scene-format.md "Output";
+  /// scene.hpp: apply_output_flags): comma-separated dataset names ("" : the scene's),
+  /// frames every | first_last | none, reductions none | all | names, deflate level 0..9
+  /// (-1: the scene's).
+  std::string datasets, frames, reductions;
+  int compression = -1;
   /// Shard shard_index of shard_count (`--shard K/N`, job/shard.hpp): the run samples the
   /// whole design and keeps instances [K*I/N, (K+1)*I/N); its file records the slice for
   /// `simphant merge` (job/merge.hpp). shard_count 1: the whole design, a plain run file.

@@ -13,6 +13,7 @@
 #include "simphant/dynamics/refined_solve.hpp"
 #include "simphant/joints/joint_math.hpp"
 #include "simphant/math/small.hpp"
+#include "simphant/model/output_settings.hpp"
 
 namespace simphant {
 
@@ -121,6 +122,7 @@ struct Model {
   std::vector<ForceElement> forces;
   Vec3d gravity{0, 0, 0};            ///< [m/s^2], W
   SolverSettings solver;
+  OutputSettings output;             ///< the scene's "output" section (model/output_settings.hpp)
   int n_rows = 0;                    ///< m, total constraint rows
   int n_inputs = 0;                  ///< number of actuators (per-instance inputs)
   /// Set when the scene has a "robot" section (docs/robots.md): the same robot in joint

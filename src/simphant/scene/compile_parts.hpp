@@ -44,6 +44,10 @@ void compile_forces(const nlohmann::json& forces, const std::string& path, Model
 /// The "solver" object -> SolverSettings.
 SolverSettings compile_solver(const nlohmann::json& solver, const std::string& path);
 
+/// The "output" object -> OutputSettings (output_compile.cpp): unknown dataset or
+/// quantity names list the valid ones, compression must be 0..9.
+OutputSettings compile_output(const nlohmann::json& output, const std::string& path);
+
 /// "solver.type" -> RobotSolver (absent: Dae); SceneError for another string.
 RobotSolver compile_solver_type(const nlohmann::json& solver, const std::string& path);
 

@@ -173,6 +173,7 @@ void compile_robot(const json& robot, const std::string& path, RobotSolver solve
   Model m = maximal_model_from_urdf(rm, rj->q0, rj->qd0);
   m.name = model.name.empty() ? rm.name : model.name;
   m.solver = model.solver;
+  m.output = model.output;
   // One actuator per joint carries tau: the DAE path applies it as a force element, the
   // reduced backend reads the same per-instance inputs.
   for (int k = 0; k < rm.nq(); ++k) {

@@ -66,6 +66,14 @@ Scene parse_scene(const std::string& text, const std::string& source = "<scene>"
 /// limit ...") and every error of parse_scene.
 Scene load_scene(const std::string& file);
 
+/// The `simphant run` flags that override the scene's "output" section (docs/scene-format.md
+/// "Output"): datasets and reductions as comma-separated names ("" : the scene's;
+/// reductions also "all" or "none"), frames "every" | "first_last" | "none" ("" : the
+/// scene's), compression 0..9 (-1: the scene's). Writes the given ones into doc["output"].
+/// Throws SceneError naming the flag ("--datasets: unknown dataset \"x\" (valid: ...)").
+void apply_output_flags(nlohmann::json& doc, const std::string& datasets, const std::string& frames,
+                        const std::string& reductions, int compression);
+
 /// Compiles a JSON document into a Model (validation of item 3 of the scene format).
 Model compile_model(const nlohmann::json& doc);
 

@@ -9,9 +9,10 @@ Model compile_model(const nlohmann::json& doc) {
   using namespace scene_detail;
   const std::string root;  // JSON pointer of the document: ""
   expect_object(doc, "/");
-  check_keys(doc, root, {"name", "gravity", "bodies", "joints", "forces", "solver", "sweep", "robot"});
+  check_keys(doc, root, {"name", "gravity", "bodies", "joints", "forces", "solver", "sweep", "robot", "output"});
   Model model;
   if (const json* name = find_key(doc, "name")) model.name = as_string(*name, "/name");
+  if (const json* output = find_key(doc, "output")) model.output = compile_output(*output, "/output");
   const RobotSolver solver_type = compile_solver_type(require_key(doc, root, "solver"), "/solver");
   if (const json* robot = find_key(doc, "robot")) {  // docs/robots.md
     for (const char* key : {"bodies", "joints", "forces", "gravity"})
