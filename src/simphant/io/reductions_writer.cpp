@@ -16,6 +16,7 @@ void write_reductions(hid_t file, const Model& model, const ReductionLayout& L, 
     const auto quantity = static_cast<ReductionQuantity>(q);
     if (!L.enabled(quantity)) continue;
     const int width = reduction_components(q, model.n_joints(), static_cast<int>(driver_names.size()));
+    if (width == 0) continue;  // driver_loads of a scene without drivers
     std::vector<hsize_t> dims{I};
     switch (quantity) {
       case ReductionQuantity::Reactions: dims.insert(dims.end(), {J, 8}); break;

@@ -228,7 +228,14 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   sim_options.threads = o.threads;
   sim_options.precision = o.precision;
   sim_options.auto_instances = shard.total;  // "auto" chooses as for the whole design
+  const std::vector<ReductionQuantity> reductions =
+      parse_reduction_quantities(models.front().output.reductions, 0, "output.reductions");
   std::unique_ptr<Simulator> sim = Simulator::create(std::move(models), sim_options, n);
+  try {
+    sim->set_reductions(reductions);  // before a checkpoint's accumulators are restored
+  } catch (const BackendError& e) {
+    throw SceneError("output.reductions", std::string(e.what()) + " (solver.type \"dae\" has them)");
+  }
   // Assembly gives up on the stop flag, leaving instances that are not failures.
   if (stop_requested()) throw Interrupted("assembly");
   logger().debug("backend {}; assembly done in {:.3f} s", sim->backend_details(), seconds_since(t_start));
