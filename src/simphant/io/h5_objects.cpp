@@ -184,6 +184,35 @@ void copy_attributes(hid_t from, hid_t to, const std::set<std::string>& skip) {
   }
 }
 
+std::vector<std::string> read_strings(hid_t loc, const std::string& path) {
+  Handle dset(check(H5Dopen2(loc, path.c_str(), H5P_DEFAULT), "H5Dopen2", path), H5Dclose);
+  Handle ftype(check(H5Dget_type(dset.id()), "H5Dget_type", path), H5Tclose);
+  if (H5Tget_class(ftype.id()) != H5T_STRING) fail("read_strings: not strings", path);
+  Handle space(check(H5Dget_space(dset.id()), "H5Dget_space", path), H5Sclose);
+  const hssize_t n = H5Sget_simple_extent_npoints(space.id());
+  if (n < 0) fail("H5Sget_simple_extent_npoints", path);
+  std::vector<std::string> out;
+  if (n == 0) return out;
+  if (H5Tis_variable_str(ftype.id()) > 0) {
+    Handle mtype(check(H5Tcopy(H5T_C_S1), "H5Tcopy", path), H5Tclose);
+    check_status(H5Tset_size(mtype.id(), H5T_VARIABLE), "H5Tset_size", path);
+    check_status(H5Tset_cset(mtype.id(), H5Tget_cset(ftype.id())), "H5Tset_cset", path);
+    std::vector<char*> ptrs(static_cast<std::size_t>(n), nullptr);
+    check_status(H5Dread(dset.id(), mtype.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()), "H5Dread", path);
+    for (char* p : ptrs) out.emplace_back(p ? p : "");
+    H5Dvlen_reclaim(mtype.id(), space.id(), H5P_DEFAULT, ptrs.data());
+    return out;
+  }
+  const std::size_t size = H5Tget_size(ftype.id());
+  std::vector<char> bytes(static_cast<std::size_t>(n) * size);
+  check_status(H5Dread(dset.id(), ftype.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data()), "H5Dread", path);
+  for (hssize_t k = 0; k < n; ++k) {
+    std::string s(bytes.data() + static_cast<std::size_t>(k) * size, size);
+    out.push_back(s.substr(0, s.find('\0')));
+  }
+  return out;
+}
+
 void read_block(hid_t dset, const DatasetShape& shape, const std::vector<hsize_t>& start,
                 const std::vector<hsize_t>& count, std::vector<unsigned char>& out) {
   hsize_t n = 1;

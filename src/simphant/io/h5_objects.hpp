@@ -44,6 +44,9 @@ std::string attr_text(hid_t obj, const std::string& name);
 /// names in `skip`.
 void copy_attributes(hid_t from, hid_t to, const std::set<std::string>& skip = {});
 
+/// Reads a whole dataset of strings (variable or fixed length) as text. Throws H5Error.
+std::vector<std::string> read_strings(hid_t loc, const std::string& path);
+
 /// Reads the block [start, start + count) of a dataset in its native type into `out`
 /// (resized to the block's bytes, row-major).
 void read_block(hid_t dset, const DatasetShape& shape, const std::vector<hsize_t>& start,

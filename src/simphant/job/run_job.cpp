@@ -14,6 +14,7 @@
 #include <optional>
 #include <vector>
 
+#include "simphant/core/host_info.hpp"
 #include "simphant/core/stop_flag.hpp"
 #include "simphant/io/recorder.hpp"
 #include "simphant/job/checkpoint.hpp"
@@ -53,7 +54,7 @@ struct Frame {
 };
 
 RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOptions& o, const SolverSettings& solver,
-                           const ShardSlice& shard) {
+                           const ShardSlice& shard, const std::string& start_time) {
   RecorderInfo info;
   if (shard.count > 1) {
     info.shard_index = shard.index;
@@ -69,7 +70,19 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
   info.solver = solver;
   info.backend = sim.backend_name();
   info.seed = scene.sweep.seed;
-  if (sim.n_joint_coordinates() > 0) info.joint_coordinate_names = info.joint_names;  // joint k = coordinate k
+  info.output = scene.model.output;
+  if (sim.n_joint_coordinates() > 0) {
+    info.joint_coordinate_names = info.joint_names;  // joint k = coordinate k
+    for (const Joint& j : sim.model().joints)
+      info.joint_coordinate_units.push_back(j.type == JointType::Prismatic ? "m" : "rad");
+  }
+  info.git_commit = o.git_commit;
+  info.command_line = o.command_line;
+  info.host = host_name();
+  // A device backend's details name the GPU; a CPU backend's the threads, so add the CPU.
+  info.device = sim.backend_details();
+  if (info.device.rfind("cuda", 0) != 0) info.device += "; " + cpu_model_name();
+  info.start_time = start_time;
   return info;
 }
 
@@ -165,6 +178,7 @@ bool any_ok(const std::vector<std::int8_t>& status) {
 JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   using namespace job_detail;
   const auto t_start = Clock::now();
+  const std::string start_time = utc_now_iso8601();
   // --resume: the options and scene are the interrupted run's (job/checkpoint.hpp).
   const std::optional<ResumePoint> resume = given.resume.empty() ? std::nullopt : std::optional(find_resume(given));
   const JobOptions& o = resume ? resume->options : given;
@@ -221,9 +235,9 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   try {
     if (resume) restored = take_checkpoint(*resume, output.temp_path());
     if (restored) {
-      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver, shard), restored->at.frames);
+      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver, shard, start_time), restored->at.frames);
     } else {
-      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver, shard));
+      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver, shard, start_time));
     }
   } catch (const h5::H5Error& e) {
     throw h5::H5Error(write_failure(e, out), e.sys_errno());  // the temporary file is removed with `output`
@@ -293,6 +307,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
     // Where the loop stands, every frame written (job/checkpoint.hpp).
     auto loop_point = [&] {
       write_frame();
+      recorder->flush();  // the buffered frames too: a checkpoint holds every frame recorded
       return LoopPoint{done, since_record, recorder->frames(), wall_before + seconds_since(t_start),
                        loop_before + seconds_since(t_loop)};
     };
@@ -327,6 +342,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
       read_frame();
       write_frame();
     }
+    recorder->finish_frames();  // a failed write is a write failure of the run, not of finalize()
     if (stop()) {
       std::string why = hooks.stop_reason ? hooks.stop_reason() : std::string();
       stop_reason = why.empty() ? "stop requested" : why;
