@@ -60,7 +60,7 @@ std::string sweep_units(const std::string& path) {
   static const std::vector<std::pair<const char*, const char*>> table = {
       {"mass", "kg"},          {"inertia", "kg m^2"},    {"position", "m"},        {"velocity", "m/s"},
       {"angular_velocity", "rad/s"}, {"origin", "m"},     {"stiffness", "N/m"},     {"damping", "N s/m"},
-      {"rest_length", "m"},    {"dt", "s"},              {"t_end", "s"},           {"gravity", "m/s^2"},
+      {"rest_length", "m"},    {"force", "N"},           {"torque", "N m"},    {"dt", "s"},              {"t_end", "s"},           {"gravity", "m/s^2"},
       {"violation_bound", "1"}, {"baumgarte_alpha", "1/s"}, {"baumgarte_beta", "1/s"}, {"tikhonov_epsilon", "1"}};
   for (const auto& [name, units] : table)
     if (key == name) return units;

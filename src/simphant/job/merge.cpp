@@ -113,7 +113,10 @@ void write_copy(hid_t out_file, const MergePlan& plan, const MergeDataset& d, st
     // The shard's chunk shape and filters (compression), so the copy is chunked as a run's.
     const h5::Handle src = open_dataset(first.file.id(), d.path);
     const h5::Handle dcpl(H5Dget_create_plist(src.id()), H5Pclose);
-    h5::Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), ref.maxdims.data()), H5Sclose);
+    std::vector<hsize_t> maxdims = ref.maxdims;  // T unlimited, the others the merged extent
+    for (std::size_t k = 1; k < maxdims.size(); ++k)
+      if (maxdims[k] != H5S_UNLIMITED) maxdims[k] = dims[k];
+    h5::Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), maxdims.data()), H5Sclose);
     if (!dcpl.valid() || !space.valid()) throw h5::H5Error("dataspace of /" + d.path + " failed");
     h5::Handle created(H5Dcreate2(out_file, d.path.c_str(), ref.file_type.id(), space.id(), H5P_DEFAULT, dcpl.id(),
                                   H5P_DEFAULT),
