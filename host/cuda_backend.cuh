@@ -22,6 +22,7 @@
 #include "simphant/sim/assemble_batch.hpp"
 #include "simphant/sim/backend.hpp"
 #include "simphant/sim/instance_ids.hpp"
+#include "simphant/sim/reduction_names.hpp"
 
 namespace simphant::cuda {
 
@@ -56,6 +57,13 @@ class CudaBackend final : public Backend {
   void read_energy(double* total, double* kinetic) const override;
   void read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const override;
   const std::vector<AssemblyResult>& assembly() const override { return assembly_; }
+
+  // Reductions over time (Backend; host/cuda_backend_reductions.cuh).
+  void set_reductions(const std::vector<ReductionQuantity>& quantities) override;
+  ReductionLayout reduction_layout() const override { return red_; }
+  void read_reductions(double* out) const override;
+  void get_reduction_state(double* acc) const override;
+  void set_reduction_state(const double* acc) override;
 
   // Per-instance state (Backend; host/cuda_backend_state.cuh).
   int state_size() const override { return 13 * N_; }
@@ -97,6 +105,11 @@ class CudaBackend final : public Backend {
   const int* stage_ids(const int* ids, int count) const;
   /// Destroys the step's graph and captures it again (the model arrays moved).
   void recapture_graph();
+  /// Queues clearing the accumulators of the instances d_ids (device, count) or, with
+  /// d_ids null, of every instance (count = n).
+  void clear_reductions(const int* d_ids, int count);
+  /// Copies the accumulators d_acc (size, n) to red_host_ and waits.
+  void download_reductions(const double* d_acc) const;
   std::shared_ptr<const std::vector<Model>> models_;
   int n_, N_, J_, m_, n_inputs_;
   double dt_;
@@ -143,6 +156,10 @@ class CudaBackend final : public Backend {
   DeviceArray<std::int8_t> reason_rows_;     ///< (n) staging of status reasons
   DeviceArray<std::int64_t> step_rows_;      ///< (n) staging of status steps
   std::vector<std::int64_t> offset_;  ///< (n) batch step of each instance's step 0
+  ReductionLayout red_;               ///< the enabled reductions over time
+  DeviceArray<double> red_acc_;       ///< (red_.size(), n) their accumulators
+  mutable DeviceArray<double> red_read_;   ///< (red_.size(), n) the accumulators as read
+  mutable PinnedArray<double> red_host_;   ///< (red_.size(), n) staging of either
   InstanceIds ids_;
   batch::BatchBuffers<T> b_{};
   // Pinned host buffers: the recorded frame, inputs, status.

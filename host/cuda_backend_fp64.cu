@@ -1,6 +1,7 @@
 // CudaBackend<double> and the CUDA backend's entry points (sim/cuda_factory.hpp).
 #include "cuda_backend_impl.cuh"
 #include "cuda_backend_state.cuh"
+#include "cuda_backend_reductions.cuh"
 
 namespace simphant::cuda {
 

@@ -77,7 +77,7 @@ struct HostBatch {
          phi.data(), jac.data(),     gamma_star.data(), Q.data(), C.data(), rhs.data(), lambda_work.data(),
          floor.data(), recoveries.data(), C_ptrs.data(), rhs_ptrs.data(),
          info.data(), fail.data(),   inputs.data(), violation.data(), status.data(), status_step.data(),
-         status_reason.data(), runaway.data(), step.data(), frame.data(), fused ? 1 : 0};
+         status_reason.data(), runaway.data(), step.data(), frame.data(), fused ? 1 : 0, ReductionLayout{}, nullptr};
   }
   /// Enables the reductions of layout L (kernels/reduce.hpp), every accumulator cleared.
   template <class Exec>

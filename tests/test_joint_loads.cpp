@@ -45,6 +45,8 @@ Model pendulum_model(const Pendulum& P) {
   j.body_i = kGround;
   j.body_j = 0;
   j.frame = test::frame_from_world(m, kGround, 0, {0, 0, 0}, {0, 0, 1}, {1, 0, 0}, {0, 1, 0});
+  j.frame.a_j = {1, 0, 0};  // the bob's own x axis: the joint angle is theta
+  j.frame.b_j = {0, 1, 0};
   m.joints.push_back(j);
   m.n_rows = 5;
   return m;
@@ -82,7 +84,7 @@ TEST(JointLoads, PendulumMatchesClosedForm) {
     EXPECT_NEAR(loads[k], -F[k], tol) << k;
     EXPECT_NEAR(loads[3 + k], -T[k], tol) << k;
   }
-  EXPECT_NEAR(bearing[0], -P.m * P.g.z, tol);
+  EXPECT_NEAR(bearing[0], P.m * P.g.z, tol);  // the housing is pulled along g's axial part
   EXPECT_NEAR(bearing[1], std::hypot(F.x, F.y), tol);
   EXPECT_NEAR(bearing[2], 0.0, tol);
   EXPECT_NEAR(bearing[3], std::hypot(T.x, T.y), tol);

@@ -171,22 +171,65 @@ TEST(Recorder, NoJointsGivesAnEmptyJointDimension) {
 }
 
 TEST(Recorder, FileIsValidWithoutFinalize) {
-  // A writer that stops between two frames (destroyed without finalize) leaves every
-  // T dataset with the same number of frames.
+  // A writer that stops between two frames (destroyed without finalize, as at SIGKILL)
+  // leaves every T dataset with the same number of frames: the first frame (written at
+  // once) and the whole chunks written so far; the buffered frames are lost. flush()
+  // writes them.
   const fs::path path = temp_file("unfinished.h5");
-  {
-    Recorder rec(path.string(), make_info(4, 2, 2));
-    record_frames(rec, 7, 4, 2, 2);
+  for (const bool flushed : {false, true}) {
+    SCOPED_TRACE(flushed ? "flushed" : "not flushed");
+    hsize_t K = 0;
+    {
+      Recorder rec(path.string(), make_info(4, 2, 2));
+      K = rec.chunk_frames();
+      record_frames(rec, 7, 4, 2, 2);
+      EXPECT_EQ(rec.frames(), 7);
+      if (flushed) rec.flush();
+    }
+    ASSERT_EQ(K, Recorder::kMaxChunkFrames);  // 4 x 2 x 13 doubles per frame: the cap
+    h5::Handle f = h5::open_file_readonly(path.string());
+    const auto t = h5::dataset_dims(f.id(), "time");
+    ASSERT_EQ(t.size(), 1u);
+    EXPECT_EQ(t[0], flushed ? 7u : 1u);
+    for (const char* name : {"state", "reactions", "constraint_violation", "energy"})
+      EXPECT_EQ(h5::dataset_dims(f.id(), name)[0], t[0]) << name;
+    EXPECT_DOUBLE_EQ(h5::read_attr_double(f.id(), "frames"), static_cast<double>(t[0]));
+    EXPECT_EQ(h5::read_attr_string(f.id(), "stop_reason"), "running");
+    f.reset();
+    fs::remove(path);
   }
-  h5::Handle f = h5::open_file_readonly(path.string());
-  const auto t = h5::dataset_dims(f.id(), "time");
-  ASSERT_EQ(t.size(), 1u);
-  EXPECT_EQ(t[0], 7u);
-  for (const char* name : {"state", "reactions", "constraint_violation", "energy"})
-    EXPECT_EQ(h5::dataset_dims(f.id(), name)[0], t[0]) << name;
-  EXPECT_DOUBLE_EQ(h5::read_attr_double(f.id(), "frames"), 7);
-  f.reset();
-  fs::remove(path);
+}
+
+// Frames are written a chunk at a time, aligned to the chunks: with K frames per chunk,
+// the file holds 1 + m K frames after 1 + m K + r records (r < K), and every T dataset
+// the same count; finalize() writes the rest.
+TEST(Recorder, WritesWholeChunksAndFinalizeWritesTheRest) {
+  // 20 instances x 20 bodies x 13 doubles = 41.6 kB per frame: K = 1 MiB / 41.6 kB = 25.
+  const int n = 20, B = 20, J = 1;
+  const fs::path path = temp_file("chunks.h5");
+  {
+    Recorder rec(path.string(), make_info(n, B, J));
+    const hsize_t K = rec.chunk_frames();
+    ASSERT_EQ(K, (std::uint64_t{1} << 20) / (8u * n * B * 13));
+    record_frames(rec, static_cast<int>(2 * K + 3), n, B, J);  // frames 0 .. 2K+2
+    {
+      // HDF5 1.10 opens a file that another handle of this process writes only with the
+      // same flags: read it through a second read-write open.
+      const h5::Handle f = h5::open_file_readwrite(path.string());
+      EXPECT_EQ(h5::dataset_dims(f.id(), "time")[0], 2 * K);  // frame 0 alone, then [1, K), [K, 2K)
+      EXPECT_EQ(h5::dataset_dims(f.id(), "state")[0], 2 * K);
+    }
+    const std::vector<std::int8_t> status(n, 0);
+    const std::vector<double> status_time(n, 0.0);
+    rec.finalize(status.data(), status_time.data(), status.data(), 1.0, "completed");
+  }
+  const h5::Handle f = h5::open_file_readonly(path.string());
+  const auto state = h5::read_doubles(f.id(), "state");
+  const std::size_t per_frame = static_cast<std::size_t>(n) * B * 13;
+  const std::size_t T = h5::dataset_dims(f.id(), "time")[0];
+  ASSERT_EQ(state.size(), T * per_frame);
+  for (std::size_t t = 0; t < T; ++t) ASSERT_EQ(state[t * per_frame + 5], value(static_cast<int>(t), 5)) << t;
+  EXPECT_DOUBLE_EQ(h5::read_attr_double(f.id(), "frames"), static_cast<double>(T));
 }
 
 TEST(Recorder, LargeFramesAreChunkedAlongInstances) {

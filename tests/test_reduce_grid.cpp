@@ -74,6 +74,7 @@ TEST_P(ReduceGrid, AccumulatorsEqualCpuReference) {
     hb.rk4_step(x);
   }
   auto compare = [&](const std::vector<double>& dev, const std::vector<double>& want, int count, const char* what) {
+    int compared = 0, times = 0;
     for (int i = 0; i < n; ++i) {
       ASSERT_EQ(hb.status[i], 0);
       EXPECT_EQ(dev[i], static_cast<double>(count)) << what;
@@ -82,6 +83,7 @@ TEST_P(ReduceGrid, AccumulatorsEqualCpuReference) {
         std::vector<double> sorted(v, v + count);
         if (std::isnan(sorted[0])) continue;  // joint coordinates of other joint types: NaN on both
         std::sort(sorted.begin(), sorted.end());
+        ++compared;
         const double scale = std::max({1e-3, std::fabs(sorted.front()), std::fabs(sorted.back())}), tol = 1e-10 * scale;
         for (int k = 0; k < 4; ++k) {
           const double want_k = want[static_cast<std::size_t>(i) * w + 1 + kReductionSlots * c + k];
@@ -89,12 +91,18 @@ TEST_P(ReduceGrid, AccumulatorsEqualCpuReference) {
           const double t = k < 2 ? tol : (k == 2 ? count * tol : count * 2 * scale * tol);
           EXPECT_NEAR(dev_k, want_k, t) << what << " instance " << i << " channel " << c << " slot " << k;
         }
-        if (count < 2 || sorted[count - 1] - sorted[count - 2] > 2 * tol)
+        if (count < 2 || sorted[count - 1] - sorted[count - 2] > 2 * tol) {
+          ++times;
           EXPECT_EQ(dev[static_cast<std::size_t>(1 + kReductionSlots * c + 4) * n + i],
                     want[static_cast<std::size_t>(i) * w + 1 + kReductionSlots * c + 4])
               << what << " instance " << i << " channel " << c;
+        }
       }
     }
+    // Most channels are compared (all but the NaN joint coordinates); many are constant
+    // or tie within the tolerance (components that stay zero), the others' steps are.
+    EXPECT_GT(compared, n * C / 2) << what;
+    EXPECT_GT(times, 0) << what;
   };
   compare(hb.red_acc, ref, steps, "step loop");
   // The read: the stored accumulators plus the current (end) state's sample.

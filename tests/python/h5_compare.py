@@ -1,6 +1,7 @@
 """Bit-for-bit comparison of two simphant output files (h5py): every dataset's values,
 dtype and shape, and every attribute of every object, wall_time_s aside (the run's wall
-time; a merge takes its shards' largest)."""
+time; a merge takes its shards' largest) and the provenance of the start (start_time,
+command_line); dimension scales compared by the names of the scales attached to each axis."""
 from __future__ import annotations
 
 from typing import Dict, Tuple
@@ -8,7 +9,9 @@ from typing import Dict, Tuple
 import h5py
 import numpy as np
 
-TIMING_ATTRS = {"wall_time_s"}
+TIMING_ATTRS = {"wall_time_s", "start_time", "command_line"}
+#: Dimension-scale links: object references, compared by the scales' names instead.
+LINK_ATTRS = {"DIMENSION_LIST", "REFERENCE_LIST"}
 
 
 def _contents(path) -> Tuple[Dict[str, np.ndarray], Dict[str, dict]]:
@@ -16,9 +19,10 @@ def _contents(path) -> Tuple[Dict[str, np.ndarray], Dict[str, dict]]:
     attrs: Dict[str, dict] = {}
     with h5py.File(path, "r") as f:
         def visit(name, obj):
-            attrs[name] = {k: v for k, v in obj.attrs.items() if k not in TIMING_ATTRS}
+            attrs[name] = {k: v for k, v in obj.attrs.items() if k not in TIMING_ATTRS | LINK_ATTRS}
             if isinstance(obj, h5py.Dataset):
                 data[name] = obj[()]
+                attrs[name]["(dimensions)"] = [list(d.keys()) for d in obj.dims]
 
         visit("/", f)
         f.visititems(visit)

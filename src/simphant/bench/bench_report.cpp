@@ -6,6 +6,7 @@
 #include <fstream>
 #include <thread>
 
+#include "simphant/core/host_info.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 
 #ifndef SIMPHANT_VERSION
@@ -17,27 +18,6 @@ namespace simphant::bench {
 namespace {
 
 using nlohmann::json;
-
-std::string cpu_model_name() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      std::string s = colon == std::string::npos ? line : line.substr(colon + 1);
-      return s.erase(0, s.find_first_not_of(' '));
-    }
-  return "unknown";
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 json num(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
 
@@ -83,7 +63,7 @@ json machine_info(DevicePeaks& peaks, const std::string& git_commit) {
   const std::string commit = git_commit.empty() ? "unknown" : git_commit;
   json m = {{"host_cpu", cpu_model_name()},
             {"cores", std::thread::hardware_concurrency()},
-            {"date_utc", utc_now()},
+            {"date_utc", utc_now_iso8601()},
             {"git_commit", commit},
             {"simphant_version", SIMPHANT_VERSION},
             {"cuda_built", cuda_backend_built()}};

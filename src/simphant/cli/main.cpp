@@ -9,6 +9,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "git_commit.hpp"
 #include "simphant/job/shard.hpp"
 #include "simphant/log/log.hpp"
 
@@ -158,7 +159,20 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: run: a SCENE file, or --resume OUT.h5, is required\nRun with --help for more information.\n");
     return kExitBadInput;
   }
-  if (*run) return run_command(ro);
+  if (*run) {
+    // Provenance of the output (root attributes command_line, git_commit).
+    for (int k = 0; k < argc; ++k) {
+      std::string a = argv[k];
+      if (a.empty() || a.find_first_of(" \t\"'\\$") != std::string::npos) {  // shell-quoted
+        std::string q = "'";
+        for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        a = q + "'";
+      }
+      ro.job.command_line += (k > 0 ? " " : "") + a;
+    }
+    ro.job.git_commit = simphant::cli::git_commit();
+    return run_command(ro);
+  }
   if (*check) return check_command(co);
   if (*merge) return merge_command(mo);
   if (*bench) return bench_command(bo);

@@ -234,7 +234,7 @@ void read_dataset(hid_t loc, const std::string& name, hid_t mem_type, void* out,
   if (n > 0) check_status(H5Dread(dset.id(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out), "H5Dread", name);
 }
 
-std::vector<hsize_t> ExtendibleDataset::layout(hid_t file_type) {
+std::vector<hsize_t> ExtendibleDataset::layout(hid_t file_type, hsize_t frames_per_chunk) {
   const std::size_t rank = frame_dims_.size() + 1;
   std::vector<hsize_t> chunk(rank, 1);
   frame_elems_ = 1;
@@ -242,8 +242,8 @@ std::vector<hsize_t> ExtendibleDataset::layout(hid_t file_type) {
     chunk[k + 1] = std::max<hsize_t>(frame_dims_[k], 1);
     frame_elems_ *= frame_dims_[k];
   }
-  // Chunk shape: at most ~1 MiB per chunk; a few frames per chunk for small frames
-  // (~64 KiB), since every frame is flushed and a flush writes whole chunks.
+  // Chunk shape: at most ~1 MiB per chunk; by default a few frames per chunk for small
+  // frames (~64 KiB).
   const hsize_t elem = H5Tget_size(file_type);
   constexpr hsize_t kMaxChunkBytes = 1 << 20, kFrameChunkBytes = 1 << 16, kMaxFramesPerChunk = 1024;
   hsize_t chunk_frame_bytes = elem;
@@ -253,20 +253,33 @@ std::vector<hsize_t> ExtendibleDataset::layout(hid_t file_type) {
     chunk[1] = std::clamp<hsize_t>(kMaxChunkBytes / inner, 1, chunk[1]);
     chunk_frame_bytes = inner * chunk[1];
   }
-  chunk[0] = std::clamp<hsize_t>(kFrameChunkBytes / chunk_frame_bytes, 1, kMaxFramesPerChunk);
+  chunk[0] = frames_per_chunk > 0 ? frames_per_chunk
+                                  : std::clamp<hsize_t>(kFrameChunkBytes / chunk_frame_bytes, 1, kMaxFramesPerChunk);
   // One append writes at most into one new chunk per slice of the frame (a frame of
   // frame_elems_ values spans ceil(frame / chunk frame) chunks side by side).
   const hsize_t frame_bytes = std::max<hsize_t>(frame_elems_, 1) * elem;
-  const hsize_t slices = (frame_bytes + chunk_frame_bytes - 1) / chunk_frame_bytes;
-  append_bytes_ = static_cast<std::uint64_t>(slices * chunk_frame_bytes * chunk[0]);
+  slices_ = (frame_bytes + chunk_frame_bytes - 1) / chunk_frame_bytes;
+  slice_chunk_bytes_ = static_cast<std::uint64_t>(chunk_frame_bytes * chunk[0]);
+  append_bytes_ = slices_ * slice_chunk_bytes_;
+  chunk_ = chunk;
   return chunk;
 }
 
+std::uint64_t ExtendibleDataset::block_bytes(hsize_t n) const {
+  if (n == 0) return 0;
+  const hsize_t k = chunk_frames();
+  const hsize_t rows = (frames_ + n - 1) / k - frames_ / k + 1;  // chunk rows the block touches
+  std::uint64_t chunk_bytes = slice_chunk_bytes_;
+  // zlib's deflateBound for incompressible data, plus the shuffle filter (same size).
+  if (filtered_) chunk_bytes += (chunk_bytes >> 12) + (chunk_bytes >> 14) + (chunk_bytes >> 25) + 13 + 64;
+  return static_cast<std::uint64_t>(rows * slices_) * chunk_bytes;
+}
+
 ExtendibleDataset::ExtendibleDataset(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type,
-                                     std::vector<hsize_t> frame_dims)
+                                     std::vector<hsize_t> frame_dims, const ChunkOptions& chunking)
     : mem_type_(mem_type), frame_dims_(std::move(frame_dims)), name_(name) {
   quiet();
-  const std::vector<hsize_t> chunk = layout(file_type);
+  const std::vector<hsize_t> chunk = layout(file_type, chunking.frames_per_chunk);
   const std::size_t rank = chunk.size();
   std::vector<hsize_t> dims(rank, 0), maxdims(rank, H5S_UNLIMITED);
   for (std::size_t k = 0; k < frame_dims_.size(); ++k) {
@@ -277,6 +290,17 @@ ExtendibleDataset::ExtendibleDataset(hid_t loc, const std::string& name, hid_t f
   Handle space = make_space(dims, &maxdims);
   Handle dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate", name), H5Pclose);
   check_status(H5Pset_chunk(dcpl.id(), static_cast<int>(rank), chunk.data()), "H5Pset_chunk", name);
+  if (chunking.deflate < 0 || chunking.deflate > 9)
+    throw H5Error(name + ": deflate level " + std::to_string(chunking.deflate) + " is not in 0..9");
+  if (chunking.deflate > 0) {
+    unsigned info = 0;
+    if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0 || H5Zget_filter_info(H5Z_FILTER_DEFLATE, &info) < 0 ||
+        (info & H5Z_FILTER_CONFIG_ENCODE_ENABLED) == 0)
+      throw H5Error(name + ": this HDF5 library has no deflate (zlib) encoder; use compression 0");
+    check_status(H5Pset_shuffle(dcpl.id()), "H5Pset_shuffle", name);
+    check_status(H5Pset_deflate(dcpl.id(), static_cast<unsigned>(chunking.deflate)), "H5Pset_deflate", name);
+    filtered_ = true;
+  }
   dset_ = Handle(check(H5Dcreate2(loc, name.c_str(), file_type, space.id(), H5P_DEFAULT, dcpl.id(), H5P_DEFAULT),
                        "H5Dcreate2", name),
                  H5Dclose);
@@ -289,20 +313,27 @@ ExtendibleDataset ExtendibleDataset::open(hid_t loc, const std::string& name, hi
   d.mem_type_ = mem_type;
   d.frame_dims_ = std::move(frame_dims);
   d.name_ = name;
-  d.layout(file_type);
   d.dset_ = Handle(check(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), "H5Dopen2", name), H5Dclose);
   const std::vector<hsize_t> dims = dataset_dims(loc, name);
   if (dims.size() != d.frame_dims_.size() + 1 || !std::equal(d.frame_dims_.begin(), d.frame_dims_.end(), dims.begin() + 1))
     throw H5Error(name + ": not the shape of this run's frames");
+  // The file's chunk shape and filters.
+  Handle dcpl(check(H5Dget_create_plist(d.dset_.id()), "H5Dget_create_plist", name), H5Pclose);
+  std::vector<hsize_t> chunk(dims.size(), 1);
+  if (H5Pget_chunk(dcpl.id(), static_cast<int>(chunk.size()), chunk.data()) != static_cast<int>(chunk.size()))
+    throw H5Error(name + ": not a chunked dataset");
+  d.layout(file_type, chunk[0]);
+  d.filtered_ = H5Pget_nfilters(dcpl.id()) > 0;
   d.frames_ = dims[0];
   return d;
 }
 
-void ExtendibleDataset::append(const void* frame) {
+void ExtendibleDataset::append_frames(const void* frames, hsize_t n) {
+  if (n == 0) return;
   const std::size_t rank = frame_dims_.size() + 1;
   std::vector<hsize_t> size(rank), start(rank, 0), count(rank);
-  size[0] = frames_ + 1;
-  count[0] = 1;
+  size[0] = frames_ + n;
+  count[0] = n;
   start[0] = frames_;
   for (std::size_t k = 0; k < frame_dims_.size(); ++k) size[k + 1] = count[k + 1] = frame_dims_[k];
   check_status(H5Dset_extent(dset_.id(), size.data()), "H5Dset_extent", name_);
@@ -311,9 +342,9 @@ void ExtendibleDataset::append(const void* frame) {
     check_status(H5Sselect_hyperslab(fspace.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
                  "H5Sselect_hyperslab", name_);
     Handle mspace = make_space(count);
-    check_status(H5Dwrite(dset_.id(), mem_type_, mspace.id(), fspace.id(), H5P_DEFAULT, frame), "H5Dwrite", name_);
+    check_status(H5Dwrite(dset_.id(), mem_type_, mspace.id(), fspace.id(), H5P_DEFAULT, frames), "H5Dwrite", name_);
   }
-  ++frames_;
+  frames_ += n;
 }
 
 bool ExtendibleDataset::truncate(hsize_t frames) {

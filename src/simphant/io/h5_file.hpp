@@ -107,21 +107,35 @@ std::vector<double> read_doubles(hid_t loc, const std::string& name);
 /// number of elements.
 void read_dataset(hid_t loc, const std::string& name, hid_t mem_type, void* out, std::size_t count);
 
-/// A chunked dataset of shape (T, frame_dims...) with T unlimited, grown one frame
-/// (or a few) at a time. Chunks cover a few frames (about 64 KiB) and, for large
-/// frames, a slice of the second dimension so that a chunk stays under about 1 MiB.
+/// How an ExtendibleDataset is chunked and filtered.
+struct ChunkOptions {
+  /// Frames per chunk (the first axis of a chunk); 0: chosen from the frame size (a few
+  /// frames, about 64 KiB per chunk).
+  hsize_t frames_per_chunk = 0;
+  /// Deflate level 0..9 (0: no filter); > 0 adds the shuffle filter before deflate.
+  /// Throws H5Error when this HDF5 has no deflate encoder (H5Zfilter_avail).
+  int deflate = 0;
+};
+
+/// A chunked dataset of shape (T, frame_dims...) with T unlimited, grown a frame or a
+/// block of frames at a time. A chunk covers ChunkOptions::frames_per_chunk frames of
+/// the whole frame, or, for a frame over 1 MiB, a slice of its second dimension so that
+/// a chunk stays under about 1 MiB.
 class ExtendibleDataset {
  public:
   ExtendibleDataset() = default;
   ExtendibleDataset(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type,
-                    std::vector<hsize_t> frame_dims);
+                    std::vector<hsize_t> frame_dims, const ChunkOptions& chunking = {});
   /// Opens an existing dataset that the constructor above created with the same
-  /// file_type and frame_dims, to append after its frames. Throws H5Error naming the
-  /// dataset when its shape after the first dimension is not frame_dims.
+  /// file_type and frame_dims, to append after its frames (its chunk shape and filters
+  /// are the file's). Throws H5Error naming the dataset when its shape after the first
+  /// dimension is not frame_dims.
   static ExtendibleDataset open(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type,
                                 std::vector<hsize_t> frame_dims);
   /// Appends one frame: prod(frame_dims) values of mem_type, row-major.
-  void append(const void* frame);
+  void append(const void* frame) { append_frames(frame, 1); }
+  /// Appends n frames (n * prod(frame_dims) values, row-major) with one write.
+  void append_frames(const void* frames, hsize_t n);
   hsize_t frames() const { return frames_; }
   /// Sets the extent back to `frames` (< frames()) after a failed append, so that the
   /// datasets of a frame keep one length. Returns false when HDF5 refuses.
@@ -131,18 +145,26 @@ class ExtendibleDataset {
   void resize(hsize_t frames);
   /// Bytes one append may add to the file: a new chunk, or the frame when it is larger.
   std::uint64_t append_bytes() const { return append_bytes_; }
+  /// Bytes that appending n frames after frames() may add to the file: every chunk the
+  /// block touches, written anew (a filtered chunk that is rewritten moves), at the
+  /// filter's worst-case size.
+  std::uint64_t block_bytes(hsize_t n) const;
+  hsize_t chunk_frames() const { return chunk_.empty() ? 1 : chunk_[0]; }
   hid_t id() const { return dset_.id(); }
   Handle& handle() { return dset_; }
 
  private:
-  /// Sets frame_dims_, frame_elems_, append_bytes_ and returns the chunk shape.
-  std::vector<hsize_t> layout(hid_t file_type);
+  /// Sets frame_dims_, frame_elems_, chunk_, append_bytes_ and returns the chunk shape.
+  std::vector<hsize_t> layout(hid_t file_type, hsize_t frames_per_chunk);
   Handle dset_;
   hid_t mem_type_ = H5I_INVALID_HID;
-  std::vector<hsize_t> frame_dims_;
+  std::vector<hsize_t> frame_dims_, chunk_;
   hsize_t frame_elems_ = 0;
   hsize_t frames_ = 0;
   std::uint64_t append_bytes_ = 0;
+  std::uint64_t slice_chunk_bytes_ = 0;  ///< bytes of one chunk
+  hsize_t slices_ = 1;                   ///< chunks side by side across one frame
+  bool filtered_ = false;
   std::string name_;
 };
 

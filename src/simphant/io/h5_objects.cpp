@@ -1,5 +1,6 @@
 #include "simphant/io/h5_objects.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -159,7 +160,62 @@ std::vector<std::string> attr_names(hid_t obj) {
   return names;
 }
 
+namespace {
+
+/// The path of the object an object reference in `file_obj`'s file points to.
+std::string referenced_name(hid_t file_obj, const hobj_ref_t& ref) {
+  const hid_t target = H5Rdereference2(file_obj, H5P_DEFAULT, H5R_OBJECT, &ref);
+  if (target < 0) return "(dangling)";
+  const Handle t(target, H5Oclose);
+  const ssize_t n = H5Iget_name(target, nullptr, 0);
+  std::string name(static_cast<std::size_t>(std::max<ssize_t>(n, 0)) + 1, '\0');
+  if (n > 0) H5Iget_name(target, name.data(), name.size());
+  name.resize(static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
+  return name;
+}
+
+/// DIMENSION_LIST (per axis, the scales attached) and REFERENCE_LIST (on a scale, the
+/// datasets and axes attached to it; sorted, as the order is that of attaching) by the
+/// objects' paths: the text is the same in two files that link the same names.
+std::string dimension_link_text(hid_t obj, const std::string& name) {
+  const Handle attr(check(H5Aopen(obj, name.c_str(), H5P_DEFAULT), "H5Aopen", name), H5Aclose);
+  const Handle space(check(H5Aget_space(attr.id()), "H5Aget_space", name), H5Sclose);
+  const hssize_t n = H5Sget_simple_extent_npoints(space.id());
+  if (n < 0) fail("H5Sget_simple_extent_npoints", name);
+  std::vector<std::string> items;
+  if (name == "DIMENSION_LIST") {
+    const Handle type(check(H5Tvlen_create(H5T_STD_REF_OBJ), "H5Tvlen_create", name), H5Tclose);
+    std::vector<hvl_t> lists(static_cast<std::size_t>(n));
+    if (n > 0) check_status(H5Aread(attr.id(), type.id(), lists.data()), "H5Aread", name);
+    for (const hvl_t& l : lists) {
+      std::string axis;
+      for (std::size_t k = 0; k < l.len; ++k)
+        axis += (k > 0 ? "|" : "") + referenced_name(obj, static_cast<const hobj_ref_t*>(l.p)[k]);
+      items.push_back(axis);
+    }
+    if (n > 0) H5Dvlen_reclaim(type.id(), space.id(), H5P_DEFAULT, lists.data());
+  } else {
+    struct Link {
+      hobj_ref_t ref;
+      int axis;
+    };
+    const Handle type(check(H5Tcreate(H5T_COMPOUND, sizeof(Link)), "H5Tcreate", name), H5Tclose);
+    check_status(H5Tinsert(type.id(), "dataset", HOFFSET(Link, ref), H5T_STD_REF_OBJ), "H5Tinsert", name);
+    check_status(H5Tinsert(type.id(), "dimension", HOFFSET(Link, axis), H5T_NATIVE_INT), "H5Tinsert", name);
+    std::vector<Link> links(static_cast<std::size_t>(n));
+    if (n > 0) check_status(H5Aread(attr.id(), type.id(), links.data()), "H5Aread", name);
+    for (const Link& l : links) items.push_back(referenced_name(obj, l.ref) + ":" + std::to_string(l.axis));
+    std::sort(items.begin(), items.end());
+  }
+  std::string s = "[";
+  for (std::size_t k = 0; k < items.size(); ++k) s += (k > 0 ? ", " : "") + items[k];
+  return s + "]";
+}
+
+}  // namespace
+
 std::string attr_text(hid_t obj, const std::string& name) {
+  if (name == "DIMENSION_LIST" || name == "REFERENCE_LIST") return dimension_link_text(obj, name);
   const AttrValue a(obj, name);
   const bool scalar = H5Sget_simple_extent_type(a.space.id()) == H5S_SCALAR;
   if (scalar && a.n == 1) return element_text(a, 0);
@@ -182,6 +238,35 @@ void copy_attributes(hid_t from, hid_t to, const std::set<std::string>& skip) {
                 H5Aclose);
     if (a.n > 0) check_status(H5Awrite(attr.id(), a.mem_type.id(), a.bytes.data()), "H5Awrite", name);
   }
+}
+
+std::vector<std::string> read_strings(hid_t loc, const std::string& path) {
+  Handle dset(check(H5Dopen2(loc, path.c_str(), H5P_DEFAULT), "H5Dopen2", path), H5Dclose);
+  Handle ftype(check(H5Dget_type(dset.id()), "H5Dget_type", path), H5Tclose);
+  if (H5Tget_class(ftype.id()) != H5T_STRING) fail("read_strings: not strings", path);
+  Handle space(check(H5Dget_space(dset.id()), "H5Dget_space", path), H5Sclose);
+  const hssize_t n = H5Sget_simple_extent_npoints(space.id());
+  if (n < 0) fail("H5Sget_simple_extent_npoints", path);
+  std::vector<std::string> out;
+  if (n == 0) return out;
+  if (H5Tis_variable_str(ftype.id()) > 0) {
+    Handle mtype(check(H5Tcopy(H5T_C_S1), "H5Tcopy", path), H5Tclose);
+    check_status(H5Tset_size(mtype.id(), H5T_VARIABLE), "H5Tset_size", path);
+    check_status(H5Tset_cset(mtype.id(), H5Tget_cset(ftype.id())), "H5Tset_cset", path);
+    std::vector<char*> ptrs(static_cast<std::size_t>(n), nullptr);
+    check_status(H5Dread(dset.id(), mtype.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()), "H5Dread", path);
+    for (char* p : ptrs) out.emplace_back(p ? p : "");
+    H5Dvlen_reclaim(mtype.id(), space.id(), H5P_DEFAULT, ptrs.data());
+    return out;
+  }
+  const std::size_t size = H5Tget_size(ftype.id());
+  std::vector<char> bytes(static_cast<std::size_t>(n) * size);
+  check_status(H5Dread(dset.id(), ftype.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data()), "H5Dread", path);
+  for (hssize_t k = 0; k < n; ++k) {
+    std::string s(bytes.data() + static_cast<std::size_t>(k) * size, size);
+    out.push_back(s.substr(0, s.find('\0')));
+  }
+  return out;
 }
 
 void read_block(hid_t dset, const DatasetShape& shape, const std::vector<hsize_t>& start,

@@ -37,12 +37,17 @@ std::vector<std::string> attr_names(hid_t obj);
 
 /// An attribute's value as exact text: integers in decimal, floating point as the
 /// shortest decimal that reads back as the same value, strings as they are, arrays as "[a, b, ...]" (strings quoted).
-/// Two attributes hold the same value exactly when their texts are equal.
+/// Two attributes hold the same value exactly when their texts are equal. The links of
+/// dimension scales (DIMENSION_LIST, REFERENCE_LIST: object references, addresses in
+/// their file) read as the paths they link ("[/time, /instance]").
 std::string attr_text(hid_t obj, const std::string& name);
 
 /// Copies every attribute of `from` onto `to` (same type, shape and bytes), except the
 /// names in `skip`.
 void copy_attributes(hid_t from, hid_t to, const std::set<std::string>& skip = {});
+
+/// Reads a whole dataset of strings (variable or fixed length) as text. Throws H5Error.
+std::vector<std::string> read_strings(hid_t loc, const std::string& path);
 
 /// Reads the block [start, start + count) of a dataset in its native type into `out`
 /// (resized to the block's bytes, row-major).

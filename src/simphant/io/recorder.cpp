@@ -1,9 +1,10 @@
 #include "simphant/io/recorder.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "simphant/dynamics/runaway.hpp"
-#include "simphant/io/reductions_writer.hpp"
+#include "simphant/io/h5_dims.hpp"
 #include "simphant/sim/backend.hpp"
 
 #ifndef SIMPHANT_VERSION
@@ -12,40 +13,142 @@
 
 namespace simphant {
 
+namespace {
+
+const std::vector<std::string> kStateComponents = {"r_x", "r_y", "r_z", "p_w", "p_x", "p_y", "p_z",
+                                                   "v_x", "v_y", "v_z", "omega_x", "omega_y", "omega_z"};
+const std::vector<std::string> kStateUnits = {"m", "m", "m", "1", "1", "1", "1", "m/s", "m/s", "m/s",
+                                              "rad/s", "rad/s", "rad/s"};
+const std::vector<std::string> kReactionComponents = {"f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z"};
+const std::vector<std::string> kReactionUnits = {"N", "N", "N", "N m", "N m", "N m"};
+
+std::vector<hsize_t> with_time(const std::vector<hsize_t>& shape) {
+  std::vector<hsize_t> dims{0};
+  dims.insert(dims.end(), shape.begin(), shape.end());
+  return dims;
+}
+
+void write_units_list(hid_t obj, const std::vector<std::string>& units) {
+  if (units.empty()) return;  // not known (a sweep parameter of another key)
+  if (units.size() == 1) {
+    h5::write_units(obj, units.front());
+  } else {
+    h5::write_units(obj, units);
+  }
+}
+
+h5::Handle open_object(hid_t file, const std::string& path) {
+  const hid_t id = H5Oopen(file, path.c_str(), H5P_DEFAULT);
+  if (id < 0) throw h5::H5Error("H5Oopen(" + path + ") failed");
+  return h5::Handle(id, H5Oclose);
+}
+
+/// Dimensions, units and long_name of the dataset at `path`.
+void describe(hid_t file, const std::string& path, const std::vector<std::string>& dims,
+              const std::vector<std::string>& units, const std::string& long_name = "") {
+  h5::attach_dimensions(file, path, dims);
+  const h5::Handle obj = open_object(file, path);
+  write_units_list(obj.id(), units);
+  if (!long_name.empty()) h5::write_attr(obj.id(), "long_name", long_name);
+}
+
+/// The unit of a sweep parameter from the last key of its path (docs/scene-format.md);
+/// "" when the key is not one of these.
+std::string sweep_units(const std::string& path) {
+  std::string key = path.substr(path.find_last_of('.') + 1);
+  key = key.substr(0, key.find('['));
+  static const std::vector<std::pair<const char*, const char*>> table = {
+      {"mass", "kg"},          {"inertia", "kg m^2"},    {"position", "m"},        {"velocity", "m/s"},
+      {"angular_velocity", "rad/s"}, {"origin", "m"},     {"stiffness", "N/m"},     {"damping", "N s/m"},
+      {"rest_length", "m"},    {"force", "N"},           {"torque", "N m"},    {"dt", "s"},              {"t_end", "s"},           {"gravity", "m/s^2"},
+      {"violation_bound", "1"}, {"baumgarte_alpha", "1/s"}, {"baumgarte_beta", "1/s"}, {"tikhonov_epsilon", "1"}};
+  for (const auto& [name, units] : table)
+    if (key == name) return units;
+  return "";
+}
+
+}  // namespace
+
+std::vector<FrameDatasetSpec> Recorder::standard_frame_datasets(const RecorderInfo& info) {
+  const auto I = static_cast<hsize_t>(info.n_instances);
+  const auto B = static_cast<hsize_t>(info.body_names.size());
+  const auto J = static_cast<hsize_t>(info.joint_names.size());
+  std::vector<FrameDatasetSpec> specs = {
+      {"state", "state", {I, B, 13}, {"instance", "body", "state_component"}, kStateUnits,
+       "body state: r (CoM, world), p = (w, x, y, z) body to world, v (CoM, world), omega (body frame)", {}},
+      {"reactions", "reactions", {I, J, 6}, {"instance", "joint", "reaction_component"}, kReactionUnits,
+       "force and torque each joint applies to its body_j at the anchor, world frame", {}},
+      {"constraint_violation", "constraint_violation", {I}, {"instance"}, {"m"},
+       "max |Phi| over the constraint rows (position rows [m], orientation rows dimensionless)", {}},
+      {"energy", "energy", {I}, {"instance"}, {"J"}, "kinetic + gravity potential + spring potential energy", {}},
+  };
+  if (!info.joint_coordinate_names.empty()) {
+    const auto n = static_cast<hsize_t>(info.joint_coordinate_names.size());
+    std::vector<std::string> q = info.joint_coordinate_units, qd, tau;
+    if (q.size() != info.joint_coordinate_names.size()) q.assign(info.joint_coordinate_names.size(), "1");
+    for (const std::string& u : q) {
+      qd.push_back(u == "rad" ? "rad/s" : u == "m" ? "m/s" : "1");
+      tau.push_back(u == "rad" ? "N m" : u == "m" ? "N" : "1");
+    }
+    const std::vector<std::string> dims = {"instance", "joint_coordinate"};
+    specs.push_back({"joint_state", "joint_state/q", {I, n}, dims, q, "joint positions", {}});
+    specs.push_back({"joint_state", "joint_state/qd", {I, n}, dims, qd, "joint rates", {}});
+    specs.push_back({"joint_state", "joint_state/tau", {I, n}, dims, tau, "applied joint torques / forces", {}});
+  }
+  return specs;
+}
+
+std::vector<FrameDatasetSpec> Recorder::selected_frame_datasets() const {
+  std::vector<FrameDatasetSpec> out;
+  if (info_.output.frames == FrameSelection::None) return out;
+  std::vector<FrameDatasetSpec> all = standard_frame_datasets(info_);
+  all.insert(all.end(), info_.frame_datasets.begin(), info_.frame_datasets.end());
+  for (FrameDatasetSpec& s : all)
+    if (info_.output.wants_dataset(s.selection)) out.push_back(std::move(s));
+  FrameDatasetSpec time;
+  time.selection = "time";
+  time.path = "time";
+  time.units = {"s"};
+  time.long_name = "time of the frame";
+  out.push_back(std::move(time));  // written last (see the header)
+  return out;
+}
+
 Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(path), info_(info) {
   file_ = h5::create_file(path);
   const hid_t f = file_.id();
   const auto I = static_cast<hsize_t>(info.n_instances);
-  const auto B = static_cast<hsize_t>(info.body_names.size());
-  const auto J = static_cast<hsize_t>(info.joint_names.size());
 
-  time_ = h5::ExtendibleDataset(f, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {});
-  state_ = h5::ExtendibleDataset(f, "state", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, B, 13});
-  reactions_ = h5::ExtendibleDataset(f, "reactions", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, J, 6});
-  violation_ = h5::ExtendibleDataset(f, "constraint_violation", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I});
-  energy_ = h5::ExtendibleDataset(f, "energy", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I});
-  if (info.joint_loads) {
-    joint_loads_ = h5::ExtendibleDataset(f, "joint_loads", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, J, 6});
-    bearing_loads_ = h5::ExtendibleDataset(f, "bearing_loads", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, J, 4});
-    const std::vector<std::string> load_units{"N", "N", "N", "N m", "N m", "N m"};
-    h5::write_attr(joint_loads_.id(), "components", std::vector<std::string>{"F_a", "F_b", "F_v", "M_a", "M_b", "M_v"});
-    h5::write_attr(joint_loads_.id(), "units", load_units);
-    h5::write_attr(bearing_loads_.id(), "components",
-                   std::vector<std::string>{"axial_force", "radial_force", "axial_moment", "bending_moment"});
-    h5::write_attr(bearing_loads_.id(), "units", std::vector<std::string>{"N", "N", "N m", "N m"});
-    if (!info.indeterminate_loads.empty())
-      h5::write_attr(joint_loads_.id(), "statically_indeterminate", info.indeterminate_loads);
-    if (!info.indeterminate_bearing.empty())
-      h5::write_attr(bearing_loads_.id(), "statically_indeterminate", info.indeterminate_bearing);
+  // The T datasets: K frames per chunk from the largest frame (see the header).
+  std::vector<FrameDatasetSpec> specs = selected_frame_datasets();
+  std::uint64_t largest = 8;
+  for (const FrameDatasetSpec& s : specs) {
+    std::uint64_t bytes = 8;
+    for (hsize_t d : s.shape) bytes *= d;
+    largest = std::max(largest, bytes);
   }
-  if (!info.joint_coordinate_names.empty()) {
-    const auto n = static_cast<hsize_t>(info.joint_coordinate_names.size());
-    h5::Handle group = h5::create_group(f, "joint_state");
+  chunk_frames_ = info.output.frames == FrameSelection::FirstLast
+                      ? 2
+                      : std::clamp<hsize_t>(kChunkBytes / largest, 1, kMaxChunkFrames);
+  h5::ChunkOptions chunking;
+  chunking.frames_per_chunk = chunk_frames_;
+  chunking.deflate = info.output.compression;
+  for (FrameDatasetSpec& s : specs) {
+    const std::size_t slash = s.path.rfind('/');
+    if (slash != std::string::npos && !h5::exists(f, s.path.substr(0, slash))) h5::create_group(f, s.path.substr(0, slash));
+    Slot slot;
+    slot.data = h5::ExtendibleDataset(f, s.path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, s.shape, chunking);
+    slot.frame_elems = 1;
+    for (hsize_t d : s.shape) slot.frame_elems *= d;
+    slot.buffer.resize(slot.frame_elems * chunk_frames_);
+    slot.spec = std::move(s);
+    slots_.push_back(std::move(slot));
+  }
+  if (h5::exists(f, "joint_state")) {
+    const h5::Handle group(H5Gopen2(f, "joint_state", H5P_DEFAULT), H5Gclose);
     h5::write_attr(group.id(), "joint_names", info.joint_coordinate_names);
-    joint_q_ = h5::ExtendibleDataset(group.id(), "q", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, n});
-    joint_qd_ = h5::ExtendibleDataset(group.id(), "qd", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, n});
-    joint_tau_ = h5::ExtendibleDataset(group.id(), "tau", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, n});
   }
+  if (slots_.empty()) chunk_frames_ = 0;
 
   reserve(10 * static_cast<std::uint64_t>(I) + (std::uint64_t{64} << 10), "the status datasets");
   std::vector<std::int8_t> status(I, 0);
@@ -66,7 +169,48 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(pa
     if (!params.valid()) throw h5::H5Error("H5Gopen2 failed: params");
     h5::write_attr(params.id(), "problem", info.params_problem);
   }
+  describe_datasets();
+  write_root_attributes();
+  h5::flush(f);
+  last_write_ = std::chrono::steady_clock::now();
+}
 
+void Recorder::describe_datasets() {
+  const hid_t f = file_.id();
+  std::vector<std::int64_t> instances(static_cast<std::size_t>(info_.n_instances));
+  for (std::size_t k = 0; k < instances.size(); ++k) instances[k] = info_.instance_offset + static_cast<std::int64_t>(k);
+  h5::ensure_coordinate(f, "instance", instances);
+  h5::ensure_coordinate(f, "body", info_.body_names);
+  h5::ensure_coordinate(f, "joint", info_.joint_names);
+  h5::ensure_coordinate(f, "state_component", kStateComponents);
+  h5::ensure_coordinate(f, "reaction_component", kReactionComponents);
+  if (!info_.joint_coordinate_names.empty()) h5::ensure_coordinate(f, "joint_coordinate", info_.joint_coordinate_names);
+  for (const char* c : {"instance", "body", "joint", "state_component", "reaction_component", "joint_coordinate"})
+    if (h5::exists(f, c)) h5::write_attr(open_object(f, c).id(), "long_name", std::string(c) == "instance"
+                                                                                  ? "instance number in the design"
+                                                                                  : std::string(c) + " name");
+  for (Slot& s : slots_)
+    for (const auto& [name, labels] : s.spec.coordinates) h5::ensure_coordinate(f, name, labels);
+  // /time first: it is the scale the others attach to.
+  for (Slot& s : slots_) {
+    if (s.spec.path != "time") continue;
+    h5::make_dimension_scale(f, "time", "time");
+    describe(f, "time", {"time"}, s.spec.units, s.spec.long_name);
+  }
+  for (Slot& s : slots_) {
+    if (s.spec.path == "time") continue;
+    std::vector<std::string> dims = {"time"};
+    dims.insert(dims.end(), s.spec.dims.begin(), s.spec.dims.end());
+    describe(f, s.spec.path, dims, s.spec.units, s.spec.long_name);
+  }
+  describe(f, "status", {"instance"}, {"1"}, "instance status: 0 ok, 1 assembly failed, 2 diverged");
+  describe(f, "status_time", {"instance"}, {"s"}, "time at which the status was set");
+  describe(f, "status_reason", {"instance"}, {"1"}, "why the status is not ok (attribute codes)");
+}
+
+void Recorder::write_root_attributes() {
+  const hid_t f = file_.id();
+  const RecorderInfo& info = info_;
   const SolverSettings& s = info.solver;
   h5::write_attr(f, "scene", info.scene_text);
   h5::write_attr(f, "scene_file", info.scene_file);
@@ -85,6 +229,15 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(pa
   h5::write_attr(f, "n_instances", info.n_instances);
   h5::write_attr(f, "body_names", info.body_names);
   h5::write_attr(f, "joint_names", info.joint_names);
+  h5::write_attr(f, "output_datasets", info.output.datasets);
+  h5::write_attr(f, "output_frames", frame_selection_name(info.output.frames));
+  h5::write_attr(f, "output_reductions", info.output.reductions);
+  h5::write_attr(f, "output_compression", info.output.compression);
+  h5::write_attr(f, "git_commit", info.git_commit);
+  h5::write_attr(f, "command_line", info.command_line);
+  h5::write_attr(f, "host", info.host);
+  h5::write_attr(f, "device", info.device);
+  h5::write_attr(f, "start_time", info.start_time);
   h5::write_attr(f, "wall_time_s", 0.0);
   h5::write_attr(f, "frames", 0);
   h5::write_attr(f, "interrupted", 1);
@@ -104,53 +257,36 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(pa
     h5::write_attr(f, "sweep_design_file", info.sweep_design_file);
     h5::write_attr(f, "sweep_design_crc64", info.sweep_design_crc64);
   }
-  h5::flush(f);
-  compute_frame_reserve();
 }
 
 Recorder::Recorder(const std::string& path, const RecorderInfo& info, std::int64_t frames) : path_(path), info_(info) {
   file_ = h5::open_file_readwrite(path);
   const hid_t f = file_.id();
-  const auto I = static_cast<hsize_t>(info.n_instances);
-  const auto B = static_cast<hsize_t>(info.body_names.size());
-  const auto J = static_cast<hsize_t>(info.joint_names.size());
-  using h5::ExtendibleDataset;
-  time_ = ExtendibleDataset::open(f, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {});
-  state_ = ExtendibleDataset::open(f, "state", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, B, 13});
-  reactions_ = ExtendibleDataset::open(f, "reactions", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, J, 6});
-  violation_ = ExtendibleDataset::open(f, "constraint_violation", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I});
-  energy_ = ExtendibleDataset::open(f, "energy", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I});
-  if (info.joint_loads) {
-    joint_loads_ = ExtendibleDataset::open(f, "joint_loads", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, J, 6});
-    bearing_loads_ = ExtendibleDataset::open(f, "bearing_loads", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, J, 4});
+  for (FrameDatasetSpec& s : selected_frame_datasets()) {
+    Slot slot;
+    slot.data = h5::ExtendibleDataset::open(f, s.path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, s.shape);
+    slot.frame_elems = 1;
+    for (hsize_t d : s.shape) slot.frame_elems *= d;
+    chunk_frames_ = slot.data.chunk_frames();
+    slot.spec = std::move(s);
+    slots_.push_back(std::move(slot));
   }
-  if (!info.joint_coordinate_names.empty()) {
-    const auto n = static_cast<hsize_t>(info.joint_coordinate_names.size());
-    joint_q_ = ExtendibleDataset::open(f, "joint_state/q", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, n});
-    joint_qd_ = ExtendibleDataset::open(f, "joint_state/qd", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, n});
-    joint_tau_ = ExtendibleDataset::open(f, "joint_state/tau", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, n});
-  }
+  for (Slot& s : slots_) s.buffer.resize(s.frame_elems * chunk_frames_);
   const auto kept = static_cast<hsize_t>(frames);
-  for (h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_, &joint_loads_, &bearing_loads_}) {
-    if (d->id() < 0) continue;
-    if (frames < 0 || d->frames() < kept)
-      throw h5::H5Error(path + ": a dataset holds " + std::to_string(d->frames()) + " frames, fewer than the " +
+  for (Slot& s : slots_) {
+    h5::ExtendibleDataset& d = s.data;
+    if (frames < 0 || d.frames() < kept)
+      throw h5::H5Error(path + ": a dataset holds " + std::to_string(d.frames()) + " frames, fewer than the " +
                         std::to_string(frames) + " to continue from");
-    if (d->frames() > kept && !d->truncate(kept)) throw h5::H5Error(path + ": cannot drop the frames after " + std::to_string(frames));
+    if (d.frames() > kept && !d.truncate(kept)) throw h5::H5Error(path + ": cannot drop the frames after " + std::to_string(frames));
   }
-  frames_ = frames;
+  frames_ = slots_.empty() ? 0 : frames;
   h5::write_attr(f, "wall_time_s", 0.0);
   h5::write_attr(f, "frames", frames_);
   h5::write_attr(f, "interrupted", 1);
   h5::write_attr(f, "stop_reason", "running");
   h5::flush(f);
-  compute_frame_reserve();
-}
-
-void Recorder::compute_frame_reserve() {
-  frame_reserve_bytes_ = 0;
-  for (const h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_, &joint_loads_, &bearing_loads_})
-    frame_reserve_bytes_ += d->append_bytes();
+  last_write_ = std::chrono::steady_clock::now();
 }
 
 Recorder::~Recorder() { close(); }
@@ -164,14 +300,15 @@ void Recorder::reserve(std::uint64_t bytes, const std::string& what) {
 }
 
 bool Recorder::close() {
-  return h5::close_file_first(file_, {&time_.handle(), &state_.handle(), &reactions_.handle(), &violation_.handle(),
-                                      &energy_.handle(), &joint_q_.handle(), &joint_qd_.handle(), &joint_tau_.handle(),
-                                      &joint_loads_.handle(), &bearing_loads_.handle()});
+  // The file first, then its datasets (h5::close_file_first).
+  bool ok = file_.close();
+  for (Slot& s : slots_) ok = s.data.handle().close() && ok;
+  return ok;
 }
 
 void Recorder::write_params(const std::vector<std::string>& paths, const std::vector<std::vector<double>>& values) {
   std::uint64_t bytes = 0;
-  for (const std::vector<double>& v : values) bytes += 8 * v.size() + 4096;  // data and its object header
+  for (const std::vector<double>& v : values) bytes += 8 * v.size() + 8192;  // data, its object header and attributes
   reserve(bytes, "/params");
   h5::Handle group(H5Gopen2(file_.id(), "params", H5P_DEFAULT), H5Gclose);
   if (!group.valid()) throw h5::H5Error("H5Gopen2(params) failed");
@@ -183,6 +320,10 @@ void Recorder::write_params(const std::vector<std::string>& paths, const std::ve
     for (char& c : name)
       if (c == '/') c = '|';
     h5::write_dataset(group.id(), name, H5T_NATIVE_DOUBLE, {values[p].size()}, values[p].data());
+    const std::string units = sweep_units(paths[p]);
+    describe(file_.id(), "params/" + name, {"instance"}, units.empty() ? std::vector<std::string>{}
+                                                                       : std::vector<std::string>{units},
+             "sampled sweep value of " + paths[p]);
   }
   h5::flush(file_.id());
 }
@@ -192,11 +333,14 @@ void Recorder::write_assembly(const std::vector<double>& position_residual,
   const hsize_t n = static_cast<hsize_t>(info_.n_instances);
   if (position_residual.size() != n || velocity_residual.size() != n || iterations.size() != n)
     throw h5::H5Error("/assembly: expected one value per instance");
-  reserve(20 * static_cast<std::uint64_t>(n) + 3 * 4096, "/assembly");
+  reserve(20 * static_cast<std::uint64_t>(n) + 3 * 8192, "/assembly");
   h5::Handle group = h5::create_group(file_.id(), "assembly");
   h5::write_dataset(group.id(), "position_residual", H5T_NATIVE_DOUBLE, {n}, position_residual.data());
   h5::write_dataset(group.id(), "velocity_residual", H5T_NATIVE_DOUBLE, {n}, velocity_residual.data());
   h5::write_dataset(group.id(), "iterations", H5T_NATIVE_INT32, {n}, iterations.data());
+  describe(file_.id(), "assembly/position_residual", {"instance"}, {"m"}, "max |Phi| after assembly");
+  describe(file_.id(), "assembly/velocity_residual", {"instance"}, {"m/s"}, "max |Phi_q qdot| after assembly");
+  describe(file_.id(), "assembly/iterations", {"instance"}, {"1"}, "Newton iterations of the position assembly");
   h5::flush(file_.id());
 }
 
@@ -205,13 +349,18 @@ void Recorder::write_assembly_changes(const std::vector<double>& position, const
   const hsize_t n = static_cast<hsize_t>(info_.n_instances);
   if (position.size() != n || orientation.size() != n || velocity.size() != n || angular_velocity.size() != n)
     throw h5::H5Error("/assembly: expected one value per instance");
-  reserve(32 * static_cast<std::uint64_t>(n) + 4 * 4096, "/assembly");
+  reserve(32 * static_cast<std::uint64_t>(n) + 4 * 8192, "/assembly");
   const h5::Handle group(H5Gopen2(file_.id(), "assembly", H5P_DEFAULT), H5Gclose);
   if (!group.valid()) throw h5::H5Error("H5Gopen2 failed: /assembly (write_assembly first)");
   h5::write_dataset(group.id(), "position_change", H5T_NATIVE_DOUBLE, {n}, position.data());
   h5::write_dataset(group.id(), "orientation_change", H5T_NATIVE_DOUBLE, {n}, orientation.data());
   h5::write_dataset(group.id(), "velocity_change", H5T_NATIVE_DOUBLE, {n}, velocity.data());
   h5::write_dataset(group.id(), "angular_velocity_change", H5T_NATIVE_DOUBLE, {n}, angular_velocity.data());
+  const hid_t f = file_.id();
+  describe(f, "assembly/position_change", {"instance"}, {"m"}, "how far assembly moved the bodies: max |r - r_0|");
+  describe(f, "assembly/orientation_change", {"instance"}, {"rad"}, "max rotation from the given orientation");
+  describe(f, "assembly/velocity_change", {"instance"}, {"m/s"}, "max |v - v_0| over the bodies");
+  describe(f, "assembly/angular_velocity_change", {"instance"}, {"rad/s"}, "max |omega_B - omega_0B| over the bodies");
   h5::flush(file_.id());
 }
 
@@ -222,56 +371,105 @@ void Recorder::write_status(const std::int8_t* status, const double* status_time
   h5::flush(file_.id());
 }
 
-void Recorder::record(double time, const double* states, const double* reactions, const double* violation,
-                      const double* energy, const double* joint_q, const double* joint_qd, const double* joint_tau,
-                      const double* joint_loads, const double* bearing_loads) {
-  // Checked before any append, so that every dataset keeps the same frame count.
-  if (!info_.joint_coordinate_names.empty() && (!joint_q || !joint_qd || !joint_tau))
-    throw h5::H5Error("/joint_state: record() needs q, qd and tau");
-  if (info_.joint_loads && (!joint_loads || !bearing_loads))
-    throw h5::H5Error("/joint_loads: record() needs the joint and bearing loads");
-  reserve(frame_reserve_bytes_, "frame " + std::to_string(frames_));
-  try {
-    // /time is appended last: a reader that sees frame k in /time sees it everywhere.
-    state_.append(states);
-    reactions_.append(reactions);
-    violation_.append(violation);
-    energy_.append(energy);
-    if (info_.joint_loads) {
-      joint_loads_.append(joint_loads);
-      bearing_loads_.append(bearing_loads);
-    }
-    if (!info_.joint_coordinate_names.empty()) {
-      joint_q_.append(joint_q);
-      joint_qd_.append(joint_qd);
-      joint_tau_.append(joint_tau);
-    }
-    time_.append(&time);
-    h5::write_attr(file_.id(), "frames", frames_ + 1);
-    h5::flush(file_.id());
-  } catch (const h5::H5Error&) {
-    // Every T dataset back to the frames before this one (its extent may have grown
-    // before its write failed).
-    const auto kept = static_cast<hsize_t>(frames_);
-    for (h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_, &joint_loads_, &bearing_loads_})
-      if (d->id() >= 0) d->truncate(kept);
-    throw;
-  }
-  frames_ = static_cast<std::int64_t>(time_.frames());
+void Recorder::write_instance_dataset(const std::string& path, const std::vector<hsize_t>& shape, const double* data,
+                                      const std::vector<std::string>& dims, const std::vector<std::string>& units,
+                                      const std::vector<std::pair<std::string, std::vector<std::string>>>& coordinates) {
+  std::uint64_t bytes = 8;
+  for (hsize_t d : shape) bytes *= d;
+  std::uint64_t labels = 0;
+  for (const auto& c : coordinates) labels += 64 * c.second.size() + 8192;
+  reserve(bytes + labels + 8192, "/" + path);
+  const hid_t f = file_.id();
+  for (const auto& [name, values] : coordinates) h5::ensure_coordinate(f, name, values);
+  const std::size_t slash = path.rfind('/');
+  if (slash != std::string::npos && !h5::exists(f, path.substr(0, slash))) h5::create_group(f, path.substr(0, slash));
+  h5::write_dataset(f, path, H5T_NATIVE_DOUBLE, shape, data);
+  describe(f, path, dims, units);
+  h5::flush(f);
 }
 
-void Recorder::write_reductions(const Model& model, const ReductionLayout& L, const double* stats,
-                                const std::vector<std::string>& driver_names, const std::vector<std::string>& driver_units) {
-  // Five datasets per quantity, their object headers and the group attributes.
-  reserve(8 * static_cast<std::uint64_t>(info_.n_instances) * kReductionStats * static_cast<std::uint64_t>(L.channels) +
-              kReductionQuantities * 6 * 4096,
-          "/reductions");
-  simphant::write_reductions(file_.id(), model, L, info_.n_instances, stats, driver_names, driver_units);
+void Recorder::record(double time, const double* states, const double* reactions, const double* violation,
+                      const double* energy, const double* joint_q, const double* joint_qd, const double* joint_tau,
+                      const FrameValues& more) {
+  FrameValues values = {{"state", states},         {"reactions", reactions},     {"constraint_violation", violation},
+                        {"energy", energy},        {"joint_state/q", joint_q},   {"joint_state/qd", joint_qd},
+                        {"joint_state/tau", joint_tau}};
+  values.insert(values.end(), more.begin(), more.end());
+  record(time, values);
+}
+
+void Recorder::record(double time, const FrameValues& values) {
+  if (slots_.empty()) return;
+  // Every value found before anything is buffered, so that every dataset keeps the same frame count.
+  std::vector<const double*> src(slots_.size(), nullptr);
+  for (std::size_t k = 0; k < slots_.size(); ++k) {
+    if (slots_[k].spec.path == "time") {
+      src[k] = &time;
+      continue;
+    }
+    for (const auto& [path, ptr] : values)
+      if (path == slots_[k].spec.path) src[k] = ptr;
+    if (src[k] == nullptr && slots_[k].frame_elems > 0)
+      throw h5::H5Error("/" + slots_[k].spec.path + ": record() got no values for it");
+  }
+  const bool first_last = info_.output.frames == FrameSelection::FirstLast;
+  // "first_last": the first frame is written at once, every later one held as the last.
+  const hsize_t at = first_last && frames() > 0 ? 0 : buffered_;
+  for (std::size_t k = 0; k < slots_.size(); ++k)
+    if (slots_[k].frame_elems > 0)
+      std::copy(src[k], src[k] + slots_[k].frame_elems, slots_[k].buffer.begin() + at * slots_[k].frame_elems);
+  if (first_last && frames() > 0) {
+    last_held_ = true;
+    return;
+  }
+  ++buffered_;
+  const bool chunk_full = static_cast<hsize_t>(frames()) % chunk_frames_ == 0 || buffered_ == chunk_frames_;
+  const bool first = frames_ == 0;
+  const bool late = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_write_).count() >= kFlushSeconds;
+  if (chunk_full || first || late) write_buffer();
+}
+
+void Recorder::write_buffer() {
+  if (buffered_ == 0) return;
+  const hsize_t n = buffered_;
+  buffered_ = 0;  // dropped if the write fails (the datasets go back to frames_)
+  std::uint64_t bytes = 0;
+  for (const Slot& s : slots_) bytes += s.data.block_bytes(n);
+  reserve(bytes, "frames " + std::to_string(frames_) + ".." + std::to_string(frames_ + static_cast<std::int64_t>(n) - 1));
+  try {
+    for (Slot& s : slots_) s.data.append_frames(s.buffer.data(), n);  // /time is the last slot
+    h5::write_attr(file_.id(), "frames", frames_ + static_cast<std::int64_t>(n));
+    h5::flush(file_.id());
+  } catch (const h5::H5Error&) {
+    // Every T dataset back to the frames before this block (its extent may have grown
+    // before its write failed).
+    const auto kept = static_cast<hsize_t>(frames_);
+    for (Slot& s : slots_)
+      if (s.data.id() >= 0) s.data.truncate(kept);
+    throw;
+  }
+  frames_ += static_cast<std::int64_t>(n);
+  last_write_ = std::chrono::steady_clock::now();
+}
+
+void Recorder::flush() {
+  if (file_.valid()) write_buffer();
+}
+
+void Recorder::finish_frames() {
+  if (!file_.valid()) return;
+  write_buffer();
+  if (last_held_) {
+    last_held_ = false;
+    buffered_ = 1;
+    write_buffer();
+  }
 }
 
 void Recorder::finalize(const std::int8_t* status, const double* status_time, const std::int8_t* reason,
                         double wall_time_s, const std::string& stop_reason) {
   if (!file_.valid()) return;
+  finish_frames();
   write_status(status, status_time, reason);
   h5::write_attr(file_.id(), "wall_time_s", wall_time_s);
   h5::write_attr(file_.id(), "frames", frames_);

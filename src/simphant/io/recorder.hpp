@@ -1,28 +1,17 @@
 #pragma once
 // Recorder: writes one run to one HDF5 file. Layout (T frames, I instances,
-// B bodies, J joints):
+// B bodies, J joints, n joint coordinates):
 //
 //   /time                  (T)           [s]
 //   /state                 (T, I, B, 13) r_W [m], p (w x y z), v_W [m/s], omega_B [rad/s]
 //   /reactions             (T, I, J, 6)  force [N], torque [N m] that each joint applies
 //                                        to its body_j at the anchor, W
-//   /joint_loads           (T, I, J, 6)  force [N] and moment [N m] that each joint applies to
-//                                        its body_i about body_i's anchor, on the joint frame
-//                                        (a_i, b_i, v_i): F_a F_b F_v M_a M_b M_v
-//                                        (dynamics/joint_loads.hpp)
-//   /bearing_loads         (T, I, J, 4)  axial_force [N], radial_force [N], axial_moment [N m],
-//                                        bending_moment [N m]; both with attributes
-//                                        components, units and, where redundant rows leave
-//                                        components statically indeterminate,
-//                                        statically_indeterminate ("<joint>: <components>")
-//                                        (dynamics/load_indeterminacy.hpp)
-//   /reductions/<quantity>/{max,min,mean,rms,time_of_max}  (I, ...) reductions over time
-//                                        (io/reductions_writer.hpp), when enabled
 //   /constraint_violation  (T, I)        max |Phi|
 //   /energy                (T, I)        kinetic + gravity + spring potential [J]
 //   /joint_state/q         (T, I, n)     robot runs only (docs/robots.md): joint positions [rad | m],
 //   /joint_state/qd        (T, I, n)     rates [rad/s | m/s] and applied joint torques /
 //   /joint_state/tau       (T, I, n)     forces [N m | N]; attribute joint_names (n) on the group
+//   (further frame datasets: RecorderInfo::frame_datasets, e.g. /driver_loads (T, I, D))
 //   /params/<sweep path>   (I)           sampled sweep values (e.g. /params/bodies.crank.mass);
 //                                        attribute `problem` on /params: the sweep as a SALib problem
 //   /status                (I) int8      0 ok, 1 failed assembly, 2 diverged
@@ -37,20 +26,48 @@
 //   /assembly/orientation_change (I)     the bodies: |dr| [m], rotation [rad], |dv| [m/s],
 //   /assembly/velocity_change (I)        |d omega_B| [rad/s]
 //   /assembly/angular_velocity_change (I)
+//   coordinates (1-D dimension scales, io/h5_dims.hpp): /instance (I) int64 (the
+//   design's instance numbers: instance_offset + k in a shard), /body (B), /joint (J),
+//   /state_component (13: r_x r_y r_z p_w p_x p_y p_z v_x v_y v_z omega_x omega_y
+//   omega_z), /reaction_component (6: f_x f_y f_z tau_x tau_y tau_z),
+//   /joint_coordinate (n, robot runs) as strings; /time is the scale of the time axis.
+//   Every dataset's axes are attached to them and every dataset has a `units`
+//   attribute (one SI string, or one per entry of its last axis), so that
+//   xarray.open_dataset(path, engine="h5netcdf") names the dimensions.
 //   root attributes        scene (text), scene_file, dt, t_end, baumgarte_alpha,
 //                          baumgarte_beta, tikhonov_epsilon, refinement_steps, record_every,
 //                          violation_bound, backend, version, seed, n_instances,
 //                          body_names, joint_names, wall_time_s, frames, interrupted,
-//                          stop_reason, sweep_mode; a shard's file also shard_index, shard_count,
-//                          instance_offset, n_instances_total; a saltelli sweep's
-//                          saltelli_base, saltelli_second_order; a design file's
+//                          stop_reason, sweep_mode; output_datasets, output_frames,
+//                          output_reductions, output_compression (the output settings
+//                          used); provenance: git_commit, command_line, host, device,
+//                          start_time (ISO 8601 UTC); a shard's file also shard_index,
+//                          shard_count, instance_offset, n_instances_total; a saltelli
+//                          sweep's saltelli_base, saltelli_second_order; a design file's
 //                          sweep_design_file, sweep_design_crc64 (RecorderInfo)
 //
-// The T datasets are chunked and extendible; every record() appends one frame and
-// flushes the file, so a run stopped at any point between two calls leaves a readable
-// file whose datasets all hold the same number of frames. /status, /status_time and
-// /status_reason are written when the file is created (from the assembly result) and
-// again by finalize().
+// Output control (model/output_settings.hpp, docs/scene-format.md "Output"): only the
+// selected frame datasets are created; frames "first_last" keeps the first record() and
+// the last one (written by finish_frames() / finalize(), also when the run stopped
+// early); "none" creates no T dataset (no /time either). Compression: deflate at the
+// chosen level after the shuffle filter on every T dataset.
+//
+// Chunks and buffering. Every T dataset is chunked as (K, whole frame), K frames per
+// chunk with K = clamp(1 MiB / the largest frame's bytes, 1, 256) (a frame over 1 MiB:
+// K = 1 and a chunk is a slice of the instances of about 1 MiB): appending and reading an
+// instance's time series touch few chunks, and a chunk fits HDF5's default 1 MiB chunk
+// cache. record() copies the frame into a buffer of K frames; the buffer is written to
+// every T dataset with one H5Dwrite each, and the file flushed, when the frames reach a
+// chunk boundary (whole chunks are written, compressed once), when 1 s of wall time
+// (kFlushSeconds) passed since the last write, for the first frame of a file, by flush()
+// (checkpoints write it before copying the file) and by finish_frames() / finalize().
+// So at any moment every T dataset holds the same number of frames; a run stopped by a
+// signal, an error or a full disk writes its buffer (or, when that write fails, keeps
+// the frames written before it); SIGKILL loses at most the buffered frames: fewer than K,
+// and only frames recorded within kFlushSeconds before the last record() call.
+// /time is written last: a reader that sees frame k in /time sees it everywhere.
+// /status, /status_time and /status_reason are written when the file is created (from
+// the assembly result) and again by finalize().
 //
 // Until finalize() the file says interrupted = 1, stop_reason = "running": a file cut
 // short by SIGKILL or a crash reads as such. finalize() writes the real end:
@@ -59,21 +76,42 @@
 // interrupted = 1).
 //
 // A full disk: before each write (the status datasets of the constructor, params,
-// assembly, each frame) the recorder reserves the disk space it can take plus
+// assembly, each block of frames) the recorder reserves the disk space it can take
+// (every chunk the block touches, at deflate's worst-case size) plus
 // kFinalizeReserveBytes (h5::reserve_space), so on a file system that can reserve (ext4,
 // xfs, tmpfs, ...) a full disk stops the run before anything is half written and
-// finalize() still has room to mark the file. Where it cannot reserve, a failed append
+// finalize() still has room to mark the file. Where it cannot reserve, a failed block
 // sets every T dataset back to the frames written before it, and finalize() marks the
-// file if HDF5 can still write it.
+// file if HDF5 can still write it. Either way the buffered frames of the failed block
+// are dropped.
+#include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "simphant/io/h5_file.hpp"
-#include "simphant/dynamics/reductions.hpp"
 #include "simphant/model/model.hpp"
 
 namespace simphant {
+
+/// One per-frame dataset (T, shape...). The recorder creates the standard ones (state,
+/// reactions, constraint_violation, energy, joint_state/*); another quantity is one more
+/// spec in RecorderInfo::frame_datasets and one more entry of the values given to record().
+struct FrameDatasetSpec {
+  std::string selection;  ///< the OutputSettings::datasets name that selects it ("joint_state" for joint_state/q)
+  std::string path;       ///< below the root: "driver_loads", "joint_state/q" (its group is created)
+  std::vector<hsize_t> shape;      ///< one frame's shape, (I, ...)
+  std::vector<std::string> dims;   ///< the dimension of each axis of a frame: {"instance", "joint", "load_component"}
+  std::vector<std::string> units;  ///< one SI string, or one per entry of the last axis
+  std::string long_name;           ///< what it is, for readers (netCDF's long_name)
+  /// String labels of the dimensions that are not standard coordinates (created unless
+  /// they exist): {{"load_component", {"F_x", ...}}}.
+  std::vector<std::pair<std::string, std::vector<std::string>>> coordinates;
+};
+
+/// A frame's values by dataset path: {"driver_loads", pointer to (I, D) doubles}.
+using FrameValues = std::vector<std::pair<std::string, const double*>>;
 
 /// What the recorder needs to know about the run; becomes the root attributes.
 struct RecorderInfo {
@@ -83,15 +121,19 @@ struct RecorderInfo {
   std::string scene_text;                ///< the scene file as read
   std::string scene_file;                ///< its path as given
   SolverSettings solver;                 ///< as used by the run (after CLI overrides)
+  OutputSettings output;                 ///< which datasets and frames, compression
   std::string backend;                   ///< backend name, e.g. "cpu"
   std::uint64_t seed = 0;                ///< sweep seed
-  /// /joint_loads and /bearing_loads are recorded (backends with joint reactions).
-  bool joint_loads = false;
-  /// statically_indeterminate attributes of /joint_loads and /bearing_loads
-  /// (indeterminate_components in dynamics/load_indeterminacy.hpp); empty: none written.
-  std::vector<std::string> indeterminate_loads, indeterminate_bearing;
   /// (n) joint-coordinate names (robot runs); empty: no /joint_state group.
   std::vector<std::string> joint_coordinate_names;
+  /// (n) their units, "rad" (revolute) or "m" (prismatic); empty: "1" each.
+  std::vector<std::string> joint_coordinate_units;
+  /// Frame datasets beyond the standard ones (written when output.datasets selects them).
+  std::vector<FrameDatasetSpec> frame_datasets;
+  /// Provenance root attributes: the source revision (cli/git_commit.hpp), the command
+  /// line, the host name, the device the backend ran on (CPU model / GPU name and the
+  /// backend's details) and the start time (ISO 8601 UTC, "2026-12-01T12:00:00Z").
+  std::string git_commit, command_line, host, device, start_time;
   /// A shard of a design (`simphant run --shard K/N`, job/shard.hpp) when shard_count > 1:
   /// written as the root attributes shard_index, shard_count, instance_offset (the design's
   /// index of this file's instance 0) and n_instances_total (the design's I).
@@ -115,23 +157,36 @@ class Recorder {
   /// Disk space kept free beyond every write for finalize() (the status rewrites in
   /// place; attributes, the global heap of its strings and HDF5's metadata): 256 KiB.
   static constexpr std::uint64_t kFinalizeReserveBytes = std::uint64_t{256} << 10;
+  /// Largest chunk of a T dataset, and so the buffer per dataset [B].
+  static constexpr std::uint64_t kChunkBytes = std::uint64_t{1} << 20;
+  /// Most frames per chunk (and in the buffer).
+  static constexpr hsize_t kMaxChunkFrames = 256;
+  /// [s] of wall time after which buffered frames are written at the next record().
+  static constexpr double kFlushSeconds = 1.0;
 
   /// Creates (truncates) `path` and every dataset; writes the root attributes with
   /// wall_time_s = 0, frames = 0, interrupted = 1 and stop_reason = "running", and
-  /// /status = 0. Throws h5::H5Error (its sys_errno() says ENOSPC etc.).
+  /// /status = 0. Throws h5::H5Error (its sys_errno() says ENOSPC etc.; also when
+  /// compression > 0 and HDF5 has no deflate encoder).
   Recorder(const std::string& path, const RecorderInfo& info);
   /// Continues a file that a Recorder with the same info wrote (a copy of a checkpoint,
   /// job/checkpoint.hpp): opens `path` for writing, keeps the first `frames` frames of
   /// every T dataset (a stopped run's file may hold one frame more, its last state), and
   /// sets frames = `frames`, interrupted = 1 and stop_reason = "running"; record()
-  /// appends after them. Throws h5::H5Error when the file cannot be opened or a dataset
+  /// appends after them (frames "first_last": the next record() calls hold the last
+  /// frame). Throws h5::H5Error when the file cannot be opened or a dataset
   /// is missing, has another frame shape or fewer than `frames` frames.
   Recorder(const std::string& path, const RecorderInfo& info, std::int64_t frames);
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
-  /// Closes the file if finalize() did not (datasets keep the frames appended so far),
-  /// in the order that is safe after a failed write (h5::close_file_first).
+  /// Closes the file if finalize() did not (datasets keep the frames written so far;
+  /// the buffer is not written), in the order that is safe after a failed write
+  /// (h5::close_file_first).
   ~Recorder();
+
+  /// The standard frame datasets of a run described by `info` (state, reactions,
+  /// constraint_violation, energy, joint_state/{q, qd, tau} for robot runs), in file order.
+  static std::vector<FrameDatasetSpec> standard_frame_datasets(const RecorderInfo& info);
 
   /// Writes /params/<paths[p]> = values[p] (each of length n_instances).
   void write_params(const std::vector<std::string>& paths, const std::vector<std::vector<double>>& values);
@@ -148,51 +203,81 @@ class Recorder {
   /// Writes /status, /status_time and /status_reason, each (n_instances).
   void write_status(const std::int8_t* status, const double* status_time, const std::int8_t* reason);
 
-  /// Appends one frame and flushes. states (I, B, 13); reactions (I, J, 6);
-  /// violation (I); energy (I); joint_q, joint_qd, joint_tau (I, n) each, read only when
-  /// info.joint_coordinate_names is not empty (then all three are required);
-  /// joint_loads (I, J, 6) and bearing_loads (I, J, 4), read (and required) when
-  /// info.joint_loads is set.
-  /// Throws h5::H5Error when the disk space for the frame cannot be reserved (nothing
-  /// written) or a write fails (the T datasets are set back to the frames before).
+  /// Writes a fixed dataset of doubles (for /reductions/<quantity>/<statistic> and other
+  /// per-instance results): `path` below the root (groups created), `shape` (I, ...),
+  /// row-major `data`, the dimension of each axis (coordinates that exist, or are given
+  /// in `coordinates`), `units` (one string or one per entry of the last axis), after
+  /// reserving its disk space. Throws h5::H5Error.
+  void write_instance_dataset(const std::string& path, const std::vector<hsize_t>& shape, const double* data,
+                              const std::vector<std::string>& dims, const std::vector<std::string>& units,
+                              const std::vector<std::pair<std::string, std::vector<std::string>>>& coordinates = {});
+
+  /// Records one frame: values of every created T dataset by path (the standard ones:
+  /// "state" (I, B, 13), "reactions" (I, J, 6), "constraint_violation" (I), "energy"
+  /// (I), "joint_state/q", "joint_state/qd", "joint_state/tau" (I, n); the others as
+  /// their spec). Buffered (see above); frames "none": nothing. Throws h5::H5Error,
+  /// before anything is buffered, when a created dataset has no value; when a write of
+  /// the buffer fails (disk space not reserved: nothing written; a write failed: the T
+  /// datasets set back to the frames before the block) the buffered frames are dropped.
+  void record(double time, const FrameValues& values);
+  /// The standard datasets' frame: states (I, B, 13); reactions (I, J, 6); violation (I);
+  /// energy (I); joint_q, joint_qd, joint_tau (I, n) each, required when the file has
+  /// /joint_state; `more`: the values of the other frame datasets.
   void record(double time, const double* states, const double* reactions, const double* violation,
               const double* energy, const double* joint_q = nullptr, const double* joint_qd = nullptr,
-              const double* joint_tau = nullptr, const double* joint_loads = nullptr,
-              const double* bearing_loads = nullptr);
+              const double* joint_tau = nullptr, const FrameValues& more = {});
 
-  /// Writes /reductions (io/reductions_writer.hpp): stats (I, L.channels,
-  /// kReductionStats) as Backend::read_reductions gives them. Throws h5::H5Error when the
-  /// disk space cannot be reserved or a write fails.
-  void write_reductions(const Model& model, const ReductionLayout& L, const double* stats,
-                        const std::vector<std::string>& driver_names, const std::vector<std::string>& driver_units);
+  /// Writes the buffered frames now (frames "first_last": not the held last frame), so
+  /// that the file holds every frame recorded (a checkpoint). Throws as record().
+  void flush();
+  /// Writes the buffered frames and, frames "first_last", the held last frame. Called by
+  /// finalize(); a job calls it first to see a failed write as such. Throws as record().
+  void finish_frames();
 
-  /// Writes the final status, wall_time_s, frames, stop_reason and interrupted (0 when
-  /// stop_reason is "completed", else 1), then closes the file. Throws h5::H5Error when
-  /// a write or the close fails (the file may then be incomplete).
+  /// finish_frames(), then writes the final status, wall_time_s, frames, stop_reason
+  /// and interrupted (0 when stop_reason is "completed", else 1), then closes the file.
+  /// Throws h5::H5Error when a write or the close fails (the file may then be incomplete).
   void finalize(const std::int8_t* status, const double* status_time, const std::int8_t* reason,
                 double wall_time_s, const std::string& stop_reason);
 
-  std::int64_t frames() const { return frames_; }  ///< frames appended so far
+  /// Frames recorded so far: written to the file plus buffered (not the held last frame
+  /// of "first_last"); after flush() / finish_frames() those in the file.
+  std::int64_t frames() const { return frames_ + static_cast<std::int64_t>(buffered_); }
+  /// Frames per chunk and the most frames buffered (K above); 0 without T datasets.
+  hsize_t chunk_frames() const { return chunk_frames_; }
   const std::string& path() const { return path_; }
   /// The open file (for a checkpoint written into it, job/checkpoint.hpp); -1 after finalize().
   hid_t file_id() const { return file_.id(); }
 
  private:
+  struct Slot {
+    FrameDatasetSpec spec;
+    h5::ExtendibleDataset data;
+    std::vector<double> buffer;  ///< chunk_frames_ frames
+    std::size_t frame_elems = 0;
+  };
+  /// The selected frame datasets of info_ (none for frames "none").
+  std::vector<FrameDatasetSpec> selected_frame_datasets() const;
+  /// Creates the coordinates, attaches the dimensions and writes the units of every
+  /// dataset the constructor made.
+  void describe_datasets();
+  void write_root_attributes();
+  /// Writes the buffered frames to every T dataset (reserving first), flushes the file.
+  void write_buffer();
   /// Closes the file, then the datasets (h5::close_file_first); false if a close failed.
   bool close();
   /// Reserves `bytes` plus kFinalizeReserveBytes beyond the end of the file; throws
   /// h5::H5Error (sys_errno ENOSPC, EDQUOT, EFBIG) naming `what` when it cannot.
   void reserve(std::uint64_t bytes, const std::string& what);
-  /// What one record() may add to the file, from the datasets' chunks.
-  void compute_frame_reserve();
 
   std::string path_;
   RecorderInfo info_;
-  std::int64_t frames_ = 0;
-  std::uint64_t frame_reserve_bytes_ = 0;  ///< what one record() may add to the file
-  h5::ExtendibleDataset time_, state_, reactions_, violation_, energy_;
-  h5::ExtendibleDataset joint_q_, joint_qd_, joint_tau_;  ///< robot runs only
-  h5::ExtendibleDataset joint_loads_, bearing_loads_;     ///< info.joint_loads only
+  std::int64_t frames_ = 0;  ///< frames in the file
+  hsize_t buffered_ = 0;     ///< frames in the buffers
+  bool last_held_ = false;   ///< "first_last": the buffers' frame 0 is the last frame recorded
+  hsize_t chunk_frames_ = 0;
+  std::chrono::steady_clock::time_point last_write_;
+  std::vector<Slot> slots_;  ///< the T datasets, /time last
   // Declared last, so destroyed first: the file closes before its datasets (see ~Recorder).
   h5::Handle file_;
 };

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "simphant/io/h5_dims.hpp"
 #include "simphant/job/job_checks.hpp"
 #include "simphant/job/merge_inputs.hpp"
 #include "simphant/job/output_file.hpp"
@@ -26,6 +27,9 @@ namespace fs = std::filesystem;
 /// or has with the whole design's value.
 const std::set<std::string> kShardOnly = {"shard_index", "shard_count", "instance_offset", "n_instances_total",
                                           "n_instances", "wall_time_s"};
+
+/// The attributes by which HDF5 dimension scales link datasets and scales (H5DS).
+const std::set<std::string> kDimensionLinks = {"DIMENSION_LIST", "REFERENCE_LIST"};
 
 h5::Handle open_dataset(hid_t file, const std::string& path) {
   h5::Handle d(H5Dopen2(file, path.c_str(), H5P_DEFAULT), H5Dclose);
@@ -96,7 +100,7 @@ void write_virtual(hid_t out_file, const std::string& out, const MergePlan& plan
 }
 
 /// Copies a dataset of the shards into OUT: an extendible one as a run's (chunked, the
-/// same chunk shape: h5::ExtendibleDataset), a fixed one plain. An extendible dataset is
+/// same chunk shape and filters: the shard dataset's creation properties), a fixed one plain. An extendible dataset is
 /// written a block of frames at a time, every shard's slab of the block in turn, through a
 /// chunk cache that holds the block, so that a chunk split between two shards is completed
 /// in the cache instead of being written twice.
@@ -106,9 +110,18 @@ void write_copy(hid_t out_file, const MergePlan& plan, const MergeDataset& d, st
   std::vector<hsize_t> dims = ref.dims;
   if (d.instance_axis >= 0) dims[static_cast<std::size_t>(d.instance_axis)] = static_cast<hsize_t>(plan.total);
   if (ref.extendible()) {
-    h5::ExtendibleDataset ext(out_file, d.path, ref.file_type.id(), ref.native_type.id(),
-                              std::vector<hsize_t>(dims.begin() + 1, dims.end()));
-    ext.resize(dims[0]);
+    // The shard's chunk shape and filters (compression), so the copy is chunked as a run's.
+    const h5::Handle src = open_dataset(first.file.id(), d.path);
+    const h5::Handle dcpl(H5Dget_create_plist(src.id()), H5Pclose);
+    std::vector<hsize_t> maxdims = ref.maxdims;  // T unlimited, the others the merged extent
+    for (std::size_t k = 1; k < maxdims.size(); ++k)
+      if (maxdims[k] != H5S_UNLIMITED) maxdims[k] = dims[k];
+    h5::Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), maxdims.data()), H5Sclose);
+    if (!dcpl.valid() || !space.valid()) throw h5::H5Error("dataspace of /" + d.path + " failed");
+    h5::Handle created(H5Dcreate2(out_file, d.path.c_str(), ref.file_type.id(), space.id(), H5P_DEFAULT, dcpl.id(),
+                                  H5P_DEFAULT),
+                       H5Dclose);
+    if (!created.valid()) throw h5::H5Error("H5Dcreate2(/" + d.path + ") failed");
   } else {
     h5::Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
     h5::Handle created(H5Dcreate2(out_file, d.path.c_str(), ref.file_type.id(), space.id(), H5P_DEFAULT, H5P_DEFAULT,
@@ -209,7 +222,15 @@ nlohmann::json merge_shards(const MergeOptions& o) {
       }
       h5::Handle dst = open_object(file.id(), d.path);
       const h5::Handle src = open_object(first.file.id(), d.path);
-      h5::copy_attributes(src.id(), dst.id());
+      // Dimension scales hold references to objects of their own file: attached anew below.
+      h5::copy_attributes(src.id(), dst.id(), kDimensionLinks);
+    }
+    for (const MergeDataset& d : plan.datasets) {
+      std::vector<std::string> dims = h5::dimension_names(first.file.id(), d.path);
+      if (std::all_of(dims.begin(), dims.end(), [](const std::string& n) { return n.empty(); })) continue;
+      for (std::string& n : dims)
+        if (n.empty()) throw h5::H5Error("/" + d.path + ": an axis without a dimension beside named ones");
+      h5::attach_dimensions(file.id(), d.path, dims);
     }
     h5::flush(file.id());
     if (!file.close()) throw h5::H5Error("closing " + output.temp_path() + " failed");

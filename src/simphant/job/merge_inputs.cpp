@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "simphant/io/h5_dims.hpp"
+
 namespace simphant::merge_detail {
 
 namespace {
@@ -21,7 +23,8 @@ const char* const kRequired[] = {"scene", "version", "seed", "n_instances", "fra
 const char* const kAgree[] = {"version",      "scene",          "seed",           "dt",
                               "t_end",        "record_every",   "baumgarte_alpha", "baumgarte_beta",
                               "tikhonov_epsilon", "violation_bound", "backend",   "body_names",
-                              "joint_names",  "frames",       "sweep_mode",     "saltelli_base",
+                              "joint_names",  "frames",         "output_datasets", "output_frames",
+                              "output_reductions", "output_compression", "sweep_mode", "saltelli_base",
                               "saltelli_second_order", "sweep_design_crc64"};
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
@@ -106,11 +109,19 @@ std::string shape_text(const std::vector<hsize_t>& dims) {
   return s + ")";
 }
 
-/// The dataset's instance axis from its shape in a run file (io/recorder.hpp): a
-/// dataset extendible along T has its instances on axis 1, unless it is (T) alone;
-/// a fixed one on axis 0.
-int instance_axis(const h5::DatasetShape& shape) {
+/// The dataset's instance axis in a run file (io/recorder.hpp): the axis attached to the
+/// dimension "instance" (-1 when its axes name other dimensions: /time, /body, ...); in a
+/// file without dimension scales, from its shape: a dataset extendible along T has its
+/// instances on axis 1, unless it is (T) alone; a fixed one on axis 0.
+int instance_axis(hid_t file, const std::string& path, const h5::DatasetShape& shape) {
   if (shape.dims.empty()) return -1;
+  const std::vector<std::string> dims = h5::dimension_names(file, path);
+  bool named = false;
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    if (dims[k] == "instance") return static_cast<int>(k);
+    named = named || !dims[k].empty();
+  }
+  if (named) return -1;
   if (shape.extendible()) return shape.dims.size() >= 2 ? 1 : -1;
   return 0;
 }
@@ -135,14 +146,14 @@ void check_datasets(MergePlan& plan) {
   for (const h5::ObjectEntry& o : plan.objects) {
     if (o.group) continue;
     const h5::DatasetShape ref = h5::dataset_shape(first.file.id(), o.path);
-    const int axis = instance_axis(ref);
+    const int axis = instance_axis(first.file.id(), o.path, ref);
     plan.datasets.push_back({o.path, axis});
     std::vector<unsigned char> ref_bytes, bytes;
     for (const ShardFile& s : plan.shards) {
       const h5::DatasetShape sh = h5::dataset_shape(s.file.id(), o.path);
       if (H5Tequal(sh.file_type.id(), ref.file_type.id()) <= 0)
         throw MergeError("shards differ in the type of /" + o.path + ": " + first.path + " and " + s.path);
-      bool same = sh.dims.size() == ref.dims.size() && instance_axis(sh) == axis;
+      bool same = sh.dims.size() == ref.dims.size() && instance_axis(s.file.id(), o.path, sh) == axis;
       for (std::size_t k = 0; same && k < sh.dims.size(); ++k)
         if (static_cast<int>(k) != axis && sh.dims[k] != ref.dims[k]) same = false;
       if (!same)
@@ -151,7 +162,10 @@ void check_datasets(MergePlan& plan) {
       if (axis >= 0 && sh.dims[static_cast<std::size_t>(axis)] != static_cast<hsize_t>(s.n))
         throw MergeError("shard " + s.path + ": /" + o.path + " " + shape_text(sh.dims) + " does not hold its " +
                          std::to_string(s.n) + " instances along axis " + std::to_string(axis));
-      if (axis < 0) {  // the same in every shard, bit for bit (/time)
+      if (axis < 0 && H5Tget_class(ref.file_type.id()) == H5T_STRING) {  // labels (/body, ...): the same text
+        if (h5::read_strings(s.file.id(), o.path) != h5::read_strings(first.file.id(), o.path))
+          throw MergeError("shards differ in /" + o.path + ": " + first.path + " and " + s.path);
+      } else if (axis < 0) {  // the same in every shard, bit for bit (/time)
         h5::Handle d(H5Dopen2(s.file.id(), o.path.c_str(), H5P_DEFAULT), H5Dclose);
         if (!d.valid()) throw MergeError("shard " + s.path + ": cannot open /" + o.path);
         const std::vector<hsize_t> start(sh.dims.size(), 0);

@@ -14,9 +14,11 @@
 #include <optional>
 #include <vector>
 
+#include "simphant/core/host_info.hpp"
 #include "simphant/core/stop_flag.hpp"
 #include "simphant/dynamics/load_indeterminacy.hpp"
 #include "simphant/io/recorder.hpp"
+#include "simphant/io/reductions_writer.hpp"
 #include "simphant/job/checkpoint.hpp"
 #include "simphant/job/job_checks.hpp"
 #include "simphant/job/output_file.hpp"
@@ -41,8 +43,8 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 /// Buffers for one frame, filled from the simulator.
 struct Frame {
-  std::vector<double> states, reactions, violation, energy, kinetic;
-  std::vector<double> joint_loads, bearing_loads;    ///< (n, J, 6) and (n, J, 4)
+  std::vector<double> states, reactions, joint_loads, bearing_loads;  ///< loads (n, J, 6) and (n, J, 4)
+  std::vector<double> violation, energy, kinetic;
   std::vector<double> joint_q, joint_qd, joint_tau;  ///< (n, n_coords) each, robot runs
   Frame(int n, int n_bodies, int n_joints, int n_coords)
       : states(static_cast<std::size_t>(n) * n_bodies * 13),
@@ -57,8 +59,38 @@ struct Frame {
         joint_tau(static_cast<std::size_t>(n) * n_coords) {}
 };
 
+/// Whether the run records /joint_loads and /bearing_loads: a backend with the DAE state
+/// (13 numbers per body: joint reactions exist) and joints.
+bool records_joint_loads(const Simulator& sim) {
+  return sim.model().n_joints() > 0 && sim.state_size() == 13 * sim.model().n_bodies();
+}
+
+/// Names the joint-load components that redundant rows leave statically indeterminate at
+/// instance 0's state (dynamics/load_indeterminacy.hpp) in the attribute
+/// statically_indeterminate of /joint_loads and /bearing_loads (where the file has them)
+/// (frame datasets) or of their /reductions groups (reductions); nothing when none is.
+void write_indeterminacy(hid_t file, const Simulator& sim, bool reductions) {
+  if (!records_joint_loads(sim)) return;
+  const Model& model = sim.model();
+  const int first = 0;
+  std::vector<double> y(static_cast<std::size_t>(sim.state_size()));
+  sim.get_state(&first, 1, y.data(), nullptr, nullptr, nullptr, nullptr);
+  Data d(model);
+  const LoadIndeterminacy a = analyse_load_indeterminacy(model, d, y.data());
+  for (const bool bearing : {false, true}) {
+    const std::vector<std::string> text = indeterminate_components(model, a, bearing);
+    if (text.empty()) continue;
+    const std::string name = bearing ? "bearing_loads" : "joint_loads";
+    const std::string path = reductions ? "reductions/" + name : name;
+    if (h5::exists(file, path)) {
+      const h5::Handle obj(H5Oopen(file, path.c_str(), H5P_DEFAULT), H5Oclose);
+      if (obj.valid()) h5::write_attr(obj.id(), "statically_indeterminate", text);
+    }
+  }
+}
+
 RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOptions& o, const SolverSettings& solver,
-                           const ShardSlice& shard) {
+                           const ShardSlice& shard, const std::string& start_time) {
   RecorderInfo info;
   if (shard.count > 1) {
     info.shard_index = shard.index;
@@ -81,20 +113,34 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
   info.sweep_design_file = sweep.design_file;
   info.sweep_design_crc64 = sweep.design_crc64;
   info.params_problem = salib_problem(sweep);
-  if (sim.n_joint_coordinates() > 0) info.joint_coordinate_names = info.joint_names;  // joint k = coordinate k
+  info.output = scene.model.output;
+  if (sim.n_joint_coordinates() > 0) {
+    info.joint_coordinate_names = info.joint_names;  // joint k = coordinate k
+    for (const Joint& j : sim.model().joints)
+      info.joint_coordinate_units.push_back(j.type == JointType::Prismatic ? "m" : "rad");
+  }
+  info.git_commit = o.git_commit;
+  info.command_line = o.command_line;
+  info.host = host_name();
+  // A device backend's details name the GPU; a CPU backend's the threads, so add the CPU.
+  info.device = sim.backend_details();
+  if (info.device.rfind("cuda", 0) != 0) info.device += "; " + cpu_model_name();
+  info.start_time = start_time;
   // The joint-frame loads, on the backends that integrate the constraint forces (the
-  // DAE state: 13 numbers per body), with the components that redundant rows leave
-  // statically indeterminate at instance 0's assembled state.
-  const Model& model = sim.model();
-  info.joint_loads = model.n_joints() > 0 && sim.state_size() == 13 * model.n_bodies();
-  if (info.joint_loads) {
-    const int first = 0;
-    std::vector<double> y(static_cast<std::size_t>(sim.state_size()));
-    sim.get_state(&first, 1, y.data(), nullptr, nullptr, nullptr, nullptr);
-    Data d(model);
-    const LoadIndeterminacy a = analyse_load_indeterminacy(model, d, y.data());
-    info.indeterminate_loads = indeterminate_components(model, a, false);
-    info.indeterminate_bearing = indeterminate_components(model, a, true);
+  // DAE state: 13 numbers per body), computed on the host from each frame's states and
+  // reactions (sim/joint_load_frames.hpp).
+  if (records_joint_loads(sim)) {
+    const auto I = static_cast<hsize_t>(sim.n_instances()), J = static_cast<hsize_t>(sim.model().n_joints());
+    info.frame_datasets.push_back({"joint_loads", "joint_loads", {I, J, 6}, {"instance", "joint", "joint_load_component"},
+                                   {"N", "N", "N", "N m", "N m", "N m"},
+                                   "force and moment each joint applies to its body_i about body_i's anchor, on its "
+                                   "joint frame (a_i, b_i, v_i)",
+                                   {{"joint_load_component", {"F_a", "F_b", "F_v", "M_a", "M_b", "M_v"}}}});
+    info.frame_datasets.push_back(
+        {"bearing_loads", "bearing_loads", {I, J, 4}, {"instance", "joint", "bearing_component"},
+         {"N", "N", "N m", "N m"},
+         "axial force, radial force, axial moment and bending moment of each joint on its body_i",
+         {{"bearing_component", {"axial_force", "radial_force", "axial_moment", "bending_moment"}}}});
   }
   return info;
 }
@@ -191,6 +237,7 @@ bool any_ok(const std::vector<std::int8_t>& status) {
 JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   using namespace job_detail;
   const auto t_start = Clock::now();
+  const std::string start_time = utc_now_iso8601();
   // --resume: the options and scene are the interrupted run's (job/checkpoint.hpp).
   const std::optional<ResumePoint> resume = given.resume.empty() ? std::nullopt : std::optional(find_resume(given));
   const JobOptions& o = resume ? resume->options : given;
@@ -236,7 +283,14 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   sim_options.threads = o.threads;
   sim_options.precision = o.precision;
   sim_options.auto_instances = shard.total;  // "auto" chooses as for the whole design
+  const std::vector<ReductionQuantity> reductions =
+      parse_reduction_quantities(models.front().output.reductions, 0, "output.reductions");
   std::unique_ptr<Simulator> sim = Simulator::create(std::move(models), sim_options, n);
+  try {
+    sim->set_reductions(reductions);  // before a checkpoint's accumulators are restored
+  } catch (const BackendError& e) {
+    throw SceneError("output.reductions", std::string(e.what()) + " (solver.type \"dae\" has them)");
+  }
   // Assembly gives up on the stop flag, leaving instances that are not failures.
   if (stop_requested()) throw Interrupted("assembly");
   logger().debug("backend {}; assembly done in {:.3f} s", sim->backend_details(), seconds_since(t_start));
@@ -248,9 +302,10 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   try {
     if (resume) restored = take_checkpoint(*resume, output.temp_path());
     if (restored) {
-      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver, shard), restored->at.frames);
+      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver, shard, start_time), restored->at.frames);
     } else {
-      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver, shard));
+      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver, shard, start_time));
+      write_indeterminacy(recorder->file_id(), *sim, false);
     }
   } catch (const h5::H5Error& e) {
     throw h5::H5Error(write_failure(e, out), e.sys_errno());  // the temporary file is removed with `output`
@@ -263,6 +318,10 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   std::vector<double> status_time(static_cast<std::size_t>(n));
   sim->read_status(status.data(), status_time.data(), reason.data());
   Frame frame(n, model.n_bodies(), model.n_joints(), n_coords);
+  const std::vector<std::string>& selected = model.output.datasets;
+  const bool joint_loads = records_joint_loads(*sim) &&
+                           (std::find(selected.begin(), selected.end(), "joint_loads") != selected.end() ||
+                            std::find(selected.begin(), selected.end(), "bearing_loads") != selected.end());
   AssemblySummary assembly;
   const std::int64_t total = std::max<std::int64_t>(1, std::llround(solver.t_end / solver.dt));
   const std::int64_t every = std::max(1, solver.record_every);
@@ -289,8 +348,9 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
     auto read_frame = [&] {
       sim->read_states(frame.states.data());
       sim->read_reactions(frame.reactions.data());
-      sim->joint_load_frames(frame.states.data(), frame.reactions.data(), frame.joint_loads.data(),
-                             frame.bearing_loads.data());
+      if (joint_loads)
+        sim->joint_load_frames(frame.states.data(), frame.reactions.data(), frame.joint_loads.data(),
+                               frame.bearing_loads.data());
       sim->read_constraint_violation(frame.violation.data());
       sim->read_energy(frame.energy.data(), frame.kinetic.data());
       if (n_coords > 0) sim->read_joint_state(frame.joint_q.data(), frame.joint_qd.data(), frame.joint_tau.data());
@@ -302,7 +362,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
       frame_pending = false;
       recorder->record(frame_time, frame.states.data(), frame.reactions.data(), frame.violation.data(),
                        frame.energy.data(), frame.joint_q.data(), frame.joint_qd.data(), frame.joint_tau.data(),
-                       frame.joint_loads.data(), frame.bearing_loads.data());
+                       {{"joint_loads", frame.joint_loads.data()}, {"bearing_loads", frame.bearing_loads.data()}});
       stats.add_frame(frame.violation.data(), frame.energy.data(), frame.kinetic.data());
     };
     // A stop request seen once stays seen (a hook need not keep answering true).
@@ -323,6 +383,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
     // Where the loop stands, every frame written (job/checkpoint.hpp).
     auto loop_point = [&] {
       write_frame();
+      recorder->flush();  // the buffered frames too: a checkpoint holds every frame recorded
       return LoopPoint{done, since_record, recorder->frames(), wall_before + seconds_since(t_start),
                        loop_before + seconds_since(t_loop)};
     };
@@ -357,6 +418,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
       read_frame();
       write_frame();
     }
+    recorder->finish_frames();  // a failed write is a write failure of the run, not of finalize()
     if (stop()) {
       std::string why = hooks.stop_reason ? hooks.stop_reason() : std::string();
       stop_reason = why.empty() ? "stop requested" : why;
@@ -368,7 +430,8 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
     if (sim->reduction_layout().any()) {
       std::vector<double> red(static_cast<std::size_t>(n) * sim->reduction_layout().channels * kReductionStats);
       sim->read_reductions(red.data());
-      recorder->write_reductions(model, sim->reduction_layout(), red.data(), {}, {});
+      write_reductions(*recorder, model, sim->reduction_layout(), n, red.data(), {}, {});
+      write_indeterminacy(recorder->file_id(), *sim, true);
     }
   } catch (const h5::H5Error& e) {
     output_error = stop_reason = write_failure(e, out);

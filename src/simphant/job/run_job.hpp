@@ -42,6 +42,9 @@ struct JobOptions {
   /// (-1: the scene's).
   std::string datasets, frames, reductions;
   int compression = -1;
+  /// Provenance written as root attributes (io/recorder.hpp): the command line that
+  /// started the run and the source revision (the CLI sets both: cli/git_commit.hpp).
+  std::string command_line, git_commit;
   /// Shard shard_index of shard_count (`--shard K/N`, job/shard.hpp): the run samples the
   /// whole design and keeps instances [K*I/N, (K+1)*I/N); its file records the slice for
   /// `simphant merge` (job/merge.hpp). shard_count 1: the whole design, a plain run file.

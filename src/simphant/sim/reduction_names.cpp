@@ -79,7 +79,7 @@ std::vector<std::string> reduction_units(ReductionQuantity q, const Model& model
     case ReductionQuantity::JointLoads: return {std::begin(kLoadUnits), std::end(kLoadUnits)};
     case ReductionQuantity::BearingLoads: return {std::begin(kBearingUnits), std::end(kBearingUnits)};
     case ReductionQuantity::DriverLoads: return driver_units;
-    case ReductionQuantity::ConstraintViolation: return {"m | 1"};  // max |Phi| over rows in m and dimensionless rows
+    case ReductionQuantity::ConstraintViolation: return {"m"};  // max |Phi|, as /constraint_violation
     case ReductionQuantity::Energy: return {"J"};
     case ReductionQuantity::JointCoordinates: {
       std::vector<std::string> units;
