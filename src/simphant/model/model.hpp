@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "simphant/dynamics/motion_law.hpp"
 #include "simphant/dynamics/refined_solve.hpp"
+#include "simphant/joints/joint_coordinate.hpp"
 #include "simphant/joints/joint_math.hpp"
 #include "simphant/math/small.hpp"
 
@@ -104,6 +106,26 @@ struct ForceElement {
   int input_index = -1;  ///< actuator: slot in the per-instance input vector
 };
 
+/// A motion law s(t) (dynamics/motion_law.hpp; scene: docs/scene-format.md, "Motion
+/// laws"): its type and flat parameter vector in the layout of motion_law.hpp (a table
+/// holds its knots, values and the natural spline's second derivatives, 3 n). The
+/// parameter count is fixed by the scene's structure, so it is the same in every instance.
+struct MotionLaw {
+  MotionLawType type = MotionLawType::ConstantSpeed;
+  std::vector<double> params;
+};
+
+/// A rheonomic driver (docs/solver.md, "Rheonomic drivers"): the coordinate of one joint
+/// prescribed by a motion law, one constraint row Phi = coord(q) - s(t) between the
+/// joint's body_i and body_j, after every joint's rows.
+struct Driver {
+  std::string name;
+  int joint = -1;                                    ///< index into Model::joints
+  JointCoordinate coordinate = JointCoordinate::Angle;  ///< angle [rad] or slide [m]
+  int law = -1;                                      ///< index into Model::laws
+  int row_offset = 0;                                ///< its row in Phi
+};
+
 /// Solver settings (scene "solver" section).
 /// Projection onto the constraint manifold after each step (docs/solver.md, Projection
 /// onto the constraint manifold): none; the velocities onto Phi_q qdot = 0; or the
@@ -148,6 +170,8 @@ struct Model {
   std::vector<Body> bodies;          ///< moving bodies; N = bodies.size()
   std::vector<Joint> joints;
   std::vector<ForceElement> forces;
+  std::vector<MotionLaw> laws;       ///< motion laws of drivers and loads
+  std::vector<Driver> drivers;       ///< rows after the joints' rows
   Vec3d gravity{0, 0, 0};            ///< [m/s^2], W
   SolverSettings solver;
   int n_rows = 0;                    ///< m, total constraint rows
@@ -158,6 +182,7 @@ struct Model {
 
   int n_bodies() const { return static_cast<int>(bodies.size()); }
   int n_joints() const { return static_cast<int>(joints.size()); }
+  int n_drivers() const { return static_cast<int>(drivers.size()); }
   int nq() const { return 7 * n_bodies(); }   ///< position coordinates
   int nv() const { return 6 * n_bodies(); }   ///< velocity coordinates
   int ny() const { return 13 * n_bodies(); }  ///< state size
