@@ -277,7 +277,7 @@ TEST(SpringTables, BadTablesNameTheField) {
   expect_error(oscillators({{"stiffness", 1.0}, {"stiffness_table", hardening_table(1, 1)}}, rot),
                "/forces/0/stiffness", "not both");
   expect_error(oscillators({{"stiffness", 1.0}}, {{"stiffness", 1.0}, {"law", {{"type", "harmonic"}}}}),
-               "/forces/1/law", "unknown key");
+               "/forces/1/law", "takes no motion law");
 }
 
 }  // namespace

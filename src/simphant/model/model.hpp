@@ -104,6 +104,10 @@ struct ForceElement {
   ActuatorKind kind = ActuatorKind::Torque;
   double value = 0;      ///< actuator default input [N m] or [N]
   int input_index = -1;  ///< actuator: slot in the per-instance input vector
+  /// PointForce / Torque / Actuator: index into Model::laws of the load's motion law s(t),
+  /// or -1 (constant load). Point force and torque apply vec * s(t); an actuator applies
+  /// its per-instance input + s(t) (docs/scene-format.md, "Time-varying loads").
+  int law = -1;
 };
 
 /// A motion law s(t) (dynamics/motion_law.hpp; scene: docs/scene-format.md, "Motion

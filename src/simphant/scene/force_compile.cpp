@@ -70,6 +70,10 @@ CharacteristicTable compile_table(const json& j, const std::string& path, const 
 /// The stiffness (scalar or "stiffness_table") and damping (scalar or "damping_table")
 /// of a spring-damper; a table and its scalar together are an error.
 void compile_characteristics(const json& j, const std::string& path, ForceElement& f) {
+  if (find_key(j, "law") != nullptr)
+    throw SceneError(child_path(path, "law"),
+                     "a spring-damper takes no motion law (laws vary point_force, torque and actuator loads; give a "
+                     "nonlinear spring as stiffness_table)");
   const json* kt = find_key(j, "stiffness_table");
   const json* ct = find_key(j, "damping_table");
   if (kt != nullptr) {
@@ -98,25 +102,34 @@ bool world_frame_flag(const json& obj, const std::string& path) {
   throw SceneError(p, "must be \"world\" or \"body\" (got \"" + s + "\")");
 }
 
-void compile_force(const json& j, const std::string& path, const Model& model, ForceElement& f) {
+/// The optional "law" of a point force, torque or actuator (a motion law appended to
+/// model.laws), -1 without one.
+int load_law(const json& j, const std::string& path, Model& model) {
+  const json* law = find_key(j, "law");
+  return law == nullptr ? -1 : compile_motion_law(*law, child_path(path, "law"), model);
+}
+
+void compile_force(const json& j, const std::string& path, Model& model, ForceElement& f) {
   const std::string type_path = child_path(path, "type");
   const std::string type = as_string(require_key(j, path, "type"), type_path);
   if (type == "point_force") {
-    check_keys(j, path, {"name", "type", "body", "force", "point", "frame"});
+    check_keys(j, path, {"name", "type", "body", "force", "point", "frame", "law"});
     f.type = ForceType::PointForce;
     f.body = body_ref(j, path, "body", model, false);
     f.vec = as_vec3(require_key(j, path, "force"), child_path(path, "force"));
     f.point_B = vec3_or(j, path, "point", zero3<double>());
     f.world_frame = world_frame_flag(j, path);
+    f.law = load_law(j, path, model);
   } else if (type == "torque") {
-    check_keys(j, path, {"name", "type", "body", "torque", "frame"});
+    check_keys(j, path, {"name", "type", "body", "torque", "frame", "law"});
     f.type = ForceType::Torque;
     f.body = body_ref(j, path, "body", model, false);
     f.vec = as_vec3(require_key(j, path, "torque"), child_path(path, "torque"));
     f.world_frame = world_frame_flag(j, path);
+    f.law = load_law(j, path, model);
   } else if (type == "spring_damper") {
     check_keys(j, path, {"name", "type", "body_i", "point_i", "body_j", "point_j", "stiffness", "damping",
-                         "rest_length", "stiffness_table", "damping_table"});
+                         "rest_length", "stiffness_table", "damping_table", "law"});
     f.type = ForceType::SpringDamper;
     f.body_i = body_ref(j, path, "body_i", model, true);
     f.body_j = body_ref(j, path, "body_j", model, true);
@@ -127,7 +140,7 @@ void compile_force(const json& j, const std::string& path, const Model& model, F
     f.rest = non_negative(j, path, "rest_length", true);
   } else if (type == "rotational_spring_damper") {
     check_keys(j, path, {"name", "type", "joint", "stiffness", "damping", "rest_angle", "stiffness_table",
-                         "damping_table"});
+                         "damping_table", "law"});
     f.type = ForceType::RotationalSpringDamper;
     f.joint = joint_ref(j, path, model);
     const JointType jt = model.joints[static_cast<std::size_t>(f.joint)].type;
@@ -137,7 +150,7 @@ void compile_force(const json& j, const std::string& path, const Model& model, F
     compile_characteristics(j, path, f);
     f.rest = number_or(j, path, "rest_angle", 0.0);
   } else if (type == "actuator") {
-    check_keys(j, path, {"name", "type", "joint", "kind", "value"});
+    check_keys(j, path, {"name", "type", "joint", "kind", "value", "law"});
     f.type = ForceType::Actuator;
     f.joint = joint_ref(j, path, model);
     const JointType jt = model.joints[static_cast<std::size_t>(f.joint)].type;
@@ -157,6 +170,7 @@ void compile_force(const json& j, const std::string& path, const Model& model, F
       throw SceneError(kind_path, "must be \"torque\" or \"force\" (got \"" + kind + "\")");
     }
     f.value = number_or(j, path, "value", 0.0);
+    f.law = load_law(j, path, model);
   } else {
     throw SceneError(type_path, "unknown force type \"" + type +
                                     "\" (expected point_force, torque, spring_damper, rotational_spring_damper or "
