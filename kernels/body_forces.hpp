@@ -58,7 +58,9 @@ SP_HD void body_forces_thread(int tid, const ModelView<T>& mv, const T* y_in, co
         Vec3<T> Pi, Vi, Pj, Vj, F_i;
         body_point_state(soa_body_kin(y_in, n, i, N, ft.body_i), mv.param3(p + 6, i), Pi, Vi);
         body_point_state(soa_body_kin(y_in, n, i, N, ft.body_j), mv.param3(p + 9, i), Pj, Vj);
-        if (!spring_damper_force(mv.param(p + 12, i), mv.param(p + 13, i), mv.param(p + 14, i), Pi, Vi, Pj, Vj, F_i))
+        if (!spring_damper_force(ViewParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n, mv.param(p + 12, i),
+                                 ViewParams<T>{&mv, ft.damping_table, i}, ft.damping_n, mv.param(p + 13, i),
+                                 mv.param(p + 14, i), Pi, Vi, Pj, Vj, F_i))
           break;
         if (ft.body_i == k) detail::add_wrench(Qk, F_i, torque_B_of_force_at(B, F_i, Pi));
         if (ft.body_j == k) detail::add_wrench(Qk, -F_i, torque_B_of_force_at(B, -F_i, Pj));
@@ -73,7 +75,9 @@ SP_HD void body_forces_thread(int tid, const ModelView<T>& mv, const T* y_in, co
         Vec3<T> v_i;
         T u;
         if (ft.type == 3) {
-          u = rotational_spring_torque(mv.param(p + 12, i), mv.param(p + 13, i), mv.param(p + 14, i), fr, Bi, Bj, v_i);
+          u = rotational_spring_torque(ViewParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n, mv.param(p + 12, i),
+                                       ViewParams<T>{&mv, ft.damping_table, i}, ft.damping_n, mv.param(p + 13, i),
+                                       mv.param(p + 14, i), fr, Bi, Bj, v_i);
         } else {
           v_i = mul(Bi.A, fr.v_i);
           u = soa(inputs_in, ft.input_index, n, i);

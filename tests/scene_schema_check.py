@@ -78,6 +78,15 @@ def mistakes(base, robot):
            lambda d: d.setdefault("forces", []).insert(0, {"name": "f", "type": "magnet", "body": "crank"}))
     mutate("stiffness on a torque", ["forces", 0], lambda d: d.setdefault("forces", []).insert(
         0, {"name": "f", "type": "torque", "body": "crank", "torque": [0, 0, 1], "stiffness": 1}))
+    mutate("stiffness table of one point", ["forces", 0, "stiffness_table", "deflection"],
+           lambda d: d.setdefault("forces", []).insert(0, {
+               "name": "f", "type": "rotational_spring_damper", "joint": "main_bearing",
+               "stiffness_table": {"deflection": [0.0], "force": [0.0]}}))
+    mutate("law on a spring", ["forces", 0], lambda d: d.setdefault("forces", []).insert(0, {
+        "name": "f", "type": "rotational_spring_damper", "joint": "main_bearing", "stiffness": 1.0,
+        "law": {"type": "harmonic", "offset": 0, "amplitude": 1, "frequency": 1, "phase": 0}}))
+    mutate("initial angle on a prismatic", ["joints", 3, "initial", "angle"],
+           lambda d: d["joints"][3].update(initial={"angle": 0.1}))
     mutate("robot beside bodies", [], lambda d: d.update(robot={"urdf": "x.urdf"}))
     mutate("aba without a robot", [], lambda d: d["solver"].update(type="aba"))
     mutate("robot without urdf", ["robot"], lambda d: d["robot"].pop("urdf"), doc=robot)

@@ -413,7 +413,7 @@ TEST(Assembly, FlippedWeldIsAnAssemblyFailureInTheRun) {
 
 // A pendulum bob given a vertical velocity without the matching angular velocity: the
 // projection onto Phi_q qdot = 0 changes it by far more than 1 %, a warning naming the
-// instance and the body; given v = omega x r with that omega, nothing is changed.
+// instance, the body, the given and the achieved value; given v = omega x r with that omega, nothing is changed.
 TEST(Assembly, ChangedGivenVelocityIsWarnedOf) {
   const auto scene = [](const std::string& velocity) {
     return R"({
@@ -427,7 +427,10 @@ TEST(Assembly, ChangedGivenVelocityIsWarnedOf) {
   };
   const JobResult bad = run_job(job(scene(R"("velocity": [0, 0, 1])"), "velocity_changed"));
   ASSERT_EQ(bad.summary["warnings"].size(), 1u);
-  EXPECT_NE(bad.summary["warnings"][0].get<std::string>().find("instance 0, body 'bob'"), std::string::npos);
+  const std::string warning = bad.summary["warnings"][0].get<std::string>();
+  EXPECT_NE(warning.find("instance 0, body 'bob' velocity [m/s]: given [0, 0, 1], after assembly ["),
+            std::string::npos)
+      << warning;
   EXPECT_GT(bad.summary["assembly_max_velocity_change_m_s"].get<double>(), 0.5);
   const h5::Handle f = h5::open_file_readonly(bad.out_file);
   const h5::Handle g(H5Gopen2(f.id(), "assembly", H5P_DEFAULT), H5Gclose);

@@ -56,9 +56,14 @@ void pack_topology(const Model& m, PackedModel<T>& out) {
     }
     out.coupling_start[a + 1] = static_cast<int>(out.coupling.size()) / 3;
   }
-  for (const ForceElement& f : m.forces)
+  // Tables follow the global parameters (model_view.hpp), in force order.
+  int table = kBodyParams * N + kJointParams * J + kForceParams * static_cast<int>(m.forces.size()) + kGlobalParams;
+  for (const ForceElement& f : m.forces) {
+    const int nk = f.stiffness_table.n(), nc = f.damping_table.n();
     out.force.push_back({static_cast<int>(f.type), f.body, f.world_frame ? 1 : 0, f.body_i, f.body_j, f.joint,
-                         static_cast<int>(f.kind), f.input_index});
+                         static_cast<int>(f.kind), f.input_index, table, nk, table + 3 * nk, nc});
+    table += 3 * (nk + nc);
+  }
 }
 
 // Indices of the parameters whose value (bit pattern: -0.0 differs from +0.0) differs
@@ -111,6 +116,10 @@ std::vector<double> flatten_params(const Model& m) {
   p.push_back(m.solver.baumgarte_beta);
   p.push_back(m.solver.tikhonov_epsilon);
   p.push_back(m.solver.violation_bound);
+  for (const ForceElement& f : m.forces) {
+    p.insert(p.end(), f.stiffness_table.p.begin(), f.stiffness_table.p.end());
+    p.insert(p.end(), f.damping_table.p.begin(), f.damping_table.p.end());
+  }
   return p;
 }
 

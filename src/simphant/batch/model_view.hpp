@@ -6,13 +6,16 @@
 // pointers, so the same struct points into host memory (CPU tests of the per-thread
 // functions) or device memory (host/cuda_backend); packed by batch_pack.hpp.
 //
-// Parameter layout of one instance (n_params = 19 N + 24 J + 16 F + 7):
+// Parameter layout of one instance (n_params = 19 N + 24 J + 16 F + 7 + the tables):
 //   body k   at body_param(k):  mass [kg], J_B (9, row-major) [kg m^2], J_B^-1 (9)
 //   joint j  at joint_param(j): u_i, v_i, a_i, b_i, u_j, v_j, a_j, b_j (3 each, B or W)
 //   force f  at force_param(f): point_B, vec, point_i, point_j (3 each), stiffness,
 //                               damping, rest, value
 //   global   at global_param(): gravity (3) [m/s^2], baumgarte_alpha, baumgarte_beta,
 //                               tikhonov_epsilon, violation_bound
+//   tables   after the globals: each force's stiffness table then damping table, 3 n
+//                               values each ([x, y, m2], CharacteristicTable in
+//                               model/model.hpp), at ForceTopo::stiffness_table / damping_table
 #include <cstddef>
 
 #include "simphant/core/hd.hpp"
@@ -35,6 +38,9 @@ struct ForceTopo {
   int joint;        ///< RotationalSpringDamper / Actuator
   int kind;         ///< Actuator: ActuatorKind as int
   int input_index;  ///< Actuator
+  /// SpringDamper / RotationalSpringDamper: first parameter of the stiffness table and
+  /// its knot count (0: the scalar stiffness), the same for the damping table.
+  int stiffness_table, stiffness_n, damping_table, damping_n;
 };
 
 template <class T>
@@ -92,6 +98,16 @@ struct ModelView {
   SP_HD T epsilon(int i) const { return param(global_param() + 5, i); }
   SP_HD T violation_bound(int i) const { return param(global_param() + 6, i); }
   SP_HD int rows_of(int j) const { return joint_rows(static_cast<JointType>(joint_type[j])); }
+};
+
+/// Accessor k -> parameter offset + k of instance i (a characteristic table's [x, y, m2]
+/// for force_math.hpp's characteristic_force).
+template <class T>
+struct ViewParams {
+  const ModelView<T>* mv;
+  int offset;
+  int i;
+  SP_HD T operator()(int k) const { return mv->param(offset + k, i); }
 };
 
 }  // namespace simphant::batch

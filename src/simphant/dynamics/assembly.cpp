@@ -9,6 +9,7 @@
 #include <Eigen/QR>
 
 #include "simphant/core/stop_flag.hpp"
+#include "simphant/dynamics/coordinate_targets.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/projection_math.hpp"
 #include "simphant/dynamics/state.hpp"
@@ -33,20 +34,48 @@ namespace {
 /// A joint frame axis (B, ground: W) in W at the current kinematics d.kin.
 Vec3d axis_W(const Data& d, int body, const Vec3d& axis) { return body < 0 ? axis : mul(d.kin[body].A, axis); }
 
+/// x with 4 significant digits.
+std::string format_value(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", x);
+  return buf;
+}
+
 /// Rotation angle [rad] between two unit quaternions.
 double rotation_angle(const Quatd& p, const Quatd& q) {
   const double c = std::fabs(p.w * q.w + p.x * q.x + p.y * q.y + p.z * q.z);
   return 2.0 * std::acos(std::min(1.0, c));
 }
 
-/// Records in res how far assembly moved Y from its start Y0 (both 13N).
-void record_changes(const Model& model, const double* Y0, const double* Y, AssemblyResult& res) {
+/// "[x, y, z]" with 4 significant digits.
+std::string format_vec(const Vec3d& v) {
+  return "[" + format_value(v.x) + ", " + format_value(v.y) + ", " + format_value(v.z) + "]";
+}
+
+/// Records in res how far assembly moved Y from its start Y0 (both 13N), and a line in
+/// res.changed_values for every value the scene gave that changed by more than
+/// kGivenValueChange (assembly.hpp): a body's non-zero velocity or angular velocity
+/// (relative to its magnitude), and, unless joint coordinates placed the mechanism
+/// (placed = true), a body's position (relative to |r_0|, or to the largest |r_0| of the
+/// bodies when r_0 = 0) and orientation (rotation angle, relative to 1 rad).
+void record_changes(const Model& model, const double* Y0, const double* Y, bool placed, AssemblyResult& res) {
   const int N = model.n_bodies();
+  double scale = 0;
+  for (int k = 0; k < N; ++k) scale = std::max(scale, norm(state_r(Y0, k)));
+  auto note = [&](int k, const char* what, const std::string& given, const std::string& achieved, double rel) {
+    if (!(rel > kGivenValueChange)) return;
+    res.changed_values.push_back("body '" + model.bodies[k].name + "' " + what + ": given " + given +
+                                 ", after assembly " + achieved + " (changed by " + format_value(100.0 * rel) +
+                                 " %)");
+  };
   for (int k = 0; k < N; ++k) {
-    res.position_change = std::max(res.position_change, norm(state_r(Y, k) - state_r(Y0, k)));
-    res.orientation_change = std::max(res.orientation_change, rotation_angle(state_p(Y, k), state_p(Y0, k)));
+    const Vec3d r0 = state_r(Y0, k), r = state_r(Y, k);
+    const double dr = norm(r - r0), angle = rotation_angle(state_p(Y, k), state_p(Y0, k));
+    res.position_change = std::max(res.position_change, dr);
+    res.orientation_change = std::max(res.orientation_change, angle);
     const Vec3d v0 = state_v(Y0, N, k), w0 = state_omega(Y0, N, k);
-    const double dv = norm(state_v(Y, N, k) - v0), dw = norm(state_omega(Y, N, k) - w0);
+    const Vec3d v = state_v(Y, N, k), w = state_omega(Y, N, k);
+    const double dv = norm(v - v0), dw = norm(w - w0);
     res.velocity_change = std::max(res.velocity_change, dv);
     res.angular_velocity_change = std::max(res.angular_velocity_change, dw);
     double rel = -1;
@@ -56,7 +85,36 @@ void record_changes(const Model& model, const double* Y0, const double* Y, Assem
       res.velocity_change_body = k;
       res.velocity_change_rel = rel;
     }
+    if (!placed && scale > 0) {
+      const double len = norm(r0) > 0 ? norm(r0) : scale;
+      note(k, "position [m]", format_vec(r0), format_vec(r), dr / len);
+      note(k, "orientation [rad]", "0", format_value(angle), angle);
+    }
+    if (norm(v0) > 0) note(k, "velocity [m/s]", format_vec(v0), format_vec(v), dv / norm(v0));
+    if (norm(w0) > 0) note(k, "angular velocity (body frame) [rad/s]", format_vec(w0), format_vec(w), dw / norm(w0));
   }
+  // Joint rates: the rate the given body velocities imply (at the assembled positions)
+  // against the assembled one, for each revolute / prismatic / cylindrical coordinate not
+  // given in joint terms, when the given velocities move it.
+  auto kin = [&](int k, const double* Yv) {
+    return k < 0 ? ground_kin<double>()
+                 : make_body_kin(state_r(Y, k), state_p(Y, k), state_v(Yv, N, k), state_omega(Yv, N, k));
+  };
+  for (const Joint& jt : model.joints)
+    for (const JointCoordinate c : {JointCoordinate::Angle, JointCoordinate::Slide}) {
+      if (!joint_has_coordinate(jt.type, c)) continue;
+      if (c == JointCoordinate::Angle ? jt.initial.has_rate : jt.initial.has_velocity) continue;
+      CoordinateRow<double> given, achieved;
+      joint_coordinate_row(c, jt.frame, kin(jt.body_i, Y0), kin(jt.body_j, Y0), given);
+      joint_coordinate_row(c, jt.frame, kin(jt.body_i, Y), kin(jt.body_j, Y), achieved);
+      const double rel = std::fabs(achieved.rate - given.rate) / std::fabs(given.rate);
+      if (!(std::fabs(given.rate) > 0) || !(rel > kGivenValueChange)) continue;
+      res.changed_values.push_back("joint '" + jt.name + "' " +
+                                   (c == JointCoordinate::Angle ? "rate [rad/s]" : "velocity [m/s]") +
+                                   ": given (by the bodies' velocities) " + format_value(given.rate) +
+                                   ", after assembly " + format_value(achieved.rate) + " (changed by " +
+                                   format_value(100.0 * rel) + " %)");
+    }
 }
 
 }  // namespace
@@ -93,7 +151,10 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
   const int N = model.n_bodies();
   const int m = model.n_rows;
   const std::vector<double> Y0(Y, Y + model.ny());
-  if (m == 0) {
+  const std::vector<CoordinateTarget> pos = coordinate_targets(model, false);
+  const std::vector<CoordinateTarget> vel = coordinate_targets(model, true);
+  const int np = static_cast<int>(pos.size()), nr = static_cast<int>(vel.size());
+  if (m == 0 && np == 0 && nr == 0) {
     res.ok = true;
     return res;
   }
@@ -101,33 +162,99 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
   cod.setThreshold(1e-10);
   Eigen::VectorXd dq(6 * N);
+  // [Phi_q; the given coordinates' rows] and [Phi; coord - value] (assembly.hpp).
+  Eigen::MatrixXd A(m + np, 6 * N), C(np, 6 * N);
+  Eigen::VectorXd r(m + np);
+  double coord_residual = 0;
+  int worst_target = -1;
+  auto linearise = [&] {
+    set_kinematics(model, d, Y);
+    if (m > 0) {
+      evaluate_constraints(model, d);
+      assemble_jacobian(model, d);
+      A.topRows(m) = d.Phi_q;
+      r.head(m) = d.phi;
+    }
+    coord_residual = 0;
+    for (int t = 0; t < np; ++t) {
+      const CoordinateRow<double> row = target_row(model, d, pos[t]);
+      scatter_target_row(model, pos[t], row.jac, C, t);
+      const double e = row.value - pos[t].value;
+      r[m + t] = pos[t].coordinate == JointCoordinate::Angle ? wrap_angle(e) : e;
+      if (std::fabs(r[m + t]) >= coord_residual) worst_target = t;
+      coord_residual = std::max(coord_residual, std::fabs(r[m + t]));
+    }
+    A.bottomRows(np) = C;
+  };
   // Residuals of the last kAssemblyStallWindow + 1 iterations (a ring), for the stall test.
   std::array<double, kAssemblyStallWindow + 1> history{};
-  // Newton on Phi(q) = 0: dq = -Phi_q^+ Phi (minimum norm).
+  // Newton on [Phi(q); coord(q) - value] = 0: dq = -A^+ r (minimum norm).
+  bool converged = false;
   for (res.iterations = 0;; ++res.iterations) {
     if (stop_requested()) return res;
-    set_kinematics(model, d, Y);
-    evaluate_constraints(model, d);
-    assemble_jacobian(model, d);
-    res.position_residual = max_violation(d);
-    if (!std::isfinite(res.position_residual)) return res;
-    if (res.position_residual <= tol) break;
-    if (res.iterations >= model.solver.assembly_max_iterations) return res;
-    history[res.iterations % history.size()] = res.position_residual;
+    linearise();
+    res.position_residual = m > 0 ? max_violation(d) : 0.0;
+    const double residual = std::max(res.position_residual, coord_residual);
+    if (!std::isfinite(residual)) break;
+    if (residual <= tol) {
+      converged = true;
+      break;
+    }
+    if (res.iterations >= model.solver.assembly_max_iterations) break;
+    history[res.iterations % history.size()] = residual;
     if (res.iterations >= kAssemblyStallWindow) {
       const double earlier = history[(res.iterations - kAssemblyStallWindow) % history.size()];
-      if (!(res.position_residual <= kAssemblyStallFactor * earlier)) return res;  // stalled
+      if (!(residual <= kAssemblyStallFactor * earlier)) break;  // stalled
     }
-    cod.compute(d.Phi_q);
-    dq = -cod.solve(d.phi);
+    cod.compute(A);
+    dq = -cod.solve(r);
     for (int k = 0; k < N; ++k) apply_position_correction(Y, k, dq.data() + 6 * k);
   }
-  // Velocity projection: qdot <- qdot - Phi_q^+ (Phi_q qdot).
+  if (np > 0) {
+    // A given coordinate that the joints and the other given coordinates already
+    // determine is a conflicting request, whether or not the values happen to agree.
+    const int dep = first_dependent_target(A.topRows(m), C);
+    if (dep >= 0) {
+      res.ok = false;
+      res.message = target_name(model, pos[dep], false) + " = " + format_value(pos[dep].value) +
+                    ": the mechanism has no freedom left for it (more joint coordinates given than its mobility; "
+                    "the joints and the coordinates given before it determine this one)";
+      return res;
+    }
+    if (!converged && std::isfinite(coord_residual) && worst_target >= 0) {
+      res.message = target_name(model, pos[worst_target], false) + " = " + format_value(pos[worst_target].value) +
+                    " cannot be reached: assembly stopped at max |Phi| = " + format_value(res.position_residual) +
+                    ", coordinate error " + format_value(coord_residual) + " after " +
+                    std::to_string(res.iterations) + " iterations";
+      return res;
+    }
+  }
+  if (!converged) return res;
+  // Velocity projection onto [Phi_q; the given rates' rows] qdot = [0; rate]:
+  // qdot <- qdot - A_v^+ (A_v qdot - b), the minimum mass-unweighted change.
   Eigen::Map<Eigen::VectorXd> qdot(Y + 7 * N, 6 * N);
-  cod.compute(d.Phi_q);
-  qdot -= cod.solve(d.Phi_q * qdot);
-  res.velocity_residual = (d.Phi_q * qdot).cwiseAbs().maxCoeff();
-  record_changes(model, Y0.data(), Y, res);
+  Eigen::MatrixXd Av(m + nr, 6 * N), Cv(nr, 6 * N);
+  Eigen::VectorXd b = Eigen::VectorXd::Zero(m + nr);
+  if (m > 0) Av.topRows(m) = d.Phi_q;
+  for (int t = 0; t < nr; ++t) {
+    const CoordinateRow<double> row = target_row(model, d, vel[t]);
+    scatter_target_row(model, vel[t], row.jac, Cv, t);
+    b[m + t] = vel[t].value;
+  }
+  Av.bottomRows(nr) = Cv;
+  if (nr > 0) {
+    const int dep = first_dependent_target(Av.topRows(m), Cv);
+    if (dep >= 0) {
+      res.message = target_name(model, vel[dep], true) + " = " + format_value(vel[dep].value) +
+                    ": the mechanism has no freedom left for it (more joint rates given than its mobility; the "
+                    "joints and the rates given before it determine this one)";
+      return res;
+    }
+  }
+  cod.compute(Av);
+  qdot -= cod.solve(Av * qdot - b);
+  res.velocity_residual = m + nr > 0 ? (Av * qdot - b).cwiseAbs().maxCoeff() : 0.0;
+  record_changes(model, Y0.data(), Y, np > 0, res);
   res.ok = std::isfinite(res.velocity_residual);
   if (res.ok) {
     res.message = flipped_joint_message(model, d);  // d.kin is at the assembled positions

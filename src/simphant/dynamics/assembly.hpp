@@ -20,8 +20,21 @@ namespace simphant {
 constexpr int kAssemblyStallWindow = 10;
 constexpr double kAssemblyStallFactor = 0.5;
 
-/// Assembles Y (13N) in place. Fails (ok = false; Y holds the last iterate) if max |Phi|
-/// does not reach model.solver.assembly_tolerance within assembly_max_iterations, when
+/// Relative change of a value the scene gave (a body's position, orientation, velocity,
+/// angular velocity) above which assembly reports it in AssemblyResult::changed_values.
+constexpr double kGivenValueChange = 0.01;
+
+/// Assembles Y (13N) in place. Joint coordinates and rates given in joint terms
+/// (Joint::initial; dynamics/coordinate_targets.hpp) are extra rows: the Newton
+/// iterations solve [Phi; coord - value] = 0 (to assembly_tolerance in both) and the
+/// velocity projection [Phi_q; coord_q] qdot = [0; rate], so the result has exactly the
+/// given values and the rest is placed consistently (minimum-norm corrections). A given
+/// coordinate or rate whose row does not raise the rank of the joints' rows and the
+/// targets before it (more values given than the mechanism's mobility) fails with
+/// res.message naming the joint; so does a value the iteration cannot reach (naming the
+/// joint with the largest coordinate error). Fails otherwise (ok = false; Y holds the
+/// last iterate) if max |Phi| does not reach model.solver.assembly_tolerance within
+/// assembly_max_iterations, when
 /// the iteration stalls (kAssemblyStallWindow), on NaN, when it converged to a flipped
 /// root of a joint's orientation rows (flipped_joint_message: res.message says which
 /// joint), or when a stop is requested

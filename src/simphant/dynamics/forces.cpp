@@ -26,6 +26,8 @@ void add_torque_world(const Data& d, Eigen::VectorXd& Q, int k, const Vec3d& T_W
 
 BodyKin<double> side_kin(const Data& d, int k) { return k < 0 ? ground_kin<double>() : d.kin[k]; }
 
+PointerParams<double> table_params(const CharacteristicTable& t) { return {t.p.data()}; }
+
 }  // namespace
 
 double joint_angle(const Joint& joint, const BodyKin<double>& Bi, const BodyKin<double>& Bj) {
@@ -62,7 +64,10 @@ void compute_forces(const Model& model, Data& d, const double* inputs) {
         Vec3d Pi, Vi, Pj, Vj, F_i;
         body_point_state(side_kin(d, f.body_i), f.point_i, Pi, Vi);
         body_point_state(side_kin(d, f.body_j), f.point_j, Pj, Vj);
-        if (!spring_damper_force(f.stiffness, f.damping, f.rest, Pi, Vi, Pj, Vj, F_i)) break;  // documented
+        if (!spring_damper_force(table_params(f.stiffness_table), f.stiffness_table.n(), f.stiffness,
+                                 table_params(f.damping_table), f.damping_table.n(), f.damping, f.rest, Pi, Vi, Pj,
+                                 Vj, F_i))
+          break;  // documented
         add_force_at_point(d, Q, f.body_i, F_i, Pi);
         add_force_at_point(d, Q, f.body_j, -F_i, Pj);
         break;
@@ -71,7 +76,9 @@ void compute_forces(const Model& model, Data& d, const double* inputs) {
         const Joint& jt = model.joints[f.joint];
         const BodyKin<double> Bi = side_kin(d, jt.body_i), Bj = side_kin(d, jt.body_j);
         Vec3d v_i;
-        const double tau = rotational_spring_torque(f.stiffness, f.damping, f.rest, jt.frame, Bi, Bj, v_i);
+        const double tau = rotational_spring_torque(table_params(f.stiffness_table), f.stiffness_table.n(), f.stiffness,
+                                                    table_params(f.damping_table), f.damping_table.n(), f.damping,
+                                                    f.rest, jt.frame, Bi, Bj, v_i);
         add_torque_world(d, Q, jt.body_j, tau * v_i);
         add_torque_world(d, Q, jt.body_i, -tau * v_i);
         break;
@@ -103,10 +110,13 @@ double spring_potential(const Model& model, const Data& d) {
       Vec3d Pi, Vi, Pj, Vj;
       body_point_state(side_kin(d, f.body_i), f.point_i, Pi, Vi);
       body_point_state(side_kin(d, f.body_j), f.point_j, Pj, Vj);
-      V += spring_energy(f.stiffness, norm(Pj - Pi) - f.rest);
+      V += characteristic_potential(table_params(f.stiffness_table), f.stiffness_table.n(), f.stiffness,
+                                    norm(Pj - Pi) - f.rest);
     } else if (f.type == ForceType::RotationalSpringDamper) {
       const Joint& jt = model.joints[f.joint];
-      V += spring_energy(f.stiffness, joint_angle(jt.frame, side_kin(d, jt.body_i), side_kin(d, jt.body_j)) - f.rest);
+      const double theta = joint_angle(jt.frame, side_kin(d, jt.body_i), side_kin(d, jt.body_j));
+      V += characteristic_potential(table_params(f.stiffness_table), f.stiffness_table.n(), f.stiffness,
+                                    theta - f.rest);
     }
   }
   return V;

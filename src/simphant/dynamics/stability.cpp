@@ -75,10 +75,36 @@ StabilityMode finish(StabilityMode m) {
 
 }  // namespace
 
+double largest_slope(const CharacteristicTable& t) {
+  const int n = t.n();
+  const PointerParams<double> tab{t.p.data()};
+  double largest = 0, slope = 0;
+  auto at = [&](double q) {
+    characteristic_force(tab, n, 0.0, q, &slope);
+    largest = std::max(largest, std::abs(slope));
+  };
+  for (int k = 0; k + 1 < n; ++k) {
+    const double x0 = t.p[k], x1 = t.p[k + 1], M0 = t.p[2 * n + k], M1 = t.p[2 * n + k + 1];
+    at(x0);
+    at(x1);
+    // s' is quadratic on the interval; its extremum is where s'' = A M0 + B M1 = 0.
+    if ((M0 < 0 && M1 > 0) || (M0 > 0 && M1 < 0)) at(x0 + (x1 - x0) * M0 / (M0 - M1));
+  }
+  return largest;
+}
+
+double mode_stiffness(const ForceElement& f) {
+  return f.stiffness_table.empty() ? f.stiffness : largest_slope(f.stiffness_table);
+}
+
+double mode_damping(const ForceElement& f) {
+  return f.damping_table.empty() ? f.damping : largest_slope(f.damping_table);
+}
+
 bool has_spring_dampers(const Model& model) {
   for (const ForceElement& f : model.forces)
     if ((f.type == ForceType::SpringDamper || f.type == ForceType::RotationalSpringDamper) &&
-        (f.stiffness > 0 || f.damping > 0))
+        (mode_stiffness(f) > 0 || mode_damping(f) > 0))
       return true;
   return false;
 }
@@ -142,7 +168,7 @@ std::vector<StabilityMode> stability_modes(const Model& model, Data& d, const do
   const int nv = model.nv();
   for (int f = 0; f < static_cast<int>(model.forces.size()); ++f) {
     const ForceElement& fe = model.forces[f];
-    if (!(fe.stiffness > 0 || fe.damping > 0)) continue;
+    if (!(mode_stiffness(fe) > 0 || mode_damping(fe) > 0)) continue;
     double w = 0, free = 0;
     if (fe.type == ForceType::SpringDamper) {
       const BodyKin<double> Bi = fe.body_i >= 0 ? d.kin[fe.body_i] : ground_kin<double>();
@@ -191,7 +217,7 @@ std::vector<StabilityMode> stability_modes(const Model& model, Data& d, const do
       continue;
     }
     if (!(w > 1e-12 * free)) continue;  // the constraints hold this line fixed
-    modes.push_back(spring_mode(f, fe.stiffness, fe.damping, w));
+    modes.push_back(spring_mode(f, mode_stiffness(fe), mode_damping(fe), w));
   }
   std::sort(modes.begin(), modes.end(),
             [](const StabilityMode& a, const StabilityMode& b) { return a.dt_max < b.dt_max; });
@@ -206,7 +232,7 @@ std::vector<StabilityMode> rescale_modes(const std::vector<StabilityMode>& modes
       out.push_back(baumgarte_mode(other.solver.baumgarte_alpha, other.solver.baumgarte_beta));
     } else {
       const ForceElement& f = other.forces[static_cast<std::size_t>(m.force)];
-      out.push_back(spring_mode(m.force, f.stiffness, f.damping, m.inverse_mass));
+      out.push_back(spring_mode(m.force, mode_stiffness(f), mode_damping(f), m.inverse_mass));
     }
   }
   return out;

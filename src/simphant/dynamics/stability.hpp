@@ -55,9 +55,20 @@ bool has_spring_dampers(const Model& model);
 std::vector<StabilityMode> stability_modes(const Model& model, Data& d, const double* Y);
 
 /// The same modes with the parameters of another instance's model (same topology):
-/// alpha, beta, stiffness and damping from `other`, the effective inverse masses kept
+/// alpha, beta, stiffness and damping (mode_stiffness, mode_damping) from `other`, the effective inverse masses kept
 /// (sweeps: the geometry and masses of the analysed instance stand for all).
 std::vector<StabilityMode> rescale_modes(const std::vector<StabilityMode>& modes, const Model& other);
+
+/// The stiffness [N/m | N m/rad] a spring-damper's mode is analysed with: the scalar
+/// stiffness, or for a tabulated characteristic its largest |slope| (the spline's
+/// derivative at the knots, at its extremum inside each interval, and the end slopes that
+/// continue it): the fastest linearisation over the whole table, whatever deflection the
+/// run reaches. The same for the damping [N s/m | N m s/rad].
+double mode_stiffness(const ForceElement& f);
+double mode_damping(const ForceElement& f);
+
+/// Largest |d force / dq| of a tabulated characteristic (n >= 2).
+double largest_slope(const CharacteristicTable& t);
 
 /// The mode's eigenvalue from alpha, beta (Baumgarte) or stiffness k, damping c and the
 /// effective inverse mass w: the root of largest modulus of s^2 + 2 alpha s + beta^2

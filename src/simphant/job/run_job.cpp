@@ -145,16 +145,14 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
   return info;
 }
 
-/// Relative change of a given velocity by the assembly's projection above which the
-/// summary warns (README "Output (HDF5)").
-constexpr double kVelocityChangeWarning = 0.01;
-/// Most velocity-change warnings listed (the rest are counted).
-constexpr int kVelocityWarningsListed = 5;
+/// Most warnings of values assembly changed (AssemblyResult::changed_values) listed (the
+/// rest are counted).
+constexpr int kChangeWarningsListed = 5;
 
 /// Writes /assembly/* (unless recorder is null: a resumed run's file has them) and
-/// returns the maxima over the instances that assembled; appends a warning per instance
-/// whose given velocity of a body the projection changed by more than
-/// kVelocityChangeWarning.
+/// returns the maxima over the instances that assembled; appends a warning for each value
+/// the scene gave that assembly changed by more than 1 % (kGivenValueChange in
+/// dynamics/assembly.hpp), naming the instance, the body, the given and the achieved value.
 AssemblySummary record_assembly(const Simulator& sim, Recorder* recorder, std::vector<std::string>& warnings) {
   AssemblySummary assembly;
   std::vector<double> pos, vel, dpos, drot, dvel, domega;
@@ -176,22 +174,18 @@ AssemblySummary record_assembly(const Simulator& sim, Recorder* recorder, std::v
       assembly.max_orientation_change = std::max(assembly.max_orientation_change, a.orientation_change);
       assembly.max_velocity_change = std::max(assembly.max_velocity_change, a.velocity_change);
       assembly.max_angular_velocity_change = std::max(assembly.max_angular_velocity_change, a.angular_velocity_change);
-      if (a.velocity_change_body >= 0 && a.velocity_change_rel > kVelocityChangeWarning &&
-          changed++ < kVelocityWarningsListed) {
-        char msg[512];
-        std::snprintf(msg, sizeof msg,
-                      "instance %d, body '%s': assembly changed the given velocity by %.3g %% (projection onto "
-                      "Phi_q qdot = 0: the given velocities do not fit the joints)",
-                      instance, sim.model().bodies[static_cast<std::size_t>(a.velocity_change_body)].name.c_str(),
-                      100.0 * a.velocity_change_rel);
-        warnings.push_back(msg);
-      }
+      for (const std::string& change : a.changed_values)
+        if (changed++ < kChangeWarningsListed)
+          warnings.push_back("instance " + std::to_string(instance) + ", " + change +
+                             ": assembly moved it onto Phi = 0 / Phi_q qdot = 0 (the given values do not fit the "
+                             "joints)");
     }
     ++instance;
   }
-  if (changed > kVelocityWarningsListed)
-    warnings.push_back("... and " + std::to_string(changed - kVelocityWarningsListed) +
-                       " more instances whose given velocity assembly changed by more than 1 % (/assembly/velocity_change)");
+  if (changed > kChangeWarningsListed)
+    warnings.push_back("... and " + std::to_string(changed - kChangeWarningsListed) +
+                       " more given values assembly changed by more than 1 % (/assembly/position_change, "
+                       "/assembly/velocity_change, ...)");
   if (recorder) {
     recorder->write_assembly(pos, vel, iters);
     recorder->write_assembly_changes(dpos, drot, dvel, domega);

@@ -32,8 +32,12 @@ std::string field_path(const StabilityMode& m, const Model& model, const json& d
   const json* forces = doc.is_object() && doc.contains("forces") ? &doc.at("forces") : nullptr;
   if (forces && forces->is_array() && static_cast<std::size_t>(m.force) < forces->size()) {
     const json& f = (*forces)[static_cast<std::size_t>(m.force)];
-    if (f.is_object() && f.contains("name") && f.at("name") == name)
-      return "/forces/" + std::to_string(m.force) + "/" + field_key(m.field);
+    if (f.is_object() && f.contains("name") && f.at("name") == name) {
+      // A tabulated characteristic is analysed with its largest slope (mode_stiffness).
+      const std::string key = field_key(m.field);
+      const bool table = f.contains(key + "_table");
+      return "/forces/" + std::to_string(m.force) + "/" + key + (table ? "_table" : "");
+    }
   }
   return "force '" + name + "' " + field_key(m.field);
 }

@@ -36,6 +36,17 @@ struct Body {
   Vec3d omega0_B{};     ///< angular velocity in B [rad/s]
 };
 
+/// Initial conditions of a joint in joint terms (scene "initial", docs/scene-format.md,
+/// "Joints"): the angle [rad] about v_i and its rate [rad/s] (revolute, cylindrical), the
+/// slide [m] along v_i and its velocity [m/s] (prismatic, cylindrical), measured as
+/// joints/joint_coordinate.hpp. Assembly holds each given value exactly
+/// (dynamics/assembly.hpp).
+struct JointInitial {
+  bool has_angle = false, has_rate = false, has_slide = false, has_velocity = false;
+  double angle = 0, rate = 0, slide = 0, velocity = 0;
+  bool any() const { return has_angle || has_rate || has_slide || has_velocity; }
+};
+
 /// One joint between body_i and body_j (either may be kGround).
 struct Joint {
   std::string name;
@@ -44,6 +55,7 @@ struct Joint {
   int body_j = kGround;
   JointFrame<double> frame{};  ///< local frames on each body (ground: world)
   int row_offset = 0;          ///< first row of this joint in Phi
+  JointInitial initial{};      ///< initial coordinates / rates given in joint terms
 };
 
 enum class ForceType : int {
@@ -55,6 +67,17 @@ enum class ForceType : int {
 };
 
 enum class ActuatorKind : int { Torque = 0, Force = 1 };
+
+/// A tabulated characteristic force(q) of a spring or damper (docs/scene-format.md,
+/// "Tabulated characteristics"): the natural cubic spline through (x_k, y_k), continued
+/// linearly with its end slope outside [x_0, x_{n-1}]. p = [x (n), y (n), m2 (n)], m2 the
+/// spline's second derivatives (natural_spline_m2), computed at compile time per instance.
+/// Empty (n = 0): the element uses its scalar coefficient.
+struct CharacteristicTable {
+  std::vector<double> p;
+  int n() const { return static_cast<int>(p.size()) / 3; }
+  bool empty() const { return p.empty(); }
+};
 
 /// One applied-force element. Only the fields of its type are meaningful.
 struct ForceElement {
@@ -71,11 +94,21 @@ struct ForceElement {
   double stiffness = 0;  ///< [N/m] or [N m/rad]
   double damping = 0;    ///< [N s/m] or [N m s/rad]
   double rest = 0;       ///< rest length [m] or rest angle [rad]
+  /// SpringDamper / RotationalSpringDamper: force [N] (torque [N m]) against the deflection
+  /// from rest [m] ([rad]); replaces `stiffness` when not empty.
+  CharacteristicTable stiffness_table;
+  /// Force [N] (torque [N m]) against the deflection rate [m/s] ([rad/s]); replaces
+  /// `damping` when not empty.
+  CharacteristicTable damping_table;
   // RotationalSpringDamper / Actuator
   int joint = -1;
   ActuatorKind kind = ActuatorKind::Torque;
   double value = 0;      ///< actuator default input [N m] or [N]
   int input_index = -1;  ///< actuator: slot in the per-instance input vector
+  /// PointForce / Torque / Actuator: index into Model::laws of the load's motion law s(t),
+  /// or -1 (constant load). Point force and torque apply vec * s(t); an actuator applies
+  /// its per-instance input + s(t) (docs/scene-format.md, "Time-varying loads").
+  int law = -1;
 };
 
 /// A motion law s(t) (dynamics/motion_law.hpp; scene: docs/scene-format.md, "Motion

@@ -1,4 +1,5 @@
 // The "forces" section of a scene -> Model::forces (docs/scene-format.md, "Force").
+#include "simphant/dynamics/motion_law.hpp"
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
 
@@ -36,6 +37,61 @@ double non_negative(const json& obj, const std::string& path, const char* key, b
   return x;
 }
 
+/// A tabulated characteristic {x_key: [...], "force": [...]} (docs/scene-format.md,
+/// "Tabulated characteristics"): >= 2 knots, x strictly increasing, finite values, equal
+/// lengths; the natural spline's second derivatives computed here.
+CharacteristicTable compile_table(const json& j, const std::string& path, const char* x_key) {
+  expect_object(j, path);
+  check_keys(j, path, {x_key, "force"});
+  const std::string xp = child_path(path, x_key), yp = child_path(path, "force");
+  const json& xs = require_key(j, path, x_key);
+  const json& ys = require_key(j, path, "force");
+  expect_array(xs, xp);
+  expect_array(ys, yp);
+  if (xs.size() < 2) throw SceneError(xp, "needs at least 2 points (got " + std::to_string(xs.size()) + ")");
+  if (ys.size() != xs.size())
+    throw SceneError(yp, "needs as many values as " + std::string(x_key) + " (" + std::to_string(xs.size()) +
+                             ", got " + std::to_string(ys.size()) + ")");
+  const int n = static_cast<int>(xs.size());
+  CharacteristicTable t;
+  t.p.assign(3 * static_cast<std::size_t>(n), 0.0);
+  for (int k = 0; k < n; ++k) {
+    const std::string xk = child_path(xp, static_cast<std::size_t>(k));
+    t.p[k] = as_number(xs[k], xk);
+    t.p[n + k] = as_number(ys[k], child_path(yp, static_cast<std::size_t>(k)));
+    if (k > 0 && !(t.p[k] > t.p[k - 1]))
+      throw SceneError(xk, "must be strictly increasing (" + format_number(t.p[k]) + " after " +
+                               format_number(t.p[k - 1]) + ")");
+  }
+  natural_spline_m2(t.p.data(), t.p.data() + n, n, t.p.data() + 2 * n);
+  return t;
+}
+
+/// The stiffness (scalar or "stiffness_table") and damping (scalar or "damping_table")
+/// of a spring-damper; a table and its scalar together are an error.
+void compile_characteristics(const json& j, const std::string& path, ForceElement& f) {
+  if (find_key(j, "law") != nullptr)
+    throw SceneError(child_path(path, "law"),
+                     "a spring-damper takes no motion law (laws vary point_force, torque and actuator loads; give a "
+                     "nonlinear spring as stiffness_table)");
+  const json* kt = find_key(j, "stiffness_table");
+  const json* ct = find_key(j, "damping_table");
+  if (kt != nullptr) {
+    if (find_key(j, "stiffness") != nullptr)
+      throw SceneError(child_path(path, "stiffness"), "give either stiffness or stiffness_table, not both");
+    f.stiffness_table = compile_table(*kt, child_path(path, "stiffness_table"), "deflection");
+  } else {
+    f.stiffness = non_negative(j, path, "stiffness", true);
+  }
+  if (ct != nullptr) {
+    if (find_key(j, "damping") != nullptr)
+      throw SceneError(child_path(path, "damping"), "give either damping or damping_table, not both");
+    f.damping_table = compile_table(*ct, child_path(path, "damping_table"), "rate");
+  } else {
+    f.damping = non_negative(j, path, "damping", false);
+  }
+}
+
 bool world_frame_flag(const json& obj, const std::string& path) {
   const json* v = find_key(obj, "frame");
   if (v == nullptr) return true;
@@ -46,47 +102,55 @@ bool world_frame_flag(const json& obj, const std::string& path) {
   throw SceneError(p, "must be \"world\" or \"body\" (got \"" + s + "\")");
 }
 
-void compile_force(const json& j, const std::string& path, const Model& model, ForceElement& f) {
+/// The optional "law" of a point force, torque or actuator (a motion law appended to
+/// model.laws), -1 without one.
+int load_law(const json& j, const std::string& path, Model& model) {
+  const json* law = find_key(j, "law");
+  return law == nullptr ? -1 : compile_motion_law(*law, child_path(path, "law"), model);
+}
+
+void compile_force(const json& j, const std::string& path, Model& model, ForceElement& f) {
   const std::string type_path = child_path(path, "type");
   const std::string type = as_string(require_key(j, path, "type"), type_path);
   if (type == "point_force") {
-    check_keys(j, path, {"name", "type", "body", "force", "point", "frame"});
+    check_keys(j, path, {"name", "type", "body", "force", "point", "frame", "law"});
     f.type = ForceType::PointForce;
     f.body = body_ref(j, path, "body", model, false);
     f.vec = as_vec3(require_key(j, path, "force"), child_path(path, "force"));
     f.point_B = vec3_or(j, path, "point", zero3<double>());
     f.world_frame = world_frame_flag(j, path);
+    f.law = load_law(j, path, model);
   } else if (type == "torque") {
-    check_keys(j, path, {"name", "type", "body", "torque", "frame"});
+    check_keys(j, path, {"name", "type", "body", "torque", "frame", "law"});
     f.type = ForceType::Torque;
     f.body = body_ref(j, path, "body", model, false);
     f.vec = as_vec3(require_key(j, path, "torque"), child_path(path, "torque"));
     f.world_frame = world_frame_flag(j, path);
+    f.law = load_law(j, path, model);
   } else if (type == "spring_damper") {
     check_keys(j, path, {"name", "type", "body_i", "point_i", "body_j", "point_j", "stiffness", "damping",
-                         "rest_length"});
+                         "rest_length", "stiffness_table", "damping_table", "law"});
     f.type = ForceType::SpringDamper;
     f.body_i = body_ref(j, path, "body_i", model, true);
     f.body_j = body_ref(j, path, "body_j", model, true);
     if (f.body_i == f.body_j) throw SceneError(child_path(path, "body_j"), "must differ from body_i");
     f.point_i = vec3_or(j, path, "point_i", zero3<double>());
     f.point_j = vec3_or(j, path, "point_j", zero3<double>());
-    f.stiffness = non_negative(j, path, "stiffness", true);
-    f.damping = non_negative(j, path, "damping", false);
+    compile_characteristics(j, path, f);
     f.rest = non_negative(j, path, "rest_length", true);
   } else if (type == "rotational_spring_damper") {
-    check_keys(j, path, {"name", "type", "joint", "stiffness", "damping", "rest_angle"});
+    check_keys(j, path, {"name", "type", "joint", "stiffness", "damping", "rest_angle", "stiffness_table",
+                         "damping_table", "law"});
     f.type = ForceType::RotationalSpringDamper;
     f.joint = joint_ref(j, path, model);
     const JointType jt = model.joints[static_cast<std::size_t>(f.joint)].type;
     if (jt != JointType::Revolute && jt != JointType::Cylindrical) {
       throw SceneError(child_path(path, "joint"), "rotational_spring_damper needs a revolute or cylindrical joint");
     }
-    f.stiffness = non_negative(j, path, "stiffness", true);
-    f.damping = non_negative(j, path, "damping", false);
+    compile_characteristics(j, path, f);
     f.rest = number_or(j, path, "rest_angle", 0.0);
   } else if (type == "actuator") {
-    check_keys(j, path, {"name", "type", "joint", "kind", "value"});
+    check_keys(j, path, {"name", "type", "joint", "kind", "value", "law"});
     f.type = ForceType::Actuator;
     f.joint = joint_ref(j, path, model);
     const JointType jt = model.joints[static_cast<std::size_t>(f.joint)].type;
@@ -106,6 +170,7 @@ void compile_force(const json& j, const std::string& path, const Model& model, F
       throw SceneError(kind_path, "must be \"torque\" or \"force\" (got \"" + kind + "\")");
     }
     f.value = number_or(j, path, "value", 0.0);
+    f.law = load_law(j, path, model);
   } else {
     throw SceneError(type_path, "unknown force type \"" + type +
                                     "\" (expected point_force, torque, spring_damper, rotational_spring_damper or "

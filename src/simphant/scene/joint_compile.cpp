@@ -26,9 +26,34 @@ int body_ref(const json& obj, const std::string& path, const char* key, const Mo
   return k;
 }
 
+/// The "initial" object of a joint: angle / rate need a revolute or cylindrical joint,
+/// slide / velocity a prismatic or cylindrical one.
+JointInitial compile_initial(const json& j, const std::string& path, JointType type) {
+  expect_object(j, path);
+  check_keys(j, path, {"angle", "rate", "slide", "velocity"});
+  const bool turns = type == JointType::Revolute || type == JointType::Cylindrical;
+  const bool slides = type == JointType::Prismatic || type == JointType::Cylindrical;
+  JointInitial in;
+  auto take = [&](const char* key, bool allowed, const char* needs, bool& has, double& value) {
+    const json* v = find_key(j, key);
+    if (v == nullptr) return;
+    const std::string p = child_path(path, key);
+    if (!allowed)
+      throw SceneError(p, std::string("an initial ") + key + " needs a " + needs + " joint (this one is " +
+                              joint_type_name(type) + ")");
+    value = as_number(*v, p);
+    has = true;
+  };
+  take("angle", turns, "revolute or cylindrical", in.has_angle, in.angle);
+  take("rate", turns, "revolute or cylindrical", in.has_rate, in.rate);
+  take("slide", slides, "prismatic or cylindrical", in.has_slide, in.slide);
+  take("velocity", slides, "prismatic or cylindrical", in.has_velocity, in.velocity);
+  return in;
+}
+
 Joint compile_joint(const json& j, const std::string& path, const Model& model) {
   expect_object(j, path);
-  check_keys(j, path, {"name", "type", "body_i", "body_j", "frame", "frame_i", "frame_j"});
+  check_keys(j, path, {"name", "type", "body_i", "body_j", "frame", "frame_i", "frame_j", "initial"});
   Joint jt;
   jt.name = as_name(require_key(j, path, "name"), child_path(path, "name"));
   jt.type = joint_type(require_key(j, path, "type"), child_path(path, "type"));
@@ -51,6 +76,7 @@ Joint compile_joint(const json& j, const std::string& path, const Model& model) 
   } else {
     throw SceneError(child_path(path, "frame"), "required key is missing (give frame, or frame_i and frame_j)");
   }
+  if (const json* init = find_key(j, "initial")) jt.initial = compile_initial(*init, child_path(path, "initial"), jt.type);
   return jt;
 }
 

@@ -84,6 +84,10 @@ struct AssemblyResult {
   /// -1 when no body was given a velocity.
   int velocity_change_body = -1;
   double velocity_change_rel = 0;  ///< that relative change
+  /// One line per value the scene gave that assembly changed by more than 1 %
+  /// (kGivenValueChange in dynamics/assembly.hpp), naming the body, the quantity, the
+  /// given and the achieved value; the run summary lists them as warnings.
+  std::vector<std::string> changed_values;
 };
 
 class Backend {
