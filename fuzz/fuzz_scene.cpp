@@ -26,14 +26,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     const Scene scene = parse_scene(text, "fuzz.json");
-    SweepSamples samples;
-    if (scene.sweep.mode == SweepMode::Grid) {
-      SweepSpec one = scene.sweep;  // the first few grid points: lists cut to length 1
-      for (SweepParameter& p : one.parameters) p.values.resize(1);
-      samples = sample_sweep(one);
-    } else {
-      samples = sample_sweep(scene.sweep, std::min(scene.sweep.instances, 4));
+    SweepSpec one = scene.sweep;
+    int count = std::min(scene.sweep.instances, 4);
+    if (one.mode == SweepMode::Grid) {
+      for (SweepParameter& p : one.parameters) p.values.resize(1);  // the first grid point
+      count = -1;
+    } else if (one.mode == SweepMode::Saltelli) {
+      one.saltelli_base = 1;  // the smallest design, D + 2 rows
+      one.saltelli_second_order = false;
+      count = -1;
+    } else if (one.mode == SweepMode::Design) {
+      count = -1;
     }
+    SweepSamples samples = sample_sweep(one, count);
+    samples.n_instances = std::min(samples.n_instances, 4);  // keep an input's cost small
+    for (std::vector<double>& v : samples.values) v.resize(static_cast<std::size_t>(samples.n_instances));
     const std::vector<Model> models = build_instance_models(scene, samples);
     for (const Model& m : models) {
       if (m.n_bodies() > 16 || m.robot) continue;  // keep an input's cost small

@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (fuzz/: clang, ASan + UBSan, SIMPHANT_FUZZ=ON) in
 # build-fuzz and runs each for SECONDS seconds (default 60) on a corpus seeded from
 # examples/ and tests/data/urdf (docs/reliability.md, "Fuzzing").
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]     targets: fuzz_scene fuzz_urdf (default both)
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]     targets: fuzz_scene fuzz_urdf fuzz_design (default all)
 # The growing corpus stays in build-fuzz/corpus/<target>; a finding (crash, sanitizer
 # report, leak, timeout, out-of-memory) is written to build-fuzz/findings/<target>/ and
 # the script exits 1 after running every target. Installs clang, libclang-rt-dev and
@@ -12,7 +12,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${1:-60}
 if [ $# -gt 0 ]; then shift; fi
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(fuzz_scene fuzz_urdf); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(fuzz_scene fuzz_urdf fuzz_design); fi
 # clang with libFuzzer's runtime and OpenMP for clang: installed with apt-get when missing.
 missing=()
 for p in clang libclang-rt-dev libomp-dev; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
@@ -40,6 +40,7 @@ for t in "${targets[@]}"; do
   case $t in
     fuzz_scene) seeds=(examples/*.json fuzz/seeds/scene/*) ;;
     fuzz_urdf) seeds=(examples/*.urdf tests/data/urdf/*.urdf fuzz/seeds/urdf/*) ;;
+    fuzz_design) seeds=(fuzz/seeds/design/*) ;;
     *) echo "fuzz: unknown target $t" >&2; exit 2 ;;
   esac
   for s in "${seeds[@]}"; do

@@ -89,8 +89,8 @@ fi
 # without them, so a failure here warns.
 if ! python3 -c 'import scipy.stats.qmc, SALib.sample.sobol, SALib.analyze.sobol' >/dev/null 2>&1; then
   echo "setup: installing scipy and SALib"
-  python3 -m pip install scipy 'SALib>=1.4.6' ||
-    python3 -m pip install --break-system-packages scipy 'SALib>=1.4.6' ||
+  python3 -m pip install scipy 'SALib>=1.6' ||
+    python3 -m pip install --break-system-packages scipy 'SALib>=1.6' ||
     echo "setup: warning: scipy / SALib not installed for $(command -v python3); tests/python/test_doe.py will skip parts"
 fi
 # PyTorch, for the DLPack round trips and the torch vector env of the tests

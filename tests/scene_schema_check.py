@@ -68,7 +68,12 @@ def mistakes(base, robot):
     mutate("missing solver", [], lambda d: d.pop("solver"))
     mutate("missing dt", ["solver"], lambda d: d["solver"].pop("dt"))
     mutate("record_every 0.5", ["solver", "record_every"], lambda d: d["solver"].update(record_every=0.5))
-    mutate("unknown sweep mode", ["sweep", "mode"], lambda d: d.setdefault("sweep", {}).update(mode="sobol"))
+    mutate("unknown sweep mode", ["sweep", "mode"], lambda d: d.setdefault("sweep", {}).update(mode="halton"))
+    mutate("saltelli without base", ["sweep"], lambda d: d.setdefault("sweep", {}).update(mode="saltelli"))
+    mutate("design without file", ["sweep"], lambda d: d.update(sweep={"mode": "design"}))
+    mutate("scramble in random mode", ["sweep"], lambda d: d.update(sweep={"mode": "random", "scramble": True}))
+    mutate("correlation without matrix", ["sweep", "correlation"], lambda d: d.update(
+        sweep={"mode": "lhs", "correlation": {"parameters": ["a", "b"]}}))
     mutate("unknown distribution", ["sweep", "parameters", 0, "dist"], lambda d: d.setdefault("sweep", {}).update(
         parameters=[{"path": "gravity[2]", "dist": "gamma", "low": 0, "high": 1}]))
     mutate("grid with a uniform parameter", ["sweep", "parameters", 0, "dist"],

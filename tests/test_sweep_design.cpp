@@ -13,6 +13,7 @@
 #include "simphant/core/input_file.hpp"
 #include "simphant/job/checkpoint.hpp"
 #include "simphant/job/run_inputs.hpp"
+#include "simphant/job/run_job.hpp"
 #include "simphant/job/shard.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/scene/sweep_detail.hpp"
@@ -282,6 +283,36 @@ TEST(SweepDesign, TheDesignFileIsAnInputWhoseChangeResumeDetects) {
     EXPECT_EQ(e.path(), "/sweep/file");
     EXPECT_NE(std::string(e.what()).find("differs from the one the run to resume read"), std::string::npos) << e.what();
   }
+}
+
+// The whole path: a run stopped by a stop request, its design file changed, --resume
+// refused at /sweep/file; the file restored, the resume completes.
+TEST(SweepDesign, ResumeRefusesAChangedDesignFile) {
+  write_bytes(dir() / "stop.csv", "bodies.a.mass\n1\n2\n");
+  json sw = {{"mode", "design"}, {"file", "stop.csv"}};
+  load(sw, "stop.json");  // writes the scene file
+  JobOptions o;
+  o.scene = (dir() / "stop.json").string();
+  o.out = (dir() / "stop.h5").string();
+  o.backend = "cpu";
+  o.threads = 1;
+  o.has_t_end = true;
+  o.t_end = 5;
+  JobHooks stop;
+  stop.stop_requested = [] { return true; };
+  ASSERT_EQ(run_job(o, stop).exit_code, 130);
+  write_bytes(dir() / "stop.csv", "bodies.a.mass\n1\n3\n");
+  JobOptions r;
+  r.resume = o.out;
+  r.threads = 1;
+  try {
+    run_job(r);
+    ADD_FAILURE() << "the resume did not notice the changed design file";
+  } catch (const SceneError& e) {
+    EXPECT_EQ(e.path(), "/sweep/file") << e.what();
+  }
+  write_bytes(dir() / "stop.csv", "bodies.a.mass\n1\n2\n");
+  EXPECT_EQ(run_job(r).exit_code, 0);
 }
 
 }  // namespace

@@ -279,6 +279,9 @@ TEST(SweepCorrelation, BadMatricesAndParametersAreRefusedNamingTheField) {
   x["correlation"]["parameters"][1] = "bodies.a.mass";
   expect_error(x, "/sweep/correlation/parameters/1", "twice");
   x = sw;
+  x["parameters"][0]["std"] = 3e306;  // 38 std is finite, 38 sqrt(3) std is not
+  expect_error(x, "/sweep/correlation/parameters/0", "overflows");
+  x = sw;
   x["parameters"][0]["truncate"] = {1.9, 2.1};
   expect_error(x, "/sweep/correlation/parameters/0", "truncated");
   x = sw;

@@ -20,9 +20,15 @@ PATHS = ["bodies.a.position[0]", "bodies.a.position[1]", "bodies.a.position[2]",
          "bodies.b.position[0]", "bodies.b.position[1]", "bodies.b.position[2]"]
 
 
+# 21 numbers any value of which gives a valid instance: the Sobol' dimensions compared.
+MANY = [f"bodies.{b}.{key}[{k}]" for b in "ab" for key in ("position", "velocity", "angular_velocity")
+        for k in range(3)] + [f"gravity[{k}]" for k in range(3)]
+
+
 def scene(sweep: dict) -> dict:
-    """Two free bodies (no joint): any position is a valid instance; one step."""
-    body = lambda name, x: {"name": name, "mass": 1, "inertia": [0.1, 0.1, 0.1], "position": [x, 0, 0]}
+    """Two free bodies (no joint): any position or velocity is a valid instance; one step."""
+    body = lambda name, x: {"name": name, "mass": 1, "inertia": [0.1, 0.1, 0.1], "position": [x, 0, 0],
+                            "velocity": [0, 0, 0], "angular_velocity": [0, 0, 0]}
     return {"gravity": [0, 0, -9.81], "bodies": [body("a", 0), body("b", 1)], "joints": [],
             "solver": {"dt": 0.001, "t_end": 0.001}, "sweep": sweep}
 
@@ -43,10 +49,10 @@ def uniform(path, lo, hi):
 
 
 def test_sobol_points_equal_scipy_unscrambled(cli, tmp_path):
-    proc = run(cli, tmp_path, {"mode": "sobol", "instances": 64, "parameters": [uniform(p, 0, 1) for p in PATHS]})
+    proc = run(cli, tmp_path, {"mode": "sobol", "instances": 1024, "parameters": [uniform(p, 0, 1) for p in MANY]})
     assert proc.returncode == 0, proc.stderr
-    x, attrs, _ = params(tmp_path / "out.h5", PATHS)
-    ref = qmc.Sobol(d=6, scramble=False).random(64)  # from point 0, the origin
+    x, attrs, _ = params(tmp_path / "out.h5", MANY)
+    ref = qmc.Sobol(d=len(MANY), scramble=False).random(1024)  # from point 0, the origin
     np.testing.assert_array_equal(x, ref)
     assert attrs["sweep_mode"] == "sobol"
 

@@ -55,6 +55,14 @@ SweepCorrelation parse_correlation(const json& j, const std::string& path, bool 
     c.parameters.push_back(index);
   }
   const std::size_t n = c.parameters.size();
+  // A row of L has unit length, so |(L z)_r| <= |z| <= 38 sqrt(n) (|z_k| <= 38 each,
+  // sweep_dist.cpp): every sample must stay finite.
+  for (std::size_t r = 0; r < n; ++r) {
+    const SweepParameter& p = spec.parameters[static_cast<std::size_t>(c.parameters[r])];
+    if (!std::isfinite(std::fabs(p.mean) + 38.0 * std::sqrt(static_cast<double>(n)) * p.std))
+      throw SceneError(child_path(p_path, r), "\"" + p.path + "\": mean +- 38 sqrt(" + std::to_string(n) +
+                                                  ") std, the widest correlated sample, overflows");
+  }
   const std::string m_path = child_path(path, "matrix");
   const json& m = require_key(j, path, "matrix");
   expect_array(m, m_path);

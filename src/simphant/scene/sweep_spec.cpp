@@ -191,30 +191,10 @@ void parse_design(const json& sweep, const std::string& path, const json& doc, c
   spec.instances = t.rows;
 }
 
-}  // namespace
-
-SweepSpec parse_sweep(const json& sweep, const std::string& path, const json& doc, const std::string& source) {
-  expect_object(sweep, path);
-  SweepSpec spec;
-  if (const json* m = find_key(sweep, "mode")) spec.mode = parse_mode(*m, child_path(path, "mode"));
-  check_mode_keys(sweep, path, spec.mode);
-  if (const json* s = find_key(sweep, "seed")) spec.seed = read_seed(*s, child_path(path, "seed"));
-  if (const json* s = find_key(sweep, "scramble")) spec.scramble = as_bool(*s, child_path(path, "scramble"));
-  const std::string n_path = child_path(path, "instances");
-  const json* n = find_key(sweep, "instances");
-  if (n != nullptr) {
-    const long long count = as_integer(*n, n_path);
-    if (count < 1) throw SceneError(n_path, "must be >= 1 (got " + std::to_string(count) + ")");
-    spec.instances = static_cast<int>(count);
-  }
-  const long long given = spec.instances;
-  if (spec.mode == SweepMode::Design) {
-    parse_design(sweep, path, doc, source, spec);
-  } else {
-    parse_parameters(sweep, path, doc, spec);
-  }
-  long long fixed = -1;  // the count a mode fixes
-  std::string fixed_rule;
+/// The instance count that grid, saltelli and design mode fix (-1 in the other modes),
+/// with the rule that explains it; sets the saltelli fields. Throws SceneError.
+long long fixed_count(const json& sweep, const std::string& path, SweepSpec& spec, std::string& fixed_rule) {
+  long long fixed = -1;
   if (spec.mode == SweepMode::Grid) {
     long long product = 1;
     for (std::size_t k = 0; k < spec.parameters.size(); ++k) {
@@ -252,6 +232,33 @@ SweepSpec parse_sweep(const json& sweep, const std::string& path, const json& do
                                                          " parameters: sobol mode supports at most " +
                                                          std::to_string(max_sobol_dimension()));
   }
+  return fixed;
+}
+
+}  // namespace
+
+SweepSpec parse_sweep(const json& sweep, const std::string& path, const json& doc, const std::string& source) {
+  expect_object(sweep, path);
+  SweepSpec spec;
+  if (const json* m = find_key(sweep, "mode")) spec.mode = parse_mode(*m, child_path(path, "mode"));
+  check_mode_keys(sweep, path, spec.mode);
+  if (const json* s = find_key(sweep, "seed")) spec.seed = read_seed(*s, child_path(path, "seed"));
+  if (const json* s = find_key(sweep, "scramble")) spec.scramble = as_bool(*s, child_path(path, "scramble"));
+  const std::string n_path = child_path(path, "instances");
+  const json* n = find_key(sweep, "instances");
+  if (n != nullptr) {
+    const long long count = as_integer(*n, n_path);
+    if (count < 1) throw SceneError(n_path, "must be >= 1 (got " + std::to_string(count) + ")");
+    spec.instances = static_cast<int>(count);
+  }
+  const long long given = spec.instances;
+  if (spec.mode == SweepMode::Design) {
+    parse_design(sweep, path, doc, source, spec);
+  } else {
+    parse_parameters(sweep, path, doc, spec);
+  }
+  std::string fixed_rule;
+  const long long fixed = fixed_count(sweep, path, spec, fixed_rule);
   if (fixed >= 0) {
     if (n != nullptr && given != fixed)
       throw SceneError(n_path, fixed_rule + std::to_string(fixed) + " instances (got " + std::to_string(given) + ")");

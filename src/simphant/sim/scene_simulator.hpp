@@ -14,8 +14,8 @@
 
 namespace simphant {
 
-/// Samples scene.sweep for n_instances (<= 0: the sweep's own count; grid mode: must
-/// equal the grid's size), builds the instance models (build_instance_models) and
+/// Samples scene.sweep for n_instances (<= 0: the sweep's own count; grid, saltelli and
+/// design mode: must equal the design's size), builds the instance models (build_instance_models) and
 /// creates the Simulator with `options`: the same instances, bit for bit, as `simphant
 /// run` on that scene. Installs the resampler: episode 0 of instance i is the sweep's
 /// sample for i; episode e >= 1 is sample_episode(scene.sweep, i, e) applied to the
