@@ -9,6 +9,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 DPI = 90
 
@@ -88,7 +89,8 @@ def ranking(title: str, params: Sequence[str], outputs: Sequence[Tuple[str, Sequ
         ax.set_yticks(ypos, params, fontsize=7)
         ax.invert_yaxis()
         ax.axvline(0, color="k", lw=0.5)
-        ax.set_xlim(-1.05, 1.05)
+        lim = max(1.05, 1.05 * float(np.abs(v).max(initial=0.0)))  # |SRC| > 1 happens with correlated inputs
+        ax.set_xlim(-lim, lim)
         ax.set_title(f"{label}\nR^2 = {r2:.3f}" if r2 is not None else f"{label}\nR^2: n/a", fontsize=7)
         ax.tick_params(labelsize=7)
     fig.suptitle(title, fontsize=10)
@@ -121,6 +123,7 @@ def traces(title: str, t: np.ndarray, panels: Sequence[Tuple[str, Dict[str, List
         ax.plot(t, arr["p50"], color="#114477", lw=1, label="median")
         ax.set_title(label, fontsize=7)
         ax.set_xlabel("time [s]", fontsize=7)
+        ax.xaxis.set_major_locator(MaxNLocator(5))
         ax.tick_params(labelsize=7)
     if axes:
         axes[0].legend(fontsize=6)
