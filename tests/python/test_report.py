@@ -316,3 +316,17 @@ def test_cli_exit_codes(cli, slider, tmp_path):
     if p.returncode == 0:
         pytest.skip("simphant is installed in the interpreter's site-packages: the missing-package case cannot be made")
     assert p.returncode == 3 and "cannot import simphant.report" in p.stderr, p.stderr
+
+
+def test_report_modules_use_nothing_of_the_core(root):
+    """The report reads only the HDF5 file: its modules import no other part of the package
+    (in particular not the compiled simphant._simphant; importing the package `simphant`
+    still loads it through simphant/__init__.py)."""
+    import ast
+
+    for path in (root / "python" / "simphant" / "report").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                assert node.level <= 1 and not (node.module or "").startswith("simphant"), (path.name, node.module)
+            elif isinstance(node, ast.Import):
+                assert not any(a.name.startswith("simphant") for a in node.names), path.name
