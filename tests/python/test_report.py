@@ -330,3 +330,23 @@ def test_report_modules_use_nothing_of_the_core(root):
                 assert node.level <= 1 and not (node.module or "").startswith("simphant"), (path.name, node.module)
             elif isinstance(node, ast.Import):
                 assert not any(a.name.startswith("simphant") for a in node.names), path.name
+
+
+def test_every_instance_failed_and_no_frames(tmp_path):
+    rd.write(tmp_path / "f.h5", instances=5, frames=4, failed=range(5), per_frame=False)
+    r = report.make_report(str(tmp_path / "f.h5"), str(tmp_path / "o"))
+    assert r["instances"] == {"total": 5, "ok": 0, "failed": 5}
+    assert r["health"]["status_counts"] == {"diverged": 5}
+    out = r["peak_loads"]["outputs"]["bearing_loads/main_bearing/radial_force"]
+    assert out["n"] == 0 and out["quantiles"]["p50"] is None and out["r2"] is None
+    assert r["traces"] == {} and any("no frames" in s for s in r["skipped"])
+    assert (tmp_path / "o" / "report.html").is_file()
+
+
+def test_bad_layout_is_named(tmp_path):
+    rd.write(tmp_path / "f.h5", instances=6, frames=3, failed=())
+    with h5py.File(tmp_path / "f.h5", "a") as f:
+        del f["reductions/bearing_loads/max"]
+        f["reductions/bearing_loads/max"] = np.zeros((6, 4))
+    with pytest.raises(report.ReportInputError, match="bearing_loads has shape \\(6, 4\\)"):
+        report.make_report(str(tmp_path / "f.h5"), str(tmp_path / "o"))
