@@ -109,7 +109,10 @@ def sobol_bars(title: str, params: Sequence[str], outputs: Sequence[Tuple[str, D
         ax.tick_params(labelsize=7)
         ax.legend(fontsize=6)
     fig.suptitle(title, fontsize=10)
-    return _png(fig, bottom=1.0, hspace=0.8)
+    # the rotated parameter names reach left of their panel by about 0.045 in per character
+    reach = 0.045 * max((len(p) for p in params), default=1)
+    return _png(fig, left=max(0.6, reach), bottom=max(1.0, 0.6 * reach), wspace=max(0.35, reach / 3.4),
+                hspace=max(0.8, 0.6 * reach / 2.0))
 
 
 def traces(title: str, t: np.ndarray, panels: Sequence[Tuple[str, Dict[str, List[Optional[float]]]]],
