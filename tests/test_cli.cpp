@@ -225,6 +225,22 @@ TEST(Cli, BadInputExits2) {
   EXPECT_EQ(run_simphant("--help"), 0);
 }
 
+// `simphant report`: the checks made before Python starts (the report itself: tests/python/test_report.py).
+TEST(Cli, ReportBadInputAndMissingPython) {
+  EXPECT_EQ(run_simphant("report"), 2);  // no results file
+  EXPECT_NE(last_stderr().find("results"), std::string::npos) << last_stderr();
+  EXPECT_EQ(run_simphant("report run.h5 --quantity torques"), 2);
+  EXPECT_NE(last_stderr().find("--quantity"), std::string::npos) << last_stderr();
+  EXPECT_EQ(run_simphant("report run.h5 -o ''"), 2);
+  const fs::path missing = temp_dir() / "no-such-python";
+  ASSERT_EQ(setenv("SIMPHANT_PYTHON", missing.c_str(), 1), 0);
+  const int rc = run_simphant("report run.h5");
+  unsetenv("SIMPHANT_PYTHON");
+  EXPECT_EQ(rc, 3);
+  EXPECT_NE(last_stderr().find("cannot start the Python interpreter"), std::string::npos) << last_stderr();
+  EXPECT_NE(last_stderr().find("SIMPHANT_PYTHON"), std::string::npos) << last_stderr();
+}
+
 TEST(Cli, RunFailuresExit3) {
   const std::string good = quote(write_scene("good3.json", pendulum()));
   if (simphant::cuda_device_count() == 0) {  // CI: no GPU; a clear message, no output file

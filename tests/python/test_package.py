@@ -17,8 +17,9 @@ def test_version_is_cmake_project_version(root):
 
 def test_every_public_name_is_documented():
     import simphant.distributed  # Ray itself is imported only when a sweep starts
+    import simphant.report
 
-    for module in (simphant, simphant.gym, simphant.distributed):
+    for module in (simphant, simphant.gym, simphant.distributed, simphant.report):
         for name in module.__all__:
             obj = getattr(module, name)
             if name == "__version__":

@@ -316,3 +316,37 @@ def test_cli_exit_codes(cli, slider, tmp_path):
     if p.returncode == 0:
         pytest.skip("simphant is installed in the interpreter's site-packages: the missing-package case cannot be made")
     assert p.returncode == 3 and "cannot import simphant.report" in p.stderr, p.stderr
+
+
+def test_report_modules_use_nothing_of_the_core(root):
+    """The report reads only the HDF5 file: its modules import no other part of the package
+    (in particular not the compiled simphant._simphant; importing the package `simphant`
+    still loads it through simphant/__init__.py)."""
+    import ast
+
+    for path in (root / "python" / "simphant" / "report").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                assert node.level <= 1 and not (node.module or "").startswith("simphant"), (path.name, node.module)
+            elif isinstance(node, ast.Import):
+                assert not any(a.name.startswith("simphant") for a in node.names), path.name
+
+
+def test_every_instance_failed_and_no_frames(tmp_path):
+    rd.write(tmp_path / "f.h5", instances=5, frames=4, failed=range(5), per_frame=False)
+    r = report.make_report(str(tmp_path / "f.h5"), str(tmp_path / "o"))
+    assert r["instances"] == {"total": 5, "ok": 0, "failed": 5}
+    assert r["health"]["status_counts"] == {"diverged": 5}
+    out = r["peak_loads"]["outputs"]["bearing_loads/main_bearing/radial_force"]
+    assert out["n"] == 0 and out["quantiles"]["p50"] is None and out["r2"] is None
+    assert r["traces"] == {} and any("no frames" in s for s in r["skipped"])
+    assert (tmp_path / "o" / "report.html").is_file()
+
+
+def test_bad_layout_is_named(tmp_path):
+    rd.write(tmp_path / "f.h5", instances=6, frames=3, failed=())
+    with h5py.File(tmp_path / "f.h5", "a") as f:
+        del f["reductions/bearing_loads/max"]
+        f["reductions/bearing_loads/max"] = np.zeros((6, 4))
+    with pytest.raises(report.ReportInputError, match="bearing_loads has shape \\(6, 4\\)"):
+        report.make_report(str(tmp_path / "f.h5"), str(tmp_path / "o"))

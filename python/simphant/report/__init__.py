@@ -36,6 +36,8 @@ def make_report(results: str, out_dir: str, quantities: Optional[Sequence[str]] 
 
 
 def __getattr__(name: str):
+    # Lazily, like make_report: importing this package needs none of the report's modules,
+    # so `python -m simphant.report` can name the missing ones and exit 3.
     if name == "ReportInputError":
         from .load import ReportInputError
 

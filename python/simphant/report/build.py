@@ -109,7 +109,7 @@ def _html(r: Dict, figs) -> str:
         b.append(H.table(["peak load", "units", "top parameter (|SRC|)", "SRC", "Spearman rho", "R^2", "n"],
                          [[k, o["units"], o["ranking"][0], o["src"][o["ranking"][0]],
                            o["spearman"][o["ranking"][0]]["rho"], o["r2"], o["n"]]
-                          for k, o in sens["outputs"].items()]))
+                          for k, o in sens["outputs"].items() if o["r2"] is not None]))
     b.append("<h2>Run health</h2>")
     h = r["health"]
     b.append(H.table(["status", "instances"], list(h["status_counts"].items())))

@@ -9,6 +9,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 DPI = 90
 
@@ -88,7 +89,8 @@ def ranking(title: str, params: Sequence[str], outputs: Sequence[Tuple[str, Sequ
         ax.set_yticks(ypos, params, fontsize=7)
         ax.invert_yaxis()
         ax.axvline(0, color="k", lw=0.5)
-        ax.set_xlim(-1.05, 1.05)
+        lim = max(1.05, 1.05 * float(np.abs(v).max(initial=0.0)))  # |SRC| > 1 happens with correlated inputs
+        ax.set_xlim(-lim, lim)
         ax.set_title(f"{label}\nR^2 = {r2:.3f}" if r2 is not None else f"{label}\nR^2: n/a", fontsize=7)
         ax.tick_params(labelsize=7)
     fig.suptitle(title, fontsize=10)
@@ -107,7 +109,10 @@ def sobol_bars(title: str, params: Sequence[str], outputs: Sequence[Tuple[str, D
         ax.tick_params(labelsize=7)
         ax.legend(fontsize=6)
     fig.suptitle(title, fontsize=10)
-    return _png(fig, bottom=1.0, hspace=0.8)
+    # the rotated parameter names reach left of their panel by about 0.045 in per character
+    reach = 0.045 * max((len(p) for p in params), default=1)
+    return _png(fig, left=max(0.6, reach), bottom=max(1.0, 0.6 * reach), wspace=max(0.35, reach / 3.4),
+                hspace=max(0.8, 0.6 * reach / 2.0))
 
 
 def traces(title: str, t: np.ndarray, panels: Sequence[Tuple[str, Dict[str, List[Optional[float]]]]],
@@ -121,6 +126,7 @@ def traces(title: str, t: np.ndarray, panels: Sequence[Tuple[str, Dict[str, List
         ax.plot(t, arr["p50"], color="#114477", lw=1, label="median")
         ax.set_title(label, fontsize=7)
         ax.set_xlabel("time [s]", fontsize=7)
+        ax.xaxis.set_major_locator(MaxNLocator(5))
         ax.tick_params(labelsize=7)
     if axes:
         axes[0].legend(fontsize=6)

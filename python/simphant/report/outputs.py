@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import numpy as np
 
-from .load import Output, ResultFile
+from .load import Output, ReportInputError, ResultFile
 
 #: Quantities that give peak loads, in report order.
 LOAD_QUANTITIES = ["bearing_loads", "reactions", "driver_loads"]
@@ -23,15 +23,14 @@ def _from_reductions(rf: ResultFile, q: str) -> List[Output]:
     if rmax is None:
         return []
     rmin = rf.reduction(q, "min")
-    shape = rmax.shape if rmax.ndim >= 2 else rmax.shape + (1,)
-    if q == "driver_loads":
+    if rmin is not None and rmin.shape != rmax.shape:
+        raise ReportInputError(f"{rf.path}: /reductions/{q}/min has shape {rmin.shape}, max {rmax.shape}")
+    ents, comps, units = rf.reduction_labels(q, rmax.shape)  # checks the shape against the layout
+    if q == "driver_loads":  # (I, D): one component per driver
         rmax, rmin = rmax[:, :, None], None if rmin is None else rmin[:, :, None]
-    ents, comps, units = rf.reduction_labels(q, rmax.shape if q != "driver_loads" else shape)
-    if rmax.ndim != 3:
-        return []
     peak = _peak_abs(rmax, rmin)
     keep = range(len(comps))
-    if q == "reactions":  # the magnitudes |F|, |T| (components 6 and 7 by the contract)
+    if q == "reactions":  # the magnitudes |F|, |T| (components 6 and 7 by the layout)
         keep = [c for c, n in enumerate(comps) if n in ("|F|", "|T|")] or [c for c in (6, 7) if c < len(comps)]
     src = f"/reductions/{q}/max" + ("" if rmin is None else ", min")
     return [Output(f"{q}/{e}/{comps[c]}", q, e, comps[c], units[k][c], peak[:, k, c], src)

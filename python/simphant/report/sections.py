@@ -186,7 +186,12 @@ def sensitivity(rf: ResultFile, ok: np.ndarray, params: Dict[str, np.ndarray], o
             rec["ranking"] = stats.rank_by_src(names, s["src"])
         data["outputs"][o.key] = rec
     if names:
-        figs += _sensitivity_figures(names, X, ok, outputs, data["outputs"])
+        varying = [o for o in outputs if data["outputs"][o.key]["r2"] is not None]
+        flat = [o.key for o in outputs if data["outputs"][o.key]["r2"] is None]
+        if flat:
+            skipped.append(f"scatter and SRC figures: constant (or too few finite values) over the ok instances: "
+                           f"{', '.join(flat)}")
+        figs += _sensitivity_figures(names, X, ok, varying, data["outputs"])
         data["scatter_every"] = _every(int(ok.sum()), MAX_SCATTER_POINTS)
     return data, figs
 

@@ -48,6 +48,8 @@ def src(X: np.ndarray, y: np.ndarray) -> Dict[str, object]:
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     n, D = X.shape
+    if n < 3:
+        return {"src": [None] * D, "r2": None}
     sy = y.std()
     sx = X.std(axis=0)
     use = sx > 0
