@@ -409,7 +409,8 @@ void Recorder::record(double time, const FrameValues& values) {
     return;
   }
   ++buffered_;
-  const bool chunk_full = static_cast<hsize_t>(frames()) % chunk_frames_ == 0 || buffered_ == chunk_frames_;
+  const bool chunk_full = static_cast<hsize_t>(frames()) % chunk_frames_ == 0 || buffered_ == chunk_frames_ ||
+                          (info_.buffer_frames > 0 && buffered_ >= info_.buffer_frames);
   const bool first = frames_ == 0;
   const bool late = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_write_).count() >= kFlushSeconds;
   if (chunk_full || first || late) write_buffer();

@@ -125,6 +125,10 @@ struct RecorderInfo {
   std::vector<std::string> joint_coordinate_names;
   /// (n) their units, "rad" (revolute) or "m" (prismatic); empty: "1" each.
   std::vector<std::string> joint_coordinate_units;
+  /// Most frames buffered before they are written (0: a chunk's worth, K; 1: every
+  /// record() writes its frame and flushes the file, the recorder's behaviour before
+  /// buffering, kept for bench/bench_recording.cpp).
+  hsize_t buffer_frames = 0;
   /// Frame datasets beyond the standard ones (written when output.datasets selects them).
   std::vector<FrameDatasetSpec> frame_datasets;
   /// Provenance root attributes: the source revision (cli/git_commit.hpp), the command
