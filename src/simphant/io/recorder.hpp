@@ -208,7 +208,8 @@ class Recorder {
   /// their spec). Buffered (see above); frames "none": nothing. Throws h5::H5Error,
   /// before anything is buffered, when a created dataset has no value; when a write of
   /// the buffer fails (disk space not reserved: nothing written; a write failed: the T
-  /// datasets set back to the frames before the block) the buffered frames are dropped.
+  /// datasets set back to the frames before the block) the buffered frames are dropped,
+  /// and from then on record(), flush() and finish_frames() write nothing.
   void record(double time, const FrameValues& values);
   /// The standard datasets' frame: states (I, B, 13); reactions (I, J, 6); violation (I);
   /// energy (I); joint_q, joint_qd, joint_tau (I, n) each, required when the file has
@@ -265,6 +266,7 @@ class Recorder {
   std::int64_t frames_ = 0;  ///< frames in the file
   hsize_t buffered_ = 0;     ///< frames in the buffers
   bool last_held_ = false;   ///< "first_last": the buffers' frame 0 is the last frame recorded
+  bool write_failed_ = false;  ///< a block failed: no frame is written after it
   hsize_t chunk_frames_ = 0;
   std::chrono::steady_clock::time_point last_write_;
   std::vector<Slot> slots_;  ///< the T datasets, /time last
