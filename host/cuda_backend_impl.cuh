@@ -45,7 +45,13 @@ template <class T>
 std::size_t bytes_per_instance(const Model& model, int n_varied, bool fused) {
   const std::size_t schur = fused ? static_cast<std::size_t>(schur_pattern_of(model).n_values)
                                   : static_cast<std::size_t>(model.n_rows) * model.n_rows;
-  return bytes_per_instance<T>(model.n_bodies(), model.n_joints(), model.n_rows, model.n_inputs, n_varied, schur, fused);
+  // The reductions over time the scene asks for (output.reductions): their accumulators
+  // and the copy a read fills, in double (host/cuda_backend_reductions.cuh).
+  const ReductionLayout red =
+      reduction_layout_of(parse_reduction_quantities(model.output.reductions, 0, "output.reductions"), model.n_joints(), 0);
+  const std::size_t reductions = red.any() ? 2 * sizeof(double) * static_cast<std::size_t>(red.size()) : 0;
+  return bytes_per_instance<T>(model.n_bodies(), model.n_joints(), model.n_rows, model.n_inputs, n_varied, schur, fused) +
+         reductions;
 }
 
 /// Throws BackendError when n instances do not fit on device 0 (see cuda_check_fits).
