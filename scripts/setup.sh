@@ -74,8 +74,8 @@ fi
 # The Python package (python/, docs/python.md): nanobind builds the module; pytest and
 # the libraries of simphant.results / simphant.gym / the examples run tests/python.
 # Needed by the build and the tests: a failure here stops the set-up.
-py_needed=(nanobind numpy pytest h5py xarray pandas gymnasium matplotlib)
-if ! python3 -c 'import nanobind, numpy, pytest, h5py, xarray, pandas, gymnasium, matplotlib' >/dev/null 2>&1; then
+py_needed=(nanobind numpy pytest h5py xarray h5netcdf pandas gymnasium matplotlib)
+if ! python3 -c 'import nanobind, numpy, pytest, h5py, xarray, h5netcdf, pandas, gymnasium, matplotlib' >/dev/null 2>&1; then
   echo "setup: installing the Python package's build and test dependencies: ${py_needed[*]}"
   python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
   python3 -m pip install "${py_needed[@]}" ||

@@ -1,7 +1,7 @@
 // Shards and merge (README "Command line": `run --shard K/N`, `merge`): the slices of a
 // design tile it; a shard's instances are bit-identical to the same instances of the
 // one-shot run; the merged file (virtual or copied) equals the one-shot file dataset by
-// dataset and attribute by attribute, bit for bit (wall_time_s aside); bad input is
+// dataset and attribute by attribute, bit for bit (wall_time_s and the provenance of the start aside: start_time, command_line, device); bad input is
 // refused naming what differs, and an existing output is untouched.
 #include <unistd.h>
 
@@ -205,7 +205,7 @@ TEST(ShardSlice, SamplesAreTheWholeDesignsSlice) {
 // Three shards of a 10-instance Latin hypercube design of the four-bar, merged as virtual
 // datasets and as a copy, against the one-shot run: every dataset (state, reactions,
 // constraint_violation, energy, time, status, status_time, params/*, assembly/*) and
-// every attribute equal bit for bit, wall_time_s aside (the largest shard's).
+// every attribute equal bit for bit, wall_time_s (the largest shard's) and the start's provenance aside.
 TEST(Merge, ThreeShardsReadLikeTheOneShotRun) {
   const fs::path dir = temp_dir() / "four_bar";
   const std::vector<std::string> shards = run_one_shot_and_shards(example("four_bar.json"), dir, 10, 0.1, 3);
@@ -225,12 +225,12 @@ TEST(Merge, ThreeShardsReadLikeTheOneShotRun) {
     const nlohmann::json s = simphant::merge_shards(m);
     EXPECT_EQ(s.at("instances"), 10);
     EXPECT_EQ(s.at("mode"), copy ? "copy" : "virtual");
-    EXPECT_GE(expect_same_file(dir / "one.h5", m.out, {"wall_time_s", "start_time", "command_line"}), 13);
+    EXPECT_GE(expect_same_file(dir / "one.h5", m.out, {"wall_time_s", "start_time", "command_line", "device"}), 13);
     if (copy) {  // blocks smaller than a frame of /state, and than /params: every block path
       m.out = (dir / "copy_blocks.h5").string();
       m.block_bytes = 50;
       simphant::merge_shards(m);
-      expect_same_file(dir / "one.h5", m.out, {"wall_time_s", "start_time", "command_line"});
+      expect_same_file(dir / "one.h5", m.out, {"wall_time_s", "start_time", "command_line", "device"});
     }
     double wall = 0;
     for (const std::string& f : shards) wall = std::max(wall, root_double(f, "wall_time_s"));
@@ -244,7 +244,7 @@ TEST(Merge, ThreeShardsReadLikeTheOneShotRun) {
   fs::copy_file(dir / "virtual.h5", moved / "virtual.h5");
   const fs::path cwd = fs::current_path();
   fs::current_path(fs::temp_directory_path());
-  expect_same_file(dir / "one.h5", moved / "virtual.h5", {"wall_time_s", "start_time", "command_line"});
+  expect_same_file(dir / "one.h5", moved / "virtual.h5", {"wall_time_s", "start_time", "command_line", "device"});
   // A shard that is gone reads as the fill value, NaN / -1, never as plausible numbers.
   fs::remove(moved / "shard1.h5");
   {
@@ -271,11 +271,11 @@ TEST(Merge, RobotJointStateShards) {
   m.shards = shards;
   m.copy = true;
   simphant::merge_shards(m);
-  EXPECT_GE(expect_same_file(dir / "one.h5", m.out, {"wall_time_s", "start_time", "command_line"}), 16);
+  EXPECT_GE(expect_same_file(dir / "one.h5", m.out, {"wall_time_s", "start_time", "command_line", "device"}), 16);
   m.out = (dir / "virtual.h5").string();
   m.copy = false;
   simphant::merge_shards(m);
-  expect_same_file(dir / "one.h5", m.out, {"wall_time_s", "start_time", "command_line"});
+  expect_same_file(dir / "one.h5", m.out, {"wall_time_s", "start_time", "command_line", "device"});
 }
 
 // A grid design whose instances 0, 1 and 3 diverge at once (violation_bound 1e-300) and
@@ -306,7 +306,7 @@ TEST(Merge, GridDesignWithAShardOfDivergedInstances) {
   m.out = (dir / "merged.h5").string();
   m.shards = {(dir / "s0.h5").string(), (dir / "s1.h5").string()};
   simphant::merge_shards(m);
-  expect_same_file(dir / "one.h5", m.out, {"wall_time_s", "start_time", "command_line"});
+  expect_same_file(dir / "one.h5", m.out, {"wall_time_s", "start_time", "command_line", "device"});
   const simphant::h5::Handle f = simphant::h5::open_file_readonly(m.out);
   EXPECT_EQ(simphant::h5::read_doubles(f.id(), "status"), (std::vector<double>{2, 2, 0, 2}));
 }
@@ -367,7 +367,7 @@ TEST(Merge, RefusesBadInputNamingWhatDiffersAndKeepsTheOutput) {
   m.out = out.string();
   m.shards = shards;
   simphant::merge_shards(m);
-  expect_same_file(dir / "one.h5", out, {"wall_time_s", "start_time", "command_line"});
+  expect_same_file(dir / "one.h5", out, {"wall_time_s", "start_time", "command_line", "device"});
 }
 
 TEST(Merge, CommandLine) {

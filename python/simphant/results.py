@@ -90,72 +90,92 @@ class SimphantBackend(BackendEntrypoint):  # type: ignore[misc,valid-type]
         return False
 
 
+#: Coordinates of a run file (1-D dimension scales at the root); not data variables.
+_COORDINATES = ("time", "instance", "body", "joint", "state_component", "reaction_component", "joint_coordinate")
+#: Dimension names of files written before the datasets carried dimension scales.
+_LEGACY_DIMS = {
+    "state": ("time", "instance", "body", "state_component"),
+    "reactions": ("time", "instance", "joint", "reaction_component"),
+    "constraint_violation": ("time", "instance"),
+    "energy": ("time", "instance"),
+}
+
+
+def _dims(ds: Any, legacy: Iterable[str]) -> tuple:
+    """A dataset's dimension names: the dimension scales attached to its axes, else `legacy`."""
+    names = [next(iter(d.keys()), "") for d in ds.dims]
+    return tuple(names) if names and all(names) else tuple(legacy)
+
+
+def _units(ds: Any, fallback: str = "") -> Any:
+    u = ds.attrs.get("units", fallback)
+    u = _text(u)
+    return " | ".join(dict.fromkeys(u)) if isinstance(u, list) else u
+
+
 def _build(f: Any) -> "xr.Dataset":
     attrs = {k: _text(v) for k, v in f.attrs.items()}
-    for need in ("time", "state", "reactions", "status"):
-        if need not in f:
-            raise ValueError(f"{f.filename}: not a SimPhant output file (no /{need})")
-    T, I, B, _ = f["state"].shape
-    J = f["reactions"].shape[2]
+    if "status" not in f or "scene" not in f.attrs:
+        raise ValueError(f"{f.filename}: not a SimPhant output file (no /status)")
+    I = f["status"].shape[0]
+    B, J = len(attrs.get("body_names", [])), len(attrs.get("joint_names", []))
     coords: Dict[str, Any] = {
-        "time": ("time", np.asarray(f["time"][:]), {"units": "s", "long_name": "time of the frame"}),
-        "instance": ("instance", np.arange(I)),
+        "instance": ("instance", np.asarray(f["instance"][:]) if "instance" in f else np.arange(I)),
         "body": ("body", list(attrs.get("body_names", [f"body{b}" for b in range(B)]))),
         "joint": ("joint", list(attrs.get("joint_names", [f"joint{j}" for j in range(J)]))),
-        "component": ("component", STATE_COMPONENTS),
-        "component_units": ("component", STATE_UNITS),
+        "state_component": ("state_component", STATE_COMPONENTS),
+        "state_component_units": ("state_component", STATE_UNITS),
         "reaction_component": ("reaction_component", REACTION_COMPONENTS),
         "reaction_component_units": ("reaction_component", REACTION_UNITS),
     }
-    v: Dict[str, Any] = {
-        "state": _lazy(f["state"], ("time", "instance", "body", "component"), {
-            "units": "m | 1 | m/s | rad/s (per component: component_units)",
-            "long_name": "body state: r (CoM, world), p = (w, x, y, z) body to world, v (CoM, world), "
-                         "omega (body frame)"}),
-        "reactions": _lazy(f["reactions"], ("time", "instance", "joint", "reaction_component"), {
-            "units": "N | N m (per component: reaction_component_units)",
-            "long_name": "force and torque each joint applies to its body_j at the anchor, world frame"}),
-        "constraint_violation": _lazy(f["constraint_violation"], ("time", "instance"), {
-            "units": "m | rad", "long_name": "max |Phi|"}),
-        "energy": _lazy(f["energy"], ("time", "instance"), {
-            "units": "J", "long_name": "kinetic + gravity potential + spring potential energy"}),
-        "status": xr.Variable(("instance",), np.asarray(f["status"][:]), {
-            "long_name": "instance status", "flag_values": [0, 1, 2], "flag_meanings": " ".join(STATUS_NAMES)}),
-        "status_time": xr.Variable(("instance",), np.asarray(f["status_time"][:]), {
-            "units": "s", "long_name": "time at which the status was set"}),
-    }
-    if "status_reason" in f:
-        v["status_reason"] = xr.Variable(("instance",), np.asarray(f["status_reason"][:]), {
-            "long_name": "why the status is not ok", "flag_values": list(range(len(STATUS_REASON_NAMES))),
-            "flag_meanings": " ".join(STATUS_REASON_NAMES)})
+    if "time" in f:
+        coords["time"] = ("time", np.asarray(f["time"][:]), {"units": "s", "long_name": "time of the frame"})
+    v: Dict[str, Any] = {}
+    # Every frame dataset at the root (state, reactions, constraint_violation, energy and
+    # those of other quantities, e.g. driver_loads), lazily, with the file's dimensions.
+    for name, ds in f.items():
+        if name in _COORDINATES or not hasattr(ds, "shape") or len(ds.shape) == 0 or name.startswith("status"):
+            continue
+        if not ds.maxshape or ds.maxshape[0] is not None:  # not a T dataset
+            continue
+        dims = _dims(ds, _LEGACY_DIMS.get(name, ()))
+        if len(dims) != len(ds.shape):
+            continue
+        extra = {"long_name": _text(ds.attrs["long_name"])} if "long_name" in ds.attrs else {}
+        v[name] = _lazy(ds, dims, {"units": _units(ds), **extra})
+    for name, flags in (("status", STATUS_NAMES), ("status_reason", STATUS_REASON_NAMES)):
+        if name in f:
+            v[name] = xr.Variable(("instance",), np.asarray(f[name][:]), {
+                "long_name": "instance status" if name == "status" else "why the status is not ok",
+                "flag_values": list(range(len(flags))), "flag_meanings": " ".join(flags)})
+    v["status_time"] = xr.Variable(("instance",), np.asarray(f["status_time"][:]), {
+        "units": "s", "long_name": "time at which the status was set"})
     if "assembly" in f:
         g = f["assembly"]
-        v["assembly_position_residual"] = xr.Variable(("instance",), g["position_residual"][:], {
-            "units": "m | rad", "long_name": "max |Phi| after assembly"})
-        v["assembly_velocity_residual"] = xr.Variable(("instance",), g["velocity_residual"][:], {
-            "units": "m/s | rad/s", "long_name": "max |Phi_q qdot| after assembly"})
-        v["assembly_iterations"] = xr.Variable(("instance",), g["iterations"][:], {
-            "units": "1", "long_name": "Newton iterations of the position assembly"})
-        for name, units, what in (("position_change", "m", "max |r - r_0| over the bodies"),
-                                  ("orientation_change", "rad", "max rotation from the given orientation"),
-                                  ("velocity_change", "m/s", "max |v - v_0| over the bodies"),
-                                  ("angular_velocity_change", "rad/s", "max |omega_B - omega_0B| over the bodies")):
+        legacy_units = {"position_residual": "m | rad", "velocity_residual": "m/s | rad/s", "iterations": "1",
+                        "position_change": "m", "orientation_change": "rad", "velocity_change": "m/s",
+                        "angular_velocity_change": "rad/s"}
+        for name, units in legacy_units.items():
             if name in g:
-                v[f"assembly_{name}"] = xr.Variable(("instance",), g[name][:], {
-                    "units": units, "long_name": f"how far assembly moved the given state: {what}"})
+                a = g[name]
+                v[f"assembly_{name}"] = xr.Variable(("instance",), a[:], {
+                    "units": _units(a, units), "long_name": _text(a.attrs.get("long_name", f"assembly {name}"))})
     if "joint_state" in f:
         g = f["joint_state"]
-        coords["coordinate"] = ("coordinate", _text(g.attrs["joint_names"]))
+        coords["joint_coordinate"] = ("joint_coordinate", _text(g.attrs["joint_names"]))
         for name, units, what in (("q", "rad | m", "joint positions"), ("qd", "rad/s | m/s", "joint rates"),
                                   ("tau", "N m | N", "applied joint torques / forces")):
-            v[f"joint_{name}"] = _lazy(g[name], ("time", "instance", "coordinate"), {"units": units, "long_name": what})
+            if name in g:
+                v[f"joint_{name}"] = _lazy(g[name], ("time", "instance", "joint_coordinate"),
+                                           {"units": _units(g[name], units), "long_name": what})
     params = []
     if "params" in f:
         for path in f["params"]:
             params.append(path)
-            v[path] = xr.Variable(("instance",), np.asarray(f["params"][path][:]), {
-                "long_name": f"sampled sweep value of {path}", "units": "SI unit of the scene value",
-                "sweep_parameter": 1})
+            p = f["params"][path]
+            v[path] = xr.Variable(("instance",), np.asarray(p[:]), {
+                "long_name": f"sampled sweep value of {path}",
+                "units": _units(p, "SI unit of the scene value"), "sweep_parameter": 1})
     attrs["sweep_parameters"] = params
     return xr.Dataset(v, coords=coords, attrs=attrs)
 
@@ -163,13 +183,17 @@ def _build(f: Any) -> "xr.Dataset":
 def open_results(path: Union[str, "os.PathLike[str]"]) -> "xr.Dataset":
     """Opens a run's HDF5 file as an xarray.Dataset (lazy: frames are read when used).
 
-    Dimensions: time (T frames), instance (I), body (B), joint (J), component (13),
-    reaction_component (6), and coordinate (n) for robot runs.
-    Coordinates: time [s], instance (0..I-1), body and joint names, component names
-    (r_x r_y r_z p_w p_x p_y p_z v_x v_y v_z omega_x omega_y omega_z) with their units
-    in component_units, reaction_component (f_x f_y f_z tau_x tau_y tau_z) with
-    reaction_component_units.
-    Variables (each with a `units` attribute): state (time, instance, body, component),
+    The file's own dimension scales name the dimensions, as
+    ``xarray.open_dataset(path, engine="h5netcdf")`` shows them too.
+    Dimensions: time (T frames), instance (I), body (B), joint (J), state_component (13),
+    reaction_component (6), and joint_coordinate (n) for robot runs.
+    Coordinates: time [s], instance (the design's instance numbers, 0..I-1), body and
+    joint names, state_component names (r_x r_y r_z p_w p_x p_y p_z v_x v_y v_z omega_x
+    omega_y omega_z) with their units in state_component_units, reaction_component
+    (f_x f_y f_z tau_x tau_y tau_z) with reaction_component_units.
+    Variables (each with a `units` attribute; a frame dataset only when the run wrote
+    it: output.datasets / output.frames, docs/scene-format.md "Output"): state (time,
+    instance, body, state_component),
     reactions (time, instance, joint, reaction_component), constraint_violation and
     energy (time, instance), status (instance, int8: 0 ok, 1 assembly failed, 2
     diverged), status_reason (instance, int8: STATUS_REASON_NAMES; no units, as status),
@@ -177,7 +201,8 @@ def open_results(path: Union[str, "os.PathLike[str]"]) -> "xr.Dataset":
     assembly_iterations, assembly_position_change, assembly_orientation_change,
     assembly_velocity_change, assembly_angular_velocity_change (instance), one (instance) variable per sweep parameter named by
     its path (e.g. ds["bodies.crank.mass"]; their names in ds.attrs["sweep_parameters"]),
-    and for robot runs joint_q, joint_qd, joint_tau (time, instance, coordinate).
+    and for robot runs joint_q, joint_qd, joint_tau (time, instance, joint_coordinate);
+    other frame datasets (e.g. driver_loads) with the dimensions of the file.
     Attributes: the file's root attributes (scene, dt, seed, backend, version, ...).
 
     Close it with ds.close() (or use it in a `with` block). Raises FileNotFoundError /
@@ -200,7 +225,7 @@ def instance_table(ds: "xr.Dataset") -> "Any":
     (max |E(t) - E(0)| [J]) and energy_final_J.
 
     ds: a Dataset from open_results. Reads energy and constraint_violation (T x I
-    numbers each).
+    numbers each); without them (not recorded) their statistics are NaN.
     """
     import pandas as pd
 
@@ -214,8 +239,9 @@ def instance_table(ds: "xr.Dataset") -> "Any":
                  "assembly_angular_velocity_change"):
         if name in ds:
             cols[name] = ds[name].values
-    phi = ds["constraint_violation"].values
-    energy = ds["energy"].values
+    n = ds.sizes["instance"]
+    phi = ds["constraint_violation"].values if "constraint_violation" in ds else np.empty((0, n))
+    energy = ds["energy"].values if "energy" in ds else np.empty((0, n))
     with np.errstate(invalid="ignore"):
         cols["max_constraint_violation"] = np.fmax.reduce(phi, axis=0) if phi.shape[0] else np.full(phi.shape[1], np.nan)
         drift = np.abs(energy - energy[:1]) if energy.shape[0] else np.empty_like(energy)

@@ -17,13 +17,13 @@ def result(examples, tmp_path_factory):
 def test_dataset_layout(result):
     with simphant.open_results(result.out_file) as ds, h5py.File(result.out_file, "r") as f:
         T = f["time"].shape[0]
-        assert dict(ds.sizes) == {"time": T, "instance": 7, "body": 3, "joint": 4, "component": 13,
+        assert dict(ds.sizes) == {"time": T, "instance": 7, "body": 3, "joint": 4, "state_component": 13,
                                   "reaction_component": 6}
         assert ds.body.values.tolist() == ["crank", "conrod", "piston"]
         assert ds.joint.values.tolist()[0] == "main_bearing"
-        assert ds.component.values.tolist()[:4] == ["r_x", "r_y", "r_z", "p_w"]
-        assert ds.component_units.sel(component="omega_y").item() == "rad/s"
-        assert ds.state.dims == ("time", "instance", "body", "component")
+        assert ds.state_component.values.tolist()[:4] == ["r_x", "r_y", "r_z", "p_w"]
+        assert ds.state_component_units.sel(state_component="omega_y").item() == "rad/s"
+        assert ds.state.dims == ("time", "instance", "body", "state_component")
         assert ds.reactions.dims == ("time", "instance", "joint", "reaction_component")
         for name, units in (("time", "s"), ("energy", "J"), ("status_time", "s")):
             assert ds[name].attrs["units"] == units
@@ -42,7 +42,7 @@ def test_dataset_layout(result):
 def test_selection_reads_lazily(result):
     with simphant.open_results(result.out_file) as ds:
         assert not ds.state.variable._in_memory
-        z = ds.state.sel(body="piston", component="r_x").isel(time=-1)
+        z = ds.state.sel(body="piston", state_component="r_x").isel(time=-1)
         assert z.shape == (7,)
 
 
