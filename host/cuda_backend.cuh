@@ -105,9 +105,6 @@ class CudaBackend final : public Backend {
   const int* stage_ids(const int* ids, int count) const;
   /// Destroys the step's graph and captures it again (the model arrays moved).
   void recapture_graph();
-  /// Queues clearing the accumulators of the instances d_ids (device, count) or, with
-  /// d_ids null, of every instance (count = n).
-  void clear_reductions(const int* d_ids, int count);
   /// Copies the accumulators d_acc (size, n) to red_host_ and waits.
   void download_reductions(const double* d_acc) const;
   std::shared_ptr<const std::vector<Model>> models_;

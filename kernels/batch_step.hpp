@@ -266,4 +266,14 @@ void enqueue_reduce_read(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>&
   });
 }
 
+/// Clears the reductions' accumulators (b.red_acc) of the instances ids (count) or, with
+/// ids null, of every instance (count = n); nothing when no reduction is enabled.
+template <class T, class Exec>
+void enqueue_reduce_clear(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, const int* ids, int count) {
+  if (!b.red.any() || count == 0) return;
+  const ReductionLayout L = b.red;
+  double* acc = b.red_acc;
+  x.launch("reduce_clear", count, [=] SP_LAMBDA(int tid) { reduce_clear_thread(tid, mv, L, ids, count, acc); });
+}
+
 }  // namespace simphant::batch
