@@ -107,7 +107,7 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
   for (res.iterations = 0;; ++res.iterations) {
     if (stop_requested()) return res;
     set_kinematics(model, d, Y);
-    evaluate_constraints(model, d);
+    evaluate_constraints(model, d, 0.0);
     assemble_jacobian(model, d);
     res.position_residual = max_violation(d);
     if (!std::isfinite(res.position_residual)) return res;
@@ -122,11 +122,14 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
     dq = -cod.solve(d.phi);
     for (int k = 0; k < N; ++k) apply_position_correction(Y, k, dq.data() + 6 * k);
   }
-  // Velocity projection: qdot <- qdot - Phi_q^+ (Phi_q qdot).
+  // Velocity projection onto Phi_q qdot + Phi_t = 0 (Phi_t: minus a driver's s'(0), zero
+  // for a joint's row): qdot <- qdot - Phi_q^+ (Phi_q qdot + Phi_t); d.phi_dot holds
+  // Phi_q qdot + Phi_t at this state.
   Eigen::Map<Eigen::VectorXd> qdot(Y + 7 * N, 6 * N);
+  const Eigen::VectorXd phi_t = d.phi_dot - d.Phi_q * qdot;
   cod.compute(d.Phi_q);
-  qdot -= cod.solve(d.Phi_q * qdot);
-  res.velocity_residual = (d.Phi_q * qdot).cwiseAbs().maxCoeff();
+  qdot -= cod.solve(d.phi_dot);
+  res.velocity_residual = (d.Phi_q * qdot + phi_t).cwiseAbs().maxCoeff();
   record_changes(model, Y0.data(), Y, res);
   res.ok = std::isfinite(res.velocity_residual);
   if (res.ok) {

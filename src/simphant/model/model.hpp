@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "simphant/dynamics/motion_law.hpp"
 #include "simphant/dynamics/refined_solve.hpp"
+#include "simphant/joints/joint_coordinate.hpp"
 #include "simphant/joints/joint_math.hpp"
 #include "simphant/math/small.hpp"
 #include "simphant/model/output_settings.hpp"
@@ -76,6 +78,34 @@ struct ForceElement {
   int input_index = -1;  ///< actuator: slot in the per-instance input vector
 };
 
+/// A motion law s(t) (dynamics/motion_law.hpp; scene: docs/scene-format.md, "Motion
+/// laws"): its type and flat parameter vector in the layout of motion_law.hpp (a table
+/// holds its knots, values and the natural spline's second derivatives, 3 n). The
+/// parameter count is fixed by the scene's structure, so it is the same in every instance.
+struct MotionLaw {
+  MotionLawType type = MotionLawType::ConstantSpeed;
+  std::vector<double> params;
+};
+
+/// A rheonomic driver (docs/solver.md, "Rheonomic drivers"): the coordinate of one joint
+/// prescribed by a motion law, one constraint row Phi = coord(q) - s(t) between the
+/// joint's body_i and body_j, after every joint's rows.
+struct Driver {
+  std::string name;
+  int joint = -1;                                    ///< index into Model::joints
+  JointCoordinate coordinate = JointCoordinate::Angle;  ///< angle [rad] or slide [m]
+  int law = -1;                                      ///< index into Model::laws
+  int row_offset = 0;                                ///< its row in Phi
+};
+
+/// One element of the constraint machinery (docs/solver.md, "Rheonomic drivers"): a
+/// joint, or a driver as a one-row element between its joint's body_i and body_j.
+struct ConstraintElement {
+  int body_i, body_j;  ///< kGround for ground
+  int rows;            ///< m_k: the joint type's rows, 1 for a driver
+  int row_offset;      ///< first row in Phi
+};
+
 /// Solver settings (scene "solver" section).
 /// Projection onto the constraint manifold after each step (docs/solver.md, Projection
 /// onto the constraint manifold): none; the velocities onto Phi_q qdot = 0; or the
@@ -120,6 +150,8 @@ struct Model {
   std::vector<Body> bodies;          ///< moving bodies; N = bodies.size()
   std::vector<Joint> joints;
   std::vector<ForceElement> forces;
+  std::vector<MotionLaw> laws;       ///< motion laws of drivers and loads
+  std::vector<Driver> drivers;       ///< rows after the joints' rows
   Vec3d gravity{0, 0, 0};            ///< [m/s^2], W
   SolverSettings solver;
   OutputSettings output;             ///< the scene's "output" section (model/output_settings.hpp)
@@ -131,6 +163,19 @@ struct Model {
 
   int n_bodies() const { return static_cast<int>(bodies.size()); }
   int n_joints() const { return static_cast<int>(joints.size()); }
+  int n_drivers() const { return static_cast<int>(drivers.size()); }
+  /// Constraint elements: joints 0 .. n_joints() - 1, then the drivers; the rows of
+  /// element a are row_offset .. row_offset + rows - 1 (Phi, lambda, Data::rows[a]).
+  int n_constraints() const { return n_joints() + n_drivers(); }
+  ConstraintElement constraint(int a) const {
+    if (a < n_joints()) {
+      const Joint& j = joints[static_cast<std::size_t>(a)];
+      return {j.body_i, j.body_j, joint_rows(j.type), j.row_offset};
+    }
+    const Driver& d = drivers[static_cast<std::size_t>(a - n_joints())];
+    const Joint& j = joints[static_cast<std::size_t>(d.joint)];
+    return {j.body_i, j.body_j, 1, d.row_offset};
+  }
   int nq() const { return 7 * n_bodies(); }   ///< position coordinates
   int nv() const { return 6 * n_bodies(); }   ///< velocity coordinates
   int ny() const { return 13 * n_bodies(); }  ///< state size

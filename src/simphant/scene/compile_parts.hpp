@@ -19,6 +19,19 @@ Mat3d compile_inertia(const nlohmann::json& j, const std::string& path);
 /// A unit quaternion [w, x, y, z]; normalised when | |q| - 1 | <= 1e-3, else an error.
 Quatd compile_quaternion(const nlohmann::json& j, const std::string& path);
 
+/// A motion law object (docs/scene-format.md, "Motion laws") at `path` validated and
+/// appended to model.laws; returns its index. Errors name the field and reason: unknown
+/// type or key, a missing field, a non-finite number, duration <= 0, more than 8
+/// coefficients, a table with fewer than 2 knots, unequal lengths, or time not strictly
+/// increasing ("<path>/time/3: must be greater than time[2] ...").
+int compile_motion_law(const nlohmann::json& law, const std::string& path, Model& model);
+
+/// The "drivers" array (docs/scene-format.md, "Drivers") -> model.drivers, their laws
+/// appended to model.laws, one row each after the joints' rows (model.n_rows grows).
+/// Precondition: the joints are compiled. Errors name the field: unknown joint, a
+/// coordinate the joint type lacks, two drivers on one coordinate, a bad law.
+void compile_drivers(const nlohmann::json& drivers, const std::string& path, Model& model);
+
 /// The "bodies" array -> model.bodies (names unique, "ground" reserved).
 void compile_bodies(const nlohmann::json& bodies, const std::string& path, Model& model);
 
