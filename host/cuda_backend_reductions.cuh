@@ -15,32 +15,16 @@ namespace simphant::cuda {
 template <class T>
 void CudaBackend<T>::set_reductions(const std::vector<ReductionQuantity>& quantities) {
   synchronize();
-  red_ = reduction_layout_of(quantities, J_, 0);
+  red_ = reduction_layout_of(quantities, J_, D_);
   const std::size_t total = red_.any() ? static_cast<std::size_t>(red_.size()) * n_ : 0;
   red_acc_ = DeviceArray<double>(total, batch_);
   red_read_ = DeviceArray<double>(total, batch_);
   red_host_ = PinnedArray<double>(total, batch_);
   b_.red = red_;
   b_.red_acc = red_acc_.get();
-  if (red_.any()) {
-    CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
-    const batch::ModelView<T> mv = mv_;
-    const ReductionLayout L = red_;
-    double* acc = red_acc_.get();
-    const int n = n_;
-    x.launch("reduce_clear", n, [=] __host__ __device__(int tid) { batch::reduce_clear_thread(tid, mv, L, nullptr, n, acc); });
-  }
-  recapture_graph();
-}
-
-template <class T>
-void CudaBackend<T>::clear_reductions(const int* d_ids, int count) {
-  if (!red_.any() || count == 0) return;
   CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
-  const batch::ModelView<T> mv = mv_;
-  const ReductionLayout L = red_;
-  double* acc = red_acc_.get();
-  x.launch("reduce_clear", count, [=] __host__ __device__(int tid) { batch::reduce_clear_thread(tid, mv, L, d_ids, count, acc); });
+  batch::enqueue_reduce_clear(x, mv_, b_, nullptr, n_);
+  recapture_graph();
 }
 
 template <class T>

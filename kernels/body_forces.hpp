@@ -22,11 +22,14 @@ SP_HD void add_wrench(T* Qk, const Vec3<T>& F_W, const Vec3<T>& T_B) {
 
 }  // namespace detail
 
-/// tid = k * n + i. y_in: (13 N, n); inputs_in: (n_inputs, n) actuator values.
-/// Q_out: (6 N, n). Threads past n N return.
+/// tid = k * n + i. t_in: (n) instance times [s] (no force element reads it yet);
+/// y_in: (13 N, n); inputs_in: (n_inputs, n) actuator values. Q_out: (6 N, n). Threads
+/// past n N return.
 template <class T>
-SP_HD void body_forces_thread(int tid, const ModelView<T>& mv, const T* y_in, const T* inputs_in, T* Q_out) {
+SP_HD void body_forces_thread(int tid, const ModelView<T>& mv, const T* t_in, const T* y_in, const T* inputs_in,
+                              T* Q_out) {
   const int n = mv.n_instances, N = mv.n_bodies;
+  (void)t_in;
   if (tid >= n * N) return;
   const int i = tid % n, k = tid / n;
   const BodyKin<T> B = soa_body_kin(y_in, n, i, N, k);

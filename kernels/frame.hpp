@@ -32,6 +32,20 @@ SP_HD void reaction_thread(int tid, const ModelView<T>& mv, const T* y_in, const
   for (int c = 0; c < 6; ++c) soa(reactions_out, 6 * j + c, n, i) = failed ? T(NAN) : out[c];
 }
 
+/// tid = d * n + i. lambda_in (layout lambda_soa: lambda_at) at the current state, info_in
+/// (n). driver_loads_out (D, n): the driving torque [N m] or force [N] driver d applies to
+/// its joint's body_j, positive along v_i: -lambda of its row (driver_loads in
+/// dynamics/evaluate.hpp); NaN where the instance's factorisation failed.
+template <class T>
+SP_HD void driver_load_thread(int tid, const ModelView<T>& mv, const T* lambda_in, int lambda_soa, const int* info_in,
+                              T* driver_loads_out) {
+  const int n = mv.n_instances;
+  if (tid >= n * mv.n_drivers) return;
+  const int i = tid % n, d = tid / n;
+  const T l = lambda_at(lambda_in, lambda_soa, mv.n_rows, n, i, mv.row_offset[mv.n_joints + d]);
+  soa(driver_loads_out, d, n, i) = info_in[i] != 0 ? T(NAN) : -l;
+}
+
 /// Energy of instance i at y (13 N, n): returns kinetic + gravity potential (-m g . r) +
 /// spring potential [J] and sets kinetic [J]; summed in the CPU reference's order
 /// (total_energy in dynamics/evaluate.cpp).

@@ -13,6 +13,7 @@
 #include "frame.hpp"
 #include "simphant/batch/model_view.hpp"
 #include "simphant/dynamics/reductions.hpp"
+#include "simphant/joints/joint_coordinate.hpp"
 
 namespace simphant::batch {
 
@@ -45,13 +46,21 @@ SP_HD void reduce_thread(int tid, const ModelView<T>& mv, const ReductionLayout&
     s.Bi = soa_body_kin(y_in, n, i, N, mv.joint_body[2 * j]);
     s.Bj = soa_body_kin(y_in, n, i, N, mv.joint_body[2 * j + 1]);
     joint_reaction(m, jac, lambda, s.Bj, s.frame.u_j, s.reaction);
+    // A driver on the joint adds its load (-lambda of its row, driver_load_thread).
     s.driver_axial_force = T(0);
     s.driver_axial_moment = T(0);
+    for (int k = 0; k < mv.n_drivers; ++k)
+      if (mv.driver[3 * k] == j) {
+        const T load = -lambda_at(lambda_in, lambda_soa, mv.n_rows, n, i, mv.row_offset[mv.n_joints + k]);
+        (mv.driver[3 * k + 1] == static_cast<int>(JointCoordinate::Angle) ? s.driver_axial_moment : s.driver_axial_force) += load;
+      }
     reduction_add_joint(L, a, j, s, step);
   }
+  for (int k = 0; k < mv.n_drivers; ++k)
+    reduction_add_driver(L, a, k, -lambda_at(lambda_in, lambda_soa, mv.n_rows, n, i, mv.row_offset[mv.n_joints + k]), step);
   T kinetic = T(0);
   const T energy = L.enabled(ReductionQuantity::Energy) ? soa_energy(mv, y_in, i, kinetic) : T(0);
-  reduction_add_instance<T>(L, a, violation_in[i], energy, nullptr, 0, step);
+  reduction_add_instance<T>(L, a, violation_in[i], energy, step);
 }
 
 /// tid = i. acc (L.size(), n) set to no samples (reduction_clear) for the listed

@@ -64,7 +64,7 @@ TEST(JointLoads, PendulumMatchesClosedForm) {
   std::vector<double> Y(model.ny()), Yd(model.ny());
   initial_state(model, Y.data());
   Data d(model);
-  ASSERT_TRUE(evaluate(model, d, Y.data(), nullptr, Yd.data()));
+  ASSERT_TRUE(evaluate(model, d, 0.0, Y.data(), nullptr, Yd.data()));
   double R[6], loads[6], bearing[4];
   joint_reactions(model, d, R);
   joint_loads_from_reaction(model.joints[0].frame, ground_kin<double>(), d.kin[0], R, 0.0, 0.0, loads);
@@ -94,7 +94,7 @@ TEST(JointLoads, PendulumMatchesClosedForm) {
   Q.h = 0;
   const Model flat = pendulum_model(Q);
   initial_state(flat, Y.data());
-  ASSERT_TRUE(evaluate(flat, d, Y.data(), nullptr, Yd.data()));
+  ASSERT_TRUE(evaluate(flat, d, 0.0, Y.data(), nullptr, Yd.data()));
   joint_reactions(flat, d, R);
   joint_loads_from_reaction(flat.joints[0].frame, ground_kin<double>(), d.kin[0], R, 0.0, 0.0, loads);
   bearing_loads_from_joint_loads(loads, bearing);
@@ -119,7 +119,7 @@ TEST(JointLoads, EqualTheRowsWrenchOnBodyIForEveryType) {
     initial_state(m, Y.data());
     Data d(m);
     ASSERT_TRUE(assemble(m, d, Y.data()).ok);
-    ASSERT_TRUE(evaluate(m, d, Y.data(), nullptr, Yd.data()));
+    ASSERT_TRUE(evaluate(m, d, 0.0, Y.data(), nullptr, Yd.data()));
     std::vector<double> R(6 * m.n_joints());
     joint_reactions(m, d, R.data());
     for (int j = 0; j < m.n_joints(); ++j) {
@@ -159,7 +159,7 @@ TEST(JointLoads, BearingSplitDoesNotDependOnTheChoiceOfAB) {
   initial_state(m, Y.data());
   Data d(m);
   ASSERT_TRUE(assemble(m, d, Y.data()).ok);
-  ASSERT_TRUE(evaluate(m, d, Y.data(), nullptr, Yd.data()));
+  ASSERT_TRUE(evaluate(m, d, 0.0, Y.data(), nullptr, Yd.data()));
   std::vector<double> R(6 * m.n_joints());
   joint_reactions(m, d, R.data());
   for (int j = 0; j < m.n_joints(); ++j) {
@@ -196,7 +196,7 @@ TEST(JointLoads, FramesFromRecordedStatesAndReactions) {
   std::vector<double> Y(model.ny()), Yd(model.ny());
   initial_state(model, Y.data());
   Data d(model);
-  ASSERT_TRUE(evaluate(model, d, Y.data(), nullptr, Yd.data()));
+  ASSERT_TRUE(evaluate(model, d, 0.0, Y.data(), nullptr, Yd.data()));
   double R[6], want[6], rec[13];
   joint_reactions(model, d, R);
   joint_loads_from_reaction(model.joints[0].frame, ground_kin<double>(), d.kin[0], R, 0.0, 0.0, want);
@@ -205,7 +205,7 @@ TEST(JointLoads, FramesFromRecordedStatesAndReactions) {
                             b.v0_W.x, b.v0_W.y, b.v0_W.z, b.omega0_B.x, b.omega0_B.y, b.omega0_B.z};
   std::copy(state, state + 13, rec);
   double loads[6], bearing[4], want_b[4];
-  joint_load_frames(models, 1, rec, R, loads, bearing);
+  joint_load_frames(models, 1, rec, R, nullptr, loads, bearing);
   bearing_loads_from_joint_loads(want, want_b);
   for (int c = 0; c < 6; ++c) EXPECT_DOUBLE_EQ(loads[c], want[c]);
   for (int c = 0; c < 4; ++c) EXPECT_DOUBLE_EQ(bearing[c], want_b[c]);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "simphant/scene/scene.hpp"
+#include "simphant/sim/reduction_names.hpp"
 #include "simphant/sim/simulator.hpp"
 
 extern "C" {
@@ -84,6 +85,10 @@ TEST(NoAllocation, AdvanceAllocatesNothing) {
         sim->advance(2);  // warm-up: the thread pool starts on its first parallel region
         EXPECT_EQ(allocations_while([&] { sim->advance(50); }), 0)
             << name << ", threads " << threads << ", projection " << projection_name(projection);
+        // The reductions over time sample in the step loop without allocating either.
+        sim->set_reductions(parse_reduction_quantities({"all"}, 0, "test"));
+        EXPECT_EQ(allocations_while([&] { sim->advance(20); }), 0)
+            << name << ", reductions, threads " << threads << ", projection " << projection_name(projection);
       }
     }
   }

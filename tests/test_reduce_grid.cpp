@@ -37,7 +37,7 @@ std::vector<double> instance_state(const test::HostBatch<double>& hb, int i) {
 void reference_sample(const Model& model, const std::vector<double>& Y, const ReductionLayout& L, double* acc, double step) {
   Data d(model);
   std::vector<double> ydot(model.ny());
-  ASSERT_TRUE(evaluate(model, d, Y.data(), nullptr, ydot.data()));
+  ASSERT_TRUE(evaluate(model, d, 0.0, Y.data(), nullptr, ydot.data()));
   sample_reductions(model, d, L, acc, step);
 }
 

@@ -14,6 +14,7 @@
 #include "simphant/io/h5_file.hpp"
 #include "simphant/job/merge.hpp"
 #include "simphant/job/run_job.hpp"
+#include "simphant/scene/scene.hpp"
 #include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -187,6 +188,33 @@ TEST(ReductionJob, RedundantFourBarMarksIndeterminateLoads) {
   const simphant::h5::Handle p = simphant::h5::open_file_readonly(plain.out);
   const simphant::h5::Handle d(H5Dopen2(p.id(), "bearing_loads", H5P_DEFAULT), H5Dclose);
   EXPECT_FALSE(simphant::h5::attr_exists(d.id(), "statically_indeterminate"));
+}
+
+}  // namespace
+
+namespace {
+
+// The joint-space robot solvers have no constraint forces to reduce: asking for
+// reductions is bad input naming output.reductions (exit code 2 at the CLI).
+TEST(ReductionJob, JointSpaceSolverRefusesReductions) {
+  JobOptions o;
+  o.scene = std::string(SIMPHANT_SOURCE_DIR) + "/examples/arm7.json";
+  o.solver = "aba";
+  o.threads = 1;
+  o.backend = "cpu";
+  o.instances = 1;
+  o.has_t_end = true;
+  o.t_end = 0.01;
+  o.reductions = "energy";
+  o.checkpoint_every_s = 0;
+  o.out = (temp_dir() / "arm7.h5").string();
+  try {
+    simphant::run_job(o);
+    FAIL() << "no error";
+  } catch (const simphant::SceneError& e) {
+    EXPECT_EQ(e.path(), "output.reductions") << e.what();
+  }
+  EXPECT_FALSE(fs::exists(o.out));
 }
 
 }  // namespace

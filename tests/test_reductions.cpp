@@ -38,7 +38,7 @@ std::vector<double> channel_frame(const Simulator& sim, const ReductionLayout& L
   sim.read_reactions(R.data());
   sim.read_constraint_violation(viol.data());
   sim.read_energy(energy.data());
-  sim.joint_load_frames(states.data(), R.data(), loads.data(), bearing.data());
+  sim.joint_load_frames(states.data(), R.data(), nullptr, loads.data(), bearing.data());
   std::vector<double> out(static_cast<size_t>(n) * L.channels);
   for (int i = 0; i < n; ++i) {
     double* o = out.data() + static_cast<size_t>(i) * L.channels;

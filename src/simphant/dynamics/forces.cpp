@@ -34,7 +34,8 @@ double joint_angle(const Joint& joint, const BodyKin<double>& Bi, const BodyKin<
   return joint_angle(joint.frame, Bi, Bj);
 }
 
-void compute_forces(const Model& model, Data& d, const double* inputs) {
+void compute_forces(const Model& model, Data& d, double t, const double* inputs) {
+  (void)t;  // no applied force depends on time yet; the loads' motion laws read it
   Eigen::VectorXd& Q = d.Q;
   Q.setZero();
   // Gravity and the gyroscopic term Q_v = -omega x (J omega), in B.

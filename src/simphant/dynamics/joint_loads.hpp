@@ -21,6 +21,7 @@
 // (revolute, cylindrical angle) or the axial force (prismatic slide) with that sign.
 #include <cmath>
 
+#include "simphant/dynamics/force_math.hpp"
 #include "simphant/joints/joint_math.hpp"
 
 namespace simphant {
@@ -69,13 +70,9 @@ SP_HD void bearing_loads_from_joint_loads(const T* loads6, T* out4) {
 /// every other type NaN.
 template <class T>
 SP_HD T joint_coordinate(JointType type, const JointFrame<T>& f, const BodyKin<T>& Bi, const BodyKin<T>& Bj) {
-  const Vec3<T> v_i = mul(Bi.A, f.v_i);
-  if (type == JointType::Revolute || type == JointType::Cylindrical) {
-    const Vec3<T> a_i = mul(Bi.A, f.a_i);
-    const Vec3<T> a_j = mul(Bj.A, f.a_j);
-    return std::atan2(dot(cross(a_i, a_j), v_i), dot(a_i, a_j));
-  }
+  if (type == JointType::Revolute || type == JointType::Cylindrical) return joint_angle(f, Bi, Bj);
   if (type == JointType::Prismatic) {
+    const Vec3<T> v_i = mul(Bi.A, f.v_i);
     const Vec3<T> P_i = Bi.r + mul(Bi.A, f.u_i);
     const Vec3<T> P_j = Bj.r + mul(Bj.A, f.u_j);
     return dot(P_j - P_i, v_i);

@@ -18,7 +18,7 @@ LoadIndeterminacy analyse_load_indeterminacy(const Model& model, Data& d, const 
   out.bearing.assign(J, {});
   if (model.n_rows == 0) return out;
   set_kinematics(model, d, Y);
-  evaluate_constraints(model, d);
+  evaluate_constraints(model, d, 0.0);  // Phi_q does not depend on t (drivers: Phi_t only)
   assemble_jacobian(model, d);
   const Eigen::MatrixXd& Pq = d.Phi_q;
   if (analyse_jacobian(Pq).redundant_rows.empty()) return out;

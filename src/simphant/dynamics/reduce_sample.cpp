@@ -14,13 +14,18 @@ void sample_reductions(const Model& model, const Data& d, const ReductionLayout&
     s.Bi = jt.body_i >= 0 ? d.kin[jt.body_i] : ground_kin<double>();
     s.Bj = jt.body_j >= 0 ? d.kin[jt.body_j] : ground_kin<double>();
     joint_reaction(d.rows[j].m, &d.rows[j].jac[0][0], d.lambda.data() + jt.row_offset, s.Bj, jt.frame.u_j, s.reaction);
+    // A driver on the joint adds its load (-lambda of its row, driver_loads in
+    // dynamics/evaluate.hpp) along / about the joint's axis.
     s.driver_axial_force = 0.0;
     s.driver_axial_moment = 0.0;
+    for (const Driver& dr : model.drivers)
+      if (dr.joint == j) (dr.coordinate == JointCoordinate::Angle ? s.driver_axial_moment : s.driver_axial_force) -= d.lambda[dr.row_offset];
     reduction_add_joint(L, acc, j, s, step);
   }
+  for (int k = 0; k < model.n_drivers(); ++k) reduction_add_driver(L, acc, k, -d.lambda[model.drivers[k].row_offset], step);
   const double violation = model.n_rows > 0 ? max_violation(d) : 0.0;
   const double energy = L.enabled(ReductionQuantity::Energy) ? total_energy(model, d) : 0.0;
-  reduction_add_instance<double>(L, acc, violation, energy, nullptr, 0, step);
+  reduction_add_instance<double>(L, acc, violation, energy, step);
 }
 
 }  // namespace simphant

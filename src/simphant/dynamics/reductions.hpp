@@ -167,14 +167,17 @@ SP_HD void reduction_add_joint(const ReductionLayout& L, const ReductionAcc& acc
     reduction_add(acc, L.offset[6] + j, static_cast<double>(joint_coordinate(s.type, s.frame, s.Bi, s.Bj)), step);
 }
 
-/// Adds the instance-wide channels of one sample (constraint_violation, energy,
-/// driver_loads (D values), those enabled) and counts the sample. Call once per sample,
-/// after the joints.
+/// Adds driver k's load (driver_loads: its torque [N m] or force [N] on body_j along v_i)
+/// of one sample, when driver_loads is enabled.
 template <class T>
-SP_HD void reduction_add_instance(const ReductionLayout& L, const ReductionAcc& acc, T violation, T energy,
-                                  const T* driver_loads, int n_drivers, double step) {
-  if (L.enabled(ReductionQuantity::DriverLoads))
-    for (int k = 0; k < n_drivers; ++k) reduction_add(acc, L.offset[3] + k, static_cast<double>(driver_loads[k]), step);
+SP_HD void reduction_add_driver(const ReductionLayout& L, const ReductionAcc& acc, int k, T load, double step) {
+  if (L.enabled(ReductionQuantity::DriverLoads)) reduction_add(acc, L.offset[3] + k, static_cast<double>(load), step);
+}
+
+/// Adds the instance-wide channels of one sample (constraint_violation, energy, those
+/// enabled) and counts the sample. Call once per sample, after the joints and drivers.
+template <class T>
+SP_HD void reduction_add_instance(const ReductionLayout& L, const ReductionAcc& acc, T violation, T energy, double step) {
   if (L.enabled(ReductionQuantity::ConstraintViolation)) reduction_add(acc, L.offset[4], static_cast<double>(violation), step);
   if (L.enabled(ReductionQuantity::Energy)) reduction_add(acc, L.offset[5], static_cast<double>(energy), step);
   acc(0) += 1.0;

@@ -10,7 +10,8 @@
 
 namespace simphant {
 
-/// Advances Y (13N) by one step dt. Returns false (Y unchanged) and sets d.failure to
+/// Advances Y (13N) by one step dt from the instance time t [s] (docs/state.md; the
+/// stages are evaluated at t, t + dt/2, t + dt/2, t + dt and the projection at t + dt). Returns false (Y unchanged) and sets d.failure to
 /// the reason (dynamics/runaway.hpp, kReason*) when max |Phi| at the start state
 /// (d.violation_start) exceeds model.solver.violation_bound (constraint violation;
 /// non-finite when it is NaN), an evaluation's or the projection's factorisation failed
@@ -20,7 +21,7 @@ namespace simphant {
 /// sink (optional): the start state's reduction sample (dynamics/reduce_sample.hpp) is
 /// added to it from the first evaluation, once that evaluation and the violation check
 /// succeed (a step that fails later has still sampled its start state).
-bool rk4_step(const Model& model, Data& d, double* Y, const double* inputs, double dt,
+bool rk4_step(const Model& model, Data& d, double t, double* Y, const double* inputs, double dt,
               double kinetic_bound = std::numeric_limits<double>::infinity(), const ReductionSink* sink = nullptr);
 
 }  // namespace simphant

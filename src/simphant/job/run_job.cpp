@@ -45,6 +45,7 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 struct Frame {
   std::vector<double> states, reactions, joint_loads, bearing_loads;  ///< loads (n, J, 6) and (n, J, 4)
   std::vector<double> violation, energy, kinetic;
+  std::vector<double> driver_loads;                  ///< (n, D)
   std::vector<double> joint_q, joint_qd, joint_tau;  ///< (n, n_coords) each, robot runs
   Frame(int n, int n_bodies, int n_joints, int n_coords)
       : states(static_cast<std::size_t>(n) * n_bodies * 13),
@@ -279,7 +280,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   sim_options.precision = o.precision;
   sim_options.auto_instances = shard.total;  // "auto" chooses as for the whole design
   const std::vector<ReductionQuantity> reductions =
-      parse_reduction_quantities(models.front().output.reductions, 0, "output.reductions");
+      parse_reduction_quantities(models.front().output.reductions, models.front().n_drivers(), "output.reductions");
   std::unique_ptr<Simulator> sim = Simulator::create(std::move(models), sim_options, n);
   try {
     sim->set_reductions(reductions);  // before a checkpoint's accumulators are restored
@@ -313,6 +314,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   std::vector<double> status_time(static_cast<std::size_t>(n));
   sim->read_status(status.data(), status_time.data(), reason.data());
   Frame frame(n, model.n_bodies(), model.n_joints(), n_coords);
+  frame.driver_loads.resize(static_cast<std::size_t>(n) * model.n_drivers());
   const std::vector<std::string>& selected = model.output.datasets;
   const bool joint_loads = records_joint_loads(*sim) &&
                            (std::find(selected.begin(), selected.end(), "joint_loads") != selected.end() ||
@@ -343,9 +345,12 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
     auto read_frame = [&] {
       sim->read_states(frame.states.data());
       sim->read_reactions(frame.reactions.data());
-      if (joint_loads)
-        sim->joint_load_frames(frame.states.data(), frame.reactions.data(), frame.joint_loads.data(),
+      if (joint_loads) {
+        if (sim->n_drivers() > 0) sim->read_driver_loads(frame.driver_loads.data());
+        sim->joint_load_frames(frame.states.data(), frame.reactions.data(),
+                               sim->n_drivers() > 0 ? frame.driver_loads.data() : nullptr, frame.joint_loads.data(),
                                frame.bearing_loads.data());
+      }
       sim->read_constraint_violation(frame.violation.data());
       sim->read_energy(frame.energy.data(), frame.kinetic.data());
       if (n_coords > 0) sim->read_joint_state(frame.joint_q.data(), frame.joint_qd.data(), frame.joint_tau.data());
@@ -425,7 +430,12 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
     if (sim->reduction_layout().any()) {
       std::vector<double> red(static_cast<std::size_t>(n) * sim->reduction_layout().channels * kReductionStats);
       sim->read_reductions(red.data());
-      write_reductions(*recorder, model, sim->reduction_layout(), n, red.data(), {}, {});
+      std::vector<std::string> driver_names, driver_units;
+      for (const Driver& dr : model.drivers) {
+        driver_names.push_back(dr.name);
+        driver_units.push_back(dr.coordinate == JointCoordinate::Angle ? "N m" : "N");
+      }
+      write_reductions(*recorder, model, sim->reduction_layout(), n, red.data(), driver_names, driver_units);
       write_indeterminacy(recorder->file_id(), *sim, true);
     }
   } catch (const h5::H5Error& e) {

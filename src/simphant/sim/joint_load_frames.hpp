@@ -9,10 +9,12 @@
 
 namespace simphant {
 
-/// states (n, B, 13) as Backend::read_states, reactions (n, J, 6) as read_reactions;
-/// models: one shared or one per instance. loads (n, J, 6), bearing (n, J, 4); either
-/// may be null. An instance whose reactions are NaN (a failed evaluation) gets NaN.
+/// states (n, B, 13) as Backend::read_states, reactions (n, J, 6) as read_reactions,
+/// driver_loads (n, D) as read_driver_loads (null: no driver's load is added; a driver
+/// adds its load to its joint's axial moment or force); models: one shared or one per
+/// instance. loads (n, J, 6), bearing (n, J, 4); either may be null. An instance whose
+/// reactions are NaN (a failed evaluation) gets NaN.
 void joint_load_frames(const std::vector<Model>& models, int n, const double* states, const double* reactions,
-                       double* loads, double* bearing);
+                       const double* driver_loads, double* loads, double* bearing);
 
 }  // namespace simphant

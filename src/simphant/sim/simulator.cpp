@@ -139,8 +139,9 @@ void Simulator::reset(const int* ids, int count, bool resample_models) {
   resample(ids, count, next.data());
 }
 
-void Simulator::joint_load_frames(const double* states, const double* reactions, double* loads, double* bearing) const {
-  simphant::joint_load_frames(*models_, n_instances(), states, reactions, loads, bearing);
+void Simulator::joint_load_frames(const double* states, const double* reactions, const double* driver_loads,
+                                  double* loads, double* bearing) const {
+  simphant::joint_load_frames(*models_, n_instances(), states, reactions, driver_loads, loads, bearing);
 }
 
 }  // namespace simphant

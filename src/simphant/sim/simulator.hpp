@@ -83,10 +83,15 @@ class Simulator {
   int n_joint_coordinates() const { return backend_->n_joint_coordinates(); }
   void read_joint_state(double* q, double* qd, double* tau) const { backend_->read_joint_state(q, qd, tau); }
 
+  /// Rheonomic drivers and their loads (n, D) at the current state (Backend).
+  int n_drivers() const { return backend_->n_drivers(); }
+  void read_driver_loads(double* out) const { backend_->read_driver_loads(out); }
   /// The joint-frame loads of a frame read from this simulator (states as read_states,
-  /// reactions as read_reactions): loads (n, J, 6), bearing (n, J, 4), either may be
-  /// null (sim/joint_load_frames.hpp).
-  void joint_load_frames(const double* states, const double* reactions, double* loads, double* bearing) const;
+  /// reactions as read_reactions, driver_loads (n, D) as read_driver_loads or null
+  /// without drivers): loads (n, J, 6), bearing (n, J, 4), either may be null
+  /// (sim/joint_load_frames.hpp).
+  void joint_load_frames(const double* states, const double* reactions, const double* driver_loads, double* loads,
+                         double* bearing) const;
   // --- Reductions over time (Backend's contract) ---
   void set_reductions(const std::vector<ReductionQuantity>& quantities) { backend_->set_reductions(quantities); }
   ReductionLayout reduction_layout() const { return backend_->reduction_layout(); }
