@@ -210,7 +210,7 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
     dq = -cod.solve(r);
     for (int k = 0; k < N; ++k) apply_position_correction(Y, k, dq.data() + 6 * k);
   }
-  if (np > 0) {
+  if (np > 0 && std::isfinite(res.position_residual) && std::isfinite(coord_residual)) {
     // A given coordinate that the joints and the other given coordinates already
     // determine is a conflicting request, whether or not the values happen to agree.
     const int dep = first_dependent_target(A.topRows(m), C);
@@ -221,7 +221,7 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
                     "the joints and the coordinates given before it determine this one)";
       return res;
     }
-    if (!converged && std::isfinite(coord_residual) && worst_target >= 0) {
+    if (!converged && worst_target >= 0) {
       res.message = target_name(model, pos[worst_target], false) + " = " + format_value(pos[worst_target].value) +
                     " cannot be reached: assembly stopped at max |Phi| = " + format_value(res.position_residual) +
                     ", coordinate error " + format_value(coord_residual) + " after " +
