@@ -98,7 +98,7 @@ void run_dae(benchmark::State& st, const Robot& r) {
   std::vector<double> Ydot(Y.front().size());
   int s = 0;
   for (auto _ : st) {
-    benchmark::DoNotOptimize(evaluate(models[s], d, Y[s].data(), nullptr, Ydot.data()));
+    benchmark::DoNotOptimize(evaluate(models[s], d, 0.0, Y[s].data(), nullptr, Ydot.data()));
     benchmark::ClobberMemory();
     s = (s + 1) % S;
   }

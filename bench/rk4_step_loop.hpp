@@ -23,7 +23,7 @@ inline void time_rk4_steps(benchmark::State& state, const Model& model, Data& d,
   const std::vector<double> Y0 = Y;
   int steps = 0;
   for (auto _ : state) {
-    if (!rk4_step(model, d, Y.data(), inputs, model.solver.dt) || ++steps == restart_every) {
+    if (!rk4_step(model, d, steps * model.solver.dt, Y.data(), inputs, model.solver.dt) || ++steps == restart_every) {
       Y = Y0;
       steps = 0;
     }

@@ -52,6 +52,8 @@ class CudaBackend final : public Backend {
   std::int64_t factorisation_recoveries() const override;
   void read_states(double* out) const override;
   void read_reactions(double* out) const override;
+  int n_drivers() const override { return D_; }
+  void read_driver_loads(double* out) const override;
   void read_constraint_violation(double* out) const override;
   void read_energy(double* total, double* kinetic) const override;
   void read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const override;
@@ -97,8 +99,11 @@ class CudaBackend final : public Backend {
   const int* stage_ids(const int* ids, int count) const;
   /// Destroys the step's graph and captures it again (the model arrays moved).
   void recapture_graph();
+  /// Copies offset_ (the instances' clocks) to clock_offset_ on the device, queued on the
+  /// stream (the pageable source is staged before the call returns).
+  void upload_clock_offsets();
   std::shared_ptr<const std::vector<Model>> models_;
-  int n_, N_, J_, m_, n_inputs_;
+  int n_, N_, J_, D_, m_, n_inputs_;
   double dt_;
   std::int64_t steps_ = 0;
   bool want_graph_;
@@ -119,7 +124,7 @@ class CudaBackend final : public Backend {
 
   // Model arrays (shared) and per-instance parameters.
   DeviceArray<int> joint_type_, joint_body_, row_offset_, coupling_start_, coupling_, body_joint_start_, body_joint_,
-      param_slot_;
+      param_slot_, driver_, law_type_, law_start_;
   DeviceArray<batch::ForceTopo> force_;
   DeviceArray<T> param_shared_, param_varied_;
   batch::ModelView<T> mv_{};
@@ -134,6 +139,8 @@ class CudaBackend final : public Backend {
   DeviceArray<T> runaway_;           ///< (2, n) runaway bound coefficients a, b (dynamics/runaway.hpp)
   DeviceArray<T> runaway_rows_;      ///< (n, 2) staging of runaway coefficients (set_models)
   DeviceArray<std::int64_t> status_step_, step_;
+  DeviceArray<std::int64_t> clock_offset_;  ///< (n) device copy of offset_ (instance times)
+  DeviceArray<T> time_;                     ///< (n) instance times of the evaluated state
   DeviceArray<double> inputs_rows_;  ///< (n, n_inputs) staging for set_inputs
   DeviceArray<T> Y0_;                ///< (13 N, n) assembled initial states (reset)
   DeviceArray<std::int8_t> status0_;  ///< (n) assembly status (reset)

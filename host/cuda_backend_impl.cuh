@@ -23,20 +23,22 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 /// Device memory per instance. schur_values: the entries of one instance's Schur matrix
 /// as stored: m^2 (cuda, dense for cuSOLVER) or the pattern's n_values (cuda-fused).
 template <class T>
-std::size_t bytes_per_instance(int N, int J, int m, int n_inputs, int n_varied, std::size_t schur_values, bool fused) {
+std::size_t bytes_per_instance(int N, int J, int D, int m, int n_inputs, int n_varied, std::size_t schur_values,
+                               bool fused) {
   const std::size_t ny = 13 * static_cast<std::size_t>(N);
   const std::size_t values = 6 * ny                                 // Y, y_stage, k1..k4
                              + 14 * static_cast<std::size_t>(m)     // phi, jac (12), gamma*
                              + 6 * static_cast<std::size_t>(N)      // Q
                              + schur_values + 3 * static_cast<std::size_t>(m)  // C, rhs, lambda, floor
                              + n_inputs + 1 + n_varied              // inputs, violation, parameters
-                             + ny + 6 * static_cast<std::size_t>(J) + 3  // frame
-                             + 4;                                   // runaway coefficients and their staging
+                             + ny + 6 * static_cast<std::size_t>(J) + 3 + D  // frame
+                             + 4                                    // runaway coefficients and their staging
+                             + 1;                                   // instance time
   // + C and rhs pointers (cuda only), info, fail and recoveries, status, status step,
   // status reason, inputs staging (device and pinned); the per-instance state calls:
   // initial state Y0, status and reason, staging of ids (device and pinned), statuses,
   // status steps and reasons (device and pinned)
-  return (values + ny) * sizeof(T) + (fused ? 0 : 2 * sizeof(T*)) + 3 * sizeof(int) + 2 + sizeof(std::int64_t) +
+  return (values + ny) * sizeof(T) + (fused ? 0 : 2 * sizeof(T*)) + 3 * sizeof(int) + 2 + 2 * sizeof(std::int64_t) +
          2 * sizeof(double) * n_inputs + 2 + 2 * sizeof(int) + 3 + sizeof(std::int64_t);
 }
 
@@ -45,7 +47,8 @@ template <class T>
 std::size_t bytes_per_instance(const Model& model, int n_varied, bool fused) {
   const std::size_t schur = fused ? static_cast<std::size_t>(schur_pattern_of(model).n_values)
                                   : static_cast<std::size_t>(model.n_rows) * model.n_rows;
-  return bytes_per_instance<T>(model.n_bodies(), model.n_joints(), model.n_rows, model.n_inputs, n_varied, schur, fused);
+  return bytes_per_instance<T>(model.n_bodies(), model.n_joints(), model.n_drivers(), model.n_rows, model.n_inputs,
+                               n_varied, schur, fused);
 }
 
 /// Throws BackendError when n instances do not fit on device 0 (see cuda_check_fits).
@@ -87,6 +90,7 @@ CudaBackend<T>::CudaBackend(std::shared_ptr<const std::vector<Model>> models, in
   const Model& m0 = models_->front();
   N_ = m0.n_bodies();
   J_ = m0.n_joints();
+  D_ = m0.n_drivers();
   m_ = m0.n_rows;
   n_inputs_ = m0.n_inputs;
   dt_ = m0.solver.dt;
@@ -155,6 +159,9 @@ void CudaBackend<T>::upload_model() {
   body_joint_start_ = DeviceArray<int>(p.body_joint_start, batch_);
   body_joint_ = DeviceArray<int>(p.body_joint, batch_);
   param_slot_ = DeviceArray<int>(p.param_slot, batch_);
+  driver_ = DeviceArray<int>(p.driver, batch_);
+  law_type_ = DeviceArray<int>(p.law_type, batch_);
+  law_start_ = DeviceArray<int>(p.law_start, batch_);
   force_ = DeviceArray<batch::ForceTopo>(p.force, batch_);
   param_shared_ = DeviceArray<T>(p.param_shared, batch_);
   param_varied_ = DeviceArray<T>(p.param_varied, batch_);
@@ -170,6 +177,9 @@ void CudaBackend<T>::upload_model() {
   mv_.param_shared = param_shared_.get();
   mv_.param_slot = param_slot_.get();
   mv_.param_varied = param_varied_.get();
+  mv_.driver = driver_.get();
+  mv_.law_type = law_type_.get();
+  mv_.law_start = law_start_.get();
   // The Schur pattern (cuda-fused): each array uploaded, the view pointed at the copies.
   const SchurPattern& sp = pattern_;
   const std::vector<int>* arrays[] = {&sp.joint_at,  &sp.position,  &sp.pos_rows,     &sp.pos_row0, &sp.col_start,
@@ -199,7 +209,7 @@ void CudaBackend<T>::allocate() {
   recoveries_ = DeviceArray<int>(n, batch_);
   inputs_ = DeviceArray<T>(static_cast<std::size_t>(n_inputs_) * n, batch_);
   violation_ = DeviceArray<T>(n, batch_);
-  const batch::FrameLayout fl(n_, N_, J_);
+  const batch::FrameLayout fl(n_, N_, J_, D_);
   frame_ = DeviceArray<T>(fl.size, batch_);
   info_ = DeviceArray<int>(n, batch_);
   fail_ = DeviceArray<int>(n, batch_);
@@ -213,6 +223,8 @@ void CudaBackend<T>::allocate() {
   reason_host_ = PinnedArray<std::int8_t>(n, batch_);
   status_step_ = DeviceArray<std::int64_t>(n, batch_);
   step_ = DeviceArray<std::int64_t>(1, batch_);
+  clock_offset_ = DeviceArray<std::int64_t>(n, batch_);
+  time_ = DeviceArray<T>(n, batch_);
   inputs_rows_ = DeviceArray<double>(static_cast<std::size_t>(n_inputs_) * n, batch_);
   frame_host_ = PinnedArray<T>(fl.size, batch_);
   inputs_host_ = PinnedArray<double>(static_cast<std::size_t>(n_inputs_) * n, batch_);
@@ -245,6 +257,7 @@ void CudaBackend<T>::allocate() {
   check(cudaMemsetAsync(recoveries_.get(), 0, n * sizeof(int), stream_), "cudaMemsetAsync", batch_);
   check(cudaMemsetAsync(status_step_.get(), 0, n * sizeof(std::int64_t), stream_), "cudaMemsetAsync", batch_);
   check(cudaMemsetAsync(step_.get(), 0, sizeof(std::int64_t), stream_), "cudaMemsetAsync", batch_);
+  check(cudaMemsetAsync(clock_offset_.get(), 0, n * sizeof(std::int64_t), stream_), "cudaMemsetAsync", batch_);
   b_.Y = Y_.get();
   b_.y_stage = y_stage_.get();
   for (int s = 0; s < 4; ++s) b_.k[s] = k_[s].get();
@@ -270,6 +283,8 @@ void CudaBackend<T>::allocate() {
   b_.step = step_.get();
   b_.frame = frame_.get();
   b_.lambda_soa = fused_ ? 1 : 0;
+  b_.time = time_.get();
+  b_.clock_offset = clock_offset_.get();
 }
 
 template <class T>
@@ -380,7 +395,7 @@ template <class T>
 void CudaBackend<T>::fetch_frame() const {
   if (frame_step_ == steps_) return;
   CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
-  const batch::FrameLayout fl(n_, N_, J_);
+  const batch::FrameLayout fl(n_, N_, J_, D_);
   check(cudaMemcpyAsync(frame_.get() + fl.state, Y_.get(), Y_.size() * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
         "cudaMemcpyAsync (frame state)", batch_);
   batch::enqueue_frame(x, mv_, b_, fused_ ? &P_ : nullptr);
@@ -406,23 +421,40 @@ void CudaBackend<T>::read_states(double* out) const {
 template <class T>
 void CudaBackend<T>::read_reactions(double* out) const {
   fetch_frame();
-  const T* r = frame_host_.get() + batch::FrameLayout(n_, N_, J_).reactions;
+  const T* r = frame_host_.get() + batch::FrameLayout(n_, N_, J_, D_).reactions;
   const std::size_t n = n_;
   for (std::size_t i = 0; i < n; ++i)
     for (int e = 0; e < 6 * J_; ++e) out[i * 6 * J_ + e] = static_cast<double>(r[e * n + i]);
 }
 
 template <class T>
+void CudaBackend<T>::read_driver_loads(double* out) const {
+  if (D_ == 0) return;
+  fetch_frame();
+  const T* l = frame_host_.get() + batch::FrameLayout(n_, N_, J_, D_).driver_loads;
+  const std::size_t n = n_;
+  for (std::size_t i = 0; i < n; ++i)
+    for (int d = 0; d < D_; ++d) out[i * D_ + d] = static_cast<double>(l[d * n + i]);
+}
+
+template <class T>
+void CudaBackend<T>::upload_clock_offsets() {
+  check(cudaMemcpyAsync(clock_offset_.get(), offset_.data(), offset_.size() * sizeof(std::int64_t),
+                        cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (instance clocks)", batch_);
+}
+
+template <class T>
 void CudaBackend<T>::read_constraint_violation(double* out) const {
   fetch_frame();
-  const T* v = frame_host_.get() + batch::FrameLayout(n_, N_, J_).violation;
+  const T* v = frame_host_.get() + batch::FrameLayout(n_, N_, J_, D_).violation;
   for (int i = 0; i < n_; ++i) out[i] = static_cast<double>(v[i]);
 }
 
 template <class T>
 void CudaBackend<T>::read_energy(double* total, double* kinetic) const {
   fetch_frame();
-  const batch::FrameLayout fl(n_, N_, J_);
+  const batch::FrameLayout fl(n_, N_, J_, D_);
   for (int i = 0; i < n_; ++i) {
     total[i] = static_cast<double>(frame_host_.get()[fl.energy + i]);
     if (kinetic) kinetic[i] = static_cast<double>(frame_host_.get()[fl.kinetic + i]);

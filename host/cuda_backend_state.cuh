@@ -149,8 +149,10 @@ void CudaBackend<T>::set_state(const int* ids, int count, const double* y, const
     });
   }
   staged();
-  if (steps)
+  if (steps) {
     for (int k = 0; k < count; ++k) offset_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = steps_ - steps[k];
+    upload_clock_offsets();
+  }
   frame_step_ = -1;
 }
 
@@ -176,6 +178,7 @@ void CudaBackend<T>::reset(const int* ids, int count) {
     batch::reset_status_thread(tid, count, d_ids, st0, re0, now, st, ss, re);
   });
   for (int k = 0; k < count; ++k) offset_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = steps_;
+  upload_clock_offsets();
   frame_step_ = -1;
 }
 

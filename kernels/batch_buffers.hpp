@@ -38,8 +38,11 @@ struct BatchBuffers {
   std::int8_t* status_reason;   ///< (n) why the status is not ok: kReason* (dynamics/runaway.hpp)
   T* runaway;                   ///< (2, n) a, b of the runaway bound (a + b t)^2 [J] (dynamics/runaway.hpp)
   std::int64_t* step;           ///< (1) steps taken (advanced on the device by each step)
-  T* frame;        ///< recorded frame: Y (13 N, n), reactions (6 J, n), violation, energy, kinetic (n each)
+  T* frame;        ///< recorded frame: Y (13 N, n), reactions (6 J, n), violation, energy, kinetic (n each),
+                   ///< driver loads (D, n) (batch_step.hpp, FrameLayout)
   int lambda_soa;  ///< layout of rhs: 0 (n, m) per instance (cuSOLVER), 1 (m, n) (cuda-fused)
+  T* time;         ///< (n) each instance's time [s] at the state being evaluated (instance_time_thread)
+  std::int64_t* clock_offset;  ///< (n) batch step of each instance's step 0: instance step = *step - clock_offset[i]
 };
 
 }  // namespace simphant::batch

@@ -32,7 +32,8 @@
 
 namespace simphant::batch {
 
-/// One evaluation of every instance at y (13 N, n): Phi, Phi_q, gamma*, Q, the Schur
+/// One evaluation of every instance at y (13 N, n) and its time h [s] after the current
+/// step's start (each instance's own clock, b.time: instance_time_thread): Phi, Phi_q, gamma*, Q, the Schur
 /// system and its solution lambda (in b.rhs), with the factorisation info in b.info: the
 /// refined regularised solve (refine.hpp) with the pivot recovery, mv.refine_steps
 /// refinement steps.
@@ -40,30 +41,35 @@ namespace simphant::batch {
 /// null for per-joint kernels and the batched dense Cholesky. projection_stage >= 0:
 /// the same solve for a projection stage (projection.hpp: Q = 0, gamma* = -residual).
 template <class T, class Exec>
-void enqueue_solve(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, const T* y,
+void enqueue_solve(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, const T* y, T h,
                    const SchurPatternView* fused = nullptr, int projection_stage = -1) {
   const int n = mv.n_instances;
   if (fused) {
     const SchurPatternView P = *fused;
-    x.launch("fused_solve", n, [=] SP_LAMBDA(int tid) { fused_solve_thread(tid, mv, P, b, y, projection_stage); });
+    x.launch("fused_solve", n, [=] SP_LAMBDA(int tid) { fused_solve_thread(tid, mv, P, b, y, h, projection_stage); });
     return;
   }
-  x.launch("joint_rows", n * mv.n_joints, [=] SP_LAMBDA(int tid) {
-    joint_rows_thread(tid, mv, y, b.phi, b.jac, b.gamma_star);
+  x.launch("instance_time", n, [=] SP_LAMBDA(int tid) {
+    instance_time_thread(tid, mv, static_cast<const std::int64_t*>(b.step), static_cast<const std::int64_t*>(b.clock_offset),
+                         h, b.time);
+  });
+  const T* t = b.time;
+  x.launch("joint_rows", n * mv.n_constraints(), [=] SP_LAMBDA(int tid) {
+    joint_rows_thread(tid, mv, t, y, b.phi, b.jac, b.gamma_star);
   });
   if (projection_stage >= 0) {
     x.launch("projection_rhs", n, [=] SP_LAMBDA(int tid) {
-      projection_rhs_thread(tid, mv, projection_stage, y, static_cast<const T*>(b.phi), static_cast<const T*>(b.jac),
-                            b.Q, b.gamma_star);
+      projection_rhs_thread(tid, mv, projection_stage, t, y, static_cast<const T*>(b.phi),
+                            static_cast<const T*>(b.jac), b.Q, b.gamma_star);
     });
   } else {
     x.launch("body_forces", n * mv.n_bodies, [=] SP_LAMBDA(int tid) {
-      body_forces_thread(tid, mv, y, static_cast<const T*>(b.inputs), b.Q);
+      body_forces_thread(tid, mv, t, y, static_cast<const T*>(b.inputs), b.Q);
     });
   }
   if (mv.n_rows == 0) return;
   const int m = mv.n_rows;
-  x.launch("schur", n * mv.n_joints, [=] SP_LAMBDA(int tid) {
+  x.launch("schur", n * mv.n_constraints(), [=] SP_LAMBDA(int tid) {
     schur_thread(tid, mv, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
                  static_cast<const T*>(b.gamma_star), b.C, b.rhs, b.floor);
   });
@@ -79,7 +85,7 @@ void enqueue_solve(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, co
       refine_accumulate_thread(tid, n, m, first, last, b.rhs, b.lambda);
     });
     if (last) break;
-    x.launch("refine_residual", n * mv.n_joints, [=] SP_LAMBDA(int tid) {
+    x.launch("refine_residual", n * mv.n_constraints(), [=] SP_LAMBDA(int tid) {
       refine_residual_thread(tid, mv, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
                              static_cast<const T*>(b.gamma_star), static_cast<const T*>(b.lambda), b.rhs);
     });
@@ -97,7 +103,8 @@ void enqueue_accelerations(Exec& x, const ModelView<T>& mv, const BatchBuffers<T
 }
 
 /// The projection of ModelView::projection (projection.hpp) applied to the candidate
-/// state y (13 N, n) of every instance in place, each stage a solve (enqueue_solve), the
+/// state y (13 N, n) of every instance in place, at the end of the step (time offset
+/// dt: a driver's row projects onto Phi(q, t) = 0, Phi_q qdot = -Phi_t), each stage a solve (enqueue_solve), the
 /// accelerations kernel into b.k[0] (free once the step's final stage is formed) and
 /// the correction. A failed factorisation sets b.fail (the commit freezes the instance).
 template <class T, class Exec>
@@ -108,7 +115,7 @@ void enqueue_projection(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& 
   const int count = projection_stages(mv.projection, kind);
   for (int s = 0; s < count; ++s) {
     const int stage = kind[s];
-    enqueue_solve(x, mv, b, static_cast<const T*>(y), fused, stage);
+    enqueue_solve(x, mv, b, static_cast<const T*>(y), mv.dt, fused, stage);
     enqueue_accelerations(x, mv, b, static_cast<const T*>(y), b.k[0]);
     x.launch("projection_apply", mv.n_instances, [=] SP_LAMBDA(int tid) {
       projection_apply_thread(tid, mv, stage, static_cast<const T*>(b.k[0]), static_cast<const int*>(b.fail), y);
@@ -138,9 +145,10 @@ void enqueue_step(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, con
   const int n = mv.n_instances, nb = n * mv.n_bodies;
   const T half_dt = T(0.5) * mv.dt;
   const T stage_h[3] = {half_dt, half_dt, mv.dt};
+  const T stage_c[4] = {T(0), half_dt, half_dt, mv.dt};  // stage times after the step's start
   for (int s = 0; s < 4; ++s) {
     const T* y = s == 0 ? b.Y : b.y_stage;
-    enqueue_solve(x, mv, b, y);
+    enqueue_solve(x, mv, b, y, stage_c[s]);
     if (s == 0)  // the first stage evaluates the step's start state
       x.launch("violation", n, [=] SP_LAMBDA(int tid) { violation_thread(tid, mv, static_cast<const T*>(b.phi), b.violation); });
     enqueue_accelerations(x, mv, b, y, b.k[s]);
@@ -153,7 +161,7 @@ void enqueue_step(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, con
       if (mv.n_rows > 0 && projects_stage_states(mv.projection)) {
         // The stage state's velocities projected (projection_math.hpp), the correction in
         // b.k[3], free until the last stage.
-        enqueue_solve(x, mv, b, static_cast<const T*>(b.y_stage), nullptr, kProjectVelocity);
+        enqueue_solve(x, mv, b, static_cast<const T*>(b.y_stage), stage_h[s], nullptr, kProjectVelocity);
         enqueue_accelerations(x, mv, b, static_cast<const T*>(b.y_stage), b.k[3]);
         x.launch("projection_apply", n, [=] SP_LAMBDA(int tid) {
           projection_apply_thread(tid, mv, kProjectVelocity, static_cast<const T*>(b.k[3]),
@@ -181,8 +189,12 @@ void enqueue_step(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, con
 template <class T, class Exec>
 void enqueue_end_check(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b) {
   const int n = mv.n_instances;
-  x.launch("joint_rows", n * mv.n_joints, [=] SP_LAMBDA(int tid) {
-    joint_rows_thread(tid, mv, static_cast<const T*>(b.Y), b.phi, b.jac, b.gamma_star);
+  x.launch("instance_time", n, [=] SP_LAMBDA(int tid) {
+    instance_time_thread(tid, mv, static_cast<const std::int64_t*>(b.step), static_cast<const std::int64_t*>(b.clock_offset),
+                         T(0), b.time);
+  });
+  x.launch("joint_rows", n * mv.n_constraints(), [=] SP_LAMBDA(int tid) {
+    joint_rows_thread(tid, mv, static_cast<const T*>(b.time), static_cast<const T*>(b.Y), b.phi, b.jac, b.gamma_star);
   });
   x.launch("violation", n, [=] SP_LAMBDA(int tid) { violation_thread(tid, mv, static_cast<const T*>(b.phi), b.violation); });
   x.launch("end_check", n, [=] SP_LAMBDA(int tid) {
@@ -203,14 +215,15 @@ void enqueue_identity(Exec& x, int n, int m, T* C) {
 
 /// Offsets of the parts of a recorded frame (b.frame), in elements of T.
 struct FrameLayout {
-  std::size_t state, reactions, violation, energy, kinetic, size;
-  FrameLayout(int n, int n_bodies, int n_joints)
+  std::size_t state, reactions, violation, energy, kinetic, driver_loads, size;
+  FrameLayout(int n, int n_bodies, int n_joints, int n_drivers = 0)
       : state(0),
         reactions(static_cast<std::size_t>(13) * n_bodies * n),
         violation(reactions + static_cast<std::size_t>(6) * n_joints * n),
         energy(violation + n),
         kinetic(energy + n),
-        size(kinetic + n) {}
+        driver_loads(kinetic + n),
+        size(driver_loads + static_cast<std::size_t>(n_drivers) * n) {}
 };
 
 /// Fills b.frame at the current state Y (the copy of Y itself is the caller's: a
@@ -218,18 +231,25 @@ struct FrameLayout {
 template <class T, class Exec>
 void enqueue_frame(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, const SchurPatternView* fused = nullptr) {
   const int n = mv.n_instances;
-  const FrameLayout fl(n, mv.n_bodies, mv.n_joints);
+  const FrameLayout fl(n, mv.n_bodies, mv.n_joints, mv.n_drivers);
   T* reactions = b.frame + fl.reactions;
   T* violation = b.frame + fl.violation;
   T* energy = b.frame + fl.energy;
   T* kinetic = b.frame + fl.kinetic;
+  T* driver_loads = b.frame + fl.driver_loads;
   const T* Y = b.Y;
-  enqueue_solve(x, mv, b, Y, fused);
+  enqueue_solve(x, mv, b, Y, T(0), fused);
   x.launch("violation", n, [=] SP_LAMBDA(int tid) { violation_thread(tid, mv, static_cast<const T*>(b.phi), violation); });
   if (mv.n_joints > 0) {
     x.launch("reactions", n * mv.n_joints, [=] SP_LAMBDA(int tid) {
       reaction_thread(tid, mv, Y, static_cast<const T*>(b.jac), static_cast<const T*>(b.rhs), b.lambda_soa,
                       static_cast<const int*>(b.info), reactions);
+    });
+  }
+  if (mv.n_drivers > 0) {
+    x.launch("driver_loads", n * mv.n_drivers, [=] SP_LAMBDA(int tid) {
+      driver_load_thread(tid, mv, static_cast<const T*>(b.rhs), b.lambda_soa, static_cast<const int*>(b.info),
+                         driver_loads);
     });
   }
   x.launch("energy", n, [=] SP_LAMBDA(int tid) { energy_thread(tid, mv, Y, energy, kinetic); });

@@ -32,6 +32,20 @@ SP_HD void reaction_thread(int tid, const ModelView<T>& mv, const T* y_in, const
   for (int c = 0; c < 6; ++c) soa(reactions_out, 6 * j + c, n, i) = failed ? T(NAN) : out[c];
 }
 
+/// tid = d * n + i. lambda_in (layout lambda_soa: lambda_at) at the current state, info_in
+/// (n). driver_loads_out (D, n): the driving torque [N m] or force [N] driver d applies to
+/// its joint's body_j, positive along v_i: -lambda of its row (driver_loads in
+/// dynamics/evaluate.hpp); NaN where the instance's factorisation failed.
+template <class T>
+SP_HD void driver_load_thread(int tid, const ModelView<T>& mv, const T* lambda_in, int lambda_soa, const int* info_in,
+                              T* driver_loads_out) {
+  const int n = mv.n_instances;
+  if (tid >= n * mv.n_drivers) return;
+  const int i = tid % n, d = tid / n;
+  const T l = lambda_at(lambda_in, lambda_soa, mv.n_rows, n, i, mv.row_offset[mv.n_joints + d]);
+  soa(driver_loads_out, d, n, i) = info_in[i] != 0 ? T(NAN) : -l;
+}
+
 /// tid = i. total_out[i] = kinetic + gravity potential (-m g . r) + spring potential [J];
 /// kinetic_out[i] = kinetic [J]; at y_in.
 template <class T>
@@ -49,12 +63,12 @@ SP_HD void energy_thread(int tid, const ModelView<T>& mv, const T* y_in, T* tota
       Vec3<T> Pi, Vi, Pj, Vj;
       body_point_state(soa_body_kin(y_in, n, i, N, ft.body_i), mv.param3(p + 6, i), Pi, Vi);
       body_point_state(soa_body_kin(y_in, n, i, N, ft.body_j), mv.param3(p + 9, i), Pj, Vj);
-      springs += characteristic_potential(ViewParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n,
+      springs += characteristic_potential(LawParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n,
                                           mv.param(p + 12, i), norm(Pj - Pi) - mv.param(p + 14, i));
     } else if (ft.type == 3) {
       const int bi = mv.joint_body[2 * ft.joint], bj = mv.joint_body[2 * ft.joint + 1];
       const T theta = joint_angle(mv.frame(ft.joint, i), soa_body_kin(y_in, n, i, N, bi), soa_body_kin(y_in, n, i, N, bj));
-      springs += characteristic_potential(ViewParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n,
+      springs += characteristic_potential(LawParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n,
                                           mv.param(p + 12, i), theta - mv.param(p + 14, i));
     }
   }

@@ -6,6 +6,7 @@
 // the instance's joints and bodies.
 #include "batch_buffers.hpp"
 #include "body_forces.hpp"
+#include "instance_status.hpp"
 #include "joint_rows.hpp"
 #include "projection.hpp"
 #include "refine.hpp"
@@ -24,7 +25,7 @@ SP_HD void fused_assemble(int i, const ModelView<T>& mv, const SchurPatternView&
   const T* jac = b.jac;
   const std::size_t stride = static_cast<std::size_t>(n);
   for (int e = 0; e < P.n_values; ++e) L[e * stride] = T(0);
-  for (int a = 0; a < mv.n_joints; ++a) {
+  for (int a = 0; a < mv.n_constraints(); ++a) {
     if (rhs) schur_rhs_rows(i, a, mv, jac, static_cast<const T*>(b.Q), static_cast<const T*>(b.gamma_star), rhs, stride);
     const int pa = P.position[a];
     for (int e = mv.coupling_start[a]; e < mv.coupling_start[a + 1]; ++e) {
@@ -47,7 +48,8 @@ SP_HD void fused_assemble(int i, const ModelView<T>& mv, const SchurPatternView&
   }
 }
 
-/// Instance i = tid: evaluates it at y (13 N, n) into b.phi, b.jac, b.gamma_star, b.Q,
+/// Instance i = tid: evaluates it at y (13 N, n) and its time h after the current step's
+/// start (b.time[i] = instance_time_thread's) into b.phi, b.jac, b.gamma_star, b.Q,
 /// factorises its regularised Schur matrix in b.C ((P.n_values, n) blocks; on a rejected
 /// pivot again with the shifts recovery_epsilon, counted in b.recoveries) and leaves
 /// lambda from the refined solve (refine.hpp, mv.refine_steps steps; b.lambda its
@@ -56,16 +58,20 @@ SP_HD void fused_assemble(int i, const ModelView<T>& mv, const SchurPatternView&
 /// projection stage (projection.hpp: Q = 0, gamma* = -residual) instead.
 template <class T>
 SP_HD void fused_solve_thread(int tid, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b,
-                              const T* y, int projection_stage = -1) {
+                              const T* y, T h, int projection_stage = -1) {
   const int n = mv.n_instances;
   if (tid >= n) return;
   const int i = tid;
-  for (int j = 0; j < mv.n_joints; ++j) joint_rows_thread(j * n + i, mv, y, b.phi, b.jac, b.gamma_star);
+  instance_time_thread(i, mv, static_cast<const std::int64_t*>(b.step), static_cast<const std::int64_t*>(b.clock_offset),
+                       h, b.time);
+  const T* t = b.time;
+  for (int j = 0; j < mv.n_constraints(); ++j) joint_rows_thread(j * n + i, mv, t, y, b.phi, b.jac, b.gamma_star);
   if (projection_stage >= 0)
-    projection_rhs_thread(i, mv, projection_stage, y, static_cast<const T*>(b.phi), static_cast<const T*>(b.jac), b.Q,
-                          b.gamma_star);
+    projection_rhs_thread(i, mv, projection_stage, t, y, static_cast<const T*>(b.phi), static_cast<const T*>(b.jac),
+                          b.Q, b.gamma_star);
   else
-    for (int k = 0; k < mv.n_bodies; ++k) body_forces_thread(k * n + i, mv, y, static_cast<const T*>(b.inputs), b.Q);
+    for (int k = 0; k < mv.n_bodies; ++k)
+      body_forces_thread(k * n + i, mv, t, y, static_cast<const T*>(b.inputs), b.Q);
   if (mv.n_rows == 0) {
     b.info[i] = 0;
     return;
@@ -90,7 +96,7 @@ SP_HD void fused_solve_thread(int tid, const ModelView<T>& mv, const SchurPatter
   const int K = mv.refine_steps, m = mv.n_rows;
   for (int k = 1; k <= K; ++k) {
     for (int R = 0; R < m; ++R) lambda[R * stride] = (k == 1 ? T(0) : lambda[R * stride]) + w[R * stride];
-    for (int a = 0; a < mv.n_joints; ++a)
+    for (int a = 0; a < mv.n_constraints(); ++a)
       schur_residual_rows(i, a, mv, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
                           static_cast<const T*>(b.gamma_star), static_cast<const T*>(lambda), stride, w, stride);
     sparse_solve(P, Lc, stride, w, stride);

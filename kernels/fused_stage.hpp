@@ -27,7 +27,9 @@ SP_HD void fused_stage_thread(int tid, const ModelView<T>& mv, const SchurPatter
   if (tid >= n) return;
   const int i = tid;
   const T* y = s == 0 ? b.Y : b.y_stage;
-  fused_solve_thread(i, mv, P, b, y);
+  // Stage s's time offset c_s dt: 0, dt/2, dt/2, dt (h is the next stage's: c_{s+1} dt).
+  const T c = s == 0 ? T(0) : s == 3 ? mv.dt : T(0.5) * mv.dt;
+  fused_solve_thread(i, mv, P, b, y, c);
   if (s == 0) violation_thread(i, mv, static_cast<const T*>(b.phi), b.violation);
   for (int k = 0; k < N; ++k)
     accelerations_thread(k * n + i, mv, y, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
@@ -38,7 +40,7 @@ SP_HD void fused_stage_thread(int tid, const ModelView<T>& mv, const SchurPatter
     if (mv.n_rows > 0 && projects_stage_states(mv.projection)) {
       // The stage state's velocities projected, as enqueue_step does, b.k[3] (free until
       // the last stage) holding the correction.
-      fused_solve_thread(i, mv, P, b, static_cast<const T*>(b.y_stage), kProjectVelocity);
+      fused_solve_thread(i, mv, P, b, static_cast<const T*>(b.y_stage), h, kProjectVelocity);
       for (int k = 0; k < N; ++k)
         accelerations_thread(k * n + i, mv, static_cast<const T*>(b.y_stage), static_cast<const T*>(b.jac),
                              static_cast<const T*>(b.Q), static_cast<const T*>(b.rhs), 1,
@@ -57,7 +59,7 @@ SP_HD void fused_stage_thread(int tid, const ModelView<T>& mv, const SchurPatter
   int kind[kMaxProjectionStages];
   const int count = mv.n_rows > 0 ? projection_stages(mv.projection, kind) : 0;
   for (int p = 0; p < count; ++p) {
-    fused_solve_thread(i, mv, P, b, static_cast<const T*>(b.y_stage), kind[p]);
+    fused_solve_thread(i, mv, P, b, static_cast<const T*>(b.y_stage), mv.dt, kind[p]);
     for (int k = 0; k < N; ++k)
       accelerations_thread(k * n + i, mv, static_cast<const T*>(b.y_stage), static_cast<const T*>(b.jac),
                            static_cast<const T*>(b.Q), static_cast<const T*>(b.rhs), 1, static_cast<const int*>(b.info),

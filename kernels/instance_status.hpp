@@ -103,4 +103,15 @@ SP_HD void end_check_thread(int tid, const ModelView<T>& mv, const T* violation_
   }
 }
 
+/// tid = i. time_out[i] = instance i's time [s] at the current batch step plus h: its
+/// steps since reset (*step_in - clock_offset_in[i], docs/state.md) times dt, plus h (the
+/// RK4 stage's offset: 0, dt/2 or dt). The CPU reference computes the same
+/// (CpuBackend::instance_time, rk4_step's stage times).
+template <class T>
+SP_HD void instance_time_thread(int tid, const ModelView<T>& mv, const std::int64_t* step_in,
+                                const std::int64_t* clock_offset_in, T h, T* time_out) {
+  if (tid >= mv.n_instances) return;
+  time_out[tid] = static_cast<T>(*step_in - clock_offset_in[tid]) * mv.dt + h;
+}
+
 }  // namespace simphant::batch

@@ -1,8 +1,10 @@
 #pragma once
-// Per-thread function of the joint-rows kernel: one thread per (instance, joint)
-// evaluates that joint's Phi, its Phi_q row block (12 columns: the two bodies'
-// translational and rotational blocks) and gamma* = gamma - 2 alpha Phi_dot - beta^2 Phi
-// with the shared joint math (simphant/joints/joint_math.hpp; docs/solver.md, Joints).
+// Per-thread function of the joint-rows kernel: one thread per (instance, constraint
+// element: a joint or a driver, model_view.hpp) evaluates that element's Phi, its Phi_q
+// row block (12 columns: the two bodies' translational and rotational blocks) and
+// gamma* = gamma - 2 alpha Phi_dot - beta^2 Phi with the shared joint math
+// (simphant/joints/joint_math.hpp, joint_coordinate.hpp; docs/solver.md, Joints and
+// Rheonomic drivers).
 // Callable on the host so CPU tests run it over the whole grid (one copy of the joint
 // math for CPU and GPU).
 #include "batch_buffers.hpp"
@@ -11,18 +13,27 @@
 
 namespace simphant::batch {
 
-/// tid = j * n + i (instance fastest). y_in: (13 N, n). Outputs, rows R of joint j:
-/// phi_out (m, n), jac_out (m, 12, n), gamma_star_out (m, n). Threads past n J return.
+/// tid = j * n + i (instance fastest). t_in: (n) instance times [s]; y_in: (13 N, n).
+/// Outputs, rows R of element j: phi_out (m, n), jac_out (m, 12, n), gamma_star_out
+/// (m, n). Threads past n n_constraints() return.
 template <class T>
-SP_HD void joint_rows_thread(int tid, const ModelView<T>& mv, const T* y_in, T* phi_out, T* jac_out,
+SP_HD void joint_rows_thread(int tid, const ModelView<T>& mv, const T* t_in, const T* y_in, T* phi_out, T* jac_out,
                              T* gamma_star_out) {
   const int n = mv.n_instances;
-  if (tid >= n * mv.n_joints) return;
+  if (tid >= n * mv.n_constraints()) return;
   const int i = tid % n, j = tid / n;
   const BodyKin<T> Bi = soa_body_kin(y_in, n, i, mv.n_bodies, mv.joint_body[2 * j]);
   const BodyKin<T> Bj = soa_body_kin(y_in, n, i, mv.n_bodies, mv.joint_body[2 * j + 1]);
   JointRows<T> jr;
-  joint_eval(static_cast<JointType>(mv.joint_type[j]), mv.frame(j, i), Bi, Bj, jr);
+  if (j < mv.n_joints) {
+    joint_eval(static_cast<JointType>(mv.joint_type[j]), mv.frame(j, i), Bi, Bj, jr);
+  } else {
+    const int* dr = mv.driver + 3 * (j - mv.n_joints);  // joint, coordinate, law
+    T s, sd, sdd;
+    motion_law_value(mv, dr[2], i, t_in[i], s, sd, sdd);
+    jr.m = 1;
+    driver_row(static_cast<JointCoordinate>(dr[1]), mv.frame(dr[0], i), Bi, Bj, s, sd, sdd, jr, 0);
+  }
   const T alpha = mv.alpha(i), beta = mv.beta(i);
   for (int r = 0; r < jr.m; ++r) {
     const int R = mv.row_offset[j] + r;

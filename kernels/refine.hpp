@@ -48,7 +48,7 @@ template <class T>
 SP_HD void refine_residual_thread(int tid, const ModelView<T>& mv, const T* jac_in, const T* Q_in,
                                   const T* gamma_star_in, const T* lambda, T* w) {
   const int n = mv.n_instances, m = mv.n_rows;
-  if (tid >= n * mv.n_joints) return;
+  if (tid >= n * mv.n_constraints()) return;
   const int i = tid % n, a = tid / n;
   const std::size_t o = static_cast<std::size_t>(i) * m;
   schur_residual_rows(i, a, mv, jac_in, Q_in, gamma_star_in, lambda + o, 1, w + o, 1);
@@ -74,8 +74,8 @@ SP_HD void recover_thread(int tid, const ModelView<T>& mv, const T* jac_in, T* C
   if (ok) return;
   for (int t = 1; t <= kRecoveryAttempts; ++t) {
     const T eps = recovery_epsilon(schur_epsilon(mv, i), t);
-    for (int a = 0; a < mv.n_joints; ++a) schur_dense_rows(i, a, mv, jac_in, C);
-    for (int a = 0; a < mv.n_joints; ++a) schur_dense_regularise(i, a, mv, eps, C, floor);
+    for (int a = 0; a < mv.n_constraints(); ++a) schur_dense_rows(i, a, mv, jac_in, C);
+    for (int a = 0; a < mv.n_constraints(); ++a) schur_dense_regularise(i, a, mv, eps, C, floor);
     if (dense_cholesky_lower(m, C, static_cast<const T*>(floor) + i, n)) {
       info[i] = 0;
       ++recoveries[i];

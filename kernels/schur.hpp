@@ -119,7 +119,7 @@ template <class T>
 SP_HD void schur_thread(int tid, const ModelView<T>& mv, const T* jac_in, const T* Q_in, const T* gamma_star_in,
                         T* C_out, T* rhs_out, T* floor_out) {
   const int n = mv.n_instances, m = mv.n_rows;
-  if (tid >= n * mv.n_joints) return;
+  if (tid >= n * mv.n_constraints()) return;
   const int i = tid % n, a = tid / n;
   T* C = C_out + static_cast<std::size_t>(i) * m * m;
   schur_rhs_rows(i, a, mv, jac_in, Q_in, gamma_star_in, rhs_out + static_cast<std::size_t>(i) * m, 1);

@@ -19,11 +19,11 @@ struct HostBatch {
   batch::PackedModel<T> packed;
   batch::ModelView<T> mv;
   int n, N, J, m;
-  std::vector<T> Y, y_stage, k[4], phi, jac, gamma_star, Q, C, rhs, lambda_work, floor, inputs, violation, frame;
+  std::vector<T> Y, y_stage, k[4], phi, jac, gamma_star, Q, C, rhs, lambda_work, floor, inputs, violation, frame, time;
   std::vector<T*> C_ptrs, rhs_ptrs;
   std::vector<int> info, fail, recoveries;
   std::vector<std::int8_t> status, status_reason;
-  std::vector<std::int64_t> status_step, step;
+  std::vector<std::int64_t> status_step, step, clock_offset;
   std::vector<T> runaway;  ///< (2, n) runaway bound coefficients, from the assembly
   batch::BatchBuffers<T> b{};
   bool fused;
@@ -53,7 +53,9 @@ struct HostBatch {
     recoveries.assign(n, 0);
     inputs.assign(static_cast<std::size_t>(packed.n_inputs) * n, nan);
     violation.assign(n, nan);
-    frame.assign(batch::FrameLayout(n, N, J).size, nan);
+    frame.assign(batch::FrameLayout(n, N, J, packed.n_drivers).size, nan);
+    time.assign(n, nan);
+    clock_offset.assign(n, 0);
     info.assign(n, -7);
     fail.assign(n, 0);
     status = assembled.status;
@@ -76,7 +78,8 @@ struct HostBatch {
          phi.data(), jac.data(),     gamma_star.data(), Q.data(), C.data(), rhs.data(), lambda_work.data(),
          floor.data(), recoveries.data(), C_ptrs.data(), rhs_ptrs.data(),
          info.data(), fail.data(),   inputs.data(), violation.data(), status.data(), status_step.data(),
-         status_reason.data(), runaway.data(), step.data(), frame.data(), fused ? 1 : 0};
+         status_reason.data(), runaway.data(), step.data(), frame.data(), fused ? 1 : 0, time.data(),
+         clock_offset.data()};
   }
   HostBatch(const HostBatch&) = delete;
   HostBatch& operator=(const HostBatch&) = delete;
@@ -86,10 +89,11 @@ struct HostBatch {
   void rk4_step(Exec& x) {
     batch::enqueue_step(x, mv, b, fused ? &P : nullptr);
   }
-  /// One evaluation at y (enqueue_solve) on this batch's path.
+  /// One evaluation at y (enqueue_solve) on this batch's path, at each instance's time
+  /// at the current step (plus h [s]).
   template <class Exec>
-  void solve(Exec& x, const T* y) {
-    batch::enqueue_solve(x, mv, b, y, fused ? &P : nullptr);
+  void solve(Exec& x, const T* y, T h = T(0)) {
+    batch::enqueue_solve(x, mv, b, y, h, fused ? &P : nullptr);
   }
   template <class Exec>
   void frame_at_state(Exec& x) {

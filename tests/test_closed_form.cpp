@@ -35,7 +35,11 @@ struct Instance {
     const AssemblyResult a = assemble(model, d, Y.data());
     EXPECT_TRUE(a.ok) << "assembly residual " << a.position_residual;
   }
-  void step(double dt) { ASSERT_TRUE(rk4_step(model, d, Y.data(), nullptr, dt)); }
+  double t = 0;  ///< the instance time [s]
+  void step(double dt) {
+    ASSERT_TRUE(rk4_step(model, d, t, Y.data(), nullptr, dt));
+    t += dt;
+  }
 };
 
 json solver(double dt, double alpha, double beta) {

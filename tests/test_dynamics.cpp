@@ -50,12 +50,12 @@ TEST(SchurComplement, EqualsDenseKktSolve) {
     std::vector<double> Y(m.ny()), Yd(m.ny());
     initial_state(m, Y.data());  // random, inconsistent state: Baumgarte terms are active
     Data d(m);
-    ASSERT_TRUE(evaluate(m, d, Y.data(), nullptr, Yd.data()));
+    ASSERT_TRUE(evaluate(m, d, 0.0, Y.data(), nullptr, Yd.data()));
     // Applied forces at the same state for the reference.
     Data ref(m);
     set_kinematics(m, ref, Y.data());
-    compute_forces(m, ref, nullptr);
-    evaluate_constraints(m, ref);
+    compute_forces(m, ref, 0.0, nullptr);
+    evaluate_constraints(m, ref, 0.0);
     assemble_jacobian(m, ref);
     const int n = m.nv(), k = m.n_rows;
     Eigen::MatrixXd K = Eigen::MatrixXd::Zero(n + k, n + k);
@@ -94,7 +94,7 @@ TEST(Forces, SpringForceIsMinusGradientOfPotential) {
     for (int i = 7 * m.n_bodies(); i < m.ny(); ++i) Y[i] = 0;  // at rest: no gyroscopic term
     Data d(m);
     set_kinematics(m, d, Y.data());
-    compute_forces(m, d, nullptr);
+    compute_forces(m, d, 0.0, nullptr);
     const double h = 1e-6;
     for (int k = 0; k < m.n_bodies(); ++k)
       for (int c = 0; c < 6; ++c) {
@@ -154,7 +154,7 @@ TEST(Forces, RotationalSpringTorqueIsMinusGradientOfPotential) {
     Data d(m);
     set_kinematics(m, d, Y.data());
     EXPECT_NEAR(joint_angle(jt, d.kin[0], d.kin[1]), 1.1, 1e-12);
-    compute_forces(m, d, nullptr);
+    compute_forces(m, d, 0.0, nullptr);
     const Vec3d T_B{d.Q[9], d.Q[10], d.Q[11]};
     const double tau = dot(axis_W, mul(d.kin[1].A, T_B));
     EXPECT_NEAR(tau, -7 * (1.1 - 0.3), 1e-12);
@@ -177,7 +177,7 @@ TEST(Reactions, CloseNewtonEulerBalanceOfEveryBody) {
     initial_state(m, Y.data());
     Data d(m);
     assemble(m, d, Y.data());
-    ASSERT_TRUE(evaluate(m, d, Y.data(), nullptr, Yd.data()));
+    ASSERT_TRUE(evaluate(m, d, 0.0, Y.data(), nullptr, Yd.data()));
     std::vector<double> R(6 * m.n_joints());
     joint_reactions(m, d, R.data());
     const int N = m.n_bodies();
@@ -230,7 +230,7 @@ TEST(Reactions, HangingPendulumCarriesItsWeight) {
   std::vector<double> Y(m.ny()), Yd(m.ny());
   initial_state(m, Y.data());
   Data d(m);
-  ASSERT_TRUE(evaluate(m, d, Y.data(), nullptr, Yd.data()));
+  ASSERT_TRUE(evaluate(m, d, 0.0, Y.data(), nullptr, Yd.data()));
   double R[6];
   joint_reactions(m, d, R);
   // The refined solve leaves no Tikhonov sag: the plain regularised solve would give

@@ -81,10 +81,10 @@ TEST_P(KernelGrid, OneEvaluationEqualsCpuReference) {
     Data d(model, reference_schur());
     const double* Yi = asm_batch.Y.data() + static_cast<std::size_t>(i) * model.ny();
     set_kinematics(model, d, Yi);
-    compute_forces(model, d, nullptr);
+    compute_forces(model, d, 0.0, nullptr);
     const Eigen::VectorXd Q_ref = d.Q;
     std::vector<double> ydot(model.ny());
-    ASSERT_TRUE(evaluate(model, d, Yi, nullptr, ydot.data()));
+    ASSERT_TRUE(evaluate(model, d, 0.0, Yi, nullptr, ydot.data()));
     const double lambda_tol = has_redundant_rows(model, Yi) ? kRedundantLambdaTol : 1e-12;
     for (int R = 0; R < m; ++R) {
       EXPECT_EQ(hb.at(hb.phi, R, n, i), d.phi[R]) << "Phi row " << R << " instance " << i;
@@ -271,7 +271,7 @@ TEST_P(KernelGridStatus, PerInstanceInputsEqualCpuReference) {
   for (int i = 0; i < n; ++i) {
     Data d(models[i], GetParam() ? SchurFactorization::Sparse : SchurFactorization::Dense);
     std::vector<double> ydot(models[i].ny());
-    ASSERT_TRUE(evaluate(models[i], d, asm_batch.Y.data() + static_cast<std::size_t>(i) * models[i].ny(),
+    ASSERT_TRUE(evaluate(models[i], d, 0.0, asm_batch.Y.data() + static_cast<std::size_t>(i) * models[i].ny(),
                          rows.data() + static_cast<std::size_t>(i) * n_in, ydot.data()));
     for (int e = 0; e < models[i].ny(); ++e) EXPECT_TRUE(near_rel(hb.at(hb.k[0], e, n, i), ydot[e], 1e-12, "Ydot"));
   }

@@ -48,12 +48,12 @@ ChainRun run_chain(const test::ParallelogramChain& ch, double dt, double t_end, 
   ChainRun res;
   const long n = std::lround(t_end / dt);
   for (long s = 0; s < n; ++s) {
-    if (!rk4_step(model, d, Y.data(), nullptr, dt)) {
+    if (!rk4_step(model, d, static_cast<double>(s) * dt, Y.data(), nullptr, dt)) {
       res.ok = false;
       break;
     }
     set_kinematics(model, d, Y.data());
-    evaluate_constraints(model, d);
+    evaluate_constraints(model, d, 0.0);
     res.max_violation = std::max(res.max_violation, max_violation(d));
     res.energy_error = std::max(res.energy_error, std::abs(total_energy(model, d) - E0) / scale);
     const double a = angle();

@@ -104,14 +104,14 @@ TEST_P(ProjectionStage, CorrectionEqualsDenseSvdReference) {
   }
   for (int stage : {kProjectPosition, kProjectVelocity}) {
     set_kinematics(model, d, Y.data());
-    evaluate_constraints(model, d);
+    evaluate_constraints(model, d, 0.0);
     assemble_jacobian(model, d);
     const Eigen::Map<const Eigen::VectorXd> qdot(Y.data() + 7 * N, 6 * N);
     const Eigen::VectorXd r = stage == kProjectPosition ? Eigen::VectorXd(d.phi) : Eigen::VectorXd(d.Phi_q * qdot);
     double kappa = 0, bias = 0;
     const Eigen::VectorXd ref = dense_correction(model, d.Phi_q, r, kappa, bias);
     const Eigen::MatrixXd Phi_q = d.Phi_q;
-    ASSERT_TRUE(projection_stage(model, d, Y.data(), stage));
+    ASSERT_TRUE(projection_stage(model, d, 0.0, Y.data(), stage));
     const double tol = 100 * kappa * u + 2 * bias;
     EXPECT_LE((d.qddot - ref).norm(), tol * ref.norm())
         << GetParam() << " stage " << stage << " kappa " << kappa << " ratio "
@@ -122,9 +122,9 @@ TEST_P(ProjectionStage, CorrectionEqualsDenseSvdReference) {
     }
   }
   // Positions: the first stage above was one Newton step; a second reaches rounding level.
-  ASSERT_TRUE(projection_stage(model, d, Y.data(), kProjectPosition));
+  ASSERT_TRUE(projection_stage(model, d, 0.0, Y.data(), kProjectPosition));
   set_kinematics(model, d, Y.data());
-  evaluate_constraints(model, d);
+  evaluate_constraints(model, d, 0.0);
   EXPECT_LE(max_violation(d), 1e-14) << GetParam();
 }
 
@@ -195,7 +195,7 @@ TEST(ProjectionFp32, StaysOnTheManifold) {
         ASSERT_EQ(hb.status[i], 0) << name << (fused ? " fused" : " cuda") << " instance " << i;
         for (int e = 0; e < models.front().ny(); ++e) Y[e] = hb.at(hb.Y, e, n, i);
         set_kinematics(models[i % models.size()], d, Y.data());
-        evaluate_constraints(models[i % models.size()], d);
+        evaluate_constraints(models[i % models.size()], d, 0.0);
         EXPECT_LE(max_violation(d), 1e-6) << name << (fused ? " fused" : " cuda") << " instance " << i;
       }
     }

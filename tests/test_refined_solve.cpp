@@ -94,8 +94,8 @@ struct KktReference {
 KktReference kkt_reference(const Model& m, const double* Y) {
   Data ref(m, SchurFactorization::Dense);
   set_kinematics(m, ref, Y);
-  compute_forces(m, ref, nullptr);
-  evaluate_constraints(m, ref);
+  compute_forces(m, ref, 0.0, nullptr);
+  evaluate_constraints(m, ref, 0.0);
   assemble_jacobian(m, ref);
   const int n = m.nv(), k = m.n_rows;
   Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n, n);
@@ -148,7 +148,7 @@ TEST(RefinedSolve, RedundantLoopMatchesScaledKktPseudoInverse) {
         const std::vector<double> Y = assembled_state(m);
         Data d(m, schur);
         std::vector<double> Yd(m.ny());
-        ASSERT_TRUE(evaluate(m, d, Y.data(), nullptr, Yd.data())) << "i_out " << i_out << " eps " << eps;
+        ASSERT_TRUE(evaluate(m, d, 0.0, Y.data(), nullptr, Yd.data())) << "i_out " << i_out << " eps " << eps;
         const KktReference ref = kkt_reference(m, Y.data());
         const double e_qdd = max_rel(d.qddot, ref.qddot), e_lambda = max_rel(d.lambda, ref.lambda);
         std::printf("  i_out %.0e eps %.0e %s: |qddot - ref| %.2e, |lambda - ref| %.2e (relative), recoveries %lld\n",
@@ -176,8 +176,8 @@ TEST(RefinedSolve, RedundantLoopWithLightBodiesFollowsItsTwin) {
       Data dl(loop), dt(twin);
       double worst = 0;
       for (int s = 0; s < 1000; ++s) {
-        ASSERT_TRUE(rk4_step(loop, dl, Yl.data(), nullptr, loop.solver.dt)) << "i_out " << i_out << " step " << s;
-        ASSERT_TRUE(rk4_step(twin, dt, Yt.data(), nullptr, twin.solver.dt));
+        ASSERT_TRUE(rk4_step(loop, dl, s * loop.solver.dt, Yl.data(), nullptr, loop.solver.dt)) << "i_out " << i_out << " step " << s;
+        ASSERT_TRUE(rk4_step(twin, dt, s * twin.solver.dt, Yt.data(), nullptr, twin.solver.dt));
       }
       for (int e = 0; e < 7 * loop.n_bodies(); ++e) worst = std::max(worst, std::fabs(Yl[e] - Yt[e]));
       std::printf("  i_out %.0e eps %.0e: max |q_loop - q_twin| after 1 s %.2e, recoveries %lld\n", i_out, eps, worst,
@@ -212,7 +212,7 @@ TEST(RefinedSolve, BatchedPathsRecoverAndRefineLikeTheCpu) {
       for (int i = 0; i < n; ++i) {
         Data d(m, fused ? SchurFactorization::Sparse : SchurFactorization::Dense);
         std::vector<double> ydot(m.ny());
-        ASSERT_TRUE(evaluate(m, d, asm_batch.Y.data() + static_cast<std::size_t>(i) * m.ny(), nullptr, ydot.data()));
+        ASSERT_TRUE(evaluate(m, d, 0.0, asm_batch.Y.data() + static_cast<std::size_t>(i) * m.ny(), nullptr, ydot.data()));
         EXPECT_EQ(hb.info[i], 0);
         EXPECT_EQ(hb.fail[i], 0);
         EXPECT_EQ(hb.recoveries[i] > 0, eps == 0.0) << (fused ? "fused" : "cuda");
@@ -237,7 +237,7 @@ double top_energy_error(double eps, int refinement_steps, double dt) {
   set_kinematics(m, d, Y.data());
   const double E0 = total_energy(m, d);
   const int steps = static_cast<int>(std::lround(0.25 / dt));
-  for (int s = 0; s < steps; ++s) EXPECT_TRUE(rk4_step(m, d, Y.data(), nullptr, dt));
+  for (int s = 0; s < steps; ++s) EXPECT_TRUE(rk4_step(m, d, s * dt, Y.data(), nullptr, dt));
   set_kinematics(m, d, Y.data());
   return std::fabs(total_energy(m, d) - E0) / std::fabs(E0);
 }

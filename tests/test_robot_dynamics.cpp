@@ -162,7 +162,7 @@ TEST(RobotDynamics, DaeJointAccelerationsEqualAba) {
       Data d(m);
       Vec Y(13 * m.n_bodies()), Ydot(Y.size());
       initial_state(m, Y.data());
-      ASSERT_TRUE(evaluate(m, d, Y.data(), s.tau.data(), Ydot.data()));
+      ASSERT_TRUE(evaluate(m, d, 0.0, Y.data(), s.tau.data(), Ydot.data()));
       worst = std::max(worst, max_rel_err(dae_joint_accelerations(m, d), spatial_aba(rm, s, s.tau)));
     }
     std::printf("  %s: |qdd_dae - qdd_aba| %.2e (relative; eps 0, 1e-10, 1e-6)\n", r.name, worst);

@@ -285,8 +285,8 @@ TEST(SparseSchurCpu, EvaluationEqualsDensePathOnEveryExample) {
       ASSERT_FALSE(dense.sparse_schur);
       ASSERT_TRUE(sparse.sparse_schur);
       std::vector<double> yd_dense(model.ny()), yd_sparse(model.ny());
-      ASSERT_TRUE(evaluate(model, dense, y.data(), nullptr, yd_dense.data())) << name;
-      ASSERT_TRUE(evaluate(model, sparse, y.data(), nullptr, yd_sparse.data())) << name;
+      ASSERT_TRUE(evaluate(model, dense, 0.0, y.data(), nullptr, yd_dense.data())) << name;
+      ASSERT_TRUE(evaluate(model, sparse, 0.0, y.data(), nullptr, yd_sparse.data())) << name;
       for (int e = 0; e < model.ny(); ++e)
         worst_ydot = std::max(worst_ydot, std::fabs(yd_sparse[e] - yd_dense[e]) / std::max(1.0, std::fabs(yd_dense[e])));
       for (int R = 0; R < model.n_rows; ++R)

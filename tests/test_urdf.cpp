@@ -372,7 +372,7 @@ void check_maximal_model(const ReducedModel& rm, std::mt19937_64& g, double q_sc
   initial_state(model, Y.data());
   Data d(model);
   set_kinematics(model, d, Y.data());
-  evaluate_constraints(model, d);
+  evaluate_constraints(model, d, 0.0);
   EXPECT_LT(max_violation(d), 1e-12);
   EXPECT_LT(d.phi_dot.cwiseAbs().maxCoeff(), 1e-12);
 }

@@ -20,14 +20,26 @@ void put33(std::vector<double>& p, const Mat3d& A) {
 
 template <class T>
 void pack_topology(const Model& m, PackedModel<T>& out) {
-  const int N = m.n_bodies(), J = m.n_joints();
-  for (const Joint& jt : m.joints) {
-    out.joint_type.push_back(static_cast<int>(jt.type));
-    out.joint_body.push_back(jt.body_i);
-    out.joint_body.push_back(jt.body_j);
-    out.row_offset.push_back(jt.row_offset);
+  // Constraint elements (model_view.hpp): the joints, then the drivers.
+  const int N = m.n_bodies(), J = m.n_constraints();
+  for (int a = 0; a < J; ++a) {
+    const ConstraintElement e = m.constraint(a);
+    out.joint_type.push_back(a < m.n_joints() ? static_cast<int>(m.joints[a].type) : kDriverElement);
+    out.joint_body.push_back(e.body_i);
+    out.joint_body.push_back(e.body_j);
+    out.row_offset.push_back(e.row_offset);
   }
-  // Joints touching each body, in joint order (the order the CPU reference subtracts
+  for (const Driver& dr : m.drivers) {
+    out.driver.push_back(dr.joint);
+    out.driver.push_back(static_cast<int>(dr.coordinate));
+    out.driver.push_back(dr.law);
+  }
+  out.law_start.push_back(0);
+  for (const MotionLaw& l : m.laws) {
+    out.law_type.push_back(static_cast<int>(l.type));
+    out.law_start.push_back(out.law_start.back() + static_cast<int>(l.params.size()));
+  }
+  // Elements touching each body, in element order (the order the CPU reference subtracts
   // Phi_q^T lambda in).
   out.body_joint_start.assign(N + 1, 0);
   for (int k = 0; k < N; ++k) {
@@ -56,12 +68,13 @@ void pack_topology(const Model& m, PackedModel<T>& out) {
     }
     out.coupling_start[a + 1] = static_cast<int>(out.coupling.size()) / 3;
   }
-  // Tables follow the global parameters (model_view.hpp), in force order.
-  int table = kBodyParams * N + kJointParams * J + kForceParams * static_cast<int>(m.forces.size()) + kGlobalParams;
+  // Tables follow the laws' parameters (model_view.hpp), in force order.
+  int table = kBodyParams * N + kJointParams * m.n_joints() + kForceParams * static_cast<int>(m.forces.size()) +
+              kGlobalParams + out.law_start.back();
   for (const ForceElement& f : m.forces) {
     const int nk = f.stiffness_table.n(), nc = f.damping_table.n();
     out.force.push_back({static_cast<int>(f.type), f.body, f.world_frame ? 1 : 0, f.body_i, f.body_j, f.joint,
-                         static_cast<int>(f.kind), f.input_index, table, nk, table + 3 * nk, nc});
+                         static_cast<int>(f.kind), f.input_index, table, nk, table + 3 * nk, nc, f.law});
     table += 3 * (nk + nc);
   }
 }
@@ -116,6 +129,7 @@ std::vector<double> flatten_params(const Model& m) {
   p.push_back(m.solver.baumgarte_beta);
   p.push_back(m.solver.tikhonov_epsilon);
   p.push_back(m.solver.violation_bound);
+  for (const MotionLaw& l : m.laws) p.insert(p.end(), l.params.begin(), l.params.end());
   for (const ForceElement& f : m.forces) {
     p.insert(p.end(), f.stiffness_table.p.begin(), f.stiffness_table.p.end());
     p.insert(p.end(), f.damping_table.p.begin(), f.damping_table.p.end());
@@ -128,7 +142,8 @@ ModelView<T> PackedModel<T>::host_view() const {
   return {n_instances,        n_bodies,           n_joints,          n_rows,           n_forces,
           n_inputs,           n_params,           static_cast<T>(dt), static_cast<T>(eps_relative), refine_steps, projection, joint_type.data(), joint_body.data(),
           row_offset.data(),  coupling_start.data(), coupling.data(),   body_joint_start.data(), body_joint.data(),
-          force.data(),       param_shared.data(), param_slot.data(),  param_varied.data()};
+          force.data(),       param_shared.data(), param_slot.data(),  param_varied.data(),
+          n_drivers,          n_laws,             driver.data(),      law_type.data(),  law_start.data()};
 }
 
 template <class T>
@@ -141,6 +156,8 @@ PackedModel<T> pack_models(const std::vector<Model>& models, int n_instances, do
   out.n_bodies = m0.n_bodies();
   out.n_joints = m0.n_joints();
   out.n_rows = m0.n_rows;
+  out.n_drivers = m0.n_drivers();
+  out.n_laws = static_cast<int>(m0.laws.size());
   out.n_forces = static_cast<int>(m0.forces.size());
   out.n_inputs = m0.n_inputs;
   out.dt = m0.solver.dt;

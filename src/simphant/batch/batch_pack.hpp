@@ -18,7 +18,9 @@ struct PackedModel {
   double eps_relative = 0;  ///< ModelView::eps_relative
   int refine_steps = 0;     ///< ModelView::refine_steps
   int projection = 0;       ///< ModelView::projection
+  int n_drivers = 0, n_laws = 0;
   std::vector<int> joint_type, joint_body, row_offset, coupling_start, coupling, body_joint_start, body_joint;
+  std::vector<int> driver, law_type, law_start;  ///< ModelView::driver, law_type, law_start
   std::vector<ForceTopo> force;
   std::vector<T> param_shared;  ///< (n_params)
   std::vector<int> param_slot;  ///< (n_params)

@@ -6,19 +6,29 @@
 // pointers, so the same struct points into host memory (CPU tests of the per-thread
 // functions) or device memory (host/cuda_backend); packed by batch_pack.hpp.
 //
-// Parameter layout of one instance (n_params = 19 N + 24 J + 16 F + 7 + the tables):
+// Constraint elements (docs/solver.md, "Rheonomic drivers"): the n_joints joints, then
+// the n_drivers drivers, each a one-row element between its joint's body_i and body_j;
+// joint_type, joint_body, row_offset, coupling_start and the body_joint / coupling CSRs
+// run over all n_constraints() elements (a driver's joint_type entry is kDriverElement).
+//
+// Parameter layout of one instance (n_params = 19 N + 24 J + 16 F + 7 + the laws' + the
+// tables'):
 //   body k   at body_param(k):  mass [kg], J_B (9, row-major) [kg m^2], J_B^-1 (9)
 //   joint j  at joint_param(j): u_i, v_i, a_i, b_i, u_j, v_j, a_j, b_j (3 each, B or W)
 //   force f  at force_param(f): point_B, vec, point_i, point_j (3 each), stiffness,
 //                               damping, rest, value
 //   global   at global_param(): gravity (3) [m/s^2], baumgarte_alpha, baumgarte_beta,
 //                               tikhonov_epsilon, violation_bound
-//   tables   after the globals: each force's stiffness table then damping table, 3 n
-//                               values each ([x, y, m2], CharacteristicTable in
-//                               model/model.hpp), at ForceTopo::stiffness_table / damping_table
+//   law l    at law_param() + law_start[l]: its parameters (dynamics/motion_law.hpp; the
+//                               count is fixed by the scene's structure)
+//   tables   after the laws: each force's stiffness table then damping table, 3 n values
+//                               each ([x, y, m2], CharacteristicTable in model/model.hpp),
+//                               at ForceTopo::stiffness_table / damping_table
 #include <cstddef>
 
 #include "simphant/core/hd.hpp"
+#include "simphant/dynamics/motion_law.hpp"
+#include "simphant/joints/joint_coordinate.hpp"
 #include "simphant/joints/joint_math.hpp"
 #include "simphant/math/small.hpp"
 
@@ -28,6 +38,8 @@ constexpr int kBodyParams = 19;
 constexpr int kJointParams = 24;
 constexpr int kForceParams = 16;
 constexpr int kGlobalParams = 7;
+/// joint_type of a driver's constraint element.
+constexpr int kDriverElement = -1;
 
 /// Topology of one force element (ForceElement in model.hpp without its parameters).
 struct ForceTopo {
@@ -41,6 +53,8 @@ struct ForceTopo {
   /// SpringDamper / RotationalSpringDamper: first parameter of the stiffness table and
   /// its knot count (0: the scalar stiffness), the same for the damping table.
   int stiffness_table, stiffness_n, damping_table, damping_n;
+  /// PointForce / Torque / Actuator: index of the load's motion law (Model::laws), -1: none.
+  int law;
 };
 
 template <class T>
@@ -55,10 +69,10 @@ struct ModelView {
   /// solver.projection after each step, Projection (model.hpp) as int: 0 none, 1 velocity,
   /// 2 position_velocity (shared: not sweepable; kernels/projection.hpp).
   int projection;
-  const int* joint_type;        ///< (n_joints) JointType as int
-  const int* joint_body;        ///< (n_joints, 2) body_i, body_j (-1: ground)
-  const int* row_offset;        ///< (n_joints) first row of each joint
-  const int* coupling_start;    ///< (n_joints + 1) CSR into coupling
+  const int* joint_type;        ///< (n_constraints()) JointType as int, kDriverElement for a driver
+  const int* joint_body;        ///< (n_constraints(), 2) body_i, body_j (-1: ground)
+  const int* row_offset;        ///< (n_constraints()) first row of each element
+  const int* coupling_start;    ///< (n_constraints() + 1) CSR into coupling
   const int* coupling;          ///< (n_couplings, 3) joint b, side of a, side of b sharing a body
   const int* body_joint_start;  ///< (n_bodies + 1) CSR into body_joint
   const int* body_joint;        ///< (n_body_joints, 2) joint, side (0: body_i, 1: body_j), joint order
@@ -66,6 +80,14 @@ struct ModelView {
   const T* param_shared;        ///< (n_params) values of instance 0
   const int* param_slot;        ///< (n_params) -1: shared, else the row in param_varied
   const T* param_varied;        ///< (n_varied, n_instances)
+  int n_drivers;                ///< drivers (Model::drivers)
+  int n_laws;                   ///< motion laws (Model::laws)
+  const int* driver;            ///< (n_drivers, 3) joint, coordinate (JointCoordinate), law
+  const int* law_type;          ///< (n_laws) MotionLawType as int
+  const int* law_start;         ///< (n_laws + 1) first parameter of each law after law_param()
+
+  /// Constraint elements: the joints, then the drivers.
+  SP_HD int n_constraints() const { return n_joints + n_drivers; }
 
   SP_HD int body_param(int k) const { return kBodyParams * k; }
   SP_HD int joint_param(int j) const { return kBodyParams * n_bodies + kJointParams * j; }
@@ -97,17 +119,31 @@ struct ModelView {
   SP_HD T beta(int i) const { return param(global_param() + 4, i); }
   SP_HD T epsilon(int i) const { return param(global_param() + 5, i); }
   SP_HD T violation_bound(int i) const { return param(global_param() + 6, i); }
-  SP_HD int rows_of(int j) const { return joint_rows(static_cast<JointType>(joint_type[j])); }
+  SP_HD int law_param() const { return global_param() + kGlobalParams; }
+  /// Rows of constraint element a: its joint type's, or 1 for a driver.
+  SP_HD int rows_of(int a) const { return a >= n_joints ? 1 : joint_rows(static_cast<JointType>(joint_type[a])); }
+  /// The joint frame of constraint element a (a driver: its joint's) of instance i.
+  SP_HD JointFrame<T> constraint_frame(int a, int i) const {
+    return frame(a >= n_joints ? driver[3 * (a - n_joints)] : a, i);
+  }
 };
 
-/// Accessor k -> parameter offset + k of instance i (a characteristic table's [x, y, m2]
-/// for force_math.hpp's characteristic_force).
+/// Accessor of parameter base + k of instance i: a motion law's (motion_law_eval_at) or a
+/// characteristic table's [x, y, m2] (characteristic_force in dynamics/force_math.hpp).
 template <class T>
-struct ViewParams {
+struct LawParams {
   const ModelView<T>* mv;
-  int offset;
-  int i;
-  SP_HD T operator()(int k) const { return mv->param(offset + k, i); }
+  int base, i;
+  SP_HD T operator()(int k) const { return mv->param(base + k, i); }
 };
+
+/// s [rad | m], s' and s'' of motion law `law` of instance i at its time t [s]
+/// (dynamics/motion_law.hpp).
+template <class T>
+SP_HD void motion_law_value(const ModelView<T>& mv, int law, int i, T t, T& s, T& sd, T& sdd) {
+  const int start = mv.law_start[law];
+  motion_law_eval_at(static_cast<MotionLawType>(mv.law_type[law]), LawParams<T>{&mv, mv.law_param() + start, i},
+                     mv.law_start[law + 1] - start, t, s, sd, sdd);
+}
 
 }  // namespace simphant::batch

@@ -170,7 +170,7 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
   auto linearise = [&] {
     set_kinematics(model, d, Y);
     if (m > 0) {
-      evaluate_constraints(model, d);
+      evaluate_constraints(model, d, 0.0);
       assemble_jacobian(model, d);
       A.topRows(m) = d.Phi_q;
       r.head(m) = d.phi;
@@ -230,12 +230,17 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
     }
   }
   if (!converged) return res;
-  // Velocity projection onto [Phi_q; the given rates' rows] qdot = [0; rate]:
-  // qdot <- qdot - A_v^+ (A_v qdot - b), the minimum mass-unweighted change.
+  // Velocity projection onto [Phi_q; the given rates' rows] qdot = [-Phi_t; rate]
+  // (Phi_t: minus a driver's s'(0), zero for a joint's row; d.phi_dot holds Phi_q qdot +
+  // Phi_t at this state): qdot <- qdot - A_v^+ (A_v qdot - b), the minimum
+  // mass-unweighted change.
   Eigen::Map<Eigen::VectorXd> qdot(Y + 7 * N, 6 * N);
   Eigen::MatrixXd Av(m + nr, 6 * N), Cv(nr, 6 * N);
   Eigen::VectorXd b = Eigen::VectorXd::Zero(m + nr);
-  if (m > 0) Av.topRows(m) = d.Phi_q;
+  if (m > 0) {
+    Av.topRows(m) = d.Phi_q;
+    b.head(m) = d.Phi_q * qdot - d.phi_dot;
+  }
   for (int t = 0; t < nr; ++t) {
     const CoordinateRow<double> row = target_row(model, d, vel[t]);
     scatter_target_row(model, vel[t], row.jac, Cv, t);
@@ -254,7 +259,7 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
   cod.compute(Av);
   qdot -= cod.solve(Av * qdot - b);
   res.velocity_residual = m + nr > 0 ? (Av * qdot - b).cwiseAbs().maxCoeff() : 0.0;
-  record_changes(model, Y0.data(), Y, np > 0, res);
+  record_changes(model, Y0.data(), Y, np > 0 || model.n_drivers() > 0, res);
   res.ok = std::isfinite(res.velocity_residual);
   if (res.ok) {
     res.message = flipped_joint_message(model, d);  // d.kin is at the assembled positions

@@ -1,8 +1,9 @@
 #pragma once
-// Assembly: moves positions onto Phi(q) = 0 by Newton iterations with the minimum-norm
+// Assembly: moves positions onto Phi(q, 0) = 0 by Newton iterations with the minimum-norm
 // correction dq = -Phi_q^+ Phi (complete orthogonal decomposition, so rank-deficient
-// Phi_q such as Bricard's works), then projects velocities onto Phi_q qdot = 0 with the
-// minimum-norm correction. Rotational corrections are body-frame rotation vectors
+// Phi_q such as Bricard's works), then projects velocities onto Phi_q qdot = -Phi_t
+// (zero but for the rheonomic drivers' rows: docs/solver.md, "Rheonomic drivers") with the
+// minimum-norm correction. Time t = 0: an instance's clock starts at its assembled state. Rotational corrections are body-frame rotation vectors
 // applied as p <- p * exp(dtheta / 2).
 #include <string>
 

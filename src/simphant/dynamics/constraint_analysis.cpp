@@ -55,7 +55,7 @@ ConstraintAnalysis analyse_constraints(const Model& model, Data& d, const double
     return a;
   }
   set_kinematics(model, d, Y);
-  evaluate_constraints(model, d);
+  evaluate_constraints(model, d, 0.0);
   assemble_jacobian(model, d);
   return analyse_jacobian(d.Phi_q);
 }

@@ -6,13 +6,14 @@ namespace simphant {
 
 SchurPattern schur_pattern_of(const Model& model) {
   std::vector<int> joint_body, rows, row_offset;
-  for (const Joint& j : model.joints) {
-    joint_body.push_back(j.body_i);
-    joint_body.push_back(j.body_j);
-    rows.push_back(joint_rows(j.type));
-    row_offset.push_back(j.row_offset);
+  for (int a = 0; a < model.n_constraints(); ++a) {  // the joints, then the drivers
+    const ConstraintElement e = model.constraint(a);
+    joint_body.push_back(e.body_i);
+    joint_body.push_back(e.body_j);
+    rows.push_back(e.rows);
+    row_offset.push_back(e.row_offset);
   }
-  return build_schur_pattern(model.n_joints(), joint_body.data(), rows.data(), row_offset.data());
+  return build_schur_pattern(model.n_constraints(), joint_body.data(), rows.data(), row_offset.data());
 }
 
 SchurFactorization parse_schur_factorization(const std::string& name) {
@@ -37,7 +38,7 @@ bool uses_sparse_schur(const Model& model, SchurFactorization schur) {
 }
 
 double data_bytes(const Model& model, SchurFactorization schur, bool with_jacobian) {
-  const double m = model.n_rows, nv = model.nv(), ny = model.ny(), N = model.n_bodies(), J = model.n_joints();
+  const double m = model.n_rows, nv = model.nv(), ny = model.ny(), N = model.n_bodies(), J = model.n_constraints();
   double b = sizeof(Data);
   b += N * sizeof(BodyKin<double>) + 2 * J * sizeof(JointRows<double>);
   if (with_jacobian) b += 8 * (m * nv);  // Phi_q
@@ -51,16 +52,16 @@ double data_bytes(const Model& model, SchurFactorization schur, bool with_jacobi
   // loops (build_schur_pattern's ordering is not run here: it costs O(J^3)); a closed
   // loop adds a few blocks.
   std::vector<std::vector<int>> at_body(static_cast<std::size_t>(model.n_bodies()));
-  for (int a = 0; a < model.n_joints(); ++a)
-    for (int k : {model.joints[a].body_i, model.joints[a].body_j})
+  for (int a = 0; a < model.n_constraints(); ++a)
+    for (int k : {model.constraint(a).body_i, model.constraint(a).body_j})
       if (k >= 0) at_body[static_cast<std::size_t>(k)].push_back(a);
   double values = 0, blocks = 0;
-  for (const Joint& j : model.joints) values += static_cast<double>(joint_rows(j.type)) * joint_rows(j.type);
+  for (int a = 0; a < model.n_constraints(); ++a) values += static_cast<double>(model.constraint(a).rows) * model.constraint(a).rows;
   blocks += J;
   for (const std::vector<int>& joints : at_body)
     for (std::size_t x = 0; x < joints.size(); ++x)
       for (std::size_t y = x + 1; y < joints.size(); ++y) {
-        values += static_cast<double>(joint_rows(model.joints[joints[x]].type)) * joint_rows(model.joints[joints[y]].type);
+        values += static_cast<double>(model.constraint(joints[x]).rows) * model.constraint(joints[y]).rows;
         blocks += 1;
       }
   return b + 8 * values + 4 * (6 * blocks + 5 * J);
@@ -68,8 +69,8 @@ double data_bytes(const Model& model, SchurFactorization schur, bool with_jacobi
 
 Data::Data(const Model& model, SchurFactorization schur)
     : kin(model.n_bodies()),
-      rows(model.n_joints()),
-      minv_jt(model.n_joints()),
+      rows(model.n_constraints()),
+      minv_jt(model.n_constraints()),
       Q(Eigen::VectorXd::Zero(model.nv())),
       phi(Eigen::VectorXd::Zero(model.n_rows)),
       phi_dot(Eigen::VectorXd::Zero(model.n_rows)),
@@ -111,16 +112,17 @@ Data::Data(const Model& model, SchurFactorization schur)
   }
   const int N = model.n_bodies();
   body_joint_start.assign(N + 1, 0);
-  for (const Joint& j : model.joints) {
-    if (j.body_i >= 0) ++body_joint_start[j.body_i + 1];
-    if (j.body_j >= 0) ++body_joint_start[j.body_j + 1];
+  for (int a = 0; a < model.n_constraints(); ++a) {
+    const ConstraintElement e = model.constraint(a);
+    if (e.body_i >= 0) ++body_joint_start[e.body_i + 1];
+    if (e.body_j >= 0) ++body_joint_start[e.body_j + 1];
   }
   for (int k = 0; k < N; ++k) body_joint_start[k + 1] += body_joint_start[k];
   body_joint.resize(body_joint_start[N]);
   body_joint_side.resize(body_joint_start[N]);
   std::vector<int> fill(body_joint_start.begin(), body_joint_start.end() - 1);
-  for (int a = 0; a < model.n_joints(); ++a) {
-    const int bodies[2] = {model.joints[a].body_i, model.joints[a].body_j};
+  for (int a = 0; a < model.n_constraints(); ++a) {
+    const int bodies[2] = {model.constraint(a).body_i, model.constraint(a).body_j};
     for (int side = 0; side < 2; ++side) {
       if (bodies[side] < 0) continue;
       body_joint[fill[bodies[side]]] = a;

@@ -47,9 +47,11 @@ struct Data {
   Data& operator=(const Data&) = delete;
 
   std::vector<BodyKin<double>> kin;         ///< (N) body kinematics at the evaluated state
-  std::vector<JointRows<double>> rows;      ///< (n_joints) per-joint Phi, Phi_q (x12), gamma
-  std::vector<JointRows<double>> minv_jt;   ///< (n_joints) jac field: rows of Phi_q,k M_k^-1 per side
-  /// Joints touching each body, CSR: body k's entries are [body_joint_start[k],
+  /// (n_constraints: the joints, then the drivers; Model::constraint) per-element Phi,
+  /// Phi_q (x12), gamma
+  std::vector<JointRows<double>> rows;
+  std::vector<JointRows<double>> minv_jt;   ///< (n_constraints) jac field: rows of Phi_q,k M_k^-1 per side
+  /// Constraint elements touching each body, CSR: body k's entries are [body_joint_start[k],
   /// body_joint_start[k+1]) of body_joint (joint index) and body_joint_side (0: body_i,
   /// 1: body_j). Derived from the model once; the Schur matrix only couples rows of joints
   /// that share a body.

@@ -19,8 +19,8 @@ inline double dot6(const double* a, const double* b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
-// The body index on one side of a joint (side 0: body_i, 1: body_j).
-inline int side_body(const Joint& jt, int side) { return side == 0 ? jt.body_i : jt.body_j; }
+// The body index on one side of a constraint element (side 0: body_i, 1: body_j).
+inline int side_body(const ConstraintElement& e, int side) { return side == 0 ? e.body_i : e.body_j; }
 
 // C = Phi_q M^-1 Phi_q^T (unregularised) and rhs = Phi_q M^-1 Q - gamma*, from the per-joint row
 // blocks: M is block diagonal, so only rows of joints that share a body couple, and
@@ -31,8 +31,8 @@ inline int side_body(const Joint& jt, int side) { return side == 0 ? jt.body_i :
 template <class Add>
 void build_schur(const Model& model, Data& d, Add add) {
   const int N = model.n_bodies();
-  for (int a = 0; a < model.n_joints(); ++a) {
-    const Joint& jt = model.joints[a];
+  for (int a = 0; a < model.n_constraints(); ++a) {
+    const ConstraintElement jt = model.constraint(a);
     d.minv_jt[a].m = d.rows[a].m;
     for (int side = 0; side < 2; ++side) {
       const int k = side_body(jt, side);
@@ -47,7 +47,7 @@ void build_schur(const Model& model, Data& d, Add add) {
     for (int p = d.body_joint_start[k]; p < d.body_joint_start[k + 1]; ++p) {
       const int a = d.body_joint[p], sa = 6 * d.body_joint_side[p];
       const JointRows<double>& Ja = d.rows[a];
-      const int oa = model.joints[a].row_offset;
+      const int oa = model.constraint(a).row_offset;
       for (int r = 0; r < Ja.m; ++r) d.rhs[oa + r] += dot6(Ja.jac[r] + sa, d.minv_q.data() + 6 * k);
       for (int q = p; q < d.body_joint_start[k + 1]; ++q) {
         const int b = d.body_joint[q], sb = 6 * d.body_joint_side[q];
@@ -63,7 +63,7 @@ void build_schur(const Model& model, Data& d, Add add) {
 void assemble_schur_dense(const Model& model, Data& d) {
   d.C.setZero();
   build_schur(model, d, [&](int a, int b, int r, int s, double c) {
-    const int R = model.joints[a].row_offset + r, S = model.joints[b].row_offset + s;
+    const int R = model.constraint(a).row_offset + r, S = model.constraint(b).row_offset + s;
     d.C(R, S) += c;
     if (a != b) d.C(S, R) += c;
   });
@@ -126,8 +126,8 @@ bool factor_schur_sparse(Data& d, double eps) {
 // out <- out + scale Phi_q^T x (out: 6 N body-wise [F_W, T_B], x: m rows), joint by
 // joint from the row blocks.
 void add_jacobian_transpose(const Model& model, const Data& d, const double* x, double scale, double* out) {
-  for (int a = 0; a < model.n_joints(); ++a) {
-    const Joint& jt = model.joints[a];
+  for (int a = 0; a < model.n_constraints(); ++a) {
+    const ConstraintElement jt = model.constraint(a);
     const JointRows<double>& Ja = d.rows[a];
     for (int side = 0; side < 2; ++side) {
       const int k = side_body(jt, side);
@@ -148,8 +148,8 @@ void apply_schur(const Model& model, Data& d, const double* x, double* y) {
   add_jacobian_transpose(model, d, x, 1.0, d.body_f.data());
   for (int k = 0; k < model.n_bodies(); ++k)
     apply_body_Minv(model.bodies[k], d.body_f.data() + 6 * k, d.body_w.data() + 6 * k);
-  for (int a = 0; a < model.n_joints(); ++a) {
-    const Joint& jt = model.joints[a];
+  for (int a = 0; a < model.n_constraints(); ++a) {
+    const ConstraintElement jt = model.constraint(a);
     const JointRows<double>& Ja = d.rows[a];
     for (int r = 0; r < Ja.m; ++r) {
       double v = 0;
@@ -212,16 +212,26 @@ void set_kinematics(const Model& model, Data& d, const double* Y) {
   }
 }
 
-void evaluate_constraints(const Model& model, Data& d) {
+void evaluate_constraints(const Model& model, Data& d, double t) {
   const double alpha = model.solver.baumgarte_alpha, beta = model.solver.baumgarte_beta;
-  for (int j = 0; j < model.n_joints(); ++j) {
-    const Joint& jt = model.joints[j];
-    const BodyKin<double> Bi = jt.body_i >= 0 ? d.kin[jt.body_i] : ground_kin<double>();
-    const BodyKin<double> Bj = jt.body_j >= 0 ? d.kin[jt.body_j] : ground_kin<double>();
-    JointRows<double>& jr = d.rows[j];
-    joint_eval(jt.type, jt.frame, Bi, Bj, jr);
+  const auto kin = [&](int k) { return k >= 0 ? d.kin[k] : ground_kin<double>(); };
+  for (int a = 0; a < model.n_constraints(); ++a) {
+    const ConstraintElement e = model.constraint(a);
+    JointRows<double>& jr = d.rows[a];
+    if (a < model.n_joints()) {
+      const Joint& jt = model.joints[a];
+      joint_eval(jt.type, jt.frame, kin(e.body_i), kin(e.body_j), jr);
+    } else {
+      // A driver (docs/solver.md, "Rheonomic drivers"): Phi = coord(q) - s(t).
+      const Driver& dr = model.drivers[a - model.n_joints()];
+      const MotionLaw& law = model.laws[dr.law];
+      double s, sd, sdd;
+      motion_law_eval(law.type, law.params.data(), static_cast<int>(law.params.size()), t, s, sd, sdd);
+      jr.m = 1;
+      driver_row(dr.coordinate, model.joints[dr.joint].frame, kin(e.body_i), kin(e.body_j), s, sd, sdd, jr, 0);
+    }
     for (int r = 0; r < jr.m; ++r) {
-      const int row = jt.row_offset + r;
+      const int row = e.row_offset + r;
       d.phi[row] = jr.phi[r];
       d.phi_dot[row] = jr.phi_dot[r];
       d.gamma_star[row] = baumgarte_gamma(jr.gamma[r], jr.phi_dot[r], jr.phi[r], alpha, beta);
@@ -231,8 +241,8 @@ void evaluate_constraints(const Model& model, Data& d) {
 
 void assemble_jacobian(const Model& model, Data& d) {
   d.Phi_q.setZero(model.n_rows, model.nv());  // sized on first use (a step's Data never holds it)
-  for (int j = 0; j < model.n_joints(); ++j) {
-    const Joint& jt = model.joints[j];
+  for (int j = 0; j < model.n_constraints(); ++j) {
+    const ConstraintElement jt = model.constraint(j);
     const JointRows<double>& jr = d.rows[j];
     for (int r = 0; r < jr.m; ++r)
       for (int c = 0; c < 6; ++c) {
@@ -252,11 +262,11 @@ bool solve_accelerations(const Model& model, Data& d) {
   return true;
 }
 
-bool evaluate(const Model& model, Data& d, const double* Y, const double* inputs, double* Ydot) {
+bool evaluate(const Model& model, Data& d, double t, const double* Y, const double* inputs, double* Ydot) {
   const int N = model.n_bodies();
   set_kinematics(model, d, Y);
-  compute_forces(model, d, inputs);
-  if (model.n_rows > 0) evaluate_constraints(model, d);
+  compute_forces(model, d, t, inputs);
+  if (model.n_rows > 0) evaluate_constraints(model, d, t);
   if (!solve_accelerations(model, d)) return false;
   // Ydot = [rdot = v, pdot = 1/2 p (0, omega), qddot].
   bool finite = true;
@@ -280,6 +290,10 @@ void joint_reactions(const Model& model, const Data& d, double* out) {
     const BodyKin<double> Bj = jt.body_j >= 0 ? d.kin[jt.body_j] : ground_kin<double>();
     joint_reaction(d.rows[j].m, &d.rows[j].jac[0][0], d.lambda.data() + jt.row_offset, Bj, jt.frame.u_j, out + 6 * j);
   }
+}
+
+void driver_loads(const Model& model, const Data& d, double* out) {
+  for (int k = 0; k < model.n_drivers(); ++k) out[k] = -d.lambda[model.drivers[k].row_offset];
 }
 
 double kinetic_energy(const Model& model, const Data& d) {

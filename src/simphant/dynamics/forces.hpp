@@ -9,7 +9,7 @@ namespace simphant {
 
 /// Fills d.Q from the kinematics in d.kin (call after the kinematics are set).
 /// inputs: (model.n_inputs) actuator values, or nullptr for the models' defaults.
-void compute_forces(const Model& model, Data& d, const double* inputs);
+void compute_forces(const Model& model, Data& d, double t, const double* inputs);
 
 /// Relative rotation angle of body_j about joint axis v_i, in (-pi, pi], zero at the
 /// initial configuration (where a_i = a_j): atan2((a_i x a_j) . v_i, a_i . a_j).

@@ -6,10 +6,10 @@
 
 namespace simphant {
 
-bool projection_stage(const Model& model, Data& d, double* Y, int stage) {
+bool projection_stage(const Model& model, Data& d, double t, double* Y, int stage) {
   const int N = model.n_bodies();
   set_kinematics(model, d, Y);
-  evaluate_constraints(model, d);
+  evaluate_constraints(model, d, t);
   d.Q.setZero();
   for (int R = 0; R < model.n_rows; ++R) d.gamma_star[R] = projection_gamma_star(stage, d.phi[R], d.phi_dot[R]);
   if (!solve_accelerations(model, d)) return false;
@@ -25,18 +25,18 @@ bool projection_stage(const Model& model, Data& d, double* Y, int stage) {
   return true;
 }
 
-bool project(const Model& model, Data& d, double* Y) {
+bool project(const Model& model, Data& d, double t, double* Y) {
   const Projection mode = model.solver.projection;
   if (mode == Projection::None || model.n_rows == 0) return true;
   if (mode == Projection::PositionVelocity)
     for (int it = 0; it < kProjectionNewtonIterations; ++it)
-      if (!projection_stage(model, d, Y, kProjectPosition)) return false;
-  return projection_stage(model, d, Y, kProjectVelocity);
+      if (!projection_stage(model, d, t, Y, kProjectPosition)) return false;
+  return projection_stage(model, d, t, Y, kProjectVelocity);
 }
 
-bool project_stage_state(const Model& model, Data& d, double* Y) {
+bool project_stage_state(const Model& model, Data& d, double t, double* Y) {
   if (!projects_stage_states(static_cast<int>(model.solver.projection)) || model.n_rows == 0) return true;
-  return projection_stage(model, d, Y, kProjectVelocity);
+  return projection_stage(model, d, t, Y, kProjectVelocity);
 }
 
 }  // namespace simphant

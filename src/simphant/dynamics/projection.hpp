@@ -8,15 +8,16 @@
 namespace simphant {
 
 /// One projection stage (projection_math.hpp, kProjectPosition or kProjectVelocity) of
-/// Y (13N) in place: evaluates Phi, Phi_q at Y, solves C lambda = residual and applies
+/// Y (13N) at the instance time t [s] in place (a driver's row projects onto
+/// Phi(q, t) = 0 and Phi_q qdot = -Phi_t): evaluates Phi, Phi_q at Y, solves C lambda = residual and applies
 /// the correction -M^-1 Phi_q^T lambda to the positions or the velocities. Returns false
 /// (Y unchanged) when the factorisation failed.
-bool projection_stage(const Model& model, Data& d, double* Y, int stage);
+bool projection_stage(const Model& model, Data& d, double t, double* Y, int stage);
 
 /// model.solver.projection applied to Y (13N) in place: nothing (none); the velocity
 /// stage (velocity); kProjectionNewtonIterations position stages and then the velocity
 /// stage (position_velocity). Returns false when a factorisation failed.
-bool project(const Model& model, Data& d, double* Y);
+bool project(const Model& model, Data& d, double t, double* Y);
 
 /// The RK4 stage-state projection of position_velocity: the velocity stage applied to an
 /// RK4 stage state Y (13N) in place before it is evaluated (stages 2 to 4). A stage state
@@ -24,6 +25,6 @@ bool project(const Model& model, Data& d, double* Y);
 /// where Phi_q loses rank makes the Schur right-hand side incompatible and is amplified
 /// into the accelerations (docs/solver.md, Projection onto the constraint manifold).
 /// Nothing for none and velocity. Returns false when the factorisation failed.
-bool project_stage_state(const Model& model, Data& d, double* Y);
+bool project_stage_state(const Model& model, Data& d, double t, double* Y);
 
 }  // namespace simphant

@@ -32,12 +32,13 @@ double kinetic_energy_of(const Model& model, const double* Y) {
 
 }  // namespace
 
-bool rk4_step(const Model& model, Data& d, double* Y, const double* inputs, double dt, double kinetic_bound) {
+bool rk4_step(const Model& model, Data& d, double t, double* Y, const double* inputs, double dt, double kinetic_bound) {
+  const double t_half = t + 0.5 * dt, t_end = t + dt;  // as the batched kernels' instance_time_thread
   const int n = model.ny();
   double* ys = d.y_stage.data();
   d.failure = kReasonNone;
   for (int i = 0; i < n; ++i) d.k1[i] = 0.0;  // evaluate_failure reads k1 when the solve fails
-  const bool start_ok = evaluate(model, d, Y, inputs, d.k1.data());
+  const bool start_ok = evaluate(model, d, t, Y, inputs, d.k1.data());
   // The first stage evaluates the start state; Phi is evaluated before the solve.
   d.violation_start = model.n_rows > 0 ? max_violation(d) : 0.0;
   if (!(d.violation_start <= model.solver.violation_bound)) {
@@ -54,14 +55,14 @@ bool rk4_step(const Model& model, Data& d, double* Y, const double* inputs, doub
     d.failure = kReasonFactorisationFailure;
     return false;
   };
-  if (!project_stage_state(model, d, ys)) return project_failed();
-  if (!evaluate(model, d, ys, inputs, d.k2.data())) return failed(d.k2.data());
+  if (!project_stage_state(model, d, t_half, ys)) return project_failed();
+  if (!evaluate(model, d, t_half, ys, inputs, d.k2.data())) return failed(d.k2.data());
   for (int i = 0; i < n; ++i) ys[i] = Y[i] + 0.5 * dt * d.k2[i];
-  if (!project_stage_state(model, d, ys)) return project_failed();
-  if (!evaluate(model, d, ys, inputs, d.k3.data())) return failed(d.k3.data());
+  if (!project_stage_state(model, d, t_half, ys)) return project_failed();
+  if (!evaluate(model, d, t_half, ys, inputs, d.k3.data())) return failed(d.k3.data());
   for (int i = 0; i < n; ++i) ys[i] = Y[i] + dt * d.k3[i];
-  if (!project_stage_state(model, d, ys)) return project_failed();
-  if (!evaluate(model, d, ys, inputs, d.k4.data())) return failed(d.k4.data());
+  if (!project_stage_state(model, d, t_end, ys)) return project_failed();
+  if (!evaluate(model, d, t_end, ys, inputs, d.k4.data())) return failed(d.k4.data());
   for (int i = 0; i < n; ++i) {
     ys[i] = Y[i] + dt / 6.0 * (d.k1[i] + 2.0 * d.k2[i] + 2.0 * d.k3[i] + d.k4[i]);
     if (!std::isfinite(ys[i])) {
@@ -73,7 +74,7 @@ bool rk4_step(const Model& model, Data& d, double* Y, const double* inputs, doub
     const Quatd p = normalized(state_p(ys, k));
     ys[7 * k + 3] = p.w; ys[7 * k + 4] = p.x; ys[7 * k + 5] = p.y; ys[7 * k + 6] = p.z;
   }
-  if (!project(model, d, ys)) {  // solver.projection (docs/solver.md)
+  if (!project(model, d, t_end, ys)) {  // solver.projection (docs/solver.md)
     d.failure = kReasonFactorisationFailure;
     return false;
   }

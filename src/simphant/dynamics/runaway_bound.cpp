@@ -24,6 +24,8 @@ Eigen::Vector3d inertia_eigenvalues(const Mat3d& J) {
 }  // namespace
 
 double load_power_coefficient(const Model& model) {
+  // A driver's power (its load times the prescribed rate) is not bounded at load.
+  if (model.n_drivers() > 0) return std::numeric_limits<double>::infinity();
   const int N = model.n_bodies();
   std::vector<double> force(static_cast<std::size_t>(N)), torque(static_cast<std::size_t>(N));
   const double g = norm(model.gravity);

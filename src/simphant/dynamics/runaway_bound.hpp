@@ -22,7 +22,9 @@ struct RunawayCoefficients {
 /// point forces on body k and |tau_k| <= sum |tau| of its torques + sum |point_B| |F| of its
 /// point forces, so that the power of the constant loads is at most G sqrt(2 T)
 /// (Cauchy-Schwarz in the mass metric). Infinite when the model has actuators (their
-/// inputs are not bounded at load).
+/// inputs are not bounded at load) or rheonomic drivers (a driver feeds in whatever power
+/// its motion law needs; docs/solver.md, "Rheonomic drivers"), so that no bound is
+/// derived; a given solver.runaway_kinetic_energy still applies.
 double load_power_coefficient(const Model& model);
 
 /// The coefficients of one instance at its assembled state Y (13N): given

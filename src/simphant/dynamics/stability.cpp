@@ -156,7 +156,7 @@ std::vector<StabilityMode> stability_modes(const Model& model, Data& d, const do
   set_kinematics(model, d, Y);
   Eigen::MatrixXd none(0, model.nv());
   if (model.n_rows > 0) {
-    evaluate_constraints(model, d);
+    evaluate_constraints(model, d, 0.0);
     assemble_jacobian(model, d);
     if (s.baumgarte_alpha > 0 || s.baumgarte_beta > 0)
       modes.push_back(baumgarte_mode(s.baumgarte_alpha, s.baumgarte_beta));

@@ -35,7 +35,7 @@ std::string body_name(const Model& model, int index) {
 std::string epsilon_warning(const Model& model, Data& d, const std::vector<double>& Y) {
   if (model.n_rows == 0) return "";
   std::vector<double> Ydot(Y.size());
-  if (!evaluate(model, d, Y.data(), nullptr, Ydot.data())) return "";  // builds d.C (C + E), d.rhs, d.lambda
+  if (!evaluate(model, d, 0.0, Y.data(), nullptr, Ydot.data())) return "";  // builds d.C (C + E), d.rhs, d.lambda
   assemble_jacobian(model, d);
   Eigen::MatrixXd C = d.C;
   C.diagonal() = d.diag_C;

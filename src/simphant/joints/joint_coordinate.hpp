@@ -36,6 +36,20 @@ struct CoordinateRow {
   T gamma;
 };
 
+namespace detail {
+
+/// row . qdot over the 12 columns in column order (as joint_eval sums Phi_dot).
+template <class T>
+SP_HD T row_times_qdot(const T* row, const BodyKin<T>& Bi, const BodyKin<T>& Bj) {
+  const T qd[12] = {Bi.v.x, Bi.v.y, Bi.v.z, Bi.omega_B.x, Bi.omega_B.y, Bi.omega_B.z,
+                    Bj.v.x, Bj.v.y, Bj.v.z, Bj.omega_B.x, Bj.omega_B.y, Bj.omega_B.z};
+  T r = T(0);
+  for (int c = 0; c < 12; ++c) r += row[c] * qd[c];
+  return r;
+}
+
+}  // namespace detail
+
 /// The angle theta = atan2(y, x), x = a_i . a_j, y = b_i . a_j (the same angle as
 /// joint_angle in dynamics/force_math.hpp: b_i = v_i x a_i, so y = (a_i x a_j) . v_i), in
 /// (-pi, pi]. With every triad vector moving as e' = w x e (w in W):
@@ -65,7 +79,7 @@ SP_HD void coordinate_angle(const JointFrame<T>& f, const BodyKin<T>& Bi, const 
   detail::set_block(out.jac, 3, -mul_t(Bi.A, G));
   detail::set_block(out.jac, 9, mul_t(Bj.A, G));
   out.value = std::atan2(y, x);
-  out.rate = dot(G, wj - wi);
+  out.rate = detail::row_times_qdot(out.jac, Bi, Bj);  // = G . (w_j - w_i)
   out.gamma = -dot(G_d, wj - wi);
 }
 
@@ -81,11 +95,7 @@ SP_HD void coordinate_slide(const JointFrame<T>& f, const BodyKin<T>& Bi, const 
   for (int c = 0; c < 12; ++c) out.jac[c] = rows.jac[0][c];
   out.value = rows.phi[0];
   out.gamma = rows.gamma[0];
-  const T qd[12] = {Bi.v.x, Bi.v.y, Bi.v.z, Bi.omega_B.x, Bi.omega_B.y, Bi.omega_B.z,
-                    Bj.v.x, Bj.v.y, Bj.v.z, Bj.omega_B.x, Bj.omega_B.y, Bj.omega_B.z};
-  T r = T(0);
-  for (int c = 0; c < 12; ++c) r += out.jac[c] * qd[c];
-  out.rate = r;
+  out.rate = detail::row_times_qdot(out.jac, Bi, Bj);
 }
 
 /// The coordinate row of `coord` (coordinate_angle / coordinate_slide).

@@ -130,6 +130,14 @@ struct Driver {
   int row_offset = 0;                                ///< its row in Phi
 };
 
+/// One element of the constraint machinery (docs/solver.md, "Rheonomic drivers"): a
+/// joint, or a driver as a one-row element between its joint's body_i and body_j.
+struct ConstraintElement {
+  int body_i, body_j;  ///< kGround for ground
+  int rows;            ///< m_k: the joint type's rows, 1 for a driver
+  int row_offset;      ///< first row in Phi
+};
+
 /// Solver settings (scene "solver" section).
 /// Projection onto the constraint manifold after each step (docs/solver.md, Projection
 /// onto the constraint manifold): none; the velocities onto Phi_q qdot = 0; or the
@@ -187,6 +195,18 @@ struct Model {
   int n_bodies() const { return static_cast<int>(bodies.size()); }
   int n_joints() const { return static_cast<int>(joints.size()); }
   int n_drivers() const { return static_cast<int>(drivers.size()); }
+  /// Constraint elements: joints 0 .. n_joints() - 1, then the drivers; the rows of
+  /// element a are row_offset .. row_offset + rows - 1 (Phi, lambda, Data::rows[a]).
+  int n_constraints() const { return n_joints() + n_drivers(); }
+  ConstraintElement constraint(int a) const {
+    if (a < n_joints()) {
+      const Joint& j = joints[static_cast<std::size_t>(a)];
+      return {j.body_i, j.body_j, joint_rows(j.type), j.row_offset};
+    }
+    const Driver& d = drivers[static_cast<std::size_t>(a - n_joints())];
+    const Joint& j = joints[static_cast<std::size_t>(d.joint)];
+    return {j.body_i, j.body_j, 1, d.row_offset};
+  }
   int nq() const { return 7 * n_bodies(); }   ///< position coordinates
   int nv() const { return 6 * n_bodies(); }   ///< velocity coordinates
   int ny() const { return 13 * n_bodies(); }  ///< state size

@@ -31,6 +31,17 @@ std::string topology_difference(const Model& a, const Model& b) {
     if (x.type != y.type || x.body_i != y.body_i || x.body_j != y.body_j || x.row_offset != y.row_offset)
       return "joint " + std::to_string(j) + " differs in type, bodies or rows";
   }
+  if (a.n_drivers() != b.n_drivers()) return counts("drivers", a.n_drivers(), b.n_drivers());
+  for (int k = 0; k < a.n_drivers(); ++k) {
+    const Driver &x = a.drivers[static_cast<std::size_t>(k)], &y = b.drivers[static_cast<std::size_t>(k)];
+    if (x.joint != y.joint || x.coordinate != y.coordinate || x.law != y.law || x.row_offset != y.row_offset)
+      return "driver " + std::to_string(k) + " differs in joint, coordinate, law or row";
+  }
+  if (a.laws.size() != b.laws.size())
+    return counts("motion laws", static_cast<long long>(a.laws.size()), static_cast<long long>(b.laws.size()));
+  for (std::size_t l = 0; l < a.laws.size(); ++l)
+    if (a.laws[l].type != b.laws[l].type || a.laws[l].params.size() != b.laws[l].params.size())
+      return "motion law " + std::to_string(l) + " differs in type or number of parameters";
   for (std::size_t f = 0; f < a.forces.size(); ++f) {
     const ForceElement &x = a.forces[f], &y = b.forces[f];
     if (x.type != y.type || x.body != y.body || x.world_frame != y.world_frame || x.body_i != y.body_i ||

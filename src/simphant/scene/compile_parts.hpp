@@ -26,6 +26,12 @@ Quatd compile_quaternion(const nlohmann::json& j, const std::string& path);
 /// increasing ("<path>/time/3: must be greater than time[2] ...").
 int compile_motion_law(const nlohmann::json& law, const std::string& path, Model& model);
 
+/// The "drivers" array (docs/scene-format.md, "Drivers") -> model.drivers, their laws
+/// appended to model.laws, one row each after the joints' rows (model.n_rows grows).
+/// Precondition: the joints are compiled. Errors name the field: unknown joint, a
+/// coordinate the joint type lacks, two drivers on one coordinate, a bad law.
+void compile_drivers(const nlohmann::json& drivers, const std::string& path, Model& model);
+
 /// The "bodies" array -> model.bodies (names unique, "ground" reserved).
 void compile_bodies(const nlohmann::json& bodies, const std::string& path, Model& model);
 

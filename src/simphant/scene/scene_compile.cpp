@@ -9,12 +9,12 @@ Model compile_model(const nlohmann::json& doc) {
   using namespace scene_detail;
   const std::string root;  // JSON pointer of the document: ""
   expect_object(doc, "/");
-  check_keys(doc, root, {"name", "gravity", "bodies", "joints", "forces", "solver", "sweep", "robot"});
+  check_keys(doc, root, {"name", "gravity", "bodies", "joints", "drivers", "forces", "solver", "sweep", "robot"});
   Model model;
   if (const json* name = find_key(doc, "name")) model.name = as_string(*name, "/name");
   const RobotSolver solver_type = compile_solver_type(require_key(doc, root, "solver"), "/solver");
   if (const json* robot = find_key(doc, "robot")) {  // docs/robots.md
-    for (const char* key : {"bodies", "joints", "forces", "gravity"})
+    for (const char* key : {"bodies", "joints", "drivers", "forces", "gravity"})
       if (find_key(doc, key) != nullptr)
         throw SceneError(child_path(root, key), "not allowed beside a \"robot\" section (the robot's bodies, joints and "
                                                 "actuators come from its URDF; gravity is robot.gravity)");
@@ -30,6 +30,7 @@ Model compile_model(const nlohmann::json& doc) {
     throw SceneError("/bodies", "required key is missing (a scene needs \"bodies\" or a \"robot\" section)");
   compile_bodies(require_key(doc, root, "bodies"), "/bodies", model);
   if (const json* joints = find_key(doc, "joints")) compile_joints(*joints, "/joints", model);
+  if (const json* drivers = find_key(doc, "drivers")) compile_drivers(*drivers, "/drivers", model);
   if (const json* forces = find_key(doc, "forces")) compile_forces(*forces, "/forces", model);
   model.solver = compile_solver(require_key(doc, root, "solver"), "/solver");
   return model;

@@ -123,6 +123,14 @@ class Backend {
   /// (n_instances, n_joints, 6): force and torque that each joint applies to its body_j
   /// at the anchor, W [N, N m].
   virtual void read_reactions(double* out) const = 0;
+  /// Rheonomic drivers of the model (Model::drivers; docs/solver.md, "Rheonomic drivers").
+  virtual int n_drivers() const { return 0; }
+  /// (n_instances, n_drivers): the driving torque [N m] (angle driver) or force [N] (slide
+  /// driver) that each driver applies to its joint's body_j at the current state, positive
+  /// along the joint axis v_i; body_i takes the opposite. It is minus the driver row's
+  /// multiplier (driver_loads in dynamics/evaluate.hpp); NaN where the instance's
+  /// factorisation failed. Nothing is written when n_drivers() is 0.
+  virtual void read_driver_loads(double* out) const { (void)out; }
   /// (n_instances): max |Phi| at the current state.
   virtual void read_constraint_violation(double* out) const = 0;
   /// (n_instances) each: total energy = kinetic + gravity potential + spring potential

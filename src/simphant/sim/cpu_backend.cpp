@@ -83,7 +83,7 @@ void CpuBackend::advance(int n_steps) {
       // A failed step leaves Y at the last good state: the instance is frozen there. The
       // runaway bound is taken at the end of the step, on the batch clock (docs/solver.md).
       const double kinetic_bound = runaway_kinetic_bound(a, b, static_cast<double>(step0 + s + 1) * dt_);
-      if (!rk4_step(model, d, Y, u, dt_, kinetic_bound)) {
+      if (!rk4_step(model, d, instance_time(i, step0 + s), Y, u, dt_, kinetic_bound)) {
         status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
         status_step_[i] = step0 + s - offset_[i];
         reason_[i] = d.failure;
@@ -93,7 +93,7 @@ void CpuBackend::advance(int n_steps) {
     if (s == n_steps) {
       // Each step checks its start state; the state the batch ends on is checked here.
       set_kinematics(model, d, Y);
-      evaluate_constraints(model, d);
+      evaluate_constraints(model, d, instance_time(i, step0 + n_steps));
       const double v = max_violation(d);
       if (!(v <= model.solver.violation_bound)) {
         status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
@@ -111,7 +111,7 @@ Data& CpuBackend::evaluate_at_state(int i) const {
   const double* Y = Y_.data() + static_cast<size_t>(i) * ny_;
   const double* u = n_inputs_ ? inputs_.data() + static_cast<size_t>(i) * n_inputs_ : nullptr;
   double* scratch = d.k1.data();
-  if (!evaluate(model, d, Y, u, scratch)) d.lambda.setConstant(std::nan(""));
+  if (!evaluate(model, d, instance_time(i, steps_), Y, u, scratch)) d.lambda.setConstant(std::nan(""));
   return d;
 }
 
@@ -130,12 +130,22 @@ void CpuBackend::read_reactions(double* out) const {
   }
 }
 
+void CpuBackend::read_driver_loads(double* out) const {
+  const int nd = n_drivers();
+  if (nd == 0) return;
+#pragma omp parallel for schedule(static) num_threads(threads_)
+  for (int i = 0; i < n_instances_; ++i) {
+    const Data& d = evaluate_at_state(i);
+    driver_loads(model_of(i), d, out + static_cast<size_t>(i) * nd);
+  }
+}
+
 void CpuBackend::read_constraint_violation(double* out) const {
 #pragma omp parallel for schedule(static) num_threads(threads_)
   for (int i = 0; i < n_instances_; ++i) {
     Data& d = *workers_[omp_get_thread_num()];
     set_kinematics(model_of(i), d, Y_.data() + static_cast<size_t>(i) * ny_);
-    evaluate_constraints(model_of(i), d);
+    evaluate_constraints(model_of(i), d, instance_time(i, steps_));
     out[i] = max_violation(d);
   }
 }

@@ -29,6 +29,8 @@ class CpuBackend final : public Backend {
   std::int64_t factorisation_recoveries() const override;
   void read_states(double* out) const override;
   void read_reactions(double* out) const override;
+  int n_drivers() const override { return models_->front().n_drivers(); }
+  void read_driver_loads(double* out) const override;
   void read_constraint_violation(double* out) const override;
   void read_energy(double* total, double* kinetic) const override;
   void read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const override;
@@ -58,6 +60,11 @@ class CpuBackend final : public Backend {
   const Model& model_of(int i) const { return (*models_)[models_->size() == 1 ? 0 : i]; }
   /// Evaluates instance i at its current state with worker w's Data (for reads).
   Data& evaluate_at_state(int i) const;
+  /// Instance i's own time [s] when the batch has taken batch_step steps: its steps since
+  /// reset times dt (docs/state.md), as the batched kernels' instance_time_thread.
+  double instance_time(int i, std::int64_t batch_step) const {
+    return static_cast<double>(batch_step - offset_[static_cast<std::size_t>(i)]) * dt_;
+  }
 
   std::shared_ptr<const std::vector<Model>> models_;
   int n_instances_;
