@@ -20,16 +20,24 @@ SP_HD void add_wrench(T* Qk, const Vec3<T>& F_W, const Vec3<T>& T_B) {
   }
 }
 
+/// s(t) of a load's motion law for instance i at its time t (the factor of a point
+/// force or torque, the offset of an actuator; docs/scene-format.md, "Time-varying loads").
+template <class T>
+SP_HD T law_factor(const ModelView<T>& mv, int law, int i, T t) {
+  T s, sd, sdd;
+  motion_law_value(mv, law, i, t, s, sd, sdd);
+  return s;
+}
+
 }  // namespace detail
 
-/// tid = k * n + i. t_in: (n) instance times [s] (no force element reads it yet);
+/// tid = k * n + i. t_in: (n) instance times [s] (the loads' motion laws read them);
 /// y_in: (13 N, n); inputs_in: (n_inputs, n) actuator values. Q_out: (6 N, n). Threads
 /// past n N return.
 template <class T>
 SP_HD void body_forces_thread(int tid, const ModelView<T>& mv, const T* t_in, const T* y_in, const T* inputs_in,
                               T* Q_out) {
   const int n = mv.n_instances, N = mv.n_bodies;
-  (void)t_in;
   if (tid >= n * N) return;
   const int i = tid % n, k = tid / n;
   const BodyKin<T> B = soa_body_kin(y_in, n, i, N, k);
@@ -44,14 +52,16 @@ SP_HD void body_forces_thread(int tid, const ModelView<T>& mv, const T* t_in, co
     switch (ft.type) {
       case 0: {  // PointForce
         if (ft.body != k) break;
-        const Vec3<T> vec = mv.param3(p + 3, i);
+        const Vec3<T> vec = ft.law >= 0 ? detail::law_factor(mv, ft.law, i, t_in[i]) * mv.param3(p + 3, i)
+                                        : mv.param3(p + 3, i);
         const Vec3<T> F_W = ft.world_frame ? vec : mul(B.A, vec);
         detail::add_wrench(Qk, F_W, torque_B_of_force_at(B, F_W, B.r + mul(B.A, mv.param3(p, i))));
         break;
       }
       case 1: {  // Torque
         if (ft.body != k) break;
-        const Vec3<T> vec = mv.param3(p + 3, i);
+        const Vec3<T> vec = ft.law >= 0 ? detail::law_factor(mv, ft.law, i, t_in[i]) * mv.param3(p + 3, i)
+                                        : mv.param3(p + 3, i);
         const Vec3<T> T_W = ft.world_frame ? vec : mul(B.A, vec);
         detail::add_wrench(Qk, zero, mul_t(B.A, T_W));
         break;
@@ -61,8 +71,8 @@ SP_HD void body_forces_thread(int tid, const ModelView<T>& mv, const T* t_in, co
         Vec3<T> Pi, Vi, Pj, Vj, F_i;
         body_point_state(soa_body_kin(y_in, n, i, N, ft.body_i), mv.param3(p + 6, i), Pi, Vi);
         body_point_state(soa_body_kin(y_in, n, i, N, ft.body_j), mv.param3(p + 9, i), Pj, Vj);
-        if (!spring_damper_force(ViewParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n, mv.param(p + 12, i),
-                                 ViewParams<T>{&mv, ft.damping_table, i}, ft.damping_n, mv.param(p + 13, i),
+        if (!spring_damper_force(LawParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n, mv.param(p + 12, i),
+                                 LawParams<T>{&mv, ft.damping_table, i}, ft.damping_n, mv.param(p + 13, i),
                                  mv.param(p + 14, i), Pi, Vi, Pj, Vj, F_i))
           break;
         if (ft.body_i == k) detail::add_wrench(Qk, F_i, torque_B_of_force_at(B, F_i, Pi));
@@ -78,12 +88,13 @@ SP_HD void body_forces_thread(int tid, const ModelView<T>& mv, const T* t_in, co
         Vec3<T> v_i;
         T u;
         if (ft.type == 3) {
-          u = rotational_spring_torque(ViewParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n, mv.param(p + 12, i),
-                                       ViewParams<T>{&mv, ft.damping_table, i}, ft.damping_n, mv.param(p + 13, i),
+          u = rotational_spring_torque(LawParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n, mv.param(p + 12, i),
+                                       LawParams<T>{&mv, ft.damping_table, i}, ft.damping_n, mv.param(p + 13, i),
                                        mv.param(p + 14, i), fr, Bi, Bj, v_i);
         } else {
           v_i = mul(Bi.A, fr.v_i);
           u = soa(inputs_in, ft.input_index, n, i);
+          if (ft.law >= 0) u += detail::law_factor(mv, ft.law, i, t_in[i]);  // the input plus s(t)
         }
         if (ft.type == 4 && ft.kind == 1) {
           // Force actuator: equal and opposite forces along v_i at body_j's anchor.

@@ -62,12 +62,12 @@ SP_HD T soa_energy(const ModelView<T>& mv, const T* y_in, int i, T& kinetic) {
       Vec3<T> Pi, Vi, Pj, Vj;
       body_point_state(soa_body_kin(y_in, n, i, N, ft.body_i), mv.param3(p + 6, i), Pi, Vi);
       body_point_state(soa_body_kin(y_in, n, i, N, ft.body_j), mv.param3(p + 9, i), Pj, Vj);
-      springs += characteristic_potential(ViewParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n,
+      springs += characteristic_potential(LawParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n,
                                           mv.param(p + 12, i), norm(Pj - Pi) - mv.param(p + 14, i));
     } else if (ft.type == 3) {
       const int bi = mv.joint_body[2 * ft.joint], bj = mv.joint_body[2 * ft.joint + 1];
       const T theta = joint_angle(mv.frame(ft.joint, i), soa_body_kin(y_in, n, i, N, bi), soa_body_kin(y_in, n, i, N, bj));
-      springs += characteristic_potential(ViewParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n,
+      springs += characteristic_potential(LawParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n,
                                           mv.param(p + 12, i), theta - mv.param(p + 14, i));
     }
   }

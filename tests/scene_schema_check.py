@@ -90,6 +90,8 @@ def mistakes(base, robot):
     mutate("law on a spring", ["forces", 0], lambda d: d.setdefault("forces", []).insert(0, {
         "name": "f", "type": "rotational_spring_damper", "joint": "main_bearing", "stiffness": 1.0,
         "law": {"type": "harmonic", "offset": 0, "amplitude": 1, "frequency": 1, "phase": 0}}))
+    mutate("harmonic load law without amplitude", ["forces", 2, "law"],
+           lambda d: d["forces"][2].update(law={"type": "harmonic", "frequency": 2.0}))
     mutate("initial angle on a prismatic", ["joints", 3, "initial", "angle"],
            lambda d: d["joints"][3].update(initial={"angle": 0.1}))
     mutate("robot beside bodies", [], lambda d: d.update(robot={"urdf": "x.urdf"}))

@@ -193,6 +193,25 @@ TEST(InitialCoordinates, InitialRateIsSweepable) {
   }
 }
 
+// A driver (Phi = coord - s(t)) is honoured by assembly the same way: its row is in Phi
+// at t = 0 and its Phi_t = -s'(0) on the velocity projection's right-hand side, so the
+// crank starts at s(0) = 0.2 rad and turns at s'(0) = 10 rad/s; an initial rate on the
+// driven joint as well is one value too many and fails naming the joint.
+TEST(InitialCoordinates, DriverValueAndRateAreHeld) {
+  json doc = example("slider_crank");
+  doc["drivers"] = {{{"name", "motor"}, {"joint", "main_bearing"}, {"coordinate", "angle"},
+                     {"law", {{"type", "constant_speed"}, {"initial", 0.2}, {"speed", 10.0}}}}};
+  const Assembled run(doc);
+  ASSERT_TRUE(run.res.ok) << run.res.message;
+  const CoordinateRow<double> c = run.coordinate("main_bearing", JointCoordinate::Angle);
+  EXPECT_NEAR(c.value, 0.2, 1e-10);
+  EXPECT_NEAR(c.rate, 10.0, 1e-13);
+  doc["joints"][0]["initial"] = {{"rate", 10.0}};
+  const Assembled both(doc);
+  EXPECT_FALSE(both.res.ok);
+  EXPECT_NE(both.res.message.find("joint 'main_bearing' initial rate"), std::string::npos) << both.res.message;
+}
+
 TEST(InitialCoordinates, WrongCoordinateForTheJointIsAnError) {
   json doc = example("slider_crank");
   doc["joints"][3]["initial"] = {{"angle", 0.1}};

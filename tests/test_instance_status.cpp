@@ -442,6 +442,46 @@ TEST(Assembly, ChangedGivenVelocityIsWarnedOf) {
   EXPECT_LT(good.summary["assembly_max_velocity_change_m_s"].get<double>(), 1e-12);
 }
 
+// Initial conditions in joint terms in a run: a rocker angle the four-bar cannot reach
+// fails that instance's assembly (exit 3 with no instance ok; status assembly_failed,
+// reason assembly_failure) with a message naming the joint; the crank's body given an
+// angular velocity that the projection changes is warned of naming the main bearing's
+// rate, given and achieved.
+TEST(Assembly, InitialCoordinatesInARun) {
+  const std::string dir = std::string(SIMPHANT_SOURCE_DIR) + "/examples/";
+  json far = json::parse(std::ifstream(dir + "four_bar.json"));
+  far.erase("sweep");
+  far["solver"]["t_end"] = 0.01;
+  far["joints"][3]["initial"] = {{"angle", 2.5}};
+  const JobResult r = run_job(job(far.dump(), "initial_unreachable"));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.summary["instances_assembly_failed"], 1);
+  ASSERT_EQ(r.summary["failed_instances"].size(), 1u);
+  EXPECT_EQ(r.summary["failed_instances"][0]["reason"], "assembly_failure");
+  EXPECT_NE(r.summary["failed_instances"][0]["message"].get<std::string>().find("joint 'rocker_pivot' initial angle"),
+            std::string::npos)
+      << r.summary["failed_instances"][0].dump();
+  EXPECT_EQ(read_int8(r.out_file, "status_reason"), (std::vector<std::int8_t>{kReasonAssemblyFailure}));
+
+  json spun = json::parse(std::ifstream(dir + "slider_crank.json"));
+  spun.erase("sweep");
+  spun["solver"]["t_end"] = 0.01;
+  spun["bodies"][0]["angular_velocity"] = {0.0, 10.0, 0.0};
+  const JobResult w = run_job(job(spun.dump(), "initial_rate_warned"));
+  EXPECT_EQ(w.exit_code, 0);
+  bool named = false;
+  for (const json& warning : w.summary["warnings"])
+    named = named || warning.get<std::string>().find("instance 0, joint 'main_bearing' rate [rad/s]: given (by the "
+                                                     "bodies' velocities) 10, after assembly 9.788") != std::string::npos;
+  EXPECT_TRUE(named) << w.summary["warnings"].dump();
+  // Given as the joint's initial rate instead, nothing is changed and nothing warned of.
+  spun["bodies"][0].erase("angular_velocity");
+  spun["joints"][0]["initial"] = {{"rate", 10.0}};
+  const JobResult ok = run_job(job(spun.dump(), "initial_rate_kept"));
+  EXPECT_EQ(ok.exit_code, 0);
+  EXPECT_TRUE(ok.summary["warnings"].empty()) << ok.summary["warnings"].dump();
+}
+
 // A given runaway bound on the robot arm falling under gravity: the joint-coordinate
 // solvers (aba, cga: kinetic energy from the joint rates) and the maximal-coordinate one
 // (dae: from the body velocities) flag the same step, an independent check of each

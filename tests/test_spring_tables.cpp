@@ -35,12 +35,16 @@ struct Instance {
   Model model;
   Data d;
   std::vector<double> Y;
+  double t = 0;
   explicit Instance(const json& scene) : model(compile_model(scene)), d(model), Y(model.ny()) {
     initial_state(model, Y.data());
     const AssemblyResult a = assemble(model, d, Y.data());
     EXPECT_TRUE(a.ok) << "assembly residual " << a.position_residual;
   }
-  void step(double dt) { ASSERT_TRUE(rk4_step(model, d, Y.data(), nullptr, dt)); }
+  void step(double dt) {
+    ASSERT_TRUE(rk4_step(model, d, t, Y.data(), nullptr, dt));
+    t += dt;
+  }
   double energy() {
     set_kinematics(model, d, Y.data());
     return total_energy(model, d);
@@ -225,12 +229,14 @@ void expect_grid_equals_reference(const std::vector<Model>& models) {
     for (int c = 0; c < ny; ++c) Y_soa[static_cast<std::size_t>(c) * n + i] = Y[c];
     Ys.push_back(Y);
   }
-  for (int tid = 0; tid < 64 * ((n * N + 63) / 64); ++tid) batch::body_forces_thread(tid, mv, Y_soa.data(), inputs.data(), Q.data());
+  const std::vector<double> times(n, 0.25);
+  for (int tid = 0; tid < 64 * ((n * N + 63) / 64); ++tid)
+    batch::body_forces_thread(tid, mv, times.data(), Y_soa.data(), inputs.data(), Q.data());
   for (int tid = 0; tid < 64; ++tid) batch::energy_thread(tid, mv, Y_soa.data(), E.data(), K.data());
   for (int i = 0; i < n; ++i) {
     Data d(models[i]);
     set_kinematics(models[i], d, Ys[i].data());
-    compute_forces(models[i], d, nullptr);
+    compute_forces(models[i], d, 0.25, nullptr);
     for (int r = 0; r < 6 * N; ++r) EXPECT_EQ(Q[static_cast<std::size_t>(r) * n + i], d.Q[r]) << "instance " << i << " row " << r;
     EXPECT_EQ(E[i], total_energy(models[i], d)) << "instance " << i;
   }

@@ -28,6 +28,14 @@ BodyKin<double> side_kin(const Data& d, int k) { return k < 0 ? ground_kin<doubl
 
 PointerParams<double> table_params(const CharacteristicTable& t) { return {t.p.data()}; }
 
+/// s(t) of motion law `law` (Model::laws) at the instance time t [s].
+double law_value(const Model& model, int law, double t) {
+  const MotionLaw& l = model.laws[static_cast<std::size_t>(law)];
+  double s = 0, sd = 0, sdd = 0;
+  motion_law_eval(l.type, l.params.data(), static_cast<int>(l.params.size()), t, s, sd, sdd);
+  return s;
+}
+
 }  // namespace
 
 double joint_angle(const Joint& joint, const BodyKin<double>& Bi, const BodyKin<double>& Bj) {
@@ -35,7 +43,6 @@ double joint_angle(const Joint& joint, const BodyKin<double>& Bi, const BodyKin<
 }
 
 void compute_forces(const Model& model, Data& d, double t, const double* inputs) {
-  (void)t;  // no applied force depends on time yet; the loads' motion laws read it
   Eigen::VectorXd& Q = d.Q;
   Q.setZero();
   // Gravity and the gyroscopic term Q_v = -omega x (J omega), in B.
@@ -52,12 +59,14 @@ void compute_forces(const Model& model, Data& d, double t, const double* inputs)
     switch (f.type) {
       case ForceType::PointForce: {
         const BodyKin<double>& B = d.kin[f.body];
-        const Vec3d F_W = f.world_frame ? f.vec : mul(B.A, f.vec);
+        const Vec3d vec = f.law >= 0 ? law_value(model, f.law, t) * f.vec : f.vec;  // docs/scene-format.md
+        const Vec3d F_W = f.world_frame ? vec : mul(B.A, vec);
         add_force_at_point(d, Q, f.body, F_W, B.r + mul(B.A, f.point_B));
         break;
       }
       case ForceType::Torque: {
-        const Vec3d T_W = f.world_frame ? f.vec : mul(d.kin[f.body].A, f.vec);
+        const Vec3d vec = f.law >= 0 ? law_value(model, f.law, t) * f.vec : f.vec;
+        const Vec3d T_W = f.world_frame ? vec : mul(d.kin[f.body].A, vec);
         add_torque_world(d, Q, f.body, T_W);
         break;
       }
@@ -88,7 +97,8 @@ void compute_forces(const Model& model, Data& d, double t, const double* inputs)
         const Joint& jt = model.joints[f.joint];
         const BodyKin<double> Bi = side_kin(d, jt.body_i), Bj = side_kin(d, jt.body_j);
         const Vec3d v_i = mul(Bi.A, jt.frame.v_i);
-        const double u = inputs ? inputs[f.input_index] : f.value;
+        double u = inputs ? inputs[f.input_index] : f.value;
+        if (f.law >= 0) u += law_value(model, f.law, t);  // the input plus s(t)
         if (f.kind == ActuatorKind::Torque) {
           add_torque_world(d, Q, jt.body_j, u * v_i);
           add_torque_world(d, Q, jt.body_i, -u * v_i);
