@@ -229,6 +229,7 @@ void Recorder::write_root_attributes() {
   h5::write_attr(f, "n_instances", info.n_instances);
   h5::write_attr(f, "body_names", info.body_names);
   h5::write_attr(f, "joint_names", info.joint_names);
+  if (!info.driver_names.empty()) h5::write_attr(f, "driver_names", info.driver_names);
   h5::write_attr(f, "output_datasets", info.output.datasets);
   h5::write_attr(f, "output_frames", frame_selection_name(info.output.frames));
   h5::write_attr(f, "output_reductions", info.output.reductions);

@@ -134,6 +134,8 @@ struct RecorderInfo {
   hsize_t buffer_frames = 0;
   /// Frame datasets beyond the standard ones (written when output.datasets selects them).
   std::vector<FrameDatasetSpec> frame_datasets;
+  /// (D) the drivers' names, root attribute driver_names (written when D > 0).
+  std::vector<std::string> driver_names;
   /// Provenance root attributes: the source revision (cli/git_commit.hpp), the command
   /// line, the host name, the device the backend ran on (CPU model / GPU name and the
   /// backend's details) and the start time (ISO 8601 UTC, "2026-12-01T12:00:00Z").

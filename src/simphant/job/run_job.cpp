@@ -128,6 +128,20 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
   info.device = sim.backend_details();
   if (info.device.rfind("cuda", 0) != 0) info.device += "; " + cpu_model_name();
   info.start_time = start_time;
+  // The drivers' loads (contract of docs/solver.md, "Rheonomic drivers"): the torque
+  // [N m] or force [N] each driver applies to its joint's body_j along the joint axis.
+  if (sim.n_drivers() > 0) {
+    std::vector<std::string> units;
+    for (const Driver& dr : sim.model().drivers) {
+      info.driver_names.push_back(dr.name);
+      units.push_back(dr.coordinate == JointCoordinate::Angle ? "N m" : "N");
+    }
+    info.frame_datasets.push_back({"driver_loads", "driver_loads",
+                                   {static_cast<hsize_t>(sim.n_instances()), static_cast<hsize_t>(sim.n_drivers())},
+                                   {"instance", "driver"}, units,
+                                   "torque or force each driver applies to its joint's body_j along the joint axis",
+                                   {{"driver", info.driver_names}}});
+  }
   // The joint-frame loads, on the backends that integrate the constraint forces (the
   // DAE state: 13 numbers per body), computed on the host from each frame's states and
   // reactions (sim/joint_load_frames.hpp).
@@ -345,8 +359,8 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
     auto read_frame = [&] {
       sim->read_states(frame.states.data());
       sim->read_reactions(frame.reactions.data());
+      if (sim->n_drivers() > 0) sim->read_driver_loads(frame.driver_loads.data());
       if (joint_loads) {
-        if (sim->n_drivers() > 0) sim->read_driver_loads(frame.driver_loads.data());
         sim->joint_load_frames(frame.states.data(), frame.reactions.data(),
                                sim->n_drivers() > 0 ? frame.driver_loads.data() : nullptr, frame.joint_loads.data(),
                                frame.bearing_loads.data());
@@ -362,7 +376,9 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
       frame_pending = false;
       recorder->record(frame_time, frame.states.data(), frame.reactions.data(), frame.violation.data(),
                        frame.energy.data(), frame.joint_q.data(), frame.joint_qd.data(), frame.joint_tau.data(),
-                       {{"joint_loads", frame.joint_loads.data()}, {"bearing_loads", frame.bearing_loads.data()}});
+                       {{"joint_loads", frame.joint_loads.data()},
+                        {"bearing_loads", frame.bearing_loads.data()},
+                        {"driver_loads", frame.driver_loads.data()}});
       stats.add_frame(frame.violation.data(), frame.energy.data(), frame.kinetic.data());
     };
     // A stop request seen once stays seen (a hook need not keep answering true).
