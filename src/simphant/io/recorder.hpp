@@ -8,10 +8,13 @@
 //                                        to its body_j at the anchor, W
 //   /constraint_violation  (T, I)        max |Phi|
 //   /energy                (T, I)        kinetic + gravity + spring potential [J]
+//   /driver_loads          (T, I, D)     scenes with drivers only: the torque [N m] or force [N]
+//                                        each driver applies to its joint's body_j along the
+//                                        joint axis v_i (Backend::read_driver_loads); root
+//                                        attribute driver_names (D)
 //   /joint_state/q         (T, I, n)     robot runs only (docs/robots.md): joint positions [rad | m],
 //   /joint_state/qd        (T, I, n)     rates [rad/s | m/s] and applied joint torques /
 //   /joint_state/tau       (T, I, n)     forces [N m | N]; attribute joint_names (n) on the group
-//   (further frame datasets: RecorderInfo::frame_datasets, e.g. /driver_loads (T, I, D))
 //   /params/<sweep path>   (I)           sampled sweep values (e.g. /params/bodies.crank.mass);
 //                                        attribute `problem` on /params: the sweep as a SALib problem
 //   /status                (I) int8      0 ok, 1 failed assembly, 2 diverged
@@ -118,6 +121,7 @@ struct RecorderInfo {
   int n_instances = 1;
   std::vector<std::string> body_names;   ///< (B)
   std::vector<std::string> joint_names;  ///< (J)
+  std::vector<std::string> driver_names; ///< (D); empty: no /driver_loads
   std::string scene_text;                ///< the scene file as read
   std::string scene_file;                ///< its path as given
   SolverSettings solver;                 ///< as used by the run (after CLI overrides)
@@ -134,8 +138,6 @@ struct RecorderInfo {
   hsize_t buffer_frames = 0;
   /// Frame datasets beyond the standard ones (written when output.datasets selects them).
   std::vector<FrameDatasetSpec> frame_datasets;
-  /// (D) the drivers' names, root attribute driver_names (written when D > 0).
-  std::vector<std::string> driver_names;
   /// Provenance root attributes: the source revision (cli/git_commit.hpp), the command
   /// line, the host name, the device the backend ran on (CPU model / GPU name and the
   /// backend's details) and the start time (ISO 8601 UTC, "2026-12-01T12:00:00Z").

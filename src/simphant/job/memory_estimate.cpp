@@ -30,11 +30,11 @@ std::string bytes_text(double bytes) {
 }
 
 /// Recorded doubles per instance and frame (run_job.cpp: Frame): state (13 per body),
-/// reactions (6 per joint), violation, energy, kinetic energy, and q, qd, tau per joint
-/// coordinate of a robot.
+/// reactions (6 per joint), violation, energy, kinetic energy, q, qd, tau per joint
+/// coordinate of a robot, and one load per driver.
 double frame_doubles(const Model& m) {
   const double coords = m.robot ? m.n_joints() : 0;
-  return 13.0 * m.n_bodies() + 6.0 * m.n_joints() + 3 + 3 * coords;
+  return 13.0 * m.n_bodies() + 6.0 * m.n_joints() + 3 + 3 * coords + m.n_drivers();
 }
 
 /// The recorder's frame buffer and HDF5's caches while the file is written: per
@@ -44,7 +44,7 @@ double frame_doubles(const Model& m) {
 double hdf5_cache_bytes(const Model& m, long long n) {
   const double coords = m.robot ? m.n_joints() : 0;
   const double per_frame[] = {1, 13.0 * m.n_bodies() * n, 6.0 * m.n_joints() * n, 1.0 * n, 1.0 * n,
-                              coords * n, coords * n, coords * n};
+                              coords * n, coords * n, coords * n, 1.0 * m.n_drivers() * n};
   double largest = 8;
   for (double values : per_frame) largest = std::max(largest, 8 * values);
   const double K = std::clamp(std::floor((1 << 20) / largest), 1.0, 256.0);

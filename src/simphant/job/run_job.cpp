@@ -45,9 +45,9 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 struct Frame {
   std::vector<double> states, reactions, joint_loads, bearing_loads;  ///< loads (n, J, 6) and (n, J, 4)
   std::vector<double> violation, energy, kinetic;
-  std::vector<double> driver_loads;                  ///< (n, D)
   std::vector<double> joint_q, joint_qd, joint_tau;  ///< (n, n_coords) each, robot runs
-  Frame(int n, int n_bodies, int n_joints, int n_coords)
+  std::vector<double> driver_loads;                  ///< (n, n_drivers)
+  Frame(int n, int n_bodies, int n_joints, int n_coords, int n_drivers)
       : states(static_cast<std::size_t>(n) * n_bodies * 13),
         reactions(static_cast<std::size_t>(n) * n_joints * 6),
         joint_loads(static_cast<std::size_t>(n) * n_joints * 6),
@@ -57,7 +57,8 @@ struct Frame {
         kinetic(static_cast<std::size_t>(n)),
         joint_q(static_cast<std::size_t>(n) * n_coords),
         joint_qd(static_cast<std::size_t>(n) * n_coords),
-        joint_tau(static_cast<std::size_t>(n) * n_coords) {}
+        joint_tau(static_cast<std::size_t>(n) * n_coords),
+        driver_loads(static_cast<std::size_t>(n) * n_drivers) {}
 };
 
 /// Whether the run records /joint_loads and /bearing_loads: a backend with the DAE state
@@ -102,6 +103,7 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
   info.n_instances = sim.n_instances();
   for (const Body& b : sim.model().bodies) info.body_names.push_back(b.name);
   for (const Joint& j : sim.model().joints) info.joint_names.push_back(j.name);
+  for (const Driver& d : sim.model().drivers) info.driver_names.push_back(d.name);
   info.scene_text = scene.text;
   info.scene_file = o.scene;
   info.solver = solver;
@@ -327,8 +329,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   std::vector<std::int8_t> status(static_cast<std::size_t>(n)), reason(static_cast<std::size_t>(n));
   std::vector<double> status_time(static_cast<std::size_t>(n));
   sim->read_status(status.data(), status_time.data(), reason.data());
-  Frame frame(n, model.n_bodies(), model.n_joints(), n_coords);
-  frame.driver_loads.resize(static_cast<std::size_t>(n) * model.n_drivers());
+  Frame frame(n, model.n_bodies(), model.n_joints(), n_coords, model.n_drivers());
   const std::vector<std::string>& selected = model.output.datasets;
   const bool joint_loads = records_joint_loads(*sim) &&
                            (std::find(selected.begin(), selected.end(), "joint_loads") != selected.end() ||
