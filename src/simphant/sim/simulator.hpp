@@ -86,9 +86,6 @@ class Simulator {
   void read_driver_loads(double* out) const { backend_->read_driver_loads(out); }
   void read_joint_state(double* q, double* qd, double* tau) const { backend_->read_joint_state(q, qd, tau); }
 
-  /// Rheonomic drivers and their loads (n, D) at the current state (Backend).
-  int n_drivers() const { return backend_->n_drivers(); }
-  void read_driver_loads(double* out) const { backend_->read_driver_loads(out); }
   /// The joint-frame loads of a frame read from this simulator (states as read_states,
   /// reactions as read_reactions, driver_loads (n, D) as read_driver_loads or null
   /// without drivers): loads (n, J, 6), bearing (n, J, 4), either may be null
