@@ -103,7 +103,6 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
   info.n_instances = sim.n_instances();
   for (const Body& b : sim.model().bodies) info.body_names.push_back(b.name);
   for (const Joint& j : sim.model().joints) info.joint_names.push_back(j.name);
-  for (const Driver& d : sim.model().drivers) info.driver_names.push_back(d.name);
   info.scene_text = scene.text;
   info.scene_file = o.scene;
   info.solver = solver;
