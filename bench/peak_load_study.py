@@ -53,7 +53,7 @@ def run_once(args, scene, out, flags):
         sys.exit("simphant run failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), p.stderr[-3000:]))
     summary = json.loads(p.stdout)
     return {"loop_s": float(summary["loop_wall_time_s"]), "process_s": wall, "bytes": os.path.getsize(out),
-            "instance_steps": summary.get("instance_steps")}
+            "instance_steps": int(summary["steps"]) * int(summary["instances"])}
 
 
 def machine():
@@ -100,7 +100,7 @@ def main():
 
     med = {k: {m: statistics.median(x[m] for x in v) for m in ("loop_s", "process_s", "bytes")} for k, v in res.items()}
     steps = res["a"][0]["instance_steps"]
-    print("crank press, %d instances, t_end %g s (%s instance-steps), cpu backend, %d rounds, medians; %s; %s" %
+    print("crank press, %d instances, t_end %g s (%d instance-steps), cpu backend, %d rounds, medians; %s; %s" %
           (args.instances, args.t_end, steps, args.rounds, time.strftime("%Y-%m-%d", time.gmtime()), machine()))
     print()
     print("| setting | step loop [s] | process [s] | file [MB] |")
