@@ -64,14 +64,14 @@ SP_HD void fused_solve_thread(int tid, const ModelView<T>& mv, const SchurPatter
   const int i = tid;
   instance_time_thread(i, mv, static_cast<const std::int64_t*>(b.step), static_cast<const std::int64_t*>(b.clock_offset),
                        h, b.time);
-  const T* t = b.time;
-  for (int j = 0; j < mv.n_constraints(); ++j) joint_rows_thread(j * n + i, mv, t, y, b.phi, b.jac, b.gamma_star);
+  const T* t_inst = b.time;
+  for (int j = 0; j < mv.n_constraints(); ++j) joint_rows_thread(j * n + i, mv, t_inst, y, b.phi, b.jac, b.gamma_star);
   if (projection_stage >= 0)
-    projection_rhs_thread(i, mv, projection_stage, t, y, static_cast<const T*>(b.phi), static_cast<const T*>(b.jac),
+    projection_rhs_thread(i, mv, projection_stage, t_inst, y, static_cast<const T*>(b.phi), static_cast<const T*>(b.jac),
                           b.Q, b.gamma_star);
   else
     for (int k = 0; k < mv.n_bodies; ++k)
-      body_forces_thread(k * n + i, mv, t, y, static_cast<const T*>(b.inputs), b.Q);
+      body_forces_thread(k * n + i, mv, t_inst, y, static_cast<const T*>(b.inputs), b.Q);
   if (mv.n_rows == 0) {
     b.info[i] = 0;
     return;

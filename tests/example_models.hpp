@@ -11,7 +11,8 @@ namespace simphant::test {
 inline const std::vector<std::string>& example_names() {
   static const std::vector<std::string> names = {"pendulum",     "double_pendulum", "four_bar",
                                                  "slider_crank", "bricard",         "spinning_top",
-                                                 "planar_puck",  "fixed_weld",      "cylindrical_collar"};
+                                                 "planar_puck",  "fixed_weld",      "cylindrical_collar",
+                                                 "slider_crank_driven"};
   return names;
 }
 

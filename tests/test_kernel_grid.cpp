@@ -148,7 +148,10 @@ TEST_P(KernelGrid, StepsAndFrameEqualCpuBackend) {
   cpu.read_reactions(reactions.data());
   cpu.read_constraint_violation(violation.data());
   cpu.read_energy(energy.data(), kinetic.data());
-  const batch::FrameLayout fl(n, N, J);
+  const int D = cpu.n_drivers();
+  std::vector<double> driver_loads(static_cast<std::size_t>(n) * D);
+  cpu.read_driver_loads(driver_loads.data());
+  const batch::FrameLayout fl(n, N, J, D);
   double v_scale = 0;
   for (double v : violation) v_scale = std::max(v_scale, v);
   for (int i = 0; i < n; ++i) {
@@ -160,6 +163,9 @@ TEST_P(KernelGrid, StepsAndFrameEqualCpuBackend) {
     for (int e = 0; e < 6 * J; ++e)
       EXPECT_TRUE(near_rel(hb.frame[fl.reactions + static_cast<std::size_t>(e) * n + i],
                            reactions[static_cast<std::size_t>(i) * 6 * J + e], reaction_tol, "reaction"));
+    for (int e = 0; e < D; ++e)  // a driver's row is independent of the joints' rows: its lambda is unique
+      EXPECT_TRUE(near_rel(hb.frame[fl.driver_loads + static_cast<std::size_t>(e) * n + i],
+                           driver_loads[static_cast<std::size_t>(i) * D + e], reaction_tol, "driver load"));
     // Violations are ~1e-10 and differ by rounding in the states (1e-12 relative of q).
     EXPECT_NEAR(hb.frame[fl.violation + i], violation[i], 1e-12);
     EXPECT_TRUE(near_rel(hb.frame[fl.energy + i], energy[i], 1e-11, "energy"));

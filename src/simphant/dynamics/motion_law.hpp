@@ -63,16 +63,17 @@ struct OffsetParams {
 }  // namespace detail
 
 /// The natural cubic spline through (x_k, y_k), k < n, and its derivatives at xq. x
-/// strictly increasing, n >= 2, m2 its second derivatives (natural_spline_m2). Outside
-/// [x_0, x_{n-1}]: with linear_outside the spline is continued by its tangent at the end
-/// (s'' = 0), else s is held at the end value (s' = s'' = 0). X, Y, M: accessors k -> T.
+/// strictly increasing, n >= 2, m2 its second derivatives (natural_spline_m2); the ends
+/// x_0, x_{n-1} take the spline's one-sided values. Outside [x_0, x_{n-1}]: with
+/// linear_outside the spline is continued by its tangent at the end (s'' = 0), else s is
+/// held at the end value (s' = s'' = 0). X, Y, M: accessors k -> T.
 template <class T, class X, class Y, class M>
 SP_HD void spline_eval_at(const X& x, const Y& y, const M& m2, int n, T xq, bool linear_outside, T& s, T& ds,
                           T& dds) {
-  // Interval k with x_k <= xq <= x_{k+1} (binary search; the ends are clamped below).
-  int k = 0;
-  if (xq <= x(0) || xq >= x(n - 1)) {
-    const bool low = xq <= x(0);
+  // Outside [x_0, x_{n-1}] (the ends themselves belong to the spline: at t = x_0 a table
+  // law starts with the spline's slope, which assembly gives the velocities).
+  if (xq < x(0) || xq > x(n - 1)) {
+    const bool low = xq < x(0);
     const int e = low ? 0 : n - 1;
     const int k0 = low ? 0 : n - 2;
     const T h = x(k0 + 1) - x(k0);
@@ -88,6 +89,7 @@ SP_HD void spline_eval_at(const X& x, const Y& y, const M& m2, int n, T xq, bool
     }
     return;
   }
+  // Interval k with x_k <= xq <= x_{k+1} (binary search).
   int lo = 0, hi = n - 1;
   while (hi - lo > 1) {
     const int mid = (lo + hi) / 2;
@@ -96,7 +98,7 @@ SP_HD void spline_eval_at(const X& x, const Y& y, const M& m2, int n, T xq, bool
     else
       lo = mid;
   }
-  k = lo;
+  const int k = lo;
   const T h = x(k + 1) - x(k);
   const T A = (x(k + 1) - xq) / h, B = (xq - x(k)) / h;
   const T Mk = m2(k), Mk1 = m2(k + 1);

@@ -23,6 +23,11 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info) : path_(pa
   reactions_ = h5::ExtendibleDataset(f, "reactions", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, J, 6});
   violation_ = h5::ExtendibleDataset(f, "constraint_violation", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I});
   energy_ = h5::ExtendibleDataset(f, "energy", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I});
+  if (!info.driver_names.empty()) {
+    const auto D = static_cast<hsize_t>(info.driver_names.size());
+    driver_loads_ = h5::ExtendibleDataset(f, "driver_loads", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, D});
+    h5::write_attr(f, "driver_names", info.driver_names);
+  }
   if (!info.joint_coordinate_names.empty()) {
     const auto n = static_cast<hsize_t>(info.joint_coordinate_names.size());
     h5::Handle group = h5::create_group(f, "joint_state");
@@ -91,6 +96,9 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info, std::int64
   reactions_ = ExtendibleDataset::open(f, "reactions", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, J, 6});
   violation_ = ExtendibleDataset::open(f, "constraint_violation", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I});
   energy_ = ExtendibleDataset::open(f, "energy", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I});
+  if (!info.driver_names.empty())
+    driver_loads_ = ExtendibleDataset::open(f, "driver_loads", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                                            {I, static_cast<hsize_t>(info.driver_names.size())});
   if (!info.joint_coordinate_names.empty()) {
     const auto n = static_cast<hsize_t>(info.joint_coordinate_names.size());
     joint_q_ = ExtendibleDataset::open(f, "joint_state/q", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, n});
@@ -98,7 +106,7 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info, std::int64
     joint_tau_ = ExtendibleDataset::open(f, "joint_state/tau", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {I, n});
   }
   const auto kept = static_cast<hsize_t>(frames);
-  for (h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_}) {
+  for (h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_, &driver_loads_}) {
     if (d->id() < 0) continue;
     if (frames < 0 || d->frames() < kept)
       throw h5::H5Error(path + ": a dataset holds " + std::to_string(d->frames()) + " frames, fewer than the " +
@@ -116,7 +124,7 @@ Recorder::Recorder(const std::string& path, const RecorderInfo& info, std::int64
 
 void Recorder::compute_frame_reserve() {
   frame_reserve_bytes_ = 0;
-  for (const h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_})
+  for (const h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_, &driver_loads_})
     frame_reserve_bytes_ += d->append_bytes();
 }
 
@@ -132,7 +140,8 @@ void Recorder::reserve(std::uint64_t bytes, const std::string& what) {
 
 bool Recorder::close() {
   return h5::close_file_first(file_, {&time_.handle(), &state_.handle(), &reactions_.handle(), &violation_.handle(),
-                                      &energy_.handle(), &joint_q_.handle(), &joint_qd_.handle(), &joint_tau_.handle()});
+                                      &energy_.handle(), &joint_q_.handle(), &joint_qd_.handle(), &joint_tau_.handle(),
+                                      &driver_loads_.handle()});
 }
 
 void Recorder::write_params(const std::vector<std::string>& paths, const std::vector<std::vector<double>>& values) {
@@ -189,10 +198,12 @@ void Recorder::write_status(const std::int8_t* status, const double* status_time
 }
 
 void Recorder::record(double time, const double* states, const double* reactions, const double* violation,
-                      const double* energy, const double* joint_q, const double* joint_qd, const double* joint_tau) {
+                      const double* energy, const double* joint_q, const double* joint_qd, const double* joint_tau,
+                      const double* driver_loads) {
   // Checked before any append, so that every dataset keeps the same frame count.
   if (!info_.joint_coordinate_names.empty() && (!joint_q || !joint_qd || !joint_tau))
     throw h5::H5Error("/joint_state: record() needs q, qd and tau");
+  if (!info_.driver_names.empty() && !driver_loads) throw h5::H5Error("/driver_loads: record() needs the driver loads");
   reserve(frame_reserve_bytes_, "frame " + std::to_string(frames_));
   try {
     // /time is appended last: a reader that sees frame k in /time sees it everywhere.
@@ -200,6 +211,7 @@ void Recorder::record(double time, const double* states, const double* reactions
     reactions_.append(reactions);
     violation_.append(violation);
     energy_.append(energy);
+    if (!info_.driver_names.empty()) driver_loads_.append(driver_loads);
     if (!info_.joint_coordinate_names.empty()) {
       joint_q_.append(joint_q);
       joint_qd_.append(joint_qd);
@@ -212,7 +224,7 @@ void Recorder::record(double time, const double* states, const double* reactions
     // Every T dataset back to the frames before this one (its extent may have grown
     // before its write failed).
     const auto kept = static_cast<hsize_t>(frames_);
-    for (h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_})
+    for (h5::ExtendibleDataset* d : {&time_, &state_, &reactions_, &violation_, &energy_, &joint_q_, &joint_qd_, &joint_tau_, &driver_loads_})
       if (d->id() >= 0) d->truncate(kept);
     throw;
   }

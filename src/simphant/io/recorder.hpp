@@ -8,6 +8,10 @@
 //                                        to its body_j at the anchor, W
 //   /constraint_violation  (T, I)        max |Phi|
 //   /energy                (T, I)        kinetic + gravity + spring potential [J]
+//   /driver_loads          (T, I, D)     scenes with drivers only: the torque [N m] or force [N]
+//                                        each driver applies to its joint's body_j along the
+//                                        joint axis v_i (Backend::read_driver_loads); root
+//                                        attribute driver_names (D)
 //   /joint_state/q         (T, I, n)     robot runs only (docs/robots.md): joint positions [rad | m],
 //   /joint_state/qd        (T, I, n)     rates [rad/s | m/s] and applied joint torques /
 //   /joint_state/tau       (T, I, n)     forces [N m | N]; attribute joint_names (n) on the group
@@ -64,6 +68,7 @@ struct RecorderInfo {
   int n_instances = 1;
   std::vector<std::string> body_names;   ///< (B)
   std::vector<std::string> joint_names;  ///< (J)
+  std::vector<std::string> driver_names; ///< (D); empty: no /driver_loads
   std::string scene_text;                ///< the scene file as read
   std::string scene_file;                ///< its path as given
   SolverSettings solver;                 ///< as used by the run (after CLI overrides)
@@ -118,12 +123,13 @@ class Recorder {
 
   /// Appends one frame and flushes. states (I, B, 13); reactions (I, J, 6);
   /// violation (I); energy (I); joint_q, joint_qd, joint_tau (I, n) each, read only when
-  /// info.joint_coordinate_names is not empty (then all three are required).
+  /// info.joint_coordinate_names is not empty (then all three are required);
+  /// driver_loads (I, D), read only when info.driver_names is not empty (then required).
   /// Throws h5::H5Error when the disk space for the frame cannot be reserved (nothing
   /// written) or a write fails (the T datasets are set back to the frames before).
   void record(double time, const double* states, const double* reactions, const double* violation,
               const double* energy, const double* joint_q = nullptr, const double* joint_qd = nullptr,
-              const double* joint_tau = nullptr);
+              const double* joint_tau = nullptr, const double* driver_loads = nullptr);
 
   /// Writes the final status, wall_time_s, frames, stop_reason and interrupted (0 when
   /// stop_reason is "completed", else 1), then closes the file. Throws h5::H5Error when
@@ -151,6 +157,7 @@ class Recorder {
   std::uint64_t frame_reserve_bytes_ = 0;  ///< what one record() may add to the file
   h5::ExtendibleDataset time_, state_, reactions_, violation_, energy_;
   h5::ExtendibleDataset joint_q_, joint_qd_, joint_tau_;  ///< robot runs only
+  h5::ExtendibleDataset driver_loads_;                    ///< scenes with drivers only
   // Declared last, so destroyed first: the file closes before its datasets (see ~Recorder).
   h5::Handle file_;
 };

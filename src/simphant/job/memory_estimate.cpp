@@ -29,11 +29,11 @@ std::string bytes_text(double bytes) {
 }
 
 /// Recorded doubles per instance and frame (run_job.cpp: Frame): state (13 per body),
-/// reactions (6 per joint), violation, energy, kinetic energy, and q, qd, tau per joint
-/// coordinate of a robot.
+/// reactions (6 per joint), violation, energy, kinetic energy, q, qd, tau per joint
+/// coordinate of a robot, and one load per driver.
 double frame_doubles(const Model& m) {
   const double coords = m.robot ? m.n_joints() : 0;
-  return 13.0 * m.n_bodies() + 6.0 * m.n_joints() + 3 + 3 * coords;
+  return 13.0 * m.n_bodies() + 6.0 * m.n_joints() + 3 + 3 * coords + m.n_drivers();
 }
 
 /// HDF5's caches while the file is written: one chunk of each extendible dataset in its
@@ -42,7 +42,7 @@ double frame_doubles(const Model& m) {
 double hdf5_cache_bytes(const Model& m, long long n) {
   const double coords = m.robot ? m.n_joints() : 0;
   const double per_frame[] = {1, 13.0 * m.n_bodies() * n, 6.0 * m.n_joints() * n, 1.0 * n, 1.0 * n,
-                              coords * n, coords * n, coords * n};
+                              coords * n, coords * n, coords * n, 1.0 * m.n_drivers() * n};
   double b = 2.0 * (1 << 20);
   for (double values : per_frame)
     if (values > 0) b += std::min(1.0 * (1 << 20), std::max(64.0 * 1024, 8 * values));

@@ -41,7 +41,8 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 struct Frame {
   std::vector<double> states, reactions, violation, energy, kinetic;
   std::vector<double> joint_q, joint_qd, joint_tau;  ///< (n, n_coords) each, robot runs
-  Frame(int n, int n_bodies, int n_joints, int n_coords)
+  std::vector<double> driver_loads;                  ///< (n, n_drivers)
+  Frame(int n, int n_bodies, int n_joints, int n_coords, int n_drivers)
       : states(static_cast<std::size_t>(n) * n_bodies * 13),
         reactions(static_cast<std::size_t>(n) * n_joints * 6),
         violation(static_cast<std::size_t>(n)),
@@ -49,7 +50,8 @@ struct Frame {
         kinetic(static_cast<std::size_t>(n)),
         joint_q(static_cast<std::size_t>(n) * n_coords),
         joint_qd(static_cast<std::size_t>(n) * n_coords),
-        joint_tau(static_cast<std::size_t>(n) * n_coords) {}
+        joint_tau(static_cast<std::size_t>(n) * n_coords),
+        driver_loads(static_cast<std::size_t>(n) * n_drivers) {}
 };
 
 RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOptions& o, const SolverSettings& solver,
@@ -64,6 +66,7 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
   info.n_instances = sim.n_instances();
   for (const Body& b : sim.model().bodies) info.body_names.push_back(b.name);
   for (const Joint& j : sim.model().joints) info.joint_names.push_back(j.name);
+  for (const Driver& d : sim.model().drivers) info.driver_names.push_back(d.name);
   info.scene_text = scene.text;
   info.scene_file = o.scene;
   info.solver = solver;
@@ -229,7 +232,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   std::vector<std::int8_t> status(static_cast<std::size_t>(n)), reason(static_cast<std::size_t>(n));
   std::vector<double> status_time(static_cast<std::size_t>(n));
   sim->read_status(status.data(), status_time.data(), reason.data());
-  Frame frame(n, model.n_bodies(), model.n_joints(), n_coords);
+  Frame frame(n, model.n_bodies(), model.n_joints(), n_coords, model.n_drivers());
   AssemblySummary assembly;
   const std::int64_t total = std::max<std::int64_t>(1, std::llround(solver.t_end / solver.dt));
   const std::int64_t every = std::max(1, solver.record_every);
@@ -259,6 +262,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
       sim->read_constraint_violation(frame.violation.data());
       sim->read_energy(frame.energy.data(), frame.kinetic.data());
       if (n_coords > 0) sim->read_joint_state(frame.joint_q.data(), frame.joint_qd.data(), frame.joint_tau.data());
+      if (sim->n_drivers() > 0) sim->read_driver_loads(frame.driver_loads.data());
       frame_time = sim->time();
       frame_pending = true;
     };
@@ -266,7 +270,8 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
       if (!frame_pending) return;
       frame_pending = false;
       recorder->record(frame_time, frame.states.data(), frame.reactions.data(), frame.violation.data(),
-                       frame.energy.data(), frame.joint_q.data(), frame.joint_qd.data(), frame.joint_tau.data());
+                       frame.energy.data(), frame.joint_q.data(), frame.joint_qd.data(), frame.joint_tau.data(),
+                       frame.driver_loads.data());
       stats.add_frame(frame.violation.data(), frame.energy.data(), frame.kinetic.data());
     };
     // A stop request seen once stays seen (a hook need not keep answering true).

@@ -81,6 +81,9 @@ class Simulator {
   const std::vector<AssemblyResult>& assembly() const { return backend_->assembly(); }
   /// Joint coordinates per instance (robot scenes), 0 if none; see Backend.
   int n_joint_coordinates() const { return backend_->n_joint_coordinates(); }
+  /// Backend::n_drivers, Backend::read_driver_loads ((n_instances, n_drivers) [N m | N]).
+  int n_drivers() const { return backend_->n_drivers(); }
+  void read_driver_loads(double* out) const { backend_->read_driver_loads(out); }
   void read_joint_state(double* q, double* qd, double* tau) const { backend_->read_joint_state(q, qd, tau); }
 
   // --- Per-instance state (Backend's contract for ids, buffers and errors) ---
