@@ -146,7 +146,8 @@ json pendulum_with(const json& law) {
   return doc;
 }
 
-// Each law type drives the pendulum's hinge for 1.2 s (1200 steps of 1 ms): the hinge
+// Each law type drives the pendulum's hinge for 1 s (1000 steps of 1 ms; the table's
+// knots span it: past its end the held value has a slope jump that no motion follows): the hinge
 // angle (wrapped against s) and rate follow s, s' to 1e-8 at every step (RK4's error on
 // laws with derivatives up to ~(2 pi f)^5 ~ 1e5 is ~1e-12; the assembly meets s(0) and
 // s'(0) to 1e-10).
@@ -166,7 +167,7 @@ TEST(Drivers, EveryLawTypeDrivesAPendulum) {
     const Joint& hinge = m.joints[0];
     const double dt = m.solver.dt;
     double worst_angle = 0, worst_rate = 0;
-    for (int s = 0; s <= 1200; ++s) {
+    for (int s = 0; s <= 1000; ++s) {
       const double t = s * dt;
       double sv, sd, sdd;
       motion_law_eval(ml.type, ml.params.data(), static_cast<int>(ml.params.size()), t, sv, sd, sdd);
@@ -175,7 +176,7 @@ TEST(Drivers, EveryLawTypeDrivesAPendulum) {
       joint_coordinate_row(JointCoordinate::Angle, hinge.frame, ground_kin<double>(), run.d.kin[0], c);
       worst_angle = std::max(worst_angle, std::fabs(wrap_angle(c.value - sv)));
       worst_rate = std::max(worst_rate, std::fabs(c.rate - sd));
-      if (s < 1200) {
+      if (s < 1000) {
         ASSERT_TRUE(rk4_step(m, run.d, t, run.Y.data(), nullptr, dt))
             << law.dump() << " step " << s << " reason " << int(run.d.failure) << " start violation "
             << run.d.violation_start;
