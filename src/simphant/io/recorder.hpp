@@ -59,7 +59,9 @@
 // chunk with K = clamp(1 MiB / the largest frame's bytes, 1, 256) (a frame over 1 MiB:
 // K = 1 and a chunk is a slice of the instances of about 1 MiB): appending and reading an
 // instance's time series touch few chunks, and a chunk fits HDF5's default 1 MiB chunk
-// cache. record() copies the frame into a buffer of K frames; the buffer is written to
+// cache. Unfiltered, the last chunk of each T dataset is allocated whole: a file holds up
+// to K - 1 frames' worth (under 1 MiB) per T dataset beyond its data (a compressed chunk
+// is stored at its compressed size). record() copies the frame into a buffer of K frames; the buffer is written to
 // every T dataset with one H5Dwrite each, and the file flushed, when the frames reach a
 // chunk boundary (whole chunks are written, compressed once), when 1 s of wall time
 // (kFlushSeconds) passed since the last write, for the first frame of a file, by flush()
