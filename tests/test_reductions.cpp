@@ -226,6 +226,10 @@ TEST(Reductions, QuantityNames) {
     EXPECT_NE(std::string(e.what()).find("output.reductions: unknown reduction quantity 'torque'"), std::string::npos);
   }
   EXPECT_THROW(parse_reduction_quantities({"energy", "energy"}, 0, "x"), std::invalid_argument);
+  // ReductionQuantity follows the output section's list of names, in order.
+  ASSERT_EQ(reduction_names().size(), static_cast<size_t>(kReductionQuantities));
+  for (int q = 0; q < kReductionQuantities; ++q)
+    EXPECT_EQ(parse_reduction_quantities({reduction_names()[q]}, 1, "x")[0], static_cast<ReductionQuantity>(q));
 }
 
 }  // namespace
