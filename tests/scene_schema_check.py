@@ -80,6 +80,11 @@ def mistakes(base, robot):
         0, {"name": "f", "type": "torque", "body": "crank", "torque": [0, 0, 1], "stiffness": 1}))
     mutate("robot beside bodies", [], lambda d: d.update(robot={"urdf": "x.urdf"}))
     mutate("aba without a robot", [], lambda d: d["solver"].update(type="aba"))
+    mutate("unknown output dataset", ["output", "datasets", 1],
+           lambda d: d.update(output={"datasets": ["state", "velocities"]}))
+    mutate("compression level 12", ["output", "compression"], lambda d: d.update(output={"compression": 12}))
+    mutate("unknown frames selection", ["output", "frames"], lambda d: d.update(output={"frames": "last"}))
+    mutate("unknown reduction", ["output", "reductions"], lambda d: d.update(output={"reductions": "max"}))
     mutate("robot without urdf", ["robot"], lambda d: d["robot"].pop("urdf"), doc=robot)
     mutate("robot gravity of 2 numbers", ["robot", "gravity"], lambda d: d["robot"].update(gravity=[0, -9.81]),
            doc=robot)

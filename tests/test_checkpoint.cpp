@@ -1,7 +1,7 @@
 // Checkpoint and resume (job/checkpoint.hpp, docs/checkpoints.md): a run stopped by
 // SIGINT, SIGTERM or SIGKILL and continued with `simphant run --resume` ends with a file
 // equal to an uninterrupted run's, dataset by dataset and attribute by attribute, bit for
-// bit (only the root's wall_time_s, start_time and command_line differ); after SIGKILL at a random moment the
+// bit (only the root's wall_time_s and the provenance of the start differ: start_time, command_line, git_commit); after SIGKILL at a random moment the
 // checkpoint file opens and holds all but at most one checkpoint interval of the work;
 // bad resume input is refused with exit code 2 naming what differs, nothing written
 // lost. The robot solvers (reduced aba / cga and dae on a robot) resume through the
@@ -89,7 +89,7 @@ void expect_same_figures(const json& a, const json& b) {
 }
 
 void expect_equal_files(const fs::path& a, const fs::path& b) {
-  const std::vector<std::string> diff = file_differences(a.string(), b.string(), {"/@wall_time_s", "/@start_time", "/@command_line"});
+  const std::vector<std::string> diff = file_differences(a.string(), b.string(), {"/@wall_time_s", "/@start_time", "/@command_line", "/@git_commit"});
   std::string list;
   for (const std::string& d : diff) list += d + "\n";
   EXPECT_TRUE(diff.empty()) << list;

@@ -1,9 +1,11 @@
 // Recorder / h5_file: the HDF5 layout of item 9, read back with the HDF5 C API.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -230,6 +232,25 @@ TEST(Recorder, WritesWholeChunksAndFinalizeWritesTheRest) {
   ASSERT_EQ(state.size(), T * per_frame);
   for (std::size_t t = 0; t < T; ++t) ASSERT_EQ(state[t * per_frame + 5], value(static_cast<int>(t), 5)) << t;
   EXPECT_DOUBLE_EQ(h5::read_attr_double(f.id(), "frames"), static_cast<double>(T));
+}
+
+// Frames recorded more than kFlushSeconds after the last write are written at the next
+// record(): a killed run loses at most the frames of the last second (and fewer than K).
+TEST(Recorder, BufferedFramesAreWrittenAfterASecond) {
+  const fs::path path = temp_file("late.h5");
+  {
+    Recorder rec(path.string(), make_info(2, 1, 1));
+    record_frames(rec, 3, 2, 1, 1);  // frame 0 written, 1 and 2 buffered
+    const auto frames_in_file = [&] {
+      const h5::Handle f = h5::open_file_readwrite(path.string());
+      return h5::dataset_dims(f.id(), "time")[0];
+    };
+    EXPECT_EQ(frames_in_file(), 1u);
+    std::this_thread::sleep_for(std::chrono::duration<double>(Recorder::kFlushSeconds + 0.05));
+    record_frames(rec, 1, 2, 1, 1);
+    EXPECT_EQ(frames_in_file(), 4u);
+  }
+  fs::remove(path);
 }
 
 TEST(Recorder, LargeFramesAreChunkedAlongInstances) {

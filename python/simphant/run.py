@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from typing import Any, Callable, Dict, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 from . import _simphant
 from .scene import SceneSource, load_scene
@@ -39,7 +39,9 @@ def run(scene: Optional[SceneSource], out: Union[str, "os.PathLike[str]", None] 
         seed: Optional[int] = None, backend: str = "auto", precision: str = "fp64", threads: int = 0,
         solver: Optional[str] = None, progress: Optional[ProgressCallback] = None,
         shard: Optional[Tuple[int, int]] = None, checkpoint_every: Optional[float] = None,
-        resume: Union[str, "os.PathLike[str]", None] = None) -> RunResult:
+        resume: Union[str, "os.PathLike[str]", None] = None, datasets: Optional[Sequence[str]] = None,
+        frames: Optional[str] = None, reductions: Union[str, Sequence[str], None] = None,
+        compression: Optional[int] = None) -> RunResult:
     """Runs the job of ``simphant run``: samples the sweep, assembles and integrates every
     instance, records the HDF5 file and returns its summary.
 
@@ -75,6 +77,11 @@ def run(scene: Optional[SceneSource], out: Union[str, "os.PathLike[str]", None] 
             (Ctrl-C, SIGTERM) stored its state there. The scene and the options are the
             run's; scene may be None, and an option given must have the run's value.
             The finished file equals an uninterrupted run's, bit for bit.
+        datasets, frames, reductions, compression: override the scene's "output" section
+            (docs/scene-format.md, "Output"), as ``--datasets``, ``--frames``,
+            ``--reductions``, ``--compression``: the per-frame datasets to write (names),
+            "every" | "first_last" | "none", the quantities reduced over time ("all",
+            "none" or names), the deflate level 0..9.
 
     The GIL is released while the job runs. Ctrl-C (KeyboardInterrupt) stops the run
     cleanly: the state reached is recorded, the file is closed with the attribute
@@ -103,9 +110,21 @@ def run(scene: Optional[SceneSource], out: Union[str, "os.PathLike[str]", None] 
         a.shard_index, a.shard_count = _shard_pair(shard)
     a.checkpoint_every = None if checkpoint_every is None else float(checkpoint_every)
     a.resume = "" if resume is None else os.fspath(resume)
+    a.datasets = "" if datasets is None else _names(datasets, "datasets")
+    a.frames = frames or ""
+    a.reductions = "" if reductions is None else (reductions if isinstance(reductions, str)
+                                                  else _names(reductions, "reductions"))
+    a.compression = -1 if compression is None else int(compression)
     handle, name = (None, "") if sc is None else (sc._handle, sc.file or sc.source)
     exit_code, out_file, summary = _simphant.run_job(handle, name, a, progress)
     return RunResult(out_file=out_file, summary=json.loads(summary), exit_code=exit_code)
+
+
+def _names(names: Sequence[str], what: str) -> str:
+    """A list of names as the comma-separated text of the CLI flag (ValueError naming `what`)."""
+    if isinstance(names, str) or not all(isinstance(n, str) and n and "," not in n for n in names) or not names:
+        raise ValueError(f"{what}: expected a non-empty list of names, got {names!r}")
+    return ",".join(names)
 
 
 def _shard_pair(shard: Tuple[int, int]) -> Tuple[int, int]:

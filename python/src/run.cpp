@@ -36,6 +36,8 @@ struct RunArgs {
   int shard_index = 0, shard_count = 1;
   std::optional<double> checkpoint_every;
   std::string backend = "auto", precision = "fp64", solver, out, resume;
+  std::string datasets, frames, reductions;  ///< "" : the scene's (JobOptions)
+  int compression = -1;                      ///< -1: the scene's
 };
 
 std::tuple<int, std::string, std::string> run(const PyScene* scene, const std::string& scene_file,
@@ -69,6 +71,10 @@ std::tuple<int, std::string, std::string> run(const PyScene* scene, const std::s
     o.checkpoint_every_s = *a.checkpoint_every;
   }
   o.resume = a.resume;
+  o.datasets = a.datasets;
+  o.frames = a.frames;
+  o.reductions = a.reductions;
+  o.compression = a.compression;
 
   // A Python exception raised in a hook (KeyboardInterrupt from a signal handler, or an
   // error of the progress callback) stops the run; it is raised once run_job returns.
@@ -120,7 +126,11 @@ void bind_run(nb::module_& m) {
       .def_rw("solver", &RunArgs::solver)
       .def_rw("out", &RunArgs::out)
       .def_rw("checkpoint_every", &RunArgs::checkpoint_every, nb::arg().none())
-      .def_rw("resume", &RunArgs::resume);
+      .def_rw("resume", &RunArgs::resume)
+      .def_rw("datasets", &RunArgs::datasets)
+      .def_rw("frames", &RunArgs::frames)
+      .def_rw("reductions", &RunArgs::reductions)
+      .def_rw("compression", &RunArgs::compression);
   m.def("run_job", &run, nb::arg("scene").none(), nb::arg("scene_file"), nb::arg("args"), nb::arg("progress").none());
   m.def("resumable", &resumable, nb::arg("out"));
   m.def("checkpoint_file_name", &checkpoint_file_name, nb::arg("out"));

@@ -1,7 +1,7 @@
 """Bit-for-bit comparison of two simphant output files (h5py): every dataset's values,
 dtype and shape, and every attribute of every object, wall_time_s aside (the run's wall
 time; a merge takes its shards' largest) and the provenance of the start (start_time,
-command_line, device: the threads of the run); dimension scales compared by the names of the scales attached to each axis."""
+command_line, device: the threads of the run, git_commit); dimension scales compared by the names of the scales attached to each axis."""
 from __future__ import annotations
 
 from typing import Dict, Tuple
@@ -9,7 +9,7 @@ from typing import Dict, Tuple
 import h5py
 import numpy as np
 
-TIMING_ATTRS = {"wall_time_s", "start_time", "command_line", "device"}
+TIMING_ATTRS = {"wall_time_s", "start_time", "command_line", "device", "git_commit"}
 #: Dimension-scale links: object references, compared by the scales' names instead.
 LINK_ATTRS = {"DIMENSION_LIST", "REFERENCE_LIST"}
 

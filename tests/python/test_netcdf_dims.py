@@ -108,3 +108,17 @@ def test_frame_selections_open(cli, examples, tmp_path, frames):
             assert set(ds.data_vars) == {"state", "energy", "status", "status_reason", "status_time"}
             assert ds.state.dims == EXPECTED["state"][0]
         assert ds.status.dims == ("instance",)
+
+
+def test_python_run_takes_the_output_options(examples, tmp_path):
+    simphant = pytest.importorskip("simphant")
+    r = simphant.run(examples / "slider_crank.json", out=tmp_path / "p.h5", instances=2, t_end=0.1, backend="cpu",
+                     threads=1, datasets=["energy"], frames="first_last", compression=2)
+    assert r.exit_code == 0 and r.summary["frames"] == 2
+    with xr.open_dataset(r.out_file, engine="h5netcdf") as ds:
+        assert set(ds.data_vars) == {"energy", "status", "status_reason", "status_time"}
+        assert ds.attrs["output_compression"] == 2 and ds.attrs["output_frames"] == "first_last"
+    with pytest.raises(ValueError, match="--compression: must be a deflate level 0..9"):
+        simphant.run(examples / "slider_crank.json", out=tmp_path / "q.h5", instances=1, t_end=0.1, compression=10)
+    with pytest.raises(ValueError, match="datasets: expected a non-empty list of names"):
+        simphant.run(examples / "slider_crank.json", out=tmp_path / "q.h5", datasets="state")

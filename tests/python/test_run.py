@@ -12,7 +12,8 @@ import pytest
 import simphant
 from conftest import run_cli
 
-TIMING_ATTRS = {"wall_time_s"}
+# The run's wall time and the provenance of its start (the CLI records its command line).
+TIMING_ATTRS = {"wall_time_s", "start_time", "command_line"}
 
 
 def datasets(path):

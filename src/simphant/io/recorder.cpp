@@ -385,7 +385,7 @@ void Recorder::record(double time, const double* states, const double* reactions
 }
 
 void Recorder::record(double time, const FrameValues& values) {
-  if (slots_.empty()) return;
+  if (slots_.empty() || write_failed_) return;
   // Every value found before anything is buffered, so that every dataset keeps the same frame count.
   std::vector<const double*> src(slots_.size(), nullptr);
   for (std::size_t k = 0; k < slots_.size(); ++k) {
@@ -409,29 +409,33 @@ void Recorder::record(double time, const FrameValues& values) {
     return;
   }
   ++buffered_;
-  const bool chunk_full = static_cast<hsize_t>(frames()) % chunk_frames_ == 0 || buffered_ == chunk_frames_;
+  const bool chunk_full = static_cast<hsize_t>(frames()) % chunk_frames_ == 0 || buffered_ == chunk_frames_ ||
+                          (info_.buffer_frames > 0 && buffered_ >= info_.buffer_frames);
   const bool first = frames_ == 0;
   const bool late = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_write_).count() >= kFlushSeconds;
   if (chunk_full || first || late) write_buffer();
 }
 
 void Recorder::write_buffer() {
-  if (buffered_ == 0) return;
+  if (buffered_ == 0 || write_failed_) return;
   const hsize_t n = buffered_;
   buffered_ = 0;  // dropped if the write fails (the datasets go back to frames_)
-  std::uint64_t bytes = 0;
-  for (const Slot& s : slots_) bytes += s.data.block_bytes(n);
-  reserve(bytes, "frames " + std::to_string(frames_) + ".." + std::to_string(frames_ + static_cast<std::int64_t>(n) - 1));
   try {
+    std::uint64_t bytes = 0;
+    for (const Slot& s : slots_) bytes += s.data.block_bytes(n);
+    reserve(bytes, "frames " + std::to_string(frames_) + ".." + std::to_string(frames_ + static_cast<std::int64_t>(n) - 1));
     for (Slot& s : slots_) s.data.append_frames(s.buffer.data(), n);  // /time is the last slot
     h5::write_attr(file_.id(), "frames", frames_ + static_cast<std::int64_t>(n));
     h5::flush(file_.id());
   } catch (const h5::H5Error&) {
     // Every T dataset back to the frames before this block (its extent may have grown
-    // before its write failed).
+    // before its write failed); no frame is written after a failure (finalize() only
+    // marks the file).
     const auto kept = static_cast<hsize_t>(frames_);
     for (Slot& s : slots_)
       if (s.data.id() >= 0) s.data.truncate(kept);
+    write_failed_ = true;
+    last_held_ = false;
     throw;
   }
   frames_ += static_cast<std::int64_t>(n);
@@ -443,7 +447,7 @@ void Recorder::flush() {
 }
 
 void Recorder::finish_frames() {
-  if (!file_.valid()) return;
+  if (!file_.valid() || write_failed_) return;
   write_buffer();
   if (last_held_) {
     last_held_ = false;

@@ -53,7 +53,9 @@
 // chunk with K = clamp(1 MiB / the largest frame's bytes, 1, 256) (a frame over 1 MiB:
 // K = 1 and a chunk is a slice of the instances of about 1 MiB): appending and reading an
 // instance's time series touch few chunks, and a chunk fits HDF5's default 1 MiB chunk
-// cache. record() copies the frame into a buffer of K frames; the buffer is written to
+// cache. Unfiltered, the last chunk of each T dataset is allocated whole: a file holds up
+// to K - 1 frames' worth (under 1 MiB) per T dataset beyond its data (a compressed chunk
+// is stored at its compressed size). record() copies the frame into a buffer of K frames; the buffer is written to
 // every T dataset with one H5Dwrite each, and the file flushed, when the frames reach a
 // chunk boundary (whole chunks are written, compressed once), when 1 s of wall time
 // (kFlushSeconds) passed since the last write, for the first frame of a file, by flush()
@@ -125,6 +127,10 @@ struct RecorderInfo {
   std::vector<std::string> joint_coordinate_names;
   /// (n) their units, "rad" (revolute) or "m" (prismatic); empty: "1" each.
   std::vector<std::string> joint_coordinate_units;
+  /// Most frames buffered before they are written (0: a chunk's worth, K; 1: every
+  /// record() writes its frame and flushes the file, the recorder's behaviour before
+  /// buffering, kept for bench/bench_recording.cpp).
+  hsize_t buffer_frames = 0;
   /// Frame datasets beyond the standard ones (written when output.datasets selects them).
   std::vector<FrameDatasetSpec> frame_datasets;
   /// Provenance root attributes: the source revision (cli/git_commit.hpp), the command
@@ -204,7 +210,8 @@ class Recorder {
   /// their spec). Buffered (see above); frames "none": nothing. Throws h5::H5Error,
   /// before anything is buffered, when a created dataset has no value; when a write of
   /// the buffer fails (disk space not reserved: nothing written; a write failed: the T
-  /// datasets set back to the frames before the block) the buffered frames are dropped.
+  /// datasets set back to the frames before the block) the buffered frames are dropped,
+  /// and from then on record(), flush() and finish_frames() write nothing.
   void record(double time, const FrameValues& values);
   /// The standard datasets' frame: states (I, B, 13); reactions (I, J, 6); violation (I);
   /// energy (I); joint_q, joint_qd, joint_tau (I, n) each, required when the file has
@@ -261,6 +268,7 @@ class Recorder {
   std::int64_t frames_ = 0;  ///< frames in the file
   hsize_t buffered_ = 0;     ///< frames in the buffers
   bool last_held_ = false;   ///< "first_last": the buffers' frame 0 is the last frame recorded
+  bool write_failed_ = false;  ///< a block failed: no frame is written after it
   hsize_t chunk_frames_ = 0;
   std::chrono::steady_clock::time_point last_write_;
   std::vector<Slot> slots_;  ///< the T datasets, /time last

@@ -1,8 +1,9 @@
 #pragma once
 // Checkpoints of a run and resuming it (docs/checkpoints.md).
 //
-// Every checkpoint_every_s of wall time, at a step boundary, the run copies its
-// temporary file (job/output_file.hpp; flushed after every frame) to
+// Every checkpoint_every_s of wall time, at a step boundary, the run writes the
+// recorder's buffered frames (Recorder::flush) and copies its temporary file
+// (job/output_file.hpp) to
 // ".<name>.checkpoint.h5.tmp" beside the output, writes the batch state into the copy's
 // /checkpoint group, makes it durable (fsync) and renames it onto
 // ".<name>.checkpoint.h5" (write-then-rename). Whenever the process dies, SIGKILL

@@ -1,6 +1,7 @@
 #include "simphant/job/memory_estimate.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -36,16 +37,20 @@ double frame_doubles(const Model& m) {
   return 13.0 * m.n_bodies() + 6.0 * m.n_joints() + 3 + 3 * coords;
 }
 
-/// HDF5's caches while the file is written: one chunk of each extendible dataset in its
-/// chunk cache (a chunk covers about 64 KiB of frames, or one frame slice of up to 1 MiB:
-/// io/h5_file.cpp; the cache holds 1 MiB) and its metadata cache (2 MiB).
+/// The recorder's frame buffer and HDF5's caches while the file is written: per
+/// extendible dataset K buffered frames (io/recorder.hpp: K = 1 MiB / the largest frame,
+/// 1 .. 256; at least one frame) and one chunk in its chunk cache (at most 1 MiB), and
+/// the metadata cache (2 MiB).
 double hdf5_cache_bytes(const Model& m, long long n) {
   const double coords = m.robot ? m.n_joints() : 0;
   const double per_frame[] = {1, 13.0 * m.n_bodies() * n, 6.0 * m.n_joints() * n, 1.0 * n, 1.0 * n,
                               coords * n, coords * n, coords * n};
+  double largest = 8;
+  for (double values : per_frame) largest = std::max(largest, 8 * values);
+  const double K = std::clamp(std::floor((1 << 20) / largest), 1.0, 256.0);
   double b = 2.0 * (1 << 20);
   for (double values : per_frame)
-    if (values > 0) b += std::min(1.0 * (1 << 20), std::max(64.0 * 1024, 8 * values));
+    if (values > 0) b += K * 8 * values + std::min(1.0 * (1 << 20), K * 8 * values);
   return b;
 }
 

@@ -114,6 +114,7 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
       info.joint_coordinate_units.push_back(j.type == JointType::Prismatic ? "m" : "rad");
   }
   info.git_commit = o.git_commit;
+  info.buffer_frames = static_cast<hsize_t>(std::max(0, o.record_buffer_frames));
   info.command_line = o.command_line;
   info.host = host_name();
   // A device backend's details name the GPU; a CPU backend's the threads, so add the CPU.

@@ -45,6 +45,9 @@ struct JobOptions {
   /// Provenance written as root attributes (io/recorder.hpp): the command line that
   /// started the run and the source revision (the CLI sets both: cli/git_commit.hpp).
   std::string command_line, git_commit;
+  /// Frames buffered before a write (RecorderInfo::buffer_frames; 0: a chunk's worth;
+  /// 1: a write and a flush per frame). For bench/bench_recording.cpp.
+  int record_buffer_frames = 0;
   /// Shard shard_index of shard_count (`--shard K/N`, job/shard.hpp): the run samples the
   /// whole design and keeps instances [K*I/N, (K+1)*I/N); its file records the slice for
   /// `simphant merge` (job/merge.hpp). shard_count 1: the whole design, a plain run file.
