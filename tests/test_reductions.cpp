@@ -13,6 +13,7 @@
 #include "simphant/dynamics/joint_loads.hpp"
 #include "simphant/sim/joint_load_frames.hpp"
 #include "simphant/sim/reduction_names.hpp"
+#include "simphant/scene/scene.hpp"
 #include "simphant/sim/simulator.hpp"
 
 namespace simphant {
@@ -164,6 +165,55 @@ TEST(Reductions, ResetClearsTheInstance) {
   EXPECT_LT(r0[1], r0[0]);
 }
 
+// A pendulum driven at constant speed about its hinge: the driver's torque reaches the
+// hinge's axial moment (a revolute passes none itself), on body_i (ground) with the
+// opposite sign: axial_moment = -driver load in every frame, and the reductions of
+// driver_loads equal a host reduction of read_driver_loads at every step.
+TEST(Reductions, DriverLoadIsTheDrivenJointsAxialMoment) {
+  const Scene scene = parse_scene(R"({
+    "gravity": [0, 0, -9.81],
+    "bodies": [{"name": "bob", "mass": 1.0, "inertia": [0.001, 0.02, 0.02], "position": [0.5, 0, 0]}],
+    "joints": [{"name": "hinge", "type": "revolute", "body_i": "ground", "body_j": "bob",
+                "frame": {"origin": [0, 0, 0], "z": [0, 1, 0], "x": [1, 0, 0]}}],
+    "drivers": [{"name": "motor", "joint": "hinge", "coordinate": "angle",
+                 "law": {"type": "constant_speed", "initial": 0, "speed": 3}}],
+    "solver": {"dt": 0.001, "t_end": 0.1}
+  })");
+  SimulatorOptions o;
+  o.backend = "cpu";
+  o.threads = 1;
+  auto sim = Simulator::create({scene.model}, o, 2);
+  ASSERT_EQ(sim->n_drivers(), 1);
+  sim->set_reductions(parse_reduction_quantities({"driver_loads", "bearing_loads"}, 1, "test"));
+  const ReductionLayout L = sim->reduction_layout();
+  const int n = 2, steps = 40;
+  double mx = -INFINITY, sum = 0, tmax = 0;
+  for (int s = 0; s <= steps; ++s) {
+    if (s > 0) sim->advance(1);
+    std::vector<double> states(n * 13), R(n * 6), drv(n), loads(n * 6), bearing(n * 4);
+    sim->read_states(states.data());
+    sim->read_reactions(R.data());
+    sim->read_driver_loads(drv.data());
+    sim->joint_load_frames(states.data(), R.data(), drv.data(), loads.data(), bearing.data());
+    EXPECT_NEAR(bearing[2], -drv[0], 1e-9 * (1 + std::fabs(drv[0]))) << "step " << s;
+    EXPECT_GT(std::fabs(drv[0]), 0.1);  // the motor holds the bob against gravity
+    if (drv[0] > mx) {
+      mx = drv[0];
+      tmax = sim->time();
+    }
+    sum += drv[0];
+  }
+  std::vector<double> red(static_cast<std::size_t>(n) * L.channels * kReductionStats);
+  sim->read_reductions(red.data());
+  const double* r = &red[static_cast<std::size_t>(L.offset[3]) * kReductionStats];
+  EXPECT_EQ(r[0], mx);
+  EXPECT_EQ(r[4], tmax);
+  EXPECT_NEAR(r[2], sum / (steps + 1), 1e-13 * std::fabs(mx));
+  // The bearing's axial moment: the reductions' max is minus the driver's min.
+  const double* am = &red[static_cast<std::size_t>(L.offset[2] + 2) * kReductionStats];
+  EXPECT_NEAR(am[0], -r[1], 1e-9 * (1 + std::fabs(r[1])));
+}
+
 TEST(Reductions, QuantityNames) {
   EXPECT_EQ(parse_reduction_quantities({"all"}, 0, "x").size(), 6u);
   EXPECT_EQ(parse_reduction_quantities({"all"}, 2, "x").size(), 7u);
@@ -176,6 +226,10 @@ TEST(Reductions, QuantityNames) {
     EXPECT_NE(std::string(e.what()).find("output.reductions: unknown reduction quantity 'torque'"), std::string::npos);
   }
   EXPECT_THROW(parse_reduction_quantities({"energy", "energy"}, 0, "x"), std::invalid_argument);
+  // ReductionQuantity follows the output section's list of names, in order.
+  ASSERT_EQ(reduction_names().size(), static_cast<size_t>(kReductionQuantities));
+  for (int q = 0; q < kReductionQuantities; ++q)
+    EXPECT_EQ(parse_reduction_quantities({reduction_names()[q]}, 1, "x")[0], static_cast<ReductionQuantity>(q));
 }
 
 }  // namespace

@@ -1,15 +1,14 @@
 #include "simphant/sim/reduction_names.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <stdexcept>
 
 namespace simphant {
 
 const char* reduction_quantity_name(ReductionQuantity q) {
-  static const char* names[kReductionQuantities] = {"reactions",            "joint_loads", "bearing_loads",
-                                                    "driver_loads",         "constraint_violation", "energy",
-                                                    "joint_coordinates"};
-  return names[static_cast<int>(q)];
+  // The one list of names (model/output_settings.hpp), in the order of ReductionQuantity.
+  return reduction_names()[static_cast<std::size_t>(q)].c_str();
 }
 
 const char* reduction_stat_name(int s) {

@@ -10,7 +10,8 @@
 namespace simphant {
 
 /// The dataset name of quantity q: "reactions", "joint_loads", "bearing_loads",
-/// "driver_loads", "constraint_violation", "energy", "joint_coordinates".
+/// "driver_loads", "constraint_violation", "energy", "joint_coordinates"
+/// (reduction_names() of model/output_settings.hpp, whose order ReductionQuantity follows).
 const char* reduction_quantity_name(ReductionQuantity q);
 
 /// The statistic names in read order: "max", "min", "mean", "rms", "time_of_max".
