@@ -199,8 +199,10 @@ TEST(OutputFile, DatasetsDimensionsUnitsAndProvenance) {
     SCOPED_TRACE(path);
     for (const std::string& n : h5::dimension_names(f.id(), path)) EXPECT_FALSE(n.empty());
     const h5::Handle d(H5Dopen2(f.id(), path.c_str(), H5P_DEFAULT), H5Dclose);
-    // Labels have no units; an actuator's value is a force or a torque (its kind).
-    const bool labels = path == "body" || path == "joint" || path == "state_component" || path == "reaction_component";
+    // Labels (string coordinates: body, joint, the component names) have no units; an
+    // actuator's value is a force or a torque (its kind).
+    const h5::Handle type(H5Dget_type(d.id()), H5Tclose);
+    const bool labels = H5Tget_class(type.id()) == H5T_STRING;
     if (!labels && path != "params/forces.motor.value") EXPECT_TRUE(h5::attr_exists(d.id(), "units"));
   }
   const auto units = [&](const std::string& path) {
