@@ -117,6 +117,39 @@ void record_changes(const Model& model, const double* Y0, const double* Y, bool 
     }
 }
 
+// The velocity projection with given joint rates: qdot <- qdot - A_v^+ (A_v qdot - b) with
+// A_v = [Phi_q; the given rates' rows], b = [-Phi_t; rate] (d.phi_dot holds Phi_q qdot +
+// Phi_t at this state; Phi_t is minus a driver's s'(0)), the minimum mass-unweighted
+// change. Sets res.message (and leaves qdot) when a given rate is already determined.
+void project_given_rates(const Model& model, Data& d, const std::vector<CoordinateTarget>& vel,
+                         Eigen::Map<Eigen::VectorXd>& qdot, AssemblyResult& res) {
+  const int m = model.n_rows, nr = static_cast<int>(vel.size());
+  Eigen::MatrixXd Av(m + nr, model.nv()), Cv(nr, model.nv());
+  Eigen::VectorXd b = Eigen::VectorXd::Zero(m + nr);
+  if (m > 0) {
+    Av.topRows(m) = d.Phi_q;
+    b.head(m) = d.Phi_q * qdot - d.phi_dot;
+  }
+  for (int t = 0; t < nr; ++t) {
+    const CoordinateRow<double> row = target_row(model, d, vel[t]);
+    scatter_target_row(model, vel[t], row.jac, Cv, t);
+    b[m + t] = vel[t].value;
+  }
+  Av.bottomRows(nr) = Cv;
+  const int dep = first_dependent_target(Av.topRows(m), Cv);
+  if (dep >= 0) {
+    res.message = target_name(model, vel[dep], true) + " = " + format_value(vel[dep].value) +
+                  ": the mechanism has no freedom left for it (more joint rates given than its mobility; the "
+                  "joints and the rates given before it determine this one)";
+    return;
+  }
+  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+  cod.setThreshold(1e-10);
+  cod.compute(Av);
+  qdot -= cod.solve(Av * qdot - b);
+  res.velocity_residual = (Av * qdot - b).cwiseAbs().maxCoeff();
+}
+
 }  // namespace
 
 std::string flipped_joint_message(const Model& model, const Data& d) {
@@ -162,9 +195,11 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
   cod.setThreshold(1e-10);
   Eigen::VectorXd dq(6 * N);
-  // [Phi_q; the given coordinates' rows] and [Phi; coord - value] (assembly.hpp).
-  Eigen::MatrixXd A(m + np, 6 * N), C(np, 6 * N);
-  Eigen::VectorXd r(m + np);
+  // [Phi_q; the given coordinates' rows] and [Phi; coord - value] (assembly.hpp); without
+  // given coordinates the decomposition reads d.Phi_q and d.phi themselves (no copies:
+  // the memory estimate counts one Phi_q, job/memory_estimate.cpp).
+  Eigen::MatrixXd A(np > 0 ? m + np : 0, 6 * N), C(np, 6 * N);
+  Eigen::VectorXd r(np > 0 ? m + np : 0);
   double coord_residual = 0;
   int worst_target = -1;
   auto linearise = [&] {
@@ -172,8 +207,10 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
     if (m > 0) {
       evaluate_constraints(model, d, 0.0);
       assemble_jacobian(model, d);
-      A.topRows(m) = d.Phi_q;
-      r.head(m) = d.phi;
+      if (np > 0) {
+        A.topRows(m) = d.Phi_q;
+        r.head(m) = d.phi;
+      }
     }
     coord_residual = 0;
     for (int t = 0; t < np; ++t) {
@@ -184,7 +221,7 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
       if (std::fabs(r[m + t]) >= coord_residual) worst_target = t;
       coord_residual = std::max(coord_residual, std::fabs(r[m + t]));
     }
-    A.bottomRows(np) = C;
+    if (np > 0) A.bottomRows(np) = C;
   };
   // Residuals of the last kAssemblyStallWindow + 1 iterations (a ring), for the stall test.
   std::array<double, kAssemblyStallWindow + 1> history{};
@@ -206,8 +243,13 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
       const double earlier = history[(res.iterations - kAssemblyStallWindow) % history.size()];
       if (!(residual <= kAssemblyStallFactor * earlier)) break;  // stalled
     }
-    cod.compute(A);
-    dq = -cod.solve(r);
+    if (np > 0) {
+      cod.compute(A);
+      dq = -cod.solve(r);
+    } else {
+      cod.compute(d.Phi_q);
+      dq = -cod.solve(d.phi);
+    }
     for (int k = 0; k < N; ++k) apply_position_correction(Y, k, dq.data() + 6 * k);
   }
   if (np > 0 && std::isfinite(res.position_residual) && std::isfinite(coord_residual)) {
@@ -235,30 +277,15 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
   // Phi_t at this state): qdot <- qdot - A_v^+ (A_v qdot - b), the minimum
   // mass-unweighted change.
   Eigen::Map<Eigen::VectorXd> qdot(Y + 7 * N, 6 * N);
-  Eigen::MatrixXd Av(m + nr, 6 * N), Cv(nr, 6 * N);
-  Eigen::VectorXd b = Eigen::VectorXd::Zero(m + nr);
-  if (m > 0) {
-    Av.topRows(m) = d.Phi_q;
-    b.head(m) = d.Phi_q * qdot - d.phi_dot;
-  }
-  for (int t = 0; t < nr; ++t) {
-    const CoordinateRow<double> row = target_row(model, d, vel[t]);
-    scatter_target_row(model, vel[t], row.jac, Cv, t);
-    b[m + t] = vel[t].value;
-  }
-  Av.bottomRows(nr) = Cv;
   if (nr > 0) {
-    const int dep = first_dependent_target(Av.topRows(m), Cv);
-    if (dep >= 0) {
-      res.message = target_name(model, vel[dep], true) + " = " + format_value(vel[dep].value) +
-                    ": the mechanism has no freedom left for it (more joint rates given than its mobility; the "
-                    "joints and the rates given before it determine this one)";
-      return res;
-    }
+    project_given_rates(model, d, vel, qdot, res);
+    if (!res.message.empty()) return res;
+  } else if (m > 0) {  // no given rates: on d.Phi_q itself, as the positions above
+    const Eigen::VectorXd b = d.Phi_q * qdot - d.phi_dot;
+    cod.compute(d.Phi_q);
+    qdot -= cod.solve(d.Phi_q * qdot - b);
+    res.velocity_residual = (d.Phi_q * qdot - b).cwiseAbs().maxCoeff();
   }
-  cod.compute(Av);
-  qdot -= cod.solve(Av * qdot - b);
-  res.velocity_residual = m + nr > 0 ? (Av * qdot - b).cwiseAbs().maxCoeff() : 0.0;
   record_changes(model, Y0.data(), Y, np > 0 || model.n_drivers() > 0, res);
   res.ok = std::isfinite(res.velocity_residual);
   if (res.ok) {
