@@ -515,6 +515,23 @@ TEST(Cli, RunJsonWithNoInstanceOk) {
   EXPECT_NE(last_stderr().find("no instance finished ok"), std::string::npos) << last_stderr();
 }
 
+// No instance assembled: the text says so (no "diverged" story, no INTERRUPTED: the run
+// ended because nothing was left to step).
+TEST(Cli, RunTextWhenNoInstanceAssembled) {
+  std::string text;
+  const std::string bad = quote(write_scene("impossible_text.json", impossible()));
+  ASSERT_EQ(run_simphant("run " + bad + " --out " + quote((temp_dir() / "impossible_text.h5").string()), &text), 3);
+  EXPECT_NE(text.find("NO INSTANCE OK     no instance assembled: 1 assembly failure; nothing was stepped"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("INTERRUPTED"), std::string::npos) << text;
+  EXPECT_NE(last_stderr().find("error: no instance finished ok: no instance assembled: 1 assembly failure; nothing "
+                               "was stepped"),
+            std::string::npos)
+      << last_stderr();
+  EXPECT_EQ(last_stderr().find("diverged"), std::string::npos) << last_stderr();
+}
+
 // stderr is a file here: progress comes as log lines, at most one per --progress-interval.
 TEST(Cli, ProgressLogLinesWhenStderrIsNotATerminal) {
   const std::string scene = quote(write_scene("progress.json", pendulum(2.0, 10)));

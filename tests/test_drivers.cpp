@@ -325,6 +325,18 @@ TEST(Drivers, BadDriversExitTwoNamingTheField) {
     EXPECT_NE(err.find(c.field), std::string::npos) << err;
     EXPECT_NE(err.find(c.reason), std::string::npos) << err;
   }
+  // An initial angle or rate on the driven coordinate contradicts the driver's law:
+  // refused at load, naming the joint's initial key and the driver.
+  for (const char* key : {"angle", "rate"}) {
+    json doc = base;
+    std::size_t k = 0;
+    while (doc["joints"][k]["name"] != doc["drivers"][0]["joint"]) ++k;
+    doc["joints"][k]["initial"] = {{key, 0.5}};
+    EXPECT_EQ(check_scene(doc, err), 2) << key;
+    const std::string driver = doc["drivers"][0]["name"].get<std::string>();
+    EXPECT_NE(err.find("/joints/" + std::to_string(k) + "/initial/" + key), std::string::npos) << err;
+    EXPECT_NE(err.find("prescribed by driver \"" + driver + "\" (/drivers/0)"), std::string::npos) << err;
+  }
   // A spherical joint has neither coordinate.
   json sph = example("pendulum");
   sph.erase("sweep");

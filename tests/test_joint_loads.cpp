@@ -150,7 +150,7 @@ TEST(JointLoads, EqualTheRowsWrenchOnBodyIForEveryType) {
   }
 }
 
-// Rotating a_i, b_i about v_i by any angle rotates (F_a, F_b) and (M_a, M_b) by it and
+// Rotating a_i, b_i about v_i by any angle rotates (f_a, f_b) and (m_a, m_b) by it and
 // leaves the bearing split unchanged.
 TEST(JointLoads, BearingSplitDoesNotDependOnTheChoiceOfAB) {
   std::mt19937_64 g(99);
@@ -233,8 +233,8 @@ namespace simphant {
 namespace {
 
 // The four-bar's four parallel revolutes close a loop with 3 redundant rows: its
-// self-stresses are an axial force around the loop and two bending moments, so F_v,
-// M_a and M_b are statically indeterminate at every joint while the in-plane forces
+// self-stresses are an axial force around the loop and two bending moments, so f_v,
+// m_a and m_b are statically indeterminate at every joint while the in-plane forces
 // (radial) and the axial moment are determinate. A double pendulum (no loop) has none.
 TEST(LoadIndeterminacy, RedundantFourBarNamesAxialForceAndBending) {
   const std::vector<Model> models = test::example_models("four_bar", 1);

@@ -10,6 +10,7 @@
 #include <functional>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -147,12 +148,12 @@ TEST(OutputSettings, FlagsOverrideTheSceneAndNameThemselves) {
   EXPECT_EQ(s.datasets, (std::vector<std::string>{"state", "energy"}));
   EXPECT_EQ(s.frames, FrameSelection::Every);
   EXPECT_EQ(s.compression, 9);
-  apply_output_flags(doc, "", "", "reactions,energy", -1);  // only the given ones change
+  apply_output_flags(doc, "", "", "reactions,energy", std::nullopt);  // only the given ones change
   EXPECT_EQ(parse_scene(doc.dump()).model.output.reductions, (std::vector<std::string>{"reactions", "energy"}));
   EXPECT_EQ(parse_scene(doc.dump()).model.output.compression, 9);
 
   const auto error_of = [&](const std::string& datasets, const std::string& frames, const std::string& reductions,
-                            int compression) {
+                            std::optional<int> compression) {
     json d = slider_crank();
     try {
       apply_output_flags(d, datasets, frames, reductions, compression);
@@ -161,12 +162,14 @@ TEST(OutputSettings, FlagsOverrideTheSceneAndNameThemselves) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(error_of("state,speed", "", "", -1).rfind("--datasets: unknown dataset \"speed\" (valid: state,", 0), 0u);
-  EXPECT_EQ(error_of("state,,energy", "", "", -1),
+  EXPECT_EQ(error_of("state,speed", "", "", std::nullopt).rfind("--datasets: unknown dataset \"speed\" (valid: state,", 0), 0u);
+  EXPECT_EQ(error_of("state,,energy", "", "", std::nullopt),
             "--datasets: an empty name in the list 'state,,energy' (names separated by commas)");
-  EXPECT_EQ(error_of("", "most", "", -1), "--frames: must be one of every, first_last, none (got \"most\")");
-  EXPECT_EQ(error_of("", "", "energy,x", -1).rfind("--reductions: unknown quantity \"x\"", 0), 0u);
+  EXPECT_EQ(error_of("", "most", "", std::nullopt), "--frames: must be one of every, first_last, none (got \"most\")");
+  EXPECT_EQ(error_of("", "", "energy,x", std::nullopt).rfind("--reductions: unknown quantity \"x\"", 0), 0u);
   EXPECT_EQ(error_of("", "", "", 12), "--compression: must be a deflate level 0..9 (0: none; got 12)");
+  // -1 is a level like any other: refused, not taken as "the scene's".
+  EXPECT_EQ(error_of("", "", "", -1), "--compression: must be a deflate level 0..9 (0: none; got -1)");
 }
 
 // Selected datasets only; every dataset's axes named by dimension scales and a units
@@ -264,6 +267,28 @@ TEST(OutputFile, FirstLastAndNoFrames) {
 
 // Deflate: a compressible run (identical instances, many frames) shrinks; the values
 // read back exactly; the filters are on the T datasets.
+// A t_end that is not a whole number of steps: the root attribute t_end keeps the
+// requested value, t_end_simulated is the time the run stepped to (its last frame).
+// The constraint violation's units are the same honest string in both places.
+TEST(OutputFile, SimulatedEndTimeAndViolationUnits) {
+  const fs::path out = temp_dir() / "t_end.h5";
+  // dt 0.0005 s (the scene's): 0.10015 s is 200.3 steps, run as 200 steps to 0.1 s.
+  ASSERT_EQ(run(out, [](JobOptions& o) {
+              o.t_end = 0.10015;
+              o.reductions = "constraint_violation";
+            }).exit_code,
+            0);
+  const h5::Handle f = h5::open_file_readonly(out.string());
+  EXPECT_EQ(h5::read_attr_double(f.id(), "t_end"), 0.10015);
+  EXPECT_EQ(h5::read_attr_double(f.id(), "t_end_simulated"), 200 * 0.0005);
+  EXPECT_EQ(h5::read_doubles(f.id(), "time").back(), 200 * 0.0005);
+  const std::string units = "m or 1 (max over position rows [m] and orientation rows [1])";
+  const h5::Handle d(H5Dopen2(f.id(), "constraint_violation", H5P_DEFAULT), H5Dclose);
+  EXPECT_EQ(h5::read_attr_string(d.id(), "units"), units);
+  const h5::Handle g(H5Gopen2(f.id(), "reductions/constraint_violation", H5P_DEFAULT), H5Gclose);
+  EXPECT_EQ(h5::attr_text(g.id(), "units"), "['" + units + "']");
+}
+
 TEST(OutputFile, CompressionShrinksAndRoundTripsExactly) {
   json doc = slider_crank();
   doc.erase("sweep");  // identical instances: compressible across the instance axis
@@ -325,6 +350,7 @@ TEST(OutputFile, CommandLineOverridesAndBadValues) {
   }
   const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
       {{"--compression", "12"}, "error: --compression: must be a deflate level 0..9"},
+      {{"--compression", "-1"}, "error: --compression: must be a deflate level 0..9 (0: none; got -1)"},
       {{"--datasets", "state,torque"}, "error: --datasets: unknown dataset \"torque\" (valid: state, reactions"},
       {{"--frames", "odd"}, "error: --frames: must be one of every, first_last, none"},
       {{"--reductions", "max"}, "error: --reductions: unknown quantity \"max\""},

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "simphant/io/h5_file.hpp"
+#include "simphant/io/h5_objects.hpp"
 #include "simphant/job/merge.hpp"
 #include "simphant/job/run_job.hpp"
 #include "simphant/scene/scene.hpp"
@@ -107,6 +108,24 @@ TEST(ReductionJob, EqualReductionOfTheRecordedFrames) {
   EXPECT_EQ(simphant::h5::dataset_dims(f.id(), "reductions/reactions/max"), (std::vector<hsize_t>{4, 1, 8}));
   EXPECT_EQ(simphant::h5::dataset_dims(f.id(), "reductions/joint_coordinates/max"), (std::vector<hsize_t>{4, 1}));
   EXPECT_FALSE(simphant::h5::exists(f.id(), "reductions/driver_loads"));  // no drivers
+}
+
+// The components of /reductions/reactions and /reductions/joint_loads are the labels of
+// the per-frame datasets' component coordinates (one naming style), plus the magnitudes.
+TEST(ReductionJob, ComponentLabelsMatchThePerFrameDatasets) {
+  const JobOptions o = options("labels.h5");
+  ASSERT_EQ(simphant::run_job(o).exit_code, 0);
+  const simphant::h5::Handle f = simphant::h5::open_file_readonly(o.out);
+  const auto components = [&](const std::string& q) {
+    const simphant::h5::Handle g(H5Gopen2(f.id(), ("reductions/" + q).c_str(), H5P_DEFAULT), H5Gclose);
+    return simphant::h5::attr_text(g.id(), "components");
+  };
+  std::vector<std::string> reaction = simphant::h5::read_strings(f.id(), "reaction_component");
+  ASSERT_EQ(reaction, (std::vector<std::string>{"f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z"}));
+  EXPECT_EQ(components("reactions"), "['f_x', 'f_y', 'f_z', 'tau_x', 'tau_y', 'tau_z', '|f|', '|tau|']");
+  EXPECT_EQ(simphant::h5::read_strings(f.id(), "joint_load_component"),
+            (std::vector<std::string>{"f_a", "f_b", "f_v", "m_a", "m_b", "m_v"}));
+  EXPECT_EQ(components("joint_loads"), "['f_a', 'f_b', 'f_v', 'm_a', 'm_b', 'm_v']");
 }
 
 // A run stopped by a stop request and resumed (its checkpoint carries the accumulators)

@@ -361,6 +361,31 @@ TEST(Merge, RefusesBadInputNamingWhatDiffersAndKeepsTheOutput) {
   // OUT as one of the shards.
   EXPECT_NE(merge_error(d0, shards).find("is the shard"), std::string::npos);
   EXPECT_EQ(root_double(d0, "n_instances"), 3.0);
+  // OUT left out: the first shard taken for OUT is refused as a shard file, untouched.
+  {
+    const std::string before = simphant::test::read_text(d0);
+    const std::string msg = merge_error(d0, {shards[1], shards[2]});
+    EXPECT_NE(msg.find("OUT '" + shards[0] + "' is an existing shard file: give the output file first, e.g. "
+                       "simphant merge merged.h5 shard_*.h5"),
+              std::string::npos)
+        << msg;
+    EXPECT_EQ(simphant::test::read_text(d0), before);
+  }
+  // Shards that differ only in their deflate level merge (as virtual datasets and as a
+  // copy) into the one-shot run's data.
+  {
+    JobOptions packed = job(scene, dir / "packed.h5", 9, 0.02, 2, 3);
+    packed.compression = 4;
+    ASSERT_EQ(simphant::run_job(packed).exit_code, 0);
+    for (bool copy : {false, true}) {
+      MergeOptions m;
+      m.out = (dir / (copy ? "packed_copy.h5" : "packed_virtual.h5")).string();
+      m.shards = {shards[0], shards[1], packed.out};
+      m.copy = copy;
+      EXPECT_EQ(simphant::merge_shards(m).at("instances"), 9);
+      expect_same_file(dir / "one.h5", m.out, {"wall_time_s", "start_time", "command_line", "device"});
+    }
+  }
 
   // And the good merge replaces the earlier file.
   MergeOptions m;

@@ -154,7 +154,11 @@ TEST(SweepSaltelli, CountsAndErrors) {
   expect_error({{"mode", "saltelli"}, {"base", 4}}, "/sweep/parameters", "at least one");
   expect_error({{"mode", "saltelli"}, {"base", 4}, {"parameters", p},
                 {"correlation", {{"parameters", {"bodies.a.mass", "bodies.b.mass"}}, {"matrix", {{1, 0}, {0, 1}}}}}},
-               "/sweep/correlation", "unknown key");
+               "/sweep/correlation",
+               "correlation is not allowed in saltelli mode (Sobol' indices need independent inputs)");
+  expect_error({{"mode", "saltelli"}, {"base", 4}, {"parameters", p},
+                {"covariance", {{"parameters", {"bodies.a.mass", "bodies.b.mass"}}, {"matrix", {{1, 0}, {0, 1}}}}}},
+               "/sweep/covariance", "covariance is not allowed in saltelli mode");
   const Scene s = parse({{"mode", "saltelli"}, {"base", 4}, {"second_order", false}, {"instances", 16}, {"parameters", p}});
   EXPECT_EQ(sample_sweep(s.sweep).n_instances, 16);
   EXPECT_THROW(sample_sweep(s.sweep, 17), SceneError);  // --instances must agree

@@ -114,7 +114,7 @@ def run(scene: Optional[SceneSource], out: Union[str, "os.PathLike[str]", None] 
     a.frames = frames or ""
     a.reductions = "" if reductions is None else (reductions if isinstance(reductions, str)
                                                   else _names(reductions, "reductions"))
-    a.compression = -1 if compression is None else int(compression)
+    a.compression = None if compression is None else int(compression)
     handle, name = (None, "") if sc is None else (sc._handle, sc.file or sc.source)
     exit_code, out_file, summary = _simphant.run_job(handle, name, a, progress)
     return RunResult(out_file=out_file, summary=json.loads(summary), exit_code=exit_code)

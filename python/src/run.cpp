@@ -37,7 +37,7 @@ struct RunArgs {
   std::optional<double> checkpoint_every;
   std::string backend = "auto", precision = "fp64", solver, out, resume;
   std::string datasets, frames, reductions;  ///< "" : the scene's (JobOptions)
-  int compression = -1;                      ///< -1: the scene's
+  std::optional<int> compression;            ///< None: the scene's; else 0..9 (checked)
 };
 
 std::tuple<int, std::string, std::string> run(const PyScene* scene, const std::string& scene_file,
@@ -130,7 +130,7 @@ void bind_run(nb::module_& m) {
       .def_rw("datasets", &RunArgs::datasets)
       .def_rw("frames", &RunArgs::frames)
       .def_rw("reductions", &RunArgs::reductions)
-      .def_rw("compression", &RunArgs::compression);
+      .def_rw("compression", &RunArgs::compression, nb::arg().none());
   m.def("run_job", &run, nb::arg("scene").none(), nb::arg("scene_file"), nb::arg("args"), nb::arg("progress").none());
   m.def("resumable", &resumable, nb::arg("out"));
   m.def("checkpoint_file_name", &checkpoint_file_name, nb::arg("out"));

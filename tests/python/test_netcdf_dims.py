@@ -18,7 +18,7 @@ STATE_UNITS = ["m"] * 3 + ["1"] * 4 + ["m/s"] * 3 + ["rad/s"] * 3
 EXPECTED = {  # variable: (dims, units)
     "state": (("time", "instance", "body", "state_component"), STATE_UNITS),
     "reactions": (("time", "instance", "joint", "reaction_component"), ["N"] * 3 + ["N m"] * 3),
-    "constraint_violation": (("time", "instance"), "m"),
+    "constraint_violation": (("time", "instance"), "m or 1 (max over position rows [m] and orientation rows [1])"),
     "energy": (("time", "instance"), "J"),
     "status": (("instance",), "1"),
     "status_reason": (("instance",), "1"),

@@ -87,8 +87,9 @@ int main(int argc, char** argv) {
   run->add_option("--reductions", ro.job.reductions,
                   "Quantities reduced over time per instance: none | all | comma-separated names (overrides "
                   "output.reductions)");
-  run->add_option("--compression", ro.job.compression,
-                  "Deflate level 0..9 of the frame datasets, with shuffle (0: none; overrides output.compression)");
+  run->add_option_function<int>(
+      "--compression", [&ro](const int& level) { ro.job.compression = level; },
+      "Deflate level 0..9 of the frame datasets, with shuffle (0: none; overrides output.compression)");
   run->add_option("--checkpoint-every", ro.job.checkpoint_every_s,
                   "Seconds of wall time between checkpoints beside the output, from which --resume continues after "
                   "a kill (default 300; 0: none; docs/checkpoints.md)")

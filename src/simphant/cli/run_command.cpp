@@ -59,12 +59,7 @@ int run(const RunOptions& o) {
                  result.output_error.c_str(), result.out_file.c_str(),
                  static_cast<long long>(result.summary.at("frames").get<std::int64_t>()));
   } else if (result.exit_code == kExitRunFailed) {
-    std::fprintf(stderr, "error: no instance finished ok (%d assembly failed, %d diverged)%s\n",
-                 result.summary.at("instances_assembly_failed").get<int>(),
-                 result.summary.at("instances_diverged").get<int>(),
-                 result.summary.at("stop_reason") == "no instance alive"
-                     ? "; the run stopped when the last one diverged"
-                     : "");
+    std::fprintf(stderr, "error: no instance finished ok: %s\n", no_instance_ok_text(result.summary).c_str());
   }
   return finish_stdout(result.exit_code);
 }

@@ -30,7 +30,7 @@ namespace simphant {
 constexpr int kJointLoadComponents = 6;
 constexpr int kBearingLoadComponents = 4;
 
-/// The joint loads on body_i (see the file comment): out6 = [F_a, F_b, F_v, M_a, M_b, M_v]
+/// The joint loads on body_i (see the file comment): out6 = [f_a, f_b, f_v, m_a, m_b, m_v]
 /// [N, N m] about body_i's anchor on body_i's joint frame. reaction: [F (3), T_Pj (3)] on
 /// body_j, W. driver_axial_force [N] / driver_axial_moment [N m]: a driver's load on
 /// body_j along / about v_i (0 without a driver); body_i gets its negative.

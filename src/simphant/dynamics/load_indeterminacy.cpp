@@ -53,7 +53,7 @@ LoadIndeterminacy analyse_load_indeterminacy(const Model& model, Data& d, const 
 }
 
 std::vector<std::string> indeterminate_components(const Model& model, const LoadIndeterminacy& a, bool bearing) {
-  static const char* load_names[6] = {"F_a", "F_b", "F_v", "M_a", "M_b", "M_v"};
+  static const char* load_names[6] = {"f_a", "f_b", "f_v", "m_a", "m_b", "m_v"};
   static const char* bearing_names[4] = {"axial_force", "radial_force", "axial_moment", "bending_moment"};
   std::vector<std::string> out;
   for (int j = 0; j < model.n_joints() && j < static_cast<int>(a.loads.size()); ++j) {

@@ -17,7 +17,7 @@ namespace simphant {
 
 struct LoadIndeterminacy {
   int self_stresses = 0;  ///< dimension of the left null space of Phi_q (m - rank)
-  std::vector<std::array<bool, 6>> loads;    ///< (J) per joint-load component F_a .. M_v
+  std::vector<std::array<bool, 6>> loads;    ///< (J) per joint-load component f_a .. m_v
   std::vector<std::array<bool, 4>> bearing;  ///< (J) per bearing component
 };
 
@@ -32,7 +32,7 @@ constexpr double kIndeterminacyTolerance = 1e-8;
 LoadIndeterminacy analyse_load_indeterminacy(const Model& model, Data& d, const double* Y);
 
 /// Attribute text per affected joint, "<joint name>: <component> <component> ...", with
-/// the component names of /joint_loads (bearing = false: F_a F_b F_v M_a M_b M_v) or
+/// the component names of /joint_loads (bearing = false: f_a f_b f_v m_a m_b m_v) or
 /// /bearing_loads (axial_force radial_force axial_moment bending_moment); empty when
 /// none is indeterminate.
 std::vector<std::string> indeterminate_components(const Model& model, const LoadIndeterminacy& a, bool bearing);

@@ -8,7 +8,7 @@
 //
 // Channels: the enabled quantities' components in the order of ReductionQuantity, each
 // quantity's components in the layout of one frame of its dataset without T:
-//   reactions            (J, 8)  Fx Fy Fz Tx Ty Tz |F| |T| on body_j about the anchor, W
+//   reactions            (J, 8)  f_x f_y f_z tau_x tau_y tau_z |f| |tau| on body_j about the anchor, W
 //   joint_loads          (J, 6)  dynamics/joint_loads.hpp
 //   bearing_loads        (J, 4)  dynamics/joint_loads.hpp
 //   driver_loads         (D)     a driver's load on body_j [N m | N]

@@ -5,6 +5,8 @@
 
 #include "simphant/dynamics/runaway.hpp"
 #include "simphant/io/h5_dims.hpp"
+#include "simphant/model/step_count.hpp"
+#include "simphant/model/violation_units.hpp"
 #include "simphant/sim/backend.hpp"
 
 #ifndef SIMPHANT_VERSION
@@ -78,7 +80,7 @@ std::vector<FrameDatasetSpec> Recorder::standard_frame_datasets(const RecorderIn
        "body state: r (CoM, world), p = (w, x, y, z) body to world, v (CoM, world), omega (body frame)", {}},
       {"reactions", "reactions", {I, J, 6}, {"instance", "joint", "reaction_component"}, kReactionUnits,
        "force and torque each joint applies to its body_j at the anchor, world frame", {}},
-      {"constraint_violation", "constraint_violation", {I}, {"instance"}, {"m"},
+      {"constraint_violation", "constraint_violation", {I}, {"instance"}, {kConstraintViolationUnits},
        "max |Phi| over the constraint rows (position rows [m], orientation rows dimensionless)", {}},
       {"energy", "energy", {I}, {"instance"}, {"J"}, "kinetic + gravity potential + spring potential energy", {}},
   };
@@ -216,6 +218,7 @@ void Recorder::write_root_attributes() {
   h5::write_attr(f, "scene_file", info.scene_file);
   h5::write_attr(f, "dt", s.dt);
   h5::write_attr(f, "t_end", s.t_end);
+  h5::write_attr(f, "t_end_simulated", simulated_t_end(s));
   h5::write_attr(f, "baumgarte_alpha", s.baumgarte_alpha);
   h5::write_attr(f, "baumgarte_beta", s.baumgarte_beta);
   h5::write_attr(f, "tikhonov_epsilon", s.tikhonov_epsilon);

@@ -37,7 +37,9 @@
 //   Every dataset's axes are attached to them and every dataset has a `units`
 //   attribute (one SI string, or one per entry of its last axis), so that
 //   xarray.open_dataset(path, engine="h5netcdf") names the dimensions.
-//   root attributes        scene (text), scene_file, dt, t_end, baumgarte_alpha,
+//   root attributes        scene (text), scene_file, dt, t_end (as requested: resume and
+//                          merge compare it), t_end_simulated (the end time the run steps
+//                          to, step_count * dt: model/step_count.hpp), baumgarte_alpha,
 //                          baumgarte_beta, tikhonov_epsilon, refinement_steps, record_every,
 //                          violation_bound, backend, version, seed, n_instances,
 //                          body_names, joint_names, wall_time_s, frames, interrupted,

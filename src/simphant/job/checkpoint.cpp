@@ -243,7 +243,9 @@ JobOptions parse_options(const std::string& text) {
   o.datasets = j.value("datasets", std::string());
   o.frames = j.value("frames", std::string());
   o.reductions = j.value("reductions", std::string());
-  o.compression = j.value("compression", -1);
+  // Absent, null or -1 (checkpoints of earlier versions): the flag was not given.
+  if (j.contains("compression") && j["compression"].is_number_integer() && j["compression"].get<int>() != -1)
+    o.compression = j["compression"].get<int>();
   return o;
 }
 
@@ -310,7 +312,7 @@ std::string stored_options(const JobOptions& o, const std::string& backend) {
   j["datasets"] = o.datasets;
   j["frames"] = o.frames;
   j["reductions"] = o.reductions;
-  j["compression"] = o.compression;
+  j["compression"] = o.compression ? nlohmann::json(*o.compression) : nlohmann::json(nullptr);
   return j.dump();
 }
 
@@ -377,7 +379,8 @@ ResumePoint find_resume(const JobOptions& given) {
   same(!given.datasets.empty(), given.datasets, !stored.datasets.empty(), stored.datasets, "--datasets", src);
   same(!given.frames.empty(), given.frames, !stored.frames.empty(), stored.frames, "--frames", src);
   same(!given.reductions.empty(), given.reductions, !stored.reductions.empty(), stored.reductions, "--reductions", src);
-  same(given.compression != -1, given.compression, stored.compression != -1, stored.compression, "--compression", src);
+  same(given.compression.has_value(), given.compression.value_or(0), stored.compression.has_value(),
+       stored.compression.value_or(0), "--compression", src);
   const auto shard_text = [](const JobOptions& o) { return std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count); };
   same(given.shard_count != 1 || given.shard_index != 0, shard_text(given), stored.shard_count != 1, shard_text(stored),
        "--shard", src);

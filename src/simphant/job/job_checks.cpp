@@ -60,7 +60,7 @@ Scene load_job_scene(const JobOptions& o) {
     scene = parse_scene(doc.dump(), o.scene.empty() ? std::string("<scene>") : o.scene);
     scene.text = std::move(text);
   }
-  if (!o.datasets.empty() || !o.frames.empty() || !o.reductions.empty() || o.compression != -1) {
+  if (!o.datasets.empty() || !o.frames.empty() || !o.reductions.empty() || o.compression.has_value()) {
     nlohmann::json doc = scene.doc;
     apply_output_flags(doc, o.datasets, o.frames, o.reductions, o.compression);
     std::string text = std::move(scene.text);

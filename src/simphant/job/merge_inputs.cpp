@@ -20,11 +20,13 @@ const char* const kRequired[] = {"scene", "version", "seed", "n_instances", "fra
                                  "wall_time_s"};
 
 /// Root attributes whose values the shards of one design share (besides the design's size).
+/// output_compression is not among them: the deflate level changes how the data are
+/// stored, not the data (HDF5 filters are lossless).
 const char* const kAgree[] = {"version",      "scene",          "seed",           "dt",
                               "t_end",        "record_every",   "baumgarte_alpha", "baumgarte_beta",
                               "tikhonov_epsilon", "violation_bound", "backend",   "body_names",
                               "joint_names",  "frames",         "output_datasets", "output_frames",
-                              "output_reductions", "output_compression", "sweep_mode", "saltelli_base",
+                              "output_reductions", "sweep_mode", "saltelli_base",
                               "saltelli_second_order", "sweep_design_crc64"};
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
@@ -197,6 +199,19 @@ std::set<std::string> swept_solver_keys(const std::string& scene_text) {
   return keys;
 }
 
+/// Whether `path` is an existing result file of one shard of `simphant run --shard`
+/// (root attribute shard_count): the usual slip of a merge whose OUT was left out.
+bool is_shard_file(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
+  try {
+    const h5::Handle f = h5::open_file_readonly(path);
+    return h5::attr_exists(f.id(), "shard_count") && h5::attr_exists(f.id(), "instance_offset");
+  } catch (const h5::H5Error&) {
+    return false;  // not HDF5: an earlier output of something else, replaced as before
+  }
+}
+
 }  // namespace
 
 MergePlan plan_merge(const MergeOptions& o) {
@@ -209,6 +224,9 @@ MergePlan plan_merge(const MergeOptions& o) {
                           : fs::weakly_canonical(o.out, e1) == fs::weakly_canonical(s, e2);
     if (same) throw MergeError("OUT " + o.out + " is the shard " + s + ": choose another output file");
   }
+  if (is_shard_file(o.out))
+    throw MergeError("OUT " + quote(o.out) + " is an existing shard file: give the output file first, e.g. " +
+                     "simphant merge merged.h5 shard_*.h5");
   MergePlan plan;
   for (const std::string& path : o.shards) plan.shards.push_back(open_shard(path));
   const ShardFile& first = plan.shards.front();

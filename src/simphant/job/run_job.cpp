@@ -19,6 +19,7 @@
 #include "simphant/dynamics/load_indeterminacy.hpp"
 #include "simphant/io/recorder.hpp"
 #include "simphant/io/reductions_writer.hpp"
+#include "simphant/model/step_count.hpp"
 #include "simphant/job/checkpoint.hpp"
 #include "simphant/job/job_checks.hpp"
 #include "simphant/job/output_file.hpp"
@@ -152,7 +153,7 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
                                    {"N", "N", "N", "N m", "N m", "N m"},
                                    "force and moment each joint applies to its body_i about body_i's anchor, on its "
                                    "joint frame (a_i, b_i, v_i)",
-                                   {{"joint_load_component", {"F_a", "F_b", "F_v", "M_a", "M_b", "M_v"}}}});
+                                   {{"joint_load_component", {"f_a", "f_b", "f_v", "m_a", "m_b", "m_v"}}}});
     info.frame_datasets.push_back(
         {"bearing_loads", "bearing_loads", {I, J, 4}, {"instance", "joint", "bearing_component"},
          {"N", "N", "N m", "N m"},
@@ -334,7 +335,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
                            (std::find(selected.begin(), selected.end(), "joint_loads") != selected.end() ||
                             std::find(selected.begin(), selected.end(), "bearing_loads") != selected.end());
   AssemblySummary assembly;
-  const std::int64_t total = std::max<std::int64_t>(1, std::llround(solver.t_end / solver.dt));
+  const std::int64_t total = step_count(solver);
   const std::int64_t every = std::max(1, solver.record_every);
   std::int64_t done = restored ? restored->at.steps_done : 0;
   std::string stop_reason = "completed", output_error;

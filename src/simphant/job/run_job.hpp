@@ -12,6 +12,7 @@
 //   std::cout << r.summary["throughput_instance_steps_per_s"] << "\n";
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -39,9 +40,9 @@ struct JobOptions {
   /// Overrides of the scene's "output" section (docs/scene-format.md "Output";
   /// scene.hpp: apply_output_flags): comma-separated dataset names ("" : the scene's),
   /// frames every | first_last | none, reductions none | all | names, deflate level 0..9
-  /// (-1: the scene's).
+  /// (nullopt: the scene's).
   std::string datasets, frames, reductions;
-  int compression = -1;
+  std::optional<int> compression;
   /// Provenance written as root attributes (io/recorder.hpp): the command line that
   /// started the run and the source revision (the CLI sets both: cli/git_commit.hpp).
   std::string command_line, git_commit;

@@ -78,10 +78,29 @@ json summary_json(const RunReport& r, const RunStats::Summary& s) {
               {"stop_signal", nullptr}};
 }
 
+std::string no_instance_ok_text(const json& j) {
+  const int failed = j.at("instances_assembly_failed").get<int>(), diverged = j.at("instances_diverged").get<int>();
+  const auto steps = j.at("steps").get<std::int64_t>(), planned = j.at("steps_planned").get<std::int64_t>();
+  const std::string failures = std::to_string(failed) + (failed == 1 ? " assembly failure" : " assembly failures");
+  std::string s = diverged == 0 ? "no instance assembled: " + failures
+                                : (failed > 0 ? failures + ", " : std::string()) + std::to_string(diverged) + " diverged";
+  if (j.at("stop_reason").get<std::string>() == "no instance alive") {
+    if (steps == 0)
+      s += "; nothing was stepped";
+    else
+      s += "; the run stopped after " + std::to_string(steps) + " of " + std::to_string(planned) +
+           " steps, when the last one diverged";
+  }
+  return s;
+}
+
 std::string summary_text(const json& j) {
   std::string out;
   appendf(out, "simphant run: %s\n", j.at("scene").get<std::string>().c_str());
-  if (j.at("interrupted").get<bool>()) {
+  if (j.at("stop_reason").get<std::string>() == "no instance alive") {
+    // Not an interruption: the run ended because nothing was left to step.
+    appendf(out, "  NO INSTANCE OK     %s (the file holds what was computed)\n", no_instance_ok_text(j).c_str());
+  } else if (j.at("interrupted").get<bool>()) {
     appendf(out, "  INTERRUPTED        %s, after %lld of %lld steps (the file holds what was computed)\n",
             j.at("stop_reason").get<std::string>().c_str(),
             static_cast<long long>(j.at("steps").get<std::int64_t>()),

@@ -96,4 +96,10 @@ nlohmann::json summary_json(const RunReport& report, const RunStats::Summary& st
 /// summary object. Throws nlohmann::json::exception when a key is missing.
 std::string summary_text(const nlohmann::json& summary);
 
+/// What happened to a run none of whose instances finished ok, from a summary object,
+/// e.g. "no instance assembled: 2 assembly failures; nothing was stepped" or "1 assembly
+/// failure, 3 diverged; the run stopped after 40 of 100 steps, when the last one
+/// diverged". Throws nlohmann::json::exception when a key is missing.
+std::string no_instance_ok_text(const nlohmann::json& summary);
+
 }  // namespace simphant

@@ -60,6 +60,19 @@ void compile_drivers(const json& drivers, const std::string& path, Model& model)
       if (other.joint == dr.joint && other.coordinate == dr.coordinate)
         throw SceneError(jp, "the " + std::string(coordinate_name(dr.coordinate)) + " of joint \"" + joint_name +
                                  "\" is already driven by driver \"" + other.name + "\"");
+    // The driver prescribes the coordinate and its rate for all time: an initial value of
+    // either on the joint would contradict the law (the assembly could only fail on it).
+    {
+      const JointInitial& in = model.joints[static_cast<std::size_t>(dr.joint)].initial;
+      const bool angle = dr.coordinate == JointCoordinate::Angle;
+      const char* given = angle ? (in.has_angle ? "angle" : in.has_rate ? "rate" : nullptr)
+                                : (in.has_slide ? "slide" : in.has_velocity ? "velocity" : nullptr);
+      if (given != nullptr)
+        throw SceneError(child_path(child_path(child_path("/joints", static_cast<std::size_t>(dr.joint)), "initial"), given),
+                         "the " + std::string(coordinate_name(dr.coordinate)) + " of joint \"" + joint_name +
+                             "\" is prescribed by driver \"" + dr.name + "\" (" + dp +
+                             "): an initial " + given + " would contradict its law (remove it)");
+    }
     dr.law = compile_motion_law(require_key(j, dp, "law"), child_path(dp, "law"), model);
     dr.row_offset = model.n_rows;  // after every joint's rows
     model.n_rows += 1;

@@ -129,7 +129,7 @@ nlohmann::json split_names(const std::string& text, const char* flag) {
 }  // namespace
 
 void apply_output_flags(nlohmann::json& doc, const std::string& datasets, const std::string& frames,
-                        const std::string& reductions, int compression) {
+                        const std::string& reductions, std::optional<int> compression) {
   nlohmann::json flags = nlohmann::json::object();
   // Each flag is checked alone, so that an error names it.
   const auto check = [&](const char* flag, const char* key, const nlohmann::json& value) {
@@ -147,7 +147,7 @@ void apply_output_flags(nlohmann::json& doc, const std::string& datasets, const 
   if (!reductions.empty())
     check("--reductions", "reductions",
           reductions == "all" || reductions == "none" ? nlohmann::json(reductions) : split_names(reductions, "--reductions"));
-  if (compression != -1) check("--compression", "compression", compression);
+  if (compression) check("--compression", "compression", *compression);
   if (flags.empty()) return;
   if (!doc.contains("output") || !doc["output"].is_object()) doc["output"] = nlohmann::json::object();
   for (auto it = flags.begin(); it != flags.end(); ++it) doc["output"][it.key()] = it.value();

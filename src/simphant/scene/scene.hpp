@@ -3,6 +3,7 @@
 // Every error is a SceneError whose message starts with the JSON path of the offending
 // value ("/bodies/1/mass: must be > 0"); the CLI prints it and exits with code 2.
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -90,10 +91,11 @@ Scene load_scene(const std::string& file);
 /// The `simphant run` flags that override the scene's "output" section (docs/scene-format.md
 /// "Output"): datasets and reductions as comma-separated names ("" : the scene's;
 /// reductions also "all" or "none"), frames "every" | "first_last" | "none" ("" : the
-/// scene's), compression 0..9 (-1: the scene's). Writes the given ones into doc["output"].
+/// scene's), compression 0..9 (nullopt: the scene's; any other given value is refused).
+/// Writes the given ones into doc["output"].
 /// Throws SceneError naming the flag ("--datasets: unknown dataset \"x\" (valid: ...)").
 void apply_output_flags(nlohmann::json& doc, const std::string& datasets, const std::string& frames,
-                        const std::string& reductions, int compression);
+                        const std::string& reductions, std::optional<int> compression);
 
 /// Compiles a JSON document into a Model (validation of item 3 of the scene format).
 Model compile_model(const nlohmann::json& doc);

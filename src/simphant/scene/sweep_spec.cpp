@@ -133,6 +133,13 @@ void check_mode_keys(const json& sweep, const std::string& path, SweepMode mode)
     case SweepMode::Sobol:
       return check_keys(sweep, path, {"mode", "instances", "seed", "parameters", "correlation", "covariance", "scramble"});
     case SweepMode::Saltelli:
+      // Saltelli's estimators of the Sobol' indices assume independent inputs
+      // (Saltelli et al. 2010, "Variance based sensitivity analysis of model output").
+      for (const char* key : {"correlation", "covariance"})
+        if (find_key(sweep, key) != nullptr)
+          throw SceneError(child_path(path, key), std::string(key) +
+                                                      " is not allowed in saltelli mode (Sobol' indices need "
+                                                      "independent inputs)");
       return check_keys(sweep, path, {"mode", "instances", "seed", "parameters", "base", "second_order", "scramble"});
     case SweepMode::Design:
       return check_keys(sweep, path, {"mode", "instances", "seed", "file", "columns"});

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <stdexcept>
 
+#include "simphant/model/violation_units.hpp"
+
 namespace simphant {
 
 const char* reduction_quantity_name(ReductionQuantity q) {
@@ -48,9 +50,9 @@ ReductionLayout reduction_layout_of(const std::vector<ReductionQuantity>& quanti
 }
 
 namespace {
-const char* kReactionComponents[8] = {"Fx", "Fy", "Fz", "Tx", "Ty", "Tz", "|F|", "|T|"};
+const char* kReactionComponents[8] = {"f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z", "|f|", "|tau|"};
 const char* kReactionUnits[8] = {"N", "N", "N", "N m", "N m", "N m", "N", "N m"};
-const char* kLoadComponents[6] = {"F_a", "F_b", "F_v", "M_a", "M_b", "M_v"};
+const char* kLoadComponents[6] = {"f_a", "f_b", "f_v", "m_a", "m_b", "m_v"};
 const char* kLoadUnits[6] = {"N", "N", "N", "N m", "N m", "N m"};
 const char* kBearingComponents[4] = {"axial_force", "radial_force", "axial_moment", "bending_moment"};
 const char* kBearingUnits[4] = {"N", "N", "N m", "N m"};
@@ -78,7 +80,7 @@ std::vector<std::string> reduction_units(ReductionQuantity q, const Model& model
     case ReductionQuantity::JointLoads: return {std::begin(kLoadUnits), std::end(kLoadUnits)};
     case ReductionQuantity::BearingLoads: return {std::begin(kBearingUnits), std::end(kBearingUnits)};
     case ReductionQuantity::DriverLoads: return driver_units;
-    case ReductionQuantity::ConstraintViolation: return {"m"};  // max |Phi|, as /constraint_violation
+    case ReductionQuantity::ConstraintViolation: return {kConstraintViolationUnits};  // as /constraint_violation
     case ReductionQuantity::Energy: return {"J"};
     case ReductionQuantity::JointCoordinates: {
       std::vector<std::string> units;
