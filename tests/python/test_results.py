@@ -112,3 +112,18 @@ def test_every_label_coordinate_of_the_file(driven_shards):
         name = f["joint_load_component"][4].decode()
         np.testing.assert_array_equal(ds.joint_loads.sel(joint_load_component=name).values,
                                       f["joint_loads"][:, :, :, 4])
+
+
+def test_docs_open_results_example_runs(root, examples, tmp_path, monkeypatch):
+    """docs/python.md's open_results example runs as written on a four_bar run."""
+    import re
+
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", (root / "docs" / "python.md").read_text(), re.S)
+              if 'open_results("four_bar.h5")' in b]
+    assert len(blocks) == 1
+    simphant.run(examples / "four_bar.json", out=tmp_path / "four_bar.h5", instances=3, t_end=0.05, backend="cpu",
+                 threads=1)
+    monkeypatch.chdir(tmp_path)
+    scope = {"simphant": simphant}
+    exec(blocks[0], scope)
+    assert scope["z"].dims == ("time", "instance") and scope["load"].dims == ("time", "instance")
