@@ -15,7 +15,7 @@ DRIVERS = ["crank"]
 X1, X2, X3 = "joints.main_bearing.clearance", "bodies.crank.mass", "forces.gas.value"
 NOISE_SD = 0.05
 BEARING_COMPONENTS = ["axial_force", "radial_force", "axial_moment", "bending_moment"]
-REACTION_COMPONENTS = ["Fx", "Fy", "Fz", "Tx", "Ty", "Tz", "|F|", "|T|"]
+REACTION_COMPONENTS = ["f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z", "|f|", "|tau|"]
 REASON_CODES = ["none", "non_finite", "constraint_violation", "runaway", "factorisation_failure", "assembly_failure"]
 
 

@@ -68,7 +68,7 @@ def test_distribution_quantiles(synthetic):
     np.testing.assert_allclose([got["quantiles"][f"p{p}"] for p in PCT], np.percentile(rmax[ok, 0, 1], PCT),
                                rtol=1e-14)
     assert got["quantiles"]["n"] == 398
-    got = r["distributions"]["reactions"]["rms"]["crank_pin/|T|"]["quantiles"]
+    got = r["distributions"]["reactions"]["rms"]["crank_pin/|tau|"]["quantiles"]
     np.testing.assert_allclose([got[f"p{p}"] for p in PCT], np.percentile(rms[ok, 1, 7], PCT), rtol=1e-14)
     got = r["health"]["per_instance"]["max_constraint_violation"]["quantiles"]
     np.testing.assert_allclose([got[f"p{p}"] for p in PCT], np.percentile(viol[ok], PCT), rtol=1e-14)
@@ -123,7 +123,7 @@ def test_traces_bands(synthetic):
     b = tr["traces"]["bearing_loads"]["main_bearing/radial_force"]
     for q in (5, 25, 50, 75, 95):
         np.testing.assert_allclose(b[f"p{q}"], np.percentile(radial, q, axis=1), rtol=1e-14)
-    np.testing.assert_allclose(tr["traces"]["reactions"]["crank_pin/|F|"]["p50"],
+    np.testing.assert_allclose(tr["traces"]["reactions"]["crank_pin/|f|"]["p50"],
                                np.median(np.linalg.norm(react, axis=-1), axis=1), rtol=1e-14)
     np.testing.assert_allclose(tr["traces"]["energy"]["all/energy"]["p95"], np.percentile(energy, 95, axis=1),
                                rtol=1e-14)
@@ -148,11 +148,11 @@ def test_quantity_selection_and_no_reductions(tmp_path):
     rd.write(tmp_path / "f.h5", instances=60, frames=9, failed=(), reductions=False)
     r = report.make_report(str(tmp_path / "f.h5"), str(tmp_path / "o"), ["reactions"])
     assert r["quantities"] == ["reactions"]
-    assert set(r["peak_loads"]["outputs"]) == {f"reactions/{j}/{c}" for j in rd.JOINTS for c in ("|F|", "|T|")}
+    assert set(r["peak_loads"]["outputs"]) == {f"reactions/{j}/{c}" for j in rd.JOINTS for c in ("|f|", "|tau|")}
     assert list(r["traces"]["traces"]) == ["reactions"]
     with h5py.File(tmp_path / "f.h5", "r") as f:  # peaks from the frames when there are no reductions
         peak = np.linalg.norm(f["reactions"][:, :, 0, :3], axis=-1).max(axis=0)
-    out = r["peak_loads"]["outputs"]["reactions/main_bearing/|F|"]
+    out = r["peak_loads"]["outputs"]["reactions/main_bearing/|f|"]
     assert out["source"].startswith("/reactions frames")
     np.testing.assert_allclose(out["quantiles"]["p50"], np.median(peak), rtol=1e-14)
     assert any("no /reductions group" in s for s in r["skipped"])
@@ -268,7 +268,7 @@ def test_end_to_end_against_numpy(slider):
     assert len(t) == 11 and r["traces"]["time"] == t.tolist()
     peaks = np.linalg.norm(reactions[..., :3], axis=-1).max(axis=0)  # (I_ok, J)
     for j, name in enumerate(joints):
-        out = r["peak_loads"]["outputs"][f"reactions/{name}/|F|"]
+        out = r["peak_loads"]["outputs"][f"reactions/{name}/|f|"]
         assert out["source"].startswith("/reactions frames") and out["units"] == "N"
         np.testing.assert_allclose([out["quantiles"][f"p{p}"] for p in PCT], np.percentile(peaks[:, j], PCT),
                                    rtol=1e-12)
@@ -278,7 +278,7 @@ def test_end_to_end_against_numpy(slider):
         b = np.linalg.lstsq(Z, (peaks[:, j] - peaks[:, j].mean()) / peaks[:, j].std(), rcond=None)[0][1:]
         np.testing.assert_allclose([out["src"][k] for k in params], b, atol=1e-10)
         med = np.median(np.linalg.norm(reactions[:, :, j, :3], axis=-1), axis=1)
-        np.testing.assert_allclose(r["traces"]["traces"]["reactions"][f"{name}/|F|"]["p50"], med, rtol=1e-12)
+        np.testing.assert_allclose(r["traces"]["traces"]["reactions"][f"{name}/|f|"]["p50"], med, rtol=1e-12)
         assert out["ranking"] == [list(params)[k] for k in np.argsort(-np.abs(b))]
     viol = r["health"]["per_instance"]["max_constraint_violation"]["quantiles"]
     np.testing.assert_allclose(viol["p99"], np.percentile(violation.max(axis=0), 99), rtol=1e-12)

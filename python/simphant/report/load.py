@@ -15,8 +15,8 @@ import numpy as np
 QUANTITIES = ["reactions", "joint_loads", "bearing_loads", "driver_loads", "constraint_violation", "energy",
               "joint_coordinates"]
 DEFAULT_COMPONENTS = {
-    "reactions": ["Fx", "Fy", "Fz", "Tx", "Ty", "Tz", "|F|", "|T|"],
-    "joint_loads": ["Fx", "Fy", "Fz", "Mx", "My", "Mz"],
+    "reactions": ["f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z", "|f|", "|tau|"],
+    "joint_loads": ["f_a", "f_b", "f_v", "m_a", "m_b", "m_v"],
     "bearing_loads": ["axial_force", "radial_force", "axial_moment", "bending_moment"],
     "driver_loads": ["load"],
     "joint_coordinates": ["coordinate"],

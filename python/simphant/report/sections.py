@@ -290,8 +290,8 @@ def traces(rf: ResultFile, ok: np.ndarray, quantities: Sequence[str], skipped: L
         if q == "reactions":
             ents, _, _ = rf.labels(q, (1, a.shape[2], 8))
             for k, e in enumerate(ents):
-                panels.append((f"{e}/|F|", np.linalg.norm(a[:, :, k, 0:3], axis=-1), "N"))
-                panels.append((f"{e}/|T|", np.linalg.norm(a[:, :, k, 3:6], axis=-1), "N m"))
+                panels.append((f"{e}/|f|", np.linalg.norm(a[:, :, k, 0:3], axis=-1), "N"))
+                panels.append((f"{e}/|tau|", np.linalg.norm(a[:, :, k, 3:6], axis=-1), "N m"))
         elif a.ndim == 2:
             panels.append((f"all/{q}", a, {"energy": "J", "constraint_violation": "1"}.get(q, "")))
         else:
