@@ -40,12 +40,13 @@ def _reduction_group(f, name, frames, components, units):
 
 
 def write(path, instances=400, frames=21, failed=(3, 7), seed=1, reductions=True, per_frame=True, params=None,
-          attrs=None):
+          attrs=None, problem=None):
     """Writes the synthetic file; returns the parameter values {path: (I,)}.
 
     failed: instances marked diverged (status 2, reason constraint_violation); their
     values are NaN from the middle frame on. params: given parameter columns (then the
-    radial peak is y = params["y"] when present)."""
+    radial peak is y = params["y"] when present). problem: a SALib problem (dict) written
+    as JSON to the /params attribute `problem`, as the engine does."""
     rng = np.random.default_rng(seed)
     I, T, J, D = instances, frames, len(JOINTS), len(DRIVERS)
     if params is None:
@@ -84,6 +85,8 @@ def write(path, instances=400, frames=21, failed=(3, 7), seed=1, reductions=True
         f.create_dataset("status_reason", data=reason).attrs["codes"] = REASON_CODES
         for name, v in params.items():
             f.create_dataset(f"params/{name}", data=v)
+        if problem is not None:
+            f["params"].attrs["problem"] = __import__("json").dumps(problem)
         if per_frame:
             f.create_dataset("time", data=t)
             f.create_dataset("bearing_loads", data=bearing)

@@ -217,6 +217,47 @@ def test_sobol_skipped_with_reasons(saltelli, tmp_path):
     assert r["sobol"] is None and any("not a Saltelli design" in x for x in r["skipped"])
 
 
+def _design(N, list_column):
+    """A Saltelli design (SALib's order) over x1, x2, x3 in [-pi, pi] from an unscrambled Sobol'
+    sequence (its first A and B rows are equal); list_column: x3 takes the values -1, 1 only,
+    as a `list` parameter does (A and B agree in that column in about half the blocks)."""
+    sample = pytest.importorskip("SALib.sample.sobol")
+    P = sample.sample({"num_vars": 3, "names": ["x1", "x2", "x3"], "bounds": [[-np.pi, np.pi]] * 3}, N,
+                      calc_second_order=True, scramble=False)
+    if list_column:
+        P[:, 2] = np.where(P[:, 2] < 0, -1.0, 1.0)
+    return P
+
+
+@pytest.mark.parametrize("list_column", [False, True])
+def test_sobol_design_order_from_the_problem(tmp_path, list_column):
+    """The design's column order comes from the /params attribute problem (the engine's SALib
+    problem) when the rows cannot show it; the indices equal SALib's on the design-ordered
+    matrix. Without the problem the report says why it cannot compute them."""
+    salib = pytest.importorskip("SALib.analyze.sobol")
+    N = 256
+    P = _design(N, list_column)
+    y = 20 + ishigami(P)
+    params = {rd.X1: P[:, 0], rd.X2: P[:, 1], rd.X3: P[:, 2], "y": y}
+    attrs = {"sweep_mode": "saltelli", "saltelli_base": N, "saltelli_second_order": 1}
+    design = [rd.X1, rd.X2, rd.X3]  # not the file's (alphabetical) order of /params
+    assert sorted(design) != design
+    problem = {"num_vars": 3, "names": design, "bounds": [[-np.pi, np.pi]] * 3}
+    rd.write(tmp_path / "p.h5", instances=P.shape[0], frames=3, failed=(), params=dict(params), attrs=attrs,
+             problem=problem)
+    r = report.make_report(str(tmp_path / "p.h5"), str(tmp_path / "o1"), ["bearing_loads"])
+    assert r["sobol"] is not None and r["sobol"]["parameters"] == design
+    got = r["sobol"]["outputs"]["bearing_loads/main_bearing/radial_force"]
+    ref = salib.analyze(problem, y, calc_second_order=True, num_resamples=10, seed=0)
+    np.testing.assert_allclose(got["S1"], ref["S1"], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got["ST"], ref["ST"], rtol=1e-12, atol=1e-15)
+    rd.write(tmp_path / "n.h5", instances=P.shape[0], frames=3, failed=(), params=dict(params), attrs=attrs)
+    r = report.make_report(str(tmp_path / "n.h5"), str(tmp_path / "o2"), ["bearing_loads"])
+    assert r["sobol"] is None
+    msg = [x for x in r["skipped"] if x.startswith("Sobol indices")]
+    assert len(msg) == 1 and "column order is unknown" in msg[0] and "shard" not in msg[0]
+
+
 def run_module(*args, cwd):
     return subprocess.run([sys.executable, "-m", "simphant.report", *args], cwd=cwd, env=python_env(),
                           capture_output=True, text=True, timeout=300)

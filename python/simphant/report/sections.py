@@ -8,7 +8,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import figures, stats
-from .load import REDUCTION_STATS, STATUS_NAMES, Output, ResultFile
+from .load import REDUCTION_STATS, STATUS_NAMES, Output, ReportInputError, ResultFile
 
 Figure = Tuple[str, str, bytes]  # (file stem, title, PNG)
 
@@ -236,14 +236,32 @@ def sobol_section(rf: ResultFile, ok: np.ndarray, params: Dict[str, np.ndarray],
         skipped.append("Sobol indices: sweep_mode is saltelli but the root attribute saltelli_base is missing")
         return None, []
     names = list(params)
+    D = len(names)
+    rows = N * ((2 * D + 2) if second else (D + 2))
     P = np.column_stack([params[n] for n in names]) if names else np.empty((rf.n_instances, 0))
-    order = stats.saltelli_order(P, N, second)
-    if order is None:
-        D = len(names)
+    if D == 0 or rf.n_instances != rows:
         skipped.append(f"Sobol indices: the {rf.n_instances} rows of /params are not a Saltelli design of "
-                       f"base {N} over {D} parameters ({N * ((2 * D + 2) if second else (D + 2))} rows in "
-                       "SALib's order); shard files must be merged first")
+                       f"base {N} over {D} parameters ({rows} rows in SALib's order); a shard file holds "
+                       "part of the design only: merge the shards first (`simphant merge`)")
         return None, []
+    try:
+        problem = rf.design_problem()
+    except ReportInputError as e:
+        skipped.append(f"Sobol indices: {e}")
+        return None, []
+    if problem is not None:  # the design's own column order
+        if sorted(problem["names"]) != sorted(names):
+            skipped.append(f"Sobol indices: the names of the /params attribute problem ({problem['names']}) are "
+                           f"not the /params datasets ({names})")
+            return None, []
+        order: Optional[List[int]] = [names.index(n) for n in problem["names"]]
+    else:  # a file without the problem: the order found from the rows
+        order = stats.saltelli_order(P, N, second)
+        if order is None:
+            skipped.append("Sobol indices: the design's column order is unknown: /params has no attribute "
+                           "problem, and the rows do not show it (an AB_j row must differ from its A row in "
+                           "column j only; an unscrambled design or a `list` parameter makes A and B agree)")
+            return None, []
     if not ok.all():
         skipped.append(f"Sobol indices: {int((~ok).sum())} failed instance(s): the estimators need every row")
         return None, []
