@@ -131,6 +131,40 @@ def test_traces_bands(synthetic):
     np.testing.assert_allclose(drift["p50"], np.median(np.abs(energy - energy[:1]).max(axis=0)), rtol=1e-14)
 
 
+def test_health_units_are_the_files(synthetic, tmp_path):
+    """The constraint violation's units are the file's `units` attribute, from the reductions
+    or (without them) from the per-frame dataset."""
+    d, r = synthetic
+    assert r["health"]["per_instance"]["max_constraint_violation"]["units"] == rd.VIOLATION_UNITS
+    assert r["health"]["per_instance"]["energy_drift_abs"]["units"] == "J"
+    rd.write(tmp_path / "f.h5", instances=30, frames=5, failed=(), reductions=False)
+    with h5py.File(tmp_path / "f.h5", "r+") as f:
+        f["constraint_violation"].attrs["units"] = "m | rad"
+    r2 = report.make_report(str(tmp_path / "f.h5"), str(tmp_path / "o"))
+    got = r2["health"]["per_instance"]["max_constraint_violation"]
+    assert got["units"] == "m | rad" and got["source"].startswith("/constraint_violation frames")
+
+
+def test_first_last_frames_drift_from_the_reductions(tmp_path):
+    """With only the first and last frames, the energy drift is max |E - E0| over every step
+    (the reductions' max and min against the first frame), not |E(end) - E(0)|, and no time
+    traces are drawn from two points."""
+    rd.write(tmp_path / "all.h5", instances=50, frames=21, failed=())
+    rd.write(tmp_path / "fl.h5", instances=50, frames=21, failed=(), first_last=True)
+    with h5py.File(tmp_path / "all.h5", "r") as f:
+        energy = f["energy"][:]
+    with h5py.File(tmp_path / "fl.h5", "r") as f:
+        assert f["energy"].shape[0] == 2
+    r = report.make_report(str(tmp_path / "fl.h5"), str(tmp_path / "o"))
+    drift = np.abs(energy - energy[:1]).max(axis=0)
+    assert not np.allclose(drift, np.abs(energy[-1] - energy[0]))  # the two frames understate it
+    got = r["health"]["per_instance"]["energy_drift_abs"]
+    assert got["source"].startswith("/reductions/energy max, min and the first /energy frame")
+    np.testing.assert_allclose([got["quantiles"][f"p{p}"] for p in PCT], np.percentile(drift, PCT), rtol=1e-12)
+    assert r["traces"] == {} and not any(x["file"].startswith("traces_") for x in r["figures"])
+    assert "time traces: only the first and last frames were recorded; see the reductions" in r["skipped"]
+
+
 def test_files_and_html(synthetic):
     d, r = synthetic
     out = d / "out"
