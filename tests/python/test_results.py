@@ -86,7 +86,8 @@ def test_merged_virtual_file_keeps_every_frame_dataset(driven_shards):
     not (the virtual datasets of a merged file)."""
     with h5py.File(driven_shards / "virtual.h5", "r") as f:
         assert f["driver_loads"].is_virtual and f["driver_loads"].maxshape[0] is not None
-    with simphant.open_results(driven_shards / "virtual.h5") as v, simphant.open_results(driven_shards / "copy.h5") as c:
+    with simphant.open_results(driven_shards / "virtual.h5") as v, \
+            simphant.open_results(driven_shards / "copy.h5") as c:
         frames = {n for n in c.data_vars if "time" in c[n].dims}
         assert {"state", "reactions", "energy", "constraint_violation", "driver_loads", "joint_loads",
                 "bearing_loads"} <= frames
