@@ -107,6 +107,11 @@ def _dims(ds: Any, legacy: Iterable[str]) -> tuple:
     return tuple(names) if names and all(names) else tuple(legacy)
 
 
+def _is_scale(ds: Any) -> bool:
+    """Whether an HDF5 object is a dimension scale (a dataset with CLASS = DIMENSION_SCALE)."""
+    return hasattr(ds, "shape") and _text(ds.attrs.get("CLASS", b"")) == "DIMENSION_SCALE"
+
+
 def _units(ds: Any, fallback: str = "") -> Any:
     u = ds.attrs.get("units", fallback)
     u = _text(u)
@@ -130,16 +135,26 @@ def _build(f: Any) -> "xr.Dataset":
     }
     if "time" in f:
         coords["time"] = ("time", np.asarray(f["time"][:]), {"units": "s", "long_name": "time of the frame"})
-    v: Dict[str, Any] = {}
-    # Every frame dataset at the root (state, reactions, constraint_violation, energy and
-    # those of other quantities, e.g. driver_loads), lazily, with the file's dimensions.
+    # Every label coordinate the file carries (1-D string dimension scales at the root:
+    # body, joint, driver, state_component, reaction_component, bearing_component,
+    # joint_load_component, ...): the file's names win over the defaults above.
+    scales = set()
     for name, ds in f.items():
-        if name in _COORDINATES or not hasattr(ds, "shape") or len(ds.shape) == 0 or name.startswith("status"):
+        if _is_scale(ds):
+            scales.add(name)
+            if name not in ("time", "instance") and ds.ndim == 1 and ds.dtype.kind in "OSU":
+                coords[name] = (name, [_text(x) for x in ds[:].tolist()])
+    v: Dict[str, Any] = {}
+    # Every per-frame dataset at the root (state, reactions, constraint_violation, energy and
+    # those of other quantities, e.g. driver_loads), lazily, with the file's dimensions: a
+    # dataset whose first dimension is `time` (its dimension scale, or the legacy layout).
+    # Extendible or not: `simphant merge` writes fixed-size virtual datasets.
+    for name, ds in f.items():
+        if name in _COORDINATES or name in scales or not hasattr(ds, "shape") or len(ds.shape) == 0 \
+                or name.startswith("status"):
             continue
-        if not ds.maxshape or ds.maxshape[0] is not None:  # not a T dataset
-            continue
-        dims = _dims(ds, _LEGACY_DIMS.get(name, ()))
-        if len(dims) != len(ds.shape):
+        dims = _dims(ds, _LEGACY_DIMS.get(name, ()) if ds.maxshape and ds.maxshape[0] is None else ())
+        if len(dims) != len(ds.shape) or dims[0] != "time":
             continue
         extra = {"long_name": _text(ds.attrs["long_name"])} if "long_name" in ds.attrs else {}
         v[name] = _lazy(ds, dims, {"units": _units(ds), **extra})
@@ -190,7 +205,10 @@ def open_results(path: Union[str, "os.PathLike[str]"]) -> "xr.Dataset":
     Coordinates: time [s], instance (the design's instance numbers, 0..I-1), body and
     joint names, state_component names (r_x r_y r_z p_w p_x p_y p_z v_x v_y v_z omega_x
     omega_y omega_z) with their units in state_component_units, reaction_component
-    (f_x f_y f_z tau_x tau_y tau_z) with reaction_component_units.
+    (f_x f_y f_z tau_x tau_y tau_z) with reaction_component_units, and every other label
+    coordinate the file carries as a dimension scale (e.g. driver, bearing_component,
+    joint_load_component, reaction_reduction_component), so that
+    ``ds.driver_loads.sel(driver="crank_drive")`` works.
     Variables (each with a `units` attribute; a frame dataset only when the run wrote
     it: output.datasets / output.frames, docs/scene-format.md "Output"): state (time,
     instance, body, state_component),
@@ -202,7 +220,9 @@ def open_results(path: Union[str, "os.PathLike[str]"]) -> "xr.Dataset":
     assembly_velocity_change, assembly_angular_velocity_change (instance), one (instance) variable per sweep parameter named by
     its path (e.g. ds["bodies.crank.mass"]; their names in ds.attrs["sweep_parameters"]),
     and for robot runs joint_q, joint_qd, joint_tau (time, instance, joint_coordinate);
-    other frame datasets (e.g. driver_loads) with the dimensions of the file.
+    every other per-frame dataset (first dimension `time`; e.g. driver_loads, joint_loads,
+    bearing_loads) with the dimensions of the file, also when it is a virtual dataset of
+    a merged file (`simphant merge`).
     Attributes: the file's root attributes (scene, dt, seed, backend, version, ...).
 
     Close it with ds.close() (or use it in a `with` block). Raises FileNotFoundError /

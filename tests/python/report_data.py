@@ -15,7 +15,9 @@ DRIVERS = ["crank"]
 X1, X2, X3 = "joints.main_bearing.clearance", "bodies.crank.mass", "forces.gas.value"
 NOISE_SD = 0.05
 BEARING_COMPONENTS = ["axial_force", "radial_force", "axial_moment", "bending_moment"]
-REACTION_COMPONENTS = ["Fx", "Fy", "Fz", "Tx", "Ty", "Tz", "|F|", "|T|"]
+REACTION_COMPONENTS = ["f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z", "|f|", "|tau|"]
+#: The units of the constraint violation as the engine writes them (a file's attribute).
+VIOLATION_UNITS = "m"
 REASON_CODES = ["none", "non_finite", "constraint_violation", "runaway", "factorisation_failure", "assembly_failure"]
 
 
@@ -40,12 +42,15 @@ def _reduction_group(f, name, frames, components, units):
 
 
 def write(path, instances=400, frames=21, failed=(3, 7), seed=1, reductions=True, per_frame=True, params=None,
-          attrs=None):
+          attrs=None, problem=None, first_last=False):
     """Writes the synthetic file; returns the parameter values {path: (I,)}.
 
     failed: instances marked diverged (status 2, reason constraint_violation); their
     values are NaN from the middle frame on. params: given parameter columns (then the
-    radial peak is y = params["y"] when present)."""
+    radial peak is y = params["y"] when present). problem: a SALib problem (dict) written
+    as JSON to the /params attribute `problem`, as the engine does. first_last: the
+    per-frame datasets hold the first and the last of the `frames` frames only (output
+    frames "first_last"), the reductions are over all of them."""
     rng = np.random.default_rng(seed)
     I, T, J, D = instances, frames, len(JOINTS), len(DRIVERS)
     if params is None:
@@ -84,13 +89,16 @@ def write(path, instances=400, frames=21, failed=(3, 7), seed=1, reductions=True
         f.create_dataset("status_reason", data=reason).attrs["codes"] = REASON_CODES
         for name, v in params.items():
             f.create_dataset(f"params/{name}", data=v)
+        if problem is not None:
+            f["params"].attrs["problem"] = __import__("json").dumps(problem)
         if per_frame:
-            f.create_dataset("time", data=t)
-            f.create_dataset("bearing_loads", data=bearing)
-            f.create_dataset("reactions", data=reactions)
-            f.create_dataset("driver_loads", data=drivers)
-            f.create_dataset("energy", data=energy)
-            f.create_dataset("constraint_violation", data=violation)
+            keep = [0, T - 1] if first_last else slice(None)
+            f.create_dataset("time", data=t[keep])
+            f.create_dataset("bearing_loads", data=bearing[keep])
+            f.create_dataset("reactions", data=reactions[keep])
+            f.create_dataset("driver_loads", data=drivers[keep])
+            f.create_dataset("energy", data=energy[keep]).attrs["units"] = "J"
+            f.create_dataset("constraint_violation", data=violation[keep]).attrs["units"] = VIOLATION_UNITS
         else:
             f.create_dataset("time", data=np.empty(0))
         if reductions:
@@ -99,6 +107,6 @@ def write(path, instances=400, frames=21, failed=(3, 7), seed=1, reductions=True
                                   np.linalg.norm(reactions[..., 3:], axis=-1, keepdims=True)], axis=-1)
             _reduction_group(f, "reactions", mag, REACTION_COMPONENTS, ["N"] * 3 + ["N m"] * 3 + ["N", "N m"])
             _reduction_group(f, "driver_loads", drivers, ["load"], ["N m"])
-            _reduction_group(f, "constraint_violation", violation, ["max_abs_phi"], ["1"])
+            _reduction_group(f, "constraint_violation", violation, ["max_abs_phi"], [VIOLATION_UNITS])
             _reduction_group(f, "energy", energy, ["energy"], ["J"])
     return params, y

@@ -20,6 +20,8 @@ EXPECTED = {  # variable: (dims, units)
     "reactions": (("time", "instance", "joint", "reaction_component"), ["N"] * 3 + ["N m"] * 3),
     "constraint_violation": (("time", "instance"), "m or 1 (max over position rows [m] and orientation rows [1])"),
     "energy": (("time", "instance"), "J"),
+    "joint_loads": (("time", "instance", "joint", "joint_load_component"), ["N"] * 3 + ["N m"] * 3),
+    "bearing_loads": (("time", "instance", "joint", "bearing_component"), ["N", "N", "N m", "N m"]),
     "status": (("instance",), "1"),
     "status_reason": (("instance",), "1"),
     "status_time": (("instance",), "s"),
@@ -46,8 +48,9 @@ def test_root_dimensions_coordinates_and_units(slider):
     with xr.open_dataset(slider, engine="h5netcdf") as ds, h5py.File(slider, "r") as f:
         T = f["time"].shape[0]
         assert dict(ds.sizes) == {"time": T, "instance": 3, "body": 3, "joint": 4, "state_component": 13,
-                                  "reaction_component": 6}
-        assert set(ds.coords) == {"time", "instance", "body", "joint", "state_component", "reaction_component"}
+                                  "reaction_component": 6, "joint_load_component": 6, "bearing_component": 4}
+        assert set(ds.coords) == {"time", "instance", "body", "joint", "state_component", "reaction_component",
+                                  "joint_load_component", "bearing_component"}
         assert ds.time.attrs["units"] == "s"
         np.testing.assert_array_equal(ds.time.values, f["time"][:])
         assert ds.instance.values.tolist() == [0, 1, 2]
@@ -55,6 +58,9 @@ def test_root_dimensions_coordinates_and_units(slider):
         assert ds.joint.values.tolist() == ["main_bearing", "crank_pin", "wrist_pin", "cylinder"]
         assert ds.state_component.values.tolist()[:4] == ["r_x", "r_y", "r_z", "p_w"]
         assert ds.reaction_component.values.tolist() == ["f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z"]
+        assert ds.joint_load_component.values.tolist() == ["f_a", "f_b", "f_v", "m_a", "m_b", "m_v"]
+        assert ds.bearing_component.values.tolist() == ["axial_force", "radial_force", "axial_moment",
+                                                        "bending_moment"]
         assert set(ds.data_vars) == set(EXPECTED)
         for name, (dims, units) in EXPECTED.items():
             assert ds[name].dims == dims, name

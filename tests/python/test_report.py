@@ -68,7 +68,7 @@ def test_distribution_quantiles(synthetic):
     np.testing.assert_allclose([got["quantiles"][f"p{p}"] for p in PCT], np.percentile(rmax[ok, 0, 1], PCT),
                                rtol=1e-14)
     assert got["quantiles"]["n"] == 398
-    got = r["distributions"]["reactions"]["rms"]["crank_pin/|T|"]["quantiles"]
+    got = r["distributions"]["reactions"]["rms"]["crank_pin/|tau|"]["quantiles"]
     np.testing.assert_allclose([got[f"p{p}"] for p in PCT], np.percentile(rms[ok, 1, 7], PCT), rtol=1e-14)
     got = r["health"]["per_instance"]["max_constraint_violation"]["quantiles"]
     np.testing.assert_allclose([got[f"p{p}"] for p in PCT], np.percentile(viol[ok], PCT), rtol=1e-14)
@@ -123,12 +123,46 @@ def test_traces_bands(synthetic):
     b = tr["traces"]["bearing_loads"]["main_bearing/radial_force"]
     for q in (5, 25, 50, 75, 95):
         np.testing.assert_allclose(b[f"p{q}"], np.percentile(radial, q, axis=1), rtol=1e-14)
-    np.testing.assert_allclose(tr["traces"]["reactions"]["crank_pin/|F|"]["p50"],
+    np.testing.assert_allclose(tr["traces"]["reactions"]["crank_pin/|f|"]["p50"],
                                np.median(np.linalg.norm(react, axis=-1), axis=1), rtol=1e-14)
     np.testing.assert_allclose(tr["traces"]["energy"]["all/energy"]["p95"], np.percentile(energy, 95, axis=1),
                                rtol=1e-14)
     drift = r["health"]["per_instance"]["energy_drift_abs"]["quantiles"]
     np.testing.assert_allclose(drift["p50"], np.median(np.abs(energy - energy[:1]).max(axis=0)), rtol=1e-14)
+
+
+def test_health_units_are_the_files(synthetic, tmp_path):
+    """The constraint violation's units are the file's `units` attribute, from the reductions
+    or (without them) from the per-frame dataset."""
+    d, r = synthetic
+    assert r["health"]["per_instance"]["max_constraint_violation"]["units"] == rd.VIOLATION_UNITS
+    assert r["health"]["per_instance"]["energy_drift_abs"]["units"] == "J"
+    rd.write(tmp_path / "f.h5", instances=30, frames=5, failed=(), reductions=False)
+    with h5py.File(tmp_path / "f.h5", "r+") as f:
+        f["constraint_violation"].attrs["units"] = "m | rad"
+    r2 = report.make_report(str(tmp_path / "f.h5"), str(tmp_path / "o"))
+    got = r2["health"]["per_instance"]["max_constraint_violation"]
+    assert got["units"] == "m | rad" and got["source"].startswith("/constraint_violation frames")
+
+
+def test_first_last_frames_drift_from_the_reductions(tmp_path):
+    """With only the first and last frames, the energy drift is max |E - E0| over every step
+    (the reductions' max and min against the first frame), not |E(end) - E(0)|, and no time
+    traces are drawn from two points."""
+    rd.write(tmp_path / "all.h5", instances=50, frames=21, failed=())
+    rd.write(tmp_path / "fl.h5", instances=50, frames=21, failed=(), first_last=True)
+    with h5py.File(tmp_path / "all.h5", "r") as f:
+        energy = f["energy"][:]
+    with h5py.File(tmp_path / "fl.h5", "r") as f:
+        assert f["energy"].shape[0] == 2
+    r = report.make_report(str(tmp_path / "fl.h5"), str(tmp_path / "o"))
+    drift = np.abs(energy - energy[:1]).max(axis=0)
+    assert not np.allclose(drift, np.abs(energy[-1] - energy[0]))  # the two frames understate it
+    got = r["health"]["per_instance"]["energy_drift_abs"]
+    assert got["source"].startswith("/reductions/energy max, min and the first /energy frame")
+    np.testing.assert_allclose([got["quantiles"][f"p{p}"] for p in PCT], np.percentile(drift, PCT), rtol=1e-12)
+    assert r["traces"] == {} and not any(x["file"].startswith("traces_") for x in r["figures"])
+    assert "time traces: only the first and last frames were recorded; see the reductions" in r["skipped"]
 
 
 def test_files_and_html(synthetic):
@@ -148,11 +182,11 @@ def test_quantity_selection_and_no_reductions(tmp_path):
     rd.write(tmp_path / "f.h5", instances=60, frames=9, failed=(), reductions=False)
     r = report.make_report(str(tmp_path / "f.h5"), str(tmp_path / "o"), ["reactions"])
     assert r["quantities"] == ["reactions"]
-    assert set(r["peak_loads"]["outputs"]) == {f"reactions/{j}/{c}" for j in rd.JOINTS for c in ("|F|", "|T|")}
+    assert set(r["peak_loads"]["outputs"]) == {f"reactions/{j}/{c}" for j in rd.JOINTS for c in ("|f|", "|tau|")}
     assert list(r["traces"]["traces"]) == ["reactions"]
     with h5py.File(tmp_path / "f.h5", "r") as f:  # peaks from the frames when there are no reductions
         peak = np.linalg.norm(f["reactions"][:, :, 0, :3], axis=-1).max(axis=0)
-    out = r["peak_loads"]["outputs"]["reactions/main_bearing/|F|"]
+    out = r["peak_loads"]["outputs"]["reactions/main_bearing/|f|"]
     assert out["source"].startswith("/reactions frames")
     np.testing.assert_allclose(out["quantiles"]["p50"], np.median(peak), rtol=1e-14)
     assert any("no /reductions group" in s for s in r["skipped"])
@@ -217,6 +251,47 @@ def test_sobol_skipped_with_reasons(saltelli, tmp_path):
     assert r["sobol"] is None and any("not a Saltelli design" in x for x in r["skipped"])
 
 
+def _design(N, list_column):
+    """A Saltelli design (SALib's order) over x1, x2, x3 in [-pi, pi] from an unscrambled Sobol'
+    sequence (its first A and B rows are equal); list_column: x3 takes the values -1, 1 only,
+    as a `list` parameter does (A and B agree in that column in about half the blocks)."""
+    sample = pytest.importorskip("SALib.sample.sobol")
+    P = sample.sample({"num_vars": 3, "names": ["x1", "x2", "x3"], "bounds": [[-np.pi, np.pi]] * 3}, N,
+                      calc_second_order=True, scramble=False)
+    if list_column:
+        P[:, 2] = np.where(P[:, 2] < 0, -1.0, 1.0)
+    return P
+
+
+@pytest.mark.parametrize("list_column", [False, True])
+def test_sobol_design_order_from_the_problem(tmp_path, list_column):
+    """The design's column order comes from the /params attribute problem (the engine's SALib
+    problem) when the rows cannot show it; the indices equal SALib's on the design-ordered
+    matrix. Without the problem the report says why it cannot compute them."""
+    salib = pytest.importorskip("SALib.analyze.sobol")
+    N = 256
+    P = _design(N, list_column)
+    y = 20 + ishigami(P)
+    params = {rd.X1: P[:, 0], rd.X2: P[:, 1], rd.X3: P[:, 2], "y": y}
+    attrs = {"sweep_mode": "saltelli", "saltelli_base": N, "saltelli_second_order": 1}
+    design = [rd.X1, rd.X2, rd.X3]  # not the file's (alphabetical) order of /params
+    assert sorted(design) != design
+    problem = {"num_vars": 3, "names": design, "bounds": [[-np.pi, np.pi]] * 3}
+    rd.write(tmp_path / "p.h5", instances=P.shape[0], frames=3, failed=(), params=dict(params), attrs=attrs,
+             problem=problem)
+    r = report.make_report(str(tmp_path / "p.h5"), str(tmp_path / "o1"), ["bearing_loads"])
+    assert r["sobol"] is not None and r["sobol"]["parameters"] == design
+    got = r["sobol"]["outputs"]["bearing_loads/main_bearing/radial_force"]
+    ref = salib.analyze(problem, y, calc_second_order=True, num_resamples=10, seed=0)
+    np.testing.assert_allclose(got["S1"], ref["S1"], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got["ST"], ref["ST"], rtol=1e-12, atol=1e-15)
+    rd.write(tmp_path / "n.h5", instances=P.shape[0], frames=3, failed=(), params=dict(params), attrs=attrs)
+    r = report.make_report(str(tmp_path / "n.h5"), str(tmp_path / "o2"), ["bearing_loads"])
+    assert r["sobol"] is None
+    msg = [x for x in r["skipped"] if x.startswith("Sobol indices")]
+    assert len(msg) == 1 and "column order is unknown" in msg[0] and "shard" not in msg[0]
+
+
 def run_module(*args, cwd):
     return subprocess.run([sys.executable, "-m", "simphant.report", *args], cwd=cwd, env=python_env(),
                           capture_output=True, text=True, timeout=300)
@@ -268,7 +343,7 @@ def test_end_to_end_against_numpy(slider):
     assert len(t) == 11 and r["traces"]["time"] == t.tolist()
     peaks = np.linalg.norm(reactions[..., :3], axis=-1).max(axis=0)  # (I_ok, J)
     for j, name in enumerate(joints):
-        out = r["peak_loads"]["outputs"][f"reactions/{name}/|F|"]
+        out = r["peak_loads"]["outputs"][f"reactions/{name}/|f|"]
         assert out["source"].startswith("/reactions frames") and out["units"] == "N"
         np.testing.assert_allclose([out["quantiles"][f"p{p}"] for p in PCT], np.percentile(peaks[:, j], PCT),
                                    rtol=1e-12)
@@ -278,7 +353,7 @@ def test_end_to_end_against_numpy(slider):
         b = np.linalg.lstsq(Z, (peaks[:, j] - peaks[:, j].mean()) / peaks[:, j].std(), rcond=None)[0][1:]
         np.testing.assert_allclose([out["src"][k] for k in params], b, atol=1e-10)
         med = np.median(np.linalg.norm(reactions[:, :, j, :3], axis=-1), axis=1)
-        np.testing.assert_allclose(r["traces"]["traces"]["reactions"][f"{name}/|F|"]["p50"], med, rtol=1e-12)
+        np.testing.assert_allclose(r["traces"]["traces"]["reactions"][f"{name}/|f|"]["p50"], med, rtol=1e-12)
         assert out["ranking"] == [list(params)[k] for k in np.argsort(-np.abs(b))]
     viol = r["health"]["per_instance"]["max_constraint_violation"]["quantiles"]
     np.testing.assert_allclose(viol["p99"], np.percentile(violation.max(axis=0), 99), rtol=1e-12)

@@ -18,7 +18,7 @@ def test_dataset_layout(result):
     with simphant.open_results(result.out_file) as ds, h5py.File(result.out_file, "r") as f:
         T = f["time"].shape[0]
         assert dict(ds.sizes) == {"time": T, "instance": 7, "body": 3, "joint": 4, "state_component": 13,
-                                  "reaction_component": 6}
+                                  "reaction_component": 6, "joint_load_component": 6, "bearing_component": 4}
         assert ds.body.values.tolist() == ["crank", "conrod", "piston"]
         assert ds.joint.values.tolist()[0] == "main_bearing"
         assert ds.state_component.values.tolist()[:4] == ["r_x", "r_y", "r_z", "p_w"]
@@ -67,3 +67,64 @@ def test_not_simphant_output(tmp_path):
         simphant.open_results(tmp_path / "x.h5")
     with pytest.raises(FileNotFoundError):
         simphant.open_results(tmp_path / "missing.h5")
+
+
+@pytest.fixture(scope="module")
+def driven_shards(examples, tmp_path_factory):
+    """A driven slider-crank run as 2 shards (every frame dataset, reductions all), merged with
+    virtual datasets (the default) and by copy."""
+    d = tmp_path_factory.mktemp("merged")
+    files = [simphant.run(examples / "slider_crank_driven.json", out=d / f"s{k}.h5", shard=(k, 2), instances=5,
+                          t_end=0.05, seed=3, backend="cpu", threads=1).out_file for k in (0, 1)]
+    simphant.merge(d / "virtual.h5", files)
+    simphant.merge(d / "copy.h5", files, copy=True)
+    return d
+
+
+def test_merged_virtual_file_keeps_every_frame_dataset(driven_shards):
+    """A per-frame dataset is one whose first dimension is `time`, extendible (a run's file) or
+    not (the virtual datasets of a merged file)."""
+    with h5py.File(driven_shards / "virtual.h5", "r") as f:
+        assert f["driver_loads"].is_virtual and f["driver_loads"].maxshape[0] is not None
+    with simphant.open_results(driven_shards / "virtual.h5") as v, \
+            simphant.open_results(driven_shards / "copy.h5") as c:
+        frames = {n for n in c.data_vars if "time" in c[n].dims}
+        assert {"state", "reactions", "energy", "constraint_violation", "driver_loads", "joint_loads",
+                "bearing_loads"} <= frames
+        assert {n for n in v.data_vars if "time" in v[n].dims} == frames
+        for n in frames:
+            assert v[n].dims == c[n].dims, n
+            np.testing.assert_array_equal(v[n].values, c[n].values, err_msg=n)
+
+
+def test_every_label_coordinate_of_the_file(driven_shards):
+    """Every string dimension scale of the file is a coordinate, so .sel by name works."""
+    path = driven_shards / "virtual.h5"
+    with simphant.open_results(path) as ds, h5py.File(path, "r") as f:
+        scales = [n for n, d in f.items() if isinstance(d, h5py.Dataset) and d.attrs.get("CLASS") == b"DIMENSION_SCALE"
+                  and d.dtype.kind in "OS"]
+        assert {"driver", "bearing_component", "joint_load_component", "state_component"} <= set(scales)
+        for n in scales:
+            assert ds[n].values.tolist() == [x.decode() for x in f[n][:]], n
+        driver = ds.driver.values[0]
+        np.testing.assert_array_equal(ds.driver_loads.sel(driver=driver).values, f["driver_loads"][:, :, 0])
+        np.testing.assert_array_equal(ds.bearing_loads.sel(bearing_component="radial_force").values,
+                                      f["bearing_loads"][:, :, :, 1])
+        name = f["joint_load_component"][4].decode()
+        np.testing.assert_array_equal(ds.joint_loads.sel(joint_load_component=name).values,
+                                      f["joint_loads"][:, :, :, 4])
+
+
+def test_docs_open_results_example_runs(root, examples, tmp_path, monkeypatch):
+    """docs/python.md's open_results example runs as written on a four_bar run."""
+    import re
+
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", (root / "docs" / "python.md").read_text(), re.S)
+              if 'open_results("four_bar.h5")' in b]
+    assert len(blocks) == 1
+    simphant.run(examples / "four_bar.json", out=tmp_path / "four_bar.h5", instances=3, t_end=0.05, backend="cpu",
+                 threads=1)
+    monkeypatch.chdir(tmp_path)
+    scope = {"simphant": simphant}
+    exec(blocks[0], scope)
+    assert scope["z"].dims == ("time", "instance") and scope["load"].dims == ("time", "instance")

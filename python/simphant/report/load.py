@@ -5,6 +5,7 @@ instances fit in memory."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Dict, List, Optional, Sequence
 
 import h5py
@@ -15,8 +16,8 @@ import numpy as np
 QUANTITIES = ["reactions", "joint_loads", "bearing_loads", "driver_loads", "constraint_violation", "energy",
               "joint_coordinates"]
 DEFAULT_COMPONENTS = {
-    "reactions": ["Fx", "Fy", "Fz", "Tx", "Ty", "Tz", "|F|", "|T|"],
-    "joint_loads": ["Fx", "Fy", "Fz", "Mx", "My", "Mz"],
+    "reactions": ["f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z", "|f|", "|tau|"],
+    "joint_loads": ["f_a", "f_b", "f_v", "m_a", "m_b", "m_v"],
     "bearing_loads": ["axial_force", "radial_force", "axial_moment", "bending_moment"],
     "driver_loads": ["load"],
     "joint_coordinates": ["coordinate"],
@@ -123,6 +124,22 @@ class ResultFile:
             if isinstance(ds, h5py.Dataset) and ds.shape == (self.n_instances,):
                 out[name] = np.asarray(ds[:], dtype=np.float64)
         return out
+
+    def design_problem(self) -> Optional[dict]:
+        """The design's SALib problem (/params attribute `problem`, JSON written by the engine:
+        `names` = the sweep paths in the design's column order, `bounds`, ...); None when
+        the file has none. Raises ReportInputError when it is not a JSON object with a
+        list of names."""
+        if "params" not in self.f or "problem" not in self.f["params"].attrs:
+            return None
+        raw = text(self.f["params"].attrs["problem"])
+        try:
+            problem = json.loads(raw)
+        except (TypeError, ValueError) as e:
+            raise ReportInputError(f"{self.path}: /params attribute problem is not JSON ({e})") from None
+        if not isinstance(problem, dict) or not isinstance(problem.get("names"), list):
+            raise ReportInputError(f"{self.path}: /params attribute problem has no list `names` (a SALib problem)")
+        return problem
 
     # ---- frames -----------------------------------------------------------------------
     def frames(self) -> int:

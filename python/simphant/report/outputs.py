@@ -11,6 +11,9 @@ from .load import Output, ReportInputError, ResultFile
 
 #: Quantities that give peak loads, in report order.
 LOAD_QUANTITIES = ["bearing_loads", "reactions", "driver_loads"]
+#: The components of /reductions/reactions that give its peak loads: the magnitudes of the
+#: force [N] and of the torque [N m] (docs/report.md, "Peak loads").
+REACTION_MAGNITUDES = ("|f|", "|tau|")
 
 
 def _peak_abs(rmax: np.ndarray, rmin: Optional[np.ndarray]) -> np.ndarray:
@@ -30,8 +33,10 @@ def _from_reductions(rf: ResultFile, q: str) -> List[Output]:
         rmax, rmin = rmax[:, :, None], None if rmin is None else rmin[:, :, None]
     peak = _peak_abs(rmax, rmin)
     keep = range(len(comps))
-    if q == "reactions":  # the magnitudes |F|, |T| (components 6 and 7 by the layout)
-        keep = [c for c, n in enumerate(comps) if n in ("|F|", "|T|")] or [c for c in (6, 7) if c < len(comps)]
+    if q == "reactions":  # the magnitudes |f|, |tau|, by name
+        keep = [c for c, n in enumerate(comps) if n in REACTION_MAGNITUDES]
+        if not keep:
+            return []
     src = f"/reductions/{q}/max" + ("" if rmin is None else ", min")
     return [Output(f"{q}/{e}/{comps[c]}", q, e, comps[c], units[k][c], peak[:, k, c], src)
             for k, e in enumerate(ents) for c in keep]
@@ -48,7 +53,7 @@ def _from_frames(rf: ResultFile, q: str) -> List[Output]:
             mag = np.stack([np.linalg.norm(block[..., 0:3], axis=-1), np.linalg.norm(block[..., 3:6], axis=-1)], -1)
             peak[sl] = np.fmax.reduce(mag, axis=0)
         ents, _, _ = rf.labels(q, (I, ds.shape[2], 8))
-        comps, units = ["|F|", "|T|"], [["N", "N m"] for _ in ents]
+        comps, units = list(REACTION_MAGNITUDES), [["N", "N m"] for _ in ents]
     else:
         extra = ds.shape[2:] if q != "driver_loads" else ds.shape[2:] + (1,)
         peak = np.full((I,) + tuple(extra), np.nan)

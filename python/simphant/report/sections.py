@@ -8,7 +8,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import figures, stats
-from .load import REDUCTION_STATS, STATUS_NAMES, Output, ResultFile
+from .load import REDUCTION_STATS, STATUS_NAMES, Output, ReportInputError, ResultFile
 
 Figure = Tuple[str, str, bytes]  # (file stem, title, PNG)
 
@@ -34,6 +34,13 @@ def _every(n: int, cap: int) -> int:
 
 def _shown(every: int) -> str:
     return "all ok instances shown" if every == 1 else f"1 in {every} ok instances shown"
+
+
+def _units(rf: ResultFile, name: str, fallback: str = "") -> str:
+    """The `units` attribute of a dataset or reductions group of one component, as the file
+    writes it (fallback when absent)."""
+    u = rf.units_attr(rf.f[name]) if name in rf.f else []
+    return " | ".join(dict.fromkeys(u)) if u else fallback
 
 
 # ---- (d) run health --------------------------------------------------------------------
@@ -62,36 +69,47 @@ def health(rf: ResultFile, ok: np.ndarray, quantities: Sequence[str], skipped: L
         skipped.append("run health: no /status_reason in the file")
         figs.append(("status", "Instance status", figures.bars("instances by /status", counts)))
 
-    per_instance: Dict[str, Tuple[np.ndarray, str]] = {}
+    # name: (values (I,), source, units from the file)
+    per_instance: Dict[str, Tuple[np.ndarray, str, str]] = {}
     if "constraint_violation" in quantities:
         v = rf.reduction("constraint_violation", "max")
         if v is not None:
-            per_instance["max_constraint_violation"] = (v.reshape(-1), "/reductions/constraint_violation/max")
+            per_instance["max_constraint_violation"] = (v.reshape(-1), "/reductions/constraint_violation/max",
+                                                        _units(rf, "reductions/constraint_violation"))
         elif rf.has_frames("constraint_violation"):
             v = np.full(rf.n_instances, np.nan)
             for sl, block in rf.instance_blocks("constraint_violation"):
                 v[sl] = np.fmax.reduce(block, axis=0)
-            per_instance["max_constraint_violation"] = (v, "/constraint_violation frames, max over time")
+            per_instance["max_constraint_violation"] = (v, "/constraint_violation frames, max over time",
+                                                        _units(rf, "constraint_violation"))
         else:
             skipped.append("run health: constraint violation: neither /reductions/constraint_violation nor frames")
     if "energy" in quantities:
-        if rf.has_frames("energy"):
+        emax, emin = rf.reduction("energy", "max"), rf.reduction("energy", "min")
+        if emax is not None and emin is not None and rf.has_frames("energy"):
+            # every step (the reductions) against the first frame E(t_0): max |E - E0| exactly
+            e0 = np.asarray(rf.f["energy"][0], dtype=np.float64)
+            d = np.fmax(np.abs(emax.reshape(-1) - e0), np.abs(emin.reshape(-1) - e0))
+            per_instance["energy_drift_abs"] = (d, "/reductions/energy max, min and the first /energy frame: "
+                                                   "max over every step of |E(t) - E(t_0)|",
+                                                _units(rf, "reductions/energy", "J"))
+        elif rf.has_frames("energy"):
             d = np.full(rf.n_instances, np.nan)
             for sl, block in rf.instance_blocks("energy"):
                 d[sl] = np.fmax.reduce(np.abs(block - block[:1]), axis=0)
-            per_instance["energy_drift_abs"] = (d, "/energy frames, max over time of |E(t) - E(t_0)|")
+            per_instance["energy_drift_abs"] = (d, "/energy frames, max over the frames of |E(t) - E(t_0)|",
+                                                _units(rf, "energy", "J"))
+        elif emax is not None and emin is not None:
+            per_instance["energy_range"] = ((emax - emin).reshape(-1),
+                                            "/reductions/energy max - min (>= max |E(t) - E(t_0)|)",
+                                            _units(rf, "reductions/energy", "J"))
         else:
-            emax, emin = rf.reduction("energy", "max"), rf.reduction("energy", "min")
-            if emax is not None and emin is not None:
-                per_instance["energy_range"] = ((emax - emin).reshape(-1),
-                                                "/reductions/energy max - min (>= max |E(t) - E(t_0)|)")
-            else:
-                skipped.append("run health: energy drift: neither /energy frames nor /reductions/energy max, min")
+            skipped.append("run health: energy drift: neither /energy frames nor /reductions/energy max, min")
     dist = {}
     panels = []
-    for name, (x, src) in per_instance.items():
+    for name, (x, src, units) in per_instance.items():
         q = stats.quantiles(x[ok])
-        dist[name] = {"source": src, "units": "J" if name.startswith("energy") else "1", "quantiles": q}
+        dist[name] = {"source": src, "units": units, "quantiles": q}
         with np.errstate(divide="ignore"):
             lx = np.log10(x[ok])
         panels.append((f"log10 {name}", lx, stats.quantiles(lx)))
@@ -236,14 +254,32 @@ def sobol_section(rf: ResultFile, ok: np.ndarray, params: Dict[str, np.ndarray],
         skipped.append("Sobol indices: sweep_mode is saltelli but the root attribute saltelli_base is missing")
         return None, []
     names = list(params)
+    D = len(names)
+    rows = N * ((2 * D + 2) if second else (D + 2))
     P = np.column_stack([params[n] for n in names]) if names else np.empty((rf.n_instances, 0))
-    order = stats.saltelli_order(P, N, second)
-    if order is None:
-        D = len(names)
+    if D == 0 or rf.n_instances != rows:
         skipped.append(f"Sobol indices: the {rf.n_instances} rows of /params are not a Saltelli design of "
-                       f"base {N} over {D} parameters ({N * ((2 * D + 2) if second else (D + 2))} rows in "
-                       "SALib's order); shard files must be merged first")
+                       f"base {N} over {D} parameters ({rows} rows in SALib's order); a shard file holds "
+                       "part of the design only: merge the shards first (`simphant merge`)")
         return None, []
+    try:
+        problem = rf.design_problem()
+    except ReportInputError as e:
+        skipped.append(f"Sobol indices: {e}")
+        return None, []
+    if problem is not None:  # the design's own column order
+        if sorted(problem["names"]) != sorted(names):
+            skipped.append(f"Sobol indices: the names of the /params attribute problem ({problem['names']}) are "
+                           f"not the /params datasets ({names})")
+            return None, []
+        order: Optional[List[int]] = [names.index(n) for n in problem["names"]]
+    else:  # a file without the problem: the order found from the rows
+        order = stats.saltelli_order(P, N, second)
+        if order is None:
+            skipped.append("Sobol indices: the design's column order is unknown: /params has no attribute "
+                           "problem, and the rows do not show it (an AB_j row must differ from its A row in "
+                           "column j only; an unscrambled design or a `list` parameter makes A and B agree)")
+            return None, []
     if not ok.all():
         skipped.append(f"Sobol indices: {int((~ok).sum())} failed instance(s): the estimators need every row")
         return None, []
@@ -273,6 +309,10 @@ def traces(rf: ResultFile, ok: np.ndarray, quantities: Sequence[str], skipped: L
     if rf.frames() == 0:
         skipped.append("time traces: the file has no frames (/time is empty or absent)")
         return data, figs
+    if rf.frames() < 3:  # two points per instance are no trace
+        skipped.append("time traces: only the first and last frames were recorded; see the reductions"
+                       if rf.frames() == 2 else "time traces: only one frame was recorded; see the reductions")
+        return data, figs
     t = rf.time()
     every = _every(rf.n_instances, MAX_TRACE_INSTANCES)
     sub_ok = ok[::every]
@@ -290,10 +330,10 @@ def traces(rf: ResultFile, ok: np.ndarray, quantities: Sequence[str], skipped: L
         if q == "reactions":
             ents, _, _ = rf.labels(q, (1, a.shape[2], 8))
             for k, e in enumerate(ents):
-                panels.append((f"{e}/|F|", np.linalg.norm(a[:, :, k, 0:3], axis=-1), "N"))
-                panels.append((f"{e}/|T|", np.linalg.norm(a[:, :, k, 3:6], axis=-1), "N m"))
+                panels.append((f"{e}/|f|", np.linalg.norm(a[:, :, k, 0:3], axis=-1), "N"))
+                panels.append((f"{e}/|tau|", np.linalg.norm(a[:, :, k, 3:6], axis=-1), "N m"))
         elif a.ndim == 2:
-            panels.append((f"all/{q}", a, {"energy": "J", "constraint_violation": "1"}.get(q, "")))
+            panels.append((f"all/{q}", a, _units(rf, q, "J" if q == "energy" else "")))
         else:
             shape = (1,) + a.shape[2:]
             ents, comps, units = rf.labels(q, shape, units=rf.units_attr(rf.f[q]))

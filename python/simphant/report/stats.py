@@ -72,10 +72,13 @@ def rank_by_src(names: Sequence[str], coefs: Sequence[Optional[float]]) -> List[
 
 
 def saltelli_order(P: np.ndarray, N: int, second_order: bool) -> Optional[List[int]]:
-    """The design's column order, found from the rows: in SALib's Saltelli order each block
+    """The design's column order, found from the rows, for a file without the design's
+    SALib problem (/params attribute `problem`): in SALib's Saltelli order each block
     of D + 2 (or 2 D + 2) rows starts with a row of matrix A, followed by D rows AB_j that
     differ from it in column j only. P (I, D) holds the parameters in the file's order;
-    returns the file columns in design order, or None if the rows do not have that form."""
+    returns the file columns in design order, or None if the rows do not show it (also for
+    a true Saltelli design whose A and B agree in a column of some block: an unscrambled
+    Sobol' sequence starts at 0 in A and B, a `list` parameter repeats its values)."""
     I, D = P.shape
     step = 2 * D + 2 if second_order else D + 2
     if D == 0 or I != N * step:
