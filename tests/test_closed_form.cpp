@@ -19,28 +19,14 @@
 #include "simphant/dynamics/rk4.hpp"
 #include "simphant/dynamics/state.hpp"
 #include "simphant/scene/scene.hpp"
+#include "low_level_instance.hpp"
 
 namespace simphant {
 namespace {
 
 using nlohmann::json;
 
-/// One instance stepped with the low-level API.
-struct Instance {
-  Model model;
-  Data d;
-  std::vector<double> Y;
-  explicit Instance(const json& scene) : model(parse_scene(scene.dump()).model), d(model), Y(model.ny()) {
-    initial_state(model, Y.data());
-    const AssemblyResult a = assemble(model, d, Y.data());
-    EXPECT_TRUE(a.ok) << "assembly residual " << a.position_residual;
-  }
-  double t = 0;  ///< the instance time [s]
-  void step(double dt) {
-    ASSERT_TRUE(rk4_step(model, d, t, Y.data(), nullptr, dt));
-    t += dt;
-  }
-};
+using test::Instance;
 
 json solver(double dt, double alpha, double beta) {
   return {{"dt", dt}, {"t_end", 1.0}, {"baumgarte_alpha", alpha}, {"baumgarte_beta", beta},

@@ -11,40 +11,14 @@
 
 #include "simphant/dynamics/force_math.hpp"
 #include "simphant/joints/joint_coordinate.hpp"
+#include "body_side.hpp"
 #include "test_support.hpp"
 
 namespace simphant {
 namespace {
 
-struct Side {
-  bool ground;
-  Vec3d r, v, omega_B;
-  Quatd p;
-  BodyKin<double> kin() const { return ground ? ground_kin<double>() : make_body_kin(r, p, v, omega_B); }
-  Side moved(double t) const {
-    Side s = *this;
-    if (ground) return s;
-    s.r = r + t * v;
-    s.p = qmul(p, quat_from_rotvec(t * omega_B));
-    return s;
-  }
-  Side perturbed(int c, double h) const {
-    Side s = *this;
-    if (c < 3) {
-      s.r[c] += h;
-    } else {
-      Vec3d th = zero3<double>();
-      th[c - 3] = h;
-      s.p = qmul(p, quat_from_rotvec(th));
-    }
-    return s;
-  }
-};
-
-Side random_side(std::mt19937_64& g, bool ground) {
-  if (ground) return Side{true, zero3<double>(), zero3<double>(), zero3<double>(), Quatd{1, 0, 0, 0}};
-  return Side{false, test::random_vec(g), test::random_vec(g), test::random_vec(g, 2.0), test::random_quat(g)};
-}
+using test::random_side;
+using test::Side;
 
 CoordinateRow<double> eval(JointCoordinate c, const JointFrame<double>& f, const Side& i, const Side& j) {
   CoordinateRow<double> out{};
@@ -76,7 +50,9 @@ TEST_P(Coordinate, JacobianRateAndGammaMatchFiniteDifferences) {
   for (int trial = 0; trial < 200 && used < 60; ++trial) {
     const bool gi = trial % 5 == 1, gj = trial % 5 == 2;
     const JointFrame<double> f = test::random_frame(g);
-    const Side si = random_side(g, gi), sj = random_side(g, gj);
+    // The ground draws nothing from g here.
+    const Side si = gi ? test::ground_side() : random_side(g, false);
+    const Side sj = gj ? test::ground_side() : random_side(g, false);
     if (coord == JointCoordinate::Angle &&
         !(angle_usable(f, si, sj) && angle_usable(f, si.moved(0.01), sj.moved(0.01)) &&
           angle_usable(f, si.moved(-0.01), sj.moved(-0.01))))

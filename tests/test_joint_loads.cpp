@@ -101,6 +101,17 @@ TEST(JointLoads, PendulumMatchesClosedForm) {
   EXPECT_NEAR(bearing[3], Q.L * Q.m * std::fabs(Q.g.z), tol);
 }
 
+/// Assembles m's initial state into d, evaluates it at t = 0 and writes the joint
+/// reactions (6 per joint, dynamics/joint_loads.hpp) into R.
+void reactions_at_initial_state(const Model& m, Data& d, std::vector<double>& R) {
+  std::vector<double> Y(m.ny()), Yd(m.ny());
+  initial_state(m, Y.data());
+  ASSERT_TRUE(assemble(m, d, Y.data()).ok);
+  ASSERT_TRUE(evaluate(m, d, 0.0, Y.data(), nullptr, Yd.data()));
+  R.assign(6 * m.n_joints(), 0.0);
+  joint_reactions(m, d, R.data());
+}
+
 // For every joint type at a consistent state, with the anchors of prismatic, cylindrical
 // and planar joints apart (P_j slid along the joint), the loads from the reaction on
 // body_j equal the wrench that the joint's rows apply to body_i directly, -Phi_q,i^T lambda
@@ -115,13 +126,9 @@ TEST(JointLoads, EqualTheRowsWrenchOnBodyIForEveryType) {
       if (j.type == JointType::Prismatic || j.type == JointType::Cylindrical) j.frame.u_j = j.frame.u_j + slide * j.frame.v_j;
       if (j.type == JointType::Planar) j.frame.u_j = j.frame.u_j + slide * j.frame.a_j - 0.5 * slide * j.frame.b_j;
     }
-    std::vector<double> Y(m.ny()), Yd(m.ny());
-    initial_state(m, Y.data());
     Data d(m);
-    ASSERT_TRUE(assemble(m, d, Y.data()).ok);
-    ASSERT_TRUE(evaluate(m, d, 0.0, Y.data(), nullptr, Yd.data()));
-    std::vector<double> R(6 * m.n_joints());
-    joint_reactions(m, d, R.data());
+    std::vector<double> R;
+    ASSERT_NO_FATAL_FAILURE(reactions_at_initial_state(m, d, R));
     for (int j = 0; j < m.n_joints(); ++j) {
       const Joint& jt = m.joints[j];
       const BodyKin<double> Bi = jt.body_i >= 0 ? d.kin[jt.body_i] : ground_kin<double>();
@@ -155,13 +162,9 @@ TEST(JointLoads, EqualTheRowsWrenchOnBodyIForEveryType) {
 TEST(JointLoads, BearingSplitDoesNotDependOnTheChoiceOfAB) {
   std::mt19937_64 g(99);
   Model m = test::consistent_chain(g, kAllTypes);
-  std::vector<double> Y(m.ny()), Yd(m.ny());
-  initial_state(m, Y.data());
   Data d(m);
-  ASSERT_TRUE(assemble(m, d, Y.data()).ok);
-  ASSERT_TRUE(evaluate(m, d, 0.0, Y.data(), nullptr, Yd.data()));
-  std::vector<double> R(6 * m.n_joints());
-  joint_reactions(m, d, R.data());
+  std::vector<double> R;
+  ASSERT_NO_FATAL_FAILURE(reactions_at_initial_state(m, d, R));
   for (int j = 0; j < m.n_joints(); ++j) {
     const Joint& jt = m.joints[j];
     const BodyKin<double> Bi = jt.body_i >= 0 ? d.kin[jt.body_i] : ground_kin<double>();

@@ -8,43 +8,14 @@
 #include <random>
 
 #include "simphant/joints/joint_math.hpp"
+#include "body_side.hpp"
 #include "test_support.hpp"
 
 namespace simphant {
 namespace {
 
-struct Side {
-  bool ground;
-  Vec3d r, v, omega_B;
-  Quatd p;
-  BodyKin<double> kin() const { return ground ? ground_kin<double>() : make_body_kin(r, p, v, omega_B); }
-  /// The side moved along its free motion for time t: r + v t, p exp(omega_B t).
-  Side moved(double t) const {
-    Side s = *this;
-    if (ground) return s;
-    s.r = r + t * v;
-    s.p = qmul(p, quat_from_rotvec(t * omega_B));
-    return s;
-  }
-  /// Perturbed coordinate c (0-2 translation W, 3-5 rotation about body axis c-3).
-  Side perturbed(int c, double h) const {
-    Side s = *this;
-    if (c < 3) {
-      s.r[c] += h;
-    } else {
-      Vec3d th = zero3<double>();
-      th[c - 3] = h;
-      s.p = qmul(p, quat_from_rotvec(th));
-    }
-    return s;
-  }
-};
-
-Side random_side(std::mt19937_64& g, bool ground) {
-  Side s{ground, test::random_vec(g), test::random_vec(g), test::random_vec(g, 2.0), test::random_quat(g)};
-  if (ground) s = Side{true, zero3<double>(), zero3<double>(), zero3<double>(), Quatd{1, 0, 0, 0}};
-  return s;
-}
+using test::random_side;
+using test::Side;
 
 JointRows<double> eval(JointType t, const JointFrame<double>& f, const Side& i, const Side& j) {
   JointRows<double> out{};

@@ -19,6 +19,7 @@
 #include "simphant/dynamics/rk4.hpp"
 #include "simphant/dynamics/state.hpp"
 #include "simphant/scene/scene.hpp"
+#include "low_level_instance.hpp"
 #include "body_forces.hpp"
 
 namespace simphant {
@@ -26,24 +27,7 @@ namespace {
 
 using nlohmann::json;
 
-/// One instance stepped with the low-level API from t = 0.
-struct Instance {
-  Model model;
-  Data d;
-  std::vector<double> Y;
-  double t = 0;
-  explicit Instance(const json& scene) : model(compile_model(scene)), d(model), Y(model.ny()) {
-    initial_state(model, Y.data());
-    const AssemblyResult a = assemble(model, d, Y.data());
-    EXPECT_TRUE(a.ok) << a.message;
-  }
-  void run(double dt, int steps) {
-    for (int k = 0; k < steps; ++k) {
-      ASSERT_TRUE(rk4_step(model, d, t, Y.data(), nullptr, dt));
-      t = (k + 1) * dt;
-    }
-  }
-};
+using test::Instance;
 
 // A free 2 kg body (no gravity, no joints) under F(t) = F0 sin(w t) along x, F0 = 3 N,
 // f = 2 Hz, started at x0 = 0.1 m with v0 = 0.2 m/s:

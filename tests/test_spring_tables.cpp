@@ -22,6 +22,7 @@
 #include "simphant/dynamics/stability.hpp"
 #include "simphant/dynamics/state.hpp"
 #include "simphant/scene/scene.hpp"
+#include "low_level_instance.hpp"
 #include "body_forces.hpp"
 #include "frame.hpp"
 
@@ -30,26 +31,7 @@ namespace {
 
 using nlohmann::json;
 
-/// One instance stepped with the low-level API.
-struct Instance {
-  Model model;
-  Data d;
-  std::vector<double> Y;
-  double t = 0;
-  explicit Instance(const json& scene) : model(compile_model(scene)), d(model), Y(model.ny()) {
-    initial_state(model, Y.data());
-    const AssemblyResult a = assemble(model, d, Y.data());
-    EXPECT_TRUE(a.ok) << "assembly residual " << a.position_residual;
-  }
-  void step(double dt) {
-    ASSERT_TRUE(rk4_step(model, d, t, Y.data(), nullptr, dt));
-    t += dt;
-  }
-  double energy() {
-    set_kinematics(model, d, Y.data());
-    return total_energy(model, d);
-  }
-};
+using test::Instance;
 
 /// A 2 kg block on a prismatic joint along world x, tied to the ground by a spring along
 /// x (rest length 0.5 m), started 0.2 m stretched; a second body swings on a revolute

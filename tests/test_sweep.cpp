@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "simphant/scene/scene.hpp"
+#include "sweep_scene.hpp"
 
 namespace simphant {
 namespace {
@@ -52,13 +53,7 @@ Scene parse(const json& d) { return parse_scene(d.dump(), "sweep.json"); }
 
 /// Expects parse_scene to throw SceneError at `path` with `fragment` in what().
 void expect_error(const json& d, const std::string& path, const std::string& fragment) {
-  try {
-    parse(d);
-    ADD_FAILURE() << "no SceneError; expected one at " << path;
-  } catch (const SceneError& e) {
-    EXPECT_EQ(e.path(), path) << e.what();
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what() << " lacks \"" << fragment << "\"";
-  }
+  test::expect_scene_error([&] { parse(d); }, path, fragment);
 }
 
 SweepSpec one_parameter(SweepMode mode, int n, std::uint64_t seed, SweepParameter p) {

@@ -17,6 +17,7 @@
 #include "simphant/job/shard.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/scene/sweep_detail.hpp"
+#include "sweep_scene.hpp"
 #include "temp_dir.hpp"
 
 namespace simphant {
@@ -37,26 +38,13 @@ void write_bytes(const fs::path& p, const std::string& bytes) {
 
 /// Writes the scene (with `sweep`) as dir()/name and loads it from there.
 Scene load(const json& sweep, const std::string& name = "scene.json") {
-  json d = json::parse(R"({
-    "gravity": [0, 0, -9.81],
-    "bodies": [{"name": "a", "mass": 1, "inertia": [0.1, 0.1, 0.1], "position": [0, 0, 0]},
-               {"name": "b", "mass": 2, "inertia": [0.1, 0.1, 0.1], "position": [1, 0, 0]}],
-    "joints": [],
-    "solver": {"dt": 0.001, "t_end": 0.01}
-  })");
-  d["sweep"] = sweep;
+  const json d = test::two_body_scene_with(sweep);
   write_bytes(dir() / name, d.dump());
   return load_scene((dir() / name).string());
 }
 
 void expect_error(const json& sweep, const std::string& path, const std::string& fragment) {
-  try {
-    load(sweep);
-    ADD_FAILURE() << "no SceneError; expected one at " << path;
-  } catch (const SceneError& e) {
-    EXPECT_EQ(e.path(), path) << e.what();
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what() << " lacks \"" << fragment << "\"";
-  }
+  test::expect_scene_error([&] { load(sweep); }, path, fragment);
 }
 
 const std::vector<std::string> kPaths = {"bodies.a.mass", "gravity[2]", "bodies.b.position[0]"};

@@ -9,34 +9,17 @@
 #include <gtest/gtest.h>
 
 #include "simphant/scene/scene.hpp"
+#include "sweep_scene.hpp"
 
 namespace simphant {
 namespace {
 
 using nlohmann::json;
 
-json scene_with(const json& sweep) {
-  json d = json::parse(R"({
-    "gravity": [0, 0, -9.81],
-    "bodies": [{"name": "a", "mass": 1, "inertia": [0.1, 0.1, 0.1], "position": [0, 0, 0]},
-               {"name": "b", "mass": 2, "inertia": [0.1, 0.1, 0.1], "position": [1, 0, 0]}],
-    "joints": [],
-    "solver": {"dt": 0.001, "t_end": 0.01}
-  })");
-  d["sweep"] = sweep;
-  return d;
-}
-
-Scene parse(const json& sweep) { return parse_scene(scene_with(sweep).dump(), "doe.json"); }
+Scene parse(const json& sweep) { return parse_scene(test::two_body_scene_with(sweep).dump(), "doe.json"); }
 
 void expect_error(const json& sweep, const std::string& path, const std::string& fragment) {
-  try {
-    parse(sweep);
-    ADD_FAILURE() << "no SceneError; expected one at " << path;
-  } catch (const SceneError& e) {
-    EXPECT_EQ(e.path(), path) << e.what();
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what() << " lacks \"" << fragment << "\"";
-  }
+  test::expect_scene_error([&] { parse(sweep); }, path, fragment);
 }
 
 json uniform01(const std::string& path) { return {{"path", path}, {"dist", "uniform"}, {"low", 0}, {"high", 1}}; }
