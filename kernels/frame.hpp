@@ -66,7 +66,7 @@ SP_HD T soa_energy(const ModelView<T>& mv, const T* y_in, int i, T& kinetic) {
                                           mv.param(p + 12, i), norm(Pj - Pi) - mv.param(p + 14, i));
     } else if (ft.type == 3) {
       const int bi = mv.joint_body[2 * ft.joint], bj = mv.joint_body[2 * ft.joint + 1];
-      const T theta = joint_angle(mv.frame(ft.joint, i), soa_body_kin(y_in, n, i, N, bi), soa_body_kin(y_in, n, i, N, bj));
+      const T theta = coordinate_angle_value(mv.frame(ft.joint, i), soa_body_kin(y_in, n, i, N, bi), soa_body_kin(y_in, n, i, N, bj));
       springs += characteristic_potential(LawParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n,
                                           mv.param(p + 12, i), theta - mv.param(p + 14, i));
     }

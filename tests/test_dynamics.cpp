@@ -12,6 +12,7 @@
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/forces.hpp"
+#include "simphant/joints/joint_coordinate.hpp"
 #include "simphant/dynamics/rk4.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/simulator.hpp"
@@ -153,7 +154,7 @@ TEST(Forces, RotationalSpringTorqueIsMinusGradientOfPotential) {
     const std::vector<double> Y = rotated(1.1);
     Data d(m);
     set_kinematics(m, d, Y.data());
-    EXPECT_NEAR(joint_angle(jt, d.kin[0], d.kin[1]), 1.1, 1e-12);
+    EXPECT_NEAR(coordinate_angle_value(jt.frame, d.kin[0], d.kin[1]), 1.1, 1e-12);
     compute_forces(m, d, 0.0, nullptr);
     const Vec3d T_B{d.Q[9], d.Q[10], d.Q[11]};
     const double tau = dot(axis_W, mul(d.kin[1].A, T_B));

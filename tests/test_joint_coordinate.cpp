@@ -2,7 +2,7 @@
 // differences of the value, the rate against the time derivative of the value, gamma
 // against finite differences of Phi_q qdot along a motion with zero generalised
 // acceleration (coord_ddot = -gamma there), at seeded random states and frames (the
-// joint's own constraints violated), either side on ground; the angle equals joint_angle;
+// joint's own constraints violated), either side on ground; the angle equals atan2((a_i x a_j) . v_i, a_i . a_j);
 // the driver row's wrap, Phi_dot and gamma.
 #include <gtest/gtest.h>
 
@@ -80,7 +80,12 @@ TEST_P(Coordinate, JacobianRateAndGammaMatchFiniteDifferences) {
     for (int c = 0; c < 12; ++c) r += R.jac[c] * qd[c];
     EXPECT_NEAR(R.rate, r, 1e-12);
     if (coord == JointCoordinate::Angle) {
-      EXPECT_NEAR(R.value, joint_angle(f, Bi, Bj), 1e-15);
+      // The same angle by the other form, atan2((a_i x a_j) . v_i, a_i . a_j).
+      const Vec3d a_i = mul(Bi.A, f.a_i), a_j = mul(Bj.A, f.a_j), v_i = mul(Bi.A, f.v_i);
+      EXPECT_NEAR(R.value, std::atan2(dot(cross(a_i, a_j), v_i), dot(a_i, a_j)), 1e-15);
+      EXPECT_EQ(R.value, coordinate_angle_value(f, Bi, Bj));
+    } else {
+      EXPECT_EQ(R.value, coordinate_slide_value(f, Bi, Bj));
     }
   }
   EXPECT_GE(used, 40);

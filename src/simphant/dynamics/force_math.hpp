@@ -7,6 +7,7 @@
 // Forces); the gyroscopic term is Q_v = -omega_B x (J omega_B) (the original formulation
 // prints the opposite sign; the torque-free and heavy-top tests decide it).
 #include "simphant/dynamics/motion_law.hpp"
+#include "simphant/joints/joint_coordinate.hpp"
 #include "simphant/joints/joint_math.hpp"
 #include "simphant/math/small.hpp"
 
@@ -143,16 +144,6 @@ SP_HD bool spring_damper_force(T stiffness, T damping, T rest, const Vec3<T>& P_
   return spring_damper_force(none, 0, stiffness, none, 0, damping, rest, P_i, V_i, P_j, V_j, F_on_i);
 }
 
-/// Relative rotation angle of body_j about the joint axis v_i, in (-pi, pi], zero where
-/// a_i = a_j: atan2((a_i x a_j) . v_i, a_i . a_j). Frames as JointFrame (B coordinates).
-template <class T>
-SP_HD T joint_angle(const JointFrame<T>& f, const BodyKin<T>& Bi, const BodyKin<T>& Bj) {
-  const Vec3<T> v_i = mul(Bi.A, f.v_i);
-  const Vec3<T> a_i = mul(Bi.A, f.a_i);
-  const Vec3<T> a_j = mul(Bj.A, f.a_j);
-  return std::atan2(dot(cross(a_i, a_j), v_i), dot(a_i, a_j));
-}
-
 /// Torque [N m] of a rotational spring-damper about a joint's axis v_i (W): applied
 /// +tau v_i to body_j and -tau v_i to body_i, tau = -F_k(theta - rest) - F_c(theta_dot),
 /// F_k, F_c the characteristics (characteristic_force: k q, c q or the tables).
@@ -160,7 +151,7 @@ template <class T, class PK, class PC>
 SP_HD T rotational_spring_torque(const PK& ktab, int nk, T stiffness, const PC& ctab, int nc, T damping, T rest,
                                  const JointFrame<T>& f, const BodyKin<T>& Bi, const BodyKin<T>& Bj, Vec3<T>& v_i_W) {
   v_i_W = mul(Bi.A, f.v_i);
-  const T theta = joint_angle(f, Bi, Bj);
+  const T theta = coordinate_angle_value(f, Bi, Bj);
   const T theta_dot = dot(Bj.omega_W - Bi.omega_W, v_i_W);
   return -characteristic_force(ktab, nk, stiffness, theta - rest) - characteristic_force(ctab, nc, damping, theta_dot);
 }

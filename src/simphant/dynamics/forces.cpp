@@ -38,10 +38,6 @@ double law_value(const Model& model, int law, double t) {
 
 }  // namespace
 
-double joint_angle(const Joint& joint, const BodyKin<double>& Bi, const BodyKin<double>& Bj) {
-  return joint_angle(joint.frame, Bi, Bj);
-}
-
 void compute_forces(const Model& model, Data& d, double t, const double* inputs) {
   Eigen::VectorXd& Q = d.Q;
   Q.setZero();
@@ -125,7 +121,7 @@ double spring_potential(const Model& model, const Data& d) {
                                     norm(Pj - Pi) - f.rest);
     } else if (f.type == ForceType::RotationalSpringDamper) {
       const Joint& jt = model.joints[f.joint];
-      const double theta = joint_angle(jt.frame, side_kin(d, jt.body_i), side_kin(d, jt.body_j));
+      const double theta = coordinate_angle_value(jt.frame, side_kin(d, jt.body_i), side_kin(d, jt.body_j));
       V += characteristic_potential(table_params(f.stiffness_table), f.stiffness_table.n(), f.stiffness,
                                     theta - f.rest);
     }

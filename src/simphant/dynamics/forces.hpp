@@ -11,10 +11,6 @@ namespace simphant {
 /// inputs: (model.n_inputs) actuator values, or nullptr for the models' defaults.
 void compute_forces(const Model& model, Data& d, double t, const double* inputs);
 
-/// Relative rotation angle of body_j about joint axis v_i, in (-pi, pi], zero at the
-/// initial configuration (where a_i = a_j): atan2((a_i x a_j) . v_i, a_i . a_j).
-double joint_angle(const Joint& joint, const BodyKin<double>& Bi, const BodyKin<double>& Bj);
-
 /// Potential energy of the springs [J] at the kinematics in d.kin.
 double spring_potential(const Model& model, const Data& d);
 

@@ -66,17 +66,12 @@ SP_HD void bearing_loads_from_joint_loads(const T* loads6, T* out4) {
 
 /// The joint coordinate of the reductions (docs/solver.md, "Reductions over time"):
 /// revolute and cylindrical: the angle of body_j about v_i from a_i to a_j, (-pi, pi]
-/// [rad] (joint_angle, force_math.hpp); prismatic: the slide (P_j - P_i) . v_i [m];
-/// every other type NaN.
+/// [rad]; prismatic: the slide (P_j - P_i) . v_i [m] (coordinate_angle_value,
+/// coordinate_slide_value in joints/joint_coordinate.hpp); every other type NaN.
 template <class T>
 SP_HD T joint_coordinate(JointType type, const JointFrame<T>& f, const BodyKin<T>& Bi, const BodyKin<T>& Bj) {
-  if (type == JointType::Revolute || type == JointType::Cylindrical) return joint_angle(f, Bi, Bj);
-  if (type == JointType::Prismatic) {
-    const Vec3<T> v_i = mul(Bi.A, f.v_i);
-    const Vec3<T> P_i = Bi.r + mul(Bi.A, f.u_i);
-    const Vec3<T> P_j = Bj.r + mul(Bj.A, f.u_j);
-    return dot(P_j - P_i, v_i);
-  }
+  if (type == JointType::Revolute || type == JointType::Cylindrical) return coordinate_angle_value(f, Bi, Bj);
+  if (type == JointType::Prismatic) return coordinate_slide_value(f, Bi, Bj);
   return T(NAN);
 }
 

@@ -50,9 +50,26 @@ SP_HD T row_times_qdot(const T* row, const BodyKin<T>& Bi, const BodyKin<T>& Bj)
 
 }  // namespace detail
 
-/// The angle theta = atan2(y, x), x = a_i . a_j, y = b_i . a_j (the same angle as
-/// joint_angle in dynamics/force_math.hpp: b_i = v_i x a_i, so y = (a_i x a_j) . v_i), in
-/// (-pi, pi]. With every triad vector moving as e' = w x e (w in W):
+/// The angle of body_j about v_i from a_i to a_j, theta = atan2(b_i . a_j, a_i . a_j) in
+/// (-pi, pi] [rad] (b_i = v_i x a_i, so b_i . a_j = (a_i x a_j) . v_i), zero where
+/// a_i = a_j: the value of coordinate_angle without its row, for the rotational
+/// spring-damper, the frames and the reductions.
+template <class T>
+SP_HD T coordinate_angle_value(const JointFrame<T>& f, const BodyKin<T>& Bi, const BodyKin<T>& Bj) {
+  const Vec3<T> a_i = mul(Bi.A, f.a_i), b_i = mul(Bi.A, f.b_i), a_j = mul(Bj.A, f.a_j);
+  return std::atan2(dot(b_i, a_j), dot(a_i, a_j));
+}
+
+/// The slide z = d . v_i [m], d = (r_j + A_j u_j) - (r_i + A_i u_i) the anchor-to-anchor
+/// vector: the value of coordinate_slide without its row.
+template <class T>
+SP_HD T coordinate_slide_value(const JointFrame<T>& f, const BodyKin<T>& Bi, const BodyKin<T>& Bj) {
+  const Vec3<T> P_i = Bi.r + mul(Bi.A, f.u_i), P_j = Bj.r + mul(Bj.A, f.u_j);
+  return dot(P_j - P_i, mul(Bi.A, f.v_i));
+}
+
+/// The angle theta = atan2(y, x), x = a_i . a_j, y = b_i . a_j (coordinate_angle_value),
+/// in (-pi, pi]. With every triad vector moving as e' = w x e (w in W):
 ///   theta_dot = G . (w_j - w_i),  G = ((y a_i - x b_i) x a_j) / (x^2 + y^2),
 /// which is v_i where the joint's axis constraints hold; the Jacobian's rotational blocks
 /// are -A_i^T G and A_j^T G, translations zero, and gamma = -G' . (w_j - w_i) (the terms

@@ -1,6 +1,7 @@
 #include "simphant/sim/joint_coordinates.hpp"
 
 #include "simphant/dynamics/force_math.hpp"
+#include "simphant/joints/joint_coordinate.hpp"
 #include "simphant/dynamics/state.hpp"
 
 namespace simphant {
@@ -13,13 +14,13 @@ void dae_joint_coordinates(const Model& model, const double* Y, double* q, doubl
     const JointFrame<double>& f = jt.frame;
     const Vec3d v = mul(Bi.A, f.v_i);
     if (jt.type == JointType::Revolute) {
-      q[k] = joint_angle(f, Bi, Bj);
+      q[k] = coordinate_angle_value(f, Bi, Bj);
       qd[k] = dot(Bj.omega_W - Bi.omega_W, v);
     } else {
       Vec3d Pi, Vi, Pj, Vj;
       body_point_state(Bi, f.u_i, Pi, Vi);
       body_point_state(Bj, f.u_j, Pj, Vj);
-      q[k] = dot(Pj - Pi, v);
+      q[k] = coordinate_slide_value(f, Bi, Bj);
       qd[k] = dot(Vj - Vi, v);
     }
   }

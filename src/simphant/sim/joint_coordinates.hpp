@@ -8,10 +8,10 @@ namespace simphant {
 
 /// From the DAE state Y (13N, dynamics/state.hpp) of a robot model (model.robot set):
 /// q[k], qd[k] for each joint k (n = model.n_joints() entries each).
-///  revolute : q = joint_angle (dynamics/force_math.hpp: the rotation from a_i to a_j
+///  revolute : q = coordinate_angle_value (joints/joint_coordinate.hpp: the rotation from a_i to a_j
 ///             about v_i), in (-pi, pi] -- wrapped, unlike the reduced backend's
 ///             integrated q; qd = (omega_j - omega_i) . v_i [rad/s]
-///  prismatic: q = (P_j - P_i) . v_i with P the anchors r + A u [m];
+///  prismatic: q = (P_j - P_i) . v_i with P the anchors r + A u [m] (coordinate_slide_value);
 ///             qd = (dP_j/dt - dP_i/dt) . v_i [m/s] (exact while the joint holds)
 void dae_joint_coordinates(const Model& model, const double* Y, double* q, double* qd);
 
