@@ -264,3 +264,14 @@ def test_jobs_per_token_limit(server, examples):
         assert bob.delete(f"/jobs/{jid}").status_code == 200
         assert bob.get(f"/jobs/{jid}").status_code == 404
         assert not (server.data / "jobs" / jid).exists()
+
+
+def test_a_bundle_of_too_many_entries_is_refused(cli, examples, tmp_path):
+    from simphant.serve.bundle import MAX_ENTRIES
+    server = Server(cli, tmp_path).start(via="python")  # the default upload limit: the zip is about 1 MB
+    with server.client() as c:
+        body = _bad(c, 400, files={"scene": ("s.json", json.dumps(pendulum(examples))),
+                                   "bundle": ("b.zip", _zip([(f"f{k}", b"", 0o100644) for k in range(MAX_ENTRIES + 1)]))})
+        assert f"more than {MAX_ENTRIES}" in body["detail"]
+    server.stop()
+    assert list((server.data / "jobs").iterdir()) == []  # nothing left of the refused job
