@@ -154,3 +154,25 @@ def test_with_a_ray_address_a_job_runs_as_a_sharded_sweep(cli, examples, tmp_pat
         assert "time" in compared and len(compared) > 5
     finally:
         server.stop()
+
+
+def test_a_successful_job_serves_its_report(cli, examples, tmp_path):
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("scipy")
+    pytest.importorskip("SALib")
+    server = Server(cli, tmp_path, report=True).start(via="cli")
+    try:
+        with server.client() as c:
+            jid = c.post("/jobs", json={"scene": pendulum(examples), "options": {"instances": 8, "t_end": 0.5}})
+            info = wait_final(c, jid.json()["jobID"], timeout=300)
+            assert info["status"] == "successful" and info["message"] == "", info
+            links = {link["title"]: link for link in c.get(f"/jobs/{info['jobID']}/results").json()["links"]}
+            assert "report/report.html" in links and "report/report.json" in links
+            r = c.get(links["report/report.html"]["href"])
+            assert r.status_code == 200 and r.headers["content-type"].startswith("text/html") and b"<html" in r.content
+            report = c.get(links["report/report.json"]["href"]).json()
+            assert report  # the report's numbers, as `simphant report` writes them
+            assert c.get(f"/jobs/{info['jobID']}/results/report/%2e%2e/out.h5").status_code == 404  # ".." reaches the server
+            assert c.get(f"/jobs/{info['jobID']}/results/run.json").status_code == 404
+    finally:
+        server.stop()
