@@ -100,6 +100,23 @@ def test_a_killed_service_resumes_its_running_job_and_keeps_the_queue(cli, examp
         server.stop()
 
 
+def test_a_stopped_service_leaves_its_job_running_and_resumes_it(cli, examples, tmp_path):
+    server = Server(cli, tmp_path).start(via="cli")
+    with server.client() as c:
+        jid = c.post("/jobs", json={"scene": pendulum(examples), "options": LONG}).json()["jobID"]
+        wait_for(lambda: c.get(f"/jobs/{jid}").json()["steps_done"] > 0, what="progress")
+    assert server.stop() == 143
+    server.start(via="cli")
+    try:
+        with server.client() as c:
+            info = wait_final(c, jid)
+            assert info["status"] == "successful" and info["attempts"] == 2, info
+            ref = reference(cli, server, c, jid, tmp_path)
+        assert assert_same_file(ref, server.data / "jobs" / jid / "out.h5") > 5
+    finally:
+        server.stop()
+
+
 def test_a_killed_run_is_resumed_then_failed_with_the_reason(cli, examples, tmp_path):
     server = Server(cli, tmp_path, max_attempts=2).start(via="cli")
     try:

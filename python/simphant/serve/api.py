@@ -173,7 +173,10 @@ async def submit_job(request: Request, token: TokenInfo = Depends(current_token)
         raise ApiError(415, f"Content-Type {ctype or '(none)'!r}: send application/json or multipart/form-data")
     job_id = uuid.uuid4().hex
     folder = os.path.join(config.jobs_dir, job_id)
-    os.makedirs(folder)
+    try:
+        os.makedirs(folder)
+    except OSError as e:
+        raise ApiError(507, f"the job's folder cannot be made: {e.strerror}") from None
     try:
         try:
             if ctype == "application/json":
@@ -225,6 +228,9 @@ async def submit_job(request: Request, token: TokenInfo = Depends(current_token)
         if not store.insert_if_below(job_id, token.name, options, max_active):
             raise ApiError(429, f"{token.name} has {max_active} unfinished jobs, the limit (max_jobs); wait for one "
                            "to finish or dismiss one", headers={"Retry-After": "10"})
+    except OSError as e:  # a full disk, a quota: the request is fine, the service cannot keep it
+        shutil.rmtree(folder, ignore_errors=True)
+        raise ApiError(507, f"the job's files cannot be written: {e.strerror or e}") from None
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
