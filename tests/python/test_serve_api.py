@@ -137,6 +137,15 @@ def test_bad_input_is_a_clear_4xx(server, examples):
         bad = json.loads(json.dumps(scene))
         bad["joints"][0]["body_j"] = "nobody"
         assert _bad(c, 422, json={"scene": bad})["path"].startswith("/joints/0")
+        deep = "[" * 50000 + "]" * 50000  # deeper than json.loads recurses
+        assert "deeply" in _bad(c, 400, content=b'{"scene": ' + deep.encode() + b"}",
+                                headers={"content-type": "application/json"})["detail"]
+        assert _bad(c, 422, json={"scene": "{\"a\": " + deep + "}"})["path"] == "/scene"
+        # multipart: options not JSON, no scene, an unknown field
+        assert _bad(c, 400, files={"scene": ("s.json", json.dumps(scene))}, data={"options": "{"})["path"] == "/options"
+        assert _bad(c, 422, files={"bundle": ("b.zip", b"")})["path"] == "/scene"
+        assert _bad(c, 422, files={"scene": ("s.json", json.dumps(scene)), "extra": ("x", b"")})["path"] == "/extra"
+        assert _bad(c, 422, files={"scene": ("s.json", "[1, 2]")})["path"] == "/scene"
         # limits: instances, instance-steps
         assert "max_instances" in _bad(c, 403, json={"scene": scene, "options": {"instances": 1001}})["detail"]
         assert "max_steps" in _bad(c, 403, json={"scene": scene, "options": {"instances": 1000, "t_end": 10}})["detail"]

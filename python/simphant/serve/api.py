@@ -95,6 +95,8 @@ async def _read_json(request: Request) -> Tuple[Any, Dict[str, Any]]:
         doc = json.loads(raw)
     except ValueError as e:
         raise ApiError(400, f"the request body is not JSON: {e}") from None
+    except RecursionError:
+        raise ApiError(400, "the request body is nested too deeply") from None
     if not isinstance(doc, dict):
         raise ApiError(422, "the request body must be an object {\"scene\": ..., \"options\": {...}}", "/")
     extra = sorted(set(doc) - {"scene", "options"})
@@ -134,6 +136,8 @@ async def _read_multipart(request: Request, folder: str, budget: int) -> Tuple[A
                 options = json.loads(text)
             except ValueError as e:
                 raise ApiError(400, f"/options: not JSON: {e}", "/options") from None
+            except RecursionError:
+                raise ApiError(400, "/options: nested too deeply", "/options") from None
             if not isinstance(options, dict):
                 raise ApiError(422, "/options: expected an object", "/options")
         written = 0
@@ -197,6 +201,8 @@ async def submit_job(request: Request, token: TokenInfo = Depends(current_token)
                 scene = json.loads(text)
             except ValueError as e:
                 raise ApiError(422, f"/scene: not JSON: {e}", "/scene") from None
+            except RecursionError:
+                raise ApiError(422, "/scene: nested too deeply", "/scene") from None
         else:
             text = json.dumps(scene, indent=1)
         if not isinstance(scene, dict):
