@@ -141,6 +141,10 @@ def test_bad_input_is_a_clear_4xx(server, examples):
         assert "deeply" in _bad(c, 400, content=b'{"scene": ' + deep.encode() + b"}",
                                 headers={"content-type": "application/json"})["detail"]
         assert _bad(c, 422, json={"scene": "{\"a\": " + deep + "}"})["path"] == "/scene"
+        bad = json.loads(json.dumps(scene))  # a sweep that samples an invalid instance
+        bad["sweep"]["parameters"] = [{"path": "bodies.rod.mass", "dist": "uniform", "low": -2.0, "high": -1.0}]
+        body = _bad(c, 422, json={"scene": bad})
+        assert "mass" in body["detail"], body
         # multipart: options not JSON, no scene, an unknown field
         assert _bad(c, 400, files={"scene": ("s.json", json.dumps(scene))}, data={"options": "{"})["path"] == "/options"
         assert _bad(c, 422, files={"bundle": ("b.zip", b"")})["path"] == "/scene"

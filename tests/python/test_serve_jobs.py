@@ -155,6 +155,8 @@ def test_with_a_ray_address_a_job_runs_as_a_sharded_sweep(cli, examples, tmp_pat
                                                                        "run.log").read_text()[-2000:])
             assert len(info["summary"]["shard_files"]) >= 1
             text = c.get(f"/jobs/{jid['jobID']}/results/scene.json").text
+            r = c.post("/jobs", json={"scene": pendulum(examples), "options": {"frames": "none"}})
+            assert r.status_code == 422 and r.json()["path"] == "/options/frames"
             served = tmp_path / "served.h5"
             served.write_bytes(c.get(f"/jobs/{jid['jobID']}/results/out.h5").content)
         ref = cli_run(cli, text, tmp_path / "reference", "--instances", "8", "--t-end", "0.2")

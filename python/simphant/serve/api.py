@@ -31,6 +31,8 @@ from .store import FINAL_STATES, QUEUED, RUNNING
 router = APIRouter(tags=["jobs"])
 
 PROCESS_ID = "simphant-run"
+#: The options a Ray sweep (python -m simphant.distributed) takes.
+RAY_OPTIONS = {"instances", "dt", "t_end", "seed", "solver"}
 #: Result files a job's folder may hold, besides report/ (docs/service.md, "Results").
 RESULT_FILES = {"out.h5": "application/x-hdf5", "summary.json": "application/json", "scene.json": "application/json",
                 "run.log": "text/plain"}
@@ -160,9 +162,17 @@ def _scene_error_path(message: str) -> Optional[str]:
 
 
 def _validate_scene(path: str):
-    """simphant.load_scene on the written file: ValueError with the validator's message."""
+    """The checks of `simphant check` on the written file: simphant.load_scene (the
+    scene validator), every sampled instance of the sweep validated and the base model
+    assembled (Scene.check). ValueError with the validator's message, or when the base
+    model does not assemble."""
     from .. import load_scene
-    return load_scene(path)
+    sc = load_scene(path)
+    report = sc.check()
+    if not report.get("assembly_ok", True):
+        raise ValueError(f"the base model does not assemble (max |Phi| = {report.get('assembly_residual')}); "
+                         "`simphant check` shows the constraint analysis")
+    return sc
 
 
 @router.post("/jobs", status_code=201, summary="Submit a job (a scene and run options)", openapi_extra=_SUBMIT_DOC,
@@ -195,6 +205,12 @@ async def submit_job(request: Request, token: TokenInfo = Depends(current_token)
             errs = e.errors()
             p = json_path(("options", *errs[0]["loc"]))
             raise ApiError(422, f"{p}: {errs[0]['msg']}", p) from None
+        if config.ray_address:
+            extra = sorted(set(opts.model_dump(exclude_none=True)) - RAY_OPTIONS - {"backend", "precision"})
+            if extra:
+                raise ApiError(422, f"/options/{extra[0]}: not available for jobs run as Ray sweeps (ray_address); "
+                               f"those take {', '.join(sorted(RAY_OPTIONS | {'backend', 'precision'}))}",
+                               f"/options/{extra[0]}")
         if isinstance(scene, str):
             text = scene
             try:
