@@ -121,7 +121,8 @@ def _bad(c, expect, **kw):
 def test_bad_input_is_a_clear_4xx(server, examples):
     scene = pendulum(examples)
     with server.client() as c:
-        assert "not JSON" in _bad(c, 400, content=b"{\"scene\": ", headers={"content-type": "application/json"})["detail"]
+        json_type = {"content-type": "application/json"}
+        assert "not JSON" in _bad(c, 400, content=b"{\"scene\": ", headers=json_type)["detail"]
         _bad(c, 415, content=b"scene", headers={"content-type": "text/plain"})
         assert _bad(c, 422, json={"options": {}})["path"] == "/scene"
         assert _bad(c, 422, json={"scene": scene, "bogus": 1})["path"] == "/bogus"
@@ -251,7 +252,8 @@ def test_oversize_uploads_are_refused_without_reading_them(server):
         for _ in range(16384):
             yield b"%x\r\n%s\r\n" % (len(chunk), chunk)
     answer = _raw_post(server, b"POST /jobs HTTP/1.1\r\nHost: x\r\n" + auth +
-                       b"Content-Type: multipart/form-data; boundary=zz\r\nTransfer-Encoding: chunked\r\n\r\n", frames())
+                       b"Content-Type: multipart/form-data; boundary=zz\r\nTransfer-Encoding: chunked\r\n\r\n",
+                       frames())
     assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
     with server.client() as c:  # the server is still there
         assert c.get("/jobs").status_code == 200
@@ -283,8 +285,8 @@ def test_a_bundle_of_too_many_entries_is_refused(cli, examples, tmp_path):
     from simphant.serve.bundle import MAX_ENTRIES
     server = Server(cli, tmp_path).start(via="python")  # the default upload limit: the zip is about 1 MB
     with server.client() as c:
-        body = _bad(c, 400, files={"scene": ("s.json", json.dumps(pendulum(examples))),
-                                   "bundle": ("b.zip", _zip([(f"f{k}", b"", 0o100644) for k in range(MAX_ENTRIES + 1)]))})
+        many = _zip([(f"f{k}", b"", 0o100644) for k in range(MAX_ENTRIES + 1)])
+        body = _bad(c, 400, files={"scene": ("s.json", json.dumps(pendulum(examples))), "bundle": ("b.zip", many)})
         assert f"more than {MAX_ENTRIES}" in body["detail"]
     server.stop()
     assert list((server.data / "jobs").iterdir()) == []  # nothing left of the refused job

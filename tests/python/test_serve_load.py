@@ -93,7 +93,8 @@ def test_200_jobs_from_20_clients(cli, examples, tmp_path):
             assert assert_same_file(refs[k], folder / "out.h5") > 5
         lat = np.array(latencies)
         p50, p90, p99 = np.percentile(lat, [50, 90, 99])
-        print(f"\nload: {n_jobs} jobs, {CLIENTS} clients, 2 workers: {(n_jobs - warm) / wall:.1f} jobs/s after warm-up; "
+        print(f"\nload: {n_jobs} jobs, {CLIENTS} clients, 2 workers: {(n_jobs - warm) / wall:.1f} jobs/s after "
+              "warm-up; "
               f"latency submit->final p50 {p50:.2f} s, p90 {p90:.2f} s, p99 {p99:.2f} s, max {lat.max():.2f} s; "
               f"server RSS {rss_warm / 1024:.1f} MiB after {warm} jobs, {rss_end / 1024:.1f} MiB after {n_jobs}")
         assert rss_end - rss_warm < RSS_GROWTH_KIB, (rss_warm, rss_end)

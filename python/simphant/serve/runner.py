@@ -5,7 +5,8 @@ checkpoints, reading its progress lines (docs/service.md, "Queue").
 A job's process runs in its own session (a Ctrl-C of the service does not reach it),
 under `setpriv --pdeathsig TERM` where util-linux has it (a service killed with SIGKILL
 stops its runs, which store their state in their output for the restarted service to
-resume; without setpriv such a run goes on and the restarted service stops it), writes stdout (the --json summary) to <job>/run.json and stderr to <job>/run.log, which
+resume; without setpriv such a run goes on and the restarted service stops it), writes
+stdout (the --json summary) to <job>/run.json and stderr to <job>/run.log, which
 the worker follows for progress. Outcomes:
 
 - exit 0: successful (summary from run.json; `simphant report` into <job>/report/ when
@@ -32,7 +33,7 @@ import time
 from typing import Any, Dict, List, Optional
 
 from .config import ServeConfig
-from .store import DISMISSED, FAILED, RUNNING, SUCCESSFUL, JobStore
+from .store import DISMISSED, FAILED, SUCCESSFUL, JobStore
 
 log = logging.getLogger("simphant.serve")
 
@@ -218,8 +219,8 @@ class WorkerPool:
 
     def _run(self, job: Dict[str, Any], device: Optional[str] = None) -> None:
         jid, folder = job["id"], self.job_dir(job["id"])
-        resume = bool(job["resume"]) and not self.config.ray_address and (
-            os.path.exists(os.path.join(folder, "out.h5")) or os.path.exists(os.path.join(folder, ".out.h5.checkpoint.h5")))
+        resume = bool(job["resume"]) and not self.config.ray_address and any(
+            os.path.exists(os.path.join(folder, name)) for name in ("out.h5", ".out.h5.checkpoint.h5"))
         rc = self._spawn(job, self._command(job, resume), device)
         if rc is None:
             return

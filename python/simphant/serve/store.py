@@ -103,8 +103,8 @@ class JobStore:
                 if n >= max_active:
                     self._db.execute("ROLLBACK")
                     return False
-                self._db.execute("INSERT INTO jobs (id, owner, state, options, created, updated) VALUES (?, ?, ?, ?, ?, ?)",
-                                 (job_id, owner, QUEUED, json.dumps(options), now, now))
+                self._db.execute("INSERT INTO jobs (id, owner, state, options, created, updated) "
+                                 "VALUES (?, ?, ?, ?, ?, ?)", (job_id, owner, QUEUED, json.dumps(options), now, now))
                 self._db.execute("COMMIT")
                 return True
             except BaseException:
