@@ -47,7 +47,7 @@ def test_a_job_runs_and_its_results_equal_the_cli_run(server, examples, cli, tmp
         assert states[-1] == "successful" and progress == sorted(progress) and progress[-1] == 100
         info = c.get(f"/jobs/{job['jobID']}").json()
         assert info["summary"]["instances"] == 4 and info["summary"]["instances_ok"] == 4
-        assert info["steps_total"] == 200 and info["finished"] is not None
+        assert info["steps_total"] == info["steps_done"] == 200 and info["finished"] is not None
         links = {link["title"]: link for link in c.get(f"/jobs/{job['jobID']}/results").json()["links"]}
         assert {"out.h5", "summary.json", "scene.json"} <= set(links)
         out = tmp_path / "served.h5"
@@ -57,6 +57,12 @@ def test_a_job_runs_and_its_results_equal_the_cli_run(server, examples, cli, tmp
         scene_text = c.get(links["scene.json"]["href"]).text
         listed = [j["jobID"] for j in c.get("/jobs").json()["jobs"]]
         assert job["jobID"] in listed
+        assert job["jobID"] in [j["jobID"] for j in c.get("/jobs", params={"status": "successful"}).json()["jobs"]]
+        others = c.get("/jobs", params={"status": ["queued", "failed"]}).json()["jobs"]
+        assert job["jobID"] not in [j["jobID"] for j in others]
+        assert len(c.get("/jobs", params={"limit": 1}).json()["jobs"]) == 1
+        assert c.get("/jobs", params={"status": "done"}).status_code == 422
+        assert c.get("/jobs", params={"limit": 0}).json()["path"] == "/query/limit"
     ref = cli_run(cli, scene_text, tmp_path / "cli", "--instances", "4", "--t-end", "0.2")
     assert assert_same_file(ref, out) > 5
 

@@ -13,9 +13,9 @@ import math
 import os
 import shutil
 import uuid
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Literal, Optional, Tuple
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
@@ -260,9 +260,14 @@ async def submit_job(request: Request, token: TokenInfo = Depends(current_token)
     return JSONResponse(status_info(store.get(job_id)), status_code=201, headers={"Location": f"/jobs/{job_id}"})
 
 
+JobState = Literal["queued", "running", "successful", "failed", "dismissed"]
+
+
 @router.get("/jobs", summary="The caller's jobs, newest first")
-def list_jobs(request: Request, token: TokenInfo = Depends(current_token)) -> Dict[str, Any]:
-    jobs = request.app.state.store.list(token.name)
+def list_jobs(request: Request, token: TokenInfo = Depends(current_token),
+              status: Optional[List[JobState]] = Query(None, description="only jobs in these states"),
+              limit: int = Query(1000, ge=1, le=10000, description="at most this many")) -> Dict[str, Any]:
+    jobs = request.app.state.store.list(token.name, limit, status)
     return {"jobs": [status_info(j, with_summary=False) for j in jobs],
             "links": [{"href": "/jobs", "rel": "self", "type": "application/json"}]}
 

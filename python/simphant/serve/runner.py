@@ -211,7 +211,7 @@ class WorkerPool:
                 if o.get(key) is not None:
                     cmd += [flag, repr(o[key]) if isinstance(o[key], float) else str(o[key])]
             return cmd
-        common = ["--json", "--progress-interval", "0.5", "--checkpoint-every", str(self.config.checkpoint_every),
+        common = ["--json", "--progress-interval", "0.25", "--checkpoint-every", str(self.config.checkpoint_every),
                   "--threads", str(self.config.threads)]
         if resume:
             return [self.cli, "run", "--resume", "out.h5", *common]
@@ -303,8 +303,10 @@ class WorkerPool:
             message = ""
             if self.config.report and not self.config.ray_address:
                 message = self._report(folder)
+            steps = (summary or {}).get("steps")
+            done = {"steps_done": steps, "steps_total": steps} if isinstance(steps, int) else {}
             self.store.update(jid, state=SUCCESSFUL, pid=None, exit_code=0, summary=summary, progress=1.0, eta_s=0.0,
-                              message=message)
+                              message=message, **done)
             return
         if rc < 0 or rc > 128:
             sig = -rc if rc < 0 else rc - 128
