@@ -106,6 +106,23 @@ def test_tokens_see_only_their_own_jobs(server, examples):
         assert anon.get("/openapi.json").status_code == 200
 
 
+def test_ogc_process_description_and_execution(server, examples):
+    with server.client() as c:
+        conforms = c.get("/conformance").json()["conformsTo"]
+        assert "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/core" in conforms
+        assert [p["id"] for p in c.get("/processes").json()["processes"]] == ["simphant-run"]
+        d = c.get("/processes/simphant-run").json()
+        assert {"scene", "options"} <= set(d["inputs"]) and "out.h5" in d["outputs"]
+        assert "instances" in d["inputs"]["options"]["schema"]["properties"]
+        assert c.get("/processes/other").status_code == 404
+        r = c.post("/processes/simphant-run/execution", json={"scene": pendulum(examples), "options": SMALL})
+        assert r.status_code == 201 and r.headers["location"] == f"/jobs/{r.json()['jobID']}"
+        assert wait_final(c, r.json()["jobID"])["status"] == "successful"
+        assert c.post("/processes/other/execution", json={"scene": {}}).status_code == 404
+    with server.client(None) as anon:
+        assert anon.get("/processes").status_code == 401
+
+
 def test_openapi_lists_every_route(server):
     doc = httpx.get(server.url + "/openapi.json").json()
     paths = doc["paths"]
