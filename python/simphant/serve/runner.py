@@ -157,8 +157,9 @@ class WorkerPool:
         for p in procs:
             _signal(p, signal.SIGTERM)
         self.notify()
+        end = time.monotonic() + timeout
         for t in self._threads:
-            t.join(timeout)
+            t.join(max(0.0, end - time.monotonic()))
 
     def notify(self) -> None:
         with self._wake:
@@ -286,7 +287,10 @@ class WorkerPool:
                         break
                 if done:
                     return
-                time.sleep(0.2)
+                try:
+                    p.wait(0.2)  # returns at the exit, else after 0.2 s for the next progress line
+                except subprocess.TimeoutExpired:
+                    pass
 
     def _finish(self, job: Dict[str, Any], rc: int) -> None:
         jid, folder = job["id"], self.job_dir(job["id"])
