@@ -53,26 +53,33 @@ def _serve(cli, *args, timeout=60):
     return subprocess.run([cli, "serve", *args], capture_output=True, text=True, timeout=timeout)
 
 
+def test_exit_codes_of_serve_main(tmp_path, capsys):
+    from simphant.serve.__main__ import main
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"limits": {"max_steps": -5}}))
+    assert main(["--config", str(bad)]) == 2 and "limits.max_steps" in capsys.readouterr().err
+    (tmp_path / "notjson.json").write_text("{")
+    assert main(["--config", str(tmp_path / "notjson.json")]) == 2 and "not JSON" in capsys.readouterr().err
+    assert main(["--config", str(tmp_path / "missing.json")]) == 2 and "missing.json" in capsys.readouterr().err
+    assert main(["--no-such-flag"]) == 2
+    assert main(["--port", "70000"]) == 2 and "--port" in capsys.readouterr().err
+    assert main(["--workers", "-1"]) == 2 and "--workers" in capsys.readouterr().err
+    assert main(["--help"]) == 0 and "--config" in capsys.readouterr().out
+    store = JobStore(str(tmp_path / "data" / "jobs.sqlite"))  # the database held by another service
+    try:
+        assert main(["--data", str(tmp_path / "data"), "--port", "0"]) == 3
+        assert "used by another simphant serve" in capsys.readouterr().err
+    finally:
+        store.close()
+
+
 def test_exit_codes_of_simphant_serve(cli, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"limits": {"max_steps": -5}}))
     r = _serve(cli, "--config", str(bad))
     assert r.returncode == 2 and "limits.max_steps" in r.stderr
-    (tmp_path / "notjson.json").write_text("{")
-    r = _serve(cli, "--config", str(tmp_path / "notjson.json"))
-    assert r.returncode == 2 and "not JSON" in r.stderr
-    r = _serve(cli, "--config", str(tmp_path / "missing.json"))
-    assert r.returncode == 2 and "missing.json" in r.stderr
-    assert _serve(cli, "--no-such-flag").returncode == 2
     r = _serve(cli, "--help")
     assert r.returncode == 0 and "--config" in r.stdout
-    # the database held by another service
-    store = JobStore(str(tmp_path / "data" / "jobs.sqlite"))
-    try:
-        r = _serve(cli, "--data", str(tmp_path / "data"), "--port", "0")
-        assert r.returncode == 3 and "used by another simphant serve" in r.stderr
-    finally:
-        store.close()
     # a port in use
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
