@@ -112,6 +112,28 @@ if ! python3 -c 'import ray' >/dev/null 2>&1; then
     python3 -m pip install --break-system-packages 'ray>=2.9' ||
     echo "setup: warning: ray not installed for $(command -v python3); the Ray sweep test will skip (fail under CI)"
 fi
+# FastAPI, uvicorn, python-multipart for the simulation service `simphant serve`, and
+# httpx for its tests (docs/service.md, tests/python/test_serve_*.py). Only the service
+# needs them: a failure here warns and does not stop the build.
+if ! python3 -c 'import fastapi, uvicorn, multipart, httpx' >/dev/null 2>&1; then
+  echo "setup: installing fastapi, uvicorn, python-multipart, httpx"
+  python3 -m pip install fastapi uvicorn python-multipart httpx ||
+    python3 -m pip install --break-system-packages fastapi uvicorn python-multipart httpx ||
+    echo "setup: warning: the service's packages are not installed for $(command -v python3); simphant serve and its tests will not run"
+fi
+# The web pages' tests run a real browser (Debian's chromium, driven by Playwright for
+# Python with executable_path=/usr/bin/chromium; Playwright's own browsers are never
+# downloaded) and the pages use three.js from Debian's libjs-three, served by the service.
+# Test-time only for chromium and playwright: those tests skip with the reason without them.
+for p in chromium libjs-three; do
+  dpkg -s "$p" >/dev/null 2>&1 || apt_install "$p" || echo "setup: warning: $p not installed; the web tests will skip"
+done
+if ! python3 -c 'import playwright.sync_api' >/dev/null 2>&1; then
+  echo "setup: installing playwright (the Python package only)"
+  python3 -m pip install playwright ||
+    python3 -m pip install --break-system-packages playwright ||
+    echo "setup: warning: playwright not installed for $(command -v python3); the web tests will skip"
+fi
 # The module is built for the python3 on PATH (the one the packages above went into).
 python=$(python3 -c 'import sys; print(sys.executable)')
 if [ ! -f build/CMakeCache.txt ]; then
