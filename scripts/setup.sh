@@ -112,6 +112,15 @@ if ! python3 -c 'import ray' >/dev/null 2>&1; then
     python3 -m pip install --break-system-packages 'ray>=2.9' ||
     echo "setup: warning: ray not installed for $(command -v python3); the Ray sweep test will skip (fail under CI)"
 fi
+# FastAPI, uvicorn, python-multipart for the simulation service `simphant serve`, and
+# httpx for its tests (docs/service.md, tests/python/test_serve_*.py). Only the service
+# needs them: a failure here warns and does not stop the build.
+if ! python3 -c 'import fastapi, uvicorn, multipart, httpx' >/dev/null 2>&1; then
+  echo "setup: installing fastapi, uvicorn, python-multipart, httpx"
+  python3 -m pip install fastapi uvicorn python-multipart httpx ||
+    python3 -m pip install --break-system-packages fastapi uvicorn python-multipart httpx ||
+    echo "setup: warning: the service's packages are not installed for $(command -v python3); simphant serve and its tests will not run"
+fi
 # The module is built for the python3 on PATH (the one the packages above went into).
 python=$(python3 -c 'import sys; print(sys.executable)')
 if [ ! -f build/CMakeCache.txt ]; then

@@ -1,0 +1,78 @@
+"""`simphant serve [--config F] [--host H] [--port P] [--data DIR] [--workers N]`: runs the
+service under uvicorn (docs/service.md). Exit codes of README "Exit codes": 0 stopped,
+2 bad command line or config, 3 a module missing or the port not available."""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+from typing import List, Optional
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="simphant serve", description="The simulation service: a job API "
+                                 "(OGC API - Processes) and web pages over a queue of `simphant run` jobs")
+    ap.add_argument("--config", help="JSON config file (docs/service.md, \"Configuration\")")
+    ap.add_argument("--host", help="address to listen on (default: the config's, else 127.0.0.1)")
+    ap.add_argument("--port", type=int, help="port (default: the config's, else 8080; 0: a free one)")
+    ap.add_argument("--data", help="data folder (default: the config's data_dir, else ./simphant-data)")
+    ap.add_argument("--workers", type=int, help="concurrent jobs (default: the config's; 0: one per GPU, "
+                    "else half the CPU cores)")
+    ap.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    return ap
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = _parser()
+    try:
+        args = ap.parse_args(argv)
+    except SystemExit as e:
+        return 0 if e.code == 0 else 2
+    from .config import ServeConfig, load_config
+    try:
+        config = load_config(args.config) if args.config else ServeConfig()
+    except (OSError, ValueError) as e:
+        sys.stderr.write(f"error: serve: --config: {e}\n")
+        return 2
+    if args.host:
+        config.host = args.host
+    if args.port is not None:
+        if not 0 <= args.port <= 65535:
+            sys.stderr.write(f"error: serve: --port: expected 0 .. 65535, got {args.port}\n")
+            return 2
+        config.port = args.port
+    if args.data:
+        config = dataclasses.replace(config, data_dir=os.path.abspath(args.data))
+    elif not args.config:
+        config.data_dir = os.path.abspath(config.data_dir)
+    if args.workers is not None:
+        if args.workers < 0:
+            sys.stderr.write(f"error: serve: --workers: expected >= 0, got {args.workers}\n")
+            return 2
+        config.workers = args.workers
+    if not config.tokens:
+        sys.stderr.write("warning: serve: the config has no tokens: every job request is refused (401)\n")
+    try:
+        import uvicorn
+        from .app import create_app
+    except ImportError as e:
+        sys.stderr.write(f"error: serve: {e}; pip install 'simphant[serve]' (fastapi, uvicorn, python-multipart)\n")
+        return 3
+    try:
+        app = create_app(config)
+    except (OSError, ValueError) as e:
+        sys.stderr.write(f"error: serve: {e}\n")
+        return 2
+    server = uvicorn.Server(uvicorn.Config(app, host=config.host, port=config.port, log_level=args.log_level,
+                                           timeout_graceful_shutdown=5))
+    try:
+        server.run()
+    except OSError as e:
+        sys.stderr.write(f"error: serve: {e}\n")
+        return 3
+    return 0 if server.started else 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())
