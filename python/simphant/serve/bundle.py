@@ -1,0 +1,160 @@
+"""Files of an uploaded job (docs/service.md, "Uploads"): every path stays inside the
+job's folder.
+
+A bundle entry or an uploaded file's name is refused (BundleError, HTTP 400 naming the
+entry) when it is absolute, holds a `..` component, a backslash or a NUL, names a hidden
+file the service writes itself, is a symbolic link or another special file, or resolves
+outside the folder; the unpacked bytes are bounded like the upload. The scene's file
+references (robot.urdf, sweep.file, bodies[k].visual.file, ...) and the URDF's mesh
+file names are held to the same rule.
+"""
+from __future__ import annotations
+
+import os
+import posixpath
+import stat
+import xml.etree.ElementTree as ET
+import zipfile
+from typing import Any, BinaryIO, Iterator, List, Tuple
+
+#: Names the service writes in a job's folder; an upload may not use them.
+RESERVED = {"scene.json", "out.h5", "run.json", "run.log", "summary.json", "report"}
+#: Keys of the scene whose string values are file names relative to the scene.
+FILE_KEYS = {"urdf", "file", "mesh", "filename"}
+#: Package references the scene format resolves itself (docs/robots.md).
+PACKAGE_SCHEMES = ("example-robot-data:",)
+
+
+class BundleError(ValueError):
+    """A refused bundle entry or file reference (the message names it)."""
+
+
+def safe_relative(name: str, what: str) -> str:
+    """`name` as a normalised relative POSIX path inside the folder, or BundleError."""
+    if not name or "\x00" in name or "\\" in name:
+        raise BundleError(f"{what} {name!r}: not a plain relative path")
+    if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+        raise BundleError(f"{what} {name!r}: absolute paths are not allowed; give paths inside the bundle")
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if any(p == ".." for p in parts):
+        raise BundleError(f"{what} {name!r}: '..' is not allowed; give paths inside the bundle")
+    if not parts:
+        raise BundleError(f"{what} {name!r}: not a file name")
+    if parts[0] in RESERVED or any(p.startswith(".") for p in parts):
+        raise BundleError(f"{what} {name!r}: reserved or hidden name")
+    return "/".join(parts)
+
+
+def _inside(folder: str, rel: str, what: str) -> str:
+    path = os.path.realpath(os.path.join(folder, rel))
+    root = os.path.realpath(folder)
+    if os.path.commonpath([path, root]) != root:
+        raise BundleError(f"{what} {rel!r}: resolves outside the job's folder")
+    return path
+
+
+def _write(folder: str, rel: str, src: BinaryIO, budget: int, what: str) -> int:
+    path = _inside(folder, rel, what)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if os.path.lexists(path):
+        raise BundleError(f"{what} {rel!r}: given twice")
+    n = 0
+    with open(path, "xb") as f:
+        while True:
+            chunk = src.read(1 << 20)
+            if not chunk:
+                return n
+            n += len(chunk)
+            if n > budget:
+                raise BundleError(f"{what} {rel!r}: the unpacked files exceed the upload limit")
+            f.write(chunk)
+
+
+def unpack_zip(folder: str, src: BinaryIO, budget: int) -> int:
+    """Unpacks a zip bundle into folder; the bytes written (BundleError on a refused entry)."""
+    try:
+        z = zipfile.ZipFile(src)
+    except (zipfile.BadZipFile, OSError) as e:
+        raise BundleError(f"bundle: not a zip file ({e})") from None
+    total = 0
+    with z:
+        for info in z.infolist():
+            mode = info.external_attr >> 16
+            if info.is_dir():
+                continue
+            if mode and not stat.S_ISREG(mode):
+                kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+                raise BundleError(f"bundle entry {info.filename!r}: {kind}; only regular files are allowed")
+            rel = safe_relative(info.filename, "bundle entry")
+            try:
+                with z.open(info) as f:
+                    total += _write(folder, rel, f, budget - total, "bundle entry")
+            except (zipfile.BadZipFile, NotImplementedError, RuntimeError) as e:
+                raise BundleError(f"bundle entry {info.filename!r}: cannot be unpacked ({e})") from None
+    return total
+
+
+def write_file(folder: str, name: str, src: BinaryIO, budget: int) -> int:
+    """Writes one uploaded file (its name is its path in the bundle); the bytes written."""
+    return _write(folder, safe_relative(name, "file"), src, budget, "file")
+
+
+def _file_refs(node: Any, path: str = "") -> Iterator[Tuple[str, str]]:
+    if isinstance(node, dict):
+        for k, v in node.items():
+            p = f"{path}/{k}"
+            if k in FILE_KEYS and isinstance(v, str):
+                yield p, v
+            else:
+                yield from _file_refs(v, p)
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _file_refs(v, f"{path}/{i}")
+
+
+def check_scene_refs(scene: Any, folder: str) -> List[str]:
+    """Checks the scene's file references; the relative files it names.
+
+    Raises BundleError naming the JSON path (e.g. "/robot/urdf") of a reference outside
+    the folder; a URDF inside it has its mesh file names checked too.
+    """
+    files = []
+    for path, value in _file_refs(scene):
+        if value.startswith(PACKAGE_SCHEMES):
+            if ".." in value.split(":", 1)[1].split("/"):
+                raise BundleError(f"{path}: {value!r}: '..' is not allowed")
+            continue
+        try:
+            rel = safe_relative(value, path + ":")
+        except BundleError as e:
+            raise BundleError(str(e).replace(":  ", ": ", 1)) from None
+        _inside(folder, rel, path + ":")
+        files.append(rel)
+        if rel.lower().endswith(".urdf") and os.path.isfile(os.path.join(folder, rel)):
+            check_urdf_refs(os.path.join(folder, rel), rel, folder)
+    return files
+
+
+def check_urdf_refs(urdf: str, rel: str, folder: str) -> None:
+    """Mesh `filename`s of a URDF: package:// and relative names must stay inside the folder."""
+    try:
+        root = ET.parse(urdf).getroot()
+    except (ET.ParseError, OSError):
+        return  # the scene validator reports a malformed URDF with its element
+    base = posixpath.dirname(rel)
+    for el in root.iter():
+        name = el.get("filename")
+        if name is None:
+            continue
+        what = f"{rel}: <{el.tag} filename>"
+        ref = name
+        if ref.startswith("package://"):
+            ref = ref[len("package://"):].split("/", 1)[-1]
+        elif ref.startswith("file://"):
+            ref = ref[len("file://"):]
+        if ref.startswith("/"):
+            raise BundleError(f"{what} {name!r}: absolute paths are not allowed; give paths inside the bundle")
+        joined = posixpath.normpath(posixpath.join(base, ref))
+        if joined == ".." or joined.startswith("../"):
+            raise BundleError(f"{what} {name!r}: resolves outside the bundle")
+        _inside(folder, joined, what)

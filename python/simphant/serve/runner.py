@@ -1,0 +1,360 @@
+"""The workers: each takes the oldest queued job and runs it with the `simphant run` CLI
+(or, with a Ray address, `python -m simphant.distributed`) in the job's folder, with
+checkpoints, reading its progress lines (docs/service.md, "Queue").
+
+A job's process runs in its own session (a Ctrl-C of the service does not reach it),
+writes stdout (the --json summary) to <job>/run.json and stderr to <job>/run.log, which
+the worker follows for progress. Outcomes:
+
+- exit 0: successful (summary from run.json; `simphant report` into <job>/report/ when
+  the config asks for it);
+- exit 2 / 3 with an error: failed, with the run's last error line;
+- stopped by the cancel of DELETE /jobs/{id} (SIGTERM): dismissed, its output holds the
+  frames so far and is resumable (docs/checkpoints.md);
+- stopped by the service's own shutdown: left running, resumed at the next start;
+- killed by anything else (SIGKILL, out of memory): queued again to resume from its
+  checkpoint, failed with the reason after config.max_attempts runs.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from typing import Any, Dict, List, Optional
+
+from .config import ServeConfig
+from .store import DISMISSED, FAILED, RUNNING, SUCCESSFUL, JobStore
+
+log = logging.getLogger("simphant.serve")
+
+#: The progress line of `simphant run` (src/simphant/job/progress_log.cpp).
+_PROGRESS = re.compile(r"step (\d+)/(\d+) \((\d+)%\), t = \S+ s, ETA (\d+) s")
+_SIGTERM_CODES = (-signal.SIGTERM, 128 + signal.SIGTERM)
+
+
+def find_cli(config: ServeConfig) -> str:
+    """The simphant executable: config.simphant, $SIMPHANT_EXECUTABLE (set by `simphant serve`),
+    the build tree's beside the package (build/python/simphant -> build/simphant), or PATH."""
+    if config.simphant:
+        return config.simphant
+    env = os.environ.get("SIMPHANT_EXECUTABLE")
+    if env:
+        return env
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    beside = os.path.join(os.path.dirname(here), "simphant")
+    if os.access(beside, os.X_OK) and os.path.isfile(beside):
+        return beside
+    found = shutil.which("simphant")
+    if not found:
+        raise ValueError("simphant: the simphant executable was not found (set \"simphant\" in the config, "
+                         "or $SIMPHANT_EXECUTABLE, or put it on PATH)")
+    return found
+
+
+def worker_count(config: ServeConfig) -> int:
+    """config.workers, or one per GPU that nvidia-smi lists, else half the CPU cores (at least 1)."""
+    if config.workers > 0:
+        return config.workers
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=10)
+        gpus = [ln for ln in out.stdout.splitlines() if ln.startswith("GPU ")] if out.returncode == 0 else []
+    except (OSError, subprocess.SubprocessError):
+        gpus = []
+    return len(gpus) if gpus else max(1, (os.cpu_count() or 2) // 2)
+
+
+def option_flags(options: Dict[str, Any]) -> List[str]:
+    """The `simphant run` flags of a job's options (api.JobOptions, already checked)."""
+    flags: List[str] = []
+    for key, flag in (("instances", "--instances"), ("dt", "--dt"), ("t_end", "--t-end"), ("seed", "--seed"),
+                      ("backend", "--backend"), ("precision", "--precision"), ("solver", "--solver"),
+                      ("projection", "--projection"), ("integrator", "--integrator"), ("rtol", "--rtol"),
+                      ("atol", "--atol"), ("frames", "--frames"), ("compression", "--compression")):
+        v = options.get(key)
+        if v is not None:
+            flags += [flag, repr(v) if isinstance(v, float) else str(v)]
+    for key, flag in (("datasets", "--datasets"), ("reductions", "--reductions")):
+        v = options.get(key)
+        if v is not None:
+            flags += [flag, v if isinstance(v, str) else ",".join(v)]
+    if options.get("error_estimate"):
+        flags.append("--error-estimate")
+    return flags
+
+
+def last_error(log_path: str) -> str:
+    """The last `error:` line of a run's stderr (or its last line)."""
+    try:
+        with open(log_path, "rb") as f:
+            f.seek(max(0, os.path.getsize(log_path) - 65536))
+            lines = [ln.strip() for ln in f.read().decode("utf-8", "replace").splitlines() if ln.strip()]
+    except OSError:
+        return ""
+    errors = [ln for ln in lines if ln.startswith("error:")]
+    return (errors or lines or [""])[-1][:2000]
+
+
+class WorkerPool:
+    """config.workers threads running queued jobs; `notify()` wakes them, `cancel(id)`
+    stops a job, `stop()` stops the pool leaving its running jobs to be resumed."""
+
+    def __init__(self, config: ServeConfig, store: JobStore) -> None:
+        self.config = config
+        self.store = store
+        self.cli = find_cli(config)
+        self.size = worker_count(config)
+        self._wake = threading.Condition()
+        self._stopping = threading.Event()
+        self._procs: Dict[str, subprocess.Popen] = {}
+        self._cancelled: set = set()
+        self._lock = threading.Lock()
+        self._threads: List[threading.Thread] = []
+
+    # -- life cycle --------------------------------------------------------------------
+    def start(self) -> None:
+        self.recover()
+        for k in range(self.size):
+            t = threading.Thread(target=self._loop, name=f"simphant-worker-{k}", daemon=True)
+            t.start()
+            self._threads.append(t)
+
+    def recover(self) -> None:
+        """Jobs left running by a previous service: their process (if it outlived the
+        service) is stopped with SIGTERM, so that it stores its state in its output, then
+        they are queued again to resume from it."""
+        for job in self.store.running():
+            pid = job.get("pid")
+            if pid and _is_run_of(pid, self.job_dir(job["id"])):
+                _stop_process(pid)
+            self.store.requeue(job["id"], resume=True, message="service restarted; resuming from the checkpoint")
+
+    def stop(self, timeout: float = 30.0) -> None:
+        self._stopping.set()
+        with self._lock:
+            procs = list(self._procs.values())
+        for p in procs:
+            _signal(p, signal.SIGTERM)
+        self.notify()
+        for t in self._threads:
+            t.join(timeout)
+
+    def notify(self) -> None:
+        with self._wake:
+            self._wake.notify_all()
+
+    def cancel(self, job_id: str) -> None:
+        """SIGTERM to the job's process: it stops at its next slice keeping its state."""
+        with self._lock:
+            self._cancelled.add(job_id)
+            p = self._procs.get(job_id)
+        if p is not None:
+            _signal(p, signal.SIGTERM)
+
+    def job_dir(self, job_id: str) -> str:
+        return os.path.join(self.config.jobs_dir, job_id)
+
+    # -- the work ------------------------------------------------------------------------
+    def _loop(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                job = self.store.claim_next()
+            except Exception:  # noqa: BLE001 - a database error must not end the worker
+                log.exception("claiming a job")
+                job = None
+            if job is None:
+                with self._wake:
+                    self._wake.wait(1.0)
+                continue
+            try:
+                self._run(job)
+            except Exception as e:  # noqa: BLE001 - the job fails with the reason, the worker goes on
+                log.exception("job %s", job["id"])
+                self.store.update(job["id"], state=FAILED, pid=None, message=f"internal error: {e}")
+            finally:
+                with self._lock:
+                    self._procs.pop(job["id"], None)
+                    self._cancelled.discard(job["id"])
+
+    def _command(self, job: Dict[str, Any], resume: bool) -> List[str]:
+        o = job["options"]
+        if self.config.ray_address:
+            cmd = [sys.executable, "-m", "simphant.distributed", "scene.json", "--out", "out.h5", "--address",
+                   self.config.ray_address, "--json", "--quiet", "--checkpoint-every", str(self.config.checkpoint_every)]
+            for key, flag in (("instances", "--instances"), ("dt", "--dt"), ("t_end", "--t-end"), ("seed", "--seed"),
+                              ("backend", "--backend"), ("precision", "--precision"), ("solver", "--solver")):
+                if o.get(key) is not None:
+                    cmd += [flag, repr(o[key]) if isinstance(o[key], float) else str(o[key])]
+            return cmd
+        common = ["--json", "--progress-interval", "0.5", "--checkpoint-every", str(self.config.checkpoint_every),
+                  "--threads", str(self.config.threads)]
+        if resume:
+            return [self.cli, "run", "--resume", "out.h5", *common]
+        return [self.cli, "run", "scene.json", "--out", "out.h5", *common, *option_flags(o)]
+
+    def _run(self, job: Dict[str, Any]) -> None:
+        jid, folder = job["id"], self.job_dir(job["id"])
+        resume = bool(job["resume"]) and not self.config.ray_address and (
+            os.path.exists(os.path.join(folder, "out.h5")) or os.path.exists(os.path.join(folder, ".out.h5.checkpoint.h5")))
+        rc = self._spawn(job, self._command(job, resume))
+        if rc is None:
+            return
+        if resume and rc == 2 and not self._was_cancelled(jid):
+            # Nothing to resume (killed before the first checkpoint, or after the file
+            # completed): the run is deterministic, so it runs again from the start.
+            rc = self._spawn(job, self._command(job, False))
+            if rc is None:
+                return
+        self._finish(job, rc)
+
+    def _was_cancelled(self, job_id: str) -> bool:
+        with self._lock:
+            return job_id in self._cancelled
+
+    def _spawn(self, job: Dict[str, Any], cmd: List[str]) -> Optional[int]:
+        """Runs cmd in the job's folder, following its progress; its exit code, or None
+        when the service is stopping (the job stays running, to be resumed)."""
+        jid, folder = job["id"], self.job_dir(job["id"])
+        log_path = os.path.join(folder, "run.log")
+        env = dict(os.environ)
+        env.setdefault("MPLBACKEND", "Agg")
+        with open(os.path.join(folder, "run.json"), "wb") as out, open(log_path, "ab") as err:
+            with self._lock:
+                if self._stopping.is_set() or jid in self._cancelled:
+                    p = None
+                else:
+                    p = subprocess.Popen(cmd, cwd=folder, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env,
+                                         start_new_session=True)
+                    self._procs[jid] = p
+            if p is None:
+                return None if self._stopping.is_set() else -int(signal.SIGTERM)
+            self.store.update(jid, pid=p.pid)
+            self._follow(jid, p, log_path, err.tell())
+        rc = p.returncode
+        if self._stopping.is_set() and not self._was_cancelled(jid):
+            self.store.update(jid, pid=None, message="service stopped; the job resumes when it starts again")
+            return None
+        return rc
+
+    def _follow(self, jid: str, p: subprocess.Popen, log_path: str, offset: int) -> None:
+        """Waits for p, turning its progress lines into the job's progress, steps and ETA."""
+        buf = b""
+        last = (-1, -1)
+        with open(log_path, "rb") as f:
+            f.seek(offset)
+            while True:
+                done = p.poll() is not None
+                buf += f.read()
+                lines = buf.split(b"\n")
+                buf = lines.pop()
+                for ln in reversed(lines):
+                    m = _PROGRESS.search(ln.decode("utf-8", "replace"))
+                    if m:
+                        steps, total, eta = int(m.group(1)), int(m.group(2)), float(m.group(4))
+                        if (steps, total) != last:
+                            last = (steps, total)
+                            self.store.update(jid, steps_done=steps, steps_total=total, eta_s=eta,
+                                              progress=min(1.0, steps / max(1, total)))
+                        break
+                if done:
+                    return
+                time.sleep(0.2)
+
+    def _finish(self, job: Dict[str, Any], rc: int) -> None:
+        jid, folder = job["id"], self.job_dir(job["id"])
+        summary = _read_json(os.path.join(folder, "run.json"))
+        if summary is not None:
+            with open(os.path.join(folder, "summary.json"), "w") as f:
+                json.dump(summary, f, indent=1)
+        if self._was_cancelled(jid):
+            self.store.update(jid, state=DISMISSED, pid=None, exit_code=rc, summary=summary,
+                              message="dismissed while running: the output holds the frames computed so far "
+                                      "and is resumable (simphant run --resume out.h5)")
+            return
+        if rc == 0:
+            message = ""
+            if self.config.report and not self.config.ray_address:
+                message = self._report(folder)
+            self.store.update(jid, state=SUCCESSFUL, pid=None, exit_code=0, summary=summary, progress=1.0, eta_s=0.0,
+                              message=message)
+            return
+        if rc < 0 or rc > 128:
+            sig = -rc if rc < 0 else rc - 128
+            name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+            if job["attempts"] < self.config.max_attempts:
+                self.store.requeue(jid, resume=True, message=f"simphant run was killed by {name}; resuming from "
+                                   f"the checkpoint (attempt {job['attempts'] + 1} of {self.config.max_attempts})")
+                self.notify()
+            else:
+                self.store.update(jid, state=FAILED, pid=None, exit_code=rc, summary=summary,
+                                  message=f"simphant run was killed by {name} in each of {job['attempts']} attempts")
+            return
+        reason = last_error(os.path.join(folder, "run.log"))
+        if rc == 3 and summary is not None and not reason:
+            reason = "no instance ended ok"
+        self.store.update(jid, state=FAILED, pid=None, exit_code=rc, summary=summary,
+                          message=reason or f"simphant run exited with {rc}")
+
+    def _report(self, folder: str) -> str:
+        """`simphant report out.h5 -o report` (docs/report.md); '' or the reason it failed."""
+        try:
+            r = subprocess.run([self.cli, "report", "out.h5", "-o", "report"], cwd=folder, capture_output=True,
+                               text=True, timeout=600, start_new_session=True)
+        except (OSError, subprocess.SubprocessError) as e:
+            return f"report not written: {e}"
+        return "" if r.returncode == 0 else "report not written: " + (r.stderr.strip().splitlines() or ["?"])[-1]
+
+
+def _read_json(path: str) -> Optional[Dict[str, Any]]:
+    try:
+        with open(path, "rb") as f:
+            doc = json.loads(f.read() or b"null")
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def _signal(p: subprocess.Popen, sig: int) -> None:
+    try:
+        p.send_signal(sig)
+    except ProcessLookupError:
+        pass
+
+
+def _is_run_of(pid: int, folder: str) -> bool:
+    """Whether process pid is alive and runs in `folder` (a job's process that outlived its service)."""
+    try:
+        return os.path.realpath(f"/proc/{pid}/cwd") == os.path.realpath(folder)
+    except OSError:
+        return False
+
+
+def _stop_process(pid: int, timeout: float = 60.0) -> None:
+    """SIGTERM, then SIGKILL after timeout; returns when the process is gone."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if not os.path.exists(f"/proc/{pid}") or _zombie(pid):
+            return
+        time.sleep(0.05)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True
