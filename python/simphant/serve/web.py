@@ -2,8 +2,8 @@
 submit form (`/web/`), a job's page with its report figures and the 3D replay
 (`/web/jobs/{id}`), the static files (`/web/static/...`, three.js from Debian's
 libjs-three under `/web/three/...`) and the replay's data (`GET /jobs/{id}/replay`, JSON;
-`GET /jobs/{id}/replay/mesh/{k}`, the STL files it draws; `GET /web/jobs/{id}/report/{name}`,
-the files of the job's report).
+`GET /jobs/{id}/replay/mesh/{k}`, the STL files it draws). The job's page shows the
+report's figures through the job API's `GET /jobs/{id}/results/report/<file>`.
 
 The pages are plain HTML and JavaScript without a build step; they call the job API with
 the bearer token the user enters once (kept in the browser's localStorage and in the
@@ -35,7 +35,6 @@ THREE_FILES = {
     "STLLoader.js": "examples/js/loaders/STLLoader.js",
 }
 _STATIC_NAME = re.compile(r"^[A-Za-z0-9_-]+\.(html|js|css)$")
-_REPORT_NAME = re.compile(r"^[A-Za-z0-9_.-]+\.(png|json|html)$")
 _JOB_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 router = APIRouter()
@@ -90,8 +89,7 @@ def job_folder(request: Request, job_id: str, token: TokenInfo) -> str:
     not exist or belongs to another owner."""
     if not _JOB_ID.match(job_id):
         raise HTTPException(404, f"no job {job_id!r}")
-    store = getattr(request.app.state, "store", None)
-    if store is None or store.get(job_id, token.name) is None:
+    if request.app.state.store.get(job_id, token.name) is None:
         raise HTTPException(404, f"no job {job_id!r}")
     return os.path.join(request.app.state.config.jobs_dir, job_id)
 
@@ -99,6 +97,11 @@ def job_folder(request: Request, job_id: str, token: TokenInfo) -> str:
 # ---- pages and static files (no token: they hold no data) ------------------------------
 @router.get("/", include_in_schema=False)
 def root() -> RedirectResponse:
+    return RedirectResponse("/web/")
+
+
+@router.get("/web", include_in_schema=False)
+def web_root() -> RedirectResponse:
     return RedirectResponse("/web/")
 
 
@@ -143,14 +146,3 @@ async def job_replay_mesh(request: Request, job_id: str, k: int,
     """Mesh file k of a job's replay (STL); only files inside the job's folder."""
     folder = job_folder(request, job_id, token)
     return await run_in_threadpool(mesh_response, os.path.join(folder, "out.h5"), k, folder, folder)
-
-
-@router.get("/web/jobs/{job_id}/report/{name}", include_in_schema=False)
-def job_report_file(request: Request, job_id: str, name: str,
-                    token: TokenInfo = Depends(current_token)) -> FileResponse:
-    """A file of the job's report (<job>/report/: the PNG figures, report.json, report.html)."""
-    folder = job_folder(request, job_id, token)
-    path = os.path.join(folder, "report", name)
-    if not _REPORT_NAME.match(name) or not os.path.isfile(path):
-        raise HTTPException(404, f"no report file {name!r}")
-    return FileResponse(path)
