@@ -190,11 +190,14 @@
         world.add(g);
         bodyGroups.push(g);
       });
-      const markerMat = new T.MeshLambertMaterial({color: 0xd03030});
+      // joint markers are drawn over the shapes (no depth test), so a joint inside a body shows
+      const markerMat = new T.MeshBasicMaterial({color: 0xd03030, depthTest: false, transparent: true});
       for (const j of data.joints) {
         const m = new T.Group();
         m.name = "joint:" + j.name;
-        m.add(new T.Mesh(new T.SphereBufferGeometry(0.012 * size, 16, 10), markerMat));
+        const dot = new T.Mesh(new T.SphereBufferGeometry(0.012 * size, 16, 10), markerMat);
+        dot.renderOrder = 10;
+        m.add(dot);
         const axis = new T.Vector3(j.axis[0], j.axis[1], j.axis[2]).normalize();
         const arrow = new T.ArrowHelper(axis, new T.Vector3(0, 0, 0), 0.05 * size, 0xd03030);
         m.add(arrow);
