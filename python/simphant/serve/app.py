@@ -50,11 +50,29 @@ def create_app(config: ServeConfig) -> FastAPI:
     app.include_router(api_router)
     from .web import router as web_router
     app.include_router(web_router)
+    _document_job_options(app)
     if not any(getattr(r, "path", None) == "/" for r in app.routes):
         @app.get("/", include_in_schema=False)
         def _root():
             return RedirectResponse("/docs")
     return app
+
+
+def _document_job_options(app: FastAPI) -> None:
+    """/openapi.json with the JobOptions schema POST /jobs refers to (the route reads its
+    body itself, to bound it and to accept multipart uploads)."""
+    from .options import JobOptions
+
+    def openapi():
+        if app.openapi_schema is None:
+            from fastapi.openapi.utils import get_openapi
+            doc = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+            schema = JobOptions.model_json_schema(ref_template="#/components/schemas/{model}")
+            doc.setdefault("components", {}).setdefault("schemas", {})["JobOptions"] = schema
+            app.openapi_schema = doc
+        return app.openapi_schema
+
+    app.openapi = openapi
 
 
 def _version() -> str:

@@ -3,7 +3,9 @@
 checkpoints, reading its progress lines (docs/service.md, "Queue").
 
 A job's process runs in its own session (a Ctrl-C of the service does not reach it),
-writes stdout (the --json summary) to <job>/run.json and stderr to <job>/run.log, which
+under `setpriv --pdeathsig TERM` where util-linux has it (a service killed with SIGKILL
+stops its runs, which store their state in their output for the restarted service to
+resume; without setpriv such a run goes on and the restarted service stops it), writes stdout (the --json summary) to <job>/run.json and stderr to <job>/run.log, which
 the worker follows for progress. Outcomes:
 
 - exit 0: successful (summary from run.json; `simphant report` into <job>/report/ when
@@ -36,7 +38,8 @@ log = logging.getLogger("simphant.serve")
 
 #: The progress line of `simphant run` (src/simphant/job/progress_log.cpp).
 _PROGRESS = re.compile(r"step (\d+)/(\d+) \((\d+)%\), t = \S+ s, ETA (\d+) s")
-_SIGTERM_CODES = (-signal.SIGTERM, 128 + signal.SIGTERM)
+#: The prefix that has a job's process receive SIGTERM when the service dies.
+_PDEATHSIG = ["setpriv", "--pdeathsig", "TERM"] if shutil.which("setpriv") else []
 
 
 def find_cli(config: ServeConfig) -> str:
@@ -183,6 +186,9 @@ class WorkerPool:
                     self._cancelled.discard(job["id"])
 
     def _command(self, job: Dict[str, Any], resume: bool) -> List[str]:
+        return _PDEATHSIG + self._run_command(job, resume)
+
+    def _run_command(self, job: Dict[str, Any], resume: bool) -> List[str]:
         o = job["options"]
         if self.config.ray_address:
             cmd = [sys.executable, "-m", "simphant.distributed", "scene.json", "--out", "out.h5", "--address",

@@ -69,5 +69,11 @@ int bench_command(const BenchCliOptions& options);
 /// Registers `report` and its options (bound to `options`) on `app`.
 CLI::App* add_report_subcommand(CLI::App& app, ReportCliOptions& options);
 int report_command(const ReportCliOptions& options);
+/// Registers `serve` / `view` (serve_command.cpp): their arguments pass through to the
+/// Python modules simphant.serve.__main__ / simphant.serve.view (docs/service.md).
+CLI::App* add_serve_subcommand(CLI::App& app);
+CLI::App* add_view_subcommand(CLI::App& app);
+int serve_command(const CLI::App& serve);
+int view_command(const CLI::App& view);
 
 }  // namespace simphant::cli

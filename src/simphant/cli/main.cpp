@@ -139,6 +139,8 @@ int main(int argc, char** argv) {
 
   ReportCliOptions rpo;
   CLI::App* report = add_report_subcommand(app, rpo);
+  CLI::App* serve = add_serve_subcommand(app);
+  CLI::App* view = add_view_subcommand(app);
 
   try {
     app.parse(argc, argv);
@@ -178,5 +180,7 @@ int main(int argc, char** argv) {
   if (*merge) return merge_command(mo);
   if (*bench) return bench_command(bo);
   if (*report) return report_command(rpo);
+  if (*serve) return serve_command(*serve);
+  if (*view) return view_command(*view);
   return kExitBadInput;
 }

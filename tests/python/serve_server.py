@@ -1,0 +1,145 @@
+"""A real `simphant serve` for the service's tests: a subprocess (uvicorn on 127.0.0.1 at a
+free port) with its config, data folder and SQLite file under a test's tmp_path."""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import sys
+import time
+from typing import Any, Dict, Optional
+
+import httpx
+
+from conftest import python_env
+
+ALICE, BOB = "alice-token-0001", "bob-token-00002"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """start(): `simphant serve --config ...` (via="cli": the C++ CLI's launcher) or
+    `python -m simphant.serve` (via="python": the server is the process itself, so a
+    SIGKILL reaches it); client(token) -> httpx.Client; stop() / kill()."""
+
+    def __init__(self, cli: str, tmp: pathlib.Path, **config: Any) -> None:
+        self.cli, self.tmp = cli, tmp
+        self.data = tmp / "data"
+        self.config: Dict[str, Any] = {
+            "data_dir": str(self.data), "database": str(tmp / "queue" / "jobs.sqlite"),
+            "tokens": {ALICE: {"name": "alice"}, BOB: {"name": "bob", "max_jobs": 2}},
+            "workers": 1, "report": False, "checkpoint_every": 0.2, "threads": 1,
+        }
+        self.config.update(config)
+        self.config_path = tmp / "serve.json"
+        self.config_path.write_text(json.dumps(self.config))
+        self.proc: Optional[subprocess.Popen] = None
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, via: str = "cli", timeout: float = 60.0) -> "Server":
+        self.port = free_port()
+        env = python_env()
+        env["SIMPHANT_EXECUTABLE"] = self.cli
+        args = ["--config", str(self.config_path), "--port", str(self.port), "--log-level", "warning"]
+        cmd = [self.cli, "serve", *args] if via == "cli" else [sys.executable, "-m", "simphant.serve", *args]
+        self.log = open(self.tmp / f"server-{self.port}.log", "wb")
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the server exited with {self.proc.returncode}: {self.read_log()}")
+            try:
+                if httpx.get(self.url + "/openapi.json", timeout=2).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("the server did not answer: " + self.read_log())
+
+    def read_log(self) -> str:
+        return (self.tmp / f"server-{self.port}.log").read_text(errors="replace")
+
+    def client(self, token: Optional[str] = ALICE, **kw: Any) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=60, **kw)
+
+    def stop(self) -> int:
+        """SIGTERM and wait: the exit code."""
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else 0
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(60)
+        finally:
+            self.log.close()
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(30)
+        self.log.close()
+
+    def rss_kib(self) -> int:
+        """The server process's resident set [KiB] (the Python process under `simphant serve`)."""
+        pid = self.proc.pid
+        children = pathlib.Path(f"/proc/{pid}/task/{pid}/children")
+        if children.exists() and children.read_text().split():
+            pid = int(children.read_text().split()[0])
+        for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        raise RuntimeError("no VmRSS")
+
+
+def wait_final(client: httpx.Client, job_id: str, timeout: float = 120.0) -> Dict[str, Any]:
+    """Polls GET /jobs/{id} until the job reaches a final state; its statusInfo."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        info = client.get(f"/jobs/{job_id}").json()
+        if info["status"] in ("successful", "failed", "dismissed"):
+            return info
+        time.sleep(0.1)
+    raise TimeoutError(f"job {job_id} still {info['status']} after {timeout} s")
+
+
+def wait_for(predicate, timeout: float = 60.0, what: str = "condition") -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise TimeoutError(what)
+
+
+def pendulum(examples: pathlib.Path) -> Dict[str, Any]:
+    return json.loads((examples / "pendulum.json").read_text())
+
+
+def cli_run(cli: str, scene_text: str, folder: pathlib.Path, *flags: str) -> pathlib.Path:
+    """The same job through `simphant run` itself: the scene text as scene.json in folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "scene.json").write_text(scene_text)
+    r = subprocess.run([cli, "run", "scene.json", "--out", "out.h5", "--threads", "1", *flags], cwd=folder,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    return folder / "out.h5"
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

@@ -1,0 +1,266 @@
+"""The service's job API through a real server (tests/python/serve_server.py): every
+route, token isolation and every class of bad input answered with a clear 4xx."""
+from __future__ import annotations
+
+import io
+import json
+import socket
+import zipfile
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+pytest.importorskip("multipart")
+httpx = pytest.importorskip("httpx")
+
+from h5_compare import assert_same_file  # noqa: E402
+from serve_server import ALICE, BOB, Server, cli_run, pendulum, wait_final  # noqa: E402
+
+SMALL = {"instances": 4, "t_end": 0.2}
+
+
+@pytest.fixture(scope="module")
+def server(cli, tmp_path_factory):
+    s = Server(cli, tmp_path_factory.mktemp("serve_api"), limits={"max_upload_bytes": 200_000,
+                                                                  "max_instances": 1000, "max_steps": 2_000_000})
+    s.start(via="cli")
+    yield s
+    assert s.stop() == 143, s.read_log()  # stopped by SIGTERM: 128 + 15 (README "Exit codes")
+
+
+def test_a_job_runs_and_its_results_equal_the_cli_run(server, examples, cli, tmp_path):
+    with server.client() as c:
+        r = c.post("/jobs", json={"scene": pendulum(examples), "options": SMALL})
+        assert r.status_code == 201, r.text
+        job = r.json()
+        assert job["status"] == "queued" and r.headers["location"] == f"/jobs/{job['jobID']}"
+        # the events stream ends at the final state, progress never decreasing
+        states, progress = [], []
+        with c.stream("GET", f"/jobs/{job['jobID']}/events") as s:
+            assert s.headers["content-type"].startswith("text/event-stream")
+            for line in s.iter_lines():
+                if line.startswith("data:"):
+                    d = json.loads(line[5:])
+                    states.append(d["status"])
+                    progress.append(d["progress"])
+        assert states[-1] == "successful" and progress == sorted(progress) and progress[-1] == 100
+        info = c.get(f"/jobs/{job['jobID']}").json()
+        assert info["summary"]["instances"] == 4 and info["summary"]["instances_ok"] == 4
+        assert info["steps_total"] == 200 and info["finished"] is not None
+        links = {link["title"]: link for link in c.get(f"/jobs/{job['jobID']}/results").json()["links"]}
+        assert {"out.h5", "summary.json", "scene.json"} <= set(links)
+        out = tmp_path / "served.h5"
+        out.write_bytes(c.get(links["out.h5"]["href"]).content)
+        assert out.stat().st_size == links["out.h5"]["length"]
+        assert c.get(links["summary.json"]["href"]).json()["instances"] == 4
+        scene_text = c.get(links["scene.json"]["href"]).text
+        listed = [j["jobID"] for j in c.get("/jobs").json()["jobs"]]
+        assert job["jobID"] in listed
+    ref = cli_run(cli, scene_text, tmp_path / "cli", "--instances", "4", "--t-end", "0.2")
+    assert assert_same_file(ref, out) > 5
+
+
+def test_multipart_upload_with_a_urdf_bundle(server, examples):
+    scene = json.loads((examples / "arm7.json").read_text())
+    bundle = io.BytesIO()
+    with zipfile.ZipFile(bundle, "w") as z:
+        z.write(examples / "arm7.urdf", "arm7.urdf")
+    with server.client() as c:
+        r = c.post("/jobs", files={"scene": ("arm7.json", json.dumps(scene)), "bundle": ("b.zip", bundle.getvalue())},
+                   data={"options": json.dumps({"instances": 2, "t_end": 0.01})})
+        assert r.status_code == 201, r.text
+        info = wait_final(c, r.json()["jobID"])
+        assert info["status"] == "successful", info["message"]
+        # the same with the URDF as a plain file part
+        r = c.post("/jobs", files=[("scene", ("arm7.json", json.dumps(scene))),
+                                   ("files", ("arm7.urdf", (examples / "arm7.urdf").read_bytes()))],
+                   data={"options": json.dumps({"instances": 2, "t_end": 0.01})})
+        assert r.status_code == 201, r.text
+        assert wait_final(c, r.json()["jobID"])["status"] == "successful"
+
+
+def test_tokens_see_only_their_own_jobs(server, examples):
+    with server.client(ALICE) as alice, server.client(BOB) as bob:
+        jid = alice.post("/jobs", json={"scene": pendulum(examples), "options": SMALL}).json()["jobID"]
+        for method, path in (("GET", f"/jobs/{jid}"), ("GET", f"/jobs/{jid}/results"),
+                             ("GET", f"/jobs/{jid}/results/scene.json"), ("GET", f"/jobs/{jid}/events"),
+                             ("DELETE", f"/jobs/{jid}")):
+            r = bob.request(method, path)
+            assert r.status_code == 404, (method, path, r.text)
+        assert jid not in [j["jobID"] for j in bob.get("/jobs").json()["jobs"]]
+        assert alice.get(f"/jobs/{jid}").status_code == 200
+        wait_final(alice, jid)
+    for token in (None, "wrong-token-000", ""):
+        with server.client(token) as anon:
+            r = anon.get("/jobs")
+            assert r.status_code == 401 and r.headers["www-authenticate"] == "Bearer"
+    with httpx.Client(base_url=server.url) as anon:
+        assert anon.get("/jobs", headers={"Authorization": f"Basic {ALICE}"}).status_code == 401
+        assert anon.get("/openapi.json").status_code == 200
+
+
+def test_openapi_lists_every_route(server):
+    doc = httpx.get(server.url + "/openapi.json").json()
+    paths = doc["paths"]
+    assert {"post", "get"} <= set(paths["/jobs"])
+    assert {"get", "delete"} <= set(paths["/jobs/{job_id}"])
+    for p in ("/jobs/{job_id}/events", "/jobs/{job_id}/results", "/jobs/{job_id}/results/{name}"):
+        assert "get" in paths[p]
+    assert "JobOptions" in doc["components"]["schemas"]
+
+
+def _bad(c, expect, **kw):
+    r = c.post("/jobs", **kw)
+    assert r.status_code == expect, r.text
+    body = r.json()
+    assert body["status"] == expect and body["detail"]
+    return body
+
+
+def test_bad_input_is_a_clear_4xx(server, examples):
+    scene = pendulum(examples)
+    with server.client() as c:
+        assert "not JSON" in _bad(c, 400, content=b"{\"scene\": ", headers={"content-type": "application/json"})["detail"]
+        _bad(c, 415, content=b"scene", headers={"content-type": "text/plain"})
+        assert _bad(c, 422, json={"options": {}})["path"] == "/scene"
+        assert _bad(c, 422, json={"scene": scene, "bogus": 1})["path"] == "/bogus"
+        assert _bad(c, 422, json={"scene": scene, "options": {"instances": 0}})["path"] == "/options/instances"
+        assert _bad(c, 422, json={"scene": scene, "options": {"backend": "tpu"}})["path"] == "/options/backend"
+        assert _bad(c, 422, json={"scene": scene, "options": {"dt": "fast"}})["path"] == "/options/dt"
+        assert _bad(c, 422, json={"scene": scene, "options": {"frobnicate": 1}})["path"] == "/options/frobnicate"
+        assert _bad(c, 422, json={"scene": "{not json"})["path"] == "/scene"
+        bad = json.loads(json.dumps(scene))
+        bad["bodies"][0]["mass"] = -1.0
+        body = _bad(c, 422, json={"scene": bad})
+        assert body["path"] == "/bodies/0/mass" and "mass" in body["detail"]
+        bad = json.loads(json.dumps(scene))
+        bad["joints"][0]["body_j"] = "nobody"
+        assert _bad(c, 422, json={"scene": bad})["path"].startswith("/joints/0")
+        # limits: instances, instance-steps
+        assert "max_instances" in _bad(c, 403, json={"scene": scene, "options": {"instances": 1001}})["detail"]
+        assert "max_steps" in _bad(c, 403, json={"scene": scene, "options": {"instances": 1000, "t_end": 10}})["detail"]
+        # unknown routes and methods, unknown jobs
+        r = c.get("/no/such/route")
+        assert r.status_code == 404 and "no route" in r.json()["detail"]
+        assert c.put("/jobs").status_code == 405
+        assert c.get("/jobs/0123456789abcdef").status_code == 404
+        assert c.get("/jobs/../../etc/passwd").status_code == 404
+        assert c.delete("/jobs/nope").status_code == 404
+    assert not list((server.data / "jobs").glob("*/scene.json")) or all(
+        p.parent.name in _job_ids(server) for p in (server.data / "jobs").glob("*/scene.json"))
+
+
+def _job_ids(server):
+    with server.client(ALICE) as a, server.client(BOB) as b:
+        return {j["jobID"] for c in (a, b) for j in c.get("/jobs").json()["jobs"]}
+
+
+def _zip(entries):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, data, mode in entries:
+            info = zipfile.ZipInfo(name)
+            info.external_attr = mode << 16
+            z.writestr(info, data)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("entry, mode, says", [
+    ("/etc/evil.urdf", 0o100644, "absolute"),
+    ("../evil.urdf", 0o100644, "'..'"),
+    ("meshes/../../evil.stl", 0o100644, "'..'"),
+    ("link.urdf", 0o120777, "symbolic link"),
+    ("out.h5", 0o100644, "reserved"),
+])
+def test_bundle_entries_outside_the_job_folder_are_refused(server, examples, entry, mode, says):
+    with server.client() as c:
+        body = _bad(c, 400, files={"scene": ("s.json", json.dumps(pendulum(examples))),
+                                   "bundle": ("b.zip", _zip([(entry, b"x", mode)]))})
+        assert entry in body["detail"] and says in body["detail"]
+        body = _bad(c, 400, files={"scene": ("s.json", "{}"), "bundle": ("b.zip", b"not a zip")})
+        assert "not a zip" in body["detail"]
+
+
+@pytest.mark.parametrize("ref", ["/etc/passwd", "../../secret.urdf", "a/../../b.urdf"])
+def test_scene_file_references_outside_the_job_folder_are_refused(server, examples, ref):
+    scene = json.loads((examples / "arm7.json").read_text())
+    scene["robot"]["urdf"] = ref
+    with server.client() as c:
+        body = _bad(c, 400, json={"scene": scene})
+        assert body["path"] == "/robot/urdf" and ref in body["detail"]
+
+
+def test_urdf_mesh_outside_the_bundle_is_refused(server, examples):
+    scene = json.loads((examples / "arm7.json").read_text())
+    urdf = (examples / "arm7.urdf").read_text().replace(
+        "</link>", "<visual><geometry><mesh filename=\"package://arm/../../../../etc/passwd\"/></geometry>"
+                   "</visual></link>", 1)
+    with server.client() as c:
+        body = _bad(c, 400, files=[("scene", ("arm7.json", json.dumps(scene))), ("files", ("arm7.urdf", urdf))])
+        assert "arm7.urdf" in body["detail"] and "outside" in body["detail"]
+
+
+def _raw_post(server, head: bytes, chunks) -> bytes:
+    """Sends a request by hand (a body the client would not finish) and reads the answer."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as s:
+        s.sendall(head)
+        try:
+            for chunk in chunks:
+                s.sendall(chunk)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server answered and closed: read the answer below
+        data = b""
+        try:
+            while b"\r\n\r\n" not in data:
+                got = s.recv(65536)
+                if not got:
+                    break
+                data += got
+        except ConnectionResetError:
+            pass
+    return data
+
+
+def test_oversize_uploads_are_refused_without_reading_them(server):
+    auth = f"Authorization: Bearer {ALICE}\r\n".encode()
+    # a declared 1 GB body: refused from its Content-Length, before a byte of it is sent
+    answer = _raw_post(server, b"POST /jobs HTTP/1.1\r\nHost: x\r\n" + auth +
+                       b"Content-Type: application/json\r\nContent-Length: 1073741824\r\n\r\n", [])
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    # a chunked body with no length: refused once it passes the limit (200 kB here)
+    chunk = b"x" * 65536
+    part = (b"--zz\r\nContent-Disposition: form-data; name=\"bundle\"; filename=\"b.zip\"\r\n"
+            b"Content-Type: application/zip\r\n\r\n")
+
+    def frames():  # one file part of up to 1 GiB, never all sent
+        yield b"%x\r\n%s\r\n" % (len(part), part)
+        for _ in range(16384):
+            yield b"%x\r\n%s\r\n" % (len(chunk), chunk)
+    answer = _raw_post(server, b"POST /jobs HTTP/1.1\r\nHost: x\r\n" + auth +
+                       b"Content-Type: multipart/form-data; boundary=zz\r\nTransfer-Encoding: chunked\r\n\r\n", frames())
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    with server.client() as c:  # the server is still there
+        assert c.get("/jobs").status_code == 200
+
+
+def test_jobs_per_token_limit(server, examples):
+    scene = pendulum(examples)
+    with server.client(BOB) as bob:  # max_jobs 2 for bob
+        ids = []
+        for _ in range(2):
+            r = bob.post("/jobs", json={"scene": scene, "options": {"instances": 64, "t_end": 20}})
+            assert r.status_code == 201, r.text
+            ids.append(r.json()["jobID"])
+        r = bob.post("/jobs", json={"scene": scene, "options": SMALL})
+        assert r.status_code == 429 and "max_jobs" in r.json()["detail"]
+        for jid in ids:
+            assert bob.delete(f"/jobs/{jid}").json()["status"] == "dismissed"
+        r = bob.post("/jobs", json={"scene": scene, "options": SMALL})
+        assert r.status_code == 201
+        assert wait_final(bob, r.json()["jobID"])["status"] == "successful"
+        # a finished job deleted: gone with its files
+        jid = r.json()["jobID"]
+        assert bob.delete(f"/jobs/{jid}").status_code == 200
+        assert bob.get(f"/jobs/{jid}").status_code == 404
+        assert not (server.data / "jobs" / jid).exists()

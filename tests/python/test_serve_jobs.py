@@ -1,0 +1,126 @@
+"""The service's queue through a real server: a dismissed running job keeps a resumable
+output, a job survives the service being killed (SIGKILL) and its run being killed, and
+ends with the results of an uninterrupted `simphant run`."""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+pytest.importorskip("multipart")
+pytest.importorskip("httpx")
+h5py = pytest.importorskip("h5py")
+
+from h5_compare import assert_same_file  # noqa: E402
+from serve_server import Server, cli_run, pendulum, wait_final, wait_for  # noqa: E402
+
+#: About 1-3 s of `simphant run` on one thread of a loaded 2-core machine: long enough to
+#: be caught running, with checkpoints every 0.2 s.
+LONG = {"instances": 32, "t_end": 12.0}
+LONG_FLAGS = ("--instances", "32", "--t-end", "12.0")
+
+
+def run_pids(folder: pathlib.Path):
+    """Pids of the `simphant run` processes working in a job's folder."""
+    pids = []
+    for proc in pathlib.Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if os.path.realpath(proc / "cwd") == str(folder.resolve()) and b"run" in (proc / "cmdline").read_bytes():
+                pids.append(int(proc.name))
+        except OSError:
+            continue
+    return pids
+
+
+def reference(cli, server, client, jid, tmp_path):
+    """The uninterrupted CLI run of the job's scene (the server's scene.json)."""
+    text = client.get(f"/jobs/{jid}/results/scene.json").text
+    return cli_run(cli, text, tmp_path / "reference", *LONG_FLAGS)
+
+
+def test_a_dismissed_running_job_keeps_its_frames_and_resumes_to_the_full_run(cli, examples, tmp_path):
+    server = Server(cli, tmp_path).start(via="cli")
+    try:
+        with server.client() as c:
+            jid = c.post("/jobs", json={"scene": pendulum(examples), "options": LONG}).json()["jobID"]
+            wait_for(lambda: c.get(f"/jobs/{jid}").json()["steps_done"] > 0, what="progress")
+            info = c.delete(f"/jobs/{jid}").json()
+            assert info["status"] == "dismissed" and "resumable" in info["message"]
+            assert 0 < info["steps_done"] < info["steps_total"]
+            names = [link["title"] for link in c.get(f"/jobs/{jid}/results").json()["links"]]
+            assert "out.h5" in names
+            partial = tmp_path / "partial" / "out.h5"
+            partial.parent.mkdir()
+            partial.write_bytes(c.get(f"/jobs/{jid}/results/out.h5").content)
+            ref = reference(cli, server, c, jid, tmp_path)
+        with h5py.File(partial, "r") as f:
+            assert f.attrs["interrupted"] == 1
+            frames = f["time"].shape[0]
+        with h5py.File(ref, "r") as f:
+            assert 0 < frames < f["time"].shape[0]
+        r = subprocess.run([cli, "run", "--resume", "out.h5", "--threads", "1"], cwd=partial.parent,
+                           capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr
+        assert assert_same_file(ref, partial) > 5
+    finally:
+        server.stop()
+
+
+def test_a_killed_service_resumes_its_running_job_and_keeps_the_queue(cli, examples, tmp_path):
+    server = Server(cli, tmp_path).start(via="python")
+    with server.client() as c:
+        first = c.post("/jobs", json={"scene": pendulum(examples), "options": LONG}).json()["jobID"]
+        second = c.post("/jobs", json={"scene": pendulum(examples), "options": {"instances": 2, "t_end": 0.1}}).json()
+        folder = server.data / "jobs" / first
+        wait_for(lambda: (folder / ".out.h5.checkpoint.h5").exists(), what="a checkpoint")
+    server.kill()
+    server.start(via="python")
+    try:
+        with server.client() as c:
+            info = wait_final(c, first)
+            assert info["status"] == "successful", info["message"]
+            assert info["attempts"] == 2
+            assert wait_final(c, second["jobID"])["status"] == "successful"
+            log = (folder / "run.log").read_text()
+            assert "nothing to resume" not in log and "no checkpoint" not in log, log
+            ref = reference(cli, server, c, first, tmp_path)
+        assert assert_same_file(ref, folder / "out.h5") > 5
+    finally:
+        server.stop()
+
+
+def test_a_killed_run_is_resumed_then_failed_with_the_reason(cli, examples, tmp_path):
+    server = Server(cli, tmp_path, max_attempts=2).start(via="cli")
+    try:
+        with server.client() as c:
+            jid = c.post("/jobs", json={"scene": pendulum(examples), "options": LONG}).json()["jobID"]
+            folder = server.data / "jobs" / jid
+            wait_for(lambda: (folder / ".out.h5.checkpoint.h5").exists(), what="a checkpoint")
+            for pid in run_pids(folder):
+                os.kill(pid, signal.SIGKILL)
+            info = wait_final(c, jid)
+            assert info["status"] == "successful" and info["attempts"] == 2, info
+            ref = reference(cli, server, c, jid, tmp_path)
+            assert assert_same_file(ref, folder / "out.h5") > 5
+            # killed in every attempt: failed, naming the signal
+            jid = c.post("/jobs", json={"scene": pendulum(examples), "options": LONG}).json()["jobID"]
+            folder = server.data / "jobs" / jid
+            for attempt in (1, 2):
+                wait_for(lambda: c.get(f"/jobs/{jid}").json()["attempts"] == attempt and run_pids(folder),
+                         what=f"attempt {attempt}")
+                for pid in run_pids(folder):
+                    os.kill(pid, signal.SIGKILL)
+            info = wait_final(c, jid)
+            assert info["status"] == "failed" and "SIGKILL" in info["message"], info
+    finally:
+        server.stop()
