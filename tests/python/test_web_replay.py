@@ -207,12 +207,14 @@ def test_mesh_shapes_are_numbered_and_missing_ones_fall_back(tmp_path):
     d = replay.replay_data(str(tmp_path / "run.h5"))
     a, b = d["bodies"]
     assert a["shapes"][0]["mesh"] == 0 and a["shapes"][0]["scale"] == [0.001] * 3
-    assert d["meshes"] == [str((tmp_path / "meshes" / "a.stl").resolve())]
+    assert d["meshes"] == ["a.stl"] and a["shapes"][0]["file"] == "a.stl"  # no server folders in the data
     assert b["source"] == "inertia" and b["shapes"][0]["type"] == "ellipsoid"
     assert any("missing.stl: no such file" in n for n in d["notes"])
     files = replay.mesh_files(str(tmp_path / "run.h5"))
-    assert replay.mesh_path(files, 0, str(tmp_path)) == d["meshes"][0]
+    assert files == [str((tmp_path / "meshes" / "a.stl").resolve())]
+    assert replay.mesh_path(files, 0, [str(tmp_path)]) == files[0]
+    assert replay.mesh_path(files, 0, [str(tmp_path / "x"), str(tmp_path / "meshes")]) == files[0]
     with pytest.raises(replay.ReplayError, match="outside"):
-        replay.mesh_path(files, 0, str(tmp_path / "meshes" / "elsewhere"))
+        replay.mesh_path(files, 0, [str(tmp_path / "meshes" / "elsewhere")])
     with pytest.raises(replay.ReplayError, match="no such mesh"):
         replay.mesh_path(files, 1)

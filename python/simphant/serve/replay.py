@@ -173,7 +173,7 @@ def replay_data(path: str, instance: Optional[int] = None, pick: str = "index", 
         "frame_index": idx.tolist(), "time": time.tolist(),
         "n_bodies": int(n_bodies), "poses": base64.b64encode(poses32.tobytes()).decode("ascii"),
         "pose_layout": "float32 little-endian, [frame][body][x y z qx qy qz qw]",
-        "bodies": bodies, "joints": joints, "meshes": meshes,
+        "bodies": bodies, "joints": joints, "meshes": [os.path.basename(m) for m in meshes],
         "gravity": scene.get("gravity", scene.get("robot", {}).get("gravity", [0, 0, 0])),
         "notes": notes,
     }
@@ -238,6 +238,7 @@ def _index_meshes(bodies: List[Dict[str, Any]], root: str, notes: List[str]) -> 
                 if p not in files:
                     files.append(p)
                 s["mesh"] = files.index(p)
+                s["file"] = os.path.basename(p)  # the folders of the server stay private
                 keep.append(s)
         if b["shapes"] and not keep and b.get("mass"):
             keep = [geo.inertia_ellipsoid(b["mass"], b["inertia"])]
@@ -248,14 +249,14 @@ def _index_meshes(bodies: List[Dict[str, Any]], root: str, notes: List[str]) -> 
     return files
 
 
-def mesh_path(meshes: List[str], k: int, allowed_root: Optional[str] = None) -> str:
+def mesh_path(meshes: List[str], k: int, allowed_roots: Optional[List[str]] = None) -> str:
     """File k of `meshes` (mesh_files()); ReplayError when k is out of range or, with
-    allowed_root, the file lies outside that folder (after resolving links)."""
+    allowed_roots, the file lies outside each of those folders (after resolving links)."""
     if not 0 <= k < len(meshes):
         raise ReplayError(f"mesh {k}: no such mesh in this replay ({len(meshes)} meshes)")
     p = os.path.realpath(meshes[k])
-    if allowed_root is not None:
-        root = os.path.realpath(allowed_root)
-        if os.path.commonpath([root, p]) != root:
+    if allowed_roots is not None:
+        roots = [os.path.realpath(r) for r in allowed_roots if r]
+        if not any(os.path.commonpath([r, p]) == r for r in roots):
             raise ReplayError(f"mesh {k}: outside the job folder")
     return p

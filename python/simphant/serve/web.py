@@ -23,6 +23,7 @@ from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
 from . import replay as replay_mod
 from .auth import current_token
 from .config import TokenInfo
+from .replay_urdf import robot_data_dir
 
 #: The package's static files (HTML, JS, CSS).
 STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -74,11 +75,12 @@ def replay_response(path: str, instance: Optional[int], pick: str, load: Optiona
         raise HTTPException(code, msg) from None
 
 
-def mesh_response(path: str, k: int, mesh_root: Optional[str], allowed_root: Optional[str]) -> FileResponse:
-    """Mesh file k of the replay of `path`; 404 when there is none or it lies outside allowed_root."""
+def mesh_response(path: str, k: int, mesh_root: Optional[str], allowed_roots: Optional[list]) -> FileResponse:
+    """Mesh file k of the replay of `path`; 404 when there is none or it lies outside every
+    folder of allowed_roots (None: anywhere)."""
     try:
         files = replay_mod.mesh_files(path, mesh_root)
-        p = replay_mod.mesh_path(files, k, allowed_root)
+        p = replay_mod.mesh_path(files, k, allowed_roots)
     except replay_mod.ReplayError as e:
         raise HTTPException(404, str(e)) from None
     return FileResponse(p, media_type="model/stl")
@@ -143,6 +145,8 @@ async def job_replay(request: Request, job_id: str, instance: Optional[int] = Qu
 @router.get("/jobs/{job_id}/replay/mesh/{k}", tags=["replay"])
 async def job_replay_mesh(request: Request, job_id: str, k: int,
                           token: TokenInfo = Depends(current_token)) -> FileResponse:
-    """Mesh file k of a job's replay (STL); only files inside the job's folder."""
+    """Mesh file k of a job's replay (STL); only files inside the job's folder or, for
+    `example-robot-data:` robots, inside that package's robots folder."""
     folder = job_folder(request, job_id, token)
-    return await run_in_threadpool(mesh_response, os.path.join(folder, "out.h5"), k, folder, folder)
+    return await run_in_threadpool(mesh_response, os.path.join(folder, "out.h5"), k, folder,
+                                   [folder, robot_data_dir()])
