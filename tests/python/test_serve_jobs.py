@@ -124,3 +124,30 @@ def test_a_killed_run_is_resumed_then_failed_with_the_reason(cli, examples, tmp_
             assert info["status"] == "failed" and "SIGKILL" in info["message"], info
     finally:
         server.stop()
+
+
+def test_with_a_ray_address_a_job_runs_as_a_sharded_sweep(cli, examples, tmp_path):
+    pytest.importorskip("ray")
+    server = Server(cli, tmp_path, ray_address="local").start(via="cli")
+    try:
+        with server.client() as c:
+            jid = c.post("/jobs", json={"scene": pendulum(examples), "options": {"instances": 8, "t_end": 0.2}}).json()
+            info = wait_final(c, jid["jobID"], timeout=300)
+            assert info["status"] == "successful", (info["message"], (server.data / "jobs" / jid["jobID"] /
+                                                                       "run.log").read_text()[-2000:])
+            assert len(info["summary"]["shard_files"]) >= 1
+            text = c.get(f"/jobs/{jid['jobID']}/results/scene.json").text
+            served = tmp_path / "served.h5"
+            served.write_bytes(c.get(f"/jobs/{jid['jobID']}/results/out.h5").content)
+        ref = cli_run(cli, text, tmp_path / "reference", "--instances", "8", "--t-end", "0.2")
+        # the merged file's datasets equal the one-shot run's (docs/scaling-out.md)
+        compared = []
+        with h5py.File(ref, "r") as a, h5py.File(served, "r") as b:
+            def visit(name, obj):
+                if isinstance(obj, h5py.Dataset):
+                    assert name in b and obj[()].tobytes() == b[name][()].tobytes(), name
+                    compared.append(name)
+            a.visititems(visit)
+        assert "time" in compared and len(compared) > 5
+    finally:
+        server.stop()

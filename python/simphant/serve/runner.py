@@ -192,7 +192,8 @@ class WorkerPool:
         o = job["options"]
         if self.config.ray_address:
             cmd = [sys.executable, "-m", "simphant.distributed", "scene.json", "--out", "out.h5", "--address",
-                   self.config.ray_address, "--json", "--quiet", "--checkpoint-every", str(self.config.checkpoint_every)]
+                   self.config.ray_address, "--json", "--quiet", "--copy",
+                   "--checkpoint-every", str(self.config.checkpoint_every)]
             for key, flag in (("instances", "--instances"), ("dt", "--dt"), ("t_end", "--t-end"), ("seed", "--seed"),
                               ("backend", "--backend"), ("precision", "--precision"), ("solver", "--solver")):
                 if o.get(key) is not None:
