@@ -43,11 +43,12 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def server(args, ready_url, log_path):
-    """A server subprocess (python -m ...) on 127.0.0.1, stopped (SIGTERM, then SIGKILL) at the end."""
+    """A server subprocess (`args`: a command line) on 127.0.0.1, stopped (SIGTERM, then
+    SIGKILL) at the end."""
     import httpx
 
     with open(log_path, "w") as log:
-        proc = subprocess.Popen([sys.executable, "-m", *args], env=python_env(), stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(args, env=python_env(), stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -128,7 +129,7 @@ def test_submit_follow_and_replay_in_the_browser(browser, cli, tmp_path):
     scene = json.loads((EXAMPLES / "four_bar.json").read_text())
     scene["solver"]["t_end"] = 1.0
     errors = []
-    with server(["simphant.serve", "--config", str(config), "--port", str(port), "--log-level", "warning"],
+    with server([sys.executable, "-m", "simphant.serve", "--config", str(config), "--port", str(port), "--log-level", "warning"],
                 base + "/web/", tmp_path / "serve.log"):
         page = new_page(browser, errors)
         page.goto(base + "/web/")
@@ -188,7 +189,7 @@ def test_simphant_view_replays_a_cli_file(browser, cli, tmp_path):
     assert r.returncode == 0, r.stderr
     port = free_port()
     errors = []
-    with server(["simphant.serve.view", str(out), "--port", str(port), "--no-browser"],
+    with server([cli, "view", str(out), "--port", str(port), "--no-browser"],  # the CLI runs simphant.serve.view
                 f"http://127.0.0.1:{port}/", tmp_path / "view.log"):
         page = new_page(browser, errors)
         page.goto(f"http://127.0.0.1:{port}/?instance=1")

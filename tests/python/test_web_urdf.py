@@ -79,6 +79,7 @@ def test_urdf_shapes_at_the_merged_centre_of_mass(tmp_path):
     assert any("lower: visual meshes not in STL; drawn from its 1 collision" in n for n in d["notes"])
     shoulder, elbow = d["joints"]
     assert shoulder["body"] == 0 and elbow["body"] == 1 and elbow["axis"] == [0, 1, 0]
+    assert d["ground"] == []  # the base link has no visual
     np.testing.assert_allclose(shoulder["anchor"], -com, atol=1e-15)  # the link frame's origin in B
     np.testing.assert_allclose(elbow["anchor"], [0, 0, -0.15], atol=1e-15)
 
@@ -139,6 +140,8 @@ def test_panda_link_frames_equal_pinocchio_forward_kinematics(cli, tmp_path):
         np.testing.assert_allclose(origin, data.oMf[model.getFrameId(b["name"])].translation, atol=2e-7,
                                    err_msg=b["name"])
         assert b["source"] == "urdf" and b["shapes"], b["name"]  # drawn from the STL collision meshes
+    # the base link panda_link0, fixed to the world, drawn at its place
+    assert [s["type"] for s in d["ground"]] == ["mesh"] and d["meshes"][d["ground"][0]["mesh"]] == "link0.stl"
 
 
 def test_package_mesh_names_are_found_above_the_urdf(tmp_path):

@@ -10,6 +10,7 @@ attribute `scene`, and returns one JSON-ready dict:
 - bodies: per body of /state its shapes in the body frame B (centred at the CoM): the
   scene's `bodies[k].visual` (box, cylinder, sphere, capsule, mesh), the URDF visuals of a
   robot scene (replay_urdf.py), else the body's inertia ellipsoid;
+- ground: shapes fixed in the world frame (a robot's base links);
 - joints: each joint's anchor in the frame of the body it rides on;
 - the instance shown and how it was picked (by index, or the largest peak load of the
   report's peak loads: /reductions, else the per-frame loads; docs/report.md, "Peak loads").
@@ -161,7 +162,7 @@ def replay_data(path: str, instance: Optional[int] = None, pick: str = "index", 
     except ValueError:
         scene = {}
     root = mesh_root or os.path.dirname(os.path.abspath(attrs.get("scene_file", path) or path))
-    bodies, joints, meshes, notes = scene_geometry(scene, body_names, root, params)
+    bodies, joints, meshes, notes, ground = scene_geometry(scene, body_names, root, params)
     poses32 = np.ascontiguousarray(poses, dtype="<f4")
     return {
         "file": os.path.basename(path),
@@ -173,7 +174,7 @@ def replay_data(path: str, instance: Optional[int] = None, pick: str = "index", 
         "frame_index": idx.tolist(), "time": time.tolist(),
         "n_bodies": int(n_bodies), "poses": base64.b64encode(poses32.tobytes()).decode("ascii"),
         "pose_layout": "float32 little-endian, [frame][body][x y z qx qy qz qw]",
-        "bodies": bodies, "joints": joints, "meshes": [os.path.basename(m) for m in meshes],
+        "bodies": bodies, "ground": ground, "joints": joints, "meshes": [os.path.basename(m) for m in meshes],
         "gravity": scene.get("gravity", scene.get("robot", {}).get("gravity", [0, 0, 0])),
         "notes": notes,
     }
@@ -181,9 +182,10 @@ def replay_data(path: str, instance: Optional[int] = None, pick: str = "index", 
 
 def scene_geometry(scene: Dict[str, Any], body_names: List[str], root: str,
                    params: Optional[Dict[str, float]] = None):
-    """(bodies, joints, meshes, notes) of a scene for the bodies of /state (`body_names`):
-    the instance's sampled sweep values `params` applied first; mesh files resolved in
-    `root` (the k-th file of `meshes` is mesh k of the shapes)."""
+    """(bodies, joints, meshes, notes, ground) of a scene for the bodies of /state
+    (`body_names`): the instance's sampled sweep values `params` applied first; mesh files
+    resolved in `root` (the k-th file of `meshes` is mesh k of the shapes); ground: shapes
+    fixed in the world frame (a robot's root link and the links fixed to it)."""
     scene, notes = geo.apply_sweep_values(scene, params or {})
     if "robot" in scene:
         from .replay_urdf import robot_geometry
@@ -194,7 +196,9 @@ def scene_geometry(scene: Dict[str, Any], body_names: List[str], root: str,
         joints = geo.joint_anchors(scene, {b: k for k, b in enumerate(body_names)})
     notes += more
     meshes = _index_meshes(bodies, root, notes)
-    return bodies, joints, meshes, notes
+    ground = [b for b in bodies if b.get("ground")]
+    bodies = [b for b in bodies if not b.get("ground")]
+    return bodies, joints, meshes, notes, (ground[0]["shapes"] if ground else [])
 
 
 def mesh_files(path: str, mesh_root: Optional[str] = None) -> List[str]:

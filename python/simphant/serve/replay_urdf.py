@@ -10,6 +10,8 @@ z, as the replay's), sphere, and STL meshes; a visual mesh in another format (CO
 .dae, OBJ) is replaced by the link's STL <collision> meshes when it has some (a note says
 so). A link drawn with nothing gets its inertia ellipsoid. Joint markers sit at the link
 frame's origin (the URDF joint frame of the link's parent joint), axis the joint's axis.
+The root link (the world frame, docs/robots.md) and the links fixed to it are returned
+as one last entry {"name": "ground", "ground": true}: shapes in the world frame, no pose.
 """
 from __future__ import annotations
 
@@ -172,6 +174,20 @@ def robot_geometry(scene: Dict[str, Any], body_names: List[str], root: str):
         return [{"name": n, "shapes": [], "source": "none"} for n in body_names], [], notes
 
 
+def _fixed_subtree(name: str, children: Dict[str, List]) -> List[Tuple[str, np.ndarray, np.ndarray]]:
+    """The link `name` and the links fixed to it (through fixed joints), each with its pose
+    (R, p) in the frame of `name`."""
+    merged, stack = [], [(name, np.eye(3), np.zeros(3))]
+    while stack:
+        ln, r, p = stack.pop()
+        merged.append((ln, r, p))
+        for j in children.get(ln, []):
+            if j.get("type") == "fixed":
+                rj, pj = _origin(j)
+                stack.append((j.find("child").get("link"), r @ rj, r @ pj + p))
+    return merged
+
+
 def _robot_geometry(tree, path: str, robot: Dict[str, Any], body_names: List[str], notes: List[str]):
     urdf_dir = os.path.dirname(os.path.abspath(path))
     materials = {}
@@ -193,15 +209,7 @@ def _robot_geometry(tree, path: str, robot: Dict[str, Any], body_names: List[str
             bodies.append({"name": name, "shapes": [], "source": "none"})
             notes.append(f"body {name}: no such link in {os.path.basename(path)}")
             continue
-        # the link and those fixed to it, each with its pose (R, p) in this link's frame
-        merged, stack = [], [(name, np.eye(3), np.zeros(3))]
-        while stack:
-            ln, r, p = stack.pop()
-            merged.append((ln, r, p))
-            for j in children.get(ln, []):
-                if j.get("type") == "fixed":
-                    rj, pj = _origin(j)
-                    stack.append((j.find("child").get("link"), r @ rj, r @ pj + p))
+        merged = _fixed_subtree(name, children)
         masses = []  # (m, CoM in the link frame, inertia about that CoM in the link frame)
         shapes = []
         for ln, r, p in merged:
@@ -231,4 +239,14 @@ def _robot_geometry(tree, path: str, robot: Dict[str, Any], body_names: List[str
             axis = np.array([float(v) for v in axis_el.get("xyz").split()]) if axis_el is not None else np.array([1.0, 0, 0])
             joints.append({"name": j.get("name"), "type": j.get("type"), "body": k, "anchor": (-com).tolist(),
                            "axis": (axis / np.linalg.norm(axis)).tolist()})
+    # the root link (the world frame) and the links fixed to it: drawn where they are
+    roots = [ln for ln in links if ln not in parent_joint]
+    ground = []
+    for ln, r, p in _fixed_subtree(roots[0], children) if len(roots) == 1 else []:
+        for rs, ps, shape in _shapes_of(links[ln], urdf_dir, materials, notes):
+            shape.pop("urdf_file", None)
+            shape["origin"] = {"position": (r @ ps + p).tolist(), "orientation": geo.quat_from_matrix(r @ rs)}
+            ground.append(shape)
+    if ground:
+        bodies.append({"name": "ground", "shapes": ground, "source": "urdf", "ground": True})
     return bodies, joints, notes

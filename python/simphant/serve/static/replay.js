@@ -166,6 +166,7 @@
         const r = s.radii ? Math.max(...s.radii) : s.size ? Math.max(...s.size) / 2 : (s.radius || 0) + (s.length || 0) / 2;
         shapeSize = Math.max(shapeSize, r + Math.hypot(...(s.origin ? s.origin.position : [0, 0, 0])));
       }
+      for (const s of data.ground || []) box.expandByPoint(new T.Vector3(...s.origin.position));
       box.expandByScalar(shapeSize);
       const size = Math.max(box.getSize(new T.Vector3()).length(), 1e-3);
       const centre = box.getCenter(new T.Vector3());
@@ -191,6 +192,15 @@
         bodyGroups.push(g);
       });
       // joint markers are drawn over the shapes (no depth test), so a joint inside a body shows
+      if (data.ground && data.ground.length) {  // fixed in the world frame (a robot's base)
+        const g = new T.Group();
+        g.name = "ground";
+        for (const s of data.ground) {
+          g.add(shapeObject(s, new T.MeshLambertMaterial({color: new T.Color(s.color || "#8c9bb0")}), loadMesh));
+        }
+        world.add(g);
+        extraObjects.push(g);
+      }
       const markerMat = new T.MeshBasicMaterial({color: 0xd03030, depthTest: false, transparent: true});
       for (const j of data.joints) {
         const m = new T.Group();
@@ -311,7 +321,13 @@
         statusWord + "; " + data.time.length + " frames" +
         (data.frame_stride > 1 ? " (every " + data.frame_stride + "th of " + data.frames_recorded + " recorded)" : "") +
         "; shapes: " + data.bodies.map((b) => b.name + " " + b.source).join(", ") +
-        (data.notes.length ? ". Notes: " + data.notes.join("; ") : "");
+        "";
+      if (data.notes.length) {  // what could not be drawn as asked, folded
+        const det = el("details", {id: "replay-notes"});
+        det.appendChild(el("summary", {}, data.notes.length + " note" + (data.notes.length > 1 ? "s" : "")));
+        for (const n of data.notes) det.appendChild(el("div", {}, n));
+        info.appendChild(det);
+      }
       state.ready = true;
       return true;
     };
