@@ -59,8 +59,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     except ImportError as e:
         sys.stderr.write(f"error: serve: {e}; pip install 'simphant[serve]' (fastapi, uvicorn, python-multipart)\n")
         return 3
+    from .store import DatabaseBusy
     try:
         app = create_app(config)
+    except DatabaseBusy as e:
+        sys.stderr.write(f"error: serve: {e}\n")
+        return 3
     except (OSError, ValueError) as e:
         sys.stderr.write(f"error: serve: {e}\n")
         return 2
@@ -70,6 +74,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         server.run()
     except OSError as e:
         sys.stderr.write(f"error: serve: {e}\n")
+        return 3
+    except SystemExit:  # uvicorn exits 1 when it cannot bind the port (it logged why)
+        sys.stderr.write(f"error: serve: cannot listen on {config.host}:{config.port}\n")
         return 3
     return 0 if server.started else 3
 

@@ -1,0 +1,82 @@
+"""`simphant serve`'s config file and command line: bad values exit 2 naming the key; a
+database held by another service, or a port in use, exit 3 (README "Exit codes")."""
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+
+from simphant.serve import config_from_dict  # noqa: E402
+from simphant.serve.store import DatabaseBusy, JobStore  # noqa: E402
+
+
+@pytest.mark.parametrize("doc, says", [
+    ({"bogus": 1}, "bogus: unknown key"),
+    ({"limits": {"max_instances": 0}}, "limits.max_instances: expected an integer >= 1"),
+    ({"limits": {"max_files": 3}}, "limits.max_files: unknown key"),
+    ({"tokens": {"short": {"name": "a"}}}, "at least 8 characters"),
+    ({"tokens": {"long-enough-token": {}}}, "expected {\"name\""),
+    ({"tokens": {"long-enough-token": {"name": "a", "max_jobs": 0}}}, "max_jobs: expected an integer >= 1"),
+    ({"port": 70000}, "port: expected 0 .. 65535"),
+    ({"workers": -1}, "workers: expected an integer >= 0"),
+    ({"checkpoint_every": "often"}, "checkpoint_every: expected seconds"),
+    ({"report": 1}, "report: expected true or false"),
+])
+def test_bad_config_values_name_the_key(doc, says):
+    with pytest.raises(ValueError, match=None) as e:
+        config_from_dict(doc)
+    assert says in str(e.value)
+
+
+def test_relative_paths_are_relative_to_the_config_file(tmp_path):
+    c = config_from_dict({"data_dir": "d", "database": "q/jobs.sqlite"}, str(tmp_path))
+    assert c.data_dir == str(tmp_path / "d") and c.database_path == str(tmp_path / "q" / "jobs.sqlite")
+    assert config_from_dict({"data_dir": "d"}, str(tmp_path)).database_path == str(tmp_path / "d" / "jobs.sqlite")
+
+
+def test_one_service_per_database(tmp_path):
+    store = JobStore(str(tmp_path / "jobs.sqlite"))
+    try:
+        with pytest.raises(DatabaseBusy, match="used by another simphant serve"):
+            JobStore(str(tmp_path / "jobs.sqlite"))
+    finally:
+        store.close()
+    JobStore(str(tmp_path / "jobs.sqlite")).close()  # free again
+
+
+def _serve(cli, *args, timeout=60):
+    return subprocess.run([cli, "serve", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_exit_codes_of_simphant_serve(cli, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"limits": {"max_steps": -5}}))
+    r = _serve(cli, "--config", str(bad))
+    assert r.returncode == 2 and "limits.max_steps" in r.stderr
+    (tmp_path / "notjson.json").write_text("{")
+    r = _serve(cli, "--config", str(tmp_path / "notjson.json"))
+    assert r.returncode == 2 and "not JSON" in r.stderr
+    r = _serve(cli, "--config", str(tmp_path / "missing.json"))
+    assert r.returncode == 2 and "missing.json" in r.stderr
+    assert _serve(cli, "--no-such-flag").returncode == 2
+    r = _serve(cli, "--help")
+    assert r.returncode == 0 and "--config" in r.stdout
+    # the database held by another service
+    store = JobStore(str(tmp_path / "data" / "jobs.sqlite"))
+    try:
+        r = _serve(cli, "--data", str(tmp_path / "data"), "--port", "0")
+        assert r.returncode == 3 and "used by another simphant serve" in r.stderr
+    finally:
+        store.close()
+    # a port in use
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        r = _serve(cli, "--data", str(tmp_path / "data2"), "--port", str(port), "--log-level", "critical")
+        assert r.returncode == 3 and f"127.0.0.1:{port}" in r.stderr, r.stderr
