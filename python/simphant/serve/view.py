@@ -2,7 +2,8 @@
 run file in the browser (docs/service.md, "Web page and replay"), served on this machine
 by the same pages and replay data as the service, without tokens or jobs.
 
-Exit codes (README "Exit codes"): 0 stopped (Ctrl-C), 2 bad input (the file is missing,
+Exit codes (README "Exit codes"): 0 stopped (Ctrl-C, SIGTERM; the C++ `simphant view`
+that runs this module answers 130 / 143 then, as `simphant serve`), 2 bad input (the file is missing,
 not HDF5, not SimPhant output or has no /state frames; a bad option), 3 a module missing
 (fastapi, uvicorn, h5py) or the port not available.
 """
