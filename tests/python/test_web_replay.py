@@ -218,3 +218,18 @@ def test_mesh_shapes_are_numbered_and_missing_ones_fall_back(tmp_path):
         replay.mesh_path(files, 0, [str(tmp_path / "meshes" / "elsewhere")])
     with pytest.raises(replay.ReplayError, match="no such mesh"):
         replay.mesh_path(files, 1)
+
+
+def test_a_diverged_instance_replays_as_strict_json(tmp_path):
+    write_run(tmp_path / "run.h5")
+    with h5py.File(tmp_path / "run.h5", "a") as f:
+        f["state"][30:, 0] = np.nan  # frozen at non-finite values
+        f["status"][0] = 2
+        f["status_time"][0] = np.inf
+        del f["params/bodies.a.mass"]
+        f["params/bodies.a.mass"] = [np.nan, 2.0, 3.0]
+    d = replay.replay_data(str(tmp_path / "run.h5"), instance=0)
+    json.dumps(d, allow_nan=False)  # what the service answers (starlette refuses NaN)
+    assert d["status"] == 2 and d["status_time"] is None and d["params"] == {"bodies.a.mass": None}
+    p = replay.decode_poses(d)
+    assert np.isnan(p[30:]).all() and np.isfinite(p[:30]).all()

@@ -164,7 +164,7 @@ def replay_data(path: str, instance: Optional[int] = None, pick: str = "index", 
     root = mesh_root or os.path.dirname(os.path.abspath(attrs.get("scene_file", path) or path))
     bodies, joints, meshes, notes, ground = scene_geometry(scene, body_names, root, params)
     poses32 = np.ascontiguousarray(poses, dtype="<f4")
-    return {
+    return strict_json({
         "file": os.path.basename(path),
         "scene_name": scene.get("name", ""),
         "instance": instance, "instances": int(n_inst), "pick": picked, "loads": loads,
@@ -177,7 +177,7 @@ def replay_data(path: str, instance: Optional[int] = None, pick: str = "index", 
         "bodies": bodies, "ground": ground, "joints": joints, "meshes": [os.path.basename(m) for m in meshes],
         "gravity": scene.get("gravity", scene.get("robot", {}).get("gravity", [0, 0, 0])),
         "notes": notes,
-    }
+    })
 
 
 def scene_geometry(scene: Dict[str, Any], body_names: List[str], root: str,
@@ -214,6 +214,18 @@ def mesh_files(path: str, mesh_root: Optional[str] = None) -> List[str]:
     body_names = list(attrs.get("body_names", [f"body{b}" for b in range(n_bodies)]))
     root = mesh_root or os.path.dirname(os.path.abspath(attrs.get("scene_file", path) or path))
     return scene_geometry(scene, body_names, root)[2]
+
+
+def strict_json(obj: Any) -> Any:
+    """`obj` with every non-finite float (NaN, inf: e.g. a URDF's values) as None, so that
+    it is strict JSON (the poses, in base64, may hold NaN: a diverged instance's frames)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: strict_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [strict_json(v) for v in obj]
+    return obj
 
 
 def decode_poses(data: Dict[str, Any]) -> np.ndarray:
