@@ -144,6 +144,7 @@ def test_submit_follow_and_replay_in_the_browser(browser, cli, tmp_path):
         page.wait_for_function("document.getElementById('scene-error').textContent.length > 0", timeout=10000)
         assert page.text_content("#scene-error").startswith("/bodies/2/visual/radius")
         assert "must be > 0" in page.text_content("#scene-error")
+        page.screenshot(path=str(tmp_path / "submit_error.png"))
         page.fill("#scene", json.dumps(scene, indent=1))
         page.click("#submit")
         page.wait_for_selector("#submitted-job", timeout=10000)
@@ -164,6 +165,18 @@ def test_submit_follow_and_replay_in_the_browser(browser, cli, tmp_path):
         assert [b["source"] for b in replay["bodies"]] == ["visual"] * 3  # the four-bar's boxes
         # the joint markers ride on their bodies: the crank pivot stays at the ground pivot
         np.testing.assert_allclose(at["markerPositions"][0], [0, 0, 0], atol=1e-6)
+        page.select_option("#replay-speed", "4")
+        assert page.evaluate("window.replayState.speed") == 4
+        page.uncheck("#replay-joints")
+        page.uncheck("#replay-bodies")
+        assert page.evaluate("[window.replayState.bodiesVisible, window.replayState.jointsVisible]") == [False, False]
+        page.check("#replay-bodies")
+        page.fill("#replay-instance", "2")
+        page.click("#replay-show-instance")
+        page.wait_for_function("window.replayState.ready && window.replayState.instance === 2", timeout=20000)
+        with h5py.File(data / "jobs" / job_id / "out.h5", "r") as f:
+            np.testing.assert_allclose(page.evaluate("window.replayState.bodyPositions"),
+                                       f["state"][replay["frame_index"][0], 2, :, :3], atol=1e-6)
         page.click("#replay-show-peak")
         page.wait_for_function("window.replayState.ready && window.replayState.pick.mode === 'peak'", timeout=20000)
         peak = page.evaluate("window.replayState")

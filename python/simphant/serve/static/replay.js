@@ -4,7 +4,8 @@
 // float32 [frame][body][x y z qx qy qz qw] (world frame, z up), body shapes in the body
 // frame (centre of mass), joint anchors in the frame of the body they ride on.
 // State for tests and scripts: window.replayState (frame, time, playing, speed, instance,
-// frames, bodyPositions: rendered world positions of the body frames, markerPositions).
+// frames, bodyPositions: rendered world positions of the body frames, markerPositions,
+// bodiesVisible, jointsVisible, pick, ready, error, webgl).
 "use strict";
 
 (function () {
@@ -74,6 +75,7 @@
     const meshUrl = opts.meshUrl || ((k) => url + "/mesh/" + k);
     const self = this;
     const state = {frame: 0, time: 0, playing: false, speed: 1, instance: null, frames: 0, ready: false,
+                   bodiesVisible: true, jointsVisible: true,
                    bodyPositions: [], markerPositions: [], pick: null, error: null, webgl: false, loads: 0};
     window.replayState = state;
 
@@ -278,8 +280,14 @@
     playBtn.onclick = () => (state.playing ? self.pause() : self.play());
     scrub.oninput = () => { self.pause(); self.seek(+scrub.value); };
     speedSel.onchange = () => { state.speed = +speedSel.value; };
-    bodiesChk.onchange = () => { for (const g of bodyGroups) g.userData.shapes.visible = bodiesChk.checked; };
-    jointsChk.onchange = () => { for (const m of markers) m.visible = jointsChk.checked; };
+    bodiesChk.onchange = () => {
+      for (const g of bodyGroups) g.userData.shapes.visible = bodiesChk.checked;
+      state.bodiesVisible = bodiesChk.checked;
+    };
+    jointsChk.onchange = () => {
+      for (const m of markers) m.visible = jointsChk.checked;
+      state.jointsVisible = jointsChk.checked;
+    };
 
     self.load = async function (query) {
       state.ready = false;
