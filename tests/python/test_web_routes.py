@@ -155,3 +155,15 @@ def test_view_refuses_missing_and_foreign_files(tmp_path, capsys):
     assert "no recorded /state frames" in capsys.readouterr().err
     assert view_main(["--port", "70000", str(tmp_path / "x.h5")]) == 2
     assert view_main(["--bogus"]) == 2
+
+
+def test_view_exits_3_when_the_port_is_taken(tmp_path, capsys):
+    import socket
+
+    write_run(tmp_path / "run.h5")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        assert view_main([str(tmp_path / "run.h5"), "--port", str(port), "--no-browser"]) == 3
+    assert f"could not listen on 127.0.0.1:{port}" in capsys.readouterr().err

@@ -110,9 +110,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     threading.Thread(target=announce, daemon=True).start()
     try:
         server.run()
-    except (OSError, SystemExit) as e:  # uvicorn exits (1) when it cannot bind
+    except (OSError, SystemExit) as e:  # uvicorn logs the reason and exits when it cannot bind
         if not server.started:
-            sys.stderr.write(f"error: view: could not listen on {args.host}:{args.port} ({e})\n")
+            why = f" ({e})" if isinstance(e, OSError) else " (see the line above)"
+            sys.stderr.write(f"error: view: could not listen on {args.host}:{args.port}{why}\n")
             return 3
         raise
     if not server.started:
