@@ -113,6 +113,9 @@ def check_replay_plays_pauses_and_scrubs(page, shots, states, label):
     assert page.input_value("#replay-scrub") == str(target)
     if states is not None:  # drawn where the file puts each body (float32 of the file's float64)
         np.testing.assert_allclose(at["bodyPositions"], states[target, :, :3], rtol=0, atol=1e-6)
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("window.replayState.frame") == target + 1
+    page.keyboard.press("ArrowLeft")
     page.screenshot(path=str(shots / f"{label}_scrubbed.png"))
     return at
 

@@ -339,6 +339,19 @@
       state.ready = true;
       return true;
     };
+    // keys (outside text fields): space plays / pauses, left / right step one frame
+    document.addEventListener("keydown", (e) => {
+      if (!data || /^(INPUT|TEXTAREA|SELECT)$/.test((e.target && e.target.tagName) || "")) return;
+      if (e.key === " ") {
+        if (e.target && e.target.tagName === "BUTTON") return;  // a focused button clicks itself
+        e.preventDefault();
+        playBtn.onclick();
+      }
+      else if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+        self.pause();
+        self.seek(state.frame + (e.key === "ArrowRight" ? 1 : -1));
+      }
+    });
     instBtn.onclick = () => self.load({instance: instInput.value});
     peakBtn.onclick = () => self.load(peakSel.value ? {pick: "peak", load: peakSel.value} : {pick: "peak"});
 
