@@ -167,3 +167,32 @@ def test_view_exits_3_when_the_port_is_taken(tmp_path, capsys):
         port = s.getsockname()[1]
         assert view_main([str(tmp_path / "run.h5"), "--port", str(port), "--no-browser"]) == 3
     assert f"could not listen on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_uploaded_mesh_of_a_visual_is_drawn_from_the_job_folder(tmp_path, cli, examples):
+    """A scene whose body has a mesh visual, submitted with the STL file (multipart), run by
+    the service's worker: the replay draws that mesh and serves the uploaded bytes."""
+    import time
+
+    from simphant.serve.app import create_app
+
+    scene = json.loads((examples / "pendulum.json").read_text())
+    scene["solver"]["t_end"] = 0.05
+    scene["bodies"][0]["visual"] = {"type": "mesh", "file": "meshes/rod.stl", "scale": 0.001}
+    stl_triangle(tmp_path / "rod.stl")
+    config = ServeConfig(data_dir=str(tmp_path / "data"), simphant=cli, workers=1, threads=1, report=False,
+                         tokens={"tok-alice": TokenInfo("alice")})
+    with TestClient(create_app(config)) as c:
+        r = c.post("/jobs", headers=ALICE, data={"options": json.dumps({"instances": 1})},
+                   files=[("scene", ("scene.json", json.dumps(scene), "application/json")),
+                          ("files", ("meshes/rod.stl", (tmp_path / "rod.stl").read_bytes(), "model/stl"))])
+        assert r.status_code == 201, r.text
+        job = r.json()["jobID"]
+        deadline = time.monotonic() + 60
+        while c.get(f"/jobs/{job}", headers=ALICE).json()["status"] not in ("successful", "failed", "dismissed"):
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        d = c.get(f"/jobs/{job}/replay", headers=ALICE).json()
+        assert d["bodies"][0]["source"] == "visual" and d["meshes"] == ["rod.stl"]
+        assert d["bodies"][0]["shapes"][0]["mesh"] == 0 and d["bodies"][0]["shapes"][0]["scale"] == [0.001] * 3
+        assert c.get(f"/jobs/{job}/replay/mesh/0", headers=ALICE).content == (tmp_path / "rod.stl").read_bytes()
