@@ -50,6 +50,7 @@ class Server:
 
     def start(self, via: str = "cli", timeout: float = 60.0) -> "Server":
         self.port = free_port()
+        self.via = via
         env = python_env()
         env["SIMPHANT_EXECUTABLE"] = self.cli
         args = ["--config", str(self.config_path), "--port", str(self.port), "--log-level", "warning"]
@@ -94,9 +95,8 @@ class Server:
     def rss_kib(self) -> int:
         """The server process's resident set [KiB] (the Python process under `simphant serve`)."""
         pid = self.proc.pid
-        children = pathlib.Path(f"/proc/{pid}/task/{pid}/children")
-        if children.exists() and children.read_text().split():
-            pid = int(children.read_text().split()[0])
+        if self.via == "cli":  # the Python process is the launcher's one child
+            pid = int(pathlib.Path(f"/proc/{pid}/task/{pid}/children").read_text().split()[0])
         for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])

@@ -47,7 +47,7 @@ def test_a_job_runs_and_its_results_equal_the_cli_run(server, examples, cli, tmp
         assert states[-1] == "successful" and progress == sorted(progress) and progress[-1] == 100
         info = c.get(f"/jobs/{job['jobID']}").json()
         assert info["summary"]["instances"] == 4 and info["summary"]["instances_ok"] == 4
-        assert info["steps_total"] == 200 and info["finished"] is not None
+        assert info["steps_total"] == info["steps_done"] == 200 and info["finished"] is not None
         links = {link["title"]: link for link in c.get(f"/jobs/{job['jobID']}/results").json()["links"]}
         assert {"out.h5", "summary.json", "scene.json"} <= set(links)
         out = tmp_path / "served.h5"
@@ -57,6 +57,12 @@ def test_a_job_runs_and_its_results_equal_the_cli_run(server, examples, cli, tmp
         scene_text = c.get(links["scene.json"]["href"]).text
         listed = [j["jobID"] for j in c.get("/jobs").json()["jobs"]]
         assert job["jobID"] in listed
+        assert job["jobID"] in [j["jobID"] for j in c.get("/jobs", params={"status": "successful"}).json()["jobs"]]
+        others = c.get("/jobs", params={"status": ["queued", "failed"]}).json()["jobs"]
+        assert job["jobID"] not in [j["jobID"] for j in others]
+        assert len(c.get("/jobs", params={"limit": 1}).json()["jobs"]) == 1
+        assert c.get("/jobs", params={"status": "done"}).status_code == 422
+        assert c.get("/jobs", params={"limit": 0}).json()["path"] == "/query/limit"
     ref = cli_run(cli, scene_text, tmp_path / "cli", "--instances", "4", "--t-end", "0.2")
     assert assert_same_file(ref, out) > 5
 
@@ -100,6 +106,23 @@ def test_tokens_see_only_their_own_jobs(server, examples):
         assert anon.get("/openapi.json").status_code == 200
 
 
+def test_ogc_process_description_and_execution(server, examples):
+    with server.client() as c:
+        conforms = c.get("/conformance").json()["conformsTo"]
+        assert "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/core" in conforms
+        assert [p["id"] for p in c.get("/processes").json()["processes"]] == ["simphant-run"]
+        d = c.get("/processes/simphant-run").json()
+        assert {"scene", "options"} <= set(d["inputs"]) and "out.h5" in d["outputs"]
+        assert "instances" in d["inputs"]["options"]["schema"]["properties"]
+        assert c.get("/processes/other").status_code == 404
+        r = c.post("/processes/simphant-run/execution", json={"scene": pendulum(examples), "options": SMALL})
+        assert r.status_code == 201 and r.headers["location"] == f"/jobs/{r.json()['jobID']}"
+        assert wait_final(c, r.json()["jobID"])["status"] == "successful"
+        assert c.post("/processes/other/execution", json={"scene": {}}).status_code == 404
+    with server.client(None) as anon:
+        assert anon.get("/processes").status_code == 401
+
+
 def test_openapi_lists_every_route(server):
     doc = httpx.get(server.url + "/openapi.json").json()
     paths = doc["paths"]
@@ -121,7 +144,8 @@ def _bad(c, expect, **kw):
 def test_bad_input_is_a_clear_4xx(server, examples):
     scene = pendulum(examples)
     with server.client() as c:
-        assert "not JSON" in _bad(c, 400, content=b"{\"scene\": ", headers={"content-type": "application/json"})["detail"]
+        json_type = {"content-type": "application/json"}
+        assert "not JSON" in _bad(c, 400, content=b"{\"scene\": ", headers=json_type)["detail"]
         _bad(c, 415, content=b"scene", headers={"content-type": "text/plain"})
         assert _bad(c, 422, json={"options": {}})["path"] == "/scene"
         assert _bad(c, 422, json={"scene": scene, "bogus": 1})["path"] == "/bogus"
@@ -137,6 +161,19 @@ def test_bad_input_is_a_clear_4xx(server, examples):
         bad = json.loads(json.dumps(scene))
         bad["joints"][0]["body_j"] = "nobody"
         assert _bad(c, 422, json={"scene": bad})["path"].startswith("/joints/0")
+        deep = "[" * 50000 + "]" * 50000  # deeper than json.loads recurses
+        assert "deeply" in _bad(c, 400, content=b'{"scene": ' + deep.encode() + b"}",
+                                headers={"content-type": "application/json"})["detail"]
+        assert _bad(c, 422, json={"scene": "{\"a\": " + deep + "}"})["path"] == "/scene"
+        bad = json.loads(json.dumps(scene))  # a sweep that samples an invalid instance
+        bad["sweep"]["parameters"] = [{"path": "bodies.rod.mass", "dist": "uniform", "low": -2.0, "high": -1.0}]
+        body = _bad(c, 422, json={"scene": bad})
+        assert "mass" in body["detail"], body
+        # multipart: options not JSON, no scene, an unknown field
+        assert _bad(c, 400, files={"scene": ("s.json", json.dumps(scene))}, data={"options": "{"})["path"] == "/options"
+        assert _bad(c, 422, files={"bundle": ("b.zip", b"")})["path"] == "/scene"
+        assert _bad(c, 422, files={"scene": ("s.json", json.dumps(scene)), "extra": ("x", b"")})["path"] == "/extra"
+        assert _bad(c, 422, files={"scene": ("s.json", "[1, 2]")})["path"] == "/scene"
         # limits: instances, instance-steps
         assert "max_instances" in _bad(c, 403, json={"scene": scene, "options": {"instances": 1001}})["detail"]
         assert "max_steps" in _bad(c, 403, json={"scene": scene, "options": {"instances": 1000, "t_end": 10}})["detail"]
@@ -238,7 +275,8 @@ def test_oversize_uploads_are_refused_without_reading_them(server):
         for _ in range(16384):
             yield b"%x\r\n%s\r\n" % (len(chunk), chunk)
     answer = _raw_post(server, b"POST /jobs HTTP/1.1\r\nHost: x\r\n" + auth +
-                       b"Content-Type: multipart/form-data; boundary=zz\r\nTransfer-Encoding: chunked\r\n\r\n", frames())
+                       b"Content-Type: multipart/form-data; boundary=zz\r\nTransfer-Encoding: chunked\r\n\r\n",
+                       frames())
     assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
     with server.client() as c:  # the server is still there
         assert c.get("/jobs").status_code == 200
@@ -264,3 +302,14 @@ def test_jobs_per_token_limit(server, examples):
         assert bob.delete(f"/jobs/{jid}").status_code == 200
         assert bob.get(f"/jobs/{jid}").status_code == 404
         assert not (server.data / "jobs" / jid).exists()
+
+
+def test_a_bundle_of_too_many_entries_is_refused(cli, examples, tmp_path):
+    from simphant.serve.bundle import MAX_ENTRIES
+    server = Server(cli, tmp_path).start(via="python")  # the default upload limit: the zip is about 1 MB
+    with server.client() as c:
+        many = _zip([(f"f{k}", b"", 0o100644) for k in range(MAX_ENTRIES + 1)])
+        body = _bad(c, 400, files={"scene": ("s.json", json.dumps(pendulum(examples))), "bundle": ("b.zip", many)})
+        assert f"more than {MAX_ENTRIES}" in body["detail"]
+    server.stop()
+    assert list((server.data / "jobs").iterdir()) == []  # nothing left of the refused job

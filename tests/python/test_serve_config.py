@@ -80,3 +80,17 @@ def test_exit_codes_of_simphant_serve(cli, tmp_path):
         port = s.getsockname()[1]
         r = _serve(cli, "--data", str(tmp_path / "data2"), "--port", str(port), "--log-level", "critical")
         assert r.returncode == 3 and f"127.0.0.1:{port}" in r.stderr, r.stderr
+
+
+def test_one_worker_per_gpu_each_seeing_its_own(tmp_path, monkeypatch):
+    from simphant.serve import ServeConfig
+    from simphant.serve.runner import worker_devices
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho 'GPU 0: NVIDIA H200 (UUID: GPU-a)'\necho 'GPU 1: NVIDIA H200 (UUID: GPU-b)'\n")
+    smi.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{__import__('os').environ['PATH']}")
+    assert worker_devices(ServeConfig()) == ["0", "1"]
+    assert worker_devices(ServeConfig(workers=3)) == ["0", "1", "0"]
+    assert worker_devices(ServeConfig(ray_address="auto", workers=2)) == [None, None]
+    smi.write_text("#!/bin/sh\nexit 9\n")
+    assert worker_devices(ServeConfig(workers=2)) == [None, None]

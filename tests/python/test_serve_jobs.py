@@ -3,13 +3,10 @@ output, a job survives the service being killed (SIGKILL) and its run being kill
 ends with the results of an uninterrupted `simphant run`."""
 from __future__ import annotations
 
-import json
 import os
 import pathlib
-import shutil
 import signal
 import subprocess
-import time
 
 import numpy as np
 import pytest
@@ -100,6 +97,23 @@ def test_a_killed_service_resumes_its_running_job_and_keeps_the_queue(cli, examp
         server.stop()
 
 
+def test_a_stopped_service_leaves_its_job_running_and_resumes_it(cli, examples, tmp_path):
+    server = Server(cli, tmp_path).start(via="cli")
+    with server.client() as c:
+        jid = c.post("/jobs", json={"scene": pendulum(examples), "options": LONG}).json()["jobID"]
+        wait_for(lambda: c.get(f"/jobs/{jid}").json()["steps_done"] > 0, what="progress")
+    assert server.stop() == 143
+    server.start(via="cli")
+    try:
+        with server.client() as c:
+            info = wait_final(c, jid)
+            assert info["status"] == "successful" and info["attempts"] == 2, info
+            ref = reference(cli, server, c, jid, tmp_path)
+        assert assert_same_file(ref, server.data / "jobs" / jid / "out.h5") > 5
+    finally:
+        server.stop()
+
+
 def test_a_killed_run_is_resumed_then_failed_with_the_reason(cli, examples, tmp_path):
     server = Server(cli, tmp_path, max_attempts=2).start(via="cli")
     try:
@@ -138,6 +152,8 @@ def test_with_a_ray_address_a_job_runs_as_a_sharded_sweep(cli, examples, tmp_pat
                                                                        "run.log").read_text()[-2000:])
             assert len(info["summary"]["shard_files"]) >= 1
             text = c.get(f"/jobs/{jid['jobID']}/results/scene.json").text
+            r = c.post("/jobs", json={"scene": pendulum(examples), "options": {"frames": "none"}})
+            assert r.status_code == 422 and r.json()["path"] == "/options/frames"
             served = tmp_path / "served.h5"
             served.write_bytes(c.get(f"/jobs/{jid['jobID']}/results/out.h5").content)
         ref = cli_run(cli, text, tmp_path / "reference", "--instances", "8", "--t-end", "0.2")
@@ -152,5 +168,28 @@ def test_with_a_ray_address_a_job_runs_as_a_sharded_sweep(cli, examples, tmp_pat
                     compared.append(name)
             a.visititems(visit)
         assert "time" in compared and len(compared) > 5
+    finally:
+        server.stop()
+
+
+def test_a_successful_job_serves_its_report(cli, examples, tmp_path):
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("scipy")
+    pytest.importorskip("SALib")
+    server = Server(cli, tmp_path, report=True).start(via="cli")
+    try:
+        with server.client() as c:
+            jid = c.post("/jobs", json={"scene": pendulum(examples), "options": {"instances": 8, "t_end": 0.5}})
+            info = wait_final(c, jid.json()["jobID"], timeout=300)
+            assert info["status"] == "successful" and info["message"] == "", info
+            links = {link["title"]: link for link in c.get(f"/jobs/{info['jobID']}/results").json()["links"]}
+            assert "report/report.html" in links and "report/report.json" in links
+            r = c.get(links["report/report.html"]["href"])
+            assert r.status_code == 200 and r.headers["content-type"].startswith("text/html") and b"<html" in r.content
+            report = c.get(links["report/report.json"]["href"]).json()
+            assert report  # the report's numbers, as `simphant report` writes them
+            # "%2e%2e" reaches the server as ".." (a client would fold "report/../out.h5" itself)
+            assert c.get(f"/jobs/{info['jobID']}/results/report/%2e%2e/out.h5").status_code == 404
+            assert c.get(f"/jobs/{info['jobID']}/results/run.json").status_code == 404
     finally:
         server.stop()

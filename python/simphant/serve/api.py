@@ -13,9 +13,9 @@ import math
 import os
 import shutil
 import uuid
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Literal, Optional, Tuple
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
@@ -31,6 +31,8 @@ from .store import FINAL_STATES, QUEUED, RUNNING
 router = APIRouter(tags=["jobs"])
 
 PROCESS_ID = "simphant-run"
+#: The options a Ray sweep (python -m simphant.distributed) takes.
+RAY_OPTIONS = {"instances", "dt", "t_end", "seed", "solver"}
 #: Result files a job's folder may hold, besides report/ (docs/service.md, "Results").
 RESULT_FILES = {"out.h5": "application/x-hdf5", "summary.json": "application/json", "scene.json": "application/json",
                 "run.log": "text/plain"}
@@ -95,6 +97,8 @@ async def _read_json(request: Request) -> Tuple[Any, Dict[str, Any]]:
         doc = json.loads(raw)
     except ValueError as e:
         raise ApiError(400, f"the request body is not JSON: {e}") from None
+    except RecursionError:
+        raise ApiError(400, "the request body is nested too deeply") from None
     if not isinstance(doc, dict):
         raise ApiError(422, "the request body must be an object {\"scene\": ..., \"options\": {...}}", "/")
     extra = sorted(set(doc) - {"scene", "options"})
@@ -134,6 +138,8 @@ async def _read_multipart(request: Request, folder: str, budget: int) -> Tuple[A
                 options = json.loads(text)
             except ValueError as e:
                 raise ApiError(400, f"/options: not JSON: {e}", "/options") from None
+            except RecursionError:
+                raise ApiError(400, "/options: nested too deeply", "/options") from None
             if not isinstance(options, dict):
                 raise ApiError(422, "/options: expected an object", "/options")
         written = 0
@@ -156,9 +162,17 @@ def _scene_error_path(message: str) -> Optional[str]:
 
 
 def _validate_scene(path: str):
-    """simphant.load_scene on the written file: ValueError with the validator's message."""
+    """The checks of `simphant check` on the written file: simphant.load_scene (the
+    scene validator), every sampled instance of the sweep validated and the base model
+    assembled (Scene.check). ValueError with the validator's message, or when the base
+    model does not assemble."""
     from .. import load_scene
-    return load_scene(path)
+    sc = load_scene(path)
+    report = sc.check()
+    if not report.get("assembly_ok", True):
+        raise ValueError(f"the base model does not assemble (max |Phi| = {report.get('assembly_residual')}); "
+                         "`simphant check` shows the constraint analysis")
+    return sc
 
 
 @router.post("/jobs", status_code=201, summary="Submit a job (a scene and run options)", openapi_extra=_SUBMIT_DOC,
@@ -173,7 +187,10 @@ async def submit_job(request: Request, token: TokenInfo = Depends(current_token)
         raise ApiError(415, f"Content-Type {ctype or '(none)'!r}: send application/json or multipart/form-data")
     job_id = uuid.uuid4().hex
     folder = os.path.join(config.jobs_dir, job_id)
-    os.makedirs(folder)
+    try:
+        os.makedirs(folder)
+    except OSError as e:
+        raise ApiError(507, f"the job's folder cannot be made: {e.strerror}") from None
     try:
         try:
             if ctype == "application/json":
@@ -188,12 +205,20 @@ async def submit_job(request: Request, token: TokenInfo = Depends(current_token)
             errs = e.errors()
             p = json_path(("options", *errs[0]["loc"]))
             raise ApiError(422, f"{p}: {errs[0]['msg']}", p) from None
+        if config.ray_address:
+            extra = sorted(set(opts.model_dump(exclude_none=True)) - RAY_OPTIONS - {"backend", "precision"})
+            if extra:
+                raise ApiError(422, f"/options/{extra[0]}: not available for jobs run as Ray sweeps (ray_address); "
+                               f"those take {', '.join(sorted(RAY_OPTIONS | {'backend', 'precision'}))}",
+                               f"/options/{extra[0]}")
         if isinstance(scene, str):
             text = scene
             try:
                 scene = json.loads(text)
             except ValueError as e:
                 raise ApiError(422, f"/scene: not JSON: {e}", "/scene") from None
+            except RecursionError:
+                raise ApiError(422, "/scene: nested too deeply", "/scene") from None
         else:
             text = json.dumps(scene, indent=1)
         if not isinstance(scene, dict):
@@ -225,6 +250,9 @@ async def submit_job(request: Request, token: TokenInfo = Depends(current_token)
         if not store.insert_if_below(job_id, token.name, options, max_active):
             raise ApiError(429, f"{token.name} has {max_active} unfinished jobs, the limit (max_jobs); wait for one "
                            "to finish or dismiss one", headers={"Retry-After": "10"})
+    except OSError as e:  # a full disk, a quota: the request is fine, the service cannot keep it
+        shutil.rmtree(folder, ignore_errors=True)
+        raise ApiError(507, f"the job's files cannot be written: {e.strerror or e}") from None
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
@@ -232,9 +260,14 @@ async def submit_job(request: Request, token: TokenInfo = Depends(current_token)
     return JSONResponse(status_info(store.get(job_id)), status_code=201, headers={"Location": f"/jobs/{job_id}"})
 
 
+JobState = Literal["queued", "running", "successful", "failed", "dismissed"]
+
+
 @router.get("/jobs", summary="The caller's jobs, newest first")
-def list_jobs(request: Request, token: TokenInfo = Depends(current_token)) -> Dict[str, Any]:
-    jobs = request.app.state.store.list(token.name)
+def list_jobs(request: Request, token: TokenInfo = Depends(current_token),
+              status: Optional[List[JobState]] = Query(None, description="only jobs in these states"),
+              limit: int = Query(1000, ge=1, le=10000, description="at most this many")) -> Dict[str, Any]:
+    jobs = request.app.state.store.list(token.name, limit, status)
     return {"jobs": [status_info(j, with_summary=False) for j in jobs],
             "links": [{"href": "/jobs", "rel": "self", "type": "application/json"}]}
 

@@ -48,6 +48,8 @@ def create_app(config: ServeConfig) -> FastAPI:
     app.add_middleware(errors.BodyLimit, limit=config.limits.max_upload_bytes)
     from .api import router as api_router
     app.include_router(api_router)
+    from .processes import router as processes_router
+    app.include_router(processes_router)
     from .web import router as web_router
     app.include_router(web_router)
     _document_job_options(app)

@@ -4,7 +4,8 @@ job's folder.
 A bundle entry or an uploaded file's name is refused (BundleError, HTTP 400 naming the
 entry) when it is absolute, holds a `..` component, a backslash or a NUL, names a hidden
 file the service writes itself, is a symbolic link or another special file, or resolves
-outside the folder; the unpacked bytes are bounded like the upload. The scene's file
+outside the folder; the unpacked bytes are bounded like the upload, the entries by
+MAX_ENTRIES. The scene's file
 references (robot.urdf, sweep.file, bodies[k].visual.file, ...) and the URDF's mesh
 file names are held to the same rule.
 """
@@ -21,6 +22,8 @@ from typing import Any, BinaryIO, Iterator, List, Tuple
 RESERVED = {"scene.json", "out.h5", "run.json", "run.log", "summary.json", "report"}
 #: Keys of the scene whose string values are file names relative to the scene.
 FILE_KEYS = {"urdf", "file", "mesh", "filename"}
+#: Files of one bundle at most.
+MAX_ENTRIES = 10000
 #: Package references the scene format resolves itself (docs/robots.md).
 PACKAGE_SCHEMES = ("example-robot-data:",)
 
@@ -78,6 +81,8 @@ def unpack_zip(folder: str, src: BinaryIO, budget: int) -> int:
         raise BundleError(f"bundle: not a zip file ({e})") from None
     total = 0
     with z:
+        if len(z.infolist()) > MAX_ENTRIES:
+            raise BundleError(f"bundle: {len(z.infolist())} entries, more than {MAX_ENTRIES}")
         for info in z.infolist():
             mode = info.external_attr >> 16
             if info.is_dir():

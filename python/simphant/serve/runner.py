@@ -5,7 +5,8 @@ checkpoints, reading its progress lines (docs/service.md, "Queue").
 A job's process runs in its own session (a Ctrl-C of the service does not reach it),
 under `setpriv --pdeathsig TERM` where util-linux has it (a service killed with SIGKILL
 stops its runs, which store their state in their output for the restarted service to
-resume; without setpriv such a run goes on and the restarted service stops it), writes stdout (the --json summary) to <job>/run.json and stderr to <job>/run.log, which
+resume; without setpriv such a run goes on and the restarted service stops it), writes
+stdout (the --json summary) to <job>/run.json and stderr to <job>/run.log, which
 the worker follows for progress. Outcomes:
 
 - exit 0: successful (summary from run.json; `simphant report` into <job>/report/ when
@@ -32,7 +33,7 @@ import time
 from typing import Any, Dict, List, Optional
 
 from .config import ServeConfig
-from .store import DISMISSED, FAILED, RUNNING, SUCCESSFUL, JobStore
+from .store import DISMISSED, FAILED, SUCCESSFUL, JobStore
 
 log = logging.getLogger("simphant.serve")
 
@@ -61,16 +62,26 @@ def find_cli(config: ServeConfig) -> str:
     return found
 
 
-def worker_count(config: ServeConfig) -> int:
-    """config.workers, or one per GPU that nvidia-smi lists, else half the CPU cores (at least 1)."""
-    if config.workers > 0:
-        return config.workers
+def list_gpus() -> List[str]:
+    """The indices of the GPUs `nvidia-smi -L` lists ([] without nvidia-smi or GPUs)."""
     try:
         out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=10)
-        gpus = [ln for ln in out.stdout.splitlines() if ln.startswith("GPU ")] if out.returncode == 0 else []
     except (OSError, subprocess.SubprocessError):
-        gpus = []
-    return len(gpus) if gpus else max(1, (os.cpu_count() or 2) // 2)
+        return []
+    if out.returncode != 0:
+        return []
+    return [ln.split(":")[0].split()[1] for ln in out.stdout.splitlines() if ln.startswith("GPU ")]
+
+
+def worker_devices(config: ServeConfig) -> List[Optional[str]]:
+    """One entry per worker: the GPU index its jobs see (CUDA_VISIBLE_DEVICES), or None.
+
+    config.workers > 0: that many workers, spread over the GPUs when there are some (or
+    all seeing every device without); 0: one per GPU, else half the CPU cores (at least 1).
+    """
+    gpus = [] if config.ray_address else list_gpus()
+    n = config.workers or len(gpus) or max(1, (os.cpu_count() or 2) // 2)
+    return [gpus[k % len(gpus)] if gpus else None for k in range(n)]
 
 
 def option_flags(options: Dict[str, Any]) -> List[str]:
@@ -112,7 +123,8 @@ class WorkerPool:
         self.config = config
         self.store = store
         self.cli = find_cli(config)
-        self.size = worker_count(config)
+        self.devices = worker_devices(config)
+        self.size = len(self.devices)
         self._wake = threading.Condition()
         self._stopping = threading.Event()
         self._procs: Dict[str, subprocess.Popen] = {}
@@ -124,7 +136,7 @@ class WorkerPool:
     def start(self) -> None:
         self.recover()
         for k in range(self.size):
-            t = threading.Thread(target=self._loop, name=f"simphant-worker-{k}", daemon=True)
+            t = threading.Thread(target=self._loop, args=(self.devices[k],), name=f"simphant-worker-{k}", daemon=True)
             t.start()
             self._threads.append(t)
 
@@ -145,8 +157,9 @@ class WorkerPool:
         for p in procs:
             _signal(p, signal.SIGTERM)
         self.notify()
+        end = time.monotonic() + timeout
         for t in self._threads:
-            t.join(timeout)
+            t.join(max(0.0, end - time.monotonic()))
 
     def notify(self) -> None:
         with self._wake:
@@ -164,7 +177,7 @@ class WorkerPool:
         return os.path.join(self.config.jobs_dir, job_id)
 
     # -- the work ------------------------------------------------------------------------
-    def _loop(self) -> None:
+    def _loop(self, device: Optional[str]) -> None:
         while not self._stopping.is_set():
             try:
                 job = self.store.claim_next()
@@ -176,7 +189,7 @@ class WorkerPool:
                     self._wake.wait(1.0)
                 continue
             try:
-                self._run(job)
+                self._run(job, device)
             except Exception as e:  # noqa: BLE001 - the job fails with the reason, the worker goes on
                 log.exception("job %s", job["id"])
                 self.store.update(job["id"], state=FAILED, pid=None, message=f"internal error: {e}")
@@ -199,23 +212,23 @@ class WorkerPool:
                 if o.get(key) is not None:
                     cmd += [flag, repr(o[key]) if isinstance(o[key], float) else str(o[key])]
             return cmd
-        common = ["--json", "--progress-interval", "0.5", "--checkpoint-every", str(self.config.checkpoint_every),
+        common = ["--json", "--progress-interval", "0.25", "--checkpoint-every", str(self.config.checkpoint_every),
                   "--threads", str(self.config.threads)]
         if resume:
             return [self.cli, "run", "--resume", "out.h5", *common]
         return [self.cli, "run", "scene.json", "--out", "out.h5", *common, *option_flags(o)]
 
-    def _run(self, job: Dict[str, Any]) -> None:
+    def _run(self, job: Dict[str, Any], device: Optional[str] = None) -> None:
         jid, folder = job["id"], self.job_dir(job["id"])
-        resume = bool(job["resume"]) and not self.config.ray_address and (
-            os.path.exists(os.path.join(folder, "out.h5")) or os.path.exists(os.path.join(folder, ".out.h5.checkpoint.h5")))
-        rc = self._spawn(job, self._command(job, resume))
+        resume = bool(job["resume"]) and not self.config.ray_address and any(
+            os.path.exists(os.path.join(folder, name)) for name in ("out.h5", ".out.h5.checkpoint.h5"))
+        rc = self._spawn(job, self._command(job, resume), device)
         if rc is None:
             return
         if resume and rc == 2 and not self._was_cancelled(jid):
             # Nothing to resume (killed before the first checkpoint, or after the file
             # completed): the run is deterministic, so it runs again from the start.
-            rc = self._spawn(job, self._command(job, False))
+            rc = self._spawn(job, self._command(job, False), device)
             if rc is None:
                 return
         self._finish(job, rc)
@@ -224,13 +237,16 @@ class WorkerPool:
         with self._lock:
             return job_id in self._cancelled
 
-    def _spawn(self, job: Dict[str, Any], cmd: List[str]) -> Optional[int]:
-        """Runs cmd in the job's folder, following its progress; its exit code, or None
-        when the service is stopping (the job stays running, to be resumed)."""
+    def _spawn(self, job: Dict[str, Any], cmd: List[str], device: Optional[str] = None) -> Optional[int]:
+        """Runs cmd in the job's folder (seeing only GPU `device` when given), following its
+        progress; its exit code, or None when the service is stopping (the job stays
+        running, to be resumed)."""
         jid, folder = job["id"], self.job_dir(job["id"])
         log_path = os.path.join(folder, "run.log")
         env = dict(os.environ)
         env.setdefault("MPLBACKEND", "Agg")
+        if device is not None:
+            env["CUDA_VISIBLE_DEVICES"] = device
         with open(os.path.join(folder, "run.json"), "wb") as out, open(log_path, "ab") as err:
             with self._lock:
                 if self._stopping.is_set() or jid in self._cancelled:
@@ -271,7 +287,10 @@ class WorkerPool:
                         break
                 if done:
                     return
-                time.sleep(0.2)
+                try:
+                    p.wait(0.2)  # returns at the exit, else after 0.2 s for the next progress line
+                except subprocess.TimeoutExpired:
+                    pass
 
     def _finish(self, job: Dict[str, Any], rc: int) -> None:
         jid, folder = job["id"], self.job_dir(job["id"])
@@ -288,8 +307,10 @@ class WorkerPool:
             message = ""
             if self.config.report and not self.config.ray_address:
                 message = self._report(folder)
+            steps = (summary or {}).get("steps")
+            done = {"steps_done": steps, "steps_total": steps} if isinstance(steps, int) else {}
             self.store.update(jid, state=SUCCESSFUL, pid=None, exit_code=0, summary=summary, progress=1.0, eta_s=0.0,
-                              message=message)
+                              message=message, **done)
             return
         if rc < 0 or rc > 128:
             sig = -rc if rc < 0 else rc - 128

@@ -103,8 +103,8 @@ class JobStore:
                 if n >= max_active:
                     self._db.execute("ROLLBACK")
                     return False
-                self._db.execute("INSERT INTO jobs (id, owner, state, options, created, updated) VALUES (?, ?, ?, ?, ?, ?)",
-                                 (job_id, owner, QUEUED, json.dumps(options), now, now))
+                self._db.execute("INSERT INTO jobs (id, owner, state, options, created, updated) "
+                                 "VALUES (?, ?, ?, ?, ?, ?)", (job_id, owner, QUEUED, json.dumps(options), now, now))
                 self._db.execute("COMMIT")
                 return True
             except BaseException:
@@ -118,10 +118,14 @@ class JobStore:
                                 (job_id,) if owner is None else (job_id, owner))
         return rows[0] if rows else None
 
-    def list(self, owner: str, limit: int = 1000) -> List[Dict[str, Any]]:
-        """The owner's jobs, newest first."""
+    def list(self, owner: str, limit: int = 1000, states: Optional[List[str]] = None) -> List[Dict[str, Any]]:
+        """The owner's jobs (in `states` when given), newest first, at most `limit`."""
+        where, args = "WHERE owner = ?", [owner]
+        if states:
+            where += f" AND state IN ({', '.join('?' * len(states))})"
+            args += states
         with self._lock:
-            return self._select("WHERE owner = ? ORDER BY seq DESC LIMIT ?", (owner, limit))
+            return self._select(where + " ORDER BY seq DESC LIMIT ?", (*args, limit))
 
     def claim_next(self) -> Optional[Dict[str, Any]]:
         """The oldest queued job, switched to running (attempts + 1) in one transaction."""
