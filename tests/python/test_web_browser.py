@@ -218,4 +218,8 @@ def test_simphant_view_replays_a_cli_file(browser, cli, tmp_path):
         assert at["instance"] == 1
         info = page.text_content("#replay-info")
         assert "crank visual" in info and "conrod visual" in info and "ram inertia" in info
+        page.click("#replay-show-peak")  # the example records /reductions: the pick reads them
+        page.wait_for_function("window.replayState.ready && window.replayState.pick.mode === 'peak'", timeout=20000)
+        from simphant.serve.replay import peak_loads
+        assert page.evaluate("window.replayState.instance") == peak_loads(str(out))[0]["instance"]
     assert not errors, errors

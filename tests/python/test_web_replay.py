@@ -233,3 +233,20 @@ def test_a_diverged_instance_replays_as_strict_json(tmp_path):
     assert d["status"] == 2 and d["status_time"] is None and d["params"] == {"bodies.a.mass": None}
     p = replay.decode_poses(d)
     assert np.isnan(p[30:]).all() and np.isfinite(p[:30]).all()
+
+
+def test_pick_by_peak_prefers_the_reductions_over_time(tmp_path):
+    """/reductions/reactions (every step, docs/report.md "Peak loads") wins over the
+    recorded frames: here it names instance 2, the frames instance 1."""
+    write_run(tmp_path / "run.h5")
+    with h5py.File(tmp_path / "run.h5", "a") as f:
+        rmax = np.ones((3, 2, 8))
+        rmax[2, 0, 6] = 900.0  # |f| of joint hinge, instance 2
+        g = f.create_group("reductions/reactions")
+        g["max"] = rmax
+        g["min"] = -np.ones((3, 2, 8))
+        g.attrs["components"] = np.array(["f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z", "|f|", "|tau|"],
+                                         dtype=h5py.string_dtype())
+    d = replay.replay_data(str(tmp_path / "run.h5"), pick="peak", load="reactions/hinge/|f|")
+    assert d["instance"] == 2 and d["pick"]["value"] == 900.0
+    assert next(x for x in d["loads"] if x["key"] == "reactions/hinge/|f|")["source"].startswith("/reductions")
