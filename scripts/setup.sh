@@ -121,18 +121,26 @@ if ! python3 -c 'import fastapi, uvicorn, multipart, httpx' >/dev/null 2>&1; the
     python3 -m pip install --break-system-packages fastapi uvicorn python-multipart httpx ||
     echo "setup: warning: the service's packages are not installed for $(command -v python3); simphant serve and its tests will not run"
 fi
-# The web pages' tests run a real browser (Debian's chromium, driven by Playwright for
-# Python with executable_path=/usr/bin/chromium; Playwright's own browsers are never
-# downloaded) and the pages use three.js from Debian's libjs-three, served by the service.
-# Test-time only for chromium and playwright: those tests skip with the reason without them.
+# The web page's 3D replay and its browser tests (docs/service.md, "Web page and replay"):
+# three.js from Debian's libjs-three (served by the service, never from a CDN), and
+# Debian's chromium driven by Playwright for Python (tests/python/test_web_browser.py;
+# Playwright's own browser download is never used). Test- and page-time only: without
+# them the replay page says three.js is missing and the browser tests skip with the
+# reason, so a failure here warns.
+web_missing=()
 for p in chromium libjs-three; do
-  dpkg -s "$p" >/dev/null 2>&1 || apt_install "$p" || echo "setup: warning: $p not installed; the web tests will skip"
+  dpkg -s "$p" >/dev/null 2>&1 || web_missing+=("$p")
 done
+if [ "${#web_missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${web_missing[*]}"
+  apt_install "${web_missing[@]}" ||
+    echo "setup: warning: ${web_missing[*]} not installed; the replay page or its browser tests will not run"
+fi
 if ! python3 -c 'import playwright.sync_api' >/dev/null 2>&1; then
-  echo "setup: installing playwright (the Python package only)"
+  echo "setup: installing playwright (the Python package only; the browser is Debian's chromium)"
   python3 -m pip install playwright ||
     python3 -m pip install --break-system-packages playwright ||
-    echo "setup: warning: playwright not installed for $(command -v python3); the web tests will skip"
+    echo "setup: warning: playwright not installed for $(command -v python3); the browser tests will skip"
 fi
 # The module is built for the python3 on PATH (the one the packages above went into).
 python=$(python3 -c 'import sys; print(sys.executable)')

@@ -101,6 +101,14 @@ def mistakes(base, robot):
     mutate("compression level 12", ["output", "compression"], lambda d: d.update(output={"compression": 12}))
     mutate("unknown frames selection", ["output", "frames"], lambda d: d.update(output={"frames": "last"}))
     mutate("unknown reduction", ["output", "reductions"], lambda d: d.update(output={"reductions": "max"}))
+    mutate("visual sphere of radius 0", ["bodies", 0, "visual", "radius"],
+           lambda d: d["bodies"][0].update(visual={"type": "sphere", "radius": 0}))
+    mutate("visual box with a radius", ["bodies", 0, "visual"],
+           lambda d: d["bodies"][0].update(visual={"type": "box", "size": [1, 1, 1], "radius": 1}))
+    mutate("visual of unknown type", ["bodies", 0, "visual", "type"],
+           lambda d: d["bodies"][0].update(visual=[{"type": "cone", "radius": 1}]))
+    mutate("visual colour by name", ["bodies", 0, "visual", "color"],
+           lambda d: d["bodies"][0].update(visual={"type": "sphere", "radius": 1, "color": "red"}))
     mutate("robot without urdf", ["robot"], lambda d: d["robot"].pop("urdf"), doc=robot)
     mutate("robot gravity of 2 numbers", ["robot", "gravity"], lambda d: d["robot"].update(gravity=[0, -9.81]),
            doc=robot)

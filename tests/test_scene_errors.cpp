@@ -68,6 +68,39 @@ TEST(SceneErrors, UnknownKeysAtEveryLevel) {
   expect_error(d, "/solver/steps", "unknown key");
 }
 
+TEST(SceneErrors, VisualShapesAcceptedAndCheckedByType) {
+  json d = base_scene();
+  d["bodies"][0]["visual"] = json::parse(R"({"type": "box", "size": [0.2, 0.02, 0.02], "color": "#3a7bd5",
+                                             "origin": {"position": [0.1, 0, 0], "orientation": [1, 0, 0, 0]}})");
+  d["bodies"][1]["visual"] = json::parse(R"([{"type": "cylinder", "radius": 0.01, "length": 0.3},
+                                             {"type": "sphere", "radius": 0.02}, {"type": "capsule", "radius": 0.01, "length": 0.1},
+                                             {"type": "mesh", "file": "meshes/b.stl", "scale": [0.001, 0.001, 0.001]}])");
+  EXPECT_NO_THROW(compile_model(d));
+  const auto with = [](const char* visual) {
+    json s = base_scene();
+    s["bodies"][1]["visual"] = json::parse(visual);
+    return s;
+  };
+  expect_error(with(R"({"type": "sphere", "radius": 0})"), "/bodies/1/visual/radius", "must be > 0 (got 0)");
+  expect_error(with(R"({"type": "sphere"})"), "/bodies/1/visual/radius", "required key is missing");
+  expect_error(with(R"({"type": "box", "size": [1, -2, 1]})"), "/bodies/1/visual/size/1", "must be > 0");
+  expect_error(with(R"({"type": "box", "radius": 1, "size": [1, 1, 1]})"), "/bodies/1/visual/radius",
+               "unknown key");  // a box has no radius
+  expect_error(with(R"({"type": "cone", "radius": 1})"), "/bodies/1/visual/type", "unknown visual type");
+  expect_error(with(R"([{"type": "sphere", "radius": 1}, {"type": "cylinder", "radius": 1}])"),
+               "/bodies/1/visual/1/length", "required key is missing");
+  expect_error(with(R"({"type": "mesh", "file": ""})"), "/bodies/1/visual/file", "must not be empty");
+  expect_error(with(R"({"type": "mesh", "file": "a.stl", "scale": [1, 0, 1]})"), "/bodies/1/visual/scale/1",
+               "must be > 0");
+  expect_error(with(R"({"type": "sphere", "radius": 1, "color": "red"})"), "/bodies/1/visual/color", "#rrggbb");
+  expect_error(with(R"({"type": "sphere", "radius": 1, "origin": {"orientation": [2, 0, 0, 0]}})"),
+               "/bodies/1/visual/origin/orientation", "");
+  expect_error(with(R"({"type": "sphere", "radius": 1, "origin": {"rpy": [0, 0, 0]}})"),
+               "/bodies/1/visual/origin/rpy", "unknown key");
+  expect_error(with(R"([])"), "/bodies/1/visual", "at least one shape");
+  expect_error(with(R"("box")"), "/bodies/1/visual", "a shape object or an array");
+}
+
 TEST(SceneErrors, WrongTypes) {
   json d = base_scene();
   d["bodies"][0]["mass"] = "1.0";

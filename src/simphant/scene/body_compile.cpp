@@ -11,7 +11,7 @@ Body compile_body(const json& j, const std::string& path) {
   expect_object(j, path);
   check_keys(j, path,
              {"name", "mass", "inertia", "position", "orientation", "velocity", "angular_velocity",
-              "angular_velocity_world"});
+              "angular_velocity_world", "visual"});
   Body b;
   b.name = as_name(require_key(j, path, "name"), child_path(path, "name"));
   if (b.name == "ground") throw SceneError(child_path(path, "name"), "the name \"ground\" is reserved");
@@ -29,6 +29,7 @@ Body compile_body(const json& j, const std::string& path) {
     if (find_key(j, "angular_velocity") != nullptr) throw SceneError(w_path, "exclusive with angular_velocity");
     b.omega0_B = mul_t(rotation(b.p0), as_vec3(*w, w_path));  // omega_B = A^T omega_W
   }
+  if (const json* v = find_key(j, "visual")) check_visual(*v, child_path(path, "visual"));
   return b;
 }
 

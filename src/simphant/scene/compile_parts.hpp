@@ -32,6 +32,11 @@ int compile_motion_law(const nlohmann::json& law, const std::string& path, Model
 /// coordinate the joint type lacks, two drivers on one coordinate, a bad law.
 void compile_drivers(const nlohmann::json& drivers, const std::string& path, Model& model);
 
+/// A body's optional "visual" (docs/scene-format.md, "Visual shapes"): one shape object
+/// or a non-empty array of them, each {type: box | cylinder | sphere | capsule | mesh, its
+/// dimensions (> 0), origin?, color?}; checked only (the Model does not hold it).
+void check_visual(const nlohmann::json& visual, const std::string& path);
+
 /// The "bodies" array -> model.bodies (names unique, "ground" reserved).
 void compile_bodies(const nlohmann::json& bodies, const std::string& path, Model& model);
 

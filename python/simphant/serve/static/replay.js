@@ -1,0 +1,363 @@
+// The 3D replay of one instance of a SimPhant run (docs/service.md, "Web page and replay").
+// Needs three.js r111+ (THREE global), OrbitControls and STLLoader from libjs-three.
+// Data: GET <url>?instance=k | ?pick=peak&load=key (replay.py): frame times, poses as base64
+// float32 [frame][body][x y z qx qy qz qw] (world frame, z up), body shapes in the body
+// frame (centre of mass), joint anchors in the frame of the body they ride on.
+// State for tests and scripts: window.replayState (frame, time, playing, speed, instance,
+// frames, bodyPositions: rendered world positions of the body frames, markerPositions,
+// bodiesVisible, jointsVisible, pick, ready, error, webgl).
+"use strict";
+
+(function () {
+  function decodePoses(b64, nFrames, nBodies) {
+    const bin = atob(b64);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; ++i) bytes[i] = bin.charCodeAt(i);
+    const a = new Float32Array(bytes.buffer);
+    if (a.length !== nFrames * nBodies * 7) throw new Error("pose data of the wrong length");
+    return a;
+  }
+
+  function el(tag, attrs, text) {
+    const e = document.createElement(tag);
+    for (const k in attrs || {}) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  // A shape's object in its own frame (cylinders and capsules along z, as in URDF).
+  function shapeObject(s, material, loadMesh) {
+    const T = THREE;
+    let obj;
+    if (s.type === "box") {
+      obj = new T.Mesh(new T.BoxBufferGeometry(s.size[0], s.size[1], s.size[2]), material);
+    } else if (s.type === "sphere") {
+      obj = new T.Mesh(new T.SphereBufferGeometry(s.radius, 24, 16), material);
+    } else if (s.type === "ellipsoid") {
+      const rmax = Math.max(s.radii[0], s.radii[1], s.radii[2], 1e-9);
+      obj = new T.Mesh(new T.SphereBufferGeometry(1, 24, 16), material);
+      // a thin rod has a zero semi-axis: keep it visible at 2 % of the largest one
+      obj.scale.set(Math.max(s.radii[0], 0.02 * rmax), Math.max(s.radii[1], 0.02 * rmax),
+                    Math.max(s.radii[2], 0.02 * rmax));
+    } else if (s.type === "cylinder") {
+      const g = new T.CylinderBufferGeometry(s.radius, s.radius, s.length, 24);
+      g.rotateX(Math.PI / 2);  // three.js cylinders lie along y; ours along z
+      obj = new T.Mesh(g, material);
+    } else if (s.type === "capsule") {
+      obj = new T.Group();
+      const g = new T.CylinderBufferGeometry(s.radius, s.radius, s.length, 24, 1, true);
+      g.rotateX(Math.PI / 2);
+      obj.add(new T.Mesh(g, material));
+      for (const sign of [-1, 1]) {
+        const cap = new T.Mesh(new T.SphereBufferGeometry(s.radius, 24, 12), material);
+        cap.position.set(0, 0, sign * s.length / 2);
+        obj.add(cap);
+      }
+    } else if (s.type === "mesh") {
+      obj = new T.Group();
+      obj.scale.set(s.scale[0], s.scale[1], s.scale[2]);
+      loadMesh(s.mesh, (geometry) => { obj.add(new T.Mesh(geometry, material)); });
+    } else {
+      obj = new T.Group();
+    }
+    const o = s.origin || {};
+    const p = o.position || [0, 0, 0], q = o.orientation || [1, 0, 0, 0];
+    const holder = new T.Group();
+    holder.position.set(p[0], p[1], p[2]);
+    holder.quaternion.set(q[1], q[2], q[3], q[0]);  // [w, x, y, z] -> three.js (x, y, z, w)
+    holder.add(obj);
+    return holder;
+  }
+
+  function SimphantReplay(opts) {
+    const root = opts.container;
+    const url = opts.url;
+    const meshUrl = opts.meshUrl || ((k) => url + "/mesh/" + k);
+    const self = this;
+    const state = {frame: 0, time: 0, playing: false, speed: 1, instance: null, frames: 0, ready: false,
+                   bodiesVisible: true, jointsVisible: true,
+                   bodyPositions: [], markerPositions: [], pick: null, error: null, webgl: false, loads: 0};
+    window.replayState = state;
+
+    root.innerHTML = "";
+    const bar = el("div", {class: "replay-controls"});
+    const playBtn = el("button", {id: "replay-play", type: "button"}, "Play");
+    const scrub = el("input", {id: "replay-scrub", type: "range", min: "0", max: "0", value: "0", step: "1"});
+    const timeLbl = el("span", {id: "replay-time", class: "replay-time"}, "t = 0 s");
+    const speedSel = el("select", {id: "replay-speed", title: "playback speed (simulated s per wall s)"});
+    for (const s of [0.1, 0.25, 0.5, 1, 2, 4, 10]) {
+      const o = el("option", {value: String(s)}, s + "x");
+      if (s === 1) o.selected = true;
+      speedSel.appendChild(o);
+    }
+    const instInput = el("input", {id: "replay-instance", type: "number", min: "0", value: "0", title: "instance index"});
+    const instBtn = el("button", {id: "replay-show-instance", type: "button"}, "Show instance");
+    const peakSel = el("select", {id: "replay-load", title: "peak load to pick the instance by"});
+    peakSel.appendChild(el("option", {value: ""}, "largest force (default)"));
+    const peakBtn = el("button", {id: "replay-show-peak", type: "button"}, "Largest peak load");
+    const bodiesChk = el("input", {id: "replay-bodies", type: "checkbox", checked: "checked"});
+    const jointsChk = el("input", {id: "replay-joints", type: "checkbox", checked: "checked"});
+    const lb = el("label", {}, " bodies"); lb.prepend(bodiesChk);
+    const lj = el("label", {}, " joints"); lj.prepend(jointsChk);
+    for (const x of [playBtn, scrub, timeLbl, speedSel, instInput, instBtn, peakSel, peakBtn, lb, lj]) bar.appendChild(x);
+    const info = el("div", {id: "replay-info", class: "replay-info"}, "loading ...");
+    const view = el("div", {id: "replay-view", class: "replay-view"});
+    root.appendChild(bar);
+    root.appendChild(view);
+    root.appendChild(info);
+
+    const T = window.THREE;
+    if (!T) {
+      state.error = "three.js did not load (apt-get install libjs-three)";
+      info.textContent = state.error;
+      return;
+    }
+    const scene = new T.Scene();
+    scene.background = new T.Color(0xf4f5f7);
+    const camera = new T.PerspectiveCamera(45, 1.6, 0.001, 1000);
+    camera.up.set(0, 0, 1);
+    scene.add(new T.AmbientLight(0xffffff, 0.55));
+    const sun = new T.DirectionalLight(0xffffff, 0.75);
+    sun.position.set(1, -2, 3);
+    scene.add(sun);
+    let renderer = null;
+    try {
+      renderer = new T.WebGLRenderer({antialias: true, preserveDrawingBuffer: true});
+      renderer.setPixelRatio(window.devicePixelRatio || 1);
+      view.appendChild(renderer.domElement);
+      state.webgl = true;
+    } catch (e) {
+      state.error = "WebGL is not available in this browser: " + e.message;
+      view.textContent = state.error;
+    }
+    const controls = renderer && T.OrbitControls ? new T.OrbitControls(camera, renderer.domElement) : null;
+    const world = new T.Group();
+    scene.add(world);
+    const stl = T.STLLoader ? new T.STLLoader() : null;
+
+    let data = null, poses = null, bodyGroups = [], markers = [], simTime = 0, lastWall = null;
+    let extraObjects = [];
+
+    function resize() {
+      if (!renderer) return;
+      const w = Math.max(200, view.clientWidth), h = Math.max(200, Math.round(w * 0.56));
+      renderer.setSize(w, h);
+      camera.aspect = w / h;
+      camera.updateProjectionMatrix();
+    }
+    window.addEventListener("resize", resize);
+
+    function clear() {
+      for (const o of [...bodyGroups, ...extraObjects]) world.remove(o);
+      bodyGroups = []; markers = []; extraObjects = [];
+    }
+
+    function build() {
+      clear();
+      const n = data.n_bodies;
+      // scene size from the CoM positions over all frames
+      const box = new T.Box3();
+      for (let f = 0; f < data.time.length; ++f) {
+        for (let b = 0; b < n; ++b) {
+          const o = (f * n + b) * 7;
+          box.expandByPoint(new T.Vector3(poses[o], poses[o + 1], poses[o + 2]));
+        }
+      }
+      let shapeSize = 0;
+      for (const b of data.bodies) for (const s of b.shapes) {
+        const r = s.radii ? Math.max(...s.radii) : s.size ? Math.max(...s.size) / 2 : (s.radius || 0) + (s.length || 0) / 2;
+        shapeSize = Math.max(shapeSize, r + Math.hypot(...(s.origin ? s.origin.position : [0, 0, 0])));
+      }
+      for (const s of data.ground || []) box.expandByPoint(new T.Vector3(...s.origin.position));
+      box.expandByScalar(shapeSize);
+      const size = Math.max(box.getSize(new T.Vector3()).length(), 1e-3);
+      const centre = box.getCenter(new T.Vector3());
+      const loadMesh = (k, done) => {
+        if (!stl) return;
+        stl.load(meshUrl(k), (g) => { g.computeVertexNormals(); done(g); state.loads++; },
+                 undefined, () => { info.textContent += " (mesh " + k + " failed to load)"; });
+      };
+      data.bodies.forEach((b, k) => {
+        const g = new T.Group();
+        g.name = b.name;
+        g.userData.shapes = new T.Group();
+        for (const s of b.shapes) {
+          const m = new T.MeshLambertMaterial({color: new T.Color(s.color || "#8c9bb0"),
+                                              transparent: s.type === "ellipsoid", opacity: s.type === "ellipsoid" ? 0.85 : 1});
+          g.userData.shapes.add(shapeObject(s, m, loadMesh));
+        }
+        if (!b.shapes.length) g.userData.shapes.add(new T.Mesh(new T.SphereBufferGeometry(0.01 * size, 12, 8),
+                                                              new T.MeshLambertMaterial({color: 0x888888})));
+        g.add(g.userData.shapes);
+        g.add(new T.AxesHelper(0.04 * size));
+        world.add(g);
+        bodyGroups.push(g);
+      });
+      // joint markers are drawn over the shapes (no depth test), so a joint inside a body shows
+      if (data.ground && data.ground.length) {  // fixed in the world frame (a robot's base)
+        const g = new T.Group();
+        g.name = "ground";
+        for (const s of data.ground) {
+          g.add(shapeObject(s, new T.MeshLambertMaterial({color: new T.Color(s.color || "#8c9bb0")}), loadMesh));
+        }
+        world.add(g);
+        extraObjects.push(g);
+      }
+      const markerMat = new T.MeshBasicMaterial({color: 0xd03030, depthTest: false, transparent: true});
+      for (const j of data.joints) {
+        const m = new T.Group();
+        m.name = "joint:" + j.name;
+        const dot = new T.Mesh(new T.SphereBufferGeometry(0.012 * size, 16, 10), markerMat);
+        dot.renderOrder = 10;
+        m.add(dot);
+        const axis = new T.Vector3(j.axis[0], j.axis[1], j.axis[2]).normalize();
+        const arrow = new T.ArrowHelper(axis, new T.Vector3(0, 0, 0), 0.05 * size, 0xd03030);
+        m.add(arrow);
+        m.position.set(j.anchor[0], j.anchor[1], j.anchor[2]);
+        bodyGroups[j.body].add(m);
+        markers.push(m);
+      }
+      const grid = new T.GridHelper(2 * size, 20, 0xb0b4ba, 0xd8dbe0);
+      grid.rotation.x = Math.PI / 2;  // the x-y plane (z up)
+      grid.position.set(centre.x, centre.y, box.min.z);
+      world.add(grid);
+      extraObjects.push(grid);
+      const axes = new T.AxesHelper(0.15 * size);
+      world.add(axes);
+      extraObjects.push(axes);
+      camera.near = size * 1e-3; camera.far = size * 100;
+      camera.position.set(centre.x + 0.2 * size, centre.y - 1.3 * size, centre.z + 0.5 * size);
+      camera.lookAt(centre);
+      if (controls) { controls.target.copy(centre); controls.update(); }
+      camera.updateProjectionMatrix();
+      bodiesChk.onchange();
+      jointsChk.onchange();
+    }
+
+    function showFrame(f) {
+      if (!data) return;
+      f = Math.max(0, Math.min(data.time.length - 1, f | 0));
+      const n = data.n_bodies;
+      for (let b = 0; b < n; ++b) {
+        const o = (f * n + b) * 7;
+        bodyGroups[b].position.set(poses[o], poses[o + 1], poses[o + 2]);
+        bodyGroups[b].quaternion.set(poses[o + 3], poses[o + 4], poses[o + 5], poses[o + 6]);
+      }
+      world.updateMatrixWorld(true);
+      state.frame = f;
+      state.time = data.time[f];
+      state.bodyPositions = bodyGroups.map((g) => g.getWorldPosition(new T.Vector3()).toArray());
+      state.markerPositions = markers.map((m) => m.getWorldPosition(new T.Vector3()).toArray());
+      scrub.value = String(f);
+      timeLbl.textContent = "t = " + data.time[f].toFixed(4) + " s  (frame " + f + " / " + (data.time.length - 1) + ")";
+    }
+
+    function frameAt(t) {  // the last frame at or before t
+      const a = data.time;
+      let lo = 0, hi = a.length - 1;
+      while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (a[mid] <= t) lo = mid; else hi = mid - 1; }
+      return lo;
+    }
+
+    function tick(now) {
+      requestAnimationFrame(tick);
+      if (data && state.playing) {
+        const dtWall = lastWall === null ? 0 : (now - lastWall) / 1000;
+        simTime += Math.min(dtWall, 0.25) * state.speed;
+        const t0 = data.time[0], t1 = data.time[data.time.length - 1];
+        if (simTime > t1) simTime = t0 + (t1 > t0 ? (simTime - t0) % (t1 - t0) : 0);  // loop
+        showFrame(frameAt(simTime));
+      }
+      lastWall = now;
+      if (controls) controls.update();
+      if (renderer) renderer.render(scene, camera);
+    }
+
+    self.play = function () { if (data) { state.playing = true; playBtn.textContent = "Pause"; } };
+    self.pause = function () { state.playing = false; playBtn.textContent = "Play"; };
+    self.seek = function (f) { if (data) { showFrame(f); simTime = data.time[state.frame]; } };
+    self.setSpeed = function (s) { state.speed = +s; speedSel.value = String(s); };
+    playBtn.onclick = () => (state.playing ? self.pause() : self.play());
+    scrub.oninput = () => { self.pause(); self.seek(+scrub.value); };
+    speedSel.onchange = () => { state.speed = +speedSel.value; };
+    bodiesChk.onchange = () => {
+      for (const g of bodyGroups) g.userData.shapes.visible = bodiesChk.checked;
+      state.bodiesVisible = bodiesChk.checked;
+    };
+    jointsChk.onchange = () => {
+      for (const m of markers) m.visible = jointsChk.checked;
+      state.jointsVisible = jointsChk.checked;
+    };
+
+    self.load = async function (query) {
+      state.ready = false;
+      info.textContent = "loading ...";
+      const r = await fetch(url + "?" + new URLSearchParams(query), {credentials: "same-origin"});
+      let body;
+      try { body = await r.json(); } catch (e) { body = {detail: r.statusText}; }
+      if (!r.ok) {
+        state.error = typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail);
+        info.textContent = "replay: " + state.error;
+        return false;
+      }
+      data = body;
+      poses = decodePoses(data.poses, data.time.length, data.n_bodies);
+      state.error = null;
+      state.instance = data.instance;
+      state.frames = data.time.length;
+      state.pick = data.pick;
+      instInput.max = String(data.instances - 1);
+      instInput.value = String(data.instance);
+      if (data.loads && data.loads.length) {
+        const keep = peakSel.value;
+        peakSel.innerHTML = "";
+        for (const l of data.loads) {
+          peakSel.appendChild(el("option", {value: l.key}, l.key + " (" + l.value.toPrecision(4) + " " + l.units + ", instance " + l.instance + ")"));
+        }
+        peakSel.value = data.pick.load || keep;
+      }
+      scrub.max = String(data.time.length - 1);
+      build();
+      resize();
+      simTime = data.time[0];
+      showFrame(0);
+      const picked = data.pick.mode === "peak"
+        ? "largest " + data.pick.load + " = " + data.pick.value.toPrecision(4) + " " + data.pick.units
+        : "by index";
+      const statusWord = ["ok", "assembly failed", "diverged"][data.status] || String(data.status);
+      info.textContent = data.file + ": instance " + data.instance + " of " + data.instances + " (" + picked + "), " +
+        statusWord + "; " + data.time.length + " frames" +
+        (data.frame_stride > 1 ? " (every " + data.frame_stride + "th of " + data.frames_recorded + " recorded)" : "") +
+        "; shapes: " + data.bodies.map((b) => b.name + " " + b.source).join(", ") +
+        "";
+      if (data.notes.length) {  // what could not be drawn as asked, folded
+        const det = el("details", {id: "replay-notes"});
+        det.appendChild(el("summary", {}, data.notes.length + " note" + (data.notes.length > 1 ? "s" : "")));
+        for (const n of data.notes) det.appendChild(el("div", {}, n));
+        info.appendChild(det);
+      }
+      state.ready = true;
+      return true;
+    };
+    // keys (outside text fields): space plays / pauses, left / right step one frame
+    document.addEventListener("keydown", (e) => {
+      if (!data || /^(INPUT|TEXTAREA|SELECT)$/.test((e.target && e.target.tagName) || "")) return;
+      if (e.key === " ") {
+        if (e.target && e.target.tagName === "BUTTON") return;  // a focused button clicks itself
+        e.preventDefault();
+        playBtn.onclick();
+      }
+      else if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+        self.pause();
+        self.seek(state.frame + (e.key === "ArrowRight" ? 1 : -1));
+      }
+    });
+    instBtn.onclick = () => self.load({instance: instInput.value});
+    peakBtn.onclick = () => self.load(peakSel.value ? {pick: "peak", load: peakSel.value} : {pick: "peak"});
+
+    requestAnimationFrame(tick);
+    self.load(opts.query || {});
+  }
+
+  window.SimphantReplay = SimphantReplay;
+})();
