@@ -31,6 +31,27 @@ def cli() -> str:
     return path
 
 
+def require(module: str, why: str = ""):
+    """Imports `module` for a test file that scripts/setup.sh provides for: skips the file
+    without it, except under CI (CI set), where a missing install step must fail."""
+    try:
+        return __import__(module, fromlist=["_"])
+    except ImportError as e:
+        message = f"{module} is not installed{': ' + why if why else ''} ({e})"
+        if os.environ.get("CI"):
+            raise RuntimeError(f"{message}; scripts/setup.sh installs it and CI must run these tests") from e
+        pytest.skip(message, allow_module_level=True)
+
+
+def require_executable(path: str, why: str) -> None:
+    """As require, for a program (e.g. Debian's chromium)."""
+    if not os.access(path, os.X_OK):
+        message = f"{path} is not installed ({why})"
+        if os.environ.get("CI"):
+            raise RuntimeError(f"{message}; scripts/setup.sh installs it and CI must run these tests")
+        pytest.skip(message, allow_module_level=True)
+
+
 def run_cli(cli: str, *args: str, cwd: pathlib.Path) -> subprocess.CompletedProcess:
     return subprocess.run([cli, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
 

@@ -9,10 +9,12 @@ import zipfile
 
 import pytest
 
-pytest.importorskip("fastapi")
-pytest.importorskip("uvicorn")
-pytest.importorskip("multipart")
-httpx = pytest.importorskip("httpx")
+from conftest import require
+
+require("fastapi")
+require("uvicorn")
+require("multipart")
+httpx = require("httpx")
 
 from h5_compare import assert_same_file  # noqa: E402
 from serve_server import ALICE, BOB, Server, cli_run, pendulum, wait_final  # noqa: E402

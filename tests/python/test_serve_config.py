@@ -8,8 +8,10 @@ import subprocess
 
 import pytest
 
-pytest.importorskip("fastapi")
-pytest.importorskip("uvicorn")
+from conftest import require
+
+require("fastapi")
+require("uvicorn")
 
 from simphant.serve import config_from_dict  # noqa: E402
 from simphant.serve.store import DatabaseBusy, JobStore  # noqa: E402

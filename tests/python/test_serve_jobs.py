@@ -11,10 +11,12 @@ import subprocess
 import numpy as np
 import pytest
 
-pytest.importorskip("fastapi")
-pytest.importorskip("uvicorn")
-pytest.importorskip("multipart")
-pytest.importorskip("httpx")
+from conftest import require
+
+require("fastapi")
+require("uvicorn")
+require("multipart")
+require("httpx")
 h5py = pytest.importorskip("h5py")
 
 from h5_compare import assert_same_file  # noqa: E402

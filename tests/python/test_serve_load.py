@@ -13,10 +13,12 @@ import time
 import numpy as np
 import pytest
 
-pytest.importorskip("fastapi")
-pytest.importorskip("uvicorn")
-pytest.importorskip("multipart")
-pytest.importorskip("httpx")
+from conftest import require
+
+require("fastapi")
+require("uvicorn")
+require("multipart")
+require("httpx")
 pytest.importorskip("h5py")
 
 from h5_compare import assert_same_file  # noqa: E402

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -21,16 +20,14 @@ import time
 import numpy as np
 import pytest
 
-from conftest import EXAMPLES, python_env, run_cli
+from conftest import EXAMPLES, python_env, require, require_executable, run_cli
 
 CHROMIUM = "/usr/bin/chromium"
-if not os.access(CHROMIUM, os.X_OK):
-    pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed "
-                               "(pip install playwright; the browser is Debian's chromium)")
+require_executable(CHROMIUM, "apt-get install chromium")
+sync_api = require("playwright.sync_api", "pip install playwright; the browser is Debian's chromium")
 h5py = pytest.importorskip("h5py")
-pytest.importorskip("fastapi")
-pytest.importorskip("uvicorn")
+require("fastapi")
+require("uvicorn")
 
 TOKEN = "tok-web-test"
 

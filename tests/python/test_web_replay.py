@@ -10,8 +10,10 @@ import struct
 import numpy as np
 import pytest
 
+from conftest import require
+
 h5py = pytest.importorskip("h5py")
-pytest.importorskip("fastapi")
+require("fastapi")
 
 from simphant.serve import replay, replay_geometry as geo  # noqa: E402
 

@@ -9,8 +9,10 @@ import shutil
 
 import pytest
 
-pytest.importorskip("fastapi")
-pytest.importorskip("httpx")
+from conftest import require
+
+require("fastapi")
+require("httpx")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from simphant.serve import web  # noqa: E402

@@ -10,8 +10,10 @@ import math
 import numpy as np
 import pytest
 
+from conftest import require
+
 h5py = pytest.importorskip("h5py")
-pytest.importorskip("fastapi")
+require("fastapi")
 
 from simphant.serve import replay, replay_geometry as geo  # noqa: E402
 from simphant.serve.replay_urdf import resolve_mesh, resolve_urdf, rpy_matrix  # noqa: E402
