@@ -223,6 +223,9 @@ class Recorder {
   void write_instance_dataset(const std::string& path, const std::vector<hsize_t>& shape, const double* data,
                               const std::vector<std::string>& dims, const std::vector<std::string>& units,
                               const std::vector<std::pair<std::string, std::vector<std::string>>>& coordinates = {});
+  /// The same for int64 values (counts, e.g. /step_statistics/accepted).
+  void write_instance_dataset(const std::string& path, const std::vector<hsize_t>& shape, const std::int64_t* data,
+                              const std::vector<std::string>& dims, const std::vector<std::string>& units);
 
   /// Records one frame: values of every created T dataset by path (the standard ones:
   /// "state" (I, B, 13), "reactions" (I, J, 6), "constraint_violation" (I), "energy"
@@ -275,6 +278,10 @@ class Recorder {
   /// dataset the constructor made.
   void describe_datasets();
   void write_root_attributes();
+  /// write_instance_dataset of values of HDF5 memory type `type`.
+  void write_instance_values(const std::string& path, const std::vector<hsize_t>& shape, hid_t type, const void* data,
+                             const std::vector<std::string>& dims, const std::vector<std::string>& units,
+                             const std::vector<std::pair<std::string, std::vector<std::string>>>& coordinates);
   /// Writes the buffered frames to every T dataset (reserving first), flushes the file.
   void write_buffer();
   /// Closes the file, then the datasets (h5::close_file_first); false if a close failed.

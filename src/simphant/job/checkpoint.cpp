@@ -32,7 +32,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::int64_t kFormat = 1;
+constexpr std::int64_t kFormat = 2;
 /// A checkpoint that takes more than this share of the interval is reported (once).
 constexpr double kWarnShare = 0.02;  ///< layout of /checkpoint (checkpoint.hpp); bump on any change
 const char* const kGroup = "checkpoint";
@@ -102,9 +102,26 @@ void write_vector(hid_t group, const std::string& name, hid_t type, const std::v
   h5::write_dataset(group, name, type, dims, data);
 }
 
+/// Writes the dt/2 batch of an error-estimate run into /checkpoint/error_estimate.
+void write_half(hid_t checkpoint, const Simulator& half) {
+  const int n = half.n_instances(), S = half.state_size();
+  const auto N = static_cast<std::size_t>(n);
+  std::vector<double> y(N * static_cast<std::size_t>(S));
+  std::vector<std::int64_t> steps(N), status_steps(N);
+  std::vector<std::int8_t> status(N), reasons(N);
+  half.get_state(nullptr, n, y.data(), steps.data(), status.data(), status_steps.data(), nullptr, reasons.data());
+  h5::Handle g = h5::create_group(checkpoint, "error_estimate");
+  const auto I = static_cast<hsize_t>(n);
+  write_vector(g.id(), "y", H5T_NATIVE_DOUBLE, {I, static_cast<hsize_t>(S)}, y.data());
+  write_vector(g.id(), "steps", H5T_NATIVE_INT64, {I}, steps.data());
+  write_vector(g.id(), "status", H5T_NATIVE_INT8, {I}, status.data());
+  write_vector(g.id(), "status_steps", H5T_NATIVE_INT64, {I}, status_steps.data());
+  write_vector(g.id(), "status_reason", H5T_NATIVE_INT8, {I}, reasons.data());
+}
+
 /// Writes /checkpoint into `file` (the group must not exist).
 void write_state(hid_t file, Simulator& sim, const RunStats& stats, const job_detail::LoopPoint& at,
-                 const std::string& options) {
+                 const std::string& options, const Simulator* half) {
   const int n = sim.n_instances(), S = sim.state_size();
   const auto N = static_cast<std::size_t>(n);
   std::vector<double> y(N * static_cast<std::size_t>(S));
@@ -144,6 +161,7 @@ void write_state(hid_t file, Simulator& sim, const RunStats& stats, const job_de
   write_vector(sg.id(), "max_violation", H5T_NATIVE_DOUBLE, {I}, s.max_violation.data());
   write_vector(sg.id(), "max_abs_drift", H5T_NATIVE_DOUBLE, {I}, s.max_abs_drift.data());
   write_vector(sg.id(), "max_ke", H5T_NATIVE_DOUBLE, {I}, s.max_ke.data());
+  if (half != nullptr) write_half(gid, *half);
 
   h5::write_attr(gid, "format", kFormat);
   h5::write_attr(gid, "version", SIMPHANT_VERSION);
@@ -210,6 +228,23 @@ job_detail::BatchState read_state(hid_t file) {
                          std::pair{"max_abs_drift", &b.stats.max_abs_drift}, std::pair{"max_ke", &b.stats.max_ke}}) {
     v->resize(N);
     h5::read_dataset(sg.id(), name, H5T_NATIVE_DOUBLE, v->data(), N);
+  }
+  if (h5::exists(gid, "error_estimate")) {
+    h5::Handle hg(H5Gopen2(gid, "error_estimate", H5P_DEFAULT), H5Gclose);
+    if (!hg.valid()) throw h5::H5Error("H5Gopen2(/checkpoint/error_estimate) failed");
+    const std::vector<hsize_t> hdims = h5::dataset_dims(hg.id(), "y");
+    if (hdims != dims) throw h5::H5Error("/checkpoint/error_estimate/y: not the shape of /checkpoint/y");
+    b.has_half = true;
+    b.half_y.resize(b.y.size());
+    b.half_steps.resize(N);
+    b.half_status_steps.resize(N);
+    b.half_status.resize(N);
+    b.half_reasons.resize(N);
+    h5::read_dataset(hg.id(), "y", H5T_NATIVE_DOUBLE, b.half_y.data(), b.half_y.size());
+    h5::read_dataset(hg.id(), "steps", H5T_NATIVE_INT64, b.half_steps.data(), N);
+    h5::read_dataset(hg.id(), "status", H5T_NATIVE_INT8, b.half_status.data(), N);
+    h5::read_dataset(hg.id(), "status_steps", H5T_NATIVE_INT64, b.half_status_steps.data(), N);
+    h5::read_dataset(hg.id(), "status_reason", H5T_NATIVE_INT8, b.half_reasons.data(), N);
   }
   return b;
 }
@@ -418,7 +453,7 @@ BatchState take_checkpoint(const ResumePoint& resume, const std::string& partial
   }
 }
 
-void restore_batch(const BatchState& b, Simulator& sim, RunStats& stats) {
+void restore_batch(const BatchState& b, Simulator& sim, RunStats& stats, Simulator* half) {
   if (b.n_instances != sim.n_instances() || b.state_size != sim.state_size())
     throw SceneError("--resume", "the checkpoint holds " + std::to_string(b.n_instances) + " instances of " +
                                      std::to_string(b.state_size) + " state numbers, the rebuilt run " +
@@ -442,6 +477,14 @@ void restore_batch(const BatchState& b, Simulator& sim, RunStats& stats) {
                                        " reduction accumulators per instance, the rebuilt run " + std::to_string(w));
     sim.set_reduction_state(b.reductions.data());
   }
+  if (half != nullptr) {
+    if (!b.has_half)
+      throw SceneError("--resume", "the run estimates its error (solver.error_estimate) but the checkpoint holds no "
+                                   "dt/2 batch (/checkpoint/error_estimate)");
+    half->set_steps_taken(2 * b.at.steps_done);
+    half->set_state(nullptr, n, b.half_y.data(), b.half_steps.data(), b.half_status.data(),
+                    b.half_status_steps.data(), nullptr, b.half_reasons.data());
+  }
   stats.restore(b.stats);
 }
 
@@ -453,14 +496,15 @@ void Checkpointer::start() { last_ = now_s(); }
 
 bool Checkpointer::due() const { return every_s_ > 0 && now_s() - last_ >= every_s_; }
 
-void Checkpointer::save(const Recorder& recorder, Simulator& sim, const RunStats& stats, const LoopPoint& at) {
+void Checkpointer::save(const Recorder& recorder, Simulator& sim, const RunStats& stats, const LoopPoint& at,
+                        const Simulator* half) {
   const double t0 = now_s();
   try {
     h5::flush(recorder.file_id());
     copy_file(recorder.path(), temp_, false);
     {
       h5::Handle f = h5::open_file_readwrite(temp_);
-      write_state(f.id(), sim, stats, at, options_);
+      write_state(f.id(), sim, stats, at, options_, half);
       if (!f.close()) throw h5::H5Error("closing " + temp_ + " failed");
     }
     const int fd = ::open(temp_.c_str(), O_RDONLY | O_CLOEXEC);
@@ -503,8 +547,9 @@ void Checkpointer::save(const Recorder& recorder, Simulator& sim, const RunStats
   last_ = t1;
 }
 
-void Checkpointer::store(const Recorder& recorder, Simulator& sim, const RunStats& stats, const LoopPoint& at) {
-  write_state(recorder.file_id(), sim, stats, at, options_);
+void Checkpointer::store(const Recorder& recorder, Simulator& sim, const RunStats& stats, const LoopPoint& at,
+                         const Simulator* half) {
+  write_state(recorder.file_id(), sim, stats, at, options_, half);
   h5::flush(recorder.file_id());
 }
 
