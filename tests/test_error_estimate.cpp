@@ -22,7 +22,9 @@
 #include "simphant/io/h5_file.hpp"
 #include "simphant/job/checkpoint.hpp"
 #include "simphant/job/error_estimate.hpp"
+#include "simphant/job/memory_estimate.hpp"
 #include "simphant/job/run_job.hpp"
+#include "simphant/scene/scene.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -153,12 +155,15 @@ TEST(ErrorEstimate, RichardsonFactorAndQuaternionAngle) {
 }
 
 // The estimate is the global error of the recorded (dt) solution within a factor 1.5 of the
-// true one, for positions (the slider) and orientations (the rotor), with RK4 and Euler.
+// true one, for positions (the slider) and orientations (the rotor), with RK4 and both Euler
+// methods.
 TEST(ErrorEstimate, MatchesTheTrueErrorOfAClosedFormCase) {
-  for (const auto& [integrator, dt] : {std::pair{std::string("rk4"), 0.0125}, std::pair{std::string("euler"), 1.25e-4}}) {
+  for (const auto& [integrator, dt] : {std::pair{std::string("rk4"), 0.0125}, std::pair{std::string("euler"), 1.25e-4},
+                                       std::pair{std::string("symplectic_euler"), 1.25e-4}}) {
     const Estimate e = run_oscillators(integrator, dt, "oscillators_" + integrator + ".h5");
     ASSERT_EQ(e.position.size(), 2u);
-    for (std::size_t i = 0; i < e.position.size(); ++i) {
+    EXPECT_EQ(e.position[0], e.position[1]);  // two instances of one model: the same numbers
+    for (std::size_t i = 0; i < 1; ++i) {
       const double rp = e.position[i] / e.true_position[i], ro = e.orientation[i] / e.true_orientation[i];
       std::printf("%s dt %g: position error %.3e m, estimate %.3e m (ratio %.3f); orientation error %.3e rad, "
                   "estimate %.3e rad (ratio %.3f)\n",
@@ -166,8 +171,17 @@ TEST(ErrorEstimate, MatchesTheTrueErrorOfAClosedFormCase) {
                   e.orientation[i], ro);
       EXPECT_GT(rp, 1 / 1.5) << integrator;
       EXPECT_LT(rp, 1.5) << integrator;
-      EXPECT_GT(ro, 1 / 1.5) << integrator;
-      EXPECT_LT(ro, 1.5) << integrator;
+      if (integrator == "symplectic_euler") {
+        // Symplectic Euler's first-order error of a linear oscillator is periodic, not
+        // secular (the method is the exact flow of a modified oscillator, Hairer, Lubich,
+        // Wanner, "Geometric Numerical Integration", IX.1): for the rotor (theta(0) = 0) it
+        // vanishes at this t_end, leaving e = C dt^2, which the order-1 estimate scales by
+        // 2 (1 - 1/4) = 1.5 (measured 1.500).
+        EXPECT_NEAR(ro, 1.5, 0.02) << integrator;
+      } else {
+        EXPECT_GT(ro, 1 / 1.5) << integrator;
+        EXPECT_LT(ro, 1.5) << integrator;
+      }
     }
   }
 }
@@ -278,4 +292,19 @@ TEST(StepReport, FixedStepRunFigures) {
   ASSERT_EQ(cli({"--error-estimate"}, "fixed_cli_text", &text_out), 0) << text_out;
   EXPECT_NE(text_out.find("integrator         rk4: 180 accepted, 0 rejected steps"), std::string::npos) << text_out;
   EXPECT_NE(text_out.find("error estimate     max "), std::string::npos) << text_out;
+}
+
+// The memory estimate counts the dt/2 batch: a second Simulator and copy of the models.
+TEST(ErrorEstimate, MemoryEstimateCountsTheHalfStepBatch) {
+  json scene = oscillators("rk4", 0.0125);
+  scene["sweep"] = {{"mode", "random"}, {"instances", 1000},
+                    {"parameters", {{{"path", "bodies.slider.mass"}, {"dist", "uniform"}, {"low", 0.9}, {"high", 1.1}}}}};
+  simphant::JobOptions o = options_for(scene, "memory.h5");
+  const simphant::MemoryEstimate with = simphant::estimate_run_memory(simphant::parse_scene(scene.dump()), o);
+  scene["solver"]["error_estimate"] = false;
+  const simphant::MemoryEstimate without = simphant::estimate_run_memory(simphant::parse_scene(scene.dump()), o);
+  EXPECT_EQ(without.error_estimate, 0.0);
+  EXPECT_GE(with.error_estimate, with.models + with.simulator.total());
+  EXPECT_NEAR(with.total() - without.total(), with.error_estimate, 1e-6 * with.total());
+  EXPECT_NE(with.describe().find("error estimate (dt/2 batch)"), std::string::npos) << with.describe();
 }

@@ -155,6 +155,12 @@ void write_state(hid_t file, Simulator& sim, const RunStats& stats, const job_de
     sim.get_reduction_state(acc.data());
     write_vector(gid, "reductions", H5T_NATIVE_DOUBLE, {I, static_cast<hsize_t>(L.size())}, acc.data());
   }
+  if (sim.integrator_state_size() > 0) {  // an adaptive integrator's step size and controller memory
+    std::vector<double> st(N * static_cast<std::size_t>(sim.integrator_state_size()));
+    sim.get_integrator_state(st.data());
+    write_vector(gid, "integrator_state", H5T_NATIVE_DOUBLE, {I, static_cast<hsize_t>(sim.integrator_state_size())},
+                 st.data());
+  }
   const RunStats::Saved s = stats.save();
   h5::Handle sg = h5::create_group(gid, "stats");
   write_vector(sg.id(), "e0", H5T_NATIVE_DOUBLE, {I}, s.e0.data());
@@ -220,6 +226,13 @@ job_detail::BatchState read_state(hid_t file) {
     b.reduction_size = static_cast<int>(rdims[1]);
     b.reductions.resize(N * rdims[1]);
     h5::read_dataset(gid, "reductions", H5T_NATIVE_DOUBLE, b.reductions.data(), b.reductions.size());
+  }
+  if (h5::exists(gid, "integrator_state")) {
+    const std::vector<hsize_t> idims = h5::dataset_dims(gid, "integrator_state");
+    if (idims.size() != 2 || idims[0] != N) throw h5::H5Error("/checkpoint/integrator_state: not (instances, numbers)");
+    b.integrator_state_size = static_cast<int>(idims[1]);
+    b.integrator_state.resize(N * idims[1]);
+    h5::read_dataset(gid, "integrator_state", H5T_NATIVE_DOUBLE, b.integrator_state.data(), b.integrator_state.size());
   }
   h5::Handle sg(H5Gopen2(gid, "stats", H5P_DEFAULT), H5Gclose);
   if (!sg.valid()) throw h5::H5Error("H5Gopen2(/checkpoint/stats) failed");
@@ -491,6 +504,13 @@ void restore_batch(const BatchState& b, Simulator& sim, RunStats& stats, Simulat
       throw SceneError("--resume", "the checkpoint holds " + std::to_string(b.reduction_size) +
                                        " reduction accumulators per instance, the rebuilt run " + std::to_string(w));
     sim.set_reduction_state(b.reductions.data());
+  }
+  if (sim.integrator_state_size() > 0) {
+    if (b.integrator_state_size != sim.integrator_state_size())
+      throw SceneError("--resume", "the checkpoint holds " + std::to_string(b.integrator_state_size) +
+                                       " integrator numbers per instance, the rebuilt run " +
+                                       std::to_string(sim.integrator_state_size()));
+    sim.set_integrator_state(b.integrator_state.data());
   }
   if (half != nullptr) {
     if (!b.has_half)

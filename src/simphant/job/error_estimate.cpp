@@ -82,7 +82,6 @@ ErrorEstimateSummary HalfStepRun::write(Recorder& recorder, const Simulator& mai
   richardson_estimate(y_dt.data(), y_half.data(), s_dt.data(), s_half.data(), n, B, order, position.data(),
                       orientation.data());
   const hid_t f = recorder.file_id();
-  if (h5::exists(f, "error_estimate")) h5::remove_link(f, "error_estimate");  // a resumed run's earlier session
   for (const auto& [name, values, units, what] :
        {std::tuple{"position", &position, "m", "estimated global error of the body positions at the end: max over "
                                                 "the bodies of |r_dt - r_dt/2| times the factor"},

@@ -20,7 +20,9 @@
 //   /error_estimate/position    (I) [m]    max over the bodies of |r_dt - r_(dt/2)| * factor
 //   /error_estimate/orientation (I) [rad]  max over the bodies of the rotation angle between
 //                                          p_dt and p_(dt/2), times the factor
-// NaN for an instance that failed assembly or diverged in either batch. Attributes of both:
+// NaN for an instance that failed assembly or diverged in either batch. A run stopped on
+// request (to be resumed) keeps the dt/2 batch in its checkpoint and writes no estimate;
+// the session that ends the run writes it. Attributes of both:
 // units, long_name, method ("Richardson extrapolation against a dt/2 run"), order (p),
 // factor (2^p / (2^p - 1)), dt_s and t_s (the time compared).
 #include <cstdint>
@@ -67,8 +69,8 @@ class HalfStepRun {
   Simulator& simulator() { return *sim_; }
   const Simulator& simulator() const { return *sim_; }
   /// Writes /error_estimate/{position, orientation} comparing the main batch's current state
-  /// with this one's (both at the same time; an earlier session's group of a resumed run
-  /// is replaced) and returns their largest values. Throws h5::H5Error when a write fails.
+  /// with this one's (both at the same time; once per file, by the session that ends the
+  /// run) and returns their largest values. Throws h5::H5Error when a write fails.
   ErrorEstimateSummary write(Recorder& recorder, const Simulator& main, int order) const;
 
  private:

@@ -467,11 +467,15 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
       write_reductions(*recorder, model, sim->reduction_layout(), n, red.data(), driver_names, driver_units);
       write_indeterminacy(recorder->file_id(), *sim, true);
     }
-    // The step statistics and the error estimate at the state the run ends on (a stopped
-    // run's too: its resumption writes them again at its end).
+    // The step figures at the state the run ends on. A run stopped on request (resumable)
+    // gets the root attributes only: the per-instance datasets and the error estimate are
+    // written once, by the session that ends the run, so that a resumed file equals an
+    // uninterrupted one (dimension scales list the datasets attached to them).
+    const bool final_session = !stop();
     steps_taken = step_report(*sim);
-    write_step_report(*recorder, steps_taken);
-    if (half) report.error_estimate = half->write(*recorder, *sim, integrator_order(solver.integrator));
+    write_step_report(*recorder, steps_taken, final_session);
+    if (half && final_session)
+      report.error_estimate = half->write(*recorder, *sim, integrator_order(solver.integrator));
   } catch (const h5::H5Error& e) {
     output_error = stop_reason = write_failure(e, out);
     logger().debug("the run stops: {}", e.what());

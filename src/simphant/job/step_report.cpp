@@ -33,15 +33,14 @@ StepReport step_report(const Simulator& sim) {
   return r;
 }
 
-void write_step_report(Recorder& recorder, const StepReport& r) {
+void write_step_report(Recorder& recorder, const StepReport& r, bool per_instance) {
   const hid_t f = recorder.file_id();
   h5::write_attr(f, "integrator", r.integrator);
   h5::write_attr(f, "accepted_steps", r.accepted);
   h5::write_attr(f, "rejected_steps", r.rejected);
   h5::write_attr(f, "min_step_s", r.min_step);
   h5::write_attr(f, "max_step_s", r.max_step);
-  if (!r.adaptive) return;
-  if (h5::exists(f, "step_statistics")) h5::remove_link(f, "step_statistics");  // a resumed run's earlier session
+  if (!r.adaptive || !per_instance) return;
   const std::vector<hsize_t> shape = {static_cast<hsize_t>(r.accepted_i.size())};
   recorder.write_instance_dataset("step_statistics/accepted", shape, r.accepted_i.data(), {"instance"}, {"1"});
   recorder.write_instance_dataset("step_statistics/rejected", shape, r.rejected_i.data(), {"instance"}, {"1"});

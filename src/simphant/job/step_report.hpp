@@ -34,9 +34,9 @@ struct StepReport {
 StepReport step_report(const Simulator& sim);
 
 /// Writes the root attributes integrator, accepted_steps, rejected_steps, min_step_s and
-/// max_step_s (NaN when no step was accepted) and, for an adaptive integrator, the
-/// /step_statistics datasets above (replacing those of an earlier session of a resumed
-/// run). Throws h5::H5Error when a write fails.
-void write_step_report(Recorder& recorder, const StepReport& report);
+/// max_step_s (NaN when no step was accepted) and, for an adaptive integrator when
+/// per_instance, the /step_statistics datasets above (once per file: a run stopped to be
+/// resumed leaves them to the session that ends it). Throws h5::H5Error when a write fails.
+void write_step_report(Recorder& recorder, const StepReport& report, bool per_instance);
 
 }  // namespace simphant
