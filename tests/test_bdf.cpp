@@ -8,7 +8,8 @@
 //      count;
 //  (d) an instance whose CVODE fails at its minimum step is frozen with
 //      step_size_underflow while the others go on;
-//  (e) get_state / set_state mid-run restarts CVODE and continues within the tolerances.
+//  (e) get_state / set_state mid-run restarts CVODE and continues within the tolerances;
+//  (f) reductions over time are sampled at the grid times.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 
 #include "example_models.hpp"
 #include "low_level_instance.hpp"
+#include "simphant/dynamics/reductions.hpp"
 #include "simphant/dynamics/runaway.hpp"
 #include "simphant/dynamics/state.hpp"
 #include "simphant/scene/scene.hpp"
@@ -290,6 +292,38 @@ TEST(Bdf, SetStateRestartsWithinTolerance) {
   // Both runs are within their global error (~1e2 rtol |y| on this run) of the exact
   // solution; bound 1e4 rtol max|y|.
   EXPECT_LT(diff, 1e4 * rtol * scale);
+}
+
+// ---------------------------------------------------------------------------------------
+// (f) The energy reduction of the (dissipating) stiff damper over 50 grid steps: its max,
+// min, mean and time of max are those of the energies read at the 51 grid times
+// 0, dt, ..., 50 dt (the step-start samples plus the current state), not of CVODE's
+// internal steps.
+TEST(Bdf, ReductionsAreSampledAtTheGridTimes) {
+  SKIP_WITHOUT_SUNDIALS();
+  const Model model =
+      with_integrator(compile_model(oscillator(1.0, 3e5, 3e4, 0.1, 1.0, 1e-3)), Integrator::Bdf, 1e-6, 1e-9);
+  auto bdf = backend_of({model}, 1, 1);
+  bdf->set_reductions({ReductionQuantity::Energy});
+  std::vector<double> energies;
+  for (int s = 0; s <= 50; ++s) {
+    double e = 0;
+    bdf->read_energy(&e, nullptr);
+    energies.push_back(e);
+    if (s < 50) bdf->advance(1);
+  }
+  double stats[kReductionStats];
+  bdf->read_reductions(stats);
+  const auto max_it = std::max_element(energies.begin(), energies.end());
+  double mean = 0;
+  for (double e : energies) mean += e / energies.size();
+  EXPECT_DOUBLE_EQ(stats[0], *max_it);
+  EXPECT_DOUBLE_EQ(stats[1], *std::min_element(energies.begin(), energies.end()));
+  EXPECT_NEAR(stats[2], mean, 1e-12 * std::abs(mean));
+  EXPECT_DOUBLE_EQ(stats[4], (max_it - energies.begin()) * model.solver.dt);
+  std::int64_t accepted = 0;
+  bdf->read_step_statistics(&accepted, nullptr, nullptr, nullptr);
+  EXPECT_NE(accepted, 50);  // CVODE's own steps are not the grid
 }
 
 }  // namespace
