@@ -141,6 +141,9 @@ bool CvodeInstance::restart(const SolverSettings& s, double t, const double* Y) 
     if (CVodeSetProjFn(m.mem, bdf_project) != CV_SUCCESS) return false;
     // advance_to counts the steps to an output time itself (kBdfMaxStepsPerInterval).
     if (CVodeSetMaxNumSteps(m.mem, -1) != CV_SUCCESS) return false;
+    // BDF of order 3 to 5 is not A-stable near the imaginary axis: mechanisms have lightly
+    // damped oscillatory modes, so CVODE's stability-limit detection lowers the order there.
+    if (CVodeSetStabLimDet(m.mem, SUNTRUE) != CV_SUCCESS) return false;
     m.initialised = true;
   } else if (CVodeReInit(m.mem, t, m.y) != CV_SUCCESS) {
     return false;
