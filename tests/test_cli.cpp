@@ -23,6 +23,7 @@
 
 #include "temp_dir.hpp"
 #include "simphant/io/h5_file.hpp"
+#include "simphant/sim/bdf_support.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 #include <hdf5.h>
 #include <nlohmann/json.hpp>
@@ -641,4 +642,28 @@ TEST(Cli, BenchExitCodeReportsFailedRows) {
   // The default selection leaves the GPU configurations out where they cannot run.
   EXPECT_EQ(run_simphant("bench --models chain_1 --cpu-sizes 1 --min-seconds 0.01", &out), 0) << last_stderr();
   EXPECT_NE(last_stderr().find("GPU configurations are left out"), std::string::npos) << last_stderr();
+}
+
+// The bdf integrator at the command line: the stiff example (c dt / m = 30) runs with bdf
+// and is refused with rk4 (beyond RK4's stability limit, naming the damping); bdf on a
+// cuda backend is bad input naming --backend; in a build without SUNDIALS, bdf is
+// refused at load naming the field (docs/solver.md, "The bdf integrator").
+TEST(Cli, BdfRunsTheStiffExampleAndIsRefusedWhereItCannotRun) {
+  const std::string stiff = quote(std::string(SIMPHANT_SOURCE_DIR) + "/examples/stiff_damper.json");
+  const std::string out = quote((temp_dir() / "stiff_damper.h5").string());
+  const std::string good = quote(write_scene("good_bdf.json", pendulum()));
+  if (!simphant::bdf_available()) {
+    EXPECT_EQ(run_simphant("run " + stiff + " --out " + out), 2);
+    EXPECT_NE(last_stderr().find("solver.integrator: bdf needs SUNDIALS"), std::string::npos) << last_stderr();
+    EXPECT_EQ(run_simphant("run " + good + " --integrator bdf --out " + out), 2);
+    EXPECT_NE(last_stderr().find("--integrator: bdf needs SUNDIALS"), std::string::npos) << last_stderr();
+    return;
+  }
+  EXPECT_EQ(run_simphant("run " + stiff + " --instances 2 --t-end 0.05 --out " + out), 0) << last_stderr();
+  EXPECT_EQ(run_simphant("run " + stiff + " --integrator rk4 --instances 2 --t-end 0.05 --out " + out), 2);
+  EXPECT_NE(last_stderr().find("/forces/0/damping"), std::string::npos) << last_stderr();
+  EXPECT_EQ(run_simphant("run " + stiff + " --backend cuda --out " + out), 2);
+  EXPECT_NE(last_stderr().find("--backend"), std::string::npos) << last_stderr();
+  EXPECT_EQ(run_simphant("run " + good + " --integrator bdf --backend cuda-fused --out " + out), 2);
+  EXPECT_NE(last_stderr().find("--backend"), std::string::npos) << last_stderr();
 }

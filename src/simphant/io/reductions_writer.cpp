@@ -70,7 +70,9 @@ void write_reductions(Recorder& recorder, const Model& model, const ReductionLay
     if (!g.valid()) throw h5::H5Error("H5Gopen2 failed: /" + group);
     h5::write_attr(g.id(), "components", components);
     h5::write_attr(g.id(), "units", units);
-    h5::write_attr(g.id(), "sampled", "every step");
+    // bdf samples the state at each grid time (steps of dt), as the fixed-step integrators
+    // do, not at CVODE's internal steps (docs/solver.md, "The bdf integrator").
+    h5::write_attr(g.id(), "sampled", model.solver.integrator == Integrator::Bdf ? "every grid step of dt" : "every step");
   }
   h5::flush(file);
 }

@@ -9,6 +9,7 @@
 
 #include "simphant/job/memory_estimate.hpp"
 #include "simphant/model/robot.hpp"
+#include "simphant/sim/bdf_support.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 
 namespace simphant::job_detail {
@@ -39,6 +40,7 @@ void check_options(const JobOptions& o) {
   if (o.error_estimate && (o.integrator == "dopri5" || o.integrator == "bdf"))
     throw SceneError("--error-estimate", "applies to the fixed-step integrators (rk4, euler, symplectic_euler); "
                                          "--integrator " + o.integrator + " controls its error itself (--rtol, --atol)");
+  if (o.integrator == "bdf" && !bdf_available()) throw SceneError("--integrator", kBdfUnavailable);
   if (o.integrator == "bdf" && (o.backend == "cuda" || o.backend == "cuda-fused"))
     throw SceneError("--backend", "integrator bdf runs on the cpu backend only (got --backend " + o.backend + ")");
   if (o.precision == "fp32" && o.backend == "cpu")

@@ -4,6 +4,7 @@
 
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
+#include "simphant/sim/bdf_support.hpp"
 
 namespace simphant::scene_detail {
 
@@ -46,6 +47,7 @@ void compile_integrator(const json& solver, const std::string& path, SolverSetti
     if (!parse_integrator(name, s.integrator))
       throw SceneError(ip, "must be \"rk4\", \"euler\", \"symplectic_euler\", \"dopri5\" or \"bdf\" (got \"" + name +
                                "\")");
+    if (s.integrator == Integrator::Bdf && !bdf_available()) throw SceneError(ip, kBdfUnavailable);
   }
   s.rtol = bounded(solver, path, "rtol", s.rtol, 0.0, true);
   s.atol = bounded(solver, path, "atol", s.atol, 0.0, false);
