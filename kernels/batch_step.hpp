@@ -41,20 +41,25 @@ namespace simphant::batch {
 /// fused: the cuda-fused path's pattern (one thread per instance, fused_solve.hpp), or
 /// null for per-joint kernels and the batched dense Cholesky. projection_stage >= 0:
 /// the same solve for a projection stage (projection.hpp: Q = 0, gamma* = -residual).
+/// t_stage: null, or (n) each instance's own evaluation time [s] (the adaptive path's
+/// per-instance step, kernels/dopri5_batch.hpp), which replaces the instance clock and h.
 template <class T, class Exec>
 void enqueue_solve(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, const T* y, T h,
-                   const SchurPatternView* fused = nullptr, int projection_stage = -1) {
+                   const SchurPatternView* fused = nullptr, int projection_stage = -1, const T* t_stage = nullptr) {
   const int n = mv.n_instances;
   if (fused) {
     const SchurPatternView P = *fused;
-    x.launch("fused_solve", n, [=] SP_LAMBDA(int tid) { fused_solve_thread(tid, mv, P, b, y, h, projection_stage); });
+    x.launch("fused_solve", n, [=] SP_LAMBDA(int tid) {
+      fused_solve_thread(tid, mv, P, b, y, h, projection_stage, t_stage);
+    });
     return;
   }
-  x.launch("instance_time", n, [=] SP_LAMBDA(int tid) {
-    instance_time_thread(tid, mv, static_cast<const std::int64_t*>(b.step), static_cast<const std::int64_t*>(b.clock_offset),
-                         h, b.time);
-  });
-  const T* t = b.time;
+  if (!t_stage)
+    x.launch("instance_time", n, [=] SP_LAMBDA(int tid) {
+      instance_time_thread(tid, mv, static_cast<const std::int64_t*>(b.step),
+                           static_cast<const std::int64_t*>(b.clock_offset), h, b.time);
+    });
+  const T* t = t_stage ? t_stage : static_cast<const T*>(b.time);
   x.launch("joint_rows", n * mv.n_constraints(), [=] SP_LAMBDA(int tid) {
     joint_rows_thread(tid, mv, t, y, b.phi, b.jac, b.gamma_star);
   });
