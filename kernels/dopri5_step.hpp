@@ -3,13 +3,16 @@
 // `cuda-fused` backends (docs/cuda-backend.md, "Adaptive steps"), one thread per instance
 // over the structure of arrays (stride n). The method's arithmetic (tableau, error norm,
 // controller, first-step estimate, dense output) is simphant/dynamics/dopri5.hpp, the one
-// copy the CPU path (sim/cpu_dopri5.cpp) calls too; these functions only address each
+// copy the CPU path (sim/cpu_dopri5.cpp) calls too; the rules (when an instance starts,
+// what fails it and with which reason, what the dense output interpolates) are the CPU
+// path's, so the two compute the same numbers. These functions only address each
 // instance's strided columns and keep its own time t and step h (AdaptiveBuffers).
 //
 // The batch advances to a grid time in rounds: in a round every live instance whose
 // internal time is short of the grid time attempts one step (stages 2..7, the error
-// norm, accept or reject); the others sit the round out. After the rounds the state at
-// the grid time is the dense output of each instance's last accepted step.
+// norm, accept or reject; on acceptance the checks, the projection and the commit); the
+// others sit the round out. After the rounds the state at the grid time is the
+// continuous extension of each instance's last accepted step.
 #include <cmath>
 #include <cstdint>
 
@@ -24,7 +27,8 @@ namespace simphant::batch {
 
 namespace detail {
 
-/// Pointers to instance i's column of the stage slopes k1..k7 (stride n).
+/// Pointers to instance i's columns of the stage slopes k1..k7 and of the dense-output
+/// coefficients (stride n).
 template <class T>
 struct Dopri5Columns {
   const T* k[kDopri5Stages];
@@ -35,11 +39,11 @@ struct Dopri5Columns {
   }
 };
 
-/// Instance i's grid target [s]: its own clock at the end of the current batch step,
-/// (*step + 1 - clock_offset[i]) dt (instance_time_thread's clock one step on).
+/// Instance i's clock [s] at batch step *b.step + ahead: (*b.step + ahead - clock_offset[i]) dt
+/// (instance_time_thread's clock).
 template <class T>
-SP_HD T grid_target(const ModelView<T>& mv, const BatchBuffers<T>& b, int i) {
-  return static_cast<T>(*b.step + 1 - b.clock_offset[i]) * mv.dt;
+SP_HD T clock_at(const ModelView<T>& mv, const BatchBuffers<T>& b, int i, int ahead) {
+  return static_cast<T>(*b.step + ahead - b.clock_offset[i]) * mv.dt;
 }
 
 /// Renormalises every body's quaternion of instance i's column of y (13 N, n).
@@ -55,20 +59,86 @@ SP_HD void renormalise_quaternions(const ModelView<T>& mv, T* y, int i) {
   }
 }
 
-/// Freezes live instance i as diverged with reason at the current batch step.
+/// Freezes live instance i as diverged with reason at the current batch step (its Y
+/// stays the last grid time's state).
 template <class T>
 SP_HD void freeze(const BatchBuffers<T>& b, int i, std::int8_t reason) {
   b.status[i] = kStatusDiverged;
   b.status_step[i] = *b.step;
   b.status_reason[i] = reason;
+  b.ad.flag[i] = static_cast<std::int8_t>(b.ad.flag[i] & (kAdaptiveRunning | kAdaptiveRejected));
+}
+
+/// Whether every entry of instance i's column of a (13 N, n) array is finite.
+template <class T>
+SP_HD bool column_finite(const T* a, int ny, int n, int i) {
+  for (int e = 0; e < ny; ++e)
+    if (!std::isfinite(soa(a, e, n, i))) return false;
+  return true;
+}
+
+/// The checks of an evaluation that starts a step (the CPU's begin_step): the violation
+/// of its state (violation_in, max |Phi|) within the bound, then the evaluation itself
+/// (fail: its factorisation failed; ydot non-finite). Returns the reason, or kReasonNone.
+template <class T>
+SP_HD std::int8_t start_evaluation_reason(const ModelView<T>& mv, const BatchBuffers<T>& b, int i, const T* ydot) {
+  const T v = b.violation[i];
+  if (!(v <= mv.violation_bound(i))) return v != v ? kReasonNonFinite : kReasonConstraintViolation;
+  if (b.fail[i]) return kReasonFactorisationFailure;
+  if (!column_finite(ydot, 13 * mv.n_bodies, mv.n_instances, i)) return kReasonNonFinite;
+  return kReasonNone;
 }
 
 }  // namespace detail
 
-/// tid = i. Start of an instance's adaptive integration (flag kAdaptiveStart: after
-/// creation, reset, set_state or set_models): copies Y into the internal state y, sets
-/// t to its clock (instance_time_thread) and clears its statistics' controller memory;
-/// the slope k1 and the first step follow (dopri5_first_step_*). t_stage = t.
+// --- Start: at the beginning of an advance, the instances that (re)start.
+
+/// tid = i. Decides whether live instance i (re)starts at this advance, as the CPU path
+/// does: never started (or restarted by reset / set_state / set_models): afresh
+/// (kAdaptiveStart | kAdaptiveFresh: first-step estimate, fresh controller); Y written
+/// since the last grid step (Y != y_grid): afresh with its step statistics cleared; the
+/// actuator inputs changed (inputs != u): from Y at its clock keeping h and the
+/// controller (kAdaptiveStart). Counts the instances that start into *ad.unfinished.
+template <class T>
+SP_HD void dopri5_sync_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b) {
+  const int n = mv.n_instances, ny = 13 * mv.n_bodies;
+  if (tid >= n) return;
+  const int i = tid;
+  const AdaptiveBuffers<T>& ad = b.ad;
+  std::int8_t f = static_cast<std::int8_t>(ad.flag[i] & (kAdaptiveRunning | kAdaptiveRejected));
+  if (b.status[i] == kStatusOk) {
+    if (!(f & kAdaptiveRunning)) {
+      f = static_cast<std::int8_t>(f | kAdaptiveStart | kAdaptiveFresh);
+    } else {
+      bool y_written = false, u_changed = false;
+      for (int e = 0; e < ny && !y_written; ++e)
+        y_written = soa(static_cast<const T*>(b.Y), e, n, i) != soa(static_cast<const T*>(ad.y_grid), e, n, i);
+      for (int e = 0; e < mv.n_inputs && !u_changed; ++e)
+        u_changed = soa(static_cast<const T*>(b.inputs), e, n, i) != soa(static_cast<const T*>(ad.u), e, n, i);
+      if (y_written) {
+        f = static_cast<std::int8_t>(f | kAdaptiveStart | kAdaptiveFresh);
+        ad.accepted[i] = 0;
+        ad.rejected[i] = 0;
+        ad.h_min[i] = T(0);
+        ad.h_max[i] = T(0);
+      } else if (u_changed) {
+        f = static_cast<std::int8_t>(f | kAdaptiveStart);
+      }
+    }
+  }
+  ad.flag[i] = f;
+  if (f & kAdaptiveStart) {
+#if defined(__CUDA_ARCH__)
+    atomicAdd(ad.unfinished, 1);
+#else
+    ++*ad.unfinished;
+#endif
+  }
+}
+
+/// tid = i. A starting instance takes Y at its clock as its internal state (and the
+/// inputs it runs with), without a last step; t_stage = t for every instance (the
+/// others evaluate their own state, not used). b.fail cleared.
 template <class T>
 SP_HD void dopri5_start_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b) {
   const int n = mv.n_instances, ny = 13 * mv.n_bodies;
@@ -76,94 +146,107 @@ SP_HD void dopri5_start_thread(int tid, const ModelView<T>& mv, const BatchBuffe
   const int i = tid;
   const AdaptiveBuffers<T>& ad = b.ad;
   b.fail[i] = 0;
-  if (!(ad.flag[i] & kAdaptiveStart)) {
-    ad.t_stage[i] = ad.t[i];
-    return;
+  if (ad.flag[i] & kAdaptiveStart) {
+    for (int e = 0; e < ny; ++e) soa(ad.y, e, n, i) = soa(static_cast<const T*>(b.Y), e, n, i);
+    for (int e = 0; e < mv.n_inputs; ++e) soa(ad.u, e, n, i) = soa(static_cast<const T*>(b.inputs), e, n, i);
+    ad.t[i] = detail::clock_at(mv, b, i, 0);
+    ad.h_old[i] = T(0);
   }
-  for (int e = 0; e < ny; ++e) soa(ad.y, e, n, i) = soa(static_cast<const T*>(b.Y), e, n, i);
-  const T t = static_cast<T>(*b.step - b.clock_offset[i]) * mv.dt;
-  ad.t[i] = t;
-  ad.t_stage[i] = t;
-  ad.t_old[i] = t;
-  ad.h_old[i] = T(0);
-  ad.err_old[i] = T(dopri5::kFacOldInit);
-  ad.flag[i] = kAdaptiveStart;
+  ad.t_stage[i] = ad.t[i];
 }
 
-/// tid = i, after the evaluation f(t, y) into f0_in (13 N, n): for the starting
-/// instances k1 = f0, the first step's trial size h0 (dopri5::first_step_trial; d1 into
-/// ad.h_new), kept in h, and its explicit Euler state y + h0 k1 into y_stage at
-/// t_stage = t + h0. Other instances: y_stage = y at t (a valid state to evaluate, not
-/// used).
+/// tid = i, after f0 = f(t, y) into f0_in and its violation into b.violation: a
+/// starting instance's start is checked as every step's start is (violation bound, the
+/// evaluation) and frozen with the reason at the current batch step when it fails;
+/// else k1 = f0. A fresh start resets the controller and takes solver.first_step (at
+/// most solver.max_step), or forms the estimate's trial step h0
+/// (dopri5::first_step_trial, d1 in h_new) and its explicit Euler state y + h0 k1 into
+/// y_stage at t_stage = t + h0. Every other instance: y_stage = y at t (evaluated, not used).
 template <class T>
-SP_HD void dopri5_first_step_trial_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b, const T* f0_in) {
+SP_HD void dopri5_start_check_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b, const T* f0_in) {
   const int n = mv.n_instances, ny = 13 * mv.n_bodies;
   if (tid >= n) return;
   const int i = tid;
   const AdaptiveBuffers<T>& ad = b.ad;
-  if (!(ad.flag[i] & kAdaptiveStart)) {
+  bool trial = false;
+  if (ad.flag[i] & kAdaptiveStart) {
+    const std::int8_t reason = detail::start_evaluation_reason(mv, b, i, f0_in);
+    if (reason != kReasonNone) {
+      detail::freeze(b, i, reason);
+      ad.flag[i] = static_cast<std::int8_t>(ad.flag[i] | kAdaptiveRunning);
+    } else {
+      for (int e = 0; e < ny; ++e) soa(ad.k[0], e, n, i) = soa(f0_in, e, n, i);
+      if (ad.flag[i] & kAdaptiveFresh) {
+        ad.facold[i] = T(dopri5::kFacOldInit);
+        ad.flag[i] = static_cast<std::int8_t>(ad.flag[i] & ~kAdaptiveRejected);
+        if (mv.first_step > T(0)) {
+          ad.h[i] = mv.max_step > T(0) && mv.first_step > mv.max_step ? mv.max_step : mv.first_step;
+        } else {
+          const T h0 = dopri5::first_step_trial(ny, n, static_cast<const T*>(ad.y) + i,
+                                                static_cast<const T*>(ad.k[0]) + i, mv.atol, mv.rtol, mv.max_step,
+                                                ad.h_new + i);
+          for (int e = 0; e < ny; ++e) soa(b.y_stage, e, n, i) = soa(ad.y, e, n, i) + h0 * soa(ad.k[0], e, n, i);
+          ad.h[i] = h0;
+          ad.t_stage[i] = ad.t[i] + h0;
+          trial = true;
+        }
+      }
+    }
+  }
+  if (!trial) {
     for (int e = 0; e < ny; ++e) soa(b.y_stage, e, n, i) = soa(static_cast<const T*>(ad.y), e, n, i);
     ad.t_stage[i] = ad.t[i];
-    return;
   }
-  for (int e = 0; e < ny; ++e) soa(ad.k[0], e, n, i) = soa(f0_in, e, n, i);
-  T h0 = T(0);
-  if (b.status[i] == kStatusOk)
-    h0 = dopri5::first_step_trial(ny, n, static_cast<const T*>(ad.y) + i, static_cast<const T*>(ad.k[0]) + i, mv.atol,
-                                  mv.rtol, mv.max_step, ad.h_new + i);
-  for (int e = 0; e < ny; ++e) soa(b.y_stage, e, n, i) = soa(ad.y, e, n, i) + h0 * soa(ad.k[0], e, n, i);
-  ad.h[i] = h0;
-  ad.t_stage[i] = ad.t[i] + h0;
+  b.fail[i] = 0;
 }
 
-/// tid = i, after f1 = f(t + h0, y + h0 k1) into k[1] of the starting instances: the
-/// first step h (dopri5::first_step_final, or solver.first_step when > 0); clears the
-/// start flag. A failed evaluation of k1 (b.fail) freezes the instance
-/// (factorisation_failure); so does a non-finite k1.
+/// tid = i, after f1 = f(t + h0, y + h0 k1) into f1_inout: a fresh start estimating its
+/// first step takes h = dopri5::first_step_final (a failed or non-finite f1 counts as NaN,
+/// which falls back to max(1e-6, 1e-3 h0), as on the CPU). Every starting instance is
+/// then running.
 template <class T>
-SP_HD void dopri5_first_step_final_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b) {
+SP_HD void dopri5_start_final_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b, T* f1_inout) {
   const int n = mv.n_instances, ny = 13 * mv.n_bodies;
   if (tid >= n) return;
   const int i = tid;
   const AdaptiveBuffers<T>& ad = b.ad;
-  if (!(ad.flag[i] & kAdaptiveStart)) return;
-  ad.flag[i] = 0;
+  const std::int8_t f = ad.flag[i];
   const int failed = b.fail[i];
   b.fail[i] = 0;
-  if (b.status[i] != kStatusOk) return;
-  if (failed) {
-    detail::freeze(b, i, kReasonFactorisationFailure);
-    return;
-  }
-  for (int e = 0; e < ny; ++e)
-    if (!std::isfinite(soa(ad.k[0], e, n, i))) {
-      detail::freeze(b, i, kReasonNonFinite);
-      return;
-    }
-  if (mv.first_step > T(0)) {
-    ad.h[i] = mv.max_step > T(0) && mv.first_step > mv.max_step ? mv.max_step : mv.first_step;
-    return;
-  }
+  if (!(f & kAdaptiveStart)) return;
+  ad.flag[i] = static_cast<std::int8_t>((f & kAdaptiveRejected) | kAdaptiveRunning);
+  if (!(f & kAdaptiveFresh) || b.status[i] != kStatusOk || mv.first_step > T(0)) return;
+  if (failed || !detail::column_finite(static_cast<const T*>(f1_inout), ny, n, i))
+    for (int e = 0; e < ny; ++e) soa(f1_inout, e, n, i) = T(NAN);
   ad.h[i] = dopri5::first_step_final(ny, n, static_cast<const T*>(ad.y) + i, static_cast<const T*>(ad.k[0]) + i,
-                                     static_cast<const T*>(ad.k[1]) + i, ad.h[i], ad.h_new[i], mv.atol, mv.rtol,
+                                     static_cast<const T*>(f1_inout) + i, ad.h[i], ad.h_new[i], mv.atol, mv.rtol,
                                      mv.max_step);
 }
 
-/// tid = i. Start of a round: a live instance whose internal time is short of its grid
-/// target attempts a step (kAdaptiveActive); clears the round's flags and b.fail.
+// --- A round.
+
+/// tid = i. Start of a round: a live, running instance whose internal time is short of
+/// its grid target (its clock one batch step on) attempts a step (kAdaptiveActive) --
+/// unless its step is below dopri5::step_floor, which freezes it (step_size_underflow).
+/// Clears b.fail.
 template <class T>
 SP_HD void dopri5_round_begin_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b) {
   if (tid >= mv.n_instances) return;
   const int i = tid;
   const AdaptiveBuffers<T>& ad = b.ad;
-  std::int8_t f = static_cast<std::int8_t>(ad.flag[i] & kAdaptiveRejected);
-  if (b.status[i] == kStatusOk && ad.t[i] < detail::grid_target(mv, b, i)) f = static_cast<std::int8_t>(f | kAdaptiveActive);
-  ad.flag[i] = f;
   b.fail[i] = 0;
+  std::int8_t f = static_cast<std::int8_t>(ad.flag[i] & (kAdaptiveRunning | kAdaptiveRejected));
+  ad.flag[i] = f;
+  if (b.status[i] != kStatusOk || !(f & kAdaptiveRunning) || !(ad.t[i] < detail::clock_at(mv, b, i, 1))) return;
+  if (ad.h[i] < dopri5::step_floor(ad.t[i], mv.dt, mv.min_step)) {
+    detail::freeze(b, i, kReasonStepSizeUnderflow);
+    return;
+  }
+  ad.flag[i] = static_cast<std::int8_t>(f | kAdaptiveActive);
 }
 
 /// tid = i. Stage state s (2..7) of an active instance: y_stage = y + h sum_j a_sj k_j at
-/// t_stage = t + c_s h (s = 7: the 5th-order solution at t + h); an instance sitting the
+/// t_stage = t + c_s h (s = 7: the 5th-order solution y1 at t + h); an instance sitting the
 /// round out evaluates its own state y at t (valid, not used).
 template <class T>
 SP_HD void dopri5_stage_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b, int s) {
@@ -182,14 +265,14 @@ SP_HD void dopri5_stage_thread(int tid, const ModelView<T>& mv, const BatchBuffe
   ad.t_stage[i] = ad.t[i] + dopri5::node<T>(s) * h;
 }
 
-/// tid = i, after k7 = f(t + h, y1) of an active instance (y1 in y_stage): the error norm
-/// (dopri5::error_norm with solver.rtol/atol over all 13 N entries, quaternion components
-/// included) and the controller's decision (dopri5::control_step). Accepted
-/// (kAdaptiveAccepted): the dense-output coefficients of the step into cont, the
-/// quaternions of y_stage renormalised (the candidate the projection and the commit take),
-/// the next step size in ad.h_new. Rejected: h shrinks and the attempt is counted; a
-/// step below dopri5::step_floor freezes the instance (step_size_underflow). A failed
-/// factorisation in a stage (b.fail) freezes it (factorisation_failure).
+/// tid = i, after k7 = f(t + h, y1) of an active instance (y1 in y_stage, max |Phi| at y1
+/// in b.violation): the error norm (dopri5::error_norm with solver.rtol/atol over all 13 N
+/// entries, quaternion components included; NaN when a stage's evaluation or stage
+/// projection failed: b.fail or a non-finite slope) and the controller's decision
+/// (dopri5::control_step). Rejected: h shrinks, the attempt is counted. Accepted
+/// (kAdaptiveAccepted): without a projection the dense-output coefficients of the step
+/// as computed (y -> y1, k1..k7); y_stage's quaternions renormalised (the candidate) and
+/// checked finite (else frozen: non_finite); the next step size in h_new.
 template <class T>
 SP_HD void dopri5_decide_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b) {
   const int n = mv.n_instances, ny = 13 * mv.n_bodies;
@@ -197,40 +280,88 @@ SP_HD void dopri5_decide_thread(int tid, const ModelView<T>& mv, const BatchBuff
   const int i = tid;
   const AdaptiveBuffers<T>& ad = b.ad;
   if (!(ad.flag[i] & kAdaptiveActive)) return;
-  if (b.fail[i]) {
-    detail::freeze(b, i, kReasonFactorisationFailure);
-    ad.flag[i] = 0;
-    return;
-  }
   const detail::Dopri5Columns<T> c(ad, ny, n, i);
   const T h = ad.h[i];
-  const T err = dopri5::error_norm(ny, n, h, static_cast<const T*>(ad.y) + i, static_cast<const T*>(b.y_stage) + i,
-                                   c.k, mv.atol, mv.rtol);
+  bool stages_ok = b.fail[i] == 0;
+  for (int s = 1; s < kDopri5Stages && stages_ok; ++s) stages_ok = detail::column_finite(ad.k[s], ny, n, i);
+  const T err = stages_ok ? dopri5::error_norm(ny, n, h, static_cast<const T*>(ad.y) + i,
+                                               static_cast<const T*>(b.y_stage) + i, c.k, mv.atol, mv.rtol)
+                          : T(NAN);
   dopri5::ControllerState<T> cs;
-  cs.facold = ad.err_old[i];
+  cs.facold = ad.facold[i];
   cs.last_rejected = (ad.flag[i] & kAdaptiveRejected) ? 1 : 0;
-  T h_new;
+  T h_new = h;
   const bool accept = dopri5::control_step(err, h, mv.max_step, &cs, &h_new);
-  ad.err_old[i] = cs.facold;
-  ad.h_new[i] = h_new;
+  ad.facold[i] = cs.facold;
+  const std::int8_t run = static_cast<std::int8_t>(kAdaptiveRunning | kAdaptiveActive);
   if (!accept) {
     ad.h[i] = h_new;
     ++ad.rejected[i];
-    ad.flag[i] = kAdaptiveRejected;
-    if (h_new < dopri5::step_floor(ad.t[i], mv.dt, mv.min_step)) detail::freeze(b, i, kReasonStepSizeUnderflow);
+    ad.flag[i] = static_cast<std::int8_t>(run | kAdaptiveRejected);
     return;
   }
-  dopri5::dense_coefficients(ny, n, h, static_cast<const T*>(ad.y) + i, static_cast<const T*>(b.y_stage) + i, c.k, c.r);
+  ad.h_new[i] = h_new;
+  ad.flag[i] = static_cast<std::int8_t>(run | kAdaptiveAccepted);
+  if (!(mv.projection != 0 && mv.n_rows > 0))
+    dopri5::dense_coefficients(ny, n, h, static_cast<const T*>(ad.y) + i, static_cast<const T*>(b.y_stage) + i, c.k,
+                               c.r);
   detail::renormalise_quaternions(mv, b.y_stage, i);
-  ad.flag[i] = static_cast<std::int8_t>(kAdaptiveActive | kAdaptiveAccepted);
+  if (!detail::column_finite(static_cast<const T*>(b.y_stage), ny, n, i)) detail::freeze(b, i, kReasonNonFinite);
 }
 
-/// tid = i, after the projection of the accepted candidates (y_stage, at t + h): commits
-/// an accepted step -- when no projection stage failed (b.fail), every entry is finite
-/// and the kinetic energy is within the runaway bound at t + h -- into y, t, h (the
-/// controller's ad.h_new), the step statistics and the last step's interval for the dense
-/// output; otherwise freezes the instance with the reason. A step size below
-/// dopri5::step_floor freezes it too (step_size_underflow).
+/// tid = i, after the projection of the accepted candidates (solver.projection, at
+/// t + h): the rest of the CPU's finish_step -- a failed projection solve (b.fail:
+/// factorisation_failure), a non-finite entry (non_finite), kinetic energy above the
+/// runaway bound at the step's end on the batch clock (runaway) -- and, without a
+/// projection, the violation at y1 (b.violation, from the 7th stage) within the bound.
+/// A failure freezes the instance at the current batch step.
+template <class T>
+SP_HD void dopri5_finish_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b) {
+  const int n = mv.n_instances, ny = 13 * mv.n_bodies;
+  if (tid >= n) return;
+  const int i = tid;
+  const AdaptiveBuffers<T>& ad = b.ad;
+  if (!(ad.flag[i] & kAdaptiveAccepted)) return;
+  const T t1 = ad.t[i] + ad.h[i];
+  std::int8_t reason = b.fail[i] ? kReasonFactorisationFailure : kReasonNone;
+  if (reason == kReasonNone && !detail::column_finite(static_cast<const T*>(b.y_stage), ny, n, i)) reason = kReasonNonFinite;
+  if (reason == kReasonNone &&
+      is_runaway(soa_kinetic_energy(mv, static_cast<const T*>(b.y_stage), i), soa(static_cast<const T*>(b.runaway), 0, n, i),
+                 soa(static_cast<const T*>(b.runaway), 1, n, i), t1 + static_cast<T>(b.clock_offset[i]) * mv.dt))
+    reason = kReasonRunaway;
+  if (reason == kReasonNone && !(mv.projection != 0 && mv.n_rows > 0)) {
+    const T v = b.violation[i];
+    if (!(v <= mv.violation_bound(i))) reason = v != v ? kReasonNonFinite : kReasonConstraintViolation;
+  }
+  if (reason != kReasonNone) detail::freeze(b, i, reason);
+}
+
+/// tid = i, with a projection, after f(t + h, projected candidate) into k7 and its
+/// violation into b.violation: the new start is checked as every start is (violation
+/// bound, the evaluation; a failure freezes the instance), and the dense-output
+/// coefficients run from y to the projected state with k7 the derivative there
+/// (continuous across steps, as on the CPU).
+template <class T>
+SP_HD void dopri5_projected_start_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b) {
+  const int n = mv.n_instances, ny = 13 * mv.n_bodies;
+  if (tid >= n) return;
+  const int i = tid;
+  const AdaptiveBuffers<T>& ad = b.ad;
+  if (!(ad.flag[i] & kAdaptiveAccepted)) return;
+  const std::int8_t reason = detail::start_evaluation_reason(mv, b, i, static_cast<const T*>(ad.k[6]));
+  if (reason != kReasonNone) {
+    detail::freeze(b, i, reason);
+    return;
+  }
+  const detail::Dopri5Columns<T> c(ad, ny, n, i);
+  dopri5::dense_coefficients(ny, n, ad.h[i], static_cast<const T*>(ad.y) + i, static_cast<const T*>(b.y_stage) + i, c.k,
+                             c.r);
+}
+
+/// tid = i. Commits an accepted step that passed its checks: y = the candidate, k1 = k7
+/// (first same as last: the derivative at y1, or at the projected state), the step
+/// counted in the statistics, the last step [t, t + h] kept for the dense output, t += h,
+/// h = the controller's h_new.
 template <class T>
 SP_HD void dopri5_commit_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b) {
   const int n = mv.n_instances, ny = 13 * mv.n_bodies;
@@ -238,50 +369,26 @@ SP_HD void dopri5_commit_thread(int tid, const ModelView<T>& mv, const BatchBuff
   const int i = tid;
   const AdaptiveBuffers<T>& ad = b.ad;
   if (!(ad.flag[i] & kAdaptiveAccepted) || b.status[i] != kStatusOk) return;
-  const T h = ad.h[i], t_new = ad.t[i] + h;
-  std::int8_t reason = b.fail[i] ? kReasonFactorisationFailure : kReasonNone;
-  for (int e = 0; reason == kReasonNone && e < ny; ++e)
-    if (!std::isfinite(soa(static_cast<const T*>(b.y_stage), e, n, i))) reason = kReasonNonFinite;
-  if (reason == kReasonNone &&
-      is_runaway(soa_kinetic_energy(mv, static_cast<const T*>(b.y_stage), i), soa(static_cast<const T*>(b.runaway), 0, n, i),
-                 soa(static_cast<const T*>(b.runaway), 1, n, i), t_new))
-    reason = kReasonRunaway;
-  if (reason != kReasonNone) {
-    detail::freeze(b, i, reason);
-    ad.flag[i] = 0;
-    return;
-  }
   for (int e = 0; e < ny; ++e) soa(ad.y, e, n, i) = soa(static_cast<const T*>(b.y_stage), e, n, i);
+  for (int e = 0; e < ny; ++e) soa(ad.k[0], e, n, i) = soa(static_cast<const T*>(ad.k[6]), e, n, i);
+  const T h = ad.h[i];
+  const std::int64_t count = ++ad.accepted[i];
+  if (count == 1 || h < ad.h_min[i]) ad.h_min[i] = h;
+  if (count == 1 || h > ad.h_max[i]) ad.h_max[i] = h;
   ad.t_old[i] = ad.t[i];
   ad.h_old[i] = h;
-  ad.t[i] = t_new;
+  ad.t[i] = ad.t[i] + h;
   ad.h[i] = ad.h_new[i];
-  ++ad.accepted[i];
-  ad.h_min[i] = ad.h_min[i] > T(0) && ad.h_min[i] <= h ? ad.h_min[i] : h;
-  ad.h_max[i] = ad.h_max[i] >= h ? ad.h_max[i] : h;
-  if (ad.h_new[i] < dopri5::step_floor(t_new, mv.dt, mv.min_step)) detail::freeze(b, i, kReasonStepSizeUnderflow);
 }
 
-/// tid = i, after the evaluation f(t, y) of the committed state into k_in (k7 when the
-/// state was not projected): k1 = k_in for the instances that accepted a step this round
-/// (first same as last), so the next attempt starts from it.
-template <class T>
-SP_HD void dopri5_fsal_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b, const T* k_in) {
-  const int n = mv.n_instances, ny = 13 * mv.n_bodies;
-  if (tid >= n) return;
-  const int i = tid;
-  if (!(b.ad.flag[i] & kAdaptiveAccepted)) return;
-  for (int e = 0; e < ny; ++e) soa(b.ad.k[0], e, n, i) = soa(k_in, e, n, i);
-}
-
-/// tid = i. Counts into *unfinished the live instances whose internal time is still
+/// tid = i. Counts into *ad.unfinished the live instances whose internal time is still
 /// short of their grid target (the host reads it back to decide whether to run more
-/// rounds). Atomic on the device; the CPU tests run threads one at a time.
+/// rounds). Atomic on the device; the CPU tests run the threads one at a time.
 template <class T>
 SP_HD void dopri5_count_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b) {
   if (tid >= mv.n_instances) return;
   const int i = tid;
-  if (b.status[i] != kStatusOk || !(b.ad.t[i] < detail::grid_target(mv, b, i))) return;
+  if (b.status[i] != kStatusOk || !(b.ad.t[i] < detail::clock_at(mv, b, i, 1))) return;
 #if defined(__CUDA_ARCH__)
   atomicAdd(b.ad.unfinished, 1);
 #else
@@ -289,21 +396,28 @@ SP_HD void dopri5_count_thread(int tid, const ModelView<T>& mv, const BatchBuffe
 #endif
 }
 
-/// tid = i. The state at the grid target of a live instance that has passed it: the
-/// dense output of its last accepted step at theta = (target - t_old) / h_old into Y,
-/// quaternions renormalised. Instances that stopped keep Y (their last grid state).
+/// tid = i. The state of a live, running instance at its grid target (its clock one
+/// batch step on, which the rounds have passed) into Y and its copy y_grid: y itself when
+/// the integration stands exactly there or has no last step, else the last step's
+/// continuous extension at theta = (target - t_old) / h_old with unit quaternions (the
+/// CPU's grid_state). Instances that stopped keep Y (their last grid state).
 template <class T>
 SP_HD void dopri5_output_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b) {
   const int n = mv.n_instances, ny = 13 * mv.n_bodies;
   if (tid >= n) return;
   const int i = tid;
   const AdaptiveBuffers<T>& ad = b.ad;
-  if (b.status[i] != kStatusOk || ad.h_old[i] <= T(0)) return;
-  const T target = detail::grid_target(mv, b, i);
-  const T theta = (target - ad.t_old[i]) / ad.h_old[i];
-  const detail::Dopri5Columns<T> c(ad, ny, n, i);
-  dopri5::dense_output(ny, n, theta, static_cast<const T* const*>(c.r), b.Y + i);
-  detail::renormalise_quaternions(mv, b.Y, i);
+  if (b.status[i] != kStatusOk || !(ad.flag[i] & kAdaptiveRunning)) return;
+  const T target = detail::clock_at(mv, b, i, 1);
+  if (target == ad.t[i] || !(ad.h_old[i] > T(0))) {
+    for (int e = 0; e < ny; ++e) soa(b.Y, e, n, i) = soa(static_cast<const T*>(ad.y), e, n, i);
+  } else {
+    const T theta = (target - ad.t_old[i]) / ad.h_old[i];
+    const detail::Dopri5Columns<T> c(ad, ny, n, i);
+    dopri5::dense_output(ny, n, theta, static_cast<const T* const*>(c.r), b.Y + i);
+    detail::renormalise_quaternions(mv, b.Y, i);
+  }
+  for (int e = 0; e < ny; ++e) soa(ad.y_grid, e, n, i) = soa(static_cast<const T*>(b.Y), e, n, i);
 }
 
 }  // namespace simphant::batch
