@@ -39,7 +39,13 @@ void CudaBackend<T>::allocate_adaptive() {
   T** fields[] = {&ad.t, &ad.h, &ad.t_old, &ad.h_old, &ad.facold, &ad.t_stage, &ad.h_new, &ad.h_min, &ad.h_max};
   static_assert(sizeof(fields) / sizeof(fields[0]) + 1 == batch::kAdaptiveScalars, "the (n) arrays of T");
   for (int f = 0; f < batch::kAdaptiveScalars - 1; ++f) *fields[f] = sc + static_cast<std::size_t>(f) * n;
-  check(cudaMemsetAsync(sc, 0, batch::kAdaptiveScalars * n * sizeof(T), stream_), "cudaMemsetAsync", batch_);
+  // Zeros everywhere: a batch that has not advanced yet gives the CPU's integrator state
+  // rows (phase 0: start afresh).
+  for (DeviceArray<T>* a : {&ad_y_, &ad_k_[0], &ad_k_[1], &ad_k_[2], &ad_cont_, &ad_y_grid_, &ad_u_, &ad_scalars_, &k_[0],
+                            &k_[1], &k_[2], &k_[3]})
+    check(cudaMemsetAsync(a->get(), 0, a->size() * sizeof(T), stream_), "cudaMemsetAsync", batch_);
+  check(cudaMemsetAsync(ad_counts_.get(), 0, ad_counts_.size() * sizeof(std::int64_t), stream_), "cudaMemsetAsync",
+        batch_);
   ad.accepted = ad_counts_.get();
   ad.rejected = ad_counts_.get() + n;
   ad.flag = ad_flag_.get();

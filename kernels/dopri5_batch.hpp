@@ -63,6 +63,7 @@ SP_HD void fused_dopri5_start_thread(int tid, const ModelView<T>& mv, const Schu
   detail::fused_dopri5_eval(i, mv, P, b, static_cast<const T*>(ad.y), ad.k[6]);
   violation_thread(i, mv, static_cast<const T*>(b.phi), b.violation);
   dopri5_start_check_thread(i, mv, b, static_cast<const T*>(ad.k[6]));
+  dopri5_reduce_thread(i, mv, b, false);
   if (b.status[i] == kStatusOk && (ad.flag[i] & kAdaptiveFresh) && !(mv.first_step > T(0)))
     detail::fused_dopri5_eval(i, mv, P, b, static_cast<const T*>(b.y_stage), ad.k[1]);
   dopri5_start_final_thread(i, mv, b, ad.k[1]);
@@ -111,6 +112,7 @@ SP_HD void fused_dopri5_stage_thread(int tid, const ModelView<T>& mv, const Schu
   } else {
     dopri5_finish_thread(i, mv, b);
   }
+  dopri5_reduce_thread(i, mv, b, true);
   dopri5_commit_thread(i, mv, b);
 }
 
@@ -138,6 +140,8 @@ void enqueue_dopri5_start(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>
   x.launch("dopri5_start_check", n, [=] SP_LAMBDA(int tid) {
     dopri5_start_check_thread(tid, mv, b, static_cast<const T*>(b.ad.k[6]));
   });
+  if (b.red.any())
+    x.launch("dopri5_reduce", n, [=] SP_LAMBDA(int tid) { dopri5_reduce_thread(tid, mv, b, false); });
   detail::enqueue_dopri5_eval(x, mv, b, static_cast<const T*>(b.y_stage), b.ad.k[1]);
   x.launch("dopri5_start_final", n, [=] SP_LAMBDA(int tid) { dopri5_start_final_thread(tid, mv, b, b.ad.k[1]); });
 }
@@ -182,6 +186,8 @@ void enqueue_dopri5_round(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>
   } else {
     x.launch("dopri5_finish", n, [=] SP_LAMBDA(int tid) { dopri5_finish_thread(tid, mv, b); });
   }
+  if (b.red.any())  // the new start's sample of the reductions over time
+    x.launch("dopri5_reduce", n, [=] SP_LAMBDA(int tid) { dopri5_reduce_thread(tid, mv, b, true); });
   x.launch("dopri5_commit", n, [=] SP_LAMBDA(int tid) { dopri5_commit_thread(tid, mv, b); });
 }
 

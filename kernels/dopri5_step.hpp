@@ -19,6 +19,7 @@
 #include "batch_buffers.hpp"
 #include "batch_state.hpp"
 #include "instance_status.hpp"
+#include "reduce.hpp"
 #include "simphant/batch/model_view.hpp"
 #include "simphant/dynamics/dopri5.hpp"
 #include "simphant/dynamics/runaway.hpp"
@@ -356,6 +357,24 @@ SP_HD void dopri5_projected_start_thread(int tid, const ModelView<T>& mv, const 
   const detail::Dopri5Columns<T> c(ad, ny, n, i);
   dopri5::dense_coefficients(ny, n, ad.h[i], static_cast<const T*>(ad.y) + i, static_cast<const T*>(b.y_stage) + i, c.k,
                              c.r);
+}
+
+/// tid = i. The sample of the reductions over time (kernels/reduce.hpp) of a step's
+/// start state that passed its checks, from the evaluation in the buffers, as the CPU
+/// path takes it: accepted = false, a (re)starting instance at its state y and clock t;
+/// accepted = true, an accepted step's new start (y_stage) at t + h -- the 7th stage's
+/// evaluation without a projection, the projected state's with one. Time in steps of dt.
+template <class T>
+SP_HD void dopri5_reduce_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b, bool accepted) {
+  if (tid >= mv.n_instances || !b.red.any()) return;
+  const int i = tid;
+  const AdaptiveBuffers<T>& ad = b.ad;
+  if (!(ad.flag[i] & (accepted ? kAdaptiveAccepted : kAdaptiveStart)) || b.status[i] != kStatusOk) return;
+  const T t = accepted ? ad.t[i] + ad.h[i] : ad.t[i];
+  reduce_sample_thread(i, mv, b.red, static_cast<const T*>(accepted ? b.y_stage : ad.y), static_cast<const T*>(b.jac),
+                       static_cast<const T*>(b.rhs), b.lambda_soa, static_cast<const int*>(b.info),
+                       static_cast<const T*>(b.violation), static_cast<const std::int8_t*>(b.status),
+                       static_cast<double>(t) / static_cast<double>(mv.dt), b.red_acc);
 }
 
 /// tid = i. Commits an accepted step that passed its checks: y = the candidate, k1 = k7

@@ -21,6 +21,7 @@
 #include "example_models.hpp"
 #include "host_batch.hpp"
 #include "simphant/sim/cpu_backend.hpp"
+#include "simphant/sim/reduction_names.hpp"
 
 namespace simphant {
 namespace {
@@ -66,11 +67,11 @@ class Dopri5Grid : public ::testing::TestWithParam<std::tuple<std::string, Proje
 };
 
 // 40 grid steps in two advances (20 + 20, so the second starts from the kept internal
-// state) equal the CPU backend's dopri5 path: states at every grid time to 1e-12
-// relative (the same arithmetic in the same order; the batched Schur solve sums C in
-// another order, a few ulps), the same statuses, and the same accepted and rejected
-// step counts and smallest / largest steps (1e-12) per instance -- which differ
-// between the instances, so each instance really ran its own step sizes.
+// state) equal the CPU backend's dopri5 path: states at the grid time to 1e-12 relative
+// (the same arithmetic in the same order; the batched Schur solve sums C in another
+// order, a few ulps), the same statuses, the same accepted and rejected step counts and
+// smallest / largest steps (1e-12) per instance -- which differ between the instances,
+// so each instance really ran its own step sizes -- and the reductions over time.
 TEST_P(Dopri5Grid, EqualsCpuBackend) {
   const std::vector<Model> models = dopri5_models(name(), 1e-7, projection());
   const AssembledBatch asm_batch = assemble_batch(models, kInstances, 1);
@@ -79,7 +80,14 @@ TEST_P(Dopri5Grid, EqualsCpuBackend) {
   test::CpuGridExec<double> x;
   auto shared = std::make_shared<const std::vector<Model>>(models);
   CpuBackend cpu(shared, kInstances, 1, fused() ? SchurFactorization::Sparse : SchurFactorization::Dense);
-  const int n = kInstances, N = hb.N;
+  // Every reduction over time, sampled at each accepted step's new start.
+  const std::vector<ReductionQuantity> quantities =
+      parse_reduction_quantities({"all"}, hb.packed.n_drivers, "output.reductions");
+  const ReductionLayout L = reduction_layout_of(quantities, hb.J, hb.packed.n_drivers);
+  hb.enable_reductions(x, L);
+  cpu.set_reductions(quantities);
+  const int n = kInstances, N = hb.N, w = L.size();
+  std::vector<double> acc(static_cast<std::size_t>(n) * w);
   int rounds = 0;
   std::vector<double> states(static_cast<std::size_t>(n) * N * 13), status_time(n);
   std::vector<std::int8_t> status(n), reason(n);
@@ -92,6 +100,7 @@ TEST_P(Dopri5Grid, EqualsCpuBackend) {
     cpu.read_states(states.data());
     cpu.read_status(status.data(), status_time.data(), reason.data());
     cpu.read_step_statistics(accepted.data(), rejected.data(), h_min.data(), h_max.data());
+    cpu.get_reduction_state(acc.data());
     for (int i = 0; i < n; ++i) {
       EXPECT_EQ(hb.status[i], status[i]) << "instance " << i;
       EXPECT_EQ(hb.status_reason[i], reason[i]) << "instance " << i;
@@ -100,6 +109,20 @@ TEST_P(Dopri5Grid, EqualsCpuBackend) {
       EXPECT_EQ(hb.ad_counts[n + i], rejected[i]) << "rejected steps, instance " << i;
       EXPECT_TRUE(near_rel(hb.b.ad.h_min[i], h_min[i], 1e-12, "smallest step"));
       EXPECT_TRUE(near_rel(hb.b.ad.h_max[i], h_max[i], 1e-12, "largest step"));
+      // The accumulators: the sample count exactly; max, min, sum and sum of squares to
+      // 1e-10 relative (the batched solve's lambda agrees to a few ulps, and without a
+      // projection the device samples the new start with unit quaternions, which the
+      // CPU takes from the 7th stage's evaluation: the same up to the last bit of A);
+      // the time of the max only where the largest sample leads clearly.
+      for (int e = 0; e < w; ++e) {
+        const double dev = hb.red_acc[static_cast<std::size_t>(e) * n + i], ref = acc[static_cast<std::size_t>(i) * w + e];
+        if (std::isnan(ref) && std::isnan(dev)) continue;
+        if (e == 0) {
+          EXPECT_EQ(dev, ref) << "sample count, instance " << i;
+        } else if ((e - 1) % kReductionSlots != 4) {
+          EXPECT_TRUE(near_rel(dev, ref, 1e-10, "accumulator " + std::to_string(e) + ", instance " + std::to_string(i)));
+        }
+      }
       for (int k = 0; k < N; ++k) {
         for (int c = 0; c < 7; ++c)
           EXPECT_TRUE(near_rel(hb.at(hb.Y, 7 * k + c, n, i), states[(static_cast<std::size_t>(i) * N + k) * 13 + c], 1e-12,
