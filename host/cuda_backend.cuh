@@ -58,6 +58,10 @@ class CudaBackend final : public Backend {
   void read_constraint_violation(double* out) const override;
   void read_energy(double* total, double* kinetic) const override;
   void read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const override;
+  Integrator integrator() const override { return integrator_; }
+  /// Fixed-step integrators (host/cuda_backend_state.cuh): from get_state's steps and statuses.
+  void read_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step,
+                            double* max_step) const override;
   const std::vector<AssemblyResult>& assembly() const override { return assembly_; }
 
   // Reductions over time (Backend; host/cuda_backend_reductions.cuh).
@@ -115,6 +119,7 @@ class CudaBackend final : public Backend {
   std::shared_ptr<const std::vector<Model>> models_;
   int n_, N_, J_, D_, m_, n_inputs_;
   double dt_;
+  Integrator integrator_ = Integrator::Rk4;  ///< model.solver.integrator (batch_step.hpp: enqueue_step)
   std::int64_t steps_ = 0;
   bool want_graph_;
   bool fused_;

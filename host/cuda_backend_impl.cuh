@@ -101,6 +101,9 @@ CudaBackend<T>::CudaBackend(std::shared_ptr<const std::vector<Model>> models, in
   m_ = m0.n_rows;
   n_inputs_ = m0.n_inputs;
   dt_ = m0.solver.dt;
+  integrator_ = m0.solver.integrator;
+  if (integrator_ == Integrator::Bdf)
+    throw std::invalid_argument("integrator 'bdf' runs on the cpu backend only (solver.integrator; docs/solver.md)");
   batch_ = batch_name(m0, n_, sizeof(T) == 8 ? "fp64" : "fp32", fused_);
   assembly_ = assembled.results;
   packed_ = batch::pack_models<T>(*models_, n_);
@@ -380,6 +383,8 @@ void CudaBackend<T>::set_inputs_device(const double* d_u) {
 template <class T>
 void CudaBackend<T>::advance(int n_steps) {
   if (n_steps <= 0) return;
+  if (integrator_ == Integrator::Dopri5)
+    throw BackendError("integrator 'dopri5' on the " + std::string(name()) + " backend: not built yet");
   CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
   for (int s = 0; s < n_steps; ++s) {
     if (graph_ready_)

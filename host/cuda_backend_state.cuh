@@ -16,6 +16,7 @@
 #include "cuda_backend_impl.cuh"
 #include "instance_state.hpp"
 #include "simphant/model/topology.hpp"
+#include "simphant/sim/step_statistics.hpp"
 
 namespace simphant::cuda {
 
@@ -37,6 +38,16 @@ const int* CudaBackend<T>::stage_ids(const int* ids, int count) const {
                         cudaMemcpyHostToDevice, stream_),
         "cudaMemcpyAsync (instance ids)", batch_);
   return ids_dev_.get();
+}
+
+template <class T>
+void CudaBackend<T>::read_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step,
+                                          double* max_step) const {
+  std::vector<std::int64_t> steps(static_cast<std::size_t>(n_)), status_steps(static_cast<std::size_t>(n_));
+  std::vector<std::int8_t> status(static_cast<std::size_t>(n_));
+  get_state(nullptr, n_, nullptr, steps.data(), status.data(), status_steps.data(), nullptr);
+  fixed_step_statistics(n_, steps.data(), status.data(), status_steps.data(), dt_, accepted, rejected, min_step,
+                        max_step);
 }
 
 template <class T>

@@ -16,9 +16,9 @@ REACTION_COMPONENTS = ["f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z"]
 """Names of the 6 numbers per joint of /reactions: force and torque on body_j, world frame."""
 REACTION_UNITS = ["N"] * 3 + ["N m"] * 3
 STATUS_NAMES = ["ok", "assembly_failed", "diverged"]
-#: /status_reason codes 0..5 (docs/solver.md, "Instance status").
+#: /status_reason codes 0..6 (docs/solver.md, "Instance status").
 STATUS_REASON_NAMES = ["none", "non_finite", "constraint_violation", "runaway", "factorisation_failure",
-                       "assembly_failure"]
+                       "assembly_failure", "step_size_underflow"]
 
 try:  # xarray is an optional dependency: `pip install simphant[results]`
     import xarray as xr

@@ -20,8 +20,8 @@
 //   /status                (I) int8      0 ok, 1 failed assembly, 2 diverged
 //   /status_time           (I)           time at which the status was set [s] (0 if ok)
 //   /status_reason         (I) int8      why: 0 none, 1 non_finite, 2 constraint_violation,
-//                                        3 runaway, 4 factorisation_failure, 5 assembly_failure;
-//                                        attribute `codes` (6) names them by code
+//                                        3 runaway, 4 factorisation_failure, 5 assembly_failure,
+//                                        6 step_size_underflow; attribute `codes` (7) names them by code
 //   /assembly/position_residual (I)      max |Phi| after assembly
 //   /assembly/velocity_residual (I)      max |Phi_q qdot| after the velocity projection
 //   /assembly/iterations   (I) int32     Newton iterations used

@@ -238,6 +238,11 @@ JobOptions parse_options(const std::string& text) {
   o.backend = j.at("backend").get<std::string>();
   o.precision = j.at("precision").get<std::string>();
   o.solver = j.at("solver").get<std::string>();
+  o.projection = j.value("projection", std::string());
+  o.integrator = j.value("integrator", std::string());
+  if (j.contains("rtol") && j["rtol"].is_number()) o.rtol = j["rtol"].get<double>();
+  if (j.contains("atol") && j["atol"].is_number()) o.atol = j["atol"].get<double>();
+  o.error_estimate = j.value("error_estimate", false);
   o.shard_index = j.at("shard_index").get<int>();
   o.shard_count = j.at("shard_count").get<int>();
   o.datasets = j.value("datasets", std::string());
@@ -307,6 +312,11 @@ std::string stored_options(const JobOptions& o, const std::string& backend) {
   j["backend"] = named ? backend : o.backend;
   j["precision"] = o.precision;
   j["solver"] = o.solver;
+  j["projection"] = o.projection;
+  j["integrator"] = o.integrator;
+  j["rtol"] = o.rtol ? nlohmann::json(*o.rtol) : nlohmann::json(nullptr);
+  j["atol"] = o.atol ? nlohmann::json(*o.atol) : nlohmann::json(nullptr);
+  j["error_estimate"] = o.error_estimate;
   j["shard_index"] = o.shard_index;
   j["shard_count"] = o.shard_count;
   j["datasets"] = o.datasets;
@@ -376,6 +386,11 @@ ResumePoint find_resume(const JobOptions& given) {
   same(given.backend != "auto", given.backend, true, stored.backend, "--backend", src);
   same(given.precision != "fp64", given.precision, true, stored.precision, "--precision", src);
   same(!given.solver.empty(), given.solver, !stored.solver.empty(), stored.solver, "--solver", src);
+  same(!given.projection.empty(), given.projection, !stored.projection.empty(), stored.projection, "--projection", src);
+  same(!given.integrator.empty(), given.integrator, !stored.integrator.empty(), stored.integrator, "--integrator", src);
+  same(given.rtol.has_value(), given.rtol.value_or(0), stored.rtol.has_value(), stored.rtol.value_or(0), "--rtol", src);
+  same(given.atol.has_value(), given.atol.value_or(0), stored.atol.has_value(), stored.atol.value_or(0), "--atol", src);
+  same(given.error_estimate, given.error_estimate, stored.error_estimate, stored.error_estimate, "--error-estimate", src);
   same(!given.datasets.empty(), given.datasets, !stored.datasets.empty(), stored.datasets, "--datasets", src);
   same(!given.frames.empty(), given.frames, !stored.frames.empty(), stored.frames, "--frames", src);
   same(!given.reductions.empty(), given.reductions, !stored.reductions.empty(), stored.reductions, "--reductions", src);

@@ -22,7 +22,7 @@
 namespace simphant {
 
 struct SimulatorOptions {
-  /// "cpu" | "cuda" | "auto" (cuda when this build has it and a CUDA device is present,
+  /// "cpu" | "cuda" | "auto" (cuda when this build has it, a CUDA device is present and the integrator is not bdf,
   /// else cpu).
   std::string backend = "auto";
   int threads = 0;                  ///< CPU workers (the cpu backend, and assembly); 0 = all
