@@ -37,8 +37,8 @@ void CudaBackend<T>::allocate_adaptive() {
   ad.u = ad_u_.get();
   T* sc = ad_scalars_.get();
   T** fields[] = {&ad.t, &ad.h, &ad.t_old, &ad.h_old, &ad.facold, &ad.t_stage, &ad.h_new, &ad.h_min, &ad.h_max};
-  static_assert(sizeof(fields) / sizeof(fields[0]) + 1 == batch::kAdaptiveScalars, "the (n) arrays of T");
-  for (int f = 0; f < batch::kAdaptiveScalars - 1; ++f) *fields[f] = sc + static_cast<std::size_t>(f) * n;
+  static_assert(sizeof(fields) / sizeof(fields[0]) == batch::kAdaptiveScalars, "the (n) arrays of T");
+  for (int f = 0; f < batch::kAdaptiveScalars; ++f) *fields[f] = sc + static_cast<std::size_t>(f) * n;
   // Zeros everywhere: a batch that has not advanced yet gives the CPU's integrator state
   // rows (phase 0: start afresh).
   for (DeviceArray<T>* a : {&ad_y_, &ad_k_[0], &ad_k_[1], &ad_k_[2], &ad_cont_, &ad_y_grid_, &ad_u_, &ad_scalars_, &k_[0],

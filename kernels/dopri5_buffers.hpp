@@ -45,6 +45,6 @@ struct AdaptiveBuffers {
 };
 
 /// Number of (n) arrays of T in AdaptiveBuffers (t .. h_max), allocated as one block.
-constexpr int kAdaptiveScalars = 10;
+constexpr int kAdaptiveScalars = 9;
 
 }  // namespace simphant::batch

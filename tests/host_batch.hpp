@@ -81,7 +81,7 @@ struct HostBatch {
          floor.data(), recoveries.data(), C_ptrs.data(), rhs_ptrs.data(),
          info.data(), fail.data(),   inputs.data(), violation.data(), status.data(), status_step.data(),
          status_reason.data(), runaway.data(), step.data(), frame.data(), fused ? 1 : 0, time.data(),
-         clock_offset.data(), ReductionLayout{}, nullptr};
+         clock_offset.data(), ReductionLayout{}, nullptr, batch::AdaptiveBuffers<T>{}};
   }
   /// Enables the reductions of layout L (kernels/reduce.hpp), every accumulator cleared.
   template <class Exec>
@@ -116,7 +116,7 @@ struct HostBatch {
     ad.y_grid = ad_y_grid.data();
     ad.u = ad_u.data();
     T** fields[] = {&ad.t, &ad.h, &ad.t_old, &ad.h_old, &ad.facold, &ad.t_stage, &ad.h_new, &ad.h_min, &ad.h_max};
-    for (int f = 0; f < batch::kAdaptiveScalars - 1; ++f) *fields[f] = ad_scalars.data() + static_cast<std::size_t>(f) * n;
+    for (int f = 0; f < batch::kAdaptiveScalars; ++f) *fields[f] = ad_scalars.data() + static_cast<std::size_t>(f) * n;
     ad.accepted = ad_counts.data();
     ad.rejected = ad_counts.data() + n;
     ad.flag = ad_flag.data();

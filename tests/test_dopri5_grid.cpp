@@ -28,13 +28,17 @@ namespace {
 
 constexpr int kInstances = 3;
 
-// The examples' models with dopri5 at rtol (atol = rtol * 1e-3), each instance its own.
-std::vector<Model> dopri5_models(const std::string& name, double rtol, Projection projection) {
+// Step sizes and reduction samples, CPU grid vs CPU backend, relative: measured 3.7e-9
+// (largest step) and 4.3e-9 (accumulators) over the examples below.
+constexpr double kStepTol = 1e-7;
+
+// The examples' models with dopri5 at rtol = atol = tol, each instance its own.
+std::vector<Model> dopri5_models(const std::string& name, double tol, Projection projection) {
   std::vector<Model> models = test::example_models(name, kInstances);
   for (Model& m : models) {
     m.solver.integrator = Integrator::Dopri5;
-    m.solver.rtol = rtol;
-    m.solver.atol = 1e-3 * rtol;
+    m.solver.rtol = tol;
+    m.solver.atol = tol;
     m.solver.projection = projection;
   }
   return models;
@@ -67,13 +71,19 @@ class Dopri5Grid : public ::testing::TestWithParam<std::tuple<std::string, Proje
 };
 
 // 40 grid steps in two advances (20 + 20, so the second starts from the kept internal
-// state) equal the CPU backend's dopri5 path: states at the grid time to 1e-12 relative
-// (the same arithmetic in the same order; the batched Schur solve sums C in another
-// order, a few ulps), the same statuses, the same accepted and rejected step counts and
-// smallest / largest steps (1e-12) per instance -- which differ between the instances,
-// so each instance really ran its own step sizes -- and the reductions over time.
+// state) equal the CPU backend's dopri5 path: the states at the grid times to 1e-12
+// relative, the same statuses and the same accepted and rejected step counts per
+// instance -- whose step sizes differ, so each instance ran its own steps -- and the
+// reductions over time. The batched evaluation agrees with the CPU's to a few ulps (its
+// Schur matrix is summed in another order; tests/test_kernel_grid.cpp), and the error
+// estimate, a small difference of the stage slopes, magnifies that: the step sizes
+// agree to kStepTol, and so do the samples of the reductions, which are taken at the
+// steps' ends. The states at the grid times hardly move with the step sizes.
+// rtol = atol = 1e-6: with atol far below the state's round-off noise (components that
+// stay ~0 are then measured against atol alone) the steps would follow that noise
+// (measured at rtol 1e-7, atol 1e-10: steps 1e-5 apart).
 TEST_P(Dopri5Grid, EqualsCpuBackend) {
-  const std::vector<Model> models = dopri5_models(name(), 1e-7, projection());
+  const std::vector<Model> models = dopri5_models(name(), 1e-6, projection());
   const AssembledBatch asm_batch = assemble_batch(models, kInstances, 1);
   test::HostBatch<double> hb(models, kInstances, asm_batch, fused());
   hb.enable_dopri5();
@@ -107,20 +117,17 @@ TEST_P(Dopri5Grid, EqualsCpuBackend) {
       EXPECT_EQ(status[i], 0) << name() << " instance " << i << " should stay ok";
       EXPECT_EQ(hb.ad_counts[i], accepted[i]) << "accepted steps, instance " << i;
       EXPECT_EQ(hb.ad_counts[n + i], rejected[i]) << "rejected steps, instance " << i;
-      EXPECT_TRUE(near_rel(hb.b.ad.h_min[i], h_min[i], 1e-12, "smallest step"));
-      EXPECT_TRUE(near_rel(hb.b.ad.h_max[i], h_max[i], 1e-12, "largest step"));
+      EXPECT_TRUE(near_rel(hb.b.ad.h_min[i], h_min[i], kStepTol, "smallest step"));
+      EXPECT_TRUE(near_rel(hb.b.ad.h_max[i], h_max[i], kStepTol, "largest step"));
       // The accumulators: the sample count exactly; max, min, sum and sum of squares to
-      // 1e-10 relative (the batched solve's lambda agrees to a few ulps, and without a
-      // projection the device samples the new start with unit quaternions, which the
-      // CPU takes from the 7th stage's evaluation: the same up to the last bit of A);
-      // the time of the max only where the largest sample leads clearly.
+      // kStepTol (the time of each max is not compared: near-ties).
       for (int e = 0; e < w; ++e) {
         const double dev = hb.red_acc[static_cast<std::size_t>(e) * n + i], ref = acc[static_cast<std::size_t>(i) * w + e];
         if (std::isnan(ref) && std::isnan(dev)) continue;
         if (e == 0) {
           EXPECT_EQ(dev, ref) << "sample count, instance " << i;
         } else if ((e - 1) % kReductionSlots != 4) {
-          EXPECT_TRUE(near_rel(dev, ref, 1e-10, "accumulator " + std::to_string(e) + ", instance " + std::to_string(i)));
+          EXPECT_TRUE(near_rel(dev, ref, kStepTol, "accumulator " + std::to_string(e) + ", instance " + std::to_string(i)));
         }
       }
       for (int k = 0; k < N; ++k) {
@@ -145,9 +152,9 @@ INSTANTIATE_TEST_SUITE_P(
     Examples, Dopri5Grid,
     ::testing::Combine(::testing::Values("pendulum", "four_bar", "spinning_top", "slider_crank_driven"),
                        ::testing::Values(Projection::None, Projection::PositionVelocity), ::testing::Bool()),
-    [](const ::testing::TestParamInfo<Dopri5Grid::ParamType>& info) {
-      return std::get<0>(info.param) + (std::get<1>(info.param) == Projection::None ? "" : "_projected") +
-             (std::get<2>(info.param) ? "_fused" : "_cuda");
+    [](const ::testing::TestParamInfo<Dopri5Grid::ParamType>& p) {
+      return std::get<0>(p.param) + (std::get<1>(p.param) == Projection::None ? "" : "_projected") +
+             (std::get<2>(p.param) ? "_fused" : "_cuda");
     });
 
 }  // namespace
