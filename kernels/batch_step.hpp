@@ -41,20 +41,25 @@ namespace simphant::batch {
 /// fused: the cuda-fused path's pattern (one thread per instance, fused_solve.hpp), or
 /// null for per-joint kernels and the batched dense Cholesky. projection_stage >= 0:
 /// the same solve for a projection stage (projection.hpp: Q = 0, gamma* = -residual).
+/// t_stage: null, or (n) each instance's own evaluation time [s] (the adaptive path's
+/// per-instance step, kernels/dopri5_batch.hpp), which replaces the instance clock and h.
 template <class T, class Exec>
 void enqueue_solve(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, const T* y, T h,
-                   const SchurPatternView* fused = nullptr, int projection_stage = -1) {
+                   const SchurPatternView* fused = nullptr, int projection_stage = -1, const T* t_stage = nullptr) {
   const int n = mv.n_instances;
   if (fused) {
     const SchurPatternView P = *fused;
-    x.launch("fused_solve", n, [=] SP_LAMBDA(int tid) { fused_solve_thread(tid, mv, P, b, y, h, projection_stage); });
+    x.launch("fused_solve", n, [=] SP_LAMBDA(int tid) {
+      fused_solve_thread(tid, mv, P, b, y, h, projection_stage, t_stage);
+    });
     return;
   }
-  x.launch("instance_time", n, [=] SP_LAMBDA(int tid) {
-    instance_time_thread(tid, mv, static_cast<const std::int64_t*>(b.step), static_cast<const std::int64_t*>(b.clock_offset),
-                         h, b.time);
-  });
-  const T* t = b.time;
+  if (!t_stage)
+    x.launch("instance_time", n, [=] SP_LAMBDA(int tid) {
+      instance_time_thread(tid, mv, static_cast<const std::int64_t*>(b.step),
+                           static_cast<const std::int64_t*>(b.clock_offset), h, b.time);
+    });
+  const T* t = t_stage ? t_stage : static_cast<const T*>(b.time);
   x.launch("joint_rows", n * mv.n_constraints(), [=] SP_LAMBDA(int tid) {
     joint_rows_thread(tid, mv, t, y, b.phi, b.jac, b.gamma_star);
   });
@@ -108,18 +113,21 @@ void enqueue_accelerations(Exec& x, const ModelView<T>& mv, const BatchBuffers<T
 /// dt: a driver's row projects onto Phi(q, t) = 0, Phi_q qdot = -Phi_t), each stage a solve (enqueue_solve), the
 /// accelerations kernel into b.k[0] (free once the step's final stage is formed) and
 /// the correction. A failed factorisation sets b.fail (the commit freezes the instance).
+/// t_stage, dq: the adaptive path's per-instance times (n) of y and the correction's
+/// workspace (13 N, n); null: the end of the fixed step, and b.k[0].
 template <class T, class Exec>
 void enqueue_projection(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, T* y,
-                        const SchurPatternView* fused = nullptr) {
+                        const SchurPatternView* fused = nullptr, const T* t_stage = nullptr, T* dq = nullptr) {
   if (mv.n_rows == 0) return;
   int kind[kMaxProjectionStages];
   const int count = projection_stages(mv.projection, kind);
+  T* corr = dq ? dq : b.k[0];
   for (int s = 0; s < count; ++s) {
     const int stage = kind[s];
-    enqueue_solve(x, mv, b, static_cast<const T*>(y), mv.dt, fused, stage);
-    enqueue_accelerations(x, mv, b, static_cast<const T*>(y), b.k[0]);
+    enqueue_solve(x, mv, b, static_cast<const T*>(y), mv.dt, fused, stage, t_stage);
+    enqueue_accelerations(x, mv, b, static_cast<const T*>(y), corr);
     x.launch("projection_apply", mv.n_instances, [=] SP_LAMBDA(int tid) {
-      projection_apply_thread(tid, mv, stage, static_cast<const T*>(b.k[0]), static_cast<const int*>(b.fail), y);
+      projection_apply_thread(tid, mv, stage, static_cast<const T*>(corr), static_cast<const int*>(b.fail), y);
     });
   }
 }

@@ -1,0 +1,161 @@
+// The adaptive Dormand-Prince 5(4) path of the batched kernels (kernels/dopri5_batch.hpp),
+// run on the CPU over its whole grids in the sequence the CUDA backend launches it, with
+// the host loop it runs (rounds until every live instance has passed the grid time, the
+// unfinished-instance counter read back after each batch of rounds), against the CPU
+// backend's dopri5 path (sim/cpu_dopri5.cpp): examples with three differing instances
+// sampled from their sweeps, so that each instance takes its own step sizes, on both
+// GPU paths (`cuda`: per-joint kernels and the batched dense Cholesky, against the CPU
+// reference's dense factorisation; `cuda-fused`: one thread per instance and stage,
+// against its topology-ordered sparse factorisation). Every buffer is pre-filled with NaN.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cpu_grid_exec.hpp"
+#include "dopri5_batch.hpp"
+#include "example_models.hpp"
+#include "host_batch.hpp"
+#include "simphant/sim/cpu_backend.hpp"
+#include "simphant/sim/reduction_names.hpp"
+
+namespace simphant {
+namespace {
+
+constexpr int kInstances = 3;
+
+// Step sizes and reduction samples, CPU grid vs CPU backend, relative: measured 3.7e-9
+// (largest step) and 4.3e-9 (accumulators) over the examples below.
+constexpr double kStepTol = 1e-7;
+
+// The examples' models with dopri5 at rtol = atol = tol, each instance its own.
+std::vector<Model> dopri5_models(const std::string& name, double tol, Projection projection) {
+  std::vector<Model> models = test::example_models(name, kInstances);
+  for (Model& m : models) {
+    m.solver.integrator = Integrator::Dopri5;
+    m.solver.rtol = tol;
+    m.solver.atol = tol;
+    m.solver.projection = projection;
+  }
+  return models;
+}
+
+// n_steps grid steps of the batch on the CPU grid executor, through the sequence and
+// host loop of CudaBackend::advance_dopri5 (enqueue_dopri5_advance); rounds_inout: the
+// rounds of the last grid step.
+void advance_grid(test::CpuGridExec<double>& x, test::HostBatch<double>& hb, int n_steps, int* rounds_inout) {
+  const auto read_count = [&](const auto& enqueue) {
+    hb.ad_unfinished[0] = 0;
+    enqueue();
+    return hb.ad_unfinished[0];
+  };
+  batch::enqueue_dopri5_advance(x, hb.mv, hb.b, hb.fused ? &hb.P : nullptr, n_steps, rounds_inout, read_count);
+}
+
+// |a - b| <= tol * max(1, |b|).
+::testing::AssertionResult near_rel(double a, double b, double tol, const std::string& what) {
+  if (std::fabs(a - b) <= tol * std::max(1.0, std::fabs(b))) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << what << ": " << a << " vs reference " << b;
+}
+
+// (example, projection, fused path)
+class Dopri5Grid : public ::testing::TestWithParam<std::tuple<std::string, Projection, bool>> {
+ protected:
+  static std::string name() { return std::get<0>(GetParam()); }
+  static Projection projection() { return std::get<1>(GetParam()); }
+  static bool fused() { return std::get<2>(GetParam()); }
+};
+
+// 40 grid steps in two advances (20 + 20, so the second starts from the kept internal
+// state) equal the CPU backend's dopri5 path: the states at the grid times to 1e-12
+// relative, the same statuses and the same accepted and rejected step counts per
+// instance -- whose step sizes differ, so each instance ran its own steps -- and the
+// reductions over time. The batched evaluation agrees with the CPU's to a few ulps (its
+// Schur matrix is summed in another order; tests/test_kernel_grid.cpp), and the error
+// estimate, a small difference of the stage slopes, magnifies that: the step sizes
+// agree to kStepTol, and so do the samples of the reductions, which are taken at the
+// steps' ends. The states at the grid times hardly move with the step sizes.
+// rtol = atol = 1e-6: with atol far below the state's round-off noise (components that
+// stay ~0 are then measured against atol alone) the steps would follow that noise
+// (measured at rtol 1e-7, atol 1e-10: steps 1e-5 apart).
+TEST_P(Dopri5Grid, EqualsCpuBackend) {
+  const std::vector<Model> models = dopri5_models(name(), 1e-6, projection());
+  const AssembledBatch asm_batch = assemble_batch(models, kInstances, 1);
+  test::HostBatch<double> hb(models, kInstances, asm_batch, fused());
+  hb.enable_dopri5();
+  test::CpuGridExec<double> x;
+  auto shared = std::make_shared<const std::vector<Model>>(models);
+  CpuBackend cpu(shared, kInstances, 1, fused() ? SchurFactorization::Sparse : SchurFactorization::Dense);
+  // Every reduction over time, sampled at each accepted step's new start.
+  const std::vector<ReductionQuantity> quantities =
+      parse_reduction_quantities({"all"}, hb.packed.n_drivers, "output.reductions");
+  const ReductionLayout L = reduction_layout_of(quantities, hb.J, hb.packed.n_drivers);
+  hb.enable_reductions(x, L);
+  cpu.set_reductions(quantities);
+  const int n = kInstances, N = hb.N, w = L.size();
+  std::vector<double> acc(static_cast<std::size_t>(n) * w);
+  int rounds = 0;
+  std::vector<double> states(static_cast<std::size_t>(n) * N * 13), status_time(n);
+  std::vector<std::int8_t> status(n), reason(n);
+  std::vector<std::int64_t> accepted(n), rejected(n);
+  std::vector<double> h_min(n), h_max(n);
+  for (int part = 0; part < 2; ++part) {
+    advance_grid(x, hb, 20, &rounds);
+    cpu.advance(20);
+    EXPECT_EQ(hb.step[0], 20 * (part + 1));
+    cpu.read_states(states.data());
+    cpu.read_status(status.data(), status_time.data(), reason.data());
+    cpu.read_step_statistics(accepted.data(), rejected.data(), h_min.data(), h_max.data());
+    cpu.get_reduction_state(acc.data());
+    for (int i = 0; i < n; ++i) {
+      EXPECT_EQ(hb.status[i], status[i]) << "instance " << i;
+      EXPECT_EQ(hb.status_reason[i], reason[i]) << "instance " << i;
+      EXPECT_EQ(status[i], 0) << name() << " instance " << i << " should stay ok";
+      EXPECT_EQ(hb.ad_counts[i], accepted[i]) << "accepted steps, instance " << i;
+      EXPECT_EQ(hb.ad_counts[n + i], rejected[i]) << "rejected steps, instance " << i;
+      EXPECT_TRUE(near_rel(hb.b.ad.h_min[i], h_min[i], kStepTol, "smallest step"));
+      EXPECT_TRUE(near_rel(hb.b.ad.h_max[i], h_max[i], kStepTol, "largest step"));
+      // The accumulators: the sample count exactly; max, min, sum and sum of squares to
+      // kStepTol (the time of each max is not compared: near-ties).
+      for (int e = 0; e < w; ++e) {
+        const double dev = hb.red_acc[static_cast<std::size_t>(e) * n + i], ref = acc[static_cast<std::size_t>(i) * w + e];
+        if (std::isnan(ref) && std::isnan(dev)) continue;
+        if (e == 0) {
+          EXPECT_EQ(dev, ref) << "sample count, instance " << i;
+        } else if ((e - 1) % kReductionSlots != 4) {
+          EXPECT_TRUE(near_rel(dev, ref, kStepTol, "accumulator " + std::to_string(e) + ", instance " + std::to_string(i)));
+        }
+      }
+      for (int k = 0; k < N; ++k) {
+        for (int c = 0; c < 7; ++c)
+          EXPECT_TRUE(near_rel(hb.at(hb.Y, 7 * k + c, n, i), states[(static_cast<std::size_t>(i) * N + k) * 13 + c], 1e-12,
+                               "q, instance " + std::to_string(i)));
+        for (int c = 0; c < 6; ++c)
+          EXPECT_TRUE(near_rel(hb.at(hb.Y, 7 * N + 6 * k + c, n, i),
+                               states[(static_cast<std::size_t>(i) * N + k) * 13 + 7 + c], 1e-12,
+                               "qdot, instance " + std::to_string(i)));
+      }
+    }
+  }
+  // The instances took their own steps: their largest steps differ.
+  bool differ = false;
+  for (int i = 1; i < n; ++i) differ = differ || hb.b.ad.h_max[i] != hb.b.ad.h_max[0];
+  EXPECT_TRUE(differ) << "the sampled instances should take different step sizes";
+  EXPECT_GT(hb.ad_counts[0], 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Examples, Dopri5Grid,
+    ::testing::Combine(::testing::Values("pendulum", "four_bar", "spinning_top", "slider_crank_driven"),
+                       ::testing::Values(Projection::None, Projection::PositionVelocity), ::testing::Bool()),
+    [](const ::testing::TestParamInfo<Dopri5Grid::ParamType>& p) {
+      return std::get<0>(p.param) + (std::get<1>(p.param) == Projection::None ? "" : "_projected") +
+             (std::get<2>(p.param) ? "_fused" : "_cuda");
+    });
+
+}  // namespace
+}  // namespace simphant
