@@ -54,6 +54,11 @@ void compile_integrator(const json& solver, const std::string& path, SolverSetti
   s.min_step = bounded(solver, path, "min_step", s.min_step, 0.0, false);
   s.max_step = bounded(solver, path, "max_step", s.max_step, 0.0, false);
   s.first_step = bounded(solver, path, "first_step", s.first_step, 0.0, false);
+  // CVODE's error weights are 1 / (rtol |y_i| + atol): a component at 0 (a velocity at rest,
+  // a quaternion component) would get an infinite weight.
+  if (s.integrator == Integrator::Bdf && !(s.atol > 0))
+    throw SceneError(child_path(path, "atol"), "must be > 0 with integrator bdf (CVODE weighs each component's error "
+                                               "by 1 / (rtol |y| + atol), infinite where a component is 0)");
   if (s.min_step > s.dt)
     throw SceneError(child_path(path, "min_step"), "must be <= dt = " + format_number(s.dt) + " (got " +
                                                        format_number(s.min_step) + ")");
