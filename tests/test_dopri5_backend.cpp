@@ -4,7 +4,8 @@
 // advance() is sliced or on the thread count; the integrator state round-trips
 // bit-identically and set_state / reset / a written state restart the integration;
 // changed inputs take effect at the grid time; step statistics and the reductions'
-// samples follow the accepted steps.
+// samples follow the accepted steps; atol = 0 works on a planar motion's zero entries;
+// bad settings are refused naming the field (exit code 2 from the CLI).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "dopri5_support.hpp"
+#include "process_support.hpp"
+#include "temp_dir.hpp"
 #include "simphant/dynamics/runaway.hpp"
 #include "simphant/dynamics/state.hpp"
 
@@ -25,6 +28,11 @@ using test::Dopri5Settings;
 using test::dopri5_backend;
 using test::dopri5_model;
 using test::state_of;
+using test::Exit;
+using test::make_process_temp_dir;
+using test::read_text;
+using test::start_simphant;
+using test::wait_child;
 
 /// A compound pendulum (hinge about W's y) with a motor torque input at the hinge.
 json pendulum(double dt = 1e-2, double angle = 1.2) {
@@ -233,6 +241,77 @@ TEST(Dopri5Backend, MaxStepBoundsTheSteps) {
   for (int i = 0; i < 3; ++i) {
     EXPECT_LE(st.max_step[i], 2e-3);
     EXPECT_GE(st.accepted[i], 100);  // 0.2 s at most 2 ms per step
+  }
+}
+
+TEST(Dopri5Backend, ZeroAtolOnAPlanarMotion) {
+  // The pendulum swings in W's xz plane: y, v_y, omega_x, omega_z and two quaternion
+  // components stay 0, where atol = 0 gives a zero error scale (dynamics/dopri5.hpp).
+  Dopri5Settings s;
+  s.rtol = 1e-8;
+  s.atol = 0.0;
+  auto zero = dopri5_backend({dopri5_model(pendulum(), s)});
+  auto small = dopri5_backend({dopri5_model(pendulum(), tol(1e-8))});
+  zero->advance(50);
+  small->advance(50);
+  std::int8_t status = 0;
+  double status_time = 0;
+  zero->read_status(&status, &status_time, nullptr);
+  EXPECT_EQ(status, 0);
+  const std::vector<double> a = state_of(*zero, 0), b = state_of(*small, 0);
+  for (std::size_t e = 0; e < a.size(); ++e) EXPECT_NEAR(a[e], b[e], 1e-6) << e;
+}
+
+/// Expects compile_model(doc) to throw SceneError at `path` whose message holds `fragment`.
+void expect_scene_error(const json& doc, const std::string& path, const std::string& fragment) {
+  try {
+    compile_model(doc);
+    ADD_FAILURE() << "no SceneError; expected one at " << path;
+  } catch (const SceneError& e) {
+    EXPECT_EQ(e.path(), path) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(Dopri5Settings, BadSettingsNameTheField) {
+  const auto with = [](const json& solver) {
+    json d = pendulum();
+    d["solver"]["integrator"] = "dopri5";
+    d["solver"].update(solver);
+    return d;
+  };
+  EXPECT_NO_THROW(compile_model(with({{"rtol", 1e-8}, {"atol", 0.0}, {"min_step", 1e-6}, {"max_step", 1e-3},
+                                      {"first_step", 1e-4}})));
+  expect_scene_error(with({{"rtol", 0.0}}), "/solver/rtol", "> 0");
+  expect_scene_error(with({{"rtol", -1e-6}}), "/solver/rtol", "> 0");
+  expect_scene_error(with({{"rtol", "tight"}}), "/solver/rtol", "number");
+  expect_scene_error(with({{"atol", -1e-9}}), "/solver/atol", ">= 0");
+  expect_scene_error(with({{"min_step", 0.02}}), "/solver/min_step", "dt");  // dt = 0.01
+  expect_scene_error(with({{"max_step", -1.0}}), "/solver/max_step", ">= 0");
+  expect_scene_error(with({{"min_step", 1e-3}, {"max_step", 1e-4}}), "/solver/max_step", "min_step");
+  expect_scene_error(with({{"first_step", 1e-2}, {"max_step", 1e-3}}), "/solver/first_step", "max_step");
+  expect_scene_error(with({{"error_estimate", true}}), "/solver/error_estimate", "dopri5");
+  expect_scene_error(with({{"integrator", "dopri45"}}), "/solver/integrator", "dopri45");
+}
+
+TEST(Dopri5Settings, CliRefusesBadSettingsWithExitCode2) {
+  const std::filesystem::path dir = make_process_temp_dir("dopri5_cli");
+  const std::string scene = std::string(SIMPHANT_SOURCE_DIR) + "/examples/pendulum.json";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--integrator", "dopri5", "--rtol", "0"}, "--rtol"},
+      {{"--integrator", "dopri5", "--rtol", "nan"}, "--rtol"},
+      {{"--integrator", "dopri5", "--atol", "-1"}, "--atol"},
+      {{"--integrator", "dopri5", "--error-estimate"}, "--error-estimate"}};
+  int k = 0;
+  for (const auto& [flags, name] : cases) {
+    std::vector<std::string> args = {"run", scene, "--out", (dir / ("bad" + std::to_string(k) + ".h5")).string()};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const std::filesystem::path out = dir / ("out" + std::to_string(k)), err = dir / ("err" + std::to_string(k));
+    const Exit e = wait_child(start_simphant(args, out, err), 60);
+    EXPECT_EQ(e.code, 2) << name;
+    EXPECT_NE(read_text(err).find(name), std::string::npos) << read_text(err);
+    EXPECT_FALSE(std::filesystem::exists(dir / ("bad" + std::to_string(k) + ".h5")));
+    ++k;
   }
 }
 
