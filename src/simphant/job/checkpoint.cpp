@@ -155,11 +155,10 @@ void write_state(hid_t file, Simulator& sim, const RunStats& stats, const job_de
     sim.get_reduction_state(acc.data());
     write_vector(gid, "reductions", H5T_NATIVE_DOUBLE, {I, static_cast<hsize_t>(L.size())}, acc.data());
   }
-  if (sim.integrator_state_size() > 0) {  // an adaptive integrator's step size and controller memory
-    std::vector<double> st(N * static_cast<std::size_t>(sim.integrator_state_size()));
-    sim.get_integrator_state(st.data());
-    write_vector(gid, "integrator_state", H5T_NATIVE_DOUBLE, {I, static_cast<hsize_t>(sim.integrator_state_size())},
-                 st.data());
+  if (const int W = sim.integrator_state_size(); W > 0) {  // an adaptive integrator's steps continue as they were
+    std::vector<double> integ(N * static_cast<std::size_t>(W));
+    sim.get_integrator_state(integ.data());
+    write_vector(gid, "integrator_state", H5T_NATIVE_DOUBLE, {I, static_cast<hsize_t>(W)}, integ.data());
   }
   const RunStats::Saved s = stats.save();
   h5::Handle sg = h5::create_group(gid, "stats");
@@ -229,7 +228,7 @@ job_detail::BatchState read_state(hid_t file) {
   }
   if (h5::exists(gid, "integrator_state")) {
     const std::vector<hsize_t> idims = h5::dataset_dims(gid, "integrator_state");
-    if (idims.size() != 2 || idims[0] != N) throw h5::H5Error("/checkpoint/integrator_state: not (instances, numbers)");
+    if (idims.size() != 2 || idims[0] != N) throw h5::H5Error("/checkpoint/integrator_state: not (instances, state)");
     b.integrator_state_size = static_cast<int>(idims[1]);
     b.integrator_state.resize(N * idims[1]);
     h5::read_dataset(gid, "integrator_state", H5T_NATIVE_DOUBLE, b.integrator_state.data(), b.integrator_state.size());
@@ -498,19 +497,20 @@ void restore_batch(const BatchState& b, Simulator& sim, RunStats& stats, Simulat
                                        "rebuilt run " + std::to_string(v.ndim == 2 ? v.shape[1] : 0));
     sim.set_inputs(nullptr, n, b.inputs.data());
   }
+  // After set_state (which restarts an adaptive integration): the integrator's own state,
+  // so that its steps continue as they were.
+  if (const int W = sim.integrator_state_size(); W > 0) {
+    if (b.integrator_state_size != W)
+      throw SceneError("--resume", "the checkpoint holds " + std::to_string(b.integrator_state_size) +
+                                       " integrator state numbers per instance, the rebuilt run " + std::to_string(W));
+    sim.set_integrator_state(b.integrator_state.data());
+  }
   const int w = sim.reduction_layout().size();
   if (sim.reduction_layout().any()) {  // the job enabled the run's reductions before restoring
     if (b.reduction_size != w)
       throw SceneError("--resume", "the checkpoint holds " + std::to_string(b.reduction_size) +
                                        " reduction accumulators per instance, the rebuilt run " + std::to_string(w));
     sim.set_reduction_state(b.reductions.data());
-  }
-  if (sim.integrator_state_size() > 0) {
-    if (b.integrator_state_size != sim.integrator_state_size())
-      throw SceneError("--resume", "the checkpoint holds " + std::to_string(b.integrator_state_size) +
-                                       " integrator numbers per instance, the rebuilt run " +
-                                       std::to_string(sim.integrator_state_size()));
-    sim.set_integrator_state(b.integrator_state.data());
   }
   if (half != nullptr) {
     if (!b.has_half)

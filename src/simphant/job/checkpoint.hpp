@@ -24,9 +24,9 @@
 //                                    inputs are the scene's, rebuilt with the scene)
 //   /checkpoint/reductions    (I, R) the accumulators of the reductions over time
 //                                    (Simulator::get_reduction_state), when enabled
+//   /checkpoint/integrator_state (I, W) what an adaptive integrator keeps between grid
+//                                    times (Simulator::get_integrator_state), when W > 0
 //   /checkpoint/stats/{e0, max_violation, max_abs_drift, max_ke} (I) the run statistics
-//   /checkpoint/integrator_state (I, K) what an adaptive integrator keeps between grid
-//                                    times (Simulator::get_integrator_state), when K > 0
 //   /checkpoint/error_estimate/{y, steps, status, status_steps, status_reason} the dt/2
 //                                    batch of a run with solver.error_estimate
 //                                    (job/error_estimate.hpp), as the main batch's
@@ -77,9 +77,9 @@ struct BatchState {
   std::vector<std::uint64_t> episodes;
   int reduction_size = 0;           ///< accumulator numbers per instance (0: none stored)
   std::vector<double> reductions;   ///< (I, reduction_size) reductions over time
+  int integrator_state_size = 0;    ///< adaptive integrator numbers per instance (0: none stored)
+  std::vector<double> integrator_state;  ///< (I, integrator_state_size)
   RunStats::Saved stats;
-  int integrator_state_size = 0;        ///< numbers per instance (0: none stored)
-  std::vector<double> integrator_state; ///< (I, integrator_state_size)
   /// The dt/2 batch of an error-estimate run (job/error_estimate.hpp); has_half false: none stored.
   bool has_half = false;
   std::vector<double> half_y;

@@ -99,17 +99,16 @@ class Simulator {
   void read_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step, double* max_step) const {
     backend_->read_step_statistics(accepted, rejected, min_step, max_step);
   }
-  /// What an adaptive integrator keeps between grid times, (n_instances, integrator_state_size())
-  /// (for checkpoints, as the reductions' accumulators; 0 numbers for the fixed-step ones).
-  int integrator_state_size() const { return backend_->integrator_state_size(); }
-  void get_integrator_state(double* out) const { backend_->get_integrator_state(out); }
-  void set_integrator_state(const double* in) { backend_->set_integrator_state(in); }
   // --- Reductions over time (Backend's contract) ---
   void set_reductions(const std::vector<ReductionQuantity>& quantities) { backend_->set_reductions(quantities); }
   ReductionLayout reduction_layout() const { return backend_->reduction_layout(); }
   void read_reductions(double* out) const { backend_->read_reductions(out); }
   void get_reduction_state(double* acc) const { backend_->get_reduction_state(acc); }
   void set_reduction_state(const double* acc) { backend_->set_reduction_state(acc); }
+  // --- The adaptive integrator's state between grid times (Backend's contract; checkpoints) ---
+  int integrator_state_size() const { return backend_->integrator_state_size(); }
+  void get_integrator_state(double* out) const { backend_->get_integrator_state(out); }
+  void set_integrator_state(const double* in) { backend_->set_integrator_state(in); }
   // --- Per-instance state (Backend's contract for ids, buffers and errors) ---
   int state_size() const { return backend_->state_size(); }
   /// As Backend::get_state, plus episodes (count): the instance's domain-randomisation
