@@ -29,6 +29,12 @@
 //   /assembly/orientation_change (I)     the bodies: |dr| [m], rotation [rad], |dv| [m/s],
 //   /assembly/velocity_change (I)        |d omega_B| [rad/s]
 //   /assembly/angular_velocity_change (I)
+//   /error_estimate/{position, orientation} (I)  runs with solver.error_estimate
+//                                        (job/error_estimate.hpp) [m], [rad]
+//   /step_statistics/{accepted, rejected, min_step, max_step} (I)  adaptive integrators
+//                                        (job/step_report.hpp); root attributes integrator,
+//                                        accepted_steps, rejected_steps, min_step_s, max_step_s
+//                                        (every run), written by the job at the end
 //   coordinates (1-D dimension scales, io/h5_dims.hpp): /instance (I) int64 (the
 //   design's instance numbers: instance_offset + k in a shard), /body (B), /joint (J),
 //   /state_component (13: r_x r_y r_z p_w p_x p_y p_z v_x v_y v_z omega_x omega_y
