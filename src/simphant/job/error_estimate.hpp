@@ -26,6 +26,7 @@
 // units, long_name, method ("Richardson extrapolation against a dt/2 run"), order (p),
 // factor (2^p / (2^p - 1)), dt_s and t_s (the time compared).
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -52,8 +53,8 @@ void richardson_estimate(const double* states_dt, const double* states_half, con
 
 /// The largest estimates over the instances (NaN entries skipped; NaN when every one is).
 struct ErrorEstimateSummary {
-  double max_position = 0;     ///< [m]
-  double max_orientation = 0;  ///< [rad]
+  double max_position = std::numeric_limits<double>::quiet_NaN();     ///< [m]
+  double max_orientation = std::numeric_limits<double>::quiet_NaN();  ///< [rad]
 };
 
 /// The dt/2 batch of a run with solver.error_estimate.

@@ -101,7 +101,7 @@ struct RunReport {
   std::int64_t accepted_steps = 0, rejected_steps = 0;
   double min_step = 0, max_step = 0;  ///< [s]; NaN: no step accepted
   bool has_error_estimate = false;
-  ErrorEstimateSummary error_estimate;  ///< when has_error_estimate (NaN: none written)
+  ErrorEstimateSummary error_estimate;  ///< when has_error_estimate (NaN: none written, e.g. a run stopped to be resumed)
   AssemblySummary assembly;
   std::vector<FailedInstance> failed;  ///< at most kFailedListed
   std::vector<std::string> warnings;
