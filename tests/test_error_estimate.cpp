@@ -5,7 +5,8 @@
 //    linear oscillators: a slider on a prismatic joint pulled by a spring, and a rotor on a
 //    revolute joint through its centre of mass with a rotational spring) for rk4 and euler;
 //  - NaN for a diverged instance; checkpoint and resume keep the dt/2 batch;
-//  - the summary figures, root attributes and `--json` keys of a fixed-step run.
+//  - the summary figures, root attributes and `--json` keys of a fixed-step run; the step
+//    figures of merged shards of an adaptive run; the memory estimate of the dt/2 batch.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -23,6 +24,7 @@
 #include "simphant/job/checkpoint.hpp"
 #include "simphant/job/error_estimate.hpp"
 #include "simphant/job/memory_estimate.hpp"
+#include "simphant/job/merge.hpp"
 #include "simphant/job/run_job.hpp"
 #include "simphant/scene/scene.hpp"
 
@@ -308,4 +310,41 @@ TEST(ErrorEstimate, MemoryEstimateCountsTheHalfStepBatch) {
   EXPECT_GE(with.error_estimate, with.models + with.simulator.total());
   EXPECT_NEAR(with.total() - without.total(), with.error_estimate, 1e-6 * with.total());
   EXPECT_NE(with.describe().find("error estimate (dt/2 batch)"), std::string::npos) << with.describe();
+}
+
+// Shards of an adaptive run merged: the step counts add up, the step range spans the
+// shards', the per-instance /step_statistics are merged like any (I) dataset.
+TEST(StepReport, MergedShardsAddTheirSteps) {
+  json scene = oscillators("dopri5", 0.0125);
+  scene["solver"].erase("error_estimate");
+  scene["sweep"] = {{"mode", "grid"},
+                    {"parameters", {{{"path", "forces.spring.stiffness"}, {"dist", "list"},
+                                     {"values", {kOmega * kOmega, 4 * kOmega * kOmega, 9 * kOmega * kOmega}}}}}};
+  simphant::MergeOptions m;
+  m.out = (temp_dir() / "merged.h5").string();
+  std::int64_t accepted = 0, rejected = 0;
+  double lo = INFINITY, hi = 0;
+  for (int k = 0; k < 2; ++k) {
+    simphant::JobOptions o = options_for(scene, "shard" + std::to_string(k) + ".h5");
+    o.shard_index = k;
+    o.shard_count = 2;
+    const simphant::JobResult r = simphant::run_job(o);
+    ASSERT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.summary.at("integrator"), "dopri5");
+    accepted += r.summary.at("accepted_steps").get<std::int64_t>();
+    rejected += r.summary.at("rejected_steps").get<std::int64_t>();
+    lo = std::min(lo, r.summary.at("min_step_s").get<double>());
+    hi = std::max(hi, r.summary.at("max_step_s").get<double>());
+    m.shards.push_back(r.out_file);
+  }
+  simphant::merge_shards(m);
+  simphant::h5::Handle f = simphant::h5::open_file_readonly(m.out);
+  EXPECT_EQ(simphant::h5::read_attr_int64(f.id(), "accepted_steps"), accepted);
+  EXPECT_EQ(simphant::h5::read_attr_int64(f.id(), "rejected_steps"), rejected);
+  EXPECT_EQ(simphant::h5::read_attr_double(f.id(), "min_step_s"), lo);
+  EXPECT_EQ(simphant::h5::read_attr_double(f.id(), "max_step_s"), hi);
+  std::vector<std::int64_t> per(3);
+  simphant::h5::read_dataset(f.id(), "step_statistics/accepted", H5T_NATIVE_INT64, per.data(), 3);
+  EXPECT_EQ(per[0] + per[1] + per[2], accepted);
+  EXPECT_LT(per[0], per[2]);  // the stiffer spring takes more steps
 }
