@@ -201,8 +201,8 @@ void CpuBackend::advance_dopri5(int n_steps) {
     bool ok = true;
     if (r.h[kPhase] == 0.0) {
       ok = start(true);
-      if (!ok) fail(step0, d.failure);
-      r.h[kPhase] = 1.0;
+      if (ok) r.h[kPhase] = 1.0;  // else a revived instance starts afresh again
+      else fail(step0, d.failure);
     } else {
       // Y or the inputs written since the last advance (state_view, set_inputs): Y is no
       // longer the integration's grid state, or the integration past the grid time ran
@@ -217,14 +217,17 @@ void CpuBackend::advance_dopri5(int n_steps) {
       }
       if (y_written || u_changed) {
         ok = start(y_written);
-        if (!ok) fail(step0, d.failure);
+        if (!ok) {
+          r.h[kPhase] = 0.0;  // a revived instance starts afresh
+          fail(step0, d.failure);
+        }
       }
     }
 
     for (int s = 0; ok && s < n_steps; ++s) {
       const double target = instance_time(i, step0 + s + 1);
       while (t < target) {
-        if (h < dopri5::step_floor(t, dt_, sv.min_step)) {
+        if (!(h >= dopri5::step_floor(t, dt_, sv.min_step))) {  // NaN too
           fail(step0 + s, kReasonStepSizeUnderflow);
           ok = false;
           break;
