@@ -19,6 +19,7 @@
 #include "temp_dir.hpp"
 #include "simphant/dynamics/runaway.hpp"
 #include "simphant/dynamics/state.hpp"
+#include "simphant/sim/host_memory.hpp"
 
 namespace simphant {
 namespace {
@@ -244,6 +245,34 @@ TEST(Dopri5Backend, MaxStepBoundsTheSteps) {
   }
 }
 
+TEST(Dopri5Backend, ViolationOnAnAcceptedStepFreezesAtTheLastGridState) {
+  // A loose rtol (1e-3) lets the hinge drift by more than a violation bound of 1e-9 m:
+  // the first accepted step whose end passes it stops the instance with
+  // constraint_violation at the grid step it was integrating from, its state left at
+  // that grid time (finite, the bound not passed there: a grid state is checked at the
+  // end of advance). The same instance at rtol 1e-10 stays within the bound.
+  json loose = pendulum();
+  loose["solver"]["violation_bound"] = 1e-9;
+  auto b = dopri5_backend({dopri5_model(loose, tol(1e-3)), dopri5_model(loose, tol(1e-10))}, 2);
+  std::vector<double> last(static_cast<std::size_t>(b->state_size()));
+  std::int8_t status[2] = {0, 0}, reason[2];
+  double status_time[2];
+  int s = 0;
+  for (; s < 100 && status[0] == 0; ++s) {
+    last = state_of(*b, 0);
+    b->advance(1);
+    b->read_status(status, status_time, reason);
+  }
+  ASSERT_EQ(status[0], static_cast<std::int8_t>(InstanceStatus::Diverged)) << "no violation in 1 s";
+  EXPECT_EQ(reason[0], kReasonConstraintViolation);
+  EXPECT_NEAR(status_time[0], (s - 1) * 1e-2, 1e-12);
+  EXPECT_EQ(state_of(*b, 0), last);
+  EXPECT_EQ(status[1], 0);
+  std::vector<double> violation(2);
+  b->read_constraint_violation(violation.data());
+  EXPECT_LE(violation[0], 1e-9);
+}
+
 TEST(Dopri5Backend, ZeroAtolOnAPlanarMotion) {
   // The pendulum swings in W's xz plane: y, v_y, omega_x, omega_z and two quaternion
   // components stay 0, where atol = 0 gives a zero error scale (dynamics/dopri5.hpp).
@@ -260,6 +289,22 @@ TEST(Dopri5Backend, ZeroAtolOnAPlanarMotion) {
   EXPECT_EQ(status, 0);
   const std::vector<double> a = state_of(*zero, 0), b = state_of(*small, 0);
   for (std::size_t e = 0; e < a.size(); ++e) EXPECT_NEAR(a[e], b[e], 1e-6) << e;
+}
+
+TEST(Dopri5Backend, MemoryEstimateCountsTheIntegratorState) {
+  // Per instance: the integrator state row (11 + 7 * 13 + 1 input = 103 doubles, as
+  // integrator_state_size() says) and the 4 step statistics; per worker: 8 * 13 doubles
+  // of stage scratch.
+  const Model rk4 = compile_model(pendulum());
+  const Model dp = dopri5_model(pendulum(), tol(1e-6));
+  SimulatorOptions o;
+  o.backend = "cpu";
+  o.threads = 2;
+  const HostMemory a = simulator_host_memory(rk4, 10, false, 0, o), b = simulator_host_memory(dp, 10, false, 0, o);
+  auto backend = dopri5_backend({dp});
+  EXPECT_EQ(backend->integrator_state_size(), 103);
+  EXPECT_EQ(b.per_instance - a.per_instance, 8.0 * (103 + 4));
+  EXPECT_EQ(b.per_worker - a.per_worker, 8.0 * 8 * 13);
 }
 
 /// Expects compile_model(doc) to throw SceneError at `path` whose message holds `fragment`.
