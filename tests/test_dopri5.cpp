@@ -276,6 +276,33 @@ TEST(Dopri5FirstStep, HairerEstimateOnLinearDecay) {
   EXPECT_EQ(dopri5::first_step_final<double>(1, 1, &y0, &zero, &zero, hr0, d1, 1e-9, r, 0.0), 1e-6);
 }
 
+TEST(Dopri5Controller, ZeroAbsoluteToleranceOnEntriesThatStayZero) {
+  // atol = 0 is allowed: an entry that is 0 at both ends with no error estimate (a
+  // component of a planar motion) adds nothing instead of 0/0; an error on an entry
+  // whose scale is 0 cannot be accepted (+inf). The first-step estimate leaves such
+  // entries out: the same h as without them.
+  std::vector<double> y0{1.0, 0.0}, y1{0.9, 0.0};
+  std::vector<std::vector<double>> k(7, std::vector<double>{-1.0, 0.0});
+  const double* kp[7];
+  for (int j = 0; j < 7; ++j) kp[j] = k[j].data();
+  k[3][0] = -1.1;  // a nonzero estimate in entry 0 only
+  const double e2 = dopri5::error_norm<double>(2, 1, 0.1, y0.data(), y1.data(), kp, 0.0, 1e-3);
+  const double e1 = dopri5::error_norm<double>(1, 1, 0.1, y0.data(), y1.data(), kp, 0.0, 1e-3);
+  EXPECT_TRUE(std::isfinite(e2));
+  EXPECT_NEAR(e2, e1 / std::sqrt(2.0), 1e-15 * e1);
+  k[3][1] = 1.0;  // an error where the scale is 0
+  EXPECT_EQ(dopri5::error_norm<double>(2, 1, 0.1, y0.data(), y1.data(), kp, 0.0, 1e-3), INFINITY);
+  const double ya[2] = {1.0, 0.0}, fa[2] = {-1.0, 0.0};
+  double d1a = 0, d1b = 0;
+  const double ha = dopri5::first_step_trial<double>(2, 1, ya, fa, 0.0, 1e-3, 0.0, &d1a);
+  const double hb = dopri5::first_step_trial<double>(1, 1, ya, fa, 0.0, 1e-3, 0.0, &d1b);
+  EXPECT_EQ(ha, hb);
+  EXPECT_EQ(d1a, d1b);
+  const double f1[2] = {-0.99, 0.0};
+  EXPECT_EQ(dopri5::first_step_final<double>(2, 1, ya, fa, f1, ha, d1a, 0.0, 1e-3, 0.0),
+            dopri5::first_step_final<double>(1, 1, ya, fa, f1, hb, d1b, 0.0, 1e-3, 0.0));
+}
+
 /// Adaptive integration of y' = f on [0, t_end] with the header's controller and
 /// first step: the pattern of the CPU path (FSAL, accept / reject), on plain vectors.
 template <class F>

@@ -129,7 +129,9 @@ template <class T> SP_HD T error_scale(T y0, T y1, T atol, T rtol) {
 /// Scaled RMS norm of the local error estimate (II.4.11):
 /// sqrt(1/m sum_i (h sum_j e_j k_{j,i} / sc_i)^2) over the m strided entries of the step
 /// y0 -> y1 with stage derivatives k[0..6] (k_2 is not read: e_2 = 0). The step is
-/// acceptable when the value is <= 1. Returns NaN or +inf when an entry is not finite.
+/// acceptable when the value is <= 1. An entry whose estimate is exactly 0 adds 0 (also
+/// when sc_i = 0); one with sc_i = 0 and an error makes it +inf. Returns NaN or +inf
+/// when an entry is not finite.
 template <class T>
 SP_HD T error_norm(int m, int stride, T h, const T* y0, const T* y1, const T* const* k, T atol, T rtol) {
   const T e1 = h * error_weight<T>(1), e3 = h * error_weight<T>(3), e4 = h * error_weight<T>(4);
@@ -138,7 +140,9 @@ SP_HD T error_norm(int m, int stride, T h, const T* y0, const T* y1, const T* co
   for (int i = 0; i < m; ++i) {
     const int o = i * stride;
     const T err = e1 * k[0][o] + e3 * k[2][o] + e4 * k[3][o] + e5 * k[4][o] + e6 * k[5][o] + e7 * k[6][o];
-    const T r = err / error_scale(y0[o], y1[o], atol, rtol);
+    // An entry without error adds nothing, also where its scale is 0 (atol = 0 on an
+    // entry that is 0 at both ends, e.g. a component of a planar motion).
+    const T r = err == T(0) ? T(0) : err / error_scale(y0[o], y1[o], atol, rtol);
     sum += r * r;
   }
   return std::sqrt(sum / T(m > 0 ? m : 1));
@@ -239,20 +243,24 @@ template <class T> SP_HD T step_floor(T t, T dt, T min_step) {
 
 /// First-step estimate, part 1 (Hairer-Norsett-Wanner II.4, "Starting step size" (a)-(b)):
 /// with sc_i = atol + rtol |y0_i|, d0 = ||y0|| and d1 = ||f0|| (scaled RMS norms over the
-/// m strided entries), h0 = 0.01 d0 / d1, or 1e-6 when d0 or d1 < 1e-5; bounded by h_max
+/// m strided entries; entries with sc_i = 0, i.e. atol = 0 and y0_i = 0, are left out of
+/// both parts), h0 = 0.01 d0 / d1, or 1e-6 when d0 or d1 < 1e-5; bounded by h_max
 /// (<= 0: no bound). Writes d1 to *d1_out (part 2 needs it). The caller then evaluates
 /// f1 = f(t0 + h0, y0 + h0 f0) (explicit Euler step) and calls first_step_final.
 template <class T>
 SP_HD T first_step_trial(int m, int stride, const T* y0, const T* f0, T atol, T rtol, T h_max, T* d1_out) {
   T s0 = T(0), s1 = T(0);
+  int counted = 0;
   for (int i = 0; i < m; ++i) {
     const int o = i * stride;
     const T sc = atol + rtol * std::fabs(y0[o]);
+    if (!(sc > T(0))) continue;  // atol = 0 on an entry that is 0: no scale to measure it by
     const T a = y0[o] / sc, b = f0[o] / sc;
     s0 += a * a;
     s1 += b * b;
+    ++counted;
   }
-  const T mm = T(m > 0 ? m : 1);
+  const T mm = T(counted > 0 ? counted : 1);
   const T d0 = std::sqrt(s0 / mm), d1 = std::sqrt(s1 / mm);
   *d1_out = d1;
   T h0 = (d0 < T(1e-5) || d1 < T(1e-5)) ? T(1e-6) : T(0.01) * d0 / d1;
@@ -267,13 +275,16 @@ template <class T>
 SP_HD T first_step_final(int m, int stride, const T* y0, const T* f0, const T* f1, T h0, T d1, T atol, T rtol,
                          T h_max) {
   T s2 = T(0);
+  int counted = 0;
   for (int i = 0; i < m; ++i) {
     const int o = i * stride;
     const T sc = atol + rtol * std::fabs(y0[o]);
+    if (!(sc > T(0))) continue;  // as in first_step_trial
     const T b = (f1[o] - f0[o]) / sc;
     s2 += b * b;
+    ++counted;
   }
-  const T d2 = std::sqrt(s2 / T(m > 0 ? m : 1)) / h0;
+  const T d2 = std::sqrt(s2 / T(counted > 0 ? counted : 1)) / h0;
   const T dmax = d1 > d2 ? d1 : d2;
   T h1;
   if (!(dmax > T(1e-15))) {

@@ -3,13 +3,15 @@
 #include <cstddef>
 #include <utility>
 
+#include "simphant/io/h5_dims.hpp"
+
 namespace simphant {
 
 void write_reductions(Recorder& recorder, const Model& model, const ReductionLayout& L, int n_instances, const double* stats,
                       const std::vector<std::string>& driver_names, const std::vector<std::string>& driver_units) {
   if (!L.any()) return;
   const hid_t file = recorder.file_id();
-  if (h5::exists(file, "reductions")) h5::remove_link(file, "reductions");
+  if (h5::exists(file, "reductions")) h5::remove_with_dimensions(file, "reductions");  // a stopped run's, resumed
   h5::create_group(file, "reductions");
   const int n = n_instances;
   const auto I = static_cast<hsize_t>(n);

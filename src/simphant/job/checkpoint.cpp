@@ -138,6 +138,11 @@ void write_state(hid_t file, Simulator& sim, const RunStats& stats, const job_de
     sim.get_reduction_state(acc.data());
     write_vector(gid, "reductions", H5T_NATIVE_DOUBLE, {I, static_cast<hsize_t>(L.size())}, acc.data());
   }
+  if (const int W = sim.integrator_state_size(); W > 0) {  // an adaptive integrator's steps continue as they were
+    std::vector<double> integ(N * static_cast<std::size_t>(W));
+    sim.get_integrator_state(integ.data());
+    write_vector(gid, "integrator_state", H5T_NATIVE_DOUBLE, {I, static_cast<hsize_t>(W)}, integ.data());
+  }
   const RunStats::Saved s = stats.save();
   h5::Handle sg = h5::create_group(gid, "stats");
   write_vector(sg.id(), "e0", H5T_NATIVE_DOUBLE, {I}, s.e0.data());
@@ -202,6 +207,13 @@ job_detail::BatchState read_state(hid_t file) {
     b.reduction_size = static_cast<int>(rdims[1]);
     b.reductions.resize(N * rdims[1]);
     h5::read_dataset(gid, "reductions", H5T_NATIVE_DOUBLE, b.reductions.data(), b.reductions.size());
+  }
+  if (h5::exists(gid, "integrator_state")) {
+    const std::vector<hsize_t> idims = h5::dataset_dims(gid, "integrator_state");
+    if (idims.size() != 2 || idims[0] != N) throw h5::H5Error("/checkpoint/integrator_state: not (instances, state)");
+    b.integrator_state_size = static_cast<int>(idims[1]);
+    b.integrator_state.resize(N * idims[1]);
+    h5::read_dataset(gid, "integrator_state", H5T_NATIVE_DOUBLE, b.integrator_state.data(), b.integrator_state.size());
   }
   h5::Handle sg(H5Gopen2(gid, "stats", H5P_DEFAULT), H5Gclose);
   if (!sg.valid()) throw h5::H5Error("H5Gopen2(/checkpoint/stats) failed");
@@ -449,6 +461,14 @@ void restore_batch(const BatchState& b, Simulator& sim, RunStats& stats) {
       throw SceneError("--resume", "the checkpoint holds " + std::to_string(b.n_inputs) + " inputs per instance, the "
                                        "rebuilt run " + std::to_string(v.ndim == 2 ? v.shape[1] : 0));
     sim.set_inputs(nullptr, n, b.inputs.data());
+  }
+  // After set_state (which restarts an adaptive integration): the integrator's own state,
+  // so that its steps continue as they were.
+  if (const int W = sim.integrator_state_size(); W > 0) {
+    if (b.integrator_state_size != W)
+      throw SceneError("--resume", "the checkpoint holds " + std::to_string(b.integrator_state_size) +
+                                       " integrator state numbers per instance, the rebuilt run " + std::to_string(W));
+    sim.set_integrator_state(b.integrator_state.data());
   }
   const int w = sim.reduction_layout().size();
   if (sim.reduction_layout().any()) {  // the job enabled the run's reductions before restoring

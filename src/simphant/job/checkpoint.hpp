@@ -24,6 +24,8 @@
 //                                    inputs are the scene's, rebuilt with the scene)
 //   /checkpoint/reductions    (I, R) the accumulators of the reductions over time
 //                                    (Simulator::get_reduction_state), when enabled
+//   /checkpoint/integrator_state (I, W) what an adaptive integrator keeps between grid
+//                                    times (Simulator::get_integrator_state), when W > 0
 //   /checkpoint/stats/{e0, max_violation, max_abs_drift, max_ke} (I) the run statistics
 //
 // `simphant run --resume OUT.h5` (JobOptions::resume) continues from the checkpoint file
@@ -72,6 +74,8 @@ struct BatchState {
   std::vector<std::uint64_t> episodes;
   int reduction_size = 0;           ///< accumulator numbers per instance (0: none stored)
   std::vector<double> reductions;   ///< (I, reduction_size) reductions over time
+  int integrator_state_size = 0;    ///< adaptive integrator numbers per instance (0: none stored)
+  std::vector<double> integrator_state;  ///< (I, integrator_state_size)
   RunStats::Saved stats;
 };
 

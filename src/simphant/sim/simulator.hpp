@@ -98,6 +98,10 @@ class Simulator {
   void read_reductions(double* out) const { backend_->read_reductions(out); }
   void get_reduction_state(double* acc) const { backend_->get_reduction_state(acc); }
   void set_reduction_state(const double* acc) { backend_->set_reduction_state(acc); }
+  // --- The adaptive integrator's state between grid times (Backend's contract; checkpoints) ---
+  int integrator_state_size() const { return backend_->integrator_state_size(); }
+  void get_integrator_state(double* out) const { backend_->get_integrator_state(out); }
+  void set_integrator_state(const double* in) { backend_->set_integrator_state(in); }
   // --- Per-instance state (Backend's contract for ids, buffers and errors) ---
   int state_size() const { return backend_->state_size(); }
   /// As Backend::get_state, plus episodes (count): the instance's domain-randomisation
