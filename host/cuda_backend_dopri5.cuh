@@ -57,8 +57,7 @@ template <class T>
 void CudaBackend<T>::restart_adaptive(const int* d_ids, int count) {
   if (integrator_ != Integrator::Dopri5 || count == 0) return;
   CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
-  const batch::AdaptiveBuffers<T> ad = b_.ad;
-  x.launch("dopri5_restart", count, [=] __host__ __device__(int tid) { batch::dopri5_restart_thread(tid, count, d_ids, ad); });
+  batch::enqueue_dopri5_restart(x, b_.ad, d_ids, count);
 }
 
 template <class T>

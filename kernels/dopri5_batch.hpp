@@ -10,6 +10,7 @@
 // out evaluate their own state, which is not used. `cuda-fused`: one thread per instance
 // and stage (fused_dopri5_stage_thread); an instance sitting the round out returns at once.
 #include "batch_step.hpp"
+#include "dopri5_state.hpp"
 #include "dopri5_step.hpp"
 
 namespace simphant::batch {
@@ -114,6 +115,14 @@ SP_HD void fused_dopri5_stage_thread(int tid, const ModelView<T>& mv, const Schu
   }
   dopri5_reduce_thread(i, mv, b, true);
   dopri5_commit_thread(i, mv, b);
+}
+
+/// The listed instances (ids, count; null: the first count) start afresh at the next
+/// advance (dopri5_restart_thread): reset, set_state, set_models.
+template <class T, class Exec>
+void enqueue_dopri5_restart(Exec& x, const AdaptiveBuffers<T>& ad, const int* ids, int count) {
+  const AdaptiveBuffers<T> a = ad;
+  x.launch("dopri5_restart", count, [=] SP_LAMBDA(int tid) { dopri5_restart_thread(tid, count, ids, a); });
 }
 
 /// Decides which live instances (re)start at this advance (dopri5_sync_thread) and

