@@ -32,6 +32,7 @@
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/bdf_support.hpp"
 #include "simphant/sim/cpu_backend.hpp"
+#include "simphant/sim/cvode_instance.hpp"
 
 namespace simphant {
 namespace {
@@ -239,26 +240,35 @@ TEST(Bdf, FourBarKeepsConstraintsAndIsThreadIndependent) {
 }
 
 // ---------------------------------------------------------------------------------------
-// (d) Two instances of the stiff damper; instance 1 has min_step = dt, which the start
+// (d) Three instances of the stiff damper; instance 1 has min_step = dt, which the start
 // of the fast transient (|lambda| = 3e4 1/s) cannot accept: CVODE fails at its minimum
-// step, the instance is frozen with step_size_underflow at its first grid interval, and
-// instance 0 runs on.
+// step; instance 2 has max_step = dt / 1e4, more than kBdfMaxStepsPerInterval steps to
+// the first grid time (a stall). Both are frozen with step_size_underflow in their first
+// grid interval, and instance 0 runs on.
 TEST(Bdf, FailureAtMinimumStepFreezesOnlyThatInstance) {
   SKIP_WITHOUT_SUNDIALS();
   const Model base = with_integrator(compile_model(oscillator(1.0, 3e5, 3e4, 0.1, 1.0, 1e-3)), Integrator::Bdf, 1e-6, 1e-9);
-  Model stuck = base;
+  Model stuck = base, stalled = base;
   stuck.solver.min_step = base.solver.dt;
-  auto bdf = backend_of({base, stuck}, 2, 1);
+  stalled.solver.max_step = base.solver.dt / 1e4;
+  auto bdf = backend_of({base, stuck, stalled}, 3, 1);
   const std::vector<double> y0 = states_of(*bdf);
   bdf->advance(50);
   const Status st = status_of(*bdf);
   EXPECT_EQ(st.status[0], 0);
-  EXPECT_EQ(st.status[1], static_cast<std::int8_t>(InstanceStatus::Diverged));
-  EXPECT_EQ(st.reason[1], kReasonStepSizeUnderflow);
-  EXPECT_EQ(st.time[1], 0.0);
+  for (int i : {1, 2}) {
+    EXPECT_EQ(st.status[i], static_cast<std::int8_t>(InstanceStatus::Diverged)) << "instance " << i;
+    EXPECT_EQ(st.reason[i], kReasonStepSizeUnderflow) << "instance " << i;
+    EXPECT_EQ(st.time[i], 0.0) << "instance " << i;
+  }
+  std::vector<std::int64_t> acc(3);
+  std::vector<double> hmax(3);
+  bdf->read_step_statistics(acc.data(), nullptr, nullptr, hmax.data());
+  EXPECT_EQ(acc[2], kBdfMaxStepsPerInterval);  // the stall's steps, each at most max_step
+  EXPECT_LE(hmax[2], stalled.solver.max_step);
   const std::vector<double> y = states_of(*bdf);
   const int ny = bdf->state_size();
-  EXPECT_TRUE(std::equal(y.begin() + ny, y.end(), y0.begin() + ny));  // frozen at its last good state
+  EXPECT_TRUE(std::equal(y.begin() + ny, y.end(), y0.begin() + ny));  // frozen at their last good state
   EXPECT_NE(y[0], y0[0]);
 }
 
