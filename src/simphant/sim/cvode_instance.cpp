@@ -144,6 +144,7 @@ bool CvodeInstance::restart(const SolverSettings& s, double t, const double* Y) 
     // BDF of order 3 to 5 is not A-stable near the imaginary axis: mechanisms have lightly
     // damped oscillatory modes, so CVODE's stability-limit detection lowers the order there.
     if (CVodeSetStabLimDet(m.mem, SUNTRUE) != CV_SUCCESS) return false;
+    if (CVodeSetNonlinConvCoef(m.mem, kBdfNonlinConvCoef) != CV_SUCCESS) return false;
     m.initialised = true;
   } else if (CVodeReInit(m.mem, t, m.y) != CV_SUCCESS) {
     return false;

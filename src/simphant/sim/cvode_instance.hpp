@@ -44,6 +44,15 @@ struct BdfStepStats {
 /// stops the instance with step_size_underflow.
 constexpr long kBdfMaxStepsPerInterval = 5000;
 
+/// The coefficient of CVODE's Newton convergence test (CVodeSetNonlinConvCoef; CVODE's
+/// default 0.1). Off the constraint manifold a mechanism with redundant rows has an
+/// ill-conditioned f (the Tikhonov-regularised Schur solve), its difference-quotient
+/// Jacobian is poor, and with 0.1 the Newton iteration stops early on a wrong solution:
+/// measured on the four-bar's sweep, 1000 instances, 0.1 s, rtol 1e-6, no projection,
+/// max |Phi| 4.9e-3 with 0.1 and 4.4e-6 with 1e-3, for 7 % more time on a projected run
+/// (docs/solver.md, "The bdf integrator").
+constexpr double kBdfNonlinConvCoef = 1e-3;
+
 class CvodeInstance {
  public:
   /// Creates the SUNContext, the vectors, the dense matrix and linear solver and the

@@ -8,6 +8,7 @@
 #include "simphant/model/robot.hpp"
 #include "simphant/sim/backend.hpp"
 #include "simphant/sim/cpu_dopri5.hpp"
+#include "simphant/sim/bdf_support.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 #include "simphant/sim/reduced_backend.hpp"
 
@@ -75,6 +76,8 @@ HostMemory simulator_host_memory(const Model& model, long long n_instances, bool
     h.per_instance += 8.0 * cpu_dopri5_row_size(static_cast<int>(ny), static_cast<int>(n_inputs)) + 8 * 4;
     h.per_worker += 8.0 * cpu_dopri5_worker_doubles(static_cast<int>(ny));
   }
+  // bdf: each instance's CVODE memory (sim/bdf_support.hpp).
+  if (model.solver.integrator == Integrator::Bdf) h.per_instance += bdf_instance_bytes(model.ny(), model.n_inputs);
   h.assembly = assembly;
   return h;
 }
