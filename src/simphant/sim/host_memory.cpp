@@ -7,8 +7,8 @@
 #include "simphant/dynamics/data.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/sim/backend.hpp"
-#include "simphant/sim/cpu_dopri5.hpp"
 #include "simphant/sim/bdf_support.hpp"
+#include "simphant/sim/cpu_dopri5.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 #include "simphant/sim/reduced_backend.hpp"
 
