@@ -104,13 +104,6 @@ class Simulator {
   /// (sim/joint_load_frames.hpp).
   void joint_load_frames(const double* states, const double* reactions, const double* driver_loads, double* loads,
                          double* bearing) const;
-  // --- The integrator (Backend's contract; docs/solver.md, "Integrators") ---
-  Integrator integrator() const { return backend_->integrator(); }
-  /// Per instance (n_instances each, any may be null): accepted and rejected steps, smallest
-  /// and largest accepted step [s] since the instance's last reset (Backend::read_step_statistics).
-  void read_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step, double* max_step) const {
-    backend_->read_step_statistics(accepted, rejected, min_step, max_step);
-  }
   // --- Reductions over time (Backend's contract) ---
   void set_reductions(const std::vector<ReductionQuantity>& quantities) { backend_->set_reductions(quantities); }
   ReductionLayout reduction_layout() const { return backend_->reduction_layout(); }
