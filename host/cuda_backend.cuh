@@ -58,6 +58,16 @@ class CudaBackend final : public Backend {
   void read_constraint_violation(double* out) const override;
   void read_energy(double* total, double* kinetic) const override;
   void read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const override;
+  Integrator integrator() const override { return integrator_; }
+  /// dopri5: the device's counters (host/cuda_backend_dopri5.cuh); fixed-step
+  /// integrators: from get_state's steps and statuses (host/cuda_backend_state.cuh).
+  void read_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step,
+                            double* max_step) const override;
+  /// dopri5 (host/cuda_backend_dopri5.cuh): rows in the CPU path's layout
+  /// (kernels/dopri5_state.hpp), so a checkpoint continues on either backend.
+  int integrator_state_size() const override;
+  void get_integrator_state(double* out) const override;
+  void set_integrator_state(const double* in) override;
   const std::vector<AssemblyResult>& assembly() const override { return assembly_; }
 
   // Reductions over time (Backend; host/cuda_backend_reductions.cuh).
@@ -112,9 +122,22 @@ class CudaBackend final : public Backend {
   /// Copies offset_ (the instances' clocks) to clock_offset_ on the device, queued on the
   /// stream (the pageable source is staged before the call returns).
   void upload_clock_offsets();
+  // The adaptive Dormand-Prince path (host/cuda_backend_dopri5.cuh; docs/cuda-backend.md,
+  // "Adaptive steps").
+  /// Allocates AdaptiveBuffers for a dopri5 batch (nothing otherwise).
+  void allocate_adaptive();
+  /// The listed instances (device ids d_ids, null: all count) start afresh at the next
+  /// advance() (reset, set_state, set_models); nothing for a fixed-step batch.
+  void restart_adaptive(const int* d_ids, int count);
+  /// advance(n_steps) of a dopri5 batch: rounds to each grid time, the dense output.
+  void advance_dopri5(int n_steps);
+  /// read_step_statistics of the fixed-step integrators.
+  void read_fixed_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step,
+                                  double* max_step) const;
   std::shared_ptr<const std::vector<Model>> models_;
   int n_, N_, J_, D_, m_, n_inputs_;
   double dt_;
+  Integrator integrator_ = Integrator::Rk4;  ///< model.solver.integrator (batch_step.hpp: enqueue_step)
   std::int64_t steps_ = 0;
   bool want_graph_;
   bool fused_;
@@ -176,6 +199,14 @@ class CudaBackend final : public Backend {
   mutable PinnedArray<std::int8_t> reason_host_;
   PinnedArray<int> ids_host_;  ///< (n) staging of instance lists
   mutable std::int64_t frame_step_ = -1;
+  // AdaptiveBuffers (kernels/dopri5_buffers.hpp) of a dopri5 batch; k1..k4 are k_.
+  DeviceArray<T> ad_y_, ad_k_[3], ad_cont_, ad_y_grid_, ad_u_;
+  DeviceArray<T> ad_scalars_;               ///< (kAdaptiveScalars, n): t, h, t_old, h_old, facold, ...
+  DeviceArray<std::int64_t> ad_counts_;     ///< (2, n) accepted, rejected
+  DeviceArray<std::int8_t> ad_flag_;        ///< (n) kAdaptive* bits
+  DeviceArray<int> ad_unfinished_;          ///< (1) the count the host loop reads back
+  PinnedArray<int> unfinished_host_;        ///< (1) its pinned copy
+  int last_rounds_ = 1;                     ///< rounds the last grid step took (the next one's first batch)
 };
 
 }  // namespace simphant::cuda

@@ -2,6 +2,7 @@
 #include "cuda_backend_impl.cuh"
 #include "cuda_backend_state.cuh"
 #include "cuda_backend_reductions.cuh"
+#include "cuda_backend_dopri5.cuh"
 
 namespace simphant::cuda {
 

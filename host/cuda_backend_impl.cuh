@@ -53,9 +53,18 @@ std::size_t bytes_per_instance(const Model& model, int n_varied, bool fused) {
       reduction_layout_of(parse_reduction_quantities(model.output.reductions, model.n_drivers(), "output.reductions"),
                           model.n_joints(), model.n_drivers());
   const std::size_t reductions = red.any() ? 2 * sizeof(double) * static_cast<std::size_t>(red.size()) : 0;
+  // dopri5 (host/cuda_backend_dopri5.cuh): y, k5..k7, the dense-output coefficients (5)
+  // and the copy of Y (13 N each), the inputs it ran with, the (n) scalars, two counters
+  // and the flag byte.
+  const std::size_t ny = 13 * static_cast<std::size_t>(model.n_bodies());
+  const std::size_t adaptive =
+      model.solver.integrator == Integrator::Dopri5
+          ? ((10 * ny + static_cast<std::size_t>(model.n_inputs) + batch::kAdaptiveScalars) * sizeof(T) +
+             2 * sizeof(std::int64_t) + 1)
+          : 0;
   return bytes_per_instance<T>(model.n_bodies(), model.n_joints(), model.n_drivers(), model.n_rows, model.n_inputs,
                                n_varied, schur, fused) +
-         reductions;
+         reductions + adaptive;
 }
 
 /// Throws BackendError when n instances do not fit on device 0 (see cuda_check_fits).
@@ -101,6 +110,9 @@ CudaBackend<T>::CudaBackend(std::shared_ptr<const std::vector<Model>> models, in
   m_ = m0.n_rows;
   n_inputs_ = m0.n_inputs;
   dt_ = m0.solver.dt;
+  integrator_ = m0.solver.integrator;
+  if (integrator_ == Integrator::Bdf)
+    throw std::invalid_argument("integrator 'bdf' runs on the cpu backend only (solver.integrator; docs/solver.md)");
   batch_ = batch_name(m0, n_, sizeof(T) == 8 ? "fp64" : "fp32", fused_);
   assembly_ = assembled.results;
   packed_ = batch::pack_models<T>(*models_, n_);
@@ -112,6 +124,7 @@ CudaBackend<T>::CudaBackend(std::shared_ptr<const std::vector<Model>> models, in
     check(cusolverDnSetStream(solver_, stream_), "cusolverDnSetStream", batch_);
     upload_model();
     allocate();
+    allocate_adaptive();
     upload_state(assembled);
     // The uploads above ran on the legacy default stream; stream_ is non-blocking.
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the uploads)", batch_);
@@ -380,6 +393,12 @@ void CudaBackend<T>::set_inputs_device(const double* d_u) {
 template <class T>
 void CudaBackend<T>::advance(int n_steps) {
   if (n_steps <= 0) return;
+  if (integrator_ == Integrator::Dopri5) {  // its own steps per instance (host/cuda_backend_dopri5.cuh)
+    advance_dopri5(n_steps);
+    steps_ += n_steps;
+    frame_step_ = -1;
+    return;
+  }
   CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
   for (int s = 0; s < n_steps; ++s) {
     if (graph_ready_)

@@ -16,6 +16,7 @@
 #include "cuda_backend_impl.cuh"
 #include "instance_state.hpp"
 #include "simphant/model/topology.hpp"
+#include "simphant/sim/step_statistics.hpp"
 
 namespace simphant::cuda {
 
@@ -37,6 +38,16 @@ const int* CudaBackend<T>::stage_ids(const int* ids, int count) const {
                         cudaMemcpyHostToDevice, stream_),
         "cudaMemcpyAsync (instance ids)", batch_);
   return ids_dev_.get();
+}
+
+template <class T>
+void CudaBackend<T>::read_fixed_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step,
+                                                double* max_step) const {
+  std::vector<std::int64_t> steps(static_cast<std::size_t>(n_)), status_steps(static_cast<std::size_t>(n_));
+  std::vector<std::int8_t> status(static_cast<std::size_t>(n_));
+  get_state(nullptr, n_, nullptr, steps.data(), status.data(), status_steps.data(), nullptr);
+  fixed_step_statistics(n_, steps.data(), status.data(), status_steps.data(), dt_, accepted, rejected, min_step,
+                        max_step);
 }
 
 template <class T>
@@ -148,6 +159,9 @@ void CudaBackend<T>::set_state(const int* ids, int count, const double* y, const
                                    delta, st, ss, re);
     });
   }
+  // dopri5: a new state or clock starts the instance's integration afresh at the next
+  // advance (set_integrator_state after this call restores a checkpoint's instead).
+  if (y || steps) restart_adaptive(d_ids, count);
   staged();
   if (steps) {
     for (int k = 0; k < count; ++k) offset_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = steps_ - steps[k];
@@ -180,6 +194,7 @@ void CudaBackend<T>::reset(const int* ids, int count) {
   for (int k = 0; k < count; ++k) offset_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = steps_;
   upload_clock_offsets();
   batch::enqueue_reduce_clear(x, mv_, b_, d_ids, count);  // reductions over time
+  restart_adaptive(d_ids, count);  // dopri5: afresh from the initial state at the next advance
   frame_step_ = -1;
 }
 

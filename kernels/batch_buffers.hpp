@@ -7,6 +7,7 @@
 // backend (host/), host memory in the CPU tests of the per-thread functions.
 #include <cstdint>
 
+#include "dopri5_buffers.hpp"
 #include "simphant/dynamics/reductions.hpp"
 
 namespace simphant::batch {
@@ -47,6 +48,7 @@ struct BatchBuffers {
   std::int64_t* clock_offset;  ///< (n) batch step of each instance's step 0: instance step = *step - clock_offset[i]
   ReductionLayout red;  ///< the enabled reductions over time (none: no sampling)
   double* red_acc;      ///< (red.size(), n) their accumulators (reduce.hpp), in double at any T
+  AdaptiveBuffers<T> ad;  ///< the adaptive Dormand-Prince path's arrays (all null for a fixed-step batch)
 };
 
 }  // namespace simphant::batch

@@ -55,16 +55,19 @@ SP_HD void fused_assemble(int i, const ModelView<T>& mv, const SchurPatternView&
 /// lambda from the refined solve (refine.hpp, mv.refine_steps steps; b.lambda its
 /// workspace) in b.rhs ((m, n); b.lambda_soa must be 1); b.info[i] = 0, or 1 when no
 /// attempt factorises. Threads past n return. projection_stage >= 0: the solve of that
-/// projection stage (projection.hpp: Q = 0, gamma* = -residual) instead.
+/// projection stage (projection.hpp: Q = 0, gamma* = -residual) instead. t_stage: null,
+/// or (n) each instance's own evaluation time [s] in place of its clock plus h (the
+/// adaptive path, kernels/dopri5_batch.hpp).
 template <class T>
 SP_HD void fused_solve_thread(int tid, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b,
-                              const T* y, T h, int projection_stage = -1) {
+                              const T* y, T h, int projection_stage = -1, const T* t_stage = nullptr) {
   const int n = mv.n_instances;
   if (tid >= n) return;
   const int i = tid;
-  instance_time_thread(i, mv, static_cast<const std::int64_t*>(b.step), static_cast<const std::int64_t*>(b.clock_offset),
-                       h, b.time);
-  const T* t_inst = b.time;
+  if (!t_stage)
+    instance_time_thread(i, mv, static_cast<const std::int64_t*>(b.step),
+                         static_cast<const std::int64_t*>(b.clock_offset), h, b.time);
+  const T* t_inst = t_stage ? t_stage : static_cast<const T*>(b.time);
   for (int j = 0; j < mv.n_constraints(); ++j) joint_rows_thread(j * n + i, mv, t_inst, y, b.phi, b.jac, b.gamma_star);
   if (projection_stage >= 0)
     projection_rhs_thread(i, mv, projection_stage, t_inst, y, static_cast<const T*>(b.phi), static_cast<const T*>(b.jac),

@@ -75,7 +75,8 @@ step() {  # step NAME LOG CMD...: runs CMD, logs it, records pass/fail/skip in t
 
 echo "## Steps" >> "$report"
 step configure configure.log cmake "${cmake_args[@]}" &&
-  step build build.log cmake --build "$build" -j"$jobs" --target simphant test_cuda_backend test_cuda_instance_state test_kernel_grid
+  step build build.log cmake --build "$build" -j"$jobs" --target simphant test_cuda_backend test_cuda_instance_state test_kernel_grid \
+    test_cuda_dopri5 test_dopri5_grid
 built=$?
 if [ $built -eq 0 ] && ldd "$build/simphant" | grep -q "not found"; then
   { echo "- shared libraries missing for simphant:"; ldd "$build/simphant" | grep "not found" | sed 's/^/  /'; } >> "$report"
@@ -84,7 +85,9 @@ if [ $built -eq 0 ]; then
   step "GPU tests (test_cuda_backend)" test_cuda_backend.log "$build/tests/test_cuda_backend"
   step "GPU per-instance state tests (test_cuda_instance_state)" test_cuda_instance_state.log \
     "$build/tests/test_cuda_instance_state"
+  step "GPU adaptive-step tests (test_cuda_dopri5)" test_cuda_dopri5.log "$build/tests/test_cuda_dopri5"
   step "CPU-side kernel tests (test_kernel_grid)" test_kernel_grid.log "$build/tests/test_kernel_grid"
+  step "CPU-side adaptive-step kernel tests (test_dopri5_grid)" test_dopri5_grid.log "$build/tests/test_dopri5_grid"
   step "simphant run four_bar --backend cuda" run_cuda.log "$build/simphant" run examples/four_bar.json --backend cuda \
     --instances 1000 --out "$OUT/four_bar_cuda.h5"
   rm -f "$OUT/four_bar_cuda.h5"
@@ -105,6 +108,7 @@ if [ $built -eq 0 ]; then
     echo '```'
     grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT/test_cuda_backend.log" | head -40
     grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT/test_cuda_instance_state.log" | head -20
+    grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT/test_cuda_dopri5.log" | head -20
     echo '```'
     echo
     echo "## Benchmark suite (instance-steps per second, measured in one run; bench-gpu.json)"

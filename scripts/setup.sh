@@ -12,7 +12,8 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 packages=(build-essential cmake ninja-build pkg-config libeigen3-dev nlohmann-json3-dev libcli11-dev
-          libhdf5-dev libspdlog-dev libboost-dev libgtest-dev libbenchmark-dev liburdfdom-dev python3)
+          libhdf5-dev libspdlog-dev libboost-dev libgtest-dev libbenchmark-dev liburdfdom-dev
+          libsundials-dev python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "batch_step.hpp"
+#include "dopri5_state.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/batch/batch_pack.hpp"
 #include "simphant/sim/assemble_batch.hpp"
@@ -80,7 +81,7 @@ struct HostBatch {
          floor.data(), recoveries.data(), C_ptrs.data(), rhs_ptrs.data(),
          info.data(), fail.data(),   inputs.data(), violation.data(), status.data(), status_step.data(),
          status_reason.data(), runaway.data(), step.data(), frame.data(), fused ? 1 : 0, time.data(),
-         clock_offset.data(), ReductionLayout{}, nullptr};
+         clock_offset.data(), ReductionLayout{}, nullptr, batch::AdaptiveBuffers<T>{}};
   }
   /// Enables the reductions of layout L (kernels/reduce.hpp), every accumulator cleared.
   template <class Exec>
@@ -92,6 +93,41 @@ struct HostBatch {
     double* acc = red_acc.data();
     x.launch("reduce_clear", n, [=](int tid) { batch::reduce_clear_thread(tid, view, L, nullptr, view.n_instances, acc); });
   }
+  /// The adaptive Dormand-Prince arrays (kernels/dopri5_buffers.hpp), laid out as the
+  /// CUDA backend lays them out (k1..k4 shared with the RK4 slopes), pre-filled with NaN
+  /// (the counters with -1), every instance flagged to start afresh.
+  void enable_dopri5() {
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    const std::size_t ny = 13 * static_cast<std::size_t>(N) * n;
+    ad_y.assign(ny, nan);
+    for (std::vector<T>& k5 : ad_k) k5.assign(ny, nan);
+    ad_cont.assign(batch::kDopri5Dense * ny, nan);
+    ad_y_grid.assign(ny, nan);
+    ad_u.assign(static_cast<std::size_t>(packed.n_inputs) * n, nan);
+    ad_scalars.assign(batch::kAdaptiveScalars * static_cast<std::size_t>(n), nan);
+    ad_counts.assign(2 * static_cast<std::size_t>(n), -1);
+    ad_flag.assign(n, -1);
+    ad_unfinished.assign(1, -1);
+    batch::AdaptiveBuffers<T>& ad = b.ad;
+    ad.y = ad_y.data();
+    for (int s = 0; s < 4; ++s) ad.k[s] = k[s].data();
+    for (int s = 4; s < batch::kDopri5Stages; ++s) ad.k[s] = ad_k[s - 4].data();
+    ad.cont = ad_cont.data();
+    ad.y_grid = ad_y_grid.data();
+    ad.u = ad_u.data();
+    T** fields[] = {&ad.t, &ad.h, &ad.t_old, &ad.h_old, &ad.facold, &ad.t_stage, &ad.h_new, &ad.h_min, &ad.h_max};
+    for (int f = 0; f < batch::kAdaptiveScalars; ++f) *fields[f] = ad_scalars.data() + static_cast<std::size_t>(f) * n;
+    ad.accepted = ad_counts.data();
+    ad.rejected = ad_counts.data() + n;
+    ad.flag = ad_flag.data();
+    ad.unfinished = ad_unfinished.data();
+    for (int i = 0; i < n; ++i) batch::dopri5_restart_thread(i, n, static_cast<const int*>(nullptr), ad);
+  }
+  std::vector<T> ad_y, ad_k[3], ad_cont, ad_y_grid, ad_u, ad_scalars;
+  std::vector<std::int64_t> ad_counts;
+  std::vector<std::int8_t> ad_flag;
+  std::vector<int> ad_unfinished;
+
   HostBatch(const HostBatch&) = delete;
   HostBatch& operator=(const HostBatch&) = delete;
 

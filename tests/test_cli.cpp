@@ -23,6 +23,7 @@
 
 #include "temp_dir.hpp"
 #include "simphant/io/h5_file.hpp"
+#include "simphant/sim/bdf_support.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 #include <hdf5.h>
 #include <nlohmann/json.hpp>
@@ -223,6 +224,70 @@ TEST(Cli, BadInputExits2) {
   EXPECT_EQ(run_simphant("run " + good + " --dt -1"), 2);
   EXPECT_EQ(run_simphant(""), 2);  // no subcommand
   EXPECT_EQ(run_simphant("--help"), 0);
+}
+
+// Bad integrator settings exit 2 naming the flag or the JSON path (docs/scene-format.md,
+// "Solver"; docs/solver.md, "Integrators"), before any output is written.
+TEST(Cli, BadIntegratorSettingsExit2NamingTheField) {
+  const std::string good = quote(write_scene("integ_good.json", pendulum()));
+  const std::string out = (temp_dir() / "integ_bad.h5").string();
+  fs::remove(out);
+  const auto flag = [&](const std::string& args, const std::string& field) {
+    EXPECT_EQ(run_simphant("run " + good + " --backend cpu --out " + quote(out) + " " + args), 2) << args;
+    EXPECT_NE(last_stderr().find(field), std::string::npos) << args << ": " << last_stderr();
+  };
+  flag("--integrator leapfrog", "--integrator");
+  flag("--rtol 0", "--rtol");
+  flag("--rtol -1e-6", "--rtol");
+  flag("--rtol nan", "--rtol");
+  flag("--atol -1", "--atol");
+  flag("--integrator dopri5 --error-estimate", "--error-estimate");
+  flag("--integrator bdf --error-estimate", "--error-estimate");
+  // bdf on a GPU backend: refused as bad input before any device check.
+  EXPECT_EQ(run_simphant("run " + good + " --integrator bdf --backend cuda --out " + quote(out)), 2);
+  EXPECT_NE(last_stderr().find("--backend"), std::string::npos) << last_stderr();
+  EXPECT_EQ(run_simphant("run " + good + " --integrator bdf --backend cuda-fused --out " + quote(out)), 2);
+  const auto scene = [&](const json& solver_patch, const std::string& field, const std::string& extra = "") {
+    json doc = pendulum();
+    doc["solver"].update(solver_patch);
+    const std::string f = quote(write_scene("integ_bad.json", doc));
+    EXPECT_EQ(run_simphant("run " + f + " --out " + quote(out) + " " + extra), 2) << solver_patch.dump();
+    EXPECT_NE(last_stderr().find(field), std::string::npos) << solver_patch.dump() << ": " << last_stderr();
+    if (extra.empty()) EXPECT_EQ(run_simphant("check " + f), 2) << solver_patch.dump();
+  };
+  scene({{"integrator", "rk5"}}, "/solver/integrator");
+  scene({{"integrator", 4}}, "/solver/integrator");
+  scene({{"rtol", 0.0}}, "/solver/rtol");
+  scene({{"rtol", -1.0}}, "/solver/rtol");
+  scene({{"atol", -1e-9}}, "/solver/atol");
+  scene({{"min_step", 0.002}}, "/solver/min_step");  // dt = 0.001
+  scene({{"max_step", -1.0}}, "/solver/max_step");
+  scene({{"first_step", -1.0}}, "/solver/first_step");
+  scene({{"error_estimate", "yes"}}, "/solver/error_estimate");
+  scene({{"integrator", "dopri5"}, {"error_estimate", true}}, "/solver/error_estimate");
+  scene({{"integrator", "dopri5"}}, "--error-estimate", "--error-estimate");
+  scene({{"integrator", "bdf"}}, "--backend", "--backend cuda");
+  // --dt patched into the scene re-validates min_step against the new dt.
+  scene({{"min_step", 5e-4}}, "/solver/min_step", "--dt 1e-4");
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// The fixed-step integrators run from the flag and the scene key, and differ from RK4.
+TEST(Cli, IntegratorFlagSelectsTheMethod) {
+  const std::string scene = write_scene("integ_run.json", pendulum(0.1, 10));
+  std::vector<double> last;
+  for (const char* integ : {"rk4", "euler", "symplectic_euler"}) {
+    const std::string out = (temp_dir() / (std::string("integ_") + integ + ".h5")).string();
+    ASSERT_EQ(run_simphant("run " + quote(scene) + " --backend cpu --integrator " + integ + " --out " + quote(out)), 0)
+        << last_stderr();
+    hid_t f = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    const std::vector<double> state = doubles_of(f, "state");
+    H5Fclose(f);
+    ASSERT_FALSE(state.empty());
+    EXPECT_NE(state, last) << integ;  // another method, another trajectory
+    last = state;
+  }
 }
 
 // `simphant report`: the checks made before Python starts (the report itself: tests/python/test_report.py).
@@ -641,4 +706,30 @@ TEST(Cli, BenchExitCodeReportsFailedRows) {
   // The default selection leaves the GPU configurations out where they cannot run.
   EXPECT_EQ(run_simphant("bench --models chain_1 --cpu-sizes 1 --min-seconds 0.01", &out), 0) << last_stderr();
   EXPECT_NE(last_stderr().find("GPU configurations are left out"), std::string::npos) << last_stderr();
+}
+
+// The bdf integrator at the command line: the stiff example (c dt / m = 30) runs with bdf
+// and is refused with rk4 (beyond RK4's stability limit, naming the damping); bdf on a
+// cuda backend is bad input naming --backend; in a build without SUNDIALS, bdf is
+// refused at load naming the field (docs/solver.md, "The bdf integrator").
+TEST(Cli, BdfRunsTheStiffExampleAndIsRefusedWhereItCannotRun) {
+  const std::string stiff = quote(std::string(SIMPHANT_SOURCE_DIR) + "/examples/stiff_damper.json");
+  const std::string out = quote((temp_dir() / "stiff_damper.h5").string());
+  const std::string good = quote(write_scene("good_bdf.json", pendulum()));
+  if (!simphant::bdf_available()) {
+    EXPECT_EQ(run_simphant("run " + stiff + " --out " + out), 2);
+    EXPECT_NE(last_stderr().find("/solver/integrator: bdf needs SUNDIALS"), std::string::npos) << last_stderr();
+    EXPECT_EQ(run_simphant("run " + good + " --integrator bdf --out " + out), 2);
+    EXPECT_NE(last_stderr().find("--integrator: bdf needs SUNDIALS"), std::string::npos) << last_stderr();
+    return;
+  }
+  EXPECT_EQ(run_simphant("run " + stiff + " --instances 2 --t-end 0.05 --out " + out), 0) << last_stderr();
+  EXPECT_EQ(run_simphant("run " + stiff + " --integrator rk4 --instances 2 --t-end 0.05 --out " + out), 2);
+  EXPECT_NE(last_stderr().find("/forces/0/damping"), std::string::npos) << last_stderr();
+  EXPECT_EQ(run_simphant("run " + stiff + " --backend cuda --out " + out), 2);
+  EXPECT_NE(last_stderr().find("--backend"), std::string::npos) << last_stderr();
+  EXPECT_EQ(run_simphant("run " + good + " --integrator bdf --backend cuda-fused --out " + out), 2);
+  EXPECT_NE(last_stderr().find("--backend"), std::string::npos) << last_stderr();
+  EXPECT_EQ(run_simphant("run " + stiff + " --atol 0 --out " + out), 2);  // CVODE's weights need atol > 0
+  EXPECT_NE(last_stderr().find("/solver/atol"), std::string::npos) << last_stderr();
 }

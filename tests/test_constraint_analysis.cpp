@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -20,6 +22,7 @@
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/scene/scene.hpp"
+#include "simphant/sim/bdf_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace simphant;
@@ -49,10 +52,18 @@ std::vector<int> prefix_svd_redundant_rows(const Eigen::MatrixXd& Phi_q) {
   return redundant;
 }
 
+/// Whether a scene file names the bdf integrator (refused at load without SUNDIALS).
+bool uses_bdf(const fs::path& file) {
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text.find("\"integrator\": \"bdf\"") != std::string::npos;
+}
+
+/// Every examples/*.json (a bdf scene only in a build with SUNDIALS).
 std::vector<fs::path> example_scenes() {
   std::vector<fs::path> scenes;
   for (const auto& e : fs::directory_iterator(fs::path(SIMPHANT_SOURCE_DIR) / "examples"))
-    if (e.path().extension() == ".json") scenes.push_back(e.path());
+    if (e.path().extension() == ".json" && (bdf_available() || !uses_bdf(e.path()))) scenes.push_back(e.path());
   return scenes;
 }
 

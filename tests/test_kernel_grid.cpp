@@ -18,6 +18,7 @@
 #include "cpu_grid_exec.hpp"
 #include "example_models.hpp"
 #include "host_batch.hpp"
+#include "redundant_rows.hpp"
 #include "inputs.hpp"
 #include "simphant/dynamics/constraint_analysis.hpp"
 #include "simphant/dynamics/evaluate.hpp"
@@ -35,16 +36,8 @@ constexpr int kInstances = 3;
   return ::testing::AssertionFailure() << what << ": " << a << " vs reference " << b;
 }
 
-// Tolerance of lambda and the reactions between the paths where Phi_q has redundant
-// rows: a few refinement steps of 1e-16 / eps = 1e-6 relative drift along C's null space
-// (measured: 3.4e-8 after one evaluation, 5e-7 after 300 steps, on Bricard).
-constexpr double kRedundantLambdaTol = 1e-5;
-
-// Whether Phi_q has redundant rows at the state Y (constraint_analysis.hpp).
-bool has_redundant_rows(const Model& model, const double* Y) {
-  Data d(model, SchurFactorization::Dense);
-  return !analyse_constraints(model, d, Y).redundant_rows.empty();
-}
+using test::has_redundant_rows;
+using test::kRedundantLambdaTol;
 
 // (example name, fused path)
 class KernelGrid : public ::testing::TestWithParam<std::tuple<std::string, bool>> {

@@ -23,6 +23,7 @@
 #include "simphant/dynamics/state.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/urdf/robot_data.hpp"
+#include "simphant/sim/bdf_support.hpp"
 #include "simphant/sim/simulator.hpp"
 #include "test_support.hpp"
 
@@ -35,7 +36,8 @@ using nlohmann::json;
 std::string example(const std::string& name) { return std::string(SIMPHANT_SOURCE_DIR) + "/examples/" + name; }
 
 // Every examples/*.json; a robot scene that names example-robot-data is left out (with a
-// note) when that Python package is not installed, as the robot tests skip then.
+// note) when that Python package is not installed, as the robot tests skip then; so is a
+// scene with integrator bdf in a build without SUNDIALS (sim/bdf_support.hpp).
 std::vector<std::string> example_files() {
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(std::string(SIMPHANT_SOURCE_DIR) + "/examples")) {
@@ -44,6 +46,10 @@ std::vector<std::string> example_files() {
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (text.find("example-robot-data:") != std::string::npos && example_robot_data_dir().empty()) {
       std::printf("note: %s skipped: example-robot-data is not installed\n", e.path().c_str());
+      continue;
+    }
+    if (text.find("\"integrator\": \"bdf\"") != std::string::npos && !bdf_available()) {
+      std::printf("note: %s skipped: built without SUNDIALS (integrator bdf)\n", e.path().c_str());
       continue;
     }
     files.push_back(e.path().string());

@@ -16,9 +16,9 @@ REACTION_COMPONENTS = ["f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z"]
 """Names of the 6 numbers per joint of /reactions: force and torque on body_j, world frame."""
 REACTION_UNITS = ["N"] * 3 + ["N m"] * 3
 STATUS_NAMES = ["ok", "assembly_failed", "diverged"]
-#: /status_reason codes 0..5 (docs/solver.md, "Instance status").
+#: /status_reason codes 0..6 (docs/solver.md, "Instance status").
 STATUS_REASON_NAMES = ["none", "non_finite", "constraint_violation", "runaway", "factorisation_failure",
-                       "assembly_failure"]
+                       "assembly_failure", "step_size_underflow"]
 
 try:  # xarray is an optional dependency: `pip install simphant[results]`
     import xarray as xr
@@ -175,6 +175,19 @@ def _build(f: Any) -> "xr.Dataset":
                 a = g[name]
                 v[f"assembly_{name}"] = xr.Variable(("instance",), a[:], {
                     "units": _units(a, units), "long_name": _text(a.attrs.get("long_name", f"assembly {name}"))})
+    # Per-instance results of the integrator: the fixed-step error estimate
+    # (solver.error_estimate) and an adaptive run's step statistics (docs/solver.md).
+    for group, names in (("error_estimate", ("position", "orientation")),
+                         ("step_statistics", ("accepted", "rejected", "min_step", "max_step"))):
+        if group in f:
+            g = f[group]
+            for name in names:
+                if name in g:
+                    a = g[name]
+                    extra = {k: _text(a.attrs[k]) for k in ("method", "order", "factor") if k in a.attrs}
+                    v[f"{group}_{name}"] = xr.Variable(("instance",), a[:], {
+                        "units": _units(a, ""), "long_name": _text(a.attrs.get("long_name", f"{group} {name}")),
+                        **extra})
     if "joint_state" in f:
         g = f["joint_state"]
         coords["joint_coordinate"] = ("joint_coordinate", _text(g.attrs["joint_names"]))
@@ -220,10 +233,15 @@ def open_results(path: Union[str, "os.PathLike[str]"]) -> "xr.Dataset":
     assembly_velocity_change, assembly_angular_velocity_change (instance), one (instance) variable per sweep parameter named by
     its path (e.g. ds["bodies.crank.mass"]; their names in ds.attrs["sweep_parameters"]),
     and for robot runs joint_q, joint_qd, joint_tau (time, instance, joint_coordinate);
+    with solver.error_estimate error_estimate_position [m] and error_estimate_orientation
+    [rad] (instance; attributes method, order, factor); for adaptive integrators
+    step_statistics_accepted, step_statistics_rejected, step_statistics_min_step [s] and
+    step_statistics_max_step [s] (instance);
     every other per-frame dataset (first dimension `time`; e.g. driver_loads, joint_loads,
     bearing_loads) with the dimensions of the file, also when it is a virtual dataset of
     a merged file (`simphant merge`).
-    Attributes: the file's root attributes (scene, dt, seed, backend, version, ...).
+    Attributes: the file's root attributes (scene, dt, seed, backend, version, integrator,
+    accepted_steps, rejected_steps, min_step_s, max_step_s, ...).
 
     Close it with ds.close() (or use it in a `with` block). Raises FileNotFoundError /
     OSError when the file cannot be opened, ValueError when it is not SimPhant output,

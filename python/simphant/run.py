@@ -41,7 +41,9 @@ def run(scene: Optional[SceneSource], out: Union[str, "os.PathLike[str]", None] 
         shard: Optional[Tuple[int, int]] = None, checkpoint_every: Optional[float] = None,
         resume: Union[str, "os.PathLike[str]", None] = None, datasets: Optional[Sequence[str]] = None,
         frames: Optional[str] = None, reductions: Union[str, Sequence[str], None] = None,
-        compression: Optional[int] = None) -> RunResult:
+        compression: Optional[int] = None, projection: Optional[str] = None,
+        integrator: Optional[str] = None, rtol: Optional[float] = None, atol: Optional[float] = None,
+        error_estimate: bool = False) -> RunResult:
     """Runs the job of ``simphant run``: samples the sweep, assembles and integrates every
     instance, records the HDF5 file and returns its summary.
 
@@ -82,6 +84,15 @@ def run(scene: Optional[SceneSource], out: Union[str, "os.PathLike[str]", None] 
             ``--reductions``, ``--compression``: the per-frame datasets to write (names),
             "every" | "first_last" | "none", the quantities reduced over time ("all",
             "none" or names), the deflate level 0..9.
+        projection: "none", "velocity" or "position_velocity", as ``--projection``
+            (overrides solver.projection; docs/solver.md).
+        integrator: "rk4", "euler", "symplectic_euler", "dopri5" or "bdf", as
+            ``--integrator`` (overrides solver.integrator; docs/solver.md, "Integrators").
+        rtol, atol: the adaptive integrators' relative (> 0) and absolute (>= 0) error
+            tolerances, as ``--rtol`` / ``--atol`` (override solver.rtol / solver.atol).
+        error_estimate: True runs a fixed-step batch again at dt/2 and stores the
+            estimated global error of the positions at the end, as ``--error-estimate``
+            (sets solver.error_estimate; False keeps the scene's).
 
     The GIL is released while the job runs. Ctrl-C (KeyboardInterrupt) stops the run
     cleanly: the state reached is recorded, the file is closed with the attribute
@@ -115,6 +126,11 @@ def run(scene: Optional[SceneSource], out: Union[str, "os.PathLike[str]", None] 
     a.reductions = "" if reductions is None else (reductions if isinstance(reductions, str)
                                                   else _names(reductions, "reductions"))
     a.compression = None if compression is None else int(compression)
+    a.projection = projection or ""
+    a.integrator = integrator or ""
+    a.rtol = None if rtol is None else float(rtol)
+    a.atol = None if atol is None else float(atol)
+    a.error_estimate = bool(error_estimate)
     handle, name = (None, "") if sc is None else (sc._handle, sc.file or sc.source)
     exit_code, out_file, summary = _simphant.run_job(handle, name, a, progress)
     return RunResult(out_file=out_file, summary=json.loads(summary), exit_code=exit_code)

@@ -38,6 +38,9 @@ struct RunArgs {
   std::string backend = "auto", precision = "fp64", solver, out, resume;
   std::string datasets, frames, reductions;  ///< "" : the scene's (JobOptions)
   std::optional<int> compression;            ///< None: the scene's; else 0..9 (checked)
+  std::string projection, integrator;        ///< "" : the scene's (JobOptions)
+  std::optional<double> rtol, atol;          ///< None: the scene's (JobOptions)
+  bool error_estimate = false;
 };
 
 std::tuple<int, std::string, std::string> run(const PyScene* scene, const std::string& scene_file,
@@ -75,6 +78,11 @@ std::tuple<int, std::string, std::string> run(const PyScene* scene, const std::s
   o.frames = a.frames;
   o.reductions = a.reductions;
   o.compression = a.compression;
+  o.projection = a.projection;
+  o.integrator = a.integrator;
+  o.rtol = a.rtol;
+  o.atol = a.atol;
+  o.error_estimate = a.error_estimate;
 
   // A Python exception raised in a hook (KeyboardInterrupt from a signal handler, or an
   // error of the progress callback) stops the run; it is raised once run_job returns.
@@ -130,7 +138,12 @@ void bind_run(nb::module_& m) {
       .def_rw("datasets", &RunArgs::datasets)
       .def_rw("frames", &RunArgs::frames)
       .def_rw("reductions", &RunArgs::reductions)
-      .def_rw("compression", &RunArgs::compression, nb::arg().none());
+      .def_rw("compression", &RunArgs::compression, nb::arg().none())
+      .def_rw("projection", &RunArgs::projection)
+      .def_rw("integrator", &RunArgs::integrator)
+      .def_rw("rtol", &RunArgs::rtol, nb::arg().none())
+      .def_rw("atol", &RunArgs::atol, nb::arg().none())
+      .def_rw("error_estimate", &RunArgs::error_estimate);
   m.def("run_job", &run, nb::arg("scene").none(), nb::arg("scene_file"), nb::arg("args"), nb::arg("progress").none());
   m.def("resumable", &resumable, nb::arg("out"));
   m.def("checkpoint_file_name", &checkpoint_file_name, nb::arg("out"));

@@ -18,7 +18,8 @@ BEARING_COMPONENTS = ["axial_force", "radial_force", "axial_moment", "bending_mo
 REACTION_COMPONENTS = ["f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z", "|f|", "|tau|"]
 #: The units of the constraint violation as the engine writes them (a file's attribute).
 VIOLATION_UNITS = "m"
-REASON_CODES = ["none", "non_finite", "constraint_violation", "runaway", "factorisation_failure", "assembly_failure"]
+REASON_CODES = ["none", "non_finite", "constraint_violation", "runaway", "factorisation_failure", "assembly_failure",
+                "step_size_underflow"]
 
 
 def expected_src():

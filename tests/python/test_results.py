@@ -39,6 +39,15 @@ def test_dataset_layout(result):
         assert ds.attrs["version"] == simphant.__version__
 
 
+def test_status_reason_names_are_the_files_codes(result):
+    # The package's names of /status_reason codes are the ones the C++ recorder writes
+    # (attribute codes), step_size_underflow (6) included.
+    with h5py.File(result.out_file, "r") as f:
+        codes = [c.decode() if isinstance(c, bytes) else c for c in f["status_reason"].attrs["codes"]]
+    assert codes == simphant.results.STATUS_REASON_NAMES
+    assert codes[6] == "step_size_underflow"
+
+
 def test_selection_reads_lazily(result):
     with simphant.open_results(result.out_file) as ds:
         assert not ds.state.variable._in_memory
@@ -128,3 +137,31 @@ def test_docs_open_results_example_runs(root, examples, tmp_path, monkeypatch):
     scope = {"simphant": simphant}
     exec(blocks[0], scope)
     assert scope["z"].dims == ("time", "instance") and scope["load"].dims == ("time", "instance")
+
+
+def test_error_estimate_and_step_statistics(examples, tmp_path):
+    # A fixed-step run with the error estimate: /error_estimate/{position, orientation} per
+    # instance, and the step figures in the summary and the root attributes.
+    r = simphant.run(examples / "pendulum.json", out=tmp_path / "est.h5", instances=3, t_end=0.2, backend="cpu",
+                     error_estimate=True)
+    assert r.summary["integrator"] == "rk4" and r.summary["rejected_steps"] == 0
+    assert r.summary["accepted_steps"] == 3 * r.summary["steps"]
+    assert r.summary["min_step_s"] == r.summary["max_step_s"] == r.summary["dt_s"]
+    with simphant.open_results(r.out_file) as ds:
+        pos = ds.error_estimate_position
+        assert pos.dims == ("instance",) and pos.attrs["units"] == "m" and pos.attrs["order"] == 4
+        assert pos.attrs["method"] == "Richardson extrapolation against a dt/2 run"
+        assert ds.error_estimate_orientation.attrs["units"] == "rad"
+        assert np.isfinite(pos.values).all() and (pos.values > 0).all()
+        assert pos.values.max() == pytest.approx(r.summary["error_estimate_position_m"], rel=0, abs=0)
+        assert ds.attrs["integrator"] == "rk4" and ds.attrs["accepted_steps"] == r.summary["accepted_steps"]
+        assert "step_statistics_accepted" not in ds  # fixed steps: the root attributes say it all
+    # An adaptive run: per-instance step statistics.
+    a = simphant.run(examples / "pendulum.json", out=tmp_path / "bdf.h5", instances=2, t_end=0.2, backend="cpu",
+                     integrator="bdf")
+    with simphant.open_results(a.out_file) as ds:
+        assert ds.attrs["integrator"] == "bdf"
+        assert int(ds.step_statistics_accepted.sum()) == a.summary["accepted_steps"]
+        assert int(ds.step_statistics_rejected.sum()) == a.summary["rejected_steps"]
+        assert float(ds.step_statistics_min_step.min()) == a.summary["min_step_s"]
+        assert ds.step_statistics_max_step.attrs["units"] == "s"

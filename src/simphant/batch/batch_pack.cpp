@@ -143,7 +143,9 @@ ModelView<T> PackedModel<T>::host_view() const {
           n_inputs,           n_params,           static_cast<T>(dt), static_cast<T>(eps_relative), refine_steps, projection, joint_type.data(), joint_body.data(),
           row_offset.data(),  coupling_start.data(), coupling.data(),   body_joint_start.data(), body_joint.data(),
           force.data(),       param_shared.data(), param_slot.data(),  param_varied.data(),
-          n_drivers,          n_laws,             driver.data(),      law_type.data(),  law_start.data()};
+          n_drivers,          n_laws,             driver.data(),      law_type.data(),  law_start.data(),
+          integrator,         static_cast<T>(rtol), static_cast<T>(atol), static_cast<T>(min_step),
+          static_cast<T>(max_step), static_cast<T>(first_step)};
 }
 
 template <class T>
@@ -164,6 +166,12 @@ PackedModel<T> pack_models(const std::vector<Model>& models, int n_instances, do
   out.eps_relative = eps_relative;
   out.refine_steps = m0.solver.refinement_steps;
   out.projection = static_cast<int>(m0.solver.projection);
+  out.integrator = static_cast<std::int8_t>(m0.solver.integrator);
+  out.rtol = m0.solver.rtol;
+  out.atol = m0.solver.atol;
+  out.min_step = m0.solver.min_step;
+  out.max_step = m0.solver.max_step;
+  out.first_step = m0.solver.first_step;
   pack_topology(m0, out);
   const std::vector<double> p0 = flatten_params(m0);
   out.n_params = static_cast<int>(p0.size());

@@ -25,6 +25,7 @@
 //                               each ([x, y, m2], CharacteristicTable in model/model.hpp),
 //                               at ForceTopo::stiffness_table / damping_table
 #include <cstddef>
+#include <cstdint>
 
 #include "simphant/core/hd.hpp"
 #include "simphant/dynamics/motion_law.hpp"
@@ -85,6 +86,14 @@ struct ModelView {
   const int* driver;            ///< (n_drivers, 3) joint, coordinate (JointCoordinate), law
   const int* law_type;          ///< (n_laws) MotionLawType as int
   const int* law_start;         ///< (n_laws + 1) first parameter of each law after law_param()
+  /// solver.integrator, Integrator (model/integrator.hpp) as int8: 0 rk4, 1 euler,
+  /// 2 symplectic_euler, 3 dopri5, 4 bdf (shared: not sweepable; enqueue_step in
+  /// batch_step.hpp runs the fixed-step ones).
+  std::int8_t integrator;
+  /// The adaptive integrators' settings (SolverSettings; shared: not sweepable): relative
+  /// and absolute tolerance, smallest, largest and first step [s] (0: the defaults of
+  /// model.hpp).
+  T rtol, atol, min_step, max_step, first_step;
 
   /// Constraint elements: the joints, then the drivers.
   SP_HD int n_constraints() const { return n_joints + n_drivers; }

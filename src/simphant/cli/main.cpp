@@ -74,6 +74,20 @@ int main(int argc, char** argv) {
                   "Projection onto the constraint manifold after each step: none | velocity | position_velocity "
                   "(overrides solver.projection; docs/solver.md)")
       ->check(CLI::IsMember({"none", "velocity", "position_velocity"}));
+  run->add_option("--integrator", ro.job.integrator,
+                  "Integrator: rk4 | euler | symplectic_euler (fixed step dt) | dopri5 | bdf (adaptive, output at the "
+                  "grid of dt; bdf: cpu only) (overrides solver.integrator; docs/solver.md \"Integrators\")")
+      ->check(CLI::IsMember({"rk4", "euler", "symplectic_euler", "dopri5", "bdf"}));
+  // Range and finiteness are checked by the job runner (check_options), which names the flag.
+  run->add_option_function<double>(
+      "--rtol", [&ro](const double& v) { ro.job.rtol = v; },
+      "Adaptive integrators: relative error tolerance, > 0 (overrides solver.rtol)");
+  run->add_option_function<double>(
+      "--atol", [&ro](const double& v) { ro.job.atol = v; },
+      "Adaptive integrators: absolute error tolerance, >= 0 (overrides solver.atol)");
+  run->add_flag("--error-estimate", ro.job.error_estimate,
+                "Fixed-step integrators: run the batch again at dt/2 and store the estimated global error of the "
+                "positions at the end (sets solver.error_estimate)");
   run->add_option("--out,-o", ro.job.out, "Output HDF5 file (default: <scene stem>.h5 in the current directory)")
       ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
                              "PATH"));

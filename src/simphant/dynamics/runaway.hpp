@@ -17,17 +17,20 @@ namespace simphant {
 
 /// Why an instance stopped (per instance, /status_reason; docs/solver.md "Instance status").
 /// none: the instance is ok (or its status was written by set_state without a reason).
+/// step_size_underflow: an adaptive integrator (model/integrator.hpp) asked for a step
+/// below max(solver.min_step, its round-off floor), or CVODE failed.
 constexpr std::int8_t kReasonNone = 0, kReasonNonFinite = 1, kReasonConstraintViolation = 2, kReasonRunaway = 3,
-                      kReasonFactorisationFailure = 4, kReasonAssemblyFailure = 5;
-constexpr int kReasonCount = 6;
+                      kReasonFactorisationFailure = 4, kReasonAssemblyFailure = 5, kReasonStepSizeUnderflow = 6;
+constexpr int kReasonCount = 7;
 
 /// Whether a status reason belongs to a status (0 ok: none; 1 assembly failed:
 /// assembly_failure; 2 diverged: non_finite, constraint_violation, runaway,
-/// factorisation_failure, or none when set_state wrote the status without a reason).
+/// factorisation_failure, step_size_underflow, or none when set_state wrote the status
+/// without a reason).
 SP_HD bool status_reason_fits(std::int8_t status, std::int8_t reason) {
   return status == 0   ? reason == kReasonNone
          : status == 1 ? reason == kReasonAssemblyFailure
-         : status == 2 ? reason >= kReasonNone && reason < kReasonAssemblyFailure
+         : status == 2 ? (reason >= kReasonNone && reason < kReasonAssemblyFailure) || reason == kReasonStepSizeUnderflow
                        : false;
 }
 

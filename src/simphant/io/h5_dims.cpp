@@ -72,6 +72,60 @@ void attach_dimensions(hid_t file, const std::string& path, const std::vector<st
   }
 }
 
+void remove_with_dimensions(hid_t file, const std::string& path) {
+  // Every dataset below `path` (or `path` itself), then each axis' attached scales by
+  // path; detached afterwards (not while H5DSiterate_scales walks the list).
+  std::vector<std::string> datasets;
+  const hid_t id = H5Oopen(file, path.c_str(), H5P_DEFAULT);
+  if (id < 0) throw H5Error("H5Oopen(" + path + ") failed");
+  {
+    const Handle obj(id, H5Oclose);
+    if (H5Iget_type(obj.id()) == H5I_DATASET) {
+      datasets.push_back(path);
+    } else {
+      const herr_t status = H5Lvisit(
+          obj.id(), H5_INDEX_NAME, H5_ITER_INC,
+          [](hid_t group, const char* name, const H5L_info_t* info, void* data) -> herr_t {
+            if (info->type != H5L_TYPE_HARD) return 0;
+            const hid_t o = H5Oopen(group, name, H5P_DEFAULT);
+            if (o < 0) return -1;
+            const H5I_type_t type = H5Iget_type(o);
+            H5Oclose(o);
+            if (type == H5I_DATASET) static_cast<std::vector<std::string>*>(data)->push_back(name);
+            return 0;
+          },
+          &datasets);
+      if (status < 0) throw H5Error("H5Lvisit(" + path + ") failed");
+      for (std::string& d : datasets) d = path + "/" + d;
+    }
+  }
+  for (const std::string& d : datasets) {
+    const Handle dset = open_dataset(file, d);
+    const std::size_t rank = dataset_dims(file, d).size();
+    for (std::size_t k = 0; k < rank; ++k) {
+      std::vector<std::string> scales;
+      if (H5DSget_num_scales(dset.id(), static_cast<unsigned>(k)) <= 0) continue;
+      H5DSiterate_scales(
+          dset.id(), static_cast<unsigned>(k), nullptr,
+          [](hid_t, unsigned, hid_t scale, void* data) -> herr_t {
+            const ssize_t n = H5Iget_name(scale, nullptr, 0);
+            std::string name(static_cast<std::size_t>(n > 0 ? n : 0) + 1, '\0');
+            if (n > 0) H5Iget_name(scale, name.data(), name.size());
+            name.resize(static_cast<std::size_t>(n > 0 ? n : 0));
+            static_cast<std::vector<std::string>*>(data)->push_back(name);
+            return 0;
+          },
+          &scales);
+      for (const std::string& sc : scales) {
+        const Handle scale = open_dataset(file, sc);
+        if (H5DSdetach_scale(dset.id(), scale.id(), static_cast<unsigned>(k)) < 0)
+          throw H5Error("H5DSdetach_scale(" + d + ", axis " + std::to_string(k) + " -> " + sc + ") failed");
+      }
+    }
+  }
+  remove_link(file, path);
+}
+
 void write_units(hid_t obj, const std::string& units) { write_attr(obj, "units", units); }
 void write_units(hid_t obj, const std::vector<std::string>& units) { write_attr(obj, "units", units); }
 

@@ -45,6 +45,12 @@ void write_units(hid_t obj, const std::vector<std::string>& units);
 /// write_units on the object at `path` below `file`.
 void write_units_at(hid_t file, const std::string& path, const std::string& units);
 
+/// Removes the object `path` below `file` (a dataset or a group of them) after
+/// detaching every dataset in it from its dimension scales, so that no scale's
+/// REFERENCE_LIST keeps a link to a removed dataset (a /reductions group that a stopped
+/// run wrote and its resume writes again). Throws H5Error.
+void remove_with_dimensions(hid_t file, const std::string& path);
+
 /// The names of the dimension scales attached to each axis of dataset `path` ("" for
 /// an axis without one). Throws H5Error.
 std::vector<std::string> dimension_names(hid_t file, const std::string& path);

@@ -378,6 +378,19 @@ void Recorder::write_status(const std::int8_t* status, const double* status_time
 void Recorder::write_instance_dataset(const std::string& path, const std::vector<hsize_t>& shape, const double* data,
                                       const std::vector<std::string>& dims, const std::vector<std::string>& units,
                                       const std::vector<std::pair<std::string, std::vector<std::string>>>& coordinates) {
+  write_instance_values(path, shape, H5T_NATIVE_DOUBLE, data, dims, units, coordinates);
+}
+
+void Recorder::write_instance_dataset(const std::string& path, const std::vector<hsize_t>& shape,
+                                      const std::int64_t* data, const std::vector<std::string>& dims,
+                                      const std::vector<std::string>& units) {
+  write_instance_values(path, shape, H5T_NATIVE_INT64, data, dims, units, {});
+}
+
+void Recorder::write_instance_values(const std::string& path, const std::vector<hsize_t>& shape, hid_t type,
+                                     const void* data, const std::vector<std::string>& dims,
+                                     const std::vector<std::string>& units,
+                                     const std::vector<std::pair<std::string, std::vector<std::string>>>& coordinates) {
   std::uint64_t bytes = 8;
   for (hsize_t d : shape) bytes *= d;
   std::uint64_t labels = 0;
@@ -387,7 +400,7 @@ void Recorder::write_instance_dataset(const std::string& path, const std::vector
   for (const auto& [name, values] : coordinates) h5::ensure_coordinate(f, name, values);
   const std::size_t slash = path.rfind('/');
   if (slash != std::string::npos && !h5::exists(f, path.substr(0, slash))) h5::create_group(f, path.substr(0, slash));
-  h5::write_dataset(f, path, H5T_NATIVE_DOUBLE, shape, data);
+  h5::write_dataset(f, path, type, shape, data);
   describe(f, path, dims, units);
   h5::flush(f);
 }

@@ -20,8 +20,8 @@
 //   /status                (I) int8      0 ok, 1 failed assembly, 2 diverged
 //   /status_time           (I)           time at which the status was set [s] (0 if ok)
 //   /status_reason         (I) int8      why: 0 none, 1 non_finite, 2 constraint_violation,
-//                                        3 runaway, 4 factorisation_failure, 5 assembly_failure;
-//                                        attribute `codes` (6) names them by code
+//                                        3 runaway, 4 factorisation_failure, 5 assembly_failure,
+//                                        6 step_size_underflow; attribute `codes` (7) names them by code
 //   /assembly/position_residual (I)      max |Phi| after assembly
 //   /assembly/velocity_residual (I)      max |Phi_q qdot| after the velocity projection
 //   /assembly/iterations   (I) int32     Newton iterations used
@@ -29,6 +29,12 @@
 //   /assembly/orientation_change (I)     the bodies: |dr| [m], rotation [rad], |dv| [m/s],
 //   /assembly/velocity_change (I)        |d omega_B| [rad/s]
 //   /assembly/angular_velocity_change (I)
+//   /error_estimate/{position, orientation} (I)  runs with solver.error_estimate
+//                                        (job/error_estimate.hpp) [m], [rad]
+//   /step_statistics/{accepted, rejected, min_step, max_step} (I)  adaptive integrators
+//                                        (job/step_report.hpp); root attributes integrator,
+//                                        accepted_steps, rejected_steps, min_step_s, max_step_s
+//                                        (every run), written by the job at the end
 //   coordinates (1-D dimension scales, io/h5_dims.hpp): /instance (I) int64 (the
 //   design's instance numbers: instance_offset + k in a shard), /body (B), /joint (J),
 //   /state_component (13: r_x r_y r_z p_w p_x p_y p_z v_x v_y v_z omega_x omega_y
@@ -223,6 +229,9 @@ class Recorder {
   void write_instance_dataset(const std::string& path, const std::vector<hsize_t>& shape, const double* data,
                               const std::vector<std::string>& dims, const std::vector<std::string>& units,
                               const std::vector<std::pair<std::string, std::vector<std::string>>>& coordinates = {});
+  /// The same for int64 values (counts, e.g. /step_statistics/accepted).
+  void write_instance_dataset(const std::string& path, const std::vector<hsize_t>& shape, const std::int64_t* data,
+                              const std::vector<std::string>& dims, const std::vector<std::string>& units);
 
   /// Records one frame: values of every created T dataset by path (the standard ones:
   /// "state" (I, B, 13), "reactions" (I, J, 6), "constraint_violation" (I), "energy"
@@ -275,6 +284,10 @@ class Recorder {
   /// dataset the constructor made.
   void describe_datasets();
   void write_root_attributes();
+  /// write_instance_dataset of values of HDF5 memory type `type`.
+  void write_instance_values(const std::string& path, const std::vector<hsize_t>& shape, hid_t type, const void* data,
+                             const std::vector<std::string>& dims, const std::vector<std::string>& units,
+                             const std::vector<std::pair<std::string, std::vector<std::string>>>& coordinates);
   /// Writes the buffered frames to every T dataset (reserving first), flushes the file.
   void write_buffer();
   /// Closes the file, then the datasets (h5::close_file_first); false if a close failed.

@@ -3,13 +3,15 @@
 #include <cstddef>
 #include <utility>
 
+#include "simphant/io/h5_dims.hpp"
+
 namespace simphant {
 
 void write_reductions(Recorder& recorder, const Model& model, const ReductionLayout& L, int n_instances, const double* stats,
                       const std::vector<std::string>& driver_names, const std::vector<std::string>& driver_units) {
   if (!L.any()) return;
   const hid_t file = recorder.file_id();
-  if (h5::exists(file, "reductions")) h5::remove_link(file, "reductions");
+  if (h5::exists(file, "reductions")) h5::remove_with_dimensions(file, "reductions");  // a stopped run's, resumed
   h5::create_group(file, "reductions");
   const int n = n_instances;
   const auto I = static_cast<hsize_t>(n);
@@ -70,7 +72,9 @@ void write_reductions(Recorder& recorder, const Model& model, const ReductionLay
     if (!g.valid()) throw h5::H5Error("H5Gopen2 failed: /" + group);
     h5::write_attr(g.id(), "components", components);
     h5::write_attr(g.id(), "units", units);
-    h5::write_attr(g.id(), "sampled", "every step");
+    // bdf samples the state at each grid time (steps of dt), as the fixed-step integrators
+    // do, not at CVODE's internal steps (docs/solver.md, "The bdf integrator").
+    h5::write_attr(g.id(), "sampled", model.solver.integrator == Integrator::Bdf ? "every grid step of dt" : "every step");
   }
   h5::flush(file);
 }

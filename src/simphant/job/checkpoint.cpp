@@ -32,7 +32,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::int64_t kFormat = 1;
+constexpr std::int64_t kFormat = 2;
 /// A checkpoint that takes more than this share of the interval is reported (once).
 constexpr double kWarnShare = 0.02;  ///< layout of /checkpoint (checkpoint.hpp); bump on any change
 const char* const kGroup = "checkpoint";
@@ -102,9 +102,26 @@ void write_vector(hid_t group, const std::string& name, hid_t type, const std::v
   h5::write_dataset(group, name, type, dims, data);
 }
 
+/// Writes the dt/2 batch of an error-estimate run into /checkpoint/error_estimate.
+void write_half(hid_t checkpoint, const Simulator& half) {
+  const int n = half.n_instances(), S = half.state_size();
+  const auto N = static_cast<std::size_t>(n);
+  std::vector<double> y(N * static_cast<std::size_t>(S));
+  std::vector<std::int64_t> steps(N), status_steps(N);
+  std::vector<std::int8_t> status(N), reasons(N);
+  half.get_state(nullptr, n, y.data(), steps.data(), status.data(), status_steps.data(), nullptr, reasons.data());
+  h5::Handle g = h5::create_group(checkpoint, "error_estimate");
+  const auto I = static_cast<hsize_t>(n);
+  write_vector(g.id(), "y", H5T_NATIVE_DOUBLE, {I, static_cast<hsize_t>(S)}, y.data());
+  write_vector(g.id(), "steps", H5T_NATIVE_INT64, {I}, steps.data());
+  write_vector(g.id(), "status", H5T_NATIVE_INT8, {I}, status.data());
+  write_vector(g.id(), "status_steps", H5T_NATIVE_INT64, {I}, status_steps.data());
+  write_vector(g.id(), "status_reason", H5T_NATIVE_INT8, {I}, reasons.data());
+}
+
 /// Writes /checkpoint into `file` (the group must not exist).
 void write_state(hid_t file, Simulator& sim, const RunStats& stats, const job_detail::LoopPoint& at,
-                 const std::string& options) {
+                 const std::string& options, const Simulator* half) {
   const int n = sim.n_instances(), S = sim.state_size();
   const auto N = static_cast<std::size_t>(n);
   std::vector<double> y(N * static_cast<std::size_t>(S));
@@ -138,12 +155,18 @@ void write_state(hid_t file, Simulator& sim, const RunStats& stats, const job_de
     sim.get_reduction_state(acc.data());
     write_vector(gid, "reductions", H5T_NATIVE_DOUBLE, {I, static_cast<hsize_t>(L.size())}, acc.data());
   }
+  if (const int W = sim.integrator_state_size(); W > 0) {  // an adaptive integrator's steps continue as they were
+    std::vector<double> integ(N * static_cast<std::size_t>(W));
+    sim.get_integrator_state(integ.data());
+    write_vector(gid, "integrator_state", H5T_NATIVE_DOUBLE, {I, static_cast<hsize_t>(W)}, integ.data());
+  }
   const RunStats::Saved s = stats.save();
   h5::Handle sg = h5::create_group(gid, "stats");
   write_vector(sg.id(), "e0", H5T_NATIVE_DOUBLE, {I}, s.e0.data());
   write_vector(sg.id(), "max_violation", H5T_NATIVE_DOUBLE, {I}, s.max_violation.data());
   write_vector(sg.id(), "max_abs_drift", H5T_NATIVE_DOUBLE, {I}, s.max_abs_drift.data());
   write_vector(sg.id(), "max_ke", H5T_NATIVE_DOUBLE, {I}, s.max_ke.data());
+  if (half != nullptr) write_half(gid, *half);
 
   h5::write_attr(gid, "format", kFormat);
   h5::write_attr(gid, "version", SIMPHANT_VERSION);
@@ -203,6 +226,13 @@ job_detail::BatchState read_state(hid_t file) {
     b.reductions.resize(N * rdims[1]);
     h5::read_dataset(gid, "reductions", H5T_NATIVE_DOUBLE, b.reductions.data(), b.reductions.size());
   }
+  if (h5::exists(gid, "integrator_state")) {
+    const std::vector<hsize_t> idims = h5::dataset_dims(gid, "integrator_state");
+    if (idims.size() != 2 || idims[0] != N) throw h5::H5Error("/checkpoint/integrator_state: not (instances, state)");
+    b.integrator_state_size = static_cast<int>(idims[1]);
+    b.integrator_state.resize(N * idims[1]);
+    h5::read_dataset(gid, "integrator_state", H5T_NATIVE_DOUBLE, b.integrator_state.data(), b.integrator_state.size());
+  }
   h5::Handle sg(H5Gopen2(gid, "stats", H5P_DEFAULT), H5Gclose);
   if (!sg.valid()) throw h5::H5Error("H5Gopen2(/checkpoint/stats) failed");
   b.stats.have_e0 = h5::read_attr_int64(gid, "stats_have_e0") != 0;
@@ -210,6 +240,23 @@ job_detail::BatchState read_state(hid_t file) {
                          std::pair{"max_abs_drift", &b.stats.max_abs_drift}, std::pair{"max_ke", &b.stats.max_ke}}) {
     v->resize(N);
     h5::read_dataset(sg.id(), name, H5T_NATIVE_DOUBLE, v->data(), N);
+  }
+  if (h5::exists(gid, "error_estimate")) {
+    h5::Handle hg(H5Gopen2(gid, "error_estimate", H5P_DEFAULT), H5Gclose);
+    if (!hg.valid()) throw h5::H5Error("H5Gopen2(/checkpoint/error_estimate) failed");
+    const std::vector<hsize_t> hdims = h5::dataset_dims(hg.id(), "y");
+    if (hdims != dims) throw h5::H5Error("/checkpoint/error_estimate/y: not the shape of /checkpoint/y");
+    b.has_half = true;
+    b.half_y.resize(b.y.size());
+    b.half_steps.resize(N);
+    b.half_status_steps.resize(N);
+    b.half_status.resize(N);
+    b.half_reasons.resize(N);
+    h5::read_dataset(hg.id(), "y", H5T_NATIVE_DOUBLE, b.half_y.data(), b.half_y.size());
+    h5::read_dataset(hg.id(), "steps", H5T_NATIVE_INT64, b.half_steps.data(), N);
+    h5::read_dataset(hg.id(), "status", H5T_NATIVE_INT8, b.half_status.data(), N);
+    h5::read_dataset(hg.id(), "status_steps", H5T_NATIVE_INT64, b.half_status_steps.data(), N);
+    h5::read_dataset(hg.id(), "status_reason", H5T_NATIVE_INT8, b.half_reasons.data(), N);
   }
   return b;
 }
@@ -238,6 +285,11 @@ JobOptions parse_options(const std::string& text) {
   o.backend = j.at("backend").get<std::string>();
   o.precision = j.at("precision").get<std::string>();
   o.solver = j.at("solver").get<std::string>();
+  o.projection = j.value("projection", std::string());
+  o.integrator = j.value("integrator", std::string());
+  if (j.contains("rtol") && j["rtol"].is_number()) o.rtol = j["rtol"].get<double>();
+  if (j.contains("atol") && j["atol"].is_number()) o.atol = j["atol"].get<double>();
+  o.error_estimate = j.value("error_estimate", false);
   o.shard_index = j.at("shard_index").get<int>();
   o.shard_count = j.at("shard_count").get<int>();
   o.datasets = j.value("datasets", std::string());
@@ -307,6 +359,11 @@ std::string stored_options(const JobOptions& o, const std::string& backend) {
   j["backend"] = named ? backend : o.backend;
   j["precision"] = o.precision;
   j["solver"] = o.solver;
+  j["projection"] = o.projection;
+  j["integrator"] = o.integrator;
+  j["rtol"] = o.rtol ? nlohmann::json(*o.rtol) : nlohmann::json(nullptr);
+  j["atol"] = o.atol ? nlohmann::json(*o.atol) : nlohmann::json(nullptr);
+  j["error_estimate"] = o.error_estimate;
   j["shard_index"] = o.shard_index;
   j["shard_count"] = o.shard_count;
   j["datasets"] = o.datasets;
@@ -376,6 +433,11 @@ ResumePoint find_resume(const JobOptions& given) {
   same(given.backend != "auto", given.backend, true, stored.backend, "--backend", src);
   same(given.precision != "fp64", given.precision, true, stored.precision, "--precision", src);
   same(!given.solver.empty(), given.solver, !stored.solver.empty(), stored.solver, "--solver", src);
+  same(!given.projection.empty(), given.projection, !stored.projection.empty(), stored.projection, "--projection", src);
+  same(!given.integrator.empty(), given.integrator, !stored.integrator.empty(), stored.integrator, "--integrator", src);
+  same(given.rtol.has_value(), given.rtol.value_or(0), stored.rtol.has_value(), stored.rtol.value_or(0), "--rtol", src);
+  same(given.atol.has_value(), given.atol.value_or(0), stored.atol.has_value(), stored.atol.value_or(0), "--atol", src);
+  same(given.error_estimate, given.error_estimate, stored.error_estimate, stored.error_estimate, "--error-estimate", src);
   same(!given.datasets.empty(), given.datasets, !stored.datasets.empty(), stored.datasets, "--datasets", src);
   same(!given.frames.empty(), given.frames, !stored.frames.empty(), stored.frames, "--frames", src);
   same(!given.reductions.empty(), given.reductions, !stored.reductions.empty(), stored.reductions, "--reductions", src);
@@ -418,7 +480,7 @@ BatchState take_checkpoint(const ResumePoint& resume, const std::string& partial
   }
 }
 
-void restore_batch(const BatchState& b, Simulator& sim, RunStats& stats) {
+void restore_batch(const BatchState& b, Simulator& sim, RunStats& stats, Simulator* half) {
   if (b.n_instances != sim.n_instances() || b.state_size != sim.state_size())
     throw SceneError("--resume", "the checkpoint holds " + std::to_string(b.n_instances) + " instances of " +
                                      std::to_string(b.state_size) + " state numbers, the rebuilt run " +
@@ -435,12 +497,28 @@ void restore_batch(const BatchState& b, Simulator& sim, RunStats& stats) {
                                        "rebuilt run " + std::to_string(v.ndim == 2 ? v.shape[1] : 0));
     sim.set_inputs(nullptr, n, b.inputs.data());
   }
+  // After set_state (which restarts an adaptive integration): the integrator's own state,
+  // so that its steps continue as they were.
+  if (const int W = sim.integrator_state_size(); W > 0) {
+    if (b.integrator_state_size != W)
+      throw SceneError("--resume", "the checkpoint holds " + std::to_string(b.integrator_state_size) +
+                                       " integrator state numbers per instance, the rebuilt run " + std::to_string(W));
+    sim.set_integrator_state(b.integrator_state.data());
+  }
   const int w = sim.reduction_layout().size();
   if (sim.reduction_layout().any()) {  // the job enabled the run's reductions before restoring
     if (b.reduction_size != w)
       throw SceneError("--resume", "the checkpoint holds " + std::to_string(b.reduction_size) +
                                        " reduction accumulators per instance, the rebuilt run " + std::to_string(w));
     sim.set_reduction_state(b.reductions.data());
+  }
+  if (half != nullptr) {
+    if (!b.has_half)
+      throw SceneError("--resume", "the run estimates its error (solver.error_estimate) but the checkpoint holds no "
+                                   "dt/2 batch (/checkpoint/error_estimate)");
+    half->set_steps_taken(2 * b.at.steps_done);
+    half->set_state(nullptr, n, b.half_y.data(), b.half_steps.data(), b.half_status.data(),
+                    b.half_status_steps.data(), nullptr, b.half_reasons.data());
   }
   stats.restore(b.stats);
 }
@@ -453,14 +531,15 @@ void Checkpointer::start() { last_ = now_s(); }
 
 bool Checkpointer::due() const { return every_s_ > 0 && now_s() - last_ >= every_s_; }
 
-void Checkpointer::save(const Recorder& recorder, Simulator& sim, const RunStats& stats, const LoopPoint& at) {
+void Checkpointer::save(const Recorder& recorder, Simulator& sim, const RunStats& stats, const LoopPoint& at,
+                        const Simulator* half) {
   const double t0 = now_s();
   try {
     h5::flush(recorder.file_id());
     copy_file(recorder.path(), temp_, false);
     {
       h5::Handle f = h5::open_file_readwrite(temp_);
-      write_state(f.id(), sim, stats, at, options_);
+      write_state(f.id(), sim, stats, at, options_, half);
       if (!f.close()) throw h5::H5Error("closing " + temp_ + " failed");
     }
     const int fd = ::open(temp_.c_str(), O_RDONLY | O_CLOEXEC);
@@ -503,8 +582,9 @@ void Checkpointer::save(const Recorder& recorder, Simulator& sim, const RunStats
   last_ = t1;
 }
 
-void Checkpointer::store(const Recorder& recorder, Simulator& sim, const RunStats& stats, const LoopPoint& at) {
-  write_state(recorder.file_id(), sim, stats, at, options_);
+void Checkpointer::store(const Recorder& recorder, Simulator& sim, const RunStats& stats, const LoopPoint& at,
+                         const Simulator* half) {
+  write_state(recorder.file_id(), sim, stats, at, options_, half);
   h5::flush(recorder.file_id());
 }
 

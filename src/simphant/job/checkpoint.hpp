@@ -24,7 +24,12 @@
 //                                    inputs are the scene's, rebuilt with the scene)
 //   /checkpoint/reductions    (I, R) the accumulators of the reductions over time
 //                                    (Simulator::get_reduction_state), when enabled
+//   /checkpoint/integrator_state (I, W) what an adaptive integrator keeps between grid
+//                                    times (Simulator::get_integrator_state), when W > 0
 //   /checkpoint/stats/{e0, max_violation, max_abs_drift, max_ke} (I) the run statistics
+//   /checkpoint/error_estimate/{y, steps, status, status_steps, status_reason} the dt/2
+//                                    batch of a run with solver.error_estimate
+//                                    (job/error_estimate.hpp), as the main batch's
 //
 // `simphant run --resume OUT.h5` (JobOptions::resume) continues from the checkpoint file
 // beside OUT.h5 when there is one, else from OUT.h5 itself (a stopped run): it copies
@@ -72,7 +77,14 @@ struct BatchState {
   std::vector<std::uint64_t> episodes;
   int reduction_size = 0;           ///< accumulator numbers per instance (0: none stored)
   std::vector<double> reductions;   ///< (I, reduction_size) reductions over time
+  int integrator_state_size = 0;    ///< adaptive integrator numbers per instance (0: none stored)
+  std::vector<double> integrator_state;  ///< (I, integrator_state_size)
   RunStats::Saved stats;
+  /// The dt/2 batch of an error-estimate run (job/error_estimate.hpp); has_half false: none stored.
+  bool has_half = false;
+  std::vector<double> half_y;
+  std::vector<std::int64_t> half_steps, half_status_steps;
+  std::vector<std::int8_t> half_status, half_reasons;
 };
 
 /// A run to continue (JobOptions::resume).
@@ -110,10 +122,12 @@ ResumePoint find_resume(const JobOptions& given);
 /// std::runtime_error naming the file when the copy or a read fails.
 BatchState take_checkpoint(const ResumePoint& resume, const std::string& partial);
 
-/// Restores the batch (clock, instance states, inputs) and the run statistics. Throws
-/// SceneError("--resume", ...) when the checkpoint does not fit the rebuilt batch
-/// (another number of instances or state size: the scene's files changed).
-void restore_batch(const BatchState& state, Simulator& sim, RunStats& stats);
+/// Restores the batch (clock, instance states, inputs) and the run statistics, and the
+/// dt/2 batch `half` of an error-estimate run (null: none; its clock is 2 steps_done).
+/// Throws SceneError("--resume", ...) when the checkpoint does not fit the rebuilt batch
+/// (another number of instances or state size: the scene's files changed; no dt/2 batch
+/// stored for a run that has one).
+void restore_batch(const BatchState& state, Simulator& sim, RunStats& stats, Simulator* half = nullptr);
 
 /// Writes the run's checkpoints (see above).
 class Checkpointer {
@@ -128,10 +142,13 @@ class Checkpointer {
   /// (a full disk, ...) is logged as a warning (once per reason), the temporary copy
   /// removed and the previous checkpoint kept: the run goes on. A checkpoint that takes more than 2 % of
   /// the interval is reported once, with an interval that keeps the share near 1 %.
-  void save(const Recorder& recorder, Simulator& sim, const RunStats& stats, const LoopPoint& at);
+  /// half: the dt/2 batch of an error-estimate run, or null.
+  void save(const Recorder& recorder, Simulator& sim, const RunStats& stats, const LoopPoint& at,
+            const Simulator* half = nullptr);
   /// Writes the batch state into the recorder's own file (a run stopped on request:
   /// resuming reads its output). Throws h5::H5Error when a write fails.
-  void store(const Recorder& recorder, Simulator& sim, const RunStats& stats, const LoopPoint& at);
+  void store(const Recorder& recorder, Simulator& sim, const RunStats& stats, const LoopPoint& at,
+             const Simulator* half = nullptr);
   /// The output has been committed (this run still holds its lock) and holds what
   /// resuming needs, or the run is over: removes the checkpoint file and the temporary
   /// files ".<name>.partial-<pid>" that killed runs of this output left.

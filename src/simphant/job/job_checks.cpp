@@ -9,6 +9,7 @@
 
 #include "simphant/job/memory_estimate.hpp"
 #include "simphant/model/robot.hpp"
+#include "simphant/sim/bdf_support.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 
 namespace simphant::job_detail {
@@ -31,6 +32,22 @@ void check_options(const JobOptions& o) {
   require_one_of(o.precision, "--precision", {"fp64", "fp32"});
   require_one_of(o.solver, "--solver", {"", "dae", "aba", "cga"});
   require_one_of(o.projection, "--projection", {"", "none", "velocity", "position_velocity"});
+  require_one_of(o.integrator, "--integrator", {"", "rk4", "euler", "symplectic_euler", "dopri5", "bdf"});
+  const auto g = [](double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", x);
+    return std::string(buf);
+  };
+  if (o.rtol && !(std::isfinite(*o.rtol) && *o.rtol > 0))
+    throw SceneError("--rtol", "must be a finite number > 0 (got " + g(*o.rtol) + ")");
+  if (o.atol && !(std::isfinite(*o.atol) && *o.atol >= 0))
+    throw SceneError("--atol", "must be a finite number >= 0 (got " + g(*o.atol) + ")");
+  if (o.error_estimate && (o.integrator == "dopri5" || o.integrator == "bdf"))
+    throw SceneError("--error-estimate", "applies to the fixed-step integrators (rk4, euler, symplectic_euler); "
+                                         "--integrator " + o.integrator + " controls its error itself (--rtol, --atol)");
+  if (o.integrator == "bdf" && !bdf_available()) throw SceneError("--integrator", kBdfUnavailable);
+  if (o.integrator == "bdf" && (o.backend == "cuda" || o.backend == "cuda-fused"))
+    throw SceneError("--backend", "integrator bdf runs on the cpu backend only (got --backend " + o.backend + ")");
   if (o.precision == "fp32" && o.backend == "cpu")
     throw SceneError("--precision", "fp32 needs --backend cuda or cuda-fused (the cpu backend is the fp64 reference)");
   if (o.instances == 0 || o.instances < -1)
@@ -50,12 +67,27 @@ Scene load_job_scene(const JobOptions& o) {
   if (!o.solver.empty() && !scene.doc.contains("robot"))
     throw SceneError("--solver", "'" + o.solver + "' applies to robot scenes (a \"robot\" section, docs/robots.md); " +
                                      (o.scene.empty() ? std::string("the scene") : o.scene) + " has none");
-  if (o.has_dt || o.has_t_end || !o.solver.empty() || !o.projection.empty()) {
+  const bool integrator_options = !o.integrator.empty() || o.rtol || o.atol || o.error_estimate;
+  if (o.error_estimate && o.integrator.empty()) {
+    Integrator k = Integrator::Rk4;
+    const nlohmann::json* s = scene.doc.contains("solver") ? &scene.doc["solver"] : nullptr;
+    if (s && s->is_object() && s->contains("integrator") && (*s)["integrator"].is_string())
+      parse_integrator((*s)["integrator"].get<std::string>(), k);
+    if (is_adaptive(k))
+      throw SceneError("--error-estimate", std::string("applies to the fixed-step integrators (rk4, euler, "
+                                                       "symplectic_euler); the scene's integrator \"") +
+                                               integrator_name(k) + "\" controls its error itself (solver.rtol, solver.atol)");
+  }
+  if (o.has_dt || o.has_t_end || !o.solver.empty() || !o.projection.empty() || integrator_options) {
     nlohmann::json doc = scene.doc;
     if (o.has_dt) doc["solver"]["dt"] = o.dt;
     if (o.has_t_end) doc["solver"]["t_end"] = o.t_end;
     if (!o.solver.empty()) doc["solver"]["type"] = o.solver;
     if (!o.projection.empty()) doc["solver"]["projection"] = o.projection;
+    if (!o.integrator.empty()) doc["solver"]["integrator"] = o.integrator;
+    if (o.rtol) doc["solver"]["rtol"] = *o.rtol;
+    if (o.atol) doc["solver"]["atol"] = *o.atol;
+    if (o.error_estimate) doc["solver"]["error_estimate"] = true;
     std::string text = std::move(scene.text);
     scene = parse_scene(doc.dump(), o.scene.empty() ? std::string("<scene>") : o.scene);
     scene.text = std::move(text);
@@ -80,6 +112,9 @@ void check_backend(const Scene& scene, const JobOptions& o) {
                      std::string("robot scenes run on the cpu backend in fp64 (solver '") +
                          robot_solver_name(robot->solver) +
                          "'; the cuda backends do not report joint coordinates yet; docs/robots.md)");
+  if (scene.model.solver.integrator == Integrator::Bdf && named_cuda)
+    throw SceneError("--backend", "integrator bdf (solver.integrator) runs on the cpu backend only (got --backend " +
+                                      o.backend + ")");
   // The device, before any work or file.
   if (named_cuda) require_cuda_device(o.backend);
   const std::string no_cuda = o.precision == "fp32" ? cuda_unavailable_reason() : "";

@@ -9,19 +9,23 @@
 
 namespace simphant::job_detail {
 
-/// Refuses options no machine runs: an unknown backend, precision or solver, fp32 on
+/// Refuses options no machine runs: an unknown backend, precision, solver or integrator,
+/// rtol <= 0 or atol < 0 (or not finite), --error-estimate with an adaptive --integrator,
+/// --integrator bdf with a cuda backend, fp32 on
 /// the cpu backend, instances 0 or below -1, threads < 0, a non-finite dt or t_end, and
 /// no output name (out "" with scene text and no scene name). Throws SceneError whose
 /// path is the CLI flag ("--precision: fp32 needs --backend cuda or cuda-fused ...").
 void check_options(const JobOptions& o);
 
 /// The scene of the job: read (or parsed from scene_text), then --dt / --t-end /
-/// --solver / --projection patched into the document's solver section and re-validated, and --seed.
+/// --solver / --projection / --integrator / --rtol / --atol / --error-estimate patched
+/// into the document's solver section and re-validated, and --seed. --error-estimate
+/// with a scene whose integrator is adaptive: SceneError("--error-estimate", ...).
 /// Scene::text stays the text as read. Throws SceneError.
 Scene load_job_scene(const JobOptions& o);
 
 /// Robot scenes run on the cpu backend in fp64: throws SceneError("--backend cuda" or
-/// "--precision fp32", ...) otherwise. Then, for a named cuda backend or fp32, throws
+/// "--precision fp32", ...) otherwise; so does the bdf integrator (SceneError("--backend", ...)). Then, for a named cuda backend or fp32, throws
 /// BackendError when this machine has no CUDA device or no CUDA build.
 void check_backend(const Scene& scene, const JobOptions& o);
 

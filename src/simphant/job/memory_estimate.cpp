@@ -67,6 +67,7 @@ std::string MemoryEstimate::describe() const {
   if (simulator.assembly > 0) s += ", assembly " + bytes_text(simulator.assembly);
   s += ")";
   if (recorder > 0) s += ", recorder " + gib(recorder);
+  if (error_estimate > 0) s += ", error estimate (dt/2 batch) " + gib(error_estimate);
   return s;
 }
 
@@ -85,6 +86,12 @@ MemoryEstimate estimate_run_memory(const Scene& scene, const JobOptions& o) {
   // time, and the assembly residuals and changes written to the file (6 doubles and an int).
   const double per_instance_job = 8 * frame_doubles(m) + 8 * 4 + 10 + 52;
   e.recorder = static_cast<double>(e.instances) * per_instance_job + hdf5_cache_bytes(m, e.instances);
+  if (m.solver.error_estimate) {
+    // The dt/2 batch: its own copy of the models and a second Simulator of the same
+    // backend, plus the two state frames, statuses and estimates of the comparison.
+    const double compare = 8 * 13.0 * m.n_bodies() * 2 + 2 + 8 * 3;
+    e.error_estimate = e.models + e.simulator.total() + static_cast<double>(e.instances) * compare;
+  }
   return e;
 }
 

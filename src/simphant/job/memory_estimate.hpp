@@ -10,7 +10,9 @@
 // dense Phi_q and its decomposition); the recorder's frame buffers (states,
 // reactions, violation, energies, joint coordinates), the statistics and the status
 // copies of the job; and HDF5's caches (a chunk of each extendible dataset, at most
-// 1 MiB each, and 2 MiB of metadata).
+// 1 MiB each, and 2 MiB of metadata). A run with solver.error_estimate holds a second batch
+// at dt/2 (job/error_estimate.hpp): its models and Simulator again, and one more state
+// frame and status copy per instance for the comparison.
 // Tested against the peak resident memory of real runs (tests/test_memory_estimate.cpp:
 // within 25 % for a small model with many instances, a large model with few, and bench
 // rows on the dense Schur path).
@@ -28,9 +30,12 @@ struct MemoryEstimate {
   double models = 0;     ///< [bytes] sampled values and per-instance models (0 when one model is shared)
   HostMemory simulator;  ///< the Simulator's (or check's analysis') buffers
   double recorder = 0;   ///< [bytes] frame buffers, statistics, status copies, HDF5 caches
-  double total() const { return models + simulator.total() + recorder; }
+  /// [bytes] the dt/2 batch of solver.error_estimate (its models, Simulator and comparison
+  /// buffers); 0 without it
+  double error_estimate = 0;
+  double total() const { return models + simulator.total() + recorder + error_estimate; }
   /// "4.2 GiB: models 1.1 GiB, cpu backend 3.0 GiB (2 workers x 1.4 GiB, 1000 instances x 208 B,
-  /// assembly 0.2 GiB), recorder 0.1 GiB".
+  /// assembly 0.2 GiB), recorder 0.1 GiB[, error estimate (dt/2 batch) 4.1 GiB]".
   std::string describe() const;
 };
 

@@ -195,6 +195,28 @@ std::uint64_t instance_bytes(const MergePlan& plan) {
 
 }  // namespace
 
+/// The integrator's step figures of the whole design (job/step_report.hpp): accepted_steps
+/// and rejected_steps summed over the shards, min_step_s and max_step_s the smallest and
+/// largest of theirs (a shard without an accepted step has NaN there).
+void write_step_figures(hid_t out, const MergePlan& plan) {
+  const hid_t first = plan.shards.front().file.id();
+  if (!h5::attr_exists(first, "accepted_steps")) return;  // files of earlier versions
+  std::int64_t accepted = 0, rejected = 0;
+  double lo = std::nan(""), hi = std::nan("");
+  for (const ShardFile& s : plan.shards) {
+    const hid_t f = s.file.id();
+    accepted += h5::read_attr_int64(f, "accepted_steps");
+    rejected += h5::read_attr_int64(f, "rejected_steps");
+    const double a = h5::read_attr_double(f, "min_step_s"), b = h5::read_attr_double(f, "max_step_s");
+    if (!std::isnan(a)) lo = std::isnan(lo) ? a : std::min(lo, a);
+    if (!std::isnan(b)) hi = std::isnan(hi) ? b : std::max(hi, b);
+  }
+  h5::write_attr(out, "accepted_steps", accepted);
+  h5::write_attr(out, "rejected_steps", rejected);
+  h5::write_attr(out, "min_step_s", lo);
+  h5::write_attr(out, "max_step_s", hi);
+}
+
 nlohmann::json merge_shards(const MergeOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   const MergePlan plan = merge_detail::plan_merge(o);
@@ -208,6 +230,7 @@ nlohmann::json merge_shards(const MergeOptions& o) {
     double wall = 0;
     for (const ShardFile& s : plan.shards) wall = std::max(wall, s.wall_time_s);
     h5::write_attr(file.id(), "wall_time_s", wall);
+    write_step_figures(file.id(), plan);
     for (const h5::ObjectEntry& e : plan.objects) {
       if (!e.group) continue;
       h5::Handle g = h5::create_group(file.id(), e.path);

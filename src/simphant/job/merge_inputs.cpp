@@ -27,7 +27,7 @@ const char* const kAgree[] = {"version",      "scene",          "seed",         
                               "tikhonov_epsilon", "violation_bound", "backend",   "body_names",
                               "joint_names",  "frames",         "output_datasets", "output_frames",
                               "output_reductions", "sweep_mode", "saltelli_base",
-                              "saltelli_second_order", "sweep_design_crc64"};
+                              "saltelli_second_order", "sweep_design_crc64", "integrator"};
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
 

@@ -21,6 +21,7 @@
 #include "simphant/io/reductions_writer.hpp"
 #include "simphant/model/step_count.hpp"
 #include "simphant/job/checkpoint.hpp"
+#include "simphant/job/error_estimate.hpp"
 #include "simphant/job/job_checks.hpp"
 #include "simphant/job/output_file.hpp"
 #include "simphant/job/progress_log.hpp"
@@ -29,6 +30,7 @@
 #include "simphant/job/run_summary.hpp"
 #include "simphant/job/shard.hpp"
 #include "simphant/job/stability_check.hpp"
+#include "simphant/job/step_report.hpp"
 #include "simphant/log/log.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/reduction_names.hpp"
@@ -297,6 +299,9 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   sim_options.auto_instances = shard.total;  // "auto" chooses as for the whole design
   const std::vector<ReductionQuantity> reductions =
       parse_reduction_quantities(models.front().output.reductions, models.front().n_drivers(), "output.reductions");
+  // The error estimate's dt/2 batch starts from the same models (job/error_estimate.hpp).
+  std::vector<Model> half_models;
+  if (solver.error_estimate) half_models = models;
   std::unique_ptr<Simulator> sim = Simulator::create(std::move(models), sim_options, n);
   try {
     sim->set_reductions(reductions);  // before a checkpoint's accumulators are restored
@@ -306,6 +311,9 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   // Assembly gives up on the stop flag, leaving instances that are not failures.
   if (stop_requested()) throw Interrupted("assembly");
   logger().debug("backend {}; assembly done in {:.3f} s", sim->backend_details(), seconds_since(t_start));
+  std::optional<HalfStepRun> half;
+  if (solver.error_estimate) half.emplace(std::move(half_models), sim_options, *sim);
+  Simulator* const half_sim = half ? &half->simulator() : nullptr;
   const Model& model = sim->model();
   const int n_coords = sim->n_joint_coordinates();
 
@@ -324,7 +332,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   }
   Checkpointer checkpoints(out, o.checkpoint_every_s, stored_options(o, sim->backend_name()));
   RunStats stats(n);
-  if (restored) restore_batch(*restored, *sim, stats);
+  if (restored) restore_batch(*restored, *sim, stats, half_sim);
   const double wall_before = restored ? restored->at.wall_s : 0, loop_before = restored ? restored->at.loop_wall_s : 0;
   std::vector<std::int8_t> status(static_cast<std::size_t>(n)), reason(static_cast<std::size_t>(n));
   std::vector<double> status_time(static_cast<std::size_t>(n));
@@ -342,6 +350,8 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   std::exception_ptr loop_error;  // a failure other than a write: rethrown once the file is closed
   bool stopped = false;
   Clock::time_point t_loop = Clock::now();
+  StepReport steps_taken;
+  RunReport report;
 
   try {
     if (!restored) {
@@ -408,8 +418,10 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
       const std::int64_t k = std::min({slice, every - since_record, total - done});
       const auto t_slice = Clock::now();
       sim->advance(static_cast<int>(k));
+      if (half) half->advance(static_cast<int>(k));
       write_frame();
       sim->synchronize();
+      if (half) half_sim->synchronize();
       const double slice_s = seconds_since(t_slice);
       done += k;
       since_record += k;
@@ -421,7 +433,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
       alive = keep_going || any_ok(status);
       const double per_step = std::max(slice_s / static_cast<double>(k), 1e-9);
       slice = std::clamp<std::int64_t>(static_cast<std::int64_t>(0.05 / per_step), 1, 1 << 20);
-      if (checkpoints.due() && alive && done < total) checkpoints.save(*recorder, *sim, stats, loop_point());
+      if (checkpoints.due() && alive && done < total) checkpoints.save(*recorder, *sim, stats, loop_point(), half_sim);
       const JobProgress p{done, total, sim->time(), n};
       if (hooks.progress) {
         hooks.progress(p);
@@ -430,7 +442,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
       }
     }
     write_frame();
-    if (stop()) checkpoints.store(*recorder, *sim, stats, loop_point());  // resuming continues from here
+    if (stop()) checkpoints.store(*recorder, *sim, stats, loop_point(), half_sim);  // resuming continues from here
     if (since_record > 0) {  // stopped between record points: keep the last state
       read_frame();
       write_frame();
@@ -455,6 +467,15 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
       write_reductions(*recorder, model, sim->reduction_layout(), n, red.data(), driver_names, driver_units);
       write_indeterminacy(recorder->file_id(), *sim, true);
     }
+    // The step figures at the state the run ends on. A run stopped on request (resumable)
+    // gets the root attributes only: the per-instance datasets and the error estimate are
+    // written once, by the session that ends the run, so that a resumed file equals an
+    // uninterrupted one (dimension scales list the datasets attached to them).
+    const bool final_session = !stop();
+    steps_taken = step_report(*sim);
+    write_step_report(*recorder, steps_taken, final_session);
+    if (half && final_session)
+      report.error_estimate = half->write(*recorder, *sim, integrator_order(solver.integrator));
   } catch (const h5::H5Error& e) {
     output_error = stop_reason = write_failure(e, out);
     logger().debug("the run stops: {}", e.what());
@@ -482,7 +503,6 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   }
   if (loop_error) std::rethrow_exception(loop_error);
 
-  RunReport report;
   report.scene_file = o.scene;
   report.out_file = out;
   report.backend = sim->backend_details();
@@ -500,6 +520,12 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   report.failed = first_failed(status, status_time, reason, sim->assembly());
   report.warnings = warnings;
   report.factorisation_recoveries = sim->factorisation_recoveries();
+  report.integrator = steps_taken.integrator.empty() ? integrator_name(solver.integrator) : steps_taken.integrator;
+  report.accepted_steps = steps_taken.accepted;
+  report.rejected_steps = steps_taken.rejected;
+  report.min_step = steps_taken.min_step;
+  report.max_step = steps_taken.max_step;
+  report.has_error_estimate = solver.error_estimate;
   const RunStats::Summary summary = stats.reduce(status);
 
   JobResult result;

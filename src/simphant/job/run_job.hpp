@@ -36,6 +36,12 @@ struct JobOptions {
   std::string precision = "fp64";  ///< fp64 | fp32 (cuda backends only)
   std::string solver;              ///< "" (the scene's) | dae | aba | cga: overrides solver.type (robot scenes)
   std::string projection;          ///< "" (the scene's) | none | velocity | position_velocity: overrides solver.projection
+  /// "" (the scene's) | rk4 | euler | symplectic_euler | dopri5 | bdf: overrides
+  /// solver.integrator (model/integrator.hpp; docs/solver.md, "Integrators").
+  std::string integrator;
+  std::optional<double> rtol;      ///< overrides solver.rtol (> 0, finite) when set
+  std::optional<double> atol;      ///< overrides solver.atol (>= 0, finite) when set
+  bool error_estimate = false;     ///< true: solver.error_estimate on (false: the scene's)
   std::string out;                 ///< output file; "" = <scene stem>.h5 in the current folder
   /// Overrides of the scene's "output" section (docs/scene-format.md "Output";
   /// scene.hpp: apply_output_flags): comma-separated dataset names ("" : the scene's),

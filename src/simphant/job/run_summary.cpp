@@ -1,5 +1,6 @@
 #include "simphant/job/run_summary.hpp"
 
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 
@@ -31,6 +32,9 @@ void appendf(std::string& out, const char* format, ...) {
   big.pop_back();
   out += big;
 }
+
+/// A figure, or null when it is NaN (does not exist).
+json or_null(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
 
 }  // namespace
 
@@ -75,6 +79,14 @@ json summary_json(const RunReport& r, const RunStats::Summary& s) {
               {"interrupted", r.interrupted},
               {"stop_reason", r.stop_reason},
               {"factorisation_recoveries", r.factorisation_recoveries},
+              {"integrator", r.integrator},
+              {"accepted_steps", r.accepted_steps},
+              {"rejected_steps", r.rejected_steps},
+              {"min_step_s", or_null(r.min_step)},
+              {"max_step_s", or_null(r.max_step)},
+              {"error_estimate_position_m", r.has_error_estimate ? or_null(r.error_estimate.max_position) : json(nullptr)},
+              {"error_estimate_orientation_rad",
+               r.has_error_estimate ? or_null(r.error_estimate.max_orientation) : json(nullptr)},
               {"stop_signal", nullptr}};
 }
 
@@ -132,6 +144,23 @@ std::string summary_text(const json& j) {
   appendf(out, "  steps              %lld x dt %g s = %g s simulated, %lld frames recorded\n",
           static_cast<long long>(j.at("steps").get<std::int64_t>()), j.at("dt_s").get<double>(),
           j.at("sim_time_s").get<double>(), static_cast<long long>(j.at("frames").get<std::int64_t>()));
+  {
+    const json& lo = j.at("min_step_s");
+    const json& hi = j.at("max_step_s");
+    std::string range = "no step accepted";
+    if (!lo.is_null() && !hi.is_null()) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "step %.4g .. %.4g s", lo.get<double>(), hi.get<double>());
+      range = buf;
+    }
+    appendf(out, "  integrator         %s: %lld accepted, %lld rejected steps (all instances), %s\n",
+            j.at("integrator").get<std::string>().c_str(), static_cast<long long>(j.at("accepted_steps").get<std::int64_t>()),
+            static_cast<long long>(j.at("rejected_steps").get<std::int64_t>()), range.c_str());
+  }
+  if (!j.at("error_estimate_position_m").is_null())
+    appendf(out, "  error estimate     max %.3e m, %.3e rad at the end (Richardson against dt/2; /error_estimate)\n",
+            j.at("error_estimate_position_m").get<double>(),
+            j.at("error_estimate_orientation_rad").is_null() ? NAN : j.at("error_estimate_orientation_rad").get<double>());
   appendf(out, "  throughput         %.4g instance-steps/s (stepping + recording loop)\n",
           j.at("throughput_instance_steps_per_s").get<double>());
   appendf(out, "  wall time          %.3f s total, %.3f s in the step loop\n", j.at("wall_time_s").get<double>(),

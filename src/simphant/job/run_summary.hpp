@@ -46,6 +46,18 @@
 //   factorisation_recoveries           evaluations whose Schur factorisation met a rejected pivot and was
 //                                      recovered with a larger shift (docs/solver.md, "The refined
 //                                      regularised solve"); an instance no shift recovers is diverged
+//   integrator                         the integrator that ran: rk4 | euler | symplectic_euler | dopri5 | bdf
+//                                      (model/integrator.hpp; docs/solver.md, "Integrators")
+//   accepted_steps                     accepted integrator steps, summed over the instances (fixed-step
+//                                      integrators: each instance's steps of dt; job/step_report.hpp)
+//   rejected_steps                     rejected step attempts, summed over the instances (0 for fixed steps)
+//   min_step_s, max_step_s             smallest and largest accepted step over the instances [s] (fixed
+//                                      steps: dt); null when no instance accepted a step
+//   error_estimate_position_m          solver.error_estimate runs (job/error_estimate.hpp): the largest
+//                                      estimated global position error at the end over the instances [m]
+//                                      (/error_estimate/position); null without the estimate or when no
+//                                      instance has one
+//   error_estimate_orientation_rad     ... orientation error [rad] (/error_estimate/orientation)
 //   stop_signal                        "SIGINT" / "SIGTERM" / "SIGHUP" when the CLI stopped on that signal, else null
 //   shard_index, shard_count           a shard's run only (`--shard K/N`, job/shard.hpp): K and N
 //   instance_offset, instances_total   ... the design's index of its first instance, and the design's I
@@ -58,6 +70,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "simphant/job/error_estimate.hpp"
 #include "simphant/job/run_stats.hpp"
 
 namespace simphant {
@@ -84,6 +97,11 @@ struct RunReport {
   bool interrupted = false;
   std::string stop_reason = "completed";
   std::int64_t factorisation_recoveries = 0;
+  std::string integrator = "rk4";
+  std::int64_t accepted_steps = 0, rejected_steps = 0;
+  double min_step = 0, max_step = 0;  ///< [s]; NaN: no step accepted
+  bool has_error_estimate = false;
+  ErrorEstimateSummary error_estimate;  ///< when has_error_estimate (NaN: none written, e.g. a run stopped to be resumed)
   AssemblySummary assembly;
   std::vector<FailedInstance> failed;  ///< at most kFailedListed
   std::vector<std::string> warnings;

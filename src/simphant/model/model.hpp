@@ -15,6 +15,7 @@
 #include "simphant/joints/joint_coordinate.hpp"
 #include "simphant/joints/joint_math.hpp"
 #include "simphant/math/small.hpp"
+#include "simphant/model/integrator.hpp"
 #include "simphant/model/output_settings.hpp"
 
 namespace simphant {
@@ -152,7 +153,7 @@ bool parse_projection(const std::string& name, Projection& out);
 const char* projection_name(Projection p);
 
 struct SolverSettings {
-  double dt = 1e-3;                ///< fixed RK4 step [s]
+  double dt = 1e-3;                ///< grid step [s]: the fixed integrators' step, the adaptive ones' output grid
   double t_end = 1.0;              ///< end time [s]
   double baumgarte_alpha = 10.0;   ///< [1/s]
   double baumgarte_beta = 10.0;    ///< [1/s]
@@ -172,6 +173,20 @@ struct SolverSettings {
   /// stability.hpp) instead of refusing it.
   bool allow_unstable = false;
   Projection projection = Projection::None;  ///< after each step (docs/solver.md)
+  /// The integrator (model/integrator.hpp; docs/solver.md, "Integrators").
+  Integrator integrator = Integrator::Rk4;
+  /// Adaptive integrators: relative (> 0) and absolute (>= 0, [m, 1, m/s, rad/s]) error
+  /// tolerances on the positions and velocities, quaternion components included.
+  double rtol = 1e-6;
+  double atol = 1e-9;
+  /// Adaptive integrators: the smallest step [s] (0: the round-off floor 16 eps max(|t|, dt));
+  /// asking for less stops the instance (status reason step_size_underflow).
+  double min_step = 0;
+  double max_step = 0;    ///< [s], adaptive integrators' largest step (0: no bound)
+  double first_step = 0;  ///< [s], adaptive integrators' first step (0: Hairer's estimate)
+  /// Fixed-step integrators: run the batch a second time at dt/2 and store the estimated
+  /// global error of positions at the end (docs/solver.md, "Integrators").
+  bool error_estimate = false;
 };
 
 /// J^-1 of a symmetric positive definite inertia J (made exactly symmetric), for

@@ -26,6 +26,9 @@ std::string topology_difference(const Model& a, const Model& b) {
     std::snprintf(msg, sizeof msg, "dt differs (%.17g vs %.17g)", a.solver.dt, b.solver.dt);
     return msg;
   }
+  if (a.solver.integrator != b.solver.integrator)
+    return std::string("integrator differs (") + integrator_name(a.solver.integrator) + " vs " +
+           integrator_name(b.solver.integrator) + ")";
   for (int j = 0; j < a.n_joints(); ++j) {
     const Joint &x = a.joints[static_cast<std::size_t>(j)], &y = b.joints[static_cast<std::size_t>(j)];
     if (x.type != y.type || x.body_i != y.body_i || x.body_j != y.body_j || x.row_offset != y.row_offset)

@@ -11,7 +11,7 @@ namespace simphant {
 /// "" when b has a's topology and dt: the same bodies (count), joints (type, bodies,
 /// row offsets), drivers (joint, coordinate, law, row), motion laws (type, parameter
 /// count), rows, inputs, force elements (type, bodies, joint, frame flag, kind,
-/// input slot), solver dt and, for robot models (docs/robots.md), the same joint count
+/// input slot), solver dt and integrator and, for robot models (docs/robots.md), the same joint count
 /// and robot solver. Otherwise a short phrase naming the first difference, e.g.
 /// "joint 2 differs in type, bodies or rows" or "dt differs (0.001 vs 0.002)".
 /// Parameters (masses, frames, force values, ...) may differ freely.

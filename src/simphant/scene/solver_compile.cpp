@@ -4,6 +4,7 @@
 
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
+#include "simphant/sim/bdf_support.hpp"
 
 namespace simphant::scene_detail {
 
@@ -37,6 +38,47 @@ int int_in_range(const json& obj, const std::string& path, const char* key, int 
   return static_cast<int>(n);
 }
 
+/// The integrator and its settings (docs/scene-format.md, "Solver"; model/integrator.hpp),
+/// after dt.
+void compile_integrator(const json& solver, const std::string& path, SolverSettings& s) {
+  const std::string ip = child_path(path, "integrator");
+  if (const json* v = find_key(solver, "integrator")) {
+    const std::string name = as_string(*v, ip);
+    if (!parse_integrator(name, s.integrator))
+      throw SceneError(ip, "must be \"rk4\", \"euler\", \"symplectic_euler\", \"dopri5\" or \"bdf\" (got \"" + name +
+                               "\")");
+    if (s.integrator == Integrator::Bdf && !bdf_available()) throw SceneError(ip, kBdfUnavailable);
+  }
+  s.rtol = bounded(solver, path, "rtol", s.rtol, 0.0, true);
+  s.atol = bounded(solver, path, "atol", s.atol, 0.0, false);
+  s.min_step = bounded(solver, path, "min_step", s.min_step, 0.0, false);
+  s.max_step = bounded(solver, path, "max_step", s.max_step, 0.0, false);
+  s.first_step = bounded(solver, path, "first_step", s.first_step, 0.0, false);
+  // CVODE's error weights are 1 / (rtol |y_i| + atol): a component at 0 (a velocity at rest,
+  // a quaternion component) would get an infinite weight.
+  if (s.integrator == Integrator::Bdf && !(s.atol > 0))
+    throw SceneError(child_path(path, "atol"), "must be > 0 with integrator bdf (CVODE weighs each component's error "
+                                               "by 1 / (rtol |y| + atol), infinite where a component is 0)");
+  if (s.min_step > s.dt)
+    throw SceneError(child_path(path, "min_step"), "must be <= dt = " + format_number(s.dt) + " (got " +
+                                                       format_number(s.min_step) + ")");
+  if (s.max_step > 0 && s.max_step < s.min_step)
+    throw SceneError(child_path(path, "max_step"), "must be >= min_step = " + format_number(s.min_step) + " (got " +
+                                                       format_number(s.max_step) + ")");
+  if (s.first_step > 0 && s.max_step > 0 && s.first_step > s.max_step)
+    throw SceneError(child_path(path, "first_step"), "must be <= max_step = " + format_number(s.max_step) + " (got " +
+                                                         format_number(s.first_step) + ")");
+  if (const json* v = find_key(solver, "error_estimate")) {
+    if (!v->is_boolean())
+      throw SceneError(child_path(path, "error_estimate"), std::string("must be a boolean (got ") + type_word(*v) + ")");
+    s.error_estimate = v->get<bool>();
+  }
+  if (s.error_estimate && is_adaptive(s.integrator))
+    throw SceneError(child_path(path, "error_estimate"),
+                     std::string("applies to the fixed-step integrators (rk4, euler, symplectic_euler); integrator \"") +
+                         integrator_name(s.integrator) + "\" controls its error itself (rtol, atol)");
+}
+
 }  // namespace
 
 SolverSettings compile_solver(const json& solver, const std::string& path) {
@@ -44,7 +86,8 @@ SolverSettings compile_solver(const json& solver, const std::string& path) {
   check_keys(solver, path,
              {"type", "dt", "t_end", "baumgarte_alpha", "baumgarte_beta", "tikhonov_epsilon", "refinement_steps",
               "record_every", "violation_bound", "assembly_max_iterations", "assembly_tolerance",
-              "runaway_kinetic_energy", "allow_unstable", "projection"});
+              "runaway_kinetic_energy", "allow_unstable", "projection", "integrator", "rtol", "atol", "min_step",
+              "max_step", "first_step", "error_estimate"});
   SolverSettings s;
   const std::string dt_path = child_path(path, "dt");
   s.dt = as_number(require_key(solver, path, "dt"), dt_path);
@@ -83,6 +126,7 @@ SolverSettings compile_solver(const json& solver, const std::string& path) {
     if (!parse_projection(name, s.projection))
       throw SceneError(p, "must be \"none\", \"velocity\" or \"position_velocity\" (got \"" + name + "\")");
   }
+  compile_integrator(solver, path, s);
   return s;
 }
 

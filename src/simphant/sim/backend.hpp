@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "simphant/dynamics/reductions.hpp"
+#include "simphant/model/integrator.hpp"
 #include "simphant/model/model.hpp"
 #include "simphant/sim/backend_error.hpp"
 
@@ -13,17 +14,19 @@ namespace simphant {
 
 /// Per-instance status codes, as written to /status. Why an instance is not Ok is its
 /// status reason (/status_reason; kReason* in dynamics/runaway.hpp): AssemblyFailed has
-/// assembly_failure; Diverged has non_finite, constraint_violation, runaway or
-/// factorisation_failure (or none when set_state wrote the status without a reason).
+/// assembly_failure; Diverged has non_finite, constraint_violation, runaway,
+/// factorisation_failure or step_size_underflow (or none when set_state wrote the status
+/// without a reason).
 enum class InstanceStatus : std::int8_t { Ok = 0, AssemblyFailed = 1, Diverged = 2 };
 
 /// Name of a status reason code (0 none, 1 non_finite, 2 constraint_violation, 3 runaway,
-/// 4 factorisation_failure, 5 assembly_failure), "unknown" for another value.
+/// 4 factorisation_failure, 5 assembly_failure, 6 step_size_underflow), "unknown" for
+/// another value.
 const char* status_reason_name(std::int8_t reason);
 
 /// Checks set_state's statuses and reasons before anything changes: throws
 /// std::invalid_argument ("<call>: ...") for reasons without statuses, a reason out of
-/// [0, 5] or one that does not fit its status (status_reason_fits in dynamics/runaway.hpp;
+/// [0, kReasonCount) or one that does not fit its status (status_reason_fits in dynamics/runaway.hpp;
 /// a status without a reason: reason_after_set there).
 void check_status_reasons(const char* call, int count, const std::int8_t* status, const std::int8_t* reasons);
 
@@ -106,9 +109,31 @@ class Backend {
   virtual void set_inputs_device(const double* d_u) {
     throw BackendError(std::string("set_inputs_device: backend '") + name() + "' has no device memory");
   }
-  /// Advances every live instance by n_steps fixed RK4 steps of model.solver.dt. A
-  /// device backend may return once the steps are queued; every read waits for them.
+  /// Advances every live instance by n_steps grid steps of model.solver.dt with the
+  /// model's integrator (integrator(); docs/solver.md, "Integrators"): a fixed-step one
+  /// takes one step of dt per grid step; an adaptive one integrates each instance to the
+  /// grid times with its own internal steps and gives the state at each grid time by
+  /// interpolation. A device backend may return once the steps are queued; every read
+  /// waits for them.
   virtual void advance(int n_steps) = 0;
+  /// The integrator that advance() runs (model.solver.integrator).
+  virtual Integrator integrator() const { return Integrator::Rk4; }
+  /// (n_instances) each, since the instance's last reset: accepted and rejected internal
+  /// steps, and the smallest and largest accepted step [s] (an instance without an accepted
+  /// step yet: min = max = 0 for an adaptive integrator). Fixed-step integrators: accepted =
+  /// the instance's steps, rejected 0, min = max = dt. Any pointer may be null (that part
+  /// is not written). Waits for queued steps on a device backend.
+  virtual void read_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step,
+                                    double* max_step) const = 0;
+  /// Numbers per instance that an adaptive integrator keeps between grid times (the next
+  /// step size, its controller's memory, ...): 0 for the fixed-step integrators.
+  virtual int integrator_state_size() const { return 0; }
+  /// (n_instances, integrator_state_size()): that state, for checkpoints (like
+  /// get_reduction_state): set_integrator_state of what this gives, after set_state of the
+  /// same instances' state, continues bit-identically. set_state without it restarts the
+  /// adaptive integration at the instance's time with the first-step estimate (docs/state.md).
+  virtual void get_integrator_state(double* out) const { (void)out; }
+  virtual void set_integrator_state(const double* in) { (void)in; }
   /// Waits until the queued steps are done (host backends: nothing to wait for).
   /// Throws BackendError when the device reports a failure.
   virtual void synchronize() {}

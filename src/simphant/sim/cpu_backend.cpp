@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "simphant/dynamics/euler.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/rk4.hpp"
 #include "simphant/dynamics/runaway.hpp"
@@ -13,6 +14,7 @@
 #include "simphant/sim/assemble_batch.hpp"
 #include "simphant/sim/joint_coordinates.hpp"
 #include "simphant/sim/reduction_names.hpp"
+#include "simphant/sim/step_statistics.hpp"
 #include "simphant/model/topology.hpp"
 
 namespace simphant {
@@ -39,6 +41,11 @@ CpuBackend::CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_i
   ny_ = m0.ny();
   n_inputs_ = m0.n_inputs;
   dt_ = m0.solver.dt;
+  integrator_ = m0.solver.integrator;
+  accepted_.assign(n_instances_, 0);
+  rejected_.assign(n_instances_, 0);
+  min_step_.assign(n_instances_, 0.0);
+  max_step_.assign(n_instances_, 0.0);
   inputs_.assign(static_cast<size_t>(n_instances_) * n_inputs_, 0.0);
   status_step_.assign(n_instances_, 0);
   offset_.assign(n_instances_, 0);
@@ -70,7 +77,16 @@ std::string CpuBackend::details() const {
 void CpuBackend::set_inputs(const double* u) { std::copy(u, u + inputs_.size(), inputs_.begin()); }
 
 void CpuBackend::advance(int n_steps) {
+  switch (integrator_) {
+    case Integrator::Dopri5: advance_dopri5(n_steps); return;
+    case Integrator::Bdf: advance_bdf(n_steps); return;
+    default: advance_fixed(n_steps); return;
+  }
+}
+
+void CpuBackend::advance_fixed(int n_steps) {
   const std::int64_t step0 = steps_;
+  const EulerKind euler = integrator_ == Integrator::SymplecticEuler ? EulerKind::Symplectic : EulerKind::Explicit;
 #pragma omp parallel for schedule(static) num_threads(threads_)
   for (int i = 0; i < n_instances_; ++i) {
     if (status_[i] != static_cast<std::int8_t>(InstanceStatus::Ok)) continue;
@@ -86,7 +102,11 @@ void CpuBackend::advance(int n_steps) {
       const double kinetic_bound = runaway_kinetic_bound(a, b, static_cast<double>(step0 + s + 1) * dt_);
       ReductionSink sink{&red_layout_, red_layout_.any() ? red_acc_.data() + static_cast<size_t>(i) * red_layout_.size() : nullptr,
                          static_cast<double>(step0 + s - offset_[i])};
-      if (!rk4_step(model, d, instance_time(i, step0 + s), Y, u, dt_, kinetic_bound, red_layout_.any() ? &sink : nullptr)) {
+      const double t = instance_time(i, step0 + s);
+      const ReductionSink* sk = red_layout_.any() ? &sink : nullptr;
+      const bool ok = integrator_ == Integrator::Rk4 ? rk4_step(model, d, t, Y, u, dt_, kinetic_bound, sk)
+                                                     : euler_step(euler, model, d, t, Y, u, dt_, kinetic_bound, sk);
+      if (!ok) {
         status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
         status_step_[i] = step0 + s - offset_[i];
         reason_[i] = d.failure;
@@ -163,6 +183,47 @@ void CpuBackend::read_energy(double* total, double* kinetic) const {
   }
 }
 
+void CpuBackend::read_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step,
+                                      double* max_step) const {
+  if (!is_adaptive(integrator_)) {
+    std::vector<std::int64_t> steps(static_cast<std::size_t>(n_instances_));
+    for (int i = 0; i < n_instances_; ++i) steps[static_cast<std::size_t>(i)] = steps_ - offset_[i];
+    fixed_step_statistics(n_instances_, steps.data(), status_.data(), status_step_.data(), dt_, accepted, rejected,
+                          min_step, max_step);
+    return;
+  }
+  if (accepted) std::copy(accepted_.begin(), accepted_.end(), accepted);
+  if (rejected) std::copy(rejected_.begin(), rejected_.end(), rejected);
+  if (min_step) std::copy(min_step_.begin(), min_step_.end(), min_step);
+  if (max_step) std::copy(max_step_.begin(), max_step_.end(), max_step);
+}
+
+int CpuBackend::integrator_state_size() const {
+  switch (integrator_) {
+    case Integrator::Dopri5: return dopri5_state_size();
+    case Integrator::Bdf: return bdf_state_size();
+    default: return 0;
+  }
+}
+
+void CpuBackend::get_integrator_state(double* out) const {
+  if (integrator_ == Integrator::Dopri5) get_dopri5_state(out);
+  if (integrator_ == Integrator::Bdf) get_bdf_state(out);
+}
+
+void CpuBackend::set_integrator_state(const double* in) {
+  if (integrator_ == Integrator::Dopri5) set_dopri5_state(in);
+  if (integrator_ == Integrator::Bdf) set_bdf_state(in);
+}
+
+void CpuBackend::restart_integrator(int i) {
+  const std::size_t k = static_cast<std::size_t>(i);
+  accepted_[k] = rejected_[k] = 0;
+  min_step_[k] = max_step_[k] = 0.0;
+  if (integrator_ == Integrator::Dopri5) restart_dopri5(i);
+  if (integrator_ == Integrator::Bdf) restart_bdf(i);
+}
+
 void CpuBackend::read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const {
   std::copy(status_.begin(), status_.end(), status);
   if (reason) std::copy(reason_.begin(), reason_.end(), reason);
@@ -209,6 +270,7 @@ void CpuBackend::set_state(const int* ids, int count, const double* y, const std
     if (status) status_[i] = status[k];
     if (status_steps) status_step_[i] = status_steps[k];
     if (status) reason_[i] = reason_after_set(status_[i], reason_[i], reasons != nullptr, reasons ? reasons[k] : kReasonNone);
+    if (y || steps) restart_integrator(i);
   }
 }
 
@@ -221,6 +283,7 @@ void CpuBackend::reset(const int* ids, int count) {
     status_[i] = static_cast<std::int8_t>(assembly_[i].ok ? InstanceStatus::Ok : InstanceStatus::AssemblyFailed);
     reason_[i] = reason0_[i];
     status_step_[i] = 0;
+    restart_integrator(i);
     if (red_layout_.any()) reduction_clear(red_layout_, {red_acc_.data() + static_cast<size_t>(i) * red_layout_.size(), 1});
   }
 }

@@ -12,6 +12,18 @@
 
 namespace simphant {
 
+/// What the adaptive integrators keep per instance between advance() calls, defined
+/// with each of them (sim/cpu_dopri5.cpp, sim/cpu_bdf.cpp); the deleters are defined
+/// there too, so that this header needs neither type complete.
+struct CpuDopri5State;
+struct CpuBdfState;
+struct CpuDopri5StateDeleter {
+  void operator()(CpuDopri5State* s) const;
+};
+struct CpuBdfStateDeleter {
+  void operator()(CpuBdfState* s) const;
+};
+
 class CpuBackend final : public Backend {
  public:
   /// models: size 1 (shared) or n_instances (one per instance). threads <= 0: all.
@@ -23,7 +35,14 @@ class CpuBackend final : public Backend {
   std::string details() const override;
   int n_instances() const override { return n_instances_; }
   void set_inputs(const double* u) override;
+  /// Dispatches on integrator(): advance_fixed, advance_dopri5 or advance_bdf.
   void advance(int n_steps) override;
+  Integrator integrator() const override { return integrator_; }
+  void read_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step,
+                            double* max_step) const override;
+  int integrator_state_size() const override;
+  void get_integrator_state(double* out) const override;
+  void set_integrator_state(const double* in) override;
   double time() const override { return static_cast<double>(steps_) * dt_; }
   std::int64_t steps_taken() const override { return steps_; }
   std::int64_t factorisation_recoveries() const override;
@@ -73,6 +92,30 @@ class CpuBackend final : public Backend {
   double instance_time(int i, std::int64_t batch_step) const {
     return static_cast<double>(batch_step - offset_[static_cast<std::size_t>(i)]) * dt_;
   }
+  /// rk4, euler, symplectic_euler: one step of dt per grid step (dynamics/rk4.hpp,
+  /// dynamics/euler.hpp).
+  void advance_fixed(int n_steps);
+  // The adaptive integrators, each defined in its own file with its state: dopri5 in
+  // sim/cpu_dopri5.cpp, bdf in sim/cpu_bdf.cpp. Each integrates every live instance from
+  // its grid time to the next n_steps grid times (docs/solver.md, "Integrators"), counts
+  // into the step statistics below and sets status kReasonStepSizeUnderflow when it
+  // cannot go on.
+  void advance_dopri5(int n_steps);
+  void advance_bdf(int n_steps);
+  /// Numbers per instance of the adaptive integrator's state (integrator_state_size),
+  /// and its copy out / in (get_/set_integrator_state), per integrator.
+  int dopri5_state_size() const;
+  void get_dopri5_state(double* out) const;
+  void set_dopri5_state(const double* in);
+  int bdf_state_size() const;
+  void get_bdf_state(double* out) const;
+  void set_bdf_state(const double* in);
+  /// Instance i's adaptive integration starts afresh from its current state and time
+  /// (first-step estimate): called by reset(), set_state() with y or steps, and
+  /// set_models(); also clears its step statistics.
+  void restart_integrator(int i);
+  void restart_dopri5(int i);
+  void restart_bdf(int i);
 
   std::shared_ptr<const std::vector<Model>> models_;
   int n_instances_;
@@ -96,6 +139,13 @@ class CpuBackend final : public Backend {
   std::vector<double> red_acc_;            ///< (n_instances, red_layout_.size()) accumulators
   mutable std::vector<std::unique_ptr<Data>> workers_;  ///< one per thread
   InstanceIds ids_;
+  Integrator integrator_ = Integrator::Rk4;  ///< model.solver.integrator (shared by the batch)
+  // Step statistics of the adaptive integrators (n_instances each, since the last reset;
+  // read_step_statistics): accepted and rejected steps, smallest and largest accepted step [s].
+  std::vector<std::int64_t> accepted_, rejected_;
+  std::vector<double> min_step_, max_step_;
+  std::unique_ptr<CpuDopri5State, CpuDopri5StateDeleter> dopri5_;  ///< made by advance_dopri5
+  std::unique_ptr<CpuBdfState, CpuBdfStateDeleter> bdf_;           ///< made by advance_bdf
 };
 
 }  // namespace simphant

@@ -4,7 +4,8 @@
 // from the same sizes the backends allocate: per worker thread (the cpu backend's Data,
 // dynamics/data.hpp: on the dense Schur path C and its factor (m, m), on the sparse one
 // the blocks of C and L; the reduced backend's fixed workspace), per instance (state, the kept
-// initial state, inputs, status, clocks, assembly result, instance-id checks; on the
+// initial state, inputs, status, clocks, assembly result, instance-id checks, with bdf
+// CVODE's memory (sim/bdf_support.hpp); on the
 // cuda backends the host-assembled batch, pinned frame and staging buffers and packed
 // parameters), and what only assembly holds (its own Data with the dense Phi_q (m, 6N)
 // and the complete orthogonal decomposition of Phi_q, per assembling thread). The models themselves are not counted

@@ -10,6 +10,7 @@
 #include "simphant/dynamics/runaway.hpp"
 #include "simphant/model/topology.hpp"
 #include "simphant/reduced/forward_kinematics.hpp"
+#include "simphant/sim/step_statistics.hpp"
 
 namespace simphant {
 
@@ -66,9 +67,20 @@ ReducedBackend::ReducedBackend(std::shared_ptr<const std::vector<Model>> models,
   for (int t = 0; t < threads_; ++t) workers_.push_back(std::make_unique<Worker>());
 }
 
+void ReducedBackend::read_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step,
+                                          double* max_step) const {
+  std::vector<std::int64_t> steps(static_cast<std::size_t>(n_instances_));
+  for (int i = 0; i < n_instances_; ++i) steps[static_cast<std::size_t>(i)] = steps_ - offset_[static_cast<std::size_t>(i)];
+  fixed_step_statistics(n_instances_, steps.data(), status_.data(), status_step_.data(), dt_, accepted, rejected,
+                        min_step, max_step);
+}
+
 void ReducedBackend::check_model(const Model& m, const std::string& who) const {
   if (!m.robot || m.robot->n() != n_ || m.robot->solver != solver_)
     throw std::invalid_argument(who + ": every instance needs the same robot and solver");
+  if (m.solver.integrator != Integrator::Rk4)
+    throw std::invalid_argument(who + ": the joint-space solvers run rk4 only (integrator '" +
+                                integrator_name(m.solver.integrator) + "')");
   if (n_ < 1 || n_ > kMaxRobotJoints)
     throw std::invalid_argument(who + ": the robot has " + std::to_string(n_) + " joints (1 .. " +
                                 std::to_string(kMaxRobotJoints) + ")");

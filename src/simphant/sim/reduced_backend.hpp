@@ -50,6 +50,9 @@ class ReducedBackend final : public Backend {
   void read_constraint_violation(double* out) const override;
   void read_energy(double* total, double* kinetic) const override;
   void read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const override;
+  /// RK4 only (the constructor refuses another integrator): one accepted step of dt per step.
+  void read_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step,
+                            double* max_step) const override;
   const std::vector<AssemblyResult>& assembly() const override { return assembly_; }
   int n_joint_coordinates() const override { return n_; }
   void read_joint_state(double* q, double* qd, double* tau) const override;

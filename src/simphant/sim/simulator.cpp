@@ -60,14 +60,18 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
   if (shared->front().robot && (named_cuda || options.precision != "fp64"))
     throw std::invalid_argument("robot scenes run on the cpu backend in fp64 (the cuda backend does not report joint "
                                 "coordinates yet)");
+  // bdf (SUNDIALS CVODE) runs on the cpu backend only (docs/solver.md, "Integrators").
+  const bool bdf = shared->front().solver.integrator == Integrator::Bdf;
+  if (bdf && named_cuda)
+    throw std::invalid_argument("integrator 'bdf' runs on the cpu backend only (backend '" + options.backend + "')");
   // A robot scene with solver aba / cga runs in joint coordinates (docs/robots.md).
   if (shared->front().robot && shared->front().robot->solver != RobotSolver::Dae) {
     return std::unique_ptr<Simulator>(
         new Simulator(shared, std::make_unique<ReducedBackend>(shared, n_instances, options.threads)));
   }
-  // auto keeps robot scenes (dae) on the CPU (checked above).
+  // auto keeps robot scenes (dae) and bdf on the CPU (checked above).
   const bool robot = static_cast<bool>(shared->front().robot);
-  const bool cuda = named_cuda || (options.backend == "auto" && !robot && cuda_device_count() > 0);
+  const bool cuda = named_cuda || (options.backend == "auto" && !robot && !bdf && cuda_device_count() > 0);
   if (!cuda && options.precision != "fp64")
     throw std::invalid_argument("precision fp32 needs the cuda backend (the cpu backend is the fp64 reference)");
   std::unique_ptr<Backend> backend;

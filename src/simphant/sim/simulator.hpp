@@ -22,7 +22,7 @@
 namespace simphant {
 
 struct SimulatorOptions {
-  /// "cpu" | "cuda" | "auto" (cuda when this build has it and a CUDA device is present,
+  /// "cpu" | "cuda" | "auto" (cuda when this build has it, a CUDA device is present and the integrator is not bdf,
   /// else cpu).
   std::string backend = "auto";
   int threads = 0;                  ///< CPU workers (the cpu backend, and assembly); 0 = all
@@ -70,6 +70,18 @@ class Simulator {
   void set_steps_taken(std::int64_t steps) { clock_offset_ = steps - backend_->steps_taken(); }
   /// Factorisations recovered with a larger shift so far (docs/solver.md, "Pivot recovery").
   std::int64_t factorisation_recoveries() const { return backend_->factorisation_recoveries(); }
+  /// The integrator advance() runs (Backend::integrator; docs/solver.md, "Integrators").
+  Integrator integrator() const { return backend_->integrator(); }
+  /// Per instance since its last reset: accepted and rejected steps, smallest and largest
+  /// step [s] (Backend::read_step_statistics; any pointer may be null).
+  void read_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step, double* max_step) const {
+    backend_->read_step_statistics(accepted, rejected, min_step, max_step);
+  }
+  /// The adaptive integrator's state per instance (Backend::integrator_state_size, get_ /
+  /// set_integrator_state): (n_instances, integrator_state_size()), for checkpoints.
+  int integrator_state_size() const { return backend_->integrator_state_size(); }
+  void get_integrator_state(double* out) const { backend_->get_integrator_state(out); }
+  void set_integrator_state(const double* in) { backend_->set_integrator_state(in); }
   void read_states(double* out) const { backend_->read_states(out); }
   void read_reactions(double* out) const { backend_->read_reactions(out); }
   void read_constraint_violation(double* out) const { backend_->read_constraint_violation(out); }

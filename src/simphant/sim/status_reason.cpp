@@ -15,6 +15,7 @@ const char* status_reason_name(std::int8_t reason) {
     case kReasonRunaway: return "runaway";
     case kReasonFactorisationFailure: return "factorisation_failure";
     case kReasonAssemblyFailure: return "assembly_failure";
+    case kReasonStepSizeUnderflow: return "step_size_underflow";
     default: return "unknown";
   }
 }
@@ -26,7 +27,8 @@ void check_status_reasons(const char* call, int count, const std::int8_t* status
   for (int k = 0; k < count; ++k) {
     if (reasons[k] < 0 || reasons[k] >= kReasonCount)
       throw std::invalid_argument(std::string(call) + ": reasons[" + std::to_string(k) +
-                                  "] = " + std::to_string(reasons[k]) + " is not a status reason (0 to 5)");
+                                  "] = " + std::to_string(reasons[k]) + " is not a status reason (0 to " +
+                                  std::to_string(kReasonCount - 1) + ")");
     if (!status_reason_fits(status[k], reasons[k]))
       throw std::invalid_argument(std::string(call) + ": reasons[" + std::to_string(k) +
                                   "] = " + status_reason_name(reasons[k]) + " does not fit status[" +
