@@ -14,6 +14,7 @@
 #include "accelerations.hpp"
 #include "batch_buffers.hpp"
 #include "body_forces.hpp"
+#include "euler_stage.hpp"
 #include "frame.hpp"
 #include "fused_solve.hpp"
 #include "fused_stage.hpp"
@@ -132,7 +133,57 @@ void enqueue_projection(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& 
   }
 }
 
-/// One fixed RK4 step of every instance (frozen ones are computed and not committed),
+/// The start state's evaluation of a step into b.k[0] (the cuda path): the solve at b.Y,
+/// its violation (b.violation) and sample of the reductions over time, the accelerations.
+template <class T, class Exec>
+void enqueue_start_stage(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b) {
+  const int n = mv.n_instances;
+  enqueue_solve(x, mv, b, static_cast<const T*>(b.Y), T(0));
+  x.launch("violation", n, [=] SP_LAMBDA(int tid) { violation_thread(tid, mv, static_cast<const T*>(b.phi), b.violation); });
+  if (b.red.any())  // its sample of the reductions over time (reduce.hpp)
+    x.launch("reduce", n, [=] SP_LAMBDA(int tid) {
+      reduce_thread(tid, mv, b.red, static_cast<const T*>(b.Y), static_cast<const T*>(b.jac),
+                    static_cast<const T*>(b.rhs), b.lambda_soa, static_cast<const int*>(b.info),
+                    static_cast<const T*>(b.violation), static_cast<const std::int8_t*>(b.status),
+                    static_cast<const std::int64_t*>(b.step), b.red_acc);
+    });
+  enqueue_accelerations(x, mv, b, static_cast<const T*>(b.Y), b.k[0]);
+}
+
+/// The candidate b.y_stage projected (enqueue_projection), committed per instance with
+/// its status, and the step counted.
+template <class T, class Exec>
+void enqueue_commit(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b) {
+  enqueue_projection(x, mv, b, b.y_stage);
+  x.launch("commit_step", mv.n_instances, [=] SP_LAMBDA(int tid) {
+    commit_step_thread(tid, mv, static_cast<const T*>(b.violation), static_cast<const T*>(b.y_stage),
+                       static_cast<const std::int64_t*>(b.step), static_cast<const T*>(b.runaway), b.fail, b.Y, b.status,
+                       b.status_step, b.status_reason);
+  });
+  x.launch("count_step", 1, [=] SP_LAMBDA(int tid) { count_step_thread(tid, b.step); });
+}
+
+/// One explicit or symplectic Euler step of every instance (ModelView::integrator;
+/// docs/solver.md, "Integrators"): one evaluation, the candidate (euler_stage.hpp),
+/// projected and committed as RK4's. fused: one kernel per step (fused_euler_thread).
+template <class T, class Exec>
+void enqueue_euler_step(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, const SchurPatternView* fused = nullptr) {
+  if (fused) {
+    const SchurPatternView P = *fused;
+    x.launch("fused_euler", mv.n_instances, [=] SP_LAMBDA(int tid) { fused_euler_thread(tid, mv, P, b); });
+    x.launch("count_step", 1, [=] SP_LAMBDA(int tid) { count_step_thread(tid, b.step); });
+    return;
+  }
+  enqueue_start_stage(x, mv, b);
+  x.launch("euler_final", mv.n_instances * mv.n_bodies, [=] SP_LAMBDA(int tid) {
+    euler_final_thread(tid, mv, static_cast<const T*>(b.Y), static_cast<const T*>(b.k[0]), b.y_stage);
+  });
+  enqueue_commit(x, mv, b);
+}
+
+/// One fixed step of every instance with the fixed-step integrator of
+/// ModelView::integrator: explicit or symplectic Euler by enqueue_euler_step, else one
+/// RK4 step (the adaptive integrators have their own host loop). RK4: frozen instances are computed and not committed,
 /// the candidate projected (enqueue_projection) before the commit; with position_velocity
 /// the stage states' velocities too (projection_math.hpp, projects_stage_states).
 /// Host-synchronisation free: a CUDA graph captures it once and replays it. fused: as
@@ -140,6 +191,11 @@ void enqueue_projection(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& 
 /// (fused_stage_thread), the last committing the step.
 template <class T, class Exec>
 void enqueue_step(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, const SchurPatternView* fused = nullptr) {
+  if (mv.integrator == static_cast<std::int8_t>(Integrator::Euler) ||
+      mv.integrator == static_cast<std::int8_t>(Integrator::SymplecticEuler)) {
+    enqueue_euler_step(x, mv, b, fused);
+    return;
+  }
   if (fused) {
     const SchurPatternView P = *fused;
     const T half_dt = T(0.5) * mv.dt;
@@ -157,18 +213,12 @@ void enqueue_step(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, con
   const T stage_c[4] = {T(0), half_dt, half_dt, mv.dt};  // stage times after the step's start
   for (int s = 0; s < 4; ++s) {
     const T* y = s == 0 ? b.Y : b.y_stage;
-    enqueue_solve(x, mv, b, y, stage_c[s]);
     if (s == 0) {  // the first stage evaluates the step's start state
-      x.launch("violation", n, [=] SP_LAMBDA(int tid) { violation_thread(tid, mv, static_cast<const T*>(b.phi), b.violation); });
-      if (b.red.any())  // its sample of the reductions over time (reduce.hpp)
-        x.launch("reduce", n, [=] SP_LAMBDA(int tid) {
-          reduce_thread(tid, mv, b.red, static_cast<const T*>(b.Y), static_cast<const T*>(b.jac),
-                        static_cast<const T*>(b.rhs), b.lambda_soa, static_cast<const int*>(b.info),
-                        static_cast<const T*>(b.violation), static_cast<const std::int8_t*>(b.status),
-                        static_cast<const std::int64_t*>(b.step), b.red_acc);
-        });
+      enqueue_start_stage(x, mv, b);
+    } else {
+      enqueue_solve(x, mv, b, y, stage_c[s]);
+      enqueue_accelerations(x, mv, b, y, b.k[s]);
     }
-    enqueue_accelerations(x, mv, b, y, b.k[s]);
     if (s < 3) {
       const T h = stage_h[s];
       T* ks = b.k[s];
@@ -193,13 +243,7 @@ void enqueue_step(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, con
       });
     }
   }
-  enqueue_projection(x, mv, b, b.y_stage);
-  x.launch("commit_step", n, [=] SP_LAMBDA(int tid) {
-    commit_step_thread(tid, mv, static_cast<const T*>(b.violation), static_cast<const T*>(b.y_stage),
-                       static_cast<const std::int64_t*>(b.step), static_cast<const T*>(b.runaway), b.fail, b.Y, b.status,
-                       b.status_step, b.status_reason);
-  });
-  x.launch("count_step", 1, [=] SP_LAMBDA(int tid) { count_step_thread(tid, b.step); });
+  enqueue_commit(x, mv, b);
 }
 
 /// End of an advance: marks live instances whose current state violates the bound.

@@ -225,6 +225,70 @@ TEST(Cli, BadInputExits2) {
   EXPECT_EQ(run_simphant("--help"), 0);
 }
 
+// Bad integrator settings exit 2 naming the flag or the JSON path (docs/scene-format.md,
+// "Solver"; docs/solver.md, "Integrators"), before any output is written.
+TEST(Cli, BadIntegratorSettingsExit2NamingTheField) {
+  const std::string good = quote(write_scene("integ_good.json", pendulum()));
+  const std::string out = (temp_dir() / "integ_bad.h5").string();
+  fs::remove(out);
+  const auto flag = [&](const std::string& args, const std::string& field) {
+    EXPECT_EQ(run_simphant("run " + good + " --backend cpu --out " + quote(out) + " " + args), 2) << args;
+    EXPECT_NE(last_stderr().find(field), std::string::npos) << args << ": " << last_stderr();
+  };
+  flag("--integrator leapfrog", "--integrator");
+  flag("--rtol 0", "--rtol");
+  flag("--rtol -1e-6", "--rtol");
+  flag("--rtol nan", "--rtol");
+  flag("--atol -1", "--atol");
+  flag("--integrator dopri5 --error-estimate", "--error-estimate");
+  flag("--integrator bdf --error-estimate", "--error-estimate");
+  // bdf on a GPU backend: refused as bad input before any device check.
+  EXPECT_EQ(run_simphant("run " + good + " --integrator bdf --backend cuda --out " + quote(out)), 2);
+  EXPECT_NE(last_stderr().find("--backend"), std::string::npos) << last_stderr();
+  EXPECT_EQ(run_simphant("run " + good + " --integrator bdf --backend cuda-fused --out " + quote(out)), 2);
+  const auto scene = [&](const json& solver_patch, const std::string& field, const std::string& extra = "") {
+    json doc = pendulum();
+    doc["solver"].update(solver_patch);
+    const std::string f = quote(write_scene("integ_bad.json", doc));
+    EXPECT_EQ(run_simphant("run " + f + " --out " + quote(out) + " " + extra), 2) << solver_patch.dump();
+    EXPECT_NE(last_stderr().find(field), std::string::npos) << solver_patch.dump() << ": " << last_stderr();
+    if (extra.empty()) EXPECT_EQ(run_simphant("check " + f), 2) << solver_patch.dump();
+  };
+  scene({{"integrator", "rk5"}}, "/solver/integrator");
+  scene({{"integrator", 4}}, "/solver/integrator");
+  scene({{"rtol", 0.0}}, "/solver/rtol");
+  scene({{"rtol", -1.0}}, "/solver/rtol");
+  scene({{"atol", -1e-9}}, "/solver/atol");
+  scene({{"min_step", 0.002}}, "/solver/min_step");  // dt = 0.001
+  scene({{"max_step", -1.0}}, "/solver/max_step");
+  scene({{"first_step", -1.0}}, "/solver/first_step");
+  scene({{"error_estimate", "yes"}}, "/solver/error_estimate");
+  scene({{"integrator", "dopri5"}, {"error_estimate", true}}, "/solver/error_estimate");
+  scene({{"integrator", "dopri5"}}, "--error-estimate", "--error-estimate");
+  scene({{"integrator", "bdf"}}, "--backend", "--backend cuda");
+  // --dt patched into the scene re-validates min_step against the new dt.
+  scene({{"min_step", 5e-4}}, "/solver/min_step", "--dt 1e-4");
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// The fixed-step integrators run from the flag and the scene key, and differ from RK4.
+TEST(Cli, IntegratorFlagSelectsTheMethod) {
+  const std::string scene = write_scene("integ_run.json", pendulum(0.1, 10));
+  std::vector<double> last;
+  for (const char* integ : {"rk4", "euler", "symplectic_euler"}) {
+    const std::string out = (temp_dir() / (std::string("integ_") + integ + ".h5")).string();
+    ASSERT_EQ(run_simphant("run " + quote(scene) + " --backend cpu --integrator " + integ + " --out " + quote(out)), 0)
+        << last_stderr();
+    hid_t f = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    const std::vector<double> state = doubles_of(f, "state");
+    H5Fclose(f);
+    ASSERT_FALSE(state.empty());
+    EXPECT_NE(state, last) << integ;  // another method, another trajectory
+    last = state;
+  }
+}
+
 // `simphant report`: the checks made before Python starts (the report itself: tests/python/test_report.py).
 TEST(Cli, ReportBadInputAndMissingPython) {
   EXPECT_EQ(run_simphant("report"), 2);  // no results file

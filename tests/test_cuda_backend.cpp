@@ -237,6 +237,45 @@ TEST(CudaProjection, PositionVelocityMatchesCpuAfter1000Steps) {
   }
 }
 
+// Explicit and symplectic Euler on the GPU paths equal the CPU backend after 1000 steps
+// to the bound of RK4's Fp64MatchesCpuAfter1000Steps (the CPU grid emulation: 1e-12 after
+// 300 steps, tests/test_euler_grid.cpp), with equal statuses; the step statistics are the
+// fixed-step ones. bdf is refused on them.
+TEST(CudaIntegrators, EulerAndSymplecticEulerMatchCpuAfter1000Steps) {
+  SKIP_WITHOUT_GPU();
+  for (Integrator integrator : {Integrator::Euler, Integrator::SymplecticEuler}) {
+    for (const char* name : {"four_bar", "double_pendulum", "spinning_top"}) {
+      std::vector<Model> models = test::example_models(name, kInstances);
+      for (Model& m : models) m.solver.integrator = integrator;
+      for (const std::string& backend : kGpuBackends) {
+        auto cpu = make_cpu(models, backend), gpu = make(models, backend);
+        cpu->advance(1000);
+        gpu->advance(1000);
+        const std::vector<double> a = states(*gpu), b = states(*cpu);
+        std::vector<std::int8_t> sa(kInstances), sb(kInstances);
+        std::vector<double> ta(kInstances), tb(kInstances);
+        gpu->read_status(sa.data(), ta.data());
+        cpu->read_status(sb.data(), tb.data());
+        for (int i = 0; i < kInstances; ++i) {
+          EXPECT_EQ(sa[i], sb[i]) << name << " " << backend << " " << integrator_name(integrator);
+          EXPECT_LE(relative_state_error(a, b, i, cpu->model().n_bodies() * 13), 1e-9)
+              << name << " " << backend << " " << integrator_name(integrator);
+        }
+        std::vector<std::int64_t> accepted(kInstances);
+        std::vector<double> lo(kInstances);
+        gpu->read_step_statistics(accepted.data(), nullptr, lo.data(), nullptr);
+        for (int i = 0; i < kInstances; ++i) {
+          if (sa[i] == 0) EXPECT_EQ(accepted[i], 1000);
+          EXPECT_EQ(lo[i], models[0].solver.dt);
+        }
+      }
+    }
+  }
+  std::vector<Model> models = test::example_models("four_bar", 2);
+  for (Model& m : models) m.solver.integrator = Integrator::Bdf;
+  for (const std::string& backend : kGpuBackends) EXPECT_THROW(make(models, backend), std::invalid_argument) << backend;
+}
+
 TEST(CudaFused, DetailsNameThePath) {
   SKIP_WITHOUT_GPU();
   auto sim = make(test::example_models("four_bar", 2), "cuda-fused");

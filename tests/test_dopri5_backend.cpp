@@ -19,6 +19,7 @@
 #include "temp_dir.hpp"
 #include "simphant/dynamics/runaway.hpp"
 #include "simphant/dynamics/state.hpp"
+#include "simphant/sim/host_memory.hpp"
 
 namespace simphant {
 namespace {
@@ -288,6 +289,22 @@ TEST(Dopri5Backend, ZeroAtolOnAPlanarMotion) {
   EXPECT_EQ(status, 0);
   const std::vector<double> a = state_of(*zero, 0), b = state_of(*small, 0);
   for (std::size_t e = 0; e < a.size(); ++e) EXPECT_NEAR(a[e], b[e], 1e-6) << e;
+}
+
+TEST(Dopri5Backend, MemoryEstimateCountsTheIntegratorState) {
+  // Per instance: the integrator state row (11 + 7 * 13 + 1 input = 103 doubles, as
+  // integrator_state_size() says) and the 4 step statistics; per worker: 8 * 13 doubles
+  // of stage scratch.
+  const Model rk4 = compile_model(pendulum());
+  const Model dp = dopri5_model(pendulum(), tol(1e-6));
+  SimulatorOptions o;
+  o.backend = "cpu";
+  o.threads = 2;
+  const HostMemory a = simulator_host_memory(rk4, 10, false, 0, o), b = simulator_host_memory(dp, 10, false, 0, o);
+  auto backend = dopri5_backend({dp});
+  EXPECT_EQ(backend->integrator_state_size(), 103);
+  EXPECT_EQ(b.per_instance - a.per_instance, 8.0 * (103 + 4));
+  EXPECT_EQ(b.per_worker - a.per_worker, 8.0 * 8 * 13);
 }
 
 /// Expects compile_model(doc) to throw SceneError at `path` whose message holds `fragment`.

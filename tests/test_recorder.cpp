@@ -113,15 +113,16 @@ TEST(Recorder, WritesTheLayoutAndReadsBack) {
     h5::Handle a(H5Aopen(d.id(), "codes", H5P_DEFAULT), H5Aclose);
     ASSERT_TRUE(a.valid());
     h5::Handle space(H5Aget_space(a.id()), H5Sclose);
-    EXPECT_EQ(H5Sget_simple_extent_npoints(space.id()), 6);
+    EXPECT_EQ(H5Sget_simple_extent_npoints(space.id()), 7);
     h5::Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
     H5Tset_size(type.id(), H5T_VARIABLE);
     H5Tset_cset(type.id(), H5T_CSET_UTF8);
-    std::vector<char*> names(6, nullptr);
+    std::vector<char*> names(7, nullptr);
     ASSERT_GE(H5Aread(a.id(), type.id(), names.data()), 0);
     EXPECT_STREQ(names[0], "none");
     EXPECT_STREQ(names[3], "runaway");
     EXPECT_STREQ(names[5], "assembly_failure");
+    EXPECT_STREQ(names[6], "step_size_underflow");
     h5::Handle mem_space(H5Aget_space(a.id()), H5Sclose);
     H5Dvlen_reclaim(type.id(), mem_space.id(), H5P_DEFAULT, names.data());
   }

@@ -11,11 +11,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "simphant/model/robot.hpp"
 #include "simphant/scene/scene.hpp"
+#include "simphant/sim/reduced_backend.hpp"
 #include "simphant/sim/simulator.hpp"
 
 namespace simphant {
@@ -130,6 +132,29 @@ TEST(RobotScene, BadInputNamesTheJsonPath) {
   EXPECT_EQ(error_path(plain), "/solver/type");
   plain["solver"]["type"] = "dae";
   EXPECT_EQ(error_path(plain), "");
+}
+
+// The joint-space solvers run RK4 only: another integrator is refused naming
+// /solver/integrator; the maximal-coordinate solver (dae) takes any of them. The
+// reduced backend refuses such a model too.
+TEST(RobotScene, JointSpaceSolversRunRk4Only) {
+  TempDir t;
+  for (const char* solver : {"aba", "cga"}) {
+    json d = base_doc(t.urdf(), solver);
+    d["solver"]["integrator"] = "symplectic_euler";
+    std::string what;
+    EXPECT_EQ(error_path(d, &what), "/solver/integrator") << solver;
+    EXPECT_NE(what.find("rk4 only"), std::string::npos) << what;
+    d["solver"]["integrator"] = "rk4";
+    EXPECT_EQ(error_path(d), "") << solver;
+  }
+  json d = base_doc(t.urdf(), "dae");
+  d["solver"]["integrator"] = "euler";
+  EXPECT_EQ(error_path(d), "");
+  Model m = parse_scene(base_doc(t.urdf(), "aba").dump()).model;
+  m.solver.integrator = Integrator::Euler;
+  EXPECT_THROW(ReducedBackend(std::make_shared<const std::vector<Model>>(std::vector<Model>{m}), 1, 1),
+               std::invalid_argument);
 }
 
 TEST(RobotScene, RelativeUrdfPathIsRelativeToTheSceneFile) {

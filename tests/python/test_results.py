@@ -39,6 +39,15 @@ def test_dataset_layout(result):
         assert ds.attrs["version"] == simphant.__version__
 
 
+def test_status_reason_names_are_the_files_codes(result):
+    # The package's names of /status_reason codes are the ones the C++ recorder writes
+    # (attribute codes), step_size_underflow (6) included.
+    with h5py.File(result.out_file, "r") as f:
+        codes = [c.decode() if isinstance(c, bytes) else c for c in f["status_reason"].attrs["codes"]]
+    assert codes == simphant.results.STATUS_REASON_NAMES
+    assert codes[6] == "step_size_underflow"
+
+
 def test_selection_reads_lazily(result):
     with simphant.open_results(result.out_file) as ds:
         assert not ds.state.variable._in_memory

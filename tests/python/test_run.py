@@ -90,6 +90,29 @@ def test_ctrl_c_stops_the_run_cleanly(examples, tmp_path):
         assert f["state"].shape[0] == frames
 
 
+def test_integrator_keyword_arguments(examples, cli, tmp_path):
+    # integrator= runs the method of --integrator, bit for bit as the CLI; bad settings
+    # raise ValueError naming the option.
+    scene = examples / "pendulum.json"
+    proc = run_cli(cli, "run", str(scene), "--instances", "2", "--t-end", "0.05", "--backend", "cpu",
+                   "--integrator", "symplectic_euler", "--out", str(tmp_path / "cli.h5"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    r = simphant.run(scene, out=tmp_path / "py.h5", instances=2, t_end=0.05, backend="cpu",
+                     integrator="symplectic_euler")
+    rk4 = simphant.run(scene, out=tmp_path / "rk4.h5", instances=2, t_end=0.05, backend="cpu")
+    with h5py.File(tmp_path / "cli.h5", "r") as a, h5py.File(r.out_file, "r") as b, h5py.File(rk4.out_file, "r") as c:
+        assert np.array_equal(a["state"][:], b["state"][:])
+        assert not np.array_equal(b["state"][:], c["state"][:])
+    with pytest.raises(ValueError, match="--rtol"):
+        simphant.run(scene, out=tmp_path / "x.h5", rtol=0.0)
+    with pytest.raises(ValueError, match="--atol"):
+        simphant.run(scene, out=tmp_path / "x.h5", atol=-1.0)
+    with pytest.raises(ValueError, match="--integrator"):
+        simphant.run(scene, out=tmp_path / "x.h5", integrator="leapfrog")
+    with pytest.raises(ValueError, match="--error-estimate"):
+        simphant.run(scene, out=tmp_path / "x.h5", integrator="dopri5", error_estimate=True)
+
+
 def test_bad_options(examples, tmp_path):
     with pytest.raises(ValueError, match="instances"):
         simphant.run(examples / "pendulum.json", out=tmp_path / "p.h5", instances=0)

@@ -43,8 +43,13 @@ void print_table(const std::string& file, const Model& model, const json& c) {
               c.at("assembly_ok").get<bool>() ? "ok" : "FAILED", c.at("assembly_iterations").get<int>(),
               c.at("assembly_residual").get<double>(), c.at("assembly_velocity_residual").get<double>());
   const json& st = c.at("step_stability");
-  std::printf("\nstep-size stability (RK4, dt = %g s; docs/solver.md)\n", st.at("dt_s").get<double>());
-  if (st.at("modes").empty()) std::printf("  no stiff modes (no constraint rows or spring-dampers)\n");
+  const Integrator integrator = model.solver.integrator;
+  std::printf("\nstep-size stability (%s, dt = %g s; docs/solver.md)\n", integrator_name(integrator),
+              st.at("dt_s").get<double>());
+  if (is_adaptive(integrator))
+    std::printf("  adaptive integrator: its error control sets the step (dt is the output grid)\n");
+  else if (st.at("modes").empty())
+    std::printf("  no stiff modes (no constraint rows or spring-dampers)\n");
   else
     std::printf("  %-40s %14s %12s %12s  %s\n", "mode (field)", "|lambda| [1/s]", "|lambda| dt", "dt max [s]", "verdict");
   for (const json& m : st.at("modes")) {

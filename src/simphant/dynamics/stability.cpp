@@ -132,10 +132,40 @@ double rk4_stability_radius(std::complex<double> lambda) {
   return lo;
 }
 
+double integrator_stable_step(Integrator integrator, const StabilityMode& m) {
+  const double inf = std::numeric_limits<double>::infinity();
+  switch (integrator) {
+    case Integrator::Rk4: return m.dt_max;
+    case Integrator::SymplecticEuler: {
+      if (m.q > 0) return (std::sqrt(m.p * m.p + 4.0 * m.q) - m.p) / m.q;
+      return m.p > 0 ? 2.0 / m.p : inf;
+    }
+    case Integrator::Euler: {
+      const double mag = std::abs(m.lambda);
+      if (!(mag > 0)) return inf;
+      // Complex pair: |1 + h lambda|^2 = 1 + 2 h Re(lambda) + h^2 |lambda|^2 <= 1.
+      if (m.lambda.imag() != 0.0) return 2.0 * std::abs(m.lambda.real()) / (mag * mag);
+      return 2.0 / mag;  // real roots: the fastest one binds
+    }
+    case Integrator::Dopri5:
+    case Integrator::Bdf: return inf;
+  }
+  return m.dt_max;
+}
+
+double euler_blowup_step(const StabilityMode& m) {
+  const double mag = std::abs(m.lambda);
+  return mag > 0 ? 2.0 / mag : std::numeric_limits<double>::infinity();
+}
+
+double euler_gain(const StabilityMode& m, double h) { return std::abs(1.0 + h * m.lambda); }
+
 StabilityMode baumgarte_mode(double alpha, double beta) {
   StabilityMode m;
   bool damping = false;
-  m.lambda = fastest_root(2.0 * alpha, beta * beta, damping);
+  m.p = 2.0 * alpha;
+  m.q = beta * beta;
+  m.lambda = fastest_root(m.p, m.q, damping);
   m.field = damping ? StabilityField::BaumgarteAlpha : StabilityField::BaumgarteBeta;
   return finish(m);
 }
@@ -145,7 +175,9 @@ StabilityMode spring_mode(int force, double stiffness, double damping, double w)
   m.force = force;
   m.inverse_mass = w;
   bool dominated = false;
-  m.lambda = fastest_root(damping * w, stiffness * w, dominated);
+  m.p = damping * w;
+  m.q = stiffness * w;
+  m.lambda = fastest_root(m.p, m.q, dominated);
   m.field = dominated ? StabilityField::Damping : StabilityField::Stiffness;
   return finish(m);
 }

@@ -1,16 +1,18 @@
 #pragma once
-// Step-size stability of explicit RK4 for the fastest modes of a model (docs/solver.md,
-// "Step-size stability"): the Baumgarte error dynamics Phi'' + 2 alpha Phi' + beta^2 Phi = 0,
+// Step-size stability of the fixed-step integrators for the fastest modes of a model
+// (docs/solver.md, "Step-size stability" and "Integrators"): the Baumgarte error dynamics Phi'' + 2 alpha Phi' + beta^2 Phi = 0,
 // each translational spring-damper with the effective mass along its line in the
 // constrained system, and each rotational spring-damper with the effective inertia about
 // its joint's axis. A mode with eigenvalue lambda is stable for a step h when
 // |R(h lambda)| <= 1, R(z) = 1 + z + z^2/2 + z^3/6 + z^4/24 (RK4's stability function:
-// real-axis limit h |lambda| <= 2.785, imaginary-axis limit 2 sqrt(2)).
+// real-axis limit h |lambda| <= 2.785, imaginary-axis limit 2 sqrt(2)); explicit Euler
+// and symplectic Euler have their own limits (integrator_stable_step).
 #include <complex>
 #include <string>
 #include <vector>
 
 #include "simphant/dynamics/data.hpp"
+#include "simphant/model/integrator.hpp"
 
 namespace simphant {
 
@@ -37,8 +39,33 @@ struct StabilityMode {
   int force = -1;               ///< index in Model::forces (spring-dampers), -1 for Baumgarte
   std::complex<double> lambda;  ///< the mode's fastest eigenvalue [1/s]
   double inverse_mass = 0;      ///< effective 1/m [1/kg] or 1/J [1/(kg m^2)] (spring-dampers)
-  double dt_max = 0;            ///< largest stable step [s]: rk4_stability_radius / |lambda|
+  /// The mode's characteristic polynomial s^2 + p s + q: p = 2 alpha [1/s], q = beta^2
+  /// [1/s^2] (Baumgarte) or p = c w, q = k w (spring-dampers).
+  double p = 0, q = 0;
+  double dt_max = 0;            ///< largest stable step [s] of RK4: rk4_stability_radius / |lambda|
 };
+
+/// The largest step [s] at which `integrator` runs the mode m without amplifying it,
+/// the linear stability limit on its 2 x 2 system x'' + p x' + q x = 0:
+///   rk4:              m.dt_max (rk4_stability_radius / |lambda|);
+///   symplectic_euler: v+ = v + h (-q x - p v), x+ = x + h v+ has det = 1 - h p and
+///                     trace 2 - h p - h^2 q; both eigenvalues lie in the unit disc iff
+///                     h^2 q + 2 h p <= 4, i.e. h <= (sqrt(p^2 + 4 q) - p) / q
+///                     (undamped: omega h <= 2; a pure damper: h p <= 2);
+///   euler:            |1 + h lambda| <= 1 for both roots: 2 |Re lambda| / |lambda|^2 for
+///                     an oscillating mode (0 when undamped: explicit Euler amplifies
+///                     every undamped oscillation by sqrt(1 + h^2 omega^2) per step), and
+///                     2 / |lambda| of the fastest root for an overdamped or real one;
+///   dopri5, bdf:      +inf (their error control sets the step; docs/solver.md).
+double integrator_stable_step(Integrator integrator, const StabilityMode& m);
+
+/// The step [s] above which explicit Euler amplifies the mode by more than |h lambda| - 1
+/// per step for its fastest root: 2 / |lambda| (the refusal limit of the check at load; below it and
+/// above integrator_stable_step, the mode grows by |1 + h lambda| per step).
+double euler_blowup_step(const StabilityMode& m);
+
+/// |1 + h lambda|, explicit Euler's amplification of the mode's fastest root per step h.
+double euler_gain(const StabilityMode& m, double h);
 
 /// Whether the model has a spring-damper (translational or rotational) with stiffness or
 /// damping: the modes that need the assembled state.

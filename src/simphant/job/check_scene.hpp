@@ -22,7 +22,7 @@ namespace simphant {
 ///   assembly_iterations         Newton iterations of the position assembly
 ///   assembly_message            why assembly failed (a flipped joint: dynamics/assembly.hpp), or ""
 ///   step_stability              the step-size stability estimate (job/stability_check.hpp: dt_s,
-///                               allow_unstable, modes), plus refused (true when `run` would refuse
+///                               allow_unstable, integrator, modes), plus refused (true when `run` would refuse
 ///                               dt: exit 2) and, when refused, error (the message naming the field)
 ///   instances                   instances of the sweep, each compiled and validated
 ///   warnings                    [strings] also logged at warn level (simphant/log/log.hpp), e.g. a

@@ -32,10 +32,15 @@ void check_options(const JobOptions& o) {
   require_one_of(o.solver, "--solver", {"", "dae", "aba", "cga"});
   require_one_of(o.projection, "--projection", {"", "none", "velocity", "position_velocity"});
   require_one_of(o.integrator, "--integrator", {"", "rk4", "euler", "symplectic_euler", "dopri5", "bdf"});
+  const auto g = [](double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", x);
+    return std::string(buf);
+  };
   if (o.rtol && !(std::isfinite(*o.rtol) && *o.rtol > 0))
-    throw SceneError("--rtol", "must be a finite number > 0 (got " + std::to_string(*o.rtol) + ")");
+    throw SceneError("--rtol", "must be a finite number > 0 (got " + g(*o.rtol) + ")");
   if (o.atol && !(std::isfinite(*o.atol) && *o.atol >= 0))
-    throw SceneError("--atol", "must be a finite number >= 0 (got " + std::to_string(*o.atol) + ")");
+    throw SceneError("--atol", "must be a finite number >= 0 (got " + g(*o.atol) + ")");
   if (o.error_estimate && (o.integrator == "dopri5" || o.integrator == "bdf"))
     throw SceneError("--error-estimate", "applies to the fixed-step integrators (rk4, euler, symplectic_euler); "
                                          "--integrator " + o.integrator + " controls its error itself (--rtol, --atol)");

@@ -1,5 +1,6 @@
 #include "simphant/job/stability_check.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -61,6 +62,21 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
   StabilityCheck out;
   const Model& m0 = models.front();
   const double dt = m0.solver.dt;
+  const Integrator integrator = m0.solver.integrator;
+  if (is_adaptive(integrator)) {  // the error control sets the step (docs/solver.md, "Integrators")
+    out.estimate = json{{"dt_s", dt},
+                        {"allow_unstable", m0.solver.allow_unstable},
+                        {"integrator", integrator_name(integrator)},
+                        {"modes", json::array()}};
+    return out;
+  }
+  // The refusal limit per mode: the integrator's stability limit; explicit Euler's is
+  // h |lambda| <= 2, beyond which every mode grows by at least h |lambda| - 1 per step
+  // (below it an oscillating mode still grows by |1 + h lambda|: a warning).
+  const auto limit_of = [integrator](StabilityMode m) {
+    m.dt_max = integrator == Integrator::Euler ? euler_blowup_step(m) : integrator_stable_step(integrator, m);
+    return m;
+  };
   const bool reduced = m0.robot && m0.robot->solver != RobotSolver::Dae;
   std::vector<StabilityMode> base;
   if (has_spring_dampers(m0)) {  // their effective masses need the assembled state
@@ -79,10 +95,12 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
     base = kept;
   }
   // Per mode, the instance with the smallest stable step.
+  for (StabilityMode& m : base) m = limit_of(m);
   std::vector<StabilityMode> worst = base;
   std::vector<int> worst_instance(base.size(), 0);
   for (std::size_t i = 1; i < models.size(); ++i) {
-    const std::vector<StabilityMode> mi = rescale_modes(base, models[i]);
+    std::vector<StabilityMode> mi = rescale_modes(base, models[i]);
+    for (StabilityMode& m : mi) m = limit_of(m);
     for (std::size_t k = 0; k < mi.size(); ++k)
       if (mi[k].dt_max < worst[k].dt_max) {
         worst[k] = mi[k];
@@ -93,7 +111,10 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
   for (std::size_t k = 0; k < worst.size(); ++k) {
     const StabilityMode& m = worst[k];
     const double ratio = dt / m.dt_max;
-    const char* verdict = ratio > 1.0 ? "unstable" : ratio > kStabilityWarnRatio ? "warn" : "ok";
+    // Explicit Euler inside its refusal limit but outside |1 + h lambda| <= 1.
+    const double gain = integrator == Integrator::Euler ? euler_gain(m, dt) : 0.0;
+    const bool euler_grows = integrator == Integrator::Euler && ratio <= 1.0 && gain > 1.0 + 1e-12;
+    const char* verdict = ratio > 1.0 ? "unstable" : ratio > kStabilityWarnRatio || euler_grows ? "warn" : "ok";
     const std::string field = field_path(m, m0, doc), name = mode_name(m, m0);
     modes.push_back(json{{"field", field},
                          {"name", name},
@@ -105,7 +126,7 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
                          {"ratio", ratio},
                          {"instance", worst_instance[k]},
                          {"verdict", verdict}});
-    if (ratio <= kStabilityWarnRatio) continue;
+    if (ratio <= kStabilityWarnRatio && !euler_grows) continue;
     char msg[768];
     const std::string where = models.size() > 1 ? " (instance " + std::to_string(worst_instance[k]) + ")" : "";
     const std::string mass =
@@ -115,10 +136,12 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
                                ? " 1/(kg m^2) about its axis"
                                : " 1/kg along its line");
     std::snprintf(msg, sizeof msg,
-                  "%s%s: mode lambda = %.4g%+.4gi 1/s, |lambda| dt = %.3g%s; RK4 is stable for dt <= %.4g s along "
+                  "%s%s: mode lambda = %.4g%+.4gi 1/s, |lambda| dt = %.3g%s; %s %s dt <= %.4g s along "
                   "this mode (|lambda| dt <= %.4g)",
                   name.c_str(), where.c_str(), m.lambda.real(), m.lambda.imag(), std::abs(m.lambda) * dt, mass.c_str(),
-                  m.dt_max, m.dt_max * std::abs(m.lambda));
+                  integrator == Integrator::Rk4 ? "RK4" : integrator_name(integrator),
+                  integrator == Integrator::Euler ? "blows up beyond" : "is stable for", m.dt_max,
+                  m.dt_max * std::abs(m.lambda));
     if (ratio > 1.0 && out.refused_field.empty()) {
       out.refused_field = field;
       out.refused_reason = std::string(msg) + ": dt = " + g4(dt) +
@@ -126,11 +149,27 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
                            " s, or set solver.allow_unstable: true";
     }
     if (ratio > 1.0 && !m0.solver.allow_unstable) continue;  // refused: the refusal says it
+    if (euler_grows) {
+      // |1 + h lambda| > 1: the mode's amplitude grows by that factor per step (docs/solver.md, "Integrators").
+      const double steps = std::round(m0.solver.t_end / dt);
+      const double stable = integrator_stable_step(integrator, m);
+      char grow[384];
+      std::snprintf(grow, sizeof grow,
+                    ": explicit Euler amplifies this mode by |1 + lambda dt| = %.6g per step (x %.3g by t_end; it "
+                    "adds energy to every undamped or lightly damped oscillation): use symplectic_euler or rk4",
+                    gain, std::exp(std::min(700.0, steps * std::log(gain))));
+      out.warnings.push_back(field + ": " + msg + grow +
+                             (stable > 0 ? ", or dt <= " + g4(stable) + " s" : std::string(" (no dt is stable for it)")));
+      continue;
+    }
     out.warnings.push_back(field + ": " + msg +
                            (ratio > 1.0 ? ": dt is beyond the stability limit (run as solver.allow_unstable is true)"
                                         : ": dt is within a factor 2 of the stability limit"));
   }
-  out.estimate = json{{"dt_s", dt}, {"allow_unstable", m0.solver.allow_unstable}, {"modes", modes}};
+  out.estimate = json{{"dt_s", dt},
+                      {"allow_unstable", m0.solver.allow_unstable},
+                      {"integrator", integrator_name(integrator)},
+                      {"modes", modes}};
   return out;
 }
 

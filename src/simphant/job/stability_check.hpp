@@ -1,8 +1,8 @@
 #pragma once
 // The step-size stability check at load (dynamics/stability.hpp; docs/solver.md,
-// "Step-size stability"): `simphant run` warns of a mode within a factor 2 of RK4's
-// stability limit and refuses (exit 2) a dt beyond it unless solver.allow_unstable is
-// true; `simphant check` prints the estimate.
+// "Step-size stability", "Integrators"): `simphant run` warns of a mode within a factor 2
+// of the fixed-step integrator's stability limit and refuses (exit 2) a dt beyond it
+// unless solver.allow_unstable is true; `simphant check` prints the estimate.
 #include <string>
 #include <vector>
 
@@ -13,12 +13,15 @@
 namespace simphant {
 
 struct StabilityCheck {
-  /// {"dt_s", "allow_unstable", "modes": [{field, name, lambda_re, lambda_im (1/s),
-  /// lambda_dt (|lambda| dt), effective_inverse_mass, dt_max_s, ratio (dt / dt_max_s),
-  /// instance, verdict ("ok", "warn", "unstable")}]}, slowest-to-stable first.
+  /// {"dt_s", "allow_unstable", "integrator", "modes": [{field, name, lambda_re, lambda_im
+  /// (1/s), lambda_dt (|lambda| dt), effective_inverse_mass, dt_max_s (the integrator's
+  /// refusal limit: its stability limit; explicit Euler's 2 / |lambda|), ratio (dt /
+  /// dt_max_s), instance, verdict ("ok", "warn", "unstable")}]}, slowest-to-stable first.
+  /// The adaptive integrators (dopri5, bdf) choose their own steps: no modes.
   nlohmann::json estimate;
   /// One per mode above kStabilityWarnRatio: within the limit, or beyond it when
-  /// solver.allow_unstable is true (else the refusal below says it).
+  /// solver.allow_unstable is true (else the refusal below says it); with explicit Euler
+  /// also one per mode it amplifies (|1 + lambda dt| > 1) inside the refusal limit.
   std::vector<std::string> warnings;
   std::string refused_field;   ///< JSON pointer of the first unstable mode's field; "" if none
   std::string refused_reason;  ///< its message (without the field)

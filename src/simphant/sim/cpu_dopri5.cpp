@@ -17,6 +17,7 @@
 #include "simphant/dynamics/state.hpp"
 #include "simphant/dynamics/step_common.hpp"
 #include "simphant/sim/cpu_backend.hpp"
+#include "simphant/sim/cpu_dopri5.hpp"
 
 namespace simphant {
 
@@ -96,7 +97,11 @@ void grid_state(const Row& r, int ny, int n_bodies, double target, double* out) 
 
 }  // namespace
 
-int CpuBackend::dopri5_state_size() const { return kHeader + 7 * ny_ + n_inputs_; }
+int cpu_dopri5_row_size(int ny, int n_inputs) { return kHeader + 7 * ny + n_inputs; }
+
+int cpu_dopri5_worker_doubles(int ny) { return 8 * ny; }
+
+int CpuBackend::dopri5_state_size() const { return cpu_dopri5_row_size(ny_, n_inputs_); }
 
 void CpuBackend::restart_dopri5(int i) {
   if (!dopri5_) return;  // not made yet: every instance starts afresh
@@ -120,7 +125,7 @@ void CpuBackend::set_dopri5_state(const double* in) {
     dopri5_->ny = ny_;
     dopri5_->n_inputs = n_inputs_;
     dopri5_->row = dopri5_state_size();
-    dopri5_->scratch.assign(static_cast<std::size_t>(threads_) * 8 * ny_, 0.0);
+    dopri5_->scratch.assign(static_cast<std::size_t>(threads_) * cpu_dopri5_worker_doubles(ny_), 0.0);
   }
   const std::size_t row = static_cast<std::size_t>(dopri5_->row);
   dopri5_->rows.assign(in, in + row * static_cast<std::size_t>(n_instances_));
@@ -154,7 +159,7 @@ void CpuBackend::advance_dopri5(int n_steps) {
     const double a = runaway_[2 * static_cast<std::size_t>(i)], b = runaway_[2 * static_cast<std::size_t>(i) + 1];
     const double off = static_cast<double>(offset_[i]) * dt_;  // batch time = instance time + off
     const Row r = row_of(S, i);
-    double* w = S.scratch.data() + static_cast<std::size_t>(omp_get_thread_num()) * 8 * ny;
+    double* w = S.scratch.data() + static_cast<std::size_t>(omp_get_thread_num()) * cpu_dopri5_worker_doubles(ny);
     double* ks = w;                  // k2..k7 (6 ny)
     double* ys = w + 6 * ny;         // stage state
     double* y1 = w + 7 * ny;         // the step's 5th-order solution

@@ -7,6 +7,7 @@
 #include "simphant/dynamics/data.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/sim/backend.hpp"
+#include "simphant/sim/cpu_dopri5.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 #include "simphant/sim/reduced_backend.hpp"
 
@@ -68,6 +69,12 @@ HostMemory simulator_host_memory(const Model& model, long long n_instances, bool
   h.per_worker = data_bytes(model, parse_schur_factorization(options.schur));
   // Y and the kept initial state Y0 (13N each), the inputs.
   h.per_instance = kInstanceBookkeeping + 8 * (2 * ny + n_inputs);
+  if (model.solver.integrator == Integrator::Dopri5) {
+    // The integrator state row (sim/cpu_dopri5.hpp) and the step statistics (4 numbers);
+    // the stage scratch per worker.
+    h.per_instance += 8.0 * cpu_dopri5_row_size(static_cast<int>(ny), static_cast<int>(n_inputs)) + 8 * 4;
+    h.per_worker += 8.0 * cpu_dopri5_worker_doubles(static_cast<int>(ny));
+  }
   h.assembly = assembly;
   return h;
 }

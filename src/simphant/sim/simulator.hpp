@@ -70,6 +70,18 @@ class Simulator {
   void set_steps_taken(std::int64_t steps) { clock_offset_ = steps - backend_->steps_taken(); }
   /// Factorisations recovered with a larger shift so far (docs/solver.md, "Pivot recovery").
   std::int64_t factorisation_recoveries() const { return backend_->factorisation_recoveries(); }
+  /// The integrator advance() runs (Backend::integrator; docs/solver.md, "Integrators").
+  Integrator integrator() const { return backend_->integrator(); }
+  /// Per instance since its last reset: accepted and rejected steps, smallest and largest
+  /// step [s] (Backend::read_step_statistics; any pointer may be null).
+  void read_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step, double* max_step) const {
+    backend_->read_step_statistics(accepted, rejected, min_step, max_step);
+  }
+  /// The adaptive integrator's state per instance (Backend::integrator_state_size, get_ /
+  /// set_integrator_state): (n_instances, integrator_state_size()), for checkpoints.
+  int integrator_state_size() const { return backend_->integrator_state_size(); }
+  void get_integrator_state(double* out) const { backend_->get_integrator_state(out); }
+  void set_integrator_state(const double* in) { backend_->set_integrator_state(in); }
   void read_states(double* out) const { backend_->read_states(out); }
   void read_reactions(double* out) const { backend_->read_reactions(out); }
   void read_constraint_violation(double* out) const { backend_->read_constraint_violation(out); }
@@ -98,10 +110,6 @@ class Simulator {
   void read_reductions(double* out) const { backend_->read_reductions(out); }
   void get_reduction_state(double* acc) const { backend_->get_reduction_state(acc); }
   void set_reduction_state(const double* acc) { backend_->set_reduction_state(acc); }
-  // --- The adaptive integrator's state between grid times (Backend's contract; checkpoints) ---
-  int integrator_state_size() const { return backend_->integrator_state_size(); }
-  void get_integrator_state(double* out) const { backend_->get_integrator_state(out); }
-  void set_integrator_state(const double* in) { backend_->set_integrator_state(in); }
   // --- Per-instance state (Backend's contract for ids, buffers and errors) ---
   int state_size() const { return backend_->state_size(); }
   /// As Backend::get_state, plus episodes (count): the instance's domain-randomisation
