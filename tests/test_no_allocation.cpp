@@ -94,6 +94,24 @@ TEST(NoAllocation, AdvanceAllocatesNothing) {
   }
 }
 
+// The first-order fixed-step integrators (dynamics/euler.hpp) step without allocating,
+// with the reductions and the position-velocity projection too.
+TEST(NoAllocation, EulerAdvanceAllocatesNothing) {
+  const Scene scene = load_scene(std::string(SIMPHANT_SOURCE_DIR) + "/examples/four_bar.json");
+  const SweepSamples samples = sample_sweep(scene.sweep, 5);
+  for (Integrator integrator : {Integrator::Euler, Integrator::SymplecticEuler}) {
+    std::vector<Model> models = build_instance_models(scene, samples);
+    for (Model& m : models) {
+      m.solver.integrator = integrator;
+      m.solver.projection = Projection::PositionVelocity;
+    }
+    auto sim = Simulator::create(models, SimulatorOptions{"cpu", 2}, 5);
+    sim->set_reductions(parse_reduction_quantities({"all"}, 0, "test"));
+    sim->advance(2);
+    EXPECT_EQ(allocations_while([&] { sim->advance(50); }), 0) << integrator_name(integrator);
+  }
+}
+
 // The per-instance calls of an RL loop (get_state, set_state, reset of some instances,
 // set_inputs of listed instances) allocate nothing, and neither do the steps after them,
 // on the cpu backend and on the reduced one.
