@@ -349,11 +349,12 @@ TEST(Sweep, InstanceModelsApplySampledValues) {
 }
 
 TEST(Sweep, SharedSolverSettingsCannotBeSwept) {
-  for (const char* key : {"dt", "t_end", "record_every"}) {
+  for (const char* key : {"dt", "t_end", "record_every", "rtol", "atol", "min_step", "max_step", "first_step"}) {
     const std::string sweep = std::string(R"({"instances": 2, "parameters": [
         {"path": "solver.)") + key + R"(", "dist": "list", "values": [1, 2]}]})";
     json doc = with_sweep(sweep);
     doc["solver"]["record_every"] = 1;  // written out, so that the path names a value
+    if (std::string(key) != "record_every") doc["solver"][key] = 1e-3;
     try {
       parse(doc);
       ADD_FAILURE() << key << " was accepted";

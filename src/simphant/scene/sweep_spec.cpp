@@ -100,12 +100,14 @@ SweepParameter parse_parameter(const json& j, const std::string& path, const jso
 
 void add_parameter(SweepSpec& spec, SweepParameter p, const std::string& path_field,
                    const std::vector<std::string>& earlier_fields) {
-  // One step loop advances every instance: its step, horizon and recording are shared.
-  for (const char* shared : {"/solver/dt", "/solver/t_end", "/solver/record_every"}) {
+  // One step loop advances every instance: its step, horizon, recording and integrator
+  // settings are shared (the GPU backends take them from the batch's first model).
+  for (const char* shared : {"/solver/dt", "/solver/t_end", "/solver/record_every", "/solver/rtol", "/solver/atol",
+                             "/solver/min_step", "/solver/max_step", "/solver/first_step"}) {
     if (p.json_pointer == shared)
       throw SceneError(path_field, "path \"" + p.path +
-                                       "\" names a setting shared by all instances (dt, t_end and record_every cannot "
-                                       "be swept)");
+                                       "\" names a setting shared by all instances (dt, t_end, record_every and the "
+                                       "integrator's rtol, atol, min_step, max_step, first_step cannot be swept)");
   }
   for (std::size_t j = 0; j < spec.parameters.size(); ++j) {
     if (spec.parameters[j].json_pointer != p.json_pointer) continue;
