@@ -263,6 +263,9 @@ TEST(Cli, BadIntegratorSettingsExit2NamingTheField) {
   scene({{"min_step", 0.002}}, "/solver/min_step");  // dt = 0.001
   scene({{"max_step", -1.0}}, "/solver/max_step");
   scene({{"first_step", -1.0}}, "/solver/first_step");
+  scene({{"rtol", 1e-300}}, "/solver/rtol");                                // below 10 eps
+  scene({{"integrator", "dopri5"}, {"first_step", 1e-20}}, "/solver/first_step");  // below 16 eps dt
+  scene({{"integrator", "dopri5"}, {"min_step", 1e-5}, {"first_step", 1e-6}}, "/solver/first_step");
   scene({{"error_estimate", "yes"}}, "/solver/error_estimate");
   scene({{"integrator", "dopri5"}, {"error_estimate", true}}, "/solver/error_estimate");
   scene({{"integrator", "dopri5"}}, "--error-estimate", "--error-estimate");

@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
                                                                    : "must be a finite number, got '" + s + "'";
       },
       "FINITE");
-  CLI::Option* dt = run->add_option("--dt", ro.job.dt, "Fixed RK4 step [s] (overrides solver.dt)")->check(finite);
+  CLI::Option* dt = run->add_option("--dt", ro.job.dt, "Step of the fixed-step integrators, output grid spacing of the adaptive ones [s] (overrides solver.dt)")->check(finite);
   CLI::Option* t_end = run->add_option("--t-end", ro.job.t_end, "End time [s] (overrides solver.t_end)")->check(finite);
   CLI::Option* seed = run->add_option("--seed", ro.job.seed, "Sweep seed, 0 .. 2^64-1 (overrides sweep.seed)")
                           ->check(CLI::Validator(

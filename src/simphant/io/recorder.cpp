@@ -226,6 +226,14 @@ void Recorder::write_root_attributes() {
   h5::write_attr(f, "record_every", s.record_every);
   h5::write_attr(f, "violation_bound", s.violation_bound);
   h5::write_attr(f, "projection", projection_name(s.projection));
+  // The integrator's settings (docs/solver.md, "Integrators"; the root attribute
+  // `integrator` and the step figures are written by job/step_report.hpp).
+  h5::write_attr(f, "rtol", s.rtol);
+  h5::write_attr(f, "atol", s.atol);
+  h5::write_attr(f, "min_step", s.min_step);
+  h5::write_attr(f, "max_step", s.max_step);
+  h5::write_attr(f, "first_step", s.first_step);
+  h5::write_attr(f, "error_estimate", s.error_estimate ? 1 : 0);
   h5::write_attr(f, "backend", info.backend);
   h5::write_attr(f, "version", SIMPHANT_VERSION);
   h5::write_attr(f, "seed", info.seed);

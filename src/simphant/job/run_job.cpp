@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "simphant/dynamics/load_indeterminacy.hpp"
 #include "simphant/io/recorder.hpp"
 #include "simphant/io/reductions_writer.hpp"
+#include "simphant/model/integrator.hpp"
 #include "simphant/model/step_count.hpp"
 #include "simphant/job/checkpoint.hpp"
 #include "simphant/job/error_estimate.hpp"
@@ -522,6 +524,9 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   report.factorisation_recoveries = sim->factorisation_recoveries();
   report.integrator = steps_taken.integrator.empty() ? integrator_name(solver.integrator) : steps_taken.integrator;
   report.accepted_steps = steps_taken.accepted;
+  const bool adaptive = is_adaptive(solver.integrator);
+  report.rtol = adaptive ? solver.rtol : std::numeric_limits<double>::quiet_NaN();
+  report.atol = adaptive ? solver.atol : std::numeric_limits<double>::quiet_NaN();
   report.rejected_steps = steps_taken.rejected;
   report.min_step = steps_taken.min_step;
   report.max_step = steps_taken.max_step;

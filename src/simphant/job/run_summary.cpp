@@ -82,6 +82,8 @@ json summary_json(const RunReport& r, const RunStats::Summary& s) {
               {"integrator", r.integrator},
               {"accepted_steps", r.accepted_steps},
               {"rejected_steps", r.rejected_steps},
+              {"rtol", or_null(r.rtol)},
+              {"atol", or_null(r.atol)},
               {"min_step_s", or_null(r.min_step)},
               {"max_step_s", or_null(r.max_step)},
               {"error_estimate_position_m", r.has_error_estimate ? or_null(r.error_estimate.max_position) : json(nullptr)},
@@ -153,8 +155,15 @@ std::string summary_text(const json& j) {
       std::snprintf(buf, sizeof buf, "step %.4g .. %.4g s", lo.get<double>(), hi.get<double>());
       range = buf;
     }
-    appendf(out, "  integrator         %s: %lld accepted, %lld rejected steps (all instances), %s\n",
-            j.at("integrator").get<std::string>().c_str(), static_cast<long long>(j.at("accepted_steps").get<std::int64_t>()),
+    std::string tolerances;
+    if (!j.at("rtol").is_null() && !j.at("atol").is_null()) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, " (rtol %.3g, atol %.3g)", j.at("rtol").get<double>(), j.at("atol").get<double>());
+      tolerances = buf;
+    }
+    appendf(out, "  integrator         %s%s: %lld accepted, %lld rejected steps (all instances), %s\n",
+            j.at("integrator").get<std::string>().c_str(), tolerances.c_str(),
+            static_cast<long long>(j.at("accepted_steps").get<std::int64_t>()),
             static_cast<long long>(j.at("rejected_steps").get<std::int64_t>()), range.c_str());
   }
   if (!j.at("error_estimate_position_m").is_null())

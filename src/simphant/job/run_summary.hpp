@@ -51,6 +51,8 @@
 //   accepted_steps                     accepted integrator steps, summed over the instances (fixed-step
 //                                      integrators: each instance's steps of dt; job/step_report.hpp)
 //   rejected_steps                     rejected step attempts, summed over the instances (0 for fixed steps)
+//   rtol, atol                         the adaptive integrator's tolerances (solver.rtol, solver.atol); null
+//                                      for the fixed-step integrators, which do not use them
 //   min_step_s, max_step_s             smallest and largest accepted step over the instances [s] (fixed
 //                                      steps: dt); null when no instance accepted a step
 //   error_estimate_position_m          solver.error_estimate runs (job/error_estimate.hpp): the largest
@@ -99,6 +101,7 @@ struct RunReport {
   std::int64_t factorisation_recoveries = 0;
   std::string integrator = "rk4";
   std::int64_t accepted_steps = 0, rejected_steps = 0;
+  double rtol = 0, atol = 0;          ///< the adaptive integrator's tolerances; NaN for fixed steps
   double min_step = 0, max_step = 0;  ///< [s]; NaN: no step accepted
   bool has_error_estimate = false;
   ErrorEstimateSummary error_estimate;  ///< when has_error_estimate (NaN: none written, e.g. a run stopped to be resumed)

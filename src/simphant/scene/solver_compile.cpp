@@ -1,4 +1,5 @@
 // The "solver" section of a scene -> SolverSettings (docs/scene-format.md, "Solver").
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -59,6 +60,20 @@ void compile_integrator(const json& solver, const std::string& path, SolverSetti
   if (s.integrator == Integrator::Bdf && !(s.atol > 0))
     throw SceneError(child_path(path, "atol"), "must be > 0 with integrator bdf (CVODE weighs each component's error "
                                                "by 1 / (rtol |y| + atol), infinite where a component is 0)");
+  // An error per step below a few units of round-off cannot be met in double precision
+  // (Hairer's DOPRI5 refuses rtol <= 10 eps too).
+  constexpr double kEps = std::numeric_limits<double>::epsilon();
+  if (s.rtol < 10 * kEps)
+    throw SceneError(child_path(path, "rtol"), "must be >= 10 machine epsilons = " + format_number(10 * kEps) +
+                                                   " (got " + format_number(s.rtol) + "): tighter cannot be met in double "
+                                                   "precision");
+  // The adaptive step's floor (dynamics/dopri5.hpp step_floor): a first step below it
+  // would stop every instance at once (step_size_underflow).
+  const double floor0 = std::max(s.min_step, 16 * kEps * s.dt);
+  if (s.first_step > 0 && s.first_step < floor0)
+    throw SceneError(child_path(path, "first_step"), "must be 0 (estimated) or >= " + format_number(floor0) +
+                                                         ", the smallest step allowed (max(min_step, 16 eps dt); got " +
+                                                         format_number(s.first_step) + ")");
   if (s.min_step > s.dt)
     throw SceneError(child_path(path, "min_step"), "must be <= dt = " + format_number(s.dt) + " (got " +
                                                        format_number(s.min_step) + ")");
