@@ -29,8 +29,9 @@ class JobOptions(BaseModel):
     solver: Optional[Literal["dae", "aba", "cga"]] = None
     projection: Optional[Literal["none", "velocity", "position_velocity"]] = None
     integrator: Optional[Literal["rk4", "euler", "symplectic_euler", "dopri5", "bdf"]] = None
-    rtol: Optional[float] = None
-    atol: Optional[float] = None
+    # bounds checked by the validators below, in the CLI's words; the schema states them too
+    rtol: Optional[float] = Field(None, json_schema_extra={"exclusiveMinimum": 0})
+    atol: Optional[float] = Field(None, json_schema_extra={"minimum": 0})
     error_estimate: Optional[bool] = None
     frames: Optional[Literal["every", "first_last", "none"]] = None
     datasets: Optional[List[Literal[DATASETS]]] = Field(None, min_length=1)  # type: ignore[valid-type]
