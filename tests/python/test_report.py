@@ -178,6 +178,27 @@ def test_files_and_html(synthetic):
     assert rd.X1 in page and "joint_loads" in page  # the ranking table and the skipped lines
 
 
+def test_run_section_names_the_integrator_and_its_steps(synthetic, tmp_path):
+    # adaptive: every attribute the file has, in report.json's "run" and the HTML's run facts
+    adaptive = {"integrator": "dopri5", "rtol": 1e-7, "atol": 1e-10, "accepted_steps": np.int64(12345),
+                "rejected_steps": np.int64(67), "min_step_s": 1.5e-5, "max_step_s": 2.5e-3}
+    rd.write(tmp_path / "a.h5", instances=50, frames=5, attrs=adaptive)
+    r = report.make_report(str(tmp_path / "a.h5"), str(tmp_path / "a"))
+    assert {k: r["run"][k] for k in adaptive} == {k: v.item() if isinstance(v, np.generic) else v
+                                                  for k, v in adaptive.items()}
+    page = (tmp_path / "a" / "report.html").read_text()
+    for k, v in adaptive.items():
+        shown = re.search(rf'<td class="l">{k}</td><td>([^<]*)</td>', page)
+        assert shown and shown.group(1) == (f"{v:.4g}" if isinstance(v, float) else str(v)), (k, v)
+    # fixed step: no rtol / atol; a file without them (earlier versions): none of the keys
+    rd.write(tmp_path / "f.h5", instances=50, frames=5, attrs={"integrator": "rk4", "accepted_steps": np.int64(200)})
+    r = report.make_report(str(tmp_path / "f.h5"), str(tmp_path / "f"))
+    assert r["run"]["integrator"] == "rk4" and r["run"]["accepted_steps"] == 200
+    assert not {"rtol", "atol", "rejected_steps", "min_step_s", "max_step_s"} & set(r["run"])
+    from simphant.report.build import RUN_INTEGRATOR_ATTRS
+    assert not set(RUN_INTEGRATOR_ATTRS) & set(synthetic[1]["run"])
+
+
 def test_quantity_selection_and_no_reductions(tmp_path):
     rd.write(tmp_path / "f.h5", instances=60, frames=9, failed=(), reductions=False)
     r = report.make_report(str(tmp_path / "f.h5"), str(tmp_path / "o"), ["reactions"])

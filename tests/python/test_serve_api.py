@@ -195,13 +195,13 @@ def _job_ids(server):
         return {j["jobID"] for c in (a, b) for j in c.get("/jobs").json()["jobs"]}
 
 
-def _zip(entries):
+def _zip(entries, compression=zipfile.ZIP_STORED):
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
+    with zipfile.ZipFile(buf, "w", compression) as z:
         for name, data, mode in entries:
             info = zipfile.ZipInfo(name)
             info.external_attr = mode << 16
-            z.writestr(info, data)
+            z.writestr(info, data, compress_type=compression)
     return buf.getvalue()
 
 
@@ -210,6 +210,8 @@ def _zip(entries):
     ("../evil.urdf", 0o100644, "'..'"),
     ("meshes/../../evil.stl", 0o100644, "'..'"),
     ("link.urdf", 0o120777, "symbolic link"),
+    ("../evil.txt", 0o600, "'..'"),  # permission bits only (zipfile.writestr): the path rule first
+    ("fifo.urdf", 0o010644, "not a regular file"),
     ("out.h5", 0o100644, "reserved"),
 ])
 def test_bundle_entries_outside_the_job_folder_are_refused(server, examples, entry, mode, says):
@@ -219,6 +221,57 @@ def test_bundle_entries_outside_the_job_folder_are_refused(server, examples, ent
         assert entry in body["detail"] and says in body["detail"]
         body = _bad(c, 400, files={"scene": ("s.json", "{}"), "bundle": ("b.zip", b"not a zip")})
         assert "not a zip" in body["detail"]
+
+
+def test_bundle_entries_without_file_type_bits_are_regular_files(server, examples):
+    # zipfile.writestr with a bare name writes 0o600 << 16: permission bits, no S_IFMT type
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("notes/readme.txt", b"a regular file")
+    assert zipfile.ZipFile(buf).infolist()[0].external_attr >> 16 == 0o600
+    with server.client() as c:
+        r = c.post("/jobs", files={"scene": ("s.json", json.dumps(pendulum(examples))),
+                                   "bundle": ("b.zip", buf.getvalue())}, data={"options": json.dumps(SMALL)})
+        assert r.status_code == 201, r.text
+        jid = r.json()["jobID"]
+        assert (server.data / "jobs" / jid / "notes" / "readme.txt").read_bytes() == b"a regular file"
+        assert wait_final(c, jid)["status"] == "successful"
+
+
+def test_a_bundle_unpacking_past_the_limit_is_413_naming_its_unpacked_size(server, examples):
+    big = _zip([("zeros.bin", bytes(300_000), 0o100644)], zipfile.ZIP_DEFLATED)  # 300 kB in < 1 kB
+    assert len(big) < 2_000
+    with server.client() as c:
+        body = _bad(c, 413, files={"scene": ("s.json", json.dumps(pendulum(examples))), "bundle": ("b.zip", big)})
+        assert "the unpacked contents of the bundle (300000 bytes) exceed the upload limit of 200000 bytes" \
+            in body["detail"], body
+        assert "request body" not in body["detail"]
+
+
+@pytest.mark.parametrize("options, path, says", [
+    ({"integrator": "bdf", "backend": "cuda"}, "/options/backend", "runs on the cpu backend only"),
+    ({"integrator": "bdf", "backend": "cuda-fused"}, "/options/backend", "runs on the cpu backend only"),
+    ({"integrator": "dopri5", "error_estimate": True}, "/options/error_estimate", "fixed-step integrators"),
+    ({"integrator": "bdf", "error_estimate": True}, "/options/error_estimate", "fixed-step integrators"),
+    ({"integrator": "bdf", "atol": 0}, "/options/atol", "must be > 0 with integrator bdf"),
+    ({"rtol": 0}, "/options/rtol", "must be a finite number > 0 (got 0)"),
+    ({"rtol": -1e-6}, "/options/rtol", "must be a finite number > 0"),
+    ({"atol": -1}, "/options/atol", "must be a finite number >= 0 (got -1)"),
+])
+def test_options_simphant_run_refuses_are_refused_at_submission(server, examples, options, path, says):
+    with server.client() as c:
+        body = _bad(c, 422, json={"scene": pendulum(examples), "options": {**SMALL, **options}})
+        assert body["path"] == path and body["detail"].startswith(path + ": ") and says in body["detail"], body
+        # the scene's integrator with the options' backend / error estimate
+        scene = pendulum(examples)
+        scene.setdefault("solver", {})["integrator"] = options.get("integrator", "rk4")
+        rest = {k: v for k, v in options.items() if k != "integrator"}
+        body = _bad(c, 422, json={"scene": scene, "options": {**SMALL, **rest}})
+        assert body["path"] == path and says in body["detail"], body
+    nan = b'{"scene": %s, "options": {"rtol": NaN}}' % json.dumps(pendulum(examples)).encode()
+    with server.client() as c:
+        body = _bad(c, 422, content=nan, headers={"content-type": "application/json"})
+        assert body["path"] == "/options/rtol" and "finite" in body["detail"]
 
 
 @pytest.mark.parametrize("ref", ["/etc/passwd", "../../secret.urdf", "a/../../b.urdf"])

@@ -103,3 +103,11 @@ def test_one_worker_per_gpu_each_seeing_its_own(tmp_path, monkeypatch):
     assert worker_devices(ServeConfig(ray_address="auto", workers=2)) == [None, None]
     smi.write_text("#!/bin/sh\nexit 9\n")
     assert worker_devices(ServeConfig(workers=2)) == [None, None]
+
+
+def test_failure_messages_leave_out_the_job_folder(tmp_path):
+    from simphant.serve.runner import _relative
+    folder = tmp_path / "jobs" / "0123abcd"
+    folder.mkdir(parents=True)
+    msg = f"error: {folder}/scene.json: /bodies/0/mass: must be > 0; output {folder}/out.h5 kept in {folder}"
+    assert _relative(msg, str(folder)) == "error: scene.json: /bodies/0/mass: must be > 0; output out.h5 kept in ."

@@ -87,6 +87,19 @@ def test_job_replay_needs_the_owner_token(service, tmp_path):
     assert c.get(f"/jobs/{job_id}/replay/mesh/1", headers=ALICE).status_code == 404
 
 
+def test_replay_errors_name_the_job_file_not_the_server_path(service, tmp_path):
+    app, c = service
+    job_id, folder = add_job(app, tmp_path)
+    r = c.get(f"/jobs/{job_id}/replay?pick=peak&load=no/such/load", headers=ALICE)
+    assert r.status_code == 400 and "not a peak load of out.h5" in r.json()["detail"], r.text
+    with open(os.path.join(folder, "out.h5"), "wb") as f:  # a file the replay cannot read
+        f.write(b"not hdf5")
+    r = c.get(f"/jobs/{job_id}/replay", headers=ALICE)
+    assert r.status_code == 422 and r.json()["detail"].startswith("out.h5: "), r.text
+    for answer in (r.text, c.get(f"/jobs/{job_id}/replay?pick=peak&load=x", headers=ALICE).text):
+        assert folder not in answer and str(tmp_path) not in answer
+
+
 def test_job_replay_refuses_mesh_files_outside_the_job_folder(service, tmp_path):
     app, c = service
     job_id, folder = add_job(app, tmp_path)

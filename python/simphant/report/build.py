@@ -16,6 +16,10 @@ from .load import QUANTITIES, ResultFile
 from .outputs import peak_loads
 from .stats import QUANTILES
 
+#: Root attributes of the integrator that report.json's "run" and the HTML's run facts
+#: carry when the file has them.
+RUN_INTEGRATOR_ATTRS = ("integrator", "rtol", "atol", "accepted_steps", "rejected_steps", "min_step_s", "max_step_s")
+
 
 def _json_safe(x):
     """NaN / inf as None, numpy scalars as Python numbers (report.json is strict JSON)."""
@@ -72,6 +76,9 @@ def make_report(results: str, out_dir: str, quantities: Optional[Sequence[str]] 
         traces, f_traces = sections.traces(rf, ok, qs, skipped)
         attrs = {k: rf.attrs.get(k) for k in ("scene_file", "backend", "version", "dt", "t_end", "seed",
                                               "sweep_mode", "frames", "stop_reason")}
+        # the integrator and its step statistics (docs/solver.md, "Integrators"): only those
+        # the file has (files of earlier versions have none, rtol / atol only adaptive runs)
+        attrs.update({k: rf.attrs[k] for k in RUN_INTEGRATOR_ATTRS if k in rf.attrs})
         n = rf.n_instances
     report: Dict[str, object] = {
         "results_file": os.path.abspath(results), "quantities": qs, "run": attrs,

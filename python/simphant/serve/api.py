@@ -25,7 +25,7 @@ from .auth import current_token
 from .bundle import BundleError, check_scene_refs, unpack_zip, write_file
 from .config import TokenInfo
 from .errors import ApiError, json_path
-from .options import JobOptions
+from .options import JobOptions, refused_combination
 from .store import FINAL_STATES, QUEUED, RUNNING
 
 router = APIRouter(tags=["jobs"])
@@ -146,11 +146,12 @@ async def _read_multipart(request: Request, folder: str, budget: int) -> Tuple[A
         for part in form.getlist("bundle"):
             if not isinstance(part, UploadFile):
                 raise ApiError(422, "/bundle: expected a zip file", "/bundle")
-            written += await run_in_threadpool(unpack_zip, folder, part.file, budget - written)
+            written += await run_in_threadpool(unpack_zip, folder, part.file, budget - written, budget)
         for part in form.getlist("files"):
             if not isinstance(part, UploadFile) or not part.filename:
                 raise ApiError(422, "/files: expected files with names", "/files")
-            written += await run_in_threadpool(write_file, folder, part.filename, part.file, budget - written)
+            written += await run_in_threadpool(write_file, folder, part.filename, part.file, budget - written,
+                                          budget)
         return scene, options
     finally:
         await form.close()
@@ -198,13 +199,14 @@ async def submit_job(request: Request, token: TokenInfo = Depends(current_token)
             else:
                 scene, raw_options = await _read_multipart(request, folder, limits.max_upload_bytes)
         except BundleError as e:
-            raise ApiError(400, str(e)) from None
+            raise ApiError(e.status, str(e)) from None
         try:
             opts = JobOptions(**raw_options)
         except ValidationError as e:
             errs = e.errors()
             p = json_path(("options", *errs[0]["loc"]))
-            raise ApiError(422, f"{p}: {errs[0]['msg']}", p) from None
+            msg = errs[0]["msg"].removeprefix("Value error, ")
+            raise ApiError(422, f"{p}: {msg}", p) from None
         if config.ray_address:
             extra = sorted(set(opts.model_dump(exclude_none=True)) - RAY_OPTIONS - {"backend", "precision"})
             if extra:
@@ -223,6 +225,9 @@ async def submit_job(request: Request, token: TokenInfo = Depends(current_token)
             text = json.dumps(scene, indent=1)
         if not isinstance(scene, dict):
             raise ApiError(422, "/scene: expected a JSON object (docs/scene-format.md)", "/scene")
+        refused = refused_combination(opts, scene)
+        if refused is not None:
+            raise ApiError(422, f"{refused[0]}: {refused[1]}", refused[0])
         try:
             check_scene_refs(scene, folder)
         except BundleError as e:
@@ -252,7 +257,7 @@ async def submit_job(request: Request, token: TokenInfo = Depends(current_token)
                            "to finish or dismiss one", headers={"Retry-After": "10"})
     except OSError as e:  # a full disk, a quota: the request is fine, the service cannot keep it
         shutil.rmtree(folder, ignore_errors=True)
-        raise ApiError(507, f"the job's files cannot be written: {e.strerror or e}") from None
+        raise ApiError(507, f"the job's files cannot be written: {e.strerror or type(e).__name__}") from None
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise

@@ -29,7 +29,21 @@ PACKAGE_SCHEMES = ("example-robot-data:",)
 
 
 class BundleError(ValueError):
-    """A refused bundle entry or file reference (the message names it)."""
+    """A refused bundle entry or file reference (the message names it); HTTP `status`."""
+
+    status = 400
+
+
+class BundleTooLarge(BundleError):
+    """A bundle whose unpacked files exceed the upload limit (HTTP 413)."""
+
+    status = 413
+
+
+def _too_large(n: int, limit: int, more: bool = False) -> BundleTooLarge:
+    size = f"more than {limit} bytes" if more else f"{n} bytes"
+    return BundleTooLarge(f"the unpacked contents of the bundle ({size}) exceed the upload limit of {limit} bytes "
+                          "(limits.max_upload_bytes)")
 
 
 def safe_relative(name: str, what: str) -> str:
@@ -56,7 +70,7 @@ def _inside(folder: str, rel: str, what: str) -> str:
     return path
 
 
-def _write(folder: str, rel: str, src: BinaryIO, budget: int, what: str) -> int:
+def _write(folder: str, rel: str, src: BinaryIO, budget: int, what: str, limit: int) -> int:
     path = _inside(folder, rel, what)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     if os.path.lexists(path):
@@ -69,12 +83,19 @@ def _write(folder: str, rel: str, src: BinaryIO, budget: int, what: str) -> int:
                 return n
             n += len(chunk)
             if n > budget:
-                raise BundleError(f"{what} {rel!r}: the unpacked files exceed the upload limit")
+                raise _too_large(0, limit, more=True)
             f.write(chunk)
 
 
-def unpack_zip(folder: str, src: BinaryIO, budget: int) -> int:
-    """Unpacks a zip bundle into folder; the bytes written (BundleError on a refused entry)."""
+def unpack_zip(folder: str, src: BinaryIO, budget: int, limit: int = 0) -> int:
+    """Unpacks a zip bundle into folder; the bytes written (BundleError on a refused entry).
+
+    `budget` bounds the bytes written, `limit` (default budget) is the upload limit the
+    413's message names (BundleTooLarge: from the entries' declared sizes before any is
+    written, or while writing when an entry holds more than it declares). An entry whose
+    mode has no file-type bits (Python's zipfile.writestr, many zip tools) is a regular
+    file; symbolic links and other special types are refused. The path rules come first."""
+    limit = limit or budget
     try:
         z = zipfile.ZipFile(src)
     except (zipfile.BadZipFile, OSError) as e:
@@ -83,25 +104,28 @@ def unpack_zip(folder: str, src: BinaryIO, budget: int) -> int:
     with z:
         if len(z.infolist()) > MAX_ENTRIES:
             raise BundleError(f"bundle: {len(z.infolist())} entries, more than {MAX_ENTRIES}")
+        declared = sum(info.file_size for info in z.infolist() if not info.is_dir())
+        if declared > budget:
+            raise _too_large(declared + (limit - budget), limit)
         for info in z.infolist():
             mode = info.external_attr >> 16
             if info.is_dir():
                 continue
-            if mode and not stat.S_ISREG(mode):
+            rel = safe_relative(info.filename, "bundle entry")
+            if stat.S_IFMT(mode) and not stat.S_ISREG(mode):
                 kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
                 raise BundleError(f"bundle entry {info.filename!r}: {kind}; only regular files are allowed")
-            rel = safe_relative(info.filename, "bundle entry")
             try:
                 with z.open(info) as f:
-                    total += _write(folder, rel, f, budget - total, "bundle entry")
+                    total += _write(folder, rel, f, budget - total, "bundle entry", limit)
             except (zipfile.BadZipFile, NotImplementedError, RuntimeError) as e:
                 raise BundleError(f"bundle entry {info.filename!r}: cannot be unpacked ({e})") from None
     return total
 
 
-def write_file(folder: str, name: str, src: BinaryIO, budget: int) -> int:
+def write_file(folder: str, name: str, src: BinaryIO, budget: int, limit: int = 0) -> int:
     """Writes one uploaded file (its name is its path in the bundle); the bytes written."""
-    return _write(folder, safe_relative(name, "file"), src, budget, "file")
+    return _write(folder, safe_relative(name, "file"), src, budget, "file", limit or budget)
 
 
 def _file_refs(node: Any, path: str = "") -> Iterator[Tuple[str, str]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import List, Literal, Optional, Union
+from typing import Any, List, Literal, Optional, Tuple, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -29,19 +29,34 @@ class JobOptions(BaseModel):
     solver: Optional[Literal["dae", "aba", "cga"]] = None
     projection: Optional[Literal["none", "velocity", "position_velocity"]] = None
     integrator: Optional[Literal["rk4", "euler", "symplectic_euler", "dopri5", "bdf"]] = None
-    rtol: Optional[float] = Field(None, gt=0)
-    atol: Optional[float] = Field(None, ge=0)
+    # bounds checked by the validators below, in the CLI's words; the schema states them too
+    rtol: Optional[float] = Field(None, json_schema_extra={"exclusiveMinimum": 0})
+    atol: Optional[float] = Field(None, json_schema_extra={"minimum": 0})
     error_estimate: Optional[bool] = None
     frames: Optional[Literal["every", "first_last", "none"]] = None
     datasets: Optional[List[Literal[DATASETS]]] = Field(None, min_length=1)  # type: ignore[valid-type]
     reductions: Optional[Union[Literal["all", "none"], List[str]]] = None
     compression: Optional[int] = Field(None, ge=0, le=9)
 
-    @field_validator("dt", "t_end", "rtol", "atol")
+    @field_validator("dt", "t_end")
     @classmethod
     def _finite(cls, v: Optional[float]) -> Optional[float]:
         if v is not None and not math.isfinite(v):
             raise ValueError("must be finite")
+        return v
+
+    @field_validator("rtol")
+    @classmethod
+    def _rtol(cls, v: Optional[float]) -> Optional[float]:
+        if v is not None and not (math.isfinite(v) and v > 0):
+            raise ValueError(f"must be a finite number > 0 (got {v:g})")
+        return v
+
+    @field_validator("atol")
+    @classmethod
+    def _atol(cls, v: Optional[float]) -> Optional[float]:
+        if v is not None and not (math.isfinite(v) and v >= 0):
+            raise ValueError(f"must be a finite number >= 0 (got {v:g})")
         return v
 
     @field_validator("reductions")
@@ -50,3 +65,31 @@ class JobOptions(BaseModel):
         if isinstance(v, list) and (not v or not all(n and "," not in n for n in v)):
             raise ValueError("expected \"all\", \"none\" or a non-empty list of names")
         return v
+
+
+def refused_combination(opts: JobOptions, scene: Any) -> Optional[Tuple[str, str]]:
+    """(JSON path, reason) of a combination of the options with the scene's solver that
+    `simphant run` refuses (docs/solver.md, "Integrators", "Refused settings"), or None.
+
+    The integrator and atol are the options' values, else the scene's `solver.integrator` /
+    `solver.atol`: bdf with backend cuda / cuda-fused (/options/backend), error_estimate
+    with dopri5 or bdf (/options/error_estimate), atol 0 with bdf (/options/atol, or
+    /options/integrator when the atol of 0 is the scene's). A
+    combination within the scene alone is left to the scene validator (its path)."""
+    solver = scene.get("solver") if isinstance(scene, dict) else None
+    solver = solver if isinstance(solver, dict) else {}
+    integrator = opts.integrator or solver.get("integrator")
+    integrator = integrator if isinstance(integrator, str) else "rk4"
+    via = "" if opts.integrator else " (solver.integrator)"
+    if opts.error_estimate and integrator in ("dopri5", "bdf"):
+        return ("/options/error_estimate", "applies to the fixed-step integrators (rk4, euler, symplectic_euler); "
+                f"integrator {integrator}{via} controls its error itself (rtol, atol)")
+    if integrator == "bdf" and opts.backend in ("cuda", "cuda-fused"):
+        return ("/options/backend", f"integrator bdf{via} runs on the cpu backend only (got backend {opts.backend})")
+    atol = opts.atol if opts.atol is not None else solver.get("atol")
+    if integrator == "bdf" and isinstance(atol, (int, float)) and not atol > 0:
+        why = ("(CVODE weighs each component's error by 1 / (rtol |y| + atol), infinite where a component is 0)")
+        if opts.atol is not None:
+            return ("/options/atol", f"must be > 0 with integrator bdf {why}")
+        return ("/options/integrator", f"bdf needs atol > 0 (the scene's solver.atol is {atol:g}) {why}")
+    return None

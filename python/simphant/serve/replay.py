@@ -139,7 +139,7 @@ def replay_data(path: str, instance: Optional[int] = None, pick: str = "index", 
                                   f"or /driver_loads of an ok instance)")
             chosen = loads[0] if load is None else next((x for x in loads if x["key"] == load), None)
             if chosen is None:
-                raise ReplayError(f"load {load!r}: not a peak load of {path} "
+                raise ReplayError(f"load {load!r}: not a peak load of {os.path.basename(path)} "
                                   f"(one of {', '.join(x['key'] for x in loads)})")
             instance = chosen["instance"]
             picked.update(load=chosen["key"], value=chosen["value"], units=chosen["units"])

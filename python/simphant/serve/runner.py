@@ -323,7 +323,7 @@ class WorkerPool:
                 self.store.update(jid, state=FAILED, pid=None, exit_code=rc, summary=summary,
                                   message=f"simphant run was killed by {name} in each of {job['attempts']} attempts")
             return
-        reason = last_error(os.path.join(folder, "run.log"))
+        reason = _relative(last_error(os.path.join(folder, "run.log")), folder)
         if rc == 3 and summary is not None and not reason:
             reason = "no instance ended ok"
         self.store.update(jid, state=FAILED, pid=None, exit_code=rc, summary=summary,
@@ -336,7 +336,15 @@ class WorkerPool:
                                text=True, timeout=600, start_new_session=True)
         except (OSError, subprocess.SubprocessError) as e:
             return f"report not written: {e}"
-        return "" if r.returncode == 0 else "report not written: " + (r.stderr.strip().splitlines() or ["?"])[-1]
+        return "" if r.returncode == 0 else "report not written: " + _relative(
+            (r.stderr.strip().splitlines() or ["?"])[-1], folder)
+
+
+def _relative(msg: str, folder: str) -> str:
+    """msg with the job's folder left out (the client sees out.h5, not the server's path)."""
+    for root in {os.path.abspath(folder), os.path.realpath(folder)}:
+        msg = msg.replace(root + os.sep, "").replace(root, ".")
+    return msg
 
 
 def _read_json(path: str) -> Optional[Dict[str, Any]]:

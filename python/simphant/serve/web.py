@@ -60,6 +60,15 @@ def three_response(name: str) -> FileResponse:
     return FileResponse(path, media_type="text/javascript", headers={"Cache-Control": "max-age=86400"})
 
 
+def client_message(msg: str, path: str) -> str:
+    """msg with the results file's folder left out: the client sees the name in the job's
+    folder (out.h5), never the server's absolute paths."""
+    folder = os.path.dirname(os.path.abspath(path))
+    for root in {folder, os.path.realpath(folder)}:
+        msg = msg.replace(root + os.sep, "")
+    return msg
+
+
 def replay_response(path: str, instance: Optional[int], pick: str, load: Optional[str], max_frames: int,
                     mesh_root: Optional[str]) -> dict:
     """replay.replay_data as the routes answer it: 404 when the run has no file yet, 400
@@ -70,7 +79,7 @@ def replay_response(path: str, instance: Optional[int], pick: str, load: Optiona
         return replay_mod.replay_data(path, instance=instance, pick=pick, load=load, max_frames=max_frames,
                                       mesh_root=mesh_root)
     except replay_mod.ReplayError as e:
-        msg = str(e)
+        msg = client_message(str(e), path)
         code = 400 if msg.startswith(("instance ", "pick ", "load ")) else 422
         raise HTTPException(code, msg) from None
 
@@ -82,7 +91,7 @@ def mesh_response(path: str, k: int, mesh_root: Optional[str], allowed_roots: Op
         files = replay_mod.mesh_files(path, mesh_root)
         p = replay_mod.mesh_path(files, k, allowed_roots)
     except replay_mod.ReplayError as e:
-        raise HTTPException(404, str(e)) from None
+        raise HTTPException(404, client_message(str(e), path)) from None
     return FileResponse(p, media_type="model/stl")
 
 
