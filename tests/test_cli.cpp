@@ -253,7 +253,9 @@ TEST(Cli, BadIntegratorSettingsExit2NamingTheField) {
     const std::string f = quote(write_scene("integ_bad.json", doc));
     EXPECT_EQ(run_simphant("run " + f + " --out " + quote(out) + " " + extra), 2) << solver_patch.dump();
     EXPECT_NE(last_stderr().find(field), std::string::npos) << solver_patch.dump() << ": " << last_stderr();
-    if (extra.empty()) EXPECT_EQ(run_simphant("check " + f), 2) << solver_patch.dump();
+    if (extra.empty()) {
+      EXPECT_EQ(run_simphant("check " + f), 2) << solver_patch.dump();
+    }
   };
   scene({{"integrator", "rk5"}}, "/solver/integrator");
   scene({{"integrator", 4}}, "/solver/integrator");

@@ -24,12 +24,6 @@ const std::vector<std::string> kStateUnits = {"m", "m", "m", "1", "1", "1", "1",
 const std::vector<std::string> kReactionComponents = {"f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z"};
 const std::vector<std::string> kReactionUnits = {"N", "N", "N", "N m", "N m", "N m"};
 
-std::vector<hsize_t> with_time(const std::vector<hsize_t>& shape) {
-  std::vector<hsize_t> dims{0};
-  dims.insert(dims.end(), shape.begin(), shape.end());
-  return dims;
-}
-
 void write_units_list(hid_t obj, const std::vector<std::string>& units) {
   if (units.empty()) return;  // not known (a sweep parameter of another key)
   if (units.size() == 1) {
