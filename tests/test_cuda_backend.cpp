@@ -265,7 +265,9 @@ TEST(CudaIntegrators, EulerAndSymplecticEulerMatchCpuAfter1000Steps) {
         std::vector<double> lo(kInstances);
         gpu->read_step_statistics(accepted.data(), nullptr, lo.data(), nullptr);
         for (int i = 0; i < kInstances; ++i) {
-          if (sa[i] == 0) EXPECT_EQ(accepted[i], 1000);
+          if (sa[i] == 0) {
+            EXPECT_EQ(accepted[i], 1000);
+          }
           EXPECT_EQ(lo[i], models[0].solver.dt);
         }
       }

@@ -159,7 +159,9 @@ TEST_P(Dopri5Grid, EqualsCpuBackend) {
   for (int i = 1; i < n; ++i) differ = differ || hb.b.ad.h_max[i] != hb.b.ad.h_max[0];
   EXPECT_TRUE(differ) << "the sampled instances should take different step sizes";
   EXPECT_GT(hb.ad_counts[0], 0);
-  if (tol() < 1e-7) EXPECT_GT(max_rounds, 1) << "the steps should be shorter than the grid interval";
+  if (tol() < 1e-7) {
+    EXPECT_GT(max_rounds, 1) << "the steps should be shorter than the grid interval";
+  }
 }
 
 // A minimum step the controller cannot respect (solver.min_step = dt / 20, which

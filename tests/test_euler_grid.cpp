@@ -70,7 +70,9 @@ TEST_P(EulerGrid, StepsEqualCpuBackend) {
         has_redundant_rows(models[i], asm_batch.Y.data() + static_cast<std::size_t>(i) * models[i].ny()) ? 1e-10 : 1e-12;
     EXPECT_EQ(hb.status[i], status[i]) << name << " instance " << i;
     EXPECT_EQ(hb.status_reason[i], reason[i]) << name << " instance " << i;
-    if (status[i] != 0) EXPECT_EQ(hb.status_step[i], status_steps[i]) << name << " instance " << i;
+    if (status[i] != 0) {
+      EXPECT_EQ(hb.status_step[i], status_steps[i]) << name << " instance " << i;
+    }
     for (int k = 0; k < N; ++k)
       for (int c = 0; c < 13; ++c) {
         const int e = c < 7 ? 7 * k + c : 7 * N + 6 * k + (c - 7);

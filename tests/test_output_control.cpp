@@ -206,7 +206,9 @@ TEST(OutputFile, DatasetsDimensionsUnitsAndProvenance) {
     // actuator's value is a force or a torque (its kind).
     const h5::Handle type(H5Dget_type(d.id()), H5Tclose);
     const bool labels = H5Tget_class(type.id()) == H5T_STRING;
-    if (!labels && path != "params/forces.motor.value") EXPECT_TRUE(h5::attr_exists(d.id(), "units"));
+    if (!labels && path != "params/forces.motor.value") {
+      EXPECT_TRUE(h5::attr_exists(d.id(), "units"));
+    }
   }
   const auto units = [&](const std::string& path) {
     const h5::Handle d(H5Dopen2(f.id(), path.c_str(), H5P_DEFAULT), H5Dclose);
