@@ -3,12 +3,14 @@
 // the URDF robot in joint coordinates and its initial joint state, so that the reduced
 // backend (sim/reduced_backend.hpp) can integrate it with ABA or CGA-ABA, and every
 // backend can report joint coordinates. The Model's bodies and joints are the same robot
-// in maximal coordinates (urdf/maximal_from_urdf.hpp): body k = link k, joint k = the
-// joint of link k, actuator k = the constant joint torque / force tau[k].
+// in maximal coordinates (urdf/maximal_from_urdf.hpp): body k = link k (with a floating
+// base: body 0 = the base, body k + 1 = link k), joint k = the joint of link k, actuator
+// k = joint k's actuator with input tau[k].
 #include <string>
 #include <vector>
 
 #include "simphant/reduced/reduced_model.hpp"
+#include "simphant/reduced/joint_forces.hpp"
 #include "simphant/reduced/reduced_params.hpp"
 
 namespace simphant {
@@ -32,7 +34,15 @@ struct RobotJointSpace {
   ReducedModel model;       ///< payload merged in; gravity = the scene's robot gravity [m/s^2], W
   std::vector<double> q0;   ///< (n) initial joint positions [rad | m]
   std::vector<double> qd0;  ///< (n) initial joint rates [rad/s | m/s]
-  std::vector<double> tau;  ///< (n) constant joint torques / forces [N m | N] (= the actuators' values)
+  /// (n) initial per-instance inputs u: per joint, what RobotJointParams::mode reads (a
+  /// torque / force [N m | N], or a servo's target position or rate); the actuators' values.
+  std::vector<double> tau;
+  /// (n) per joint: actuator mode and gains, limits, damping, friction, mimic, as the
+  /// compile derived them (reduced/joint_forces.hpp; docs/robots.md).
+  std::vector<RobotJointParams<double>> joints;
+  /// Floating base only (model.floating): initial base state, robot_dynamics.hpp's layout:
+  /// base_q0 = p_B (3, W) then quat_B (4, w x y z); base_v0 = v_B (3, W) then omega_B (3, B).
+  std::vector<double> base_q0, base_v0;
   RobotSolver solver = RobotSolver::Aba;
   std::string urdf_path;    ///< the resolved URDF file
   int n() const { return model.nq(); }

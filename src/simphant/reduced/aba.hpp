@@ -133,4 +133,15 @@ SP_HD void aba(int n, const ReducedLinkParams<T>* links, Vec3<T> gravity, const 
   }
 }
 
+/// Floating-base forward dynamics (Featherstone ch. 9.2: the base's articulated inertia
+/// IA_B and bias pA_B give a_B = -IA_B^-1 pA_B, gravity as a uniform field), links with
+/// parent -1 hanging from the base B. Base state and outputs in robot_dynamics.hpp's
+/// convention: p_B (W), quat_B (B -> W), v_B = velocity of B's origin (W), omega_B (B);
+/// vdot_B = dv_B/dt (W) and omegadot_B = domega_B/dt (B). Other arguments as aba().
+template <class T>
+SP_HD void aba_floating(int n, const ReducedLinkParams<T>* links, const RobotBaseParams<T>& base, Vec3<T> gravity,
+                        const Vec3<T>& p_B, const Quat<T>& quat_B, const Vec3<T>& v_B, const Vec3<T>& omega_B,
+                        const T* q, const T* qd, const T* tau, Vec3<T>& vdot_B, Vec3<T>& omegadot_B, T* qdd_out,
+                        AbaWorkspace<T>& ws);
+
 }  // namespace simphant

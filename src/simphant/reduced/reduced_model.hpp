@@ -1,5 +1,5 @@
 #pragma once
-// ReducedModel: a fixed-base kinematic tree in joint coordinates, the model of the
+// ReducedModel: a kinematic tree in joint coordinates on a fixed or a floating base, the model of the
 // reduced-coordinate solvers (spatial-vector RNEA / CRBA / ABA, Featherstone, Rigid
 // Body Dynamics Algorithms ch. 5-7, and their conformal-geometric-algebra form, Löw &
 // Calinon, "Recursive Forward Dynamics of Serial Kinematic Chains using Conformal
@@ -9,7 +9,9 @@
 // without limits).
 //
 // Frames: every link has a frame L (the URDF link frame after merging). The root
-// link of the URDF is the fixed base (world W), it is not a ReducedLink. Link k's
+// link of the URDF is the base, not a ReducedLink: fixed, it is the world W; floating
+// (ReducedModel::floating), a free body B whose pose and twist are state (docs/robots.md,
+// "Floating base"). Link k's
 // joint frame sits in its parent's frame at (R_parent_joint, p_parent_joint)
 // (URDF joint <origin>, rpy as R = Rz(yaw) Ry(pitch) Rx(roll)); the joint moves about /
 // along `axis` (unit, joint frame); the link frame coincides with the joint frame at
@@ -38,17 +40,39 @@ struct ReducedLink {
   Vec3d com{};             ///< centre of mass in the link frame [m]
   Mat3d inertia_com{};     ///< inertia about the CoM, link-frame axes [kg m^2], SPD
   bool continuous = false; ///< URDF "continuous": no position limits
-  double lower = 0, upper = 0;       ///< position limits [rad or m] (read, not enforced)
-  double effort = 0, velocity = 0;   ///< effort [N m or N] and velocity limits (read, not enforced)
+  double lower = 0, upper = 0;       ///< position limits [rad or m] (docs/robots.md, "Joint limits")
+  double effort = 0, velocity = 0;   ///< effort [N m or N] and velocity limits; <= 0: none
+  double damping = 0;      ///< URDF <dynamics damping>: viscous [N m s/rad | N s/m], >= 0
+  double friction = 0;     ///< URDF <dynamics friction>: Coulomb [N m | N], >= 0
+  int mimic = -1;          ///< URDF <mimic>: index of the link whose coordinate this one follows; -1: none
+  double mimic_multiplier = 1;  ///< q_this = multiplier q_mimic + offset
+  double mimic_offset = 0;      ///< [rad | m]
+};
+
+/// The floating base (ReducedModel::floating): the URDF root link with every link fixed
+/// to it merged in, a free rigid body whose frame B is the root link's frame.
+struct ReducedBase {
+  std::string link;        ///< URDF root link (or the child of the URDF `floating` joint)
+  double mass = 0;         ///< [kg] > 0
+  Vec3d com{};             ///< centre of mass in B [m]
+  Mat3d inertia_com{};     ///< inertia about the CoM, B axes [kg m^2], SPD
 };
 
 struct ReducedModel {
   std::string name;                ///< URDF robot name
   std::string base_link;           ///< name of the URDF root link (fixed to W)
   std::vector<ReducedLink> links;  ///< topological order: links[k].parent < k
-  Vec3d gravity{0, 0, -9.81};      ///< [m/s^2], W (= the base frame)
+  Vec3d gravity{0, 0, -9.81};      ///< [m/s^2], W (= the base frame of a fixed base)
+  /// Floating base: links with parent -1 hang from `base`, a free body (state: its pose
+  /// and twist, docs/robots.md "Floating base"); false: they hang from W (fixed base).
+  bool floating = false;
+  ReducedBase base;                ///< valid when floating
+  /// One line per URDF element (or attribute) that was read and is not used by any
+  /// solver (e.g. "<safety_controller> of joint 'j1'"), for the loader to log once.
+  std::vector<std::string> warnings;
 
-  /// Degrees of freedom: one coordinate per link, q[k] belongs to links[k].
+  /// Moving-joint coordinates: one per link, q[k] belongs to links[k]. A floating base's
+  /// 7 pose / 6 twist coordinates are not counted (robot_state_size, robot_dynamics.hpp).
   int nq() const { return static_cast<int>(links.size()); }
   int nv() const { return nq(); }
   /// Index of a link by name, -1 if unknown.

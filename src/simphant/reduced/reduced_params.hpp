@@ -25,6 +25,14 @@ struct ReducedLinkParams {
   Mat3<T> inertia_com;
 };
 
+/// The floating base's mass properties in its frame B (plain data; ReducedBase).
+template <class T>
+struct RobotBaseParams {
+  T mass;               ///< [kg] > 0
+  Vec3<T> com;          ///< CoM in B [m]
+  Mat3<T> inertia_com;  ///< about the CoM, B axes [kg m^2]
+};
+
 template <class T>
 inline Vec3<T> cast3(const Vec3d& a) { return {T(a.x), T(a.y), T(a.z)}; }
 template <class T>

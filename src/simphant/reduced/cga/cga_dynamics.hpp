@@ -194,5 +194,14 @@ SP_HD void cga_aba(int n, const CgaLink<T>* links, const Vec3<T>& gravity, const
   detail::aba(n, links, gravity, q, qd, tau, qdd_out, ws);
 }
 
+/// Floating-base CGA ABA: as simphant::aba_floating (aba.hpp; the same base state and
+/// outputs), computed in CGA with the base's articulated inertia solved for its twist
+/// acceleration.
+template <class T>
+SP_HD void cga_aba_floating(int n, const CgaLink<T>* links, const RobotBaseParams<T>& base, const Vec3<T>& gravity,
+                            const Vec3<T>& p_B, const Quat<T>& quat_B, const Vec3<T>& v_B, const Vec3<T>& omega_B,
+                            const T* q, const T* qd, const T* tau, Vec3<T>& vdot_B, Vec3<T>& omegadot_B, T* qdd_out,
+                            CgaWorkspace<T>& ws);
+
 }  // namespace cga
 }  // namespace simphant

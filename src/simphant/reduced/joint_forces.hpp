@@ -1,0 +1,99 @@
+#pragma once
+// Joint-space forces of a robot joint (docs/robots.md, "Actuators, limits, damping and
+// friction"): the generalised force [N m | N] that the joint's actuator and its passive
+// elements apply along / about the joint axis, as a function of the joint coordinate q,
+// its rate qd and the joint's per-instance input u. Header-only SP_HD, one copy of the
+// law for the joint-space solvers (CPU and GPU) and the DAE path.
+//
+//  actuator (ActuatorMode):
+//    torque   : a = u                                (u: the torque / force)
+//    position : a = kp (u - q) - kd qd               (u: the target position, as
+//                                                     MuJoCo's position actuator + damping)
+//    velocity : a = kd (u - qd)                      (u: the target rate)
+//    effort > 0   : a clamped to [-effort, effort]   (URDF <limit effort>)
+//    velocity > 0 : a = 0 where it would drive |qd| further beyond the limit
+//                   (qd >= velocity and a > 0, or qd <= -velocity and a < 0)
+//  passive:
+//    damping      : -damping qd                      (URDF <dynamics damping>, exact)
+//    friction     : -friction tanh(qd / friction_velocity)
+//                   (URDF <dynamics friction>, Coulomb smoothed over friction_velocity)
+//    limits       : q < lower: max(0, limit_stiffness (lower - q) - limit_damping qd)
+//                   q > upper: min(0, limit_stiffness (upper - q) - limit_damping qd)
+//                   (a one-sided spring-damper that pushes, never pulls)
+#include <cmath>
+
+#include "simphant/core/hd.hpp"
+
+namespace simphant {
+
+/// What a joint's per-instance input u means.
+enum class ActuatorMode : int { Torque = 0, Position = 1, Velocity = 2 };
+
+/// Per-joint parameters of the joint-space forces and of the mimic coupling; plain data
+/// (device arrays). Scalar T is double or float.
+template <class T>
+struct RobotJointParams {
+  int mode;             ///< ActuatorMode
+  T kp;                 ///< position servo stiffness [N m/rad | N/m], >= 0
+  T kd;                 ///< servo damping gain [N m s/rad | N s/m], >= 0
+  T effort;             ///< > 0: |actuator| <= effort [N m | N]; <= 0: unbounded
+  T velocity;           ///< > 0: velocity limit [rad/s | m/s]; <= 0: none
+  T damping;            ///< viscous damping [N m s/rad | N s/m], >= 0
+  T friction;           ///< Coulomb friction [N m | N], >= 0
+  T friction_velocity;  ///< > 0: smoothing rate of the Coulomb law [rad/s | m/s]
+  int limited;          ///< 1: position limits [lower, upper] enforced
+  T lower, upper;       ///< [rad | m]
+  T limit_stiffness;    ///< [N m/rad | N/m], >= 0
+  T limit_damping;      ///< [N m s/rad | N s/m], >= 0
+  int mimic;            ///< -1, or the joint whose coordinate this one follows
+  T mimic_multiplier;   ///< q = mimic_multiplier q[mimic] + mimic_offset
+  T mimic_offset;       ///< [rad | m]
+};
+
+/// Parameters of a joint with no actuator law beyond a torque input, no limits, no
+/// damping, no friction and no mimic.
+template <class T>
+SP_HD RobotJointParams<T> plain_joint_params() {
+  return {static_cast<int>(ActuatorMode::Torque), T(0), T(0), T(0), T(0), T(0), T(0), T(1), 0, T(0), T(0), T(0), T(0),
+          -1, T(1), T(0)};
+}
+
+/// The actuator's force a(u, q, qd) [N m | N], with the effort clamp and the velocity cut.
+template <class T>
+SP_HD T joint_actuator_force(const RobotJointParams<T>& p, T u, T q, T qd) {
+  T a;
+  if (p.mode == static_cast<int>(ActuatorMode::Position))
+    a = p.kp * (u - q) - p.kd * qd;
+  else if (p.mode == static_cast<int>(ActuatorMode::Velocity))
+    a = p.kd * (u - qd);
+  else
+    a = u;
+  if (p.effort > T(0)) a = a > p.effort ? p.effort : (a < -p.effort ? -p.effort : a);
+  if (p.velocity > T(0) && ((qd >= p.velocity && a > T(0)) || (qd <= -p.velocity && a < T(0)))) a = T(0);
+  return a;
+}
+
+/// The passive force (damping, friction, position limits) at (q, qd) [N m | N].
+template <class T>
+SP_HD T joint_passive_force(const RobotJointParams<T>& p, T q, T qd) {
+  T f = -p.damping * qd;
+  if (p.friction > T(0)) f -= p.friction * std::tanh(qd / p.friction_velocity);
+  if (p.limited) {
+    if (q < p.lower) {
+      const T push = p.limit_stiffness * (p.lower - q) - p.limit_damping * qd;
+      if (push > T(0)) f += push;
+    } else if (q > p.upper) {
+      const T push = p.limit_stiffness * (p.upper - q) - p.limit_damping * qd;
+      if (push < T(0)) f += push;
+    }
+  }
+  return f;
+}
+
+/// Actuator + passive force [N m | N].
+template <class T>
+SP_HD T joint_applied_force(const RobotJointParams<T>& p, T u, T q, T qd) {
+  return joint_actuator_force(p, u, q, qd) + joint_passive_force(p, q, qd);
+}
+
+}  // namespace simphant
