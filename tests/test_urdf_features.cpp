@@ -268,7 +268,9 @@ TEST(UrdfWarnings, EveryUnusedElementIsListedOnce) {
   const std::string xml = robot(
       kBase + "<material name=\"grey\"><color rgba=\"0.5 0.5 0.5 1\"/></material>" +
       "<link name=\"a\">" + test::kInertial + "<visual><geometry><box size=\"1 1 1\"/></geometry></visual>" +
-      "<collision><geometry><box size=\"1 1 1\"/></geometry></collision></link>" + link("b") + link("c") +
+      "<collision><geometry><box size=\"1 1 1\"/></geometry></collision></link>" + link("b") +
+      "<link name=\"c\"><inertial><mass value=\"1\" unit=\"kg\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/>"
+      "<density value=\"7800\"/></inertial><contact/></link>" +
       link("f", "") +
       joint("j1", "revolute", "base", "a", limit("-1", "1") + extra_dyn + safety + "<calibration rising=\"0.1\"/>") +
       joint("j2", "continuous", "a", "b", limit("-1", "1") + extra_dyn + safety) +
@@ -291,6 +293,9 @@ TEST(UrdfWarnings, EveryUnusedElementIsListedOnce) {
       "<transmission> of transmission 't1': not used (actuators come from the scene",
       "<gazebo> of references 'a', '(robot)': not used",
       "<sensor> of element 'cam': not used",
+      "<inertial><mass> attribute unit of link 'c': not used (not part of URDF's <inertial>)",
+      "<inertial><density> of link 'c': not used",
+      "<contact> of link 'c': not used (SimPhant reads <inertial> of a link)",
       "2 <visual>/<collision> and 1 top-level <material> elements: not used"};
   for (const std::string& e : expected) EXPECT_GE(find_warning(rm, e), 0) << "missing: " << e << "\n" << all_warnings(rm);
   EXPECT_EQ(rm.warnings.size(), expected.size()) << all_warnings(rm);

@@ -39,17 +39,22 @@
 // fixed to it form the floating base B (frame: the child's link frame); the root side is
 // welded to W and dropped, and may carry no moving joint. At most one floating joint.
 //
-// Mass rules: every <inertial> of a moving link or a floating base (merged links
-// included) is either massless (no <inertial>, or mass 0 with a zero inertia) or has
-// mass > 0 and an inertia that is positive definite and satisfies the triangle
-// inequality of principal moments (relative tolerance 1e-9); so is the merged sum. A
-// moving link whose merged mass is 0 (a massless intermediate link, e.g. between two
-// revolutes forming a 2-axis joint) is accepted when some link below it has mass: ABA
-// and CGA need only a positive articulated inertia along each joint's motion; the
-// maximal-coordinate DAE needs mass on every body and refuses it (require_dae_masses,
-// maximal_from_urdf.hpp). Degenerate geometry that leaves a joint without inertia (a
-// massless link whose only massive child turns about the same axis) is not detected here.
-// A floating base needs mass > 0. Links merged into a fixed base are not checked.
+// Mass rules: every <inertial> has a finite mass >= 0 and a finite inertia. Each rigid
+// body the solvers see (a moving link, or a floating base, with the links fixed to it
+// merged in) has mass > 0 and an inertia that is positive definite and satisfies the
+// triangle inequality of principal moments (relative tolerance 1e-9), or no mass and a
+// zero inertia. A single <inertial> merged into a body need not be a rigid body alone
+// (ANYmal's base carries a rank-1 placeholder inertia; Pinocchio, too, checks nothing
+// before merging): a warning names it. A body of one <inertial> is reported by that
+// link's name ("link 'a': inertial: ..."), a merged one as "link 'a' (with its fixed
+// children merged)". A moving link whose merged mass is 0 (a massless intermediate link,
+// e.g. between two revolutes forming a 2-axis joint) is accepted when some link below it
+// has mass: ABA and CGA need only a positive articulated inertia along each joint's
+// motion; the maximal-coordinate DAE needs mass on every body and refuses it
+// (require_dae_masses, maximal_from_urdf.hpp). Degenerate geometry that leaves a joint
+// without inertia (a massless link whose only massive child turns about the same axis)
+// is not detected here. A floating base needs mass > 0. The links of a fixed base are
+// not checked: their mass is stored in ReducedModel::base, and a bad one is a warning.
 #include <stdexcept>
 #include <string>
 
