@@ -232,6 +232,20 @@ TEST(UrdfMassless, IntermediateLinkIsAcceptedAndAbaAndCgaMatchCrba) {
   std::printf("  massless link: worst relative qdd deviation from CRBA: aba %.2e, cga %.2e\n", worst_aba, worst_cga);
 }
 
+TEST(UrdfMassless, ASingularMassMatrixAtZeroIsNamed) {
+  // A massless link on z whose only massive child turns about the same z axis: M(0) =
+  // [[I, I], [I, I]] is singular, the second joint adds nothing. The gimbal is regular.
+  const ReducedModel coaxial =
+      parse_urdf(robot(kBase + link("yoke", "") + link("body") + joint("j1", "continuous", "base", "yoke", kAxisZ) +
+                       joint("j2", "continuous", "yoke", "body", "<origin xyz=\"0 0 0.2\"/>" + kAxisZ)),
+                 "coaxial.urdf");
+  ASSERT_EQ(coaxial.warnings.size(), 1u) << all_warnings(coaxial);
+  EXPECT_NE(coaxial.warnings[0].find("joint 'j2': the joint-space mass matrix is singular at q = 0"), std::string::npos)
+      << coaxial.warnings[0];
+  const ReducedModel gimbal = parse_urdf(gimbal_urdf(), "gimbal.urdf");
+  EXPECT_EQ(find_warning(gimbal, "singular"), -1) << all_warnings(gimbal);
+}
+
 TEST(UrdfMassless, LeafWithoutMassIsRefusedAndDaeNeedsMassEverywhere) {
   expect_urdf_error(robot(kBase + link("a") + link("b", "") + joint("j1", "continuous", "base", "a") +
                           joint("j2", "continuous", "a", "b")),

@@ -53,7 +53,8 @@
 // motion; the maximal-coordinate DAE needs mass on every body and refuses it
 // (require_dae_masses, maximal_from_urdf.hpp). Degenerate geometry that leaves a joint
 // without inertia (a massless link whose only massive child turns about the same axis)
-// is not detected here. A floating base needs mass > 0. The links of a fixed base are
+// gets a warning when the mass matrix is singular at q = 0 (urdf_detail.hpp,
+// warn_singular_mass_matrix); at other configurations it is not detected. A floating base needs mass > 0. The links of a fixed base are
 // not checked: their mass is stored in ReducedModel::base, and a bad one is a warning.
 #include <stdexcept>
 #include <string>

@@ -402,6 +402,7 @@ class Builder {
 ReducedModel build_reduced_model(const urdf::ModelInterface& model, const std::string& prefix) {
   ReducedModel rm = Builder(model, prefix).build();
   resolve_mimics(model, rm, prefix);
+  warn_singular_mass_matrix(rm);
   return rm;
 }
 
