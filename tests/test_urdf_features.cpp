@@ -269,6 +269,14 @@ TEST(UrdfMassless, LeafWithoutMassIsRefusedAndDaeNeedsMassEverywhere) {
   EXPECT_EQ(m.bodies[0].mass, 0.0);
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c) EXPECT_EQ(m.bodies[0].inertia_inv_B.m[r][c], 0.0);
+  // A payload of 0 kg on the massless link changes nothing; 2 kg makes it a point mass.
+  ReducedLink yoke = rm.links[0];
+  add_point_mass(yoke, 0.0, {0.1, 0.2, 0.3});
+  EXPECT_EQ(yoke.mass, 0.0);
+  EXPECT_EQ(yoke.com.x, 0.0);
+  add_point_mass(yoke, 2.0, {0.1, 0.2, 0.3});
+  EXPECT_EQ(yoke.mass, 2.0);
+  EXPECT_EQ(yoke.com.y, 0.2);
   const ReducedModel chain = parse_urdf(robot(kBase + link("a") + joint("j1", "continuous", "base", "a")), "ok.urdf");
   EXPECT_NO_THROW(require_dae_masses(chain));
 }

@@ -118,7 +118,8 @@ void make_fixed_base(ReducedModel& rm);
 
 /// Welds a point mass `mass` [kg] at `com_L` (link frame) [m] onto `link`: its mass, CoM
 /// and inertia about the new CoM change by the parallel-axis theorem (the arithmetic that
-/// merges fixed URDF children). Precondition: link.mass + mass > 0.
+/// merges fixed URDF children). mass 0 changes nothing (a massless link stays massless).
+/// Precondition: mass >= 0.
 void add_point_mass(ReducedLink& link, double mass, const Vec3d& com_L);
 
 }  // namespace simphant
