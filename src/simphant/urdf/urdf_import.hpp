@@ -54,8 +54,9 @@
 // (require_dae_masses, maximal_from_urdf.hpp). Degenerate geometry that leaves a joint
 // without inertia (a massless link whose only massive child turns about the same axis)
 // gets a warning when the mass matrix is singular at q = 0 (urdf_detail.hpp,
-// warn_singular_mass_matrix); at other configurations it is not detected. A floating base needs mass > 0. The links of a fixed base are
-// not checked: their mass is stored in ReducedModel::base, and a bad one is a warning.
+// warn_singular_mass_matrix); at other configurations it is not detected. A floating
+// base needs mass > 0. The links of a fixed base are not checked: their mass is stored
+// in ReducedModel::base, and a bad one is a warning.
 #include <stdexcept>
 #include <string>
 
@@ -93,11 +94,12 @@ ReducedModel load_urdf(const std::string& path);
 /// naming a missing link, more than one root, a revolute or prismatic joint without
 /// <limit>, ...: urdfdom's message is wrapped); a `planar` joint; a zero or non-finite
 /// axis; limits that are not finite or lower > upper; a negative or non-finite damping or
-/// friction; a bad <mimic> (above); two floating joints, a floating joint not at the
-/// root, a moving joint on the world side of a floating joint; a kinematic loop (a link
-/// with two parent joints, or a cycle of joints: refused before urdfdom links the tree,
-/// which would leak it); a mass or inertia that breaks the mass rules above. Every walk over the tree is a loop (no recursion), so a deep chain within
-/// the limits costs no stack.
+/// friction; a bad <mimic> (above); two floating joints, a moving joint on the world
+/// side of a floating joint (so also a floating joint below a moving one); a kinematic
+/// loop (a link with two parent joints, or a cycle of joints: refused before urdfdom
+/// links the tree, which would leak it); a mass or inertia that breaks the mass rules
+/// above. Every walk over the tree is a loop (no recursion), so a deep chain within the
+/// limits costs no stack.
 /// Thread-safety: urdfdom reports errors through console_bridge's global output handler,
 /// which parse_urdf replaces while it parses; calls are serialised by a mutex.
 ReducedModel parse_urdf(const std::string& xml_text, const std::string& source_name);
