@@ -333,5 +333,72 @@ TEST(RobotJointParams, ServoGainsTargetsAndFrictionVelocityAreSweepable) {
   }
 }
 
+/// The mode of the step-size check whose name starts with `name_start` (null if none).
+json mode_of(const StabilityCheck& c, const std::string& name_start) {
+  for (const json& m : c.estimate.at("modes"))
+    if (m.at("name").get<std::string>().rfind(name_start, 0) == 0) return m;
+  return json();
+}
+
+TEST(RobotJointParams, DerivedGainsPassTheStepSizeCheck) {
+  TempDir t;
+  for (const char* solver : {"aba", "dae"}) {
+    const json d = planar_doc(t.planar(), solver);
+    const Scene s = parse_scene(d.dump());
+    const StabilityCheck c = check_step_stability({s.model}, d);
+    EXPECT_TRUE(c.refused_field.empty()) << c.refused_reason;
+    EXPECT_TRUE(c.warnings.empty()) << c.warnings.front();
+    const RobotJointSpace& r = *s.model.robot;
+    // j1: the limit alone, the double root -omega: |lambda| dt = 0.5 (to sqrt(eps) of the
+    // double root's rounding), dt / dt_max = 0.5 / 2.785.
+    const json j1 = mode_of(c, "joint 'j1'");
+    ASSERT_FALSE(j1.is_null()) << c.estimate.dump();
+    EXPECT_EQ(j1.at("name"), "joint 'j1' (limit spring-damper)");
+    EXPECT_EQ(j1.at("field"), "/robot/urdf_dynamics/limits");
+    EXPECT_NEAR(j1.at("lambda_dt").get<double>(), 0.5, 1e-6);
+    EXPECT_NEAR(j1.at("ratio").get<double>(), 0.5 / 2.785293, 1e-3);
+    EXPECT_EQ(j1.at("verdict"), "ok");
+    // j2: damping + the friction slope at its floor: real, |lambda| dt = 0.5 + 0.4 dt / I_2.
+    const json j2 = mode_of(c, "joint 'j2'");
+    ASSERT_FALSE(j2.is_null());
+    EXPECT_EQ(j2.at("name"), "joint 'j2' (damping + friction slope)");
+    EXPECT_EQ(j2.at("field"), "/robot/friction_velocity");
+    EXPECT_NEAR(j2.at("lambda_dt").get<double>(), 0.5 + 0.4 * 1e-3 / r.effective_inertia[1], 1e-12);
+    EXPECT_EQ(j2.at("verdict"), "ok");
+  }
+}
+
+TEST(RobotJointParams, StiffServoIsRefusedNamingItsGain) {
+  TempDir t;
+  json d = planar_doc(t.planar());
+  d["robot"]["urdf_dynamics"] = {{"friction", false}, {"damping", false}};
+  const double I2 = parse_scene(d.dump()).model.robot->effective_inertia[1];
+  // kp = I (3 / dt)^2: an undamped mode with omega dt = 3, beyond RK4's 2 sqrt(2).
+  d["robot"]["servos"] = {{"j2", {{"mode", "position"}, {"kp", I2 * 9e6}}}};
+  {
+    const Scene s = parse_scene(d.dump());
+    const StabilityCheck c = check_step_stability({s.model}, d);
+    EXPECT_EQ(c.refused_field, "/robot/servos/j2/kp") << c.estimate.dump();
+    EXPECT_NE(c.refused_reason.find("joint 'j2' (servo)"), std::string::npos) << c.refused_reason;
+    EXPECT_NEAR(mode_of(c, "joint 'j2'").at("lambda_dt").get<double>(), 3.0, 1e-9);
+  }
+  // A velocity servo with kd dt / I = 3 (real root, beyond 2.785): named at kd.
+  d["robot"]["servos"] = {{"j2", {{"mode", "velocity"}, {"kd", I2 * 3e3}}}};
+  {
+    const Scene s = parse_scene(d.dump());
+    const StabilityCheck c = check_step_stability({s.model}, d);
+    EXPECT_EQ(c.refused_field, "/robot/servos/j2/kd") << c.estimate.dump();
+  }
+  // Swept: the stiff instance is the one reported.
+  d["robot"]["servos"] = {{"j2", {{"mode", "position"}, {"kp", 1.0}}}};
+  d["sweep"] = {{"mode", "grid"},
+                {"parameters", {{{"path", "robot.servos.j2.kp"}, {"dist", "list"}, {"values", {1.0, I2 * 9e6, 2.0}}}}}};
+  const Scene s = parse_scene(d.dump());
+  const std::vector<Model> models = build_instance_models(s, sample_sweep(s.sweep));
+  const StabilityCheck c = check_step_stability(models, d);
+  EXPECT_EQ(c.refused_field, "/robot/servos/j2/kp");
+  EXPECT_EQ(mode_of(c, "joint 'j2'").at("instance"), 1);
+}
+
 }  // namespace
 }  // namespace simphant
