@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "simphant/dynamics/robot_stability.hpp"
 #include "simphant/dynamics/stability.hpp"
 #include "simphant/job/stability_check.hpp"
 #include "simphant/model/robot.hpp"
@@ -398,6 +399,34 @@ TEST(RobotJointParams, StiffServoIsRefusedNamingItsGain) {
   const StabilityCheck c = check_step_stability(models, d);
   EXPECT_EQ(c.refused_field, "/robot/servos/j2/kp");
   EXPECT_EQ(mode_of(c, "joint 'j2'").at("instance"), 1);
+}
+
+TEST(RobotJointParams, LimitWithFrictionAtItsFloorStaysInsideTheWarningRatio) {
+  // A joint resting on its stop with Coulomb friction at the floor: p = (2 omega + 0.5 /
+  // dt), q = omega^2 = 0.25 / dt^2; roots dt s = (-1.5 +- sqrt(1.25)) / 2, the fastest
+  // |lambda| dt = (1.5 + sqrt(1.25)) / 2 = 1.309, dt / dt_max = 1.309 / 2.785 = 0.47 < 0.5.
+  RobotJointSpace r;
+  r.model = parse_urdf(kPlanar, "planar.urdf");
+  r.model.links[0].friction = 3.0;
+  r.q0 = {0.3, 0.7};
+  r.effective_inertia = joint_effective_inertia(r.model, r.q0);
+  UrdfDynamicsUse use;
+  use.damping = false;
+  const double dt = 1e-3;
+  r.joints = derive_joint_params(r.model, r.effective_inertia, use, {}, kDefaultFrictionVelocity, dt);
+  const std::vector<StabilityMode> modes = robot_joint_modes(r);
+  ASSERT_EQ(modes.size(), 2u);
+  EXPECT_EQ(modes[0].joint, 0);
+  EXPECT_EQ(robot_mode_name(modes[0], r), "joint 'j1' (limit spring-damper + friction slope)");
+  EXPECT_EQ(robot_mode_field(modes[0], r), "/robot/urdf_dynamics/limits");
+  EXPECT_NEAR(std::abs(modes[0].lambda) * dt, (1.5 + std::sqrt(1.25)) / 2, 1e-12);
+  const double ratio = dt / integrator_stable_step(Integrator::Rk4, modes[0]);
+  EXPECT_NEAR(ratio, (1.5 + std::sqrt(1.25)) / 2 / 2.785293, 1e-5);
+  EXPECT_LT(ratio, kStabilityWarnRatio);
+  // j2 (friction 1.5 at its floor, no damping, no limits): the pure slope, |lambda| dt = 0.5.
+  EXPECT_EQ(modes[1].joint, 1);
+  EXPECT_NEAR(std::abs(modes[1].lambda) * dt, 0.5, 1e-12);
+  EXPECT_EQ(robot_mode_field(modes[1], r), "/robot/friction_velocity");
 }
 
 }  // namespace
