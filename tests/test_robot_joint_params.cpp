@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Dense>
+
 #include "simphant/dynamics/robot_stability.hpp"
 #include "simphant/dynamics/stability.hpp"
 #include "simphant/job/stability_check.hpp"
@@ -106,6 +108,48 @@ TEST(RobotJointParams, EffectiveInertiaIsTheTwoLinkClosedForm) {
     EXPECT_NEAR(I[0], a - b * b / c, 1e-13 * a) << q2;
     EXPECT_NEAR(I[1], c - b * b / a, 1e-13 * a) << q2;
   }
+}
+
+TEST(RobotJointParams, FloatingEffectiveInertiaIsThatOfTheFreeSystem) {
+  // The flyer (torso 5 kg + arm 1 kg on a y-axis shoulder) with the base free: the
+  // (6 + 1) mass matrix from the two bodies' velocity Jacobians, M = sum J^T diag(m, m, m,
+  // I_W) J with nu = (v_B, omega_B, qd) at the base pose identity, against the floating
+  // ABA's 1 / (M^-1)_qq. An independent construction (kinetic energy, no recursion).
+  ReducedModel rm = parse_urdf(kFloating, "flyer.urdf");
+  ASSERT_TRUE(rm.floating);
+  const double q = 0.4;
+  const std::vector<double> I = joint_effective_inertia(rm, {q});
+  const Eigen::Vector3d c_B(0, 0, 0.1), p_j(0.2, 0, 0), axis(0, 1, 0);
+  const Eigen::Matrix3d R = Eigen::AngleAxisd(q, axis).toRotationMatrix();
+  const Eigen::Vector3d c_arm = p_j + R * Eigen::Vector3d(0, 0, -0.2);
+  const auto skew = [](const Eigen::Vector3d& a) {
+    Eigen::Matrix3d S;
+    S << 0, -a.z(), a.y(), a.z(), 0, -a.x(), -a.y(), a.x(), 0;
+    return S;
+  };
+  // Rows: CoM velocity (3), angular velocity (3); columns: v_B, omega_B, qd.
+  Eigen::Matrix<double, 6, 7> J0 = Eigen::Matrix<double, 6, 7>::Zero(), J1 = J0;
+  J0.block<3, 3>(0, 0) = Eigen::Matrix3d::Identity();
+  J0.block<3, 3>(0, 3) = -skew(c_B);
+  J0.block<3, 3>(3, 3) = Eigen::Matrix3d::Identity();
+  J1.block<3, 3>(0, 0) = Eigen::Matrix3d::Identity();
+  J1.block<3, 3>(0, 3) = -skew(c_arm);
+  J1.block<3, 1>(0, 6) = axis.cross(c_arm - p_j);
+  J1.block<3, 3>(3, 3) = Eigen::Matrix3d::Identity();
+  J1.block<3, 1>(3, 6) = axis;
+  Eigen::Matrix<double, 6, 6> D0 = Eigen::Matrix<double, 6, 6>::Zero(), D1 = D0;
+  D0.block<3, 3>(0, 0) = 5.0 * Eigen::Matrix3d::Identity();
+  D0.block<3, 3>(3, 3) = Eigen::Vector3d(0.1, 0.12, 0.08).asDiagonal();
+  D1.block<3, 3>(0, 0) = Eigen::Matrix3d::Identity();
+  D1.block<3, 3>(3, 3) = R * Eigen::Vector3d(0.01, 0.01, 0.002).asDiagonal() * R.transpose();
+  const Eigen::Matrix<double, 7, 7> M = J0.transpose() * D0 * J0 + J1.transpose() * D1 * J1;
+  const double expected = 1.0 / M.inverse()(6, 6);
+  EXPECT_NEAR(I[0], expected, 1e-13 * expected);
+  // Held fixed, the joint feels the arm's inertia about the axis, more than when free.
+  make_fixed_base(rm);
+  const std::vector<double> fixed = joint_effective_inertia(rm, {q});
+  EXPECT_NEAR(fixed[0], M(6, 6), 1e-13 * M(6, 6));
+  EXPECT_LT(I[0], fixed[0]);
 }
 
 TEST(RobotJointParams, SingularMassMatrixNamesTheJoint) {
