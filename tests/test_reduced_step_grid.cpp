@@ -37,7 +37,8 @@ std::vector<Model> two_instances(const std::string& urdf, const char* solver, bo
   const int n = m.robot->n();
   std::vector<Model> out(2, m);
   for (int i = 0; i < 2; ++i) {
-    RobotJointSpace& r = *out[i].robot;
+    if (out[i].robot.use_count() != 1) out[i].robot = std::make_shared<RobotJointSpace>(*out[i].robot);
+    RobotJointSpace& r = const_cast<RobotJointSpace&>(*out[i].robot);  // made non-const just above
     for (int k = 0; k < n; ++k) {
       r.q0[k] = 0.3 * std::sin(1.7 * k + i);
       r.qd0[k] = 0.5 * std::cos(0.9 * k + 2 * i);
@@ -45,7 +46,7 @@ std::vector<Model> two_instances(const std::string& urdf, const char* solver, bo
       r.joints[k].damping = 0.1 * i;
     }
   }
-  RobotJointSpace& r1 = *out[1].robot;
+  RobotJointSpace& r1 = const_cast<RobotJointSpace&>(*out[1].robot);
   r1.model.links[2].mass += 0.7;
   r1.joints[0].mode = static_cast<int>(ActuatorMode::Position);
   r1.joints[0].kp = 40;
