@@ -192,6 +192,40 @@ TEST(RobotJointParams, SingularMassMatrixNamesTheJoint) {
   }
 }
 
+TEST(RobotJointParams, MasslessIntermediateLinkNeedsAbaOrCgaAndAnInertiaAlongEachJoint) {
+  // base -j1 (z)-> m (no mass) -j2 (axis)-> c (mass): a 2-axis joint.
+  const auto urdf = [](const char* axis2) {
+    return std::string(R"(<robot name="gimbal"><link name="base"/><link name="m"/>
+      <link name="c"><inertial><origin xyz="0 0 0.1"/><mass value="1"/>
+        <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.004"/></inertial></link>
+      <joint name="j1" type="continuous"><parent link="base"/><child link="m"/><axis xyz="0 0 1"/></joint>
+      <joint name="j2" type="continuous"><parent link="m"/><child link="c"/><axis xyz=")") +
+           axis2 + R"("/></joint></robot>)";
+  };
+  TempDir t;
+  const std::string file = (t.dir / "gimbal.urdf").string();
+  std::ofstream(file) << urdf("1 0 0");
+  json d = planar_doc(file);
+  d["robot"]["q0"] = {0.0, 0.2};
+  {
+    const Scene s = parse_scene(d.dump());
+    EXPECT_GT(s.model.robot->effective_inertia[0], 0.0);
+    EXPECT_GT(s.model.robot->effective_inertia[1], 0.0);
+  }
+  d["solver"]["type"] = "dae";
+  std::string what;
+  EXPECT_EQ(error_path(d, &what), "/robot/urdf");
+  EXPECT_NE(what.find("solver dae needs mass on every moving link; use solver aba or cga"), std::string::npos) << what;
+  // j2 about the same axis as j1 through the same point: j1 then moves no mass of its own.
+  // (Another file: the scene compile caches a URDF by its path.)
+  const std::string coaxial = (t.dir / "coaxial.urdf").string();
+  std::ofstream(coaxial) << urdf("0 0 1");
+  d["robot"]["urdf"] = coaxial;
+  d["solver"]["type"] = "aba";
+  EXPECT_EQ(error_path(d, &what), "/robot/urdf");
+  EXPECT_NE(what.find("singular: joint 'j2'"), std::string::npos) << what;
+}
+
 TEST(RobotJointParams, LimitGainsAndFrictionFloorFollowFromTheEffectiveInertia) {
   const ReducedModel rm = parse_urdf(kPlanar, "planar.urdf");
   const double dt = 2e-3;
