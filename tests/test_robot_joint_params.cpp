@@ -394,6 +394,26 @@ TEST(RobotJointParams, FloatingBaseStateFromTheScene) {
     EXPECT_NEAR(r.base_q0[6], h, 2.3e-16);
     EXPECT_EQ(r.base_v0, (std::vector<double>{0.5, 0, 0, 0, 0, 1.5}));
   }
+  {
+    // Swept base state: each instance's own, in its model and in the DAE body 0.
+    json ds = d;
+    ds["sweep"] = {{"mode", "grid"},
+                   {"parameters",
+                    {{{"path", "robot.base.position[2]"}, {"dist", "list"}, {"values", {-1.0, 4.0}}},
+                     {{"path", "robot.base.angular_velocity[2]"}, {"dist", "list"}, {"values", {0.0, -2.0}}}}}};
+    const Scene s = parse_scene(ds.dump());
+    const SweepSamples samples = sample_sweep(s.sweep);
+    const std::vector<Model> models = build_instance_models(s, samples);
+    ASSERT_EQ(models.size(), 4u);
+    for (std::size_t i = 0; i < models.size(); ++i) {
+      EXPECT_EQ(models[i].robot->base_q0[2], samples.values[0][i]);
+      EXPECT_EQ(models[i].robot->base_v0[5], samples.values[1][i]);
+      // Body 0 (the torso, CoM 0.1 above B's origin on B's z = W's z here) and its spin
+      // about its own z (B's z: the CoM frame has B's axes).
+      EXPECT_NEAR(models[i].bodies[0].r0_W.z, samples.values[0][i] + 0.1, 1e-15);
+      EXPECT_NEAR(models[i].bodies[0].omega0_B.z, samples.values[1][i], 1e-15);
+    }
+  }
   // Held fixed: no base state, the base welded to W; a base pose is then an error.
   d["robot"]["floating_base"] = false;
   EXPECT_EQ(error_path(d), "/robot/base");
