@@ -24,7 +24,7 @@ namespace {
 using namespace robot_test;
 using nlohmann::json;
 
-TEST(RobotJointParams, MasslessIntermediateLinkNeedsAbaOrCgaAndAnInertiaAlongEachJoint) {
+TEST(RobotSceneKeys, MasslessIntermediateLinkNeedsAbaOrCgaAndAnInertiaAlongEachJoint) {
   // base -j1 (z)-> m (no mass) -j2 (axis)-> c (mass): a 2-axis joint.
   const auto urdf = [](const char* axis2) {
     return std::string(R"(<robot name="gimbal"><link name="base"/><link name="m"/>
@@ -58,7 +58,7 @@ TEST(RobotJointParams, MasslessIntermediateLinkNeedsAbaOrCgaAndAnInertiaAlongEac
   EXPECT_NE(what.find("singular: joint 'j2'"), std::string::npos) << what;
 }
 
-TEST(RobotJointParams, SceneServosSetModeGainsAndTheInputSlot) {
+TEST(RobotSceneKeys, SceneServosSetModeGainsAndTheInputSlot) {
   TempDir t;
   json d = planar_doc(t.planar());
   d["robot"]["servos"] = {{"j1", {{"mode", "position"}, {"kp", 80}, {"kd", 6}}},
@@ -85,7 +85,7 @@ TEST(RobotJointParams, SceneServosSetModeGainsAndTheInputSlot) {
   EXPECT_TRUE(r.base_v0.empty());
 }
 
-TEST(RobotJointParams, BadRobotKeysNameTheJsonPointer) {
+TEST(RobotSceneKeys, BadRobotKeysNameTheJsonPointer) {
   TempDir t;
   struct Case {
     const char* expect_path;
@@ -136,7 +136,7 @@ TEST(RobotJointParams, BadRobotKeysNameTheJsonPointer) {
   }
 }
 
-TEST(RobotJointParams, FloatingBaseStateFromTheScene) {
+TEST(RobotSceneKeys, FloatingBaseStateFromTheScene) {
   TempDir t;
   json d = planar_doc(t.flyer());
   d["robot"]["q0"] = {0.1};
@@ -191,7 +191,7 @@ TEST(RobotJointParams, FloatingBaseStateFromTheScene) {
   EXPECT_EQ(s.model.bodies.size(), 1u);
 }
 
-TEST(RobotJointParams, ServoGainsTargetsAndFrictionVelocityAreSweepable) {
+TEST(RobotSceneKeys, ServoGainsTargetsAndFrictionVelocityAreSweepable) {
   TempDir t;
   json d = planar_doc(t.planar());
   d["robot"]["servos"] = {{"j1", {{"mode", "position"}, {"kp", 80}, {"kd", 6}, {"target", 0.2}}}};
@@ -234,7 +234,7 @@ json mode_of(const StabilityCheck& c, const std::string& name_start) {
   return json();
 }
 
-TEST(RobotJointParams, DerivedGainsPassTheStepSizeCheck) {
+TEST(RobotSceneKeys, DerivedGainsPassTheStepSizeCheck) {
   TempDir t;
   for (const char* solver : {"aba", "dae"}) {
     const json d = planar_doc(t.planar(), solver);
@@ -262,7 +262,7 @@ TEST(RobotJointParams, DerivedGainsPassTheStepSizeCheck) {
   }
 }
 
-TEST(RobotJointParams, StiffServoIsRefusedNamingItsGain) {
+TEST(RobotSceneKeys, StiffServoIsRefusedNamingItsGain) {
   TempDir t;
   json d = planar_doc(t.planar());
   d["robot"]["urdf_dynamics"] = {{"friction", false}, {"damping", false}};
