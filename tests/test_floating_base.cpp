@@ -8,8 +8,9 @@
 //  - physics: without gravity the total momentum is conserved for any joint torques, with
 //    gravity it changes at the rate (m g, m c x g), and the power balance
 //    d(T + V)/dt = tau . qd holds (finite differences along the computed derivative);
-//  - gravity only shifts the base's linear acceleration by g; a very heavy base
-//    approaches the fixed-base ABA at the rate 1 / M_B;
+//  - gravity only shifts the base's linear acceleration by g; p_B does not enter and a
+//    quaternion off unit length is normalised; a very heavy base approaches the
+//    fixed-base ABA at the rate 1 / M_B;
 //  - the floating kinematics' velocities are the time derivatives of its poses.
 // The Pinocchio cross-check (a JointModelFreeFlyer root on example-robot-data robots) is
 // tests/pinocchio_floating_check.py.
@@ -375,6 +376,23 @@ TEST(FloatingBase, GravityOnlyShiftsTheBaseAcceleration) {
     a.vdot_B -= kGravity;
     EXPECT_LT(max_diff(a, b), 1e-13 * std::max(1.0, max_abs(b))) << "n " << n;
   }
+}
+
+TEST(FloatingBase, PoseInvarianceAndQuaternionNormalisation) {
+  // p_B does not enter (translation invariance); a quaternion off unit length (an RK
+  // stage's) is normalised, so scaling it changes nothing beyond rounding.
+  Rng g(38);
+  Solvers S;
+  const int n = 7;
+  const Links L = random_tree(g, n);
+  const RobotBaseParams<double> base = random_base(g);
+  const State s = random_state(g, n);
+  const Accel a = S.spatial(L, base, s);
+  State t = s;
+  t.p_B = Vec3d{1e3, -2e3, 5e2};
+  t.quat_B = {1.01 * s.quat_B.w, 1.01 * s.quat_B.x, 1.01 * s.quat_B.y, 1.01 * s.quat_B.z};
+  for (const Accel& b : {S.spatial(L, base, t), S.cga(L, base, t)})
+    EXPECT_LT(max_diff(a, b), 1e-13 * std::max(1.0, max_abs(a)));
 }
 
 TEST(FloatingBase, HeavyBaseApproachesFixedBase) {

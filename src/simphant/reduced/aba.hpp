@@ -193,7 +193,7 @@ SP_HD void aba(int n, const ReducedLinkParams<T>* links, Vec3<T> gravity, const 
 ///  gravity  [m/s^2], W coordinates
 ///  p_B      base frame origin in W [m] (not used: see above; part of the state)
 ///  quat_B   base orientation (w, x, y, z), B -> W; normalised here (an RK stage's
-///           quaternion is off unit length by O(dt^5))
+///           quaternion is off unit length by O((omega dt)^2))
 ///  v_B      velocity of B's origin, W coordinates [m/s]
 ///  omega_B  base angular velocity, B coordinates [rad/s]
 ///  vdot_B   out: dv_B/dt, W coordinates [m/s^2]
