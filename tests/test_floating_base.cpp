@@ -1,7 +1,7 @@
 // Floating-base forward dynamics (aba_floating in reduced/aba.hpp, cga::cga_aba_floating in
 // reduced/cga/cga_dynamics.hpp) and the floating forward kinematics
 // (reduced/forward_kinematics.hpp) on seeded random trees hanging from a free base:
-//  - the spatial and CGA forms agree;
+//  - the spatial and CGA forms agree; a lone free body (n = 0) obeys Euler's equations;
 //  - an independent solver: the fixed-base ABA of the same tree with the base attached to
 //    W by six massless joints (three prismatic along W's axes, three revolute about B's
 //    axes at q = 0), whose accelerations give the base's in closed form;
@@ -218,6 +218,33 @@ Links six_joint_tree(const Links& L, const RobotBaseParams<double>& base, const 
     A.push_back(l);
   }
   return A;
+}
+
+TEST(FloatingBase, FreeRigidBodyClosedForm) {
+  // n = 0: the base alone. Its CoM falls with g and Euler's equations hold about the CoM,
+  // I_c omegadot_B = -omega_B x I_c omega_B (B coordinates); B's origin sits at -c from
+  // the CoM, so vdot_B = g - alpha_W x (R_B c) - omega_W x (omega_W x (R_B c)).
+  Rng g(39);
+  Solvers S;
+  const Links none;
+  for (int t = 0; t < 10; ++t) {
+    const RobotBaseParams<double> base = random_base(g);
+    const State s = random_state(g, 0);
+    const Mat3d R_B = rotation(s.quat_B);
+    const Vec3d w = s.omega_B, rhs = -cross(w, mul(base.inertia_com, w));
+    // I_c omegadot = rhs by Cramer's rule (a 3x3 independent of spd6.hpp).
+    const Mat3d& I = base.inertia_com;
+    const Vec3d c0{I.m[0][0], I.m[1][0], I.m[2][0]}, c1{I.m[0][1], I.m[1][1], I.m[2][1]},
+        c2{I.m[0][2], I.m[1][2], I.m[2][2]};
+    const double det = dot(c0, cross(c1, c2));
+    const Vec3d wdot{dot(rhs, cross(c1, c2)) / det, dot(c0, cross(rhs, c2)) / det, dot(c0, cross(c1, rhs)) / det};
+    const Vec3d wW = mul(R_B, w), aW = mul(R_B, wdot), rc = mul(R_B, base.com);
+    Accel ref;
+    ref.omegadot_B = wdot;
+    ref.vdot_B = kGravity - cross(aW, rc) - cross(wW, cross(wW, rc));
+    for (const Accel& a : {S.spatial(none, base, s), S.cga(none, base, s)})
+      EXPECT_LT(max_diff(a, ref), 1e-13 * std::max(1.0, max_abs(ref))) << "trial " << t;
+  }
 }
 
 TEST(FloatingBase, EqualsFixedAbaWithSixMasslessJoints) {
