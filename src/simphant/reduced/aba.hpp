@@ -171,9 +171,9 @@ SP_HD void aba(int n, const ReducedLinkParams<T>* links, Vec3<T> gravity, const 
 }
 
 /// Floating-base forward dynamics (the articulated-body algorithm with a floating base,
-/// Featherstone, Rigid Body Dynamics Algorithms, ch. 9; docs/robots.md "Floating base"): the base B is a free
-/// rigid body (base: mass, CoM and inertia about the CoM in B) and the links with parent
-/// -1 hang from it. The recursion runs in B's coordinates at B's origin, so the link
+/// Featherstone, Rigid Body Dynamics Algorithms, ch. 9; docs/robots.md "Floating base"):
+/// the base B is a free rigid body (base: mass, CoM and inertia about the CoM in B) and
+/// the links with parent -1 hang from it. The recursion runs in B's coordinates at B's origin, so the link
 /// poses relative to B are those of the fixed-base aba() and p_B never enters (the
 /// dynamics are invariant under translation; rounding does not grow with |p_B|):
 ///   v_0 = (omega_B, R_B^T v_B)                      base spatial velocity, B coordinates
@@ -193,7 +193,7 @@ SP_HD void aba(int n, const ReducedLinkParams<T>* links, Vec3<T> gravity, const 
 ///  gravity  [m/s^2], W coordinates
 ///  p_B      base frame origin in W [m] (not used: see above; part of the state)
 ///  quat_B   base orientation (w, x, y, z), B -> W; normalised here (an RK stage's
-///           quaternion is off unit length by O(dt^5))
+///           quaternion is off unit length by O((omega dt)^2))
 ///  v_B      velocity of B's origin, W coordinates [m/s]
 ///  omega_B  base angular velocity, B coordinates [rad/s]
 ///  vdot_B   out: dv_B/dt, W coordinates [m/s^2]
