@@ -46,6 +46,7 @@ double timed_advance(Simulator& sim, std::int64_t k) {
 BenchRow row_skeleton(const std::string& name, const Model& model, const BenchConfig& config, int n) {
   BenchRow r;
   r.model = name;
+  r.solver = bench_solver_name(model);
   r.n_bodies = model.n_bodies();
   r.n_joints = model.n_joints();
   r.m = model.n_rows;
@@ -188,7 +189,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& opt, const DevicePeaks& peak
       std::string skip_reason;  // set once a size was too slow: the larger ones are skipped
       for (int n : config.gpu() ? opt.gpu_sizes : opt.cpu_sizes) {
         BenchRow r = row_skeleton(opt.models[mi], models[mi], config, n);
-        if (config.gpu()) fill_gpu_model_columns(models[mi], peaks, r);
+        if (config.gpu() && !is_joint_space(models[mi])) fill_gpu_model_columns(models[mi], peaks, r);
         if (opt.time_limit_seconds > 0 && since(suite0) > opt.time_limit_seconds) {
           r.status = "skipped";
           r.error = "the suite's time limit (--time-limit " + format_seconds(opt.time_limit_seconds) + ") was reached";
@@ -203,7 +204,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& opt, const DevicePeaks& peak
             r.error = e.what();
           }
           if (r.status == "too_slow") skip_reason = "too slow at " + std::to_string(n) + " instances";
-          if (r.status == "ok" && config.gpu()) fill_gpu_rates(peaks, r);
+          if (r.status == "ok" && config.gpu() && !is_joint_space(models[mi])) fill_gpu_rates(peaks, r);
         }
         rows.push_back(r);
         if (progress) progress(rows.back(), static_cast<int>(rows.size()), total);
