@@ -204,10 +204,9 @@ def mjx_rows(args, precision):
 
     def batch(n):
         d = jax.tree_util.tree_map(lambda x: jnp.array(jnp.broadcast_to(x, (n,) + x.shape)), d1)
-        # Give every field the dtype a step returns, so that the timed calls reuse the
-        # first call's compilation (a dtype change would compile again).
-        out = jax.eval_shape(lambda x: step(mx, x), d)
-        return jax.tree_util.tree_map(lambda x, o: jnp.asarray(x, dtype=o.dtype), d, out)
+        # Committed to the device as advance_jit's outputs are, so that the timed calls
+        # (fed with those outputs) reuse the first call's compilation.
+        return jax.device_put(d, jax.devices()[0])
 
     device = str(jax.devices()[0])
     # Agreement with MuJoCo's C mj_step (2 instances, check_steps steps).
@@ -344,11 +343,12 @@ def main():
     except FileNotFoundError as e:
         print(f"mjx_panda_bench: skipped: {e}", file=sys.stderr)
         return 77
-    report = {"machine": {"host": platform.node(), "cpu": mc_cpu_name(), "cores": os.cpu_count(),
+    report = {"machine": {"cpu": mc_cpu_name(), "cores": os.cpu_count(),
                           "date_utc": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()),
                           "python": platform.python_version(), "mujoco": mujoco.__version__},
               "model": info,
-              "options": {k: v for k, v in vars(args).items() if not k.startswith("child_")},
+              "options": {k: (info["scene"] if k == "scene" else v) for k, v in vars(args).items()
+                          if not k.startswith("child_")},
               "rows": [], "mjx": []}
     if "mujoco-rollout" in engines:
         report["rows"] += rollout_rows(args, m, qpos, qvel, qfrc)

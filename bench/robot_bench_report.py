@@ -109,12 +109,16 @@ def ratios(sp, mx):
                     if b:
                         out.append({"kind": "simphant/mjx", "model": model, "instances": r["instances"],
                                     "config": cfg, "baseline": f"mjx {prec}", "value": r["instance_steps_per_s"] / b})
-            for r in ok_rows(sp, model=model, config="cpu-dense"):
-                for b in ok_rows(mx, engine="mujoco-rollout", instances=r["instances"]):
-                    out.append({"kind": "simphant/mujoco", "model": model, "instances": r["instances"],
-                                "config": f"cpu-dense ({r['threads']} threads)",
-                                "baseline": f"mujoco-rollout ({b['threads']} threads)",
-                                "value": r["instance_steps_per_s"] / b["instance_steps_per_s"]})
+            for cfg in ("cpu1-dense", "cpu-dense"):
+                for r in ok_rows(sp, model=model, config=cfg):
+                    for b in ok_rows(mx, engine="mujoco-rollout", instances=r["instances"], threads=r["threads"]):
+                        if cfg == "cpu-dense" and r["threads"] == 1 and r["instances"] > 1:
+                            continue  # a one-core machine: the cpu1 row says it
+                        out.append({"kind": "simphant/mujoco", "model": model, "instances": r["instances"],
+                                    "config": f"{cfg} ({r['threads']} threads)",
+                                    "baseline": f"mujoco-rollout ({b['threads']} threads)",
+                                    "value": r["instance_steps_per_s"] / b["instance_steps_per_s"]})
+                        break
     return out
 
 
