@@ -15,7 +15,7 @@
 #
 #   bash bench/fetch_mjx_wheels.sh          # about 40 MB unpacked
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 MUJOCO_VERSION=${MUJOCO_VERSION:-4.0.0}
 MJX_VERSION=${MJX_VERSION:-3.17.0}
 PYVER=${PYVER:-3.12}

@@ -225,12 +225,13 @@ def mjx_rows(args, precision):
             row.update(status="skipped", error="the time limit (--time-limit) was reached")
             rows.append(row)
             continue
+        state = {}
         try:
-            state = {"d": batch(n)}
+            state["d"] = batch(n)
             t0 = time.perf_counter()
             state["d"] = advance_jit(state["d"], 1)
             jax.block_until_ready(state["d"])
-            row["compile_seconds"] = time.perf_counter() - t0  # first call: compiles for this batch shape
+            row["compile_seconds"] = time.perf_counter() - t0  # the first call: compiles, then 1 step
 
             def run(k):
                 t = time.perf_counter()
@@ -239,13 +240,12 @@ def mjx_rows(args, precision):
                 return time.perf_counter() - t
 
             k, secs = sized_timing(run, args.min_seconds, args.repeats, deadline_all)
-            ok = bool(np.all(np.isfinite(np.asarray(state["d"].qpos))))
+            q = np.asarray(state["d"].qpos)
             row.update(steps=k, seconds=secs, instance_steps_per_s=n * k / secs,
-                       not_finite_instances=0 if ok else int(np.sum(~np.all(np.isfinite(np.asarray(state["d"].qpos)),
-                                                                             axis=1))))
-            del state
+                       not_finite_instances=int(np.sum(~np.all(np.isfinite(q), axis=1))))
         except Exception as e:  # noqa: BLE001  (out of memory, ...: the row records it, the rest go on)
             row.update(status="error", error=f"{type(e).__name__}: {str(e)[:400]}")
+        state.clear()  # frees this batch's device arrays before the next, larger one
         rows.append(row)
         print(f"mjx {precision} n={n}: {row.get('instance_steps_per_s', float('nan')):.4g} instance-steps/s "
               f"({row['status']})", file=sys.stderr, flush=True)

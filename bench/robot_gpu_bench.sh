@@ -23,7 +23,7 @@
 # ROBOT_BENCH_TIME_LIMIT (default 240 s) bounds each part's rows (rows not started by
 # then are recorded as skipped); ROBOT_BENCH_MIN_SECONDS (default 0.1) is each timed batch.
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 keep="$PWD/robot-bench-out"
 OUT="${OUT:-$keep}"
 mkdir -p "$OUT" "$keep"

@@ -67,6 +67,7 @@ configured=$?
 gpu_tests=$(ninja -C "$build" -t targets all 2>/dev/null | grep -oE '^test_cuda_[A-Za-z0-9_]+: phony' | cut -d: -f1 | sort -u)
 grid_tests=$(ninja -C "$build" -t targets all 2>/dev/null | grep -oE '^test_[A-Za-z0-9_]*grid[A-Za-z0-9_]*: phony' |
   cut -d: -f1 | sort -u)
+# shellcheck disable=SC2086  # $gpu_tests and $grid_tests split into the target names
 [ $configured -eq 0 ] &&
   step build build.log cmake --build "$build" -j"$jobs" --target simphant $gpu_tests $grid_tests
 built=$?
