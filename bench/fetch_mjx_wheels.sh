@@ -13,7 +13,7 @@
 # pyopengl (viewer and rendering; mujoco's declared dependencies) are not fetched: the
 # benchmark imports neither. Run it here (network), then carry ".mjx-deps":
 #
-#   bash bench/fetch_mjx_wheels.sh          # about 40 MB unpacked
+#   bash bench/fetch_mjx_wheels.sh          # about 32 MB unpacked
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 MUJOCO_VERSION=${MUJOCO_VERSION:-4.0.0}
