@@ -61,10 +61,14 @@ BenchRow row_skeleton(const std::string& name, const Model& model, const BenchCo
 
 /// The GPU columns that do not need a measurement: modelled cost, memory per instance
 /// and the largest batch that fits.
+/// The cost model describes the DAE kernels: a robot in joint coordinates keeps those
+/// columns null and gets only the memory figures (cuda_bytes_per_instance answers for it).
 void fill_gpu_model_columns(const Model& model, const DevicePeaks& peaks, BenchRow& r) {
-  const StepCost c = modelled_step_cost(model, r.config.backend, r.config.precision);
-  r.bytes_per_instance_step = c.bytes;
-  r.flops_per_instance_step = c.flops;
+  if (!is_joint_space(model)) {
+    const StepCost c = modelled_step_cost(model, r.config.backend, r.config.precision);
+    r.bytes_per_instance_step = c.bytes;
+    r.flops_per_instance_step = c.flops;
+  }
   try {
     r.device_bytes_per_instance =
         static_cast<double>(cuda_bytes_per_instance(model, 0, r.config.backend, r.config.precision));
@@ -189,7 +193,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& opt, const DevicePeaks& peak
       std::string skip_reason;  // set once a size was too slow: the larger ones are skipped
       for (int n : config.gpu() ? opt.gpu_sizes : opt.cpu_sizes) {
         BenchRow r = row_skeleton(opt.models[mi], models[mi], config, n);
-        if (config.gpu() && !is_joint_space(models[mi])) fill_gpu_model_columns(models[mi], peaks, r);
+        if (config.gpu()) fill_gpu_model_columns(models[mi], peaks, r);
         if (opt.time_limit_seconds > 0 && since(suite0) > opt.time_limit_seconds) {
           r.status = "skipped";
           r.error = "the suite's time limit (--time-limit " + format_seconds(opt.time_limit_seconds) + ") was reached";

@@ -61,8 +61,9 @@ struct BenchRow {
   std::string status;       ///< "ok" | "error" | "too_slow" | "skipped"
   std::string error;        ///< the reason when status is not "ok"
   int not_ok_instances = 0; ///< instances flagged (assembly failed / diverged) at the end
-  // GPU rows: the modelled cost (cost_model.hpp) and the device (cuda_factory.hpp); both
-  // model the DAE kernels, so they stay NaN for a robot in joint coordinates.
+  // GPU rows: the modelled cost (cost_model.hpp) and the device (cuda_factory.hpp). The
+  // cost model describes the DAE kernels: its columns (bytes, flops, achieved, fractions)
+  // stay NaN for a robot in joint coordinates, which gets the memory figures only.
   double bytes_per_instance_step = 0, flops_per_instance_step = 0;
   double achieved_GBps = 0, achieved_GFLOPs = 0;
   double fraction_of_peak_bandwidth = 0, fraction_of_peak_flops = 0;
