@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The GPU check (docs/gpu-check.md): on the GPU machine, builds SimPhant with
-# CUDA (sm_90 + PTX), runs the GPU tests (tests/test_cuda_backend.cpp,
-# tests/test_cuda_instance_state.cpp) and the CPU-side
-# kernel tests, runs the benchmark suite (`simphant bench`, docs/benchmarks.md: every
+# CUDA (sm_90 + PTX), runs every GPU test (the test_cuda_* targets: tests/test_cuda_*.cpp,
+# the robots' GPU == CPU tests included) and the CPU-side kernel tests (the test_*grid*
+# targets), runs the benchmark suite (`simphant bench`, docs/benchmarks.md: every
 # model at every GPU batch size on cuda / cuda-fused, fp64 / fp32, plus the cpu baseline
-# on all cores at 4,096 instances for the GPU / CPU ratio) and plots it, and writes
-# $OUT/gpu-check.md, $OUT/bench-gpu.json, $OUT/*.png and the logs. The machine has no
+# on all cores at 4,096 instances for the GPU / CPU ratio) and plots it, runs the robot
+# benchmark at three sizes (bench/robot_gpu_bench.sh runs all of it), and writes
+# $OUT/gpu-check.md, $OUT/bench-gpu.json, $OUT/bench-robots.json, $OUT/*.png and the logs. The machine has no
 # Debian packages: prepare .gpu-deps here first with scripts/gpu_deps.sh and carry it
 # (`carry: [".gpu-deps"]`); on a machine with the packages installed (docker/Dockerfile)
 # it builds without them.
@@ -19,22 +20,7 @@ report="$OUT/gpu-check.md"
 build=build-gpu
 jobs=$(nproc)
 
-cmake_args=(-S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSIMPHANT_CUDA=ON)
-deps="$PWD/.gpu-deps/root"
-if [ -d "$deps" ]; then
-  lib="$deps/usr/lib/x86_64-linux-gnu"
-  export LD_LIBRARY_PATH="$lib:$lib/hdf5/serial:${LD_LIBRARY_PATH:-}"
-  # Some packages' CMake exports name libraries by absolute path (urdfdom:
-  # /usr/lib/x86_64-linux-gnu/libtinyxml.so); point them into the carried tree.
-  grep -rlE '["; ]/usr/lib/x86_64-linux-gnu/lib' --include='*.cmake' "$deps" 2>/dev/null |
-    xargs -r sed -i -E "s#([\"; ])/usr/lib/x86_64-linux-gnu/lib#\\1$lib/lib#g"
-  cmake_args+=(-DCMAKE_PREFIX_PATH="$deps/usr;$lib/cmake"
-               -DCMAKE_CXX_FLAGS="-isystem $deps/usr/include -isystem $deps/usr/include/hdf5/serial"
-               -DCMAKE_CUDA_FLAGS="-isystem $deps/usr/include"
-               -DHDF5_C_INCLUDE_DIR="$deps/usr/include/hdf5/serial"
-               -DHDF5_C_LIBRARY_hdf5="$lib/hdf5/serial/libhdf5.so"
-               -DHDF5_NO_FIND_PACKAGE_CONFIG_FILE=ON)
-fi
+source scripts/gpu_env.sh  # cmake_args, LD_LIBRARY_PATH, SIMPHANT_ROBOT_DATA
 
 {
   echo "# GPU check"
@@ -74,20 +60,23 @@ step() {  # step NAME LOG CMD...: runs CMD, logs it, records pass/fail/skip in t
 }
 
 echo "## Steps" >> "$report"
-step configure configure.log cmake "${cmake_args[@]}" &&
-  step build build.log cmake --build "$build" -j"$jobs" --target simphant test_cuda_backend test_cuda_instance_state test_kernel_grid \
-    test_cuda_dopri5 test_dopri5_grid
+step configure configure.log cmake "${cmake_args[@]}"
+configured=$?
+# Every GPU test (test_cuda_*) and every CPU-grid twin of a kernel (test_*grid*) the build
+# defines, robots' included.
+gpu_tests=$(ninja -C "$build" -t targets all 2>/dev/null | grep -oE '^test_cuda_[A-Za-z0-9_]+: phony' | cut -d: -f1 | sort -u)
+grid_tests=$(ninja -C "$build" -t targets all 2>/dev/null | grep -oE '^test_[A-Za-z0-9_]*grid[A-Za-z0-9_]*: phony' |
+  cut -d: -f1 | sort -u)
+# shellcheck disable=SC2086  # $gpu_tests and $grid_tests split into the target names
+[ $configured -eq 0 ] &&
+  step build build.log cmake --build "$build" -j"$jobs" --target simphant $gpu_tests $grid_tests
 built=$?
 if [ $built -eq 0 ] && ldd "$build/simphant" | grep -q "not found"; then
   { echo "- shared libraries missing for simphant:"; ldd "$build/simphant" | grep "not found" | sed 's/^/  /'; } >> "$report"
 fi
 if [ $built -eq 0 ]; then
-  step "GPU tests (test_cuda_backend)" test_cuda_backend.log "$build/tests/test_cuda_backend"
-  step "GPU per-instance state tests (test_cuda_instance_state)" test_cuda_instance_state.log \
-    "$build/tests/test_cuda_instance_state"
-  step "GPU adaptive-step tests (test_cuda_dopri5)" test_cuda_dopri5.log "$build/tests/test_cuda_dopri5"
-  step "CPU-side kernel tests (test_kernel_grid)" test_kernel_grid.log "$build/tests/test_kernel_grid"
-  step "CPU-side adaptive-step kernel tests (test_dopri5_grid)" test_dopri5_grid.log "$build/tests/test_dopri5_grid"
+  for t in $gpu_tests; do step "GPU tests ($t)" "$t.log" "$build/tests/$t"; done
+  for t in $grid_tests; do step "CPU-side kernel tests ($t)" "$t.log" "$build/tests/$t"; done
   step "simphant run four_bar --backend cuda" run_cuda.log "$build/simphant" run examples/four_bar.json --backend cuda \
     --instances 1000 --out "$OUT/four_bar_cuda.h5"
   rm -f "$OUT/four_bar_cuda.h5"
@@ -97,6 +86,11 @@ if [ $built -eq 0 ]; then
   read -r -a bench_args <<< "${SIMPHANT_BENCH_ARGS:---configs gpu,cpu --cpu-sizes 4096 --min-seconds 0.1 --time-limit 210}"
   step "benchmark suite (simphant bench ${bench_args[*]})" bench.log "$build/simphant" \
     bench "${bench_args[@]}" --json "$OUT/bench-gpu.json"
+  # The robot benchmark, short (bench/robot_gpu_bench.sh runs it whole): Panda and arm7
+  # in joint coordinates, aba and cga, on the GPU in fp64 / fp32 and on all host cores.
+  read -r -a robot_args <<< "${SIMPHANT_ROBOT_BENCH_ARGS:---models panda_aba,panda_cga,arm7_aba,arm7_cga --configs cuda64,cuda32,cpu-dense --gpu-sizes 1,4096,262144 --cpu-sizes 4096 --min-seconds 0.05 --time-limit 60}"
+  step "robot benchmark (simphant bench ${robot_args[*]})" bench_robots.log "$build/simphant" \
+    bench "${robot_args[@]}" --json "$OUT/bench-robots.json"
   if python3 -c "import matplotlib" 2>/dev/null; then
     step "plots (bench/plot_bench.py)" plot.log python3 bench/plot_bench.py "$OUT/bench-gpu.json" --out "$OUT"
   else
@@ -106,14 +100,17 @@ if [ $built -eq 0 ]; then
     echo
     echo "## GPU tests"
     echo '```'
-    grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT/test_cuda_backend.log" | head -40
-    grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT/test_cuda_instance_state.log" | head -20
-    grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT/test_cuda_dopri5.log" | head -20
+    for t in $gpu_tests; do echo "$t:"; grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT/$t.log" | head -40; done
     echo '```'
     echo
     echo "## Benchmark suite (instance-steps per second, measured in one run; bench-gpu.json)"
     echo '```'
     grep -v '^\[' "$OUT/bench.log"
+    echo '```'
+    echo
+    echo "## Robot benchmark, short (instance-steps per second; bench-robots.json)"
+    echo '```'
+    grep -v '^\[' "$OUT/bench_robots.log"
     echo '```'
   } >> "$report"
 fi

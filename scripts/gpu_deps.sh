@@ -38,4 +38,17 @@ done | sort -u | while read -r dep; do
     *) [ -e "$lib/$(basename "$dep")" ] || cp -L "$dep" "$lib/" ;;
   esac
 done
+# The URDF files (no meshes) of the example-robot-data robots that the robot tests and the
+# robot benchmark load (panda, ur5, xarm7, solo, anymal, go1, a1, double pendulum), for
+# SIMPHANT_ROBOT_DATA there (scripts/gpu_env.sh); BSD-2-Clause, used in place.
+robots=$(python3 -c "import importlib.metadata as m; print(m.distribution('example-robot-data').locate_file('cmeel.prefix/share/example-robot-data/robots'))" 2>/dev/null || true)
+if [ -n "$robots" ] && [ -d "$robots" ]; then
+  mkdir -p .gpu-deps/robot-data
+  for d in panda_description ur_description xarm_description solo_description anymal_b_simple_description \
+           anymal_c_simple_description go1_description a1_description double_pendulum_description; do
+    (cd "$robots" && find "$d" -name '*.urdf' -exec cp --parents {} "$OLDPWD/.gpu-deps/robot-data/" \;)
+  done
+else
+  echo "note: example-robot-data is not installed here (pip install example-robot-data): the robot tests skip there"
+fi
 du -sh .gpu-deps

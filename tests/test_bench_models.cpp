@@ -2,7 +2,8 @@
 // generated chain_N has N bodies, N joints and 5 N rows, assembles, and moves as the
 // reduced ABA path moves the same URDF; arm7 loads; a shared model assembled once equals
 // per-instance assembly; the cost model is positive and grows with N; the exported
-// scenes compile to the bench's models; configurations, ratios and the CLI's JSON.
+// scenes compile to the bench's models; configurations, ratios and the CLI's JSON; the
+// joint-space robot models (<robot>_aba / _cga) step as the DAE form of the same scene.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -204,6 +205,77 @@ TEST(BenchModels, ExportedScenesCompileToTheBenchModels) {
   }
   EXPECT_EQ(load_scene((dir / "arm7.json").string()).model.n_bodies(), 7);
   fs::remove_all(dir);
+}
+
+// <robot>_aba / <robot>_cga keep the robot scene's joint-space form with that solver, and
+// step as the maximal DAE form of the same scene does: after 100 RK4 steps (0.1 s) of arm7
+// the joint angles of aba and cga agree to round-off (the same equations) and with the
+// DAE to 1e-10 rad: the DAE's Tikhonov term (eps = 1e-10) and Baumgarte stabilisation
+// leave a difference of that order (measured here: 7e-12 rad at most; 3e-10 rad at 0.1 s
+// against MuJoCo's ABA, docs/performance.md).
+TEST(BenchModels, JointSpaceRobotModelsStepAsTheDae) {
+  const Model aba = bench::bench_model("arm7_aba", kExamples), cga = bench::bench_model("arm7_cga", kExamples);
+  // The scene as compiled (solver dae, with its joint-space form: the cpu backend reports
+  // joint coordinates); the bench's "arm7" drops that form.
+  const Model dae = load_scene(kExamples + "/arm7.json").model;
+  ASSERT_TRUE(aba.robot && cga.robot && dae.robot);
+  EXPECT_EQ(aba.name, "arm7_aba");
+  EXPECT_EQ(aba.robot->solver, RobotSolver::Aba);
+  EXPECT_EQ(cga.robot->solver, RobotSolver::Cga);
+  EXPECT_TRUE(bench::is_joint_space(aba));
+  EXPECT_FALSE(bench::is_joint_space(dae));
+  EXPECT_FALSE(bench::is_joint_space(bench::bench_model("arm7", kExamples)));
+  EXPECT_STREQ(bench::bench_solver_name(cga), "cga");
+  EXPECT_STREQ(bench::bench_solver_name(dae), "dae");
+  EXPECT_THROW(bench::bench_model("four_bar_aba", kExamples), std::invalid_argument);  // not a robot scene
+  EXPECT_THROW(bench::bench_model("no_such_robot_cga", kExamples), std::invalid_argument);
+
+  SimulatorOptions so;
+  so.backend = "cpu";
+  so.threads = 1;
+  auto q_after = [&](const Model& m) {
+    auto sim = Simulator::create({m}, so, 2);
+    sim->advance(100);
+    std::vector<double> q(static_cast<std::size_t>(2 * sim->n_joint_coordinates())), qd(q.size()), tau(q.size());
+    sim->read_joint_state(q.data(), qd.data(), tau.data());
+    return q;
+  };
+  const std::vector<double> qa = q_after(aba), qc = q_after(cga), qm = q_after(dae);
+  ASSERT_EQ(qa.size(), 14u);
+  ASSERT_EQ(qm.size(), qa.size());
+  double moved = 0;
+  for (std::size_t k = 0; k < qa.size(); ++k) {
+    EXPECT_NEAR(qc[k], qa[k], 1e-12) << k;
+    EXPECT_NEAR(qm[k], qa[k], 1e-10) << k;
+    moved = std::max(moved, std::abs(qa[k] - aba.robot->q0[k % 7]));
+  }
+  EXPECT_GT(moved, 1e-3);  // the arm moved (0.3 rad/s for 0.1 s, and gravity)
+}
+
+TEST(BenchModels, CgaOverAbaRatio) {
+  auto row = [](const char* model, const char* solver, const char* config, int n, double ips) {
+    bench::BenchRow r;
+    r.model = model;
+    r.solver = solver;
+    r.config = bench::select_bench_configs({config}).front();
+    r.instances = n;
+    r.instance_steps_per_s = ips;
+    r.status = "ok";
+    return r;
+  };
+  const std::vector<bench::BenchRatio> q = bench::bench_ratios(
+      {row("panda_aba", "aba", "cpu-dense", 64, 400), row("panda_cga", "cga", "cpu-dense", 64, 300),
+       row("panda_cga", "cga", "cpu-dense", 16, 100), row("arm7_cga", "cga", "cuda64", 64, 50)});
+  int n = 0;
+  for (const bench::BenchRatio& r : q)
+    if (r.kind == "cga/aba") {
+      ++n;
+      EXPECT_EQ(r.model, "panda_cga");
+      EXPECT_EQ(r.baseline, "panda_aba");
+      EXPECT_EQ(r.instances, 64);
+      EXPECT_DOUBLE_EQ(r.value, 0.75);
+    }
+  EXPECT_EQ(n, 1);  // no aba row at 16 instances, no arm7_aba row at all
 }
 
 TEST(BenchModels, ConfigSelectionAndRatios) {

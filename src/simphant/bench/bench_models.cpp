@@ -1,12 +1,15 @@
 #include "simphant/bench/bench_models.hpp"
 
 #include <filesystem>
+#include <memory>
+#include <utility>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "simphant/model/robot.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/urdf/maximal_from_urdf.hpp"
 #include "simphant/urdf/urdf_import.hpp"
@@ -30,6 +33,16 @@ int chain_size_of(const std::string& name) {
   const int N = std::stoi(digits);
   require_chain_size(N);
   return N;
+}
+
+/// For "<stem>_aba" / "<stem>_cga": the stem and the joint-space solver; else ("", Dae).
+std::pair<std::string, RobotSolver> joint_space_name(const std::string& name) {
+  for (const auto& [suffix, solver] : {std::pair<const char*, RobotSolver>{"_aba", RobotSolver::Aba},
+                                       std::pair<const char*, RobotSolver>{"_cga", RobotSolver::Cga}}) {
+    const std::size_t n = std::char_traits<char>::length(suffix);
+    if (name.size() > n && name.compare(name.size() - n, n, suffix) == 0) return {name.substr(0, name.size() - n), solver};
+  }
+  return {"", RobotSolver::Dae};
 }
 
 void write_text(const std::filesystem::path& file, const std::string& text) {
@@ -109,16 +122,33 @@ Model chain_model(int N) {
 
 Model bench_model(const std::string& name, const std::string& examples_dir) {
   if (const int N = chain_size_of(name)) return chain_model(N);
-  const std::filesystem::path file = std::filesystem::path(examples_dir) / (name + ".json");
+  const auto [robot_stem, solver] = joint_space_name(name);
+  const std::string stem = solver == RobotSolver::Dae ? name : robot_stem;
+  const std::filesystem::path file = std::filesystem::path(examples_dir) / (stem + ".json");
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec))
     throw std::invalid_argument("unknown bench model '" + name + "': not chain_<N> and no scene " + file.string() +
-                                " (models: chain_<N>, arm7, slider_crank, four_bar, bricard, or any scene stem of " +
-                                examples_dir + ")");
+                                " (models: chain_<N>, arm7, slider_crank, four_bar, bricard, any scene stem of " +
+                                examples_dir + ", or a robot scene's stem + _aba / _cga)");
   Model m = load_scene(file.string()).model;
-  m.robot.reset();
+  if (solver == RobotSolver::Dae) {
+    m.robot.reset();
+  } else {
+    if (!m.robot)
+      throw std::invalid_argument("bench model '" + name + "': " + file.string() +
+                                  " is not a robot scene (the _aba / _cga suffixes select a robot's joint-space solver)");
+    auto robot = std::make_shared<RobotJointSpace>(*m.robot);
+    robot->solver = solver;
+    m.robot = std::move(robot);
+  }
   m.name = name;
   return m;
+}
+
+bool is_joint_space(const Model& model) { return model.robot && model.robot->solver != RobotSolver::Dae; }
+
+const char* bench_solver_name(const Model& model) {
+  return model.robot ? robot_solver_name(model.robot->solver) : "dae";
 }
 
 std::vector<std::string> export_bench_models(const std::string& dir, const std::string& examples_dir,

@@ -7,7 +7,10 @@
 //  - arm7: examples/arm7.json (a robot scene: 7 revolute joints with the Franka Panda's
 //    link inertias), its compiled Model;
 //  - slider_crank, four_bar, bricard: examples/<name>.json, the scene's base Model (no
-//    sweep applied).
+//    sweep applied);
+//  - <robot>_aba, <robot>_cga (arm7_aba, panda_cga, ...): the robot scene
+//    examples/<robot>.json in joint coordinates, integrated by the reduced backends with
+//    ABA or CGA-ABA (docs/robots.md) instead of its maximal DAE form.
 // export_bench_models writes the same models as URDF + robot scenes for external tools
 // (the MuJoCo comparison).
 #include <string>
@@ -48,9 +51,20 @@ Model chain_model(int N);
 /// examples_dir, e.g. "four_bar"), named `name`. A robot scene's Model loses its
 /// Model::robot (the joint-space form) so that every backend, cuda included, runs its
 /// maximal DAE form; its actuators stay (inputs = the scene's tau).
-/// Throws std::invalid_argument for a malformed chain name or a name that is neither a
-/// chain nor a scene file of examples_dir, SceneError for a scene that does not load.
+/// A name "<stem>_aba" or "<stem>_cga" whose stem is a robot scene of examples_dir keeps
+/// the joint-space form with Model::robot->solver = Aba / Cga (the scene's own solver
+/// type does not matter), so that Simulator::create picks a reduced backend: the
+/// joint-space robot benchmark (docs/benchmarks.md, "Robots in joint coordinates").
+/// Throws std::invalid_argument for a malformed chain name, a name that is neither a
+/// chain nor a scene file of examples_dir, or an _aba / _cga name whose scene has no
+/// robot; SceneError for a scene that does not load.
 Model bench_model(const std::string& name, const std::string& examples_dir);
+
+/// True for a robot Model integrated in joint coordinates (solver aba or cga).
+bool is_joint_space(const Model& model);
+
+/// "dae", "aba" or "cga": how the suite's Simulator integrates `model`.
+const char* bench_solver_name(const Model& model);
 
 /// Writes dir/chain_N.urdf and dir/chain_N.json for every N of chain_sizes and copies
 /// examples_dir/arm7.urdf and arm7.json into dir (created if missing; files overwritten).

@@ -56,6 +56,17 @@ void gpu_vs_cpu(const std::vector<BenchRow>& rows, std::vector<BenchRatio>& out)
   }
 }
 
+/// cga/aba: each ok row of a model "<robot>_cga" vs "<robot>_aba", same config and size.
+void cga_vs_aba(const std::vector<BenchRow>& rows, std::vector<BenchRatio>& out) {
+  for (const BenchRow& r : rows) {
+    if (r.status != "ok" || r.solver != "cga" || r.model.size() < 4) continue;
+    const std::string aba = r.model.substr(0, r.model.size() - 4) + "_aba";
+    const BenchRow* b = find_row(rows, aba, r.config.name, r.instances);
+    if (b && b->solver == "aba")
+      out.push_back({"cga/aba", r.model, r.instances, r.config.name, aba, r.instance_steps_per_s / b->instance_steps_per_s});
+  }
+}
+
 }  // namespace
 
 std::vector<BenchRatio> bench_ratios(const std::vector<BenchRow>& rows) {
@@ -65,6 +76,7 @@ std::vector<BenchRatio> bench_ratios(const std::vector<BenchRow>& rows) {
   same_size(rows, "fused/cuda", {{"fused64", "cuda64"}, {"fused32", "cuda32"}}, out);
   same_size(rows, "fp32/fp64", {{"cuda32", "cuda64"}, {"fused32", "fused64"}}, out);
   gpu_vs_cpu(rows, out);
+  cga_vs_aba(rows, out);
   return out;
 }
 

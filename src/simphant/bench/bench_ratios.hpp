@@ -10,6 +10,8 @@
 //   gpu/cpu               each GPU configuration's best size vs the better of cpu-dense /
 //                         cpu-sparse at the largest CPU size measured (instances = the
 //                         GPU row's size; the baseline's size is in `baseline`)
+//   cga/aba               model "<robot>_cga" vs "<robot>_aba" (joint-space robots), same
+//                         config and size (`model` is the cga one, `baseline` the aba one)
 #include <string>
 #include <vector>
 

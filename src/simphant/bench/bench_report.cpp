@@ -23,6 +23,7 @@ json num(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
 
 json row_json(const BenchRow& r) {
   return {{"model", r.model},
+          {"solver", r.solver},
           {"n_bodies", r.n_bodies},
           {"n_joints", r.n_joints},
           {"m", r.m},

@@ -46,6 +46,7 @@ double timed_advance(Simulator& sim, std::int64_t k) {
 BenchRow row_skeleton(const std::string& name, const Model& model, const BenchConfig& config, int n) {
   BenchRow r;
   r.model = name;
+  r.solver = bench_solver_name(model);
   r.n_bodies = model.n_bodies();
   r.n_joints = model.n_joints();
   r.m = model.n_rows;
@@ -60,10 +61,14 @@ BenchRow row_skeleton(const std::string& name, const Model& model, const BenchCo
 
 /// The GPU columns that do not need a measurement: modelled cost, memory per instance
 /// and the largest batch that fits.
+/// The cost model describes the DAE kernels: a robot in joint coordinates keeps those
+/// columns null and gets only the memory figures (cuda_bytes_per_instance answers for it).
 void fill_gpu_model_columns(const Model& model, const DevicePeaks& peaks, BenchRow& r) {
-  const StepCost c = modelled_step_cost(model, r.config.backend, r.config.precision);
-  r.bytes_per_instance_step = c.bytes;
-  r.flops_per_instance_step = c.flops;
+  if (!is_joint_space(model)) {
+    const StepCost c = modelled_step_cost(model, r.config.backend, r.config.precision);
+    r.bytes_per_instance_step = c.bytes;
+    r.flops_per_instance_step = c.flops;
+  }
   try {
     r.device_bytes_per_instance =
         static_cast<double>(cuda_bytes_per_instance(model, 0, r.config.backend, r.config.precision));
@@ -203,7 +208,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& opt, const DevicePeaks& peak
             r.error = e.what();
           }
           if (r.status == "too_slow") skip_reason = "too slow at " + std::to_string(n) + " instances";
-          if (r.status == "ok" && config.gpu()) fill_gpu_rates(peaks, r);
+          if (r.status == "ok" && config.gpu() && !is_joint_space(models[mi])) fill_gpu_rates(peaks, r);
         }
         rows.push_back(r);
         if (progress) progress(rows.back(), static_cast<int>(rows.size()), total);

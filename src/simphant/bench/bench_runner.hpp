@@ -49,7 +49,8 @@ struct BenchOptions {
 /// One measured (or failed) row. Numbers that do not apply are NaN (null in the JSON).
 struct BenchRow {
   std::string model;
-  int n_bodies = 0, n_joints = 0, m = 0;  ///< the model's sizes (m: constraint rows)
+  std::string solver;                     ///< "dae", or "aba" / "cga" for a robot in joint coordinates
+  int n_bodies = 0, n_joints = 0, m = 0;  ///< the model's sizes (m: constraint rows of its DAE form)
   BenchConfig config;
   int threads = 0;          ///< CPU worker threads used (cpu), 0 for GPU rows
   int instances = 0;
@@ -60,7 +61,9 @@ struct BenchRow {
   std::string status;       ///< "ok" | "error" | "too_slow" | "skipped"
   std::string error;        ///< the reason when status is not "ok"
   int not_ok_instances = 0; ///< instances flagged (assembly failed / diverged) at the end
-  // GPU rows: the modelled cost (cost_model.hpp) and the device (cuda_factory.hpp).
+  // GPU rows: the modelled cost (cost_model.hpp) and the device (cuda_factory.hpp). The
+  // cost model describes the DAE kernels: its columns (bytes, flops, achieved, fractions)
+  // stay NaN for a robot in joint coordinates, which gets the memory figures only.
   double bytes_per_instance_step = 0, flops_per_instance_step = 0;
   double achieved_GBps = 0, achieved_GFLOPs = 0;
   double fraction_of_peak_bandwidth = 0, fraction_of_peak_flops = 0;

@@ -92,8 +92,9 @@ CLI::App* add_bench_subcommand(CLI::App& app, BenchCliOptions& o) {
   CLI::App* b = app.add_subcommand(
       "bench", "Benchmark suite: instance-steps per second per model, configuration and batch size (JSON)");
   b->add_option("--models", o.models,
-                "Comma-separated models: chain_<N>, arm7, or an examples/ scene stem (default: chain_1..chain_32, "
-                "arm7, slider_crank, four_bar, bricard)")
+                "Comma-separated models: chain_<N>, arm7, an examples/ scene stem, or a robot scene's stem + _aba / "
+                "_cga for its joint-space solver, e.g. panda_aba (default: chain_1..chain_32, arm7, slider_crank, "
+                "four_bar, bricard)")
       ->delimiter(',');
   CLI::Option* configs =
       b->add_option("--configs", o.configs,
