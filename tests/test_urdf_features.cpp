@@ -287,6 +287,24 @@ TEST(UrdfWarnings, EveryUnusedElementIsListedOnce) {
   EXPECT_EQ(rm.links[0].damping, 0.1);
 }
 
+// A merged part that is no rigid body alone (ANYmal's base: a rank-1 placeholder) is
+// accepted when the merged body is one, with a warning naming the part.
+TEST(UrdfWarnings, AMergedPartThatIsNoRigidBodyAloneIsNamed) {
+  const ReducedModel rm = parse_urdf(robot(kBase + link("a") + link("b", mass_inertia("1", "0.1", "0.1", "1")) +
+                                           joint("j1", "continuous", "base", "a") + joint("jf", "fixed", "a", "b")),
+                                     "ok.urdf");
+  ASSERT_EQ(rm.warnings.size(), 1u) << all_warnings(rm);
+  EXPECT_NE(rm.warnings[0].find("<inertial> of link 'b': not a rigid body alone (inertia violates the triangle "
+                                "inequality"),
+            std::string::npos)
+      << rm.warnings[0];
+  EXPECT_NE(rm.warnings[0].find("accepted: the merged body, link 'a' (with its fixed children merged), is one"),
+            std::string::npos)
+      << rm.warnings[0];
+  EXPECT_EQ(rm.links[0].mass, 2.0);
+  EXPECT_NEAR(rm.links[0].inertia_com.m[2][2], 2.0, 1e-15);
+}
+
 TEST(UrdfWarnings, PandaListsItsExtraDynamicsAttributesAndSafetyControllers) {
   SIMPHANT_REQUIRE_ROBOT_DATA(dir);
   const ReducedModel rm = load_urdf(dir + "/panda_description/urdf/panda.urdf");

@@ -7,6 +7,7 @@
 
 #include <Eigen/Dense>
 
+#include "simphant/reduced/aba.hpp"
 #include "simphant/reduced/crba.hpp"
 #include "simphant/reduced/reduced_params.hpp"
 
@@ -40,10 +41,28 @@ std::vector<double> joint_effective_inertia(const ReducedModel& rm, const std::v
       L(i, k) = s / L(k, k);
     }
   }
-  // (M^-1)_kk = |L^-1 e_k|^2.
-  const Eigen::MatrixXd Linv = L.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(n, n));
   std::vector<double> I(static_cast<std::size_t>(n));
-  for (int k = 0; k < n; ++k) I[static_cast<std::size_t>(k)] = 1.0 / Linv.col(k).squaredNorm();
+  if (!rm.floating) {
+    // (M^-1)_kk = |L^-1 e_k|^2.
+    const Eigen::MatrixXd Linv = L.triangularView<Eigen::Lower>().solve(Eigen::MatrixXd::Identity(n, n));
+    for (int k = 0; k < n; ++k) I[static_cast<std::size_t>(k)] = 1.0 / Linv.col(k).squaredNorm();
+    return I;
+  }
+  // A free base: (M^-1)_kk of the whole (6 + n) system is the joint acceleration that a
+  // unit force on joint k alone produces from rest without gravity, one floating ABA call
+  // (Featherstone ch. 9) per joint. It is <= the fixed-base value (the base gives way).
+  const RobotBaseParams<double> base{rm.base.mass, rm.base.com, rm.base.inertia_com};
+  auto aws = std::make_unique<AbaWorkspace<double>>();
+  std::vector<double> zero(static_cast<std::size_t>(n), 0.0), tau(zero), qdd(zero);
+  const Vec3d o{0, 0, 0};
+  Vec3d vdot_B, omegadot_B;
+  for (int k = 0; k < n; ++k) {
+    tau[static_cast<std::size_t>(k)] = 1.0;
+    aba_floating(n, links.data(), base, o, o, Quatd{1, 0, 0, 0}, o, o, q.data(), zero.data(), tau.data(), vdot_B,
+                 omegadot_B, qdd.data(), *aws);
+    tau[static_cast<std::size_t>(k)] = 0.0;
+    I[static_cast<std::size_t>(k)] = 1.0 / qdd[static_cast<std::size_t>(k)];
+  }
   return I;
 }
 

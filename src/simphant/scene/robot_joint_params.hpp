@@ -6,7 +6,7 @@
 //
 //  - position limits: a one-sided spring-damper with stiffness I_k omega^2 and damping
 //    2 I_k omega (critical), omega = kLimitOmegaDt / dt, I_k = 1 / (M^-1)_kk the joint's
-//    effective inertia at q0 (CRBA, reduced/crba.hpp; a floating base held fixed). The
+//    effective inertia at q0 (joint_effective_inertia; a floating base free). The
 //    linearised contact mode s^2 + 2 omega s + omega^2 has the double root -omega,
 //    |lambda| dt = 0.5: 5.6 times inside RK4's real-axis limit 2.785.
 //  - Coulomb friction: friction_velocity raised so that the smoothed law's slope at rest,
@@ -46,9 +46,11 @@ struct ServoSpec {
 };
 
 /// Effective inertia I_k = 1 / (M(q)^-1)_kk [kg m^2 | kg] of every moving joint of `rm`
-/// at q (n = rm.nq() entries), fixed base (a floating base held fixed): the inertia the
-/// joint alone feels when every other joint is free. Throws std::invalid_argument naming
-/// the joint when M(q) is not positive definite (a joint that moves no mass).
+/// at q (n = rm.nq() entries): the inertia the joint alone feels when every other joint
+/// is free, and with a floating base (rm.floating) the base free too (M the (6 + n) mass
+/// matrix; never more than the fixed-base value). Throws std::invalid_argument naming
+/// the joint when the fixed-base M(q) (CRBA) is not positive definite (a joint that
+/// moves no mass).
 std::vector<double> joint_effective_inertia(const ReducedModel& rm, const std::vector<double>& q);
 
 /// The joint parameters of every moving joint of `rm`: plain_joint_params, then the URDF

@@ -139,9 +139,10 @@ class Builder {
 
   /// The mass properties of `link`'s <inertial> in its own frame (mass 0 and a zero
   /// inertia when it has none). Throws UrdfError at `where` for a negative or non-finite
-  /// mass or a non-finite inertia. Sets `physical` to whether the inertial alone is a
-  /// rigid body (none; mass 0 with a zero inertia; or mass > 0 and check_inertia passes):
-  /// only the merged body must be (finish_links), as in Pinocchio, which merges first.
+  /// mass or a non-finite inertia. Sets `not_physical` to why the inertial alone is not a
+  /// rigid body ("" when it is: none; mass 0 with a zero inertia; or mass > 0 passing
+  /// check_inertia): only the merged body must be one (check_body); Pinocchio, too,
+  /// merges before it uses an inertia.
   MassProps link_inertial(const urdf::Link& link, const std::string& where, std::string& not_physical) const {
     not_physical.clear();
     const urdf::InertialSharedPtr& in = link.inertial;
@@ -160,7 +161,7 @@ class Builder {
         check_inertia(J, w);
       } catch (const UrdfError& e) {
         not_physical = e.what();
-        not_physical = not_physical.substr(not_physical.find(": inertia") + 2);
+        not_physical = not_physical.substr(not_physical.find(": inertia ") + 2);  // "inertia is not ..."
       }
     }
     const Mat3d R_i = rot(in->origin.rotation);
@@ -172,7 +173,7 @@ class Builder {
     MassProps sum;
     int inertials = 0;          ///< number of <inertial> elements merged into it
     std::string first;          ///< "link 'x'" of the first, for a one-part body's errors
-    std::string not_physical;   ///< the first part that is not a rigid body alone: "link 'x': reason"
+    std::string not_physical;   ///< the first part that is not a rigid body alone: "link 'x': not a ... (reason)"
   };
 
   /// Adds `link`'s <inertial> to output body `body` (link pose in the body frame: R_bl, p_bl).
@@ -203,7 +204,8 @@ class Builder {
       m = link_inertial(link, where, not_physical);
     }
     if (parts.inertials++ == 0) parts.first = where + ": inertial";
-    if (!not_physical.empty() && parts.not_physical.empty()) parts.not_physical = "link '" + link.name + "': " + not_physical;
+    if (!not_physical.empty() && parts.not_physical.empty())
+      parts.not_physical = "link '" + link.name + "': not a rigid body alone (" + not_physical + ")";
     const MassProps in_body = transform_mass(m, R_bl, p_bl);
     MassProps& acc = parts.sum;
     if (acc.mass + in_body.mass > 0) {
@@ -225,8 +227,8 @@ class Builder {
       throw UrdfError(where + ": mass is 0 but the inertia is not zero");
     }
     if (parts.inertials > 1 && !parts.not_physical.empty())
-      out_.warnings.push_back("<inertial> of " + parts.not_physical + ": accepted, as the body it is merged into (" +
-                              merged_where.substr(prefix_.size() + 2) + ") is a rigid body");
+      out_.warnings.push_back("<inertial> of " + parts.not_physical + "; accepted: the merged body, " +
+                              merged_where.substr(prefix_.size() + 2) + ", is one");
     return parts.sum.mass > 0;
   }
 
