@@ -16,6 +16,7 @@
 
 #include "robot_data.hpp"
 #include "simphant/reduced/aba.hpp"
+#include "simphant/reduced/cga/cga_dynamics.hpp"
 #include "simphant/reduced/crba.hpp"
 #include "simphant/urdf/maximal_from_urdf.hpp"
 #include "simphant/urdf/urdf_import.hpp"
@@ -188,7 +189,7 @@ std::string gimbal_urdf() {
                                                             limit("-0.2", "0.2")));
 }
 
-TEST(UrdfMassless, IntermediateLinkIsAcceptedAndAbaMatchesCrba) {
+TEST(UrdfMassless, IntermediateLinkIsAcceptedAndAbaAndCgaMatchCrba) {
   const ReducedModel rm = parse_urdf(gimbal_urdf(), "gimbal.urdf");
   ASSERT_EQ(rm.nq(), 3);
   const int yoke = rm.link_index("yoke");
@@ -196,7 +197,7 @@ TEST(UrdfMassless, IntermediateLinkIsAcceptedAndAbaMatchesCrba) {
   EXPECT_EQ(rm.links[yoke].mass, 0.0);
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c) EXPECT_EQ(rm.links[yoke].inertia_com.m[r][c], 0.0);
-  // ABA on the massless link against M qdd = tau - bias from CRBA (Featherstone Table 6.2)
+  // ABA and CGA-ABA on the massless link against M qdd = tau - bias from CRBA (Featherstone Table 6.2)
   // solved by Eigen: two different algorithms; M is well conditioned here, so agreement
   // to 1e-12 relative is the double-precision round-off of either.
   std::vector<ReducedLinkParams<double>> P;
@@ -205,20 +206,30 @@ TEST(UrdfMassless, IntermediateLinkIsAcceptedAndAbaMatchesCrba) {
   std::uniform_real_distribution<double> u(-1, 1);
   static AbaWorkspace<double> aws;
   static CrbaWorkspace<double> cws;
+  static cga::CgaWorkspace<double> gws;
+  double worst_aba = 0, worst_cga = 0;
   for (int trial = 0; trial < 20; ++trial) {
-    std::vector<double> q(3), qd(3), tau(3), qdd(3), M(9), bias(3);
+    std::vector<double> q(3), qd(3), tau(3), qdd(3), qdd_cga(3), M(9), bias(3);
     for (int k = 0; k < 3; ++k) {
       q[k] = 3 * u(g);
       qd[k] = 2 * u(g);
       tau[k] = 5 * u(g);
     }
     aba(3, P.data(), rm.gravity, q.data(), qd.data(), tau.data(), qdd.data(), aws);
+    cga::cga_aba(3, P.data(), rm.gravity, q.data(), qd.data(), tau.data(), qdd_cga.data(), gws);
     crba(3, P.data(), rm.gravity, q.data(), qd.data(), M.data(), bias.data(), cws);
     const Eigen::Matrix3d Me = Eigen::Map<Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(M.data());
     const Eigen::Vector3d rhs = Eigen::Map<Eigen::Vector3d>(tau.data()) - Eigen::Map<Eigen::Vector3d>(bias.data());
     const Eigen::Vector3d ref = Me.ldlt().solve(rhs);
-    for (int k = 0; k < 3; ++k) EXPECT_NEAR(qdd[k], ref[k], 1e-12 * std::max(1.0, ref.cwiseAbs().maxCoeff()));
+    const double tol = 1e-12 * std::max(1.0, ref.cwiseAbs().maxCoeff());
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_NEAR(qdd[k], ref[k], tol) << "aba, joint " << k;
+      EXPECT_NEAR(qdd_cga[k], ref[k], tol) << "cga_aba, joint " << k;
+      worst_aba = std::max(worst_aba, std::fabs(qdd[k] - ref[k]) / (tol * 1e12));
+      worst_cga = std::max(worst_cga, std::fabs(qdd_cga[k] - ref[k]) / (tol * 1e12));
+    }
   }
+  std::printf("  massless link: worst relative qdd deviation from CRBA: aba %.2e, cga %.2e\n", worst_aba, worst_cga);
 }
 
 TEST(UrdfMassless, LeafWithoutMassIsRefusedAndDaeNeedsMassEverywhere) {
