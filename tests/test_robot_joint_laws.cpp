@@ -502,3 +502,34 @@ TEST(RobotJointLaws, UnitResponseEqualsTheAbaAtRest) {
 
 }  // namespace
 }  // namespace simphant
+
+namespace simphant {
+namespace {
+
+// Panda's fingers from its URDF as the scene compiles it (panda_finger_joint2 mimics
+// panda_finger_joint1, r = 1): pushed with different forces, after 1000 RK4 steps of the
+// backend they are still equal to the last bit (position and rate), and they moved.
+TEST(RobotJointLaws, PandaFingersStayTogether) {
+  SIMPHANT_REQUIRE_ROBOT_DATA(dir);
+  for (const char* solver : {"aba", "cga"}) {
+    json doc;
+    doc["name"] = "panda";
+    doc["robot"] = {{"urdf", dir + "/panda_description/urdf/panda.urdf"},
+                    {"q0", {0, -0.785, 0, -2.356, 0, 1.571, 0.785, 0.02, 0.02}},
+                    {"qd0", {0.3, 0, -0.2, 0, 0.1, 0, 0, 0, 0}},
+                    {"tau", {0, 0, 0, 0, 0, 0, 0, 2.0, -0.5}}};
+    doc["solver"] = {{"type", solver}, {"dt", 1e-3}, {"t_end", 1.0}};
+    const Model m = parse_scene(doc.dump()).model;
+    ASSERT_EQ(m.robot->joints[8].mimic, 7);
+    ASSERT_EQ(m.robot->joints[8].mimic_multiplier, 1.0);
+    auto b = backend(m);
+    b->advance(1000);
+    const JointState s = joint_state(*b);
+    EXPECT_EQ(s.q[8], s.q[7]) << solver;
+    EXPECT_EQ(s.qd[8], s.qd[7]) << solver;
+    EXPECT_GT(std::abs(s.q[7] - 0.02), 1e-3) << solver;
+  }
+}
+
+}  // namespace
+}  // namespace simphant
