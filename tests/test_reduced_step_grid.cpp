@@ -26,7 +26,9 @@ namespace {
 using nlohmann::json;
 
 /// The robot of `urdf` (example-robot-data path) as a joint-space model, two instances
-/// that differ in state, inputs, a link's mass, a servo and damping.
+/// that differ in state, inputs, a link's mass, a servo and damping. Input torques are
+/// 0.4 N m (arms) or 0.01 N m (solo12: its lower legs' joint inertia is ~2e-4 kg m^2, so
+/// 0.4 N m would spin them past RK4's stable step within the second).
 std::vector<Model> two_instances(const std::string& urdf, const char* solver, bool floating) {
   json doc;
   doc["name"] = "robot";
@@ -42,7 +44,7 @@ std::vector<Model> two_instances(const std::string& urdf, const char* solver, bo
     for (int k = 0; k < n; ++k) {
       r.q0[k] = 0.3 * std::sin(1.7 * k + i);
       r.qd0[k] = 0.5 * std::cos(0.9 * k + 2 * i);
-      r.tau[k] = 0.4 * std::sin(2.3 * k - i);
+      r.tau[k] = (floating ? 0.01 : 0.4) * std::sin(2.3 * k - i);
       r.joints[k].damping = 0.1 * i;
     }
   }
@@ -175,6 +177,63 @@ TEST(ReducedStepGrid, CapacityDoesNotChangeTheResult) {
   const std::vector<double> a = grid_run<16>(models), b = grid_run<32>(models), c = grid_run<64>(models);
   EXPECT_EQ(a, b);
   EXPECT_EQ(a, c);
+}
+
+}  // namespace
+}  // namespace simphant
+
+namespace simphant {
+namespace {
+
+// Status bookkeeping of the step (as every backend keeps it, docs/solver.md "Instance
+// status"), on decoupled3.urdf with slider a pushed by 4 N (qd = 2 t, K = 4 t^2 [J]):
+// instance 1 has the runaway bound K_max = 1.01 J, passed by the step that ends at
+// t = 0.503 s: diverged (runaway) at its step 502, frozen at t = 0.502 s (qd = 1.004); instance 2
+// gets a NaN input: diverged (non_finite) at step 0, frozen at its initial state; reset
+// at batch step 300 with a finite input, it runs again on its own clock; instance 0 runs on.
+TEST(ReducedStepGrid, StatusFreezesDivergedInstances) {
+  json doc;
+  doc["name"] = "decoupled3";
+  doc["robot"] = {{"urdf", std::string(SIMPHANT_SOURCE_DIR) + "/tests/data/urdf/decoupled3.urdf"},
+                  {"tau", {4.0, 0.0, 0.0}}};
+  doc["solver"] = {{"type", "aba"}, {"dt", 1e-3}, {"t_end", 1.0}};
+  const Model m = parse_scene(doc.dump()).model;
+  ReducedBackend b(std::make_shared<const std::vector<Model>>(std::vector<Model>{m}), 3, 2);
+  Model bounded = m;
+  bounded.solver.runaway_kinetic_energy = 1.01;
+  const int one = 1, two = 2;
+  b.set_models(&one, 1, &bounded);
+  const double nan_input[3] = {std::nan(""), 0, 0};
+  b.set_inputs(&two, 1, nan_input);
+  b.advance(300);
+  std::vector<std::int8_t> status(3), reason(3);
+  std::vector<std::int64_t> steps(3), status_steps(3);
+  std::vector<double> y(3 * 6);
+  b.get_state(nullptr, 3, y.data(), steps.data(), status.data(), status_steps.data(), reason.data());
+  EXPECT_EQ(status[2], 2);
+  EXPECT_EQ(reason[2], kReasonNonFinite);
+  EXPECT_EQ(status_steps[2], 0);
+  EXPECT_EQ(y[2 * 6 + 3], 0.0) << "frozen at the initial state";
+  b.reset(&two, 1);
+  const double input[3] = {4.0, 0, 0};
+  b.set_inputs(&two, 1, input);
+  b.advance(700);
+  b.get_state(nullptr, 3, y.data(), steps.data(), status.data(), status_steps.data(), reason.data());
+  EXPECT_EQ(status[0], 0);
+  EXPECT_NEAR(y[3], 2.0, 1e-12);
+  EXPECT_EQ(status[1], 2);
+  EXPECT_EQ(reason[1], kReasonRunaway);
+  EXPECT_EQ(status_steps[1], 502);
+  EXPECT_NEAR(y[6 + 3], 1.004, 1e-12) << "frozen at the last state within the bound";
+  EXPECT_EQ(status[2], 0);
+  EXPECT_EQ(steps[2], 700);
+  EXPECT_NEAR(y[2 * 6 + 3], 1.4, 1e-12);
+  std::vector<double> status_time(3);
+  b.read_status(status.data(), status_time.data(), reason.data());
+  EXPECT_DOUBLE_EQ(status_time[1], 0.502);
+  std::vector<std::int64_t> accepted(3);
+  b.read_step_statistics(accepted.data(), nullptr, nullptr, nullptr);
+  EXPECT_EQ(accepted, (std::vector<std::int64_t>{1000, 502, 700}));
 }
 
 }  // namespace
