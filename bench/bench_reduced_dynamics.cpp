@@ -4,6 +4,9 @@
 // z with +-90 deg frame twists; CoMs off the axes, full inertia tensors). The inputs
 // cycle through 256 seeded random states so that branch prediction cannot learn one.
 // Baseline in the same binary: forward dynamics by CRBA + bias + dense Cholesky (Eigen).
+// Floating base: the same arm hung from a free 5 kg base moving with a random twist
+// (aba_floating, cga::cga_aba_floating), against the fixed-base aba of the same binary;
+// BM_Aba<T, 7>: a workspace of capacity 7 (what a GPU thread uses) instead of 64.
 // Reported time = ns per call; a measurement, not a test.
 //
 //   ./build/bench/bench_reduced_dynamics --benchmark_min_time=0.5
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "simphant/reduced/aba.hpp"
+#include "simphant/reduced/cga/cga_dynamics.hpp"
 #include "simphant/reduced/crba.hpp"
 #include "simphant/reduced/rnea.hpp"
 
@@ -93,11 +97,11 @@ void BM_Rnea(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
-template <class T>
+template <class T, int Cap = kMaxReducedLinks>
 void BM_Aba(benchmark::State& state) {
   const auto links = seven_link_arm<T>();
   const States<T> s;
-  auto ws = std::make_unique<AbaWorkspace<T>>();
+  auto ws = std::make_unique<AbaWorkspace<T, Cap>>();
   T qdd[kN];
   const Vec3<T> g{0, 0, T(-9.81)};
   int i = 0;
@@ -105,6 +109,47 @@ void BM_Aba(benchmark::State& state) {
     const int o = i * kN;
     aba(kN, links.data(), g, &s.q[o], &s.qd[o], &s.tau[o], qdd, *ws);
     benchmark::DoNotOptimize(qdd);
+    benchmark::ClobberMemory();
+    i = (i + 1) % kStates;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+/// A free base for the arm: 5 kg, CoM 5 cm off the origin, inertia about the CoM.
+template <class T>
+RobotBaseParams<T> arm_base() {
+  return {T(5), Vec3<T>{T(0), T(0.01), T(0.05)},
+          Mat3<T>{{{T(0.05), T(0.001), T(0)}, {T(0.001), T(0.06), T(0)}, {T(0), T(0), T(0.04)}}}};
+}
+
+/// Floating-base forward dynamics of the arm on arm_base(), base state from the cycled
+/// random state (orientation from q[0..3], twist from qd[0..5]); kCga: the CGA form over
+/// precomputed CgaLinks.
+template <class T, bool kCga>
+void BM_AbaFloating(benchmark::State& state) {
+  const auto links = seven_link_arm<T>();
+  std::vector<cga::CgaLink<T>> cga_links;
+  for (const auto& l : links) cga_links.push_back(cga::cga_link(l));
+  const RobotBaseParams<T> base = arm_base<T>();
+  const States<T> s;
+  auto ws = std::make_unique<AbaWorkspace<T>>();
+  auto cws = std::make_unique<cga::CgaWorkspace<T>>();
+  T qdd[kN];
+  Vec3<T> vdot, wdot;
+  const Vec3<T> g{0, 0, T(-9.81)}, p{T(0.1), T(0.2), T(0.3)};
+  int i = 0;
+  for (auto _ : state) {
+    const int o = i * kN;
+    const Quat<T> quat = normalized(Quat<T>{T(1), s.q[o], s.q[o + 1], s.q[o + 2]});
+    const Vec3<T> v{s.qd[o], s.qd[o + 1], s.qd[o + 2]}, w{s.qd[o + 3], s.qd[o + 4], s.qd[o + 5]};
+    if (kCga)
+      cga::cga_aba_floating(kN, cga_links.data(), base, g, p, quat, v, w, &s.q[o], &s.qd[o], &s.tau[o], vdot, wdot,
+                            qdd, *cws);
+    else
+      aba_floating(kN, links.data(), base, g, p, quat, v, w, &s.q[o], &s.qd[o], &s.tau[o], vdot, wdot, qdd, *ws);
+    benchmark::DoNotOptimize(qdd);
+    benchmark::DoNotOptimize(vdot);
+    benchmark::DoNotOptimize(wdot);
     benchmark::ClobberMemory();
     i = (i + 1) % kStates;
   }
@@ -150,6 +195,9 @@ void BM_CrbaCholeskyForwardDynamics(benchmark::State& state) {
 
 BENCHMARK_TEMPLATE(BM_Rnea, double);
 BENCHMARK_TEMPLATE(BM_Aba, double);
+BENCHMARK_TEMPLATE(BM_Aba, double, 7);
+BENCHMARK_TEMPLATE(BM_AbaFloating, double, false);
+BENCHMARK_TEMPLATE(BM_AbaFloating, double, true);
 BENCHMARK_TEMPLATE(BM_Crba, double);
 BENCHMARK(BM_CrbaCholeskyForwardDynamics);
 BENCHMARK_TEMPLATE(BM_Rnea, float);

@@ -112,6 +112,18 @@ def mistakes(base, robot):
     mutate("robot without urdf", ["robot"], lambda d: d["robot"].pop("urdf"), doc=robot)
     mutate("robot gravity of 2 numbers", ["robot", "gravity"], lambda d: d["robot"].update(gravity=[0, -9.81]),
            doc=robot)
+    mutate("velocity servo with kp", ["robot", "servos", "panda_joint1"],
+           lambda d: d["robot"].update(servos={"panda_joint1": {"mode": "velocity", "kp": 1, "kd": 1}}), doc=robot)
+    mutate("servo of unknown mode", ["robot", "servos", "panda_joint1", "mode"],
+           lambda d: d["robot"].update(servos={"panda_joint1": {"mode": "torque", "kp": 1}}), doc=robot)
+    mutate("position servo without kp", ["robot", "servos", "panda_joint1"],
+           lambda d: d["robot"].update(servos={"panda_joint1": {"mode": "position", "kd": 1}}), doc=robot)
+    mutate("base orientation of 3 numbers", ["robot", "base", "orientation"],
+           lambda d: d["robot"].update(floating_base=True, base={"orientation": [1, 0, 0]}), doc=robot)
+    mutate("friction_velocity 0", ["robot", "friction_velocity"],
+           lambda d: d["robot"].update(friction_velocity=0), doc=robot)
+    mutate("urdf_dynamics with a number", ["robot", "urdf_dynamics", "limits"],
+           lambda d: d["robot"].update(urdf_dynamics={"limits": 1}), doc=robot)
     return out
 
 

@@ -86,6 +86,39 @@ def test_urdf_shapes_at_the_merged_centre_of_mass(tmp_path):
     np.testing.assert_allclose(elbow["anchor"], [0, 0, -0.15], atol=1e-15)
 
 
+def _replay_of(tmp_path, urdf_text, body_names):
+    (tmp_path / "r.urdf").write_text(urdf_text)
+    scene = {"robot": {"urdf": "r.urdf", "floating_base": True}, "solver": {"type": "aba", "dt": 0.001, "t_end": 0.01}}
+    n = len(body_names)
+    with h5py.File(tmp_path / "run.h5", "w") as f:
+        f.attrs["scene"] = json.dumps(scene)
+        f.attrs["scene_file"] = str(tmp_path / "scene.json")
+        f.attrs["body_names"] = np.array(body_names, dtype=h5py.string_dtype())
+        f["time"] = [0.0]
+        st = np.zeros((1, 1, n, 13))
+        st[..., 3] = 1
+        f["state"] = st
+        f["status"] = np.zeros(1, np.int8)
+    return replay.replay_data(str(tmp_path / "run.h5"))
+
+
+def test_a_floating_base_is_a_body_not_ground(tmp_path):
+    # Made floating from the root link: body 0 is the root "base" (with a visual), no ground.
+    base_visual = '<link name="base"><inertial><mass value="3"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ' \
+                  'ixz="0" iyz="0"/></inertial><visual><geometry><sphere radius="0.1"/></geometry></visual></link>'
+    urdf = URDF.replace('<link name="base"/>', base_visual)
+    d = _replay_of(tmp_path, urdf, ["base", "upper", "lower"])
+    assert [b["name"] for b in d["bodies"]] == ["base", "upper", "lower"]
+    assert d["bodies"][0]["shapes"][0]["type"] == "sphere" and d["ground"] == []
+    assert [j["body"] for j in d["joints"]] == [1, 2]
+    # A `floating` joint from a world link: the world's shapes are ground, the joint has no marker.
+    world = '<link name="world"><visual><geometry><box size="1 1 0.01"/></geometry></visual></link>' \
+            '<joint name="root" type="floating"><parent link="world"/><child link="base"/></joint>'
+    d = _replay_of(tmp_path, urdf.replace("</robot>", world + "</robot>"), ["base", "upper", "lower"])
+    assert [j["name"] for j in d["joints"]] == ["shoulder", "elbow"]
+    assert len(d["ground"]) == 1 and d["ground"][0]["type"] == "box"
+
+
 def test_rpy_is_fixed_axis_roll_pitch_yaw():
     r, p, y = 0.3, -0.7, 1.1
     rx = np.array([[1, 0, 0], [0, math.cos(r), -math.sin(r)], [0, math.sin(r), math.cos(r)]])

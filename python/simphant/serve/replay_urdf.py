@@ -12,6 +12,9 @@ so). A link drawn with nothing gets its inertia ellipsoid. Joint markers sit at 
 frame's origin (the URDF joint frame of the link's parent joint), axis the joint's axis.
 The root link (the world frame, docs/robots.md) and the links fixed to it are returned
 as one last entry {"name": "ground", "ground": true}: shapes in the world frame, no pose.
+A floating base is a body like the links (body 0, the root link's or the `floating`
+joint's child's name, with the links fixed to it): drawn as a body, so a root that is a
+body is no ground; a `floating` joint gets no joint marker.
 """
 from __future__ import annotations
 
@@ -234,15 +237,16 @@ def _robot_geometry(tree, path: str, robot: Dict[str, Any], body_names: List[str
             entry["shapes"], entry["source"] = [geo.inertia_ellipsoid(total, inertia)], "inertia"
         bodies.append(entry)
         j = parent_joint.get(name)
-        if j is not None and j.get("type") != "fixed":
+        if j is not None and j.get("type") in ("revolute", "continuous", "prismatic"):
             axis_el = j.find("axis")
             axis = np.array([float(v) for v in axis_el.get("xyz").split()]) if axis_el is not None else np.array([1.0, 0, 0])
             joints.append({"name": j.get("name"), "type": j.get("type"), "body": k, "anchor": (-com).tolist(),
                            "axis": (axis / np.linalg.norm(axis)).tolist()})
-    # the root link (the world frame) and the links fixed to it: drawn where they are
+    # the root link (the world frame) and the links fixed to it: drawn where they are,
+    # unless the root is a body (a floating base made from the root link)
     roots = [ln for ln in links if ln not in parent_joint]
     ground = []
-    for ln, r, p in _fixed_subtree(roots[0], children) if len(roots) == 1 else []:
+    for ln, r, p in _fixed_subtree(roots[0], children) if len(roots) == 1 and roots[0] not in body_names else []:
         for rs, ps, shape in _shapes_of(links[ln], urdf_dir, materials, notes):
             shape.pop("urdf_file", None)
             shape["origin"] = {"position": (r @ ps + p).tolist(), "orientation": geo.quat_from_matrix(r @ rs)}

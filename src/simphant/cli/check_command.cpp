@@ -49,13 +49,17 @@ void print_table(const std::string& file, const Model& model, const json& c) {
   if (is_adaptive(integrator))
     std::printf("  adaptive integrator: its error control sets the step (dt is the output grid)\n");
   else if (st.at("modes").empty())
-    std::printf("  no stiff modes (no constraint rows or spring-dampers)\n");
+    std::printf("  no stiff modes (no constraint rows, spring-dampers or robot joint forces)\n");
   else
     std::printf("  %-40s %14s %12s %12s  %s\n", "mode (field)", "|lambda| [1/s]", "|lambda| dt", "dt max [s]", "verdict");
   for (const json& m : st.at("modes")) {
     const double mag = std::hypot(m.at("lambda_re").get<double>(), m.at("lambda_im").get<double>());
-    std::printf("  %-40s %14.4g %12.4g %12.4g  %s\n", m.at("field").get<std::string>().c_str(), mag,
-                m.at("lambda_dt").get<double>(), m.at("dt_max_s").get<double>(), m.at("verdict").get<std::string>().c_str());
+    // A robot joint's mode (dynamics/robot_stability.hpp) also says which joint it is.
+    const std::string name = m.at("name").get<std::string>();
+    const std::string joint = name.rfind("joint '", 0) == 0 ? "  " + name : std::string();
+    std::printf("  %-40s %14.4g %12.4g %12.4g  %s%s\n", m.at("field").get<std::string>().c_str(), mag,
+                m.at("lambda_dt").get<double>(), m.at("dt_max_s").get<double>(), m.at("verdict").get<std::string>().c_str(),
+                joint.c_str());
   }
 }
 

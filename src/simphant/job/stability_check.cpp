@@ -6,6 +6,7 @@
 
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/data.hpp"
+#include "simphant/dynamics/robot_stability.hpp"
 #include "simphant/dynamics/stability.hpp"
 #include "simphant/model/robot.hpp"
 
@@ -28,6 +29,7 @@ const char* field_key(StabilityField f) {
 /// JSON pointer of the field that sets a mode; a force the document does not list at
 /// its model index (robot-derived) is named "force '<name>'".
 std::string field_path(const StabilityMode& m, const Model& model, const json& doc) {
+  if (m.joint >= 0) return robot_mode_field(m, *model.robot);
   if (m.force < 0) return std::string("/solver/") + field_key(m.field);
   const std::string& name = model.forces[static_cast<std::size_t>(m.force)].name;
   const json* forces = doc.is_object() && doc.contains("forces") ? &doc.at("forces") : nullptr;
@@ -44,6 +46,7 @@ std::string field_path(const StabilityMode& m, const Model& model, const json& d
 }
 
 std::string mode_name(const StabilityMode& m, const Model& model) {
+  if (m.joint >= 0) return robot_mode_name(m, *model.robot);
   if (m.force < 0) return "Baumgarte error dynamics";
   const ForceElement& f = model.forces[static_cast<std::size_t>(m.force)];
   return std::string(f.type == ForceType::RotationalSpringDamper ? "rotational spring-damper '" : "spring-damper '") +
@@ -94,12 +97,19 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
       if (m.force >= 0) kept.push_back(m);
     base = kept;
   }
+  // A robot's joint forces (servos, limits, damping, friction): one mode per joint, made
+  // per instance from its own gains and effective inertia.
+  const std::vector<StabilityMode> model_modes = base;
+  if (m0.robot)
+    for (const StabilityMode& m : robot_joint_modes(*m0.robot)) base.push_back(m);
   // Per mode, the instance with the smallest stable step.
   for (StabilityMode& m : base) m = limit_of(m);
   std::vector<StabilityMode> worst = base;
   std::vector<int> worst_instance(base.size(), 0);
   for (std::size_t i = 1; i < models.size(); ++i) {
-    std::vector<StabilityMode> mi = rescale_modes(base, models[i]);
+    std::vector<StabilityMode> mi = rescale_modes(model_modes, models[i]);
+    if (models[i].robot)
+      for (const StabilityMode& m : robot_joint_modes(*models[i].robot)) mi.push_back(m);
     for (StabilityMode& m : mi) m = limit_of(m);
     for (std::size_t k = 0; k < mi.size(); ++k)
       if (mi[k].dt_max < worst[k].dt_max) {
@@ -115,7 +125,8 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
     const double gain = integrator == Integrator::Euler ? euler_gain(m, dt) : 0.0;
     const bool euler_grows = integrator == Integrator::Euler && ratio <= 1.0 && gain > 1.0 + 1e-12;
     const char* verdict = ratio > 1.0 ? "unstable" : ratio > kStabilityWarnRatio || euler_grows ? "warn" : "ok";
-    const std::string field = field_path(m, m0, doc), name = mode_name(m, m0);
+    const Model& mk = models[static_cast<std::size_t>(worst_instance[k])];
+    const std::string field = field_path(m, mk, doc), name = mode_name(m, mk);
     modes.push_back(json{{"field", field},
                          {"name", name},
                          {"lambda_re", m.lambda.real()},
@@ -130,11 +141,12 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
     char msg[768];
     const std::string where = models.size() > 1 ? " (instance " + std::to_string(worst_instance[k]) + ")" : "";
     const std::string mass =
-        m.force < 0 ? std::string()
-                    : ", effective inverse mass " + g4(m.inverse_mass) +
-                          (m0.forces[static_cast<std::size_t>(m.force)].type == ForceType::RotationalSpringDamper
-                               ? " 1/(kg m^2) about its axis"
-                               : " 1/kg along its line");
+        m.joint >= 0 ? ", effective inverse inertia " + g4(m.inverse_mass) + " 1/(kg m^2) | 1/kg of the joint"
+        : m.force < 0 ? std::string()
+                      : ", effective inverse mass " + g4(m.inverse_mass) +
+                            (m0.forces[static_cast<std::size_t>(m.force)].type == ForceType::RotationalSpringDamper
+                                 ? " 1/(kg m^2) about its axis"
+                                 : " 1/kg along its line");
     std::snprintf(msg, sizeof msg,
                   "%s%s: mode lambda = %.4g%+.4gi 1/s, |lambda| dt = %.3g%s; %s %s dt <= %.4g s along "
                   "this mode (|lambda| dt <= %.4g)",

@@ -31,7 +31,10 @@ struct StabilityCheck {
 /// masses, those of every other instance's parameters (rescale_modes); `doc` (the
 /// scene document) names the fields. Models without constraint rows and spring-dampers
 /// have no modes. Robot scenes integrated in joint coordinates (aba, cga) have no
-/// Baumgarte mode. A model that does not assemble is estimated at its last iterate.
+/// Baumgarte mode. A robot scene adds one mode per joint with joint forces
+/// (robot_joint_modes, dynamics/robot_stability.hpp), made from each instance's own
+/// gains and effective inertia. A model that does not assemble is estimated at its last
+/// iterate.
 StabilityCheck check_step_stability(const std::vector<Model>& models, const nlohmann::json& doc);
 
 }  // namespace simphant

@@ -36,7 +36,7 @@ struct ReducedLink {
   Mat3d R_parent_joint{};  ///< joint frame orientation in the parent frame
   Vec3d p_parent_joint{};  ///< joint frame origin in the parent frame [m]
   Vec3d axis{0, 0, 1};     ///< unit joint axis, joint (= link) frame
-  double mass = 0;         ///< [kg] > 0 (merged fixed children included)
+  double mass = 0;         ///< [kg] > 0 (merged fixed children included); 0 for a massless link with mass below it (urdf_import.hpp)
   Vec3d com{};             ///< centre of mass in the link frame [m]
   Mat3d inertia_com{};     ///< inertia about the CoM, link-frame axes [kg m^2], SPD
   bool continuous = false; ///< URDF "continuous": no position limits

@@ -1,0 +1,33 @@
+#pragma once
+// Step-size stability modes of a robot's joint forces (docs/robots.md, "Actuators, limits,
+// damping and friction"; docs/solver.md, "Step-size stability"): per joint the linearised
+// sum of every force that can act at once, s^2 + p s + q = 0 with
+//   q = (kp + limit_stiffness) / I_k,
+//   p = (kd + damping + limit_damping + friction / friction_velocity) / I_k,
+// kp / kd of a servo (kp only for a position servo), the limit terms only for a limited
+// joint (a joint resting on its stop), the Coulomb law's slope at rest, and I_k the
+// joint's effective inertia at q0 (RobotJointSpace::effective_inertia). Joints with no
+// such force have no mode.
+#include <string>
+#include <vector>
+
+#include "simphant/dynamics/stability.hpp"
+#include "simphant/model/robot.hpp"
+
+namespace simphant {
+
+/// The joint modes of `robot` (StabilityMode::joint = the joint, force = -1), in joint
+/// order. Empty when robot.joints or robot.effective_inertia is empty.
+std::vector<StabilityMode> robot_joint_modes(const RobotJointSpace& robot);
+
+/// The scene key whose value contributes most to the joint mode m (the largest of
+/// sqrt(kp / I), kd / I, damping / I, sqrt(limit_stiffness / I), limit_damping / I and
+/// friction / (friction_velocity I)): "/robot/servos/<joint>/kp" or ".../kd", "/robot/urdf"
+/// for the URDF's damping, "/robot/urdf_dynamics/limits" for the derived limit gains,
+/// "/robot/friction_velocity" for the friction slope.
+std::string robot_mode_field(const StabilityMode& m, const RobotJointSpace& robot);
+
+/// "joint '<name>' (<the forces summed>)".
+std::string robot_mode_name(const StabilityMode& m, const RobotJointSpace& robot);
+
+}  // namespace simphant
