@@ -1,12 +1,14 @@
 #include "simphant/model/robot_joint_laws.hpp"
 
-#include <Eigen/Dense>
+#include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "simphant/model/robot.hpp"
-#include "simphant/reduced/crba.hpp"
+#include "simphant/reduced/aba.hpp"
+#include "simphant/reduced/reduced_params.hpp"
 
 namespace simphant {
 
@@ -18,18 +20,28 @@ void attach_robot_joint_laws(Model& model) {
     throw std::invalid_argument("attach_robot_joint_laws: robot '" + rj.model.name + "' has " + std::to_string(n) +
                                 " joints but " + std::to_string(rj.joints.size()) + " joint parameters and " +
                                 std::to_string(rj.q0.size()) + " initial positions");
-  bool any_mimic = false;
-  for (const RobotJointParams<double>& p : rj.joints) any_mimic = any_mimic || p.mimic >= 0;
-  Eigen::MatrixXd Minv;
-  if (any_mimic) {  // M(q0) with the base held fixed (crba.hpp), inverted once
-    std::vector<ReducedLinkParams<double>> links;
-    for (int k = 0; k < n; ++k) links.push_back(reduced_link_params<double>(rj.model, k));
-    CrbaWorkspace<double> ws;
-    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> M(n, n);
-    crba(n, links.data(), rj.model.gravity, rj.q0.data(), static_cast<const double*>(nullptr), M.data(),
-         static_cast<double*>(nullptr), ws);
-    Minv = M.llt().solve(Eigen::MatrixXd::Identity(n, n));
-  }
+  std::vector<ReducedLinkParams<double>> links;
+  for (int k = 0; k < n; ++k) links.push_back(reduced_link_params<double>(rj.model, k));
+  std::unique_ptr<AbaWorkspace<double>> ws;  // large: not on the stack; made for a mimic only
+  // c^T M^-1 c: the joint accelerations qdd = M^-1 c that the joint forces c produce from
+  // rest without gravity (one ABA call; a floating base free, as the DAE's base body).
+  const auto inverse_inertia = [&](const std::vector<double>& c) {
+    const std::vector<double> zero(static_cast<std::size_t>(n), 0.0);
+    std::vector<double> qdd(static_cast<std::size_t>(n), 0.0);
+    const Vec3d o{0, 0, 0};
+    if (!ws) ws = std::make_unique<AbaWorkspace<double>>();
+    if (rj.model.floating) {
+      const RobotBaseParams<double> base{rj.model.base.mass, rj.model.base.com, rj.model.base.inertia_com};
+      Vec3d vdot_B, omegadot_B;
+      aba_floating(n, links.data(), base, o, o, Quatd{1, 0, 0, 0}, o, o, rj.q0.data(), zero.data(), c.data(), vdot_B,
+                   omegadot_B, qdd.data(), *ws);
+    } else {
+      aba(n, links.data(), o, rj.q0.data(), zero.data(), c.data(), qdd.data(), *ws);
+    }
+    double w = 0;
+    for (int k = 0; k < n; ++k) w += c[static_cast<std::size_t>(k)] * qdd[static_cast<std::size_t>(k)];
+    return w;
+  };
   for (ForceElement& f : model.forces) {
     if (f.type != ForceType::Actuator || f.joint < 0 || f.joint >= n) continue;
     const int k = f.joint;
@@ -42,8 +54,14 @@ void attach_robot_joint_laws(Model& model) {
         throw std::invalid_argument("attach_robot_joint_laws: joint " + std::to_string(k) + " mimics joint " +
                                     std::to_string(m) + " (need another joint of the robot)");
       L.leader_q_ref = rj.q0[static_cast<std::size_t>(m)];
-      const double r = L.p.mimic_multiplier;
-      const double w = Minv(k, k) - 2 * r * Minv(k, m) + r * r * Minv(m, m);
+      std::vector<double> c(static_cast<std::size_t>(n), 0.0);
+      c[static_cast<std::size_t>(k)] = 1;
+      c[static_cast<std::size_t>(m)] = -L.p.mimic_multiplier;
+      const double w = inverse_inertia(c);
+      if (!(w > 0) || !std::isfinite(w))
+        throw std::invalid_argument("attach_robot_joint_laws: the mimic coupling of joint '" +
+                                    rj.model.links[static_cast<std::size_t>(k)].joint_name +
+                                    "' moves no mass at q0 (inverse inertia " + std::to_string(w) + ")");
       const double omega = kMimicCouplingOmegaDt / model.solver.dt;
       L.coupling_stiffness = omega * omega / w;
       L.coupling_damping = 2 * omega / w;

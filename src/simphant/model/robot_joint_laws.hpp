@@ -17,11 +17,12 @@ constexpr double kMimicCouplingOmegaDt = 0.5;
 /// empty or model.robot is null): p = joints[k], q_ref = q0[k], and for a mimic joint
 /// leader_q_ref = q0[mimic] and the coupling gains
 ///   w = c^T M(q0)^-1 c,  c = e_k - mimic_multiplier e_mimic  (the coupling error's inverse
-///                                                             effective inertia, CRBA with
-///                                                             the base held fixed),
+///                                                             effective inertia: one ABA
+///                                                             call, a floating base free),
 ///   omega = kMimicCouplingOmegaDt / solver.dt,  k = omega^2 / w,  c = 2 omega / w
 /// (the error obeys e'' + c w e' + k w e = 0 near q0: critically damped at omega).
-/// Throws std::invalid_argument when robot->joints does not have one entry per actuator.
+/// Throws std::invalid_argument when robot->joints does not have one entry per joint, a
+/// joint mimics itself or no joint of the robot, or w is not positive.
 void attach_robot_joint_laws(Model& model);
 
 }  // namespace simphant
