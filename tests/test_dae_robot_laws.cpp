@@ -323,8 +323,9 @@ TEST(DaeRobotLaws, FloatingPandaAccelerationsEqualFloatingAba) {
   EXPECT_LT(err / scale, 1e-10);
 }
 
-/// Max |dq|, |dqd| between the dae and aba backends on floating_panda over 0.5 s.
-void floating_run(bool mimic, double dt, double& dq, double& dqd) {
+/// Max |dq|, |dqd| and |dtau| (/joint_state/tau: the actuator forces after the servo law)
+/// between the dae and aba backends on floating_panda over 0.5 s.
+void floating_run(bool mimic, double dt, double& dq, double& dqd, double& dtau) {
   SimulatorOptions o;
   o.backend = "cpu";
   o.threads = 1;
@@ -333,7 +334,7 @@ void floating_run(bool mimic, double dt, double& dq, double& dqd) {
   const int n = dae->n_joint_coordinates();
   ASSERT_EQ(red->n_joint_coordinates(), n);
   Vec q1(n), qd1(n), t1(n), q2(n), qd2(n), t2(n);
-  dq = dqd = 0;
+  dq = dqd = dtau = 0;
   const int per = static_cast<int>(std::lround(0.05 / dt));
   for (int c = 0; c < 10; ++c) {
     dae->advance(per);
@@ -344,6 +345,7 @@ void floating_run(bool mimic, double dt, double& dq, double& dqd) {
       const double e = k < 7 ? std::remainder(q1[k] - q2[k], 2 * M_PI) : q1[k] - q2[k];
       dq = std::max(dq, std::abs(e));
       dqd = std::max(dqd, std::abs(qd1[k] - qd2[k]));
+      dtau = std::max(dtau, std::abs(t1[k] - t2[k]));
     }
   }
   for (Simulator* sim : {dae.get(), red.get()}) {
@@ -359,14 +361,16 @@ void floating_run(bool mimic, double dt, double& dq, double& dqd) {
 // truncation errors; with the fingers' mimic the DAE's coupling spring adds its drift.
 TEST(DaeRobotLaws, FloatingPandaDaeMatchesAbaBackend) {
   SIMPHANT_REQUIRE_ROBOT_DATA(dir);
-  double dq, dqd, dq_m, dqd_m;
-  floating_run(false, 5e-4, dq, dqd);
-  floating_run(true, 5e-4, dq_m, dqd_m);
-  std::printf("  floating panda, dae vs aba backends over 0.5 s (dt 5e-4): max |dq| %.2e, |dqd| %.2e; with the finger "
-              "mimic: %.2e, %.2e\n",
-              dq, dqd, dq_m, dqd_m);
+  double dq, dqd, dtau, dq_m, dqd_m, dtau_m;
+  floating_run(false, 5e-4, dq, dqd, dtau);
+  floating_run(true, 5e-4, dq_m, dqd_m, dtau_m);
+  std::printf("  floating panda, dae vs aba backends over 0.5 s (dt 5e-4): max |dq| %.2e, |dqd| %.2e, |dtau| %.2e; "
+              "with the finger mimic: %.2e, %.2e, %.2e\n",
+              dq, dqd, dtau, dq_m, dqd_m, dtau_m);
   EXPECT_LT(dq, 1e-7);    // measured 9.7e-9 rad | m
   EXPECT_LT(dq_m, 3e-4);  // measured 1.3e-4 m: the fingers (the coupling's compliance)
+  // The servos' tau differ by kp dq + kd dqd (4 x 1.5e-6 at most; measured 1.1e-7).
+  EXPECT_LT(dtau, 1e-5);
 }
 
 }  // namespace
