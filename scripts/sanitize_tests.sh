@@ -16,7 +16,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # SIGKILL (Checkpoint.ResumeAfter...) runs there.
 # The 8- and 40-cell parallelogram chains (13 s and 9 s in Release, minutes under ASan)
 # run the same code as the 1- and 2-cell ones, which stay in.
-exclude=${SIMPHANT_SANITIZE_EXCLUDE:-Pinocchio(Floating)?Check|MemoryEstimate\..*MatchesPeakRss|Checkpoint\.TwentyRandomKills|ParallelogramChainCells\..*/N(8|40)( |$)}
+exclude=${SIMPHANT_SANITIZE_EXCLUDE:-Pinocchio(Floating|Urdf)?Check|MemoryEstimate\..*MatchesPeakRss|Checkpoint\.TwentyRandomKills|ParallelogramChainCells\..*/N(8|40)( |$)}
 launcher=()
 if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIMPHANT_CUDA=OFF -DSIMPHANT_BUILD_BENCH=OFF \

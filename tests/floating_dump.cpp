@@ -1,11 +1,13 @@
-// floating_dump ROBOTS_DIR OUT.json: our floating-base forward dynamics (aba_floating,
-// cga::cga_aba_floating) and floating forward kinematics at random states of robots from
-// example-robot-data made floating (make_floating_base: the root link and the links fixed
-// to it become the free base B, as Pinocchio's JointModelFreeFlyer root does), written as
-// JSON for tests/pinocchio_floating_check.py, which recomputes them with Pinocchio.
-// Exit 0, or 2 on a usage / load error.
+// floating_dump ROBOTS_DIR OUT.json [NAME=URDF ...]: our floating-base forward dynamics
+// (aba_floating, cga::cga_aba_floating) and floating forward kinematics at random states
+// of robots from example-robot-data made floating (make_floating_base: the root link and
+// the links fixed to it become the free base B, as Pinocchio's JointModelFreeFlyer root
+// does), and of the extra URDFs given as NAME=URDF, which carry their own `floating`
+// joint; written as JSON for tests/pinocchio_floating_check.py, which recomputes them
+// with Pinocchio. Exit 0, or 2 on a usage / load error.
 //
-// JSON: {"robots": [{"name", "urdf", "joints": [names], "links": [names], "gravity": [3],
+// JSON: {"robots": [{"name", "urdf", "urdf_floating" (the URDF has a floating joint),
+//   "joints": [names], "links": [names], "gravity": [3],
 //   "cases": [{"p_B", "quat_B" (w x y z), "v_B" (W), "omega_B" (B), "q", "qd", "tau",
 //              "aba": {"vdot_B" (W), "omegadot_B" (B), "qdd"}, "cga_aba": {...},
 //              "R_W" (n x 9, row-major link -> W), "o_W" (n x 3), "vo_W" (n x 3: velocity of
@@ -15,6 +17,7 @@
 #include <cstdio>
 #include <fstream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -49,9 +52,23 @@ nlohmann::json vec3(const V& a) {
 
 int main(int argc, char** argv) {
   using namespace simphant;
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: floating_dump ROBOTS_DIR OUT.json\n");
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: floating_dump ROBOTS_DIR OUT.json [NAME=URDF ...]\n");
     return 2;
+  }
+  struct Entry {
+    std::string name, urdf;
+  };
+  std::vector<Entry> entries;
+  for (const FloatingRobot& r : floating_robots()) entries.push_back({r.name, std::string(argv[1]) + "/" + r.path});
+  for (int a = 3; a < argc; ++a) {
+    const std::string arg = argv[a];
+    const std::size_t eq = arg.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::fprintf(stderr, "floating_dump: extra robot '%s' is not NAME=URDF\n", argv[a]);
+      return 2;
+    }
+    entries.push_back({arg.substr(0, eq), arg.substr(eq + 1)});
   }
   static AbaWorkspace<double> aws;
   static cga::CgaWorkspace<double> cws;
@@ -61,14 +78,16 @@ int main(int argc, char** argv) {
   nlohmann::json out;
   out["robots"] = nlohmann::json::array();
   try {
-    for (const FloatingRobot& r : floating_robots()) {
-      const std::string urdf = std::string(argv[1]) + "/" + r.path;
+    for (const Entry& r : entries) {
+      const std::string& urdf = r.urdf;
       ReducedModel rm = load_urdf(urdf);
+      const bool urdf_floating = rm.floating;
       make_floating_base(rm);
       const int n = rm.nq();
       std::vector<ReducedLinkParams<double>> L;
       std::vector<cga::CgaLink<double>> C;
-      nlohmann::json robot = {{"name", r.name}, {"urdf", urdf}, {"gravity", vec3(rm.gravity)}};
+      nlohmann::json robot = {
+          {"name", r.name}, {"urdf", urdf}, {"urdf_floating", urdf_floating}, {"gravity", vec3(rm.gravity)}};
       for (int k = 0; k < n; ++k) {
         L.push_back(reduced_link_params<double>(rm, k));
         C.push_back(cga::cga_link(L.back()));

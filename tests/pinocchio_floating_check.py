@@ -7,7 +7,10 @@ Usage: pinocchio_floating_check.py FLOATING_DUMP_BINARY [--tol 1e-10]
 Runs FLOATING_DUMP_BINARY (tests/floating_dump.cpp) to write our results at random states
 of Panda, UR5, Solo-12 and ANYmal C (example-robot-data) made floating, loads the same URDFs
 with pinocchio.buildModelFromUrdf(path, JointModelFreeFlyer()) and compares pinocchio.aba
-and the link frames' placements and velocities.
+and the link frames' placements and velocities. A fifth robot, Solo-12 with a `floating`
+joint from a `world` link written into its URDF (a copy in a temporary folder), checks
+the import of a URDF floating joint the same way (Pinocchio reads that joint as its free
+flyer: buildModelFromUrdf(path) without a root joint).
 
 Conventions converted here (ours: docs/robots.md "Floating base"):
   ours      p_B (W), quat_B = (w, x, y, z) B -> W, v_B = velocity of B's origin in W,
@@ -47,9 +50,9 @@ def main():
         print(__doc__)
         return 2
     tol = float(args[args.index("--tol") + 1]) if "--tol" in args else 1e-10
-    try:
-        import numpy as np
-        import pinocchio as pin
+    try:  # importable? (compare() uses them)
+        import numpy  # noqa: F401
+        import pinocchio  # noqa: F401
     except ImportError as e:
         print(f"SKIP: pinocchio is not importable ({e}); pip install pin")
         return 77
@@ -59,20 +62,45 @@ def main():
         return 77
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "dump.json")
-        rc = subprocess.call([args[0], rdir, out])
+        with open(os.path.join(rdir, "solo_description/robots/solo12.urdf")) as f:
+            solo = f.read()
+        # A floating joint from `world` to the root link, inserted after <robot ...>.
+        head = solo.index(">", solo.index("<robot")) + 1
+        solo = (solo[:head] + '<link name="world"/><joint name="world_base" type="floating">'
+                '<parent link="world"/><child link="base_link"/></joint>' + solo[head:])
+        solo_path = os.path.join(tmp, "solo12_floating_joint.urdf")
+        with open(solo_path, "w") as f:
+            f.write(solo)
+        rc = subprocess.call([args[0], rdir, out, f"solo12_floating_joint={solo_path}"])
         if rc != 0:
             print(f"FAIL: {args[0]} exited with {rc}")
             return 2
         with open(out) as f:
             dump = json.load(f)
+        return compare(dump, tol)  # inside the with: the modified URDF must still exist
+
+
+def compare(dump, tol):
+    import numpy as np
+    import pinocchio as pin
     print(f"pinocchio {pin.__version__}, tolerance {tol:g} (relative)")
     names = [r["name"] for r in dump["robots"]]
-    if len(names) != 4 or any(len(r["cases"]) == 0 for r in dump["robots"]):
-        print(f"FAIL: the dump should hold 4 robots with cases each, got {names}")
+    if len(names) != 5 or any(len(r["cases"]) == 0 for r in dump["robots"]):
+        print(f"FAIL: the dump should hold 5 robots with cases each, got {names}")
+        return 1
+    if [r["urdf_floating"] for r in dump["robots"]] != [False] * 4 + [True]:
+        print("FAIL: only the last robot's URDF should carry a floating joint")
         return 1
     ok = True
     for r in dump["robots"]:
-        model = pin.buildModelFromUrdf(r["urdf"], pin.JointModelFreeFlyer())
+        if r["urdf_floating"]:
+            model = pin.buildModelFromUrdf(r["urdf"])
+        else:
+            model = pin.buildModelFromUrdf(r["urdf"], pin.JointModelFreeFlyer())
+        if model.joints[1].shortname() != "JointModelFreeFlyer":
+            print(f"FAIL {r['name']}: pinocchio's first joint is {model.joints[1].shortname()}, not a free flyer")
+            ok = False
+            continue
         data = model.createData()
         if not np.allclose(model.gravity.linear, r["gravity"], rtol=0, atol=1e-15):
             print(f"FAIL {r['name']}: gravity {model.gravity.linear} vs ours {r['gravity']}")

@@ -1,7 +1,7 @@
 // Floating-base forward dynamics (aba_floating in reduced/aba.hpp, cga::cga_aba_floating in
 // reduced/cga/cga_dynamics.hpp) and the floating forward kinematics
 // (reduced/forward_kinematics.hpp) on seeded random trees hanging from a free base:
-//  - the spatial and CGA forms agree;
+//  - the spatial and CGA forms agree; a lone free body (n = 0) obeys Euler's equations;
 //  - an independent solver: the fixed-base ABA of the same tree with the base attached to
 //    W by six massless joints (three prismatic along W's axes, three revolute about B's
 //    axes at q = 0), whose accelerations give the base's in closed form;
@@ -11,7 +11,8 @@
 //  - gravity only shifts the base's linear acceleration by g; p_B does not enter and a
 //    quaternion off unit length is normalised; a very heavy base approaches the
 //    fixed-base ABA at the rate 1 / M_B;
-//  - the floating kinematics' velocities are the time derivatives of its poses.
+//  - the floating kinematics' velocities are the time derivatives of its poses;
+//  - the base's 6x6 Cholesky solve (spd6.hpp) against Eigen's LLT.
 // The Pinocchio cross-check (a JointModelFreeFlyer root on example-robot-data robots) is
 // tests/pinocchio_floating_check.py.
 //
@@ -23,8 +24,10 @@
 // both near 1e-10 relative, hence 1e-8.
 #include <gtest/gtest.h>
 
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <random>
 #include <vector>
@@ -32,6 +35,7 @@
 #include "simphant/reduced/aba.hpp"
 #include "simphant/reduced/cga/cga_dynamics.hpp"
 #include "simphant/reduced/forward_kinematics.hpp"
+#include "simphant/reduced/spd6.hpp"
 
 namespace simphant {
 namespace {
@@ -170,6 +174,41 @@ struct Solvers {
   }
 };
 
+TEST(FloatingBase, Spd6SolveMatchesEigen) {
+  // spd6_solve against Eigen's LLT on random SPD matrices Q diag(d) Q^T with condition
+  // numbers up to 1e8 and mixed scales (an inertia's [kg m^2], [kg m], [kg] blocks): the
+  // residual |A x - b| is backward-stable, <= 1e-14 |A| |x|, and x agrees with Eigen's to
+  // cond * 1e-14.
+  Rng g(30);
+  std::uniform_real_distribution<double> u(-1.0, 1.0), expo(0.0, 8.0);
+  for (int t = 0; t < 50; ++t) {
+    Eigen::Matrix<double, 6, 6> X;
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 6; ++j) X(i, j) = u(g);
+    const Eigen::Matrix<double, 6, 6> Q = Eigen::HouseholderQR<Eigen::Matrix<double, 6, 6>>(X).householderQ();
+    Eigen::Matrix<double, 6, 1> d, b;
+    const double cond = std::pow(10.0, expo(g));
+    for (int i = 0; i < 6; ++i) d(i) = std::pow(cond, i / 5.0);
+    Eigen::Matrix<double, 6, 6> A = Q * d.asDiagonal() * Q.transpose();
+    const Eigen::Matrix<double, 6, 1> scale = (Eigen::Matrix<double, 6, 1>() << 0.1, 0.1, 0.1, 10, 10, 10).finished();
+    A = scale.asDiagonal() * A * scale.asDiagonal();
+    for (int i = 0; i < 6; ++i) b(i) = u(g);
+    double Ar[6][6], x[6];
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 6; ++j) Ar[i][j] = A(i, j);
+    spd6_solve(Ar, b.data(), x);
+    const Eigen::Matrix<double, 6, 1> xs = Eigen::Map<Eigen::Matrix<double, 6, 1>>(x);
+    const Eigen::Matrix<double, 6, 1> xe = A.llt().solve(b);
+    EXPECT_LT((A * xs - b).norm(), 1e-14 * A.norm() * xs.norm()) << "trial " << t;
+    EXPECT_LT((xs - xe).norm(), 1e-14 * cond * 1e2 * xe.norm()) << "trial " << t;
+  }
+  // x may alias b.
+  double A[6][6] = {}, b[6] = {1, 2, 3, 4, 5, 6};
+  for (int i = 0; i < 6; ++i) A[i][i] = 4.0;  // L = 2 1: every step exact
+  spd6_solve(A, b, b);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(b[i], 0.25 * (i + 1));
+}
+
 TEST(FloatingBase, SpatialAndCgaAgree) {
   Rng g(31);
   Solvers S;
@@ -217,6 +256,33 @@ Links six_joint_tree(const Links& L, const RobotBaseParams<double>& base, const 
     A.push_back(l);
   }
   return A;
+}
+
+TEST(FloatingBase, FreeRigidBodyClosedForm) {
+  // n = 0: the base alone. Its CoM falls with g and Euler's equations hold about the CoM,
+  // I_c omegadot_B = -omega_B x I_c omega_B (B coordinates); B's origin sits at -c from
+  // the CoM, so vdot_B = g - alpha_W x (R_B c) - omega_W x (omega_W x (R_B c)).
+  Rng g(39);
+  Solvers S;
+  const Links none;
+  for (int t = 0; t < 10; ++t) {
+    const RobotBaseParams<double> base = random_base(g);
+    const State s = random_state(g, 0);
+    const Mat3d R_B = rotation(s.quat_B);
+    const Vec3d w = s.omega_B, rhs = -cross(w, mul(base.inertia_com, w));
+    // I_c omegadot = rhs by Cramer's rule (a 3x3 independent of spd6.hpp).
+    const Mat3d& I = base.inertia_com;
+    const Vec3d c0{I.m[0][0], I.m[1][0], I.m[2][0]}, c1{I.m[0][1], I.m[1][1], I.m[2][1]},
+        c2{I.m[0][2], I.m[1][2], I.m[2][2]};
+    const double det = dot(c0, cross(c1, c2));
+    const Vec3d wdot{dot(rhs, cross(c1, c2)) / det, dot(c0, cross(rhs, c2)) / det, dot(c0, cross(c1, rhs)) / det};
+    const Vec3d wW = mul(R_B, w), aW = mul(R_B, wdot), rc = mul(R_B, base.com);
+    Accel ref;
+    ref.omegadot_B = wdot;
+    ref.vdot_B = kGravity - cross(aW, rc) - cross(wW, cross(wW, rc));
+    for (const Accel& a : {S.spatial(none, base, s), S.cga(none, base, s)})
+      EXPECT_LT(max_diff(a, ref), 1e-13 * std::max(1.0, max_abs(ref))) << "trial " << t;
+  }
 }
 
 TEST(FloatingBase, EqualsFixedAbaWithSixMasslessJoints) {

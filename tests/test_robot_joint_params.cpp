@@ -152,6 +152,34 @@ TEST(RobotJointParams, FloatingEffectiveInertiaIsThatOfTheFreeSystem) {
   EXPECT_LT(I[0], fixed[0]);
 }
 
+TEST(RobotJointParams, InertiaBoundIsTheSampledMinimumOverTheWorkspace) {
+  // The planar arm's effective inertias depend on q2 alone (j2 has no limits: sampled in
+  // [-pi, pi]); the closed forms scanned at 100001 angles give the true minima.
+  const ReducedModel rm = parse_urdf(kPlanar, "planar.urdf");
+  double min0 = 1e300, min1 = 1e300;
+  for (int i = 0; i <= 100000; ++i) {
+    const double q2 = -M_PI + 2 * M_PI * i / 100000.0;
+    double a, b, c;
+    planar_mass_matrix(q2, a, b, c);
+    min0 = std::min(min0, a - b * b / c);
+    min1 = std::min(min1, c - b * b / a);
+  }
+  const std::vector<double> at_q0 = joint_effective_inertia(rm, {0.3, 0.7});
+  const std::vector<double> bound = joint_inertia_lower_bound(rm, {0.3, 0.7});
+  ASSERT_EQ(bound.size(), 2u);
+  // At or below q0's values, and at or above the true minima (no sample is lighter than the
+  // lightest configuration; 1e-13: rounding of the two evaluations).
+  EXPECT_LE(bound[0], at_q0[0]);
+  EXPECT_LE(bound[1], at_q0[1]);
+  EXPECT_GE(bound[0], min0 * (1 - 1e-13));
+  EXPECT_GE(bound[1], min1 * (1 - 1e-13));
+  // Close to them: the minimum is quadratic in the distance to the nearest of the 64
+  // samples. Measured 6e-4 and 6.2e-3 above the minima (I(q0) is 1.36 and 1.47 times
+  // them); bound 2e-2.
+  EXPECT_LT(bound[0] / min0 - 1, 2e-2);
+  EXPECT_LT(bound[1] / min1 - 1, 2e-2);
+}
+
 TEST(RobotJointParams, SingularMassMatrixNamesTheJoint) {
   ReducedModel rm = parse_urdf(kPlanar, "planar.urdf");
   rm.links[1].mass = 0;
@@ -162,6 +190,40 @@ TEST(RobotJointParams, SingularMassMatrixNamesTheJoint) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("joint 'j2'"), std::string::npos) << e.what();
   }
+}
+
+TEST(RobotJointParams, MasslessIntermediateLinkNeedsAbaOrCgaAndAnInertiaAlongEachJoint) {
+  // base -j1 (z)-> m (no mass) -j2 (axis)-> c (mass): a 2-axis joint.
+  const auto urdf = [](const char* axis2) {
+    return std::string(R"(<robot name="gimbal"><link name="base"/><link name="m"/>
+      <link name="c"><inertial><origin xyz="0 0 0.1"/><mass value="1"/>
+        <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.004"/></inertial></link>
+      <joint name="j1" type="continuous"><parent link="base"/><child link="m"/><axis xyz="0 0 1"/></joint>
+      <joint name="j2" type="continuous"><parent link="m"/><child link="c"/><axis xyz=")") +
+           axis2 + R"("/></joint></robot>)";
+  };
+  TempDir t;
+  const std::string file = (t.dir / "gimbal.urdf").string();
+  std::ofstream(file) << urdf("1 0 0");
+  json d = planar_doc(file);
+  d["robot"]["q0"] = {0.0, 0.2};
+  {
+    const Scene s = parse_scene(d.dump());
+    EXPECT_GT(s.model.robot->effective_inertia[0], 0.0);
+    EXPECT_GT(s.model.robot->effective_inertia[1], 0.0);
+  }
+  d["solver"]["type"] = "dae";
+  std::string what;
+  EXPECT_EQ(error_path(d, &what), "/robot/urdf");
+  EXPECT_NE(what.find("solver dae needs mass on every moving link; use solver aba or cga"), std::string::npos) << what;
+  // j2 about the same axis as j1 through the same point: j1 then moves no mass of its own.
+  // (Another file: the scene compile caches a URDF by its path.)
+  const std::string coaxial = (t.dir / "coaxial.urdf").string();
+  std::ofstream(coaxial) << urdf("0 0 1");
+  d["robot"]["urdf"] = coaxial;
+  d["solver"]["type"] = "aba";
+  EXPECT_EQ(error_path(d, &what), "/robot/urdf");
+  EXPECT_NE(what.find("singular: joint 'j2'"), std::string::npos) << what;
 }
 
 TEST(RobotJointParams, LimitGainsAndFrictionFloorFollowFromTheEffectiveInertia) {
@@ -249,7 +311,7 @@ TEST(RobotJointParams, SceneServosSetModeGainsAndTheInputSlot) {
   EXPECT_EQ(s.model.forces[0].value, 0.3);
   EXPECT_EQ(s.model.forces[1].value, -0.4);
   // The derived limit gains use solver.dt and the effective inertia at q0.
-  const std::vector<double> I = joint_effective_inertia(r.model, r.q0);
+  const std::vector<double> I = joint_inertia_lower_bound(r.model, r.q0);
   EXPECT_EQ(r.effective_inertia, I);
   EXPECT_NEAR(r.joints[0].limit_stiffness, I[0] * 500.0 * 500.0, 1e-9 * I[0] * 2.5e5);
   EXPECT_TRUE(r.base_q0.empty());
@@ -364,11 +426,11 @@ TEST(RobotJointParams, ServoGainsTargetsAndFrictionVelocityAreSweepable) {
     EXPECT_EQ(r.joints[0].kp, kp);
     EXPECT_EQ(r.tau[0], target);
     EXPECT_EQ(models[i].forces[0].value, target);
-    // Each instance's effective inertia at its own q0.
+    // Each instance's inertia bound includes its own q0.
     double a, b, c;
     planar_mass_matrix(q2, a, b, c);
-    EXPECT_NEAR(r.effective_inertia[0], a - b * b / c, 1e-13 * a);
-    EXPECT_NEAR(r.effective_inertia[1], c - b * b / a, 1e-13 * a);
+    EXPECT_LE(r.effective_inertia[0], (a - b * b / c) * (1 + 1e-13));  // rounding
+    EXPECT_LE(r.effective_inertia[1], (c - b * b / a) * (1 + 1e-13));
     // j2: friction floor 1.5 dt / (0.5 I_2) (0.05 - 0.15 at these q0) lies between the swept values.
     const double floor = 1.5 * dt / (kFrictionSlopeDt * r.effective_inertia[1]);
     EXPECT_DOUBLE_EQ(r.joints[1].friction_velocity, std::max(fv, floor));

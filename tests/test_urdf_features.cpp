@@ -232,6 +232,20 @@ TEST(UrdfMassless, IntermediateLinkIsAcceptedAndAbaAndCgaMatchCrba) {
   std::printf("  massless link: worst relative qdd deviation from CRBA: aba %.2e, cga %.2e\n", worst_aba, worst_cga);
 }
 
+TEST(UrdfMassless, ASingularMassMatrixAtZeroIsNamed) {
+  // A massless link on z whose only massive child turns about the same z axis: M(0) =
+  // [[I, I], [I, I]] is singular, the second joint adds nothing. The gimbal is regular.
+  const ReducedModel coaxial =
+      parse_urdf(robot(kBase + link("yoke", "") + link("body") + joint("j1", "continuous", "base", "yoke", kAxisZ) +
+                       joint("j2", "continuous", "yoke", "body", "<origin xyz=\"0 0 0.2\"/>" + kAxisZ)),
+                 "coaxial.urdf");
+  ASSERT_EQ(coaxial.warnings.size(), 1u) << all_warnings(coaxial);
+  EXPECT_NE(coaxial.warnings[0].find("joint 'j2': the joint-space mass matrix is singular at q = 0"), std::string::npos)
+      << coaxial.warnings[0];
+  const ReducedModel gimbal = parse_urdf(gimbal_urdf(), "gimbal.urdf");
+  EXPECT_EQ(find_warning(gimbal, "singular"), -1) << all_warnings(gimbal);
+}
+
 TEST(UrdfMassless, LeafWithoutMassIsRefusedAndDaeNeedsMassEverywhere) {
   expect_urdf_error(robot(kBase + link("a") + link("b", "") + joint("j1", "continuous", "base", "a") +
                           joint("j2", "continuous", "a", "b")),
@@ -255,6 +269,14 @@ TEST(UrdfMassless, LeafWithoutMassIsRefusedAndDaeNeedsMassEverywhere) {
   EXPECT_EQ(m.bodies[0].mass, 0.0);
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c) EXPECT_EQ(m.bodies[0].inertia_inv_B.m[r][c], 0.0);
+  // A payload of 0 kg on the massless link changes nothing; 2 kg makes it a point mass.
+  ReducedLink yoke = rm.links[0];
+  add_point_mass(yoke, 0.0, {0.1, 0.2, 0.3});
+  EXPECT_EQ(yoke.mass, 0.0);
+  EXPECT_EQ(yoke.com.x, 0.0);
+  add_point_mass(yoke, 2.0, {0.1, 0.2, 0.3});
+  EXPECT_EQ(yoke.mass, 2.0);
+  EXPECT_EQ(yoke.com.y, 0.2);
   const ReducedModel chain = parse_urdf(robot(kBase + link("a") + joint("j1", "continuous", "base", "a")), "ok.urdf");
   EXPECT_NO_THROW(require_dae_masses(chain));
 }
@@ -268,7 +290,9 @@ TEST(UrdfWarnings, EveryUnusedElementIsListedOnce) {
   const std::string xml = robot(
       kBase + "<material name=\"grey\"><color rgba=\"0.5 0.5 0.5 1\"/></material>" +
       "<link name=\"a\">" + test::kInertial + "<visual><geometry><box size=\"1 1 1\"/></geometry></visual>" +
-      "<collision><geometry><box size=\"1 1 1\"/></geometry></collision></link>" + link("b") + link("c") +
+      "<collision><geometry><box size=\"1 1 1\"/></geometry></collision></link>" + link("b") +
+      "<link name=\"c\"><inertial><mass value=\"1\" unit=\"kg\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/>"
+      "<density value=\"7800\"/></inertial><contact/></link>" +
       link("f", "") +
       joint("j1", "revolute", "base", "a", limit("-1", "1") + extra_dyn + safety + "<calibration rising=\"0.1\"/>") +
       joint("j2", "continuous", "a", "b", limit("-1", "1") + extra_dyn + safety) +
@@ -291,6 +315,9 @@ TEST(UrdfWarnings, EveryUnusedElementIsListedOnce) {
       "<transmission> of transmission 't1': not used (actuators come from the scene",
       "<gazebo> of references 'a', '(robot)': not used",
       "<sensor> of element 'cam': not used",
+      "<inertial><mass> attribute unit of link 'c': not used (not part of URDF's <inertial>)",
+      "<inertial><density> of link 'c': not used",
+      "<contact> of link 'c': not used (SimPhant reads <inertial> of a link)",
       "2 <visual>/<collision> and 1 top-level <material> elements: not used"};
   for (const std::string& e : expected) EXPECT_GE(find_warning(rm, e), 0) << "missing: " << e << "\n" << all_warnings(rm);
   EXPECT_EQ(rm.warnings.size(), expected.size()) << all_warnings(rm);

@@ -110,8 +110,11 @@ TEST(UrdfFloating, FloatingJointMakesItsChildAndFixedLinksTheBase) {
   EXPECT_DOUBLE_EQ(rm.base.mass, m);
   expect_near(E(rm.base.com), c, 1e-15, "base CoM");
   expect_near(E(rm.base.inertia_com), I, 1e-15, "base inertia");
-  for (const ReducedLink& l : rm.links)
-    if (l.name != "shin_l") EXPECT_EQ(l.parent, -1) << l.name;
+  for (const ReducedLink& l : rm.links) {
+    if (l.name != "shin_l") {
+      EXPECT_EQ(l.parent, -1) << l.name;
+    }
+  }
   const ReducedLink& hip_r = rm.links[rm.link_index("thigh_r")];
   expect_near(E(hip_r.p_parent_joint), Eigen::Vector3d(0.1, -0.15, -0.1), 0, "hip_r in B");
   // The world link's inertial and the floating joint's origin are read and not used.

@@ -85,7 +85,8 @@ class Simulator:
 
     @property
     def state_size(self) -> int:
-        """Numbers per instance in State.y: 13 B (DAE backends) or 2 n (joint-space backends)."""
+        """Numbers per instance in State.y: 13 B (DAE backends), 2 n (joint-space backends)
+        or 2 n + 13 (joint-space, floating base)."""
         return self._sim.state_size
 
     @property

@@ -48,7 +48,8 @@ class State:
             numbers, y = [q (7 B): per body r (CoM, world) [m] then p = (w, x, y, z)
             (body to world); qdot (6 B): per body v (CoM, world) [m/s] then omega (body
             frame) [rad/s]] (Simulator.states() gives the same numbers grouped per body);
-            joint-space backends (robot scenes with solver aba / cga): [q (n), qd (n)].
+            joint-space backends (robot scenes with solver aba / cga): [q (n), qd (n)],
+            with a floating base [p_B (3), quat_B (4), q (n), v_B (3), omega_B (3), qd (n)].
         steps: (k,) int64, steps taken since the instance's last reset.
         status: (k,) int8, InstanceStatus codes.
         status_steps: (k,) int64, the instance step at which the status was set (0 while ok).

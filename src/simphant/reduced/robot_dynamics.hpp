@@ -16,8 +16,10 @@
 // with nudot_0 = ABA(y, tau) the unconstrained accelerations and Y = M^-1 J^T the unit
 // responses, column a = ABA at the same positions with zero rates, zero gravity and the
 // joint forces J_a (M^-1 J_a^T exactly: with no velocity and no gravity the bias h
-// vanishes). J Y is symmetric positive definite (m x m, m <= kMaxRobotMimic) and solved by
-// Cholesky. So m followers cost m + 1 ABA calls. The follower's rate and acceleration are
+// vanishes). On a fixed base the responses reuse the first call's articulated inertias
+// (robot_detail::unit_response: passes 2-3 only, no poses, inertias or velocity terms); on a floating
+// base each is a full call (m + 1 ABA calls). J Y is symmetric positive definite (m x m,
+// m <= kMaxRobotMimic) and solved by Cholesky. The follower's rate and acceleration are
 // then set to r qd_l and r qdd_l exactly, and robot_normalize_state sets q_j, qd_j from the
 // leader after every step, so the pair never drifts apart. The effect is that of a shared
 // coordinate: the effective inertia of the pair about q_l is M_ll + 2 r M_lj + r^2 M_jj
@@ -86,6 +88,52 @@ SP_HD void forward_dynamics(const RobotView<T>& r, const T* y, const T* v, const
   vdot[3] = omegadot_B.x;
   vdot[4] = omegadot_B.y;
   vdot[5] = omegadot_B.z;
+}
+
+/// M^-1 e for joint forces e (n) at the positions of the preceding full ABA call, into
+/// out (robot_v_size), from that call's factorisation: with zero rates and no gravity the
+/// velocity-product terms and bias forces vanish, so passes 2-3 of the ABA (Featherstone
+/// Table 7.1) reduce to propagating e through the stored articulated inertias (U, D^-1)
+/// and the joint subspaces; the result is the full call's at (q, 0, e, g = 0) to the bit.
+/// Fixed base only: a floating base's articulated inertia is not kept by aba_floating, so
+/// its responses take a full call (forward_dynamics with zero rates and gravity). Leaves
+/// the factorisation in ws (uses ws.pA / ws.f, ws.a and ws.u as scratch).
+template <class T, int Cap>
+SP_HD void unit_response(const RobotView<T>& r, const T* e, T* out, RobotWorkspace<T, Cap>& ws) {
+  const int n = r.n;
+  if (r.use_cga) {
+    cga::CgaWorkspace<T, Cap>& w = ws.cga;
+    for (int k = 0; k < n; ++k) w.f[k] = cga::wrench_zero<T>();
+    for (int k = n - 1; k >= 0; --k) {
+      const cga::CgaLink<T>& l = r.cga_links[k];
+      const T u = e[k] - cga::power(cga::joint_screw(l.type == 0, l.axis), w.f[k]);
+      w.u[k] = u;
+      if (l.parent >= 0) w.f[l.parent] += cga::apply(w.X[k], w.f[k] + (u * w.Dinv[k]) * w.U[k]);
+    }
+    for (int k = 0; k < n; ++k) {
+      const cga::CgaLink<T>& l = r.cga_links[k];
+      const cga::Twist<T> ap = l.parent < 0 ? cga::twist_zero<T>() : cga::apply_inverse(w.X[k], w.a[l.parent]);
+      const T qdd = (w.u[k] - cga::power(ap, w.U[k])) * w.Dinv[k];
+      out[k] = qdd;
+      w.a[k] = ap + qdd * cga::joint_screw(l.type == 0, l.axis);
+    }
+    return;
+  }
+  AbaWorkspace<T, Cap>& w = ws.aba;
+  for (int k = 0; k < n; ++k) w.pA[k] = zero_force<T>();
+  for (int k = n - 1; k >= 0; --k) {
+    const T u = e[k] - spatial_dot(w.S[k], w.pA[k]);
+    w.u[k] = u;
+    const int p = r.links[k].parent;
+    if (p >= 0) w.pA[p] += w.pA[k] + (u * w.Dinv[k]) * w.U[k];
+  }
+  for (int k = 0; k < n; ++k) {
+    const int p = r.links[k].parent;
+    const SpatialMotion<T> ap = p < 0 ? zero_motion<T>() : w.a[p];
+    const T qdd = (w.u[k] - spatial_dot(ap, w.U[k])) * w.Dinv[k];
+    out[k] = qdd;
+    w.a[k] = ap + qdd * w.S[k];
+  }
 }
 
 /// Solves C x = b in place (b <- x) for the SPD m x m row-major C (C <- its lower
@@ -166,7 +214,10 @@ SP_HD void robot_derivative(const RobotView<T>& r, const T* y, const T* u, T* yd
     for (int k = 0; k < n; ++k) ws.unit[k] = T(0);
     ws.unit[j] = T(1);
     ws.unit[l] = -r.joints[j].mimic_multiplier;
-    robot_detail::forward_dynamics(r, y, ws.zero, ws.unit, no_gravity, ws.resp[a], ws);
+    if (r.floating)
+      robot_detail::forward_dynamics(r, y, ws.zero, ws.unit, no_gravity, ws.resp[a], ws);
+    else
+      robot_detail::unit_response(r, ws.unit, ws.resp[a], ws);
   }
   for (int a = 0; a < m; ++a) {
     const int j = ws.follower[a], l = r.joints[j].mimic;

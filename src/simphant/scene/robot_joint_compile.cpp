@@ -158,7 +158,7 @@ void compile_robot_joints(const json& robot, const std::string& path, double dt,
   const double fv = number_or(robot, path, "friction_velocity", kDefaultFrictionVelocity);
   if (!(fv > 0)) throw SceneError(fv_ptr, "must be > 0 [rad/s | m/s] (got " + format_number(fv) + ")");
   try {
-    rj.effective_inertia = joint_effective_inertia(rj.model, rj.q0);
+    rj.effective_inertia = joint_inertia_lower_bound(rj.model, rj.q0);
   } catch (const std::invalid_argument& e) {
     throw SceneError(child_path(path, "urdf"), e.what());
   }

@@ -2,7 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <random>
+#include <string>
 #include <stdexcept>
 
 #include <Eigen/Dense>
@@ -63,6 +68,80 @@ std::vector<double> joint_effective_inertia(const ReducedModel& rm, const std::v
     tau[static_cast<std::size_t>(k)] = 0.0;
     I[static_cast<std::size_t>(k)] = 1.0 / qdd[static_cast<std::size_t>(k)];
   }
+  return I;
+}
+
+namespace {
+
+/// The minimum over the sampled configurations alone (q0 not included).
+std::vector<double> sampled_inertia_minimum(const ReducedModel& rm) {
+  const int n = rm.nq();
+  std::vector<double> I(static_cast<std::size_t>(n), std::numeric_limits<double>::infinity());
+  // std::mt19937_64's sequence is fixed by the C++ standard (unlike the distributions),
+  // so the samples, and the gains, are the same with every standard library.
+  std::mt19937_64 rng(0x5eed);
+  std::vector<double> q(static_cast<std::size_t>(n));
+  for (int s = 0; s < kInertiaSamples; ++s) {
+    for (int k = 0; k < n; ++k) {
+      const ReducedLink& l = rm.links[static_cast<std::size_t>(k)];
+      const bool limited = !l.continuous && l.lower < l.upper;
+      const double lo = limited ? l.lower : -M_PI, hi = limited ? l.upper : M_PI;
+      const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;  // [0, 1)
+      q[static_cast<std::size_t>(k)] = lo + (hi - lo) * u;
+    }
+    try {
+      const std::vector<double> Is = joint_effective_inertia(rm, q);
+      for (int k = 0; k < n; ++k)
+        I[static_cast<std::size_t>(k)] = std::min(I[static_cast<std::size_t>(k)], Is[static_cast<std::size_t>(k)]);
+    } catch (const std::invalid_argument&) {
+      // A configuration where the mass matrix is singular (coincident axes of a massless
+      // link): no finite gain is stable next to it; the other samples stand.
+    }
+  }
+  return I;
+}
+
+/// The bytes of everything the mass matrix depends on: the cache key of a robot model
+/// (a sweep compiles one model per instance, most of them with the same links).
+std::string inertia_key(const ReducedModel& rm) {
+  std::string key;
+  const auto put = [&key](const void* p, std::size_t bytes) { key.append(static_cast<const char*>(p), bytes); };
+  for (int k = 0; k < rm.nq(); ++k) {
+    const ReducedLinkParams<double> p = reduced_link_params<double>(rm, k);
+    const ReducedLink& l = rm.links[static_cast<std::size_t>(k)];
+    put(&p, sizeof p);
+    const double range[3] = {l.continuous ? 1.0 : 0.0, l.lower, l.upper};
+    put(range, sizeof range);
+  }
+  const int floating = rm.floating ? 1 : 0;
+  put(&floating, sizeof floating);
+  if (rm.floating) {
+    const RobotBaseParams<double> b{rm.base.mass, rm.base.com, rm.base.inertia_com};
+    put(&b, sizeof b);
+  }
+  return key;
+}
+
+}  // namespace
+
+std::vector<double> joint_inertia_lower_bound(const ReducedModel& rm, const std::vector<double>& q0) {
+  std::vector<double> I = joint_effective_inertia(rm, q0);
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<double>> cache;
+  const std::string key = inertia_key(rm);
+  std::vector<double> sampled;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto it = cache.find(key);
+    if (it != cache.end()) sampled = it->second;
+  }
+  if (sampled.empty()) {
+    sampled = sampled_inertia_minimum(rm);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (cache.size() >= 256) cache.clear();  // bounded: a sweep over masses has a key per instance
+    cache.emplace(key, sampled);
+  }
+  for (std::size_t k = 0; k < I.size(); ++k) I[k] = std::min(I[k], sampled[k]);
   return I;
 }
 

@@ -212,7 +212,8 @@ class Backend {
   /// DAE backends 13 N, y = [q (7 N): per body r (3, W) then p (w x y z); qdot (6 N):
   /// per body v (3, W) then omega (3, B)] (docs/solver.md, dynamics/state.hpp; read_states
   /// gives the same numbers per body instead); joint-space backends 2 n, y = [q (n),
-  /// qd (n)] in the order of read_joint_state.
+  /// qd (n)] in the order of read_joint_state, with a floating base 2 n + 13,
+  /// y = [p_B (3), quat_B (4), q (n), v_B (3), omega_B (3), qd (n)] (reduced/robot_view.hpp).
   virtual int state_size() const = 0;
   /// Copies the listed instances' state: y (count, state_size()), steps (count): steps
   /// taken since the instance's last reset, status (count, InstanceStatus),

@@ -8,7 +8,8 @@ namespace simphant {
 
 void make_floating_base(ReducedModel& rm) {
   if (rm.floating) return;
-  const std::string where = "URDF robot '" + rm.name + "': link '" + rm.base.link + "' (the base, with the links fixed to it)";
+  const std::string where =
+      "URDF robot '" + rm.name + "': link '" + rm.base.link + "' (the base, with the links fixed to it)";
   if (!(rm.base.mass > 0))
     throw UrdfError(where + ": no usable mass (no <inertial> with mass > 0, or a bad one: see the import's "
                     "warnings); a floating base needs mass > 0 and a positive definite inertia");

@@ -72,6 +72,12 @@ void resolve_mimics(const urdf::ModelInterface& model, ReducedModel& rm, const s
 /// urdfdom accepted.
 std::vector<std::string> unused_urdf_elements(const std::string& padded);
 
+/// For a model with a massless moving link (urdf_massless.cpp): adds a warning naming the
+/// first joint at which the joint-space mass matrix at q = 0 (CRBA) has a vanishing
+/// Cholesky pivot (relative 1e-12), i.e. a joint without inertia there. A warning, not an
+/// error: the singularity may be of that configuration only. Skipped above kMaxReducedLinks.
+void warn_singular_mass_matrix(ReducedModel& rm);
+
 /// The checked ReducedModel of a urdfdom model (urdf_tree.cpp), mimics resolved. `prefix` ("URDF <source>")
 /// starts every error message.
 ReducedModel build_reduced_model(const urdf::ModelInterface& model, const std::string& prefix);

@@ -39,17 +39,24 @@
 // fixed to it form the floating base B (frame: the child's link frame); the root side is
 // welded to W and dropped, and may carry no moving joint. At most one floating joint.
 //
-// Mass rules: every <inertial> of a moving link or a floating base (merged links
-// included) is either massless (no <inertial>, or mass 0 with a zero inertia) or has
-// mass > 0 and an inertia that is positive definite and satisfies the triangle
-// inequality of principal moments (relative tolerance 1e-9); so is the merged sum. A
-// moving link whose merged mass is 0 (a massless intermediate link, e.g. between two
-// revolutes forming a 2-axis joint) is accepted when some link below it has mass: ABA
-// and CGA need only a positive articulated inertia along each joint's motion; the
-// maximal-coordinate DAE needs mass on every body and refuses it (require_dae_masses,
-// maximal_from_urdf.hpp). Degenerate geometry that leaves a joint without inertia (a
-// massless link whose only massive child turns about the same axis) is not detected here.
-// A floating base needs mass > 0. Links merged into a fixed base are not checked.
+// Mass rules: every <inertial> has a finite mass >= 0 and a finite inertia. Each rigid
+// body the solvers see (a moving link, or a floating base, with the links fixed to it
+// merged in) has mass > 0 and an inertia that is positive definite and satisfies the
+// triangle inequality of principal moments (relative tolerance 1e-9), or no mass and a
+// zero inertia. A single <inertial> merged into a body need not be a rigid body alone
+// (ANYmal's base carries a rank-1 placeholder inertia; Pinocchio, too, checks nothing
+// before merging): a warning names it. A body of one <inertial> is reported by that
+// link's name ("link 'a': inertial: ..."), a merged one as "link 'a' (with its fixed
+// children merged)". A moving link whose merged mass is 0 (a massless intermediate link,
+// e.g. between two revolutes forming a 2-axis joint) is accepted when some link below it
+// has mass: ABA and CGA need only a positive articulated inertia along each joint's
+// motion; the maximal-coordinate DAE needs mass on every body and refuses it
+// (require_dae_masses, maximal_from_urdf.hpp). Degenerate geometry that leaves a joint
+// without inertia (a massless link whose only massive child turns about the same axis)
+// gets a warning when the mass matrix is singular at q = 0 (urdf_detail.hpp,
+// warn_singular_mass_matrix); at other configurations it is not detected. A floating
+// base needs mass > 0. The links of a fixed base are not checked: their mass is stored
+// in ReducedModel::base, and a bad one is a warning.
 #include <stdexcept>
 #include <string>
 
@@ -87,11 +94,12 @@ ReducedModel load_urdf(const std::string& path);
 /// naming a missing link, more than one root, a revolute or prismatic joint without
 /// <limit>, ...: urdfdom's message is wrapped); a `planar` joint; a zero or non-finite
 /// axis; limits that are not finite or lower > upper; a negative or non-finite damping or
-/// friction; a bad <mimic> (above); two floating joints, a floating joint not at the
-/// root, a moving joint on the world side of a floating joint; a kinematic loop (a link
-/// with two parent joints, or a cycle of joints: refused before urdfdom links the tree,
-/// which would leak it); a mass or inertia that breaks the mass rules above. Every walk over the tree is a loop (no recursion), so a deep chain within
-/// the limits costs no stack.
+/// friction; a bad <mimic> (above); two floating joints, a moving joint on the world
+/// side of a floating joint (so also a floating joint below a moving one); a kinematic
+/// loop (a link with two parent joints, or a cycle of joints: refused before urdfdom
+/// links the tree, which would leak it); a mass or inertia that breaks the mass rules
+/// above. Every walk over the tree is a loop (no recursion), so a deep chain within the
+/// limits costs no stack.
 /// Thread-safety: urdfdom reports errors through console_bridge's global output handler,
 /// which parse_urdf replaces while it parses; calls are serialised by a mutex.
 ReducedModel parse_urdf(const std::string& xml_text, const std::string& source_name);
@@ -112,7 +120,8 @@ void make_fixed_base(ReducedModel& rm);
 
 /// Welds a point mass `mass` [kg] at `com_L` (link frame) [m] onto `link`: its mass, CoM
 /// and inertia about the new CoM change by the parallel-axis theorem (the arithmetic that
-/// merges fixed URDF children). Precondition: link.mass + mass > 0.
+/// merges fixed URDF children). mass 0 changes nothing (a massless link stays massless).
+/// Precondition: mass >= 0.
 void add_point_mass(ReducedLink& link, double mass, const Vec3d& com_L);
 
 }  // namespace simphant

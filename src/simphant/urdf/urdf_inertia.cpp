@@ -73,6 +73,7 @@ void check_inertia(const Mat3d& inertia, const std::string& where) {
 namespace simphant {
 
 void add_point_mass(ReducedLink& link, double mass, const Vec3d& com_L) {
+  if (!(mass > 0)) return;  // nothing to weld (and no 0 / 0 CoM on a massless link)
   const urdf_detail::MassProps welded =
       urdf_detail::combine_mass({link.mass, link.com, link.inertia_com}, {mass, com_L, Mat3d{}});
   link.mass = welded.mass;

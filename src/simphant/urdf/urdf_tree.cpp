@@ -100,8 +100,8 @@ class Builder {
       }
       Vec3d unit;
       if (is_moving(t) && !unit_axis(vec(j.axis), unit)) {
-        throw UrdfError(where + ": axis: zero-length or non-finite axis (xyz " + fmt(j.axis.x) + " " + fmt(j.axis.y) + " " +
-                        fmt(j.axis.z) + ")");
+        throw UrdfError(where + ": axis: zero-length or non-finite axis (xyz " + fmt(j.axis.x) + " " +
+                        fmt(j.axis.y) + " " + fmt(j.axis.z) + ")");
       }
       if (j.parent_link_name == j.child_link_name) {
         throw UrdfError(where + ": parent and child are the same link '" + j.child_link_name + "' (a kinematic loop)");
@@ -323,9 +323,9 @@ class Builder {
 
   void finish_base() {
     ReducedBase& b = out_.base;
-    const std::string where = prefix_ + ": link '" + b.link + "' (" +
-                              (floating_ != nullptr ? "the floating base of joint '" + floating_->name + "'" : std::string("the base")) +
-                              ", with the links fixed to it)";
+    const std::string role =
+        floating_ != nullptr ? "the floating base of joint '" + floating_->name + "'" : std::string("the base");
+    const std::string where = prefix_ + ": link '" + b.link + "' (" + role + ", with the links fixed to it)";
     if (floating_ != nullptr) {
       if (!check_body(base_acc_, where)) throw UrdfError(where + ": no mass; a floating base needs mass > 0");
     } else if (base_problem_.empty()) {
@@ -402,6 +402,7 @@ class Builder {
 ReducedModel build_reduced_model(const urdf::ModelInterface& model, const std::string& prefix) {
   ReducedModel rm = Builder(model, prefix).build();
   resolve_mimics(model, rm, prefix);
+  warn_singular_mass_matrix(rm);
   return rm;
 }
 

@@ -131,7 +131,8 @@ void scan_joint(const TiXmlElement& joint, Findings& f) {
     }
     const std::string u = unknown_attributes(*c, known->second);
     if (!u.empty()) f.add(u, "joint", name, "SimPhant reads " + tag + " attributes of the URDF spec only");
-    if (tag == "limit" && type == "continuous" && (c->Attribute("lower") != nullptr || c->Attribute("upper") != nullptr))
+    const bool position_limits = c->Attribute("lower") != nullptr || c->Attribute("upper") != nullptr;
+    if (tag == "limit" && type == "continuous" && position_limits)
       f.add("<limit> lower/upper", "joint", name, "a continuous joint has no position limits");
   }
 }
