@@ -29,6 +29,50 @@ SP_HD T law_factor(const ModelView<T>& mv, int law, int i, T t) {
   return s;
 }
 
+/// Whether body k is a body of the joint that a robot joint law's mimic coupling pulls on
+/// (dynamics/joint_law.hpp): then the element loads k although k is not on its own joint.
+template <class T>
+SP_HD bool mimic_touches(const ModelView<T>& mv, const ForceTopo& ft, int i, int k) {
+  if (ft.joint_law < 0) return false;
+  const int leader = static_cast<int>(mv.param(ft.joint_law + 13, i));  // RobotJointParams::mimic
+  return leader >= 0 && (mv.joint_body[2 * leader] == k || mv.joint_body[2 * leader + 1] == k);
+}
+
+/// Adds to Qk body k's share of a robot joint's law with input u (joint_law_loads): the
+/// wrenches on its own joint's body_j then body_i, then on the mimicked joint's, in the
+/// CPU reference's order (dynamics/forces.cpp).
+template <class T>
+SP_HD void add_joint_law(const ModelView<T>& mv, const ForceTopo& ft, T u, int i, int k, const BodyKin<T>& B,
+                         const BodyKin<T>& Bi, const BodyKin<T>& Bj, const JointFrame<T>& fr, const T* y_in, T* Qk) {
+  const int n = mv.n_instances, N = mv.n_bodies;
+  const JointLaw<T> L = joint_law_from<T>(LawParams<T>{&mv, ft.joint_law, i});
+  const int lj = L.p.mimic >= 0 ? L.p.mimic : ft.joint;
+  const int li = mv.joint_body[2 * lj], lb = mv.joint_body[2 * lj + 1];
+  const bool leader_angle = mv.joint_type[lj] != static_cast<int>(JointType::Prismatic);
+  JointLoad<T> self, leader;
+  joint_law_loads(L, u, ft.kind == 0, fr, Bi, Bj, leader_angle, mv.frame(lj, i), soa_body_kin(y_in, n, i, N, li),
+                  soa_body_kin(y_in, n, i, N, lb), self, leader);
+  const int bi = mv.joint_body[2 * ft.joint], bj = mv.joint_body[2 * ft.joint + 1];
+  Vec3<T> F_W, T_B;
+  if (bj == k) {
+    joint_load_wrench(self, true, B, F_W, T_B);
+    add_wrench(Qk, F_W, T_B);
+  }
+  if (bi == k) {
+    joint_load_wrench(self, false, B, F_W, T_B);
+    add_wrench(Qk, F_W, T_B);
+  }
+  if (L.p.mimic < 0) return;
+  if (lb == k) {
+    joint_load_wrench(leader, true, B, F_W, T_B);
+    add_wrench(Qk, F_W, T_B);
+  }
+  if (li == k) {
+    joint_load_wrench(leader, false, B, F_W, T_B);
+    add_wrench(Qk, F_W, T_B);
+  }
+}
+
 }  // namespace detail
 
 /// tid = k * n + i. t_in: (n) instance times [s] (the loads' motion laws read them);
@@ -82,7 +126,7 @@ SP_HD void body_forces_thread(int tid, const ModelView<T>& mv, const T* t_in, co
       case 3:    // RotationalSpringDamper
       case 4: {  // Actuator
         const int bi = mv.joint_body[2 * ft.joint], bj = mv.joint_body[2 * ft.joint + 1];
-        if (bi != k && bj != k) break;
+        if (bi != k && bj != k && !detail::mimic_touches(mv, ft, i, k)) break;
         const BodyKin<T> Bi = soa_body_kin(y_in, n, i, N, bi), Bj = soa_body_kin(y_in, n, i, N, bj);
         const JointFrame<T> fr = mv.frame(ft.joint, i);
         Vec3<T> v_i;
@@ -95,6 +139,10 @@ SP_HD void body_forces_thread(int tid, const ModelView<T>& mv, const T* t_in, co
           v_i = mul(Bi.A, fr.v_i);
           u = soa(inputs_in, ft.input_index, n, i);
           if (ft.law >= 0) u += detail::law_factor(mv, ft.law, i, t_in[i]);  // the input plus s(t)
+          if (ft.joint_law >= 0) {
+            detail::add_joint_law(mv, ft, u, i, k, B, Bi, Bj, fr, y_in, Qk);
+            break;
+          }
         }
         if (ft.type == 4 && ft.kind == 1) {
           // Force actuator: equal and opposite forces along v_i at body_j's anchor.

@@ -74,9 +74,15 @@ void pack_topology(const Model& m, PackedModel<T>& out) {
   for (const ForceElement& f : m.forces) {
     const int nk = f.stiffness_table.n(), nc = f.damping_table.n();
     out.force.push_back({static_cast<int>(f.type), f.body, f.world_frame ? 1 : 0, f.body_i, f.body_j, f.joint,
-                         static_cast<int>(f.kind), f.input_index, table, nk, table + 3 * nk, nc, f.law});
+                         static_cast<int>(f.kind), f.input_index, table, nk, table + 3 * nk, nc, f.law, -1});
     table += 3 * (nk + nc);
   }
+  // Joint laws follow the tables, in force order.
+  for (std::size_t f = 0; f < m.forces.size(); ++f)
+    if (m.forces[f].type == ForceType::Actuator && m.forces[f].has_joint_law) {
+      out.force[f].joint_law = table;
+      table += kJointLawParams;
+    }
 }
 
 // Indices of the parameters whose value (bit pattern: -0.0 differs from +0.0) differs
@@ -134,6 +140,12 @@ std::vector<double> flatten_params(const Model& m) {
     p.insert(p.end(), f.stiffness_table.p.begin(), f.stiffness_table.p.end());
     p.insert(p.end(), f.damping_table.p.begin(), f.damping_table.p.end());
   }
+  for (const ForceElement& f : m.forces)
+    if (f.type == ForceType::Actuator && f.has_joint_law) {
+      double v[kJointLawParams];
+      joint_law_values(f.joint_law, v);
+      p.insert(p.end(), v, v + kJointLawParams);
+    }
   return p;
 }
 

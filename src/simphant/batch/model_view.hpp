@@ -12,7 +12,7 @@
 // run over all n_constraints() elements (a driver's joint_type entry is kDriverElement).
 //
 // Parameter layout of one instance (n_params = 19 N + 24 J + 16 F + 7 + the laws' + the
-// tables'):
+// tables' + 20 per joint law):
 //   body k   at body_param(k):  mass [kg], J_B (9, row-major) [kg m^2], J_B^-1 (9)
 //   joint j  at joint_param(j): u_i, v_i, a_i, b_i, u_j, v_j, a_j, b_j (3 each, B or W)
 //   force f  at force_param(f): point_B, vec, point_i, point_j (3 each), stiffness,
@@ -24,10 +24,14 @@
 //   tables   after the laws: each force's stiffness table then damping table, 3 n values
 //                               each ([x, y, m2], CharacteristicTable in model/model.hpp),
 //                               at ForceTopo::stiffness_table / damping_table
+//   joint laws after the tables: each robot joint actuator's kJointLawParams numbers
+//                               (joint_law_values in dynamics/joint_law.hpp), in force
+//                               order, at ForceTopo::joint_law
 #include <cstddef>
 #include <cstdint>
 
 #include "simphant/core/hd.hpp"
+#include "simphant/dynamics/joint_law.hpp"
 #include "simphant/dynamics/motion_law.hpp"
 #include "simphant/joints/joint_coordinate.hpp"
 #include "simphant/joints/joint_math.hpp"
@@ -56,6 +60,9 @@ struct ForceTopo {
   int stiffness_table, stiffness_n, damping_table, damping_n;
   /// PointForce / Torque / Actuator: index of the load's motion law (Model::laws), -1: none.
   int law;
+  /// Actuator of a robot joint (ForceElement::has_joint_law): first of its kJointLawParams
+  /// parameters (dynamics/joint_law.hpp), else -1.
+  int joint_law;
 };
 
 template <class T>

@@ -36,6 +36,35 @@ double law_value(const Model& model, int law, double t) {
   return s;
 }
 
+/// Adds the wrench of a generalised joint force (dynamics/joint_law.hpp) to joint jt's
+/// body_j, then body_i (ground ignored).
+void add_joint_load(const Data& d, Eigen::VectorXd& Q, const Joint& jt, const JointLoad<double>& J) {
+  for (const bool on_j : {true, false}) {
+    const int k = on_j ? jt.body_j : jt.body_i;
+    if (k < 0) continue;
+    Vec3d F_W, T_B;
+    joint_load_wrench(J, on_j, d.kin[k], F_W, T_B);
+    for (int c = 0; c < 3; ++c) {
+      Q[6 * k + c] += F_W[c];
+      Q[6 * k + 3 + c] += T_B[c];
+    }
+  }
+}
+
+/// A robot joint's law (ForceElement::has_joint_law) with input u: its own joint's
+/// wrenches, then the mimicked joint's.
+void add_joint_law(const Model& model, const Data& d, Eigen::VectorXd& Q, const ForceElement& f, double u) {
+  const Joint& jt = model.joints[f.joint];
+  const JointLaw<double>& L = f.joint_law;
+  const Joint& lj = model.joints[L.p.mimic >= 0 ? L.p.mimic : f.joint];
+  JointLoad<double> self, leader;
+  joint_law_loads(L, u, f.kind == ActuatorKind::Torque, jt.frame, side_kin(d, jt.body_i), side_kin(d, jt.body_j),
+                  lj.type != JointType::Prismatic, lj.frame, side_kin(d, lj.body_i), side_kin(d, lj.body_j), self,
+                  leader);
+  add_joint_load(d, Q, jt, self);
+  if (L.p.mimic >= 0) add_joint_load(d, Q, lj, leader);
+}
+
 }  // namespace
 
 void compute_forces(const Model& model, Data& d, double t, const double* inputs) {
@@ -95,6 +124,10 @@ void compute_forces(const Model& model, Data& d, double t, const double* inputs)
         const Vec3d v_i = mul(Bi.A, jt.frame.v_i);
         double u = inputs ? inputs[f.input_index] : f.value;
         if (f.law >= 0) u += law_value(model, f.law, t);  // the input plus s(t)
+        if (f.has_joint_law) {
+          add_joint_law(model, d, Q, f, u);
+          break;
+        }
         if (f.kind == ActuatorKind::Torque) {
           add_torque_world(d, Q, jt.body_j, u * v_i);
           add_torque_world(d, Q, jt.body_i, -u * v_i);

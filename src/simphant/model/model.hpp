@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "simphant/dynamics/joint_law.hpp"
 #include "simphant/dynamics/motion_law.hpp"
 #include "simphant/dynamics/refined_solve.hpp"
 #include "simphant/joints/joint_coordinate.hpp"
@@ -110,6 +111,12 @@ struct ForceElement {
   /// or -1 (constant load). Point force and torque apply vec * s(t); an actuator applies
   /// its per-instance input + s(t) (docs/scene-format.md, "Time-varying loads").
   int law = -1;
+  /// Actuator of a robot joint (docs/robots.md, docs/solver.md "Robot joint forces in the
+  /// DAE"): when set, the joint receives the generalised force of dynamics/joint_law.hpp
+  /// (the servo / effort / velocity / damping / friction / limit law of its input u plus
+  /// s(t), and the mimic coupling to joint joint_law.p.mimic) instead of u itself.
+  bool has_joint_law = false;
+  JointLaw<double> joint_law = plain_joint_law<double>();
 };
 
 /// A motion law s(t) (dynamics/motion_law.hpp; scene: docs/scene-format.md, "Motion

@@ -1,4 +1,5 @@
 // compile_model: a scene document -> a validated Model (docs/scene-format.md).
+#include "simphant/model/robot_joint_laws.hpp"
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
 #include "simphant/scene/scene.hpp"
@@ -26,6 +27,7 @@ Model compile_model(const nlohmann::json& doc) {
                                                  integrator_name(model.solver.integrator) +
                                                  "\"); use solver type \"dae\" for the adaptive ones");
     compile_robot(*robot, "/robot", solver_type, model);
+    attach_robot_joint_laws(model);  // the joint forces of the DAE form (docs/robots.md)
     return model;
   }
   if (solver_type != RobotSolver::Dae)

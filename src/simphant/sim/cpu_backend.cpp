@@ -241,8 +241,10 @@ void CpuBackend::read_joint_state(double* q, double* qd, double* tau) const {
   for (int i = 0; i < n_instances_; ++i) {
     const std::size_t o = static_cast<std::size_t>(i) * n;
     dae_joint_coordinates(model_of(i), Y_.data() + static_cast<std::size_t>(i) * ny_, q + o, qd + o);
-    // Robot models carry one actuator per joint, input k = joint k (scene/robot_compile.cpp).
-    for (int k = 0; k < n; ++k) tau[o + k] = k < n_inputs_ ? inputs_[static_cast<std::size_t>(i) * n_inputs_ + k] : 0.0;
+    // Robot models carry one actuator per joint (scene/robot_compile.cpp): its force after
+    // the servo law, effort clamp and velocity cut.
+    dae_joint_actuator_forces(model_of(i), Y_.data() + static_cast<std::size_t>(i) * ny_,
+                              n_inputs_ > 0 ? inputs_.data() + static_cast<std::size_t>(i) * n_inputs_ : nullptr, tau + o);
   }
 }
 

@@ -1,6 +1,7 @@
 #include "simphant/sim/joint_coordinates.hpp"
 
 #include "simphant/dynamics/force_math.hpp"
+#include "simphant/dynamics/joint_law.hpp"
 #include "simphant/joints/joint_coordinate.hpp"
 #include "simphant/dynamics/state.hpp"
 
@@ -23,6 +24,25 @@ void dae_joint_coordinates(const Model& model, const double* Y, double* q, doubl
       q[k] = coordinate_slide_value(f, Bi, Bj);
       qd[k] = dot(Vj - Vi, v);
     }
+  }
+}
+
+void dae_joint_actuator_forces(const Model& model, const double* Y, const double* inputs, double* tau) {
+  const int N = model.n_bodies();
+  for (int k = 0; k < model.n_joints(); ++k) tau[k] = 0.0;
+  for (const ForceElement& f : model.forces) {
+    if (f.type != ForceType::Actuator) continue;
+    const double u = inputs ? inputs[f.input_index] : f.value;
+    if (!f.has_joint_law) {
+      tau[f.joint] = u;
+      continue;
+    }
+    const Joint& jt = model.joints[f.joint];
+    double q, qd;
+    Vec3d v;
+    joint_coordinate_state(f.kind == ActuatorKind::Torque, jt.frame, state_body_kin(Y, N, jt.body_i),
+                           state_body_kin(Y, N, jt.body_j), f.joint_law.q_ref, q, qd, v);
+    tau[f.joint] = joint_actuator_force(f.joint_law.p, u, q, qd);
   }
 }
 

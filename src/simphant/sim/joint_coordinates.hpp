@@ -15,4 +15,13 @@ namespace simphant {
 ///             qd = (dP_j/dt - dP_i/dt) . v_i [m/s] (exact while the joint holds)
 void dae_joint_coordinates(const Model& model, const double* Y, double* q, double* qd);
 
+/// The actuator force of each robot joint [N m | N] at the DAE state Y with the per-instance
+/// inputs (model.n_inputs; nullptr: the actuators' default values): for an actuator with a
+/// joint law (ForceElement::has_joint_law) joint_actuator_force (reduced/joint_forces.hpp:
+/// servo law, effort clamp, velocity cut) at the law's coordinate and rate
+/// (dynamics/joint_law.hpp), else its input. tau[joint] for each actuator of a joint
+/// (n = model.n_joints() entries; a joint without an actuator gets 0). Motion laws s(t) of
+/// actuators are not added (robot actuators have none).
+void dae_joint_actuator_forces(const Model& model, const double* Y, const double* inputs, double* tau);
+
 }  // namespace simphant
