@@ -60,6 +60,26 @@ std::unique_ptr<Backend> make_cuda_backend(std::shared_ptr<const std::vector<Mod
 std::size_t cuda_bytes_per_instance(const Model& model, int n_varied, const std::string& backend,
                                     const std::string& precision);
 
+/// The GPU joint-space backend of a robot scene with solver aba or cga
+/// (host/cuda_reduced_backend.cuh; docs/cuda-backend.md, "Robots"): one thread per
+/// instance, fixed-step rk4 / euler / symplectic_euler, state in structure of arrays, one
+/// model slot per instance when models has one model per instance. precision "fp64" |
+/// "fp32". Throws BackendError (no device, a failed CUDA call, the batch does not fit) and
+/// std::invalid_argument (not a robot model with solver aba / cga, another integrator).
+std::unique_ptr<Backend> make_cuda_reduced_backend(std::shared_ptr<const std::vector<Model>> models, int n_instances,
+                                                   const std::string& precision);
+
+/// Device memory per instance [bytes] of the GPU joint-space backend for robot model
+/// `model` in `precision`, with one model slot per instance when models_per_instance.
+/// Pure arithmetic (kernels/reduced_batch.hpp: robot_batch_bytes_per_instance); the
+/// same figure in a build without CUDA.
+std::size_t cuda_reduced_bytes_per_instance(const Model& model, bool models_per_instance, const std::string& precision);
+
+/// As cuda_check_fits for the GPU joint-space backend: throws BackendError saying how many
+/// instances fit on device 0.
+void cuda_reduced_check_fits(const Model& model, int n_instances, bool models_per_instance,
+                             const std::string& precision);
+
 /// Device 0's name, size and peaks (host/device_info.cu), for the benchmark's achieved
 /// fraction of peak. Peaks are theoretical: mem_bandwidth_GBps = 2 x memory clock x bus
 /// width / 8 [GB/s, 1e9 B/s]; fp64 / fp32 peak = SMs x boost clock x FMA lanes per SM per

@@ -56,24 +56,29 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
   const bool named_cuda = options.backend == "cuda" || options.backend == "cuda-fused";
   if (options.precision != "fp64" && options.precision != "fp32")
     throw std::invalid_argument("unknown precision '" + options.precision + "' (fp64 or fp32)");
-  // Robot scenes run on the cpu backends: only they report joint coordinates.
-  if (shared->front().robot && (named_cuda || options.precision != "fp64"))
-    throw std::invalid_argument("robot scenes run on the cpu backend in fp64 (the cuda backend does not report joint "
-                                "coordinates yet)");
   // bdf (SUNDIALS CVODE) runs on the cpu backend only (docs/solver.md, "Integrators").
   const bool bdf = shared->front().solver.integrator == Integrator::Bdf;
   if (bdf && named_cuda)
     throw std::invalid_argument("integrator 'bdf' runs on the cpu backend only (backend '" + options.backend + "')");
-  // A robot scene with solver aba / cga runs in joint coordinates (docs/robots.md).
-  if (shared->front().robot && shared->front().robot->solver != RobotSolver::Dae) {
-    return std::unique_ptr<Simulator>(
-        new Simulator(shared, std::make_unique<ReducedBackend>(shared, n_instances, options.threads)));
-  }
-  // auto keeps robot scenes (dae) and bdf on the CPU (checked above).
-  const bool robot = static_cast<bool>(shared->front().robot);
-  const bool cuda = named_cuda || (options.backend == "auto" && !robot && !bdf && cuda_device_count() > 0);
+  // auto picks a GPU path when the build has CUDA and a device is present, also for robot
+  // scenes (docs/robots.md, "Backends"); bdf stays on the CPU.
+  const bool cuda = named_cuda || (options.backend == "auto" && !bdf && cuda_device_count() > 0);
   if (!cuda && options.precision != "fp64")
     throw std::invalid_argument("precision fp32 needs the cuda backend (the cpu backend is the fp64 reference)");
+  // A robot scene with solver aba / cga runs in joint coordinates (docs/robots.md): on the
+  // GPU one thread per instance (host/cuda_reduced_backend.cuh; `cuda` and `cuda-fused`
+  // name the same path), on the CPU the reduced backend.
+  if (shared->front().robot && shared->front().robot->solver != RobotSolver::Dae) {
+    std::unique_ptr<Backend> reduced;
+    if (cuda) {
+      require_cuda_device(named_cuda ? options.backend : "cuda");
+      cuda_reduced_check_fits(shared->front(), n_instances, shared->size() > 1, options.precision);
+      reduced = make_cuda_reduced_backend(shared, n_instances, options.precision);
+    } else {
+      reduced = std::make_unique<ReducedBackend>(shared, n_instances, options.threads);
+    }
+    return std::unique_ptr<Simulator>(new Simulator(shared, std::move(reduced)));
+  }
   std::unique_ptr<Backend> backend;
   if (cuda) {
     const int auto_n = options.auto_instances > 0 ? options.auto_instances : n_instances;
