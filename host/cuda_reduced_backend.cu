@@ -22,28 +22,56 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-/// Calls f.template operator()<Cap>() with the smallest per-thread capacity that holds n
-/// links: the per-thread arrays (kernels/reduced_batch.hpp, the step's workspace) live
-/// in local memory sized by Cap.
-template <class F>
-void with_capacity(int n, F&& f) {
-  if (n <= 16)
-    f.template operator()<16>();
-  else
-    f.template operator()<kMaxReducedLinks>();
-}
-
 std::string reduced_batch_name(const Model& m0, int n, const std::string& precision) {
   return "the batch of " + std::to_string(n) + " instances of '" + m0.name + "' (" + precision + ", " +
          robot_solver_name(m0.robot->solver) + " on the GPU)";
 }
 
-}  // namespace
+// The kernels: thin trampolines, one thread per instance, each with its own fixed-size
+// workspace of capacity Cap (kernels/reduced_step.hpp).
+template <class T, int Cap>
+struct AdvanceOp {
+  batch::ReducedBatchView<T> b;
+  std::int64_t step0;
+  int n_steps;
+  SP_HD void operator()(int tid) const {
+    batch::ReducedStepWorkspace<T, Cap> ws;
+    batch::reduced_advance_thread(tid, b, step0, n_steps, ws);
+  }
+};
+
+template <class T, int Cap>
+struct FrameOp {
+  batch::ReducedBatchView<T> b;
+  T* frame;
+  SP_HD void operator()(int tid) const {
+    batch::ReducedStepWorkspace<T, Cap> ws;
+    batch::reduced_frame_thread(tid, b, frame, ws);
+  }
+};
+
+template <class T, int Cap>
+struct LinkFramesOp {
+  batch::ReducedBatchView<T> b;
+  const int* frames;
+  int count;
+  T* out;
+  SP_HD void operator()(int tid) const {
+    batch::ReducedStepWorkspace<T, Cap> ws;
+    batch::reduced_link_frames_thread(tid, b, frames, count, batch::structure_of_arrays(out, b.n_instances), ws);
+  }
+};
 
 template <class T>
-std::size_t CudaReducedBackend<T>::bytes_per_instance(int n, bool floating, bool per_instance) {
-  return batch::robot_batch_bytes_per_instance(n, floating, per_instance, sizeof(T));
-}
+struct ResetOp {
+  batch::ReducedBatchView<T> b;
+  const int* ids;
+  int count;
+  std::int64_t step;
+  SP_HD void operator()(int tid) const { batch::reduced_reset_thread(tid, b, ids, count, step); }
+};
+
+}  // namespace
 
 template <class T>
 template <class F>
@@ -52,6 +80,17 @@ void CudaReducedBackend<T>::launch(const char* name, int n_threads, F f) const {
   constexpr int kBlock = batch::kGridBlock;
   batch::grid_kernel<<<(n_threads + kBlock - 1) / kBlock, kBlock, 0, stream_>>>(n_threads, f);
   check(cudaGetLastError(), (std::string("launch of kernel '") + name + "'").c_str(), batch_);
+}
+
+// Two capacities: 16 links (the arms and legged robots of example-robot-data) and
+// kMaxReducedLinks; the arithmetic does not depend on the capacity (reduced_step.hpp).
+template <class T>
+template <template <class, int> class Op, class... A>
+void CudaReducedBackend<T>::launch_cap(const char* name, int n_threads, A... args) const {
+  if (nj_ <= 16)
+    launch(name, n_threads, Op<T, 16>{args...});
+  else
+    launch(name, n_threads, Op<T, kMaxReducedLinks>{args...});
 }
 
 template <class T>
@@ -71,7 +110,6 @@ CudaReducedBackend<T>::CudaReducedBackend(std::shared_ptr<const std::vector<Mode
   frame_size_ = batch::robot_frame_size(nj_, floating_ ? 1 : 0);
   dt_ = m0.solver.dt;
   integrator_ = m0.solver.integrator;
-  runaway_kinetic_energy_ = m0.solver.runaway_kinetic_energy;
   batch_ = reduced_batch_name(m0, n_, sizeof(T) == 8 ? "fp64" : "fp32");
   if (nj_ < 1 || nj_ > kMaxReducedLinks)
     throw std::invalid_argument("CudaReducedBackend: the robot has " + std::to_string(nj_) + " joints (1 .. " +
@@ -84,20 +122,17 @@ CudaReducedBackend<T>::CudaReducedBackend(std::shared_ptr<const std::vector<Mode
   for (std::size_t s = 0; s < models_->size(); ++s) {
     const Model& m = (*models_)[s];
     batch::check_robot_model(m, nj_, floating_, solver_, "CudaReducedBackend: model " + std::to_string(s));
-    if (m.solver.dt != dt_ || m.solver.integrator != integrator_ ||
-        m.solver.runaway_kinetic_energy != runaway_kinetic_energy_)
+    if (m.solver.dt != dt_ || m.solver.integrator != integrator_)
       throw std::invalid_argument("CudaReducedBackend: model " + std::to_string(s) +
-                                  ": dt, the integrator and the runaway bound are shared by the batch");
+                                  ": dt and the integrator are shared by the batch");
   }
   per_instance_ = models_->size() > 1;
   const int n_slots = static_cast<int>(models_->size());
-  slots_.resize(nj_, n_slots);
+  slots_.resize(nj_, floating_ ? 1 : 0, n_slots);
   for (int s = 0; s < n_slots; ++s) slots_.write(s, (*models_)[static_cast<std::size_t>(s)]);
   AssemblyResult ok;
   ok.ok = true;
   assembly_.assign(static_cast<std::size_t>(n_), ok);
-
-  // Fits (the same check the Simulator makes first, for direct callers).
   cuda_reduced_check_fits(m0, n_, per_instance_, sizeof(T) == 8 ? "fp64" : "fp32");
   try {
     check(cudaSetDevice(0), "cudaSetDevice(0)", batch_);
@@ -110,54 +145,39 @@ CudaReducedBackend<T>::CudaReducedBackend(std::shared_ptr<const std::vector<Mode
     joints_ = DeviceArray<RobotJointParams<T>>(slots_.joints, batch_);
     base_ = DeviceArray<RobotBaseParams<T>>(slots_.base, batch_);
     gravity_ = DeviceArray<Vec3<T>>(slots_.gravity, batch_);
+    runaway_ = DeviceArray<T>(slots_.runaway, batch_);
+    y_init_ = DeviceArray<T>(slots_.y_init, batch_);
     Y_ = DeviceArray<T>(ny * n, batch_);
-    Y0_ = DeviceArray<T>(ny * n, batch_);
-    U_ = DeviceArray<T>(nj * n, batch_);
+    U_ = DeviceArray<double>(nj * n, batch_);
     frame_ = DeviceArray<T>(static_cast<std::size_t>(frame_size_) * n, batch_);
     status_ = DeviceArray<std::int8_t>(n, batch_);
     reason_ = DeviceArray<std::int8_t>(n, batch_);
     status_rows_ = DeviceArray<std::int8_t>(n, batch_);
     reason_rows_ = DeviceArray<std::int8_t>(n, batch_);
     status_step_ = DeviceArray<std::int64_t>(n, batch_);
+    offset_dev_ = DeviceArray<std::int64_t>(n, batch_);
     step_rows_ = DeviceArray<std::int64_t>(n, batch_);
     ids_dev_ = DeviceArray<int>(n, batch_);
-    frame_ids_ = DeviceArray<int>(static_cast<std::size_t>(robot_frame_count_host()), batch_);
+    frame_ids_ = DeviceArray<int>(static_cast<std::size_t>(n_link_frames()), batch_);
     const std::size_t row = std::max(ny, nj);
     rows_ = DeviceArray<double>(row * n, batch_);
-    frame_host_ = PinnedArray<T>(std::max(static_cast<std::size_t>(frame_size_), ny) * n, batch_);
+    frame_host_ = PinnedArray<T>(static_cast<std::size_t>(frame_size_) * n, batch_);
     rows_host_ = PinnedArray<double>(row * n, batch_);
-    ids_host_ = PinnedArray<int>(n, batch_);
+    ids_host_ = PinnedArray<int>(std::max(n, static_cast<std::size_t>(n_link_frames())), batch_);
     status_host_ = PinnedArray<std::int8_t>(n, batch_);
     reason_host_ = PinnedArray<std::int8_t>(n, batch_);
     status_step_host_ = PinnedArray<std::int64_t>(n, batch_);
-    // Initial states and inputs of every instance, as rows through the pinned staging.
-    for (int i = 0; i < n_; ++i) {
-      const RobotJointSpace& r = *(*models_)[models_->size() == 1 ? 0 : static_cast<std::size_t>(i)].robot;
-      batch::robot_initial_state(r, rows_host_.get() + static_cast<std::size_t>(i) * ny);
-    }
-    check(cudaMemcpy(rows_.get(), rows_host_.get(), ny * n * sizeof(double), cudaMemcpyHostToDevice),
-          "cudaMemcpy (initial states)", batch_);
-    {
-      const int nn = n_, w = ny_;
-      const double* rows = rows_.get();
-      T* Y0 = Y0_.get();
-      launch("scatter_initial_state", n_, [=] __host__ __device__(int tid) {
-        batch::scatter_rows_thread(tid, nn, w, nn, static_cast<const int*>(nullptr), rows, Y0);
-      });
-    }
-    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (initial states)", batch_);
+    // The uploads above ran on the legacy default stream; stream_ is non-blocking.
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the uploads)", batch_);
+    // Every instance at its slot's initial state, status ok, clock 0; the inputs at the
+    // models' values.
     std::vector<double> u(n * nj);
     for (int i = 0; i < n_; ++i) {
       const RobotJointSpace& r = *(*models_)[models_->size() == 1 ? 0 : static_cast<std::size_t>(i)].robot;
       std::copy(r.tau.begin(), r.tau.end(), u.begin() + static_cast<std::ptrdiff_t>(i * nj));
     }
     set_inputs(u.data());
-    // Status 0 (Ok), reason 0, status step 0: every instance starts at its initial state.
-    check(cudaMemsetAsync(status_.get(), 0, n, stream_), "cudaMemsetAsync", batch_);
-    check(cudaMemsetAsync(reason_.get(), 0, n, stream_), "cudaMemsetAsync", batch_);
-    check(cudaMemsetAsync(status_step_.get(), 0, n * sizeof(std::int64_t), stream_), "cudaMemsetAsync", batch_);
-    check(cudaMemcpyAsync(Y_.get(), Y0_.get(), ny * n * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
-          "cudaMemcpyAsync (initial states)", batch_);
+    reset(nullptr, n_);
     synchronize();
   } catch (...) {
     release();
@@ -198,18 +218,28 @@ std::string CudaReducedBackend<T>::details() const {
 }
 
 template <class T>
-batch::RobotBatchView<T> CudaReducedBackend<T>::batch_view() const {
-  batch::RobotBatchView<T> b;
+batch::ReducedBatchView<T> CudaReducedBackend<T>::batch_view() const {
+  batch::ReducedBatchView<T> b{};
   b.n_instances = n_;
   b.n = nj_;
   b.floating = floating_ ? 1 : 0;
   b.use_cga = solver_ == RobotSolver::Cga ? 1 : 0;
-  b.per_instance = per_instance_ ? 1 : 0;
+  b.integrator = static_cast<int>(integrator_);
+  b.dt = static_cast<T>(dt_);
+  b.n_slots = per_instance_ ? n_ : 1;
   b.links = links_.get();
   b.cga_links = cga_links_.get();
   b.joints = joints_.get();
   b.base = base_.get();
   b.gravity = gravity_.get();
+  b.runaway_kinetic_energy = runaway_.get();
+  b.y_init = y_init_.get();
+  b.Y = batch::structure_of_arrays(Y_.get(), n_);
+  b.U = batch::structure_of_arrays(static_cast<const double*>(U_.get()), n_);
+  b.status = status_.get();
+  b.status_step = status_step_.get();
+  b.reason = reason_.get();
+  b.offset = offset_dev_.get();
   return b;
 }
 
@@ -239,24 +269,16 @@ const int* CudaReducedBackend<T>::stage_ids(const int* ids, int count) const {
 }
 
 template <class T>
+void CudaReducedBackend<T>::upload_offsets() {
+  check(cudaMemcpyAsync(offset_dev_.get(), offset_.data(), offset_.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice,
+                        stream_),
+        "cudaMemcpyAsync (instance clocks)", batch_);
+}
+
+template <class T>
 void CudaReducedBackend<T>::advance(int n_steps) {
   if (n_steps <= 0) return;
-  const batch::RobotBatchView<T> b = batch_view();
-  T* Y = Y_.get();
-  const T* U = U_.get();
-  std::int8_t* status = status_.get();
-  std::int8_t* reason = reason_.get();
-  std::int64_t* status_step = status_step_.get();
-  const std::int64_t step0 = steps_;
-  const T dt = static_cast<T>(dt_);
-  const int integ = static_cast<int>(integrator_);
-  const T K_max = static_cast<T>(runaway_kinetic_energy_);
-  with_capacity(nj_, [&]<int Cap>() {
-    launch("reduced_advance", n_, [=] __host__ __device__(int tid) {
-      batch::robot_advance_thread<T, Cap>(tid, b, Y, U, integ, dt, K_max, step0, n_steps, status, reason,
-                                          status_step);
-    });
-  });
+  launch_cap<AdvanceOp>("reduced_advance", n_, batch_view(), steps_, n_steps);
   steps_ += n_steps;
   frame_step_ = -1;
 }
@@ -264,14 +286,9 @@ void CudaReducedBackend<T>::advance(int n_steps) {
 template <class T>
 void CudaReducedBackend<T>::fetch_frame() const {
   if (frame_step_ == steps_) return;
-  const batch::RobotBatchView<T> b = batch_view();
-  const T* Y = Y_.get();
-  const T* U = U_.get();
   T* frame = frame_.get();
   wait_staging();
-  with_capacity(nj_, [&]<int Cap>() {
-    launch("reduced_frame", n_, [=] __host__ __device__(int tid) { batch::robot_frame_thread<T, Cap>(tid, b, Y, U, frame); });
-  });
+  launch_cap<FrameOp>("reduced_frame", n_, batch_view(), frame);
   check(cudaMemcpyAsync(frame_host_.get(), frame, static_cast<std::size_t>(frame_size_) * n_ * sizeof(T),
                         cudaMemcpyDeviceToHost, stream_),
         "cudaMemcpyAsync (frame to pinned host memory)", batch_);
@@ -325,11 +342,13 @@ void CudaReducedBackend<T>::read_joint_state(double* q, double* qd, double* tau)
 template <class T>
 ArrayView CudaReducedBackend<T>::link_frames_view(const int* frames, int count) {
   const int F = n_link_frames();
-  if (count < 0 || count > F) throw std::invalid_argument("link_frames: " + std::to_string(count) + " frames (0 .. " + std::to_string(F) + ")");
+  if (count < 0 || count > F)
+    throw std::invalid_argument("link_frames: " + std::to_string(count) + " frames (0 .. " + std::to_string(F) + ")");
   for (int c = 0; c < count; ++c)
     if (frames[c] < 0 || frames[c] >= F)
       throw std::invalid_argument("link_frames: frame index " + std::to_string(frames[c]) + " out of [0, " +
                                   std::to_string(F) + ")");
+  // Allocated at the first call (its size is fixed: every frame), never in a step.
   if (link_out_.size() == 0) link_out_ = DeviceArray<T>(13 * static_cast<std::size_t>(F) * n_, batch_);
   ArrayView v;
   v.data = link_out_.get();
@@ -339,7 +358,7 @@ ArrayView CudaReducedBackend<T>::link_frames_view(const int* frames, int count) 
   v.shape[0] = n_;
   v.shape[1] = count;
   v.shape[2] = 13;
-  v.strides[0] = 1;
+  v.strides[0] = 1;  // structure of arrays: entry (i, c, e) at i + (13 c + e) n
   v.strides[1] = 13 * static_cast<std::int64_t>(n_);
   v.strides[2] = n_;
   if (count == 0) return v;
@@ -349,15 +368,8 @@ ArrayView CudaReducedBackend<T>::link_frames_view(const int* frames, int count) 
                         cudaMemcpyHostToDevice, stream_),
         "cudaMemcpyAsync (frame ids)", batch_);
   staged();
-  const batch::RobotBatchView<T> b = batch_view();
-  const T* Y = Y_.get();
-  const int* ids = frame_ids_.get();
-  T* out = link_out_.get();
-  with_capacity(nj_, [&]<int Cap>() {
-    launch("reduced_link_frames", n_, [=] __host__ __device__(int tid) {
-      batch::robot_link_frames_thread<T, Cap>(tid, b, Y, ids, count, out);
-    });
-  });
+  launch_cap<LinkFramesOp>("reduced_link_frames", n_, batch_view(), static_cast<const int*>(frame_ids_.get()), count,
+                           link_out_.get());
   return v;
 }
 
@@ -365,23 +377,21 @@ template <class T>
 void CudaReducedBackend<T>::read_link_frames(const int* frames, int count, double* out) const {
   const ArrayView v = const_cast<CudaReducedBackend*>(this)->link_frames_view(frames, count);
   if (count == 0) return;
-  const std::size_t total = 13 * static_cast<std::size_t>(count) * n_;
+  const std::size_t total = 13 * static_cast<std::size_t>(count) * n_;  // <= frame_size_ n
   wait_staging();
-  check(cudaMemcpyAsync(frame_host_.get(), v.data, std::min(total, frame_host_.size()) * sizeof(T),
-                        cudaMemcpyDeviceToHost, stream_),
+  check(cudaMemcpyAsync(frame_host_.get(), v.data, total * sizeof(T), cudaMemcpyDeviceToHost, stream_),
         "cudaMemcpyAsync (link frames)", batch_);
   staged();
   check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (link frames)", batch_);
   frame_step_ = -1;  // frame_host_ now holds the link frames
   for (int i = 0; i < n_; ++i)
-    for (int e = 0; e < 13 * count; ++e) out[(static_cast<std::size_t>(i) * count) * 13 + e] = frame_at(e, i);
+    for (int e = 0; e < 13 * count; ++e) out[static_cast<std::size_t>(i) * 13 * count + e] = frame_at(e, i);
 }
 
 template <class T>
 void CudaReducedBackend<T>::read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const {
-  std::vector<std::int64_t> steps(static_cast<std::size_t>(n_));
   std::vector<std::int64_t> status_steps(static_cast<std::size_t>(n_));
-  get_state(nullptr, n_, nullptr, steps.data(), status, status_steps.data(), reason);
+  get_state(nullptr, n_, nullptr, nullptr, status, status_steps.data(), reason);
   for (int i = 0; i < n_; ++i) status_time[i] = static_cast<double>(status_steps[static_cast<std::size_t>(i)]) * dt_;
 }
 
@@ -407,12 +417,7 @@ void CudaReducedBackend<T>::get_state(const int* ids, int count, double* y, std:
     const T* Y = Y_.get();
     double* rows = rows_.get();
     launch("gather_state", count, [=] __host__ __device__(int tid) {
-      T_gather:
-      for (int e = 0; e < ny; ++e) {
-        if (tid >= count) return;
-        const std::size_t i = static_cast<std::size_t>(batch::listed_instance(d_ids, tid));
-        rows[static_cast<std::size_t>(tid) * ny + e] = static_cast<double>(Y[static_cast<std::size_t>(e) * n + i]);
-      }
+      batch::gather_rows_as_double_thread(tid, n, ny, count, d_ids, Y, rows);
     });
     check(cudaMemcpyAsync(rows_host_.get(), rows, static_cast<std::size_t>(count) * ny * sizeof(double),
                           cudaMemcpyDeviceToHost, stream_),
@@ -441,7 +446,7 @@ void CudaReducedBackend<T>::get_state(const int* ids, int count, double* y, std:
     if (y) std::copy_n(rows_host_.get() + static_cast<std::size_t>(k) * ny, ny, y + static_cast<std::size_t>(k) * ny);
     if (steps) steps[k] = steps_ - offset_[i];
     if (status) status[k] = status_host_.get()[k];
-    if (status_steps) status_steps[k] = status_step_host_.get()[k] - offset_[i];
+    if (status_steps) status_steps[k] = status_step_host_.get()[k];  // the device keeps instance steps
     if (reasons) reasons[k] = reason_host_.get()[k];
   }
 }
@@ -467,19 +472,16 @@ void CudaReducedBackend<T>::set_state(const int* ids, int count, const double* y
       batch::scatter_rows_thread(tid, n, ny, count, d_ids, static_cast<const double*>(rows), Y);
     });
   }
-  // The device keeps status steps as batch steps (instance step + offset); without new
-  // status steps a change of the instance's clock shifts them by the change.
-  const bool write_steps = status_steps || steps;
-  if (status || write_steps) {
+  // Status steps are instance steps on the device (reduced_step.hpp): a new clock (steps)
+  // leaves them as they are, as on the CPU.
+  if (status || status_steps) {
     for (int k = 0; k < count; ++k) {
-      const std::size_t i = static_cast<std::size_t>(InstanceIds::at(ids, k));
-      const std::int64_t offset = steps ? steps_ - steps[k] : offset_[i];
       if (status) status_host_.get()[k] = status[k];
       if (reasons) reason_host_.get()[k] = reasons[k];
-      if (write_steps) status_step_host_.get()[k] = status_steps ? status_steps[k] + offset : offset - offset_[i];
+      if (status_steps) status_step_host_.get()[k] = status_steps[k];
     }
     std::int8_t* st_rows = status ? status_rows_.get() : nullptr;
-    std::int64_t* ss_rows = write_steps ? step_rows_.get() : nullptr;
+    std::int64_t* ss_rows = status_steps ? step_rows_.get() : nullptr;
     std::int8_t* re_rows = reasons ? reason_rows_.get() : nullptr;
     if (re_rows)
       check(cudaMemcpyAsync(re_rows, reason_host_.get(), static_cast<std::size_t>(count), cudaMemcpyHostToDevice, stream_),
@@ -491,19 +493,20 @@ void CudaReducedBackend<T>::set_state(const int* ids, int count, const double* y
       check(cudaMemcpyAsync(ss_rows, status_step_host_.get(), static_cast<std::size_t>(count) * sizeof(std::int64_t),
                             cudaMemcpyHostToDevice, stream_),
             "cudaMemcpyAsync (status step)", batch_);
-    const int delta = status_steps ? 0 : 1;
     std::int8_t* st = status_.get();
     std::int64_t* ss = status_step_.get();
     std::int8_t* re = reason_.get();
     launch("scatter_status", count, [=] __host__ __device__(int tid) {
       batch::scatter_status_thread(tid, count, d_ids, static_cast<const std::int8_t*>(st_rows),
                                    static_cast<const std::int64_t*>(ss_rows), static_cast<const std::int8_t*>(re_rows),
-                                   delta, st, ss, re);
+                                   0, st, ss, re);
     });
   }
   staged();
-  if (steps)
+  if (steps) {
     for (int k = 0; k < count; ++k) offset_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = steps_ - steps[k];
+    upload_offsets();
+  }
   frame_step_ = -1;
 }
 
@@ -511,24 +514,10 @@ template <class T>
 void CudaReducedBackend<T>::reset(const int* ids, int count) {
   ids_.check("reset", ids, count);
   if (count == 0) return;
-  const int n = n_, ny = ny_;
   wait_staging();
   const int* d_ids = stage_ids(ids, count);
   staged();
-  const T* Y0 = Y0_.get();
-  T* Y = Y_.get();
-  launch("reset_state", count, [=] __host__ __device__(int tid) { batch::copy_columns_thread(tid, n, ny, count, d_ids, Y0, Y); });
-  std::int8_t* st = status_.get();
-  std::int64_t* ss = status_step_.get();
-  std::int8_t* re = reason_.get();
-  const std::int64_t now = steps_;
-  launch("reset_status", count, [=] __host__ __device__(int tid) {
-    if (tid >= count) return;
-    const int i = batch::listed_instance(d_ids, tid);
-    st[i] = static_cast<std::int8_t>(InstanceStatus::Ok);  // nothing to assemble: every instance starts Ok
-    re[i] = kReasonNone;
-    ss[i] = now;
-  });
+  launch("reduced_reset", count, ResetOp<T>{batch_view(), d_ids, count, steps_});
   for (int k = 0; k < count; ++k) offset_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = steps_;
   frame_step_ = -1;
 }
@@ -537,26 +526,24 @@ template <class T>
 void CudaReducedBackend<T>::make_slots_per_instance() {
   if (per_instance_) return;
   batch::RobotSlots<T> grown;
-  grown.resize(nj_, n_);
-  for (int i = 0; i < n_; ++i) {
-    std::copy(slots_.links.begin(), slots_.links.end(), grown.links.begin() + static_cast<std::ptrdiff_t>(i) * nj_);
-    std::copy(slots_.cga_links.begin(), slots_.cga_links.end(), grown.cga_links.begin() + static_cast<std::ptrdiff_t>(i) * nj_);
-    std::copy(slots_.joints.begin(), slots_.joints.end(), grown.joints.begin() + static_cast<std::ptrdiff_t>(i) * nj_);
-    grown.base[static_cast<std::size_t>(i)] = slots_.base.front();
-    grown.gravity[static_cast<std::size_t>(i)] = slots_.gravity.front();
-  }
+  grown.resize(nj_, floating_ ? 1 : 0, n_);
+  for (int i = 0; i < n_; ++i) slots_.copy_slot(0, grown, i);
   // The new arrays first, so that a failed allocation changes nothing.
   DeviceArray<ReducedLinkParams<T>> links(grown.links.size(), batch_);
   DeviceArray<cga::CgaLink<T>> cga_links(grown.cga_links.size(), batch_);
   DeviceArray<RobotJointParams<T>> joints(grown.joints.size(), batch_);
   DeviceArray<RobotBaseParams<T>> base(grown.base.size(), batch_);
   DeviceArray<Vec3<T>> gravity(grown.gravity.size(), batch_);
+  DeviceArray<T> runaway(grown.runaway.size(), batch_);
+  DeviceArray<T> y_init(grown.y_init.size(), batch_);
   synchronize();  // queued steps read the old slots
   links_ = std::move(links);
   cga_links_ = std::move(cga_links);
   joints_ = std::move(joints);
   base_ = std::move(base);
   gravity_ = std::move(gravity);
+  runaway_ = std::move(runaway);
+  y_init_ = std::move(y_init);
   slots_ = std::move(grown);
   per_instance_ = true;
   own_models_.reserve(static_cast<std::size_t>(n_));
@@ -566,8 +553,8 @@ void CudaReducedBackend<T>::make_slots_per_instance() {
 
 template <class T>
 void CudaReducedBackend<T>::upload_slots(int first, int count) {
-  const std::size_t nj = static_cast<std::size_t>(nj_), f = static_cast<std::size_t>(first),
-                    c = static_cast<std::size_t>(count);
+  const std::size_t nj = static_cast<std::size_t>(nj_), ny = static_cast<std::size_t>(ny_),
+                    f = static_cast<std::size_t>(first), c = static_cast<std::size_t>(count);
   // From pageable memory: staged before the call returns, in stream order.
   check(cudaMemcpyAsync(links_.get() + f * nj, slots_.links.data() + f * nj, c * nj * sizeof(ReducedLinkParams<T>),
                         cudaMemcpyHostToDevice, stream_),
@@ -584,6 +571,11 @@ void CudaReducedBackend<T>::upload_slots(int first, int count) {
   check(cudaMemcpyAsync(gravity_.get() + f, slots_.gravity.data() + f, c * sizeof(Vec3<T>), cudaMemcpyHostToDevice,
                         stream_),
         "cudaMemcpyAsync (gravity)", batch_);
+  check(cudaMemcpyAsync(runaway_.get() + f, slots_.runaway.data() + f, c * sizeof(T), cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (runaway bound)", batch_);
+  check(cudaMemcpyAsync(y_init_.get() + f * ny, slots_.y_init.data() + f * ny, c * ny * sizeof(T),
+                        cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (initial states)", batch_);
 }
 
 template <class T>
@@ -594,13 +586,13 @@ void CudaReducedBackend<T>::set_models(const int* ids, int count, const Model* m
     const std::string who =
         "set_models: models[" + std::to_string(k) + "] (instance " + std::to_string(InstanceIds::at(ids, k)) + ")";
     batch::check_robot_model(models[k], nj_, floating_, solver_, who);
-    if (models[k].solver.integrator != integrator_ || models[k].solver.runaway_kinetic_energy != runaway_kinetic_energy_)
-      throw std::invalid_argument(who + ": the integrator and the runaway bound are shared by the batch");
+    if (models[k].solver.integrator != integrator_)
+      throw std::invalid_argument(who + ": the integrator is shared by the batch");
   }
   if (count == 0) return;
   make_slots_per_instance();
   synchronize();  // queued steps read the slots being rewritten
-  const std::size_t ny = static_cast<std::size_t>(ny_), nj = static_cast<std::size_t>(nj_);
+  const std::size_t nj = static_cast<std::size_t>(nj_);
   std::vector<double> u(static_cast<std::size_t>(count) * nj);
   for (int k = 0; k < count; ++k) {
     const int i = InstanceIds::at(ids, k);
@@ -609,20 +601,6 @@ void CudaReducedBackend<T>::set_models(const int* ids, int count, const Model* m
     upload_slots(i, 1);
     std::copy(models[k].robot->tau.begin(), models[k].robot->tau.end(), u.begin() + static_cast<std::ptrdiff_t>(k * nj));
   }
-  // The listed instances' initial states (rows -> Y0 columns).
-  wait_staging();
-  for (int k = 0; k < count; ++k) batch::robot_initial_state(*models[k].robot, rows_host_.get() + static_cast<std::size_t>(k) * ny);
-  double* rows = rows_.get();
-  check(cudaMemcpyAsync(rows, rows_host_.get(), static_cast<std::size_t>(count) * ny * sizeof(double),
-                        cudaMemcpyHostToDevice, stream_),
-        "cudaMemcpyAsync (initial states)", batch_);
-  const int* d_ids = stage_ids(ids, count);
-  staged();
-  const int n = n_, w = ny_;
-  T* Y0 = Y0_.get();
-  launch("scatter_initial_state", count, [=] __host__ __device__(int tid) {
-    batch::scatter_rows_thread(tid, n, w, count, d_ids, static_cast<const double*>(rows), Y0);
-  });
   // A shared_ptr that does not own: own_models_ lives as long as this backend.
   models_ = std::shared_ptr<const std::vector<Model>>(std::shared_ptr<const std::vector<Model>>{}, &own_models_);
   set_inputs(ids, count, u.data());
@@ -642,7 +620,7 @@ void CudaReducedBackend<T>::set_inputs(const int* ids, int count, const double* 
         "cudaMemcpyAsync (inputs)", batch_);
   const int* d_ids = stage_ids(ids, count);
   staged();
-  T* U = U_.get();
+  double* U = U_.get();
   launch("inputs_rows", count, [=] __host__ __device__(int tid) {
     batch::scatter_rows_thread(tid, n, nj, count, d_ids, static_cast<const double*>(rows), U);
   });
@@ -657,7 +635,7 @@ void CudaReducedBackend<T>::set_inputs(const double* u) {
 template <class T>
 void CudaReducedBackend<T>::set_inputs_device(const double* d_u) {
   const int n = n_, nj = nj_;
-  T* U = U_.get();
+  double* U = U_.get();
   launch("inputs", n, [=] __host__ __device__(int tid) {
     batch::scatter_rows_thread(tid, n, nj, n, static_cast<const int*>(nullptr), d_u, U);
   });

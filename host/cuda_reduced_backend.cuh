@@ -4,10 +4,10 @@
 // (robot_dynamics.hpp's layout, structure of arrays: element e of instance i at
 // Y[e * n + i]), its inputs, status and the model slots (kernels/reduced_batch.hpp) are
 // allocated once here; advance(n_steps) is one launch in which each thread takes its
-// instance through the n_steps fixed steps (kernels/reduced_batch.hpp:
-// robot_advance_thread, around the per-thread step of kernels/reduced_step.hpp that the
-// CPU reduced backend runs too). Reads compute a frame on the device
-// (robot_frame_thread) and bring it back through pinned memory, once per step count.
+// instance through the n_steps fixed steps (reduced_advance_thread of
+// kernels/reduced_step.hpp, the per-thread step the CPU reduced backend runs too). Reads
+// compute a frame on the device (reduced_frame_thread, kernels/reduced_batch.hpp) and
+// bring it back through pinned memory, once per step count.
 // The per-instance state calls move columns with kernels/instance_state.hpp, as the DAE
 // cuda backend does (host/cuda_backend_state.cuh).
 #include <cuda_runtime.h>
@@ -62,7 +62,7 @@ class CudaReducedBackend final : public Backend {
   int n_joint_coordinates() const override { return nj_; }
   /// q, qd of the moving joints and tau = their actuator forces (robot_actuator_forces).
   void read_joint_state(double* q, double* qd, double* tau) const override;
-  int n_link_frames() const override { return robot_frame_count(nj_, floating_); }
+  int n_link_frames() const override { return batch::robot_frame_count(nj_, floating_ ? 1 : 0); }
   void read_link_frames(const int* frames, int count, double* out) const override;
   ArrayView link_frames_view(const int* frames, int count) override;
 
@@ -79,21 +79,26 @@ class CudaReducedBackend final : public Backend {
   void set_inputs(const int* ids, int count, const double* u) override;
   /// Y on the device: (n_instances, state_size()) in T, strides (1, n_instances).
   ArrayView state_view() override;
-  /// The inputs u on the device: (n_instances, n) in T, strides (1, n_instances).
+  /// The inputs u on the device: (n_instances, n) doubles (in both precisions, as the
+  /// step reads them), strides (1, n_instances).
   ArrayView inputs_view() override;
 
   /// Device memory per instance [bytes] for a robot of n joints (floating base or not) in
   /// T, with per_instance model slots.
-  static std::size_t bytes_per_instance(int n, bool floating, bool per_instance);
+  static std::size_t bytes_per_instance(int n, bool floating, bool per_instance) {
+    return batch::robot_batch_bytes_per_instance(n, floating ? 1 : 0, per_instance, sizeof(T));
+  }
 
  private:
   void release() noexcept;
-  /// The view of the slots in device memory.
-  batch::RobotBatchView<T> batch_view() const;
+  /// The batch view over the device arrays (kernels/reduced_step.hpp).
+  batch::ReducedBatchView<T> batch_view() const;
   /// Uploads slots [first, first + count) of slots_ (queued on the stream).
   void upload_slots(int first, int count);
   /// Makes the slot arrays per instance (set_models' first call).
   void make_slots_per_instance();
+  /// Copies offset_ to the device (queued; the pageable source is staged before the call returns).
+  void upload_offsets();
   /// Computes the frame at the current state and brings it to frame_host_ (once per
   /// step count and inputs).
   void fetch_frame() const;
@@ -104,8 +109,12 @@ class CudaReducedBackend final : public Backend {
   double frame_at(int e, int i) const {
     return static_cast<double>(frame_host_.get()[static_cast<std::size_t>(e) * n_ + i]);
   }
+  /// One launch of f over n_threads threads (kernels/grid_kernel.cuh).
   template <class F>
   void launch(const char* name, int n_threads, F f) const;
+  /// launch of Op<T, Cap>{args...} with the per-thread capacity Cap for this robot.
+  template <template <class, int> class Op, class... A>
+  void launch_cap(const char* name, int n_threads, A... args) const;
 
   std::shared_ptr<const std::vector<Model>> models_;
   std::vector<Model> own_models_;  ///< one per instance after set_models (models_ then points here)
@@ -114,7 +123,6 @@ class CudaReducedBackend final : public Backend {
   RobotSolver solver_;
   Integrator integrator_;
   double dt_;
-  double runaway_kinetic_energy_;
   std::int64_t steps_ = 0;
   std::string batch_;
   bool per_instance_ = false;
@@ -125,14 +133,18 @@ class CudaReducedBackend final : public Backend {
 
   cudaStream_t stream_ = nullptr;
   cudaEvent_t staging_copied_ = nullptr;
+  // Model slots (kernels/reduced_step.hpp: ReducedBatchView).
   DeviceArray<ReducedLinkParams<T>> links_;
   DeviceArray<cga::CgaLink<T>> cga_links_;
   DeviceArray<RobotJointParams<T>> joints_;
   DeviceArray<RobotBaseParams<T>> base_;
   DeviceArray<Vec3<T>> gravity_;
-  DeviceArray<T> Y_, Y0_, U_, frame_, link_out_;
+  DeviceArray<T> runaway_, y_init_;
+  // Per instance: state, inputs, status (structure of arrays), the frame and link frames.
+  DeviceArray<T> Y_, frame_, link_out_;
+  DeviceArray<double> U_;
   DeviceArray<std::int8_t> status_, reason_, status_rows_, reason_rows_;
-  DeviceArray<std::int64_t> status_step_, step_rows_;
+  DeviceArray<std::int64_t> status_step_, offset_dev_, step_rows_;
   DeviceArray<int> ids_dev_, frame_ids_;
   DeviceArray<double> rows_;  ///< (n, max(ny, n)) staging of rows
   mutable PinnedArray<T> frame_host_;

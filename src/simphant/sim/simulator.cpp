@@ -7,6 +7,7 @@
 #include "simphant/sim/cpu_backend.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 #include "simphant/sim/joint_load_frames.hpp"
+#include "simphant/sim/link_frames.hpp"
 #include "simphant/sim/reduced_backend.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/model/topology.hpp"
@@ -146,6 +147,42 @@ void Simulator::reset(const int* ids, int count, bool resample_models) {
   std::vector<std::uint64_t> next(static_cast<std::size_t>(count));
   for (int k = 0; k < count; ++k) next[static_cast<std::size_t>(k)] = episodes_[static_cast<std::size_t>(InstanceIds::at(ids, k))] + 1;
   resample(ids, count, next.data());
+}
+
+int Simulator::n_link_frames() const { return link_frame_count(model()); }
+
+int Simulator::link_frame_index(const std::string& name) const { return simphant::link_frame_index(model(), name); }
+
+namespace {
+void check_link_frames(const Model& model, const int* frames, int count) {
+  const int F = link_frame_count(model);
+  if (F == 0) throw std::invalid_argument("link_frames: the scene has no robot (docs/robots.md)");
+  if (count < 0) throw std::invalid_argument("link_frames: a negative frame count");
+  for (int c = 0; c < count; ++c)
+    if (frames[c] < 0 || frames[c] >= F)
+      throw std::invalid_argument("link_frames: frame index " + std::to_string(frames[c]) + " out of [0, " +
+                                  std::to_string(F) + ")");
+}
+}  // namespace
+
+void Simulator::read_link_frames(const int* frames, int count, double* out) const {
+  check_link_frames(model(), frames, count);
+  if (backend_->n_link_frames() > 0) {
+    backend_->read_link_frames(frames, count, out);
+    return;
+  }
+  const int n = n_instances(), B = model().n_bodies();
+  std::vector<double> states(static_cast<std::size_t>(n) * B * 13);
+  backend_->read_states(states.data());
+  for (int i = 0; i < n; ++i)
+    link_frames_from_states((*models_)[models_->size() == 1 ? 0 : static_cast<std::size_t>(i)],
+                            states.data() + static_cast<std::size_t>(i) * B * 13, frames, count,
+                            out + static_cast<std::size_t>(i) * count * 13);
+}
+
+ArrayView Simulator::link_frames_view(const int* frames, int count) {
+  check_link_frames(model(), frames, count);
+  return backend_->link_frames_view(frames, count);
 }
 
 void Simulator::joint_load_frames(const double* states, const double* reactions, const double* driver_loads,
