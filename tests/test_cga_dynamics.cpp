@@ -672,5 +672,35 @@ TEST(CgaDynamics, FloatInstantiation) {
   for (int k = 0; k < n; ++k) EXPECT_NEAR(qdd[k], qdd_d[k], 2e-3 * std::max(1.0, max_abs(qdd_d)));
 }
 
+TEST(CgaDynamics, SmallCapacityWorkspacesGiveIdenticalResults) {
+  // The capacity parameter only sizes the arrays: a 7-link workspace (what a GPU thread
+  // uses for a 7-joint arm) runs the same arithmetic as the 64-link default, so the
+  // results are bit-identical.
+  Rng rng(15);
+  const int n = 7;
+  static CgaWorkspace<double> ws;
+  static CgaWorkspace<double, 7> ws7;
+  static AbaWorkspace<double> aws;
+  static AbaWorkspace<double, 7> aws7;
+  static_assert(CgaWorkspace<double, 7>::kCapacity == 7 && AbaWorkspace<double, 7>::kCapacity == 7, "capacity");
+  static_assert(sizeof(AbaWorkspace<double, 7>) < sizeof(AbaWorkspace<double>) / 8, "small workspace");
+  for (int t = 0; t < 5; ++t) {
+    const Links L = random_tree(rng, n);
+    const State s = random_state(rng, n);
+    std::vector<double> a(n), b(n), c(n), d(n), e(n), f(n);
+    cga_aba(n, L.data(), kGravity, s.q.data(), s.qd.data(), s.tau.data(), a.data(), ws);
+    cga_aba(n, L.data(), kGravity, s.q.data(), s.qd.data(), s.tau.data(), b.data(), ws7);
+    aba(n, L.data(), kGravity, s.q.data(), s.qd.data(), s.tau.data(), c.data(), aws);
+    aba(n, L.data(), kGravity, s.q.data(), s.qd.data(), s.tau.data(), d.data(), aws7);
+    cga_rnea(n, L.data(), kGravity, s.q.data(), s.qd.data(), s.qdd.data(), e.data(), ws);
+    cga_rnea(n, L.data(), kGravity, s.q.data(), s.qd.data(), s.qdd.data(), f.data(), ws7);
+    for (int k = 0; k < n; ++k) {
+      EXPECT_EQ(a[k], b[k]);
+      EXPECT_EQ(c[k], d[k]);
+      EXPECT_EQ(e[k], f[k]);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace simphant

@@ -134,25 +134,27 @@ TEST(RobotScene, BadInputNamesTheJsonPath) {
   EXPECT_EQ(error_path(plain), "");
 }
 
-// The joint-space solvers run RK4 only: another integrator is refused naming
-// /solver/integrator; the maximal-coordinate solver (dae) takes any of them. The
-// reduced backend refuses such a model too.
-TEST(RobotScene, JointSpaceSolversRunRk4Only) {
+// The joint-space solvers run the fixed-step integrators (rk4, euler, symplectic_euler):
+// an adaptive one is refused naming /solver/integrator; the maximal-coordinate solver
+// (dae) takes any of them. The reduced backend refuses such a model too.
+TEST(RobotScene, JointSpaceSolversRunTheFixedStepIntegrators) {
   TempDir t;
   for (const char* solver : {"aba", "cga"}) {
     json d = base_doc(t.urdf(), solver);
-    d["solver"]["integrator"] = "symplectic_euler";
+    d["solver"]["integrator"] = "dopri5";
     std::string what;
     EXPECT_EQ(error_path(d, &what), "/solver/integrator") << solver;
-    EXPECT_NE(what.find("rk4 only"), std::string::npos) << what;
-    d["solver"]["integrator"] = "rk4";
-    EXPECT_EQ(error_path(d), "") << solver;
+    EXPECT_NE(what.find("fixed-step integrators rk4, euler and symplectic_euler"), std::string::npos) << what;
+    for (const char* fixed : {"rk4", "euler", "symplectic_euler"}) {
+      d["solver"]["integrator"] = fixed;
+      EXPECT_EQ(error_path(d), "") << solver << " " << fixed;
+    }
   }
   json d = base_doc(t.urdf(), "dae");
-  d["solver"]["integrator"] = "euler";
+  d["solver"]["integrator"] = "dopri5";
   EXPECT_EQ(error_path(d), "");
   Model m = parse_scene(base_doc(t.urdf(), "aba").dump()).model;
-  m.solver.integrator = Integrator::Euler;
+  m.solver.integrator = Integrator::Dopri5;
   EXPECT_THROW(ReducedBackend(std::make_shared<const std::vector<Model>>(std::vector<Model>{m}), 1, 1),
                std::invalid_argument);
 }

@@ -178,7 +178,8 @@ void expect_urdf_error(const std::string& xml, std::initializer_list<const char*
 TEST(UrdfErrors, EachNamesTheElement) {
   const std::string base = "<link name=\"base\"/>";
   const std::string c = "<axis xyz=\"0 0 1\"/>";
-  expect_urdf_error(robot(base + link("a") + joint("j1", "floating", "base", "a")), {"joint 'j1'", "floating"});
+  expect_urdf_error(robot(base + link("a", "") + joint("j1", "floating", "base", "a")),
+                    {"link 'a' (the floating base of joint 'j1'", "no mass"});
   expect_urdf_error(robot(base + link("a") + joint("j1", "planar", "base", "a")), {"joint 'j1'", "planar"});
   expect_urdf_error(robot(base + link("a") + joint("j1", "weird", "base", "a")), {"j1", "weird"});
   expect_urdf_error(robot(base + link("a") + joint("j1", "continuous", "base", "a", "<axis xyz=\"0 0 0\"/>")),
@@ -186,11 +187,11 @@ TEST(UrdfErrors, EachNamesTheElement) {
   expect_urdf_error(robot(base + link("a") + joint("j1", "revolute", "base", "a", c)), {"j1", "limits"});
   // Mass rules.
   expect_urdf_error(robot(base + link("a", "") + joint("j1", "continuous", "base", "a", c)),
-                    {"link 'a'", "no <inertial>", "j1"});
+                    {"link 'a'", "no mass", "no mass below it", "'j1'"});
   expect_urdf_error(robot(base + link("a", mass_inertia("0", "1", "1", "1")) + joint("j1", "continuous", "base", "a")),
-                    {"link 'a': inertial", "mass must be > 0"});
+                    {"link 'a': inertial", "mass is 0 but the inertia is not zero"});
   expect_urdf_error(robot(base + link("a", mass_inertia("-2", "1", "1", "1")) + joint("j1", "continuous", "base", "a")),
-                    {"link 'a': inertial", "mass must be > 0"});
+                    {"link 'a': inertial", "mass must be a finite number >= 0 (got -2 kg)"});
   expect_urdf_error(robot(base + link("a", mass_inertia("1", "1", "-1", "1")) + joint("j1", "continuous", "base", "a")),
                     {"link 'a': inertial", "not positive definite"});
   expect_urdf_error(robot(base + link("a", mass_inertia("1", "1", "1", "1", "2")) + joint("j1", "continuous", "base", "a")),
@@ -199,7 +200,7 @@ TEST(UrdfErrors, EachNamesTheElement) {
                     {"link 'a': inertial", "triangle inequality"});
   expect_urdf_error(robot(base + link("a") + link("b", mass_inertia("-1", "1", "1", "1")) +
                           joint("j1", "continuous", "base", "a") + joint("jf", "fixed", "a", "b")),
-                    {"link 'b' (merged by fixed joints into link 'a'): inertial", "mass must be > 0"});
+                    {"link 'b' (merged by fixed joints into link 'a'): inertial", "mass must be a finite number >= 0"});
   expect_urdf_error(robot(base + link("a") + link("b", mass_inertia("0", "1", "1", "1")) +
                           joint("j1", "continuous", "base", "a") + joint("jf", "fixed", "a", "b")),
                     {"link 'b'", "mass is 0 but the inertia is not zero"});

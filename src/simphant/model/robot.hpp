@@ -40,6 +40,9 @@ struct RobotJointSpace {
   /// (n) per joint: actuator mode and gains, limits, damping, friction, mimic, as the
   /// compile derived them (reduced/joint_forces.hpp; docs/robots.md).
   std::vector<RobotJointParams<double>> joints;
+  /// (n) effective inertia I_k = 1 / (M(q0)^-1)_kk of each joint [kg m^2 | kg] (fixed
+  /// base), from which the limit gains were derived (scene/robot_joint_params.hpp).
+  std::vector<double> effective_inertia;
   /// Floating base only (model.floating): initial base state, robot_dynamics.hpp's layout:
   /// base_q0 = p_B (3, W) then quat_B (4, w x y z); base_v0 = v_B (3, W) then omega_B (3, B).
   std::vector<double> base_q0, base_v0;

@@ -22,21 +22,23 @@
 
 namespace simphant {
 
-/// Per-call scratch of aba(); fixed size. Index k = link k; spatial quantities in W
-/// coordinates at the W origin.
-template <class T>
+/// Per-call scratch of aba(); fixed size: Cap links (n <= Cap; a GPU thread running a
+/// 7-link arm uses AbaWorkspace<T, 7> instead of the 64-link default to save registers /
+/// local memory). Index k = link k; spatial quantities in W coordinates at the W origin.
+template <class T, int Cap = kMaxReducedLinks>
 struct AbaWorkspace {
-  Mat3<T> R[kMaxReducedLinks];                ///< link orientation, link -> W
-  Vec3<T> o[kMaxReducedLinks];                ///< link frame origin in W [m]
-  SpatialMotion<T> S[kMaxReducedLinks];       ///< joint motion subspace in W: (z, o x z) or (0, z)
-  SpatialMotion<T> v[kMaxReducedLinks];       ///< link velocity [rad/s, m/s]
-  SpatialMotion<T> c[kMaxReducedLinks];       ///< velocity-product acceleration v x (S qd)
-  ArticulatedInertia<T> IA[kMaxReducedLinks]; ///< articulated-body inertia
-  SpatialForce<T> pA[kMaxReducedLinks];       ///< articulated-body bias force
-  SpatialForce<T> U[kMaxReducedLinks];        ///< IA S
-  T Dinv[kMaxReducedLinks];                   ///< 1 / (S^T U)
-  T u[kMaxReducedLinks];                      ///< tau - S^T pA
-  SpatialMotion<T> a[kMaxReducedLinks];       ///< link spatial acceleration (gravity as -g of the base)
+  static constexpr int kCapacity = Cap;  ///< the largest n this workspace holds
+  Mat3<T> R[Cap];                        ///< link orientation, link -> W
+  Vec3<T> o[Cap];                        ///< link frame origin in W [m]
+  SpatialMotion<T> S[Cap];               ///< joint motion subspace in W: (z, o x z) or (0, z)
+  SpatialMotion<T> v[Cap];               ///< link velocity [rad/s, m/s]
+  SpatialMotion<T> c[Cap];               ///< velocity-product acceleration v x (S qd)
+  ArticulatedInertia<T> IA[Cap];         ///< articulated-body inertia
+  SpatialForce<T> pA[Cap];               ///< articulated-body bias force
+  SpatialForce<T> U[Cap];                ///< IA S
+  T Dinv[Cap];                           ///< 1 / (S^T U)
+  T u[Cap];                              ///< tau - S^T pA
+  SpatialMotion<T> a[Cap];               ///< link spatial acceleration (gravity as -g of the base)
 };
 
 /// Forward dynamics qdd = M(q)^-1 (tau - C(q, qd) qd - g(q)) (Featherstone Table 7.1,
@@ -44,7 +46,7 @@ struct AbaWorkspace {
 /// no external forces). In W coordinates the joint subspace of link k moves with the
 /// link, dS/dt = v_k x S, which gives c_k = v_k x (S qd_k) (Table 7.1's c_i).
 ///
-///  n       number of links, 0 <= n <= kMaxReducedLinks
+///  n       number of links, 0 <= n <= Cap (the workspace's capacity)
 ///  links   (n) link parameters, topological order: links[k].parent < k; mass > 0 and
 ///          SPD inertia_com (else D may vanish)
 ///  gravity [m/s^2], base (world) coordinates
@@ -54,9 +56,9 @@ struct AbaWorkspace {
 ///  ws      scratch; after the call ws.R / ws.o hold the link poses and ws.v / ws.a the
 ///          link velocities and accelerations (W coordinates, W origin)
 /// Cost O(n); no allocation.
-template <class T>
+template <class T, int Cap>
 SP_HD void aba(int n, const ReducedLinkParams<T>* links, Vec3<T> gravity, const T* q, const T* qd, const T* tau,
-               T* qdd_out, AbaWorkspace<T>& ws) {
+               T* qdd_out, AbaWorkspace<T, Cap>& ws) {
   using spatial_detail::m3_axis_angle;
   using spatial_detail::m3_congruence_sym;
   using spatial_detail::m3_mul;
@@ -138,10 +140,10 @@ SP_HD void aba(int n, const ReducedLinkParams<T>* links, Vec3<T> gravity, const 
 /// parent -1 hanging from the base B. Base state and outputs in robot_dynamics.hpp's
 /// convention: p_B (W), quat_B (B -> W), v_B = velocity of B's origin (W), omega_B (B);
 /// vdot_B = dv_B/dt (W) and omegadot_B = domega_B/dt (B). Other arguments as aba().
-template <class T>
+template <class T, int Cap>
 SP_HD void aba_floating(int n, const ReducedLinkParams<T>* links, const RobotBaseParams<T>& base, Vec3<T> gravity,
                         const Vec3<T>& p_B, const Quat<T>& quat_B, const Vec3<T>& v_B, const Vec3<T>& omega_B,
                         const T* q, const T* qd, const T* tau, Vec3<T>& vdot_B, Vec3<T>& omegadot_B, T* qdd_out,
-                        AbaWorkspace<T>& ws);
+                        AbaWorkspace<T, Cap>& ws);
 
 }  // namespace simphant

@@ -55,6 +55,19 @@ JointFrame<double> compile_local_frames(const nlohmann::json& frame_i, const std
 /// Precondition: model.bodies filled.
 void compile_joints(const nlohmann::json& joints, const std::string& path, Model& model);
 
+/// robot.floating_base and robot.base (docs/robots.md, "Floating base") -> rj.model.floating,
+/// rj.base_q0 / base_v0 (empty for a fixed base). Errors: a base on a fixed-base robot, a
+/// zero orientation quaternion, wrong array lengths, unknown keys.
+void compile_robot_base(const nlohmann::json& robot, const std::string& path, RobotJointSpace& rj);
+
+/// robot.servos, robot.urdf_dynamics and robot.friction_velocity -> rj.joints and
+/// rj.effective_inertia (scene/robot_joint_params.hpp, derived at rj.q0 with step dt); a
+/// servo joint's input slot rj.tau[k] starts at its target. Precondition: rj.model (payload
+/// merged), q0 and tau compiled. Errors name the JSON pointer (unknown joint or mode, a
+/// negative gain, kp on a velocity servo, a nonzero tau entry for a servo joint,
+/// friction_velocity <= 0, a singular joint-space mass matrix at q0).
+void compile_robot_joints(const nlohmann::json& robot, const std::string& path, double dt, RobotJointSpace& rj);
+
 /// The "forces" array -> model.forces, actuator input slots and model.n_inputs.
 /// Precondition: model.bodies and model.joints filled.
 void compile_forces(const nlohmann::json& forces, const std::string& path, Model& model);

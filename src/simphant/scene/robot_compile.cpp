@@ -152,7 +152,8 @@ void resolve_robot_paths(json& doc, const std::string& source) {
 
 void compile_robot(const json& robot, const std::string& path, RobotSolver solver_type, Model& model) {
   expect_object(robot, path);
-  check_keys(robot, path, {"urdf", "q0", "qd0", "tau", "payload", "gravity"});
+  check_keys(robot, path, {"urdf", "q0", "qd0", "tau", "payload", "gravity", "floating_base", "base", "servos",
+                          "urdf_dynamics", "friction_velocity"});
   const std::string urdf_ptr = child_path(path, "urdf");
   const std::string file = resolve_urdf(as_string(require_key(robot, path, "urdf"), urdf_ptr), urdf_ptr);
   auto rj = std::make_shared<RobotJointSpace>();
@@ -169,6 +170,8 @@ void compile_robot(const json& robot, const std::string& path, RobotSolver solve
   rj->qd0 = joint_vector(robot, path, "qd0", rm);
   rj->tau = joint_vector(robot, path, "tau", rm);
   if (const json* payload = find_key(robot, "payload")) apply_payload(*payload, child_path(path, "payload"), rm);
+  compile_robot_base(robot, path, *rj);
+  compile_robot_joints(robot, path, model.solver.dt, *rj);
 
   Model m = maximal_model_from_urdf(rm, rj->q0, rj->qd0);
   m.name = model.name.empty() ? rm.name : model.name;

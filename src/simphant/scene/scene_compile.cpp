@@ -20,10 +20,11 @@ Model compile_model(const nlohmann::json& doc) {
         throw SceneError(child_path(root, key), "not allowed beside a \"robot\" section (the robot's bodies, joints and "
                                                 "actuators come from its URDF; gravity is robot.gravity)");
     model.solver = compile_solver(require_key(doc, root, "solver"), "/solver");
-    if (solver_type != RobotSolver::Dae && model.solver.integrator != Integrator::Rk4)
+    if (solver_type != RobotSolver::Dae && is_adaptive(model.solver.integrator))
       throw SceneError("/solver/integrator", std::string("solver \"") + robot_solver_name(solver_type) +
-                                                 "\" runs rk4 only (got \"" + integrator_name(model.solver.integrator) +
-                                                 "\"); use solver type \"dae\" for the other integrators");
+                                                 "\" runs the fixed-step integrators rk4, euler and symplectic_euler (got \"" +
+                                                 integrator_name(model.solver.integrator) +
+                                                 "\"); use solver type \"dae\" for the adaptive ones");
     compile_robot(*robot, "/robot", solver_type, model);
     return model;
   }

@@ -68,10 +68,10 @@ HostMemory simulator_host_memory(const Model& model, long long n_instances, bool
     return h;
   }
   if (model.robot && model.robot->solver != RobotSolver::Dae) {
-    const double n = model.robot->n();
     h.backend = model.robot->solver == RobotSolver::Cga ? "reduced-cga" : "reduced-aba";
     h.per_worker = ReducedBackend::worker_bytes();
-    h.per_instance = kInstanceBookkeeping + 8 * (2 * n + n) + (models_per_instance ? ReducedBackend::model_row_bytes(model) : 0);
+    h.per_instance = kInstanceBookkeeping + ReducedBackend::instance_bytes(model) +
+                     (models_per_instance ? ReducedBackend::model_row_bytes(model) : 0);
     return h;
   }
   if (cuda) {

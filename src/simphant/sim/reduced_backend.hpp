@@ -1,34 +1,45 @@
 #pragma once
 // ReducedBackend: runs a URDF robot scene (Model::robot set, solver "aba" or "cga",
-// docs/robots.md) in joint coordinates. State per instance y = [q (n), qd (n)]; fixed-step
-// RK4 of dy/dt = [qd, qdd(q, qd, tau)] with qdd from the spatial-vector ABA
-// (reduced/aba.hpp) or the CGA ABA (reduced/cga/cga_dynamics.hpp). Instances are spread
-// over worker threads (OpenMP, static schedule), one fixed-size workspace per worker
-// allocated in the constructor: the step loop allocates nothing, and results do not
-// depend on the thread count.
+// docs/robots.md) in joint coordinates on the CPU. State per instance y = [q (n), qd (n)],
+// or with a floating base [p_B (3), quat_B (4), q (n), v_B (3), omega_B (3), qd (n)]
+// (reduced/robot_view.hpp); fixed steps of dt with rk4, euler or symplectic_euler
+// (model.solver.integrator) of dy/dt = robot_derivative (reduced/robot_dynamics.hpp: the
+// joint forces of RobotJointSpace::joints, mimic joints, the spatial-vector or CGA ABA).
+// The step is the per-thread function the GPU runs (kernels/reduced_step.hpp), called for
+// each instance on worker threads (OpenMP, static schedule) with one fixed-size workspace
+// per worker allocated in the constructor: the step loop allocates nothing, and results do
+// not depend on the thread count.
 //
-// Reads, so the output compares with the DAE path of the same robot (body k = link k):
-//  - read_states: per link its CoM pose and velocity from forward kinematics
-//    (reduced/forward_kinematics.hpp): r = CoM in W [m], p = rotation link frame -> W
-//    (w, x, y, z; w >= 0), v = CoM velocity in W [m/s], omega_B = angular velocity in
-//    the link frame [rad/s]; the 13-per-body layout of Backend::read_states.
+// Reads, so the output compares with the DAE path of the same robot (body k = link k, or
+// with a floating base body 0 = the base and body k + 1 = link k):
+//  - read_states: per body its CoM pose and velocity (robot_body_record,
+//    reduced/robot_kinematics.hpp): r = CoM in W [m], p = rotation body frame -> W
+//    (w, x, y, z; w >= 0 for links), v = CoM velocity in W [m/s], omega_B = angular velocity
+//    in the body frame [rad/s]; the 13-per-body layout of Backend::read_states.
 //  - read_reactions: NaN (joint coordinates have no constraint forces; not computed).
 //  - read_constraint_violation: 0 (joints hold by construction).
 //  - read_energy: kinetic (sum 1/2 m v.v + 1/2 w.I w) + gravity potential (-m g . c) [J].
-//  - read_joint_state: q, qd and tau (the actuator inputs, set_inputs) per instance.
-// Diverged: an instance whose state turns non-finite is frozen at its last finite state.
+//  - read_joint_state: q, qd and tau = the actuator forces after the servo law, effort
+//    clamp and velocity cut (robot_actuator_forces), not the passive forces.
+// Diverged: an instance whose state turns non-finite, or passes a given runaway bound
+// (solver.runaway_kinetic_energy), is frozen at its last good state.
 // Assembly: nothing to assemble, every instance ok with zero residuals.
-// Per-instance state (Backend): y = [q (n), qd (n)]; reset returns to the model's q0, qd0.
+// Per-instance state (Backend): y as above; reset returns to the model's q0, qd0 (and
+// base_q0, base_v0), mimic followers set from their leaders.
 #include <memory>
 #include <vector>
 
 #include "simphant/model/robot.hpp"
-#include "simphant/reduced/aba.hpp"
-#include "simphant/reduced/cga/cga_dynamics.hpp"
+#include "simphant/reduced/robot_view.hpp"
 #include "simphant/sim/backend.hpp"
 #include "simphant/sim/instance_ids.hpp"
 
 namespace simphant {
+
+namespace batch {
+template <class T>
+struct ReducedBatchView;  // kernels/reduced_step.hpp
+}  // namespace batch
 
 class ReducedBackend final : public Backend {
  public:
@@ -50,14 +61,15 @@ class ReducedBackend final : public Backend {
   void read_constraint_violation(double* out) const override;
   void read_energy(double* total, double* kinetic) const override;
   void read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const override;
-  /// RK4 only (the constructor refuses another integrator): one accepted step of dt per step.
+  Integrator integrator() const override { return integrator_; }
+  /// Fixed step (the constructor refuses the adaptive integrators): one accepted step of dt per step.
   void read_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step,
                             double* max_step) const override;
   const std::vector<AssemblyResult>& assembly() const override { return assembly_; }
   int n_joint_coordinates() const override { return n_; }
   void read_joint_state(double* q, double* qd, double* tau) const override;
 
-  int state_size() const override { return 2 * n_; }
+  int state_size() const override { return state_size_; }
   void get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
                  std::int64_t* status_steps, std::int8_t* reasons) const override;
   void set_state(const int* ids, int count, const double* y, const std::int64_t* steps, const std::int8_t* status,
@@ -67,39 +79,49 @@ class ReducedBackend final : public Backend {
   /// listed instances' link parameters, gravity and inputs (robot tau) are rebuilt.
   void set_models(const int* ids, int count, const Model* models) override;
   void set_inputs(const int* ids, int count, const double* u) override;
-  /// Y itself: (n_instances, 2n) doubles, row-major.
+  /// Y itself: (n_instances, state_size()) doubles, row-major.
   ArrayView state_view() override;
-  /// The joint torques / forces tau: (n_instances, n) doubles, row-major.
+  /// The joint inputs u (torques / forces, or servo targets): (n_instances, n) doubles, row-major.
   ArrayView inputs_view() override;
 
   struct Worker;  ///< per-thread scratch (reduced_backend.cpp)
   /// [bytes] of one worker's scratch (fixed size, kMaxRobotJoints).
   static double worker_bytes();
-  /// [bytes] of one model slot's link rows and gravity for `model` (a robot model).
+  /// [bytes] of one model slot's rows (links, joints, base, gravity, bound, initial
+  /// state) for `model` (a robot model).
   static double model_row_bytes(const Model& model);
+  /// [bytes] per instance of state and inputs for `model` (a robot model).
+  static double instance_bytes(const Model& model);
 
  private:
   int model_of(int i) const { return models_->size() == 1 ? 0 : i; }
-  /// qdd of instance i at (q, qd) with its inputs, into qdd.
-  void joint_accelerations(int i, const double* q, const double* qd, double* qdd, Worker& w) const;
-  /// Kinetic energy [J] of instance i at Y = [q, qd] (leaves the kinematics in w).
-  double kinetic_energy(int i, const double* Y, Worker& w) const;
+  /// The batch as the per-thread functions read it (kernels/reduced_step.hpp).
+  batch::ReducedBatchView<double> view() const;
   /// Throws std::invalid_argument unless m is a robot model this batch can run.
   void check_model(const Model& m, const std::string& who) const;
-  /// Link rows (links_, cga_links_) and gravity_ of model slot `slot` from m.
+  /// The rows of model slot `slot` from m.
   void write_model_rows(std::size_t slot, const Model& m);
   std::shared_ptr<const std::vector<Model>> models_;
   RobotSolver solver_;
+  Integrator integrator_;
   int n_instances_;
   int threads_;
   int n_;  ///< joints per instance
+  int floating_;
+  int state_size_;
   double dt_;
   std::int64_t steps_ = 0;
-  std::vector<ReducedLinkParams<double>> links_;   ///< (n_models, n)
-  std::vector<cga::CgaLink<double>> cga_links_;    ///< (n_models, n)
-  std::vector<Vec3d> gravity_;                     ///< (n_models)
-  std::vector<double> Y_;                          ///< (n_instances, 2n): q then qd
-  std::vector<double> inputs_;                     ///< (n_instances, n): tau
+  // Model slots (n_slots = models_->size()): rows of the per-thread functions.
+  std::vector<ReducedLinkParams<double>> links_;   ///< (n_slots, n)
+  std::vector<cga::CgaLink<double>> cga_links_;    ///< (n_slots, n)
+  std::vector<RobotJointParams<double>> joints_;   ///< (n_slots, n)
+  std::vector<RobotBaseParams<double>> base_;      ///< (n_slots)
+  std::vector<Vec3d> gravity_;                     ///< (n_slots)
+  std::vector<double> runaway_;                    ///< (n_slots) solver.runaway_kinetic_energy
+  std::vector<double> y_init_;                     ///< (n_slots, state_size)
+  // Instances.
+  std::vector<double> Y_;                          ///< (n_instances, state_size)
+  std::vector<double> inputs_;                     ///< (n_instances, n): u
   std::vector<std::int8_t> status_;
   std::vector<std::int64_t> status_step_;          ///< (n_instances) instance step at which the status was set
   std::vector<std::int8_t> reason_;                ///< (n_instances) status reason (kReason*, dynamics/runaway.hpp)

@@ -2,8 +2,10 @@
 // Private to urdf/: the stages of parse_urdf (urdf_import.hpp), one per file.
 // urdf_precheck.cpp bounds the document before urdfdom sees it; urdf_parse.cpp runs
 // urdfdom and wraps its errors; urdf_tree.cpp checks the tree and merges fixed joints;
-// urdf_inertia.cpp holds the mass-property arithmetic.
+// urdf_inertia.cpp holds the mass-property arithmetic; urdf_mimic.cpp resolves <mimic>;
+// urdf_warnings.cpp lists what is read and not used; urdf_base.cpp floats or fixes the base.
 #include <string>
+#include <vector>
 
 #include "simphant/math/small.hpp"
 #include "simphant/reduced/reduced_model.hpp"
@@ -57,7 +59,20 @@ std::string tinyxml_text(const std::string& xml_text);
 /// `padded` is tinyxml_text(xml_text).
 void precheck_urdf(const std::string& xml_text, const std::string& padded, const std::string& prefix);
 
-/// The checked ReducedModel of a urdfdom model (urdf_tree.cpp). `prefix` ("URDF <source>")
+/// Fills ReducedLink::mimic, mimic_multiplier and mimic_offset from the <mimic> elements
+/// of the moving joints (urdf_mimic.cpp). A chain (a mimics b, b mimics c) is resolved to
+/// the leader c, composing q_a = m_a (m_b q_c + o_b) + o_a. Throws UrdfError naming the
+/// joint for a mimic of itself, of an unknown joint, of a fixed or floating joint (no
+/// coordinate), a non-finite multiplier or offset, and a cycle of mimics.
+void resolve_mimics(const urdf::ModelInterface& model, ReducedModel& rm, const std::string& prefix);
+
+/// One line per element or attribute of the URDF document that the import reads past and
+/// no solver uses (urdf_warnings.cpp), in document order, equal findings merged into one
+/// line that names every joint or link. `padded` is tinyxml_text(xml_text) of a document
+/// urdfdom accepted.
+std::vector<std::string> unused_urdf_elements(const std::string& padded);
+
+/// The checked ReducedModel of a urdfdom model (urdf_tree.cpp), mimics resolved. `prefix` ("URDF <source>")
 /// starts every error message.
 ReducedModel build_reduced_model(const urdf::ModelInterface& model, const std::string& prefix);
 

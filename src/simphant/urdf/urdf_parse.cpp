@@ -3,6 +3,7 @@
 // ReducedModel (urdf_tree.cpp).
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <console_bridge/console.h>
@@ -102,6 +103,7 @@ ReducedModel parse_urdf(const std::string& xml_text, const std::string& source_n
   }
   ReducedModel rm = urdf_detail::build_reduced_model(*model, prefix);
   rm.gravity = {0, 0, -9.81};
+  for (std::string& w : urdf_detail::unused_urdf_elements(padded)) rm.warnings.push_back(std::move(w));
   return rm;
 }
 

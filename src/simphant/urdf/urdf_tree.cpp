@@ -1,5 +1,5 @@
 // urdfdom model -> ReducedModel: joint checks, loop detection, fixed-joint merging and
-// the mass rules of urdf_import.hpp.
+// the mass rules of urdf_import.hpp, the floating base, limits and <dynamics>.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -51,6 +51,14 @@ bool is_zero(const Mat3d& J) {
   return true;
 }
 
+/// Output "bodies" of the walk besides moving links (index >= 0).
+constexpr int kBase = -1;   ///< the base: W for a fixed base, the free body B for a floating one
+constexpr int kWorld = -2;  ///< the root side of a `floating` joint (welded to W, not simulated)
+
+bool is_moving(int type) {
+  return type == urdf::Joint::REVOLUTE || type == urdf::Joint::CONTINUOUS || type == urdf::Joint::PRISMATIC;
+}
+
 class Builder {
  public:
   Builder(const urdf::ModelInterface& m, const std::string& prefix) : m_(m), prefix_(prefix) {}
@@ -61,32 +69,40 @@ class Builder {
     if (!root) throw UrdfError(prefix_ + ": no root link");
     out_.name = m_.getName();
     out_.base_link = root->name;
+    out_.floating = floating_ != nullptr;
+    out_.base.link = root->name;
     walk(*root);
     if (visited_.size() != m_.links_.size()) report_loop();
-    for (std::size_t k = 0; k < out_.links.size(); ++k) {
-      ReducedLink& l = out_.links[k];
-      l.mass = acc_[k].mass;
-      l.com = acc_[k].com;
-      l.inertia_com = acc_[k].inertia;
-      check_inertia(l.inertia_com, prefix_ + ": link '" + l.name + "' (with its fixed children merged)");
+    if (floating_ != nullptr && !floating_reached_) {  // unreachable: check_joints/walk see every joint
+      throw UrdfError(prefix_ + ": joint '" + floating_->name + "': not reached from the root");
     }
+    finish_links();
+    finish_base();
     return out_;
   }
 
  private:
-  /// Joint types and axes; every link has at most one parent joint.
+  /// Joint types and axes; every link has at most one parent joint; at most one
+  /// `floating` joint.
   void check_joints() {
     for (const auto& kv : m_.joints_) {
       const urdf::Joint& j = *kv.second;
       const std::string where = prefix_ + ": joint '" + j.name + "'";
       const int t = j.type;
-      if (t != urdf::Joint::REVOLUTE && t != urdf::Joint::CONTINUOUS && t != urdf::Joint::PRISMATIC &&
-          t != urdf::Joint::FIXED) {
+      if (!is_moving(t) && t != urdf::Joint::FIXED && t != urdf::Joint::FLOATING) {
         throw UrdfError(where + ": unsupported type '" + type_name(t) +
-                        "' (SimPhant imports revolute, continuous, prismatic and fixed joints)");
+                        "' (SimPhant imports revolute, continuous, prismatic, fixed and floating joints)");
+      }
+      if (t == urdf::Joint::FLOATING) {
+        if (floating_ != nullptr) {
+          const std::string a = std::min(floating_->name, j.name), b = std::max(floating_->name, j.name);
+          throw UrdfError(prefix_ + ": joint '" + b + "': a second floating joint (joint '" + a +
+                          "' is one); SimPhant simulates one floating base per robot");
+        }
+        floating_ = &j;
       }
       Vec3d unit;
-      if (t != urdf::Joint::FIXED && !unit_axis(vec(j.axis), unit)) {
+      if (is_moving(t) && !unit_axis(vec(j.axis), unit)) {
         throw UrdfError(where + ": axis: zero-length or non-finite axis (xyz " + fmt(j.axis.x) + " " + fmt(j.axis.y) + " " +
                         fmt(j.axis.z) + ")");
       }
@@ -124,38 +140,64 @@ class Builder {
     throw UrdfError(prefix_ + ": a link is not connected to the root");  // unreachable
   }
 
-  /// Adds `link`'s <inertial> to output link `body` (link pose in the body frame:
-  /// R_bl, p_bl). `moving_joint`: the moving joint whose child `link` is, else null.
-  void add_inertial(const urdf::Link& link, int body, const Mat3d& R_bl, const Vec3d& p_bl,
-                    const urdf::Joint* moving_joint) {
-    std::string where = prefix_ + ": link '" + link.name + "'";
-    if (moving_joint == nullptr) where += " (merged by fixed joints into link '" + out_.links[body].name + "')";
+  /// The mass properties of `link`'s <inertial> in its own frame, or mass 0 for a massless
+  /// frame (no <inertial>, or mass 0 with a zero inertia). Throws UrdfError at `where`
+  /// for a negative or non-finite mass, mass 0 with a nonzero inertia, or an inertia that
+  /// breaks check_inertia.
+  MassProps link_inertial(const urdf::Link& link, const std::string& where) const {
     const urdf::InertialSharedPtr& in = link.inertial;
-    if (!in) {
-      if (moving_joint == nullptr) return;  // a massless frame
-      throw UrdfError(where + ": no <inertial> (the child link of moving joint '" + moving_joint->name +
-                      "' needs mass and inertia)");
-    }
-    where += ": inertial";
+    if (!in) return {};
+    const std::string w = where + ": inertial";
     const Mat3d J = {{{in->ixx, in->ixy, in->ixz}, {in->ixy, in->iyy, in->iyz}, {in->ixz, in->iyz, in->izz}}};
-    if (moving_joint == nullptr && in->mass == 0.0) {
-      if (!is_zero(J)) throw UrdfError(where + ": mass is 0 but the inertia is not zero");
-      return;  // a massless frame
+    if (in->mass == 0.0) {
+      if (!is_zero(J)) throw UrdfError(w + ": mass is 0 but the inertia is not zero");
+      return {};
     }
-    if (!(in->mass > 0)) throw UrdfError(where + ": mass must be > 0 (got " + fmt(in->mass) + " kg)");
-    check_inertia(J, where);
+    if (!(in->mass > 0) || !std::isfinite(in->mass))
+      throw UrdfError(w + ": mass must be a finite number >= 0 (got " + fmt(in->mass) + " kg)");
+    check_inertia(J, w);
     const Mat3d R_i = rot(in->origin.rotation);
-    const MassProps in_link{in->mass, vec(in->origin.position), rotate_inertia(R_i, J)};
-    const MassProps in_body = transform_mass(in_link, R_bl, p_bl);
-    MassProps& a = acc_[static_cast<std::size_t>(body)];
-    a = a.mass > 0 ? combine_mass(a, in_body) : in_body;
+    return {in->mass, vec(in->origin.position), rotate_inertia(R_i, J)};
+  }
+
+  /// Adds `link`'s <inertial> to output body `body` (link pose in the body frame: R_bl, p_bl).
+  void add_inertial(const urdf::Link& link, int body, const Mat3d& R_bl, const Vec3d& p_bl) {
+    std::string where = prefix_ + ": link '" + link.name + "'";
+    if (body == kWorld) {
+      if (link.inertial && link.inertial->mass != 0.0)
+        out_.warnings.push_back("<inertial> of link '" + link.name + "': not used (the link is on the world side of " +
+                                "floating joint '" + floating_->name + "', welded to W)");
+      return;
+    }
+    MassProps* acc = &base_acc_;
+    if (body >= 0) {
+      acc = &acc_[static_cast<std::size_t>(body)];
+      if (out_.links[static_cast<std::size_t>(body)].name != link.name)
+        where += " (merged by fixed joints into link '" + out_.links[static_cast<std::size_t>(body)].name + "')";
+    }
+    MassProps m;
+    if (body == kBase && floating_ == nullptr) {
+      // A fixed base uses no mass: a bad inertial there is reported only if the base is
+      // made floating (make_floating_base), through base_problem_.
+      try {
+        m = link_inertial(link, where);
+      } catch (const UrdfError& e) {
+        if (base_problem_.empty()) base_problem_ = e.what();
+        return;
+      }
+    } else {
+      m = link_inertial(link, where);
+    }
+    if (m.mass == 0.0) return;  // a massless frame
+    const MassProps in_body = transform_mass(m, R_bl, p_bl);
+    *acc = acc->mass > 0 ? combine_mass(*acc, in_body) : in_body;
   }
 
   /// A link waiting on the walk's stack, with the joint that leads to it.
   struct Pending {
     const urdf::Link* link;
     const urdf::Joint* joint;  ///< the joint whose child `link` is; null for the root
-    int body;                  ///< output link of the joint's parent (-1: the base)
+    int body;                  ///< output body of the joint's parent (a link, kBase or kWorld)
     Mat3d R_bj;                ///< joint frame in that body's frame (R_bl for the root)
     Vec3d p_bj;
   };
@@ -163,9 +205,11 @@ class Builder {
   /// Depth-first walk from the root with an explicit stack (no recursion, so a deep chain
   /// costs no call stack). Output links are numbered in pre-order, children in the order
   /// urdfdom lists them, so parent index < own index. A link joined by a fixed joint joins
-  /// its parent's output link at the composed pose; a moving joint starts a new output link.
+  /// its parent's output body at the composed pose; a moving joint starts a new output
+  /// link; the `floating` joint starts the base (frame B = its child's link frame).
   void walk(const urdf::Link& root) {
-    std::vector<Pending> stack{{&root, nullptr, -1, identity3<double>(), zero3<double>()}};
+    const int root_body = floating_ != nullptr ? kWorld : kBase;
+    std::vector<Pending> stack{{&root, nullptr, root_body, identity3<double>(), zero3<double>()}};
     while (!stack.empty()) {
       const Pending e = stack.back();
       stack.pop_back();
@@ -173,9 +217,27 @@ class Builder {
       int body = e.body;
       Mat3d R_bl = e.R_bj;
       Vec3d p_bl = e.p_bj;
-      const urdf::Joint* moving = nullptr;
-      if (j != nullptr && j->type != urdf::Joint::FIXED) {
-        moving = j;
+      if (j != nullptr && j->type == urdf::Joint::FLOATING) {
+        if (e.body != kWorld) {
+          throw UrdfError(prefix_ + ": joint '" + j->name + "': a floating joint must join the root link '" +
+                          out_.base_link + "' (or a link fixed to it) to the base; its parent '" +
+                          j->parent_link_name + "' is moved by joint '" + out_.links[static_cast<std::size_t>(e.body)].joint_name +
+                          "'");
+        }
+        floating_reached_ = true;
+        body = kBase;
+        R_bl = identity3<double>();
+        p_bl = zero3<double>();
+        out_.base.link = e.link->name;
+        if (!is_identity(j->parent_to_joint_origin_transform))
+          out_.warnings.push_back("<origin> of floating joint '" + j->name +
+                                  "': not used (the base pose is state: the scene's robot.base)");
+      } else if (j != nullptr && j->type != urdf::Joint::FIXED) {
+        if (e.body == kWorld) {
+          throw UrdfError(prefix_ + ": joint '" + j->name + "': a moving joint on the world side of floating joint '" +
+                          floating_->name + "' (its parent '" + j->parent_link_name +
+                          "' is welded to W, not to the floating base '" + floating_->child_link_name + "')");
+        }
         out_.links.push_back(moving_link(*e.link, *j, body, e.R_bj, e.p_bj));
         acc_.emplace_back();
         body = static_cast<int>(out_.links.size()) - 1;
@@ -183,7 +245,7 @@ class Builder {
         p_bl = zero3<double>();
       }
       visited_.insert(e.link->name);
-      if (body >= 0) add_inertial(*e.link, body, R_bl, p_bl, moving);
+      add_inertial(*e.link, body, R_bl, p_bl);
       // Children pushed last-first, so that they are popped in urdfdom's order.
       for (auto it = e.link->child_joints.rbegin(); it != e.link->child_joints.rend(); ++it) {
         const urdf::Joint& cj = **it;
@@ -196,10 +258,65 @@ class Builder {
     }
   }
 
-  /// The output link of moving joint `j` (child `link`) below output link `parent` at
-  /// joint pose (R_bj, p_bj) in the parent's frame.
-  static ReducedLink moving_link(const urdf::Link& link, const urdf::Joint& j, int parent, const Mat3d& R_bj,
-                                 const Vec3d& p_bj) {
+  static bool is_identity(const urdf::Pose& p) {
+    return p.position.x == 0 && p.position.y == 0 && p.position.z == 0 && p.rotation.x == 0 && p.rotation.y == 0 &&
+           p.rotation.z == 0;
+  }
+
+  /// Mass properties into the links; the mass rule of a massless moving link: some link
+  /// below it has mass (then every joint above a massive link has a positive inertia
+  /// along its motion, except for degenerate geometry such as coaxial revolutes; docs/robots.md).
+  void finish_links() {
+    const std::size_t n = out_.links.size();
+    std::vector<double> below(n, 0.0);  ///< mass of the strict subtree of each link
+    for (std::size_t k = n; k-- > 0;) {
+      const int p = out_.links[k].parent;
+      if (p >= 0) below[static_cast<std::size_t>(p)] += below[k] + acc_[k].mass;
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      ReducedLink& l = out_.links[k];
+      l.mass = acc_[k].mass;
+      l.com = acc_[k].com;
+      l.inertia_com = acc_[k].inertia;
+      if (l.mass > 0) {
+        check_inertia(l.inertia_com, prefix_ + ": link '" + l.name + "' (with its fixed children merged)");
+      } else if (!(below[k] > 0)) {
+        throw UrdfError(prefix_ + ": link '" + l.name + "': no mass (no <inertial>, or mass 0, on it and the links "
+                        "fixed to it) and no mass below it: moving joint '" + l.joint_name +
+                        "' would move nothing (a massless moving link needs mass further down the tree)");
+      }
+    }
+  }
+
+  void finish_base() {
+    ReducedBase& b = out_.base;
+    if (floating_ != nullptr) {
+      const std::string where = prefix_ + ": link '" + b.link + "' (the floating base of joint '" + floating_->name +
+                                "', with the links fixed to it)";
+      if (!(base_acc_.mass > 0)) throw UrdfError(where + ": no mass; a floating base needs mass > 0");
+      check_inertia(base_acc_.inertia, where);
+    } else if (base_problem_.empty() && base_acc_.mass > 0) {
+      try {
+        check_inertia(base_acc_.inertia, prefix_ + ": link '" + b.link + "' (the base, with the links fixed to it)");
+      } catch (const UrdfError& e) {
+        base_problem_ = e.what();
+      }
+    }
+    if (!base_problem_.empty()) {
+      out_.warnings.push_back("the base's mass properties are not usable and not used by a fixed base (a floating "
+                              "base made from it is refused): " + base_problem_);
+      return;  // base mass 0: unusable
+    }
+    b.mass = base_acc_.mass;
+    b.com = base_acc_.com;
+    b.inertia_com = base_acc_.inertia;
+  }
+
+  /// The output link of moving joint `j` (child `link`) below output body `parent` at
+  /// joint pose (R_bj, p_bj) in the parent's frame. Limits and <dynamics> are checked.
+  ReducedLink moving_link(const urdf::Link& link, const urdf::Joint& j, int parent, const Mat3d& R_bj,
+                          const Vec3d& p_bj) const {
+    const std::string where = prefix_ + ": joint '" + j.name + "'";
     ReducedLink l;
     l.name = link.name;
     l.joint_name = j.name;
@@ -210,12 +327,28 @@ class Builder {
     unit_axis(vec(j.axis), l.axis);
     l.continuous = j.type == urdf::Joint::CONTINUOUS;
     if (j.limits) {
+      const urdf::JointLimits& lim = *j.limits;
+      if (!std::isfinite(lim.effort) || !std::isfinite(lim.velocity))
+        throw UrdfError(where + ": limit: effort and velocity must be finite (got " + fmt(lim.effort) + ", " +
+                        fmt(lim.velocity) + "); 0 means no limit");
       if (!l.continuous) {
-        l.lower = j.limits->lower;
-        l.upper = j.limits->upper;
+        if (!std::isfinite(lim.lower) || !std::isfinite(lim.upper) || lim.lower > lim.upper)
+          throw UrdfError(where + ": limit: need finite lower <= upper (got lower " + fmt(lim.lower) + ", upper " +
+                          fmt(lim.upper) + ")");
+        l.lower = lim.lower;
+        l.upper = lim.upper;
       }
-      l.effort = j.limits->effort;
-      l.velocity = j.limits->velocity;
+      l.effort = lim.effort;
+      l.velocity = lim.velocity;
+    }
+    if (j.dynamics) {
+      const double d = j.dynamics->damping, f = j.dynamics->friction;
+      if (!(d >= 0) || !std::isfinite(d))
+        throw UrdfError(where + ": dynamics: damping must be a finite number >= 0 (got " + fmt(d) + ")");
+      if (!(f >= 0) || !std::isfinite(f))
+        throw UrdfError(where + ": dynamics: friction must be a finite number >= 0 (got " + fmt(f) + ")");
+      l.damping = d;
+      l.friction = f;
     }
     return l;
   }
@@ -224,6 +357,10 @@ class Builder {
   std::string prefix_;
   ReducedModel out_;
   std::vector<MassProps> acc_;                          ///< (links) accumulated mass properties
+  MassProps base_acc_;                                  ///< the base's accumulated mass properties (frame B)
+  std::string base_problem_;                            ///< first bad inertial of a fixed base ("" none)
+  const urdf::Joint* floating_ = nullptr;               ///< the `floating` joint, if any
+  bool floating_reached_ = false;
   std::map<std::string, const urdf::Joint*> parent_joint_;  ///< child link name -> its joint
   std::set<std::string> visited_;                       ///< URDF links reached from the root
 };
@@ -231,7 +368,9 @@ class Builder {
 }  // namespace
 
 ReducedModel build_reduced_model(const urdf::ModelInterface& model, const std::string& prefix) {
-  return Builder(model, prefix).build();
+  ReducedModel rm = Builder(model, prefix).build();
+  resolve_mimics(model, rm, prefix);
+  return rm;
 }
 
 }  // namespace simphant::urdf_detail

@@ -35,18 +35,21 @@ template <class T> SP_HD CgaLink<T> cga_link(const ReducedLinkParams<T>& l) {
           body_inertia(l.mass, l.com, l.inertia_com)};
 }
 
-/// Per-call scratch of cga_rnea() / cga_aba(); fixed size. Index k = link k, link k's frame.
-template <class T>
+/// Per-call scratch of cga_rnea() / cga_aba(); fixed size: Cap links (n <= Cap; a GPU
+/// thread uses a small Cap, e.g. CgaWorkspace<T, 7> for a 7-link arm). Index k = link k,
+/// link k's frame.
+template <class T, int Cap = kMaxReducedLinks>
 struct CgaWorkspace {
-  MotorAction<T> X[kMaxReducedLinks];  ///< action of parent_M_k(q) (k -> parent)
-  Twist<T> v[kMaxReducedLinks];        ///< link velocity twist [rad/s, m/s]
-  Twist<T> a[kMaxReducedLinks];        ///< link acceleration twist, gravity as -g of the base
-  Twist<T> c[kMaxReducedLinks];        ///< ABA: velocity-product acceleration (S qd) x v
-  Wrench<T> f[kMaxReducedLinks];       ///< RNEA: joint wrench on link k; ABA: bias wrench pA
-  Inertia<T> IA[kMaxReducedLinks];     ///< ABA: articulated-body inertia
-  Wrench<T> U[kMaxReducedLinks];       ///< ABA: IA[S]
-  T Dinv[kMaxReducedLinks];            ///< ABA: 1 / <S, U>
-  T u[kMaxReducedLinks];               ///< ABA: tau - <S, pA>
+  static constexpr int kCapacity = Cap;  ///< the largest n this workspace holds
+  MotorAction<T> X[Cap];                 ///< action of parent_M_k(q) (k -> parent)
+  Twist<T> v[Cap];                       ///< link velocity twist [rad/s, m/s]
+  Twist<T> a[Cap];                       ///< link acceleration twist, gravity as -g of the base
+  Twist<T> c[Cap];                       ///< ABA: velocity-product acceleration (S qd) x v
+  Wrench<T> f[Cap];                      ///< RNEA: joint wrench on link k; ABA: bias wrench pA
+  Inertia<T> IA[Cap];                    ///< ABA: articulated-body inertia
+  Wrench<T> U[Cap];                      ///< ABA: IA[S]
+  T Dinv[Cap];                           ///< ABA: 1 / <S, U>
+  T u[Cap];                              ///< ABA: tau - <S, pA>
 };
 
 namespace detail {
@@ -66,9 +69,9 @@ template <class T> SP_HD Inertia<T> link_inertia(const ReducedLinkParams<T>& l) 
 }
 template <class T> SP_HD const Inertia<T>& link_inertia(const CgaLink<T>& l) { return l.I; }
 
-template <class T, class Link>
+template <class T, class Link, int Cap>
 SP_HD void rnea(int n, const Link* links, const Vec3<T>& gravity, const T* q, const T* qd, const T* qdd, T* tau_out,
-                CgaWorkspace<T>& ws) {
+                CgaWorkspace<T, Cap>& ws) {
   const Twist<T> a0 = {{T(0), T(0), T(0), -gravity.x, -gravity.y, -gravity.z}};
   for (int k = 0; k < n; ++k) {
     const Link& l = links[k];
@@ -97,9 +100,9 @@ SP_HD void rnea(int n, const Link* links, const Vec3<T>& gravity, const T* q, co
   }
 }
 
-template <class T, class Link>
+template <class T, class Link, int Cap>
 SP_HD void aba(int n, const Link* links, const Vec3<T>& gravity, const T* q, const T* qd, const T* tau, T* qdd_out,
-               CgaWorkspace<T>& ws) {
+               CgaWorkspace<T, Cap>& ws) {
   // Pass 1 (outward): motors, velocities, velocity-product accelerations, bias wrenches.
   for (int k = 0; k < n; ++k) {
     const Link& l = links[k];
@@ -152,7 +155,7 @@ SP_HD void aba(int n, const Link* links, const Vec3<T>& gravity, const T* q, con
 }  // namespace detail
 
 /// Inverse dynamics in CGA: tau = M(q) qdd + C(q, qd) qd + g(q).
-///  n       number of links, 0 <= n <= kMaxReducedLinks
+///  n       number of links, 0 <= n <= Cap (the workspace's capacity)
 ///  links   (n) link parameters, topological order: links[k].parent < k
 ///  gravity [m/s^2], base (world) coordinates, e.g. (0, 0, -9.81); enters as the base
 ///          acceleration twist a_0 = -gravity ei
@@ -164,15 +167,15 @@ SP_HD void aba(int n, const Link* links, const Vec3<T>& gravity, const T* q, con
 /// Per link: v = ~M v_parent M + S qd, a = ~M a_parent M + S qdd + (S qd) x v,
 /// f = I[a] - v x I[v]; inward: tau = <S, f>, f_parent += M f ~M.
 /// Cost O(n); no allocation. tau_out may not alias the inputs.
-template <class T>
+template <class T, int Cap>
 SP_HD void cga_rnea(int n, const ReducedLinkParams<T>* links, const Vec3<T>& gravity, const T* q, const T* qd,
-                    const T* qdd, T* tau_out, CgaWorkspace<T>& ws) {
+                    const T* qdd, T* tau_out, CgaWorkspace<T, Cap>& ws) {
   detail::rnea(n, links, gravity, q, qd, qdd, tau_out, ws);
 }
 /// cga_rnea over precomputed links (cga_link()).
-template <class T>
+template <class T, int Cap>
 SP_HD void cga_rnea(int n, const CgaLink<T>* links, const Vec3<T>& gravity, const T* q, const T* qd, const T* qdd,
-                    T* tau_out, CgaWorkspace<T>& ws) {
+                    T* tau_out, CgaWorkspace<T, Cap>& ws) {
   detail::rnea(n, links, gravity, q, qd, qdd, tau_out, ws);
 }
 
@@ -182,26 +185,26 @@ SP_HD void cga_rnea(int n, const CgaLink<T>* links, const Vec3<T>& gravity, cons
 ///  qdd_out (n) joint accelerations [rad/s^2 | m/s^2]; may not alias the inputs
 ///  ws      scratch; after the call ws.a holds the link acceleration twists
 /// Derivation: docs/cga-dynamics.md. Cost O(n); no allocation.
-template <class T>
+template <class T, int Cap>
 SP_HD void cga_aba(int n, const ReducedLinkParams<T>* links, const Vec3<T>& gravity, const T* q, const T* qd,
-                   const T* tau, T* qdd_out, CgaWorkspace<T>& ws) {
+                   const T* tau, T* qdd_out, CgaWorkspace<T, Cap>& ws) {
   detail::aba(n, links, gravity, q, qd, tau, qdd_out, ws);
 }
 /// cga_aba over precomputed links (cga_link()).
-template <class T>
+template <class T, int Cap>
 SP_HD void cga_aba(int n, const CgaLink<T>* links, const Vec3<T>& gravity, const T* q, const T* qd, const T* tau,
-                   T* qdd_out, CgaWorkspace<T>& ws) {
+                   T* qdd_out, CgaWorkspace<T, Cap>& ws) {
   detail::aba(n, links, gravity, q, qd, tau, qdd_out, ws);
 }
 
 /// Floating-base CGA ABA: as simphant::aba_floating (aba.hpp; the same base state and
 /// outputs), computed in CGA with the base's articulated inertia solved for its twist
 /// acceleration.
-template <class T>
+template <class T, int Cap>
 SP_HD void cga_aba_floating(int n, const CgaLink<T>* links, const RobotBaseParams<T>& base, const Vec3<T>& gravity,
                             const Vec3<T>& p_B, const Quat<T>& quat_B, const Vec3<T>& v_B, const Vec3<T>& omega_B,
                             const T* q, const T* qd, const T* tau, Vec3<T>& vdot_B, Vec3<T>& omegadot_B, T* qdd_out,
-                            CgaWorkspace<T>& ws);
+                            CgaWorkspace<T, Cap>& ws);
 
 }  // namespace cga
 }  // namespace simphant

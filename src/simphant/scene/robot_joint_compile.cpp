@@ -1,0 +1,164 @@
+// The joint-force and base keys of a scene's "robot" section (docs/robots.md, "Actuators,
+// limits, damping and friction", "Servos", "Floating base"): robot.servos,
+// robot.urdf_dynamics, robot.friction_velocity, robot.floating_base, robot.base.
+#include <cmath>
+#include <stdexcept>
+
+#include "simphant/scene/compile_parts.hpp"
+#include "simphant/scene/json_access.hpp"
+#include "simphant/scene/robot_joint_params.hpp"
+
+namespace simphant::scene_detail {
+
+namespace {
+
+bool as_bool(const json& j, const std::string& path) {
+  if (!j.is_boolean()) throw SceneError(path, std::string("must be a boolean (got ") + type_word(j) + ")");
+  return j.get<bool>();
+}
+
+bool bool_or(const json& obj, const std::string& path, const char* key, bool fallback) {
+  const json* v = find_key(obj, key);
+  return v == nullptr ? fallback : as_bool(*v, child_path(path, key));
+}
+
+double non_negative(const json& j, const std::string& path) {
+  const double x = as_number(j, path);
+  if (!(x >= 0)) throw SceneError(path, "must be >= 0 (got " + format_number(x) + ")");
+  return x;
+}
+
+UrdfDynamicsUse compile_urdf_dynamics(const json& robot, const std::string& path) {
+  UrdfDynamicsUse use;
+  const json* v = find_key(robot, "urdf_dynamics");
+  if (v == nullptr) return use;
+  const std::string p = child_path(path, "urdf_dynamics");
+  expect_object(*v, p);
+  check_keys(*v, p, {"limits", "damping", "friction", "mimic"});
+  use.limits = bool_or(*v, p, "limits", true);
+  use.damping = bool_or(*v, p, "damping", true);
+  use.friction = bool_or(*v, p, "friction", true);
+  use.mimic = bool_or(*v, p, "mimic", true);
+  return use;
+}
+
+std::string moving_joint_names(const ReducedModel& rm) {
+  std::string s;
+  for (const ReducedLink& l : rm.links) s += (s.empty() ? "" : ", ") + l.joint_name;
+  return s;
+}
+
+int joint_index(const ReducedModel& rm, const std::string& name) {
+  for (int k = 0; k < rm.nq(); ++k)
+    if (rm.links[static_cast<std::size_t>(k)].joint_name == name) return k;
+  return -1;
+}
+
+/// robot.servos -> servo specs; the input slot of a servo joint starts at its target.
+std::vector<ServoSpec> compile_servos(const json& robot, const std::string& path, RobotJointSpace& rj) {
+  std::vector<ServoSpec> out;
+  const json* v = find_key(robot, "servos");
+  if (v == nullptr) return out;
+  const std::string p = child_path(path, "servos");
+  expect_object(*v, p);
+  const ReducedModel& rm = rj.model;
+  for (auto it = v->begin(); it != v->end(); ++it) {
+    const std::string sp = child_path(p, it.key());
+    const int k = joint_index(rm, it.key());
+    if (k < 0)
+      throw SceneError(sp, "unknown joint '" + printable(it.key()) + "' (moving joints: " + moving_joint_names(rm) + ")");
+    const json& s = it.value();
+    expect_object(s, sp);
+    check_keys(s, sp, {"mode", "kp", "kd", "target"});
+    ServoSpec servo;
+    servo.joint = k;
+    const std::string mode_ptr = child_path(sp, "mode");
+    const std::string mode = as_string(require_key(s, sp, "mode"), mode_ptr);
+    if (mode == "position") {
+      servo.mode = ActuatorMode::Position;
+      servo.kp = non_negative(require_key(s, sp, "kp"), child_path(sp, "kp"));
+      if (const json* kd = find_key(s, "kd")) servo.kd = non_negative(*kd, child_path(sp, "kd"));
+    } else if (mode == "velocity") {
+      servo.mode = ActuatorMode::Velocity;
+      if (find_key(s, "kp") != nullptr)
+        throw SceneError(child_path(sp, "kp"), "a velocity servo has no kp (its law is kd (target - qd))");
+      servo.kd = non_negative(require_key(s, sp, "kd"), child_path(sp, "kd"));
+    } else {
+      throw SceneError(mode_ptr, "must be \"position\" or \"velocity\" (got \"" + printable(mode) + "\")");
+    }
+    const std::size_t ks = static_cast<std::size_t>(k);
+    if (rj.tau[ks] != 0)
+      throw SceneError(child_path(child_path(path, "tau"), ks),
+                       "joint '" + it.key() + "' has a servo (robot.servos): its input is the servo's target, so "
+                       "its tau entry must be 0 (got " + format_number(rj.tau[ks]) + ")");
+    // Default target: hold the initial position, or rest.
+    const double fallback = servo.mode == ActuatorMode::Position ? rj.q0[ks] : 0.0;
+    rj.tau[ks] = number_or(s, sp, "target", fallback);
+    out.push_back(servo);
+  }
+  return out;
+}
+
+}  // namespace
+
+void compile_robot_base(const json& robot, const std::string& path, RobotJointSpace& rj) {
+  ReducedModel& rm = rj.model;
+  const std::string fb_ptr = child_path(path, "floating_base");
+  const bool floating = bool_or(robot, path, "floating_base", rm.floating);
+  if (floating && !rm.floating)
+    throw SceneError(fb_ptr, "'" + rm.name + "' has no floating root joint, and making its root link a free base "
+                             "is not supported by this build");
+  // A URDF floating root joint held fixed: the base frame B is welded to W.
+  if (!floating) rm.floating = false;
+  const json* base = find_key(robot, "base");
+  const std::string p = child_path(path, "base");
+  if (!floating) {
+    if (base != nullptr)
+      throw SceneError(p, "only a floating base has an initial pose and twist (robot.floating_base is false" +
+                              std::string(find_key(robot, "floating_base") ? "" : " for this URDF: it has no floating root joint") + ")");
+    rj.base_q0.clear();
+    rj.base_v0.clear();
+    return;
+  }
+  rj.base_q0 = {0, 0, 0, 1, 0, 0, 0};
+  rj.base_v0 = {0, 0, 0, 0, 0, 0};
+  if (base == nullptr) return;
+  expect_object(*base, p);
+  check_keys(*base, p, {"position", "orientation", "velocity", "angular_velocity"});
+  const Vec3d r = vec3_or(*base, p, "position", zero3<double>());
+  const Vec3d v = vec3_or(*base, p, "velocity", zero3<double>());
+  const Vec3d w = vec3_or(*base, p, "angular_velocity", zero3<double>());
+  double quat[4] = {1, 0, 0, 0};
+  if (const json* o = find_key(*base, "orientation")) {
+    const std::string op = child_path(p, "orientation");
+    expect_array(*o, op);
+    if (o->size() != 4) throw SceneError(op, "must be an array of 4 numbers [w, x, y, z] (got " + std::to_string(o->size()) + ")");
+    double nn = 0;
+    for (std::size_t i = 0; i < 4; ++i) {
+      quat[i] = as_number((*o)[i], child_path(op, i));
+      nn += quat[i] * quat[i];
+    }
+    const double norm = std::sqrt(nn);
+    if (!(norm > 0) || !std::isfinite(norm))
+      throw SceneError(op, "must be a nonzero quaternion [w, x, y, z] (it is normalised; got norm " + format_number(norm) + ")");
+    for (double& c : quat) c /= norm;
+  }
+  rj.base_q0 = {r.x, r.y, r.z, quat[0], quat[1], quat[2], quat[3]};
+  rj.base_v0 = {v.x, v.y, v.z, w.x, w.y, w.z};
+}
+
+void compile_robot_joints(const json& robot, const std::string& path, double dt, RobotJointSpace& rj) {
+  const UrdfDynamicsUse use = compile_urdf_dynamics(robot, path);
+  const std::vector<ServoSpec> servos = compile_servos(robot, path, rj);
+  const std::string fv_ptr = child_path(path, "friction_velocity");
+  const double fv = number_or(robot, path, "friction_velocity", kDefaultFrictionVelocity);
+  if (!(fv > 0)) throw SceneError(fv_ptr, "must be > 0 [rad/s | m/s] (got " + format_number(fv) + ")");
+  try {
+    rj.effective_inertia = joint_effective_inertia(rj.model, rj.q0);
+  } catch (const std::invalid_argument& e) {
+    throw SceneError(child_path(path, "urdf"), e.what());
+  }
+  rj.joints = derive_joint_params(rj.model, rj.effective_inertia, use, servos, fv, dt);
+}
+
+}  // namespace simphant::scene_detail

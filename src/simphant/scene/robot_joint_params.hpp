@@ -1,0 +1,63 @@
+#pragma once
+// The per-joint force parameters of a robot scene (reduced/joint_forces.hpp) derived from
+// its URDF values, the scene's `robot.servos`, `robot.urdf_dynamics` and
+// `robot.friction_velocity`, and the step dt (docs/robots.md, "Actuators, limits, damping
+// and friction" and "Servos"):
+//
+//  - position limits: a one-sided spring-damper with stiffness I_k omega^2 and damping
+//    2 I_k omega (critical), omega = kLimitOmegaDt / dt, I_k = 1 / (M^-1)_kk the joint's
+//    effective inertia at q0 (CRBA, reduced/crba.hpp; a floating base held fixed). The
+//    linearised contact mode s^2 + 2 omega s + omega^2 has the double root -omega,
+//    |lambda| dt = 0.5: 5.6 times inside RK4's real-axis limit 2.785.
+//  - Coulomb friction: friction_velocity raised so that the smoothed law's slope at rest,
+//    friction / friction_velocity, keeps (friction / friction_velocity) dt / I_k <=
+//    kFrictionSlopeDt (a pure damping mode, real lambda, |lambda| dt <= 0.5).
+//  - effort, velocity, damping, friction, mimic: the URDF values as read.
+#include <string>
+#include <vector>
+
+#include "simphant/reduced/joint_forces.hpp"
+#include "simphant/reduced/reduced_model.hpp"
+
+namespace simphant {
+
+/// omega dt of the position-limit spring-damper (critically damped).
+constexpr double kLimitOmegaDt = 0.5;
+/// Largest (friction / friction_velocity) dt / I_k: the Coulomb law's slope at rest.
+constexpr double kFrictionSlopeDt = 0.5;
+/// Default robot.friction_velocity [rad/s | m/s]: the Coulomb law reaches tanh(1) = 76 %
+/// of the friction force at this rate.
+constexpr double kDefaultFrictionVelocity = 0.01;
+
+/// Which URDF joint values the scene uses (robot.urdf_dynamics; all true by default).
+struct UrdfDynamicsUse {
+  bool limits = true;    ///< position limits (spring-damper), effort clamp, velocity cut
+  bool damping = true;   ///< <dynamics damping>
+  bool friction = true;  ///< <dynamics friction>
+  bool mimic = true;     ///< <mimic>
+};
+
+/// A servo of robot.servos (ActuatorMode Position or Velocity).
+struct ServoSpec {
+  int joint = -1;  ///< index of the moving joint
+  ActuatorMode mode = ActuatorMode::Position;
+  double kp = 0;   ///< [N m/rad | N/m], position servos only
+  double kd = 0;   ///< [N m s/rad | N s/m]
+};
+
+/// Effective inertia I_k = 1 / (M(q)^-1)_kk [kg m^2 | kg] of every moving joint of `rm`
+/// at q (n = rm.nq() entries), fixed base (a floating base held fixed): the inertia the
+/// joint alone feels when every other joint is free. Throws std::invalid_argument naming
+/// the joint when M(q) is not positive definite (a joint that moves no mass).
+std::vector<double> joint_effective_inertia(const ReducedModel& rm, const std::vector<double>& q);
+
+/// The joint parameters of every moving joint of `rm`: plain_joint_params, then the URDF
+/// values selected by `use`, the servos, limit gains and friction_velocity floor from
+/// I_k (effective inertia, joint_effective_inertia at q0) and dt as the header says.
+/// friction_velocity > 0, dt > 0.
+std::vector<RobotJointParams<double>> derive_joint_params(const ReducedModel& rm, const std::vector<double>& I_k,
+                                                          const UrdfDynamicsUse& use,
+                                                          const std::vector<ServoSpec>& servos,
+                                                          double friction_velocity, double dt);
+
+}  // namespace simphant
