@@ -8,6 +8,7 @@
 
 #include <Eigen/Dense>
 
+#include "simphant/log/log.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
@@ -50,6 +51,8 @@ std::shared_ptr<const ReducedModel> cached_urdf(const std::string& file, const s
   if (it != cache.end()) return it->second;
   try {
     auto rm = std::make_shared<const ReducedModel>(load_urdf(file));
+    // Once per URDF and process: what the file holds and no solver uses.
+    for (const std::string& w : rm->warnings) logger().warn("{}: {}", file, w);
     cache.emplace(file, rm);
     return rm;
   } catch (const UrdfError& e) {
@@ -173,7 +176,14 @@ void compile_robot(const json& robot, const std::string& path, RobotSolver solve
   compile_robot_base(robot, path, *rj);
   compile_robot_joints(robot, path, model.solver.dt, *rj);
 
-  Model m = maximal_model_from_urdf(rm, rj->q0, rj->qd0);
+  if (solver_type == RobotSolver::Dae) {
+    try {
+      require_dae_masses(rm);
+    } catch (const UrdfError& e) {
+      throw SceneError(urdf_ptr, e.what());
+    }
+  }
+  Model m = maximal_model_from_urdf(rm, rj->q0, rj->qd0, rj->base_q0, rj->base_v0);
   m.name = model.name.empty() ? rm.name : model.name;
   m.solver = model.solver;
   m.output = model.output;

@@ -7,6 +7,7 @@
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
 #include "simphant/scene/robot_joint_params.hpp"
+#include "simphant/urdf/urdf_import.hpp"
 
 namespace simphant::scene_detail {
 
@@ -105,11 +106,14 @@ void compile_robot_base(const json& robot, const std::string& path, RobotJointSp
   ReducedModel& rm = rj.model;
   const std::string fb_ptr = child_path(path, "floating_base");
   const bool floating = bool_or(robot, path, "floating_base", rm.floating);
-  if (floating && !rm.floating)
-    throw SceneError(fb_ptr, "'" + rm.name + "' has no floating root joint, and making its root link a free base "
-                             "is not supported by this build");
-  // A URDF floating root joint held fixed: the base frame B is welded to W.
-  if (!floating) rm.floating = false;
+  try {
+    if (floating)
+      make_floating_base(rm);  // the root link and the links fixed to it become the free base
+    else
+      make_fixed_base(rm);  // a URDF floating joint held fixed: B welded to W at the origin
+  } catch (const UrdfError& e) {
+    throw SceneError(fb_ptr, e.what());
+  }
   const json* base = find_key(robot, "base");
   const std::string p = child_path(path, "base");
   if (!floating) {
