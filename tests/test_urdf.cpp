@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "robot_data.hpp"
+#include "urdf_text.hpp"
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/evaluate.hpp"
@@ -146,34 +147,11 @@ TEST(Urdf, FixedJointsMergeIntoParentAndBase) {
 
 // ---- errors ------------------------------------------------------------------------
 
-const std::string kInertial =
-    "<inertial><mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial>";
-std::string robot(const std::string& body) { return "<robot name=\"r\">" + body + "</robot>"; }
-std::string link(const std::string& name, const std::string& inertial_xml = kInertial) {
-  return "<link name=\"" + name + "\">" + inertial_xml + "</link>";
-}
-std::string joint(const std::string& name, const std::string& type, const std::string& parent, const std::string& child,
-                  const std::string& extra = "") {
-  return "<joint name=\"" + name + "\" type=\"" + type + "\"><parent link=\"" + parent + "\"/><child link=\"" +
-         child + "\"/>" + extra + "</joint>";
-}
-std::string mass_inertia(const std::string& m, const std::string& xx, const std::string& yy, const std::string& zz,
-                         const std::string& xy = "0") {
-  return "<inertial><mass value=\"" + m + "\"/><inertia ixx=\"" + xx + "\" iyy=\"" + yy + "\" izz=\"" + zz +
-         "\" ixy=\"" + xy + "\" ixz=\"0\" iyz=\"0\"/></inertial>";
-}
-
-/// parse_urdf(xml) must throw UrdfError whose message contains every one of `parts`.
-void expect_urdf_error(const std::string& xml, std::initializer_list<const char*> parts) {
-  try {
-    parse_urdf(xml, "bad.urdf");
-    ADD_FAILURE() << "no UrdfError for\n" << xml;
-  } catch (const UrdfError& e) {
-    const std::string msg = e.what();
-    EXPECT_EQ(msg.rfind("URDF bad.urdf: ", 0), 0u) << msg;
-    for (const char* p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
-  }
-}
+using test::expect_urdf_error;
+using test::joint;
+using test::link;
+using test::mass_inertia;
+using test::robot;
 
 TEST(UrdfErrors, EachNamesTheElement) {
   const std::string base = "<link name=\"base\"/>";
@@ -201,12 +179,15 @@ TEST(UrdfErrors, EachNamesTheElement) {
   expect_urdf_error(robot(base + link("a") + link("b", mass_inertia("-1", "1", "1", "1")) +
                           joint("j1", "continuous", "base", "a") + joint("jf", "fixed", "a", "b")),
                     {"link 'b' (merged by fixed joints into link 'a'): inertial", "mass must be a finite number >= 0"});
-  expect_urdf_error(robot(base + link("a") + link("b", mass_inertia("0", "1", "1", "1")) +
-                          joint("j1", "continuous", "base", "a") + joint("jf", "fixed", "a", "b")),
-                    {"link 'b'", "mass is 0 but the inertia is not zero"});
+  // A merged part need not be a rigid body alone (anymal's base: a rank-1 placeholder
+  // inertia); the merged body must be. Errors then name the merged body.
   expect_urdf_error(robot(base + link("a") + link("b", mass_inertia("1", "1", "1", "5")) +
                           joint("j1", "continuous", "base", "a") + joint("jf", "fixed", "a", "b")),
-                    {"link 'b'", "triangle inequality"});
+                    {"link 'a' (with its fixed children merged)", "triangle inequality"});
+  expect_urdf_error(robot(base + link("a", "") + link("b", mass_inertia("0", "1", "1", "1")) +
+                          joint("j1", "continuous", "base", "a") + joint("jf", "fixed", "a", "b") + link("c") +
+                          joint("j2", "continuous", "a", "c")),
+                    {"link 'b' (merged by fixed joints into link 'a'): inertial", "mass is 0 but the inertia is not zero"});
   expect_urdf_error(robot(base + link("a", "<inertial><mass value=\"1\"/></inertial>") +
                           joint("j1", "continuous", "base", "a")),
                     {"Link [a]", "inertia element"});  // urdfdom's own check

@@ -4,7 +4,8 @@
 // ReducedLinkParams<T> (reduced_params.hpp). No heap: the caller provides every output
 // array, n entries each, n = number of links (<= kMaxReducedLinks is not required here).
 //
-// Recursion over the links in topological order (parent < k), base = W at rest:
+// Recursion over the links in topological order (parent < k), base = W at rest (the
+// *_floating variants move the result with a floating base's pose and twist):
 //   revolute : R_k = R_p R_pj Rot(axis, q_k),  o_k = o_p + R_p p_pj,
 //              w_k = w_p + R_k axis qdot_k,     vo_k = vo_p + w_p x (o_k - o_p)
 //   prismatic: R_k = R_p R_pj,                  o_k = o_p + R_p (p_pj + R_pj axis q_k),
@@ -69,6 +70,49 @@ SP_HD void forward_kinematics_velocity(int n, const ReducedLinkParams<T>* links,
     omega_B[k] = mul_t(R_W[k], w);
     c_W[k] = o_W[k] + arm_W;
     v_com_W[k] = vo + cross(w, arm_W);
+  }
+}
+
+/// Link poses in W for a floating base at (p_B [m], quat_B (w, x, y, z), B -> W; normalised
+/// here): the poses relative to B (forward_kinematics) moved rigidly,
+///   R_k = R_B R_k/B,  o_k = p_B + R_B o_k/B.
+/// links, q, R_W, o_W as forward_kinematics (n entries each).
+template <class T>
+SP_HD void forward_kinematics_floating(int n, const ReducedLinkParams<T>* links, const Vec3<T>& p_B,
+                                       const Quat<T>& quat_B, const T* q, Mat3<T>* R_W, Vec3<T>* o_W) {
+  forward_kinematics(n, links, q, R_W, o_W);
+  const Mat3<T> R_B = rotation(normalized(quat_B));
+  for (int k = 0; k < n; ++k) {
+    o_W[k] = p_B + mul(R_B, o_W[k]);
+    R_W[k] = spatial_detail::m3_mul(R_B, R_W[k]);
+  }
+}
+
+/// Link poses and velocities in W for a floating base at (p_B, quat_B) moving with v_B (the
+/// velocity of B's origin, W [m/s]) and omega_B (B [rad/s]) (robot_dynamics.hpp's base
+/// state): forward_kinematics_velocity relative to B, then moved rigidly with
+/// R_B = rotation(quat_B) and omega_W = R_B omega_B (velocities of points of a moving
+/// frame, Featherstone ch. 2):
+///   R_k = R_B R_k/B,  x_W = p_B + R_B x_B  (x = o, c),
+///   xdot_W = v_B + omega_W x (R_B x_B) + R_B xdot_B,
+///   omega_k (link frame L) = R_k/B^T omega_B + omega_k/B.
+/// Outputs (n each) as forward_kinematics_velocity, all in W except omega_B (link frames).
+template <class T>
+SP_HD void forward_kinematics_velocity_floating(int n, const ReducedLinkParams<T>* links, const Vec3<T>& p_B,
+                                                const Quat<T>& quat_B, const Vec3<T>& v_B, const Vec3<T>& omega_B,
+                                                const T* q, const T* qdot, Mat3<T>* R_W, Vec3<T>* o_W,
+                                                Vec3<T>* c_W, Vec3<T>* v_com_W, Vec3<T>* omega_L, Vec3<T>* vo_W) {
+  forward_kinematics_velocity(n, links, q, qdot, R_W, o_W, c_W, v_com_W, omega_L, vo_W);
+  const Mat3<T> R_B = rotation(normalized(quat_B));
+  const Vec3<T> omega_W = mul(R_B, omega_B);
+  for (int k = 0; k < n; ++k) {
+    const Vec3<T> c = mul(R_B, c_W[k]), o = mul(R_B, o_W[k]);
+    v_com_W[k] = v_B + cross(omega_W, c) + mul(R_B, v_com_W[k]);
+    vo_W[k] = v_B + cross(omega_W, o) + mul(R_B, vo_W[k]);
+    omega_L[k] = mul_t(R_W[k], omega_B) + omega_L[k];
+    c_W[k] = p_B + c;
+    o_W[k] = p_B + o;
+    R_W[k] = spatial_detail::m3_mul(R_B, R_W[k]);
   }
 }
 

@@ -73,9 +73,6 @@ class Builder {
     out_.base.link = root->name;
     walk(*root);
     if (visited_.size() != m_.links_.size()) report_loop();
-    if (floating_ != nullptr && !floating_reached_) {  // unreachable: check_joints/walk see every joint
-      throw UrdfError(prefix_ + ": joint '" + floating_->name + "': not reached from the root");
-    }
     finish_links();
     finish_base();
     return out_;
@@ -140,57 +137,97 @@ class Builder {
     throw UrdfError(prefix_ + ": a link is not connected to the root");  // unreachable
   }
 
-  /// The mass properties of `link`'s <inertial> in its own frame, or mass 0 for a massless
-  /// frame (no <inertial>, or mass 0 with a zero inertia). Throws UrdfError at `where`
-  /// for a negative or non-finite mass, mass 0 with a nonzero inertia, or an inertia that
-  /// breaks check_inertia.
-  MassProps link_inertial(const urdf::Link& link, const std::string& where) const {
+  /// The mass properties of `link`'s <inertial> in its own frame (mass 0 and a zero
+  /// inertia when it has none). Throws UrdfError at `where` for a negative or non-finite
+  /// mass or a non-finite inertia. Sets `physical` to whether the inertial alone is a
+  /// rigid body (none; mass 0 with a zero inertia; or mass > 0 and check_inertia passes):
+  /// only the merged body must be (finish_links), as in Pinocchio, which merges first.
+  MassProps link_inertial(const urdf::Link& link, const std::string& where, std::string& not_physical) const {
+    not_physical.clear();
     const urdf::InertialSharedPtr& in = link.inertial;
     if (!in) return {};
     const std::string w = where + ": inertial";
     const Mat3d J = {{{in->ixx, in->ixy, in->ixz}, {in->ixy, in->iyy, in->iyz}, {in->ixz, in->iyz, in->izz}}};
-    if (in->mass == 0.0) {
-      if (!is_zero(J)) throw UrdfError(w + ": mass is 0 but the inertia is not zero");
-      return {};
-    }
-    if (!(in->mass > 0) || !std::isfinite(in->mass))
+    if (!(in->mass >= 0) || !std::isfinite(in->mass))
       throw UrdfError(w + ": mass must be a finite number >= 0 (got " + fmt(in->mass) + " kg)");
-    check_inertia(J, w);
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c)
+        if (!std::isfinite(J.m[r][c])) throw UrdfError(w + ": inertia: a value is not finite");
+    if (in->mass == 0.0) {
+      if (!is_zero(J)) not_physical = "mass is 0 but the inertia is not zero";
+    } else {
+      try {
+        check_inertia(J, w);
+      } catch (const UrdfError& e) {
+        not_physical = e.what();
+        not_physical = not_physical.substr(not_physical.find(": inertia") + 2);
+      }
+    }
     const Mat3d R_i = rot(in->origin.rotation);
     return {in->mass, vec(in->origin.position), rotate_inertia(R_i, J)};
   }
 
+  /// What a body (moving link or base) is made of, for its check and its messages.
+  struct BodyParts {
+    MassProps sum;
+    int inertials = 0;          ///< number of <inertial> elements merged into it
+    std::string first;          ///< "link 'x'" of the first, for a one-part body's errors
+    std::string not_physical;   ///< the first part that is not a rigid body alone: "link 'x': reason"
+  };
+
   /// Adds `link`'s <inertial> to output body `body` (link pose in the body frame: R_bl, p_bl).
   void add_inertial(const urdf::Link& link, int body, const Mat3d& R_bl, const Vec3d& p_bl) {
-    std::string where = prefix_ + ": link '" + link.name + "'";
     if (body == kWorld) {
-      if (link.inertial && link.inertial->mass != 0.0)
+      if (link.inertial)
         out_.warnings.push_back("<inertial> of link '" + link.name + "': not used (the link is on the world side of " +
                                 "floating joint '" + floating_->name + "', welded to W)");
       return;
     }
-    MassProps* acc = &base_acc_;
-    if (body >= 0) {
-      acc = &acc_[static_cast<std::size_t>(body)];
-      if (out_.links[static_cast<std::size_t>(body)].name != link.name)
-        where += " (merged by fixed joints into link '" + out_.links[static_cast<std::size_t>(body)].name + "')";
-    }
+    if (!link.inertial) return;
+    std::string where = prefix_ + ": link '" + link.name + "'";
+    BodyParts& parts = body >= 0 ? acc_[static_cast<std::size_t>(body)] : base_acc_;
+    const std::string& owner = body >= 0 ? out_.links[static_cast<std::size_t>(body)].name : out_.base.link;
+    if (owner != link.name) where += " (merged by fixed joints into link '" + owner + "')";
     MassProps m;
+    std::string not_physical;
     if (body == kBase && floating_ == nullptr) {
       // A fixed base uses no mass: a bad inertial there is reported only if the base is
       // made floating (make_floating_base), through base_problem_.
       try {
-        m = link_inertial(link, where);
+        m = link_inertial(link, where, not_physical);
       } catch (const UrdfError& e) {
         if (base_problem_.empty()) base_problem_ = e.what();
         return;
       }
     } else {
-      m = link_inertial(link, where);
+      m = link_inertial(link, where, not_physical);
     }
-    if (m.mass == 0.0) return;  // a massless frame
+    if (parts.inertials++ == 0) parts.first = where + ": inertial";
+    if (!not_physical.empty() && parts.not_physical.empty()) parts.not_physical = "link '" + link.name + "': " + not_physical;
     const MassProps in_body = transform_mass(m, R_bl, p_bl);
-    *acc = acc->mass > 0 ? combine_mass(*acc, in_body) : in_body;
+    MassProps& acc = parts.sum;
+    if (acc.mass + in_body.mass > 0) {
+      acc = combine_mass(acc, in_body);  // exact for a massless part too: its inertia is the same about every point
+    } else {
+      acc.inertia = spatial_detail::m3_add(acc.inertia, in_body.inertia);
+    }
+  }
+
+  /// Checks a body's merged mass properties: mass > 0 with a physical inertia (errors
+  /// name the only <inertial> of a one-part body, else the merged body `merged_where`),
+  /// or mass 0 with a zero inertia (returns false: massless). Warns when a part was not
+  /// physical alone.
+  bool check_body(const BodyParts& parts, const std::string& merged_where) {
+    const std::string where = parts.inertials == 1 ? parts.first : merged_where;
+    if (parts.sum.mass > 0) {
+      check_inertia(parts.sum.inertia, where);
+    } else if (!is_zero(parts.sum.inertia)) {
+      throw UrdfError(where + ": mass is 0 but the inertia is not zero");
+    }
+    if (parts.inertials > 1 && !parts.not_physical.empty())
+      out_.warnings.push_back("<inertial> of " + parts.not_physical + ": accepted, as the body it is merged into (" +
+                              merged_where.substr(prefix_.size() + 2) + ") is a rigid body");
+    return parts.sum.mass > 0;
   }
 
   /// A link waiting on the walk's stack, with the joint that leads to it.
@@ -218,13 +255,6 @@ class Builder {
       Mat3d R_bl = e.R_bj;
       Vec3d p_bl = e.p_bj;
       if (j != nullptr && j->type == urdf::Joint::FLOATING) {
-        if (e.body != kWorld) {
-          throw UrdfError(prefix_ + ": joint '" + j->name + "': a floating joint must join the root link '" +
-                          out_.base_link + "' (or a link fixed to it) to the base; its parent '" +
-                          j->parent_link_name + "' is moved by joint '" + out_.links[static_cast<std::size_t>(e.body)].joint_name +
-                          "'");
-        }
-        floating_reached_ = true;
         body = kBase;
         R_bl = identity3<double>();
         p_bl = zero3<double>();
@@ -236,7 +266,9 @@ class Builder {
         if (e.body == kWorld) {
           throw UrdfError(prefix_ + ": joint '" + j->name + "': a moving joint on the world side of floating joint '" +
                           floating_->name + "' (its parent '" + j->parent_link_name +
-                          "' is welded to W, not to the floating base '" + floating_->child_link_name + "')");
+                          "' is welded to W, not to the floating base '" + floating_->child_link_name +
+                          "'): a floating joint must join the root link (or a link fixed to it) to the base, and "
+                          "every moving joint must hang from that base");
         }
         out_.links.push_back(moving_link(*e.link, *j, body, e.R_bj, e.p_bj));
         acc_.emplace_back();
@@ -271,16 +303,15 @@ class Builder {
     std::vector<double> below(n, 0.0);  ///< mass of the strict subtree of each link
     for (std::size_t k = n; k-- > 0;) {
       const int p = out_.links[k].parent;
-      if (p >= 0) below[static_cast<std::size_t>(p)] += below[k] + acc_[k].mass;
+      if (p >= 0) below[static_cast<std::size_t>(p)] += below[k] + acc_[k].sum.mass;
     }
     for (std::size_t k = 0; k < n; ++k) {
       ReducedLink& l = out_.links[k];
-      l.mass = acc_[k].mass;
-      l.com = acc_[k].com;
-      l.inertia_com = acc_[k].inertia;
-      if (l.mass > 0) {
-        check_inertia(l.inertia_com, prefix_ + ": link '" + l.name + "' (with its fixed children merged)");
-      } else if (!(below[k] > 0)) {
+      l.mass = acc_[k].sum.mass;
+      l.com = acc_[k].sum.com;
+      l.inertia_com = acc_[k].sum.inertia;
+      const bool massive = check_body(acc_[k], prefix_ + ": link '" + l.name + "' (with its fixed children merged)");
+      if (!massive && !(below[k] > 0)) {
         throw UrdfError(prefix_ + ": link '" + l.name + "': no mass (no <inertial>, or mass 0, on it and the links "
                         "fixed to it) and no mass below it: moving joint '" + l.joint_name +
                         "' would move nothing (a massless moving link needs mass further down the tree)");
@@ -290,26 +321,26 @@ class Builder {
 
   void finish_base() {
     ReducedBase& b = out_.base;
+    const std::string where = prefix_ + ": link '" + b.link + "' (" +
+                              (floating_ != nullptr ? "the floating base of joint '" + floating_->name + "'" : std::string("the base")) +
+                              ", with the links fixed to it)";
     if (floating_ != nullptr) {
-      const std::string where = prefix_ + ": link '" + b.link + "' (the floating base of joint '" + floating_->name +
-                                "', with the links fixed to it)";
-      if (!(base_acc_.mass > 0)) throw UrdfError(where + ": no mass; a floating base needs mass > 0");
-      check_inertia(base_acc_.inertia, where);
-    } else if (base_problem_.empty() && base_acc_.mass > 0) {
+      if (!check_body(base_acc_, where)) throw UrdfError(where + ": no mass; a floating base needs mass > 0");
+    } else if (base_problem_.empty()) {
       try {
-        check_inertia(base_acc_.inertia, prefix_ + ": link '" + b.link + "' (the base, with the links fixed to it)");
+        if (!check_body(base_acc_, where)) return;  // massless: mass 0, unusable for a floating base
       } catch (const UrdfError& e) {
         base_problem_ = e.what();
       }
     }
     if (!base_problem_.empty()) {
-      out_.warnings.push_back("the base's mass properties are not usable and not used by a fixed base (a floating "
-                              "base made from it is refused): " + base_problem_);
+      out_.warnings.push_back("the base's mass properties are not used by a fixed base, and a floating base made "
+                              "from it is refused: " + base_problem_);
       return;  // base mass 0: unusable
     }
-    b.mass = base_acc_.mass;
-    b.com = base_acc_.com;
-    b.inertia_com = base_acc_.inertia;
+    b.mass = base_acc_.sum.mass;
+    b.com = base_acc_.sum.com;
+    b.inertia_com = base_acc_.sum.inertia;
   }
 
   /// The output link of moving joint `j` (child `link`) below output body `parent` at
@@ -356,11 +387,10 @@ class Builder {
   const urdf::ModelInterface& m_;
   std::string prefix_;
   ReducedModel out_;
-  std::vector<MassProps> acc_;                          ///< (links) accumulated mass properties
-  MassProps base_acc_;                                  ///< the base's accumulated mass properties (frame B)
+  std::vector<BodyParts> acc_;                          ///< (links) accumulated mass properties
+  BodyParts base_acc_;                                  ///< the base's accumulated mass properties (frame B)
   std::string base_problem_;                            ///< first bad inertial of a fixed base ("" none)
   const urdf::Joint* floating_ = nullptr;               ///< the `floating` joint, if any
-  bool floating_reached_ = false;
   std::map<std::string, const urdf::Joint*> parent_joint_;  ///< child link name -> its joint
   std::set<std::string> visited_;                       ///< URDF links reached from the root
 };

@@ -1,9 +1,9 @@
 #pragma once
 // Recursive inverse dynamics (RNEA) and forward dynamics (articulated-body algorithm) of
-// a fixed-base kinematic tree in conformal geometric algebra (Löw & Calinon, "Recursive
-// Forward Dynamics of Serial Kinematic Chains using Conformal Geometric Algebra"; the ABA
-// steps the text lacks (its pages 10-15) are derived in docs/cga-dynamics.md from §3-4
-// and Featherstone ch. 7).
+// a kinematic tree in conformal geometric algebra (Löw & Calinon, "Recursive Forward
+// Dynamics of Serial Kinematic Chains using Conformal Geometric Algebra"; the ABA steps
+// the text lacks (its pages 10-15) are derived in docs/cga-dynamics.md from §3-4 and
+// Featherstone ch. 7), on a fixed base or, for the ABA, a floating one (Featherstone ch. 9).
 // Twists, wrenches and motors: motor.hpp; inertia elements: inertia.hpp. Frames and
 // joints as ReducedModel (reduced_model.hpp): link k's motor parent_M_k(q) =
 // T(p_parent_joint) R(R_parent_joint) exp(-q S_k / 2), S_k = axis I3 (revolute) or
@@ -15,6 +15,7 @@
 #include "simphant/reduced/cga/motor.hpp"
 #include "simphant/reduced/cga/motor_action.hpp"
 #include "simphant/reduced/reduced_params.hpp"
+#include "simphant/reduced/spd6.hpp"
 
 namespace simphant {
 namespace cga {
@@ -100,29 +101,36 @@ SP_HD void rnea(int n, const Link* links, const Vec3<T>& gravity, const T* q, co
   }
 }
 
-template <class T, class Link, int Cap>
-SP_HD void aba(int n, const Link* links, const Vec3<T>& gravity, const T* q, const T* qd, const T* tau, T* qdd_out,
-               CgaWorkspace<T, Cap>& ws) {
-  // Pass 1 (outward): motors, velocities, velocity-product accelerations, bias wrenches.
+/// Passes 1 (outward: motors, velocities, velocity-product accelerations, bias wrenches)
+/// and 2 (inward: articulated inertias and bias wrenches) of the CGA ABA. kFloating: the
+/// base moves with the twist v0 (base frame) and the root links' articulated inertias and
+/// bias wrenches are carried into the base frame and added to IA0 / f0 (initialised by
+/// the caller with the base body's own); else the base is at rest and v0, IA0, f0 are
+/// not used.
+template <bool kFloating, class T, class Link, int Cap>
+SP_HD void aba_inward(int n, const Link* links, const Twist<T>& v0, const T* q, const T* qd, const T* tau,
+                      CgaWorkspace<T, Cap>& ws, Inertia<T>& IA0, Wrench<T>& f0) {
   for (int k = 0; k < n; ++k) {
     const Link& l = links[k];
     const MotorAction<T> X = motor_action(detail::link_motor(l, q[k]));
     ws.X[k] = X;
     const Twist<T> vJ = qd[k] * joint_screw(l.type == 0, l.axis);
     Twist<T> v;
-    if (l.parent < 0) {
-      v = vJ;
-      ws.c[k] = twist_zero<T>();
-    } else {
+    if (l.parent >= 0) {
       v = apply_inverse(X, ws.v[l.parent]) + vJ;
       ws.c[k] = commutator(vJ, v);  // = crm(v) vJ
+    } else if (kFloating) {
+      v = apply_inverse(X, v0) + vJ;
+      ws.c[k] = commutator(vJ, v);
+    } else {
+      v = vJ;
+      ws.c[k] = twist_zero<T>();
     }
     ws.v[k] = v;
     const auto& I = detail::link_inertia(l);
     ws.IA[k] = I;
     ws.f[k] = wrench_zero<T>() - commutator(v, apply(I, v));  // pA = crf(v) I[v]
   }
-  // Pass 2 (inward): articulated inertias and bias wrenches.
   for (int k = n - 1; k >= 0; --k) {
     const Link& l = links[k];
     const Twist<T> S = joint_screw(l.type == 0, l.axis);
@@ -133,16 +141,25 @@ SP_HD void aba(int n, const Link* links, const Vec3<T>& gravity, const T* q, con
     ws.Dinv[k] = Dinv;
     ws.u[k] = u;
     const int p = l.parent;
-    if (p >= 0) {
+    if (p >= 0 || kFloating) {
       // Ia = IA - U (x) U / D; pa = pA + Ia[c] + U u / D = pA + IA[c] + U (u - <c, U>) / D.
       const Inertia<T> Ia = sub_outer(ws.IA[k], U, Dinv);
       const Wrench<T> pa = ws.f[k] + apply(ws.IA[k], ws.c[k]) + ((u - power(ws.c[k], U)) * Dinv) * U;
-      ws.IA[p] += transform(ws.X[k], Ia);
-      ws.f[p] += apply(ws.X[k], pa);
+      if (p >= 0) {
+        ws.IA[p] += transform(ws.X[k], Ia);
+        ws.f[p] += apply(ws.X[k], pa);
+      } else {
+        IA0 += transform(ws.X[k], Ia);
+        f0 += apply(ws.X[k], pa);
+      }
     }
   }
-  // Pass 3 (outward): accelerations.
-  const Twist<T> a0 = {{T(0), T(0), T(0), -gravity.x, -gravity.y, -gravity.z}};
+}
+
+/// Pass 3 (outward): joint accelerations and link acceleration twists from the base's
+/// acceleration twist a0 (gravity as a fictitious -g).
+template <class T, class Link, int Cap>
+SP_HD void aba_outward(int n, const Link* links, const Twist<T>& a0, T* qdd_out, CgaWorkspace<T, Cap>& ws) {
   for (int k = 0; k < n; ++k) {
     const Link& l = links[k];
     const int p = l.parent;
@@ -151,6 +168,41 @@ SP_HD void aba(int n, const Link* links, const Vec3<T>& gravity, const T* q, con
     qdd_out[k] = qdd;
     ws.a[k] = ap + qdd * joint_screw(l.type == 0, l.axis);
   }
+}
+
+template <class T, class Link, int Cap>
+SP_HD void aba(int n, const Link* links, const Vec3<T>& gravity, const T* q, const T* qd, const T* tau, T* qdd_out,
+               CgaWorkspace<T, Cap>& ws) {
+  Inertia<T> unused_IA;
+  Wrench<T> unused_f;
+  aba_inward<false>(n, links, twist_zero<T>(), q, qd, tau, ws, unused_IA, unused_f);
+  const Twist<T> a0 = {{T(0), T(0), T(0), -gravity.x, -gravity.y, -gravity.z}};
+  aba_outward(n, links, a0, qdd_out, ws);
+}
+
+template <class T, class Link, int Cap>
+SP_HD void aba_floating(int n, const Link* links, const RobotBaseParams<T>& base, const Vec3<T>& gravity,
+                        const Quat<T>& quat_B, const Vec3<T>& v_B, const Vec3<T>& omega_B, const T* q, const T* qd,
+                        const T* tau, Vec3<T>& vdot_B, Vec3<T>& omegadot_B, T* qdd_out, CgaWorkspace<T, Cap>& ws) {
+  const Mat3<T> R_B = rotation(normalized(quat_B));
+  const Vec3<T> vb = mul_t(R_B, v_B);  // velocity of B's origin, B coordinates
+  const Twist<T> v0 = twist(omega_B, vb);
+  const Inertia<T> I0 = body_inertia(base.mass, base.com, base.inertia_com);
+  Inertia<T> IA0 = I0;
+  Wrench<T> f0 = wrench_zero<T>() - commutator(v0, apply(I0, v0));
+  aba_inward<true>(n, links, v0, q, qd, tau, ws, IA0, f0);
+  // IA0[a0'] = -f0: IA0.el[k].c[j] is the symmetric 6x6 of inertia.hpp.
+  T A[6][6], b[6], x[6];
+  for (int k = 0; k < 6; ++k) {
+    for (int j = 0; j < 6; ++j) A[k][j] = IA0.el[k].c[j];
+    b[k] = -f0.c[k];
+  }
+  spd6_solve(A, b, x);
+  Twist<T> a0;
+  for (int k = 0; k < 6; ++k) a0.c[k] = x[k];
+  aba_outward(n, links, a0, qdd_out, ws);
+  omegadot_B = {x[0], -x[1], x[2]};
+  vdot_B = mul(R_B, Vec3<T>{x[3], x[4], x[5]} + cross(omega_B, vb)) + gravity;
 }
 }  // namespace detail
 
@@ -197,14 +249,39 @@ SP_HD void cga_aba(int n, const CgaLink<T>* links, const Vec3<T>& gravity, const
   detail::aba(n, links, gravity, q, qd, tau, qdd_out, ws);
 }
 
-/// Floating-base CGA ABA: as simphant::aba_floating (aba.hpp; the same base state and
-/// outputs), computed in CGA with the base's articulated inertia solved for its twist
-/// acceleration.
+/// Floating-base forward dynamics in CGA: the same base state, outputs and conventions as
+/// simphant::aba_floating (aba.hpp), computed in link frames as cga_aba with the base B a
+/// free body (docs/cga-dynamics.md "Floating base"): the base twist v_0 = omega_B I3 +
+/// (R_B^T v_B) ei enters the root links' velocities, their articulated inertias and bias
+/// wrenches are carried into B (M * Ia, M pa ~M) and added to the base's own inertia
+/// (eq. 19) and bias -v_0 x I_B[v_0], and the base's articulated inertia IA_0 (a symmetric
+/// 6x6 in the coefficients of inertia.hpp) is solved for its acceleration twist
+/// IA_0[a_0'] = -f_0 (spd6.hpp); pass 3 runs from a_0'. Gravity as aba_floating: a_0' is
+/// gravity-free and omegadot_B = a_0' angular part, vdot_B = R_B (a_0' linear part +
+/// omega_B x R_B^T v_B) + g.
+///  n, links, q, qd, tau, qdd_out as cga_aba; links with parent -1 hang from B
+///  base, gravity, p_B (unused: translation invariance), quat_B (normalised here), v_B,
+///  omega_B, vdot_B, omegadot_B as aba_floating
+///  ws       scratch; after the call ws.a holds the link acceleration twists (link frames,
+///           gravity as -g)
+/// Cost O(n) plus one 6x6 Cholesky solve; no allocation.
 template <class T, int Cap>
 SP_HD void cga_aba_floating(int n, const CgaLink<T>* links, const RobotBaseParams<T>& base, const Vec3<T>& gravity,
                             const Vec3<T>& p_B, const Quat<T>& quat_B, const Vec3<T>& v_B, const Vec3<T>& omega_B,
                             const T* q, const T* qd, const T* tau, Vec3<T>& vdot_B, Vec3<T>& omegadot_B, T* qdd_out,
-                            CgaWorkspace<T, Cap>& ws);
+                            CgaWorkspace<T, Cap>& ws) {
+  (void)p_B;
+  detail::aba_floating(n, links, base, gravity, quat_B, v_B, omega_B, q, qd, tau, vdot_B, omegadot_B, qdd_out, ws);
+}
+/// cga_aba_floating over plain link parameters (the CGA data computed on the fly).
+template <class T, int Cap>
+SP_HD void cga_aba_floating(int n, const ReducedLinkParams<T>* links, const RobotBaseParams<T>& base,
+                            const Vec3<T>& gravity, const Vec3<T>& p_B, const Quat<T>& quat_B, const Vec3<T>& v_B,
+                            const Vec3<T>& omega_B, const T* q, const T* qd, const T* tau, Vec3<T>& vdot_B,
+                            Vec3<T>& omegadot_B, T* qdd_out, CgaWorkspace<T, Cap>& ws) {
+  (void)p_B;
+  detail::aba_floating(n, links, base, gravity, quat_B, v_B, omega_B, q, qd, tau, vdot_B, omegadot_B, qdd_out, ws);
+}
 
 }  // namespace cga
 }  // namespace simphant
