@@ -106,15 +106,6 @@ Scene load_job_scene(const JobOptions& o) {
 void check_backend(const Scene& scene, const JobOptions& o) {
   const bool named_cuda = o.backend == "cuda" || o.backend == "cuda-fused";
   // Combinations that no machine runs are bad input, before any device check.
-  // The joint-space solvers on the GPU step with the fixed-step integrators only
-  // (host/cuda_reduced_backend.cuh; docs/robots.md, "Backends").
-  const RobotJointSpace* robot = scene.model.robot.get();
-  const Integrator integrator = scene.model.solver.integrator;
-  if (robot && robot->solver != RobotSolver::Dae && named_cuda && integrator != Integrator::Rk4 &&
-      integrator != Integrator::Euler && integrator != Integrator::SymplecticEuler)
-    throw SceneError("solver.integrator", std::string("solver '") + robot_solver_name(robot->solver) +
-                                              "' on --backend " + o.backend + " steps with rk4, euler or "
-                                              "symplectic_euler (got '" + integrator_name(integrator) + "')");
   if (scene.model.solver.integrator == Integrator::Bdf && named_cuda)
     throw SceneError("--backend", "integrator bdf (solver.integrator) runs on the cpu backend only (got --backend " +
                                       o.backend + ")");
