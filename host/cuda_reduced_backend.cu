@@ -300,7 +300,7 @@ void CudaReducedBackend<T>::fetch_frame() const {
 template <class T>
 void CudaReducedBackend<T>::read_states(double* out) const {
   fetch_frame();
-  const int E = 13 * batch::robot_body_count(nj_, floating_ ? 1 : 0);
+  const int E = 13 * robot_n_bodies(nj_, floating_ ? 1 : 0);
   for (int i = 0; i < n_; ++i)
     for (int e = 0; e < E; ++e) out[static_cast<std::size_t>(i) * E + e] = frame_at(e, i);
 }
@@ -319,7 +319,7 @@ void CudaReducedBackend<T>::read_constraint_violation(double* out) const {
 template <class T>
 void CudaReducedBackend<T>::read_energy(double* total, double* kinetic) const {
   fetch_frame();
-  const int e0 = 13 * batch::robot_body_count(nj_, floating_ ? 1 : 0);
+  const int e0 = 13 * robot_n_bodies(nj_, floating_ ? 1 : 0);
   for (int i = 0; i < n_; ++i) {
     if (kinetic) kinetic[i] = frame_at(e0, i);
     total[i] = frame_at(e0 + 1, i);
@@ -329,7 +329,7 @@ void CudaReducedBackend<T>::read_energy(double* total, double* kinetic) const {
 template <class T>
 void CudaReducedBackend<T>::read_joint_state(double* q, double* qd, double* tau) const {
   fetch_frame();
-  const int e0 = 13 * batch::robot_body_count(nj_, floating_ ? 1 : 0) + 2;
+  const int e0 = 13 * robot_n_bodies(nj_, floating_ ? 1 : 0) + 2;
   for (int i = 0; i < n_; ++i)
     for (int k = 0; k < nj_; ++k) {
       const std::size_t o = static_cast<std::size_t>(i) * nj_ + k;
