@@ -26,6 +26,7 @@
 #include "robot_data.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/cuda_factory.hpp"
+#include "simphant/sim/host_memory.hpp"
 #include "simphant/sim/link_frames.hpp"
 #include "simphant/sim/reduced_backend.hpp"
 #include "simphant/sim/simulator.hpp"
@@ -266,6 +267,63 @@ TEST(CudaReducedBackend, SimulatorPicksTheGpuForRobotScenes) {
   sim->read_joint_state(q.data(), qd.data(), tau.data());
   for (int k = 0; k < sim->n_joint_coordinates(); ++k)
     EXPECT_NEAR(q[static_cast<std::size_t>(k)], models[0].robot->q0[static_cast<std::size_t>(k)], 1e-9);
+}
+
+/// chain3.urdf (tests/data) as a robot model with `solver`, no example-robot-data needed.
+Model chain_model(const char* solver) {
+  json doc;
+  doc["name"] = "chain3";
+  doc["robot"] = {{"urdf", std::string(SIMPHANT_SOURCE_DIR) + "/tests/data/urdf/chain3.urdf"}};
+  doc["solver"] = {{"type", solver}, {"dt", 1e-3}, {"t_end", 0.1}};
+  return parse_scene(doc.dump()).model;
+}
+
+// Without a device the GPU path is refused as for any scene (BackendError naming the
+// missing device or CUDA support), and fp32 on the CPU reduced backend is refused.
+TEST(CudaReducedBackendWiring, WithoutADeviceTheGpuPathIsRefusedClearly) {
+  if (cuda_device_count() > 0) GTEST_SKIP() << "a device runs the GPU path";
+  const Model m = chain_model("aba");
+  for (const char* backend : {"cuda", "cuda-fused"}) {
+    SimulatorOptions o;
+    o.backend = backend;
+    try {
+      Simulator::create({m}, o, 4);
+      ADD_FAILURE() << "no error for " << backend;
+    } catch (const BackendError& e) {
+      EXPECT_NE(std::string(e.what()).find(cuda_backend_built() ? "no CUDA device" : "no CUDA support"), std::string::npos)
+          << e.what();
+    }
+  }
+  SimulatorOptions o;
+  o.precision = "fp32";
+  EXPECT_THROW(Simulator::create({m}, o, 4), std::invalid_argument);
+  o.precision = "fp64";  // auto without a device: the CPU reduced backend
+  EXPECT_STREQ(Simulator::create({m}, o, 4)->backend_name(), "reduced-aba");
+}
+
+// The memory estimates: the GPU joint-space backend's device figure grows with the
+// per-instance slots and with the precision, and the host estimate names the backend
+// Simulator::create picks for --backend cuda.
+TEST(CudaReducedBackendWiring, MemoryEstimates) {
+  const Model m = chain_model("cga");
+  const std::size_t shared64 = cuda_reduced_bytes_per_instance(m, false, "fp64");
+  const std::size_t shared32 = cuda_reduced_bytes_per_instance(m, false, "fp32");
+  const std::size_t own64 = cuda_reduced_bytes_per_instance(m, true, "fp64");
+  EXPECT_LT(shared32, shared64);
+  // A slot holds at least the three links' parameters (mass, CoM, inertia, frames: 26 numbers each).
+  EXPECT_GE(own64 - shared64, 3 * 26 * sizeof(double));
+  EXPECT_THROW(cuda_reduced_bytes_per_instance(m, false, "fp16"), std::invalid_argument);
+  EXPECT_THROW(cuda_reduced_bytes_per_instance(chain_model("dae"), false, "fp64"), std::invalid_argument);
+  SimulatorOptions o;
+  o.backend = "cuda";
+  o.precision = "fp32";
+  const HostMemory h = simulator_host_memory(m, 100, false, 0, o), hp = simulator_host_memory(m, 100, true, 4, o);
+  EXPECT_EQ(h.backend, "cuda-reduced-cga-fp32");
+  EXPECT_GT(h.per_instance, 0);
+  EXPECT_GT(hp.per_instance, h.per_instance);
+  o.backend = "cpu";
+  o.precision = "fp64";
+  EXPECT_EQ(simulator_host_memory(m, 100, false, 0, o).backend, "reduced-cga");
 }
 
 }  // namespace
