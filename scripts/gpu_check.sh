@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU check (docs/gpu-check.md): on the GPU machine, builds SimPhant with
 # CUDA (sm_90 + PTX), runs the GPU tests (tests/test_cuda_backend.cpp,
-# tests/test_cuda_instance_state.cpp) and the CPU-side
+# tests/test_cuda_instance_state.cpp, tests/test_cuda_reduced_backend.cpp) and the CPU-side
 # kernel tests, runs the benchmark suite (`simphant bench`, docs/benchmarks.md: every
 # model at every GPU batch size on cuda / cuda-fused, fp64 / fp32, plus the cpu baseline
 # on all cores at 4,096 instances for the GPU / CPU ratio) and plots it, and writes
@@ -76,7 +76,7 @@ step() {  # step NAME LOG CMD...: runs CMD, logs it, records pass/fail/skip in t
 echo "## Steps" >> "$report"
 step configure configure.log cmake "${cmake_args[@]}" &&
   step build build.log cmake --build "$build" -j"$jobs" --target simphant test_cuda_backend test_cuda_instance_state test_kernel_grid \
-    test_cuda_dopri5 test_dopri5_grid
+    test_cuda_dopri5 test_dopri5_grid test_cuda_reduced_backend test_reduced_batch_grid
 built=$?
 if [ $built -eq 0 ] && ldd "$build/simphant" | grep -q "not found"; then
   { echo "- shared libraries missing for simphant:"; ldd "$build/simphant" | grep "not found" | sed 's/^/  /'; } >> "$report"
@@ -86,6 +86,11 @@ if [ $built -eq 0 ]; then
   step "GPU per-instance state tests (test_cuda_instance_state)" test_cuda_instance_state.log \
     "$build/tests/test_cuda_instance_state"
   step "GPU adaptive-step tests (test_cuda_dopri5)" test_cuda_dopri5.log "$build/tests/test_cuda_dopri5"
+  # Robot scenes on the GPU (docs/cuda-backend.md, "Robots"); the robots come from
+  # example-robot-data (SIMPHANT_ROBOT_DATA), and the tests skip without them.
+  step "GPU robot tests (test_cuda_reduced_backend)" test_cuda_reduced_backend.log "$build/tests/test_cuda_reduced_backend"
+  step "CPU-side robot kernel tests (test_reduced_batch_grid)" test_reduced_batch_grid.log \
+    "$build/tests/test_reduced_batch_grid"
   step "CPU-side kernel tests (test_kernel_grid)" test_kernel_grid.log "$build/tests/test_kernel_grid"
   step "CPU-side adaptive-step kernel tests (test_dopri5_grid)" test_dopri5_grid.log "$build/tests/test_dopri5_grid"
   step "simphant run four_bar --backend cuda" run_cuda.log "$build/simphant" run examples/four_bar.json --backend cuda \
@@ -109,6 +114,7 @@ if [ $built -eq 0 ]; then
     grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT/test_cuda_backend.log" | head -40
     grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT/test_cuda_instance_state.log" | head -20
     grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT/test_cuda_dopri5.log" | head -20
+    grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT/test_cuda_reduced_backend.log" | head -20
     echo '```'
     echo
     echo "## Benchmark suite (instance-steps per second, measured in one run; bench-gpu.json)"
