@@ -546,8 +546,6 @@ void CudaReducedBackend<T>::make_slots_per_instance() {
   y_init_ = std::move(y_init);
   slots_ = std::move(grown);
   per_instance_ = true;
-  own_models_.reserve(static_cast<std::size_t>(n_));
-  for (int i = 0; i < n_; ++i) own_models_.push_back((*models_)[models_->size() == 1 ? 0 : static_cast<std::size_t>(i)]);
   upload_slots(0, n_);
 }
 
@@ -591,6 +589,10 @@ void CudaReducedBackend<T>::set_models(const int* ids, int count, const Model* m
   }
   if (count == 0) return;
   make_slots_per_instance();
+  if (own_models_.empty()) {  // copy on write: from here on one model per instance, owned here
+    own_models_.reserve(static_cast<std::size_t>(n_));
+    for (int i = 0; i < n_; ++i) own_models_.push_back((*models_)[models_->size() == 1 ? 0 : static_cast<std::size_t>(i)]);
+  }
   synchronize();  // queued steps read the slots being rewritten
   const std::size_t nj = static_cast<std::size_t>(nj_);
   std::vector<double> u(static_cast<std::size_t>(count) * nj);
