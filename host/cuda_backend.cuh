@@ -69,6 +69,11 @@ class CudaBackend final : public Backend {
   void get_integrator_state(double* out) const override;
   void set_integrator_state(const double* in) override;
   const std::vector<AssemblyResult>& assembly() const override { return assembly_; }
+  /// Robot models (solver dae): the joints' coordinates from the DAE state read back to
+  /// the host (sim/joint_coordinates.hpp, as the cpu backend reads them), tau the actuator
+  /// force of each joint's law (reduced/joint_forces.hpp) at the inputs; else 0 / nothing.
+  int n_joint_coordinates() const override;
+  void read_joint_state(double* q, double* qd, double* tau) const override;
 
   // Reductions over time (Backend; host/cuda_backend_reductions.cuh).
   void set_reductions(const std::vector<ReductionQuantity>& quantities) override;

@@ -3,6 +3,7 @@
 #include "cuda_backend_state.cuh"
 #include "cuda_backend_reductions.cuh"
 #include "cuda_backend_dopri5.cuh"
+#include "simphant/model/robot.hpp"
 
 namespace simphant::cuda {
 
@@ -25,6 +26,10 @@ int cuda_device_count() {
 
 void cuda_check_fits(const Model& model, int n_instances, int n_varied_bound, const std::string& backend,
                      const std::string& precision) {
+  if (model.robot && model.robot->solver != RobotSolver::Dae) {  // the GPU joint-space backend
+    cuda_reduced_check_fits(model, n_instances, n_varied_bound > 0, precision);
+    return;
+  }
   cuda::check_fits(model, n_instances, n_varied_bound, cuda_bytes_per_instance(model, n_varied_bound, backend, precision),
                    cuda::batch_name(model, n_instances, precision, backend == "cuda-fused"));
 }
@@ -46,6 +51,9 @@ std::size_t cuda_bytes_per_instance(const Model& model, int n_varied, const std:
     throw std::invalid_argument("cuda_bytes_per_instance: no memory formula for backend '" + backend + "'");
   if (precision != "fp64" && precision != "fp32")
     throw std::invalid_argument("cuda_bytes_per_instance: unknown precision '" + precision + "' (fp64 or fp32)");
+  // A robot scene with solver aba / cga runs on the GPU joint-space backend (either name).
+  if (model.robot && model.robot->solver != RobotSolver::Dae)
+    return cuda_reduced_bytes_per_instance(model, n_varied > 0, precision);
   const bool fused = backend == "cuda-fused";
   return precision == "fp32" ? cuda::bytes_per_instance<float>(model, n_varied, fused)
                              : cuda::bytes_per_instance<double>(model, n_varied, fused);

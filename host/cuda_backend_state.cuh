@@ -15,7 +15,10 @@
 
 #include "cuda_backend_impl.cuh"
 #include "instance_state.hpp"
+#include "simphant/model/robot.hpp"
 #include "simphant/model/topology.hpp"
+#include "simphant/reduced/joint_forces.hpp"
+#include "simphant/sim/joint_coordinates.hpp"
 #include "simphant/sim/step_statistics.hpp"
 
 namespace simphant::cuda {
@@ -328,6 +331,40 @@ void CudaBackend<T>::set_inputs(const int* ids, int count, const double* u) {
     batch::scatter_rows_thread(tid, n, n_in, count, d_ids, static_cast<const double*>(rows), inputs);
   });
   frame_step_ = -1;
+}
+
+template <class T>
+int CudaBackend<T>::n_joint_coordinates() const {
+  const Model& m0 = models_->front();
+  return m0.robot ? m0.n_joints() : 0;
+}
+
+template <class T>
+void CudaBackend<T>::read_joint_state(double* q, double* qd, double* tau) const {
+  const int nc = n_joint_coordinates();
+  if (nc == 0) return;
+  const int ny = 13 * N_, n_in = n_inputs_;
+  std::vector<double> Y(static_cast<std::size_t>(n_) * ny);
+  get_state(nullptr, n_, Y.data(), nullptr, nullptr, nullptr, nullptr);
+  // The inputs, (n_inputs, n) in T on the device.
+  std::vector<T> U(static_cast<std::size_t>(n_) * n_in);
+  if (n_in > 0) {
+    check(cudaMemcpyAsync(U.data(), inputs_.get(), U.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpyAsync (inputs)", batch_);
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (inputs)", batch_);
+  }
+  for (int i = 0; i < n_; ++i) {
+    const Model& m = (*models_)[models_->size() == 1 ? 0 : static_cast<std::size_t>(i)];
+    const std::size_t o = static_cast<std::size_t>(i) * nc;
+    dae_joint_coordinates(m, Y.data() + static_cast<std::size_t>(i) * ny, q + o, qd + o);
+    // Robot models carry one actuator per joint, input k = joint k (scene/robot_compile.cpp).
+    for (int k = 0; k < nc; ++k) {
+      const double u = k < n_in ? static_cast<double>(U[static_cast<std::size_t>(k) * n_ + i]) : 0.0;
+      tau[o + k] = k < static_cast<int>(m.robot->joints.size())
+                       ? joint_actuator_force(m.robot->joints[static_cast<std::size_t>(k)], u, q[o + k], qd[o + k])
+                       : u;
+    }
+  }
 }
 
 template <class T>

@@ -11,12 +11,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "simphant/model/robot.hpp"
 #include "simphant/scene/scene.hpp"
+#include "simphant/sim/cuda_factory.hpp"
 #include "simphant/sim/reduced_backend.hpp"
 #include "simphant/sim/simulator.hpp"
 
@@ -256,21 +258,48 @@ TEST(RobotScene, RunWritesJointStateWithEachSolver) {
   }
 }
 
-// Robot scenes run on the cpu backends (only they report /joint_state): naming a GPU
-// path is bad input (exit 2), on any machine, before any device check or file.
-TEST(RobotScene, GpuBackendsAreRefusedWithExit2) {
+// Robot scenes run on the GPU backends too (docs/cuda-backend.md, "Robots"). Without a
+// device, naming one fails as for any scene: exit 3 naming the missing device (or CUDA
+// support), before any file; aba / cga with an adaptive integrator is bad input (exit 2)
+// at load on any machine and backend, naming /solver/integrator.
+TEST(RobotScene, GpuBackendsWithoutADeviceFailWithExit3) {
+  if (cuda_device_count() > 0) GTEST_SKIP() << "a CUDA device runs robot scenes (tests/test_cuda_reduced_backend.cpp)";
   TempDir t;
-  std::ofstream(t.dir / "arm.json") << base_doc(t.urdf(), "dae").dump();
-  for (const char* backend : {"cuda", "cuda-fused"}) {
-    SCOPED_TRACE(backend);
-    const std::string out = (t.dir / "gpu.h5").string();
-    const std::string cmd = std::string(SIMPHANT_BINARY) + " run " + (t.dir / "arm.json").string() + " --backend " +
-                            backend + " --out " + out + " > " + (t.dir / "log.txt").string() + " 2>&1";
-    const int status = std::system(cmd.c_str());
-    ASSERT_TRUE(WIFEXITED(status)) << cmd;
-    EXPECT_EQ(WEXITSTATUS(status), 2) << cmd;
-    EXPECT_FALSE(std::filesystem::exists(out));
+  for (const char* solver : {"dae", "aba"}) {
+    std::ofstream(t.dir / "arm.json") << base_doc(t.urdf(), solver).dump();
+    for (const char* backend : {"cuda", "cuda-fused"}) {
+      SCOPED_TRACE(std::string(solver) + " " + backend);
+      const std::string out = (t.dir / "gpu.h5").string();
+      const std::string log = (t.dir / "log.txt").string();
+      const std::string cmd = std::string(SIMPHANT_BINARY) + " run " + (t.dir / "arm.json").string() + " --backend " +
+                              backend + " --out " + out + " > " + log + " 2>&1";
+      const int status = std::system(cmd.c_str());
+      ASSERT_TRUE(WIFEXITED(status)) << cmd;
+      EXPECT_EQ(WEXITSTATUS(status), 3) << cmd;
+      std::ifstream in(log);
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      EXPECT_NE(text.find(cuda_backend_built() ? "no CUDA device" : "no CUDA support"), std::string::npos) << text;
+      EXPECT_FALSE(std::filesystem::exists(out));
+    }
   }
+}
+
+TEST(RobotScene, AdaptiveIntegratorOnTheGpuJointSpaceSolversIsExit2) {
+  TempDir t;
+  nlohmann::json doc = base_doc(t.urdf(), "aba");
+  doc["solver"]["integrator"] = "dopri5";
+  std::ofstream(t.dir / "arm.json") << doc.dump();
+  const std::string out = (t.dir / "gpu.h5").string();
+  const std::string log = (t.dir / "log.txt").string();
+  const std::string cmd = std::string(SIMPHANT_BINARY) + " run " + (t.dir / "arm.json").string() +
+                          " --backend cuda --out " + out + " > " + log + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << cmd;
+  EXPECT_EQ(WEXITSTATUS(status), 2) << cmd;
+  std::ifstream in(log);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("/solver/integrator"), std::string::npos) << text;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 }  // namespace

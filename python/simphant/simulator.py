@@ -1,7 +1,7 @@
 """Simulator: step many instances of one scene in lockstep, read and write their state."""
 from __future__ import annotations
 
-from typing import Any, List, NamedTuple, Optional, Tuple
+from typing import Any, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -276,6 +276,37 @@ class Simulator:
         q, qd, tau = (np.empty((self._n, c)) for _ in range(3))
         self._sim.read_joint_state(q, qd, tau)
         return q, qd, tau
+
+    def link_frames(self, names: Sequence[str]) -> Any:
+        """Pose and twist of the named links of a robot scene (docs/robots.md, "Link
+        frames"), shape (n, len(names), 13): per link its frame's origin in W [m], its
+        orientation (w, x, y, z; link frame -> W), the velocity of its origin in W [m/s]
+        and its angular velocity in the link's own axes [rad/s], at the current state.
+
+        names: URDF link names: a moving link, or the base link of a floating robot (a
+        link fixed to another by URDF fixed joints is named by that one, e.g. Panda's
+        end effector is "panda_link7").
+
+        On the GPU joint-space backend (solver aba / cga on a GPU) the frames are computed
+        on the device and returned without a host copy as a DLPack device array
+        (torch.from_dlpack, jax.dlpack.from_dlpack, cupy.from_dlpack), structure of arrays
+        (strides (1, 13 n, n)), in the backend's precision; its memory is reused by the
+        next link_frames call (copy it to keep it) and is written in the backend's stream
+        order (call synchronize() before reading it from another stream). Elsewhere a
+        float64 NumPy array (n, len(names), 13).
+
+        Raises ValueError for an unknown link name (the message lists the links) and
+        RuntimeError for a scene without a robot.
+        """
+        if self._sim.n_link_frames == 0:
+            raise RuntimeError("link_frames: this scene has no robot (docs/robots.md)")
+        frames = np.array([self._sim.link_frame_index(str(name)) for name in names], dtype=np.int32)
+        v = self._sim.link_frames_view(frames)
+        if v is not None:
+            return v
+        out = np.empty((self._n, len(frames), 13))
+        self._sim.read_link_frames(frames, out)
+        return out
 
     def assembly(self) -> Assembly:
         """The assembly result of each instance (from creation or its last re-assembly)."""

@@ -9,6 +9,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
 
 #include "py_arrays.hpp"
 #include "py_simulator.hpp"
@@ -130,11 +131,36 @@ void bind_simulator_state(nb::class_<PySimulator>& cls) {
             std::lock_guard<std::mutex> lock(s.mutex);
             return view(s.sim->state_view(), self);
           })
-      .def("inputs_view", [](nb::handle self) {
-        PySimulator& s = nb::cast<PySimulator&>(self);
-        std::lock_guard<std::mutex> lock(s.mutex);
-        return view(s.sim->inputs_view(), self);
-      });
+      .def("inputs_view",
+           [](nb::handle self) {
+             PySimulator& s = nb::cast<PySimulator&>(self);
+             std::lock_guard<std::mutex> lock(s.mutex);
+             return view(s.sim->inputs_view(), self);
+           })
+      // Link frames of a robot scene (Simulator::read_link_frames; docs/robots.md, "Link frames").
+      .def_prop_ro("n_link_frames", [](const PySimulator& s) { return s.sim->n_link_frames(); })
+      .def("link_frame_index", [](const PySimulator& s, const std::string& name) { return s.sim->link_frame_index(name); },
+           nb::arg("name"))
+      .def(
+          "read_link_frames",
+          [](PySimulator& s, HostArray<const std::int32_t> frames, HostArray<double> out) {
+            const int count = static_cast<int>(frames.size());
+            double* p = checked("out", out, static_cast<std::size_t>(s.sim->n_instances()) * 13 * frames.size());
+            const int* f = reinterpret_cast<const int*>(frames.data());
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(s.mutex);
+            s.sim->read_link_frames(f, count, p);
+          },
+          nb::arg("frames"), nb::arg("out"))
+      .def(
+          "link_frames_view",
+          [](nb::handle self, HostArray<const std::int32_t> frames) {
+            PySimulator& s = nb::cast<PySimulator&>(self);
+            std::lock_guard<std::mutex> lock(s.mutex);
+            return view(s.sim->link_frames_view(reinterpret_cast<const int*>(frames.data()), static_cast<int>(frames.size())),
+                        self);
+          },
+          nb::arg("frames"));
 }
 
 }  // namespace simphant::python

@@ -106,12 +106,6 @@ Scene load_job_scene(const JobOptions& o) {
 void check_backend(const Scene& scene, const JobOptions& o) {
   const bool named_cuda = o.backend == "cuda" || o.backend == "cuda-fused";
   // Combinations that no machine runs are bad input, before any device check.
-  const RobotJointSpace* robot = scene.model.robot.get();
-  if (robot && (named_cuda || o.precision == "fp32"))
-    throw SceneError(named_cuda ? "--backend " + o.backend : std::string("--precision fp32"),
-                     std::string("robot scenes run on the cpu backend in fp64 (solver '") +
-                         robot_solver_name(robot->solver) +
-                         "'; the cuda backends do not report joint coordinates yet; docs/robots.md)");
   if (scene.model.solver.integrator == Integrator::Bdf && named_cuda)
     throw SceneError("--backend", "integrator bdf (solver.integrator) runs on the cpu backend only (got --backend " +
                                       o.backend + ")");

@@ -173,6 +173,28 @@ class Backend {
   /// applied joint torques / forces [N m | N] (the actuator inputs). Order: the robot's
   /// links (ReducedModel::links). Nothing is written when n_joint_coordinates() is 0.
   virtual void read_joint_state(double* q, double* qd, double* tau) const {}
+  /// Link frames a joint-space robot backend computes itself (the GPU one, on the
+  /// device): n moving links (ReducedModel::links order), then the floating base; 0 when
+  /// the backend has none (Simulator::read_link_frames then derives them from
+  /// read_states, sim/link_frames.hpp).
+  virtual int n_link_frames() const { return 0; }
+  /// (n_instances, count, 13) for frames[k] in [0, n_link_frames()): the frame's origin
+  /// in W [m], its orientation (w, x, y, z; frame -> W), the velocity of its origin in W
+  /// [m/s] and its angular velocity in its own axes [rad/s] (the convention of
+  /// read_states, at the link frame instead of the CoM). Throws BackendError on a
+  /// backend without link frames.
+  virtual void read_link_frames(const int* frames, int count, double* out) const {
+    (void)frames, (void)count, (void)out;
+    throw BackendError(std::string("read_link_frames: backend '") + name() + "' computes no link frames");
+  }
+  /// As read_link_frames, without a copy to the host: (n_instances, count, 13) in the
+  /// backend's precision on the device (see ArrayView), valid until the next call of
+  /// link_frames_view; an empty view (data null) on a backend without device link
+  /// frames. frames: host array, count <= n_link_frames().
+  virtual ArrayView link_frames_view(const int* frames, int count) {
+    (void)frames, (void)count;
+    return {};
+  }
 
   // --- Per-instance reductions over time (dynamics/reductions.hpp; docs/solver.md,
   // "Reductions over time"): accumulated inside advance() from every step's start state

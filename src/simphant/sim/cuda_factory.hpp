@@ -36,8 +36,10 @@ inline void require_cuda_device(const std::string& backend = "cuda") {
 
 /// Checks, before any work, that n_instances of `model` fit on device 0 for `backend`
 /// ("cuda" | "cuda-fused") in `precision` (and that the kernels' thread counts fit an
-/// int). n_varied: the parameters stored per instance (batch::count_varied_params).
-/// Throws BackendError saying how many fit.
+/// int). n_varied: the parameters stored per instance (batch::count_varied_params). A
+/// robot model with solver aba / cga is checked for the GPU joint-space backend
+/// (cuda_reduced_check_fits, one slot per instance when n_varied > 0). Throws
+/// BackendError saying how many fit.
 void cuda_check_fits(const Model& model, int n_instances, int n_varied, const std::string& backend,
                      const std::string& precision);
 
@@ -55,10 +57,32 @@ std::unique_ptr<Backend> make_cuda_backend(std::shared_ptr<const std::vector<Mod
 /// Device memory per instance [bytes] of `backend` ("cuda" | "cuda-fused") in `precision` ("fp64" |
 /// "fp32") for `model` with n_varied per-instance parameters: the figure cuda_check_fits
 /// checks against the free memory (host/cuda_backend_fp64.cu; docs/cuda-backend.md "Memory per
-/// instance"). Pure arithmetic, no device needed. Throws std::invalid_argument for a
-/// backend without a formula; BackendError in a build without CUDA.
+/// instance"); for a robot model with solver aba / cga the GPU joint-space backend's
+/// (cuda_reduced_bytes_per_instance, one slot per instance when n_varied > 0). Pure
+/// arithmetic, no device needed. Throws std::invalid_argument for a backend without a
+/// formula; BackendError in a build without CUDA.
 std::size_t cuda_bytes_per_instance(const Model& model, int n_varied, const std::string& backend,
                                     const std::string& precision);
+
+/// The GPU joint-space backend of a robot scene with solver aba or cga
+/// (host/cuda_reduced_backend.cuh; docs/cuda-backend.md, "Robots"): one thread per
+/// instance, fixed-step rk4 / euler / symplectic_euler, state in structure of arrays, one
+/// model slot per instance when models has one model per instance. precision "fp64" |
+/// "fp32". Throws BackendError (no device, a failed CUDA call, the batch does not fit) and
+/// std::invalid_argument (not a robot model with solver aba / cga, another integrator).
+std::unique_ptr<Backend> make_cuda_reduced_backend(std::shared_ptr<const std::vector<Model>> models, int n_instances,
+                                                   const std::string& precision);
+
+/// Device memory per instance [bytes] of the GPU joint-space backend for robot model
+/// `model` in `precision`, with one model slot per instance when models_per_instance.
+/// Pure arithmetic (batch/robot_batch_layout.hpp: robot_batch_bytes_per_instance); the
+/// same figure in a build without CUDA.
+std::size_t cuda_reduced_bytes_per_instance(const Model& model, bool models_per_instance, const std::string& precision);
+
+/// As cuda_check_fits for the GPU joint-space backend: throws BackendError saying how many
+/// instances fit on device 0.
+void cuda_reduced_check_fits(const Model& model, int n_instances, bool models_per_instance,
+                             const std::string& precision);
 
 /// Device 0's name, size and peaks (host/device_info.cu), for the benchmark's achieved
 /// fraction of peak. Peaks are theoretical: mem_bandwidth_GBps = 2 x memory clock x bus

@@ -24,6 +24,13 @@ std::size_t cuda_bytes_per_instance(const Model&, int, const std::string&, const
   return 0;
 }
 
+std::unique_ptr<Backend> make_cuda_reduced_backend(std::shared_ptr<const std::vector<Model>>, int, const std::string&) {
+  require_cuda_device();
+  throw std::logic_error("unreachable: require_cuda_device() throws in a build without CUDA");
+}
+
+void cuda_reduced_check_fits(const Model&, int, bool, const std::string&) { require_cuda_device(); }
+
 CudaDeviceInfo cuda_device_info() {
   require_cuda_device();
   return {};

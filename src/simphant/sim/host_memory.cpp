@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "simphant/batch/robot_batch_layout.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/sim/backend.hpp"
@@ -46,6 +47,26 @@ HostMemory simulator_host_memory(const Model& model, long long n_instances, bool
   const double assembly =
       assembling * (data_bytes(model, SchurFactorization::Auto, true) + assembly_decomposition_bytes(model));
 
+  const bool named_cuda = options.backend == "cuda" || options.backend == "cuda-fused";
+  const bool bdf = model.solver.integrator == Integrator::Bdf;
+  const bool cuda = named_cuda || (options.backend == "auto" && !bdf && cuda_device_count() > 0);
+  if (model.robot && model.robot->solver != RobotSolver::Dae && cuda) {
+    // The host side of the GPU joint-space backend (host/cuda_reduced_backend.cuh): the
+    // pinned frame in the device precision, the row staging (state or inputs, doubles),
+    // status, reason, status step and id staging, the instance clock; with one model per
+    // instance the host copy of the slots (batch/robot_pack.hpp) and the model itself.
+    const int n = model.robot->n(), fl = model.robot->model.floating ? 1 : 0;
+    const double t = options.precision == "fp32" ? 4 : 8;
+    const double ny = robot_state_size(n, fl);
+    h.backend = std::string(model.robot->solver == RobotSolver::Cga ? "cuda-reduced-cga" : "cuda-reduced-aba") +
+                (options.precision == "fp32" ? "-fp32" : "");
+    h.per_instance = kInstanceBookkeeping + t * batch::robot_frame_size(n, fl) + 8 * std::max<double>(ny, n) + 1 + 1 + 8 +
+                     4 + 8;
+    if (models_per_instance)
+      h.per_instance += static_cast<double>(batch::robot_batch_bytes_per_instance(n, fl, true, static_cast<std::size_t>(t)) -
+                                            batch::robot_batch_bytes_per_instance(n, fl, false, static_cast<std::size_t>(t)));
+    return h;
+  }
   if (model.robot && model.robot->solver != RobotSolver::Dae) {
     h.backend = model.robot->solver == RobotSolver::Cga ? "reduced-cga" : "reduced-aba";
     h.per_worker = ReducedBackend::worker_bytes();
@@ -53,8 +74,6 @@ HostMemory simulator_host_memory(const Model& model, long long n_instances, bool
                      (models_per_instance ? ReducedBackend::model_row_bytes(model) : 0);
     return h;
   }
-  const bool named_cuda = options.backend == "cuda" || options.backend == "cuda-fused";
-  const bool cuda = named_cuda || (options.backend == "auto" && !model.robot && cuda_device_count() > 0);
   if (cuda) {
     // The host side of the cuda backends (host/cuda_backend_impl.cuh): the assembled
     // batch, the pinned frame (states, reactions, violation, energies) in the device

@@ -7,6 +7,7 @@
 #include "simphant/sim/cpu_backend.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 #include "simphant/sim/joint_load_frames.hpp"
+#include "simphant/sim/link_frames.hpp"
 #include "simphant/sim/reduced_backend.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/model/topology.hpp"
@@ -56,24 +57,29 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
   const bool named_cuda = options.backend == "cuda" || options.backend == "cuda-fused";
   if (options.precision != "fp64" && options.precision != "fp32")
     throw std::invalid_argument("unknown precision '" + options.precision + "' (fp64 or fp32)");
-  // Robot scenes run on the cpu backends: only they report joint coordinates.
-  if (shared->front().robot && (named_cuda || options.precision != "fp64"))
-    throw std::invalid_argument("robot scenes run on the cpu backend in fp64 (the cuda backend does not report joint "
-                                "coordinates yet)");
   // bdf (SUNDIALS CVODE) runs on the cpu backend only (docs/solver.md, "Integrators").
   const bool bdf = shared->front().solver.integrator == Integrator::Bdf;
   if (bdf && named_cuda)
     throw std::invalid_argument("integrator 'bdf' runs on the cpu backend only (backend '" + options.backend + "')");
-  // A robot scene with solver aba / cga runs in joint coordinates (docs/robots.md).
-  if (shared->front().robot && shared->front().robot->solver != RobotSolver::Dae) {
-    return std::unique_ptr<Simulator>(
-        new Simulator(shared, std::make_unique<ReducedBackend>(shared, n_instances, options.threads)));
-  }
-  // auto keeps robot scenes (dae) and bdf on the CPU (checked above).
-  const bool robot = static_cast<bool>(shared->front().robot);
-  const bool cuda = named_cuda || (options.backend == "auto" && !robot && !bdf && cuda_device_count() > 0);
+  // auto picks a GPU path when the build has CUDA and a device is present, also for robot
+  // scenes (docs/robots.md, "Backends"); bdf stays on the CPU.
+  const bool cuda = named_cuda || (options.backend == "auto" && !bdf && cuda_device_count() > 0);
   if (!cuda && options.precision != "fp64")
     throw std::invalid_argument("precision fp32 needs the cuda backend (the cpu backend is the fp64 reference)");
+  // A robot scene with solver aba / cga runs in joint coordinates (docs/robots.md): on the
+  // GPU one thread per instance (host/cuda_reduced_backend.cuh; `cuda` and `cuda-fused`
+  // name the same path), on the CPU the reduced backend.
+  if (shared->front().robot && shared->front().robot->solver != RobotSolver::Dae) {
+    std::unique_ptr<Backend> reduced;
+    if (cuda) {
+      require_cuda_device(named_cuda ? options.backend : "cuda");
+      cuda_reduced_check_fits(shared->front(), n_instances, shared->size() > 1, options.precision);
+      reduced = make_cuda_reduced_backend(shared, n_instances, options.precision);
+    } else {
+      reduced = std::make_unique<ReducedBackend>(shared, n_instances, options.threads);
+    }
+    return std::unique_ptr<Simulator>(new Simulator(shared, std::move(reduced)));
+  }
   std::unique_ptr<Backend> backend;
   if (cuda) {
     const int auto_n = options.auto_instances > 0 ? options.auto_instances : n_instances;
@@ -141,6 +147,42 @@ void Simulator::reset(const int* ids, int count, bool resample_models) {
   std::vector<std::uint64_t> next(static_cast<std::size_t>(count));
   for (int k = 0; k < count; ++k) next[static_cast<std::size_t>(k)] = episodes_[static_cast<std::size_t>(InstanceIds::at(ids, k))] + 1;
   resample(ids, count, next.data());
+}
+
+int Simulator::n_link_frames() const { return link_frame_count(model()); }
+
+int Simulator::link_frame_index(const std::string& name) const { return simphant::link_frame_index(model(), name); }
+
+namespace {
+void check_link_frames(const Model& model, const int* frames, int count) {
+  const int F = link_frame_count(model);
+  if (F == 0) throw std::invalid_argument("link_frames: the scene has no robot (docs/robots.md)");
+  if (count < 0) throw std::invalid_argument("link_frames: a negative frame count");
+  for (int c = 0; c < count; ++c)
+    if (frames[c] < 0 || frames[c] >= F)
+      throw std::invalid_argument("link_frames: frame index " + std::to_string(frames[c]) + " out of [0, " +
+                                  std::to_string(F) + ")");
+}
+}  // namespace
+
+void Simulator::read_link_frames(const int* frames, int count, double* out) const {
+  check_link_frames(model(), frames, count);
+  if (backend_->n_link_frames() > 0) {
+    backend_->read_link_frames(frames, count, out);
+    return;
+  }
+  const int n = n_instances(), B = model().n_bodies();
+  std::vector<double> states(static_cast<std::size_t>(n) * B * 13);
+  backend_->read_states(states.data());
+  for (int i = 0; i < n; ++i)
+    link_frames_from_states((*models_)[models_->size() == 1 ? 0 : static_cast<std::size_t>(i)],
+                            states.data() + static_cast<std::size_t>(i) * B * 13, frames, count,
+                            out + static_cast<std::size_t>(i) * count * 13);
+}
+
+ArrayView Simulator::link_frames_view(const int* frames, int count) {
+  check_link_frames(model(), frames, count);
+  return backend_->link_frames_view(frames, count);
 }
 
 void Simulator::joint_load_frames(const double* states, const double* reactions, const double* driver_loads,

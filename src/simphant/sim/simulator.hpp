@@ -97,6 +97,22 @@ class Simulator {
   int n_drivers() const { return backend_->n_drivers(); }
   void read_driver_loads(double* out) const { backend_->read_driver_loads(out); }
   void read_joint_state(double* q, double* qd, double* tau) const { backend_->read_joint_state(q, qd, tau); }
+  /// Link frames of a robot scene (docs/robots.md, "Link frames"; sim/link_frames.hpp):
+  /// their number (the moving links, then a floating base), 0 without a robot.
+  int n_link_frames() const;
+  /// The frame index of a URDF link name (link_frame_index in sim/link_frames.hpp; throws
+  /// std::invalid_argument naming the known links).
+  int link_frame_index(const std::string& name) const;
+  /// (n_instances, count, 13): origin (W) [m], orientation (w x y z, frame -> W), origin
+  /// velocity (W) [m/s] and angular velocity (frame axes) [rad/s] of frames[0 .. count) at
+  /// the current state: the backend's own (Backend::read_link_frames: the GPU joint-space
+  /// backend) or derived from read_states with each instance's model as created
+  /// (link_frames_from_states). Throws std::invalid_argument for a scene without a robot or
+  /// a frame index out of range.
+  void read_link_frames(const int* frames, int count, double* out) const;
+  /// As read_link_frames on the device, without a copy (Backend::link_frames_view); an
+  /// empty view on a backend that computes no device link frames.
+  ArrayView link_frames_view(const int* frames, int count);
 
   /// The joint-frame loads of a frame read from this simulator (states as read_states,
   /// reactions as read_reactions, driver_loads (n, D) as read_driver_loads or null

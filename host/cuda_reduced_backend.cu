@@ -1,0 +1,693 @@
+// CudaReducedBackend<T> (host/cuda_reduced_backend.cuh), its two instantiations and the
+// factory functions of sim/cuda_factory.hpp for robot scenes with solver aba / cga.
+#include "cuda_reduced_backend.cuh"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "grid_kernel.cuh"
+#include "instance_state.hpp"
+#include "simphant/dynamics/runaway.hpp"
+#include "simphant/model/topology.hpp"
+#include "simphant/sim/cuda_factory.hpp"
+#include "simphant/sim/step_statistics.hpp"
+
+namespace simphant::cuda {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string reduced_batch_name(const Model& m0, int n, const std::string& precision) {
+  return "the batch of " + std::to_string(n) + " instances of '" + m0.name + "' (" + precision + ", " +
+         robot_solver_name(m0.robot->solver) + " on the GPU)";
+}
+
+// The kernels: thin trampolines, one thread per instance, each with its own fixed-size
+// workspace of capacity Cap (kernels/reduced_step.hpp).
+template <class T, int Cap>
+struct AdvanceOp {
+  batch::ReducedBatchView<T> b;
+  std::int64_t step0;
+  int n_steps;
+  SP_HD void operator()(int tid) const {
+    batch::ReducedStepWorkspace<T, Cap> ws;
+    batch::reduced_advance_thread(tid, b, step0, n_steps, ws);
+  }
+};
+
+template <class T, int Cap>
+struct FrameOp {
+  batch::ReducedBatchView<T> b;
+  T* frame;
+  SP_HD void operator()(int tid) const {
+    batch::ReducedStepWorkspace<T, Cap> ws;
+    batch::reduced_frame_thread(tid, b, frame, ws);
+  }
+};
+
+template <class T, int Cap>
+struct LinkFramesOp {
+  batch::ReducedBatchView<T> b;
+  const int* frames;
+  int count;
+  T* out;
+  SP_HD void operator()(int tid) const {
+    batch::ReducedStepWorkspace<T, Cap> ws;
+    batch::reduced_link_frames_thread(tid, b, frames, count, batch::structure_of_arrays(out, b.n_instances), ws);
+  }
+};
+
+template <class T>
+struct ResetOp {
+  batch::ReducedBatchView<T> b;
+  const int* ids;
+  int count;
+  std::int64_t step;
+  SP_HD void operator()(int tid) const { batch::reduced_reset_thread(tid, b, ids, count, step); }
+};
+
+}  // namespace
+
+template <class T>
+template <class F>
+void CudaReducedBackend<T>::launch(const char* name, int n_threads, F f) const {
+  if (n_threads <= 0) return;
+  constexpr int kBlock = batch::kGridBlock;
+  batch::grid_kernel<<<(n_threads + kBlock - 1) / kBlock, kBlock, 0, stream_>>>(n_threads, f);
+  check(cudaGetLastError(), (std::string("launch of kernel '") + name + "'").c_str(), batch_);
+}
+
+// Two capacities: 16 links (the arms and legged robots of example-robot-data) and
+// kMaxReducedLinks; the arithmetic does not depend on the capacity (reduced_step.hpp).
+template <class T>
+template <template <class, int> class Op, class... A>
+void CudaReducedBackend<T>::launch_cap(const char* name, int n_threads, A... args) const {
+  if (nj_ <= 16)
+    launch(name, n_threads, Op<T, 16>{args...});
+  else
+    launch(name, n_threads, Op<T, kMaxReducedLinks>{args...});
+}
+
+template <class T>
+CudaReducedBackend<T>::CudaReducedBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances)
+    : models_(std::move(models)), n_(n_instances), offset_(static_cast<std::size_t>(n_instances), 0),
+      ids_(n_instances) {
+  if (!models_ || models_->empty()) throw std::invalid_argument("CudaReducedBackend: no model");
+  if (models_->size() != 1 && static_cast<int>(models_->size()) != n_)
+    throw std::invalid_argument("CudaReducedBackend: models must be 1 or one per instance");
+  const Model& m0 = models_->front();
+  if (!m0.robot || m0.robot->solver == RobotSolver::Dae)
+    throw std::invalid_argument("CudaReducedBackend: the model has no robot with solver aba or cga");
+  solver_ = m0.robot->solver;
+  nj_ = m0.robot->n();
+  floating_ = m0.robot->model.floating;
+  ny_ = robot_state_size(nj_, floating_ ? 1 : 0);
+  frame_size_ = batch::robot_frame_size(nj_, floating_ ? 1 : 0);
+  dt_ = m0.solver.dt;
+  integrator_ = m0.solver.integrator;
+  batch_ = reduced_batch_name(m0, n_, sizeof(T) == 8 ? "fp64" : "fp32");
+  if (nj_ < 1 || nj_ > kMaxReducedLinks)
+    throw std::invalid_argument("CudaReducedBackend: the robot has " + std::to_string(nj_) + " joints (1 .. " +
+                                std::to_string(kMaxReducedLinks) + ")");
+  if (integrator_ != Integrator::Rk4 && integrator_ != Integrator::Euler &&
+      integrator_ != Integrator::SymplecticEuler)
+    throw std::invalid_argument(std::string("solver.integrator: solver '") + robot_solver_name(solver_) +
+                                "' on the GPU steps with rk4, euler or symplectic_euler (got '" +
+                                integrator_name(integrator_) + "')");
+  for (std::size_t s = 0; s < models_->size(); ++s) {
+    const Model& m = (*models_)[s];
+    batch::check_robot_model(m, nj_, floating_, solver_, "CudaReducedBackend: model " + std::to_string(s));
+    if (m.solver.dt != dt_ || m.solver.integrator != integrator_)
+      throw std::invalid_argument("CudaReducedBackend: model " + std::to_string(s) +
+                                  ": dt and the integrator are shared by the batch");
+  }
+  per_instance_ = models_->size() > 1;
+  const int n_slots = static_cast<int>(models_->size());
+  slots_.resize(nj_, floating_ ? 1 : 0, n_slots);
+  for (int s = 0; s < n_slots; ++s) slots_.write(s, (*models_)[static_cast<std::size_t>(s)]);
+  AssemblyResult ok;
+  ok.ok = true;
+  assembly_.assign(static_cast<std::size_t>(n_), ok);
+  cuda_reduced_check_fits(m0, n_, per_instance_, sizeof(T) == 8 ? "fp64" : "fp32");
+  try {
+    check(cudaSetDevice(0), "cudaSetDevice(0)", batch_);
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", batch_);
+    check(cudaEventCreateWithFlags(&staging_copied_, cudaEventDisableTiming), "cudaEventCreateWithFlags", batch_);
+    const std::size_t n = static_cast<std::size_t>(n_), ny = static_cast<std::size_t>(ny_),
+                      nj = static_cast<std::size_t>(nj_);
+    links_ = DeviceArray<ReducedLinkParams<T>>(slots_.links, batch_);
+    cga_links_ = DeviceArray<cga::CgaLink<T>>(slots_.cga_links, batch_);
+    joints_ = DeviceArray<RobotJointParams<T>>(slots_.joints, batch_);
+    base_ = DeviceArray<RobotBaseParams<T>>(slots_.base, batch_);
+    gravity_ = DeviceArray<Vec3<T>>(slots_.gravity, batch_);
+    runaway_ = DeviceArray<T>(slots_.runaway, batch_);
+    y_init_ = DeviceArray<T>(slots_.y_init, batch_);
+    Y_ = DeviceArray<T>(ny * n, batch_);
+    U_ = DeviceArray<double>(nj * n, batch_);
+    frame_ = DeviceArray<T>(static_cast<std::size_t>(frame_size_) * n, batch_);
+    status_ = DeviceArray<std::int8_t>(n, batch_);
+    reason_ = DeviceArray<std::int8_t>(n, batch_);
+    status_rows_ = DeviceArray<std::int8_t>(n, batch_);
+    reason_rows_ = DeviceArray<std::int8_t>(n, batch_);
+    status_step_ = DeviceArray<std::int64_t>(n, batch_);
+    offset_dev_ = DeviceArray<std::int64_t>(n, batch_);
+    step_rows_ = DeviceArray<std::int64_t>(n, batch_);
+    ids_dev_ = DeviceArray<int>(n, batch_);
+    frame_ids_ = DeviceArray<int>(static_cast<std::size_t>(n_link_frames()), batch_);
+    const std::size_t row = std::max(ny, nj);
+    rows_ = DeviceArray<double>(row * n, batch_);
+    frame_host_ = PinnedArray<T>(static_cast<std::size_t>(frame_size_) * n, batch_);
+    rows_host_ = PinnedArray<double>(row * n, batch_);
+    ids_host_ = PinnedArray<int>(std::max(n, static_cast<std::size_t>(n_link_frames())), batch_);
+    status_host_ = PinnedArray<std::int8_t>(n, batch_);
+    reason_host_ = PinnedArray<std::int8_t>(n, batch_);
+    status_step_host_ = PinnedArray<std::int64_t>(n, batch_);
+    // The uploads above ran on the legacy default stream; stream_ is non-blocking.
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the uploads)", batch_);
+    // Every instance at its slot's initial state, status ok, clock 0; the inputs at the
+    // models' values.
+    std::vector<double> u(n * nj);
+    for (int i = 0; i < n_; ++i) {
+      const RobotJointSpace& r = *(*models_)[models_->size() == 1 ? 0 : static_cast<std::size_t>(i)].robot;
+      std::copy(r.tau.begin(), r.tau.end(), u.begin() + static_cast<std::ptrdiff_t>(i * nj));
+    }
+    set_inputs(u.data());
+    reset(nullptr, n_);
+    synchronize();
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+template <class T>
+void CudaReducedBackend<T>::release() noexcept {
+  if (stream_) cudaStreamSynchronize(stream_);
+  if (staging_copied_) cudaEventDestroy(staging_copied_);
+  if (stream_) cudaStreamDestroy(stream_);
+  staging_copied_ = nullptr;
+  stream_ = nullptr;
+}
+
+template <class T>
+CudaReducedBackend<T>::~CudaReducedBackend() {
+  release();
+}
+
+template <class T>
+const char* CudaReducedBackend<T>::name() const {
+  if (solver_ == RobotSolver::Cga) return sizeof(T) == 8 ? "cuda-reduced-cga" : "cuda-reduced-cga-fp32";
+  return sizeof(T) == 8 ? "cuda-reduced-aba" : "cuda-reduced-aba-fp32";
+}
+
+template <class T>
+std::string CudaReducedBackend<T>::details() const {
+  cudaDeviceProp prop{};
+  const bool ok = cudaGetDeviceProperties(&prop, 0) == cudaSuccess;
+  if (!ok) cudaGetLastError();
+  return std::string(name()) + " on " + (ok ? prop.name : "device 0") + " (" + robot_solver_name(solver_) +
+         ", joint coordinates, " + std::to_string(nj_) + (nj_ == 1 ? " joint" : " joints") +
+         (floating_ ? ", floating base" : "") + ", " + integrator_name(integrator_) +
+         ", one thread per instance, " + (per_instance_ ? "one model slot per instance" : "one shared model slot") +
+         ")";
+}
+
+template <class T>
+batch::ReducedBatchView<T> CudaReducedBackend<T>::batch_view() const {
+  batch::ReducedBatchView<T> b{};
+  b.n_instances = n_;
+  b.n = nj_;
+  b.floating = floating_ ? 1 : 0;
+  b.use_cga = solver_ == RobotSolver::Cga ? 1 : 0;
+  b.integrator = static_cast<int>(integrator_);
+  b.dt = static_cast<T>(dt_);
+  b.n_slots = per_instance_ ? n_ : 1;
+  b.links = links_.get();
+  b.cga_links = cga_links_.get();
+  b.joints = joints_.get();
+  b.base = base_.get();
+  b.gravity = gravity_.get();
+  b.runaway_kinetic_energy = runaway_.get();
+  b.y_init = y_init_.get();
+  b.Y = batch::structure_of_arrays(Y_.get(), n_);
+  b.U = batch::structure_of_arrays(static_cast<const double*>(U_.get()), n_);
+  b.status = status_.get();
+  b.status_step = status_step_.get();
+  b.reason = reason_.get();
+  b.offset = offset_dev_.get();
+  return b;
+}
+
+template <class T>
+void CudaReducedBackend<T>::synchronize() {
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", batch_);
+}
+
+template <class T>
+void CudaReducedBackend<T>::wait_staging() const {
+  check(cudaEventSynchronize(staging_copied_), "cudaEventSynchronize (previous staging copy)", batch_);
+}
+
+template <class T>
+void CudaReducedBackend<T>::staged() const {
+  check(cudaEventRecord(staging_copied_, stream_), "cudaEventRecord (staging copy)", batch_);
+}
+
+template <class T>
+const int* CudaReducedBackend<T>::stage_ids(const int* ids, int count) const {
+  if (!ids) return nullptr;
+  std::memcpy(ids_host_.get(), ids, static_cast<std::size_t>(count) * sizeof(int));
+  check(cudaMemcpyAsync(ids_dev_.get(), ids_host_.get(), static_cast<std::size_t>(count) * sizeof(int),
+                        cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (instance ids)", batch_);
+  return ids_dev_.get();
+}
+
+template <class T>
+void CudaReducedBackend<T>::upload_offsets() {
+  check(cudaMemcpyAsync(offset_dev_.get(), offset_.data(), offset_.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice,
+                        stream_),
+        "cudaMemcpyAsync (instance clocks)", batch_);
+}
+
+template <class T>
+void CudaReducedBackend<T>::advance(int n_steps) {
+  if (n_steps <= 0) return;
+  launch_cap<AdvanceOp>("reduced_advance", n_, batch_view(), steps_, n_steps);
+  steps_ += n_steps;
+  frame_step_ = -1;
+}
+
+template <class T>
+void CudaReducedBackend<T>::fetch_frame() const {
+  if (frame_step_ == steps_) return;
+  T* frame = frame_.get();
+  wait_staging();
+  launch_cap<FrameOp>("reduced_frame", n_, batch_view(), frame);
+  check(cudaMemcpyAsync(frame_host_.get(), frame, static_cast<std::size_t>(frame_size_) * n_ * sizeof(T),
+                        cudaMemcpyDeviceToHost, stream_),
+        "cudaMemcpyAsync (frame to pinned host memory)", batch_);
+  staged();
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (frame)", batch_);
+  frame_step_ = steps_;
+}
+
+template <class T>
+void CudaReducedBackend<T>::read_states(double* out) const {
+  fetch_frame();
+  const int E = 13 * robot_n_bodies(nj_, floating_ ? 1 : 0);
+  for (int i = 0; i < n_; ++i)
+    for (int e = 0; e < E; ++e) out[static_cast<std::size_t>(i) * E + e] = frame_at(e, i);
+}
+
+template <class T>
+void CudaReducedBackend<T>::read_reactions(double* out) const {
+  const std::size_t count = static_cast<std::size_t>(n_) * 6 * models_->front().n_joints();
+  std::fill(out, out + count, std::numeric_limits<double>::quiet_NaN());
+}
+
+template <class T>
+void CudaReducedBackend<T>::read_constraint_violation(double* out) const {
+  std::fill(out, out + n_, 0.0);
+}
+
+template <class T>
+void CudaReducedBackend<T>::read_energy(double* total, double* kinetic) const {
+  fetch_frame();
+  const int e0 = 13 * robot_n_bodies(nj_, floating_ ? 1 : 0);
+  for (int i = 0; i < n_; ++i) {
+    if (kinetic) kinetic[i] = frame_at(e0, i);
+    total[i] = frame_at(e0 + 1, i);
+  }
+}
+
+template <class T>
+void CudaReducedBackend<T>::read_joint_state(double* q, double* qd, double* tau) const {
+  fetch_frame();
+  const int e0 = 13 * robot_n_bodies(nj_, floating_ ? 1 : 0) + 2;
+  for (int i = 0; i < n_; ++i)
+    for (int k = 0; k < nj_; ++k) {
+      const std::size_t o = static_cast<std::size_t>(i) * nj_ + k;
+      q[o] = frame_at(e0 + k, i);
+      qd[o] = frame_at(e0 + nj_ + k, i);
+      tau[o] = frame_at(e0 + 2 * nj_ + k, i);
+    }
+}
+
+template <class T>
+ArrayView CudaReducedBackend<T>::link_frames_view(const int* frames, int count) {
+  const int F = n_link_frames();
+  if (count < 0 || count > F)
+    throw std::invalid_argument("link_frames: " + std::to_string(count) + " frames (0 .. " + std::to_string(F) + ")");
+  for (int c = 0; c < count; ++c)
+    if (frames[c] < 0 || frames[c] >= F)
+      throw std::invalid_argument("link_frames: frame index " + std::to_string(frames[c]) + " out of [0, " +
+                                  std::to_string(F) + ")");
+  // Allocated at the first call (its size is fixed: every frame), never in a step.
+  if (link_out_.size() == 0) link_out_ = DeviceArray<T>(13 * static_cast<std::size_t>(F) * n_, batch_);
+  ArrayView v;
+  v.data = link_out_.get();
+  v.dtype_bits = 8 * static_cast<int>(sizeof(T));
+  v.device = true;
+  v.ndim = 3;
+  v.shape[0] = n_;
+  v.shape[1] = count;
+  v.shape[2] = 13;
+  v.strides[0] = 1;  // structure of arrays: entry (i, c, e) at i + (13 c + e) n
+  v.strides[1] = 13 * static_cast<std::int64_t>(n_);
+  v.strides[2] = n_;
+  if (count == 0) return v;
+  wait_staging();
+  std::memcpy(ids_host_.get(), frames, static_cast<std::size_t>(count) * sizeof(int));
+  check(cudaMemcpyAsync(frame_ids_.get(), ids_host_.get(), static_cast<std::size_t>(count) * sizeof(int),
+                        cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (frame ids)", batch_);
+  staged();
+  launch_cap<LinkFramesOp>("reduced_link_frames", n_, batch_view(), static_cast<const int*>(frame_ids_.get()), count,
+                           link_out_.get());
+  return v;
+}
+
+template <class T>
+void CudaReducedBackend<T>::read_link_frames(const int* frames, int count, double* out) const {
+  const ArrayView v = const_cast<CudaReducedBackend*>(this)->link_frames_view(frames, count);
+  if (count == 0) return;
+  const std::size_t total = 13 * static_cast<std::size_t>(count) * n_;  // <= frame_size_ n
+  wait_staging();
+  check(cudaMemcpyAsync(frame_host_.get(), v.data, total * sizeof(T), cudaMemcpyDeviceToHost, stream_),
+        "cudaMemcpyAsync (link frames)", batch_);
+  staged();
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (link frames)", batch_);
+  frame_step_ = -1;  // frame_host_ now holds the link frames
+  for (int i = 0; i < n_; ++i)
+    for (int e = 0; e < 13 * count; ++e) out[static_cast<std::size_t>(i) * 13 * count + e] = frame_at(e, i);
+}
+
+template <class T>
+void CudaReducedBackend<T>::read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const {
+  std::vector<std::int64_t> status_steps(static_cast<std::size_t>(n_));
+  get_state(nullptr, n_, nullptr, nullptr, status, status_steps.data(), reason);
+  for (int i = 0; i < n_; ++i) status_time[i] = static_cast<double>(status_steps[static_cast<std::size_t>(i)]) * dt_;
+}
+
+template <class T>
+void CudaReducedBackend<T>::read_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step,
+                                                 double* max_step) const {
+  std::vector<std::int64_t> steps(static_cast<std::size_t>(n_)), status_steps(static_cast<std::size_t>(n_));
+  std::vector<std::int8_t> status(static_cast<std::size_t>(n_));
+  get_state(nullptr, n_, nullptr, steps.data(), status.data(), status_steps.data(), nullptr);
+  fixed_step_statistics(n_, steps.data(), status.data(), status_steps.data(), dt_, accepted, rejected, min_step,
+                        max_step);
+}
+
+template <class T>
+void CudaReducedBackend<T>::get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
+                                      std::int64_t* status_steps, std::int8_t* reasons) const {
+  ids_.check("get_state", ids, count);
+  if (count == 0) return;
+  const int n = n_, ny = ny_;
+  wait_staging();
+  const int* d_ids = stage_ids(ids, count);
+  if (y) {
+    const T* Y = Y_.get();
+    double* rows = rows_.get();
+    launch("gather_state", count, [=] __host__ __device__(int tid) {
+      batch::gather_rows_as_double_thread(tid, n, ny, count, d_ids, Y, rows);
+    });
+    check(cudaMemcpyAsync(rows_host_.get(), rows, static_cast<std::size_t>(count) * ny * sizeof(double),
+                          cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpyAsync (states to pinned host memory)", batch_);
+  }
+  const std::int8_t* st = status_.get();
+  const std::int64_t* ss = status_step_.get();
+  const std::int8_t* re = reason_.get();
+  std::int8_t* st_rows = status_rows_.get();
+  std::int64_t* ss_rows = step_rows_.get();
+  std::int8_t* re_rows = reason_rows_.get();
+  launch("gather_status", count, [=] __host__ __device__(int tid) {
+    batch::gather_status_thread(tid, count, d_ids, st, ss, re, st_rows, ss_rows, re_rows);
+  });
+  check(cudaMemcpyAsync(status_host_.get(), st_rows, static_cast<std::size_t>(count), cudaMemcpyDeviceToHost, stream_),
+        "cudaMemcpyAsync (status)", batch_);
+  check(cudaMemcpyAsync(reason_host_.get(), re_rows, static_cast<std::size_t>(count), cudaMemcpyDeviceToHost, stream_),
+        "cudaMemcpyAsync (status reason)", batch_);
+  check(cudaMemcpyAsync(status_step_host_.get(), ss_rows, static_cast<std::size_t>(count) * sizeof(std::int64_t),
+                        cudaMemcpyDeviceToHost, stream_),
+        "cudaMemcpyAsync (status step)", batch_);
+  staged();
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (get_state)", batch_);
+  for (int k = 0; k < count; ++k) {
+    const std::size_t i = static_cast<std::size_t>(InstanceIds::at(ids, k));
+    if (y) std::copy_n(rows_host_.get() + static_cast<std::size_t>(k) * ny, ny, y + static_cast<std::size_t>(k) * ny);
+    if (steps) steps[k] = steps_ - offset_[i];
+    if (status) status[k] = status_host_.get()[k];
+    if (status_steps) status_steps[k] = status_step_host_.get()[k];  // the device keeps instance steps
+    if (reasons) reasons[k] = reason_host_.get()[k];
+  }
+}
+
+template <class T>
+void CudaReducedBackend<T>::set_state(const int* ids, int count, const double* y, const std::int64_t* steps,
+                                      const std::int8_t* status, const std::int64_t* status_steps,
+                                      const std::int8_t* reasons) {
+  ids_.check("set_state", ids, count);
+  check_status_reasons("set_state", count, status, reasons);
+  if (count == 0) return;
+  const int n = n_, ny = ny_;
+  wait_staging();
+  const int* d_ids = stage_ids(ids, count);
+  if (y) {
+    std::copy_n(y, static_cast<std::size_t>(count) * ny, rows_host_.get());
+    double* rows = rows_.get();
+    check(cudaMemcpyAsync(rows, rows_host_.get(), static_cast<std::size_t>(count) * ny * sizeof(double),
+                          cudaMemcpyHostToDevice, stream_),
+          "cudaMemcpyAsync (states from pinned host memory)", batch_);
+    T* Y = Y_.get();
+    launch("scatter_state", count, [=] __host__ __device__(int tid) {
+      batch::scatter_rows_thread(tid, n, ny, count, d_ids, static_cast<const double*>(rows), Y);
+    });
+  }
+  // Status steps are instance steps on the device (reduced_step.hpp): a new clock (steps)
+  // leaves them as they are, as on the CPU.
+  if (status || status_steps) {
+    for (int k = 0; k < count; ++k) {
+      if (status) status_host_.get()[k] = status[k];
+      if (reasons) reason_host_.get()[k] = reasons[k];
+      if (status_steps) status_step_host_.get()[k] = status_steps[k];
+    }
+    std::int8_t* st_rows = status ? status_rows_.get() : nullptr;
+    std::int64_t* ss_rows = status_steps ? step_rows_.get() : nullptr;
+    std::int8_t* re_rows = reasons ? reason_rows_.get() : nullptr;
+    if (re_rows)
+      check(cudaMemcpyAsync(re_rows, reason_host_.get(), static_cast<std::size_t>(count), cudaMemcpyHostToDevice, stream_),
+            "cudaMemcpyAsync (status reason)", batch_);
+    if (st_rows)
+      check(cudaMemcpyAsync(st_rows, status_host_.get(), static_cast<std::size_t>(count), cudaMemcpyHostToDevice, stream_),
+            "cudaMemcpyAsync (status)", batch_);
+    if (ss_rows)
+      check(cudaMemcpyAsync(ss_rows, status_step_host_.get(), static_cast<std::size_t>(count) * sizeof(std::int64_t),
+                            cudaMemcpyHostToDevice, stream_),
+            "cudaMemcpyAsync (status step)", batch_);
+    std::int8_t* st = status_.get();
+    std::int64_t* ss = status_step_.get();
+    std::int8_t* re = reason_.get();
+    launch("scatter_status", count, [=] __host__ __device__(int tid) {
+      batch::scatter_status_thread(tid, count, d_ids, static_cast<const std::int8_t*>(st_rows),
+                                   static_cast<const std::int64_t*>(ss_rows), static_cast<const std::int8_t*>(re_rows),
+                                   0, st, ss, re);
+    });
+  }
+  staged();
+  if (steps) {
+    for (int k = 0; k < count; ++k) offset_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = steps_ - steps[k];
+    upload_offsets();
+  }
+  frame_step_ = -1;
+}
+
+template <class T>
+void CudaReducedBackend<T>::reset(const int* ids, int count) {
+  ids_.check("reset", ids, count);
+  if (count == 0) return;
+  wait_staging();
+  const int* d_ids = stage_ids(ids, count);
+  staged();
+  launch("reduced_reset", count, ResetOp<T>{batch_view(), d_ids, count, steps_});
+  for (int k = 0; k < count; ++k) offset_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = steps_;
+  frame_step_ = -1;
+}
+
+template <class T>
+void CudaReducedBackend<T>::make_slots_per_instance() {
+  if (per_instance_) return;
+  batch::RobotSlots<T> grown;
+  grown.resize(nj_, floating_ ? 1 : 0, n_);
+  for (int i = 0; i < n_; ++i) slots_.copy_slot(0, grown, i);
+  // The new arrays first, so that a failed allocation changes nothing.
+  DeviceArray<ReducedLinkParams<T>> links(grown.links.size(), batch_);
+  DeviceArray<cga::CgaLink<T>> cga_links(grown.cga_links.size(), batch_);
+  DeviceArray<RobotJointParams<T>> joints(grown.joints.size(), batch_);
+  DeviceArray<RobotBaseParams<T>> base(grown.base.size(), batch_);
+  DeviceArray<Vec3<T>> gravity(grown.gravity.size(), batch_);
+  DeviceArray<T> runaway(grown.runaway.size(), batch_);
+  DeviceArray<T> y_init(grown.y_init.size(), batch_);
+  synchronize();  // queued steps read the old slots
+  links_ = std::move(links);
+  cga_links_ = std::move(cga_links);
+  joints_ = std::move(joints);
+  base_ = std::move(base);
+  gravity_ = std::move(gravity);
+  runaway_ = std::move(runaway);
+  y_init_ = std::move(y_init);
+  slots_ = std::move(grown);
+  per_instance_ = true;
+  upload_slots(0, n_);
+}
+
+template <class T>
+void CudaReducedBackend<T>::upload_slots(int first, int count) {
+  const std::size_t nj = static_cast<std::size_t>(nj_), ny = static_cast<std::size_t>(ny_),
+                    f = static_cast<std::size_t>(first), c = static_cast<std::size_t>(count);
+  // From pageable memory: staged before the call returns, in stream order.
+  check(cudaMemcpyAsync(links_.get() + f * nj, slots_.links.data() + f * nj, c * nj * sizeof(ReducedLinkParams<T>),
+                        cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (links)", batch_);
+  check(cudaMemcpyAsync(cga_links_.get() + f * nj, slots_.cga_links.data() + f * nj, c * nj * sizeof(cga::CgaLink<T>),
+                        cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (CGA links)", batch_);
+  check(cudaMemcpyAsync(joints_.get() + f * nj, slots_.joints.data() + f * nj, c * nj * sizeof(RobotJointParams<T>),
+                        cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (joint parameters)", batch_);
+  check(cudaMemcpyAsync(base_.get() + f, slots_.base.data() + f, c * sizeof(RobotBaseParams<T>), cudaMemcpyHostToDevice,
+                        stream_),
+        "cudaMemcpyAsync (base)", batch_);
+  check(cudaMemcpyAsync(gravity_.get() + f, slots_.gravity.data() + f, c * sizeof(Vec3<T>), cudaMemcpyHostToDevice,
+                        stream_),
+        "cudaMemcpyAsync (gravity)", batch_);
+  check(cudaMemcpyAsync(runaway_.get() + f, slots_.runaway.data() + f, c * sizeof(T), cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (runaway bound)", batch_);
+  check(cudaMemcpyAsync(y_init_.get() + f * ny, slots_.y_init.data() + f * ny, c * ny * sizeof(T),
+                        cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (initial states)", batch_);
+}
+
+template <class T>
+void CudaReducedBackend<T>::set_models(const int* ids, int count, const Model* models) {
+  ids_.check("set_models", ids, count);
+  check_models_join(models_->front(), models, count, [ids](int k) { return InstanceIds::at(ids, k); });
+  for (int k = 0; k < count; ++k) {
+    const std::string who =
+        "set_models: models[" + std::to_string(k) + "] (instance " + std::to_string(InstanceIds::at(ids, k)) + ")";
+    batch::check_robot_model(models[k], nj_, floating_, solver_, who);
+    if (models[k].solver.integrator != integrator_)
+      throw std::invalid_argument(who + ": the integrator is shared by the batch");
+  }
+  if (count == 0) return;
+  make_slots_per_instance();
+  if (own_models_.empty()) {  // copy on write: from here on one model per instance, owned here
+    own_models_.reserve(static_cast<std::size_t>(n_));
+    for (int i = 0; i < n_; ++i) own_models_.push_back((*models_)[models_->size() == 1 ? 0 : static_cast<std::size_t>(i)]);
+  }
+  synchronize();  // queued steps read the slots being rewritten
+  const std::size_t nj = static_cast<std::size_t>(nj_);
+  std::vector<double> u(static_cast<std::size_t>(count) * nj);
+  for (int k = 0; k < count; ++k) {
+    const int i = InstanceIds::at(ids, k);
+    own_models_[static_cast<std::size_t>(i)] = models[k];
+    slots_.write(i, models[k]);
+    upload_slots(i, 1);
+    std::copy(models[k].robot->tau.begin(), models[k].robot->tau.end(), u.begin() + static_cast<std::ptrdiff_t>(k * nj));
+  }
+  // A shared_ptr that does not own: own_models_ lives as long as this backend.
+  models_ = std::shared_ptr<const std::vector<Model>>(std::shared_ptr<const std::vector<Model>>{}, &own_models_);
+  set_inputs(ids, count, u.data());
+  reset(ids, count);
+}
+
+template <class T>
+void CudaReducedBackend<T>::set_inputs(const int* ids, int count, const double* u) {
+  ids_.check("set_inputs", ids, count);
+  if (count == 0) return;
+  const int n = n_, nj = nj_;
+  wait_staging();
+  std::memcpy(rows_host_.get(), u, static_cast<std::size_t>(count) * nj * sizeof(double));
+  double* rows = rows_.get();
+  check(cudaMemcpyAsync(rows, rows_host_.get(), static_cast<std::size_t>(count) * nj * sizeof(double),
+                        cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (inputs)", batch_);
+  const int* d_ids = stage_ids(ids, count);
+  staged();
+  double* U = U_.get();
+  launch("inputs_rows", count, [=] __host__ __device__(int tid) {
+    batch::scatter_rows_thread(tid, n, nj, count, d_ids, static_cast<const double*>(rows), U);
+  });
+  frame_step_ = -1;
+}
+
+template <class T>
+void CudaReducedBackend<T>::set_inputs(const double* u) {
+  set_inputs(nullptr, n_, u);
+}
+
+template <class T>
+void CudaReducedBackend<T>::set_inputs_device(const double* d_u) {
+  const int n = n_, nj = nj_;
+  double* U = U_.get();
+  launch("inputs", n, [=] __host__ __device__(int tid) {
+    batch::scatter_rows_thread(tid, n, nj, n, static_cast<const int*>(nullptr), d_u, U);
+  });
+  frame_step_ = -1;
+}
+
+template <class T>
+ArrayView CudaReducedBackend<T>::state_view() {
+  frame_step_ = -1;  // the caller may write through the view
+  return matrix_view(Y_.get(), n_, ny_, true, true);
+}
+
+template <class T>
+ArrayView CudaReducedBackend<T>::inputs_view() {
+  frame_step_ = -1;
+  return matrix_view(U_.get(), n_, nj_, true, true);
+}
+
+template class CudaReducedBackend<double>;
+template class CudaReducedBackend<float>;
+
+}  // namespace simphant::cuda
+
+namespace simphant {
+
+std::unique_ptr<Backend> make_cuda_reduced_backend(std::shared_ptr<const std::vector<Model>> models, int n_instances,
+                                                   const std::string& precision) {
+  require_cuda_device();
+  if (precision == "fp32") return std::make_unique<cuda::CudaReducedBackend<float>>(std::move(models), n_instances);
+  if (precision != "fp64") throw std::invalid_argument("unknown precision '" + precision + "' (fp64 or fp32)");
+  return std::make_unique<cuda::CudaReducedBackend<double>>(std::move(models), n_instances);
+}
+
+void cuda_reduced_check_fits(const Model& model, int n_instances, bool models_per_instance,
+                             const std::string& precision) {
+  const std::size_t per = cuda_reduced_bytes_per_instance(model, models_per_instance, precision);
+  const std::string batch = cuda::reduced_batch_name(model, n_instances, precision);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  cuda::check(cudaSetDevice(0), "cudaSetDevice(0)", batch);
+  cuda::check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo", batch);
+  // 10 % of the free memory is left to the runtime and the kernels' local memory.
+  const long long fit = static_cast<long long>(0.9 * static_cast<double>(free_bytes) / static_cast<double>(per));
+  if (n_instances <= fit) return;
+  char msg[640];
+  std::snprintf(msg, sizeof msg,
+                "backend 'cuda': %s needs about %.2f GiB of device memory (%zu bytes per instance); device 0 has "
+                "%.2f GiB free: at most %lld instances fit, use --instances %lld or fewer",
+                batch.c_str(), static_cast<double>(per) * n_instances / cuda::kGiB, per, free_bytes / cuda::kGiB, fit,
+                fit);
+  throw BackendError(msg);
+}
+
+}  // namespace simphant

@@ -1,0 +1,117 @@
+#pragma once
+// Host-side packing of robot models (Model::robot, solver aba / cga) into the model slots
+// of kernels/reduced_batch.hpp: per slot the n links (ReducedLinkParams and their CGA
+// form), the n joint parameter rows, the floating base's mass properties and gravity, in
+// the batch precision T; and an instance's initial state in robot_dynamics.hpp's layout.
+// Used by the GPU joint-space backend (host/cuda_reduced_backend.cuh) and by the tests
+// that run its per-thread functions on the CPU.
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "simphant/model/model.hpp"
+#include "simphant/model/robot.hpp"
+#include "simphant/reduced/cga/cga_dynamics.hpp"
+#include "simphant/reduced/joint_forces.hpp"
+#include "simphant/reduced/reduced_params.hpp"
+#include "simphant/reduced/robot_dynamics.hpp"
+
+namespace simphant::batch {
+
+/// RobotJointParams<double> in precision T.
+template <class T>
+RobotJointParams<T> cast_joint_params(const RobotJointParams<double>& p) {
+  return {p.mode,          T(p.kp),        T(p.kd),    T(p.effort),          T(p.velocity),      T(p.damping),
+          T(p.friction),   T(p.friction_velocity),     p.limited,            T(p.lower),         T(p.upper),
+          T(p.limit_stiffness), T(p.limit_damping),    p.mimic,              T(p.mimic_multiplier), T(p.mimic_offset)};
+}
+
+/// Instance state y (robot_state_size) at the model's initial values: [q0, qd0], or
+/// [base_q0 (p_B, quat_B), q0, base_v0 (v_B, omega_B), qd0] with a floating base.
+inline void robot_initial_state(const RobotJointSpace& r, double* y) {
+  const int n = r.n();
+  int e = 0;
+  if (r.model.floating)
+    for (double v : r.base_q0) y[e++] = v;
+  for (int k = 0; k < n; ++k) y[e++] = r.q0[static_cast<std::size_t>(k)];
+  if (r.model.floating)
+    for (double v : r.base_v0) y[e++] = v;
+  for (int k = 0; k < n; ++k) y[e++] = r.qd0[static_cast<std::size_t>(k)];
+}
+
+/// The slots of a batch on the host, (slots, n) each (slot s's rows at s * n).
+template <class T>
+struct RobotSlots {
+  int n = 0;
+  int ny = 0;  ///< robot_state_size
+  std::vector<ReducedLinkParams<T>> links;
+  std::vector<cga::CgaLink<T>> cga_links;
+  std::vector<RobotJointParams<T>> joints;
+  std::vector<RobotBaseParams<T>> base;
+  std::vector<Vec3<T>> gravity;
+  std::vector<T> runaway;  ///< (slots) solver.runaway_kinetic_energy [J]; <= 0: none
+  std::vector<T> y_init;   ///< (slots, robot_state_size) the initial state (robot_initial_state)
+
+  int slots() const { return static_cast<int>(base.size()); }
+  void resize(int n_links, int floating, int n_slots) {
+    n = n_links;
+    ny = robot_state_size(n_links, floating);
+    const std::size_t rows = static_cast<std::size_t>(n_slots) * static_cast<std::size_t>(n_links);
+    links.resize(rows);
+    cga_links.resize(rows);
+    joints.resize(rows);
+    base.resize(static_cast<std::size_t>(n_slots));
+    gravity.resize(static_cast<std::size_t>(n_slots));
+    runaway.resize(static_cast<std::size_t>(n_slots));
+    y_init.resize(static_cast<std::size_t>(n_slots) * static_cast<std::size_t>(ny));
+  }
+  /// Slot s's rows copied to slot d of `to` (same n).
+  void copy_slot(int s, RobotSlots& to, int d) const {
+    const std::size_t o = static_cast<std::size_t>(s) * n, p = static_cast<std::size_t>(d) * n;
+    for (int k = 0; k < n; ++k) {
+      to.links[p + k] = links[o + k];
+      to.cga_links[p + k] = cga_links[o + k];
+      to.joints[p + k] = joints[o + k];
+    }
+    to.base[static_cast<std::size_t>(d)] = base[static_cast<std::size_t>(s)];
+    to.gravity[static_cast<std::size_t>(d)] = gravity[static_cast<std::size_t>(s)];
+    to.runaway[static_cast<std::size_t>(d)] = runaway[static_cast<std::size_t>(s)];
+    for (int e = 0; e < ny; ++e)
+      to.y_init[static_cast<std::size_t>(d) * ny + e] = y_init[static_cast<std::size_t>(s) * ny + e];
+  }
+  /// Writes model m (a robot model of n joints) into slot s. Joints without derived
+  /// parameters (an empty RobotJointSpace::joints) get plain_joint_params: torque inputs.
+  void write(int s, const Model& m) {
+    const RobotJointSpace& r = *m.robot;
+    const std::size_t o = static_cast<std::size_t>(s) * static_cast<std::size_t>(n);
+    for (int k = 0; k < n; ++k) {
+      links[o + k] = reduced_link_params<T>(r.model, k);
+      cga_links[o + k] = cga::cga_link(links[o + k]);
+      joints[o + k] = r.joints.size() == static_cast<std::size_t>(n) ? cast_joint_params<T>(r.joints[static_cast<std::size_t>(k)])
+                                                                     : plain_joint_params<T>();
+    }
+    base[static_cast<std::size_t>(s)] = {T(r.model.base.mass), cast3<T>(r.model.base.com), cast33<T>(r.model.base.inertia_com)};
+    gravity[static_cast<std::size_t>(s)] = cast3<T>(r.model.gravity);
+    runaway[static_cast<std::size_t>(s)] = T(m.solver.runaway_kinetic_energy);
+    double y[2 * kMaxReducedLinks + 13];
+    robot_initial_state(r, y);
+    for (int e = 0; e < ny; ++e) y_init[static_cast<std::size_t>(s) * ny + e] = T(y[e]);
+  }
+};
+
+/// Throws std::invalid_argument (naming `who`) unless m is a robot model of n joints with
+/// solver `solver`, a floating base iff `floating`, and q0, qd0, tau, joints (n or none)
+/// and, floating, base_q0 (7) and base_v0 (6) of the right sizes.
+inline void check_robot_model(const Model& m, int n, bool floating, RobotSolver solver, const std::string& who) {
+  if (!m.robot || m.robot->n() != n || m.robot->solver != solver || m.robot->model.floating != floating)
+    throw std::invalid_argument(who + ": every instance needs the same robot (joints, base) and solver");
+  const RobotJointSpace& r = *m.robot;
+  const std::size_t sz = static_cast<std::size_t>(n);
+  if (r.q0.size() != sz || r.qd0.size() != sz || r.tau.size() != sz || (!r.joints.empty() && r.joints.size() != sz))
+    throw std::invalid_argument(who + ": q0, qd0, tau and the joint parameters need one entry per joint");
+  if (floating && (r.base_q0.size() != 7 || r.base_v0.size() != 6))
+    throw std::invalid_argument(who + ": a floating base needs base_q0 (7) and base_v0 (6)");
+}
+
+}  // namespace simphant::batch
