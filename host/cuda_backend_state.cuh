@@ -17,7 +17,6 @@
 #include "instance_state.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/model/topology.hpp"
-#include "simphant/reduced/joint_forces.hpp"
 #include "simphant/sim/joint_coordinates.hpp"
 #include "simphant/sim/step_statistics.hpp"
 
@@ -353,17 +352,16 @@ void CudaBackend<T>::read_joint_state(double* q, double* qd, double* tau) const 
           "cudaMemcpyAsync (inputs)", batch_);
     check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (inputs)", batch_);
   }
+  std::vector<double> u(static_cast<std::size_t>(n_in));
   for (int i = 0; i < n_; ++i) {
     const Model& m = (*models_)[models_->size() == 1 ? 0 : static_cast<std::size_t>(i)];
     const std::size_t o = static_cast<std::size_t>(i) * nc;
-    dae_joint_coordinates(m, Y.data() + static_cast<std::size_t>(i) * ny, q + o, qd + o);
-    // Robot models carry one actuator per joint, input k = joint k (scene/robot_compile.cpp).
-    for (int k = 0; k < nc; ++k) {
-      const double u = k < n_in ? static_cast<double>(U[static_cast<std::size_t>(k) * n_ + i]) : 0.0;
-      tau[o + k] = k < static_cast<int>(m.robot->joints.size())
-                       ? joint_actuator_force(m.robot->joints[static_cast<std::size_t>(k)], u, q[o + k], qd[o + k])
-                       : u;
-    }
+    const double* Yi = Y.data() + static_cast<std::size_t>(i) * ny;
+    dae_joint_coordinates(m, Yi, q + o, qd + o);
+    // The instance's inputs as a row (the device keeps them instance-fastest), then the
+    // actuator forces as the CPU backend computes them (the joint law's unwrapped q).
+    for (int k = 0; k < n_in; ++k) u[static_cast<std::size_t>(k)] = static_cast<double>(U[static_cast<std::size_t>(k) * n_ + i]);
+    dae_joint_actuator_forces(m, Yi, u.data(), tau + o);
   }
 }
 
