@@ -27,39 +27,16 @@ max |ours - pin| / max(1, max |pin|).
 Exit codes: 0 all agree, 1 a mismatch, 77 skipped (pinocchio or example-robot-data not
 importable), 2 the dump tool failed.
 """
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
-from pinocchio_check import robots_dir
+from pinocchio_support import (gravity_matches, load_model, rel_err, report, run, run_dump, set_joint_positions,
+                               tolerance)
 
 
-def rel_err(ours, ref):
-    import numpy as np
-    ours, ref = np.asarray(ours, dtype=float), np.asarray(ref, dtype=float)
-    if not (np.isfinite(ours).all() and np.isfinite(ref).all()):
-        return float("inf")  # a NaN must fail, not vanish in max()
-    return float(np.max(np.abs(ours - ref)) / max(1.0, np.max(np.abs(ref))))
-
-
-def main():
-    args = sys.argv[1:]
-    if not args:
-        print(__doc__)
-        return 2
-    tol = float(args[args.index("--tol") + 1]) if "--tol" in args else 1e-10
-    try:  # importable? (compare() uses them)
-        import numpy  # noqa: F401
-        import pinocchio  # noqa: F401
-    except ImportError as e:
-        print(f"SKIP: pinocchio is not importable ({e}); pip install pin")
-        return 77
-    rdir = robots_dir()
-    if not rdir:
-        print("SKIP: example-robot-data is not installed; pip install example-robot-data")
-        return 77
+def main(args, np, pin, rdir):
+    tol = tolerance(args)
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "dump.json")
         with open(os.path.join(rdir, "solo_description/robots/solo12.urdf")) as f:
@@ -71,18 +48,13 @@ def main():
         solo_path = os.path.join(tmp, "solo12_floating_joint.urdf")
         with open(solo_path, "w") as f:
             f.write(solo)
-        rc = subprocess.call([args[0], rdir, out, f"solo12_floating_joint={solo_path}"])
-        if rc != 0:
-            print(f"FAIL: {args[0]} exited with {rc}")
+        dump = run_dump([args[0], rdir, out, f"solo12_floating_joint={solo_path}"], out)
+        if dump is None:
             return 2
-        with open(out) as f:
-            dump = json.load(f)
-        return compare(dump, tol)  # inside the with: the modified URDF must still exist
+        return compare(np, pin, dump, tol)  # inside the with: the modified URDF must still exist
 
 
-def compare(dump, tol):
-    import numpy as np
-    import pinocchio as pin
+def compare(np, pin, dump, tol):
     print(f"pinocchio {pin.__version__}, tolerance {tol:g} (relative)")
     names = [r["name"] for r in dump["robots"]]
     if len(names) != 5 or any(len(r["cases"]) == 0 for r in dump["robots"]):
@@ -93,18 +65,14 @@ def compare(dump, tol):
         return 1
     ok = True
     for r in dump["robots"]:
-        if r["urdf_floating"]:
-            model = pin.buildModelFromUrdf(r["urdf"])
-        else:
-            model = pin.buildModelFromUrdf(r["urdf"], pin.JointModelFreeFlyer())
+        # a URDF floating joint is Pinocchio's free flyer already
+        model = load_model(pin, r["urdf"], free_flyer=not r["urdf_floating"])
         if model.joints[1].shortname() != "JointModelFreeFlyer":
             print(f"FAIL {r['name']}: pinocchio's first joint is {model.joints[1].shortname()}, not a free flyer")
             ok = False
             continue
         data = model.createData()
-        if not np.allclose(model.gravity.linear, r["gravity"], rtol=0, atol=1e-15):
-            print(f"FAIL {r['name']}: gravity {model.gravity.linear} vs ours {r['gravity']}")
-            ok = False
+        ok = gravity_matches(model, r) and ok
         n = len(r["joints"])
         if model.nv != n + 6:
             print(f"FAIL {r['name']}: pinocchio nv {model.nv}, ours 6 + {n}")
@@ -124,11 +92,8 @@ def compare(dump, tol):
             tau = np.zeros(model.nv)
             q[0:3], q[3:7] = c["p_B"], [qx, qy, qz, qw]
             v[0:3], v[3:6] = v_loc, omega_B
+            set_joint_positions(q, jm, c["q"])
             for k, j in enumerate(jm):
-                if j.nq == 2:  # continuous: (cos, sin)
-                    q[j.idx_q], q[j.idx_q + 1] = np.cos(c["q"][k]), np.sin(c["q"][k])
-                else:
-                    q[j.idx_q] = c["q"][k]
                 v[j.idx_v], tau[j.idx_v] = c["qd"][k], c["tau"][k]
             ddq = pin.aba(model, data, q, v, tau).copy()
             ref = np.concatenate([R_B @ (ddq[0:3] + np.cross(omega_B, v_loc)), ddq[3:6], ddq[idx]])
@@ -146,12 +111,9 @@ def compare(dump, tol):
                 lin = M.rotation.T @ np.array(c["vo_W"][k])
                 worst["link_velocity"] = max(worst["link_velocity"], rel_err(np.concatenate([lin, c["omega_L"][k]]),
                                                                            np.concatenate([vel.linear, vel.angular])))
-        line = ", ".join(f"{k} {e:.2e}" for k, e in worst.items())
-        bad = any(e > tol for e in worst.values())
-        print(f"{'FAIL' if bad else 'ok  '} {r['name']} (6 + {n} dof, {len(r['cases'])} states): {line}")
-        ok = ok and not bad
+        ok = report(f"{r['name']} (6 + {n} dof, {len(r['cases'])} states)", worst, tol) and ok
     return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main, __doc__))

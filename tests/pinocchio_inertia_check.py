@@ -19,25 +19,11 @@ import os
 import subprocess
 import sys
 
-from pinocchio_check import robots_dir
+from pinocchio_support import load_model, run, tolerance
 
 
-def main():
-    args = sys.argv[1:]
-    if not args:
-        print(__doc__)
-        return 2
-    tol = float(args[args.index("--tol") + 1]) if "--tol" in args else 1e-10
-    try:
-        import numpy as np
-        import pinocchio as pin
-    except ImportError as e:
-        print(f"SKIP: pinocchio is not importable ({e}); pip install pin")
-        return 77
-    rdir = robots_dir()
-    if not rdir:
-        print("SKIP: example-robot-data is not installed; pip install example-robot-data")
-        return 77
+def main(args, np, pin, rdir):
+    tol = tolerance(args)
     robots = [("Panda", "panda_description/urdf/panda.urdf", False),
               ("UR5", "ur_description/urdf/ur5_robot.urdf", False),
               ("Panda floating", "panda_description/urdf/panda.urdf", True),
@@ -46,7 +32,7 @@ def main():
     failures = 0
     for label, rel, floating in robots:
         path = os.path.join(rdir, rel)
-        model = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if floating else pin.buildModelFromUrdf(path)
+        model = load_model(pin, path, free_flyer=floating)
         if model.nq != model.nv + (1 if floating else 0):
             print(f"FAIL: {label}: joints with nq != nv (continuous) are not handled here")
             return 1
@@ -75,4 +61,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main, __doc__))

@@ -25,40 +25,18 @@ import os
 import subprocess
 import sys
 
+from pinocchio_support import load_model, run
+
 ROBOTS = ["solo_description/robots/solo12.urdf", "anymal_b_simple_description/robots/anymal.urdf",
           "panda_description/urdf/panda.urdf", "ur_description/urdf/ur5_robot.urdf"]
 TOL = 1e-12
 
 
-def robots_dir():
-    if os.environ.get("SIMPHANT_ROBOT_DATA"):
-        return os.environ["SIMPHANT_ROBOT_DATA"]
-    try:
-        import importlib.metadata as m
-        d = str(m.distribution("example-robot-data").locate_file("cmeel.prefix/share/example-robot-data/robots"))
-    except Exception:
-        return ""
-    return d if os.path.isdir(d) else ""
-
-
-def main():
-    if len(sys.argv) != 2:
-        print(__doc__)
-        return 2
-    try:
-        import numpy as np
-        import pinocchio as pin
-    except ImportError as e:
-        print(f"SKIP: pinocchio is not importable ({e}); pip install pin")
-        return 77
-    rdir = robots_dir()
-    if not rdir:
-        print("SKIP: example-robot-data is not installed; pip install example-robot-data")
-        return 77
+def main(args, np, pin, rdir):
     paths = [os.path.join(rdir, r) for r in ROBOTS]
-    proc = subprocess.run([sys.argv[1]] + paths, capture_output=True, text=True)
+    proc = subprocess.run([args[0]] + paths, capture_output=True, text=True)
     if proc.returncode != 0:
-        print(f"FAIL: {sys.argv[1]} exited with {proc.returncode}: {proc.stderr}")
+        print(f"FAIL: {args[0]} exited with {proc.returncode}: {proc.stderr}")
         return 2
     dump = json.loads(proc.stdout)
     print(f"pinocchio {pin.__version__}, mass properties to {TOL:g} (relative)")
@@ -82,7 +60,7 @@ def main():
 
     for r in dump["robots"]:
         name = os.path.basename(r["urdf"])
-        model = pin.buildModelFromUrdf(r["urdf"], pin.JointModelFreeFlyer(), mimic=True)
+        model = load_model(pin, r["urdf"], free_flyer=True, mimic=True)
         worst = 0.0
         base = model.inertias[1]  # joint 1: the free-flyer root
         worst = max(worst, close(f"{name} base mass", r["base"]["mass"], base.mass))
@@ -126,4 +104,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main, __doc__, max_args=1))
