@@ -23,6 +23,7 @@
 #include "simphant/sim/backend.hpp"
 #include "simphant/sim/instance_ids.hpp"
 #include "simphant/sim/reduction_names.hpp"
+#include "staging_buffers.cuh"
 
 namespace simphant::cuda {
 
@@ -112,14 +113,6 @@ class CudaBackend final : public Backend {
   /// Computes the frame at the current state on the device and copies it to frame_host_
   /// (once per step count and inputs).
   void fetch_frame() const;
-  /// Waits until the last copy out of a pinned staging buffer is done (before the host
-  /// writes one again).
-  void wait_staging() const;
-  /// Marks the copies queued so far as the last ones out of the staging buffers.
-  void staged() const;
-  /// Uploads ids (count) through ids_host_ to ids_dev_ and returns the device copy;
-  /// nullptr for ids == nullptr (every instance). After wait_staging().
-  const int* stage_ids(const int* ids, int count) const;
   /// Destroys the step's graph and captures it again (the model arrays moved).
   void recapture_graph();
   /// Copies the accumulators d_acc (size, n) to red_host_ and waits.
@@ -136,9 +129,6 @@ class CudaBackend final : public Backend {
   void restart_adaptive(const int* d_ids, int count);
   /// advance(n_steps) of a dopri5 batch: rounds to each grid time, the dense output.
   void advance_dopri5(int n_steps);
-  /// read_step_statistics of the fixed-step integrators.
-  void read_fixed_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step,
-                                  double* max_step) const;
   std::shared_ptr<const std::vector<Model>> models_;
   int n_, N_, J_, D_, m_, n_inputs_;
   double dt_;
@@ -156,9 +146,9 @@ class CudaBackend final : public Backend {
   cusolverDnHandle_t solver_ = nullptr;
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t graph_exec_ = nullptr;
-  /// The last copy out of a pinned staging buffer (inputs_host_, ids_host_, frame_host_,
-  /// status_host_, status_step_host_, reason_host_).
-  cudaEvent_t staging_copied_ = nullptr;
+  /// Instance lists and status rows between host and device, and the event after the
+  /// last copy out of a pinned staging buffer (its own, inputs_host_, frame_host_).
+  StagingBuffers staging_;
 
   // Model arrays (shared) and per-instance parameters.
   DeviceArray<int> joint_type_, joint_body_, row_offset_, coupling_start_, coupling_, body_joint_start_, body_joint_,
@@ -183,10 +173,6 @@ class CudaBackend final : public Backend {
   DeviceArray<T> Y0_;                ///< (13 N, n) assembled initial states (reset)
   DeviceArray<std::int8_t> status0_;  ///< (n) assembly status (reset)
   DeviceArray<std::int8_t> reason0_;  ///< (n) assembly status reason (reset)
-  DeviceArray<int> ids_dev_;          ///< (n) staging of instance lists
-  DeviceArray<std::int8_t> status_rows_;     ///< (n) staging of statuses
-  DeviceArray<std::int8_t> reason_rows_;     ///< (n) staging of status reasons
-  DeviceArray<std::int64_t> step_rows_;      ///< (n) staging of status steps
   std::vector<std::int64_t> offset_;  ///< (n) batch step of each instance's step 0
   ReductionLayout red_;               ///< the enabled reductions over time
   DeviceArray<double> red_acc_;       ///< (red_.size(), n) their accumulators
@@ -194,15 +180,11 @@ class CudaBackend final : public Backend {
   mutable PinnedArray<double> red_host_;   ///< (red_.size(), n) staging of either
   InstanceIds ids_;
   batch::BatchBuffers<T> b_{};
-  // Pinned host buffers: the recorded frame, inputs, status.
+  // Pinned host buffers: the recorded frame, inputs.
   // Reads are const but compute the frame on the device and fill frame_host_: a
   // backend is used from one thread at a time (Simulator's contract).
   mutable PinnedArray<T> frame_host_;
   PinnedArray<double> inputs_host_;
-  mutable PinnedArray<std::int8_t> status_host_;
-  mutable PinnedArray<std::int64_t> status_step_host_;
-  mutable PinnedArray<std::int8_t> reason_host_;
-  PinnedArray<int> ids_host_;  ///< (n) staging of instance lists
   mutable std::int64_t frame_step_ = -1;
   // AdaptiveBuffers (kernels/dopri5_buffers.hpp) of a dopri5 batch; k1..k4 are k_.
   DeviceArray<T> ad_y_, ad_k_[3], ad_cont_, ad_y_grid_, ad_u_;

@@ -10,6 +10,7 @@
 #include "cuda_backend_impl.cuh"
 #include "dopri5_batch.hpp"
 #include "dopri5_state.hpp"
+#include "simphant/sim/step_statistics.hpp"
 
 namespace simphant::cuda {
 
@@ -80,7 +81,7 @@ template <class T>
 void CudaBackend<T>::read_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step,
                                           double* max_step) const {
   if (integrator_ != Integrator::Dopri5) {
-    read_fixed_step_statistics(accepted, rejected, min_step, max_step);
+    fixed_step_statistics(*this, dt_, accepted, rejected, min_step, max_step);
     return;
   }
   const std::size_t n = n_;

@@ -146,8 +146,7 @@ void CudaBackend<T>::release() noexcept {
   graph_ = nullptr;
   solver_ = nullptr;
   stream_ = nullptr;
-  if (staging_copied_) cudaEventDestroy(staging_copied_);
-  staging_copied_ = nullptr;
+  staging_.release();
 }
 
 template <class T>
@@ -239,8 +238,6 @@ void CudaBackend<T>::allocate() {
   runaway_ = DeviceArray<T>(2 * n, batch_);
   runaway_rows_ = DeviceArray<T>(2 * n, batch_);
   reason0_ = DeviceArray<std::int8_t>(n, batch_);
-  reason_rows_ = DeviceArray<std::int8_t>(n, batch_);
-  reason_host_ = PinnedArray<std::int8_t>(n, batch_);
   status_step_ = DeviceArray<std::int64_t>(n, batch_);
   step_ = DeviceArray<std::int64_t>(1, batch_);
   clock_offset_ = DeviceArray<std::int64_t>(n, batch_);
@@ -248,14 +245,9 @@ void CudaBackend<T>::allocate() {
   inputs_rows_ = DeviceArray<double>(static_cast<std::size_t>(n_inputs_) * n, batch_);
   frame_host_ = PinnedArray<T>(fl.size, batch_);
   inputs_host_ = PinnedArray<double>(static_cast<std::size_t>(n_inputs_) * n, batch_);
-  status_host_ = PinnedArray<std::int8_t>(n, batch_);
-  status_step_host_ = PinnedArray<std::int64_t>(n, batch_);
   Y0_ = DeviceArray<T>(ny * n, batch_);
   status0_ = DeviceArray<std::int8_t>(n, batch_);
-  ids_dev_ = DeviceArray<int>(n, batch_);
-  status_rows_ = DeviceArray<std::int8_t>(n, batch_);
-  step_rows_ = DeviceArray<std::int64_t>(n, batch_);
-  ids_host_ = PinnedArray<int>(n, batch_);
+  staging_.allocate(stream_, batch_, n);
   if (!fused_) {  // pointer arrays of the batched Cholesky
     std::vector<T*> cp(n), rp(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -265,7 +257,6 @@ void CudaBackend<T>::allocate() {
     C_ptrs_ = DeviceArray<T*>(cp, batch_);
     rhs_ptrs_ = DeviceArray<T*>(rp, batch_);
   }
-  check(cudaEventCreateWithFlags(&staging_copied_, cudaEventDisableTiming), "cudaEventCreateWithFlags", batch_);
   if (m > 0 && !fused_) {
     check(cudaMemsetAsync(rhs_.get(), 0, m * n * sizeof(T), stream_), "cudaMemsetAsync", batch_);
     // Identity matrices, so that the warm-up factorisation before graph capture succeeds.
@@ -371,12 +362,12 @@ template <class T>
 void CudaBackend<T>::set_inputs(const double* u) {
   if (n_inputs_ == 0) return;
   // The pinned staging buffer may still be read by the previous set_inputs' copy.
-  wait_staging();
+  staging_.wait();
   std::memcpy(inputs_host_.get(), u, inputs_host_.size() * sizeof(double));
   check(cudaMemcpyAsync(inputs_rows_.get(), inputs_host_.get(), inputs_host_.size() * sizeof(double),
                         cudaMemcpyHostToDevice, stream_),
         "cudaMemcpyAsync (inputs)", batch_);
-  staged();
+  staging_.staged();
   set_inputs_device(inputs_rows_.get());
 }
 
@@ -489,21 +480,21 @@ void CudaBackend<T>::read_energy(double* total, double* kinetic) const {
 
 template <class T>
 void CudaBackend<T>::read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const {
-  check(cudaMemcpyAsync(status_host_.get(), status_.get(), n_, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync (status)",
+  check(cudaMemcpyAsync(staging_.status_host.get(), status_.get(), n_, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync (status)",
         batch_);
   if (reason)
-    check(cudaMemcpyAsync(reason_host_.get(), status_reason_.get(), n_, cudaMemcpyDeviceToHost, stream_),
+    check(cudaMemcpyAsync(staging_.reason_host.get(), status_reason_.get(), n_, cudaMemcpyDeviceToHost, stream_),
           "cudaMemcpyAsync (status reason)", batch_);
-  check(cudaMemcpyAsync(status_step_host_.get(), status_step_.get(), n_ * sizeof(std::int64_t), cudaMemcpyDeviceToHost,
+  check(cudaMemcpyAsync(staging_.status_step_host.get(), status_step_.get(), n_ * sizeof(std::int64_t), cudaMemcpyDeviceToHost,
                         stream_),
         "cudaMemcpyAsync (status step)", batch_);
   check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (status)", batch_);
   // The device records the batch step; an instance's own clock starts at offset_ (0
   // until it is reset or its steps are set).
   for (int i = 0; i < n_; ++i) {
-    status[i] = status_host_.get()[i];
-    if (reason) reason[i] = reason_host_.get()[i];
-    status_time[i] = static_cast<double>(status_step_host_.get()[i] - offset_[static_cast<std::size_t>(i)]) * dt_;
+    status[i] = staging_.status_host.get()[i];
+    if (reason) reason[i] = staging_.reason_host.get()[i];
+    status_time[i] = static_cast<double>(staging_.status_step_host.get()[i] - offset_[static_cast<std::size_t>(i)]) * dt_;
   }
 }
 

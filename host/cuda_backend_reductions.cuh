@@ -39,7 +39,7 @@ template <class T>
 void CudaBackend<T>::read_reductions(double* out) const {
   if (!red_.any()) return;
   CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
-  wait_staging();
+  staging_.wait();
   batch::enqueue_reduce_read(x, mv_, b_, red_read_.get(), fused_ ? &P_ : nullptr);
   download_reductions(red_read_.get());
   const int w = red_.size(), C = red_.channels;
@@ -55,7 +55,7 @@ void CudaBackend<T>::read_reductions(double* out) const {
 template <class T>
 void CudaBackend<T>::get_reduction_state(double* acc) const {
   if (!red_.any()) return;
-  wait_staging();
+  staging_.wait();
   download_reductions(red_acc_.get());
   const int w = red_.size(), C = red_.channels;
   for (int i = 0; i < n_; ++i) {
@@ -68,7 +68,7 @@ void CudaBackend<T>::get_reduction_state(double* acc) const {
 template <class T>
 void CudaBackend<T>::set_reduction_state(const double* acc) {
   if (!red_.any()) return;
-  wait_staging();
+  staging_.wait();
   const int w = red_.size(), C = red_.channels;
   for (int i = 0; i < n_; ++i) {
     const double* row = acc + static_cast<std::size_t>(i) * w;

@@ -3,11 +3,11 @@
 // set_models, set_inputs(ids, ...), the views), included by cuda_backend_fp64.cu and
 // cuda_backend_fp32.cu after cuda_backend_impl.cuh. The listed instances' columns move
 // through the kernels of kernels/instance_state.hpp; rows travel between the host and
-// the device through pinned staging (ids_host_, frame_host_ for states, status_host_, reason_host_,
-// status_step_host_, inputs_host_) and device staging (ids_dev_, y_stage_ for states:
-// scratch between steps, status_rows_, step_rows_, inputs_rows_). An instance's own
-// clock is the host-side offset_: instance step = batch step - offset_[i]; the device
-// keeps status steps as batch steps.
+// the device through pinned staging (staging_: instance ids and status rows,
+// host/staging_buffers.cuh; frame_host_ for states, inputs_host_) and device staging
+// (staging_'s rows, y_stage_ for states: scratch between steps, inputs_rows_). An
+// instance's own clock is the host-side offset_: instance step = batch step - offset_[i];
+// the device keeps status steps as batch steps.
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -18,39 +18,8 @@
 #include "simphant/model/robot.hpp"
 #include "simphant/model/topology.hpp"
 #include "simphant/sim/joint_coordinates.hpp"
-#include "simphant/sim/step_statistics.hpp"
 
 namespace simphant::cuda {
-
-template <class T>
-void CudaBackend<T>::wait_staging() const {
-  check(cudaEventSynchronize(staging_copied_), "cudaEventSynchronize (previous staging copy)", batch_);
-}
-
-template <class T>
-void CudaBackend<T>::staged() const {
-  check(cudaEventRecord(staging_copied_, stream_), "cudaEventRecord (staging copy)", batch_);
-}
-
-template <class T>
-const int* CudaBackend<T>::stage_ids(const int* ids, int count) const {
-  if (!ids) return nullptr;
-  std::memcpy(ids_host_.get(), ids, static_cast<std::size_t>(count) * sizeof(int));
-  check(cudaMemcpyAsync(ids_dev_.get(), ids_host_.get(), static_cast<std::size_t>(count) * sizeof(int),
-                        cudaMemcpyHostToDevice, stream_),
-        "cudaMemcpyAsync (instance ids)", batch_);
-  return ids_dev_.get();
-}
-
-template <class T>
-void CudaBackend<T>::read_fixed_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step,
-                                                double* max_step) const {
-  std::vector<std::int64_t> steps(static_cast<std::size_t>(n_)), status_steps(static_cast<std::size_t>(n_));
-  std::vector<std::int8_t> status(static_cast<std::size_t>(n_));
-  get_state(nullptr, n_, nullptr, steps.data(), status.data(), status_steps.data(), nullptr);
-  fixed_step_statistics(n_, steps.data(), status.data(), status_steps.data(), dt_, accepted, rejected, min_step,
-                        max_step);
-}
 
 template <class T>
 void CudaBackend<T>::get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
@@ -60,8 +29,8 @@ void CudaBackend<T>::get_state(const int* ids, int count, double* y, std::int64_
   const int n = n_, ny = 13 * N_;
   const bool want_status = status || status_steps || reasons;
   CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
-  wait_staging();
-  const int* d_ids = stage_ids(ids, count);
+  staging_.wait();
+  const int* d_ids = staging_.stage_ids(ids, count);
   if (y) {
     const T* Y = Y_.get();
     T* rows = y_stage_.get();
@@ -71,25 +40,8 @@ void CudaBackend<T>::get_state(const int* ids, int count, double* y, std::int64_
           "cudaMemcpyAsync (states to pinned host memory)", batch_);
     frame_step_ = -1;  // frame_host_ now holds these rows
   }
-  if (want_status) {
-    const std::int8_t* st = status_.get();
-    const std::int64_t* ss = status_step_.get();
-    const std::int8_t* re = status_reason_.get();
-    std::int8_t* st_rows = status_rows_.get();
-    std::int64_t* ss_rows = step_rows_.get();
-    std::int8_t* re_rows = reason_rows_.get();
-    x.launch("gather_status", count, [=] __host__ __device__(int tid) {
-      batch::gather_status_thread(tid, count, d_ids, st, ss, re, st_rows, ss_rows, re_rows);
-    });
-    check(cudaMemcpyAsync(reason_host_.get(), re_rows, static_cast<std::size_t>(count), cudaMemcpyDeviceToHost, stream_),
-          "cudaMemcpyAsync (status reason)", batch_);
-    check(cudaMemcpyAsync(status_host_.get(), st_rows, static_cast<std::size_t>(count), cudaMemcpyDeviceToHost, stream_),
-          "cudaMemcpyAsync (status)", batch_);
-    check(cudaMemcpyAsync(status_step_host_.get(), ss_rows, static_cast<std::size_t>(count) * sizeof(std::int64_t),
-                          cudaMemcpyDeviceToHost, stream_),
-          "cudaMemcpyAsync (status step)", batch_);
-  }
-  staged();
+  if (want_status) staging_.gather_status(count, d_ids, status_.get(), status_step_.get(), status_reason_.get());
+  staging_.staged();
   check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (get_state)", batch_);
   for (int k = 0; k < count; ++k) {
     const std::size_t i = static_cast<std::size_t>(InstanceIds::at(ids, k));
@@ -97,9 +49,9 @@ void CudaBackend<T>::get_state(const int* ids, int count, double* y, std::int64_
       for (int e = 0; e < ny; ++e)
         y[static_cast<std::size_t>(k) * ny + e] = static_cast<double>(frame_host_.get()[static_cast<std::size_t>(k) * ny + e]);
     if (steps) steps[k] = steps_ - offset_[i];
-    if (status) status[k] = status_host_.get()[k];
-    if (status_steps) status_steps[k] = status_step_host_.get()[k] - offset_[i];
-    if (reasons) reasons[k] = reason_host_.get()[k];
+    if (status) status[k] = staging_.status_host.get()[k];
+    if (status_steps) status_steps[k] = staging_.status_step_host.get()[k] - offset_[i];
+    if (reasons) reasons[k] = staging_.reason_host.get()[k];
   }
 }
 
@@ -112,8 +64,8 @@ void CudaBackend<T>::set_state(const int* ids, int count, const double* y, const
   if (count == 0) return;
   const int n = n_, ny = 13 * N_;
   CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
-  wait_staging();
-  const int* d_ids = stage_ids(ids, count);
+  staging_.wait();
+  const int* d_ids = staging_.stage_ids(ids, count);
   if (y) {
     T* staging = frame_host_.get();
     for (std::size_t e = 0; e < static_cast<std::size_t>(count) * ny; ++e) staging[e] = static_cast<T>(y[e]);
@@ -134,37 +86,17 @@ void CudaBackend<T>::set_state(const int* ids, int count, const double* y, const
     for (int k = 0; k < count; ++k) {
       const std::size_t i = static_cast<std::size_t>(InstanceIds::at(ids, k));
       const std::int64_t offset = steps ? steps_ - steps[k] : offset_[i];
-      if (status) status_host_.get()[k] = status[k];
-      if (reasons) reason_host_.get()[k] = reasons[k];
-      if (write_steps) status_step_host_.get()[k] = status_steps ? status_steps[k] + offset : offset - offset_[i];
+      if (status) staging_.status_host.get()[k] = status[k];
+      if (reasons) staging_.reason_host.get()[k] = reasons[k];
+      if (write_steps) staging_.status_step_host.get()[k] = status_steps ? status_steps[k] + offset : offset - offset_[i];
     }
-    std::int8_t* st_rows = status ? status_rows_.get() : nullptr;
-    std::int64_t* ss_rows = write_steps ? step_rows_.get() : nullptr;
-    std::int8_t* re_rows = reasons ? reason_rows_.get() : nullptr;
-    if (re_rows)
-      check(cudaMemcpyAsync(re_rows, reason_host_.get(), static_cast<std::size_t>(count), cudaMemcpyHostToDevice, stream_),
-            "cudaMemcpyAsync (status reason)", batch_);
-    if (st_rows)
-      check(cudaMemcpyAsync(st_rows, status_host_.get(), static_cast<std::size_t>(count), cudaMemcpyHostToDevice, stream_),
-            "cudaMemcpyAsync (status)", batch_);
-    if (ss_rows)
-      check(cudaMemcpyAsync(ss_rows, status_step_host_.get(), static_cast<std::size_t>(count) * sizeof(std::int64_t),
-                            cudaMemcpyHostToDevice, stream_),
-            "cudaMemcpyAsync (status step)", batch_);
-    const int delta = status_steps ? 0 : 1;
-    std::int8_t* st = status_.get();
-    std::int64_t* ss = status_step_.get();
-    std::int8_t* re = status_reason_.get();
-    x.launch("scatter_status", count, [=] __host__ __device__(int tid) {
-      batch::scatter_status_thread(tid, count, d_ids, static_cast<const std::int8_t*>(st_rows),
-                                   static_cast<const std::int64_t*>(ss_rows), static_cast<const std::int8_t*>(re_rows),
-                                   delta, st, ss, re);
-    });
+    staging_.scatter_status(count, d_ids, status != nullptr, write_steps, reasons != nullptr, status_steps ? 0 : 1,
+                            status_.get(), status_step_.get(), status_reason_.get());
   }
   // dopri5: a new state or clock starts the instance's integration afresh at the next
   // advance (set_integrator_state after this call restores a checkpoint's instead).
   if (y || steps) restart_adaptive(d_ids, count);
-  staged();
+  staging_.staged();
   if (steps) {
     for (int k = 0; k < count; ++k) offset_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = steps_ - steps[k];
     upload_clock_offsets();
@@ -178,9 +110,9 @@ void CudaBackend<T>::reset(const int* ids, int count) {
   if (count == 0) return;
   const int n = n_, ny = 13 * N_;
   CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
-  wait_staging();
-  const int* d_ids = stage_ids(ids, count);
-  staged();
+  staging_.wait();
+  const int* d_ids = staging_.stage_ids(ids, count);
+  staging_.staged();
   const T* Y0 = Y0_.get();
   T* Y = Y_.get();
   x.launch("reset_state", count, [=] __host__ __device__(int tid) { batch::copy_columns_thread(tid, n, ny, count, d_ids, Y0, Y); });
@@ -258,8 +190,8 @@ void CudaBackend<T>::set_models(const int* ids, int count, const Model* models) 
   if (new_rows > 0) recapture_graph();
   // Initial states and assembly status of the listed instances (rows -> Y0 columns).
   CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
-  wait_staging();
-  const int* d_ids = stage_ids(ids, count);
+  staging_.wait();
+  const int* d_ids = staging_.stage_ids(ids, count);
   T* staging = frame_host_.get();
   for (std::size_t e = 0; e < static_cast<std::size_t>(count) * ny; ++e) staging[e] = static_cast<T>(assembled.Y[e]);
   frame_step_ = -1;
@@ -270,9 +202,9 @@ void CudaBackend<T>::set_models(const int* ids, int count, const Model* models) 
   x.launch("scatter_initial_state", count, [=] __host__ __device__(int tid) {
     batch::scatter_rows_thread(tid, n, ny, count, d_ids, static_cast<const T*>(rows), Y0);
   });
-  std::memcpy(status_host_.get(), assembled.status.data(), static_cast<std::size_t>(count));
-  std::int8_t* st_rows = status_rows_.get();
-  check(cudaMemcpyAsync(st_rows, status_host_.get(), static_cast<std::size_t>(count), cudaMemcpyHostToDevice, stream_),
+  std::memcpy(staging_.status_host.get(), assembled.status.data(), static_cast<std::size_t>(count));
+  std::int8_t* st_rows = staging_.status_rows.get();
+  check(cudaMemcpyAsync(st_rows, staging_.status_host.get(), static_cast<std::size_t>(count), cudaMemcpyHostToDevice, stream_),
         "cudaMemcpyAsync (assembly status)", batch_);
   std::int8_t* st0 = status0_.get();
   x.launch("scatter_assembly_status", count, [=] __host__ __device__(int tid) {
@@ -280,9 +212,9 @@ void CudaBackend<T>::set_models(const int* ids, int count, const Model* models) 
                                  nullptr, nullptr);
   });
   // Their assembly reasons and runaway coefficients (rows (count, 2) -> columns of (2, n)).
-  std::memcpy(reason_host_.get(), assembled.reason.data(), static_cast<std::size_t>(count));
-  std::int8_t* re_rows = reason_rows_.get();
-  check(cudaMemcpyAsync(re_rows, reason_host_.get(), static_cast<std::size_t>(count), cudaMemcpyHostToDevice, stream_),
+  std::memcpy(staging_.reason_host.get(), assembled.reason.data(), static_cast<std::size_t>(count));
+  std::int8_t* re_rows = staging_.reason_rows.get();
+  check(cudaMemcpyAsync(re_rows, staging_.reason_host.get(), static_cast<std::size_t>(count), cudaMemcpyHostToDevice, stream_),
         "cudaMemcpyAsync (assembly status reason)", batch_);
   std::int8_t* re0 = reason0_.get();
   x.launch("scatter_assembly_reason", count, [=] __host__ __device__(int tid) {
@@ -298,7 +230,7 @@ void CudaBackend<T>::set_models(const int* ids, int count, const Model* models) 
   x.launch("scatter_runaway", count, [=] __host__ __device__(int tid) {
     batch::scatter_rows_thread(tid, n, 2, count, d_ids, static_cast<const T*>(ra_rows), ra);
   });
-  staged();
+  staging_.staged();
   for (int k = 0; k < count; ++k) assembly_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = assembled.results[static_cast<std::size_t>(k)];
   // Actuator inputs: each actuator's model value, as at creation.
   if (n_inputs_ > 0) {
@@ -317,14 +249,14 @@ void CudaBackend<T>::set_inputs(const int* ids, int count, const double* u) {
   if (n_inputs_ == 0 || count == 0) return;
   const int n = n_, n_in = n_inputs_;
   CudaExec<T> x{stream_, solver_, batch_, potrs_info_.get()};
-  wait_staging();
+  staging_.wait();
   std::memcpy(inputs_host_.get(), u, static_cast<std::size_t>(count) * n_in * sizeof(double));
   double* rows = inputs_rows_.get();
   check(cudaMemcpyAsync(rows, inputs_host_.get(), static_cast<std::size_t>(count) * n_in * sizeof(double),
                         cudaMemcpyHostToDevice, stream_),
         "cudaMemcpyAsync (inputs)", batch_);
-  const int* d_ids = stage_ids(ids, count);
-  staged();
+  const int* d_ids = staging_.stage_ids(ids, count);
+  staging_.staged();
   T* inputs = inputs_.get();
   x.launch("inputs_rows", count, [=] __host__ __device__(int tid) {
     batch::scatter_rows_thread(tid, n, n_in, count, d_ids, static_cast<const double*>(rows), inputs);

@@ -137,7 +137,6 @@ CudaReducedBackend<T>::CudaReducedBackend(std::shared_ptr<const std::vector<Mode
   try {
     check(cudaSetDevice(0), "cudaSetDevice(0)", batch_);
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags", batch_);
-    check(cudaEventCreateWithFlags(&staging_copied_, cudaEventDisableTiming), "cudaEventCreateWithFlags", batch_);
     const std::size_t n = static_cast<std::size_t>(n_), ny = static_cast<std::size_t>(ny_),
                       nj = static_cast<std::size_t>(nj_);
     links_ = DeviceArray<ReducedLinkParams<T>>(slots_.links, batch_);
@@ -152,21 +151,14 @@ CudaReducedBackend<T>::CudaReducedBackend(std::shared_ptr<const std::vector<Mode
     frame_ = DeviceArray<T>(static_cast<std::size_t>(frame_size_) * n, batch_);
     status_ = DeviceArray<std::int8_t>(n, batch_);
     reason_ = DeviceArray<std::int8_t>(n, batch_);
-    status_rows_ = DeviceArray<std::int8_t>(n, batch_);
-    reason_rows_ = DeviceArray<std::int8_t>(n, batch_);
     status_step_ = DeviceArray<std::int64_t>(n, batch_);
     offset_dev_ = DeviceArray<std::int64_t>(n, batch_);
-    step_rows_ = DeviceArray<std::int64_t>(n, batch_);
-    ids_dev_ = DeviceArray<int>(n, batch_);
     frame_ids_ = DeviceArray<int>(static_cast<std::size_t>(n_link_frames()), batch_);
     const std::size_t row = std::max(ny, nj);
     rows_ = DeviceArray<double>(row * n, batch_);
     frame_host_ = PinnedArray<T>(static_cast<std::size_t>(frame_size_) * n, batch_);
     rows_host_ = PinnedArray<double>(row * n, batch_);
-    ids_host_ = PinnedArray<int>(std::max(n, static_cast<std::size_t>(n_link_frames())), batch_);
-    status_host_ = PinnedArray<std::int8_t>(n, batch_);
-    reason_host_ = PinnedArray<std::int8_t>(n, batch_);
-    status_step_host_ = PinnedArray<std::int64_t>(n, batch_);
+    staging_.allocate(stream_, batch_, n, static_cast<std::size_t>(n_link_frames()));
     // The uploads above ran on the legacy default stream; stream_ is non-blocking.
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (after the uploads)", batch_);
     // Every instance at its slot's initial state, status ok, clock 0; the inputs at the
@@ -188,9 +180,8 @@ CudaReducedBackend<T>::CudaReducedBackend(std::shared_ptr<const std::vector<Mode
 template <class T>
 void CudaReducedBackend<T>::release() noexcept {
   if (stream_) cudaStreamSynchronize(stream_);
-  if (staging_copied_) cudaEventDestroy(staging_copied_);
+  staging_.release();
   if (stream_) cudaStreamDestroy(stream_);
-  staging_copied_ = nullptr;
   stream_ = nullptr;
 }
 
@@ -249,26 +240,6 @@ void CudaReducedBackend<T>::synchronize() {
 }
 
 template <class T>
-void CudaReducedBackend<T>::wait_staging() const {
-  check(cudaEventSynchronize(staging_copied_), "cudaEventSynchronize (previous staging copy)", batch_);
-}
-
-template <class T>
-void CudaReducedBackend<T>::staged() const {
-  check(cudaEventRecord(staging_copied_, stream_), "cudaEventRecord (staging copy)", batch_);
-}
-
-template <class T>
-const int* CudaReducedBackend<T>::stage_ids(const int* ids, int count) const {
-  if (!ids) return nullptr;
-  std::memcpy(ids_host_.get(), ids, static_cast<std::size_t>(count) * sizeof(int));
-  check(cudaMemcpyAsync(ids_dev_.get(), ids_host_.get(), static_cast<std::size_t>(count) * sizeof(int),
-                        cudaMemcpyHostToDevice, stream_),
-        "cudaMemcpyAsync (instance ids)", batch_);
-  return ids_dev_.get();
-}
-
-template <class T>
 void CudaReducedBackend<T>::upload_offsets() {
   check(cudaMemcpyAsync(offset_dev_.get(), offset_.data(), offset_.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice,
                         stream_),
@@ -287,12 +258,12 @@ template <class T>
 void CudaReducedBackend<T>::fetch_frame() const {
   if (frame_step_ == steps_) return;
   T* frame = frame_.get();
-  wait_staging();
+  staging_.wait();
   launch_cap<FrameOp>("reduced_frame", n_, batch_view(), frame);
   check(cudaMemcpyAsync(frame_host_.get(), frame, static_cast<std::size_t>(frame_size_) * n_ * sizeof(T),
                         cudaMemcpyDeviceToHost, stream_),
         "cudaMemcpyAsync (frame to pinned host memory)", batch_);
-  staged();
+  staging_.staged();
   check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (frame)", batch_);
   frame_step_ = steps_;
 }
@@ -362,12 +333,9 @@ ArrayView CudaReducedBackend<T>::link_frames_view(const int* frames, int count) 
   v.strides[1] = 13 * static_cast<std::int64_t>(n_);
   v.strides[2] = n_;
   if (count == 0) return v;
-  wait_staging();
-  std::memcpy(ids_host_.get(), frames, static_cast<std::size_t>(count) * sizeof(int));
-  check(cudaMemcpyAsync(frame_ids_.get(), ids_host_.get(), static_cast<std::size_t>(count) * sizeof(int),
-                        cudaMemcpyHostToDevice, stream_),
-        "cudaMemcpyAsync (frame ids)", batch_);
-  staged();
+  staging_.wait();
+  staging_.upload_ids(frames, count, frame_ids_.get(), "cudaMemcpyAsync (frame ids)");
+  staging_.staged();
   launch_cap<LinkFramesOp>("reduced_link_frames", n_, batch_view(), static_cast<const int*>(frame_ids_.get()), count,
                            link_out_.get());
   return v;
@@ -378,10 +346,10 @@ void CudaReducedBackend<T>::read_link_frames(const int* frames, int count, doubl
   const ArrayView v = const_cast<CudaReducedBackend*>(this)->link_frames_view(frames, count);
   if (count == 0) return;
   const std::size_t total = 13 * static_cast<std::size_t>(count) * n_;  // <= frame_size_ n
-  wait_staging();
+  staging_.wait();
   check(cudaMemcpyAsync(frame_host_.get(), v.data, total * sizeof(T), cudaMemcpyDeviceToHost, stream_),
         "cudaMemcpyAsync (link frames)", batch_);
-  staged();
+  staging_.staged();
   check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (link frames)", batch_);
   frame_step_ = -1;  // frame_host_ now holds the link frames
   for (int i = 0; i < n_; ++i)
@@ -398,11 +366,7 @@ void CudaReducedBackend<T>::read_status(std::int8_t* status, double* status_time
 template <class T>
 void CudaReducedBackend<T>::read_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step,
                                                  double* max_step) const {
-  std::vector<std::int64_t> steps(static_cast<std::size_t>(n_)), status_steps(static_cast<std::size_t>(n_));
-  std::vector<std::int8_t> status(static_cast<std::size_t>(n_));
-  get_state(nullptr, n_, nullptr, steps.data(), status.data(), status_steps.data(), nullptr);
-  fixed_step_statistics(n_, steps.data(), status.data(), status_steps.data(), dt_, accepted, rejected, min_step,
-                        max_step);
+  fixed_step_statistics(*this, dt_, accepted, rejected, min_step, max_step);
 }
 
 template <class T>
@@ -411,8 +375,8 @@ void CudaReducedBackend<T>::get_state(const int* ids, int count, double* y, std:
   ids_.check("get_state", ids, count);
   if (count == 0) return;
   const int n = n_, ny = ny_;
-  wait_staging();
-  const int* d_ids = stage_ids(ids, count);
+  staging_.wait();
+  const int* d_ids = staging_.stage_ids(ids, count);
   if (y) {
     const T* Y = Y_.get();
     double* rows = rows_.get();
@@ -423,31 +387,16 @@ void CudaReducedBackend<T>::get_state(const int* ids, int count, double* y, std:
                           cudaMemcpyDeviceToHost, stream_),
           "cudaMemcpyAsync (states to pinned host memory)", batch_);
   }
-  const std::int8_t* st = status_.get();
-  const std::int64_t* ss = status_step_.get();
-  const std::int8_t* re = reason_.get();
-  std::int8_t* st_rows = status_rows_.get();
-  std::int64_t* ss_rows = step_rows_.get();
-  std::int8_t* re_rows = reason_rows_.get();
-  launch("gather_status", count, [=] __host__ __device__(int tid) {
-    batch::gather_status_thread(tid, count, d_ids, st, ss, re, st_rows, ss_rows, re_rows);
-  });
-  check(cudaMemcpyAsync(status_host_.get(), st_rows, static_cast<std::size_t>(count), cudaMemcpyDeviceToHost, stream_),
-        "cudaMemcpyAsync (status)", batch_);
-  check(cudaMemcpyAsync(reason_host_.get(), re_rows, static_cast<std::size_t>(count), cudaMemcpyDeviceToHost, stream_),
-        "cudaMemcpyAsync (status reason)", batch_);
-  check(cudaMemcpyAsync(status_step_host_.get(), ss_rows, static_cast<std::size_t>(count) * sizeof(std::int64_t),
-                        cudaMemcpyDeviceToHost, stream_),
-        "cudaMemcpyAsync (status step)", batch_);
-  staged();
+  staging_.gather_status(count, d_ids, status_.get(), status_step_.get(), reason_.get());
+  staging_.staged();
   check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (get_state)", batch_);
   for (int k = 0; k < count; ++k) {
     const std::size_t i = static_cast<std::size_t>(InstanceIds::at(ids, k));
     if (y) std::copy_n(rows_host_.get() + static_cast<std::size_t>(k) * ny, ny, y + static_cast<std::size_t>(k) * ny);
     if (steps) steps[k] = steps_ - offset_[i];
-    if (status) status[k] = status_host_.get()[k];
-    if (status_steps) status_steps[k] = status_step_host_.get()[k];  // the device keeps instance steps
-    if (reasons) reasons[k] = reason_host_.get()[k];
+    if (status) status[k] = staging_.status_host.get()[k];
+    if (status_steps) status_steps[k] = staging_.status_step_host.get()[k];  // the device keeps instance steps
+    if (reasons) reasons[k] = staging_.reason_host.get()[k];
   }
 }
 
@@ -459,8 +408,8 @@ void CudaReducedBackend<T>::set_state(const int* ids, int count, const double* y
   check_status_reasons("set_state", count, status, reasons);
   if (count == 0) return;
   const int n = n_, ny = ny_;
-  wait_staging();
-  const int* d_ids = stage_ids(ids, count);
+  staging_.wait();
+  const int* d_ids = staging_.stage_ids(ids, count);
   if (y) {
     std::copy_n(y, static_cast<std::size_t>(count) * ny, rows_host_.get());
     double* rows = rows_.get();
@@ -476,33 +425,14 @@ void CudaReducedBackend<T>::set_state(const int* ids, int count, const double* y
   // leaves them as they are, as on the CPU.
   if (status || status_steps) {
     for (int k = 0; k < count; ++k) {
-      if (status) status_host_.get()[k] = status[k];
-      if (reasons) reason_host_.get()[k] = reasons[k];
-      if (status_steps) status_step_host_.get()[k] = status_steps[k];
+      if (status) staging_.status_host.get()[k] = status[k];
+      if (reasons) staging_.reason_host.get()[k] = reasons[k];
+      if (status_steps) staging_.status_step_host.get()[k] = status_steps[k];
     }
-    std::int8_t* st_rows = status ? status_rows_.get() : nullptr;
-    std::int64_t* ss_rows = status_steps ? step_rows_.get() : nullptr;
-    std::int8_t* re_rows = reasons ? reason_rows_.get() : nullptr;
-    if (re_rows)
-      check(cudaMemcpyAsync(re_rows, reason_host_.get(), static_cast<std::size_t>(count), cudaMemcpyHostToDevice, stream_),
-            "cudaMemcpyAsync (status reason)", batch_);
-    if (st_rows)
-      check(cudaMemcpyAsync(st_rows, status_host_.get(), static_cast<std::size_t>(count), cudaMemcpyHostToDevice, stream_),
-            "cudaMemcpyAsync (status)", batch_);
-    if (ss_rows)
-      check(cudaMemcpyAsync(ss_rows, status_step_host_.get(), static_cast<std::size_t>(count) * sizeof(std::int64_t),
-                            cudaMemcpyHostToDevice, stream_),
-            "cudaMemcpyAsync (status step)", batch_);
-    std::int8_t* st = status_.get();
-    std::int64_t* ss = status_step_.get();
-    std::int8_t* re = reason_.get();
-    launch("scatter_status", count, [=] __host__ __device__(int tid) {
-      batch::scatter_status_thread(tid, count, d_ids, static_cast<const std::int8_t*>(st_rows),
-                                   static_cast<const std::int64_t*>(ss_rows), static_cast<const std::int8_t*>(re_rows),
-                                   0, st, ss, re);
-    });
+    staging_.scatter_status(count, d_ids, status != nullptr, status_steps != nullptr, reasons != nullptr, 0,
+                            status_.get(), status_step_.get(), reason_.get());
   }
-  staged();
+  staging_.staged();
   if (steps) {
     for (int k = 0; k < count; ++k) offset_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = steps_ - steps[k];
     upload_offsets();
@@ -514,9 +444,9 @@ template <class T>
 void CudaReducedBackend<T>::reset(const int* ids, int count) {
   ids_.check("reset", ids, count);
   if (count == 0) return;
-  wait_staging();
-  const int* d_ids = stage_ids(ids, count);
-  staged();
+  staging_.wait();
+  const int* d_ids = staging_.stage_ids(ids, count);
+  staging_.staged();
   launch("reduced_reset", count, ResetOp<T>{batch_view(), d_ids, count, steps_});
   for (int k = 0; k < count; ++k) offset_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = steps_;
   frame_step_ = -1;
@@ -614,14 +544,14 @@ void CudaReducedBackend<T>::set_inputs(const int* ids, int count, const double* 
   ids_.check("set_inputs", ids, count);
   if (count == 0) return;
   const int n = n_, nj = nj_;
-  wait_staging();
+  staging_.wait();
   std::memcpy(rows_host_.get(), u, static_cast<std::size_t>(count) * nj * sizeof(double));
   double* rows = rows_.get();
   check(cudaMemcpyAsync(rows, rows_host_.get(), static_cast<std::size_t>(count) * nj * sizeof(double),
                         cudaMemcpyHostToDevice, stream_),
         "cudaMemcpyAsync (inputs)", batch_);
-  const int* d_ids = stage_ids(ids, count);
-  staged();
+  const int* d_ids = staging_.stage_ids(ids, count);
+  staging_.staged();
   double* U = U_.get();
   launch("inputs_rows", count, [=] __host__ __device__(int tid) {
     batch::scatter_rows_thread(tid, n, nj, count, d_ids, static_cast<const double*>(rows), U);

@@ -8,8 +8,9 @@
 // kernels/reduced_step.hpp, the per-thread step the CPU reduced backend runs too). Reads
 // compute a frame on the device (reduced_frame_thread, kernels/reduced_batch.hpp) and
 // bring it back through pinned memory, once per step count.
-// The per-instance state calls move columns with kernels/instance_state.hpp, as the DAE
-// cuda backend does (host/cuda_backend_state.cuh).
+// The per-instance state calls move columns with kernels/instance_state.hpp and stage
+// instance ids and status rows through StagingBuffers (host/staging_buffers.cuh), as the
+// DAE cuda backend does (host/cuda_backend_state.cuh).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -22,6 +23,7 @@
 #include "simphant/batch/robot_pack.hpp"
 #include "simphant/sim/backend.hpp"
 #include "simphant/sim/instance_ids.hpp"
+#include "staging_buffers.cuh"
 
 namespace simphant::cuda {
 
@@ -102,9 +104,6 @@ class CudaReducedBackend final : public Backend {
   /// Computes the frame at the current state and brings it to frame_host_ (once per
   /// step count and inputs).
   void fetch_frame() const;
-  void wait_staging() const;
-  void staged() const;
-  const int* stage_ids(const int* ids, int count) const;
   /// The frame entry e of instance i.
   double frame_at(int e, int i) const {
     return static_cast<double>(frame_host_.get()[static_cast<std::size_t>(e) * n_ + i]);
@@ -132,7 +131,9 @@ class CudaReducedBackend final : public Backend {
   InstanceIds ids_;
 
   cudaStream_t stream_ = nullptr;
-  cudaEvent_t staging_copied_ = nullptr;
+  /// Instance (and link frame) ids and status rows between host and device, and the
+  /// event after the last copy out of a pinned staging buffer (its own, frame_host_, rows_host_).
+  StagingBuffers staging_;
   // Model slots (kernels/reduced_step.hpp: ReducedBatchView).
   DeviceArray<ReducedLinkParams<T>> links_;
   DeviceArray<cga::CgaLink<T>> cga_links_;
@@ -143,15 +144,12 @@ class CudaReducedBackend final : public Backend {
   // Per instance: state, inputs, status (structure of arrays), the frame and link frames.
   DeviceArray<T> Y_, frame_, link_out_;
   DeviceArray<double> U_;
-  DeviceArray<std::int8_t> status_, reason_, status_rows_, reason_rows_;
-  DeviceArray<std::int64_t> status_step_, offset_dev_, step_rows_;
-  DeviceArray<int> ids_dev_, frame_ids_;
+  DeviceArray<std::int8_t> status_, reason_;
+  DeviceArray<std::int64_t> status_step_, offset_dev_;
+  DeviceArray<int> frame_ids_;
   DeviceArray<double> rows_;  ///< (n, max(ny, n)) staging of rows
   mutable PinnedArray<T> frame_host_;
   mutable PinnedArray<double> rows_host_;
-  mutable PinnedArray<int> ids_host_;
-  mutable PinnedArray<std::int8_t> status_host_, reason_host_;
-  mutable PinnedArray<std::int64_t> status_step_host_;
   mutable std::int64_t frame_step_ = -1;
 };
 

@@ -2,6 +2,7 @@
 // Backend::read_step_statistics for the fixed-step integrators (rk4, euler,
 // symplectic_euler): each completed grid step is one accepted step of dt.
 #include <cstdint>
+#include <vector>
 
 #include "simphant/sim/backend.hpp"
 
@@ -21,6 +22,17 @@ inline void fixed_step_statistics(int n, const std::int64_t* steps, const std::i
     if (min_step) min_step[i] = dt;
     if (max_step) max_step[i] = dt;
   }
+}
+
+/// The same for every instance of a backend whose steps, status and status steps are
+/// read through Backend::get_state (the device backends: one copy back of those rows).
+inline void fixed_step_statistics(const Backend& backend, double dt, std::int64_t* accepted, std::int64_t* rejected,
+                                  double* min_step, double* max_step) {
+  const int n = backend.n_instances();
+  std::vector<std::int64_t> steps(static_cast<std::size_t>(n)), status_steps(static_cast<std::size_t>(n));
+  std::vector<std::int8_t> status(static_cast<std::size_t>(n));
+  backend.get_state(nullptr, n, nullptr, steps.data(), status.data(), status_steps.data(), nullptr);
+  fixed_step_statistics(n, steps.data(), status.data(), status_steps.data(), dt, accepted, rejected, min_step, max_step);
 }
 
 }  // namespace simphant
