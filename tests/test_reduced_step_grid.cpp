@@ -19,6 +19,7 @@
 #include "robot_data.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/reduced_backend.hpp"
+#include "simphant/sim/step_statistics.hpp"
 
 namespace simphant {
 namespace {
@@ -234,6 +235,14 @@ TEST(ReducedStepGrid, StatusFreezesDivergedInstances) {
   std::vector<std::int64_t> accepted(3);
   b.read_step_statistics(accepted.data(), nullptr, nullptr, nullptr);
   EXPECT_EQ(accepted, (std::vector<std::int64_t>{1000, 502, 700}));
+  // The same through Backend::get_state, as the GPU backends read them.
+  std::vector<std::int64_t> via_get_state(3, -1), rejected(3, -1);
+  std::vector<double> min_step(3), max_step(3);
+  fixed_step_statistics(b, 1e-3, via_get_state.data(), rejected.data(), min_step.data(), max_step.data());
+  EXPECT_EQ(via_get_state, accepted);
+  EXPECT_EQ(rejected, (std::vector<std::int64_t>{0, 0, 0}));
+  EXPECT_EQ(min_step, (std::vector<double>{1e-3, 1e-3, 1e-3}));
+  EXPECT_EQ(max_step, min_step);
 }
 
 }  // namespace
