@@ -111,6 +111,7 @@ TEST(BenchModels, ChainDaeMotionAgreesWithReducedAba) {
     rj->q0.assign(static_cast<std::size_t>(N), 0.0);
     rj->qd0 = rj->q0;
     rj->tau = rj->q0;
+    rj->joints.assign(static_cast<std::size_t>(N), plain_joint_params<double>());  // no limits, damping, ...
     rj->solver = RobotSolver::Aba;
     red.robot = rj;
     SimulatorOptions o;

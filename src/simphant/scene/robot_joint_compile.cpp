@@ -2,8 +2,12 @@
 // limits, damping and friction", "Servos", "Floating base"): robot.servos,
 // robot.urdf_dynamics, robot.friction_velocity, robot.floating_base, robot.base.
 #include <cmath>
+#include <mutex>
+#include <set>
 #include <stdexcept>
+#include <string>
 
+#include "simphant/log/log.hpp"
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
 #include "simphant/scene/robot_joint_params.hpp"
@@ -12,6 +16,46 @@
 namespace simphant::scene_detail {
 
 namespace {
+
+/// Logs `message` as a warning once per process (a sweep compiles one model per instance).
+void warn_once(const std::string& message) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (said.insert(message).second) logger().warn("{}", message);
+}
+
+/// Sets each mimic follower's q0 / qd0 from its leader's (q = r q_l + o, qd = r qd_l), so
+/// every solver starts on the relation; warns of a start outside a joint's position
+/// limits, and (dae) of a revolute limit further than pi from q0, which the DAE's angle,
+/// read within q0 +- pi (docs/robots.md, "Angle wrapping"), never reaches.
+void settle_initial_joint_state(const std::string& path, RobotJointSpace& rj) {
+  const int n = rj.n();
+  for (int k = 0; k < n; ++k) {
+    const RobotJointParams<double>& p = rj.joints[static_cast<std::size_t>(k)];
+    if (p.mimic < 0) continue;
+    const std::size_t j = static_cast<std::size_t>(k), l = static_cast<std::size_t>(p.mimic);
+    rj.q0[j] = p.mimic_multiplier * rj.q0[l] + p.mimic_offset;
+    rj.qd0[j] = p.mimic_multiplier * rj.qd0[l];
+  }
+  const double pi = 3.14159265358979323846;
+  for (int k = 0; k < n; ++k) {
+    const RobotJointParams<double>& p = rj.joints[static_cast<std::size_t>(k)];
+    if (!p.limited) continue;
+    const ReducedLink& link = rj.model.links[static_cast<std::size_t>(k)];
+    const double q0 = rj.q0[static_cast<std::size_t>(k)];
+    const std::string where =
+        child_path(child_path(path, "q0"), static_cast<std::size_t>(k)) + ": joint '" + link.joint_name + "'";
+    if (q0 < p.lower || q0 > p.upper)
+      warn_once(where + " starts at " + format_number(q0) + ", outside its limits [" + format_number(p.lower) + ", " +
+                format_number(p.upper) + "]: the limit's spring pushes it back from the first step");
+    if (rj.solver == RobotSolver::Dae && link.type == ReducedJointType::Revolute &&
+        (p.upper - q0 > pi || q0 - p.lower > pi))
+      warn_once(where + ": a limit of [" + format_number(p.lower) + ", " + format_number(p.upper) +
+                "] lies more than pi from q0 = " + format_number(q0) +
+                "; solver dae reads the angle within q0 +- pi and does not enforce it there (aba and cga do)");
+  }
+}
 
 bool as_bool(const json& j, const std::string& path) {
   if (!j.is_boolean()) throw SceneError(path, std::string("must be a boolean (got ") + type_word(j) + ")");
@@ -163,6 +207,7 @@ void compile_robot_joints(const json& robot, const std::string& path, double dt,
     throw SceneError(child_path(path, "urdf"), e.what());
   }
   rj.joints = derive_joint_params(rj.model, rj.effective_inertia, use, servos, fv, dt);
+  settle_initial_joint_state(path, rj);
 }
 
 }  // namespace simphant::scene_detail

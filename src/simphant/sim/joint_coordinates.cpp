@@ -25,6 +25,10 @@ void dae_joint_coordinates(const Model& model, const double* Y, double* q, doubl
       qd[k] = dot(Vj - Vi, v);
     }
   }
+  // A revolute joint with a joint law is read as the law reads it, within pi of its q_ref.
+  for (const ForceElement& f : model.forces)
+    if (f.type == ForceType::Actuator && f.has_joint_law && model.joints[f.joint].type == JointType::Revolute)
+      q[f.joint] = f.joint_law.q_ref + wrap_angle(q[f.joint] - f.joint_law.q_ref);
 }
 
 void dae_joint_actuator_forces(const Model& model, const double* Y, const double* inputs, double* tau) {
