@@ -60,8 +60,15 @@ std::string format_vec(const Vec3d& v) {
 /// bodies when r_0 = 0) and orientation (rotation angle, relative to 1 rad).
 void record_changes(const Model& model, const double* Y0, const double* Y, bool placed, AssemblyResult& res) {
   const int N = model.n_bodies();
-  double scale = 0;
-  for (int k = 0; k < N; ++k) scale = std::max(scale, norm(state_r(Y0, k)));
+  double scale = 0, vscale = 0;
+  for (int k = 0; k < N; ++k) {
+    scale = std::max(scale, norm(state_r(Y0, k)));
+    vscale = std::max({vscale, norm(state_v(Y0, N, k)), norm(state_omega(Y0, N, k))});
+  }
+  // A given velocity below kRoundOffVelocity of the largest given one is round-off of the
+  // scene's own arithmetic (e.g. a robot's forward kinematics), not a value to report.
+  constexpr double kRoundOffVelocity = 1e-12;
+  const double v_floor = kRoundOffVelocity * vscale;
   auto note = [&](int k, const char* what, const std::string& given, const std::string& achieved, double rel) {
     if (!(rel > kGivenValueChange)) return;
     res.changed_values.push_back("body '" + model.bodies[k].name + "' " + what + ": given " + given +
@@ -90,8 +97,9 @@ void record_changes(const Model& model, const double* Y0, const double* Y, bool 
       note(k, "position [m]", format_vec(r0), format_vec(r), dr / len);
       note(k, "orientation [rad]", "0", format_value(angle), angle);
     }
-    if (norm(v0) > 0) note(k, "velocity [m/s]", format_vec(v0), format_vec(v), dv / norm(v0));
-    if (norm(w0) > 0) note(k, "angular velocity (body frame) [rad/s]", format_vec(w0), format_vec(w), dw / norm(w0));
+    if (norm(v0) > v_floor) note(k, "velocity [m/s]", format_vec(v0), format_vec(v), dv / norm(v0));
+    if (norm(w0) > v_floor)
+      note(k, "angular velocity (body frame) [rad/s]", format_vec(w0), format_vec(w), dw / norm(w0));
   }
   // Joint rates: the rate the given body velocities imply (at the assembled positions)
   // against the assembled one, for each revolute / prismatic / cylindrical coordinate not
@@ -108,7 +116,7 @@ void record_changes(const Model& model, const double* Y0, const double* Y, bool 
       joint_coordinate_row(c, jt.frame, kin(jt.body_i, Y0), kin(jt.body_j, Y0), given);
       joint_coordinate_row(c, jt.frame, kin(jt.body_i, Y), kin(jt.body_j, Y), achieved);
       const double rel = std::fabs(achieved.rate - given.rate) / std::fabs(given.rate);
-      if (!(std::fabs(given.rate) > 0) || !(rel > kGivenValueChange)) continue;
+      if (!(std::fabs(given.rate) > v_floor) || !(rel > kGivenValueChange)) continue;
       res.changed_values.push_back("joint '" + jt.name + "' " +
                                    (c == JointCoordinate::Angle ? "rate [rad/s]" : "velocity [m/s]") +
                                    ": given (by the bodies' velocities) " + format_value(given.rate) +
