@@ -81,8 +81,7 @@ SP_HD void schur_coupling(int i, int a, int e, const ModelView<T>& mv, const T* 
 /// The relative Tikhonov eps of instance i: max(eps, eps_relative).
 template <class T>
 SP_HD T schur_epsilon(const ModelView<T>& mv, int i) {
-  const T eps = mv.epsilon(i);
-  return eps > mv.eps_relative ? eps : mv.eps_relative;
+  return lane_max(mv.epsilon(i), mv.eps_relative);
 }
 
 /// Rows of joint a of the unregularised C of instance i into C (the instance's m x m

@@ -24,6 +24,7 @@
 #include <cmath>
 
 #include "simphant/core/hd.hpp"
+#include "simphant/math/lane_ops.hpp"
 
 namespace simphant {
 
@@ -41,7 +42,7 @@ constexpr int kRecoveryAttempts = 3;
 /// eps when d = 0 (a row with an all-zero Jacobian, whose pivot would otherwise be 0).
 template <class T>
 SP_HD T tikhonov_term(T eps, T d) {
-  return eps * (d > T(0) ? d : T(1));
+  return eps * lane_select(d > T(0), d, T(1));
 }
 
 /// Smallest pivot of row R accepted from the factorisation of C + E: E_R / 2, or, when
@@ -49,8 +50,8 @@ SP_HD T tikhonov_term(T eps, T d) {
 /// pivot is round-off.
 template <class T>
 SP_HD T pivot_floor(T reg, T d) {
-  const T ulp = sizeof(T) == 8 ? T(2.220446049250313e-16) : T(1.1920929e-7);
-  return reg > T(0) ? T(0.5) * reg : T(256) * ulp * d;
+  const T ulp = sizeof(lane_scalar_t<T>) == 8 ? T(2.220446049250313e-16) : T(1.1920929e-7);
+  return lane_select(reg > T(0), T(0.5) * reg, T(256) * ulp * d);
 }
 
 /// Whether pivot p (the squared diagonal entry of L) is accepted with floor f.
@@ -59,13 +60,19 @@ SP_HD bool pivot_ok(T p, T f) {
   return p > f && p > T(0) && std::isfinite(p);
 }
 
+/// pivot_ok per lane for any T (math/lane_ops.hpp): a bool for a scalar, a mask for Lanes.
+template <class T>
+SP_HD auto pivot_accepted(T p, T f) {
+  return (p > f) && (p > T(0)) && lane_isfinite(p);
+}
+
 /// The relative shift of recovery attempt t (1 .. kRecoveryAttempts) for the scene's
 /// relative eps: max(eps, base) 100^t, base 1e-12 in fp64 and 1e-6 in fp32 (a few ulp of
 /// C's diagonal). fp64 with the default eps = 1e-10: 1e-8, 1e-6, 1e-4.
 template <class T>
 SP_HD T recovery_epsilon(T eps, int t) {
-  const T base = sizeof(T) == 8 ? T(1e-12) : T(1e-6);
-  T e = eps > base ? eps : base;
+  const T base = sizeof(lane_scalar_t<T>) == 8 ? T(1e-12) : T(1e-6);
+  T e = lane_max(eps, base);
   for (int s = 0; s < t; ++s) e *= T(100);
   return e;
 }

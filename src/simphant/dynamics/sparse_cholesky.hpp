@@ -11,7 +11,9 @@
 #include <cmath>
 #include <cstddef>
 
+#include "simphant/dynamics/refined_solve.hpp"
 #include "simphant/dynamics/schur_pattern.hpp"
+#include "simphant/math/lane_ops.hpp"
 
 namespace simphant {
 
@@ -33,8 +35,8 @@ SP_HD SchurBlockSlot schur_block_slot(const SchurPatternView& P, int pa, int pb)
 /// L: the instance's first value; value e at L[e * stride]. floor: null, or the smallest
 /// accepted pivot of each row in the original row order, row R at floor[R * floor_stride]
 /// (pivot_floor in refined_solve.hpp). Returns false when a pivot is not positive, not
-/// finite or not above its floor (C not positive definite at this precision); L is then
-/// partly factorised.
+/// finite or not above its floor (C not positive definite at this precision; with T =
+/// Lanes, in any lane: pivot_accepted); L is then partly factorised.
 template <class T>
 SP_HD bool sparse_cholesky(const SchurPatternView& P, T* L, std::size_t stride, const T* floor = nullptr,
                            std::size_t floor_stride = 1) {
@@ -67,8 +69,8 @@ SP_HD bool sparse_cholesky(const SchurPatternView& P, T* L, std::size_t stride, 
             d -= l * l;
           }
           const T f = floor ? floor[static_cast<std::size_t>(P.pos_row0[p] + c) * floor_stride] : T(0);
-          if (!(d > f) || !(d > T(0)) || !std::isfinite(d)) return false;
-          const T dc = std::sqrt(d);
+          if (!lane_all(pivot_accepted(d, f))) return false;
+          const T dc = lane_sqrt(d);
           A[static_cast<std::size_t>(c * rp + c) * stride] = dc;
           for (int r = c + 1; r < rp; ++r) {
             T v = A[static_cast<std::size_t>(r * rp + c) * stride];

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "simphant/core/hd.hpp"
+#include "simphant/math/lane_ops.hpp"
 
 namespace simphant {
 
@@ -45,7 +46,7 @@ template <class T> SP_HD T dot(const Vec3<T>& a, const Vec3<T>& b) { return a.x 
 template <class T> SP_HD Vec3<T> cross(const Vec3<T>& a, const Vec3<T>& b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
-template <class T> SP_HD T norm(const Vec3<T>& a) { return std::sqrt(dot(a, a)); }
+template <class T> SP_HD T norm(const Vec3<T>& a) { return lane_sqrt(dot(a, a)); }
 template <class T> SP_HD Vec3<T> zero3() { return {T(0), T(0), T(0)}; }
 
 /// y = A x
@@ -100,7 +101,7 @@ template <class T> SP_HD Quat<T> quat_rate(const Quat<T>& p, const Vec3<T>& omeg
 }
 
 template <class T> SP_HD Quat<T> normalized(const Quat<T>& p) {
-  const T n = std::sqrt(p.w * p.w + p.x * p.x + p.y * p.y + p.z * p.z);
+  const T n = lane_sqrt(p.w * p.w + p.x * p.x + p.y * p.y + p.z * p.z);
   return {p.w / n, p.x / n, p.y / n, p.z / n};
 }
 
