@@ -224,7 +224,9 @@ TEST(CpuSimdBackend, ReductionsEqualCpu) {
       for (int k = 0; k < 4; ++k)  // max, min, mean, rms: of loads up to ~1e3 N, from states 1e-12 apart
         EXPECT_TRUE(near_rel(a[k], b[k], 1e-9, "instance " + std::to_string(i) + " channel " + std::to_string(c)));
       // The time of the maximum, unless two samples tie to round-off.
-      if (std::fabs(a[4] - b[4]) > 0.5 * m0.solver.dt) EXPECT_NEAR(a[0], b[0], 1e-9 * std::max(1.0, std::fabs(b[0])));
+      if (std::fabs(a[4] - b[4]) > 0.5 * m0.solver.dt) {
+        EXPECT_NEAR(a[0], b[0], 1e-9 * std::max(1.0, std::fabs(b[0])));
+      }
     }
   // The accumulators round-trip (a checkpoint's reduction state).
   std::vector<double> acc(static_cast<std::size_t>(kInstances) * L.size()), back(acc.size());
@@ -315,7 +317,8 @@ TEST(CpuSimdBackend, ResumeEqualsUninterruptedRun) {
 }
 
 // Diverging instances are frozen at their last good state with the reference's status,
-// status step and reason; the others go on unaffected.
+// status step and reason (a failed step, or the end-of-advance check); the others go on
+// unaffected.
 TEST(CpuSimdBackend, DivergingInstancesFrozenAsOnCpu) {
   const Models models = example("double_pendulum", kInstances);
   CpuBackend simd(models, kInstances, 2, SchurFactorization::Auto, true);
@@ -334,6 +337,15 @@ TEST(CpuSimdBackend, DivergingInstancesFrozenAsOnCpu) {
   for (Backend* b : {static_cast<Backend*>(&simd), static_cast<Backend*>(&cpu)})
     for (int k = 0; k < 3; ++k) b->set_state(&ids[k], 1, s.y.data() + ids[k] * static_cast<std::size_t>(ny), nullptr,
                                              nullptr, nullptr, nullptr);
+  // advance(0) runs only the end-of-advance check: instance 8's violation marks it.
+  simd.advance(0);
+  cpu.advance(0);
+  const Snapshot c0 = snapshot(simd);
+  EXPECT_EQ(c0.status, snapshot(cpu).status);
+  EXPECT_EQ(c0.status[8], 2);
+  EXPECT_EQ(c0.reasons[8], 2);
+  EXPECT_EQ(c0.status_steps[8], 20);
+  EXPECT_EQ(c0.status[3], 0);
   simd.advance(25);
   cpu.advance(25);
   const Snapshot a = snapshot(simd), b = snapshot(cpu);
@@ -359,7 +371,9 @@ TEST(CpuSimdBackend, DivergingInstancesFrozenAsOnCpu) {
   cpu.read_status(st.data(), tb.data(), rs.data());
   EXPECT_EQ(ta, tb);
   for (int i = 0; i < kInstances; ++i)
-    if (i != 3 && i != 7 && i != 8) EXPECT_EQ(a.status[i], 0) << "instance " << i;
+    if (i != 3 && i != 7 && i != 8) {
+      EXPECT_EQ(a.status[i], 0) << "instance " << i;
+    }
 }
 
 TEST(CpuSimdBackend, RefusesWhatItDoesNotRun) {

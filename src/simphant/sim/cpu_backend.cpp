@@ -122,6 +122,10 @@ void CpuBackend::advance_fixed(int n_steps) {
       const CpuRows rows{Y_.data(), inputs_.data(), status_.data(), status_step_.data(), reason_.data(), runaway_.data(),
                          offset_.data(), red_layout_, red_layout_.any() ? red_acc_.data() : nullptr};
       engine_->advance(rows, step0, n_steps, *pool_);
+      // The state each live instance ends on, checked as the scalar path checks it.
+      for_each_instance([&](int i, int worker) {
+        if (status_[i] == static_cast<std::int8_t>(InstanceStatus::Ok)) end_check(i, worker, step0 + n_steps);
+      });
     }
     steps_ += n_steps;
     return;
@@ -152,19 +156,22 @@ void CpuBackend::advance_fixed(int n_steps) {
         break;
       }
     }
-    if (s == n_steps) {
-      // Each step checks its start state; the state the batch ends on is checked here.
-      set_kinematics(model, d, Y);
-      evaluate_constraints(model, d, instance_time(i, step0 + n_steps));
-      const double v = max_violation(d);
-      if (!(v <= model.solver.violation_bound)) {
-        status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
-        status_step_[i] = step0 + n_steps - offset_[i];
-        reason_[i] = std::isnan(v) ? kReasonNonFinite : kReasonConstraintViolation;
-      }
-    }
+    if (s == n_steps) end_check(i, worker, step0 + n_steps);
   });
   steps_ += n_steps;
+}
+
+void CpuBackend::end_check(int i, int worker, std::int64_t batch_step) {
+  Data& d = *workers_[static_cast<std::size_t>(worker)];
+  const Model& model = model_of(i);
+  set_kinematics(model, d, Y_.data() + static_cast<size_t>(i) * ny_);
+  evaluate_constraints(model, d, instance_time(i, batch_step));
+  const double v = max_violation(d);
+  if (!(v <= model.solver.violation_bound)) {
+    status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
+    status_step_[i] = batch_step - offset_[i];
+    reason_[i] = std::isnan(v) ? kReasonNonFinite : kReasonConstraintViolation;
+  }
 }
 
 Data& CpuBackend::evaluate_at_state(int i, int worker) const {

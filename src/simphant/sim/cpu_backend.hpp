@@ -101,6 +101,10 @@ class CpuBackend final : public Backend {
   const Model& model_of(int i) const { return (*models_)[models_->size() == 1 ? 0 : i]; }
   /// Evaluates instance i at its current state with worker w's Data (for reads).
   Data& evaluate_at_state(int i, int worker) const;
+  /// Each step checks its start state; the state an advance ends on (at batch step
+  /// batch_step) is checked here: a violation past solver.violation_bound marks live
+  /// instance i diverged (reason constraint_violation, or non_finite for NaN).
+  void end_check(int i, int worker, std::int64_t batch_step);
   /// body(i, worker) for every instance i, on the pool's workers.
   template <class Body>
   void for_each_instance(const Body& body) const;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "fused_stage.hpp"  // kernels/: joint_rows_thread, violation_thread, end_check_thread
 #include "simphant/dynamics/data.hpp"
 #include "simphant/model/robot.hpp"
 
@@ -148,25 +147,6 @@ void CpuSimdEngine::move_out(const CpuRows& r, int i0, int i1) const {
   }
 }
 
-void CpuSimdEngine::end_check(int i0, int i1, std::int64_t step_end) {
-  // As enqueue_end_check (kernels/batch_step.hpp) on the instances of this chunk: the
-  // violation of the state the advance ends on, at the instance's time.
-  const batch::ModelView<double>& mv = view_.mv;
-  batch::BatchBuffers<double> b = view_.b;
-  b.step = &step_end;
-  const int n = mv.n_instances;
-  for (int i = i0; i < i1; ++i) {
-    batch::instance_time_thread(i, mv, static_cast<const std::int64_t*>(b.step),
-                                static_cast<const std::int64_t*>(b.clock_offset), 0.0, b.time);
-    for (int j = 0; j < mv.n_constraints(); ++j)
-      batch::joint_rows_thread(j * n + i, mv, static_cast<const double*>(b.time), static_cast<const double*>(b.Y), b.phi,
-                               b.jac, b.gamma_star);
-    batch::violation_thread(i, mv, static_cast<const double*>(b.phi), b.violation);
-    batch::end_check_thread(i, mv, static_cast<const double*>(b.violation), static_cast<const std::int64_t*>(b.step),
-                            b.status, b.status_step, b.status_reason);
-  }
-}
-
 void CpuSimdEngine::advance(const CpuRows& rows, std::int64_t step0, int n_steps, ThreadPool& pool) {
   const std::size_t w = rows.red.any() ? static_cast<std::size_t>(rows.red.size()) : 0;
   if (red_acc_.size() != w * static_cast<std::size_t>(n_pad_)) red_acc_.assign(w * static_cast<std::size_t>(n_pad_));
@@ -180,7 +160,6 @@ void CpuSimdEngine::advance(const CpuRows& rows, std::int64_t step0, int n_steps
     const int i0 = g0 * W, i1 = g1 * W;
     move_in(rows, i0, i1);
     simd::advance_groups(view_, g0, g1, n_steps, true);
-    end_check(i0, i1, step0 + n_steps);
     move_out(rows, i0, i1);
   });
   step_ = step0 + n_steps;

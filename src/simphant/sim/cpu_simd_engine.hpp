@@ -7,7 +7,8 @@
 // instance index fastest, rows 64-byte aligned, the instance count padded to a multiple
 // of simd::kLaneWidth with copies of the last real instance. advance() moves CpuBackend's
 // row-major state in, runs simd::advance_groups over groups of kLaneWidth instances
-// spread over a ThreadPool, does the end-of-advance check, and moves the state back out;
+// spread over a ThreadPool and moves the state back out (CpuBackend then checks the state
+// each live instance ends on, as its scalar path does);
 // between advances CpuBackend's rows are the state (its reads, set_state, reset,
 // checkpoints work on them unchanged).
 #include <cstdint>
@@ -83,8 +84,8 @@ class CpuSimdEngine {
 
   /// Advances every live instance of `rows` by n_steps steps from batch step step0, as
   /// CpuBackend::advance_fixed does: a failed step marks the instance diverged at that
-  /// step with its reason and freezes it at its last good state; an instance that ends
-  /// the advance alive is checked once more at its final state (constraint violation).
+  /// step with its reason and freezes it at its last good state. (The check of the state
+  /// the advance ends on is CpuBackend::end_check, shared with the scalar path.)
   /// Threads: pool's workers take chunks of groups; the result does not depend on them.
   void advance(const CpuRows& rows, std::int64_t step0, int n_steps, ThreadPool& pool);
 
@@ -100,8 +101,6 @@ class CpuSimdEngine {
   void move_in(const CpuRows& rows, int i0, int i1);
   /// The real instances of [i0, i1) back to rows.
   void move_out(const CpuRows& rows, int i0, int i1) const;
-  /// The end-of-advance check of instances [i0, i1) at batch step step_end.
-  void end_check(int i0, int i1, std::int64_t step_end);
 
   int n_, n_pad_;
   batch::PackedModel<double> packed_;

@@ -104,7 +104,7 @@ HostMemory simulator_host_memory(const Model& model, long long n_instances, bool
     const ReductionLayout red = reduction_layout_of(
         parse_reduction_quantities(model.output.reductions, model.n_drivers(), "output.reductions"), model.n_joints(),
         model.n_drivers());
-    h.per_instance += 8 * (6 * ny + 14 * m + 6.0 * model.n_bodies() + schur_pattern_of(model).n_values + 3 * m +
+    h.per_instance += 8 * (6 * model.ny() + 14 * m + 6.0 * model.n_bodies() + schur_pattern_of(model).n_values + 3 * m +
                            n_inputs + 1 + 2 + 1 + (red.any() ? red.size() : 0) + varied_params) +
                       3 * 4 + 2 + 2 * 8;
   }
