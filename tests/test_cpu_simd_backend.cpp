@@ -286,6 +286,29 @@ TEST(CpuSimdBackend, InstanceStateCallsBetweenAdvances) {
   EXPECT_EQ(a.steps[0], 50);
 }
 
+// A batch that shares one model gets per-instance parameters when set_models gives an
+// instance different ones (a shared parameter becomes per instance).
+TEST(CpuSimdBackend, SetModelsOnASharedModelBatch) {
+  const std::vector<Model> sample = test::example_models("four_bar", 4);
+  const Models shared = std::make_shared<const std::vector<Model>>(1, sample[0]);
+  CpuBackend simd(shared, kInstances, 2, SchurFactorization::Auto, true);
+  CpuBackend cpu(shared, kInstances, 1, SchurFactorization::Sparse);
+  simd.advance(30);
+  cpu.advance(30);
+  const int ids[] = {3, 8};
+  const Model fresh[] = {sample[2], sample[3]};
+  simd.set_models(ids, 2, fresh);
+  cpu.set_models(ids, 2, fresh);
+  simd.advance(100);
+  cpu.advance(100);
+  expect_near_cpu(simd, cpu, 1e-12, "after set_models on a shared batch");
+  // The new parameters are used: instance 3 no longer moves as instance 0.
+  const Snapshot a = snapshot(simd);
+  const int ny = simd.state_size();
+  EXPECT_FALSE(std::equal(a.y.begin(), a.y.begin() + ny, a.y.begin() + 3 * ny));
+  EXPECT_TRUE(std::equal(a.y.begin(), a.y.begin() + ny, a.y.begin() + 5 * ny)) << "instances 0 and 5 share a model";
+}
+
 // A checkpoint holds each instance's state, clock, status and the reductions'
 // accumulators; a fresh backend set to them continues bit for bit as the uninterrupted one.
 TEST(CpuSimdBackend, ResumeEqualsUninterruptedRun) {

@@ -355,7 +355,7 @@ void CpuBackend::set_models(const int* ids, int count, const Model* models) {
     runaway_[2 * static_cast<size_t>(i) + 1] = assembled.runaway[2 * static_cast<size_t>(k) + 1];
     default_inputs(model_of(i), inputs_.data() + static_cast<size_t>(i) * n_inputs_);
   }
-  if (engine_) engine_->repack(*models_);
+  if (engine_) engine_->set_models(ids, count, *models_);
   reset(ids, count);
 }
 

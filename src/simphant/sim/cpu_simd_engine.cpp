@@ -30,14 +30,22 @@ CpuSimdEngine::CpuSimdEngine(const std::vector<Model>& models, int n_instances)
   const std::string why = cpu_simd_unsupported(models.front());
   if (!why.empty()) throw std::invalid_argument(why);
   pattern_ = schur_pattern_of(models.front());
-  repack(models);
+  // Packed for the real instances, as the cuda-fused path packs them.
+  packed_ = batch::pack_models<double>(models, n_);
+  copy_params();
   allocate();
 }
 
-void CpuSimdEngine::repack(const std::vector<Model>& models) {
-  // Packed for the real instances, as the cuda-fused path packs them; the per-instance
-  // parameters then copied to aligned rows of n_pad, padding with the last real instance.
-  packed_ = batch::pack_models<double>(models, n_);
+void CpuSimdEngine::set_models(const int* ids, int count, const std::vector<Model>& models) {
+  for (int k = 0; k < count; ++k) {
+    const int i = ids ? ids[k] : k;
+    batch::set_instance_params(packed_, i, batch::flatten_params(models[static_cast<std::size_t>(i)]));
+  }
+  copy_params();
+}
+
+void CpuSimdEngine::copy_params() {
+  // The per-instance parameters in aligned rows of n_pad, padding with the last real instance.
   const std::size_t n = static_cast<std::size_t>(n_), np = static_cast<std::size_t>(n_pad_);
   const std::size_t n_varied = static_cast<std::size_t>(packed_.n_varied());
   param_varied_.assign(n_varied * np);

@@ -79,8 +79,11 @@ class CpuSimdEngine {
   /// symplectic_euler (cpu_simd_unsupported(models.front()) empty).
   CpuSimdEngine(const std::vector<Model>& models, int n_instances);
 
-  /// Packs `models` again (after CpuBackend::set_models changed some of them).
-  void repack(const std::vector<Model>& models);
+  /// The listed instances' parameters from their new models (CpuBackend::set_models;
+  /// ids null: instances 0..count-1; models: one per instance, indexed by instance), as
+  /// CudaBackend::set_models does (batch::set_instance_params: a shared parameter that now
+  /// differs becomes per instance).
+  void set_models(const int* ids, int count, const std::vector<Model>& models);
 
   /// Advances every live instance of `rows` by n_steps steps from batch step step0, as
   /// CpuBackend::advance_fixed does: a failed step marks the instance diverged at that
@@ -97,6 +100,8 @@ class CpuSimdEngine {
 
  private:
   void allocate();
+  /// The aligned copies of packed_'s parameters the groups read, and view_.mv / P on them.
+  void copy_params();
   /// Instances [i0, i1) of the padded batch from rows (padding: the last real instance).
   void move_in(const CpuRows& rows, int i0, int i1);
   /// The real instances of [i0, i1) back to rows.
