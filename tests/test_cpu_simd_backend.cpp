@@ -15,9 +15,9 @@
 // reference goes through Data (dynamics/evaluate.cpp), so each step differs by a few ulps
 // and 300 steps stay within 1e-12 relative (max(1, |x|)) of the reference: the bound the
 // per-thread sequences are held to on the same examples (tests/test_kernel_grid.cpp,
-// docs/solver.md). Bricard's redundant rows make lambda depend on the regularisation's
-// round-off (tests/redundant_rows.hpp): its states 1e-10 (measured 2.2e-11 there) and
-// reactions kRedundantLambdaTol.
+// docs/solver.md). Measured here: at most 2.3e-14 (arm7), Bricard 9.3e-14, the others
+// 0 to 3.2e-15. Bricard's redundant rows make lambda depend on the regularisation's
+// round-off (tests/redundant_rows.hpp): its reactions to kRedundantLambdaTol.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -147,7 +147,7 @@ TEST(CpuSimdBackend, EveryExampleItRunsEqualsCpu) {
     std::vector<double> y0(static_cast<std::size_t>(kInstances) * cpu.state_size());
     cpu.get_state(nullptr, kInstances, y0.data(), nullptr, nullptr, nullptr, nullptr);
     const bool redundant = test::has_redundant_rows(models->front(), y0.data());
-    expect_near_cpu(simd, cpu, redundant ? 1e-10 : 1e-12, name);
+    expect_near_cpu(simd, cpu, 1e-12, name);
     const Snapshot s = snapshot(cpu);
     for (int i = 0; i < kInstances; ++i) EXPECT_EQ(s.status[i], 0) << name << " instance " << i << " should stay ok";
     // Reactions: the same reads at states 1e-12 apart; lambda's conditioning (the
