@@ -16,7 +16,8 @@
 // and 300 steps stay within 1e-12 relative (max(1, |x|)) of the reference: the bound the
 // per-thread sequences are held to on the same examples (tests/test_kernel_grid.cpp,
 // docs/solver.md). Measured here: at most 2.3e-14 (arm7), Bricard 9.3e-14, the others
-// 0 to 3.2e-15. Bricard's redundant rows make lambda depend on the regularisation's
+// 0 to 3.2e-15; rk4 / euler / symplectic_euler with each projection on the four-bar at
+// most 3.7e-15. Bricard's redundant rows make lambda depend on the regularisation's
 // round-off (tests/redundant_rows.hpp): its reactions to kRedundantLambdaTol.
 #include <gtest/gtest.h>
 
@@ -164,6 +165,30 @@ TEST(CpuSimdBackend, EveryExampleItRunsEqualsCpu) {
           << "reaction entry " << e;
   }
   EXPECT_GE(ran, 10);
+}
+
+// The first-order integrators and the projections onto the constraint manifold
+// (solver.projection, kernels/projection.hpp) equal the reference too (the examples above
+// run rk4 with their own projection).
+TEST(CpuSimdBackend, IntegratorsAndProjectionsEqualCpu) {
+  for (const char* name : {"four_bar"})
+    for (Integrator integrator : {Integrator::Rk4, Integrator::Euler, Integrator::SymplecticEuler})
+      for (Projection projection : {Projection::None, Projection::Velocity, Projection::PositionVelocity}) {
+        std::vector<Model> m = test::example_models(name, kInstances);
+        for (Model& x : m) {
+          x.solver.integrator = integrator;
+          x.solver.projection = projection;
+        }
+        const Models models = std::make_shared<const std::vector<Model>>(std::move(m));
+        CpuBackend simd(models, kInstances, 2, SchurFactorization::Auto, true);
+        CpuBackend cpu(models, kInstances, 1, SchurFactorization::Sparse);
+        simd.advance(50);
+        cpu.advance(50);
+        simd.advance(50);
+        cpu.advance(50);
+        expect_near_cpu(simd, cpu, 1e-12,
+                        std::string(name) + " " + integrator_name(integrator) + " " + projection_name(projection));
+      }
 }
 
 // Instance i's trajectory does not depend on the thread count nor on the batch it is in

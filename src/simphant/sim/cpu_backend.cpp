@@ -370,6 +370,7 @@ void CpuBackend::set_reductions(const std::vector<ReductionQuantity>& quantities
   red_layout_ = reduction_layout_of(quantities, models_->front().n_joints(), models_->front().n_drivers());
   const std::size_t w = static_cast<std::size_t>(red_layout_.size());
   red_acc_.assign(red_layout_.any() ? static_cast<std::size_t>(n_instances_) * w : 0, 0.0);
+  if (engine_) engine_->set_reductions(red_layout_);
   if (red_layout_.any())
     for (int i = 0; i < n_instances_; ++i) reduction_clear(red_layout_, {red_acc_.data() + i * w, 1});
 }

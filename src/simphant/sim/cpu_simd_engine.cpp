@@ -155,20 +155,33 @@ void CpuSimdEngine::move_out(const CpuRows& r, int i0, int i1) const {
   }
 }
 
+void CpuSimdEngine::set_reductions(const ReductionLayout& red) {
+  const std::size_t w = red.any() ? static_cast<std::size_t>(red.size()) : 0;
+  red_acc_.assign(w * static_cast<std::size_t>(n_pad_));
+  view_.b.red = red;
+  view_.b.red_acc = w ? red_acc_.data() : nullptr;
+}
+
 void CpuSimdEngine::advance(const CpuRows& rows, std::int64_t step0, int n_steps, ThreadPool& pool) {
   const std::size_t w = rows.red.any() ? static_cast<std::size_t>(rows.red.size()) : 0;
-  if (red_acc_.size() != w * static_cast<std::size_t>(n_pad_)) red_acc_.assign(w * static_cast<std::size_t>(n_pad_));
-  view_.b.red = rows.red;
-  view_.b.red_acc = w ? red_acc_.data() : nullptr;
+  if (red_acc_.size() != w * static_cast<std::size_t>(n_pad_))
+    throw std::logic_error("CpuSimdEngine::advance: the reductions' layout was not set (set_reductions)");
   step_ = step0;
   const int groups = n_pad_ / W;
   // One group per chunk: a group's arrays (a few 10 KB) stay in its worker's cache from
   // the move in through every step to the move out; workers take the next group when free.
-  pool.parallel_for(groups, 1, [&](int g0, int g1, int /*worker*/) {
+  // The region's arguments behind one pointer: a capture that fits std::function's local
+  // storage, so that advance() allocates nothing (tests/test_no_allocation.cpp).
+  struct Region {
+    CpuSimdEngine* engine;
+    const CpuRows* rows;
+    int n_steps;
+  } region{this, &rows, n_steps};
+  pool.parallel_for(groups, 1, [r = &region](int g0, int g1, int /*worker*/) {
     const int i0 = g0 * W, i1 = g1 * W;
-    move_in(rows, i0, i1);
-    simd::advance_groups(view_, g0, g1, n_steps, true);
-    move_out(rows, i0, i1);
+    r->engine->move_in(*r->rows, i0, i1);
+    simd::advance_groups(r->engine->view_, g0, g1, r->n_steps, true);
+    r->engine->move_out(*r->rows, i0, i1);
   });
   step_ = step0 + n_steps;
 }

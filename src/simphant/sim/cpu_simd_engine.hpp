@@ -90,7 +90,12 @@ class CpuSimdEngine {
   /// step with its reason and freezes it at its last good state. (The check of the state
   /// the advance ends on is CpuBackend::end_check, shared with the scalar path.)
   /// Threads: pool's workers take chunks of groups; the result does not depend on them.
+  /// Precondition: rows.red is the layout of the last set_reductions (none before any).
   void advance(const CpuRows& rows, std::int64_t step0, int n_steps, ThreadPool& pool);
+
+  /// Allocates the accumulators of the reductions over time `red` (CpuBackend::set_reductions),
+  /// so that advance() allocates nothing.
+  void set_reductions(const ReductionLayout& red);
 
   /// Factorisations recovered with a larger Tikhonov shift, summed over the real instances.
   std::int64_t recoveries() const;
