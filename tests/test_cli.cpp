@@ -247,6 +247,9 @@ TEST(Cli, BadIntegratorSettingsExit2NamingTheField) {
   EXPECT_EQ(run_simphant("run " + good + " --integrator bdf --backend cuda --out " + quote(out)), 2);
   EXPECT_NE(last_stderr().find("--backend"), std::string::npos) << last_stderr();
   EXPECT_EQ(run_simphant("run " + good + " --integrator bdf --backend cuda-fused --out " + quote(out)), 2);
+  // The adaptive integrators on cpu-simd (fixed steps only), by flag and by the scene's field.
+  EXPECT_EQ(run_simphant("run " + good + " --integrator dopri5 --backend cpu-simd --out " + quote(out)), 2);
+  EXPECT_NE(last_stderr().find("--backend"), std::string::npos) << last_stderr();
   const auto scene = [&](const json& solver_patch, const std::string& field, const std::string& extra = "") {
     json doc = pendulum();
     doc["solver"].update(solver_patch);
@@ -272,6 +275,7 @@ TEST(Cli, BadIntegratorSettingsExit2NamingTheField) {
   scene({{"integrator", "dopri5"}, {"error_estimate", true}}, "/solver/error_estimate");
   scene({{"integrator", "dopri5"}}, "--error-estimate", "--error-estimate");
   scene({{"integrator", "bdf"}}, "--backend", "--backend cuda");
+  scene({{"integrator", "dopri5"}}, "solver.integrator 'dopri5'", "--backend cpu-simd");
   // --dt patched into the scene re-validates min_step against the new dt.
   scene({{"min_step", 5e-4}}, "/solver/min_step", "--dt 1e-4");
   EXPECT_FALSE(fs::exists(out));

@@ -80,16 +80,18 @@ TEST(NoAllocation, AdvanceAllocatesNothing) {
     for (Projection projection : {Projection::None, Projection::Velocity, Projection::PositionVelocity}) {
       std::vector<Model> models = build_instance_models(scene, samples);
       for (Model& m : models) m.solver.projection = projection;
-      for (int threads : {1, 2}) {
-        auto sim = Simulator::create(models, SimulatorOptions{"cpu", threads}, 5);
-        sim->advance(2);  // warm-up: the thread pool starts on its first parallel region
-        EXPECT_EQ(allocations_while([&] { sim->advance(50); }), 0)
-            << name << ", threads " << threads << ", projection " << projection_name(projection);
-        // The reductions over time sample in the step loop without allocating either.
-        sim->set_reductions(parse_reduction_quantities({"all"}, 0, "test"));
-        EXPECT_EQ(allocations_while([&] { sim->advance(20); }), 0)
-            << name << ", reductions, threads " << threads << ", projection " << projection_name(projection);
-      }
+      for (const char* backend : {"cpu", "cpu-simd"})
+        for (int threads : {1, 2}) {
+          auto sim = Simulator::create(models, SimulatorOptions{backend, threads}, 5);
+          sim->advance(2);  // warm-up: the thread pool starts on its first parallel region
+          EXPECT_EQ(allocations_while([&] { sim->advance(50); }), 0)
+              << name << ", " << backend << ", threads " << threads << ", projection " << projection_name(projection);
+          // The reductions over time sample in the step loop without allocating either.
+          sim->set_reductions(parse_reduction_quantities({"all"}, 0, "test"));
+          EXPECT_EQ(allocations_while([&] { sim->advance(20); }), 0)
+              << name << ", " << backend << ", reductions, threads " << threads << ", projection "
+              << projection_name(projection);
+        }
     }
   }
 }
@@ -105,10 +107,12 @@ TEST(NoAllocation, EulerAdvanceAllocatesNothing) {
       m.solver.integrator = integrator;
       m.solver.projection = Projection::PositionVelocity;
     }
-    auto sim = Simulator::create(models, SimulatorOptions{"cpu", 2}, 5);
-    sim->set_reductions(parse_reduction_quantities({"all"}, 0, "test"));
-    sim->advance(2);
-    EXPECT_EQ(allocations_while([&] { sim->advance(50); }), 0) << integrator_name(integrator);
+    for (const char* backend : {"cpu", "cpu-simd"}) {
+      auto sim = Simulator::create(models, SimulatorOptions{backend, 2}, 5);
+      sim->set_reductions(parse_reduction_quantities({"all"}, 0, "test"));
+      sim->advance(2);
+      EXPECT_EQ(allocations_while([&] { sim->advance(50); }), 0) << integrator_name(integrator) << ", " << backend;
+    }
   }
 }
 

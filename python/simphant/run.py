@@ -58,7 +58,7 @@ def run(scene: Optional[SceneSource], out: Union[str, "os.PathLike[str]", None] 
         instances: overrides sweep.instances.
         dt, t_end: override solver.dt and solver.t_end [s].
         seed: overrides sweep.seed.
-        backend: "auto", "cpu", "cuda" or "cuda-fused"; precision: "fp64" or "fp32".
+        backend: "auto", "cpu", "cpu-simd", "cuda" or "cuda-fused"; precision: "fp64" or "fp32".
         threads: CPU worker threads, 0 = every hardware thread.
         solver: robot scenes only, "dae", "aba" or "cga" (docs/robots.md).
         progress: called as progress(steps_done, steps_total, sim_time, n_instances) about

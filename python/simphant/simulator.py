@@ -40,7 +40,11 @@ class Simulator:
         scene: a Scene or anything :func:`simphant.load_scene` accepts.
         instances: the number of instances n (default: the scene's sweep.instances).
         backend: "auto" (the GPU when this build has CUDA and a device is present, else
-            "cpu"), "cpu", "cuda" or "cuda-fused" (docs/cuda-backend.md).
+            "cpu-simd" where it runs the scene and instances >= 8, else "cpu"), "cpu",
+            "cpu-simd" (instances in SIMD lanes; fixed-step integrators of the DAE path,
+            docs/performance.md), "cuda" or "cuda-fused" (docs/cuda-backend.md). ValueError
+            names the setting when "cpu-simd" cannot run the scene (solver.integrator
+            dopri5 / bdf, a robot's solver.type aba / cga).
         precision: "fp64", or "fp32" (cuda backends only).
         threads: CPU worker threads, 0 = every hardware thread.
         seed: overrides the scene's sweep.seed.
@@ -111,7 +115,7 @@ class Simulator:
 
     @property
     def backend(self) -> str:
-        """The backend that runs the batch: "cpu", "cuda", "cuda-fused" or "reduced"."""
+        """The backend that runs the batch: "cpu", "cpu-simd", "cuda", "cuda-fused" or "reduced"."""
         return self._sim.backend
 
     @property

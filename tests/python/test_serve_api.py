@@ -251,6 +251,7 @@ def test_a_bundle_unpacking_past_the_limit_is_413_naming_its_unpacked_size(serve
 @pytest.mark.parametrize("options, path, says", [
     ({"integrator": "bdf", "backend": "cuda"}, "/options/backend", "runs on the cpu backend only"),
     ({"integrator": "bdf", "backend": "cuda-fused"}, "/options/backend", "runs on the cpu backend only"),
+    ({"integrator": "dopri5", "backend": "cpu-simd"}, "/options/backend", "runs on the cpu backend"),
     ({"integrator": "dopri5", "error_estimate": True}, "/options/error_estimate", "fixed-step integrators"),
     ({"integrator": "bdf", "error_estimate": True}, "/options/error_estimate", "fixed-step integrators"),
     ({"integrator": "bdf", "atol": 0}, "/options/atol", "must be > 0 with integrator bdf"),

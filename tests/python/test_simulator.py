@@ -72,6 +72,30 @@ def test_bad_arguments(examples, sim):
         sim.joint_state()
 
 
+def test_cpu_simd_backend_equals_cpu(examples):
+    """backend="cpu-simd" (instances in SIMD lanes, docs/performance.md) against the cpu
+    reference: the same statuses and clocks, states to round-off. 9 instances: one group
+    of lanes and one padded one. The bound: both evaluate the same formulas in fp64 in a
+    different order (and cpu factorises four_bar's Schur complement dense, cpu-simd
+    topology-ordered sparse), a few ulps per step; tests/test_cpu_simd_backend.cpp holds
+    300 steps of every example to 1e-12 relative against the same factorisation."""
+    a = simphant.Simulator(examples / "four_bar.json", instances=9, backend="cpu-simd", threads=2)
+    b = simphant.Simulator(examples / "four_bar.json", instances=9, backend="cpu", threads=1)
+    assert a.backend == "cpu-simd" and "SIMD lanes" in a.backend_details
+    a.step(200)
+    b.step(200)
+    sa, sb = a.get_state(), b.get_state()
+    assert np.array_equal(sa.status, sb.status) and np.array_equal(sa.steps, sb.steps)
+    assert (sa.status == 0).all()
+    np.testing.assert_allclose(a.states(), b.states(), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(a.energy(), b.energy(), rtol=1e-10)
+
+
+def test_cpu_simd_refuses_what_it_does_not_run(examples):
+    with pytest.raises(ValueError, match=r"cpu-simd: solver.integrator 'bdf'"):
+        simphant.Simulator(examples / "stiff_damper.json", instances=8, backend="cpu-simd")
+
+
 def test_cuda_backend_without_a_device_is_backend_error(examples):
     if simphant.cuda_available():
         pytest.skip("a CUDA device is present")

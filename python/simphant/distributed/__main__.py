@@ -30,7 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--dt", type=float, help="[s] overrides solver.dt")
     ap.add_argument("--t-end", type=float, help="[s] overrides solver.t_end")
     ap.add_argument("--seed", type=int, help="overrides sweep.seed")
-    ap.add_argument("--backend", default="auto", choices=["auto", "cpu", "cuda", "cuda-fused"])
+    ap.add_argument("--backend", default="auto", choices=["auto", "cpu", "cpu-simd", "cuda", "cuda-fused"])
     ap.add_argument("--precision", default="fp64", choices=["fp64", "fp32"])
     ap.add_argument("--solver", choices=["dae", "aba", "cga"], help="robot scenes: overrides solver.type")
     ap.add_argument("--checkpoint-every", type=float,

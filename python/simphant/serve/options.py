@@ -24,7 +24,7 @@ class JobOptions(BaseModel):
     dt: Optional[float] = Field(None, gt=0)
     t_end: Optional[float] = Field(None, gt=0)
     seed: Optional[int] = Field(None, ge=0, le=2**64 - 1)
-    backend: Literal["auto", "cpu", "cuda", "cuda-fused"] = "auto"
+    backend: Literal["auto", "cpu", "cpu-simd", "cuda", "cuda-fused"] = "auto"
     precision: Literal["fp64", "fp32"] = "fp64"
     solver: Optional[Literal["dae", "aba", "cga"]] = None
     projection: Optional[Literal["none", "velocity", "position_velocity"]] = None
@@ -72,7 +72,8 @@ def refused_combination(opts: JobOptions, scene: Any) -> Optional[Tuple[str, str
     `simphant run` refuses (docs/solver.md, "Integrators", "Refused settings"), or None.
 
     The integrator and atol are the options' values, else the scene's `solver.integrator` /
-    `solver.atol`: bdf with backend cuda / cuda-fused (/options/backend), error_estimate
+    `solver.atol`: bdf with backend cuda / cuda-fused, dopri5 or bdf with backend cpu-simd
+    (/options/backend), error_estimate
     with dopri5 or bdf (/options/error_estimate), atol 0 with bdf (/options/atol, or
     /options/integrator when the atol of 0 is the scene's). A
     combination within the scene alone is left to the scene validator (its path)."""
@@ -86,6 +87,9 @@ def refused_combination(opts: JobOptions, scene: Any) -> Optional[Tuple[str, str
                 f"integrator {integrator}{via} controls its error itself (rtol, atol)")
     if integrator == "bdf" and opts.backend in ("cuda", "cuda-fused"):
         return ("/options/backend", f"integrator bdf{via} runs on the cpu backend only (got backend {opts.backend})")
+    if integrator in ("dopri5", "bdf") and opts.backend == "cpu-simd":
+        return ("/options/backend", f"cpu-simd runs the fixed-step integrators (rk4, euler, symplectic_euler); "
+                f"integrator {integrator}{via} runs on the cpu backend")
     atol = opts.atol if opts.atol is not None else solver.get("atol")
     if integrator == "bdf" and isinstance(atol, (int, float)) and not atol > 0:
         why = ("(CVODE weighs each component's error by 1 / (rtol |y| + atol), infinite where a component is 0)")

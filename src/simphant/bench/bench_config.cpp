@@ -10,6 +10,7 @@ const std::vector<BenchConfig>& all_bench_configs() {
   static const std::vector<BenchConfig> configs = {
       {"cpu1-dense", "cpu", "fp64", 1, "dense"},        {"cpu1-sparse", "cpu", "fp64", 1, "sparse"},
       {"cpu-dense", "cpu", "fp64", 0, "dense"},         {"cpu-sparse", "cpu", "fp64", 0, "sparse"},
+      {"cpu1-simd", "cpu-simd", "fp64", 1, "auto"},     {"cpu-simd", "cpu-simd", "fp64", 0, "auto"},
       {"cuda64", "cuda", "fp64", 0, "auto"},            {"cuda32", "cuda", "fp32", 0, "auto"},
       {"fused64", "cuda-fused", "fp64", 0, "auto"},     {"fused32", "cuda-fused", "fp32", 0, "auto"},
   };
@@ -20,7 +21,8 @@ std::vector<BenchConfig> select_bench_configs(const std::vector<std::string>& na
   static const std::map<std::string, std::vector<std::string>> groups = {
       {"cpu1", {"cpu1-dense", "cpu1-sparse"}},
       {"cpu", {"cpu-dense", "cpu-sparse"}},
-      {"cpu-all", {"cpu1-dense", "cpu1-sparse", "cpu-dense", "cpu-sparse"}},
+      {"cpu-all", {"cpu1-dense", "cpu1-sparse", "cpu-dense", "cpu-sparse", "cpu1-simd", "cpu-simd"}},
+      {"simd", {"cpu1-simd", "cpu-simd"}},
       {"cuda", {"cuda64", "cuda32"}},
       {"fused", {"fused64", "fused32"}},
       {"gpu", {"cuda64", "cuda32", "fused64", "fused32"}},
@@ -39,7 +41,7 @@ std::vector<BenchConfig> select_bench_configs(const std::vector<std::string>& na
       std::string valid;
       for (const BenchConfig& c : all) valid += c.name + ", ";
       throw std::invalid_argument("unknown bench configuration '" + name + "' (" + valid +
-                                  "or a group: cpu1, cpu, cpu-all, cuda, fused, gpu, all)");
+                                  "or a group: cpu1, cpu, cpu-all, simd, cuda, fused, gpu, all)");
     }
     if (g != groups.end())
       for (const std::string& n : g->second) choose(n);

@@ -98,8 +98,9 @@ CLI::App* add_bench_subcommand(CLI::App& app, BenchCliOptions& o) {
       ->delimiter(',');
   CLI::Option* configs =
       b->add_option("--configs", o.configs,
-                    "Comma-separated configurations: cpu1-dense, cpu1-sparse, cpu-dense, cpu-sparse, cuda64, cuda32, "
-                    "fused64, fused32, or groups cpu1, cpu, cpu-all, cuda, fused, gpu, all (default all; without a CUDA device cpu-all)")
+                    "Comma-separated configurations: cpu1-dense, cpu1-sparse, cpu-dense, cpu-sparse, cpu1-simd, cpu-simd, "
+                    "cuda64, cuda32, fused64, fused32, or groups cpu1, cpu, cpu-all, simd, cuda, fused, gpu, all (default "
+                    "all; without a CUDA device cpu-all)")
           ->delimiter(',');
   CLI::Option* cpu_only = b->add_flag("--cpu-only", o.cpu_only, "Only the cpu configurations (= --configs cpu-all)");
   CLI::Option* gpu_only = b->add_flag("--gpu-only", o.gpu_only, "Only the GPU configurations (= --configs gpu)");

@@ -62,9 +62,9 @@ int main(int argc, char** argv) {
   run->add_option("--threads,-j", ro.job.threads, "CPU worker threads (0 = all hardware threads)")
       ->check(CLI::Range(0, 4096));
   run->add_option("--backend", ro.job.backend,
-                  "Backend: auto (on a CUDA device cuda or cuda-fused, by the measured crossover; else cpu) | cpu | cuda | "
-                  "cuda-fused")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda", "cuda-fused"}));
+                  "Backend: auto (on a CUDA device cuda or cuda-fused, by the measured crossover; else cpu-simd where "
+                  "it runs the scene, else cpu) | cpu | cpu-simd | cuda | cuda-fused")
+      ->check(CLI::IsMember({"auto", "cpu", "cpu-simd", "cuda", "cuda-fused"}));
   run->add_option("--precision", ro.job.precision, "Floating point of the cuda backend: fp64 | fp32 (cpu: fp64 only)")
       ->check(CLI::IsMember({"fp64", "fp32"}));
   run->add_option("--solver", ro.job.solver,

@@ -346,7 +346,7 @@ bool resumable(const std::string& out) {
 namespace job_detail {
 
 std::string stored_options(const JobOptions& o, const std::string& backend) {
-  const bool named = backend == "cpu" || backend == "cuda" || backend == "cuda-fused";
+  const bool named = backend == "cpu" || backend == "cpu-simd" || backend == "cuda" || backend == "cuda-fused";
   nlohmann::json j;
   j["scene"] = o.scene;
   j["instances"] = o.instances;

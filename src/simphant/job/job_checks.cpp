@@ -10,6 +10,7 @@
 #include "simphant/job/memory_estimate.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/sim/bdf_support.hpp"
+#include "simphant/sim/cpu_simd_engine.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 
 namespace simphant::job_detail {
@@ -28,7 +29,7 @@ void require_one_of(const std::string& value, const char* flag, std::initializer
 }  // namespace
 
 void check_options(const JobOptions& o) {
-  require_one_of(o.backend, "--backend", {"auto", "cpu", "cuda", "cuda-fused"});
+  require_one_of(o.backend, "--backend", {"auto", "cpu", "cpu-simd", "cuda", "cuda-fused"});
   require_one_of(o.precision, "--precision", {"fp64", "fp32"});
   require_one_of(o.solver, "--solver", {"", "dae", "aba", "cga"});
   require_one_of(o.projection, "--projection", {"", "none", "velocity", "position_velocity"});
@@ -48,8 +49,13 @@ void check_options(const JobOptions& o) {
   if (o.integrator == "bdf" && !bdf_available()) throw SceneError("--integrator", kBdfUnavailable);
   if (o.integrator == "bdf" && (o.backend == "cuda" || o.backend == "cuda-fused"))
     throw SceneError("--backend", "integrator bdf runs on the cpu backend only (got --backend " + o.backend + ")");
-  if (o.precision == "fp32" && o.backend == "cpu")
+  if (o.precision == "fp32" && (o.backend == "cpu" || o.backend == "cpu-simd"))
     throw SceneError("--precision", "fp32 needs --backend cuda or cuda-fused (the cpu backend is the fp64 reference)");
+  if (o.backend == "cpu-simd" && (o.integrator == "dopri5" || o.integrator == "bdf"))
+    throw SceneError("--backend", "cpu-simd runs the fixed-step integrators (rk4, euler, symplectic_euler); "
+                                  "--integrator " + o.integrator + " runs on --backend cpu");
+  if (o.backend == "cpu-simd" && (o.solver == "aba" || o.solver == "cga"))
+    throw SceneError("--backend", "cpu-simd runs the DAE path; --solver " + o.solver + " runs on --backend cpu");
   if (o.instances == 0 || o.instances < -1)
     throw SceneError("--instances", "must be >= 1, or -1 for the scene's count (got " + std::to_string(o.instances) + ")");
   if (o.threads < 0) throw SceneError("--threads", "must be >= 0 (got " + std::to_string(o.threads) + ")");
@@ -109,6 +115,10 @@ void check_backend(const Scene& scene, const JobOptions& o) {
   if (scene.model.solver.integrator == Integrator::Bdf && named_cuda)
     throw SceneError("--backend", "integrator bdf (solver.integrator) runs on the cpu backend only (got --backend " +
                                       o.backend + ")");
+  if (o.backend == "cpu-simd") {
+    const std::string why = cpu_simd_unsupported(scene.model);
+    if (!why.empty()) throw SceneError("--backend", "cpu-simd: the scene's " + why + "; use --backend cpu");
+  }
   // The device, before any work or file.
   if (named_cuda) require_cuda_device(o.backend);
   const std::string no_cuda = o.precision == "fp32" ? cuda_unavailable_reason() : "";

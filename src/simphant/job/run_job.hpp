@@ -32,7 +32,7 @@ struct JobOptions {
   bool has_seed = false;
   std::uint64_t seed = 0;          ///< overrides sweep.seed when has_seed
   int threads = 0;                 ///< CPU worker threads, 0 = all hardware threads
-  std::string backend = "auto";    ///< auto | cpu | cuda | cuda-fused
+  std::string backend = "auto";    ///< auto | cpu | cpu-simd | cuda | cuda-fused
   std::string precision = "fp64";  ///< fp64 | fp32 (cuda backends only)
   std::string solver;              ///< "" (the scene's) | dae | aba | cga: overrides solver.type (robot scenes)
   std::string projection;          ///< "" (the scene's) | none | velocity | position_velocity: overrides solver.projection

@@ -1,10 +1,9 @@
 #include "simphant/sim/cpu_backend.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <thread>
 
 #include "simphant/dynamics/euler.hpp"
 #include "simphant/dynamics/evaluate.hpp"
@@ -12,6 +11,7 @@
 #include "simphant/dynamics/runaway.hpp"
 #include "simphant/dynamics/state.hpp"
 #include "simphant/sim/assemble_batch.hpp"
+#include "simphant/sim/cpu_simd_engine.hpp"
 #include "simphant/sim/joint_coordinates.hpp"
 #include "simphant/sim/reduction_names.hpp"
 #include "simphant/sim/step_statistics.hpp"
@@ -27,17 +27,39 @@ void default_inputs(const Model& model, double* u) {
     if (f.type == ForceType::Actuator) u[f.input_index] = f.value;
 }
 
+/// Instances per chunk of a parallel region: about eight chunks per worker, so that a
+/// worker slowed by another process takes fewer (ThreadPool's dynamic chunks).
+int instance_chunk(int n_instances, int threads) { return std::max(1, n_instances / (8 * threads)); }
+
 }  // namespace
 
+void CpuSimdEngineDeleter::operator()(CpuSimdEngine* e) const { delete e; }
+
+template <class Body>
+void CpuBackend::for_each_instance(const Body& body) const {
+  pool_->parallel_for(n_instances_, instance_chunk(n_instances_, threads_), [&](int begin, int end, int worker) {
+    for (int i = begin; i < end; ++i) body(i, worker);
+  });
+}
+
 CpuBackend::CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads,
-                       SchurFactorization schur)
+                       SchurFactorization schur, bool simd)
     : models_(std::move(models)), n_instances_(n_instances), ids_(n_instances) {
   if (!models_ || models_->empty()) throw std::invalid_argument("CpuBackend: no model");
   if (models_->size() != 1 && static_cast<int>(models_->size()) != n_instances_)
     throw std::invalid_argument("CpuBackend: models must be 1 or one per instance");
   const Model& m0 = models_->front();
-  threads_ = threads > 0 ? threads : std::max(1, omp_get_num_procs());
+  if (simd) {
+    const std::string why = cpu_simd_unsupported(m0);
+    if (!why.empty()) throw std::invalid_argument("backend cpu-simd: " + why + " (use backend cpu)");
+    if (schur == SchurFactorization::Dense)
+      throw std::invalid_argument("backend cpu-simd: schur 'dense' applies to the cpu backend; cpu-simd factorises "
+                                  "the topology-ordered sparse Schur complement (schur 'auto' or 'sparse')");
+    schur = SchurFactorization::Sparse;  // the reads factorise as the step does
+  }
+  threads_ = threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   threads_ = std::min(threads_, std::max(1, n_instances_));
+  pool_ = std::make_unique<ThreadPool>(threads_);
   ny_ = m0.ny();
   n_inputs_ = m0.n_inputs;
   dt_ = m0.solver.dt;
@@ -61,17 +83,26 @@ CpuBackend::CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_i
   reason0_ = assembled.reason;
   reason_ = std::move(assembled.reason);
   runaway_ = std::move(assembled.runaway);
+  if (simd) engine_.reset(new CpuSimdEngine(*models_, n_instances_));
 }
+
+CpuBackend::~CpuBackend() = default;
 
 std::int64_t CpuBackend::factorisation_recoveries() const {
   std::int64_t total = 0;
   for (const std::unique_ptr<Data>& d : workers_) total += d->factorisation_recoveries;
-  return total;
+  return total + (engine_ ? engine_->recoveries() : 0);
 }
 
 std::string CpuBackend::details() const {
-  return "cpu, " + std::to_string(threads_) + " thread" + (threads_ == 1 ? "" : "s") + ", " +
-         (workers_.front()->sparse_schur ? "topology-ordered sparse" : "dense") + " Schur factorisation";
+  const std::string threads = std::to_string(threads_) + " thread" + (threads_ == 1 ? "" : "s");
+  if (engine_)
+    return "cpu-simd, instances in groups of " + std::to_string(simd::kLaneWidth) + " SIMD lanes (target " +
+           simd::simd_target() + ", " + std::to_string(engine_->padded_instances()) + " instances with padding), " +
+           threads + ", topology-ordered sparse Schur factorisation (" + std::to_string(engine_->schur_values()) +
+           " values)";
+  return "cpu, " + threads + ", " + (workers_.front()->sparse_schur ? "topology-ordered sparse" : "dense") +
+         " Schur factorisation";
 }
 
 void CpuBackend::set_inputs(const double* u) { std::copy(u, u + inputs_.size(), inputs_.begin()); }
@@ -86,12 +117,24 @@ void CpuBackend::advance(int n_steps) {
 
 void CpuBackend::advance_fixed(int n_steps) {
   const std::int64_t step0 = steps_;
+  if (engine_) {
+    if (n_steps >= 0) {
+      const CpuRows rows{Y_.data(), inputs_.data(), status_.data(), status_step_.data(), reason_.data(), runaway_.data(),
+                         offset_.data(), red_layout_, red_layout_.any() ? red_acc_.data() : nullptr};
+      engine_->advance(rows, step0, n_steps, *pool_);
+      // The state each live instance ends on, checked as the scalar path checks it.
+      for_each_instance([&](int i, int worker) {
+        if (status_[i] == static_cast<std::int8_t>(InstanceStatus::Ok)) end_check(i, worker, step0 + n_steps);
+      });
+    }
+    steps_ += n_steps;
+    return;
+  }
   const EulerKind euler = integrator_ == Integrator::SymplecticEuler ? EulerKind::Symplectic : EulerKind::Explicit;
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (int i = 0; i < n_instances_; ++i) {
-    if (status_[i] != static_cast<std::int8_t>(InstanceStatus::Ok)) continue;
+  for_each_instance([&](int i, int worker) {
+    if (status_[i] != static_cast<std::int8_t>(InstanceStatus::Ok)) return;
     const Model& model = model_of(i);
-    Data& d = *workers_[omp_get_thread_num()];
+    Data& d = *workers_[static_cast<std::size_t>(worker)];
     double* Y = Y_.data() + static_cast<size_t>(i) * ny_;
     const double* u = n_inputs_ ? inputs_.data() + static_cast<size_t>(i) * n_inputs_ : nullptr;
     const double a = runaway_[2 * static_cast<size_t>(i)], b = runaway_[2 * static_cast<size_t>(i) + 1];
@@ -113,23 +156,26 @@ void CpuBackend::advance_fixed(int n_steps) {
         break;
       }
     }
-    if (s == n_steps) {
-      // Each step checks its start state; the state the batch ends on is checked here.
-      set_kinematics(model, d, Y);
-      evaluate_constraints(model, d, instance_time(i, step0 + n_steps));
-      const double v = max_violation(d);
-      if (!(v <= model.solver.violation_bound)) {
-        status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
-        status_step_[i] = step0 + n_steps - offset_[i];
-        reason_[i] = std::isnan(v) ? kReasonNonFinite : kReasonConstraintViolation;
-      }
-    }
-  }
+    if (s == n_steps) end_check(i, worker, step0 + n_steps);
+  });
   steps_ += n_steps;
 }
 
-Data& CpuBackend::evaluate_at_state(int i) const {
-  Data& d = *workers_[omp_get_thread_num()];
+void CpuBackend::end_check(int i, int worker, std::int64_t batch_step) {
+  Data& d = *workers_[static_cast<std::size_t>(worker)];
+  const Model& model = model_of(i);
+  set_kinematics(model, d, Y_.data() + static_cast<size_t>(i) * ny_);
+  evaluate_constraints(model, d, instance_time(i, batch_step));
+  const double v = max_violation(d);
+  if (!(v <= model.solver.violation_bound)) {
+    status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
+    status_step_[i] = batch_step - offset_[i];
+    reason_[i] = std::isnan(v) ? kReasonNonFinite : kReasonConstraintViolation;
+  }
+}
+
+Data& CpuBackend::evaluate_at_state(int i, int worker) const {
+  Data& d = *workers_[static_cast<std::size_t>(worker)];
   const Model& model = model_of(i);
   const double* Y = Y_.data() + static_cast<size_t>(i) * ny_;
   const double* u = n_inputs_ ? inputs_.data() + static_cast<size_t>(i) * n_inputs_ : nullptr;
@@ -146,41 +192,37 @@ void CpuBackend::read_states(double* out) const {
 
 void CpuBackend::read_reactions(double* out) const {
   const int nj = models_->front().n_joints();
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (int i = 0; i < n_instances_; ++i) {
-    const Data& d = evaluate_at_state(i);
+  for_each_instance([&](int i, int worker) {
+    const Data& d = evaluate_at_state(i, worker);
     joint_reactions(model_of(i), d, out + static_cast<size_t>(i) * 6 * nj);
-  }
+  });
 }
 
 void CpuBackend::read_driver_loads(double* out) const {
   const int nd = n_drivers();
   if (nd == 0) return;
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (int i = 0; i < n_instances_; ++i) {
-    const Data& d = evaluate_at_state(i);
+  for_each_instance([&](int i, int worker) {
+    const Data& d = evaluate_at_state(i, worker);
     driver_loads(model_of(i), d, out + static_cast<size_t>(i) * nd);
-  }
+  });
 }
 
 void CpuBackend::read_constraint_violation(double* out) const {
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (int i = 0; i < n_instances_; ++i) {
-    Data& d = *workers_[omp_get_thread_num()];
+  for_each_instance([&](int i, int worker) {
+    Data& d = *workers_[static_cast<std::size_t>(worker)];
     set_kinematics(model_of(i), d, Y_.data() + static_cast<size_t>(i) * ny_);
     evaluate_constraints(model_of(i), d, instance_time(i, steps_));
     out[i] = max_violation(d);
-  }
+  });
 }
 
 void CpuBackend::read_energy(double* total, double* kinetic) const {
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (int i = 0; i < n_instances_; ++i) {
-    Data& d = *workers_[omp_get_thread_num()];
+  for_each_instance([&](int i, int worker) {
+    Data& d = *workers_[static_cast<std::size_t>(worker)];
     set_kinematics(model_of(i), d, Y_.data() + static_cast<size_t>(i) * ny_);
     total[i] = total_energy(model_of(i), d);
     if (kinetic) kinetic[i] = kinetic_energy(model_of(i), d);
-  }
+  });
 }
 
 void CpuBackend::read_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step,
@@ -313,6 +355,7 @@ void CpuBackend::set_models(const int* ids, int count, const Model* models) {
     runaway_[2 * static_cast<size_t>(i) + 1] = assembled.runaway[2 * static_cast<size_t>(k) + 1];
     default_inputs(model_of(i), inputs_.data() + static_cast<size_t>(i) * n_inputs_);
   }
+  if (engine_) engine_->set_models(ids, count, *models_);
   reset(ids, count);
 }
 
@@ -327,6 +370,7 @@ void CpuBackend::set_reductions(const std::vector<ReductionQuantity>& quantities
   red_layout_ = reduction_layout_of(quantities, models_->front().n_joints(), models_->front().n_drivers());
   const std::size_t w = static_cast<std::size_t>(red_layout_.size());
   red_acc_.assign(red_layout_.any() ? static_cast<std::size_t>(n_instances_) * w : 0, 0.0);
+  if (engine_) engine_->set_reductions(red_layout_);
   if (red_layout_.any())
     for (int i = 0; i < n_instances_; ++i) reduction_clear(red_layout_, {red_acc_.data() + i * w, 1});
 }
@@ -334,14 +378,13 @@ void CpuBackend::set_reductions(const std::vector<ReductionQuantity>& quantities
 void CpuBackend::read_reductions(double* out) const {
   if (!red_layout_.any()) return;
   const int w = red_layout_.size(), C = red_layout_.channels;
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (int i = 0; i < n_instances_; ++i) {
+  for_each_instance([&](int i, int worker) {
     // The current state's sample is added to a copy: the stored accumulator stays the
     // step loop's.
     std::vector<double> row(red_acc_.begin() + static_cast<std::ptrdiff_t>(i) * w,
                             red_acc_.begin() + static_cast<std::ptrdiff_t>(i + 1) * w);
     if (status_[i] == static_cast<std::int8_t>(InstanceStatus::Ok)) {
-      Data& d = *workers_[omp_get_thread_num()];
+      Data& d = *workers_[static_cast<std::size_t>(worker)];
       const Model& model = model_of(i);
       const double* u = n_inputs_ ? inputs_.data() + static_cast<size_t>(i) * n_inputs_ : nullptr;
       if (evaluate(model, d, instance_time(i, steps_), Y_.data() + static_cast<size_t>(i) * ny_, u, d.k1.data()))
@@ -349,7 +392,7 @@ void CpuBackend::read_reductions(double* out) const {
     }
     const ReductionAcc acc{row.data(), 1};
     for (int c = 0; c < C; ++c) reduction_stats(acc, c, dt_, out + (static_cast<size_t>(i) * C + c) * kReductionStats);
-  }
+  });
 }
 
 void CpuBackend::get_reduction_state(double* acc) const { std::copy(red_acc_.begin(), red_acc_.end(), acc); }

@@ -1,11 +1,16 @@
 #pragma once
-// The CPU reference backend: every instance's state on the host, instances spread
-// over worker threads (OpenMP, static schedule), one Data per worker, no allocation in
-// the step loop. Each instance's arithmetic does not depend on which worker runs it,
-// so results are bit-identical for any thread count.
+// The CPU backends: every instance's state on the host (row-major rows), instances spread
+// over the workers of a ThreadPool (core/thread_pool.hpp), one Data per worker, no
+// allocation in the step loop. `cpu` steps each instance through the reference
+// integrators (dynamics/rk4.hpp, dynamics/euler.hpp, the adaptive ones); `cpu-simd` steps
+// the fixed-step integrators through the batched per-thread functions with instances in
+// SIMD lanes (sim/cpu_simd_engine.hpp) and keeps everything else (reads, per-instance
+// state, reductions, statuses) here. Each instance's arithmetic does not depend on which
+// worker runs it, so results are bit-identical for any thread count.
 #include <memory>
 #include <vector>
 
+#include "simphant/core/thread_pool.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/sim/backend.hpp"
 #include "simphant/sim/instance_ids.hpp"
@@ -17,6 +22,10 @@ namespace simphant {
 /// there too, so that this header needs neither type complete.
 struct CpuDopri5State;
 struct CpuBdfState;
+class CpuSimdEngine;
+struct CpuSimdEngineDeleter {
+  void operator()(CpuSimdEngine* e) const;
+};
 struct CpuDopri5StateDeleter {
   void operator()(CpuDopri5State* s) const;
 };
@@ -28,10 +37,15 @@ class CpuBackend final : public Backend {
  public:
   /// models: size 1 (shared) or n_instances (one per instance). threads <= 0: all.
   /// schur: how each worker factorises the Schur matrix (dynamics/data.hpp).
+  /// simd: the `cpu-simd` backend (the fixed-step integrators through CpuSimdEngine; the
+  /// reads factorise topology-ordered sparse as its step does, so schur must be Auto or
+  /// Sparse). Throws std::invalid_argument naming the setting when the models are not for
+  /// cpu-simd (cpu_simd_unsupported) or schur is Dense.
   CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads,
-             SchurFactorization schur = SchurFactorization::Auto);
+             SchurFactorization schur = SchurFactorization::Auto, bool simd = false);
+  ~CpuBackend() override;
 
-  const char* name() const override { return "cpu"; }
+  const char* name() const override { return engine_ ? "cpu-simd" : "cpu"; }
   std::string details() const override;
   int n_instances() const override { return n_instances_; }
   void set_inputs(const double* u) override;
@@ -86,7 +100,14 @@ class CpuBackend final : public Backend {
  private:
   const Model& model_of(int i) const { return (*models_)[models_->size() == 1 ? 0 : i]; }
   /// Evaluates instance i at its current state with worker w's Data (for reads).
-  Data& evaluate_at_state(int i) const;
+  Data& evaluate_at_state(int i, int worker) const;
+  /// Each step checks its start state; the state an advance ends on (at batch step
+  /// batch_step) is checked here: a violation past solver.violation_bound marks live
+  /// instance i diverged (reason constraint_violation, or non_finite for NaN).
+  void end_check(int i, int worker, std::int64_t batch_step);
+  /// body(i, worker) for every instance i, on the pool's workers.
+  template <class Body>
+  void for_each_instance(const Body& body) const;
   /// Instance i's own time [s] when the batch has taken batch_step steps: its steps since
   /// reset times dt (docs/state.md), as the batched kernels' instance_time_thread.
   double instance_time(int i, std::int64_t batch_step) const {
@@ -138,6 +159,8 @@ class CpuBackend final : public Backend {
   ReductionLayout red_layout_;             ///< the enabled reductions (none by default)
   std::vector<double> red_acc_;            ///< (n_instances, red_layout_.size()) accumulators
   mutable std::vector<std::unique_ptr<Data>> workers_;  ///< one per thread
+  std::unique_ptr<ThreadPool> pool_;                    ///< threads_ workers
+  std::unique_ptr<CpuSimdEngine, CpuSimdEngineDeleter> engine_;  ///< cpu-simd: the fixed steps
   InstanceIds ids_;
   Integrator integrator_ = Integrator::Rk4;  ///< model.solver.integrator (shared by the batch)
   // Step statistics of the adaptive integrators (n_instances each, since the last reset;

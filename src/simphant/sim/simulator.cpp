@@ -5,6 +5,7 @@
 #include "simphant/batch/batch_pack.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/sim/cpu_backend.hpp"
+#include "simphant/sim/cpu_simd_engine.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 #include "simphant/sim/joint_load_frames.hpp"
 #include "simphant/sim/link_frames.hpp"
@@ -40,7 +41,19 @@ void check_same_topology(const std::vector<Model>& models) {
 // wins by 4-18x; with at most 5 rows (one revolute or spherical joint) it wins at any size.
 bool prefer_fused(const Model& model, int n_instances) { return n_instances >= 4096 || model.n_rows <= 5; }
 
+
 }  // namespace
+
+bool cpu_simd_selected(const Model& model, const SimulatorOptions& options, long long n_instances) {
+  if (options.backend == "cpu-simd") return true;
+  if (options.backend != "auto") return false;
+  // auto without a CUDA device: cpu-simd (sim/cpu_simd_engine.hpp) where it runs the
+  // scene and the batch fills at least one group of SIMD lanes; a smaller batch would
+  // step padding copies of its instances, so the cpu backend runs it.
+  const long long n = options.auto_instances > 0 ? options.auto_instances : n_instances;
+  return cpu_simd_unsupported(model).empty() && parse_schur_factorization(options.schur) != SchurFactorization::Dense &&
+         n >= simd::kLaneWidth;
+}
 
 std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const SimulatorOptions& options, int n_instances) {
   if (models.empty()) throw std::invalid_argument("Simulator: no model");
@@ -50,22 +63,26 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
                                 std::to_string(n_instances) + " instances (need 1 or one per instance)");
   check_same_topology(models);
   auto shared = std::make_shared<const std::vector<Model>>(std::move(models));
-  if (options.backend != "auto" && options.backend != "cpu" && options.backend != "cuda" &&
-      options.backend != "cuda-fused")
-    throw std::invalid_argument("unknown backend '" + options.backend + "' (auto, cpu, cuda or cuda-fused)");
+  if (options.backend != "auto" && options.backend != "cpu" && options.backend != "cpu-simd" &&
+      options.backend != "cuda" && options.backend != "cuda-fused")
+    throw std::invalid_argument("unknown backend '" + options.backend + "' (auto, cpu, cpu-simd, cuda or cuda-fused)");
   const SchurFactorization schur = parse_schur_factorization(options.schur);
   const bool named_cuda = options.backend == "cuda" || options.backend == "cuda-fused";
   if (options.precision != "fp64" && options.precision != "fp32")
     throw std::invalid_argument("unknown precision '" + options.precision + "' (fp64 or fp32)");
   // bdf (SUNDIALS CVODE) runs on the cpu backend only (docs/solver.md, "Integrators").
   const bool bdf = shared->front().solver.integrator == Integrator::Bdf;
+  if (options.backend == "cpu-simd") {
+    const std::string why = cpu_simd_unsupported(shared->front());
+    if (!why.empty()) throw std::invalid_argument("backend cpu-simd: " + why + " (use backend cpu)");
+  }
   if (bdf && named_cuda)
     throw std::invalid_argument("integrator 'bdf' runs on the cpu backend only (backend '" + options.backend + "')");
   // auto picks a GPU path when the build has CUDA and a device is present, also for robot
   // scenes (docs/robots.md, "Backends"); bdf stays on the CPU.
   const bool cuda = named_cuda || (options.backend == "auto" && !bdf && cuda_device_count() > 0);
   if (!cuda && options.precision != "fp64")
-    throw std::invalid_argument("precision fp32 needs the cuda backend (the cpu backend is the fp64 reference)");
+    throw std::invalid_argument("precision fp32 needs the cuda backend (the cpu backends run fp64)");
   // A robot scene with solver aba / cga runs in joint coordinates (docs/robots.md): on the
   // GPU one thread per instance (host/cuda_reduced_backend.cuh; `cuda` and `cuda-fused`
   // name the same path), on the CPU the reduced backend.
@@ -91,7 +108,8 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
     backend = make_cuda_backend(shared, n_instances, assemble_batch(*shared, n_instances, options.threads),
                                 options.precision, options.use_cuda_graph, fused);
   } else {
-    backend = std::make_unique<CpuBackend>(shared, n_instances, options.threads, schur);
+    backend = std::make_unique<CpuBackend>(shared, n_instances, options.threads, schur,
+                                           cpu_simd_selected(shared->front(), options, n_instances));
   }
   return std::unique_ptr<Simulator>(new Simulator(shared, std::move(backend)));
 }

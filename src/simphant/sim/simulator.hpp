@@ -22,10 +22,11 @@
 namespace simphant {
 
 struct SimulatorOptions {
-  /// "cpu" | "cuda" | "auto" (cuda when this build has it, a CUDA device is present and the integrator is not bdf,
-  /// else cpu).
+  /// "cpu" | "cpu-simd" | "cuda" | "cuda-fused" | "auto" (cuda or cuda-fused when this build has
+  /// CUDA, a device is present and the integrator is not bdf; else cpu-simd where it runs the scene
+  /// and the batch has at least simd::kLaneWidth instances; else cpu).
   std::string backend = "auto";
-  int threads = 0;                  ///< CPU workers (the cpu backend, and assembly); 0 = all
+  int threads = 0;                  ///< CPU workers (the cpu backends, and assembly); 0 = all
   std::string precision = "fp64";   ///< "fp64" | "fp32" (fp32: the cuda backend only)
   bool use_cuda_graph = true;       ///< cuda: replay one captured step (false: plain launches)
   std::string schur = "auto"; // "auto" | "dense" | "sparse"
@@ -34,6 +35,13 @@ struct SimulatorOptions {
   /// so that every shard runs the backend of the one-shot run.
   int auto_instances = 0;
 };
+
+/// Whether a batch of n_instances instances of `model` that runs on the CPU (no CUDA path
+/// chosen) runs on cpu-simd with these options: backend "cpu-simd", or "auto" where
+/// cpu-simd runs the scene (cpu_simd_unsupported in sim/cpu_simd_engine.hpp), schur is
+/// not "dense" and the batch (options.auto_instances when set) has at least
+/// simd::kLaneWidth instances.
+bool cpu_simd_selected(const Model& model, const SimulatorOptions& options, long long n_instances);
 
 /// Not thread-safe: call one Simulator from one thread at a time (its calls use the
 /// backend's own worker threads and workspaces). Separate Simulators are independent.
