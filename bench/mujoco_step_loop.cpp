@@ -15,8 +15,9 @@
 // the model it configured, so that the C loop and mujoco.rollout step the same model).
 // --rk4 / --dt override the model's integrator / timestep. The initial state: qpos
 // (default the model's qpos0), qvel (default 0), qfrc_applied (default 0), then
-// mj_forward. Each repeat resets to that state and times --steps calls of mj_step (when
-// --steps is 0, the count is grown from 1000 until one run lasts >= --min-seconds).
+// mj_forward. After an untimed warm-up of up to 1000 steps, each repeat resets to that
+// state and times --steps calls of mj_step (when --steps is 0, the count is grown from
+// 1000 until one run lasts >= --min-seconds).
 // --threads T > 1: T threads, each with its own mjData, each running the same repeat at
 // once; the repeat's rate is the sum of the threads' steps over the slowest thread's time.
 //
@@ -178,6 +179,7 @@ int main(int argc, char** argv) {
       steps = static_cast<long>(steps * std::max(2.0, 1.2 * o.min_seconds / std::max(t, 1e-6)));
     }
   }
+  for (mjData* d : data) timed_run(m, d, o, std::min(steps, 1000L));  // warm-up: first touch of the data
   std::vector<double> seconds, rates;
   for (int r = 0; r < o.repeats; ++r) {
     std::vector<double> t(data.size());
