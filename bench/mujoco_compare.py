@@ -1,47 +1,50 @@
 #!/usr/bin/env python3
-"""SimPhant beside MuJoCo on the same models: speed on one core and
+"""SimPhant beside MuJoCo on the same models: speed (one core and all cores) and
 trajectory agreement.
 
-Models: the scenes written by `simphant bench --export DIR` (DIR/chain_N.json + .urdf,
-DIR/arm7.json + .urdf: SimPhant robot scenes), plus examples/four_bar.json (closed loop,
-converted to MJCF by hand here; MuJoCo's loop closure is a soft `connect` equality).
-
-For each model:
-  * MuJoCo loads the URDF with <compiler discardvisual fusestatic="false"
-    balanceinertia="false"/>; the script checks that MuJoCo's body masses, CoMs, full
-    inertia tensors (body_iquat * diag(body_inertia)), body frames and joint axes equal
-    the URDF's (asserted, tolerance 1e-9), then sets RK4, dt = the scene's dt, the
+Models: the robot scenes written by `simphant bench --export DIR` (chain_1 .. chain_32,
+arm7), the closed loops of examples/ (four_bar, slider_crank, bricard; --loops) and the
+example-robot-data robots Panda, UR5, xArm7 (bench/robot_scenes.py; --robots).
+  * Robots (URDF): MuJoCo loads the URDF with <compiler discardvisual fusestatic="false"
+    balanceinertia="false"/> (visual and collision geometry removed: contacts are off); the
+    script checks that MuJoCo's body masses, CoMs, full inertia tensors, body frames and
+    joint axes equal the URDF's (asserted, 1e-9), then sets RK4, dt = the scene's dt, the
     scene's gravity, no damping / armature / friction loss / stiffness, every constraint
-    disabled (mjDSBL_CONSTRAINT | CONTACT | LIMIT | EQUALITY | FRICTIONLOSS | SPRING |
-    DAMPER ...), qpos = q0, qvel = qd0, qfrc_applied = tau.
-  * Speed, one core: MuJoCo is stepped by mujoco.rollout.rollout with ONE MjData (its
-    native C++ loop over mj_step, in the calling thread; it also copies the state out
-    after every step). A plain Python loop over mujoco.mj_step is timed too; the
-    difference is the per-step Python call overhead. SimPhant's DAE: `simphant bench
-    --configs cpu1 --cpu-sizes 1` (one instance, one thread, dense and sparse Schur) when
-    the build has `bench`, else `simphant run -n 1 -j 1` on a copy of the scene recording
-    only the first and last frame, timed by its throughput line (steps / step-loop time:
-    excludes start-up, parsing, assembly and file creation). SimPhant's `aba` (joint
-    coordinates; `bench` times only the DAE) always through `simphant run`. Best of
-    --repeats runs each; every timed run lasts >= --min-seconds.
-  * Trajectories: `simphant run SCENE -n 1 -j 1 --out X.h5` (the scene's solver, dae)
-    and MuJoCo RK4 from the same state with the same dt; max |q_simphant - q_mujoco|
-    (angle difference wrapped to (-pi, pi]) over the recorded frames up to t = 0.1, 0.5,
-    1 s; again with dt / 10 for both, and at dt / 10 with Tikhonov eps 1e-14 instead of
-    the default 1e-10 (the regularisation's share). Also `--solver aba` (SimPhant's
-    joint-coordinate RK4) against MuJoCo: the same ODE and the same integrator, so that
-    difference shows whether the two models are the same.
-  * four_bar: examples/four_bar.json without its sweep (the nominal mechanism), as MJCF:
-    crank and coupler a chain from the ground, rocker on its ground pivot, the
-    coupler-rocker joint a `connect` equality (Newton solver, tolerance 1e-15 for the
-    trajectories), the drive torque as qfrc_applied, the crank damper as joint damping.
-    Compared: body CoM positions, with MuJoCo's default solref/solimp and with a stiff
-    setting (solref 2 dt, solimp 0.9999); MuJoCo's own loop gap is reported beside.
+    disabled, qpos = q0, qvel = qd0, qfrc_applied = tau (joints mapped by name).
+  * four_bar: examples/four_bar.json without its sweep, as MJCF: crank and coupler a chain
+    from the ground, rocker on its ground pivot, the coupler-rocker joint a `connect`
+    equality (Newton solver), the drive torque as qfrc_applied, the crank damper as joint
+    damping. slider_crank (a prismatic joint, an actuator, a point force) and bricard (its
+    closing hinge would be a spherical `connect`: another mechanism) are not converted:
+    SimPhant's columns only, with the reason.
 
-Usage: mujoco_compare.py --models-dir DIR [--simphant build/simphant] [--json OUT]
-                         [--models chain_1,arm7,...] [--four-bar examples/four_bar.json | --no-four-bar]
-                         [--repeats 5] [--min-seconds 0.3] [--no-speed] [--no-bench]
-Exit 77 when mujoco (pip install mujoco) or h5py is missing.
+Speed (compare_report.py holds the arithmetic; --repeats rounds, interleaved, medians):
+  * MuJoCo's C loop (the ratio basis): bench/mujoco_step_loop, built against the pip
+    wheel by bench/build_mujoco_step_loop.sh, steps the model as configured here (saved
+    as MJB) from the same state: one thread (one MjData), and --threads-all threads (one
+    MjData each, steps summed).
+  * mujoco.rollout.rollout with one MjData (its native loop also copies the state out
+    every step): second column.
+  * SimPhant: `simphant bench` one thread (cpu1-dense, cpu1-sparse, cpu1-simd at
+    --instances-1 instances: 8 fill an AVX-512 vector of the cpu-simd path) and all threads
+    (cpu-dense, cpu-sparse, cpu-simd at --instances-all), instance-steps/s; the `cpu`
+    column is the better of dense / sparse; cpu-simd is left out with the reason where the
+    build lacks it; `aba`: the robot's joint-space form (<model>_aba), one thread.
+  * FLOP rate: the cost model's FLOPs per instance-step (src/simphant/bench/cost_model.hpp)
+    x the median rate, and its fraction of the core's FMA peak measured by `simphant
+    bench` (machine.cpu_peak; x threads for all cores).
+Trajectories: `simphant run SCENE -n 1 -j 1 --out X.h5` (dae, aba) and MuJoCo RK4 from the
+same state with the same dt; max |q_simphant - q_mujoco| (angles wrapped) up to t = 0.1,
+0.5, 1 s; again at dt / 10, and at dt / 10 with Tikhonov eps 1e-14 (the regularisation's
+share); four_bar: body CoM positions with MuJoCo's default and a stiff connect.
+--no-traj keeps only the first run (which gives SimPhant's joint order).
+
+Usage: mujoco_compare.py --models-dir DIR [--simphant build/simphant] [--step-loop BIN]
+                         [--models chain_1,arm7,...] [--loops four_bar,...] [--robots panda,ur5,xarm7]
+                         [--repeats 5] [--min-seconds 0.3] [--threads-all N] [--instances-1 8]
+                         [--instances-all 32N] [--no-speed] [--no-traj] [--json OUT]
+Exit 77 when mujoco (pip install mujoco), h5py or numpy is missing or the C loop cannot
+be built; 1 when the report does not match its schema (compare_report.validate_report).
 """
 import argparse
 import copy
@@ -65,6 +68,7 @@ except ImportError:
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_report as cr  # noqa: E402  (bench/compare_report.py: the speed report's arithmetic)
+import robot_scenes  # noqa: E402  (bench/robot_scenes.py: Panda, UR5, xArm7 scenes)
 
 TOL = 1e-9
 HORIZONS = (0.1, 0.5, 1.0)
@@ -711,52 +715,7 @@ def is_robot_scene(folder, f):
 
 
 # ---------------------------------------------------------------------------- robots, loops
-ROBOT_URDFS = {"panda": "panda_description/urdf/panda.urdf", "ur5": "ur_description/urdf/ur5_robot.urdf",
-               "xarm7": "xarm_description/urdf/xarm7.urdf"}
 LOOPS = ("four_bar", "slider_crank", "bricard")
-
-
-def example_robot_data_dir():
-    """The robots/ folder of the pip package example-robot-data, or None."""
-    try:
-        import importlib.metadata as md
-        p = str(md.distribution("example-robot-data").locate_file("cmeel.prefix/share/example-robot-data/robots"))
-    except Exception:  # noqa: BLE001 - not installed, or an unusual layout
-        return None
-    return p if os.path.isdir(p) else None
-
-
-def write_robot_scenes(examples, tmp):
-    """Robot scenes of Panda, UR5 and xArm7 (example-robot-data URDFs, absolute paths) in
-    tmp/robots: Panda = examples/panda.json (its ready pose, 0.3 rad/s on the arm joints),
-    UR5 and xArm7 at q0 = 0 with 0.3 rad/s on every joint; solver aba, dt 1e-3, t_end 1.
-    Returns (folder, names) or (None, reason)."""
-    robots = example_robot_data_dir()
-    if robots is None:
-        return None, "example-robot-data is not installed (python3 -m pip install example-robot-data)"
-    folder = os.path.join(tmp, "robots")
-    os.makedirs(folder, exist_ok=True)
-    names = []
-    for name, rel in ROBOT_URDFS.items():
-        urdf = os.path.join(robots, rel)
-        if not os.path.isfile(urdf):
-            continue
-        if name == "panda" and os.path.isfile(os.path.join(examples, "panda.json")):
-            with open(os.path.join(examples, "panda.json")) as f:
-                scene = json.load(f)
-            scene.pop("sweep", None)
-        else:
-            _, joints = parse_urdf(urdf)
-            n = sum(1 for j in joints if j["type"] != "fixed")
-            scene = {"robot": {"q0": [0.0] * n, "qd0": [0.3] * n, "tau": [0.0] * n, "gravity": [0.0, 0.0, -9.81]},
-                     "solver": {"type": "aba", "dt": 0.001, "t_end": 1.0}}
-        scene["name"] = f"{name} (example-robot-data), the MuJoCo side by side's robot scene"
-        scene["robot"]["urdf"] = urdf
-        scene["solver"]["record_every"] = 10
-        with open(os.path.join(folder, name + ".json"), "w") as f:
-            json.dump(scene, f)
-        names.append(name)
-    return folder, names
 
 
 def speed_without_mujoco(args, name, tmp, reason):
@@ -798,7 +757,7 @@ def main():
     ap.add_argument("--models", default="", help="comma list of the folder's models (default: every robot scene there)")
     ap.add_argument("--examples", default=os.path.join(here, "..", "examples"), help="folder of the loop scenes")
     ap.add_argument("--loops", default=",".join(LOOPS), help="closed-loop example scenes ('' for none)")
-    ap.add_argument("--robots", default=",".join(ROBOT_URDFS), help="example-robot-data robots ('' for none)")
+    ap.add_argument("--robots", default=",".join(robot_scenes.ROBOT_URDFS), help="example-robot-data robots ('' for none)")
     ap.add_argument("--json", default="", help="write the full report here")
     ap.add_argument("--repeats", type=int, default=5, help="interleaved rounds (the medians are reported)")
     ap.add_argument("--min-seconds", type=float, default=0.3, help="least seconds per timed C loop, rollout or bench batch")
@@ -871,9 +830,11 @@ def main():
                 report["models"].append({"model": n, "skipped": str(e)})
         robots = [x for x in args.robots.split(",") if x]
         if robots:
-            folder, got = write_robot_scenes(args.examples, tmp)
-            if folder is None:
-                report["robots_skipped"] = got
+            folder = os.path.join(tmp, "robots")
+            got, why = robot_scenes.write_robot_scenes(args.examples, folder)
+            if why:
+                report["robots_skipped"] = why
+                folder = None
             for n in robots if folder else []:
                 print(f"[{n}]", file=sys.stderr, flush=True)
                 if n not in got:
