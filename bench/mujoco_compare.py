@@ -5,7 +5,9 @@ trajectory agreement.
 Models: the robot scenes written by `simphant bench --export DIR` (chain_1 .. chain_32,
 arm7), the closed loops of examples/ (four_bar, slider_crank, bricard; --loops) and the
 example-robot-data robots Panda, UR5, xArm7 (bench/robot_scenes.py; --robots).
-  * Robots (URDF): MuJoCo loads the URDF with <compiler discardvisual fusestatic="false"
+  * Robots (URDF): SimPhant reads a copy of the scene with robot.urdf_dynamics all off
+    (no joint limits, damping, friction or mimic: docs/robots.md), as MuJoCo runs them.
+    MuJoCo loads the URDF with <compiler discardvisual fusestatic="false"
     balanceinertia="false"/> (visual and collision geometry removed: contacts are off); the
     script checks that MuJoCo's body masses, CoMs, full inertia tensors, body frames and
     joint axes equal the URDF's (asserted, 1e-9), then sets RK4, dt = the scene's dt, the
@@ -420,11 +422,22 @@ def agreement(t_s, q_s, q_m, dt, kinds):
     return res
 
 
+URDF_DYNAMICS_OFF = {"limits": False, "damping": False, "friction": False, "mimic": False}
+
+
 def compare_robot(args, name, scene_path, tmp):
     import mujoco
     with open(scene_path) as f:
         scene = json.load(f)
-    scene_dir = os.path.dirname(os.path.abspath(scene_path))
+    # MuJoCo runs with limits, damping, friction loss and equalities (the mimic) off: so
+    # does SimPhant (robot.urdf_dynamics, docs/robots.md). The copy, in its own folder
+    # with the URDF's path made absolute, is what every SimPhant run and bench row reads.
+    scene_dir = os.path.join(tmp, "scenes")
+    os.makedirs(scene_dir, exist_ok=True)
+    scene["robot"]["urdf_dynamics"] = dict(URDF_DYNAMICS_OFF)
+    scene_path = scene_copy(scene, os.path.dirname(os.path.abspath(scene_path)), scene_dir, name + ".json", {})
+    with open(scene_path) as f:
+        scene = json.load(f)
     rob = scene["robot"]
     urdf = rob["urdf"] if os.path.isabs(rob["urdf"]) else os.path.join(scene_dir, rob["urdf"])
     solver = scene["solver"]
