@@ -52,7 +52,8 @@ struct BenchRow {
   std::string solver;                     ///< "dae", or "aba" / "cga" for a robot in joint coordinates
   int n_bodies = 0, n_joints = 0, m = 0;  ///< the model's sizes (m: constraint rows of its DAE form)
   BenchConfig config;
-  int threads = 0;          ///< CPU worker threads used (cpu), 0 for GPU rows
+  int threads = 0;          ///< CPU worker threads used: min(threads, instances, or for cpu-simd
+                            ///< groups of simd::kLaneWidth instances); 0 for GPU rows
   int instances = 0;
   std::int64_t steps = 0;   ///< steps of the timed batch
   double seconds = 0;       ///< wall time of the timed batch (the shortest of the repeats) [s]
