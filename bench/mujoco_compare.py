@@ -383,12 +383,12 @@ def speed(args, name, m, qpos, qvel, qfrc, examples_dir, tmp, with_aba):
             key = key_of(r["config"])
             if key is None:
                 continue
-            if r["status"] == "ok":
+            if r["status"] == "ok" and not r.get("not_ok_instances"):  # frozen instances: no throughput
                 raw.setdefault("simphant:" + key, []).append(r["instance_steps_per_s"])
                 if r.get("flops_per_instance_step") is not None:
                     flops[key] = r["flops_per_instance_step"]
             else:
-                errors[key] = r.get("error")
+                errors[key] = r.get("error") or f"{r.get('not_ok_instances')} instances not ok"
 
     for _ in range(args.repeats):
         for key, once in timers:

@@ -88,7 +88,10 @@ for name, r in pin["robots"].items():
 sim = {}
 if os.path.getsize(os.path.join(tmp, "simphant_aba.json")) > 0:
     for row in json.load(open(os.path.join(tmp, "simphant_aba.json")))["rows"]:
-        if row["status"] == "ok":
+        if row["status"] != "ok" or row["not_ok_instances"]:  # frozen instances: no throughput
+            print(f"{row['model']} {row['config']}: not timed: {row['status']} {row.get('error') or ''} "
+                  f"({row['not_ok_instances']} instances not ok)")
+        else:
             sim[(row["model"][:-4], row["config"])] = 1e9 / row["instance_steps_per_s"]  # ns per instance-step
 if sim:
     print()

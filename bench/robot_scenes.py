@@ -6,7 +6,9 @@ same file).
 
   Panda: examples/panda.json (ready pose, 0.3 rad/s on the arm joints, fingers at rest),
   UR5, xArm7: q0 = 0, 0.3 rad/s on every joint;
-  all: tau = 0, gravity (0, 0, -9.81) m/s^2, solver aba, dt 1e-3 s, t_end 1 s.
+  all: tau = 0, gravity (0, 0, -9.81) m/s^2, solver aba, dt 1e-3 s, t_end 1 s, and
+  robot.urdf_dynamics all off (no joint limits, damping, friction or mimic: docs/robots.md),
+  as MuJoCo runs in the side by side and as Pinocchio's aba computes.
 
 `simphant bench --examples FOLDER --models panda_aba,ur5_aba,xarm7_aba` then times their
 joint-space form, --models panda,ur5,xarm7 their maximal DAE form.
@@ -66,6 +68,7 @@ def write_robot_scenes(examples, folder):
                      "solver": {"type": "aba", "dt": 0.001, "t_end": 1.0}}
         scene["name"] = f"{name} (example-robot-data): the benchmarks' robot scene"
         scene["robot"]["urdf"] = urdf
+        scene["robot"]["urdf_dynamics"] = {"limits": False, "damping": False, "friction": False, "mimic": False}
         scene["solver"]["record_every"] = 10
         with open(os.path.join(folder, name + ".json"), "w") as f:
             json.dump(scene, f, indent=1)
