@@ -814,7 +814,12 @@ def main():
               f" ({os.cpu_count()} CPUs)", "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "loadavg_start": os.getloadavg(),
               "models": []}
     try:
-        why, machine = probe(args, tmp)
+        try:
+            why, machine = probe(args, tmp)
+        except RuntimeError as e:
+            print(f"error: {args.simphant} bench does not run as this script needs (a build with the cpu1-simd "
+                  f"configuration name and --no-cpu-peak): {e}", file=sys.stderr)
+            return 2
         args.simd = why is None
         report["cpu_peak"] = machine.get("cpu_peak", {})
         report["simphant_bench_machine"] = machine
