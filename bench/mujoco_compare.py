@@ -1,47 +1,52 @@
 #!/usr/bin/env python3
-"""SimPhant beside MuJoCo on the same models: speed on one core and
+"""SimPhant beside MuJoCo on the same models: speed (one core and all cores) and
 trajectory agreement.
 
-Models: the scenes written by `simphant bench --export DIR` (DIR/chain_N.json + .urdf,
-DIR/arm7.json + .urdf: SimPhant robot scenes), plus examples/four_bar.json (closed loop,
-converted to MJCF by hand here; MuJoCo's loop closure is a soft `connect` equality).
-
-For each model:
-  * MuJoCo loads the URDF with <compiler discardvisual fusestatic="false"
-    balanceinertia="false"/>; the script checks that MuJoCo's body masses, CoMs, full
-    inertia tensors (body_iquat * diag(body_inertia)), body frames and joint axes equal
-    the URDF's (asserted, tolerance 1e-9), then sets RK4, dt = the scene's dt, the
+Models: the robot scenes written by `simphant bench --export DIR` (chain_1 .. chain_32,
+arm7), the closed loops of examples/ (four_bar, slider_crank, bricard; --loops) and the
+example-robot-data robots Panda, UR5, xArm7 (bench/robot_scenes.py; --robots).
+  * Robots (URDF): SimPhant reads a copy of the scene with robot.urdf_dynamics all off
+    (no joint limits, damping, friction or mimic: docs/robots.md), as MuJoCo runs them.
+    MuJoCo loads the URDF with <compiler discardvisual fusestatic="false"
+    balanceinertia="false"/> (visual and collision geometry removed: contacts are off); the
+    script checks that MuJoCo's body masses, CoMs, full inertia tensors, body frames and
+    joint axes equal the URDF's (asserted, 1e-9), then sets RK4, dt = the scene's dt, the
     scene's gravity, no damping / armature / friction loss / stiffness, every constraint
-    disabled (mjDSBL_CONSTRAINT | CONTACT | LIMIT | EQUALITY | FRICTIONLOSS | SPRING |
-    DAMPER ...), qpos = q0, qvel = qd0, qfrc_applied = tau.
-  * Speed, one core: MuJoCo is stepped by mujoco.rollout.rollout with ONE MjData (its
-    native C++ loop over mj_step, in the calling thread; it also copies the state out
-    after every step). A plain Python loop over mujoco.mj_step is timed too; the
-    difference is the per-step Python call overhead. SimPhant's DAE: `simphant bench
-    --configs cpu1 --cpu-sizes 1` (one instance, one thread, dense and sparse Schur) when
-    the build has `bench`, else `simphant run -n 1 -j 1` on a copy of the scene recording
-    only the first and last frame, timed by its throughput line (steps / step-loop time:
-    excludes start-up, parsing, assembly and file creation). SimPhant's `aba` (joint
-    coordinates; `bench` times only the DAE) always through `simphant run`. Best of
-    --repeats runs each; every timed run lasts >= --min-seconds.
-  * Trajectories: `simphant run SCENE -n 1 -j 1 --out X.h5` (the scene's solver, dae)
-    and MuJoCo RK4 from the same state with the same dt; max |q_simphant - q_mujoco|
-    (angle difference wrapped to (-pi, pi]) over the recorded frames up to t = 0.1, 0.5,
-    1 s; again with dt / 10 for both, and at dt / 10 with Tikhonov eps 1e-14 instead of
-    the default 1e-10 (the regularisation's share). Also `--solver aba` (SimPhant's
-    joint-coordinate RK4) against MuJoCo: the same ODE and the same integrator, so that
-    difference shows whether the two models are the same.
-  * four_bar: examples/four_bar.json without its sweep (the nominal mechanism), as MJCF:
-    crank and coupler a chain from the ground, rocker on its ground pivot, the
-    coupler-rocker joint a `connect` equality (Newton solver, tolerance 1e-15 for the
-    trajectories), the drive torque as qfrc_applied, the crank damper as joint damping.
-    Compared: body CoM positions, with MuJoCo's default solref/solimp and with a stiff
-    setting (solref 2 dt, solimp 0.9999); MuJoCo's own loop gap is reported beside.
+    disabled, qpos = q0, qvel = qd0, qfrc_applied = tau (joints mapped by name).
+  * four_bar: examples/four_bar.json without its sweep, as MJCF: crank and coupler a chain
+    from the ground, rocker on its ground pivot, the coupler-rocker joint a `connect`
+    equality (Newton solver), the drive torque as qfrc_applied, the crank damper as joint
+    damping. slider_crank (a prismatic joint, an actuator, a point force) and bricard (its
+    closing hinge would be a spherical `connect`: another mechanism) are not converted:
+    SimPhant's columns only, with the reason.
 
-Usage: mujoco_compare.py --models-dir DIR [--simphant build/simphant] [--json OUT]
-                         [--models chain_1,arm7,...] [--four-bar examples/four_bar.json | --no-four-bar]
-                         [--repeats 5] [--min-seconds 0.3] [--no-speed] [--no-bench]
-Exit 77 when mujoco (pip install mujoco) or h5py is missing.
+Speed (compare_report.py holds the arithmetic; --repeats rounds, interleaved, medians):
+  * MuJoCo's C loop (the ratio basis): bench/mujoco_step_loop, built against the pip
+    wheel by bench/build_mujoco_step_loop.sh, steps the model as configured here (saved
+    as MJB) from the same state: one thread (one MjData), and --threads-all threads (one
+    MjData each, steps summed).
+  * mujoco.rollout.rollout with one MjData (its native loop also copies the state out
+    every step): second column.
+  * SimPhant: `simphant bench` one thread (cpu1-dense, cpu1-sparse, cpu1-simd at
+    --instances-1 instances: 8 fill an AVX-512 vector of the cpu-simd path) and all threads
+    (cpu-dense, cpu-sparse, cpu-simd at --instances-all), instance-steps/s; the `cpu`
+    column is the better of dense / sparse; cpu-simd is left out with the reason where the
+    build lacks it; `aba`: the robot's joint-space form (<model>_aba), one thread.
+  * FLOP rate: the cost model's FLOPs per instance-step (src/simphant/bench/cost_model.hpp)
+    x the median rate, and its fraction of the core's FMA peak measured by `simphant
+    bench` (machine.cpu_peak; x threads for all cores).
+Trajectories: `simphant run SCENE -n 1 -j 1 --out X.h5` (dae, aba) and MuJoCo RK4 from the
+same state with the same dt; max |q_simphant - q_mujoco| (angles wrapped) up to t = 0.1,
+0.5, 1 s; again at dt / 10, and at dt / 10 with Tikhonov eps 1e-14 (the regularisation's
+share); four_bar: body CoM positions with MuJoCo's default and a stiff connect.
+--no-traj keeps only the first run (which gives SimPhant's joint order).
+
+Usage: mujoco_compare.py --models-dir DIR [--simphant build/simphant] [--step-loop BIN]
+                         [--models chain_1,arm7,...] [--loops four_bar,...] [--robots panda,ur5,xarm7]
+                         [--repeats 5] [--min-seconds 0.3] [--threads-all N] [--instances-1 8]
+                         [--instances-all 32N] [--no-speed] [--no-traj] [--json OUT]
+Exit 77 when mujoco (pip install mujoco), h5py or numpy is missing or the C loop cannot
+be built; 1 when the report does not match its schema (compare_report.validate_report).
 """
 import argparse
 import copy
@@ -62,6 +67,10 @@ try:
 except ImportError:
     print("SKIP: numpy is missing: python3 -m pip install numpy")
     sys.exit(77)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_report as cr  # noqa: E402  (bench/compare_report.py: the speed report's arithmetic)
+import robot_scenes  # noqa: E402  (bench/robot_scenes.py: Panda, UR5, xArm7 scenes)
 
 TOL = 1e-9
 HORIZONS = (0.1, 0.5, 1.0)
@@ -141,6 +150,9 @@ def load_urdf_in_mujoco(urdf_path):
     root = read_urdf_root(urdf_path)
     for old in root.findall("mujoco"):
         root.remove(old)
+    for link in root.findall("link"):  # geometry plays no part (contacts are off); its meshes need not load
+        for el in link.findall("visual") + link.findall("collision"):
+            link.remove(el)
     mj = ET.Element("mujoco")
     ET.SubElement(mj, "compiler", {"discardvisual": "true", "fusestatic": "false", "balanceinertia": "false",
                                    "strippath": "false"})
@@ -231,42 +243,6 @@ def mj_rollout(m, qpos, qvel, qfrc, nstep):
     return st[:, 0], st[:, 1:1 + m.nq], st[:, 1 + m.nq:1 + m.nq + m.nv]
 
 
-def mj_timer(m, qpos, qvel, qfrc, min_seconds):
-    """A function timing once: (steps/s of mujoco.rollout on one MjData, steps/s of a Python
-    mj_step loop), with the rollout's step count sized to last >= min_seconds; and that count."""
-    import mujoco
-    from mujoco import rollout
-    d, s0 = initial_state(m, qpos, qvel)
-    spec = int(mujoco.mjtState.mjSTATE_QFRC_APPLIED)
-    ctrl = np.asarray(qfrc, float).reshape(1, 1, m.nv)
-    n = 1000
-    while True:  # size the rollout to run at least min_seconds
-        t0 = time.perf_counter()
-        rollout.rollout(m, d, s0[None, :], ctrl, control_spec=spec, nstep=n)
-        t = time.perf_counter() - t0
-        if t >= min_seconds or n >= 10_000_000:
-            break
-        n = int(n * max(2.0, 1.2 * min_seconds / max(t, 1e-6)))
-    out = np.empty((1, n, s0.size))
-    ctrl_full = np.broadcast_to(ctrl, (1, n, m.nv)).copy()
-    npy = min(n, max(1000, int(n // 4)))  # Python loop: a quarter of the steps
-
-    def once():
-        t0 = time.perf_counter()
-        rollout.rollout(m, d, s0[None, :], ctrl_full, control_spec=spec, nstep=n, state=out)
-        t_roll = time.perf_counter() - t0
-        mujoco.mj_setState(m, d, s0, mujoco.mjtState.mjSTATE_FULLPHYSICS)
-        d.qfrc_applied[:] = qfrc
-        step = mujoco.mj_step
-        t0 = time.perf_counter()
-        for _ in range(npy):
-            step(m, d)
-        t_py = time.perf_counter() - t0
-        return n / t_roll, npy / t_py
-
-    return once, n
-
-
 # ---------------------------------------------------------------------------- SimPhant runs
 def simphant_run(simphant, scene_path, out, extra=()):
     cmd = [simphant, "run", scene_path, "-n", "1", "-j", "1", "--backend", "cpu", "-o", out, *extra]
@@ -287,11 +263,6 @@ def read_h5(path, joint_space):
                                           for n in f.attrs["body_names"]]
 
 
-def has_bench(simphant):
-    r = subprocess.run([simphant, "bench", "--help"], capture_output=True, text=True)
-    return r.returncode == 0, r.stdout
-
-
 def scene_copy(scene, scene_dir, tmp, fname, solver_overrides):
     """A copy of the scene in tmp (no sweep, URDF path made absolute, solver keys replaced)."""
     sc = copy.deepcopy(scene)
@@ -305,86 +276,134 @@ def scene_copy(scene, scene_dir, tmp, fname, solver_overrides):
     return p
 
 
-def simphant_run_timer(simphant, scene, scene_dir, tmp, min_steps, solver, min_seconds):
-    """A function timing one `simphant run -n 1 -j 1` of a scene copy that records only the
-    first and last frame: steps/s from its throughput line (steps / step-loop time; the loop
-    excludes start-up, parsing, assembly and file creation). The step count grows until the
-    loop lasts min_seconds. Returns (once, steps)."""
-    dt = scene["solver"]["dt"]
-    steps = max(min_steps, int(round(scene["solver"]["t_end"] / dt)))
-
-    def run(k):
-        p = scene_copy(scene, scene_dir, tmp, "speed_scene.json", {"t_end": k * dt, "record_every": k})
-        out = simphant_run(simphant, p, os.path.join(tmp, "speed.h5"), ["--solver", solver])
-        tp = re.search(r"throughput\s+([0-9.eE+-]+) instance-steps/s", out)
-        ok = re.search(r"ok (\d+), assembly failed (\d+), diverged (\d+)", out)
-        if not tp or not ok or ok.group(1) != "1":
-            raise RuntimeError(f"unexpected simphant run output:\n{out}")
-        return float(tp.group(1))
-
-    while True:
-        sps = run(steps)
-        if steps / sps >= min_seconds or steps >= 50_000_000:
+def mj_rollout_timer(m, qpos, qvel, qfrc, min_seconds):
+    """(once, nstep): once() times mujoco.rollout.rollout with one MjData over nstep steps
+    (sized to last >= min_seconds) and returns its steps/s."""
+    import mujoco
+    from mujoco import rollout
+    d, s0 = initial_state(m, qpos, qvel)
+    spec = int(mujoco.mjtState.mjSTATE_QFRC_APPLIED)
+    ctrl = np.asarray(qfrc, float).reshape(1, 1, m.nv)
+    n = 1000
+    while True:  # size the rollout to run at least min_seconds
+        t0 = time.perf_counter()
+        rollout.rollout(m, d, s0[None, :], ctrl, control_spec=spec, nstep=n)
+        t = time.perf_counter() - t0
+        if t >= min_seconds or n >= 10_000_000:
             break
-        steps = int(steps * max(2.0, 1.2 * min_seconds * sps / steps))
-    return (lambda: run(steps)), steps
+        n = int(n * max(2.0, 1.2 * min_seconds / max(t, 1e-6)))
+    out = np.empty((1, n, s0.size))
+    ctrl_full = np.broadcast_to(ctrl, (1, n, m.nv)).copy()
+
+    def once():
+        t0 = time.perf_counter()
+        rollout.rollout(m, d, s0[None, :], ctrl_full, control_spec=spec, nstep=n, state=out)
+        return n / (time.perf_counter() - t0)
+
+    return once, n
 
 
-def bench_once(args, name, tmp):
-    """{config: instance-steps/s} of one `simphant bench --models NAME --configs cpu1
-    --cpu-sizes 1` (one instance, one thread)."""
+def c_loop_timer(args, m, qpos, qvel, qfrc, tmp, threads):
+    """(once, steps): once() runs bench/mujoco_step_loop on the model as configured here
+    (saved as MJB, so the C loop steps the very model mujoco.rollout steps) from qpos,
+    qvel with qfrc_applied, `threads` threads, one repeat of `steps` steps (sized to last
+    >= min_seconds), and returns its steps/s (all threads together)."""
+    import mujoco
+    mjb = os.path.join(tmp, f"c_loop_{os.getpid()}.mjb")
+    mujoco.mj_saveModel(m, mjb, None)
+    base = [args.step_loop, mjb, "--threads", str(threads), "--repeats", "1"]
+    for flag, v in (("--qpos", qpos), ("--qvel", qvel), ("--qfrc", qfrc)):
+        if len(v):
+            base += [flag, ",".join(repr(float(x)) for x in v)]
+
+    def run(extra):
+        r = subprocess.run(base + extra, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"{' '.join(base + extra)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+        return json.loads(r.stdout)
+
+    steps = run(["--steps", "0", "--min-seconds", repr(args.min_seconds)])["steps"]
+    data = open(mjb, "rb").read()
+
+    def once():
+        with open(mjb, "wb") as f:  # the file is shared by the models: rewrite this one's
+            f.write(data)
+        return run(["--steps", str(steps)])["steps_per_s_median"]
+
+    return once, steps
+
+
+def bench_call(args, models, configs, size, examples_dir, tmp, peak=False):
+    """One `simphant bench` run; returns its JSON document (rows with status "error" are
+    kept: a cpu-simd row may fail where the backend does not run a model)."""
     out = os.path.join(tmp, "bench.json")
-    cmd = [args.simphant, "bench", "--models", name, "--configs", "cpu1", "--cpu-sizes", "1",
-           "--min-seconds", repr(args.min_seconds), "--json", out]
-    # arm7 and the example scenes: from the folder of --four-bar (default: this repo's examples/)
-    cmd += ["--examples", os.path.dirname(os.path.abspath(args.four_bar))]
+    cmd = [args.simphant, "bench", "--models", ",".join(models), "--configs", ",".join(configs), "--cpu-sizes",
+           str(size), "--min-seconds", repr(args.min_seconds), "--examples", examples_dir, "--json", out]
+    if not peak:
+        cmd.append("--no-cpu-peak")
     r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
+    if r.returncode not in (0, 3) or not os.path.exists(out):
         raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
     with open(out) as f:
         doc = json.load(f)
-    args.bench_machine = doc.get("machine")
-    res = {}
-    for row in doc["rows"]:
-        if row["model"] == name and row["status"] == "ok" and row["instances"] == 1 and row.get("threads") == 1:
-            res[row["config"]] = row["instance_steps_per_s"]
-    if not res:
-        raise RuntimeError(f"simphant bench gave no ok one-instance row for {name}:\n{r.stdout}\n{r.stderr}")
-    return res
+    os.remove(out)
+    return doc
 
 
-def speed(args, name, m, qpos, qvel, qfrc, scene, scene_dir, tmp, solvers):
-    """MuJoCo and SimPhant timed in turn, args.repeats rounds, best of each (the rounds
-    interleave so that a change of machine load hits both)."""
-    mj_once, n = mj_timer(m, qpos, qvel, qfrc, args.min_seconds)
-    timers = {}
-    for sv in solvers:
-        if sv == "dae" and args.use_bench:
-            timers[sv] = (lambda: bench_once(args, name, tmp)), None
-        else:
-            timers[sv] = simphant_run_timer(args.simphant, scene, scene_dir, tmp, args.sim_steps, sv, args.min_seconds)
-    best_roll = best_py = 0.0
-    best = {sv: {} for sv in solvers}
+def probe(args, tmp):
+    """(why cpu-simd does not run or None, the machine's description with its measured
+    cpu_peak): one `simphant bench --models chain_1 --configs cpu1-dense,cpu1-simd` run."""
+    doc = bench_call(args, ["chain_1"], ["cpu1-dense", "cpu1-simd"], 1, args.examples, tmp, peak=True)
+    rows = [r for r in doc["rows"] if r["config"] == "cpu1-simd"]
+    why = None if rows and rows[0]["status"] == "ok" else (rows[0].get("error") if rows else "no cpu1-simd row")
+    return why, doc["machine"]
+
+
+def speed(args, name, m, qpos, qvel, qfrc, examples_dir, tmp, with_aba):
+    """Rounds of: MuJoCo's C loop (one thread, all threads), mujoco.rollout (one MjData),
+    `simphant bench` one thread (cpu1-dense, cpu1-sparse[, cpu1-simd] at --instances-1),
+    all threads (cpu-dense, cpu-sparse[, cpu-simd] at --instances-all) and, with_aba, the
+    model's joint-space form (<name>_aba, cpu1-dense). The rounds interleave, so that a
+    change of the machine's load hits every column; compare_report.summarize takes the
+    medians. Returns (raw rounds, FLOPs per instance-step by config, summary)."""
+    timers = []
+    if m is not None:
+        once1, n1 = c_loop_timer(args, m, qpos, qvel, qfrc, tmp, 1)
+        onea, na = c_loop_timer(args, m, qpos, qvel, qfrc, tmp, args.threads_all)
+        oner, nr = mj_rollout_timer(m, qpos, qvel, qfrc, args.min_seconds)
+        timers = [("mujoco_c_loop_1", once1), ("mujoco_c_loop_all", onea), ("mujoco_rollout_1", oner)]
+    one = ["cpu1-dense", "cpu1-sparse"] + (["cpu1-simd"] if args.simd else [])
+    allc = ["cpu-dense", "cpu-sparse"] + (["cpu-simd"] if args.simd else [])
+    raw, flops, errors = {}, {}, {}
+
+    def take(doc, model, key_of):
+        for r in doc["rows"]:
+            if r["model"] != model:
+                continue
+            key = key_of(r["config"])
+            if key is None:
+                continue
+            if r["status"] == "ok" and not r.get("not_ok_instances"):  # frozen instances: no throughput
+                raw.setdefault("simphant:" + key, []).append(r["instance_steps_per_s"])
+                if r.get("flops_per_instance_step") is not None:
+                    flops[key] = r["flops_per_instance_step"]
+            else:
+                errors[key] = r.get("error") or f"{r.get('not_ok_instances')} instances not ok"
+
     for _ in range(args.repeats):
-        r, p = mj_once()
-        best_roll, best_py = max(best_roll, r), max(best_py, p)
-        for sv, (once, _) in timers.items():
-            v = once()
-            v = v if isinstance(v, dict) else {"run": v}
-            for k, x in v.items():
-                best[sv][k] = max(best[sv].get(k, 0.0), x)
-    mj = {"rollout_steps_per_s": best_roll, "rollout_nstep": n, "python_loop_steps_per_s": best_py,
-          "python_overhead_us_per_step": 1e6 * (1 / best_py - 1 / best_roll)}
-    sim = {}
-    for sv in solvers:
-        by = best[sv]
-        if "run" in by:
-            sim[sv] = {"steps_per_s": by["run"], "steps": timers[sv][1],
-                       "source": "simphant run -n 1 -j 1: steps / step-loop time (throughput line)"}
-        else:
-            sim[sv] = {"steps_per_s": max(by.values()), "by_config": by,
-                       "source": "simphant bench --configs cpu1 --cpu-sizes 1 (faster config)"}
-    return mj, sim
+        for key, once in timers:
+            raw.setdefault(key, []).append(once())
+        take(bench_call(args, [name], one, args.instances_1, examples_dir, tmp), name, lambda c: c)
+        take(bench_call(args, [name], allc, args.instances_all, examples_dir, tmp), name, lambda c: c)
+        if with_aba:
+            take(bench_call(args, [name + "_aba"], ["cpu1-dense"], args.instances_1, examples_dir, tmp),
+                 name + "_aba", lambda c: "aba")
+    summary = cr.summarize(raw, flops, args.cpu_peak_per_core, args.threads_all)
+    if errors:
+        summary["errors"] = errors
+    if m is not None:
+        summary["steps"] = {"mujoco_c_loop_1": n1, "mujoco_c_loop_all": na, "mujoco_rollout_1": nr}
+    return raw, flops, summary
 
 
 # ---------------------------------------------------------------------------- comparison
@@ -403,11 +422,22 @@ def agreement(t_s, q_s, q_m, dt, kinds):
     return res
 
 
+URDF_DYNAMICS_OFF = {"limits": False, "damping": False, "friction": False, "mimic": False}
+
+
 def compare_robot(args, name, scene_path, tmp):
     import mujoco
     with open(scene_path) as f:
         scene = json.load(f)
-    scene_dir = os.path.dirname(os.path.abspath(scene_path))
+    # MuJoCo runs with limits, damping, friction loss and equalities (the mimic) off: so
+    # does SimPhant (robot.urdf_dynamics, docs/robots.md). The copy, in its own folder
+    # with the URDF's path made absolute, is what every SimPhant run and bench row reads.
+    scene_dir = os.path.join(tmp, "scenes")
+    os.makedirs(scene_dir, exist_ok=True)
+    scene["robot"]["urdf_dynamics"] = dict(URDF_DYNAMICS_OFF)
+    scene_path = scene_copy(scene, os.path.dirname(os.path.abspath(scene_path)), scene_dir, name + ".json", {})
+    with open(scene_path) as f:
+        scene = json.load(f)
     rob = scene["robot"]
     urdf = rob["urdf"] if os.path.isabs(rob["urdf"]) else os.path.join(scene_dir, rob["urdf"])
     solver = scene["solver"]
@@ -434,6 +464,9 @@ def compare_robot(args, name, scene_path, tmp):
     runs = [("dae dt", dt, "dae", scene_path), ("aba dt", dt, "aba", scene_path),
             ("dae dt/10", dt / 10, "dae", scene_path), ("aba dt/10", dt / 10, "aba", scene_path),
             ("dae dt/10 eps1e-14", dt / 10, "dae", eps_scene)]
+    if args.no_traj:  # the first run alone: SimPhant's joint order (and one agreement figure)
+        runs = runs[:1]
+        res["traj_skipped"] = "--no-traj: only the scene's own run at dt"
     for label, dtx, sv, sp in runs:
         out = os.path.join(tmp, f"{name}_{label.replace('/', '_').replace(' ', '_')}.h5")
         simphant_run(args.simphant, sp, out, ["--solver", sv, "--dt", repr(dtx)])
@@ -456,8 +489,8 @@ def compare_robot(args, name, scene_path, tmp):
 
     # speed
     if not args.no_speed:
-        res["mujoco_speed"], res["simphant_speed"] = speed(args, name, m, qpos, qvel, qfrc, scene, scene_dir, tmp,
-                                                           ("dae", "aba"))
+        res["speed_rounds"], res["flops_per_instance_step"], res["speed_summary"] = speed(
+            args, name, m, qpos, qvel, qfrc, scene_dir, tmp, with_aba=True)
     return res
 
 
@@ -631,11 +664,10 @@ def compare_four_bar(args, path, tmp):
         configure(m, dt, scene.get("gravity", [0, 0, -9.81]), disable)
         m.opt.tolerance = 1e-10  # a usual setting for the speed
         qfrc = fourbar_qfrc(m, torque)
-        res["mujoco_speed"], res["simphant_speed"] = speed(args, "four_bar", m, np.zeros(m.nq), np.zeros(m.nv), qfrc,
-                                                           scene, os.path.dirname(os.path.abspath(path)), tmp,
-                                                           ("dae",))
-        res["mujoco_speed"]["note"] = ("stiff connect, Newton solver, tolerance 1e-10 (the constraint solved in "
-                                       "every RK4 stage)")
+        res["speed_rounds"], res["flops_per_instance_step"], res["speed_summary"] = speed(
+            args, "four_bar", m, np.zeros(m.nq), np.zeros(m.nv), qfrc, args.examples, tmp, with_aba=False)
+        res["speed_note"] = ("MuJoCo: stiff connect, Newton solver, tolerance 1e-10 (the constraint solved in "
+                             "every RK4 stage)")
     return res
 
 
@@ -646,25 +678,11 @@ def fmt_e(x):
 
 def markdown(report):
     L = []
-    L.append(f"MuJoCo {report['mujoco_version']}, {report['host']}; SimPhant speed from {report['simphant_speed_source']}")
+    L.append(f"MuJoCo {report['mujoco_version']}, {report['host']}, {report['date']}")
     L.append("")
-    L.append("| model | dofs | MuJoCo steps/s (rollout) | MuJoCo Python-loop steps/s | SimPhant dae dense | "
-             "SimPhant dae sparse | SimPhant aba | best dae / MuJoCo | aba / MuJoCo |")
-    L.append("|---|---|---|---|---|---|---|---|---|")
-    for r in report["models"]:
-        if "mujoco_speed" not in r:
-            continue
-        mj = r["mujoco_speed"]["rollout_steps_per_s"]
-        py = r["mujoco_speed"]["python_loop_steps_per_s"]
-        dae = r["simphant_speed"].get("dae", {})
-        by = dae.get("by_config", {})
-        sd = dae.get("steps_per_s")
-        sa = r["simphant_speed"].get("aba", {}).get("steps_per_s")
-        f3 = lambda x: "-" if x is None else f"{x:.3g}"
-        dense = by.get("cpu1-dense", sd if not by else None)
-        L.append(f"| {r['model']} | {r.get('dofs', '-')} | {mj:.3g} | {py:.3g} | {f3(dense)} | "
-                 f"{f3(by.get('cpu1-sparse'))} | {f3(sa)} | {sd / mj:.2f} | {'-' if sa is None else f'{sa / mj:.2f}'} |")
-    L.append("")
+    if any(r.get("speed_summary") for r in report["models"]):
+        L.append(cr.markdown_speed(report))
+        L.append("")
     L.append("Max |q_SimPhant - q_MuJoCo| [rad] over the recorded frames up to t (both RK4, same dt):")
     L.append("")
     L.append("| model | dt | dae t<=0.1 | dae t<=0.5 | dae t<=1 | dae dt/10 t<=0.1 | dae dt/10 t<=0.5 | dae dt/10 t<=1 "
@@ -693,6 +711,9 @@ def markdown(report):
         if "skipped" in r:
             L.append("")
             L.append(f"{r['model']}: skipped: {r['skipped']}")
+        if "traj_skipped" in r:
+            L.append("")
+            L.append(f"{r['model']}: trajectories not compared: {r['traj_skipped']}")
     return "\n".join(L)
 
 
@@ -706,21 +727,62 @@ def is_robot_scene(folder, f):
         return False
 
 
+# ---------------------------------------------------------------------------- robots, loops
+LOOPS = ("four_bar", "slider_crank", "bricard")
+
+
+def speed_without_mujoco(args, name, tmp, reason):
+    """A model MuJoCo is not given (no MJCF conversion): SimPhant's columns only."""
+    res = {"model": name, "scene": name + ".json", "speed_skipped": reason}
+    if not args.no_speed:
+        res["speed_rounds"], res["flops_per_instance_step"], res["speed_summary"] = speed(
+            args, name, None, None, None, None, args.examples, tmp, with_aba=False)
+    return res
+
+
+def loop_model(args, name, tmp):
+    """four_bar with MuJoCo (compare_four_bar); the other loops: SimPhant's columns, and
+    the reason MuJoCo's side is missing (fourbar_mjcf converts revolute joints, world
+    torques and tree dampers only)."""
+    path = os.path.join(args.examples, name + ".json")
+    if name == "four_bar":
+        return compare_four_bar(args, path, tmp)
+    with open(path) as f:
+        scene = json.load(f)
+    try:
+        fourbar_mjcf(scene, "0.02 1", "0.9 0.95 0.001 0.5 2")
+        reason = None
+    except ValueError as e:
+        reason = f"not converted to MJCF: {e}"
+    if reason is None and name == "bricard":
+        reason = ("not converted to MJCF: its loop-closing hinge would be a `connect` (a spherical joint): a "
+                  "different, 3-dof mechanism")
+    return speed_without_mujoco(args, name, tmp, reason or "not converted")
+
+
 def main():
+    here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models-dir", required=True, help="output of `simphant bench --export DIR`")
     ap.add_argument("--simphant", default="build/simphant")
-    ap.add_argument("--models", default="", help="comma list (default: every *.json in the folder)")
-    ap.add_argument("--four-bar", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                                                       "examples", "four_bar.json"))
-    ap.add_argument("--no-four-bar", action="store_true")
+    ap.add_argument("--step-loop", default="", help="bench/mujoco_step_loop binary (default: built next to "
+                                                     "--simphant by bench/build_mujoco_step_loop.sh)")
+    ap.add_argument("--models", default="", help="comma list of the folder's models (default: every robot scene there)")
+    ap.add_argument("--examples", default=os.path.join(here, "..", "examples"), help="folder of the loop scenes")
+    ap.add_argument("--loops", default=",".join(LOOPS), help="closed-loop example scenes ('' for none)")
+    ap.add_argument("--robots", default=",".join(robot_scenes.ROBOT_URDFS), help="example-robot-data robots ('' for none)")
     ap.add_argument("--json", default="", help="write the full report here")
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--min-seconds", type=float, default=0.3, help="least seconds per timed MuJoCo rollout, SimPhant run or bench batch")
-    ap.add_argument("--sim-steps", type=int, default=10000, help="SimPhant run timing: least steps per run (grown to --min-seconds)")
+    ap.add_argument("--repeats", type=int, default=5, help="interleaved rounds (the medians are reported)")
+    ap.add_argument("--min-seconds", type=float, default=0.3, help="least seconds per timed C loop, rollout or bench batch")
+    ap.add_argument("--threads-all", type=int, default=os.cpu_count() or 1, help="threads of the all-core columns")
+    ap.add_argument("--instances-1", type=int, default=8, help="SimPhant instances on one core (8 fill an "
+                                                               "AVX-512 vector of the cpu-simd path)")
+    ap.add_argument("--instances-all", type=int, default=0, help="SimPhant instances on all cores (default 32 per thread)")
     ap.add_argument("--no-speed", action="store_true")
-    ap.add_argument("--no-bench", action="store_true", help="time SimPhant with `run` even if `bench` exists")
+    ap.add_argument("--no-traj", action="store_true", help="skip the trajectory agreement (speed only)")
     args = ap.parse_args()
+    args.examples = os.path.abspath(args.examples)
+    args.instances_all = args.instances_all or 32 * args.threads_all
     try:
         import mujoco
         from mujoco import rollout  # noqa: F401
@@ -737,39 +799,80 @@ def main():
         print(f"error: no simphant at {args.simphant}")
         return 2
     args.simphant = os.path.abspath(args.simphant) if os.path.isfile(args.simphant) else args.simphant
+    if not args.step_loop:
+        args.step_loop = os.path.join(os.path.dirname(args.simphant), "mujoco_step_loop")
+        r = subprocess.run(["bash", os.path.join(here, "build_mujoco_step_loop.sh"), args.step_loop],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"SKIP: could not build the MuJoCo C loop:\n{r.stdout}{r.stderr}")
+            return 77 if r.returncode == 77 else 2
     names = [n for n in args.models.split(",") if n] or sorted(
         os.path.splitext(f)[0] for f in os.listdir(args.models_dir) if is_robot_scene(args.models_dir, f))
     names.sort(key=lambda s: (re.sub(r"\d+", "", s), int(re.sub(r"\D", "", s) or 0)))
     tmp = tempfile.mkdtemp(prefix="mjcmp_")
     report = {"mujoco_version": mujoco.__version__, "host": f"{platform.node()} {platform.processor() or platform.machine()}"
-              f" ({os.cpu_count()} CPUs)", "date": time.strftime("%Y-%m-%d %H:%M:%S"), "loadavg_start": os.getloadavg(), "models": []}
+              f" ({os.cpu_count()} CPUs)", "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "loadavg_start": os.getloadavg(),
+              "models": []}
     try:
-        args.use_bench = not args.no_bench and has_bench(args.simphant)[0]
-        report["simphant_speed_source"] = (
-            ("simphant bench --configs cpu1 --cpu-sizes 1 (DAE: one instance, one thread, dense and sparse Schur)"
-             if args.use_bench else "simphant run -n 1 -j 1 (DAE; steps / step-loop time)") +
-            "; aba: simphant run -n 1 -j 1 (steps / step-loop time); best of "
-            f"{args.repeats} rounds, interleaved with MuJoCo's")
-        report["mujoco_speed_method"] = ("mujoco.rollout.rollout with one MjData (native C++ loop over mj_step in the "
-                                         "calling thread, state copied out each step), best of "
-                                         f"{args.repeats}; Python loop = mujoco.mj_step called from Python")
+        try:
+            why, machine = probe(args, tmp)
+        except RuntimeError as e:
+            print(f"error: {args.simphant} bench does not run as this script needs (a build with the cpu1-simd "
+                  f"configuration name and --no-cpu-peak): {e}", file=sys.stderr)
+            return 2
+        args.simd = why is None
+        report["cpu_peak"] = machine.get("cpu_peak", {})
+        report["simphant_bench_machine"] = machine
+        args.cpu_peak_per_core = report["cpu_peak"].get("fp64_GFLOPs_per_core")
+        report["method"] = {
+            "rounds": args.repeats, "statistic": "median of interleaved rounds",
+            "threads_all": args.threads_all, "instances_1": args.instances_1, "instances_all": args.instances_all,
+            "mujoco_c_loop": "bench/mujoco_step_loop: mj_step in a C loop on the model configured here (saved as "
+                             "MJB), one MjData per thread, --min-seconds per round",
+            "mujoco_rollout": "mujoco.rollout.rollout with one MjData (state copied out each step)",
+            "simphant": f"simphant bench --configs cpu1-dense,cpu1-sparse[,cpu1-simd] --cpu-sizes {args.instances_1} "
+                        f"(one thread) and cpu-dense,cpu-sparse[,cpu-simd] --cpu-sizes {args.instances_all} (all "
+                        "threads); the cpu column is the better of dense / sparse; aba: <model>_aba cpu1-dense",
+            "flops": "the cost model's FLOPs per instance-step (src/simphant/bench/cost_model.hpp) x the median rate; "
+                     "peak: simphant bench's measured one-core FMA peak (x threads for all cores)",
+            "cpu_simd_note": None if args.simd else f"column skipped: {why}",
+        }
         for n in names:
             print(f"[{n}]", file=sys.stderr, flush=True)
             report["models"].append(compare_robot(args, n, os.path.join(args.models_dir, n + ".json"), tmp))
-        if not args.no_four_bar and os.path.isfile(args.four_bar):
-            print("[four_bar]", file=sys.stderr, flush=True)
+        for n in [x for x in args.loops.split(",") if x]:
+            print(f"[{n}]", file=sys.stderr, flush=True)
             try:
-                report["models"].append(compare_four_bar(args, args.four_bar, tmp))
-            except ValueError as e:
-                report["models"].append({"model": "four_bar", "skipped": str(e)})
+                report["models"].append(loop_model(args, n, tmp))
+            except (ValueError, OSError) as e:
+                report["models"].append({"model": n, "skipped": str(e)})
+        robots = [x for x in args.robots.split(",") if x]
+        if robots:
+            folder = os.path.join(tmp, "robots")
+            got, why = robot_scenes.write_robot_scenes(args.examples, folder)
+            if why:
+                report["robots_skipped"] = why
+                folder = None
+            for n in robots if folder else []:
+                print(f"[{n}]", file=sys.stderr, flush=True)
+                if n not in got:
+                    report["models"].append({"model": n, "skipped": "URDF not found in example-robot-data"})
+                    continue
+                try:
+                    report["models"].append(compare_robot(args, n, os.path.join(folder, n + ".json"), tmp))
+                except (AssertionError, ValueError, RuntimeError) as e:
+                    report["models"].append({"model": n, "skipped": f"{type(e).__name__}: {e}"})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     report["loadavg_end"] = os.getloadavg()
-    report["simphant_bench_machine"] = getattr(args, "bench_machine", None)
+    problems = cr.validate_report(report)
     print(markdown(report))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)
+    if problems:
+        print("error: the report does not match its schema:\n  " + "\n  ".join(problems), file=sys.stderr)
+        return 1
     return 0
 
 

@@ -52,9 +52,11 @@ def model_order(name):
 
 def style(config):
     """Colour by backend family, line style by precision / thread count."""
-    colours = {"cpu1": "tab:gray", "cpu": "tab:blue", "cuda": "tab:green", "fused": "tab:red"}
-    family = config.split("-")[0] if config.startswith("cpu") else config.rstrip("0123456789")
-    dashed = config.endswith("32") or config.endswith("-sparse")
+    colours = {"cpu1": "tab:gray", "cpu": "tab:blue", "cuda": "tab:green", "fused": "tab:red",
+               "simd": "tab:orange"}
+    family = ("simd" if config.endswith("-simd") else config.split("-")[0]) if config.startswith("cpu") \
+        else config.rstrip("0123456789")
+    dashed = config.endswith("32") or config.endswith("-sparse") or config == "cpu1-simd"
     return {"color": colours.get(family, "black"), "linestyle": "--" if dashed else "-", "marker": "o", "markersize": 3}
 
 

@@ -179,7 +179,7 @@ TEST(BenchModels, CostModelPositiveAndMonotoneInN) {
   // The dense Cholesky dominates a long chain: m^3 / 3 per evaluation, 4 per step.
   const double m32 = 5.0 * 32;
   EXPECT_GT(bench::modelled_step_cost(bench::chain_model(32), "cuda", "fp64").flops, 4 * m32 * m32 * m32 / 3);
-  EXPECT_THROW(bench::modelled_step_cost(m, "cpu", "fp64"), std::invalid_argument);
+  EXPECT_THROW(bench::modelled_step_cost(m, "cpu", "fp64", "banded"), std::invalid_argument);
   EXPECT_THROW(bench::modelled_step_cost(m, "cuda", "fp16"), std::invalid_argument);
 }
 
@@ -282,7 +282,7 @@ TEST(BenchModels, CgaOverAbaRatio) {
 TEST(BenchModels, ConfigSelectionAndRatios) {
   std::vector<std::string> names;
   for (const bench::BenchConfig& c : bench::select_bench_configs({"fused64", "cpu", "cpu-dense"})) names.push_back(c.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"cpu-dense", "cpu-sparse", "fused64"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"cpu-dense", "cpu-sparse", "cpu-simd", "fused64"}));
   EXPECT_EQ(bench::select_bench_configs({"all"}).size(), bench::all_bench_configs().size());
   EXPECT_THROW(bench::select_bench_configs({"cuda16"}), std::invalid_argument);
 

@@ -9,19 +9,20 @@ namespace simphant::bench {
 const std::vector<BenchConfig>& all_bench_configs() {
   static const std::vector<BenchConfig> configs = {
       {"cpu1-dense", "cpu", "fp64", 1, "dense"},        {"cpu1-sparse", "cpu", "fp64", 1, "sparse"},
+      {"cpu1-simd", "cpu-simd", "fp64", 1, "auto"},
       {"cpu-dense", "cpu", "fp64", 0, "dense"},         {"cpu-sparse", "cpu", "fp64", 0, "sparse"},
-      {"cpu1-simd", "cpu-simd", "fp64", 1, "auto"},     {"cpu-simd", "cpu-simd", "fp64", 0, "auto"},
+      {"cpu-simd", "cpu-simd", "fp64", 0, "auto"},
       {"cuda64", "cuda", "fp64", 0, "auto"},            {"cuda32", "cuda", "fp32", 0, "auto"},
       {"fused64", "cuda-fused", "fp64", 0, "auto"},     {"fused32", "cuda-fused", "fp32", 0, "auto"},
   };
   return configs;
 }
 
-std::vector<BenchConfig> select_bench_configs(const std::vector<std::string>& names) {
+std::vector<BenchConfig> select_bench_configs(const std::vector<std::string>& names, bool with_simd) {
   static const std::map<std::string, std::vector<std::string>> groups = {
-      {"cpu1", {"cpu1-dense", "cpu1-sparse"}},
-      {"cpu", {"cpu-dense", "cpu-sparse"}},
-      {"cpu-all", {"cpu1-dense", "cpu1-sparse", "cpu-dense", "cpu-sparse", "cpu1-simd", "cpu-simd"}},
+      {"cpu1", {"cpu1-dense", "cpu1-sparse", "cpu1-simd"}},
+      {"cpu", {"cpu-dense", "cpu-sparse", "cpu-simd"}},
+      {"cpu-all", {"cpu1-dense", "cpu1-sparse", "cpu1-simd", "cpu-dense", "cpu-sparse", "cpu-simd"}},
       {"simd", {"cpu1-simd", "cpu-simd"}},
       {"cuda", {"cuda64", "cuda32"}},
       {"fused", {"fused64", "fused32"}},
@@ -29,9 +30,12 @@ std::vector<BenchConfig> select_bench_configs(const std::vector<std::string>& na
   };
   const std::vector<BenchConfig>& all = all_bench_configs();
   std::vector<bool> chosen(all.size(), false);
-  auto choose = [&](const std::string& name) {
+  // A group (or "all") leaves the cpu-simd configurations out when !with_simd; a
+  // configuration named on its own is always chosen.
+  auto choose = [&](const std::string& name, bool from_group) {
     for (std::size_t c = 0; c < all.size(); ++c)
-      if (all[c].name == name || name == "all") chosen[c] = true;
+      if ((all[c].name == name || name == "all") && (with_simd || !from_group || all[c].backend != "cpu-simd"))
+        chosen[c] = true;
   };
   for (const std::string& name : names) {
     const auto g = groups.find(name);
@@ -44,9 +48,9 @@ std::vector<BenchConfig> select_bench_configs(const std::vector<std::string>& na
                                   "or a group: cpu1, cpu, cpu-all, simd, cuda, fused, gpu, all)");
     }
     if (g != groups.end())
-      for (const std::string& n : g->second) choose(n);
+      for (const std::string& n : g->second) choose(n, true);
     else
-      choose(name);
+      choose(name, name == "all");
   }
   std::vector<BenchConfig> out;
   for (std::size_t c = 0; c < all.size(); ++c)

@@ -121,15 +121,19 @@ Model chain_model(int N) {
 }
 
 Model bench_model(const std::string& name, const std::string& examples_dir) {
-  if (const int N = chain_size_of(name)) return chain_model(N);
   const auto [robot_stem, solver] = joint_space_name(name);
+  // chain_<N>_aba / _cga: the exported robot scene chain_<N>.json of examples_dir (a folder
+  // written by export_bench_models).
+  if (solver == RobotSolver::Dae)
+    if (const int N = chain_size_of(name)) return chain_model(N);
   const std::string stem = solver == RobotSolver::Dae ? name : robot_stem;
   const std::filesystem::path file = std::filesystem::path(examples_dir) / (stem + ".json");
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec))
     throw std::invalid_argument("unknown bench model '" + name + "': not chain_<N> and no scene " + file.string() +
                                 " (models: chain_<N>, arm7, slider_crank, four_bar, bricard, any scene stem of " +
-                                examples_dir + ", or a robot scene's stem + _aba / _cga)");
+                                examples_dir + ", or a robot scene's stem + _aba / _cga; chain_<N>_aba needs "
+                                "--examples of a folder written by `simphant bench --export`)");
   Model m = load_scene(file.string()).model;
   if (solver == RobotSolver::Dae) {
     m.robot.reset();

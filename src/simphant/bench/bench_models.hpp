@@ -51,7 +51,8 @@ Model chain_model(int N);
 /// examples_dir, e.g. "four_bar"), named `name`. A robot scene's Model loses its
 /// Model::robot (the joint-space form) so that every backend, cuda included, runs its
 /// maximal DAE form; its actuators stay (inputs = the scene's tau).
-/// A name "<stem>_aba" or "<stem>_cga" whose stem is a robot scene of examples_dir keeps
+/// A name "<stem>_aba" or "<stem>_cga" whose stem is a robot scene of examples_dir (for
+/// chain_<N>_aba: the chain_<N>.json written by export_bench_models there) keeps
 /// the joint-space form with Model::robot->solver = Aba / Cga (the scene's own solver
 /// type does not matter), so that Simulator::create picks a reduced backend: the
 /// joint-space robot benchmark (docs/benchmarks.md, "Robots in joint coordinates").

@@ -72,9 +72,12 @@ void cga_vs_aba(const std::vector<BenchRow>& rows, std::vector<BenchRatio>& out)
 std::vector<BenchRatio> bench_ratios(const std::vector<BenchRow>& rows) {
   std::vector<BenchRatio> out;
   same_size(rows, "sparse/dense", {{"cpu1-sparse", "cpu1-dense"}, {"cpu-sparse", "cpu-dense"}}, out);
-  same_size(rows, "threads_all/threads_1", {{"cpu-dense", "cpu1-dense"}, {"cpu-sparse", "cpu1-sparse"}}, out);
-  // The batched CPU path against the scalar reference with the same (sparse) factorisation.
-  same_size(rows, "simd/scalar", {{"cpu1-simd", "cpu1-sparse"}, {"cpu-simd", "cpu-sparse"}}, out);
+  same_size(rows, "threads_all/threads_1",
+            {{"cpu-dense", "cpu1-dense"}, {"cpu-sparse", "cpu1-sparse"}, {"cpu-simd", "cpu1-simd"}}, out);
+  same_size(rows, "simd/scalar",
+            {{"cpu1-simd", "cpu1-dense"}, {"cpu1-simd", "cpu1-sparse"}, {"cpu-simd", "cpu-dense"},
+             {"cpu-simd", "cpu-sparse"}},
+            out);
   same_size(rows, "fused/cuda", {{"fused64", "cuda64"}, {"fused32", "cuda32"}}, out);
   same_size(rows, "fp32/fp64", {{"cuda32", "cuda64"}, {"fused32", "fused64"}}, out);
   gpu_vs_cpu(rows, out);

@@ -4,7 +4,10 @@
 //
 //   kind                  config vs baseline (same model; rows with status "ok" only)
 //   sparse/dense          cpu1-sparse vs cpu1-dense, cpu-sparse vs cpu-dense, same size
-//   threads_all/threads_1 cpu-dense vs cpu1-dense, cpu-sparse vs cpu1-sparse, same size
+//   threads_all/threads_1 cpu-dense vs cpu1-dense, cpu-sparse vs cpu1-sparse, cpu-simd vs
+//                         cpu1-simd, same size
+//   simd/scalar           cpu1-simd vs cpu1-dense and vs cpu1-sparse, cpu-simd vs cpu-dense
+//                         and vs cpu-sparse, same size
 //   fused/cuda            fused64 vs cuda64, fused32 vs cuda32, same size
 //   fp32/fp64             cuda32 vs cuda64, fused32 vs fused64, same size
 //   gpu/cpu               each GPU configuration's best size vs the better of cpu-dense /

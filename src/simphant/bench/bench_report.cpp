@@ -6,7 +6,9 @@
 #include <fstream>
 #include <thread>
 
+#include "simphant/bench/cpu_peak.hpp"
 #include "simphant/core/host_info.hpp"
+#include "simphant/simd/simd_step.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 
 #ifndef SIMPHANT_VERSION
@@ -46,6 +48,7 @@ json row_json(const BenchRow& r) {
           {"achieved_GFLOPs", num(r.achieved_GFLOPs)},
           {"fraction_of_peak_bandwidth", num(r.fraction_of_peak_bandwidth)},
           {"fraction_of_peak_flops", num(r.fraction_of_peak_flops)},
+          {"peak_GFLOPs", num(r.peak_GFLOPs)},
           {"device_bytes_per_instance", num(r.device_bytes_per_instance)},
           {"max_instances_fit", num(r.max_instances_fit)}};
 }
@@ -59,7 +62,23 @@ std::string fmt(const char* f, double x) {
 
 }  // namespace
 
-json machine_info(DevicePeaks& peaks, const std::string& git_commit) {
+json cpu_peak_json(const CpuPeak& p) {
+  json by = json::array();
+  for (const FmaPeak& f : p.by_isa)
+    by.push_back({{"isa", f.isa}, {"lanes", f.lanes}, {"chains", f.chains}, {"GFLOPs", num(f.gflops)},
+                  {"seconds", num(f.seconds)}, {"flops", num(f.flops)}});
+  return {{"isa", p.best.isa},
+          {"lanes", p.best.lanes},
+          {"fp64_GFLOPs_per_core", num(p.best.gflops)},
+          {"by_isa", by},
+          {"clock_GHz", num(p.nominal_clock_GHz)},
+          {"nominal_formula", p.nominal_formula},
+          {"method", "measured: independent FMA chains (by_isa.chains) on each vector width this CPU runs "
+                     "(runtime dispatch), one thread, thread CPU time, best of 5; the widest is the peak "
+                     "(src/simphant/bench/cpu_peak.hpp)"}};
+}
+
+json machine_info(DevicePeaks& peaks, const std::string& git_commit, bool measure_cpu) {
   peaks = DevicePeaks{};
   const std::string commit = git_commit.empty() ? "unknown" : git_commit;
   json m = {{"host_cpu", cpu_model_name()},
@@ -68,6 +87,12 @@ json machine_info(DevicePeaks& peaks, const std::string& git_commit) {
             {"git_commit", commit},
             {"simphant_version", SIMPHANT_VERSION},
             {"cuda_built", cuda_backend_built()}};
+  if (measure_cpu) {
+    const CpuPeak p = measure_cpu_peak();
+    m["cpu_peak"] = cpu_peak_json(p);
+    m["cpu_simd_target"] = simd::simd_target();  // the ISA the cpu-simd path dispatched to
+    peaks.cpu_fp64_GFLOPs_per_core = p.best.gflops;
+  }
   try {
     const CudaDeviceInfo d = cuda_device_info();
     m["gpu"] = {{"name", d.name},
@@ -76,7 +101,10 @@ json machine_info(DevicePeaks& peaks, const std::string& git_commit) {
                 {"fp64_peak_GFLOPs", d.fp64_peak_GFLOPs},
                 {"fp32_peak_GFLOPs", d.fp32_peak_GFLOPs},
                 {"total_memory", d.total_memory}};
-    peaks = {d.mem_bandwidth_GBps, d.fp64_peak_GFLOPs, d.fp32_peak_GFLOPs, static_cast<double>(d.total_memory)};
+    peaks.mem_bandwidth_GBps = d.mem_bandwidth_GBps;
+    peaks.fp64_GFLOPs = d.fp64_peak_GFLOPs;
+    peaks.fp32_GFLOPs = d.fp32_peak_GFLOPs;
+    peaks.total_memory = static_cast<double>(d.total_memory);
   } catch (const std::exception& e) {
     m["gpu"] = {{"error", e.what()}};
   }
@@ -101,7 +129,9 @@ json bench_json(const json& machine, const BenchOptions& o, const std::vector<Be
                {{"kind", "modelled"},
                 {"note", "bytes_per_instance_step and flops_per_instance_step are modelled from the model's sizes "
                          "(src/simphant/bench/cost_model.hpp), not measured; achieved_* = instance_steps_per_s x "
-                         "modelled cost; peaks are theoretical (sim/cuda_factory.hpp CudaDeviceInfo)"}}},
+                         "modelled cost; GPU peaks are theoretical (sim/cuda_factory.hpp CudaDeviceInfo); the CPU "
+                         "peak is measured (machine.cpu_peak), peak_GFLOPs = its one-core figure x threads; CPU rows "
+                         "carry FLOPs only"}}},
               {"rows", json::array()},
               {"ratios", json::array()}};
   for (const BenchRow& r : rows) doc["rows"].push_back(row_json(r));
@@ -118,20 +148,22 @@ json bench_json(const json& machine, const BenchOptions& o, const std::vector<Be
 std::string bench_table(const std::vector<BenchRow>& rows, const std::vector<BenchRatio>& ratios) {
   std::string out;
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%-13s %-12s %9s %13s %9s %8s %9s %9s  %s\n", "model", "config", "instances",
-                "inst-steps/s", "steps", "seconds", "GB/s*", "GFLOP/s*", "note");
+  std::snprintf(buf, sizeof buf, "%-13s %-12s %9s %13s %9s %8s %9s %9s %9s %7s  %s\n", "model", "config",
+                "instances", "inst-steps/s", "steps", "seconds", "GB/s*", "kFLOP/st*", "GFLOP/s*", "%peak*", "note");
   out += buf;
   for (const BenchRow& r : rows) {
     std::string note = r.status == "ok" ? "" : r.status + ": " + r.error;
     if (r.status == "ok" && r.not_ok_instances > 0) note = std::to_string(r.not_ok_instances) + " instances not ok";
     if (note.size() > 110) note = note.substr(0, 107) + "...";
-    std::snprintf(buf, sizeof buf, "%-13s %-12s %9d %13s %9lld %8s %9s %9s  %s\n", r.model.c_str(),
+    std::snprintf(buf, sizeof buf, "%-13s %-12s %9d %13s %9lld %8s %9s %9s %9s %7s  %s\n", r.model.c_str(),
                   r.config.name.c_str(), r.instances, fmt("%.4g", r.instance_steps_per_s).c_str(),
                   static_cast<long long>(r.steps), fmt("%.3f", r.seconds).c_str(), fmt("%.4g", r.achieved_GBps).c_str(),
-                  fmt("%.4g", r.achieved_GFLOPs).c_str(), note.c_str());
+                  fmt("%.4g", r.flops_per_instance_step / 1e3).c_str(), fmt("%.4g", r.achieved_GFLOPs).c_str(),
+                  fmt("%.1f", 100 * r.fraction_of_peak_flops).c_str(), note.c_str());
     out += buf;
   }
-  out += "(* modelled: instance-steps/s x the cost model's bytes / FLOPs per instance-step)\n";
+  out += "(* modelled: instance-steps/s x the cost model's bytes / FLOPs per instance-step; %peak: of the GPU's "
+         "theoretical peak, or of the measured one-core FMA peak x threads for the CPU)\n";
   if (!ratios.empty()) {
     std::snprintf(buf, sizeof buf, "\n%-22s %-13s %9s %-12s %-18s %9s\n", "ratio", "model", "instances", "config",
                   "baseline", "value");

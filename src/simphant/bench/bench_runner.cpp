@@ -1,13 +1,12 @@
 #include "simphant/bench/bench_runner.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
+#include <thread>
 
 #include "simphant/bench/bench_models.hpp"
 #include "simphant/bench/cost_model.hpp"
@@ -15,6 +14,7 @@
 #include "simphant/job/memory_estimate.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 #include "simphant/sim/simulator.hpp"
+#include "simphant/simd/simd_step.hpp"
 
 namespace simphant::bench {
 
@@ -52,10 +52,14 @@ BenchRow row_skeleton(const std::string& name, const Model& model, const BenchCo
   r.m = model.n_rows;
   r.config = config;
   r.instances = n;
-  r.threads = config.gpu() ? 0 : std::min(n, config.threads > 0 ? config.threads : std::max(1, omp_get_num_procs()));
+  const int hw = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  // Work items: instances, or for cpu-simd groups of simd::kLaneWidth instances.
+  const int items = config.backend == "cpu-simd" ? (n + simd::kLaneWidth - 1) / simd::kLaneWidth : n;
+  r.threads = config.gpu() ? 0 : std::min(items, config.threads > 0 ? config.threads : hw);
   r.seconds = r.instance_steps_per_s = r.create_seconds = kNaN;
   r.bytes_per_instance_step = r.flops_per_instance_step = r.achieved_GBps = r.achieved_GFLOPs = kNaN;
   r.fraction_of_peak_bandwidth = r.fraction_of_peak_flops = r.device_bytes_per_instance = r.max_instances_fit = kNaN;
+  r.peak_GFLOPs = kNaN;
   return r;
 }
 
@@ -79,12 +83,11 @@ void fill_gpu_model_columns(const Model& model, const DevicePeaks& peaks, BenchR
   }
 }
 
-void fill_gpu_rates(const DevicePeaks& peaks, BenchRow& r) {
-  r.achieved_GBps = r.instance_steps_per_s * r.bytes_per_instance_step / 1e9;
-  r.achieved_GFLOPs = r.instance_steps_per_s * r.flops_per_instance_step / 1e9;
-  const double flops_peak = r.config.precision == "fp32" ? peaks.fp32_GFLOPs : peaks.fp64_GFLOPs;
-  if (peaks.mem_bandwidth_GBps > 0) r.fraction_of_peak_bandwidth = r.achieved_GBps / peaks.mem_bandwidth_GBps;
-  if (flops_peak > 0) r.fraction_of_peak_flops = r.achieved_GFLOPs / flops_peak;
+/// The CPU rows' modelled FLOPs per instance-step (the DAE's; null for joint space).
+void fill_cpu_model_columns(const Model& model, BenchRow& r) {
+  if (!is_joint_space(model))
+    r.flops_per_instance_step =
+        modelled_step_cost(model, r.config.backend, r.config.precision, r.config.schur).flops;
 }
 
 SimulatorOptions simulator_options(const BenchConfig& config) {
@@ -168,6 +171,31 @@ void measure(const Model& model, const BenchOptions& opt, BenchRow& r) {
 
 }  // namespace
 
+void fill_rates(const DevicePeaks& peaks, BenchRow& r) {
+  r.achieved_GFLOPs = r.instance_steps_per_s * r.flops_per_instance_step / 1e9;
+  if (r.config.gpu()) {
+    r.achieved_GBps = r.instance_steps_per_s * r.bytes_per_instance_step / 1e9;
+    const double flops_peak = r.config.precision == "fp32" ? peaks.fp32_GFLOPs : peaks.fp64_GFLOPs;
+    if (peaks.mem_bandwidth_GBps > 0) r.fraction_of_peak_bandwidth = r.achieved_GBps / peaks.mem_bandwidth_GBps;
+    if (flops_peak > 0) r.peak_GFLOPs = flops_peak;
+  } else if (peaks.cpu_fp64_GFLOPs_per_core > 0 && r.threads > 0) {
+    r.peak_GFLOPs = peaks.cpu_fp64_GFLOPs_per_core * r.threads;
+  }
+  if (r.peak_GFLOPs > 0) r.fraction_of_peak_flops = r.achieved_GFLOPs / r.peak_GFLOPs;
+}
+
+std::string cpu_simd_unavailable_reason() {
+  try {
+    SimulatorOptions so;
+    so.backend = "cpu-simd";
+    so.threads = 1;
+    Simulator::create({chain_model(1)}, so, 1);
+    return "";
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
 const std::vector<int>& default_cpu_sizes() {
   static const std::vector<int> s = {1, 4, 16, 64, 256, 1024, 4096};
   return s;
@@ -194,6 +222,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& opt, const DevicePeaks& peak
       for (int n : config.gpu() ? opt.gpu_sizes : opt.cpu_sizes) {
         BenchRow r = row_skeleton(opt.models[mi], models[mi], config, n);
         if (config.gpu()) fill_gpu_model_columns(models[mi], peaks, r);
+        else fill_cpu_model_columns(models[mi], r);
         if (opt.time_limit_seconds > 0 && since(suite0) > opt.time_limit_seconds) {
           r.status = "skipped";
           r.error = "the suite's time limit (--time-limit " + format_seconds(opt.time_limit_seconds) + ") was reached";
@@ -208,7 +237,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& opt, const DevicePeaks& peak
             r.error = e.what();
           }
           if (r.status == "too_slow") skip_reason = "too slow at " + std::to_string(n) + " instances";
-          if (r.status == "ok" && config.gpu() && !is_joint_space(models[mi])) fill_gpu_rates(peaks, r);
+          if (r.status == "ok" && !is_joint_space(models[mi])) fill_rates(peaks, r);
         }
         rows.push_back(r);
         if (progress) progress(rows.back(), static_cast<int>(rows.size()), total);

@@ -52,7 +52,8 @@ struct BenchRow {
   std::string solver;                     ///< "dae", or "aba" / "cga" for a robot in joint coordinates
   int n_bodies = 0, n_joints = 0, m = 0;  ///< the model's sizes (m: constraint rows of its DAE form)
   BenchConfig config;
-  int threads = 0;          ///< CPU worker threads used (cpu), 0 for GPU rows
+  int threads = 0;          ///< CPU worker threads used: min(threads, instances, or for cpu-simd
+                            ///< groups of simd::kLaneWidth instances); 0 for GPU rows
   int instances = 0;
   std::int64_t steps = 0;   ///< steps of the timed batch
   double seconds = 0;       ///< wall time of the timed batch (the shortest of the repeats) [s]
@@ -61,21 +62,36 @@ struct BenchRow {
   std::string status;       ///< "ok" | "error" | "too_slow" | "skipped"
   std::string error;        ///< the reason when status is not "ok"
   int not_ok_instances = 0; ///< instances flagged (assembly failed / diverged) at the end
-  // GPU rows: the modelled cost (cost_model.hpp) and the device (cuda_factory.hpp). The
-  // cost model describes the DAE kernels: its columns (bytes, flops, achieved, fractions)
-  // stay NaN for a robot in joint coordinates, which gets the memory figures only.
+  // The modelled cost (cost_model.hpp) and the device (cuda_factory.hpp; the CPU: its
+  // measured FMA peak, cpu_peak.hpp). The cost model describes the DAE: its columns
+  // (bytes, flops, achieved, fractions) stay NaN for a robot in joint coordinates, which
+  // gets the GPU memory figures only. CPU rows get the FLOP columns only (their bytes
+  // would be cache traffic, not DRAM): achieved_GFLOPs and fraction_of_peak_flops against
+  // peak_GFLOPs = the measured one-core peak x threads.
   double bytes_per_instance_step = 0, flops_per_instance_step = 0;
   double achieved_GBps = 0, achieved_GFLOPs = 0;
   double fraction_of_peak_bandwidth = 0, fraction_of_peak_flops = 0;
+  double peak_GFLOPs = 0;                ///< the FLOP peak fraction_of_peak_flops is against [GFLOP/s]
   double device_bytes_per_instance = 0;  ///< cuda_bytes_per_instance [bytes]
   double max_instances_fit = 0;          ///< floor(0.9 total memory / device_bytes_per_instance)
 };
 
-/// Device figures the GPU rows are set against (all 0 without a device).
+/// Device figures the rows are set against (0 where unknown: no GPU, peak not measured).
 struct DevicePeaks {
   double mem_bandwidth_GBps = 0, fp64_GFLOPs = 0, fp32_GFLOPs = 0;
   double total_memory = 0;  ///< [bytes]
+  double cpu_fp64_GFLOPs_per_core = 0;  ///< measured FMA peak of one core (cpu_peak.hpp)
 };
+
+/// The rates of an ok DAE row from its instance_steps_per_s and modelled cost:
+/// achieved_GFLOPs = instance_steps_per_s x flops_per_instance_step / 1e9; GPU rows also
+/// achieved_GBps and fraction_of_peak_bandwidth; peak_GFLOPs = the device's fp64 / fp32
+/// peak (GPU) or cpu_fp64_GFLOPs_per_core x threads (CPU); fraction_of_peak_flops =
+/// achieved_GFLOPs / peak_GFLOPs. A peak of 0 leaves the fractions NaN.
+void fill_rates(const DevicePeaks& peaks, BenchRow& r);
+
+/// "" when this build has the cpu-simd backend, else why not (Simulator::create's message).
+std::string cpu_simd_unavailable_reason();
 
 /// The suite asks for rows whose memory would not fit this machine; what() lists them with
 /// their estimates ("chain_5000 cpu1-dense x 1: needs about 14.2 GiB (...)") and the

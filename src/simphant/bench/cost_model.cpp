@@ -148,15 +148,21 @@ double evaluation_elements(const Model& model, const SchurCost& sc, double& ints
 
 }  // namespace
 
-StepCost modelled_step_cost(const Model& model, const std::string& backend, const std::string& precision) {
+StepCost modelled_step_cost(const Model& model, const std::string& backend, const std::string& precision,
+                            const std::string& schur) {
   if (precision != "fp64" && precision != "fp32")
     throw std::invalid_argument("modelled_step_cost: unknown precision '" + precision + "' (fp64 or fp32)");
-  if (backend != "cuda" && backend != "cuda-fused")
-    throw std::invalid_argument("modelled_step_cost: unknown backend '" + backend + "' (cuda or cuda-fused)");
+  if (backend != "cuda" && backend != "cuda-fused" && backend != "cpu" && backend != "cpu-simd")
+    throw std::invalid_argument("modelled_step_cost: unknown backend '" + backend +
+                                "' (cuda, cuda-fused, cpu or cpu-simd)");
+  // The block-sparse (fused) figures: cuda-fused, cpu-simd, and cpu with the sparse Schur
+  // factorisation (the one dynamics/data.cpp picks for "auto" at the model's row count).
+  const bool sparse = backend == "cuda-fused" || backend == "cpu-simd" ||
+                      (backend == "cpu" && uses_sparse_schur(model, parse_schur_factorization(schur)));
   const double E = precision == "fp64" ? 8 : 4;
   const double N = model.n_bodies(), m = model.n_rows;
   const double ny = 13 * N;
-  const SchurCost sc = schur_cost(model, backend == "cuda-fused");
+  const SchurCost sc = schur_cost(model, sparse);
   StepCost c;
   c.flops = 4 * evaluation_flops(model, sc) + m + 3 * kRk4StageFlops * ny + kRk4FinalFlops * ny + kNormaliseFlops * N;
   double ints = 2;                       // commit: fail read and cleared

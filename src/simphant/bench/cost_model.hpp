@@ -44,8 +44,15 @@ struct StepCost {
   double flops = 0;  ///< modelled floating-point operations per instance-step
 };
 
-/// Cost of one instance-step of `model` on backend "cuda" or "cuda-fused" in precision
-/// "fp64" (8-byte elements) or "fp32" (4). Throws std::invalid_argument otherwise.
-StepCost modelled_step_cost(const Model& model, const std::string& backend, const std::string& precision);
+/// Cost of one instance-step of `model` on backend "cuda", "cuda-fused", "cpu" or
+/// "cpu-simd" in precision "fp64" (8-byte elements) or "fp32" (4). The CPU backends run
+/// the same per-instance arithmetic: `cpu` with `schur` "dense" has the `cuda` figures,
+/// with "sparse" (or "auto" where dynamics/data.cpp picks sparse: m >= 30) the
+/// `cuda-fused` ones; `cpu-simd` runs the fused per-thread functions, the `cuda-fused`
+/// figures. For the CPU the bytes are what one instance-step touches, not DRAM traffic
+/// (a small batch stays in cache); the FLOPs are the same count. Throws
+/// std::invalid_argument for another backend, precision or Schur name.
+StepCost modelled_step_cost(const Model& model, const std::string& backend, const std::string& precision,
+                            const std::string& schur = "auto");
 
 }  // namespace simphant::bench

@@ -45,6 +45,7 @@ struct BenchCliOptions {
   std::string json;               ///< output file ("" : none)
   std::string export_dir;         ///< --export: write the models there instead of measuring
   std::string examples_dir;       ///< "" : ./examples or the source tree's
+  bool no_cpu_peak = false;       ///< --no-cpu-peak: skip the FMA peak measurement
 };
 
 /// `simphant merge` (merge_command.cpp, simphant/job/merge.hpp).
