@@ -1,7 +1,5 @@
 #include "simphant/bench/bench_runner.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -12,6 +10,7 @@
 #include "simphant/bench/bench_models.hpp"
 #include "simphant/bench/cost_model.hpp"
 #include "simphant/core/system_memory.hpp"
+#include "simphant/core/thread_pool.hpp"
 #include "simphant/job/memory_estimate.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 #include "simphant/sim/simulator.hpp"
@@ -52,7 +51,7 @@ BenchRow row_skeleton(const std::string& name, const Model& model, const BenchCo
   r.m = model.n_rows;
   r.config = config;
   r.instances = n;
-  r.threads = config.gpu() ? 0 : std::min(n, config.threads > 0 ? config.threads : std::max(1, omp_get_num_procs()));
+  r.threads = config.gpu() ? 0 : std::min(n, resolve_thread_count(config.threads));
   r.seconds = r.instance_steps_per_s = r.create_seconds = kNaN;
   r.bytes_per_instance_step = r.flops_per_instance_step = r.achieved_GBps = r.achieved_GFLOPs = kNaN;
   r.fraction_of_peak_bandwidth = r.fraction_of_peak_flops = r.device_bytes_per_instance = r.max_instances_fit = kNaN;

@@ -36,7 +36,7 @@ CpuBackend::CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_i
   if (models_->size() != 1 && static_cast<int>(models_->size()) != n_instances_)
     throw std::invalid_argument("CpuBackend: models must be 1 or one per instance");
   const Model& m0 = models_->front();
-  threads_ = threads > 0 ? threads : std::max(1, omp_get_num_procs());
+  threads_ = resolve_thread_count(threads);
   threads_ = std::min(threads_, std::max(1, n_instances_));
   ny_ = m0.ny();
   n_inputs_ = m0.n_inputs;
@@ -52,8 +52,9 @@ CpuBackend::CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_i
   // Each worker's Data is made in place and never moved (dynamics/data.hpp).
   workers_.reserve(static_cast<std::size_t>(threads_));
   for (int t = 0; t < threads_; ++t) workers_.push_back(std::make_unique<Data>(m0, schur));
+  pool_ = std::make_unique<ThreadPool>(threads_);
   for (int i = 0; i < n_instances_; ++i) default_inputs(model_of(i), inputs_.data() + static_cast<size_t>(i) * n_inputs_);
-  AssembledBatch assembled = assemble_batch(*models_, n_instances_, threads_);
+  AssembledBatch assembled = assemble_batch(*models_, n_instances_, *pool_);
   Y0_ = assembled.Y;
   Y_ = std::move(assembled.Y);
   assembly_ = std::move(assembled.results);
@@ -295,7 +296,7 @@ void CpuBackend::set_models(const int* ids, int count, const Model* models) {
   check_models_join(models_->front(), models, count, [ids](int k) { return InstanceIds::at(ids, k); });
   if (count == 0) return;
   std::vector<Model> fresh(models, models + count);
-  const AssembledBatch assembled = assemble_batch(fresh, count, threads_);
+  const AssembledBatch assembled = assemble_batch(fresh, count, *pool_);
   if (!owned_models_) {  // copy on write: from here on one model per instance
     auto own = std::make_shared<std::vector<Model>>();
     own->reserve(static_cast<size_t>(n_instances_));

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "simphant/core/thread_pool.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/sim/backend.hpp"
 #include "simphant/sim/instance_ids.hpp"
@@ -138,6 +139,7 @@ class CpuBackend final : public Backend {
   ReductionLayout red_layout_;             ///< the enabled reductions (none by default)
   std::vector<double> red_acc_;            ///< (n_instances, red_layout_.size()) accumulators
   mutable std::vector<std::unique_ptr<Data>> workers_;  ///< one per thread
+  std::unique_ptr<ThreadPool> pool_;                    ///< threads_ workers (core/thread_pool.hpp)
   InstanceIds ids_;
   Integrator integrator_ = Integrator::Rk4;  ///< model.solver.integrator (shared by the batch)
   // Step statistics of the adaptive integrators (n_instances each, since the last reset;
