@@ -42,7 +42,8 @@ class Simulator:
         backend: "auto" (the GPU when this build has CUDA and a device is present, else
             "cpu"), "cpu", "cuda" or "cuda-fused" (docs/cuda-backend.md).
         precision: "fp64", or "fp32" (cuda backends only).
-        threads: CPU worker threads, 0 = every hardware thread.
+        threads: CPU worker threads, 0 = every CPU this process may use (its affinity mask,
+            capped by a cgroup CPU quota).
         seed: overrides the scene's sweep.seed.
 
     Arrays use the conventions of the output file (README "Output (HDF5)"): per body the

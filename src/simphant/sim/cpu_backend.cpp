@@ -88,44 +88,46 @@ void CpuBackend::advance(int n_steps) {
 void CpuBackend::advance_fixed(int n_steps) {
   const std::int64_t step0 = steps_;
   const EulerKind euler = integrator_ == Integrator::SymplecticEuler ? EulerKind::Symplectic : EulerKind::Explicit;
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (int i = 0; i < n_instances_; ++i) {
-    if (status_[i] != static_cast<std::int8_t>(InstanceStatus::Ok)) continue;
-    const Model& model = model_of(i);
-    Data& d = *workers_[omp_get_thread_num()];
-    double* Y = Y_.data() + static_cast<size_t>(i) * ny_;
-    const double* u = n_inputs_ ? inputs_.data() + static_cast<size_t>(i) * n_inputs_ : nullptr;
-    const double a = runaway_[2 * static_cast<size_t>(i)], b = runaway_[2 * static_cast<size_t>(i) + 1];
-    int s = 0;
-    for (; s < n_steps; ++s) {
-      // A failed step leaves Y at the last good state: the instance is frozen there. The
-      // runaway bound is taken at the end of the step, on the batch clock (docs/solver.md).
-      const double kinetic_bound = runaway_kinetic_bound(a, b, static_cast<double>(step0 + s + 1) * dt_);
-      ReductionSink sink{&red_layout_, red_layout_.any() ? red_acc_.data() + static_cast<size_t>(i) * red_layout_.size() : nullptr,
-                         static_cast<double>(step0 + s - offset_[i])};
-      const double t = instance_time(i, step0 + s);
-      const ReductionSink* sk = red_layout_.any() ? &sink : nullptr;
-      const bool ok = integrator_ == Integrator::Rk4 ? rk4_step(model, d, t, Y, u, dt_, kinetic_bound, sk)
-                                                     : euler_step(euler, model, d, t, Y, u, dt_, kinetic_bound, sk);
-      if (!ok) {
-        status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
-        status_step_[i] = step0 + s - offset_[i];
-        reason_[i] = d.failure;
-        break;
+  const int chunk = parallel_chunk(n_instances_, n_steps, threads_);
+  pool_->parallel_for(n_instances_, chunk, [&](int i0, int i1, int worker) {
+    for (int i = i0; i < i1; ++i) {
+      if (status_[i] != static_cast<std::int8_t>(InstanceStatus::Ok)) continue;
+      const Model& model = model_of(i);
+      Data& d = *workers_[static_cast<std::size_t>(worker)];
+      double* Y = Y_.data() + static_cast<size_t>(i) * ny_;
+      const double* u = n_inputs_ ? inputs_.data() + static_cast<size_t>(i) * n_inputs_ : nullptr;
+      const double a = runaway_[2 * static_cast<size_t>(i)], b = runaway_[2 * static_cast<size_t>(i) + 1];
+      int s = 0;
+      for (; s < n_steps; ++s) {
+        // A failed step leaves Y at the last good state: the instance is frozen there. The
+        // runaway bound is taken at the end of the step, on the batch clock (docs/solver.md).
+        const double kinetic_bound = runaway_kinetic_bound(a, b, static_cast<double>(step0 + s + 1) * dt_);
+        double* acc = red_layout_.any() ? red_acc_.data() + static_cast<size_t>(i) * red_layout_.size() : nullptr;
+        ReductionSink sink{&red_layout_, acc, static_cast<double>(step0 + s - offset_[i])};
+        const double t = instance_time(i, step0 + s);
+        const ReductionSink* sk = red_layout_.any() ? &sink : nullptr;
+        const bool ok = integrator_ == Integrator::Rk4 ? rk4_step(model, d, t, Y, u, dt_, kinetic_bound, sk)
+                                                       : euler_step(euler, model, d, t, Y, u, dt_, kinetic_bound, sk);
+        if (!ok) {
+          status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
+          status_step_[i] = step0 + s - offset_[i];
+          reason_[i] = d.failure;
+          break;
+        }
+      }
+      if (s == n_steps) {
+        // Each step checks its start state; the state the batch ends on is checked here.
+        set_kinematics(model, d, Y);
+        evaluate_constraints(model, d, instance_time(i, step0 + n_steps));
+        const double v = max_violation(d);
+        if (!(v <= model.solver.violation_bound)) {
+          status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
+          status_step_[i] = step0 + n_steps - offset_[i];
+          reason_[i] = std::isnan(v) ? kReasonNonFinite : kReasonConstraintViolation;
+        }
       }
     }
-    if (s == n_steps) {
-      // Each step checks its start state; the state the batch ends on is checked here.
-      set_kinematics(model, d, Y);
-      evaluate_constraints(model, d, instance_time(i, step0 + n_steps));
-      const double v = max_violation(d);
-      if (!(v <= model.solver.violation_bound)) {
-        status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
-        status_step_[i] = step0 + n_steps - offset_[i];
-        reason_[i] = std::isnan(v) ? kReasonNonFinite : kReasonConstraintViolation;
-      }
-    }
-  }
+  });
   steps_ += n_steps;
 }
 

@@ -27,7 +27,8 @@ struct CpuBdfStateDeleter {
 
 class CpuBackend final : public Backend {
  public:
-  /// models: size 1 (shared) or n_instances (one per instance). threads <= 0: all.
+  /// models: size 1 (shared) or n_instances (one per instance). threads <= 0: default_thread_count()
+  /// (core/thread_pool.hpp).
   /// schur: how each worker factorises the Schur matrix (dynamics/data.hpp).
   CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads,
              SchurFactorization schur = SchurFactorization::Auto);

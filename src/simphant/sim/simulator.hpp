@@ -25,7 +25,7 @@ struct SimulatorOptions {
   /// "cpu" | "cuda" | "auto" (cuda when this build has it, a CUDA device is present and the integrator is not bdf,
   /// else cpu).
   std::string backend = "auto";
-  int threads = 0;                  ///< CPU workers (the cpu backend, and assembly); 0 = all
+  int threads = 0;                  ///< CPU workers (the cpu backend, and assembly); 0 = default_thread_count()
   std::string precision = "fp64";   ///< "fp64" | "fp32" (fp32: the cuda backend only)
   bool use_cuda_graph = true;       ///< cuda: replay one captured step (false: plain launches)
   std::string schur = "auto"; // "auto" | "dense" | "sparse"
