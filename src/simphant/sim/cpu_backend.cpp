@@ -1,7 +1,5 @@
 #include "simphant/sim/cpu_backend.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -131,8 +129,7 @@ void CpuBackend::advance_fixed(int n_steps) {
   steps_ += n_steps;
 }
 
-Data& CpuBackend::evaluate_at_state(int i) const {
-  Data& d = *workers_[omp_get_thread_num()];
+Data& CpuBackend::evaluate_at_state(int i, Data& d) const {
   const Model& model = model_of(i);
   const double* Y = Y_.data() + static_cast<size_t>(i) * ny_;
   const double* u = n_inputs_ ? inputs_.data() + static_cast<size_t>(i) * n_inputs_ : nullptr;
@@ -149,41 +146,33 @@ void CpuBackend::read_states(double* out) const {
 
 void CpuBackend::read_reactions(double* out) const {
   const int nj = models_->front().n_joints();
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (int i = 0; i < n_instances_; ++i) {
-    const Data& d = evaluate_at_state(i);
-    joint_reactions(model_of(i), d, out + static_cast<size_t>(i) * 6 * nj);
-  }
+  for_each_instance(1, [&](int i, Data& d) {
+    joint_reactions(model_of(i), evaluate_at_state(i, d), out + static_cast<size_t>(i) * 6 * nj);
+  });
 }
 
 void CpuBackend::read_driver_loads(double* out) const {
   const int nd = n_drivers();
   if (nd == 0) return;
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (int i = 0; i < n_instances_; ++i) {
-    const Data& d = evaluate_at_state(i);
-    driver_loads(model_of(i), d, out + static_cast<size_t>(i) * nd);
-  }
+  for_each_instance(1, [&](int i, Data& d) {
+    driver_loads(model_of(i), evaluate_at_state(i, d), out + static_cast<size_t>(i) * nd);
+  });
 }
 
 void CpuBackend::read_constraint_violation(double* out) const {
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (int i = 0; i < n_instances_; ++i) {
-    Data& d = *workers_[omp_get_thread_num()];
+  for_each_instance(1, [&](int i, Data& d) {
     set_kinematics(model_of(i), d, Y_.data() + static_cast<size_t>(i) * ny_);
     evaluate_constraints(model_of(i), d, instance_time(i, steps_));
     out[i] = max_violation(d);
-  }
+  });
 }
 
 void CpuBackend::read_energy(double* total, double* kinetic) const {
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (int i = 0; i < n_instances_; ++i) {
-    Data& d = *workers_[omp_get_thread_num()];
+  for_each_instance(1, [&](int i, Data& d) {
     set_kinematics(model_of(i), d, Y_.data() + static_cast<size_t>(i) * ny_);
     total[i] = total_energy(model_of(i), d);
     if (kinetic) kinetic[i] = kinetic_energy(model_of(i), d);
-  }
+  });
 }
 
 void CpuBackend::read_step_statistics(std::int64_t* accepted, std::int64_t* rejected, double* min_step,
@@ -337,14 +326,12 @@ void CpuBackend::set_reductions(const std::vector<ReductionQuantity>& quantities
 void CpuBackend::read_reductions(double* out) const {
   if (!red_layout_.any()) return;
   const int w = red_layout_.size(), C = red_layout_.channels;
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (int i = 0; i < n_instances_; ++i) {
+  for_each_instance(1, [&](int i, Data& d) {
     // The current state's sample is added to a copy: the stored accumulator stays the
     // step loop's.
     std::vector<double> row(red_acc_.begin() + static_cast<std::ptrdiff_t>(i) * w,
                             red_acc_.begin() + static_cast<std::ptrdiff_t>(i + 1) * w);
     if (status_[i] == static_cast<std::int8_t>(InstanceStatus::Ok)) {
-      Data& d = *workers_[omp_get_thread_num()];
       const Model& model = model_of(i);
       const double* u = n_inputs_ ? inputs_.data() + static_cast<size_t>(i) * n_inputs_ : nullptr;
       if (evaluate(model, d, instance_time(i, steps_), Y_.data() + static_cast<size_t>(i) * ny_, u, d.k1.data()))
@@ -352,7 +339,7 @@ void CpuBackend::read_reductions(double* out) const {
     }
     const ReductionAcc acc{row.data(), 1};
     for (int c = 0; c < C; ++c) reduction_stats(acc, c, dt_, out + (static_cast<size_t>(i) * C + c) * kReductionStats);
-  }
+  });
 }
 
 void CpuBackend::get_reduction_state(double* acc) const { std::copy(red_acc_.begin(), red_acc_.end(), acc); }

@@ -1,6 +1,6 @@
 #pragma once
 // The CPU reference backend: every instance's state on the host, instances spread
-// over worker threads (OpenMP, static schedule), one Data per worker, no allocation in
+// over worker threads (core/thread_pool.hpp), one Data per worker, no allocation in
 // the step loop. Each instance's arithmetic does not depend on which worker runs it,
 // so results are bit-identical for any thread count.
 #include <memory>
@@ -87,8 +87,18 @@ class CpuBackend final : public Backend {
 
  private:
   const Model& model_of(int i) const { return (*models_)[models_->size() == 1 ? 0 : i]; }
-  /// Evaluates instance i at its current state with worker w's Data (for reads).
-  Data& evaluate_at_state(int i) const;
+  /// Evaluates instance i at its current state with the worker's Data d (for reads);
+  /// returns d.
+  Data& evaluate_at_state(int i, Data& d) const;
+  /// Runs f(i, d) for every instance i on the pool, d the running worker's Data;
+  /// item_work as parallel_chunk's (core/thread_pool.hpp).
+  template <class F>
+  void for_each_instance(int item_work, F&& f) const {
+    pool_->parallel_for(n_instances_, parallel_chunk(n_instances_, item_work, threads_), [&](int i0, int i1, int w) {
+      Data& d = *workers_[static_cast<std::size_t>(w)];
+      for (int i = i0; i < i1; ++i) f(i, d);
+    });
+  }
   /// Instance i's own time [s] when the batch has taken batch_step steps: its steps since
   /// reset times dt (docs/state.md), as the batched kernels' instance_time_thread.
   double instance_time(int i, std::int64_t batch_step) const {
