@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import signal
 import statistics
 import subprocess
@@ -38,9 +39,11 @@ def usable_cpus():
         return os.cpu_count() or 1
 
 
-def start_load(n):
-    """n busy shell loops in this session; returns their Popen objects."""
-    return [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(n)]
+def start_load(n, own_sessions):
+    """n busy shell loops, in this session or each in a session of its own (with Linux's
+    autogroup scheduling, sched_autogroup_enabled = 1, every session then gets an equal
+    share of the CPUs, however many threads it runs); returns their Popen objects."""
+    return [subprocess.Popen(["sh", "-c", "while :; do :; done"], start_new_session=own_sessions) for _ in range(n)]
 
 
 def stop_load(procs):
@@ -53,6 +56,13 @@ def stop_load(procs):
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
+
+
+def child_cpu_seconds():
+    """User + system CPU time of the children waited for so far [s] (the busy processes
+    are not among them until they end)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def time_run(binary, scene, instances, t_end, threads, out, env):
@@ -100,6 +110,8 @@ def main():
     ap.add_argument("--t-end", type=float, default=0.5, help="simulated time per run [s] (dt from the scene)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--load", type=int, default=None, help="busy processes (default: one per usable CPU; 0: idle)")
+    ap.add_argument("--own-sessions", action="store_true",
+                    help="start each busy process in a session of its own (see start_load)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the order within each round")
     ap.add_argument("--json", default=None, help="write the raw times and medians here")
     a = ap.parse_args()
@@ -120,7 +132,8 @@ def main():
 
     rng = random.Random(a.seed)
     times = {(m, b, t): [] for m in models for b, _ in builds for t in (1, 0)}
-    load = start_load(n_load)
+    cpus = {(m, b, t): [] for m in models for b, _ in builds for t in (1, 0)}  # CPU time of each run [s]
+    load = start_load(n_load, a.own_sessions)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     try:
         with tempfile.TemporaryDirectory(prefix="threads_loaded_") as tmp:
@@ -130,6 +143,7 @@ def main():
                     combos = [(b, path, t) for b, path in builds for t in (1, 0)]
                     rng.shuffle(combos)
                     for b, path, t in combos:
+                        cpu0 = child_cpu_seconds()
                         if a.mode == "run":
                             scene = os.path.join(ROOT, "examples", m + ".json")
                             wall, rc = time_run(path, scene, a.instances, a.t_end, t, out, env)
@@ -137,26 +151,35 @@ def main():
                             wall, rc = time_bench(path, m, a.instances, a.min_seconds, t, out + ".json", env)
                         if rc != 0:
                             sys.exit(1)
+                        cpu = child_cpu_seconds() - cpu0
                         times[(m, b, t)].append(wall)
-                        print(f"round {r + 1}/{a.rounds} {m:10s} {b:6s} --threads {t}: {wall:7.3f} s", flush=True)
+                        cpus[(m, b, t)].append(cpu)
+                        print(f"round {r + 1}/{a.rounds} {m:10s} {b:6s} --threads {t}: {wall:7.3f} s"
+                              f" ({cpu:.3f} s CPU)", flush=True)
     finally:
         stop_load(load)
 
     what = f"t_end {a.t_end} s, wall [s] of the run" if a.mode == "run" else "bench: [s] per 10^5 instance-steps"
-    print(f"\n{n_load} busy process(es) on {usable_cpus()} usable CPU(s); {a.instances} instances, {what},"
+    sessions = "each in its own session" if a.own_sessions else "in this session"
+    print(f"\n{n_load} busy process(es) {sessions} on {usable_cpus()} usable CPU(s); {a.instances} instances, {what},"
           f" median of {a.rounds} interleaved rounds, OMP_WAIT_POLICY {a.omp_wait_policy}")
-    print(f"{'model':10s} {'build':6s} {'threads 1 [s]':>14s} {'threads 0 [s]':>14s} {'0 / 1':>7s}")
+    print(f"{'model':10s} {'build':6s} {'threads 1 [s]':>14s} {'threads 0 [s]':>14s} {'0 / 1':>7s}"
+          f" {'CPU s, 1':>9s} {'CPU s, 0':>9s}")
     summary = []
     for m in models:
         for b, _ in builds:
             t1 = statistics.median(times[(m, b, 1)])
             t0 = statistics.median(times[(m, b, 0)])
-            print(f"{m:10s} {b:6s} {t1:14.3f} {t0:14.3f} {t0 / t1:7.2f}")
+            c1 = statistics.median(cpus[(m, b, 1)])
+            c0 = statistics.median(cpus[(m, b, 0)])
+            print(f"{m:10s} {b:6s} {t1:14.3f} {t0:14.3f} {t0 / t1:7.2f} {c1:9.3f} {c0:9.3f}")
             summary.append({"model": m, "build": b, "threads_1_s": t1, "threads_0_s": t0, "ratio_0_over_1": t0 / t1,
-                            "runs_threads_1": times[(m, b, 1)], "runs_threads_0": times[(m, b, 0)]})
+                            "cpu_threads_1_s": c1, "cpu_threads_0_s": c0,
+                            "runs_threads_1": times[(m, b, 1)], "runs_threads_0": times[(m, b, 0)],
+                            "cpu_runs_threads_1": cpus[(m, b, 1)], "cpu_runs_threads_0": cpus[(m, b, 0)]})
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"mode": a.mode, "load_processes": n_load, "usable_cpus": usable_cpus(), "instances": a.instances,
+            json.dump({"mode": a.mode, "load_processes": n_load, "own_sessions": a.own_sessions, "usable_cpus": usable_cpus(), "instances": a.instances,
                        "t_end": a.t_end, "rounds": a.rounds, "omp_wait_policy": a.omp_wait_policy,
                        "builds": dict(builds), "results": summary}, f, indent=1)
 
