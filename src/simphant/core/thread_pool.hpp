@@ -16,8 +16,9 @@ namespace simphant {
 class ThreadPool {
  public:
   /// threads: the workers, the calling thread included (values < 1 count as 1; 1 runs
-  /// every region's chunks on the caller, in order, and starts no thread). Throws std::system_error when a
-  /// thread cannot be started (the ones already started are stopped first).
+  /// every region's chunks on the caller, in order, and starts no thread). Throws
+  /// std::system_error when a thread cannot be started (the ones already started are
+  /// stopped first).
   explicit ThreadPool(int threads);
   /// Wakes and joins the workers. Must not run while a region is in progress.
   ~ThreadPool();
@@ -82,9 +83,9 @@ int parallel_chunk(int n_items, int item_work, int threads);
 /// The thread count that `threads = 0` (CLI `--threads 0`, the default; SimulatorOptions,
 /// the Python Simulator) means: every CPU this process may use, usable_cpu_count()
 /// (core/cpu_limits.hpp: the affinity mask, capped by a cgroup CPU quota). With sleeping
-/// workers and dynamic chunks, more workers than free cores costs no more than the
-/// region's tail, so the count does not shrink on a loaded machine (the measurement is
-/// docs/performance.md, "Threads").
+/// workers and dynamic chunks, more workers than free cores cost at most a region's tail,
+/// so the count is not lowered on a busy machine (measured: docs/performance.md,
+/// "Threads").
 int default_thread_count();
 
 /// requested > 0: requested; otherwise default_thread_count().
