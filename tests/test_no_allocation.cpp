@@ -9,6 +9,7 @@
 #include <vector>
 #include <string>
 
+#include "simphant/core/thread_pool.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/reduction_names.hpp"
 #include "simphant/sim/simulator.hpp"
@@ -70,6 +71,26 @@ TEST(NoAllocation, CountingSeesAnAllocation) {
     v[0] = 1;
   });
   EXPECT_GE(n, 1);
+}
+
+TEST(NoAllocation, ThreadPoolRegionAllocatesNothing) {
+  // A region's body is called through a pointer, never copied into a std::function: a
+  // closure larger than any small-buffer optimisation costs no allocation either.
+  for (int threads : {1, 3}) {
+    ThreadPool pool(threads);
+    std::vector<std::atomic<int>> hits(64);
+    const double a = 1, b = 2, c = 3, d = 4, e = 5;  // a closure of 7 references
+    const auto body = [&](int begin, int end, int) {
+      for (int i = begin; i < end; ++i) hits[static_cast<std::size_t>(i)] += static_cast<int>(a + b + c + d + e) - 14;
+    };
+    pool.parallel_for(64, 1, body);  // warm-up: the workers are running
+    EXPECT_EQ(allocations_while([&] {
+                for (int r = 0; r < 100; ++r) pool.parallel_for(64, 3, body);
+              }),
+              0)
+        << "threads " << threads;
+    for (const std::atomic<int>& h : hits) EXPECT_EQ(h.load(), 101);
+  }
 }
 
 TEST(NoAllocation, AdvanceAllocatesNothing) {

@@ -59,7 +59,8 @@ def run(scene: Optional[SceneSource], out: Union[str, "os.PathLike[str]", None] 
         dt, t_end: override solver.dt and solver.t_end [s].
         seed: overrides sweep.seed.
         backend: "auto", "cpu", "cpu-simd", "cuda" or "cuda-fused"; precision: "fp64" or "fp32".
-        threads: CPU worker threads, 0 = every hardware thread.
+        threads: CPU worker threads, 0 = every CPU this process may use (its affinity mask,
+            capped by a cgroup CPU quota).
         solver: robot scenes only, "dae", "aba" or "cga" (docs/robots.md).
         progress: called as progress(steps_done, steps_total, sim_time, n_instances) about
             every 50 ms; None: the library logs a progress line every 5 s (level info,

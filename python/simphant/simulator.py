@@ -46,7 +46,8 @@ class Simulator:
             names the setting when "cpu-simd" cannot run the scene (solver.integrator
             dopri5 / bdf, a robot's solver.type aba / cga).
         precision: "fp64", or "fp32" (cuda backends only).
-        threads: CPU worker threads, 0 = every hardware thread.
+        threads: CPU worker threads, 0 = every CPU this process may use (its affinity mask,
+            capped by a cgroup CPU quota).
         seed: overrides the scene's sweep.seed.
 
     Arrays use the conventions of the output file (README "Output (HDF5)"): per body the

@@ -63,7 +63,7 @@ class ServeConfig:
     host, port: where uvicorn listens; simphant: the CLI executable (None: $SIMPHANT_EXECUTABLE,
     else the build tree's beside the package, else `simphant` on PATH); checkpoint_every:
     [s] of wall time between a job's checkpoints; threads: `simphant run --threads` of a
-    job (0: all cores); report: write `simphant report` into <job>/report/ after a
+    job (0: every CPU it may use); report: write `simphant report` into <job>/report/ after a
     successful run; max_attempts: runs of a job whose process was killed before it is failed.
     """
 

@@ -11,6 +11,7 @@
 #include "simphant/bench/bench_models.hpp"
 #include "simphant/bench/cost_model.hpp"
 #include "simphant/core/system_memory.hpp"
+#include "simphant/core/thread_pool.hpp"
 #include "simphant/job/memory_estimate.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 #include "simphant/sim/simulator.hpp"
@@ -52,10 +53,9 @@ BenchRow row_skeleton(const std::string& name, const Model& model, const BenchCo
   r.m = model.n_rows;
   r.config = config;
   r.instances = n;
-  const int hw = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   // Work items: instances, or for cpu-simd groups of simd::kLaneWidth instances.
   const int items = config.backend == "cpu-simd" ? (n + simd::kLaneWidth - 1) / simd::kLaneWidth : n;
-  r.threads = config.gpu() ? 0 : std::min(items, config.threads > 0 ? config.threads : hw);
+  r.threads = config.gpu() ? 0 : std::min(items, resolve_thread_count(config.threads));
   r.seconds = r.instance_steps_per_s = r.create_seconds = kNaN;
   r.bytes_per_instance_step = r.flops_per_instance_step = r.achieved_GBps = r.achieved_GFLOPs = kNaN;
   r.fraction_of_peak_bandwidth = r.fraction_of_peak_flops = r.device_bytes_per_instance = r.max_instances_fit = kNaN;

@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
                                 return ok ? std::string() : "must be an integer in 0 .. 2^64-1, got '" + s + "'";
                               },
                               "SEED"));
-  run->add_option("--threads,-j", ro.job.threads, "CPU worker threads (0 = all hardware threads)")
+  run->add_option("--threads,-j", ro.job.threads, "CPU worker threads (0 = every CPU this process may use: its affinity mask, capped by a cgroup CPU quota)")
       ->check(CLI::Range(0, 4096));
   run->add_option("--backend", ro.job.backend,
                   "Backend: auto (on a CUDA device cuda or cuda-fused, by the measured crossover; else cpu-simd where "

@@ -30,9 +30,10 @@ class Interrupted : public std::runtime_error {
   explicit Interrupted(const std::string& stage) : std::runtime_error(stage + ": interrupted (stop requested)") {}
 };
 
-/// Throws Interrupted(stage) when a stop has been requested. Never call it inside an
-/// OpenMP parallel region (an exception must not leave one): there, test
-/// stop_requested() and skip the remaining work, then call this after the region.
+/// Throws Interrupted(stage) when a stop has been requested. Inside a ThreadPool region
+/// (core/thread_pool.hpp) the exception ends the region, skipping the chunks not yet
+/// started, and parallel_for rethrows it; work that must finish every item instead tests
+/// stop_requested() and calls this after the region.
 void throw_if_stop_requested(const char* stage);
 
 }  // namespace simphant

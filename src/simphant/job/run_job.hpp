@@ -31,7 +31,7 @@ struct JobOptions {
   double t_end = 0;                ///< [s], overrides solver.t_end when has_t_end
   bool has_seed = false;
   std::uint64_t seed = 0;          ///< overrides sweep.seed when has_seed
-  int threads = 0;                 ///< CPU worker threads, 0 = all hardware threads
+  int threads = 0;                 ///< CPU worker threads, 0 = default_thread_count() (core/thread_pool.hpp)
   std::string backend = "auto";    ///< auto | cpu | cpu-simd | cuda | cuda-fused
   std::string precision = "fp64";  ///< fp64 | fp32 (cuda backends only)
   std::string solver;              ///< "" (the scene's) | dae | aba | cga: overrides solver.type (robot scenes)

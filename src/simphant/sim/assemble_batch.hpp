@@ -1,10 +1,12 @@
 #pragma once
 // Assembles every instance of a batch on the host with the CPU reference's Newton
-// assembly (dynamics/assembly.hpp), in parallel over instances (OpenMP, static
-// schedule). Every backend starts from these states.
+// assembly (dynamics/assembly.hpp), in parallel over instances (core/thread_pool.hpp:
+// dynamic chunks; each instance's numbers do not depend on the worker). Every backend
+// starts from these states.
 #include <cstdint>
 #include <vector>
 
+#include "simphant/core/thread_pool.hpp"
 #include "simphant/sim/backend.hpp"
 
 namespace simphant {
@@ -18,7 +20,10 @@ struct AssembledBatch {
 };
 
 /// models: size 1 (shared: assembled once and copied to every instance) or n_instances.
-/// threads <= 0: all hardware threads.
+/// Runs on `pool`'s workers.
+AssembledBatch assemble_batch(const std::vector<Model>& models, int n_instances, ThreadPool& pool);
+/// The same on a pool of its own: threads <= 0 means default_thread_count()
+/// (core/thread_pool.hpp), and no more threads than instances.
 AssembledBatch assemble_batch(const std::vector<Model>& models, int n_instances, int threads);
 
 }  // namespace simphant

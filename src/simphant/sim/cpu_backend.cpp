@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-#include <thread>
 
 #include "simphant/dynamics/euler.hpp"
 #include "simphant/dynamics/evaluate.hpp"
@@ -27,17 +26,13 @@ void default_inputs(const Model& model, double* u) {
     if (f.type == ForceType::Actuator) u[f.input_index] = f.value;
 }
 
-/// Instances per chunk of a parallel region: about eight chunks per worker, so that a
-/// worker slowed by another process takes fewer (ThreadPool's dynamic chunks).
-int instance_chunk(int n_instances, int threads) { return std::max(1, n_instances / (8 * threads)); }
-
 }  // namespace
 
 void CpuSimdEngineDeleter::operator()(CpuSimdEngine* e) const { delete e; }
 
 template <class Body>
 void CpuBackend::for_each_instance(const Body& body) const {
-  pool_->parallel_for(n_instances_, instance_chunk(n_instances_, threads_), [&](int begin, int end, int worker) {
+  pool_->parallel_for(n_instances_, parallel_chunk(n_instances_, 1, threads_), [&](int begin, int end, int worker) {
     for (int i = begin; i < end; ++i) body(i, worker);
   });
 }
@@ -57,7 +52,7 @@ CpuBackend::CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_i
                                   "the topology-ordered sparse Schur complement (schur 'auto' or 'sparse')");
     schur = SchurFactorization::Sparse;  // the reads factorise as the step does
   }
-  threads_ = threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  threads_ = resolve_thread_count(threads);
   threads_ = std::min(threads_, std::max(1, n_instances_));
   pool_ = std::make_unique<ThreadPool>(threads_);
   ny_ = m0.ny();

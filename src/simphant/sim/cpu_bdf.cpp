@@ -14,9 +14,8 @@
 // state when the instance was reset, written (set_state, state_view, set_models) or its
 // actuator inputs changed since the last output: CVODE may have stepped past the last
 // grid time, and the inputs hold over a grid interval.
-#include <omp.h>
-
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -73,80 +72,83 @@ void CpuBackend::advance_bdf(int n_steps) {
   CpuBdfState& S = *bdf_;
   const std::int64_t step0 = steps_;
   const double eps = std::numeric_limits<double>::epsilon();
-  int alloc_failed = 0;
-#pragma omp parallel for schedule(static) num_threads(threads_) reduction(+ : alloc_failed)
-  for (int i = 0; i < n_instances_; ++i) {
-    if (status_[i] != static_cast<std::int8_t>(InstanceStatus::Ok)) continue;
-    const std::size_t iy = static_cast<std::size_t>(i) * ny_, iu = static_cast<std::size_t>(i) * n_inputs_;
-    const Model& model = model_of(i);
-    Data& d = *workers_[omp_get_thread_num()];
-    double* Y = Y_.data() + iy;
-    const double* u = n_inputs_ ? inputs_.data() + iu : nullptr;
-    const double a = runaway_[2 * static_cast<size_t>(i)], b = runaway_[2 * static_cast<size_t>(i) + 1];
-    std::unique_ptr<CvodeInstance>& cv = S.cvode[static_cast<std::size_t>(i)];
-    if (!cv) {
-      try {
-        cv = std::make_unique<CvodeInstance>(ny_);
-      } catch (const std::exception&) {
-        ++alloc_failed;
-        continue;
+  std::atomic<int> alloc_failed{0};
+  // Instances take very different numbers of steps: small chunks balance them.
+  const int chunk = parallel_chunk(n_instances_, n_steps, pool_->size());
+  pool_->parallel_for(n_instances_, chunk, [&](int i0, int i1, int worker) {
+    for (int i = i0; i < i1; ++i) {
+      if (status_[i] != static_cast<std::int8_t>(InstanceStatus::Ok)) continue;
+      const std::size_t iy = static_cast<std::size_t>(i) * ny_, iu = static_cast<std::size_t>(i) * n_inputs_;
+      const Model& model = model_of(i);
+      Data& d = *workers_[static_cast<std::size_t>(worker)];
+      double* Y = Y_.data() + iy;
+      const double* u = n_inputs_ ? inputs_.data() + iu : nullptr;
+      const double a = runaway_[2 * static_cast<size_t>(i)], b = runaway_[2 * static_cast<size_t>(i) + 1];
+      std::unique_ptr<CvodeInstance>& cv = S.cvode[static_cast<std::size_t>(i)];
+      if (!cv) {
+        try {
+          cv = std::make_unique<CvodeInstance>(ny_);
+        } catch (const std::exception&) {
+          ++alloc_failed;
+          continue;
+        }
       }
+      const auto stop = [&](std::int64_t batch_step, std::int8_t why) {
+        status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
+        status_step_[i] = batch_step - offset_[i];
+        reason_[i] = why;
+      };
+      const double t0 = instance_time(i, step0);
+      const bool same = cv->started() && cv->output_time() == t0 && std::equal(Y, Y + ny_, S.last_y.begin() + iy) &&
+                        std::equal(u, u + n_inputs_, S.last_u.begin() + iu);
+      if (S.restart[static_cast<std::size_t>(i)] || !same) {
+        if (!cv->restart(model.solver, t0, Y)) {
+          stop(step0, kReasonStepSizeUnderflow);
+          continue;
+        }
+        S.restart[static_cast<std::size_t>(i)] = 0;
+        std::copy_n(u, n_inputs_, S.last_u.begin() + iu);
+      }
+      const BdfProblem problem{&model, &d, u};
+      BdfStepStats stats;
+      double* ys = d.y_stage.data();
+      for (int s = 0; s < n_steps; ++s) {
+        if (red_layout_.any()) {  // the grid interval's start state (docs/solver.md, "Reductions over time")
+          if (evaluate(model, d, instance_time(i, step0 + s), Y, u, d.k1.data()))
+            sample_reductions(model, d, red_layout_, red_acc_.data() + static_cast<std::size_t>(i) * red_layout_.size(),
+                              static_cast<double>(step0 + s - offset_[i]));
+        }
+        const double t_out = instance_time(i, step0 + s + 1);
+        const double floor = std::max(model.solver.min_step, 16.0 * eps * std::max(std::abs(t_out), dt_));
+        std::int8_t why = cv->advance_to(problem, t_out, floor, ys, stats);
+        if (why == kReasonNone) why = finish_output(model, d, t_out, ys);
+        if (why == kReasonNone) {
+          set_kinematics(model, d, ys);
+          evaluate_constraints(model, d, t_out);
+          const double v = model.n_rows > 0 ? max_violation(d) : 0.0;
+          if (!(v <= model.solver.violation_bound))
+            why = std::isnan(v) ? kReasonNonFinite : kReasonConstraintViolation;
+          else if (kinetic_energy(model, d) > runaway_kinetic_bound(a, b, static_cast<double>(step0 + s + 1) * dt_))
+            why = kReasonRunaway;
+        }
+        if (why != kReasonNone) {  // Y stays at the last good grid state
+          stop(step0 + s, why);
+          break;
+        }
+        std::copy_n(ys, ny_, Y);
+      }
+      std::copy_n(Y, ny_, S.last_y.begin() + iy);
+      if (stats.accepted > 0) {
+        min_step_[i] = accepted_[i] > 0 ? std::min(min_step_[i], stats.min_step) : stats.min_step;
+        max_step_[i] = accepted_[i] > 0 ? std::max(max_step_[i], stats.max_step) : stats.max_step;
+      }
+      accepted_[i] += stats.accepted;
+      rejected_[i] += stats.rejected;
     }
-    const auto stop = [&](std::int64_t batch_step, std::int8_t why) {
-      status_[i] = static_cast<std::int8_t>(InstanceStatus::Diverged);
-      status_step_[i] = batch_step - offset_[i];
-      reason_[i] = why;
-    };
-    const double t0 = instance_time(i, step0);
-    const bool same = cv->started() && cv->output_time() == t0 && std::equal(Y, Y + ny_, S.last_y.begin() + iy) &&
-                      std::equal(u, u + n_inputs_, S.last_u.begin() + iu);
-    if (S.restart[static_cast<std::size_t>(i)] || !same) {
-      if (!cv->restart(model.solver, t0, Y)) {
-        stop(step0, kReasonStepSizeUnderflow);
-        continue;
-      }
-      S.restart[static_cast<std::size_t>(i)] = 0;
-      std::copy_n(u, n_inputs_, S.last_u.begin() + iu);
-    }
-    const BdfProblem problem{&model, &d, u};
-    BdfStepStats stats;
-    double* ys = d.y_stage.data();
-    for (int s = 0; s < n_steps; ++s) {
-      if (red_layout_.any()) {  // the grid interval's start state (docs/solver.md, "Reductions over time")
-        if (evaluate(model, d, instance_time(i, step0 + s), Y, u, d.k1.data()))
-          sample_reductions(model, d, red_layout_, red_acc_.data() + static_cast<std::size_t>(i) * red_layout_.size(),
-                            static_cast<double>(step0 + s - offset_[i]));
-      }
-      const double t_out = instance_time(i, step0 + s + 1);
-      const double floor = std::max(model.solver.min_step, 16.0 * eps * std::max(std::abs(t_out), dt_));
-      std::int8_t why = cv->advance_to(problem, t_out, floor, ys, stats);
-      if (why == kReasonNone) why = finish_output(model, d, t_out, ys);
-      if (why == kReasonNone) {
-        set_kinematics(model, d, ys);
-        evaluate_constraints(model, d, t_out);
-        const double v = model.n_rows > 0 ? max_violation(d) : 0.0;
-        if (!(v <= model.solver.violation_bound))
-          why = std::isnan(v) ? kReasonNonFinite : kReasonConstraintViolation;
-        else if (kinetic_energy(model, d) > runaway_kinetic_bound(a, b, static_cast<double>(step0 + s + 1) * dt_))
-          why = kReasonRunaway;
-      }
-      if (why != kReasonNone) {  // Y stays at the last good grid state
-        stop(step0 + s, why);
-        break;
-      }
-      std::copy_n(ys, ny_, Y);
-    }
-    std::copy_n(Y, ny_, S.last_y.begin() + iy);
-    if (stats.accepted > 0) {
-      min_step_[i] = accepted_[i] > 0 ? std::min(min_step_[i], stats.min_step) : stats.min_step;
-      max_step_[i] = accepted_[i] > 0 ? std::max(max_step_[i], stats.max_step) : stats.max_step;
-    }
-    accepted_[i] += stats.accepted;
-    rejected_[i] += stats.rejected;
-  }
+  });
   steps_ += n_steps;
-  if (alloc_failed > 0)
-    throw BackendError("integrator 'bdf': CVODE could not allocate the memory of " + std::to_string(alloc_failed) +
+  if (alloc_failed.load() > 0)
+    throw BackendError("integrator 'bdf': CVODE could not allocate the memory of " + std::to_string(alloc_failed.load()) +
                        " instance(s)");
 }
 

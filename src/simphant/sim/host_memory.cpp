@@ -1,10 +1,9 @@
 #include "simphant/sim/host_memory.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 
 #include "simphant/batch/robot_batch_layout.hpp"
+#include "simphant/core/thread_pool.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/sim/backend.hpp"
@@ -27,7 +26,7 @@ namespace {
 constexpr double kInstanceBookkeeping = 1 + 8 + 8 + 2 + 16 + sizeof(AssemblyResult) + 8;
 
 int worker_threads(int threads, long long n_instances) {
-  const int t = threads > 0 ? threads : std::max(1, omp_get_num_procs());
+  const int t = resolve_thread_count(threads);
   return static_cast<int>(std::min<long long>(t, std::max<long long>(1, n_instances)));
 }
 

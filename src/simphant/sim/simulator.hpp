@@ -26,7 +26,7 @@ struct SimulatorOptions {
   /// CUDA, a device is present and the integrator is not bdf; else cpu-simd where it runs the scene
   /// and the batch has at least simd::kLaneWidth instances; else cpu).
   std::string backend = "auto";
-  int threads = 0;                  ///< CPU workers (the cpu backends, and assembly); 0 = all
+  int threads = 0;                  ///< CPU workers (the cpu backends, and assembly); 0 = default_thread_count()
   std::string precision = "fp64";   ///< "fp64" | "fp32" (fp32: the cuda backend only)
   bool use_cuda_graph = true;       ///< cuda: replay one captured step (false: plain launches)
   std::string schur = "auto"; // "auto" | "dense" | "sparse"
