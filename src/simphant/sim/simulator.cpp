@@ -50,9 +50,9 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
                                 std::to_string(n_instances) + " instances (need 1 or one per instance)");
   check_same_topology(models);
   auto shared = std::make_shared<const std::vector<Model>>(std::move(models));
-  if (options.backend != "auto" && options.backend != "cpu" && options.backend != "cuda" &&
-      options.backend != "cuda-fused")
-    throw std::invalid_argument("unknown backend '" + options.backend + "' (auto, cpu, cuda or cuda-fused)");
+  if (options.backend != "auto" && options.backend != "cpu" && options.backend != "cpu-simd" &&
+      options.backend != "cuda" && options.backend != "cuda-fused")
+    throw std::invalid_argument("unknown backend '" + options.backend + "' (auto, cpu, cpu-simd, cuda or cuda-fused)");
   const SchurFactorization schur = parse_schur_factorization(options.schur);
   const bool named_cuda = options.backend == "cuda" || options.backend == "cuda-fused";
   if (options.precision != "fp64" && options.precision != "fp32")
@@ -76,7 +76,8 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
       cuda_reduced_check_fits(shared->front(), n_instances, shared->size() > 1, options.precision);
       reduced = make_cuda_reduced_backend(shared, n_instances, options.precision);
     } else {
-      reduced = std::make_unique<ReducedBackend>(shared, n_instances, options.threads);
+      // `cpu` is the scalar reference; `cpu-simd` and `auto` step in SIMD lanes.
+      reduced = std::make_unique<ReducedBackend>(shared, n_instances, options.threads, options.backend != "cpu");
     }
     return std::unique_ptr<Simulator>(new Simulator(shared, std::move(reduced)));
   }
