@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
   std::vector<std::pair<std::string, std::string>> robots = {
       {"arm7", std::string(SIMPHANT_SOURCE_DIR) + "/examples/arm7.urdf"}};
-  if (!simphant::find_robot_data_dir().empty()) {
+  if (!simphant::example_robot_data_dir().empty()) {
     robots.push_back({"panda", "example-robot-data:panda_description/urdf/panda.urdf"});
     robots.push_back({"ur5", "example-robot-data:ur_description/urdf/ur5_robot.urdf"});
     robots.push_back({"xarm7", "example-robot-data:xarm_description/urdf/xarm7.urdf"});

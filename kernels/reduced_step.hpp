@@ -151,32 +151,33 @@ SP_HD void reduced_fixed_step(const RobotView<T>& r, int integrator, T h, const 
                               ReducedStepWorkspace<T, Cap>& ws) {
   const int N = robot_state_size(r.n, r.floating);
   const int nq = robot_q_size(r.n, r.floating);
-  if (integrator == static_cast<int>(Integrator::Rk4)) {
-    const T c[3] = {T(0.5) * h, T(0.5) * h, h};
-    const T w[4] = {T(1), T(2), T(2), T(1)};
-    for (int s = 0; s < 4; ++s) {
-      const T* ys = y;
-      if (s > 0) {
-        for (int e = 0; e < N; ++e) ws.y_stage[e] = y[e] + c[s - 1] * ws.k[e];
-        ys = ws.y_stage;
-      }
-      robot_derivative(r, ys, u, ws.k, ws.robot);
-      if (s == 0)
-        for (int e = 0; e < N; ++e) ws.acc[e] = ws.k[e];
-      else
-        for (int e = 0; e < N; ++e) ws.acc[e] = ws.acc[e] + w[s] * ws.k[e];
+  const bool rk4 = integrator == static_cast<int>(Integrator::Rk4);
+  const T c[3] = {T(0.5) * h, T(0.5) * h, h};
+  const T w[4] = {T(1), T(2), T(2), T(1)};
+  // One call site of robot_derivative for every integrator (rk4: 4 stages, else 1), so
+  // code that inlines the whole step holds one copy of the dynamics.
+  for (int s = 0; s < (rk4 ? 4 : 1); ++s) {
+    const T* ys = y;
+    if (s > 0) {
+      for (int e = 0; e < N; ++e) ws.y_stage[e] = y[e] + c[s - 1] * ws.k[e];
+      ys = ws.y_stage;
     }
+    robot_derivative(r, ys, u, ws.k, ws.robot);
+    if (!rk4) break;
+    if (s == 0)
+      for (int e = 0; e < N; ++e) ws.acc[e] = ws.k[e];
+    else
+      for (int e = 0; e < N; ++e) ws.acc[e] = ws.acc[e] + w[s] * ws.k[e];
+  }
+  if (rk4) {
     const T h6 = h / T(6);
     for (int e = 0; e < N; ++e) y_new[e] = y[e] + h6 * ws.acc[e];
+  } else if (integrator == static_cast<int>(Integrator::SymplecticEuler)) {
+    for (int e = nq; e < N; ++e) y_new[e] = y[e] + h * ws.k[e];
+    robot_position_rate(r, y, y_new + nq, ws.k);
+    for (int e = 0; e < nq; ++e) y_new[e] = y[e] + h * ws.k[e];
   } else {
-    robot_derivative(r, y, u, ws.k, ws.robot);
-    if (integrator == static_cast<int>(Integrator::SymplecticEuler)) {
-      for (int e = nq; e < N; ++e) y_new[e] = y[e] + h * ws.k[e];
-      robot_position_rate(r, y, y_new + nq, ws.k);
-      for (int e = 0; e < nq; ++e) y_new[e] = y[e] + h * ws.k[e];
-    } else {
-      for (int e = 0; e < N; ++e) y_new[e] = y[e] + h * ws.k[e];
-    }
+    for (int e = 0; e < N; ++e) y_new[e] = y[e] + h * ws.k[e];
   }
   robot_normalize_state(r, y_new);
 }

@@ -60,8 +60,8 @@ std::vector<Model> instances(const std::string& urdf, const char* solver, bool f
       p.limited = 1;  // limits near q0: the one-sided spring-damper engages
       p.lower = r->q0[k] - 0.02 - 0.01 * (i % 4);
       p.upper = r->q0[k] + 0.03 + 0.01 * (i % 5);
-      p.limit_stiffness = floating ? 2.0 : 200.0;
-      p.limit_damping = floating ? 0.05 : 5.0;
+      p.limit_stiffness = floating ? 2.0 : 20.0;  // stable under RK4 at 1 ms on the lightest links (xArm7 wrist)
+      p.limit_damping = floating ? 0.05 : 0.1;
       p.effort = scale * (0.5 + 0.1 * (i % 3));
       p.velocity = 0.8 + 0.1 * (i % 2);
     }
@@ -81,19 +81,19 @@ std::vector<Model> instances(const std::string& urdf, const char* solver, bool f
   return out;
 }
 
-struct Run {
+struct Outcome {
   std::vector<double> y;
   std::vector<std::int8_t> status, reason;
   std::vector<std::int64_t> status_steps;
 };
 
-Run run(const std::vector<Model>& models, bool lanes, int threads, int steps) {
+Outcome run(const std::vector<Model>& models, bool lanes, int threads, int steps) {
   const int I = static_cast<int>(models.size());
   ReducedBackend b(std::make_shared<const std::vector<Model>>(models), I, threads, lanes);
   EXPECT_EQ(b.lanes(), lanes);
   b.advance(steps / 2);
   b.advance(steps - steps / 2);
-  Run r;
+  Outcome r;
   r.y.resize(static_cast<std::size_t>(I) * b.state_size());
   r.status.resize(I);
   r.reason.resize(I);
@@ -120,11 +120,15 @@ double relative_difference(const std::vector<double>& a, const std::vector<doubl
 constexpr double kRoundOff = 1e-12;
 
 void expect_lanes_equal_scalar(const std::vector<Model>& models, int steps = 300) {
-  const Run scalar = run(models, false, 1, steps), lanes = run(models, true, 1, steps);
-  EXPECT_LE(relative_difference(scalar.y, lanes.y), kRoundOff);
+  const Outcome scalar = run(models, false, 1, steps), lanes = run(models, true, 1, steps);
+  const int N = static_cast<int>(lanes.y.size() / models.size());
+  std::size_t worst = 0;
+  for (std::size_t e = 0; e < lanes.y.size(); ++e)
+    if (std::abs(scalar.y[e] - lanes.y[e]) > std::abs(scalar.y[worst] - lanes.y[worst])) worst = e;
+  EXPECT_LE(relative_difference(scalar.y, lanes.y), kRoundOff)
+      << "instance " << worst / N << " element " << worst % N << ": " << scalar.y[worst] << " vs " << lanes.y[worst];
   EXPECT_EQ(scalar.status, lanes.status);
   for (double v : lanes.y) ASSERT_TRUE(std::isfinite(v));
-  const int N = static_cast<int>(lanes.y.size() / models.size());
   double differ = 0;
   for (int e = 0; e < N; ++e) differ = std::max(differ, std::abs(lanes.y[e] - lanes.y[N + e]));
   EXPECT_GT(differ, 1e-3) << "the instances differ";
@@ -167,7 +171,7 @@ TEST(ReducedLanes, BitwiseAcrossLanePositionsAndThreads) {
     const int I = static_cast<int>(models.size());
     std::vector<Model> rotated;
     for (int i = 0; i < I; ++i) rotated.push_back(models[static_cast<std::size_t>((i + 5) % I)]);
-    const Run a = run(models, true, 1, 100), b = run(rotated, true, 1, 100);
+    const Outcome a = run(models, true, 1, 100), b = run(rotated, true, 1, 100);
     const int N = static_cast<int>(a.y.size()) / I;
     for (int i = 0; i < I; ++i)
       for (int e = 0; e < N; ++e)
@@ -190,7 +194,7 @@ TEST(ReducedLanes, StatusesAsScalar) {
   const Model m = parse_scene(doc.dump()).model;
   Model bounded = m;
   bounded.solver.runaway_kinetic_energy = 1.01;
-  std::vector<Run> runs;
+  std::vector<Outcome> runs;
   for (bool lanes : {false, true}) {
     ReducedBackend b(std::make_shared<const std::vector<Model>>(std::vector<Model>{m}), 10, 2, lanes);
     const int one = 1, nine = 9;
@@ -198,7 +202,7 @@ TEST(ReducedLanes, StatusesAsScalar) {
     const double nan_input[3] = {std::nan(""), 0, 0};
     b.set_inputs(&nine, 1, nan_input);
     b.advance(600);
-    Run r;
+    Outcome r;
     r.y.resize(10 * 6);
     r.status.resize(10);
     r.reason.resize(10);

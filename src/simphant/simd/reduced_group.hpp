@@ -16,7 +16,7 @@
 // The integer fields of the rows (link parent and type, actuator mode, limited, mimic)
 // steer the code and must be equal in every lane of a group; a group whose instances
 // differ in one (a sweep over actuator modes, say) runs its instances one at a time
-// with T = double instead (reduced_group_uniform).
+// with T = double instead (reduced_advance_group returns false).
 #include <cstdint>
 
 #include "reduced_step.hpp"  // kernels/ (a private include directory)
@@ -178,35 +178,31 @@ bool gather_rows(const batch::ReducedBatchView<double>& b, int slot, int l, Redu
 
 }  // namespace reduced_group_detail
 
-/// Advances group g (instances g W .. g W + W - 1 that are < b.n_instances) by n_steps
-/// steps from batch step step0, as reduced_advance_thread<double> does for each of them
-/// (same commit, status and freezing rules). lanes false: one instance at a time with
-/// T = double (the scalar reference, bitwise what the per-thread loop gives). Cap >= b.n.
+/// Advances group g (instances g W .. g W + W - 1 that are < b.n_instances) in lanes by
+/// n_steps steps from batch step step0, as reduced_advance_thread<double> does for each
+/// of them (same commit, status and freezing rules); returns true. Returns false, having
+/// changed nothing in b, when the group's instances differ in an integer field of their
+/// rows: the caller then runs them one at a time. Cap >= b.n.
 template <int Cap>
-void reduced_advance_group(const batch::ReducedBatchView<double>& b, int g, std::int64_t step0, int n_steps,
-                           bool lanes, ReducedGroupScratch<Cap>& s) {
+bool reduced_advance_group(const batch::ReducedBatchView<double>& b, int g, std::int64_t step0, int n_steps,
+                           ReducedGroupScratch<Cap>& s) {
   using namespace reduced_group_detail;
   const int i0 = g * W;
   const int count = b.n_instances - i0 < W ? b.n_instances - i0 : W;
   bool any_ok = false;
   for (int l = 0; l < count; ++l) any_ok = any_ok || b.status[i0 + l] == 0;
-  if (!any_ok) return;
-  bool uniform = lanes;
-  if (uniform) {
-    if (b.n_slots == 1) {
-      if (s.broadcast_slot != 0) {
-        for (int l = 0; l < W && uniform; ++l) uniform = gather_rows(b, 0, l, s);
-        s.broadcast_slot = uniform ? 0 : -1;
-      }
-    } else {
-      s.broadcast_slot = -1;
-      for (int l = 0; l < W && uniform; ++l) uniform = gather_rows(b, l < count ? i0 + l : i0, l, s);
+  if (!any_ok) return true;
+  bool uniform = true;
+  if (b.n_slots == 1) {
+    if (s.broadcast_slot != 0) {
+      for (int l = 0; l < W && uniform; ++l) uniform = gather_rows(b, 0, l, s);
+      s.broadcast_slot = uniform ? 0 : -1;
     }
+  } else {
+    s.broadcast_slot = -1;
+    for (int l = 0; l < W && uniform; ++l) uniform = gather_rows(b, l < count ? i0 + l : i0, l, s);
   }
-  if (!uniform) {
-    for (int l = 0; l < count; ++l) batch::reduced_advance_thread(i0 + l, b, step0, n_steps, s.ws_scalar);
-    return;
-  }
+  if (!uniform) return false;
   const int N = robot_state_size(b.n, b.floating);
   for (int l = 0; l < W; ++l) {
     const int i = l < count ? i0 + l : i0;
@@ -246,6 +242,7 @@ void reduced_advance_group(const batch::ReducedBatchView<double>& b, int g, std:
     b.reason[i] = s.reason[l];
     b.status_step[i] = s.status_step[l];
   }
+  return true;
 }
 
 }  // namespace simd
