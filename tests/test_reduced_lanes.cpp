@@ -114,9 +114,10 @@ double relative_difference(const std::vector<double>& a, const std::vector<doubl
 
 // Round-off bound: the lane code differs from the scalar one only in rounding (FMA
 // contraction, the polynomial sin / cos: about 1e-16 per operation), which 300 RK4
-// steps of these arms carry to 1e-13 at most (measured 3.5e-16 .. 2.1e-15 on the AVX-512
-// target); the bound leaves a factor of 10 and still fails for any wrong term (a
-// missing joint force or a wrong lane changes the state by more than 1e-6).
+// steps of these robots carry to 3.5e-16 .. 2.1e-15 relative (measured on the AVX-512
+// target, 2026-12-02). 1e-12 leaves room for other targets and robots and still fails
+// for any wrong term (a missing joint force or a wrong lane changes the state by more
+// than 1e-6).
 constexpr double kRoundOff = 1e-12;
 
 void expect_lanes_equal_scalar(const std::vector<Model>& models, int steps = 300) {
