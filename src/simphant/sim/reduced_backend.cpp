@@ -199,16 +199,22 @@ int chunk_of(int items, int threads) { return std::max(1, items / (4 * threads))
 }  // namespace
 
 void ReducedBackend::advance(int n_steps) {
-  const batch::ReducedBatchView<double> b = view();
-  const std::int64_t step0 = steps_;
+  // The regions' bodies capture two pointers (this and the call's arguments), which
+  // std::function holds without allocating: the step loop allocates nothing.
+  struct Call {
+    batch::ReducedBatchView<double> b;
+    std::int64_t step0;
+    int n_steps;
+  } const call{view(), steps_, n_steps};
   if (lanes_) {
     const int groups = simd::reduced_group_count(n_instances_);
-    pool_->parallel_for(groups, chunk_of(groups, threads_), [&](int g0, int g1, int worker) {
-      simd::reduced_advance_groups(b, g0, g1, step0, n_steps, true, *workers_[worker]->lanes);
+    pool_->parallel_for(groups, chunk_of(groups, threads_), [this, &call](int g0, int g1, int worker) {
+      simd::reduced_advance_groups(call.b, g0, g1, call.step0, call.n_steps, true, *workers_[worker]->lanes);
     });
   } else {
-    pool_->parallel_for(n_instances_, chunk_of(n_instances_, threads_), [&](int i0, int i1, int worker) {
-      for (int i = i0; i < i1; ++i) batch::reduced_advance_thread(i, b, step0, n_steps, workers_[worker]->ws);
+    pool_->parallel_for(n_instances_, chunk_of(n_instances_, threads_), [this, &call](int i0, int i1, int worker) {
+      for (int i = i0; i < i1; ++i)
+        batch::reduced_advance_thread(i, call.b, call.step0, call.n_steps, workers_[worker]->ws);
     });
   }
   steps_ += n_steps;
