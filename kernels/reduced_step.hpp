@@ -5,7 +5,8 @@
 // floating) by fixed steps of dt with rk4, euler or symplectic_euler (docs/solver.md,
 // "Integrators"), and keeps the per-instance status as the other backends do
 // (docs/solver.md, "Instance status"). The CPU backend (sim/reduced_backend.cpp) runs these
-// functions over its instances on its OpenMP threads; the CUDA backend
+// functions over its instances on its worker threads (ThreadPool), and the same functions
+// with T = Lanes<double, 8> over groups of 8 instances (simd/reduced_lanes.cpp); the CUDA backend
 // (host/cuda_reduced_backend.cu) wraps each in a thin kernel; tests run them over a whole
 // grid on the CPU (tests/cpu_grid_exec.hpp).
 //
@@ -22,6 +23,7 @@
 #include <cstdint>
 
 #include "simphant/core/hd.hpp"
+#include "simphant/math/lane_ops.hpp"
 #include "simphant/dynamics/runaway.hpp"
 #include "simphant/model/integrator.hpp"
 #include "simphant/reduced/robot_dynamics.hpp"
@@ -43,6 +45,20 @@ SP_HD Strided<T> row_major(T* p, int width) { return {p, width, 1}; }
 /// Structure of arrays (width, n_instances): element e of instance i at p[e * n_instances + i].
 template <class T>
 SP_HD Strided<T> structure_of_arrays(T* p, int n_instances) { return {p, 1, n_instances}; }
+
+/// How the per-thread functions see the scalar type T: one instance per thread for float
+/// and double (width 1; inputs u read as doubles in both precisions). The SIMD lane vector
+/// Lanes<double, W> (simd/reduced_lane_math.hpp specialises this) is W instances per
+/// "thread": a group, whose per-instance bookkeeping (status, status_step, reason,
+/// offset) is W consecutive entries, instance lane l of group g at g * W + l.
+template <class T>
+struct ReducedLanes {
+  static constexpr int width = 1;
+  using input = double;     ///< element type of ReducedBatchView::U
+  using mask = bool;        ///< what comparisons of T give
+  SP_HD static bool get(bool m, int) { return m; }
+  SP_HD static bool make(const bool* b) { return b[0]; }
+};
 
 /// The batch of robot instances the per-thread functions read and write (plain data:
 /// host or device pointers; T double or float).
@@ -67,7 +83,9 @@ struct ReducedBatchView {
   /// (q0, qd0 and the base's initial pose and twist).
   const T* y_init;
   Strided<T> Y;                 ///< (n_instances, robot_state_size): the state
-  Strided<const double> U;      ///< (n_instances, n): the inputs u (joint_forces.hpp), doubles in both precisions
+  /// (n_instances, n): the inputs u (joint_forces.hpp), doubles in both precisions (lane
+  /// vectors of doubles for T = Lanes)
+  Strided<const typename ReducedLanes<T>::input> U;
   std::int8_t* status;          ///< (n_instances) InstanceStatus: 0 ok, 2 diverged (others are left alone)
   std::int64_t* status_step;    ///< (n_instances) the instance step at which the status was set
   std::int8_t* reason;          ///< (n_instances) kReason* (dynamics/runaway.hpp)
@@ -133,31 +151,33 @@ SP_HD void reduced_fixed_step(const RobotView<T>& r, int integrator, T h, const 
                               ReducedStepWorkspace<T, Cap>& ws) {
   const int N = robot_state_size(r.n, r.floating);
   const int nq = robot_q_size(r.n, r.floating);
-  if (integrator == static_cast<int>(Integrator::Rk4)) {
-    const T c[3] = {T(0.5) * h, T(0.5) * h, h};
-    const T w[4] = {T(1), T(2), T(2), T(1)};
-    for (int s = 0; s < 4; ++s) {
-      const T* ys = y;
-      if (s > 0) {
-        for (int e = 0; e < N; ++e) ws.y_stage[e] = y[e] + c[s - 1] * ws.k[e];
-        ys = ws.y_stage;
-      }
-      robot_derivative(r, ys, u, ws.k, ws.robot);
-      if (s == 0)
-        for (int e = 0; e < N; ++e) ws.acc[e] = ws.k[e];
-      else
-        for (int e = 0; e < N; ++e) ws.acc[e] = ws.acc[e] + w[s] * ws.k[e];
+  const bool rk4 = integrator == static_cast<int>(Integrator::Rk4);
+  const T c[3] = {T(0.5) * h, T(0.5) * h, h};
+  const T w[4] = {T(1), T(2), T(2), T(1)};
+  // One call site of robot_derivative for every integrator (rk4: 4 stages, else 1), so
+  // code that inlines the whole step holds one copy of the dynamics.
+  for (int s = 0; s < (rk4 ? 4 : 1); ++s) {
+    const T* ys = y;
+    if (s > 0) {
+      for (int e = 0; e < N; ++e) ws.y_stage[e] = y[e] + c[s - 1] * ws.k[e];
+      ys = ws.y_stage;
     }
-    for (int e = 0; e < N; ++e) y_new[e] = y[e] + (h / T(6)) * ws.acc[e];
+    robot_derivative(r, ys, u, ws.k, ws.robot);
+    if (!rk4) break;
+    if (s == 0)
+      for (int e = 0; e < N; ++e) ws.acc[e] = ws.k[e];
+    else
+      for (int e = 0; e < N; ++e) ws.acc[e] = ws.acc[e] + w[s] * ws.k[e];
+  }
+  if (rk4) {
+    const T h6 = h / T(6);
+    for (int e = 0; e < N; ++e) y_new[e] = y[e] + h6 * ws.acc[e];
+  } else if (integrator == static_cast<int>(Integrator::SymplecticEuler)) {
+    for (int e = nq; e < N; ++e) y_new[e] = y[e] + h * ws.k[e];
+    robot_position_rate(r, y, y_new + nq, ws.k);
+    for (int e = 0; e < nq; ++e) y_new[e] = y[e] + h * ws.k[e];
   } else {
-    robot_derivative(r, y, u, ws.k, ws.robot);
-    if (integrator == static_cast<int>(Integrator::SymplecticEuler)) {
-      for (int e = nq; e < N; ++e) y_new[e] = y[e] + h * ws.k[e];
-      robot_position_rate(r, y, y_new + nq, ws.k);
-      for (int e = 0; e < nq; ++e) y_new[e] = y[e] + h * ws.k[e];
-    } else {
-      for (int e = 0; e < N; ++e) y_new[e] = y[e] + h * ws.k[e];
-    }
+    for (int e = 0; e < N; ++e) y_new[e] = y[e] + h * ws.k[e];
   }
   robot_normalize_state(r, y_new);
 }
@@ -169,29 +189,53 @@ SP_HD void reduced_fixed_step(const RobotView<T>& r, int integrator, T h, const 
 /// count at the failing step (step0 + s - offset) and reason non_finite or runaway, keeps
 /// its last good state and takes no further steps. Instances not ok and threads past
 /// n_instances return at once.
+/// T = Lanes<double, W> (ReducedLanes): tid = group i of W instances, every value a lane
+/// vector, the bookkeeping per lane (entries i * W + l); a lane that is not ok or has
+/// diverged keeps its state (the group's commit is a select), and the group stops when
+/// no lane is live. Each lane computes exactly what the lane-vector arithmetic gives for
+/// that instance alone, whatever the other lanes hold.
 template <class T, int Cap>
 SP_HD void reduced_advance_thread(int tid, const ReducedBatchView<T>& b, std::int64_t step0, int n_steps,
                                   ReducedStepWorkspace<T, Cap>& ws) {
+  using LT = ReducedLanes<T>;
+  constexpr int W = LT::width;
   if (tid >= b.n_instances) return;
   const int i = tid;
-  if (b.status[i] != static_cast<std::int8_t>(0)) return;
+  bool live[W];
+  bool any_live = false;
+  for (int l = 0; l < W; ++l) {
+    live[l] = b.status[i * W + l] == static_cast<std::int8_t>(0);
+    any_live = any_live || live[l];
+  }
+  if (!any_live) return;
   const RobotView<T> r = reduced_robot_view(b, i);
   const int N = robot_state_size(r.n, r.floating);
   for (int e = 0; e < N; ++e) ws.y[e] = b.Y(i, e);
   for (int k = 0; k < r.n; ++k) ws.u[k] = static_cast<T>(b.U(i, k));
   const T K_max = b.runaway_kinetic_energy[reduced_slot(b, i)];
+  const auto bounded = K_max > T(0);
   for (int s = 0; s < n_steps; ++s) {
     reduced_fixed_step(r, b.integrator, b.dt, ws.y, ws.u, ws.y_new, ws);
-    bool finite = true;
-    for (int e = 0; e < N; ++e) finite = finite && std::isfinite(ws.y_new[e]);
-    const bool runaway = finite && K_max > T(0) && robot_kinetic_energy(r, ws.y_new, ws.robot.kin) > K_max;
-    if (!finite || runaway) {
-      b.status[i] = static_cast<std::int8_t>(2);
-      b.status_step[i] = step0 + s - b.offset[i];
-      b.reason[i] = runaway ? kReasonRunaway : kReasonNonFinite;
-      break;
+    auto finite = lane_isfinite(ws.y_new[0]);
+    for (int e = 1; e < N; ++e) finite = finite && lane_isfinite(ws.y_new[e]);
+    auto runaway = finite && bounded;
+    if (lane_any(runaway)) runaway = runaway && robot_kinetic_energy(r, ws.y_new, ws.robot.kin) > K_max;
+    any_live = false;
+    for (int l = 0; l < W; ++l) {
+      if (!live[l]) continue;
+      const bool ok = LT::get(finite, l), ran_away = LT::get(runaway, l);
+      if (!ok || ran_away) {
+        const int j = i * W + l;
+        b.status[j] = static_cast<std::int8_t>(2);
+        b.status_step[j] = step0 + s - b.offset[j];
+        b.reason[j] = ran_away ? kReasonRunaway : kReasonNonFinite;
+        live[l] = false;
+      }
+      any_live = any_live || live[l];
     }
-    for (int e = 0; e < N; ++e) ws.y[e] = ws.y_new[e];
+    const typename LT::mask commit = LT::make(live);
+    for (int e = 0; e < N; ++e) ws.y[e] = lane_select(commit, ws.y_new[e], ws.y[e]);
+    if (!any_live) break;
   }
   for (int e = 0; e < N; ++e) b.Y(i, e) = ws.y[e];
 }

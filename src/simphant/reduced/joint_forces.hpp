@@ -23,6 +23,8 @@
 #include <cmath>
 
 #include "simphant/core/hd.hpp"
+#include "simphant/math/lane_ops.hpp"
+#include "simphant/reduced/lane_math.hpp"
 
 namespace simphant {
 
@@ -59,6 +61,9 @@ SP_HD RobotJointParams<T> plain_joint_params() {
 }
 
 /// The actuator's force a(u, q, qd) [N m | N], with the effort clamp and the velocity cut.
+/// Branches only on the joint's integer fields (mode); the laws on values are selects
+/// (math/lane_ops.hpp), so T may be a SIMD lane vector (the integer fields then equal in
+/// every lane).
 template <class T>
 SP_HD T joint_actuator_force(const RobotJointParams<T>& p, T u, T q, T qd) {
   T a;
@@ -68,24 +73,26 @@ SP_HD T joint_actuator_force(const RobotJointParams<T>& p, T u, T q, T qd) {
     a = p.kd * (u - qd);
   else
     a = u;
-  if (p.effort > T(0)) a = a > p.effort ? p.effort : (a < -p.effort ? -p.effort : a);
-  if (p.velocity > T(0) && ((qd >= p.velocity && a > T(0)) || (qd <= -p.velocity && a < T(0)))) a = T(0);
-  return a;
+  const T neg_effort = -p.effort;
+  a = lane_select(p.effort > T(0), lane_select(a > p.effort, p.effort, lane_select(a < neg_effort, neg_effort, a)), a);
+  const T neg_velocity = -p.velocity;
+  const auto cut = p.velocity > T(0) && ((qd >= p.velocity && a > T(0)) || (qd <= neg_velocity && a < T(0)));
+  return lane_select(cut, T(0), a);
 }
 
-/// The passive force (damping, friction, position limits) at (q, qd) [N m | N].
+/// The passive force (damping, friction, position limits) at (q, qd) [N m | N]. The
+/// friction term is evaluated only where some lane has friction > 0.
 template <class T>
 SP_HD T joint_passive_force(const RobotJointParams<T>& p, T q, T qd) {
   T f = -p.damping * qd;
-  if (p.friction > T(0)) f -= p.friction * std::tanh(qd / p.friction_velocity);
+  const auto rubs = p.friction > T(0);
+  if (lane_any(rubs)) f = lane_select(rubs, f - p.friction * lane_tanh(qd / p.friction_velocity), f);
   if (p.limited) {
-    if (q < p.lower) {
-      const T push = p.limit_stiffness * (p.lower - q) - p.limit_damping * qd;
-      if (push > T(0)) f += push;
-    } else if (q > p.upper) {
-      const T push = p.limit_stiffness * (p.upper - q) - p.limit_damping * qd;
-      if (push < T(0)) f += push;
-    }
+    const T push_lower = p.limit_stiffness * (p.lower - q) - p.limit_damping * qd;
+    const T push_upper = p.limit_stiffness * (p.upper - q) - p.limit_damping * qd;
+    const T push = lane_select(q < p.lower, lane_select(push_lower > T(0), push_lower, T(0)),
+                               lane_select(q > p.upper, lane_select(push_upper < T(0), push_upper, T(0)), T(0)));
+    f = f + push;
   }
   return f;
 }

@@ -137,30 +137,32 @@ SP_HD void unit_response(const RobotView<T>& r, const T* e, T* out, RobotWorkspa
 }
 
 /// Solves C x = b in place (b <- x) for the SPD m x m row-major C (C <- its lower
-/// Cholesky factor). A C that is not positive definite gives NaN (the step then reports
-/// the instance non-finite).
+/// Cholesky factor), m <= kMaxRobotMimic; reciprocal pivots. A C that is not positive
+/// definite gives NaN (the step then reports the instance non-finite).
 template <class T>
 SP_HD void cholesky_solve_small(int m, T* C, T* b) {
+  T inv[kMaxRobotMimic];  // 1 / L_jj
   for (int j = 0; j < m; ++j) {
     T d = C[j * m + j];
     for (int k = 0; k < j; ++k) d -= C[j * m + k] * C[j * m + k];
-    const T L = std::sqrt(d);
+    const T L = lane_sqrt(d);
     C[j * m + j] = L;
+    inv[j] = T(1) / L;
     for (int i = j + 1; i < m; ++i) {
       T s = C[i * m + j];
       for (int k = 0; k < j; ++k) s -= C[i * m + k] * C[j * m + k];
-      C[i * m + j] = s / L;
+      C[i * m + j] = s * inv[j];
     }
   }
   for (int i = 0; i < m; ++i) {
     T s = b[i];
     for (int k = 0; k < i; ++k) s -= C[i * m + k] * b[k];
-    b[i] = s / C[i * m + i];
+    b[i] = s * inv[i];
   }
   for (int i = m - 1; i >= 0; --i) {
     T s = b[i];
     for (int k = i + 1; k < m; ++k) s -= C[k * m + i] * b[k];
-    b[i] = s / C[i * m + i];
+    b[i] = s * inv[i];
   }
 }
 

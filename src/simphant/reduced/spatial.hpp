@@ -21,6 +21,7 @@
 // Mat3 is row-major m[r][c] (small.hpp).
 #include "simphant/core/hd.hpp"
 #include "simphant/math/small.hpp"
+#include "simphant/reduced/lane_math.hpp"
 #include "simphant/reduced/reduced_params.hpp"
 
 namespace simphant {
@@ -64,7 +65,9 @@ template <class T> SP_HD Mat3<T> m3_congruence_sym(const Mat3<T>& E, const Mat3<
 /// Rotation by `angle` [rad] about the unit axis a (Rodrigues):
 /// R = cos 1 + sin a^ + (1 - cos) a a^T.
 template <class T> SP_HD Mat3<T> m3_axis_angle(const Vec3<T>& a, T angle) {
-  const T c = std::cos(angle), s = std::sin(angle), t = T(1) - c;
+  T s, c;
+  lane_sincos(angle, s, c);
+  const T t = T(1) - c;
   Mat3<T> R;
   R.m[0][0] = c + t * a.x * a.x;
   R.m[1][1] = c + t * a.y * a.y;

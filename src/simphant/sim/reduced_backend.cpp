@@ -1,15 +1,16 @@
 #include "simphant/sim/reduced_backend.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <thread>
 
 #include "reduced_step.hpp"
+#include "simphant/core/thread_pool.hpp"
 #include "simphant/dynamics/runaway.hpp"
 #include "simphant/model/topology.hpp"
+#include "simphant/simd/reduced_lanes.hpp"
 #include "simphant/sim/step_statistics.hpp"
 
 namespace simphant {
@@ -17,9 +18,12 @@ namespace simphant {
 /// Per-thread scratch of the per-thread functions, fixed size (kMaxRobotJoints links).
 struct ReducedBackend::Worker {
   batch::ReducedStepWorkspace<double, kMaxRobotJoints> ws;
+  simd::ReducedLanesScratchPtr lanes;  ///< the lane path's scratch (lanes mode only)
 };
 
-double ReducedBackend::worker_bytes() { return sizeof(Worker); }
+double ReducedBackend::worker_bytes() {
+  return sizeof(Worker) + simd::reduced_lanes_scratch_bytes(kMaxRobotJoints);  // the largest lane scratch
+}
 
 double ReducedBackend::model_row_bytes(const Model& model) {
   const double n = model.robot ? model.robot->n() : 0;
@@ -36,8 +40,9 @@ double ReducedBackend::instance_bytes(const Model& model) {
   return 8.0 * (robot_state_size(n, floating) + n);
 }
 
-ReducedBackend::ReducedBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads)
-    : models_(std::move(models)), n_instances_(n_instances), ids_(n_instances) {
+ReducedBackend::ReducedBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads,
+                               bool lanes)
+    : models_(std::move(models)), lanes_(lanes), n_instances_(n_instances), ids_(n_instances) {
   if (!models_ || models_->empty()) throw std::invalid_argument("ReducedBackend: no model");
   if (models_->size() != 1 && static_cast<int>(models_->size()) != n_instances_)
     throw std::invalid_argument("ReducedBackend: models must be 1 or one per instance");
@@ -50,8 +55,9 @@ ReducedBackend::ReducedBackend(std::shared_ptr<const std::vector<Model>> models,
   floating_ = m0.robot->model.floating ? 1 : 0;
   state_size_ = robot_state_size(n_, floating_);
   dt_ = m0.solver.dt;
-  threads_ = threads > 0 ? threads : std::max(1, omp_get_num_procs());
-  threads_ = std::min(threads_, std::max(1, n_instances_));
+  threads_ = threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  // no more workers than work items (groups of 8 in lanes mode)
+  threads_ = std::min(threads_, std::max(1, lanes_ ? simd::reduced_group_count(n_instances_) : n_instances_));
   for (const Model& m : *models_) check_model(m, "ReducedBackend");
   const std::size_t slots = models_->size(), n = static_cast<std::size_t>(n_);
   links_.resize(slots * n);
@@ -76,7 +82,11 @@ ReducedBackend::ReducedBackend(std::shared_ptr<const std::vector<Model>> models,
   AssemblyResult ok;
   ok.ok = true;
   assembly_.assign(static_cast<std::size_t>(n_instances_), ok);
-  for (int t = 0; t < threads_; ++t) workers_.push_back(std::make_unique<Worker>());
+  for (int t = 0; t < threads_; ++t) {
+    workers_.push_back(std::make_unique<Worker>());
+    if (lanes_) workers_.back()->lanes = simd::make_reduced_lanes_scratch(n_);
+  }
+  pool_ = std::make_unique<ThreadPool>(threads_);
 }
 
 ReducedBackend::~ReducedBackend() = default;
@@ -175,25 +185,47 @@ void ReducedBackend::write_model_rows(std::size_t slot, const Model& m) {
 std::string ReducedBackend::details() const {
   return std::string(name()) + " (" + robot_solver_name(solver_) + ", joint coordinates, " + std::to_string(n_) +
          (n_ == 1 ? " joint" : " joints") + (floating_ ? ", floating base, " : ", ") + integrator_name(integrator_) +
-         ", " + std::to_string(threads_) + " CPU threads)";
+         ", " + std::to_string(threads_) + (threads_ == 1 ? " CPU thread, " : " CPU threads, ") +
+         (lanes_ ? std::string("SIMD lanes of 8 (") + simd::reduced_lanes_target() + ")" : std::string("scalar")) +
+         ")";
 }
 
 void ReducedBackend::set_inputs(const double* u) { std::copy(u, u + inputs_.size(), inputs_.begin()); }
 
+namespace {
+/// Chunk of a parallel_for over `items` on `threads` workers: about four chunks per
+/// worker, so a worker slowed by another process takes fewer (results do not depend on it).
+int chunk_of(int items, int threads) { return std::max(1, items / (4 * threads)); }
+}  // namespace
+
 void ReducedBackend::advance(int n_steps) {
-  const batch::ReducedBatchView<double> b = view();
-  const std::int64_t step0 = steps_;
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (int i = 0; i < n_instances_; ++i)
-    batch::reduced_advance_thread(i, b, step0, n_steps, workers_[omp_get_thread_num()]->ws);
+  // The regions' bodies capture two pointers (this and the call's arguments), which
+  // std::function holds without allocating: the step loop allocates nothing.
+  struct Call {
+    batch::ReducedBatchView<double> b;
+    std::int64_t step0;
+    int n_steps;
+  } const call{view(), steps_, n_steps};
+  if (lanes_) {
+    const int groups = simd::reduced_group_count(n_instances_);
+    pool_->parallel_for(groups, chunk_of(groups, threads_), [this, &call](int g0, int g1, int worker) {
+      simd::reduced_advance_groups(call.b, g0, g1, call.step0, call.n_steps, true, *workers_[worker]->lanes);
+    });
+  } else {
+    pool_->parallel_for(n_instances_, chunk_of(n_instances_, threads_), [this, &call](int i0, int i1, int worker) {
+      for (int i = i0; i < i1; ++i)
+        batch::reduced_advance_thread(i, call.b, call.step0, call.n_steps, workers_[worker]->ws);
+    });
+  }
   steps_ += n_steps;
 }
 
 void ReducedBackend::read_states(double* out) const {
   const batch::ReducedBatchView<double> b = view();
   const batch::Strided<double> o = batch::row_major(out, 13 * robot_n_bodies(n_, floating_));
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (int i = 0; i < n_instances_; ++i) batch::reduced_body_states_thread(i, b, o, workers_[omp_get_thread_num()]->ws);
+  pool_->parallel_for(n_instances_, chunk_of(n_instances_, threads_), [&](int i0, int i1, int worker) {
+    for (int i = i0; i < i1; ++i) batch::reduced_body_states_thread(i, b, o, workers_[worker]->ws);
+  });
 }
 
 void ReducedBackend::read_reactions(double* out) const {
@@ -205,9 +237,9 @@ void ReducedBackend::read_constraint_violation(double* out) const { std::fill(ou
 
 void ReducedBackend::read_energy(double* total, double* kinetic) const {
   const batch::ReducedBatchView<double> b = view();
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (int i = 0; i < n_instances_; ++i)
-    batch::reduced_energy_thread(i, b, total, kinetic, workers_[omp_get_thread_num()]->ws);
+  pool_->parallel_for(n_instances_, chunk_of(n_instances_, threads_), [&](int i0, int i1, int worker) {
+    for (int i = i0; i < i1; ++i) batch::reduced_energy_thread(i, b, total, kinetic, workers_[worker]->ws);
+  });
 }
 
 void ReducedBackend::read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const {
@@ -220,9 +252,9 @@ void ReducedBackend::read_joint_state(double* q, double* qd, double* tau) const 
   const batch::ReducedBatchView<double> b = view();
   const batch::Strided<double> Q = batch::row_major(q, n_), QD = batch::row_major(qd, n_),
                                TAU = batch::row_major(tau, n_);
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (int i = 0; i < n_instances_; ++i)
-    batch::reduced_joint_state_thread(i, b, Q, QD, TAU, workers_[omp_get_thread_num()]->ws);
+  pool_->parallel_for(n_instances_, chunk_of(n_instances_, threads_), [&](int i0, int i1, int worker) {
+    for (int i = i0; i < i1; ++i) batch::reduced_joint_state_thread(i, b, Q, QD, TAU, workers_[worker]->ws);
+  });
 }
 
 void ReducedBackend::get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,

@@ -5,10 +5,18 @@
 // (reduced/robot_view.hpp); fixed steps of dt with rk4, euler or symplectic_euler
 // (model.solver.integrator) of dy/dt = robot_derivative (reduced/robot_dynamics.hpp: the
 // joint forces of RobotJointSpace::joints, mimic joints, the spatial-vector or CGA ABA).
-// The step is the per-thread function the GPU runs (kernels/reduced_step.hpp), called for
-// each instance on worker threads (OpenMP, static schedule) with one fixed-size workspace
-// per worker allocated in the constructor: the step loop allocates nothing, and results do
-// not depend on the thread count.
+// The step is the per-thread function the GPU runs (kernels/reduced_step.hpp), on worker
+// threads (ThreadPool: sleeping workers, dynamic chunks) with one fixed-size workspace per
+// worker allocated in the constructor: the step loop allocates nothing, and results do
+// not depend on the thread count. Two forms of the same function:
+//  - lanes (backend `cpu-simd`, and `auto` without a GPU): T = Lanes<double, 8>, groups of
+//    8 instances in the lanes of one SIMD vector (simd/reduced_lanes.hpp), the code
+//    compiled for SSE2, AVX2 + FMA and AVX-512 and picked at run time; each group runs all
+//    the steps of an advance by itself. Equal to the scalar form to round-off (the lane
+//    code contracts a * b + c into FMAs, its sin / cos are polynomials: reduced_lane_math.hpp),
+//    bitwise the same for any thread count and wherever an instance sits in its group.
+//  - scalar (backend `cpu`): T = double, one instance at a time; the reference that the
+//    lane form is tested against.
 //
 // Reads, so the output compares with the DAE path of the same robot (body k = link k, or
 // with a floating base body 0 = the base and body k + 1 = link k):
@@ -40,18 +48,23 @@ namespace batch {
 template <class T>
 struct ReducedBatchView;  // kernels/reduced_step.hpp
 }  // namespace batch
+class ThreadPool;  // core/thread_pool.hpp
 
 class ReducedBackend final : public Backend {
  public:
   /// models: size 1 (shared) or n_instances, every one with robot set, the same number
   /// of joints and robot->solver Aba or Cga (of models.front()). threads <= 0: all.
+  /// lanes: true steps in SIMD lanes (the `cpu-simd` form), false one instance at a time
+  /// (the `cpu` form, the scalar reference); see the file comment.
   /// Throws std::invalid_argument otherwise.
-  ReducedBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads);
+  ReducedBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads, bool lanes = false);
   ~ReducedBackend() override;
 
   const char* name() const override { return solver_ == RobotSolver::Cga ? "reduced-cga" : "reduced-aba"; }
   std::string details() const override;
   int n_instances() const override { return n_instances_; }
+  /// True when stepping in SIMD lanes (the constructor's `lanes`).
+  bool lanes() const { return lanes_; }
   void set_inputs(const double* u) override;
   void advance(int n_steps) override;
   double time() const override { return static_cast<double>(steps_) * dt_; }
@@ -102,6 +115,7 @@ class ReducedBackend final : public Backend {
   /// The rows of model slot `slot` from m.
   void write_model_rows(std::size_t slot, const Model& m);
   std::shared_ptr<const std::vector<Model>> models_;
+  bool lanes_;  ///< step in SIMD lanes (cpu-simd) or one instance at a time (cpu)
   RobotSolver solver_;
   Integrator integrator_;
   int n_instances_;
@@ -129,6 +143,7 @@ class ReducedBackend final : public Backend {
   std::vector<AssemblyResult> assembly_;
   std::vector<Model>* owned_models_ = nullptr;     ///< models_ once set_models made it per instance
   mutable std::vector<std::unique_ptr<Worker>> workers_;
+  std::unique_ptr<ThreadPool> pool_;               ///< threads_ workers (the caller included)
   InstanceIds ids_;
 };
 

@@ -93,7 +93,8 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
       cuda_reduced_check_fits(shared->front(), n_instances, shared->size() > 1, options.precision);
       reduced = make_cuda_reduced_backend(shared, n_instances, options.precision);
     } else {
-      reduced = std::make_unique<ReducedBackend>(shared, n_instances, options.threads);
+      // `cpu` is the scalar reference; `cpu-simd` and `auto` step in SIMD lanes.
+      reduced = std::make_unique<ReducedBackend>(shared, n_instances, options.threads, options.backend != "cpu");
     }
     return std::unique_ptr<Simulator>(new Simulator(shared, std::move(reduced)));
   }

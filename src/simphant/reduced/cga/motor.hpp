@@ -28,6 +28,7 @@
 
 #include "simphant/core/hd.hpp"
 #include "simphant/math/small.hpp"
+#include "simphant/reduced/lane_math.hpp"
 
 namespace simphant {
 namespace cga {
@@ -145,7 +146,8 @@ template <class T> SP_HD Motor<T> translator(const Vec3<T>& p) {
 /// Rotor R = cos(angle/2) - sin(angle/2) a I3 = exp(-angle/2 a I3): the right-handed
 /// rotation by `angle` [rad] about the unit axis a through the origin.
 template <class T> SP_HD Motor<T> rotor(const Vec3<T>& a, T angle) {
-  const T c = std::cos(T(0.5) * angle), s = std::sin(T(0.5) * angle);
+  T s, c;
+  lane_sincos(T(0.5) * angle, s, c);
   return {c, -s * a.x, s * a.y, -s * a.z, T(0), T(0), T(0), T(0)};
 }
 
