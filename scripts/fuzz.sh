@@ -5,17 +5,17 @@
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]     targets: fuzz_scene fuzz_urdf fuzz_design (default all)
 # The growing corpus stays in build-fuzz/corpus/<target>; a finding (crash, sanitizer
 # report, leak, timeout, out-of-memory) is written to build-fuzz/findings/<target>/ and
-# the script exits 1 after running every target. Installs clang, libclang-rt-dev and
-# libomp-dev (apt-get) when missing.
+# the script exits 1 after running every target. Installs clang and libclang-rt-dev
+# (apt-get) when missing.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${1:-60}
 if [ $# -gt 0 ]; then shift; fi
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=(fuzz_scene fuzz_urdf fuzz_design); fi
-# clang with libFuzzer's runtime and OpenMP for clang: installed with apt-get when missing.
+# clang with libFuzzer's runtime: installed with apt-get when missing.
 missing=()
-for p in clang libclang-rt-dev libomp-dev; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+for p in clang libclang-rt-dev; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
   SUDO=""
   if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi

@@ -55,7 +55,7 @@ ReducedBackend::ReducedBackend(std::shared_ptr<const std::vector<Model>> models,
   floating_ = m0.robot->model.floating ? 1 : 0;
   state_size_ = robot_state_size(n_, floating_);
   dt_ = m0.solver.dt;
-  threads_ = threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  threads_ = resolve_thread_count(threads);
   // no more workers than work items (groups of 8 in lanes mode)
   threads_ = std::min(threads_, std::max(1, lanes_ ? simd::reduced_group_count(n_instances_) : n_instances_));
   for (const Model& m : *models_) check_model(m, "ReducedBackend");

@@ -72,7 +72,8 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
     throw std::invalid_argument("unknown precision '" + options.precision + "' (fp64 or fp32)");
   // bdf (SUNDIALS CVODE) runs on the cpu backend only (docs/solver.md, "Integrators").
   const bool bdf = shared->front().solver.integrator == Integrator::Bdf;
-  if (options.backend == "cpu-simd") {
+  const bool joint_space = shared->front().robot && shared->front().robot->solver != RobotSolver::Dae;
+  if (options.backend == "cpu-simd" && !joint_space) {
     const std::string why = cpu_simd_unsupported(shared->front());
     if (!why.empty()) throw std::invalid_argument("backend cpu-simd: " + why + " (use backend cpu)");
   }
@@ -86,15 +87,18 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
   // A robot scene with solver aba / cga runs in joint coordinates (docs/robots.md): on the
   // GPU one thread per instance (host/cuda_reduced_backend.cuh; `cuda` and `cuda-fused`
   // name the same path), on the CPU the reduced backend.
-  if (shared->front().robot && shared->front().robot->solver != RobotSolver::Dae) {
+  if (joint_space) {
     std::unique_ptr<Backend> reduced;
     if (cuda) {
       require_cuda_device(named_cuda ? options.backend : "cuda");
       cuda_reduced_check_fits(shared->front(), n_instances, shared->size() > 1, options.precision);
       reduced = make_cuda_reduced_backend(shared, n_instances, options.precision);
     } else {
-      // `cpu` is the scalar reference; `cpu-simd` and `auto` step in SIMD lanes.
-      reduced = std::make_unique<ReducedBackend>(shared, n_instances, options.threads, options.backend != "cpu");
+      // `cpu` is the scalar reference; `cpu-simd` steps in SIMD lanes, and so does `auto`
+      // when the batch fills at least one group of lanes (as for the DAE path).
+      const long long auto_n = options.auto_instances > 0 ? options.auto_instances : n_instances;
+      const bool lanes = options.backend == "cpu-simd" || (options.backend == "auto" && auto_n >= simd::kLaneWidth);
+      reduced = std::make_unique<ReducedBackend>(shared, n_instances, options.threads, lanes);
     }
     return std::unique_ptr<Simulator>(new Simulator(shared, std::move(reduced)));
   }
