@@ -16,8 +16,12 @@
 namespace simphant::batch {
 
 /// The blocks of instance i's C + E (E_R = tikhonov_term(eps, C_RR)) into L (value e at
-/// L[e * n]) and the rows' pivot floors into floor (m, n); with rhs (m, n) also the
-/// right-hand side (null: left alone).
+/// L[e * n]; the diagonal blocks' lower triangles, as sparse_cholesky reads them) and the
+/// rows' pivot floors into floor (m, n); with rhs (m, n) also the right-hand side (null:
+/// left alone). Joint by joint: M^-1 is applied to the joint's rows once (per side), and
+/// those rows serve its own block and its block with every lower-indexed joint sharing a
+/// body, each product formed as schur_coupling forms it (lower joint's row . M^-1 higher
+/// joint's row), so the numbers are the CPU reference's.
 template <class T>
 SP_HD void fused_assemble(int i, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b, T eps,
                           T* L, T* rhs) {
@@ -27,14 +31,18 @@ SP_HD void fused_assemble(int i, const ModelView<T>& mv, const SchurPatternView&
   for (int e = 0; e < P.n_values; ++e) L[e * stride] = T(0);
   for (int a = 0; a < mv.n_constraints(); ++a) {
     if (rhs) schur_rhs_rows(i, a, mv, jac, static_cast<const T*>(b.Q), static_cast<const T*>(b.gamma_star), rhs, stride);
-    const int pa = P.position[a];
+    T w[2][kMaxJointRows][6];  // M^-1 Phi_q,a^T at each side's body
+    for (int sa = 0; sa < 2; ++sa)
+      if (mv.joint_body[2 * a + sa] >= 0) schur_minv_rows(i, a, sa, mv, jac, w[sa]);
+    const int pa = P.position[a], ma = mv.rows_of(a);
     for (int e = mv.coupling_start[a]; e < mv.coupling_start[a + 1]; ++e) {
-      const int pb = P.position[mv.coupling[3 * e]];
-      if (pb > pa) continue;  // the lower block: added by the later joint
-      const SchurBlockSlot slot = schur_block_slot(P, pa, pb);
-      schur_coupling(i, a, e, mv, jac, [&](int r, int s, T v) {
-        L[static_cast<std::size_t>(slot.base + r * slot.stride_r + s * slot.stride_s) * stride] += v;
-      });
+      const int lo = mv.coupling[3 * e];
+      if (lo > a) continue;  // formed by the higher-indexed joint
+      const SchurBlockSlot slot = schur_block_slot(P, P.position[lo], pa);  // (row of lo, row of a)
+      schur_coupling_products(i, lo, mv.coupling[3 * e + 2], ma, static_cast<const T(*)[6]>(w[mv.coupling[3 * e + 1]]),
+                              lo == a, mv, jac, [&](int r, int s, T v) {
+                                L[static_cast<std::size_t>(slot.base + r * slot.stride_r + s * slot.stride_s) * stride] += v;
+                              });
     }
   }
   for (int p = 0; p < P.n_joints; ++p) {

@@ -48,34 +48,49 @@ SP_HD void schur_rhs_rows(int i, int a, const ModelView<T>& mv, const T* jac_in,
   }
 }
 
+/// w[r] = M_k^-1 Phi_q,a,k(r)^T for every row r of joint a at its side sa (body k =
+/// mv.joint_body[2 a + sa] >= 0) of instance i: the joint's rows as the coupling products
+/// below use them.
+template <class T>
+SP_HD void schur_minv_rows(int i, int a, int sa, const ModelView<T>& mv, const T* jac_in, T (*w)[6]) {
+  const int n = mv.n_instances, k = mv.joint_body[2 * a + sa], oa = mv.row_offset[a];
+  const T mass = mv.mass(k, i);
+  const Mat3<T> J_inv = mv.inertia_inv_B(k, i);
+  for (int r = 0; r < mv.rows_of(a); ++r) {
+    T x[6];
+    for (int c = 0; c < 6; ++c) x[c] = soa(jac_in, 12 * (oa + r) + 6 * sa + c, n, i);
+    apply_body_Minv(mass, J_inv, x, w[r]);
+  }
+}
+
+/// add(r, s, Phi_q,lo,k(r) . w_hi[s]) for every row r of joint lo (side slo) and s < m_hi,
+/// with w_hi from schur_minv_rows of the joint it pairs with at the same body k; with
+/// lower_triangle (lo's own block) only s <= r.
+template <class T, class Add>
+SP_HD void schur_coupling_products(int i, int lo, int slo, int m_hi, const T (*w_hi)[6], bool lower_triangle,
+                                   const ModelView<T>& mv, const T* jac_in, Add add) {
+  const int n = mv.n_instances, olo = mv.row_offset[lo], m_lo = mv.rows_of(lo);
+  for (int r = 0; r < m_lo; ++r)
+    for (int s = 0; s < (lower_triangle ? r + 1 : m_hi); ++s) add(r, s, detail::dot6(jac_in, 12 * (olo + r) + 6 * slo, w_hi[s], n, i));
+}
+
 /// The products of coupling e of joint a (joint b sharing body k, ModelView::coupling)
 /// for instance i: add(r, s, Phi_q,a,k(r) M_k^-1 Phi_q,b,k(s)^T) for every row r of a and
 /// s of b. Each product is formed as (lower joint's row) . M_k^-1 (higher joint's row),
 /// so both triangles of C get the same numbers (the ones the CPU reference forms).
 template <class T, class Add>
 SP_HD void schur_coupling(int i, int a, int e, const ModelView<T>& mv, const T* jac_in, Add add) {
-  const int n = mv.n_instances;
   const int b = mv.coupling[3 * e], sa = mv.coupling[3 * e + 1], sb = mv.coupling[3 * e + 2];
-  const int k = mv.joint_body[2 * a + sa];
-  const T mass = mv.mass(k, i);
-  const Mat3<T> J_inv = mv.inertia_inv_B(k, i);
-  const int oa = mv.row_offset[a], ma = mv.rows_of(a), ob = mv.row_offset[b], mb = mv.rows_of(b);
   // (lo, slo): the joint whose rows are dotted; (hi, shi): the one M^-1 is applied to,
   // once per row.
   const bool a_low = a <= b;
-  const int lo = a_low ? oa : ob, slo = a_low ? sa : sb, hi = a_low ? ob : oa, shi = a_low ? sb : sa;
-  const int m_hi = a_low ? mb : ma;
   T w[kMaxJointRows][6];
-  for (int row = 0; row < m_hi; ++row) {
-    T x[6];
-    for (int c = 0; c < 6; ++c) x[c] = soa(jac_in, 12 * (hi + row) + 6 * shi + c, n, i);
-    apply_body_Minv(mass, J_inv, x, w[row]);
-  }
-  for (int s = 0; s < mb; ++s)
-    for (int r = 0; r < ma; ++r) {
-      const int row_lo = a_low ? r : s, row_hi = a_low ? s : r;
-      add(r, s, detail::dot6(jac_in, 12 * (lo + row_lo) + 6 * slo, w[row_hi], n, i));
-    }
+  schur_minv_rows(i, a_low ? b : a, a_low ? sb : sa, mv, jac_in, w);
+  if (a_low)
+    schur_coupling_products(i, a, sa, mv.rows_of(b), static_cast<const T(*)[6]>(w), false, mv, jac_in, add);
+  else
+    schur_coupling_products(i, b, sb, mv.rows_of(a), static_cast<const T(*)[6]>(w), false, mv, jac_in,
+                            [&](int r, int s, T v) { add(s, r, v); });
 }
 
 /// The relative Tikhonov eps of instance i: max(eps, eps_relative).

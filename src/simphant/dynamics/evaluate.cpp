@@ -26,10 +26,11 @@ inline int side_body(const ConstraintElement& e, int side) { return side == 0 ? 
 // blocks: M is block diagonal, so only rows of joints that share a body couple, and
 // C(a, b) = sum over shared bodies k of Phi_q,a,k M_k^-1 Phi_q,b,k^T. Each product is
 // handed once to add(a, b, r, s, c) (joint a's row r, joint b's row s; a == b for a
-// joint's own block, whose every (r, s) comes once), which stores it in dense C or in
-// the blocks of the sparse path; rhs is formed here.
+// joint's own block, whose every (r, s) comes once; with lower_own only s <= r there,
+// what the sparse factorisation reads), which stores it in dense C or in the blocks of
+// the sparse path; rhs is formed here.
 template <class Add>
-void build_schur(const Model& model, Data& d, Add add) {
+void build_schur(const Model& model, Data& d, bool lower_own, Add add) {
   const int N = model.n_bodies();
   for (int a = 0; a < model.n_constraints(); ++a) {
     const ConstraintElement jt = model.constraint(a);
@@ -52,8 +53,9 @@ void build_schur(const Model& model, Data& d, Add add) {
       for (int q = p; q < d.body_joint_start[k + 1]; ++q) {
         const int b = d.body_joint[q], sb = 6 * d.body_joint_side[q];
         const JointRows<double>& Wb = d.minv_jt[b];
+        const bool own = lower_own && q == p;
         for (int r = 0; r < Ja.m; ++r)
-          for (int s = 0; s < Wb.m; ++s) add(a, b, r, s, dot6(Ja.jac[r] + sa, Wb.jac[s] + sb));
+          for (int s = 0; s < (own ? r + 1 : Wb.m); ++s) add(a, b, r, s, dot6(Ja.jac[r] + sa, Wb.jac[s] + sb));
       }
     }
   }
@@ -62,7 +64,7 @@ void build_schur(const Model& model, Data& d, Add add) {
 // Dense: C in full (unregularised; its diagonal kept in d.diag_C).
 void assemble_schur_dense(const Model& model, Data& d) {
   d.C.setZero();
-  build_schur(model, d, [&](int a, int b, int r, int s, double c) {
+  build_schur(model, d, false, [&](int a, int b, int r, int s, double c) {
     const int R = model.constraint(a).row_offset + r, S = model.constraint(b).row_offset + s;
     d.C(R, S) += c;
     if (a != b) d.C(S, R) += c;
@@ -87,14 +89,15 @@ bool factor_schur_dense(Data& d, double eps) {
   return true;
 }
 
-// Sparse: the lower blocks of C in topology order (unregularised; diagonal in d.diag_C).
+// Sparse: the lower blocks of C in topology order, the diagonal blocks' lower triangles
+// (unregularised; diagonal in d.diag_C).
 void assemble_schur_sparse(const Model& model, Data& d) {
   const SchurPatternView P = d.schur_pattern.view();
   const std::vector<int>& pos = d.schur_pattern.position;
   std::fill(d.schur_values.begin(), d.schur_values.end(), 0.0);
   int last_a = -1, last_b = -1;  // the products come joint pair by joint pair
   SchurBlockSlot slot{};
-  build_schur(model, d, [&](int a, int b, int r, int s, double c) {
+  build_schur(model, d, true, [&](int a, int b, int r, int s, double c) {
     if (a != last_a || b != last_b) {
       slot = schur_block_slot(P, pos[a], pos[b]);
       last_a = a;

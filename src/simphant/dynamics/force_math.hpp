@@ -199,12 +199,14 @@ SP_HD void joint_reaction(int m, const T* jac, const T* lambda, const BodyKin<T>
   }
 }
 
-/// y = M_k^-1 x for one body's 6 velocity coordinates: x / m on v, J^-1 x on omega.
+/// y = M_k^-1 x for one body's 6 velocity coordinates: x (1 / m) on v (one division),
+/// J^-1 x on omega.
 template <class T>
 SP_HD void apply_body_Minv(T mass, const Mat3<T>& J_inv_B, const T* x, T* y) {
   const Vec3<T> w = mul(J_inv_B, Vec3<T>{x[3], x[4], x[5]});
+  const T inv_mass = T(1) / mass;
   for (int c = 0; c < 3; ++c) {
-    y[c] = x[c] / mass;
+    y[c] = x[c] * inv_mass;
     y[3 + c] = w[c];
   }
 }

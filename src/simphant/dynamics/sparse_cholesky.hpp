@@ -8,6 +8,13 @@
 // and sparse forms). __host__ __device__, no allocation: used per instance by the CPU
 // path (stride 1) and per thread by the cuda-fused kernel, whose values are structure of
 // arrays (value e of the instance at L[e * stride]).
+//
+// The factor keeps the reciprocals of its diagonal: the diagonal entry (c, c) of each
+// diagonal block holds 1 / L(c, c), so the block solves and the triangular solves
+// multiply instead of divide (one division per row of C in the factorisation, none in
+// a solve). Every block operation runs as a fixed-size kernel for the joints' row counts
+// (1 .. kMaxSchurBlockRows, dispatched once per block), so its loops unroll and the
+// offsets fold into multiples of the stride.
 #include <cmath>
 #include <cstddef>
 
@@ -16,6 +23,10 @@
 #include "simphant/math/lane_ops.hpp"
 
 namespace simphant {
+
+/// The largest number of rows of one joint in a SchurPattern (build_schur_pattern
+/// accepts 1..6).
+inline constexpr int kMaxSchurBlockRows = 6;
 
 /// Where C(row r of the joint at position pa, row s of the joint at position pb) lives
 /// in the values: base + r * stride_r + s * stride_s. Lower blocks only: for pa < pb it
@@ -30,8 +41,149 @@ SP_HD SchurBlockSlot schur_block_slot(const SchurPatternView& P, int pa, int pb)
   return {P.block_value[P.find_block(pb, pa)], 1, P.pos_rows[pa]};
 }
 
-/// In place: on entry the values hold the blocks of C (the diagonal blocks in full, the
-/// fill blocks zero), on exit those of L (the diagonal blocks in their lower triangle).
+namespace sparse_cholesky_detail {
+
+/// A block's row count as a type (the fixed-size kernels' template argument).
+template <int N>
+struct Rows {
+  static constexpr int value = N;
+};
+
+/// f(Rows<r>{}) for r in 1 .. kMaxSchurBlockRows; other r do nothing (build_schur_pattern
+/// rejects them).
+template <class F>
+SP_HD void with_rows(int r, F&& f) {
+  switch (r) {
+    case 1: f(Rows<1>{}); break;
+    case 2: f(Rows<2>{}); break;
+    case 3: f(Rows<3>{}); break;
+    case 4: f(Rows<4>{}); break;
+    case 5: f(Rows<5>{}); break;
+    case 6: f(Rows<6>{}); break;
+    default: break;
+  }
+}
+
+/// Value e of a block at B (stride st).
+template <class T>
+SP_HD T& at(T* B, int e, std::size_t st) {
+  return B[static_cast<std::size_t>(e) * st];
+}
+template <class T>
+SP_HD const T& at(const T* B, int e, std::size_t st) {
+  return B[static_cast<std::size_t>(e) * st];
+}
+
+/// A (rq x RP) -= X (rq x RC) Y^T (Y: RP x RC); with diagonal (then X == Y's rows are
+/// the same joint's, rq == RP) only the lower triangle s <= r.
+template <int RP, int RC, bool Diagonal, class T>
+SP_HD void block_update(T* A, const T* X, const T* Y, int rq, std::size_t st) {
+  for (int r = 0; r < (Diagonal ? RP : rq); ++r) {
+    T x[RC];
+    for (int t = 0; t < RC; ++t) x[t] = at(X, r * RC + t, st);
+    for (int s = 0; s < (Diagonal ? r + 1 : RP); ++s) {
+      T acc = x[0] * at(Y, s * RC, st);
+      for (int t = 1; t < RC; ++t) acc += x[t] * at(Y, s * RC + t, st);
+      at(A, r * RP + s, st) -= acc;
+    }
+  }
+}
+
+/// Dense Cholesky of the RP x RP block A in place (lower triangle; the diagonal left as
+/// reciprocals). floor: null or row c's pivot floor at floor[c * floor_stride].
+template <int RP, class T>
+SP_HD bool block_factor(T* A, std::size_t st, const T* floor, std::size_t floor_stride) {
+  for (int c = 0; c < RP; ++c) {
+    T d = at(A, c * RP + c, st);
+    for (int t = 0; t < c; ++t) {
+      const T l = at(A, c * RP + t, st);
+      d -= l * l;
+    }
+    const T f = floor ? floor[static_cast<std::size_t>(c) * floor_stride] : T(0);
+    if (!lane_all(pivot_accepted(d, f))) return false;
+    const T inv = T(1) / lane_sqrt(d);
+    at(A, c * RP + c, st) = inv;
+    for (int r = c + 1; r < RP; ++r) {
+      T v = at(A, r * RP + c, st);
+      for (int t = 0; t < c; ++t) v -= at(A, r * RP + t, st) * at(A, c * RP + t, st);
+      at(A, r * RP + c, st) = v * inv;
+    }
+  }
+  return true;
+}
+
+/// A (rq x RP) <- A L(p, p)^-T with the factorised diagonal block D (reciprocal
+/// diagonal), row by row.
+template <int RP, class T>
+SP_HD void block_solve_below(T* A, const T* D, int rq, std::size_t st) {
+  T inv[RP];
+  for (int s = 0; s < RP; ++s) inv[s] = at(D, s * RP + s, st);
+  for (int r = 0; r < rq; ++r) {
+    T a[RP];
+    for (int s = 0; s < RP; ++s) {
+      T v = at(A, r * RP + s, st);
+      for (int t = 0; t < s; ++t) v -= a[t] * at(D, s * RP + t, st);
+      a[s] = v * inv[s];
+      at(A, r * RP + s, st) = a[s];
+    }
+  }
+}
+
+/// Forward substitution with the diagonal block D: x (RP rows, x[r * xs]) <- D^-1 x.
+template <int RP, class T>
+SP_HD void diag_forward(const T* D, std::size_t st, T* x, std::size_t xs) {
+  T v[RP];
+  for (int r = 0; r < RP; ++r) {
+    T w = x[static_cast<std::size_t>(r) * xs];
+    for (int t = 0; t < r; ++t) w -= at(D, r * RP + t, st) * v[t];
+    v[r] = w * at(D, r * RP + r, st);
+    x[static_cast<std::size_t>(r) * xs] = v[r];
+  }
+}
+
+/// Backward substitution with the diagonal block D: x <- D^-T x.
+template <int RP, class T>
+SP_HD void diag_backward(const T* D, std::size_t st, T* x, std::size_t xs) {
+  T v[RP];
+  for (int r = RP - 1; r >= 0; --r) {
+    T w = x[static_cast<std::size_t>(r) * xs];
+    for (int t = r + 1; t < RP; ++t) w -= at(D, t * RP + r, st) * v[t];
+    v[r] = w * at(D, r * RP + r, st);
+    x[static_cast<std::size_t>(r) * xs] = v[r];
+  }
+}
+
+/// xq (rq rows) -= B (rq x RP) xp (RP rows).
+template <int RP, class T>
+SP_HD void below_forward(const T* B, int rq, std::size_t st, const T* xp, T* xq, std::size_t xs) {
+  T v[RP];
+  for (int s = 0; s < RP; ++s) v[s] = xp[static_cast<std::size_t>(s) * xs];
+  for (int r = 0; r < rq; ++r) {
+    T acc = at(B, r * RP, st) * v[0];
+    for (int s = 1; s < RP; ++s) acc += at(B, r * RP + s, st) * v[s];
+    xq[static_cast<std::size_t>(r) * xs] -= acc;
+  }
+}
+
+/// xp (RP rows) -= B^T (RP x rq) xq (rq rows).
+template <int RP, class T>
+SP_HD void below_backward(const T* B, int rq, std::size_t st, const T* xq, T* xp, std::size_t xs) {
+  T acc[RP];
+  const T x0 = xq[0];
+  for (int s = 0; s < RP; ++s) acc[s] = at(B, s, st) * x0;
+  for (int r = 1; r < rq; ++r) {
+    const T xr = xq[static_cast<std::size_t>(r) * xs];
+    for (int s = 0; s < RP; ++s) acc[s] += at(B, r * RP + s, st) * xr;
+  }
+  for (int s = 0; s < RP; ++s) xp[static_cast<std::size_t>(s) * xs] -= acc[s];
+}
+
+}  // namespace sparse_cholesky_detail
+
+/// In place: on entry the values hold the blocks of C (the diagonal blocks' lower
+/// triangles and the blocks below them; the diagonal blocks' upper triangles are neither
+/// read nor written; the fill blocks zero), on exit those of L, except that the diagonal
+/// entry (c, c) of each diagonal block holds 1 / L(c, c) (what sparse_solve reads).
 /// L: the instance's first value; value e at L[e * stride]. floor: null, or the smallest
 /// accepted pivot of each row in the original row order, row R at floor[R * floor_stride]
 /// (pivot_floor in refined_solve.hpp). Returns false when a pivot is not positive, not
@@ -40,6 +192,7 @@ SP_HD SchurBlockSlot schur_block_slot(const SchurPatternView& P, int pa, int pb)
 template <class T>
 SP_HD bool sparse_cholesky(const SchurPatternView& P, T* L, std::size_t stride, const T* floor = nullptr,
                            std::size_t floor_stride = 1) {
+  namespace d = sparse_cholesky_detail;
   for (int p = 0; p < P.n_joints; ++p) {
     const int rp = P.pos_rows[p];
     const int bd = P.col_start[p];
@@ -53,41 +206,24 @@ SP_HD bool sparse_cholesky(const SchurPatternView& P, T* L, std::size_t stride, 
         const int rc = P.pos_rows[P.block_col[bqc]];
         const T* X = L + static_cast<std::size_t>(P.block_value[bqc]) * stride;  // rq x rc
         const T* Y = L + static_cast<std::size_t>(P.block_value[bpc]) * stride;  // rp x rc
-        for (int r = 0; r < rq; ++r)
-          for (int s = 0; s < (diagonal ? r + 1 : rp); ++s) {
-            T acc = X[static_cast<std::size_t>(r * rc) * stride] * Y[static_cast<std::size_t>(s * rc) * stride];
-            for (int t = 1; t < rc; ++t)
-              acc += X[static_cast<std::size_t>(r * rc + t) * stride] * Y[static_cast<std::size_t>(s * rc + t) * stride];
-            A[static_cast<std::size_t>(r * rp + s) * stride] -= acc;
-          }
+        d::with_rows(rp, [&](auto RP) {
+          d::with_rows(rc, [&](auto RC) {
+            if (diagonal)
+              d::block_update<decltype(RP)::value, decltype(RC)::value, true>(A, X, Y, rq, stride);
+            else
+              d::block_update<decltype(RP)::value, decltype(RC)::value, false>(A, X, Y, rq, stride);
+          });
+        });
       }
-      if (diagonal) {  // dense Cholesky of the rp x rp block, lower triangle
-        for (int c = 0; c < rp; ++c) {
-          T d = A[static_cast<std::size_t>(c * rp + c) * stride];
-          for (int t = 0; t < c; ++t) {
-            const T l = A[static_cast<std::size_t>(c * rp + t) * stride];
-            d -= l * l;
-          }
-          const T f = floor ? floor[static_cast<std::size_t>(P.pos_row0[p] + c) * floor_stride] : T(0);
-          if (!lane_all(pivot_accepted(d, f))) return false;
-          const T dc = lane_sqrt(d);
-          A[static_cast<std::size_t>(c * rp + c) * stride] = dc;
-          for (int r = c + 1; r < rp; ++r) {
-            T v = A[static_cast<std::size_t>(r * rp + c) * stride];
-            for (int t = 0; t < c; ++t)
-              v -= A[static_cast<std::size_t>(r * rp + t) * stride] * A[static_cast<std::size_t>(c * rp + t) * stride];
-            A[static_cast<std::size_t>(r * rp + c) * stride] = v / dc;
-          }
-        }
-      } else {  // A <- A L(p, p)^-T, row by row
-        for (int r = 0; r < rq; ++r)
-          for (int s = 0; s < rp; ++s) {
-            T v = A[static_cast<std::size_t>(r * rp + s) * stride];
-            for (int t = 0; t < s; ++t)
-              v -= A[static_cast<std::size_t>(r * rp + t) * stride] * D[static_cast<std::size_t>(s * rp + t) * stride];
-            A[static_cast<std::size_t>(r * rp + s) * stride] = v / D[static_cast<std::size_t>(s * rp + s) * stride];
-          }
-      }
+      bool ok = true;
+      d::with_rows(rp, [&](auto RP) {
+        if (diagonal)
+          ok = d::block_factor<decltype(RP)::value>(
+              A, stride, floor ? floor + static_cast<std::size_t>(P.pos_row0[p]) * floor_stride : floor, floor_stride);
+        else
+          d::block_solve_below<decltype(RP)::value>(A, D, rq, stride);
+      });
+      if (!ok) return false;
     }
   }
   return true;
@@ -98,39 +234,30 @@ SP_HD bool sparse_cholesky(const SchurPatternView& P, T* L, std::size_t stride, 
 /// x[R * x_stride].
 template <class T>
 SP_HD void sparse_solve(const SchurPatternView& P, const T* L, std::size_t stride, T* x, std::size_t x_stride) {
-  auto X = [&](int R) -> T& { return x[static_cast<std::size_t>(R) * x_stride]; };
-  auto V = [&](int b, int e) { return L[static_cast<std::size_t>(P.block_value[b] + e) * stride]; };
+  namespace d = sparse_cholesky_detail;
+  auto block = [&](int b) { return L + static_cast<std::size_t>(P.block_value[b]) * stride; };
+  auto rows = [&](int p) { return x + static_cast<std::size_t>(P.pos_row0[p]) * x_stride; };
   for (int p = 0; p < P.n_joints; ++p) {  // L y = x
-    const int rp = P.pos_rows[p], r0 = P.pos_row0[p], bd = P.col_start[p];
-    for (int r = 0; r < rp; ++r) {
-      T v = X(r0 + r);
-      for (int t = 0; t < r; ++t) v -= V(bd, r * rp + t) * X(r0 + t);
-      X(r0 + r) = v / V(bd, r * rp + r);
-    }
-    for (int b = bd + 1; b < P.col_start[p + 1]; ++b) {
-      const int q = P.block_row[b], rq = P.pos_rows[q], q0 = P.pos_row0[q];
-      for (int r = 0; r < rq; ++r) {
-        T acc = V(b, r * rp) * X(r0);
-        for (int s = 1; s < rp; ++s) acc += V(b, r * rp + s) * X(r0 + s);
-        X(q0 + r) -= acc;
+    const int bd = P.col_start[p], be = P.col_start[p + 1];
+    d::with_rows(P.pos_rows[p], [&](auto RP) {
+      constexpr int R = decltype(RP)::value;
+      d::diag_forward<R>(block(bd), stride, rows(p), x_stride);
+      for (int b = bd + 1; b < be; ++b) {
+        const int q = P.block_row[b];
+        d::below_forward<R>(block(b), P.pos_rows[q], stride, static_cast<const T*>(rows(p)), rows(q), x_stride);
       }
-    }
+    });
   }
   for (int p = P.n_joints - 1; p >= 0; --p) {  // L^T x = y
-    const int rp = P.pos_rows[p], r0 = P.pos_row0[p], bd = P.col_start[p];
-    for (int b = bd + 1; b < P.col_start[p + 1]; ++b) {
-      const int q = P.block_row[b], rq = P.pos_rows[q], q0 = P.pos_row0[q];
-      for (int s = 0; s < rp; ++s) {
-        T acc = V(b, s) * X(q0);
-        for (int r = 1; r < rq; ++r) acc += V(b, r * rp + s) * X(q0 + r);
-        X(r0 + s) -= acc;
+    const int bd = P.col_start[p], be = P.col_start[p + 1];
+    d::with_rows(P.pos_rows[p], [&](auto RP) {
+      constexpr int R = decltype(RP)::value;
+      for (int b = bd + 1; b < be; ++b) {
+        const int q = P.block_row[b];
+        d::below_backward<R>(block(b), P.pos_rows[q], stride, static_cast<const T*>(rows(q)), rows(p), x_stride);
       }
-    }
-    for (int r = rp - 1; r >= 0; --r) {
-      T v = X(r0 + r);
-      for (int t = r + 1; t < rp; ++t) v -= V(bd, t * rp + r) * X(r0 + t);
-      X(r0 + r) = v / V(bd, r * rp + r);
-    }
+      d::diag_backward<R>(block(bd), stride, rows(p), x_stride);
+    });
   }
 }
 
