@@ -75,6 +75,15 @@ SP_HD void add_joint_law(const ModelView<T>& mv, const ForceTopo& ft, T u, int i
 
 }  // namespace detail
 
+/// Body k of instance i without force elements: gravity m g (W) and the gyroscopic
+/// torque -omega_B x J_B omega_B (B) into Qk[6], for any T (the SIMD lanes of simd/ run it
+/// for the bodies that no force element touches). omega_B: the body's angular velocity (B).
+template <class T>
+SP_HD void body_base_wrench(int i, int k, const ModelView<T>& mv, const Vec3<T>& omega_B, T* Qk) {
+  for (int c = 0; c < 6; ++c) Qk[c] = T(0);
+  detail::add_wrench(Qk, mv.mass(k, i) * mv.gravity(i), gyroscopic_torque(mv.inertia_B(k, i), omega_B));
+}
+
 /// tid = k * n + i. t_in: (n) instance times [s] (the loads' motion laws read them);
 /// y_in: (13 N, n); inputs_in: (n_inputs, n) actuator values. Q_out: (6 N, n). Threads
 /// past n N return.
@@ -85,10 +94,8 @@ SP_HD void body_forces_thread(int tid, const ModelView<T>& mv, const T* t_in, co
   if (tid >= n * N) return;
   const int i = tid % n, k = tid / n;
   const BodyKin<T> B = soa_body_kin(y_in, n, i, N, k);
-  const T mass = mv.mass(k, i);
-  const Vec3<T> g = mv.gravity(i);
-  T Qk[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};
-  detail::add_wrench(Qk, mass * g, gyroscopic_torque(mv.inertia_B(k, i), B.omega_B));
+  T Qk[6];
+  body_base_wrench(i, k, mv, B.omega_B, Qk);
   const Vec3<T> zero = zero3<T>();
   for (int f = 0; f < mv.n_forces; ++f) {
     const ForceTopo& ft = mv.force[f];
