@@ -17,6 +17,9 @@
 //
 // Private to simd_step.cpp, whose target_clones entry inlines all of it (flatten).
 #include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "fused_stage.hpp"  // kernels/
@@ -102,6 +105,20 @@ inline GroupContext make_group_context(const SimdBatchView& v, std::vector<unsig
   o.lambda_soa = 1;
   // The per-instance integer arrays stay per instance: only the per-lane code uses them.
 
+  auto aligned = [](const void* p, const char* what) {
+    if (reinterpret_cast<std::uintptr_t>(p) % alignof(L8) != 0)
+      throw std::invalid_argument(std::string("simd::advance_groups: ") + what + " is not 64-byte aligned");
+  };
+  const std::pair<const double*, const char*> arrays[] = {
+      {b.Y, "b.Y"},         {b.y_stage, "b.y_stage"}, {b.k[0], "b.k[0]"},   {b.k[1], "b.k[1]"},
+      {b.k[2], "b.k[2]"},   {b.k[3], "b.k[3]"},       {b.phi, "b.phi"},     {b.jac, "b.jac"},
+      {b.gamma_star, "b.gamma_star"}, {b.Q, "b.Q"},   {b.C, "b.C"},         {b.rhs, "b.rhs"},
+      {b.lambda, "b.lambda"}, {b.floor, "b.floor"},   {b.inputs, "b.inputs"}, {b.violation, "b.violation"},
+      {b.runaway, "b.runaway"}, {b.time, "b.time"},   {mv.param_varied, "mv.param_varied"},
+      {v.param_shared_lanes, "param_shared_lanes"}};
+  for (const auto& a : arrays) aligned(a.first, a.second);
+  if (mv.n_instances % kLaneWidth != 0)
+    throw std::invalid_argument("simd::advance_groups: mv.n_instances is not a multiple of kLaneWidth");
   scalar_forces.assign(static_cast<std::size_t>(mv.n_bodies), 0);
   auto mark = [&](int k) {
     if (k >= 0 && k < mv.n_bodies) scalar_forces[static_cast<std::size_t>(k)] = 1;
