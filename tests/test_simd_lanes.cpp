@@ -14,10 +14,11 @@
 //     over the steps; kDispatchedTol below is that bound, measured.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <limits>
 #include <string>
@@ -105,6 +106,17 @@ void expect_identical(const test::SimdBatch& A, int ia, const test::SimdBatch& B
 }
 
 constexpr int kSteps = 100;
+
+/// The scenes that also run the other integrators and projections (kVariants): the closed
+/// loops (redundant rows), drivers, force elements and free rotation; every scene runs its
+/// own settings. (All scenes in all variants take several times as long, the sanitizer
+/// run's budget, for the same code paths.)
+bool runs_variants(const std::string& name) {
+  for (const char* v : {"four_bar", "bricard", "slider_crank_driven", "crank_press", "stiff_damper", "spinning_top",
+                        "double_pendulum", "cylindrical_collar"})
+    if (name == v) return true;
+  return false;
+}
 constexpr int kReal = 13, kPad = 16;  // two groups, three padding lanes
 
 /// The models of a batch of kReal instances padded to kPad with copies of instance 0.
@@ -117,8 +129,7 @@ std::vector<Model> padded(std::vector<Model> models) {
 // Bound of the dispatched clone against the scalar form: the measured largest difference
 // over every example and variant after kSteps steps, relative to max(1, |Y|), is below
 // 3.1e-13 on AVX-512 (the test prints it); kDispatchedTol = 1e-10 leaves a factor 300 for
-// other CPUs'
-// clones, while a wrong lane (a swapped instance, a missed term) differs at O(1e-3) or more.
+// other CPUs' clones, while a wrong lane (a swapped instance, a missed term) differs at O(1e-3) or more.
 constexpr double kDispatchedTol = 1e-10;
 
 // On every example and variant after kSteps steps (statuses, recoveries, violations
@@ -129,6 +140,7 @@ TEST(SimdLanes, EqualToScalarFormOnEveryExample) {
   double worst = 0;
   for (const std::string& name : fused_scene_names())
     for (const Variant& v : kVariants) {
+      if (&v != &kVariants[0] && !runs_variants(name)) continue;
       const std::vector<Model> models = padded(variant_models(name, kReal, v));
       test::SimdBatch S(models, kPad), L(models, kPad), D(models, kPad);
       S.advance(kSteps, false);
@@ -309,23 +321,33 @@ TEST(SimdLanes, PiecesEqualPerThreadFunctions) {
   }
 }
 
+/// CPU time of this thread [s] (a loaded machine's other processes do not count).
+double thread_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 // Throughput of the two forms on one core (not run by default: a measurement, run with
 // --gtest_also_run_disabled_tests --gtest_filter='*Throughput*'): instance-steps per
-// second of RK4 for 64 instances, the scalar form and the dispatched lanes.
+// second of RK4 for 64 instances (per second of this thread's CPU time), the scalar form
+// and the dispatched lanes.
 TEST(SimdLanes, DISABLED_Throughput) {
   const std::string examples = std::string(SIMPHANT_SOURCE_DIR) + "/examples";
+  const char* only = std::getenv("SIMPHANT_THROUGHPUT_MODEL");  // one model, for a profiler
   for (const char* name : {"arm7", "chain_4", "chain_8", "chain_16", "chain_32", "four_bar", "slider_crank"}) {
+    if (only && std::string(only) != name) continue;
     const std::vector<Model> models(1, bench::bench_model(name, examples));
     const int n = 64;
-    double rate[2];
-    for (int lanes = 0; lanes < 2; ++lanes) {
+    double rate[2] = {1, 1};
+    for (int lanes = std::getenv("SIMPHANT_THROUGHPUT_LANES_ONLY") ? 1 : 0; lanes < 2; ++lanes) {
       test::SimdBatch B(models, n);
       B.advance(5, lanes != 0);
       int steps = 20;
       for (;;) {
-        const auto t0 = std::chrono::steady_clock::now();
+        const double t0 = thread_seconds();
         B.advance(steps, lanes != 0);
-        const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double t = thread_seconds() - t0;
         if (t > 0.5 || steps > 100000) {
           rate[lanes] = static_cast<double>(n) * steps / t;
           break;
