@@ -83,7 +83,8 @@ std::vector<Model> variant_models(const std::string& name, int n, const Variant&
 /// exactly as the dispatched clones run it, minus the FMAs.
 void advance_lanes_here(test::SimdBatch& B, int n_steps) {
   std::vector<unsigned char> scalar_forces;
-  const simd::GroupContext ctx = simd::make_group_context(B.view, scalar_forces);
+  std::vector<BodyKin<double>> kin;
+  const simd::GroupContext ctx = simd::make_group_context(B.view, scalar_forces, kin);
   for (int g = 0; g < B.groups(); ++g) simd::advance_group(ctx, g, n_steps);
   *B.view.b.step += n_steps;
 }
@@ -284,7 +285,8 @@ TEST(SimdLanes, PiecesEqualPerThreadFunctions) {
     std::fill(b.k[0], b.k[0] + ny, nan);
     std::fill(b.y_stage, b.y_stage + ny, nan);
     std::vector<unsigned char> scalar_forces;
-    simd::GroupContext ctx = simd::make_group_context(A.view, scalar_forces);
+    std::vector<BodyKin<double>> kin;
+    simd::GroupContext ctx = simd::make_group_context(A.view, scalar_forces, kin);
     auto expect_bits = [&](const std::vector<double>& ref, const double* got, const char* what) {
       for (std::size_t e = 0; e < ref.size(); ++e)
         ASSERT_TRUE(same_bits(ref[e], got[e])) << name << " " << what << "[" << e << "]: " << ref[e] << " vs " << got[e];

@@ -38,6 +38,10 @@ struct GroupContext {
   /// (n_bodies) 1 where a force element may act on the body: its Q is summed per lane by
   /// body_forces_thread; 0: gravity and the gyroscopic term only, in the lanes.
   const unsigned char* scalar_forces;
+  bool any_scalar_forces;
+  /// (n_bodies) the per-lane force code's kinematics of each body (one group at a time).
+  BodyKin<double>* kin_scratch;
+  unsigned char* kin_known;  ///< (n_bodies) which of kin_scratch are computed
 };
 
 template <class T>
@@ -45,8 +49,10 @@ T* as_lanes(T* p) = delete;
 inline L8* as_lanes(double* p) { return reinterpret_cast<L8*>(p); }
 inline const L8* as_lanes(const double* p) { return reinterpret_cast<const L8*>(p); }
 
-/// The group view of v; scalar_forces (filled here) backs GroupContext::scalar_forces.
-inline GroupContext make_group_context(const SimdBatchView& v, std::vector<unsigned char>& scalar_forces) {
+/// The group view of v; scalar_forces and kin (sized here) back GroupContext::scalar_forces
+/// and kin_scratch.
+inline GroupContext make_group_context(const SimdBatchView& v, std::vector<unsigned char>& scalar_forces,
+                                       std::vector<BodyKin<double>>& kin) {
   const batch::ModelView<double>& mv = v.mv;
   GroupContext c{};
   c.v = &v;
@@ -145,6 +151,13 @@ inline GroupContext make_group_context(const SimdBatchView& v, std::vector<unsig
     }
   }
   c.scalar_forces = scalar_forces.data();
+  c.any_scalar_forces = false;
+  for (int k = 0; k < mv.n_bodies; ++k) c.any_scalar_forces = c.any_scalar_forces || scalar_forces[k] != 0;
+  kin.resize(static_cast<std::size_t>(mv.n_bodies));
+  c.kin_scratch = kin.data();
+  scalar_forces.resize(2 * static_cast<std::size_t>(mv.n_bodies));  // the second half: kin_known
+  c.scalar_forces = scalar_forces.data();
+  c.kin_known = scalar_forces.data() + mv.n_bodies;
   return c;
 }
 
@@ -187,13 +200,30 @@ struct GroupState {
                                  b.gamma_star);
 }
 
-/// body_forces_thread of body k for every lane of the group.
-[[gnu::noinline]] inline void lanes_body_forces(GroupState& s, int k, const double* y) {
+/// body_forces_thread of every body with force elements (GroupContext::scalar_forces) for
+/// every lane of the group, each body's kinematics computed once per lane (body_forces_of).
+[[gnu::noinline]] inline void lanes_body_forces(GroupState& s, const double* y) {
+  const batch::ModelView<double>& mv = *s.mv;
   batch::BatchBuffers<double>& b = s.b;
-  const int n = s.mv->n_instances;
-  for (int l = 0; l < kLaneWidth; ++l)
-    batch::body_forces_thread(k * n + s.base + l, *s.mv, static_cast<const double*>(b.time), y,
-                              static_cast<const double*>(b.inputs), b.Q);
+  const int n = mv.n_instances, N = mv.n_bodies;
+  BodyKin<double>* kin = s.c->kin_scratch;
+  unsigned char* known = s.c->kin_known;
+  for (int l = 0; l < kLaneWidth; ++l) {
+    const int i = s.base + l;
+    for (int k = 0; k < N; ++k) known[k] = 0;
+    const auto kin_of = [&](int k) {
+      if (k < 0) return ground_kin<double>();
+      if (!known[k]) {
+        kin[k] = batch::soa_body_kin(y, n, i, N, k);
+        known[k] = 1;
+      }
+      return kin[k];
+    };
+    for (int k = 0; k < N; ++k)
+      if (s.c->scalar_forces[k])
+        batch::body_forces_of(i, k, mv, static_cast<const double*>(b.time), static_cast<const double*>(b.inputs), kin_of,
+                              b.Q);
+  }
 }
 
 /// The group's rows, Phi_q, gamma* and Q (or a projection stage's right-hand side) at y,
@@ -212,11 +242,9 @@ inline void group_rows_forces(GroupState& s, const double* y, double h, int proj
     return;
   }
   const int nG = mvL.n_instances;
+  if (s.c->any_scalar_forces) lanes_body_forces(s, y);
   for (int k = 0; k < mv.n_bodies; ++k) {
-    if (s.c->scalar_forces[k]) {
-      lanes_body_forces(s, k, y);
-      continue;
-    }
+    if (s.c->scalar_forces[k]) continue;
     const int o = 7 * mv.n_bodies + 6 * k;
     const Vec3<L8> w = {batch::soa(yL, o + 3, nG, g), batch::soa(yL, o + 4, nG, g), batch::soa(yL, o + 5, nG, g)};
     L8 Qk[6];

@@ -47,7 +47,8 @@ void advance_groups(const SimdBatchView& v, int g0, int g1, int n_steps, bool la
     return;
   }
   std::vector<unsigned char> scalar_forces;
-  const GroupContext ctx = make_group_context(v, scalar_forces);
+  std::vector<BodyKin<double>> kin;
+  const GroupContext ctx = make_group_context(v, scalar_forces, kin);
   for (int g = g0; g < g1; ++g) advance_group_dispatched(ctx, g, n_steps);
 }
 
