@@ -173,9 +173,15 @@ struct GroupState {
 // The per-lane parts (T = double on instance g W + l) are kept out of line
 // ([[gnu::noinline]]: flatten leaves them alone), so that they are compiled once, for the
 // baseline target, and not once per clone: they are rare or cheap next to the lane code.
+// Each begins with a compiler memory barrier: the lane code reads as Lanes the memory
+// that they write as double (and the reverse), and the barrier stops the compiler's
+// type-based alias analysis of the call (a callee that only stores doubles leaves Lanes
+// values alone) from keeping Lanes values across it or moving Lanes stores past it.
+#define SP_LANES_BARRIER() asm volatile("" ::: "memory")
 
 /// instance_time_thread for every lane of the group.
 [[gnu::noinline]] inline void lanes_instance_time(GroupState& s, double h) {
+  SP_LANES_BARRIER();
   for (int l = 0; l < kLaneWidth; ++l)
     batch::instance_time_thread(s.base + l, *s.mv, static_cast<const std::int64_t*>(s.b.step),
                                 static_cast<const std::int64_t*>(s.b.clock_offset), h, s.b.time);
@@ -183,6 +189,7 @@ struct GroupState {
 
 /// The drivers' rows (motion laws of time) for every lane of the group.
 [[gnu::noinline]] inline void lanes_driver_rows(GroupState& s, const double* y) {
+  SP_LANES_BARRIER();
   const batch::ModelView<double>& mv = *s.mv;
   batch::BatchBuffers<double>& b = s.b;
   for (int j = mv.n_joints; j < mv.n_constraints(); ++j)
@@ -193,6 +200,7 @@ struct GroupState {
 
 /// projection_rhs_thread for every lane of the group.
 [[gnu::noinline]] inline void lanes_projection_rhs(GroupState& s, int projection_stage, const double* y) {
+  SP_LANES_BARRIER();
   batch::BatchBuffers<double>& b = s.b;
   for (int l = 0; l < kLaneWidth; ++l)
     batch::projection_rhs_thread(s.base + l, *s.mv, projection_stage, static_cast<const double*>(b.time), y,
@@ -203,6 +211,7 @@ struct GroupState {
 /// body_forces_thread of every body with force elements (GroupContext::scalar_forces) for
 /// every lane of the group, each body's kinematics computed once per lane (body_forces_of).
 [[gnu::noinline]] inline void lanes_body_forces(GroupState& s, const double* y) {
+  SP_LANES_BARRIER();
   const batch::ModelView<double>& mv = *s.mv;
   batch::BatchBuffers<double>& b = s.b;
   const int n = mv.n_instances, N = mv.n_bodies;
@@ -255,7 +264,8 @@ inline void group_rows_forces(GroupState& s, const double* y, double h, int proj
 
 /// Lane l's factor of its regularised Schur matrix made the identity (pivot floors 0), so
 /// that the group's factorisation goes through for the other lanes.
-inline void neutralise_lane(const GroupState& s, int l) {
+[[gnu::noinline]] inline void neutralise_lane(const GroupState& s, int l) {
+  SP_LANES_BARRIER();
   const SchurPatternView& P = s.c->v->P;
   const std::size_t n = static_cast<std::size_t>(s.mv->n_instances), i = static_cast<std::size_t>(s.base + l);
   double* C = s.b.C;
@@ -271,6 +281,7 @@ inline void neutralise_lane(const GroupState& s, int l) {
 
 /// Which lanes' own scalar factorisation rejects a pivot (bad[l]).
 [[gnu::noinline]] inline void lanes_find_rejected(GroupState& s, bool* bad) {
+  SP_LANES_BARRIER();
   const batch::ModelView<double>& mv = *s.mv;
   const SchurPatternView& P = s.c->v->P;
   const std::size_t n = static_cast<std::size_t>(mv.n_instances);
@@ -284,6 +295,7 @@ inline void neutralise_lane(const GroupState& s, int l) {
 
 /// fused_factor_solve of lane l (with the recovery).
 [[gnu::noinline]] inline void lane_factor_solve(GroupState& s, int l) {
+  SP_LANES_BARRIER();
   batch::fused_factor_solve(s.base + l, *s.mv, s.c->v->P, s.b);
 }
 
@@ -361,6 +373,7 @@ inline void group_accelerations(GroupState& s, const double* y, double* ydot) {
 
 /// violation_thread and reduce_thread (the start state's sample) for every lane.
 [[gnu::noinline]] inline void lanes_violation_reduce(GroupState& s) {
+  SP_LANES_BARRIER();
   const batch::ModelView<double>& mv = *s.mv;
   batch::BatchBuffers<double>& b = s.b;
   for (int l = 0; l < kLaneWidth; ++l) {
@@ -375,12 +388,14 @@ inline void group_accelerations(GroupState& s, const double* y, double* ydot) {
 
 /// projection_apply_thread of one stage (correction dq) for every lane.
 [[gnu::noinline]] inline void lanes_projection_apply(GroupState& s, int kind, const double* dq) {
+  SP_LANES_BARRIER();
   for (int l = 0; l < kLaneWidth; ++l)
     batch::projection_apply_thread(s.base + l, *s.mv, kind, dq, static_cast<const int*>(s.b.fail), s.b.y_stage);
 }
 
 /// commit_step_thread for every lane.
 [[gnu::noinline]] inline void lanes_commit(GroupState& s) {
+  SP_LANES_BARRIER();
   batch::BatchBuffers<double>& b = s.b;
   for (int l = 0; l < kLaneWidth; ++l)
     batch::commit_step_thread(s.base + l, *s.mv, static_cast<const double*>(b.violation),
@@ -471,3 +486,5 @@ inline void advance_group(const GroupContext& c, int g, int n_steps) {
 }
 
 }  // namespace simphant::simd
+
+#undef SP_LANES_BARRIER

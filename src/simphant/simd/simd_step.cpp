@@ -46,8 +46,9 @@ void advance_groups(const SimdBatchView& v, int g0, int g1, int n_steps, bool la
     for (int i = g0 * kLaneWidth; i < g1 * kLaneWidth; ++i) advance_instance(v, i, n_steps);
     return;
   }
-  std::vector<unsigned char> scalar_forces;
-  std::vector<BodyKin<double>> kin;
+  // Per thread and kept: after a thread's first call with a model, no allocation.
+  thread_local std::vector<unsigned char> scalar_forces;
+  thread_local std::vector<BodyKin<double>> kin;
   const GroupContext ctx = make_group_context(v, scalar_forces, kin);
   for (int g = g0; g < g1; ++g) advance_group_dispatched(ctx, g, n_steps);
 }
