@@ -11,19 +11,16 @@
 
 namespace simphant::batch {
 
-/// tid = k * n + i. y_in (13 N, n), jac_in (m, 12, n), Q_in (6 N, n), lambda_in (the
-/// solved right-hand sides, layout lambda_soa: lambda_at), info_in (n) factorisation info. ydot_out (13 N, n); fail_out
-/// (n): body 0's thread sets 1 when the instance's factorisation failed.
+/// Body k of instance i: its part of the state derivative from lambda (no check of the
+/// factorisation: accelerations_thread's), for any T (the SIMD lanes of simd/ included).
+/// Arguments as accelerations_thread's.
 template <class T>
-SP_HD void accelerations_thread(int tid, const ModelView<T>& mv, const T* y_in, const T* jac_in, const T* Q_in,
-                                const T* lambda_in, int lambda_soa, const int* info_in, T* ydot_out, int* fail_out) {
+SP_HD void accelerations_body(int i, int k, const ModelView<T>& mv, const T* y_in, const T* jac_in, const T* Q_in,
+                              const T* lambda_in, int lambda_soa, T* ydot_out) {
   const int n = mv.n_instances, N = mv.n_bodies, m = mv.n_rows;
-  if (tid >= n * N) return;
-  const int i = tid % n, k = tid / n;
   T Qk[6], qdd[6];
   for (int c = 0; c < 6; ++c) Qk[c] = soa(Q_in, 6 * k + c, n, i);
   if (m > 0) {
-    if (k == 0 && info_in[i] != 0) fail_out[i] = 1;
     for (int p = mv.body_joint_start[k]; p < mv.body_joint_start[k + 1]; ++p) {
       const int a = mv.body_joint[2 * p], side = mv.body_joint[2 * p + 1];
       const int oa = mv.row_offset[a];
@@ -43,6 +40,19 @@ SP_HD void accelerations_thread(int tid, const ModelView<T>& mv, const T* y_in, 
   soa(ydot_out, 7 * k + 5, n, i) = pd.y;
   soa(ydot_out, 7 * k + 6, n, i) = pd.z;
   for (int c = 0; c < 6; ++c) soa(ydot_out, o + c, n, i) = qdd[c];
+}
+
+/// tid = k * n + i. y_in (13 N, n), jac_in (m, 12, n), Q_in (6 N, n), lambda_in (the
+/// solved right-hand sides, layout lambda_soa: lambda_at), info_in (n) factorisation info. ydot_out (13 N, n); fail_out
+/// (n): body 0's thread sets 1 when the instance's factorisation failed.
+template <class T>
+SP_HD void accelerations_thread(int tid, const ModelView<T>& mv, const T* y_in, const T* jac_in, const T* Q_in,
+                                const T* lambda_in, int lambda_soa, const int* info_in, T* ydot_out, int* fail_out) {
+  const int n = mv.n_instances, N = mv.n_bodies;
+  if (tid >= n * N) return;
+  const int i = tid % n, k = tid / n;
+  if (mv.n_rows > 0 && k == 0 && info_in[i] != 0) fail_out[i] = 1;
+  accelerations_body(i, k, mv, y_in, jac_in, Q_in, lambda_in, lambda_soa, ydot_out);
 }
 
 }  // namespace simphant::batch

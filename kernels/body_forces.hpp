@@ -41,17 +41,16 @@ SP_HD bool mimic_touches(const ModelView<T>& mv, const ForceTopo& ft, int i, int
 /// Adds to Qk body k's share of a robot joint's law with input u (joint_law_loads): the
 /// wrenches on its own joint's body_j then body_i, then on the mimicked joint's, in the
 /// CPU reference's order (dynamics/forces.cpp).
-template <class T>
+template <class T, class Kin>
 SP_HD void add_joint_law(const ModelView<T>& mv, const ForceTopo& ft, T u, int i, int k, const BodyKin<T>& B,
-                         const BodyKin<T>& Bi, const BodyKin<T>& Bj, const JointFrame<T>& fr, const T* y_in, T* Qk) {
-  const int n = mv.n_instances, N = mv.n_bodies;
+                         const BodyKin<T>& Bi, const BodyKin<T>& Bj, const JointFrame<T>& fr, const Kin& kin, T* Qk) {
   const JointLaw<T> L = joint_law_from<T>(LawParams<T>{&mv, ft.joint_law, i});
   const int lj = L.p.mimic >= 0 ? L.p.mimic : ft.joint;
   const int li = mv.joint_body[2 * lj], lb = mv.joint_body[2 * lj + 1];
   const bool leader_angle = mv.joint_type[lj] != static_cast<int>(JointType::Prismatic);
   JointLoad<T> self, leader;
-  joint_law_loads(L, u, ft.kind == 0, fr, Bi, Bj, leader_angle, mv.frame(lj, i), soa_body_kin(y_in, n, i, N, li),
-                  soa_body_kin(y_in, n, i, N, lb), self, leader);
+  joint_law_loads(L, u, ft.kind == 0, fr, Bi, Bj, leader_angle, mv.frame(lj, i), kin(li), kin(lb), self,
+                  leader);
   const int bi = mv.joint_body[2 * ft.joint], bj = mv.joint_body[2 * ft.joint + 1];
   Vec3<T> F_W, T_B;
   if (bj == k) {
@@ -75,20 +74,25 @@ SP_HD void add_joint_law(const ModelView<T>& mv, const ForceTopo& ft, T u, int i
 
 }  // namespace detail
 
-/// tid = k * n + i. t_in: (n) instance times [s] (the loads' motion laws read them);
-/// y_in: (13 N, n); inputs_in: (n_inputs, n) actuator values. Q_out: (6 N, n). Threads
-/// past n N return.
+/// Body k of instance i without force elements: gravity m g (W) and the gyroscopic
+/// torque -omega_B x J_B omega_B (B) into Qk[6], for any T (the SIMD lanes of simd/ run it
+/// for the bodies that no force element touches). omega_B: the body's angular velocity (B).
 template <class T>
-SP_HD void body_forces_thread(int tid, const ModelView<T>& mv, const T* t_in, const T* y_in, const T* inputs_in,
-                              T* Q_out) {
-  const int n = mv.n_instances, N = mv.n_bodies;
-  if (tid >= n * N) return;
-  const int i = tid % n, k = tid / n;
-  const BodyKin<T> B = soa_body_kin(y_in, n, i, N, k);
-  const T mass = mv.mass(k, i);
-  const Vec3<T> g = mv.gravity(i);
-  T Qk[6] = {T(0), T(0), T(0), T(0), T(0), T(0)};
-  detail::add_wrench(Qk, mass * g, gyroscopic_torque(mv.inertia_B(k, i), B.omega_B));
+SP_HD void body_base_wrench(int i, int k, const ModelView<T>& mv, const Vec3<T>& omega_B, T* Qk) {
+  for (int c = 0; c < 6; ++c) Qk[c] = T(0);
+  detail::add_wrench(Qk, mv.mass(k, i) * mv.gravity(i), gyroscopic_torque(mv.inertia_B(k, i), omega_B));
+}
+
+/// Body k of instance i: body_forces_thread's Q_k with the bodies' kinematics from kin(b)
+/// (BodyKin<T> of body b at the state, ground_kin for b = -1), so that a caller summing
+/// several bodies of one instance computes each body's kinematics once.
+template <class T, class Kin>
+SP_HD void body_forces_of(int i, int k, const ModelView<T>& mv, const T* t_in, const T* inputs_in, const Kin& kin,
+                          T* Q_out) {
+  const int n = mv.n_instances;
+  const BodyKin<T> B = kin(k);
+  T Qk[6];
+  body_base_wrench(i, k, mv, B.omega_B, Qk);
   const Vec3<T> zero = zero3<T>();
   for (int f = 0; f < mv.n_forces; ++f) {
     const ForceTopo& ft = mv.force[f];
@@ -113,8 +117,8 @@ SP_HD void body_forces_thread(int tid, const ModelView<T>& mv, const T* t_in, co
       case 2: {  // SpringDamper
         if (ft.body_i != k && ft.body_j != k) break;
         Vec3<T> Pi, Vi, Pj, Vj, F_i;
-        body_point_state(soa_body_kin(y_in, n, i, N, ft.body_i), mv.param3(p + 6, i), Pi, Vi);
-        body_point_state(soa_body_kin(y_in, n, i, N, ft.body_j), mv.param3(p + 9, i), Pj, Vj);
+        body_point_state(kin(ft.body_i), mv.param3(p + 6, i), Pi, Vi);
+        body_point_state(kin(ft.body_j), mv.param3(p + 9, i), Pj, Vj);
         if (!spring_damper_force(LawParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n, mv.param(p + 12, i),
                                  LawParams<T>{&mv, ft.damping_table, i}, ft.damping_n, mv.param(p + 13, i),
                                  mv.param(p + 14, i), Pi, Vi, Pj, Vj, F_i))
@@ -127,7 +131,7 @@ SP_HD void body_forces_thread(int tid, const ModelView<T>& mv, const T* t_in, co
       case 4: {  // Actuator
         const int bi = mv.joint_body[2 * ft.joint], bj = mv.joint_body[2 * ft.joint + 1];
         if (bi != k && bj != k && !detail::mimic_touches(mv, ft, i, k)) break;
-        const BodyKin<T> Bi = soa_body_kin(y_in, n, i, N, bi), Bj = soa_body_kin(y_in, n, i, N, bj);
+        const BodyKin<T> Bi = kin(bi), Bj = kin(bj);
         const JointFrame<T> fr = mv.frame(ft.joint, i);
         Vec3<T> v_i;
         T u;
@@ -140,7 +144,7 @@ SP_HD void body_forces_thread(int tid, const ModelView<T>& mv, const T* t_in, co
           u = soa(inputs_in, ft.input_index, n, i);
           if (ft.law >= 0) u += detail::law_factor(mv, ft.law, i, t_in[i]);  // the input plus s(t)
           if (ft.joint_law >= 0) {
-            detail::add_joint_law(mv, ft, u, i, k, B, Bi, Bj, fr, y_in, Qk);
+            detail::add_joint_law(mv, ft, u, i, k, B, Bi, Bj, fr, kin, Qk);
             break;
           }
         }
@@ -160,6 +164,18 @@ SP_HD void body_forces_thread(int tid, const ModelView<T>& mv, const T* t_in, co
     }
   }
   for (int c = 0; c < 6; ++c) soa(Q_out, 6 * k + c, n, i) = Qk[c];
+}
+
+/// tid = k * n + i. t_in: (n) instance times [s] (the loads' motion laws read them);
+/// y_in: (13 N, n); inputs_in: (n_inputs, n) actuator values. Q_out: (6 N, n). Threads
+/// past n N return.
+template <class T>
+SP_HD void body_forces_thread(int tid, const ModelView<T>& mv, const T* t_in, const T* y_in, const T* inputs_in,
+                              T* Q_out) {
+  const int n = mv.n_instances, N = mv.n_bodies;
+  if (tid >= n * N) return;
+  const int i = tid % n, k = tid / n;
+  body_forces_of(i, k, mv, t_in, inputs_in, [&](int b) { return soa_body_kin(y_in, n, i, N, b); }, Q_out);
 }
 
 }  // namespace simphant::batch

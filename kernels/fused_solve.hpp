@@ -56,6 +56,51 @@ SP_HD void fused_assemble(int i, const ModelView<T>& mv, const SchurPatternView&
   }
 }
 
+/// Instance i: lambda from the factor of its regularised Schur matrix in b.C (fused_assemble
+/// then sparse_cholesky) and the right-hand side in b.rhs: the solve, then mv.refine_steps
+/// steps of the refinement (refine.hpp, b.lambda its workspace), lambda left in b.rhs
+/// ((m, n)). Any T (the SIMD lanes of simd/ included).
+template <class T>
+SP_HD void fused_lambda(int i, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b) {
+  const std::size_t stride = static_cast<std::size_t>(mv.n_instances);
+  const T* Lc = b.C + i;
+  T* w = b.rhs + i;
+  T* lambda = b.lambda + i;
+  sparse_solve(P, Lc, stride, w, stride);
+  const int K = mv.refine_steps, m = mv.n_rows;
+  for (int k = 1; k <= K; ++k) {
+    for (int R = 0; R < m; ++R) lambda[R * stride] = (k == 1 ? T(0) : lambda[R * stride]) + w[R * stride];
+    for (int a = 0; a < mv.n_constraints(); ++a)
+      schur_residual_rows(i, a, mv, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
+                          static_cast<const T*>(b.gamma_star), static_cast<const T*>(lambda), stride, w, stride);
+    sparse_solve(P, Lc, stride, w, stride);
+  }
+  if (K > 0)
+    for (int R = 0; R < m; ++R) w[R * stride] += lambda[R * stride];
+}
+
+/// Instance i (mv.n_rows > 0), its rows, Phi_q, gamma* and Q evaluated (b.jac, b.gamma_star,
+/// b.Q): factorises its regularised Schur matrix in b.C ((P.n_values, n) blocks; on a
+/// rejected pivot again with the shifts recovery_epsilon, counted in b.recoveries) and
+/// leaves lambda in b.rhs (fused_lambda); b.info[i] = 0, or 1 when no attempt factorises.
+/// Scalar T (float, double).
+template <class T>
+SP_HD void fused_factor_solve(int i, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b) {
+  T* L = b.C + i;
+  const T* floor = b.floor + i;
+  const std::size_t stride = static_cast<std::size_t>(mv.n_instances);
+  const T eps = schur_epsilon(mv, i);
+  fused_assemble(i, mv, P, b, eps, L, b.rhs + i);
+  bool ok = sparse_cholesky(P, L, stride, floor, stride);
+  for (int t = 1; t <= kRecoveryAttempts && !ok; ++t) {
+    fused_assemble(i, mv, P, b, recovery_epsilon(eps, t), L, static_cast<T*>(nullptr));
+    ok = sparse_cholesky(P, L, stride, floor, stride);
+    if (ok) ++b.recoveries[i];
+  }
+  b.info[i] = ok ? 0 : 1;
+  if (ok) fused_lambda(i, mv, P, b);
+}
+
 /// Instance i = tid: evaluates it at y (13 N, n) and its time h after the current step's
 /// start (b.time[i] = instance_time_thread's) into b.phi, b.jac, b.gamma_star, b.Q,
 /// factorises its regularised Schur matrix in b.C ((P.n_values, n) blocks; on a rejected
@@ -87,33 +132,7 @@ SP_HD void fused_solve_thread(int tid, const ModelView<T>& mv, const SchurPatter
     b.info[i] = 0;
     return;
   }
-  T* L = b.C + i;
-  T* w = b.rhs + i;
-  T* lambda = b.lambda + i;
-  const T* floor = b.floor + i;
-  const std::size_t stride = static_cast<std::size_t>(n);
-  const T eps = schur_epsilon(mv, i);
-  fused_assemble(i, mv, P, b, eps, L, w);
-  bool ok = sparse_cholesky(P, L, stride, floor, stride);
-  for (int t = 1; t <= kRecoveryAttempts && !ok; ++t) {
-    fused_assemble(i, mv, P, b, recovery_epsilon(eps, t), L, static_cast<T*>(nullptr));
-    ok = sparse_cholesky(P, L, stride, floor, stride);
-    if (ok) ++b.recoveries[i];
-  }
-  b.info[i] = ok ? 0 : 1;
-  if (!ok) return;
-  const T* Lc = L;
-  sparse_solve(P, Lc, stride, w, stride);
-  const int K = mv.refine_steps, m = mv.n_rows;
-  for (int k = 1; k <= K; ++k) {
-    for (int R = 0; R < m; ++R) lambda[R * stride] = (k == 1 ? T(0) : lambda[R * stride]) + w[R * stride];
-    for (int a = 0; a < mv.n_constraints(); ++a)
-      schur_residual_rows(i, a, mv, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
-                          static_cast<const T*>(b.gamma_star), static_cast<const T*>(lambda), stride, w, stride);
-    sparse_solve(P, Lc, stride, w, stride);
-  }
-  if (K > 0)
-    for (int R = 0; R < m; ++R) w[R * stride] += lambda[R * stride];
+  fused_factor_solve(i, mv, P, b);
 }
 
 }  // namespace simphant::batch

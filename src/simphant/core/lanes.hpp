@@ -29,16 +29,19 @@ template <class S>
 constexpr int kSimdLanes = 64 / static_cast<int>(sizeof(S));
 
 template <class S, int W>
-struct LaneMask {
+struct alignas(sizeof(S) * W) LaneMask {
   using I = std::conditional_t<sizeof(S) == 8, std::int64_t, std::int32_t>;
-  typedef I V __attribute__((vector_size(sizeof(I) * W)));
+  typedef I V __attribute__((vector_size(sizeof(I) * W), aligned(sizeof(I) * W)));
   V v;  ///< -1 where true, 0 where false
 };
 
+// Aligned to its size explicitly: GCC otherwise aligns a vector type to what the
+// compiling target supports (16 bytes for SSE2, 64 inside an AVX-512 clone), and code of
+// two targets would disagree on the layout of the same buffers and structs.
 template <class S, int W>
-struct Lanes {
+struct alignas(sizeof(S) * W) Lanes {
   static_assert(std::is_floating_point_v<S>, "Lanes of float or double");
-  typedef S V __attribute__((vector_size(sizeof(S) * W)));
+  typedef S V __attribute__((vector_size(sizeof(S) * W), aligned(sizeof(S) * W)));
   static constexpr int width = W;
   using scalar = S;
   V v;

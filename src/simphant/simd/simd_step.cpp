@@ -1,6 +1,9 @@
 #include "simphant/simd/simd_step.hpp"
 
-#include "fused_stage.hpp"
+#include <cstdint>
+#include <vector>
+
+#include "simd_group.hpp"
 
 namespace simphant::simd {
 
@@ -26,13 +29,40 @@ void advance_instance(const SimdBatchView& v, int i, int n_steps) {
   }
 }
 
+/// The group step compiled for each target; flatten inlines the whole call tree into
+/// each clone, so the lane code of every clone is built for that clone's instruction set
+/// (no out-of-line template shared between targets).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4"), flatten))
+#endif
+void advance_group_dispatched(const GroupContext& ctx, int g, int n_steps) {
+  advance_group(ctx, g, n_steps);
+}
+
 }  // namespace
 
 void advance_groups(const SimdBatchView& v, int g0, int g1, int n_steps, bool lanes) {
-  (void)lanes;  // the lane code is not built yet: the scalar form runs
-  for (int i = g0 * kLaneWidth; i < g1 * kLaneWidth; ++i) advance_instance(v, i, n_steps);
+  if (!lanes) {
+    for (int i = g0 * kLaneWidth; i < g1 * kLaneWidth; ++i) advance_instance(v, i, n_steps);
+    return;
+  }
+  // Per thread and kept: after a thread's first call with a model, no allocation.
+  thread_local std::vector<unsigned char> scalar_forces;
+  thread_local std::vector<BodyKin<double>> kin;
+  const GroupContext ctx = make_group_context(v, scalar_forces, kin);
+  for (int g = g0; g < g1; ++g) advance_group_dispatched(ctx, g, n_steps);
 }
 
-const char* simd_target() { return "generic"; }
+const char* simd_target() {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+  // The clone's resolver asks the same (target_clones picks the highest level supported).
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("x86-64-v4")) return "avx512";
+  if (__builtin_cpu_supports("x86-64-v3")) return "avx2";
+  return "sse2";
+#else
+  return "generic";
+#endif
+}
 
 }  // namespace simphant::simd

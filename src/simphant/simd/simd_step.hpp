@@ -38,7 +38,11 @@ struct SimdBatchView {
 /// its own step counter, so groups may run concurrently on different threads.
 /// lanes: true runs the SIMD lanes (the code compiled for the best target this CPU has,
 /// simd_target()); false runs one instance at a time through the same per-thread
-/// functions with T = double (the scalar form of the same path).
+/// functions with T = double (the scalar form of the same path). Both give each instance
+/// a result that does not depend on the other instances of its group, equal to round-off
+/// (bit for bit where the target has no FMA); simd_group.hpp describes the lane code.
+/// Throws std::invalid_argument (lanes = true) when an array the lanes read is not 64-byte
+/// aligned or mv.n_instances is not a multiple of kLaneWidth.
 void advance_groups(const SimdBatchView& v, int g0, int g1, int n_steps, bool lanes);
 
 /// The target the lane code runs as on this CPU: "avx512", "avx2" or "sse2" (x86-64), or
