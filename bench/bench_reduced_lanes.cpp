@@ -26,6 +26,7 @@
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/reduced_backend.hpp"
 #include "simphant/simd/reduced_lanes.hpp"
+#include "simphant/simd/dispatch.hpp"
 #include "simphant/urdf/robot_data.hpp"
 
 namespace {
@@ -95,7 +96,7 @@ int main(int argc, char** argv) {
     robots.push_back({"xarm7", "example-robot-data:xarm_description/urdf/xarm7.urdf"});
   }
   std::printf("lane target %s, %d instances, one thread, RK4 dt = 1 ms, median of %d\n",
-              simphant::simd::reduced_lanes_target(), instances, repeats);
+              simphant::simd::simd_target(), instances, repeats);
   std::printf("%-6s %-4s %12s %12s %12s %12s %8s %14s\n", "robot", "alg", "scalar ns", "lanes ns", "scalar st/s",
               "lanes st/s", "speedup", "lanes ns/eval");
   for (const auto& [name, urdf] : robots)

@@ -11,6 +11,7 @@
 #include "simphant/dynamics/runaway.hpp"
 #include "simphant/model/topology.hpp"
 #include "simphant/simd/reduced_lanes.hpp"
+#include "simphant/simd/dispatch.hpp"
 #include "simphant/sim/step_statistics.hpp"
 
 namespace simphant {
@@ -186,7 +187,7 @@ std::string ReducedBackend::details() const {
   return std::string(name()) + " (" + robot_solver_name(solver_) + ", joint coordinates, " + std::to_string(n_) +
          (n_ == 1 ? " joint" : " joints") + (floating_ ? ", floating base, " : ", ") + integrator_name(integrator_) +
          ", " + std::to_string(threads_) + (threads_ == 1 ? " CPU thread, " : " CPU threads, ") +
-         (lanes_ ? std::string("SIMD lanes of 8 (") + simd::reduced_lanes_target() + ")" : std::string("scalar")) +
+         (lanes_ ? std::string("SIMD lanes of 8 (") + simd::simd_target() + ")" : std::string("scalar")) +
          ")";
 }
 

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "simphant/simd/dispatch.hpp"
 #include "simphant/simd/reduced_group.hpp"
 
 namespace simphant::simd {
@@ -34,14 +35,6 @@ int reduced_group_count(int n_instances) { return (n_instances + kReducedLaneWid
 
 namespace {
 
-// One copy per x86-64 level, the whole call tree inlined into each (flatten), picked
-// at load time by the CPU's features. x86-64-v3 rather than plain "avx2": the same CPUs,
-// with FMA.
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-#define SP_REDUCED_CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4"), flatten))
-#else
-#define SP_REDUCED_CLONES __attribute__((flatten))
-#endif
 
 /// The scalar form of a group (lanes off, or a group whose integer fields differ),
 /// compiled once for the baseline target: noinline keeps it out of the lane clones.
@@ -52,7 +45,7 @@ __attribute__((noinline)) void scalar_group(const batch::ReducedBatchView<double
   for (int i = i0; i < i1; ++i) batch::reduced_advance_thread(i, b, step0, n_steps, ws);
 }
 
-SP_REDUCED_CLONES void run_groups(const batch::ReducedBatchView<double>& b, int g0, int g1, std::int64_t step0,
+SP_SIMD_CLONES void run_groups(const batch::ReducedBatchView<double>& b, int g0, int g1, std::int64_t step0,
                                   int n_steps, bool lanes, ReducedGroupScratch<kCap>& s) {
   s.broadcast_slot = -1;  // the rows are gathered again once per call
   for (int g = g0; g < g1; ++g)
@@ -69,17 +62,5 @@ void reduced_advance_groups(const batch::ReducedBatchView<double>& b, int g0, in
   run_groups(b, g0, g1, step0, n_steps, lanes, *s.group);
 }
 
-const char* reduced_lanes_target() {
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("x86-64-v4")) return "avx512";
-  if (__builtin_cpu_supports("x86-64-v3")) return "avx2";
-  return "sse2";
-#elif defined(__x86_64__)
-  return "sse2";
-#else
-  return "generic";
-#endif
-}
 
 }  // namespace simphant::simd

@@ -42,9 +42,5 @@ int reduced_group_count(int n_instances);
 void reduced_advance_groups(const batch::ReducedBatchView<double>& b, int g0, int g1, std::int64_t step0,
                             int n_steps, bool lanes, ReducedLanesScratch& s);
 
-/// The x86-64 level the lane code runs as on this CPU: "avx512" (x86-64-v4), "avx2"
-/// (x86-64-v3: AVX2 and FMA) or "sse2"; "generic" on other architectures.
-const char* reduced_lanes_target();
-
 }  // namespace simd
 }  // namespace simphant

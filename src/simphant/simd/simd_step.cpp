@@ -1,5 +1,7 @@
 #include "simphant/simd/simd_step.hpp"
 
+#include "simphant/simd/dispatch.hpp"
+
 #include <cstdint>
 #include <vector>
 
@@ -29,13 +31,8 @@ void advance_instance(const SimdBatchView& v, int i, int n_steps) {
   }
 }
 
-/// The group step compiled for each target; flatten inlines the whole call tree into
-/// each clone, so the lane code of every clone is built for that clone's instruction set
-/// (no out-of-line template shared between targets).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4"), flatten))
-#endif
-void advance_group_dispatched(const GroupContext& ctx, int g, int n_steps) {
+/// The group step compiled for each target (simd/dispatch.hpp).
+SP_SIMD_CLONES void advance_group_dispatched(const GroupContext& ctx, int g, int n_steps) {
   advance_group(ctx, g, n_steps);
 }
 
@@ -53,16 +50,5 @@ void advance_groups(const SimdBatchView& v, int g0, int g1, int n_steps, bool la
   for (int g = g0; g < g1; ++g) advance_group_dispatched(ctx, g, n_steps);
 }
 
-const char* simd_target() {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-  // The clone's resolver asks the same (target_clones picks the highest level supported).
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("x86-64-v4")) return "avx512";
-  if (__builtin_cpu_supports("x86-64-v3")) return "avx2";
-  return "sse2";
-#else
-  return "generic";
-#endif
-}
 
 }  // namespace simphant::simd

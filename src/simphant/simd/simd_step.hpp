@@ -10,6 +10,7 @@
 #include "simphant/batch/model_view.hpp"
 #include "simphant/core/lanes.hpp"
 #include "simphant/dynamics/schur_pattern.hpp"
+#include "simphant/simd/dispatch.hpp"
 
 namespace simphant::simd {
 
@@ -44,9 +45,5 @@ struct SimdBatchView {
 /// Throws std::invalid_argument (lanes = true) when an array the lanes read is not 64-byte
 /// aligned or mv.n_instances is not a multiple of kLaneWidth.
 void advance_groups(const SimdBatchView& v, int g0, int g1, int n_steps, bool lanes);
-
-/// The target the lane code runs as on this CPU: "avx512", "avx2" or "sse2" (x86-64), or
-/// "generic" elsewhere.
-const char* simd_target();
 
 }  // namespace simphant::simd
