@@ -17,7 +17,7 @@ constexpr int W = simd::kLaneWidth;
 std::string cpu_simd_unsupported(const Model& model) {
   if (model.robot && model.robot->solver != RobotSolver::Dae)
     return std::string("solver.type '") + robot_solver_name(model.robot->solver) +
-           "' runs in joint coordinates on the cpu backend; cpu-simd runs the DAE path (solver.type 'dae')";
+           "' runs in joint coordinates (the joint-space backend, in SIMD lanes on cpu-simd); this engine runs the DAE path (solver.type 'dae')";
   if (is_adaptive(model.solver.integrator))
     return std::string("solver.integrator '") + integrator_name(model.solver.integrator) +
            "' runs on the cpu backend; cpu-simd runs the fixed-step integrators (rk4, euler, symplectic_euler)";
