@@ -38,10 +38,13 @@ def cluster():
 
 
 def one_shot(cli, scene, folder, instances, t_end):
-    """The one-shot run of the design, by the command line (one thread: the results do not
-    depend on it, and two threads on two busy cores wait on each other)."""
+    """The one-shot run of the design, by the command line, on the CPU backend that a sweep's
+    tasks without a GPU run for backend "auto": cpu-simd from 8 instances of a fixed-step
+    scene, else cpu (one thread: the results do not depend on it, and two threads on two
+    busy cores wait on each other)."""
+    backend = "cpu-simd" if instances >= 8 else "cpu"
     proc = run_cli(cli, "run", str(scene), "--instances", str(instances), "--t-end", str(t_end), "--seed", str(SEED),
-                   "--backend", "cpu", "--threads", "1", "--out", str(folder / "one.h5"), cwd=folder)
+                   "--backend", backend, "--threads", "1", "--out", str(folder / "one.h5"), cwd=folder)
     assert proc.returncode == 0, proc.stderr
     return folder / "one.h5"
 
