@@ -3,7 +3,8 @@
 // chains, trees, rings with fill and random topologies, in double and float against
 // Eigen's dense LLT, and with T = Lanes<S, 8> (each lane its own matrix) equal bit for
 // bit to the scalar factorisation and solve of each lane's matrix, at stride 1 and in a
-// structure-of-arrays layout.
+// structure-of-arrays layout. The run-time row-count form that device code runs
+// (kFixedBlockRows false) equals the fixed-size form bit for bit.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -209,6 +210,37 @@ void check_lanes() {
 
 TEST(SparseCholeskyKernels, LanesOfDoubleEqualScalarPerLane) { check_lanes<double>(); }
 TEST(SparseCholeskyKernels, LanesOfFloatEqualScalarPerLane) { check_lanes<float>(); }
+
+// The run-time row-count form (device code's, sparse_cholesky<T, false>) performs the
+// fixed-size kernels' operations in the same order: factor and solution equal bit for
+// bit on every topology, and a rejected pivot is rejected by both.
+template <class T>
+void check_runtime_rows() {
+  std::mt19937 rng(11);
+  for (const Topo& t : topologies()) {
+    const SchurPattern P = t.pattern();
+    Eigen::MatrixXd C = random_schur(t, 0.5, rng);
+    const Eigen::VectorXd rhs = Eigen::VectorXd::Random(t.m);
+    std::vector<T> Lf(P.n_values, T(0)), Lr(P.n_values, T(0)), xf(t.m), xr(t.m);
+    to_blocks(P, C, Lf.data(), 1);
+    to_blocks(P, C, Lr.data(), 1);
+    for (int R = 0; R < t.m; ++R) xf[R] = xr[R] = static_cast<T>(rhs[R]);
+    ASSERT_TRUE((sparse_cholesky<T, true>(P.view(), Lf.data(), 1)));
+    ASSERT_TRUE((sparse_cholesky<T, false>(P.view(), Lr.data(), 1)));
+    sparse_solve<T, true>(P.view(), static_cast<const T*>(Lf.data()), 1, xf.data(), 1);
+    sparse_solve<T, false>(P.view(), static_cast<const T*>(Lr.data()), 1, xr.data(), 1);
+    for (int e = 0; e < P.n_values; ++e) ASSERT_EQ(Lf[e], Lr[e]) << "value " << e << " m = " << t.m;
+    for (int R = 0; R < t.m; ++R) ASSERT_EQ(xf[R], xr[R]) << "row " << R << " m = " << t.m;
+    C(t.m - 1, t.m - 1) = -1.0;  // the last pivot negative
+    to_blocks(P, C, Lf.data(), 1);
+    to_blocks(P, C, Lr.data(), 1);
+    EXPECT_FALSE((sparse_cholesky<T, true>(P.view(), Lf.data(), 1)));
+    EXPECT_FALSE((sparse_cholesky<T, false>(P.view(), Lr.data(), 1)));
+  }
+}
+
+TEST(SparseCholeskyKernels, RuntimeRowCountsEqualFixedSizeDouble) { check_runtime_rows<double>(); }
+TEST(SparseCholeskyKernels, RuntimeRowCountsEqualFixedSizeFloat) { check_runtime_rows<float>(); }
 
 // One lane's matrix not positive definite, or one lane's pivot below its floor: the
 // factorisation of the group is refused; with every lane's matrix fine it is accepted.

@@ -12,9 +12,13 @@
 // The factor keeps the reciprocals of its diagonal: the diagonal entry (c, c) of each
 // diagonal block holds 1 / L(c, c), so the block solves and the triangular solves
 // multiply instead of divide (one division per row of C in the factorisation, none in
-// a solve). Every block operation runs as a fixed-size kernel for the joints' row counts
-// (1 .. kMaxSchurBlockRows, dispatched once per block), so its loops unroll and the
-// offsets fold into multiples of the stride.
+// a solve). On the host every block operation runs as a fixed-size kernel for the
+// joints' row counts (1 .. kMaxSchurBlockRows, dispatched once per block), so its loops
+// unroll and the offsets fold into multiples of the stride. In device code the same
+// kernels run with the row counts known at run time (kFixedBlockRows): the fixed-size
+// form inlines 2 x 36 unrolled update kernels at every call site of the fused stage
+// kernels, which multiplies nvcc's compile time of host/cuda_backend_*.cu (and the
+// device code size) for a gain measured only on the CPU (docs/cuda-backend.md).
 #include <cmath>
 #include <cstddef>
 
@@ -27,6 +31,15 @@ namespace simphant {
 /// The largest number of rows of one joint in a SchurPattern (build_schur_pattern
 /// accepts 1..6).
 inline constexpr int kMaxSchurBlockRows = 6;
+
+/// Whether sparse_cholesky and sparse_solve dispatch each block to a kernel of
+/// compile-time size (true: the host) or run one kernel with run-time row counts (false:
+/// device code, see above). Both forms perform the same operations in the same order.
+#ifdef __CUDA_ARCH__
+inline constexpr bool kFixedBlockRows = false;
+#else
+inline constexpr bool kFixedBlockRows = true;
+#endif
 
 /// Where C(row r of the joint at position pa, row s of the joint at position pb) lives
 /// in the values: base + r * stride_r + s * stride_s. Lower blocks only: for pa < pb it
@@ -43,24 +56,36 @@ SP_HD SchurBlockSlot schur_block_slot(const SchurPatternView& P, int pa, int pb)
 
 namespace sparse_cholesky_detail {
 
-/// A block's row count as a type (the fixed-size kernels' template argument).
+/// A block's row count known at compile time (the fixed-size kernels): loops unroll.
 template <int N>
 struct Rows {
-  static constexpr int value = N;
+  static constexpr int bound = N;
+  SP_HD constexpr int n() const { return N; }
 };
 
-/// f(Rows<r>{}) for r in 1 .. kMaxSchurBlockRows; other r do nothing (build_schur_pattern
-/// rejects them).
-template <class F>
+/// A block's row count known at run time, at most kMaxSchurBlockRows (device code).
+struct RuntimeRows {
+  static constexpr int bound = kMaxSchurBlockRows;
+  int count;
+  SP_HD int n() const { return count; }
+};
+
+/// Fixed: f(Rows<r>{}) for r in 1 .. kMaxSchurBlockRows, other r do nothing
+/// (build_schur_pattern rejects them). Not Fixed: f(RuntimeRows{r}).
+template <bool Fixed, class F>
 SP_HD void with_rows(int r, F&& f) {
-  switch (r) {
-    case 1: f(Rows<1>{}); break;
-    case 2: f(Rows<2>{}); break;
-    case 3: f(Rows<3>{}); break;
-    case 4: f(Rows<4>{}); break;
-    case 5: f(Rows<5>{}); break;
-    case 6: f(Rows<6>{}); break;
-    default: break;
+  if constexpr (Fixed) {
+    switch (r) {
+      case 1: f(Rows<1>{}); break;
+      case 2: f(Rows<2>{}); break;
+      case 3: f(Rows<3>{}); break;
+      case 4: f(Rows<4>{}); break;
+      case 5: f(Rows<5>{}); break;
+      case 6: f(Rows<6>{}); break;
+      default: break;
+    }
+  } else {
+    f(RuntimeRows{r});
   }
 }
 
@@ -75,38 +100,41 @@ SP_HD const T& at(const T* B, int e, std::size_t st) {
 }
 
 /// A (rq x RP) -= X (rq x RC) Y^T (Y: RP x RC); with diagonal (then X == Y's rows are
-/// the same joint's, rq == RP) only the lower triangle s <= r.
-template <int RP, int RC, bool Diagonal, class T>
-SP_HD void block_update(T* A, const T* X, const T* Y, int rq, std::size_t st) {
-  for (int r = 0; r < (Diagonal ? RP : rq); ++r) {
-    T x[RC];
-    for (int t = 0; t < RC; ++t) x[t] = at(X, r * RC + t, st);
-    for (int s = 0; s < (Diagonal ? r + 1 : RP); ++s) {
-      T acc = x[0] * at(Y, s * RC, st);
-      for (int t = 1; t < RC; ++t) acc += x[t] * at(Y, s * RC + t, st);
-      at(A, r * RP + s, st) -= acc;
+/// the same joint's, rq == RP) only the lower triangle s <= r. RP, RC: Rows<N> or
+/// RuntimeRows (here and below: the row counts of the blocks' joints).
+template <bool Diagonal, class RP, class RC, class T>
+SP_HD void block_update(T* A, const T* X, const T* Y, RP rp_, RC rc_, int rq, std::size_t st) {
+  const int rp = rp_.n(), rc = rc_.n();
+  for (int r = 0; r < (Diagonal ? rp : rq); ++r) {
+    T x[RC::bound];
+    for (int t = 0; t < rc; ++t) x[t] = at(X, r * rc + t, st);
+    for (int s = 0; s < (Diagonal ? r + 1 : rp); ++s) {
+      T acc = x[0] * at(Y, s * rc, st);
+      for (int t = 1; t < rc; ++t) acc += x[t] * at(Y, s * rc + t, st);
+      at(A, r * rp + s, st) -= acc;
     }
   }
 }
 
 /// Dense Cholesky of the RP x RP block A in place (lower triangle; the diagonal left as
 /// reciprocals). floor: null or row c's pivot floor at floor[c * floor_stride].
-template <int RP, class T>
-SP_HD bool block_factor(T* A, std::size_t st, const T* floor, std::size_t floor_stride) {
-  for (int c = 0; c < RP; ++c) {
-    T d = at(A, c * RP + c, st);
+template <class RP, class T>
+SP_HD bool block_factor(T* A, RP rp_, std::size_t st, const T* floor, std::size_t floor_stride) {
+  const int rp = rp_.n();
+  for (int c = 0; c < rp; ++c) {
+    T d = at(A, c * rp + c, st);
     for (int t = 0; t < c; ++t) {
-      const T l = at(A, c * RP + t, st);
+      const T l = at(A, c * rp + t, st);
       d -= l * l;
     }
     const T f = floor ? floor[static_cast<std::size_t>(c) * floor_stride] : T(0);
     if (!lane_all(pivot_accepted(d, f))) return false;
     const T inv = T(1) / lane_sqrt(d);
-    at(A, c * RP + c, st) = inv;
-    for (int r = c + 1; r < RP; ++r) {
-      T v = at(A, r * RP + c, st);
-      for (int t = 0; t < c; ++t) v -= at(A, r * RP + t, st) * at(A, c * RP + t, st);
-      at(A, r * RP + c, st) = v * inv;
+    at(A, c * rp + c, st) = inv;
+    for (int r = c + 1; r < rp; ++r) {
+      T v = at(A, r * rp + c, st);
+      for (int t = 0; t < c; ++t) v -= at(A, r * rp + t, st) * at(A, c * rp + t, st);
+      at(A, r * rp + c, st) = v * inv;
     }
   }
   return true;
@@ -114,68 +142,73 @@ SP_HD bool block_factor(T* A, std::size_t st, const T* floor, std::size_t floor_
 
 /// A (rq x RP) <- A L(p, p)^-T with the factorised diagonal block D (reciprocal
 /// diagonal), row by row.
-template <int RP, class T>
-SP_HD void block_solve_below(T* A, const T* D, int rq, std::size_t st) {
-  T inv[RP];
-  for (int s = 0; s < RP; ++s) inv[s] = at(D, s * RP + s, st);
+template <class RP, class T>
+SP_HD void block_solve_below(T* A, const T* D, RP rp_, int rq, std::size_t st) {
+  const int rp = rp_.n();
+  T inv[RP::bound];
+  for (int s = 0; s < rp; ++s) inv[s] = at(D, s * rp + s, st);
   for (int r = 0; r < rq; ++r) {
-    T a[RP];
-    for (int s = 0; s < RP; ++s) {
-      T v = at(A, r * RP + s, st);
-      for (int t = 0; t < s; ++t) v -= a[t] * at(D, s * RP + t, st);
+    T a[RP::bound];
+    for (int s = 0; s < rp; ++s) {
+      T v = at(A, r * rp + s, st);
+      for (int t = 0; t < s; ++t) v -= a[t] * at(D, s * rp + t, st);
       a[s] = v * inv[s];
-      at(A, r * RP + s, st) = a[s];
+      at(A, r * rp + s, st) = a[s];
     }
   }
 }
 
 /// Forward substitution with the diagonal block D: x (RP rows, x[r * xs]) <- D^-1 x.
-template <int RP, class T>
-SP_HD void diag_forward(const T* D, std::size_t st, T* x, std::size_t xs) {
-  T v[RP];
-  for (int r = 0; r < RP; ++r) {
+template <class RP, class T>
+SP_HD void diag_forward(const T* D, RP rp_, std::size_t st, T* x, std::size_t xs) {
+  const int rp = rp_.n();
+  T v[RP::bound];
+  for (int r = 0; r < rp; ++r) {
     T w = x[static_cast<std::size_t>(r) * xs];
-    for (int t = 0; t < r; ++t) w -= at(D, r * RP + t, st) * v[t];
-    v[r] = w * at(D, r * RP + r, st);
+    for (int t = 0; t < r; ++t) w -= at(D, r * rp + t, st) * v[t];
+    v[r] = w * at(D, r * rp + r, st);
     x[static_cast<std::size_t>(r) * xs] = v[r];
   }
 }
 
 /// Backward substitution with the diagonal block D: x <- D^-T x.
-template <int RP, class T>
-SP_HD void diag_backward(const T* D, std::size_t st, T* x, std::size_t xs) {
-  T v[RP];
-  for (int r = RP - 1; r >= 0; --r) {
+template <class RP, class T>
+SP_HD void diag_backward(const T* D, RP rp_, std::size_t st, T* x, std::size_t xs) {
+  const int rp = rp_.n();
+  T v[RP::bound];
+  for (int r = rp - 1; r >= 0; --r) {
     T w = x[static_cast<std::size_t>(r) * xs];
-    for (int t = r + 1; t < RP; ++t) w -= at(D, t * RP + r, st) * v[t];
-    v[r] = w * at(D, r * RP + r, st);
+    for (int t = r + 1; t < rp; ++t) w -= at(D, t * rp + r, st) * v[t];
+    v[r] = w * at(D, r * rp + r, st);
     x[static_cast<std::size_t>(r) * xs] = v[r];
   }
 }
 
 /// xq (rq rows) -= B (rq x RP) xp (RP rows).
-template <int RP, class T>
-SP_HD void below_forward(const T* B, int rq, std::size_t st, const T* xp, T* xq, std::size_t xs) {
-  T v[RP];
-  for (int s = 0; s < RP; ++s) v[s] = xp[static_cast<std::size_t>(s) * xs];
+template <class RP, class T>
+SP_HD void below_forward(const T* B, RP rp_, int rq, std::size_t st, const T* xp, T* xq, std::size_t xs) {
+  const int rp = rp_.n();
+  T v[RP::bound];
+  for (int s = 0; s < rp; ++s) v[s] = xp[static_cast<std::size_t>(s) * xs];
   for (int r = 0; r < rq; ++r) {
-    T acc = at(B, r * RP, st) * v[0];
-    for (int s = 1; s < RP; ++s) acc += at(B, r * RP + s, st) * v[s];
+    T acc = at(B, r * rp, st) * v[0];
+    for (int s = 1; s < rp; ++s) acc += at(B, r * rp + s, st) * v[s];
     xq[static_cast<std::size_t>(r) * xs] -= acc;
   }
 }
 
 /// xp (RP rows) -= B^T (RP x rq) xq (rq rows).
-template <int RP, class T>
-SP_HD void below_backward(const T* B, int rq, std::size_t st, const T* xq, T* xp, std::size_t xs) {
-  T acc[RP];
+template <class RP, class T>
+SP_HD void below_backward(const T* B, RP rp_, int rq, std::size_t st, const T* xq, T* xp, std::size_t xs) {
+  const int rp = rp_.n();
+  T acc[RP::bound];
   const T x0 = xq[0];
-  for (int s = 0; s < RP; ++s) acc[s] = at(B, s, st) * x0;
+  for (int s = 0; s < rp; ++s) acc[s] = at(B, s, st) * x0;
   for (int r = 1; r < rq; ++r) {
     const T xr = xq[static_cast<std::size_t>(r) * xs];
-    for (int s = 0; s < RP; ++s) acc[s] += at(B, r * RP + s, st) * xr;
+    for (int s = 0; s < rp; ++s) acc[s] += at(B, r * rp + s, st) * xr;
   }
-  for (int s = 0; s < RP; ++s) xp[static_cast<std::size_t>(s) * xs] -= acc[s];
+  for (int s = 0; s < rp; ++s) xp[static_cast<std::size_t>(s) * xs] -= acc[s];
 }
 
 }  // namespace sparse_cholesky_detail
@@ -188,8 +221,9 @@ SP_HD void below_backward(const T* B, int rq, std::size_t st, const T* xq, T* xp
 /// accepted pivot of each row in the original row order, row R at floor[R * floor_stride]
 /// (pivot_floor in refined_solve.hpp). Returns false when a pivot is not positive, not
 /// finite or not above its floor (C not positive definite at this precision; with T =
-/// Lanes, in any lane: pivot_accepted); L is then partly factorised.
-template <class T>
+/// Lanes, in any lane: pivot_accepted); L is then partly factorised. Fixed: the block
+/// kernels' form (kFixedBlockRows); both give the same result.
+template <class T, bool Fixed = kFixedBlockRows>
 SP_HD bool sparse_cholesky(const SchurPatternView& P, T* L, std::size_t stride, const T* floor = nullptr,
                            std::size_t floor_stride = 1) {
   namespace d = sparse_cholesky_detail;
@@ -206,22 +240,22 @@ SP_HD bool sparse_cholesky(const SchurPatternView& P, T* L, std::size_t stride, 
         const int rc = P.pos_rows[P.block_col[bqc]];
         const T* X = L + static_cast<std::size_t>(P.block_value[bqc]) * stride;  // rq x rc
         const T* Y = L + static_cast<std::size_t>(P.block_value[bpc]) * stride;  // rp x rc
-        d::with_rows(rp, [&](auto RP) {
-          d::with_rows(rc, [&](auto RC) {
+        d::with_rows<Fixed>(rp, [&](auto RP) {
+          d::with_rows<Fixed>(rc, [&](auto RC) {
             if (diagonal)
-              d::block_update<decltype(RP)::value, decltype(RC)::value, true>(A, X, Y, rq, stride);
+              d::block_update<true>(A, X, Y, RP, RC, rq, stride);
             else
-              d::block_update<decltype(RP)::value, decltype(RC)::value, false>(A, X, Y, rq, stride);
+              d::block_update<false>(A, X, Y, RP, RC, rq, stride);
           });
         });
       }
       bool ok = true;
-      d::with_rows(rp, [&](auto RP) {
+      d::with_rows<Fixed>(rp, [&](auto RP) {
         if (diagonal)
-          ok = d::block_factor<decltype(RP)::value>(
-              A, stride, floor ? floor + static_cast<std::size_t>(P.pos_row0[p]) * floor_stride : floor, floor_stride);
+          ok = d::block_factor(
+              A, RP, stride, floor ? floor + static_cast<std::size_t>(P.pos_row0[p]) * floor_stride : floor, floor_stride);
         else
-          d::block_solve_below<decltype(RP)::value>(A, D, rq, stride);
+          d::block_solve_below(A, D, RP, rq, stride);
       });
       if (!ok) return false;
     }
@@ -231,32 +265,30 @@ SP_HD bool sparse_cholesky(const SchurPatternView& P, T* L, std::size_t stride, 
 
 /// x <- C^-1 x with the factor from sparse_cholesky (forward then backward substitution
 /// by block columns). x: the instance's first row, in the original row order; row R at
-/// x[R * x_stride].
-template <class T>
+/// x[R * x_stride]. Fixed: as in sparse_cholesky.
+template <class T, bool Fixed = kFixedBlockRows>
 SP_HD void sparse_solve(const SchurPatternView& P, const T* L, std::size_t stride, T* x, std::size_t x_stride) {
   namespace d = sparse_cholesky_detail;
   auto block = [&](int b) { return L + static_cast<std::size_t>(P.block_value[b]) * stride; };
   auto rows = [&](int p) { return x + static_cast<std::size_t>(P.pos_row0[p]) * x_stride; };
   for (int p = 0; p < P.n_joints; ++p) {  // L y = x
     const int bd = P.col_start[p], be = P.col_start[p + 1];
-    d::with_rows(P.pos_rows[p], [&](auto RP) {
-      constexpr int R = decltype(RP)::value;
-      d::diag_forward<R>(block(bd), stride, rows(p), x_stride);
+    d::with_rows<Fixed>(P.pos_rows[p], [&](auto RP) {
+      d::diag_forward(block(bd), RP, stride, rows(p), x_stride);
       for (int b = bd + 1; b < be; ++b) {
         const int q = P.block_row[b];
-        d::below_forward<R>(block(b), P.pos_rows[q], stride, static_cast<const T*>(rows(p)), rows(q), x_stride);
+        d::below_forward(block(b), RP, P.pos_rows[q], stride, static_cast<const T*>(rows(p)), rows(q), x_stride);
       }
     });
   }
   for (int p = P.n_joints - 1; p >= 0; --p) {  // L^T x = y
     const int bd = P.col_start[p], be = P.col_start[p + 1];
-    d::with_rows(P.pos_rows[p], [&](auto RP) {
-      constexpr int R = decltype(RP)::value;
+    d::with_rows<Fixed>(P.pos_rows[p], [&](auto RP) {
       for (int b = bd + 1; b < be; ++b) {
         const int q = P.block_row[b];
-        d::below_backward<R>(block(b), P.pos_rows[q], stride, static_cast<const T*>(rows(q)), rows(p), x_stride);
+        d::below_backward(block(b), RP, P.pos_rows[q], stride, static_cast<const T*>(rows(q)), rows(p), x_stride);
       }
-      d::diag_backward<R>(block(bd), stride, rows(p), x_stride);
+      d::diag_backward(block(bd), RP, stride, rows(p), x_stride);
     });
   }
 }
