@@ -292,9 +292,9 @@ TEST(SimdLanes, PiecesEqualPerThreadFunctions) {
         ASSERT_TRUE(same_bits(ref[e], got[e])) << name << " " << what << "[" << e << "]: " << ref[e] << " vs " << got[e];
     };
     for (int g = 0; g < A.groups(); ++g) {
-      simd::GroupState s{&ctx, &A.view.mv, A.view.b, *A.view.b.step, g, g * W};
+      simd::GroupState s{&ctx, &A.view.mv, A.view.b, *A.view.b.step, g, g * W, simd::group_solve};
       s.b.step = &s.step;
-      simd::group_solve(s, A.view.b.Y, 0.25 * mv.dt);
+      simd::group_solve(s, A.view.b.Y, 0.25 * mv.dt, -1);
       simd::group_accelerations(s, A.view.b.Y, A.view.b.k[0]);
       for (int k = 0; k < N; ++k)
         batch::rk4_stage_thread(k * ctx.mvL.n_instances + g, ctx.mvL, simd::L8(0.5 * mv.dt),

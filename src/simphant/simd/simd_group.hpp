@@ -161,6 +161,13 @@ inline GroupContext make_group_context(const SimdBatchView& v, std::vector<unsig
   return c;
 }
 
+struct GroupState;
+
+/// The solve a group step calls at each evaluation (group_solve, or simd_step.cpp's copy
+/// of it per target): the rows, forces and lambda of the group at y (projection_stage:
+/// -1, or the projection stage whose right-hand side is formed).
+using GroupSolve = void (*)(GroupState& s, const double* y, double h, int projection_stage);
+
 /// One group's state while it steps: the scalar buffers with the group's own step counter.
 struct GroupState {
   const GroupContext* c;
@@ -168,6 +175,7 @@ struct GroupState {
   batch::BatchBuffers<double> b;       ///< per instance, step -> step
   std::int64_t step;
   int g, base;                         ///< group, its first instance g W
+  GroupSolve solve;                    ///< group_solve or a copy of it
 };
 
 // The per-lane parts (T = double on instance g W + l) are kept out of line
@@ -354,7 +362,7 @@ inline void group_factor_solve(GroupState& s) {
 }
 
 /// fused_solve_thread for the group.
-inline void group_solve(GroupState& s, const double* y, double h, int projection_stage = -1) {
+inline void group_solve(GroupState& s, const double* y, double h, int projection_stage) {
   group_rows_forces(s, y, h, projection_stage);
   group_factor_solve(s);
 }
@@ -407,7 +415,7 @@ inline void group_accelerations(GroupState& s, const double* y, double* ydot) {
 /// detail::fused_evaluate for the group.
 inline void group_evaluate(GroupState& s, int stage, const double* y, double c) {
   batch::BatchBuffers<double>& b = s.b;
-  group_solve(s, y, c);
+  s.solve(s, y, c, -1);
   if (stage == 0) lanes_violation_reduce(s);
   group_accelerations(s, y, b.k[stage]);
 }
@@ -419,7 +427,7 @@ inline void group_project_commit(GroupState& s) {
   int kind[batch::kMaxProjectionStages];
   const int count = mv.n_rows > 0 ? batch::projection_stages(mv.projection, kind) : 0;
   for (int p = 0; p < count; ++p) {
-    group_solve(s, b.y_stage, mv.dt, kind[p]);
+    s.solve(s, b.y_stage, mv.dt, kind[p]);
     group_accelerations(s, b.y_stage, b.k[0]);
     lanes_projection_apply(s, kind[p], b.k[0]);
   }
@@ -441,7 +449,7 @@ inline void group_rk4_stage(GroupState& s, int stage, double h) {
       batch::rk4_stage_thread(k * nG + g, mvL, L8(h), static_cast<const L8*>(bL.Y), static_cast<const L8*>(bL.k[stage]),
                               bL.y_stage);
     if (mv.n_rows > 0 && projects_stage_states(mv.projection)) {
-      group_solve(s, b.y_stage, h, kProjectVelocity);
+      s.solve(s, b.y_stage, h, kProjectVelocity);
       group_accelerations(s, b.y_stage, b.k[3]);
       lanes_projection_apply(s, kProjectVelocity, b.k[3]);
     }
@@ -466,9 +474,10 @@ inline void group_euler_step(GroupState& s) {
   group_project_commit(s);
 }
 
-/// Group g's n_steps steps (advance_groups' contract).
-inline void advance_group(const GroupContext& c, int g, int n_steps) {
-  GroupState s{&c, &c.v->mv, c.v->b, *c.v->b.step, g, g * kLaneWidth};
+/// Group g's n_steps steps (advance_groups' contract), each evaluation's solve through
+/// solve.
+inline void advance_group(const GroupContext& c, int g, int n_steps, GroupSolve solve = group_solve) {
+  GroupState s{&c, &c.v->mv, c.v->b, *c.v->b.step, g, g * kLaneWidth, solve};
   s.b.step = &s.step;
   const batch::ModelView<double>& mv = c.v->mv;
   const bool euler = mv.integrator == static_cast<std::int8_t>(Integrator::Euler) ||

@@ -31,9 +31,22 @@ void advance_instance(const SimdBatchView& v, int i, int n_steps) {
   }
 }
 
+/// The group's solve compiled for each target (simd/dispatch.hpp), and out of line: the
+/// group step evaluates at up to six places (stages, projections), and inlining the
+/// flattened solve (assembly, block Cholesky, refinement) at each of them made this file
+/// take 8-15 minutes of one core to compile instead of 2, and the step 5-8 % slower
+/// (docs/performance.md, "The cpu-simd backend"). The compiler memory barriers: as
+/// SP_LANES_BARRIER's in simd_group.hpp.
+[[gnu::noinline]] SP_SIMD_CLONES void group_solve_dispatched(GroupState& s, const double* y, double h,
+                                                             int projection_stage) {
+  asm volatile("" ::: "memory");
+  group_solve(s, y, h, projection_stage);
+  asm volatile("" ::: "memory");
+}
+
 /// The group step compiled for each target (simd/dispatch.hpp).
 SP_SIMD_CLONES void advance_group_dispatched(const GroupContext& ctx, int g, int n_steps) {
-  advance_group(ctx, g, n_steps);
+  advance_group(ctx, g, n_steps, group_solve_dispatched);
 }
 
 }  // namespace
