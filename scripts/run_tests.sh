@@ -6,14 +6,19 @@
 #   ctest: 100% tests passed, 0 tests failed out of 40
 #   pytest: 95 passed, 3 skipped in 61.2s
 #   tests: 125 passed, 0 failed, 13 skipped
+# and the seconds each part took (with .ci/run's steps before it, SIMPHANT_CI_STEP_SECONDS).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+start=$SECONDS
 bash scripts/setup.sh
+setup_s=$((SECONDS - start))
 log=build/ctest.log
+start=$SECONDS
 set +e
 ctest --test-dir build --output-on-failure -j2 2>&1 | tee "$log"
 ctest_rc=${PIPESTATUS[0]}
 set -e
+ctest_s=$((SECONDS - start))
 ctest_summary=$(grep -E '[0-9]+% tests passed' "$log" | tail -n 1 || true)
 skipped=$(grep -cE '^\s+[0-9]+ - .*\(Skipped\)' "$log" || true)
 if [ "${skipped:-0}" -gt 0 ]; then
@@ -21,11 +26,13 @@ if [ "${skipped:-0}" -gt 0 ]; then
 fi
 
 pylog=build/pytest.log
+start=$SECONDS
 set +e
 PYTHONPATH="$PWD/build/python${PYTHONPATH:+:$PYTHONPATH}" SIMPHANT_CLI="$PWD/build/simphant" \
-  python3 -m pytest tests/python -rs -p no:cacheprovider 2>&1 | tee "$pylog"
+  python3 -m pytest tests/python -rs -p no:cacheprovider --durations=15 2>&1 | tee "$pylog"
 pytest_rc=${PIPESTATUS[0]}
 set -e
+pytest_s=$((SECONDS - start))
 pytest_summary=$(grep -E '^=+ .*(passed|failed|error).* =+$' "$pylog" | tail -n 1 | sed -E 's/^=+ //; s/ =+$//' || true)
 
 # Totals over both runners (ctest counts a skipped test among the passed ones).
@@ -41,4 +48,5 @@ skipped_all=$((${skipped:-0} + $(count "$pytest_summary" skipped)))
 echo "ctest: ${ctest_summary:-no summary (exit status $ctest_rc)}"
 echo "pytest: ${pytest_summary:-no summary (exit status $pytest_rc)}"
 echo "tests: $passed passed, $failed failed, $skipped_all skipped"
+echo "seconds:${SIMPHANT_CI_STEP_SECONDS:+$SIMPHANT_CI_STEP_SECONDS,} set-up and build $setup_s s, ctest $ctest_s s, pytest $pytest_s s"
 [ "$ctest_rc" -eq 0 ] && [ "$pytest_rc" -eq 0 ]
