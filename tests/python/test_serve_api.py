@@ -342,8 +342,8 @@ def test_jobs_per_token_limit(server, examples):
     scene = pendulum(examples)
     with server.client(BOB) as bob:  # max_jobs 2 for bob
         ids = []
-        for _ in range(2):
-            r = bob.post("/jobs", json={"scene": scene, "options": {"instances": 64, "t_end": 20}})
+        for _ in range(2):  # 1.92e6 instance-steps (max_steps 2e6): seconds, still running when dismissed
+            r = bob.post("/jobs", json={"scene": scene, "options": {"instances": 64, "t_end": 30}})
             assert r.status_code == 201, r.text
             ids.append(r.json()["jobID"])
         r = bob.post("/jobs", json={"scene": scene, "options": SMALL})
