@@ -6,12 +6,14 @@ Always (no MuJoCo needed): medians of rounds, ratios to the C loop, the column c
 (the better of dense / sparse), FLOP rate = FLOPs per instance-step x instance-steps/s and
 the fraction of the peak x threads, the JSON schema check (a good report passes, a broken
 one names the field), the markdown rows.
-With the pip package mujoco (skipped with the reason otherwise): the C loop builds against
-the wheel, prints its JSON, steps the model it is given from the state it is given (its
-final qpos equals mujoco.rollout's from the same MJB model and state, bit for bit), and
-refuses bad arguments with exit 2 naming the flag.
+With --mujoco-loop, only the C loop, which needs the pip package mujoco (exit 77,
+skipped with the reason, without it): the loop builds against the wheel, prints its JSON,
+steps the model it is given from the state it is given (its final qpos equals
+mujoco.rollout's from the same MJB model and state, bit for bit), and refuses bad
+arguments with exit 2 naming the flag.
 
-Run: python3 tests/bench_compare_check.py (ctest: BenchCompareReport), or pytest.
+Run: python3 tests/bench_compare_check.py [--mujoco-loop] (ctest: BenchCompareReport and
+BenchCompareMujocoLoop).
 """
 import json
 import math
@@ -131,16 +133,10 @@ PENDULUM = """<mujoco><option timestep="0.001" integrator="RK4"/><worldbody><bod
 class CLoop(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        try:
-            import mujoco  # noqa: F401
-        except ImportError as e:
-            raise unittest.SkipTest(f"the pip package mujoco is not installed ({e}): the C loop is not checked")
         cls.tmp = tempfile.mkdtemp(prefix="bench_compare_check_")
         cls.exe = os.path.join(cls.tmp, "mujoco_step_loop")
         r = subprocess.run(["bash", os.path.join(ROOT, "bench", "build_mujoco_step_loop.sh"), cls.exe],
                            capture_output=True, text=True)
-        if r.returncode == 77:
-            raise unittest.SkipTest(r.stderr.strip())
         assert r.returncode == 0, r.stdout + r.stderr
 
     @classmethod
@@ -189,5 +185,25 @@ class CLoop(unittest.TestCase):
             self.assertIn(flag or "MODEL", r.stderr)
 
 
+SKIPPED = 77  # ctest's SKIP_RETURN_CODE
+
+
+def main(argv):
+    loader = unittest.TestLoader()
+    if "--mujoco-loop" in argv:
+        try:
+            import mujoco  # noqa: F401
+        except ImportError as e:
+            print(f"SKIP: the pip package mujoco is not installed ({e}): the C loop is not checked")
+            return SKIPPED
+        suite = loader.loadTestsFromTestCase(CLoop)
+    else:
+        module = sys.modules[__name__]
+        suite = unittest.TestSuite(loader.loadTestsFromTestCase(c) for c in vars(module).values()
+                                   if isinstance(c, type) and issubclass(c, unittest.TestCase) and c is not CLoop)
+    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    return 0 if result.wasSuccessful() else 1
+
+
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    sys.exit(main(sys.argv[1:]))
