@@ -107,3 +107,14 @@ def test_bad_input_is_refused_before_any_work(examples, tmp_path):
                           timeout=120)
     assert proc.returncode == 2 and "shards: must be an integer in [1, 2]" in proc.stderr
     assert not (tmp_path / "x.shards").exists()
+
+
+def test_the_design_size_defaults_to_the_scenes_sweep_instances(cluster, examples, cli, tmp_path):
+    """run_sweep without `instances` (as `simphant-ray SCENE` without --instances) runs the
+    scene's sweep.instances."""
+    scene = json.loads((examples / "four_bar.json").read_text())
+    scene["sweep"]["instances"] = 4
+    (tmp_path / "four.json").write_text(json.dumps(scene))
+    r = run_sweep(tmp_path / "four.json", shards=2, out=tmp_path / "d.h5", t_end=0.3, seed=SEED, progress=False)
+    assert r.exit_code == 0 and r.merge["instances"] == 4
+    assert_same_file(one_shot(cli, tmp_path / "four.json", tmp_path, 4, 0.3), r.out_file)
