@@ -182,17 +182,27 @@ EOF
   print_env "$d"
 }
 
-# Sends SIGTERM to the daemon in pid file $1 and waits up to $2 s, then SIGKILL.
-stop_daemon() {
-  local pidfile=$1 wait=$2 pid i
-  pid_alive "$pidfile" || return 0
-  pid=$(cat "$pidfile")
-  kill -TERM "$pid" 2>/dev/null || return 0
-  for ((i = 0; i < wait * 10; i++)); do
-    kill -0 "$pid" 2>/dev/null || return 0
+# Sends SIGTERM to the daemons of the pid files given, waits up to 15 s for them to exit
+# (together: each takes 1 to 2 s), then sends SIGKILL to those left.
+stop_daemons() {
+  local pids=() f i pid
+  for f in "$@"; do
+    if pid_alive "$f"; then
+      pids+=("$(cat "$f")")
+      kill -TERM "${pids[-1]}" 2>/dev/null || true
+    fi
+  done
+  for ((i = 0; i < 150; i++)); do
+    local left=0
+    for pid in "${pids[@]}"; do
+      kill -0 "$pid" 2>/dev/null && left=1
+    done
+    [ "$left" -eq 0 ] && return 0
     sleep 0.1
   done
-  kill -KILL "$pid" 2>/dev/null || true
+  for pid in "${pids[@]}"; do
+    kill -KILL "$pid" 2>/dev/null || true
+  done
 }
 
 stop() {
@@ -210,9 +220,7 @@ stop() {
       sleep 0.1
     done
   fi
-  stop_daemon "$d/slurmd.pid" 10
-  stop_daemon "$d/slurmctld.pid" 10
-  stop_daemon "$d/munge/munged.pid" 5
+  stop_daemons "$d/slurmd.pid" "$d/slurmctld.pid" "$d/munge/munged.pid"
   echo "slurm_cluster.sh: stopped the cluster of $d" >&2
 }
 
