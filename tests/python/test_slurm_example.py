@@ -7,7 +7,8 @@ SIGUSR1, then the task requeues itself), each continuing its shard from what was
 
 The cluster needs root (SlurmUser=root) and Debian's slurm packages, which the script
 installs when they are missing. Every wait polls Slurm (`scontrol show job`, `squeue`,
-the job-completion log of the cluster) or the files a job writes, with a deadline."""
+the job-completion log of the cluster) or the files a job writes, with a deadline; a run
+is caught at a known step by the job runner's test hook (SIMPHANT_TEST_HOLD)."""
 from __future__ import annotations
 
 import json
@@ -20,12 +21,12 @@ import time
 import h5py
 import pytest
 
-import simphant
 from conftest import ROOT, run_cli
 from h5_compare import assert_same_file
 
 SCRIPT = ROOT / "scripts" / "slurm_cluster.sh"
 SLURM = ROOT / "examples" / "slurm"
+HOLD = 1000  # the step at which a test holds a run (SIMPHANT_TEST_HOLD, docs/reliability.md "Test hooks")
 TERMINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE",
             "PREEMPTED"}
 
@@ -58,7 +59,8 @@ def cluster(tmp_path_factory):
 @pytest.fixture
 def slurm(cluster, cli):
     state, env = cluster
-    return Slurm(state, dict(env, SIMPHANT=cli, SIMPHANT_CHECKPOINT_EVERY="0.05"))
+    # a checkpoint after every slice of steps, so also at a held step
+    return Slurm(state, dict(env, SIMPHANT=cli, SIMPHANT_CHECKPOINT_EVERY="1e-9"))
 
 
 class Slurm:
@@ -132,19 +134,6 @@ class Slurm:
 
         return self.wait(f"job {name} to end", ended, timeout, logs)
 
-    def simphant_pid(self, job_id, cli) -> int:
-        """The process id of the task's simphant (`scontrol listpids`), or 0."""
-        proc = self.run("scontrol", "listpids", job_id, cwd=self.state)
-        for line in proc.stdout.splitlines()[1:]:
-            pid = line.split()[0]
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    if f.read().split(b"\0")[0].decode() == cli:
-                        return int(pid)
-            except (OSError, ValueError):
-                pass
-        return 0
-
 
 def one_shot(cli, scene, folder, *args):
     threads = [] if "--threads" in args else ["--threads", "1"]
@@ -166,7 +155,7 @@ def test_submit_runs_the_array_then_the_merge(slurm, examples, cli, tmp_path):
     for k in range(3):
         assert slurm.ends(array, k) == ["COMPLETED"]
     log = (tmp_path / f"simphant-shard-{array}_1.log").read_text()
-    assert f"run {examples / 'four_bar.json'} --shard 1/3 --checkpoint-every 0.05" in log
+    assert f"run {examples / 'four_bar.json'} --shard 1/3 --checkpoint-every 1e-9" in log
     assert sorted(os.listdir(tmp_path / "study.shards")) == sorted(
         [f"study.shard-{k}-of-3.h5" for k in range(3)] + [f"study.shard-{k}-of-3.h5.summary.json" for k in range(3)])
     assert assert_same_file(one_shot(cli, examples / "four_bar.json", tmp_path, *args), tmp_path / "study.h5") >= 10
@@ -199,17 +188,29 @@ def test_a_shard_whose_instances_all_diverged_still_lets_the_merge_run(slurm, cl
     assert_same_file(one_shot(cli, scene, tmp_path), tmp_path / "g.h5")
 
 
+def held(gates, name, timeout=240, slurm=None, logs=()):
+    """Waits until the run writing `name` is held at HOLD (SIMPHANT_TEST_HOLD); returns its
+    .held record (pid, steps_done)."""
+    path = gates / f"{name}.held"
+    slurm.wait(f"{name} held at step {HOLD}", path.exists, timeout, logs)
+    return json.loads(path.read_text())
+
+
 def test_a_killed_task_and_a_requeued_task_continue_their_shards(slurm, examples, cli, tmp_path):
-    """After a checkpoint, task 1's simphant is killed (SIGKILL, as by the OOM killer) and
-    task 2 is requeued while it runs (`scontrol requeue`: Slurm's SIGTERM, as on
-    preemption). Task 2 stores its state, starts again and continues. Task 1 fails; the
-    merge still runs (it does not wait forever on a failed dependency), names shard 1 and
-    writes nothing. Task 1 requeued as the merge says continues from its checkpoint, and
-    the merge submitted again equals the one-shot run."""
+    """Tasks 1 and 2 are held at step HOLD, after a checkpoint (SIMPHANT_TEST_HOLD). There
+    task 1's simphant is killed (SIGKILL, as by the out-of-memory killer) and task 2 is
+    requeued (`scontrol requeue`: Slurm's SIGTERM, as on preemption). Task 2 stores its
+    state, starts again and continues. Task 1 fails; the merge still runs (it does not wait
+    forever on a failed dependency), names shard 1 and writes nothing. Task 1 requeued as
+    the merge says continues from its checkpoint, and the merge submitted again equals the
+    one-shot run."""
     scene = examples / "four_bar.json"
-    # 2 instances x 40000 steps per shard: about 2 s, checkpointed every 0.05 s
-    args = ["--instances", "6", "--t-end", "40", "--seed", "3", "--backend", "cpu", "--threads", "1"]
+    args = ["--instances", "6", "--t-end", "3", "--seed", "3", "--backend", "cpu", "--threads", "1"]
     out = tmp_path / "study.h5"
+    gates = tmp_path / "gates"
+    gates.mkdir()
+    (gates / "study.shard-0-of-3.h5").touch()  # task 0 is not held
+    slurm.env.update(SIMPHANT_TEST_HOLD=f"step={HOLD}:{gates}/{{name}}")
     array, merge = slurm.submit(scene, out, 3, *args, cwd=tmp_path)
     logs = [tmp_path / f"simphant-shard-{array}_{k}.log" for k in range(3)]
     merge_log = tmp_path / f"simphant-merge-{merge}.log"
@@ -217,29 +218,10 @@ def test_a_killed_task_and_a_requeued_task_continue_their_shards(slurm, examples
     def shard(k):
         return str(tmp_path / "study.shards" / f"study.shard-{k}-of-3.h5")
 
-    def running_after_checkpoint(k):
-        def ok():
-            job = slurm.job(f"{array}_{k}")
-            if job.get("JobState") != "RUNNING" or not os.path.exists(simphant._simphant.checkpoint_file_name(shard(k))):
-                return None
-            return slurm.simphant_pid(job["JobId"], cli)
-        return ok
-
-    pid1 = slurm.wait("task 1 running after a checkpoint", running_after_checkpoint(1), logs=logs)
-    os.kill(pid1, signal.SIGKILL)
-    # Held (SIGSTOP) so that the requeue finds it running; Slurm sends SIGCONT with its SIGTERM.
-    os.kill(slurm.wait("task 2 running after a checkpoint", running_after_checkpoint(2), logs=logs), signal.SIGSTOP)
+    os.kill(held(gates, "study.shard-1-of-3.h5", slurm=slurm, logs=logs)["pid"], signal.SIGKILL)
+    held(gates, "study.shard-2-of-3.h5", slurm=slurm, logs=logs)
     proc = slurm.run("scontrol", "requeue", f"{array}_2", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-
-    def stopped():  # Slurm's SIGTERM: the run stores its state in the shard file
-        try:
-            with h5py.File(shard(2), "r") as f:
-                return f.attrs["interrupted"] == 1 and f.attrs["stop_reason"] == "signal SIGTERM"
-        except (OSError, KeyError):
-            return False
-
-    slurm.wait("task 2 to store its state (it starts again 6 s after the requeue)", stopped, logs=logs)
 
     # The merge runs once every task has ended, and refuses, naming the failed shard.
     assert slurm.wait_ended(merge, logs=logs + [merge_log]) == ["FAILED"]
@@ -247,7 +229,7 @@ def test_a_killed_task_and_a_requeued_task_continue_their_shards(slurm, examples
     assert slurm.ends(array, 1) == ["FAILED"]  # simphant's exit 137
     assert slurm.ends(array, 2) == ["PENDING", "COMPLETED"]  # requeued while running, then completed
     summary = shard_summary(tmp_path, 2)
-    assert summary["resumed_from_step"] > 0 and summary["stop_reason"] == "completed"
+    assert summary["resumed_from_step"] == HOLD and summary["stop_reason"] == "completed"
     log2 = logs[2].read_text()
     assert "DUE TO JOB REQUEUE" in log2 and f"--resume {shard(2)}" in log2, log2
     message = merge_log.read_text()
@@ -264,47 +246,37 @@ def test_a_killed_task_and_a_requeued_task_continue_their_shards(slurm, examples
     assert slurm.wait_ended(merge2, logs=logs + [tmp_path / f"simphant-merge-{merge2}.log"]) == ["COMPLETED"]
     assert slurm.ends(array, 1) == ["FAILED", "PENDING", "COMPLETED"]
     summary = shard_summary(tmp_path, 1)
-    assert summary["resumed_from_step"] > 0 and summary["stop_reason"] == "completed"
+    assert summary["resumed_from_step"] == HOLD and summary["stop_reason"] == "completed"
     assert assert_same_file(one_shot(cli, scene, tmp_path, *args), out) >= 10
 
 
 def test_a_task_stopped_before_its_time_limit_is_requeued_and_completes(slurm, examples, cli, tmp_path):
     """Every task has a time limit of 1 minute, so Slurm sends SIGUSR1 (--signal=B:USR1@120)
-    at its first look at the running jobs' limits. The test holds task 0's simphant
-    (SIGSTOP) after its first checkpoint until sweep.sbatch has received the signal, so
-    that the run is caught mid-way. The task stops the run, which stores its state,
-    requeues itself and, started again, continues; the merge equals the one-shot run."""
+    when it next looks at the running jobs' limits (within about 30 s). Task 0 is held at
+    step HOLD until then. The task stops the run, which stores its state, requeues itself
+    and, started again, continues from there; the merge equals the one-shot run."""
     scene = examples / "four_bar.json"
-    args = ["--instances", "4", "--t-end", "40", "--seed", "5", "--backend", "cpu", "--threads", "1"]
+    args = ["--instances", "4", "--t-end", "3", "--seed", "5", "--backend", "cpu", "--threads", "1"]
     out = tmp_path / "study.h5"
+    gates = tmp_path / "gates"
+    gates.mkdir()
+    (gates / "study.shard-1-of-2.h5").touch()  # task 1 is not held
+    slurm.env.update(SIMPHANT_TEST_HOLD=f"step={HOLD}:{gates}/{{name}}")
     array, merge = slurm.submit(scene, out, 2, *args, cwd=tmp_path, sbatch_args="--time=1")
     log0 = tmp_path / f"simphant-shard-{array}_0.log"
     logs = [log0, tmp_path / f"simphant-shard-{array}_1.log", tmp_path / f"simphant-merge-{merge}.log"]
     shard0 = str(tmp_path / "study.shards" / "study.shard-0-of-2.h5")
-    held = {}
 
-    def signalled():
-        if log0.exists() and "SIGUSR1" in log0.read_text():
-            return True
-        job = slurm.job(f"{array}_0")
-        if not held and job.get("JobState") == "RUNNING" and os.path.exists(
-                simphant._simphant.checkpoint_file_name(shard0)):
-            pid = slurm.simphant_pid(job["JobId"], cli)
-            if pid:
-                os.kill(pid, signal.SIGSTOP)
-                held["pid"] = pid
-        return False
-
-    try:
-        slurm.wait("SIGUSR1 before the time limit", signalled, timeout=120, logs=logs)
-    finally:
-        if held:
-            os.kill(held["pid"], signal.SIGCONT)
-    assert slurm.wait_ended(merge, timeout=240, logs=logs) == ["COMPLETED"]
-    assert slurm.ends(array, 0) == ["PENDING", "COMPLETED"]  # requeued by itself, then completed
+    held(gates, "study.shard-0-of-2.h5", slurm=slurm, logs=logs)
+    assert slurm.wait_ended(merge, logs=logs) == ["COMPLETED"]
+    # Requeued by itself, then completed. (Should Slurm's first look come before the run
+    # reached the hold, the run stops earlier, is held at the next start and requeued again.)
+    ends = slurm.ends(array, 0)
+    assert ends[-1] == "COMPLETED" and set(ends[:-1]) == {"PENDING"}, ends
     text = log0.read_text()
+    assert "SIGUSR1, the time limit is near" in text, text
     assert "stopped before the time limit, state stored; requeuing job" in text, text
     assert f"--resume {shard0}" in text and "DUE TO TIME LIMIT" not in text, text
     summary = json.loads((tmp_path / "study.shards" / "study.shard-0-of-2.h5.summary.json").read_text())
-    assert summary["resumed_from_step"] > 0 and summary["stop_reason"] == "completed"
+    assert summary["resumed_from_step"] == HOLD and summary["stop_reason"] == "completed"
     assert assert_same_file(one_shot(cli, scene, tmp_path, *args), out) >= 10
