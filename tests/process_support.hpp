@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+extern char** environ;
+
 namespace simphant::test {
 
 /// A child process running `simphant args...`, stdout and stderr in files.
@@ -28,21 +30,35 @@ struct Child {
 };
 
 /// Starts SIMPHANT_BINARY with `args`; stdout to out_file, stderr to err_file. `before_exec`
-/// runs in the child just before exec (e.g. setrlimit).
+/// runs in the child just before exec (e.g. setrlimit). `env`: "NAME=value" entries added
+/// to (or replacing those of) this process's environment.
 inline Child start_simphant(const std::vector<std::string>& args, const std::filesystem::path& out_file,
-                            const std::filesystem::path& err_file, const std::function<void()>& before_exec = {}) {
+                            const std::filesystem::path& err_file, const std::function<void()>& before_exec = {},
+                            const std::vector<std::string>& env = {}) {
   Child c;
   c.out_file = out_file;
   c.err_file = err_file;
+  // argv and envp are built before fork: the child only calls async-signal-safe functions.
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(SIMPHANT_BINARY));
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry(*e);
+    const std::string name = entry.substr(0, entry.find('='));
+    const bool replaced = std::any_of(env.begin(), env.end(), [&](const std::string& x) {
+      return x.compare(0, name.size() + 1, name + "=") == 0;
+    });
+    if (!replaced) envp.push_back(*e);
+  }
+  for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
   c.pid = ::fork();
   if (c.pid == 0) {
     if (!std::freopen(out_file.c_str(), "w", stdout) || !std::freopen(err_file.c_str(), "w", stderr)) ::_exit(126);
     if (before_exec) before_exec();
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(SIMPHANT_BINARY));
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(SIMPHANT_BINARY, argv.data());
+    ::execve(SIMPHANT_BINARY, argv.data(), envp.data());
     ::_exit(127);
   }
   return c;
@@ -120,5 +136,41 @@ inline bool wait_for_file(const std::filesystem::path& p, double timeout_s = 60)
   }
   return true;
 }
+
+/// A run held by the job runner's test hook (SIMPHANT_TEST_HOLD, job/test_hold.hpp;
+/// docs/reliability.md "Test hooks") at `point` ("setup" or "step=N") until the gate
+/// file exists. Pass env() to start_simphant; wait() until the run is held there, then
+/// act on it (a signal, SIGKILL) or release() it.
+struct Hold {
+  std::string point;
+  std::filesystem::path gate;
+
+  Hold(std::string point_, std::filesystem::path gate_) : point(std::move(point_)), gate(std::move(gate_)) {
+    std::error_code ec;
+    std::filesystem::remove(gate, ec);
+    std::filesystem::remove(held_file(), ec);
+  }
+  std::vector<std::string> env() const { return {"SIMPHANT_TEST_HOLD=" + point + ":" + gate.string()}; }
+  std::filesystem::path held_file() const { return gate.string() + ".held"; }
+  /// Waits until the run is held (its ".held" report exists): true, or false after
+  /// `timeout_s` or when `child` (when given) has ended first.
+  bool wait(const Child* child = nullptr, double timeout_s = 120) const {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    std::error_code ec;
+    while (!std::filesystem::exists(held_file(), ec)) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      if (child != nullptr) {  // ended (not reaped, so that wait_child still reads its status)
+        siginfo_t info{};
+        const int r = ::waitid(P_PID, static_cast<id_t>(child->pid), &info, WEXITED | WNOHANG | WNOWAIT);
+        if (r == 0 && info.si_pid == child->pid) return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return true;
+  }
+  /// The ".held" report (a JSON object: point, pid, steps_done, steps_total, wall_s, loop_wall_s).
+  std::string report() const { return read_text(held_file()); }
+  void release() const { std::ofstream(gate).put('\n'); }
+};
 
 }  // namespace simphant::test

@@ -2,6 +2,8 @@
 // before a large iteration cap, honours the cap, and stops at once when a stop is
 // requested (core/stop_flag.hpp), also in the middle of a large batch and from a signal
 // handler; compiling instance models stops the same way.
+#include <time.h>
+
 #include <csignal>
 
 #include <atomic>
@@ -28,6 +30,13 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+/// CPU time of this process, all threads [s].
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 /// Clears the process-wide stop request around each test.
 class StopFlagTest : public ::testing::Test {
@@ -146,8 +155,13 @@ TEST_F(StopFlagTest, ARequestFromAnotherThreadStopsALargeBatchWithinASecond) {
   for (int i = 0; i < n; ++i) models.push_back(perturbed(base, i));
   std::atomic<bool> done{false};
   Clock::time_point requested_at{};
+  // The request comes once the batch has done 50 ms of work, measured as the process's
+  // CPU time (the workers' own; a wall-clock wait would land before the first instance
+  // on a loaded machine and after the last on a fast one): some instances are assembled
+  // by then, and most are not (the batch is about 100 times that).
+  const double cpu0 = process_cpu_seconds();
   std::thread stopper([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    while (!done && process_cpu_seconds() - cpu0 < 0.05) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     requested_at = Clock::now();
     if (!done) request_stop();
   });

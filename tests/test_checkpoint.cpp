@@ -1,11 +1,12 @@
 // Checkpoint and resume (job/checkpoint.hpp, docs/checkpoints.md): a run stopped by
 // SIGINT, SIGTERM or SIGKILL and continued with `simphant run --resume` ends with a file
 // equal to an uninterrupted run's, dataset by dataset and attribute by attribute, bit for
-// bit (only the root's wall_time_s and the provenance of the start differ: start_time, command_line, git_commit); after SIGKILL at a random moment the
+// bit (only the root's wall_time_s and the provenance of the start differ: start_time, command_line, git_commit); after SIGKILL at a random step the
 // checkpoint file opens and holds all but at most one checkpoint interval of the work;
 // bad resume input is refused with exit code 2 naming what differs, nothing written
 // lost. The robot solvers (reduced aba / cga and dae on a robot) resume through the
-// library call.
+// library call. The runs are signalled or killed while the job runner holds them at a
+// known point (SIMPHANT_TEST_HOLD, job/test_hold.hpp), never after a guessed time.
 #include <signal.h>
 
 #include <algorithm>
@@ -15,7 +16,6 @@
 #include <fstream>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -44,9 +44,14 @@ const fs::path& temp_dir() {
 
 const std::string kScene = std::string(SIMPHANT_SOURCE_DIR) + "/examples/four_bar.json";
 // Six instances of the four-bar's Latin-hypercube sweep (joint positions and masses
-// differ), 8 s at dt = 1 ms: about a second of one thread.
-const std::vector<std::string> kRunArgs = {"--instances", "6", "--t-end", "8", "--threads", "1", "--json"};
-constexpr double kInterval = 0.1;  // [s] --checkpoint-every of the interrupted runs
+// differ), 4 s at dt = 1 ms: about half a second of one thread.
+const std::vector<std::string> kRunArgs = {"--instances", "6", "--t-end", "4", "--threads", "1", "--json"};
+constexpr double kInterval = 0.1;  // [s] --checkpoint-every of the randomly killed runs
+// A checkpoint after every slice of steps (--checkpoint-every of the runs held at a step
+// and then stopped or killed): the held slice's checkpoint is at the held step.
+const std::string kEverySlice = "1e-9";
+// Where the runs stopped by a signal are held (of the 4000 steps).
+constexpr std::int64_t kHoldStep = 1500;
 
 std::vector<std::string> run_args(const fs::path& out, std::vector<std::string> extra = {}) {
   std::vector<std::string> a = {"run", kScene};
@@ -54,6 +59,17 @@ std::vector<std::string> run_args(const fs::path& out, std::vector<std::string> 
   a.insert(a.end(), {"--out", out.string()});
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
+}
+
+/// Starts the run `args`, held (SIMPHANT_TEST_HOLD) at `point`, and waits until it is
+/// held there: its ".held" report.
+json start_held(const std::vector<std::string>& args, const std::string& tag, const Hold& hold, Child& c) {
+  c = start_simphant(args, temp_dir() / (tag + ".out"), temp_dir() / (tag + ".err"), {}, hold.env());
+  if (!hold.wait(&c)) {
+    ADD_FAILURE() << tag << ": not held at " << hold.point << ": " << read_text(c.err_file);
+    return json();
+  }
+  return json::parse(hold.report());
 }
 
 Exit run(const std::vector<std::string>& args, const std::string& tag, double timeout_s = 120) {
@@ -129,24 +145,26 @@ TEST(Checkpoint, ReferenceInstancesDiffer) {
 
 // SIGINT and SIGTERM: the run records what it reached and stores its state in the
 // output; SIGKILL: the checkpoint file beside the output opens and is resumed. Each
-// resumed file equals the uninterrupted one.
+// resumed file equals the uninterrupted one. The signal reaches the run held at step
+// kHoldStep (SIMPHANT_TEST_HOLD), after that slice's checkpoint.
 TEST(Checkpoint, ResumeAfterSigintSigtermSigkillIsBitIdentical) {
   const Reference& ref = reference();
   for (const int sig : {SIGINT, SIGTERM, SIGKILL}) {
     const std::string tag = "signal_" + std::to_string(sig);
     const fs::path out = temp_dir() / (tag + ".h5");
     const fs::path ckpt = simphant::checkpoint_file_name(out.string());
-    const Child c = start_simphant(run_args(out, {"--checkpoint-every", std::to_string(kInterval)}),
-                                   temp_dir() / (tag + ".out"), temp_dir() / (tag + ".err"));
-    ASSERT_TRUE(wait_for_file(ckpt, 60)) << read_text(c.err_file);
-    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    const Hold hold("step=" + std::to_string(kHoldStep), temp_dir() / (tag + ".gate"));
+    Child c;
+    const json held = start_held(run_args(out, {"--checkpoint-every", kEverySlice}), tag, hold, c);
+    ASSERT_FALSE(held.is_null());
+    EXPECT_EQ(held.at("steps_done"), kHoldStep);
+    EXPECT_EQ(held.at("pid"), c.pid);
     ::kill(c.pid, sig);
     const Exit e = wait_child(c, 60);
     if (sig == SIGKILL) {
       EXPECT_FALSE(e.exited);
       EXPECT_FALSE(fs::exists(out));
-      const Stored s = stored_point(ckpt);
-      EXPECT_GT(s.steps_done, 0);
+      EXPECT_EQ(stored_point(ckpt).steps_done, kHoldStep);
     } else {
       ASSERT_TRUE(e.exited) << read_text(c.err_file);
       EXPECT_EQ(e.code, 128 + sig);
@@ -161,81 +179,75 @@ TEST(Checkpoint, ResumeAfterSigintSigtermSigkillIsBitIdentical) {
     expect_equal_files(ref.file, out);
     const json s = summary_of(tag + "_resume");
     expect_same_figures(ref.summary, s);
-    EXPECT_GT(s.at("resumed_from_step").get<std::int64_t>(), 0);
-    EXPECT_LT(s.at("resumed_from_step").get<std::int64_t>(), s.at("steps").get<std::int64_t>());
+    EXPECT_EQ(s.at("resumed_from_step"), kHoldStep);
     EXPECT_FALSE(fs::exists(ckpt));
     EXPECT_FALSE(fs::exists(simphant::test::partial_file(out, c.pid)));  // the killed run's, removed
     EXPECT_FALSE(simphant::resumable(out.string()));
   }
 }
 
-// SIGKILL at 20 random moments (seeded): each time the checkpoint file opens and holds
-// the work up to at most one checkpoint interval (plus one slice of steps and the
-// checkpoint's own write) before the kill, and resuming it ends with the reference file.
-// A kill before the first checkpoint leaves nothing to resume: refused with exit code 2.
+// SIGKILL at 20 random steps (seeded) and once in set-up, each time while the run is
+// held there (SIMPHANT_TEST_HOLD), with a checkpoint every kInterval of wall time. A run
+// killed after a checkpoint leaves a checkpoint file that opens, holds the work up to at
+// most one interval (plus the checkpoint's own write) before the kill, by the run's own
+// clock (the ".held" report's wall_s against the checkpoint's wall_time_s), and resumes
+// to the reference file. A run killed before its first checkpoint (in set-up, or when the
+// loop had not yet run an interval) leaves nothing to resume: refused with exit code 2.
+// Which of the two a random step gives depends on the machine's speed; what each must
+// satisfy does not.
 TEST(Checkpoint, TwentyRandomKills) {
   const Reference& ref = reference();
+  const std::int64_t total = ref.summary.at("steps").get<std::int64_t>();
   std::mt19937 rng(20261201);
-  // Kill moments over the run, from before the first checkpoint to near the end (0.9 of
-  // its length). The length is the reference run's until a run finishes before its kill
-  // moment: the reference may have run on a busier machine (ctest starts it beside other
-  // tests), and the later moments are then drawn within 0.9 of that moment, so that most
-  // kills still land mid-run.
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  double horizon = 0.9 * ref.seconds;
-  // Slack beyond the interval: a slice of steps (about 50 ms, run_job.hpp) and writing
-  // the checkpoint (about 10 ms for these 2 MB), with room for a loaded machine (measured
-  // at most 0.06 s beyond the interval at a load of 11 on 2 cores). The kill time is
-  // taken from the parent's clock, which also counts the process start before the run's
-  // clock begins (loading the libraries: up to several tenths of a second on a loaded
-  // machine with the CUDA libraries linked), so each round measures that start just
-  // before, as the time `simphant --version` takes, and allows it on top.
+  std::uniform_int_distribution<std::int64_t> random_step(1, total * 9 / 10);
+  // Beyond the interval: the checkpoint's own write (about 10 ms for these 2 MB) and the
+  // moments between the check that a checkpoint is due and the hold, with room for a
+  // loaded machine.
   constexpr double kSlack = 0.25;
-  int resumed = 0, refused = 0, finished = 0;
+  int resumed = 0, refused = 0;
   double max_lost = 0;
-  for (int i = 0; i < 20; ++i) {
+  std::vector<std::string> points = {"setup"};
+  for (int i = 0; i < 20; ++i) points.push_back("step=" + std::to_string(random_step(rng)));
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    SCOPED_TRACE(points[i]);
     const std::string tag = "kill_" + std::to_string(i);
     const fs::path out = temp_dir() / (tag + ".h5");
     const fs::path ckpt = simphant::checkpoint_file_name(out.string());
-    const double at = 0.02 + unit(rng) * (horizon - 0.02);
-    const auto t_version = std::chrono::steady_clock::now();
-    run({"--version"}, tag + "_version");
-    const double start_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_version).count();
-    const auto t0 = std::chrono::steady_clock::now();
-    const Child c = start_simphant(run_args(out, {"--checkpoint-every", std::to_string(kInterval)}),
-                                   temp_dir() / (tag + ".out"), temp_dir() / (tag + ".err"));
-    std::this_thread::sleep_until(t0 + std::chrono::duration<double>(at));
+    const Hold hold(points[i], temp_dir() / (tag + ".gate"));
+    Child c;
+    const json held = start_held(run_args(out, {"--checkpoint-every", std::to_string(kInterval)}), tag, hold, c);
+    ASSERT_FALSE(held.is_null());
     ::kill(c.pid, SIGKILL);
-    const double killed_at = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const Exit e = wait_child(c, 60);
-    if (e.exited) {  // finished before the kill (a fast moment of the machine): nothing to check
-      EXPECT_EQ(e.code, 0) << read_text(c.err_file);
-      horizon = std::max(0.3, std::min(horizon, 0.9 * at));
-      ++finished;
-      continue;
-    }
+    EXPECT_FALSE(e.exited);
     if (!fs::exists(ckpt)) {
-      EXPECT_LT(killed_at, kInterval + kSlack + start_s + 0.5) << "no checkpoint after " << killed_at << " s";
+      // The held slice ended before an interval of the loop had passed (else it would
+      // have written a checkpoint before the hold).
+      EXPECT_LT(held.at("loop_wall_s").get<double>(), kInterval + kSlack) << held.dump();
       const Exit r = run({"run", "--resume", out.string()}, tag + "_resume");
       EXPECT_EQ(r.code, 2) << err_of(tag + "_resume");
       ++refused;
       continue;
     }
     const Stored s = stored_point(ckpt);  // opens: a complete file
-    const double lost = killed_at - start_s - s.wall_s;
+    EXPECT_GT(s.steps_done, 0);
+    EXPECT_LE(s.steps_done, held.at("steps_done").get<std::int64_t>());
+    const double lost = held.at("wall_s").get<double>() - s.wall_s;
     max_lost = std::max(max_lost, lost);
-    EXPECT_LE(lost, kInterval + kSlack) << "killed at " << killed_at << " s, checkpoint at " << s.wall_s
-                                        << " s, process start " << start_s << " s";
+    EXPECT_GE(lost, 0);
+    EXPECT_LE(lost, kInterval + kSlack) << "held at " << held.dump() << ", checkpoint at " << s.wall_s << " s";
     const Exit r = run({"run", "--resume", out.string(), "--threads", "1", "--json"}, tag + "_resume");
     ASSERT_EQ(r.code, 0) << err_of(tag + "_resume");
     expect_equal_files(ref.file, out);
-    expect_same_figures(ref.summary, summary_of(tag + "_resume"));
+    const json summary = summary_of(tag + "_resume");
+    expect_same_figures(ref.summary, summary);
+    EXPECT_EQ(summary.at("resumed_from_step"), s.steps_done);
     ++resumed;
     fs::remove(out);
   }
-  std::printf("random kills: %d resumed, %d before the first checkpoint, %d finished first; most wall time lost %.3f s "
-              "(interval %.2f s)\n", resumed, refused, finished, max_lost, kInterval);
-  EXPECT_GE(resumed, 10);
+  std::printf("random kills: %d resumed, %d before the first checkpoint; most wall time lost %.3f s "
+              "(interval %.2f s)\n", resumed, refused, max_lost, kInterval);
+  EXPECT_GE(refused, 1);  // the kill in set-up
 }
 
 // Bad resume input: exit code 2 naming what differs; the checkpoint and the output stay
@@ -257,11 +269,14 @@ TEST(Checkpoint, BadResumeIsRefusedAndNothingIsLost) {
   // An interrupted run to resume.
   const fs::path out = temp_dir() / "bad.h5";
   const fs::path ckpt = simphant::checkpoint_file_name(out.string());
-  const Child c = start_simphant(run_args(out, {"--checkpoint-every", std::to_string(kInterval)}),
-                                 temp_dir() / "bad.out", temp_dir() / "bad.err");
-  ASSERT_TRUE(wait_for_file(ckpt, 60)) << read_text(c.err_file);
-  ::kill(c.pid, SIGKILL);
-  wait_child(c, 60);
+  {
+    const Hold hold("step=" + std::to_string(kHoldStep), temp_dir() / "bad.gate");
+    Child c;
+    ASSERT_FALSE(start_held(run_args(out, {"--checkpoint-every", kEverySlice}), "bad", hold, c).is_null());
+    ::kill(c.pid, SIGKILL);
+    wait_child(c, 60);
+  }
+  ASSERT_TRUE(fs::exists(ckpt));
   const std::string ckpt_bytes = file_bytes(ckpt);
 
   struct Case {
@@ -412,7 +427,7 @@ TEST(Checkpoint, AFailedCheckpointDoesNotStopTheRun) {
   o.scene = kScene;
   o.instances = 6;
   o.has_t_end = true;
-  o.t_end = 8;
+  o.t_end = 4;
   o.threads = 1;
   o.out = (temp_dir() / "blocked.h5").string();
   o.checkpoint_every_s = 1e-9;

@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -22,6 +21,7 @@
 #include <sstream>
 
 #include "temp_dir.hpp"
+#include "process_support.hpp"
 #include "simphant/io/h5_file.hpp"
 #include "simphant/sim/bdf_support.hpp"
 #include "simphant/sim/cuda_factory.hpp"
@@ -454,25 +454,22 @@ TEST(Cli, CheckTable) {
 }
 
 TEST(Cli, SigtermLeavesAValidFile) {
-  // A long run (1e5 s simulated), stopped half a second after its output appears.
-  const std::string scene = write_scene("long.json", pendulum(1e5, 10));
+  // A run of 10 s simulated (10000 steps), stopped by SIGTERM while the job runner holds
+  // it at step 2000 (SIMPHANT_TEST_HOLD, docs/reliability.md "Test hooks").
+  const std::string scene = write_scene("long.json", pendulum(10.0, 10));
   const fs::path out = temp_dir() / "long.h5";
   fs::remove(out);
   const std::string out_s = out.string();
-  const pid_t pid = fork();
+  const simphant::test::Hold hold("step=2000", temp_dir() / "long.gate");
+  const simphant::test::Child c =
+      simphant::test::start_simphant({"run", scene, "--out", out_s, "--threads", "1"}, "/dev/null",
+                                     temp_dir() / "long.err", {}, hold.env());
+  const pid_t pid = c.pid;
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    std::freopen("/dev/null", "w", stdout);
-    execl(SIMPHANT_BINARY, SIMPHANT_BINARY, "run", scene.c_str(), "--out", out_s.c_str(), "--threads", "1",
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  ASSERT_TRUE(hold.wait(&c)) << simphant::test::read_text(c.err_file);
   // The run writes a temporary file beside the output until it ends (README "Output file").
   const fs::path partial = out.parent_path() / (".long.h5.partial-" + std::to_string(pid));
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (!fs::exists(partial) && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_TRUE(fs::exists(partial));
   ASSERT_EQ(kill(pid, SIGTERM), 0);
   int wstatus = 0;
   ASSERT_EQ(waitpid(pid, &wstatus, 0), pid);
@@ -493,7 +490,8 @@ TEST(Cli, SigtermLeavesAValidFile) {
   EXPECT_EQ(simphant::h5::read_attr_string(f, "stop_reason"), "signal SIGTERM");
   const auto time = doubles_of(f, "time");
   for (std::size_t k = 1; k < time.size(); ++k) EXPECT_GT(time[k], time[k - 1]);
-  EXPECT_LT(time.back(), 1e5);
+  EXPECT_EQ(t[0], 201u);  // frame 0, then one every 10 steps up to step 2000
+  EXPECT_NEAR(time.back(), 2.0, 1e-9);
   H5Fclose(f);
   EXPECT_FALSE(fs::exists(partial));
 }
@@ -642,22 +640,21 @@ TEST(Cli, ProgressLogLinesWhenStderrIsNotATerminal) {
 
 // A first SIGINT during set-up (a large batch: compiling 100000 instance models, then
 // assembling them) stops it within about a second: exit 130, a clear message, no output
-// file and an existing one untouched.
+// file and an existing one untouched. The signal comes while the job runner holds the
+// run in set-up (SIMPHANT_TEST_HOLD, docs/reliability.md "Test hooks"), so it finds the
+// CLI's handler installed and the set-up not yet done, whatever the machine's speed.
 TEST(Cli, SigintDuringSetUpStopsPromptly) {
   const std::string scene = std::string(SIMPHANT_SOURCE_DIR) + "/examples/four_bar.json";
   const fs::path out = temp_dir() / "set_up.h5";
   std::ofstream(out) << "an earlier result";
   const fs::path err = temp_dir() / "set_up.err";
-  const pid_t pid = fork();
+  const simphant::test::Hold hold("setup", temp_dir() / "set_up.gate");
+  const simphant::test::Child c = simphant::test::start_simphant(
+      {"run", scene, "--instances", "100000", "--t-end", "0.001", "--out", out.string()}, "/dev/null", err, {},
+      hold.env());
+  const pid_t pid = c.pid;
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    std::freopen("/dev/null", "w", stdout);
-    std::freopen(err.c_str(), "w", stderr);
-    execl(SIMPHANT_BINARY, SIMPHANT_BINARY, "run", scene.c_str(), "--instances", "100000", "--t-end", "0.001", "--out",
-          out.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(hold.wait(&c)) << simphant::test::read_text(err);
   ASSERT_EQ(kill(pid, SIGINT), 0);
   const auto t0 = std::chrono::steady_clock::now();
   int wstatus = 0;
@@ -672,6 +669,24 @@ TEST(Cli, SigintDuringSetUpStopsPromptly) {
   EXPECT_NE(text.find("no output written"), std::string::npos) << text;
   std::ifstream kept(out);
   EXPECT_EQ(std::string((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>()), "an earlier result");
+}
+
+// The tests' hold (SIMPHANT_TEST_HOLD, docs/reliability.md "Test hooks") in a form it
+// does not have: the run is refused before any work, naming the variable.
+TEST(Cli, AMalformedTestHoldIsRefused) {
+  const std::string scene = write_scene("hold.json", pendulum(0.02, 5));
+  for (const std::string bad : {"step=0:g", "step=x:g", "later:g", "setup", "step=5:"}) {
+    SCOPED_TRACE(bad);
+    const simphant::test::Child c = simphant::test::start_simphant(
+        {"run", scene, "--out", (temp_dir() / "hold.h5").string()}, "/dev/null", temp_dir() / "hold.err", {},
+        {"SIMPHANT_TEST_HOLD=" + bad});
+    const simphant::test::Exit e = simphant::test::wait_child(c, 60);
+    EXPECT_EQ(e.code, 3);
+    const std::string err = simphant::test::read_text(c.err_file);
+    EXPECT_NE(err.find("error: SIMPHANT_TEST_HOLD: expected setup:<gate path> or step=N:<gate path>"),
+              std::string::npos)
+        << err;
+  }
 }
 
 // Results that cannot be printed are a failure: run --json, check and bench to a full

@@ -5,7 +5,6 @@
 // Every file is read back with the h5 helpers and compared with an every-frame run.
 #include <signal.h>
 
-#include <chrono>
 #include <cstring>
 #include <functional>
 #include <filesystem>
@@ -13,7 +12,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -375,17 +373,19 @@ TEST(OutputFile, CommandLineOverridesAndBadValues) {
 
 // SIGINT while frames are in the buffer: the stopped run's file holds every frame
 // recorded (the buffer written), each T dataset the same count, = the frames attribute.
+// The signal comes while the job runner holds the run at step 300 (SIMPHANT_TEST_HOLD,
+// docs/reliability.md "Test hooks").
 TEST(OutputFile, SigintWithBufferedFramesLeavesEqualFrameCounts) {
   json doc = slider_crank();
   doc["solver"]["record_every"] = 1;
-  doc["solver"]["t_end"] = 1000.0;  // stopped long before
+  doc["solver"]["t_end"] = 1.0;  // 2000 steps, stopped at step 300
   doc["sweep"]["instances"] = 2;
   const fs::path scene = write_scene("sigint.json", doc), out = temp_dir() / "sigint.h5";
+  const Hold hold("step=300", temp_dir() / "sigint.gate");
   const Child c = start_simphant({"run", scene.string(), "--threads", "1", "--json", "--compression", "3", "--out",
                                   out.string()},
-                                 temp_dir() / "sigint.out", temp_dir() / "sigint.err");
-  ASSERT_TRUE(wait_for_file(partial_file(out, c.pid))) << read_text(c.err_file);
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+                                 temp_dir() / "sigint.out", temp_dir() / "sigint.err", {}, hold.env());
+  ASSERT_TRUE(hold.wait(&c)) << read_text(c.err_file);
   ::kill(c.pid, SIGINT);
   const Exit e = wait_child(c, 60);
   ASSERT_TRUE(e.exited);
@@ -393,7 +393,7 @@ TEST(OutputFile, SigintWithBufferedFramesLeavesEqualFrameCounts) {
   const json summary = json::parse(read_text(c.out_file));
   const h5::Handle f = h5::open_file_readonly(out.string());
   const hsize_t T = h5::dataset_dims(f.id(), "time")[0];
-  EXPECT_GT(T, 2u);
+  EXPECT_EQ(T, 301u);  // frame 0 and one per step up to the held step
   for (const std::string& d : kFrameDatasets) EXPECT_EQ(h5::dataset_dims(f.id(), d)[0], T) << d;
   EXPECT_EQ(h5::read_attr_int64(f.id(), "frames"), static_cast<std::int64_t>(T));
   EXPECT_EQ(summary.at("frames"), T);

@@ -126,13 +126,17 @@ TEST(OutputFile, LockTemporaryAndRename) {
 
 // A second run on the output of a run still writing it: refused with the path and the
 // other run's pid (exit 3), nothing clobbered; the first run's file lands when it ends.
+// The first run is held at step 50 (SIMPHANT_TEST_HOLD, docs/reliability.md "Test
+// hooks") while the second one starts, then stopped by SIGINT.
 TEST(OutputFile, SecondRunOnTheSameOutputIsRefused) {
-  const fs::path scene = write_file("long.json", pendulum(1e5).dump());
+  const fs::path scene = write_file("long.json", pendulum(1.0).dump());
   const fs::path target = temp_dir() / "shared.h5";
   write_file("shared.h5", "an earlier result");
+  const Hold hold("step=50", temp_dir() / "shared.gate");
   const Child first = start_simphant({"run", scene.string(), "--threads", "1", "--out", target.string()},
-                                     temp_dir() / "first.out", temp_dir() / "first.err");
-  ASSERT_TRUE(wait_for_file(partial_file(target, first.pid))) << read_text(first.err_file);
+                                     temp_dir() / "first.out", temp_dir() / "first.err", {}, hold.env());
+  ASSERT_TRUE(hold.wait(&first)) << read_text(first.err_file);
+  ASSERT_TRUE(fs::exists(partial_file(target, first.pid)));
   const Exit second = run({"run", scene.string(), "--threads", "1", "--out", target.string()}, "second", 60);
   EXPECT_TRUE(second.exited);
   EXPECT_EQ(second.code, 3);
@@ -196,16 +200,17 @@ TEST(OutputFile, InputsAreRefusedAsOutput) {
 
 // SIGKILL: no chance to close; the earlier file stays, the temporary file is left beside
 // it, recognisable by name and marked interrupted / "running" inside, and the next run
-// on the same output is not blocked by the dead run's lock.
+// on the same output is not blocked by the dead run's lock. Killed while held at step
+// 200 (SIMPHANT_TEST_HOLD, docs/reliability.md "Test hooks").
 TEST(OutputFile, SigkillLeavesARecognisableTemporaryFile) {
-  const fs::path scene = write_file("killed.json", pendulum(1e5).dump());
+  const fs::path scene = write_file("killed.json", pendulum(1.0).dump());
   const fs::path target = temp_dir() / "killed.h5";
   write_file("killed.h5", "an earlier result");
+  const Hold hold("step=200", temp_dir() / "killed.gate");
   const Child c = start_simphant({"run", scene.string(), "--threads", "1", "--out", target.string()},
-                                 temp_dir() / "killed.out", temp_dir() / "killed.err");
+                                 temp_dir() / "killed.out", temp_dir() / "killed.err", {}, hold.env());
   const fs::path partial = partial_file(target, c.pid);
-  ASSERT_TRUE(wait_for_file(partial)) << read_text(c.err_file);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(hold.wait(&c)) << read_text(c.err_file);
   ::kill(c.pid, SIGKILL);
   const Exit e = wait_child(c, 60);
   EXPECT_FALSE(e.exited);
@@ -226,13 +231,14 @@ TEST(OutputFile, SigkillLeavesARecognisableTemporaryFile) {
 }
 
 // SIGHUP (a closed terminal) stops the run as SIGINT does: 128 + 1, the file marked.
+// Sent while the run is held at step 100 (SIMPHANT_TEST_HOLD).
 TEST(OutputFile, SighupMarksTheFile) {
-  const fs::path scene = write_file("hup.json", pendulum(1e5).dump());
+  const fs::path scene = write_file("hup.json", pendulum(1.0).dump());
   const fs::path target = temp_dir() / "hup.h5";
+  const Hold hold("step=100", temp_dir() / "hup.gate");
   const Child c = start_simphant({"run", scene.string(), "--threads", "1", "--json", "--out", target.string()},
-                                 temp_dir() / "hup.out", temp_dir() / "hup.err");
-  ASSERT_TRUE(wait_for_file(partial_file(target, c.pid))) << read_text(c.err_file);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                                 temp_dir() / "hup.out", temp_dir() / "hup.err", {}, hold.env());
+  ASSERT_TRUE(hold.wait(&c)) << read_text(c.err_file);
   ::kill(c.pid, SIGHUP);
   const Exit e = wait_child(c, 60);
   ASSERT_TRUE(e.exited);
@@ -240,6 +246,7 @@ TEST(OutputFile, SighupMarksTheFile) {
   const json summary = json::parse(read_text(c.out_file));
   EXPECT_EQ(summary["stop_reason"], "signal SIGHUP");
   EXPECT_EQ(summary["stop_signal"], "SIGHUP");
+  EXPECT_EQ(summary["steps"], 100);
   const h5::Handle f = h5::open_file_readonly(target.string());
   EXPECT_EQ(h5::read_attr_string(f.id(), "stop_reason"), "signal SIGHUP");
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Submits a sweep to Slurm as a job array of N shards and a merge that runs when all of
-# them have succeeded (docs/scaling-out.md, "Slurm"):
+# them have ended (docs/scaling-out.md, "Slurm"):
 #
 #   bash examples/slurm/submit.sh SCENE OUT.h5 N [simphant run options...]
 #   e.g. bash examples/slurm/submit.sh examples/four_bar.json /scratch/me/four_bar.h5 16 --instances 1000000
@@ -25,6 +25,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 read -r -a extra <<< "${SIMPHANT_SBATCH_ARGS:-}"
 array=$(sbatch --parsable "${extra[@]}" --array="0-$((n - 1))" "$here/sweep.sbatch" "$scene" "$out" "$n" "$@")
 array=${array%%;*}   # --parsable prints "id" or "id;cluster"
-merge=$(sbatch --parsable "${extra[@]}" --dependency="afterok:$array" "$here/merge.sbatch" "$out" "$n")
+# afterany, not afterok: a task that failed would leave an afterok merge pending forever.
+# The merge checks the shards itself and names any that did not complete.
+merge=$(SIMPHANT_SWEEP_JOB=$array sbatch --parsable "${extra[@]}" --dependency="afterany:$array" "$here/merge.sbatch" "$out" "$n")
 merge=${merge%%;*}
 echo "array job $array (shards 0-$((n - 1))), merge job $merge"

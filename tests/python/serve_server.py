@@ -28,10 +28,12 @@ def free_port() -> int:
 class Server:
     """start(): `simphant serve --config ...` (via="cli": the C++ CLI's launcher) or
     `python -m simphant.serve` (via="python": the server is the process itself, so a
-    SIGKILL reaches it); client(token) -> httpx.Client; stop() / kill()."""
+    SIGKILL reaches it); client(token) -> httpx.Client; stop() / kill(). `env`: variables
+    added to the server's environment, which its job runs inherit (e.g. hold_env())."""
 
-    def __init__(self, cli: str, tmp: pathlib.Path, **config: Any) -> None:
+    def __init__(self, cli: str, tmp: pathlib.Path, env: Optional[Dict[str, str]] = None, **config: Any) -> None:
         self.cli, self.tmp = cli, tmp
+        self.env = dict(env or {})
         self.data = tmp / "data"
         self.config: Dict[str, Any] = {
             "data_dir": str(self.data), "database": str(tmp / "queue" / "jobs.sqlite"),
@@ -53,6 +55,7 @@ class Server:
         self.via = via
         env = python_env()
         env["SIMPHANT_EXECUTABLE"] = self.cli
+        env.update(self.env)
         args = ["--config", str(self.config_path), "--port", str(self.port), "--log-level", "warning"]
         cmd = [self.cli, "serve", *args] if via == "cli" else [sys.executable, "-m", "simphant.serve", *args]
         self.log = open(self.tmp / f"server-{self.port}.log", "wb")
@@ -121,6 +124,35 @@ def wait_for(predicate, timeout: float = 60.0, what: str = "condition") -> None:
             return
         time.sleep(0.05)
     raise TimeoutError(what)
+
+
+def hold_env(step: int) -> Dict[str, str]:
+    """The environment that holds every job run of a server at `step` (SIMPHANT_TEST_HOLD,
+    docs/reliability.md "Test hooks"), each in its own folder: the run writes "hold.held"
+    there and waits until "hold" exists (release()) or it is stopped. A run that ends
+    before that step, or resumes at or past it, does not hold."""
+    return {"SIMPHANT_TEST_HOLD": f"step={step}:hold"}
+
+
+def wait_held(folder: pathlib.Path, timeout: float = 120.0, other_than: Optional[int] = None) -> Dict[str, Any]:
+    """Waits until the run in a job's folder is held (hold_env) and returns its report
+    (point, pid, steps_done, steps_total, wall_s, loop_wall_s); other_than: a pid whose
+    earlier report does not count (a later attempt's run)."""
+    held = folder / "hold.held"
+
+    def ready() -> bool:
+        try:
+            return held.exists() and json.loads(held.read_text())["pid"] != other_than
+        except (OSError, ValueError):
+            return False
+
+    wait_for(ready, timeout, what=f"a run held in {folder}")
+    return json.loads(held.read_text())
+
+
+def release(folder: pathlib.Path) -> None:
+    """Lets the held run of a job's folder (hold_env) go on, and any later one pass."""
+    (folder / "hold").write_text("")
 
 
 def pendulum(examples: pathlib.Path) -> Dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -24,15 +25,26 @@ except ImportError as e:  # scripts/setup.sh installs it; CI must run these test
 import simphant
 from simphant.distributed import SweepProgress, run_sweep
 
-# A design of 12 four-bars, 30 s simulated: 3 shards of 4 instances, each about 2-4 s of
-# one core, checkpointed every 0.2 s.
-INSTANCES, SHARDS, T_END, SEED = 12, 3, 30.0, 5
+# A design of 12 four-bars, 3 s simulated: 3 shards of 4 instances (3000 steps each).
+INSTANCES, SHARDS, T_END, SEED = 12, 3, 3.0, 5
+# The shard runs of this module's cluster are held at this step (SIMPHANT_TEST_HOLD,
+# docs/reliability.md "Test hooks"), each at its own gate "<gates>/<shard file name>",
+# so that a worker is killed at a known point whatever the machine's speed. Only the sweep
+# of test_a_killed_worker_is_retried_from_its_checkpoint runs that far; the other runs
+# on this cluster must stay shorter.
+HOLD_STEP = 1000
 
 
 @pytest.fixture(scope="module")
-def cluster():
+def gates(tmp_path_factory):
+    return tmp_path_factory.mktemp("gates")
+
+
+@pytest.fixture(scope="module")
+def cluster(gates):
     """A local Ray cluster of two CPUs: two shard tasks (worker processes) at a time."""
-    ray.init(num_cpus=2, object_store_memory=200 * 1024**2, include_dashboard=False, log_to_driver=False)
+    ray.init(num_cpus=2, object_store_memory=200 * 1024**2, include_dashboard=False, log_to_driver=False,
+             runtime_env={"env_vars": {"SIMPHANT_TEST_HOLD": f"step={HOLD_STEP}:{gates}/{{name}}"}})
     yield ray.get_runtime_context().gcs_address
     ray.shutdown()
 
@@ -49,31 +61,37 @@ def one_shot(cli, scene, folder, instances, t_end):
     return folder / "one.h5"
 
 
-def test_a_killed_worker_is_retried_from_its_checkpoint(cluster, examples, cli, tmp_path):
+def test_a_killed_worker_is_retried_from_its_checkpoint(cluster, gates, examples, cli, tmp_path):
     killed = {}
     lines = []
 
     def watch(p: SweepProgress) -> None:
+        # Called about every 0.5 s, also while every running shard is held. The first
+        # shard held at HOLD_STEP, where it has just written a checkpoint (one after every
+        # slice of steps), has its worker process SIGKILLed; the others are released.
         lines.append(p.line())
-        if killed:
-            return
-        for s in p.shards:
-            # Mid-run, after a checkpoint: SIGKILL the worker process running the shard.
-            if (s.state == "running" and s.steps_total and 0.05 <= s.steps_done / s.steps_total <= 0.9
-                    and os.path.exists(simphant._simphant.checkpoint_file_name(s.out_file))):
-                os.kill(s.pid, signal.SIGKILL)
-                killed.update(index=s.index, pid=s.pid, at=s.steps_done)
-                return
+        for held in sorted(gates.glob("sweep.shard-*.held")):
+            gate = held.with_suffix("")
+            if gate.exists():
+                continue
+            report = json.loads(held.read_text())
+            if not killed:
+                out = tmp_path / "sweep.shards" / gate.name
+                assert report["steps_done"] == HOLD_STEP and os.path.exists(
+                    simphant._simphant.checkpoint_file_name(str(out))), report
+                os.kill(report["pid"], signal.SIGKILL)
+                killed.update(index=int(re.search(r"shard-(\d+)-of", gate.name).group(1)), pid=report["pid"])
+            gate.write_text("")
 
     r = run_sweep(examples / "four_bar.json", INSTANCES, shards=SHARDS, out=tmp_path / "sweep.h5", t_end=T_END,
-                  seed=SEED, checkpoint_every=0.2, max_retries=2, progress=watch)
+                  seed=SEED, checkpoint_every=1e-9, max_retries=2, progress=watch)
 
-    assert killed, "no shard was caught mid-run after a checkpoint: " + " / ".join(lines)
+    assert killed, "no shard was held: " + " / ".join(lines)
     assert r.exit_code == 0 and r.retries == 1
     k = killed["index"]
     retried = r.shard_results[k]
     assert retried["attempt"] == 2 and retried["resumed"] and retried["pid"] != killed["pid"]
-    assert 0 < retried["resumed_from_step"] < round(T_END / 0.001)  # continued, did not start over
+    assert retried["resumed_from_step"] == HOLD_STEP  # continued from the held step's checkpoint
     assert all(s["attempt"] == 1 and not s["resumed"] for s in r.shard_results if s["index"] != k)
     assert r.merge["instances"] == INSTANCES and r.merge["mode"] == "virtual"
     assert [os.path.basename(f) for f in r.shard_files] == [f"sweep.shard-{i}-of-3.h5" for i in range(SHARDS)]
@@ -107,3 +125,14 @@ def test_bad_input_is_refused_before_any_work(examples, tmp_path):
                           timeout=120)
     assert proc.returncode == 2 and "shards: must be an integer in [1, 2]" in proc.stderr
     assert not (tmp_path / "x.shards").exists()
+
+
+def test_the_design_size_defaults_to_the_scenes_sweep_instances(cluster, examples, cli, tmp_path):
+    """run_sweep without `instances` (as `simphant-ray SCENE` without --instances) runs the
+    scene's sweep.instances."""
+    scene = json.loads((examples / "four_bar.json").read_text())
+    scene["sweep"]["instances"] = 4
+    (tmp_path / "four.json").write_text(json.dumps(scene))
+    r = run_sweep(tmp_path / "four.json", shards=2, out=tmp_path / "d.h5", t_end=0.3, seed=SEED, progress=False)
+    assert r.exit_code == 0 and r.merge["instances"] == 4
+    assert_same_file(one_shot(cli, tmp_path / "four.json", tmp_path, 4, 0.3), r.out_file)

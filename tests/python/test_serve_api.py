@@ -17,7 +17,7 @@ require("multipart")
 httpx = require("httpx")
 
 from h5_compare import assert_same_file  # noqa: E402
-from serve_server import ALICE, BOB, Server, cli_run, pendulum, wait_final  # noqa: E402
+from serve_server import ALICE, BOB, Server, cli_run, hold_env, pendulum, wait_final, wait_held  # noqa: E402
 
 SMALL = {"instances": 4, "t_end": 0.2}
 
@@ -338,26 +338,33 @@ def test_oversize_uploads_are_refused_without_reading_them(server):
         assert c.get("/jobs").status_code == 200
 
 
-def test_jobs_per_token_limit(server, examples):
+def test_jobs_per_token_limit(cli, examples, tmp_path):
+    # A server of its own whose runs are held at step 500 (serve_server.hold_env): bob's
+    # first job is still running, whatever the machine's speed, when the third is posted.
+    server = Server(cli, tmp_path, env=hold_env(500)).start(via="python")
     scene = pendulum(examples)
-    with server.client(BOB) as bob:  # max_jobs 2 for bob
-        ids = []
-        for _ in range(2):  # 1.92e6 instance-steps (max_steps 2e6): seconds, still running when dismissed
-            r = bob.post("/jobs", json={"scene": scene, "options": {"instances": 64, "t_end": 30}})
-            assert r.status_code == 201, r.text
-            ids.append(r.json()["jobID"])
-        r = bob.post("/jobs", json={"scene": scene, "options": SMALL})
-        assert r.status_code == 429 and "max_jobs" in r.json()["detail"]
-        for jid in ids:
-            assert bob.delete(f"/jobs/{jid}").json()["status"] == "dismissed"
-        r = bob.post("/jobs", json={"scene": scene, "options": SMALL})
-        assert r.status_code == 201
-        assert wait_final(bob, r.json()["jobID"])["status"] == "successful"
-        # a finished job deleted: gone with its files
-        jid = r.json()["jobID"]
-        assert bob.delete(f"/jobs/{jid}").status_code == 200
-        assert bob.get(f"/jobs/{jid}").status_code == 404
-        assert not (server.data / "jobs" / jid).exists()
+    try:
+        with server.client(BOB) as bob:  # max_jobs 2 for bob
+            ids = []
+            for _ in range(2):  # 2000 steps each: held at step 500
+                r = bob.post("/jobs", json={"scene": scene, "options": {"instances": 2, "t_end": 2.0}})
+                assert r.status_code == 201, r.text
+                ids.append(r.json()["jobID"])
+            wait_held(server.data / "jobs" / ids[0])
+            r = bob.post("/jobs", json={"scene": scene, "options": SMALL})
+            assert r.status_code == 429 and "max_jobs" in r.json()["detail"]
+            for jid in ids:
+                assert bob.delete(f"/jobs/{jid}").json()["status"] == "dismissed"
+            r = bob.post("/jobs", json={"scene": scene, "options": SMALL})  # 200 steps: not held
+            assert r.status_code == 201
+            assert wait_final(bob, r.json()["jobID"])["status"] == "successful"
+            # a finished job deleted: gone with its files
+            jid = r.json()["jobID"]
+            assert bob.delete(f"/jobs/{jid}").status_code == 200
+            assert bob.get(f"/jobs/{jid}").status_code == 404
+            assert not (server.data / "jobs" / jid).exists()
+    finally:
+        server.stop()
 
 
 def test_a_bundle_of_too_many_entries_is_refused(cli, examples, tmp_path):

@@ -4,7 +4,6 @@ ends with the results of an uninterrupted `simphant run`."""
 from __future__ import annotations
 
 import os
-import pathlib
 import signal
 import subprocess
 
@@ -20,27 +19,16 @@ require("httpx")
 h5py = pytest.importorskip("h5py")
 
 from h5_compare import assert_same_file  # noqa: E402
-from serve_server import Server, cli_run, pendulum, wait_final, wait_for  # noqa: E402
+from serve_server import Server, cli_run, hold_env, pendulum, wait_final, wait_held  # noqa: E402
 
-#: About 1.5-4 s of `simphant run` on one thread of a 2-core machine (backend auto: the
-#: pendulum's 32 instances step in SIMD lanes, 0.42 s for t_end 12 on a quiet machine):
-#: long enough to be caught running, with checkpoints every 0.2 s.
-LONG = {"instances": 32, "t_end": 48.0}
-LONG_FLAGS = ("--instances", "32", "--t-end", "48.0")
-
-
-def run_pids(folder: pathlib.Path):
-    """Pids of the `simphant run` processes working in a job's folder."""
-    pids = []
-    for proc in pathlib.Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            if os.path.realpath(proc / "cwd") == str(folder.resolve()) and b"run" in (proc / "cmdline").read_bytes():
-                pids.append(int(proc.name))
-        except OSError:
-            continue
-    return pids
+#: A job of 2000 steps whose run the server holds at step HOLD (SIMPHANT_TEST_HOLD,
+#: serve_server.hold_env), so that the test finds it running there whatever the machine's
+#: speed; a resumed run starts at or past that step and is not held again.
+LONG = {"instances": 32, "t_end": 2.0}
+LONG_FLAGS = ("--instances", "32", "--t-end", "2.0")
+HOLD = 500
+#: A checkpoint after every slice of steps: the held run has one at the held step.
+EVERY_SLICE = 1e-9
 
 
 def reference(cli, server, client, jid, tmp_path):
@@ -50,14 +38,15 @@ def reference(cli, server, client, jid, tmp_path):
 
 
 def test_a_dismissed_running_job_keeps_its_frames_and_resumes_to_the_full_run(cli, examples, tmp_path):
-    server = Server(cli, tmp_path).start(via="cli")
+    server = Server(cli, tmp_path, env=hold_env(HOLD)).start(via="cli")
     try:
         with server.client() as c:
             jid = c.post("/jobs", json={"scene": pendulum(examples), "options": LONG}).json()["jobID"]
-            wait_for(lambda: c.get(f"/jobs/{jid}").json()["steps_done"] > 0, what="progress")
+            assert wait_held(server.data / "jobs" / jid)["steps_done"] == HOLD
             info = c.delete(f"/jobs/{jid}").json()
             assert info["status"] == "dismissed" and "resumable" in info["message"]
-            assert 0 < info["steps_done"] < info["steps_total"]
+            summary = info["summary"]
+            assert summary["steps"] == HOLD and summary["steps_planned"] == 2000 and summary["interrupted"]
             names = [link["title"] for link in c.get(f"/jobs/{jid}/results").json()["links"]]
             assert "out.h5" in names
             partial = tmp_path / "partial" / "out.h5"
@@ -78,19 +67,21 @@ def test_a_dismissed_running_job_keeps_its_frames_and_resumes_to_the_full_run(cl
 
 
 def test_a_killed_service_resumes_its_running_job_and_keeps_the_queue(cli, examples, tmp_path):
-    server = Server(cli, tmp_path).start(via="python")
+    server = Server(cli, tmp_path, env=hold_env(HOLD), checkpoint_every=EVERY_SLICE).start(via="python")
     with server.client() as c:
         first = c.post("/jobs", json={"scene": pendulum(examples), "options": LONG}).json()["jobID"]
         second = c.post("/jobs", json={"scene": pendulum(examples), "options": {"instances": 2, "t_end": 0.1}}).json()
         folder = server.data / "jobs" / first
-        wait_for(lambda: (folder / ".out.h5.checkpoint.h5").exists(), what="a checkpoint")
-    server.kill()
+        wait_held(folder)
+        assert (folder / ".out.h5.checkpoint.h5").exists()
+    server.kill()  # the held run is stopped (SIGTERM) with the service, or by the next one
     server.start(via="python")
     try:
         with server.client() as c:
             info = wait_final(c, first)
             assert info["status"] == "successful", info["message"]
             assert info["attempts"] == 2
+            assert info["summary"]["resumed_from_step"] == HOLD
             assert wait_final(c, second["jobID"])["status"] == "successful"
             log = (folder / "run.log").read_text()
             assert "nothing to resume" not in log and "no checkpoint" not in log, log
@@ -101,43 +92,53 @@ def test_a_killed_service_resumes_its_running_job_and_keeps_the_queue(cli, examp
 
 
 def test_a_stopped_service_leaves_its_job_running_and_resumes_it(cli, examples, tmp_path):
-    server = Server(cli, tmp_path).start(via="cli")
+    server = Server(cli, tmp_path, env=hold_env(HOLD)).start(via="cli")
     with server.client() as c:
         jid = c.post("/jobs", json={"scene": pendulum(examples), "options": LONG}).json()["jobID"]
-        wait_for(lambda: c.get(f"/jobs/{jid}").json()["steps_done"] > 0, what="progress")
+        wait_held(server.data / "jobs" / jid)
     assert server.stop() == 143
     server.start(via="cli")
     try:
         with server.client() as c:
             info = wait_final(c, jid)
             assert info["status"] == "successful" and info["attempts"] == 2, info
+            assert info["summary"]["resumed_from_step"] == HOLD
             ref = reference(cli, server, c, jid, tmp_path)
         assert assert_same_file(ref, server.data / "jobs" / jid / "out.h5") > 5
     finally:
         server.stop()
 
 
-def test_a_killed_run_is_resumed_then_failed_with_the_reason(cli, examples, tmp_path):
-    server = Server(cli, tmp_path, max_attempts=2).start(via="cli")
+def test_a_killed_run_is_resumed_from_its_checkpoint(cli, examples, tmp_path):
+    server = Server(cli, tmp_path, env=hold_env(HOLD), checkpoint_every=EVERY_SLICE, max_attempts=2).start(via="cli")
     try:
         with server.client() as c:
             jid = c.post("/jobs", json={"scene": pendulum(examples), "options": LONG}).json()["jobID"]
             folder = server.data / "jobs" / jid
-            wait_for(lambda: (folder / ".out.h5.checkpoint.h5").exists(), what="a checkpoint")
-            for pid in run_pids(folder):
-                os.kill(pid, signal.SIGKILL)
+            held = wait_held(folder)
+            assert (folder / ".out.h5.checkpoint.h5").exists()
+            os.kill(held["pid"], signal.SIGKILL)
             info = wait_final(c, jid)
             assert info["status"] == "successful" and info["attempts"] == 2, info
+            assert info["summary"]["resumed_from_step"] == HOLD
             ref = reference(cli, server, c, jid, tmp_path)
             assert assert_same_file(ref, folder / "out.h5") > 5
-            # killed in every attempt: failed, naming the signal
+    finally:
+        server.stop()
+
+
+def test_a_run_killed_in_every_attempt_fails_with_the_reason(cli, examples, tmp_path):
+    # No checkpoints: each attempt finds nothing to resume, starts over and is held again.
+    server = Server(cli, tmp_path, env=hold_env(HOLD), checkpoint_every=0, max_attempts=2).start(via="cli")
+    try:
+        with server.client() as c:
             jid = c.post("/jobs", json={"scene": pendulum(examples), "options": LONG}).json()["jobID"]
             folder = server.data / "jobs" / jid
+            pid = None
             for attempt in (1, 2):
-                wait_for(lambda: c.get(f"/jobs/{jid}").json()["attempts"] == attempt and run_pids(folder),
-                         what=f"attempt {attempt}")
-                for pid in run_pids(folder):
-                    os.kill(pid, signal.SIGKILL)
+                pid = wait_held(folder, other_than=pid)["pid"]
+                assert c.get(f"/jobs/{jid}").json()["attempts"] == attempt
+                os.kill(pid, signal.SIGKILL)
             info = wait_final(c, jid)
             assert info["status"] == "failed" and "SIGKILL" in info["message"], info
     finally:

@@ -179,7 +179,7 @@ def run_sweep(scene: SceneSource, instances: Optional[int] = None, shards: Optio
             raise ValueError("out: required for a scene that was not read from a file")
         out = os.path.splitext(os.path.basename(sc.file))[0] + ".h5"
     out = os.path.abspath(os.fspath(out))
-    design_size = instances if instances is not None else sc.sweep_instances
+    design_size = instances if instances is not None else sc.instances
     if design_size is None or int(design_size) < 1:
         raise ValueError(f"instances: must be > 0 (got {design_size})")
     if checkpoint_every is not None and not checkpoint_every >= 0:

@@ -33,6 +33,7 @@
 #include "simphant/job/shard.hpp"
 #include "simphant/job/stability_check.hpp"
 #include "simphant/job/step_report.hpp"
+#include "simphant/job/test_hold.hpp"
 #include "simphant/log/log.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/reduction_names.hpp"
@@ -267,10 +268,17 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   check_memory(scene, shard_memory_options(o, shard));
   OutputFile output(out);  // the lock: a second run on the same output stops here
   const auto stop_asked = [&] { return stop_requested() || (hooks.stop_requested && hooks.stop_requested()); };
+  TestHold hold = TestHold::from_environment(out);  // SIMPHANT_TEST_HOLD, for tests (job/test_hold.hpp)
 
   SweepSamples samples = sample_sweep(scene.sweep, o.instances);  // the whole design, also for a shard
   if (shard.count > 1) samples = slice_samples(samples, shard);
   const int n = samples.n_instances;
+  if (hold.at_setup()) {
+    const std::int64_t from = resume ? resume->at.steps_done : 0;
+    const double wall = (resume ? resume->at.wall_s : 0) + seconds_since(t_start);
+    const double loop_wall = resume ? resume->at.loop_wall_s : 0.0;
+    hold.hold({{"steps_done", from}, {"steps_total", 0}, {"wall_s", wall}, {"loop_wall_s", loop_wall}}, stop_asked);
+  }
   std::vector<Model> models = build_instance_models(scene, samples);  // polls the stop flag
   const SolverSettings solver = models.front().solver;
   // Step-size stability (dynamics/stability.hpp): refused as bad input unless allowed.
@@ -408,6 +416,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
     ProgressLog progress_log(hooks.progress_log_interval_s);
     t_loop = Clock::now();
     checkpoints.start();
+    hold.start_loop(done);
     std::int64_t since_record = restored ? restored->at.since_record : 0, slice = 1;
     // Where the loop stands, every frame written (job/checkpoint.hpp).
     auto loop_point = [&] {
@@ -417,7 +426,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
                        loop_before + seconds_since(t_loop)};
     };
     while (alive && done < total && !stop()) {
-      const std::int64_t k = std::min({slice, every - since_record, total - done});
+      const std::int64_t k = hold.clamp(done, std::min({slice, every - since_record, total - done}));
       const auto t_slice = Clock::now();
       sim->advance(static_cast<int>(k));
       if (half) half->advance(static_cast<int>(k));
@@ -442,6 +451,10 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
       } else {
         progress_log.update(p);
       }
+      if (hold.reached(done))
+        hold.hold({{"steps_done", done}, {"steps_total", total}, {"wall_s", wall_before + seconds_since(t_start)},
+                   {"loop_wall_s", loop_before + seconds_since(t_loop)}},
+                  stop);
     }
     write_frame();
     if (stop()) checkpoints.store(*recorder, *sim, stats, loop_point(), half_sim);  // resuming continues from here

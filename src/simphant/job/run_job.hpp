@@ -141,6 +141,10 @@ struct JobResult {
 /// Later failures: BackendError (device), std::runtime_error (the temporary file could
 /// not be completed or renamed: the message names it; h5::H5Error when it could not be
 /// created); the file is then marked "error: ..." and kept when it can be.
+///
+/// For tests, the environment variable SIMPHANT_TEST_HOLD holds the run in set-up or at
+/// a given step until a gate file appears (job/test_hold.hpp; docs/reliability.md, "Test
+/// hooks"); a value not of its forms is refused with std::invalid_argument.
 JobResult run_job(const JobOptions& options, const JobHooks& hooks = {});
 
 }  // namespace simphant
