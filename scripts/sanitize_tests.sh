@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds SimPhant with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan (clang,
-# -O1 with line tables, CPU only, SIMPHANT_SANITIZE=ON and SIMPHANT_FUZZ=ON: one build
+# scripts/build_sanitized.sh: SIMPHANT_SANITIZE=ON and SIMPHANT_FUZZ=ON, so that one build
 # serves the C++ tests and the libFuzzer targets of scripts/fuzz.sh) and runs the CTest
 # suite there; any sanitizer report fails the test that triggered it (docs/reliability.md,
 # "Sanitizers"). Skipped tests are checked against tests/skip_allow_list.txt as in

@@ -5,6 +5,7 @@
 # SIMPHANT_PYTHON=ON: the module in build/python/simphant) with all cores.
 #   bash scripts/setup.sh                  # every target: library, CLI, module, tests
 #   bash scripts/setup.sh --target simphant  # only these targets (scripts/run_example.sh)
+#   bash scripts/setup.sh --no-build         # the packages only
 # The CUDA backends are compiled as CMake's SIMPHANT_CUDA says: AUTO (the default) when
 # nvcc is found and a CUDA device is visible. SIMPHANT_CMAKE_ARGS (environment, split at
 # spaces) adds configure arguments, e.g. "-DSIMPHANT_CUDA=ON" on a GPU cluster's login
@@ -15,11 +16,13 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/setup_common.sh
 
-targets=()
+targets=() build=1
 while [ $# -gt 0 ]; do
   case $1 in
-    --target) targets+=("$2"); shift 2 ;;
-    *) echo "setup.sh: unknown argument '$1' (usage: setup.sh [--target NAME]...)" >&2; exit 2 ;;
+    --target) [ $# -ge 2 ] || { echo "setup.sh: --target needs a target name" >&2; exit 2; }
+              targets+=("$2"); shift 2 ;;
+    --no-build) build=0; shift ;;
+    *) echo "setup.sh: unknown argument '$1' (usage: setup.sh [--no-build] [--target NAME]...)" >&2; exit 2 ;;
   esac
 done
 
@@ -31,6 +34,11 @@ apt_install_missing build-essential cmake ninja-build pkg-config libeigen3-dev n
 # for the python3 on PATH (the interpreter the module is built for).
 phase pip-build
 pip_install_missing "h5py numpy nanobind" h5py numpy nanobind
+
+if [ "$build" -eq 0 ]; then
+  phase_end
+  exit 0
+fi
 
 phase configure
 python=$(python3 -c 'import sys; print(sys.executable)')
