@@ -64,6 +64,8 @@ def one_shot(cli, scene, folder, instances, t_end):
 def test_a_killed_worker_is_retried_from_its_checkpoint(cluster, gates, examples, cli, tmp_path):
     killed = {}
     lines = []
+    for f in gates.glob("sweep.shard-*"):  # an earlier run's gates would let the shards pass
+        f.unlink()
 
     def watch(p: SweepProgress) -> None:
         # Called about every 0.5 s, also while every running shard is held. The first
@@ -87,18 +89,18 @@ def test_a_killed_worker_is_retried_from_its_checkpoint(cluster, gates, examples
                   seed=SEED, checkpoint_every=1e-9, max_retries=2, progress=watch)
 
     assert killed, "no shard was held: " + " / ".join(lines)
-    assert r.exit_code == 0 and r.retries == 1
+    assert r.exit_code == 0 and r.retries == 1, (killed, r.shard_results)
     k = killed["index"]
     retried = r.shard_results[k]
-    assert retried["attempt"] == 2 and retried["resumed"] and retried["pid"] != killed["pid"]
+    assert retried["attempt"] == 2 and retried["resumed"] and retried["pid"] != killed["pid"], (killed, retried)
     assert retried["resumed_from_step"] == HOLD_STEP  # continued from the held step's checkpoint
-    assert all(s["attempt"] == 1 and not s["resumed"] for s in r.shard_results if s["index"] != k)
+    assert all(s["attempt"] == 1 and not s["resumed"] for s in r.shard_results if s["index"] != k), r.shard_results
     assert r.merge["instances"] == INSTANCES and r.merge["mode"] == "virtual"
     assert [os.path.basename(f) for f in r.shard_files] == [f"sweep.shard-{i}-of-3.h5" for i in range(SHARDS)]
     # the killed attempt's temporary file is cleared; the checkpoints went with their runs
     assert sorted(os.listdir(tmp_path / "sweep.shards")) == sorted(os.path.basename(f) for f in r.shard_files)
     assert assert_same_file(one_shot(cli, examples / "four_bar.json", tmp_path, INSTANCES, T_END), r.out_file) >= 10
-    assert lines[-1].startswith("sweep 100% | shards 3 done of 3 | retries 1")
+    assert lines[-1].startswith("sweep 100% | shards 3 done of 3 | retries 1"), lines[-3:]
 
 
 def test_command_line_joins_the_cluster(cluster, examples, cli, tmp_path):

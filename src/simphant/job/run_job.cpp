@@ -417,6 +417,9 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
     t_loop = Clock::now();
     checkpoints.start();
     hold.start_loop(done);
+    // When the last checkpoint was completed (or the loop started), for the test hold's
+    // report: a run never goes checkpoint_every_s without completing one.
+    Clock::time_point checkpoint_done = Clock::now();
     std::int64_t since_record = restored ? restored->at.since_record : 0, slice = 1;
     // Where the loop stands, every frame written (job/checkpoint.hpp).
     auto loop_point = [&] {
@@ -444,7 +447,14 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
       alive = keep_going || any_ok(status);
       const double per_step = std::max(slice_s / static_cast<double>(k), 1e-9);
       slice = std::clamp<std::int64_t>(static_cast<std::int64_t>(0.05 / per_step), 1, 1 << 20);
-      if (checkpoints.due() && alive && done < total) checkpoints.save(*recorder, *sim, stats, loop_point(), half_sim);
+      const auto t_check = Clock::now();
+      double checkpoint_age = 0;  // [s] at this check, since the checkpoint the run has on disk
+      if (checkpoints.due() && alive && done < total) {
+        const int saved = checkpoints.count();
+        checkpoints.save(*recorder, *sim, stats, loop_point(), half_sim);
+        if (checkpoints.count() > saved) checkpoint_done = Clock::now();
+      }
+      if (checkpoint_done < t_check) checkpoint_age = std::chrono::duration<double>(t_check - checkpoint_done).count();
       const JobProgress p{done, total, sim->time(), n};
       if (hooks.progress) {
         hooks.progress(p);
@@ -452,8 +462,11 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
         progress_log.update(p);
       }
       if (hold.reached(done))
-        hold.hold({{"steps_done", done}, {"steps_total", total}, {"wall_s", wall_before + seconds_since(t_start)},
-                   {"loop_wall_s", loop_before + seconds_since(t_loop)}},
+        hold.hold({{"steps_done", done},
+                   {"steps_total", total},
+                   {"wall_s", wall_before + seconds_since(t_start)},
+                   {"loop_wall_s", loop_before + seconds_since(t_loop)},
+                   {"checkpoint_age_s", checkpoint_age}},
                   stop);
     }
     write_frame();

@@ -20,10 +20,13 @@
 // "<gate path>.held" (atomically: a temporary file renamed onto it), a JSON object with
 // "point", "pid", "steps_done", "steps_total" (at set-up: 0 and 0, or the resumed
 // step), "wall_s" (the run's wall time so far, earlier sessions included, as a
-// checkpoint's wall_time_s) and "loop_wall_s" (the same for the step loop); then it
-// waits, polling every 2 ms, until the file "<gate path>" exists or a stop is requested
-// (the stop flag of core/stop_flag.hpp, or the stop hook): a held run stopped by SIGINT
-// / SIGTERM stops as it would have there. A gate that already exists does not hold.
+// checkpoint's wall_time_s), "loop_wall_s" (the same for the step loop) and, at a step,
+// "checkpoint_age_s" (when the held slice's checkpoint check was made: the time since
+// the run completed the checkpoint it has on disk, or since its loop started when it has
+// none; 0 when that check wrote one); then it waits, polling every 2 ms, until the file
+// "<gate path>" exists or a stop is requested (the stop flag of core/stop_flag.hpp, or
+// the stop hook): a held run stopped by SIGINT / SIGTERM stops as it would have there.
+// A gate that already exists does not hold.
 //
 // For tests only: a run started with the variable set may wait for ever.
 #include <cstdint>
@@ -52,8 +55,8 @@ class TestHold {
   /// Whether the run, at `done` steps, has reached the held step (true once).
   bool reached(std::int64_t done);
 
-  /// Writes "<gate>.held" with `where` (steps_done, steps_total, wall_s, loop_wall_s) and
-  /// "point", "pid" added, then waits until the gate exists or stop() is true.
+  /// Writes "<gate>.held" with `where` (the figures above) and "point", "pid" added, then
+  /// waits until the gate exists or stop() is true.
   void hold(nlohmann::json where, const std::function<bool()>& stop) const;
 
   const std::string& gate() const { return gate_; }
