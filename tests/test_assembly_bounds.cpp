@@ -155,13 +155,18 @@ TEST_F(StopFlagTest, ARequestFromAnotherThreadStopsALargeBatchWithinASecond) {
   for (int i = 0; i < n; ++i) models.push_back(perturbed(base, i));
   std::atomic<bool> done{false};
   Clock::time_point requested_at{};
-  // The request comes once the batch has done 50 ms of work, measured as the process's
-  // CPU time (the workers' own; a wall-clock wait would land before the first instance
-  // on a loaded machine and after the last on a fast one): some instances are assembled
-  // by then, and most are not (the batch is about 100 times that).
+  // The request comes once the batch has done the work of about 20 instances, measured
+  // as the process's CPU time (the workers' own; a wall-clock wait would land before the
+  // first instance on a loaded machine and after the last on a fast one) against one
+  // instance assembled here first (a sanitizer build is many times slower than Release):
+  // some instances are assembled by then, and most are not (the batch is 12000).
+  const double one0 = process_cpu_seconds();
+  ASSERT_TRUE(assemble_once(perturbed(base, n)).ok);
+  const double per_instance = process_cpu_seconds() - one0;
   const double cpu0 = process_cpu_seconds();
   std::thread stopper([&] {
-    while (!done && process_cpu_seconds() - cpu0 < 0.05) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    while (!done && process_cpu_seconds() - cpu0 < 20 * per_instance)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     requested_at = Clock::now();
     if (!done) request_stop();
   });
