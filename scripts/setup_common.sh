@@ -45,7 +45,8 @@ apt_install_missing() {
 }
 
 # pip for the python3 on PATH; --break-system-packages where the interpreter is Debian's own
-# (PEP 668), which refuses a plain install.
+# (PEP 668), which refuses a plain install. As root, pip's warning about root is noise.
+export PIP_ROOT_USER_ACTION=ignore
 pip_install() {
   python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
   python3 -m pip install -q --disable-pip-version-check "$@" ||
