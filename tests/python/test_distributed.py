@@ -17,9 +17,7 @@ from h5_compare import assert_same_file
 
 try:
     import ray
-except ImportError as e:  # scripts/setup.sh installs it; CI must run these tests
-    if os.environ.get("CI"):
-        raise RuntimeError(f"Ray is required under CI (scripts/setup.sh installs it): {e}") from e
+except ImportError as e:  # scripts/setup_tests.sh installs it; under CI the skip fails the run (scripts/check_skips.py)
     pytest.skip(f"Ray is not installed ({e}); pip install 'ray>=2.9'", allow_module_level=True)
 
 import simphant
