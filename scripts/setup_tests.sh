@@ -8,12 +8,12 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/setup_common.sh
 
-# pytest and the libraries of simphant.results / simphant.gym / simphant.report and the
-# examples; jsonschema for the scene schema test (tests/scene_schema_check.py: draft
+# pytest (with pytest-xdist: scripts/run_tests.sh runs the files on every core) and the
+# libraries of simphant.results / simphant.gym / simphant.report and the examples; jsonschema for the scene schema test (tests/scene_schema_check.py: draft
 # 2020-12); scipy and SALib for the designs' cross-checks (tests/python/test_doe.py).
 phase pip-test
-pip_install_missing "pytest xarray h5netcdf pandas gymnasium matplotlib scipy SALib jsonschema" \
-  pytest xarray h5netcdf pandas gymnasium matplotlib scipy 'SALib>=1.6' 'jsonschema>=4' ||
+pip_install_missing "pytest xdist xarray h5netcdf pandas gymnasium matplotlib scipy SALib jsonschema" \
+  pytest pytest-xdist xarray h5netcdf pandas gymnasium matplotlib scipy 'SALib>=1.6' 'jsonschema>=4' ||
   optional_failed "pytest and the Python package's libraries"
 
 # The robots of the tests and examples/panda_sweep.json (example-robot-data: URDFs, used

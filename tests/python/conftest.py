@@ -50,7 +50,8 @@ def _record_skip(report) -> None:
     """Appends a skipped test (or a skipped test file) to $SIMPHANT_SKIPPED_TESTS as
     "pytest<TAB>node id<TAB>reason", for scripts/check_skips.py (scripts/run_tests.sh)."""
     path = os.environ.get("SIMPHANT_SKIPPED_TESTS")
-    if not path or not report.skipped or hasattr(report, "wasxfail"):
+    # Under pytest-xdist each report reaches the controller too: it alone writes.
+    if not path or os.environ.get("PYTEST_XDIST_WORKER") or not report.skipped or hasattr(report, "wasxfail"):
         return
     reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
     reason = " ".join(str(reason).split())

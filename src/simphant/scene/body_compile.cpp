@@ -2,6 +2,7 @@
 
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
+#include "simphant/scene/name_index.hpp"
 
 namespace simphant::scene_detail {
 
@@ -40,10 +41,11 @@ void compile_bodies(const json& bodies, const std::string& path, Model& model) {
   if (bodies.empty()) throw SceneError(path, "must contain at least one body");
   model.bodies.clear();
   model.bodies.reserve(bodies.size());
+  NameIndex names;
   for (std::size_t k = 0; k < bodies.size(); ++k) {
     const std::string body_path = child_path(path, k);
     Body b = compile_body(bodies[k], body_path);
-    if (model.body_index(b.name) != -2) {
+    if (!names.insert(b.name, static_cast<int>(k))) {
       throw SceneError(child_path(body_path, "name"), "duplicate body name \"" + b.name + "\"");
     }
     model.bodies.push_back(std::move(b));

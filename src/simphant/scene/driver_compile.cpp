@@ -2,6 +2,7 @@
 // (docs/scene-format.md, "Drivers"; docs/solver.md, "Rheonomic drivers").
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
+#include "simphant/scene/name_index.hpp"
 
 namespace simphant::scene_detail {
 
@@ -41,6 +42,8 @@ JointCoordinate driver_coordinate(const json& j, const std::string& path, const 
 
 void compile_drivers(const json& drivers, const std::string& path, Model& model) {
   expect_array(drivers, path);
+  const NameIndex joints(model.joints);
+  NameIndex names(model.drivers);
   for (std::size_t k = 0; k < drivers.size(); ++k) {
     const std::string dp = child_path(path, k);
     const json& j = drivers[k];
@@ -49,11 +52,11 @@ void compile_drivers(const json& drivers, const std::string& path, Model& model)
     Driver dr;
     const std::string name_path = child_path(dp, "name");
     dr.name = as_name(require_key(j, dp, "name"), name_path);
-    for (const Driver& other : model.drivers)
-      if (other.name == dr.name) throw SceneError(name_path, "duplicate driver name \"" + dr.name + "\"");
+    if (!names.insert(dr.name, static_cast<int>(model.drivers.size())))
+      throw SceneError(name_path, "duplicate driver name \"" + dr.name + "\"");
     const std::string jp = child_path(dp, "joint");
     const std::string joint_name = as_string(require_key(j, dp, "joint"), jp);
-    dr.joint = model.joint_index(joint_name);
+    dr.joint = joints.find(joint_name, -1);
     if (dr.joint < 0) throw SceneError(jp, "unknown joint \"" + printable(joint_name) + "\"");
     dr.coordinate = driver_coordinate(j, dp, model.joints[static_cast<std::size_t>(dr.joint)]);
     for (const Driver& other : model.drivers)

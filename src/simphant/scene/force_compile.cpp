@@ -2,25 +2,28 @@
 #include "simphant/dynamics/motion_law.hpp"
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
+#include "simphant/scene/name_index.hpp"
 
 namespace simphant::scene_detail {
 
 namespace {
 
+/// The names a force refers to (NameIndex of Model::bodies and of Model::joints).
+struct ForceRefs {
+  NameIndex bodies, joints;
+};
+
 /// A body reference: a moving body, or also "ground" when allow_ground.
-int body_ref(const json& obj, const std::string& path, const char* key, const Model& model, bool allow_ground) {
-  const std::string p = child_path(path, key);
-  const std::string name = as_string(require_key(obj, path, key), p);
-  const int k = model.body_index(name);
-  if (k == -2) throw SceneError(p, "unknown body \"" + name + "\"");
-  if (k == kGround && !allow_ground) throw SceneError(p, "must be a moving body (not \"ground\")");
+int body_ref(const json& obj, const std::string& path, const char* key, const ForceRefs& refs, bool allow_ground) {
+  const int k = body_ref(obj, path, key, refs.bodies);
+  if (k == kGround && !allow_ground) throw SceneError(child_path(path, key), "must be a moving body (not \"ground\")");
   return k;
 }
 
-int joint_ref(const json& obj, const std::string& path, const Model& model) {
+int joint_ref(const json& obj, const std::string& path, const ForceRefs& refs) {
   const std::string p = child_path(path, "joint");
   const std::string name = as_string(require_key(obj, path, "joint"), p);
-  const int k = model.joint_index(name);
+  const int k = refs.joints.find(name, -1);
   if (k == -1) throw SceneError(p, "unknown joint \"" + name + "\"");
   return k;
 }
@@ -109,13 +112,13 @@ int load_law(const json& j, const std::string& path, Model& model) {
   return law == nullptr ? -1 : compile_motion_law(*law, child_path(path, "law"), model);
 }
 
-void compile_force(const json& j, const std::string& path, Model& model, ForceElement& f) {
+void compile_force(const json& j, const std::string& path, const ForceRefs& refs, Model& model, ForceElement& f) {
   const std::string type_path = child_path(path, "type");
   const std::string type = as_string(require_key(j, path, "type"), type_path);
   if (type == "point_force") {
     check_keys(j, path, {"name", "type", "body", "force", "point", "frame", "law"});
     f.type = ForceType::PointForce;
-    f.body = body_ref(j, path, "body", model, false);
+    f.body = body_ref(j, path, "body", refs, false);
     f.vec = as_vec3(require_key(j, path, "force"), child_path(path, "force"));
     f.point_B = vec3_or(j, path, "point", zero3<double>());
     f.world_frame = world_frame_flag(j, path);
@@ -123,7 +126,7 @@ void compile_force(const json& j, const std::string& path, Model& model, ForceEl
   } else if (type == "torque") {
     check_keys(j, path, {"name", "type", "body", "torque", "frame", "law"});
     f.type = ForceType::Torque;
-    f.body = body_ref(j, path, "body", model, false);
+    f.body = body_ref(j, path, "body", refs, false);
     f.vec = as_vec3(require_key(j, path, "torque"), child_path(path, "torque"));
     f.world_frame = world_frame_flag(j, path);
     f.law = load_law(j, path, model);
@@ -131,8 +134,8 @@ void compile_force(const json& j, const std::string& path, Model& model, ForceEl
     check_keys(j, path, {"name", "type", "body_i", "point_i", "body_j", "point_j", "stiffness", "damping",
                          "rest_length", "stiffness_table", "damping_table", "law"});
     f.type = ForceType::SpringDamper;
-    f.body_i = body_ref(j, path, "body_i", model, true);
-    f.body_j = body_ref(j, path, "body_j", model, true);
+    f.body_i = body_ref(j, path, "body_i", refs, true);
+    f.body_j = body_ref(j, path, "body_j", refs, true);
     if (f.body_i == f.body_j) throw SceneError(child_path(path, "body_j"), "must differ from body_i");
     f.point_i = vec3_or(j, path, "point_i", zero3<double>());
     f.point_j = vec3_or(j, path, "point_j", zero3<double>());
@@ -142,7 +145,7 @@ void compile_force(const json& j, const std::string& path, Model& model, ForceEl
     check_keys(j, path, {"name", "type", "joint", "stiffness", "damping", "rest_angle", "stiffness_table",
                          "damping_table", "law"});
     f.type = ForceType::RotationalSpringDamper;
-    f.joint = joint_ref(j, path, model);
+    f.joint = joint_ref(j, path, refs);
     const JointType jt = model.joints[static_cast<std::size_t>(f.joint)].type;
     if (jt != JointType::Revolute && jt != JointType::Cylindrical) {
       throw SceneError(child_path(path, "joint"), "rotational_spring_damper needs a revolute or cylindrical joint");
@@ -152,7 +155,7 @@ void compile_force(const json& j, const std::string& path, Model& model, ForceEl
   } else if (type == "actuator") {
     check_keys(j, path, {"name", "type", "joint", "kind", "value", "law"});
     f.type = ForceType::Actuator;
-    f.joint = joint_ref(j, path, model);
+    f.joint = joint_ref(j, path, refs);
     const JointType jt = model.joints[static_cast<std::size_t>(f.joint)].type;
     const std::string kind_path = child_path(path, "kind");
     const std::string kind = as_string(require_key(j, path, "kind"), kind_path);
@@ -185,6 +188,8 @@ void compile_forces(const json& forces, const std::string& path, Model& model) {
   model.forces.clear();
   model.forces.reserve(forces.size());
   int n_inputs = 0;
+  const ForceRefs refs{NameIndex(model.bodies), NameIndex(model.joints)};
+  NameIndex names;
   for (std::size_t k = 0; k < forces.size(); ++k) {
     const std::string force_path = child_path(path, k);
     const json& j = forces[k];
@@ -192,10 +197,9 @@ void compile_forces(const json& forces, const std::string& path, Model& model) {
     ForceElement f;
     const std::string name_path = child_path(force_path, "name");
     f.name = as_name(require_key(j, force_path, "name"), name_path);
-    for (const ForceElement& g : model.forces) {
-      if (g.name == f.name) throw SceneError(name_path, "duplicate force name \"" + f.name + "\"");
-    }
-    compile_force(j, force_path, model, f);
+    if (!names.insert(f.name, static_cast<int>(k)))
+      throw SceneError(name_path, "duplicate force name \"" + f.name + "\"");
+    compile_force(j, force_path, refs, model, f);
     if (f.type == ForceType::Actuator) f.input_index = n_inputs++;
     model.forces.push_back(std::move(f));
   }

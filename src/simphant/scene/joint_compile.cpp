@@ -1,6 +1,7 @@
 // The "joints" section of a scene -> Model::joints (docs/scene-format.md, "Joint").
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
+#include "simphant/scene/name_index.hpp"
 
 namespace simphant::scene_detail {
 
@@ -16,14 +17,6 @@ JointType joint_type(const json& j, const std::string& path) {
   if (s == "fixed") return JointType::Fixed;
   throw SceneError(path, "unknown joint type \"" + s +
                              "\" (expected spherical, revolute, prismatic, cylindrical, planar or fixed)");
-}
-
-int body_ref(const json& obj, const std::string& path, const char* key, const Model& model) {
-  const std::string p = child_path(path, key);
-  const std::string name = as_string(require_key(obj, path, key), p);
-  const int k = model.body_index(name);
-  if (k == -2) throw SceneError(p, "unknown body \"" + name + "\"");
-  return k;
 }
 
 /// The "initial" object of a joint: angle / rate need a revolute or cylindrical joint,
@@ -51,14 +44,14 @@ JointInitial compile_initial(const json& j, const std::string& path, JointType t
   return in;
 }
 
-Joint compile_joint(const json& j, const std::string& path, const Model& model) {
+Joint compile_joint(const json& j, const std::string& path, const Model& model, const NameIndex& bodies) {
   expect_object(j, path);
   check_keys(j, path, {"name", "type", "body_i", "body_j", "frame", "frame_i", "frame_j", "initial"});
   Joint jt;
   jt.name = as_name(require_key(j, path, "name"), child_path(path, "name"));
   jt.type = joint_type(require_key(j, path, "type"), child_path(path, "type"));
-  jt.body_i = body_ref(j, path, "body_i", model);
-  jt.body_j = body_ref(j, path, "body_j", model);
+  jt.body_i = body_ref(j, path, "body_i", bodies);
+  jt.body_j = body_ref(j, path, "body_j", bodies);
   if (jt.body_i == jt.body_j) throw SceneError(child_path(path, "body_j"), "must differ from body_i");
   const json* frame = find_key(j, "frame");
   const json* frame_i = find_key(j, "frame_i");
@@ -87,10 +80,12 @@ void compile_joints(const json& joints, const std::string& path, Model& model) {
   model.joints.clear();
   model.joints.reserve(joints.size());
   int rows = 0;
+  const NameIndex bodies(model.bodies);
+  NameIndex names;
   for (std::size_t k = 0; k < joints.size(); ++k) {
     const std::string joint_path = child_path(path, k);
-    Joint jt = compile_joint(joints[k], joint_path, model);
-    if (model.joint_index(jt.name) != -1) {
+    Joint jt = compile_joint(joints[k], joint_path, model, bodies);
+    if (!names.insert(jt.name, static_cast<int>(k))) {
       throw SceneError(child_path(joint_path, "name"), "duplicate joint name \"" + jt.name + "\"");
     }
     jt.row_offset = rows;
