@@ -9,7 +9,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/setup_common.sh
 
 # pytest (with pytest-xdist: scripts/run_tests.sh runs the files on every core) and the
-# libraries of simphant.results / simphant.gym / simphant.report and the examples; jsonschema for the scene schema test (tests/scene_schema_check.py: draft
+# libraries of simphant.results / simphant.gym / simphant.report and the examples;
+# jsonschema for the scene schema test (tests/scene_schema_check.py: draft
 # 2020-12); scipy and SALib for the designs' cross-checks (tests/python/test_doe.py).
 phase pip-test
 pip_install_missing "pytest xdist xarray h5netcdf pandas gymnasium matplotlib scipy SALib jsonschema" \
