@@ -58,18 +58,12 @@ std::vector<std::string> example_files() {
   return files;
 }
 
-// The sanitizer build (scripts/build_sanitized.sh) runs up to 32 instances of each
-// sampled example: the same code paths as all of them, where the 1000 of crank_press alone took
-// minutes (the whole test 207 s under ASan + UBSan, 6 s in Release); other builds run every
-// instance of the scene's sweep.
-#if defined(__SANITIZE_ADDRESS__)
+// The sanitizer build (SIMPHANT_SANITIZED_TESTS, tests/CMakeLists.txt) runs up to 32
+// instances of each sampled example: the same code paths as all of them, where the 1000
+// of crank_press alone took minutes (the whole test 207 s under ASan + UBSan, 6 s in
+// Release); other builds run every instance of the scene's sweep.
+#ifdef SIMPHANT_SANITIZED_TESTS
 constexpr int kInstanceCap = 32;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr int kInstanceCap = 32;
-#else
-constexpr int kInstanceCap = 1 << 30;
-#endif
 #else
 constexpr int kInstanceCap = 1 << 30;
 #endif
