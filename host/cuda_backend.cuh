@@ -52,6 +52,7 @@ class CudaBackend final : public Backend {
   double time() const override { return static_cast<double>(steps_) * dt_; }
   std::int64_t steps_taken() const override { return steps_; }
   std::int64_t factorisation_recoveries() const override;
+  void read_refinement(std::int64_t* unconverged, double* worst, double* worst_time) const override;
   void read_states(double* out) const override;
   void read_reactions(double* out) const override;
   int n_drivers() const override { return D_; }
@@ -152,7 +153,7 @@ class CudaBackend final : public Backend {
 
   // Model arrays (shared) and per-instance parameters.
   DeviceArray<int> joint_type_, joint_body_, row_offset_, coupling_start_, coupling_, body_joint_start_, body_joint_,
-      param_slot_, driver_, law_type_, law_start_;
+      param_slot_, driver_, law_type_, law_start_, removed_mask_;
   DeviceArray<batch::ForceTopo> force_;
   DeviceArray<T> param_shared_, param_varied_;
   batch::ModelView<T> mv_{};
@@ -161,8 +162,9 @@ class CudaBackend final : public Backend {
   SchurPatternView P_{};                       ///< pattern_ in device memory
   // Per-instance buffers (kernels/batch_buffers.hpp).
   DeviceArray<T> Y_, y_stage_, k_[4], phi_, jac_, gamma_star_, Q_, C_, rhs_, lambda_, floor_, inputs_, violation_, frame_;
+  DeviceArray<T> refine_, refine_worst_, refine_worst_time_;  ///< the refinement's workspace and record (refine.hpp)
   DeviceArray<T*> C_ptrs_, rhs_ptrs_;
-  DeviceArray<int> info_, fail_, potrs_info_, recoveries_;
+  DeviceArray<int> info_, fail_, potrs_info_, recoveries_, refine_unconverged_;
   DeviceArray<std::int8_t> status_, status_reason_;
   DeviceArray<T> runaway_;           ///< (2, n) runaway bound coefficients a, b (dynamics/runaway.hpp)
   DeviceArray<T> runaway_rows_;      ///< (n, 2) staging of runaway coefficients (set_models)

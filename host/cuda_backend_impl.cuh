@@ -29,16 +29,17 @@ std::size_t bytes_per_instance(int N, int J, int D, int m, int n_inputs, int n_v
   const std::size_t values = 6 * ny                                 // Y, y_stage, k1..k4
                              + 14 * static_cast<std::size_t>(m)     // phi, jac (12), gamma*
                              + 6 * static_cast<std::size_t>(N)      // Q
-                             + schur_values + 3 * static_cast<std::size_t>(m)  // C, rhs, lambda, floor
+                             + schur_values + 4 * static_cast<std::size_t>(m)  // C, rhs, lambda, floor, refine
+                             + 2                                    // refine_worst, refine_worst_time
                              + n_inputs + 1 + n_varied              // inputs, violation, parameters
                              + ny + 6 * static_cast<std::size_t>(J) + 3 + D  // frame
                              + 4                                    // runaway coefficients and their staging
                              + 1;                                   // instance time
-  // + C and rhs pointers (cuda only), info, fail and recoveries, status, status step,
+  // + C and rhs pointers (cuda only), info, fail, recoveries, refine_unconverged, status, status step,
   // status reason, inputs staging (device and pinned); the per-instance state calls:
   // initial state Y0, status and reason, staging of ids (device and pinned), statuses,
   // status steps and reasons (device and pinned)
-  return (values + ny) * sizeof(T) + (fused ? 0 : 2 * sizeof(T*)) + 3 * sizeof(int) + 2 + 2 * sizeof(std::int64_t) +
+  return (values + ny) * sizeof(T) + (fused ? 0 : 2 * sizeof(T*)) + 4 * sizeof(int) + 2 + 2 * sizeof(std::int64_t) +
          2 * sizeof(double) * n_inputs + 2 + 2 * sizeof(int) + 3 + sizeof(std::int64_t);
 }
 
@@ -181,6 +182,7 @@ void CudaBackend<T>::upload_model() {
   driver_ = DeviceArray<int>(p.driver, batch_);
   law_type_ = DeviceArray<int>(p.law_type, batch_);
   law_start_ = DeviceArray<int>(p.law_start, batch_);
+  removed_mask_ = DeviceArray<int>(p.removed_mask, batch_);
   force_ = DeviceArray<batch::ForceTopo>(p.force, batch_);
   param_shared_ = DeviceArray<T>(p.param_shared, batch_);
   param_varied_ = DeviceArray<T>(p.param_varied, batch_);
@@ -188,6 +190,7 @@ void CudaBackend<T>::upload_model() {
   mv_.joint_type = joint_type_.get();
   mv_.joint_body = joint_body_.get();
   mv_.row_offset = row_offset_.get();
+  mv_.removed_mask = removed_mask_.get();
   mv_.coupling_start = coupling_start_.get();
   mv_.coupling = coupling_.get();
   mv_.body_joint_start = body_joint_start_.get();
@@ -226,6 +229,10 @@ void CudaBackend<T>::allocate() {
   lambda_ = DeviceArray<T>(m * n, batch_);
   floor_ = DeviceArray<T>(m * n, batch_);
   recoveries_ = DeviceArray<int>(n, batch_);
+  refine_ = DeviceArray<T>(m * n, batch_);
+  refine_worst_ = DeviceArray<T>(n, batch_);
+  refine_worst_time_ = DeviceArray<T>(n, batch_);
+  refine_unconverged_ = DeviceArray<int>(n, batch_);
   inputs_ = DeviceArray<T>(static_cast<std::size_t>(n_inputs_) * n, batch_);
   violation_ = DeviceArray<T>(n, batch_);
   const batch::FrameLayout fl(n_, N_, J_, D_);
@@ -266,6 +273,9 @@ void CudaBackend<T>::allocate() {
   check(cudaMemsetAsync(info_.get(), 0, n * sizeof(int), stream_), "cudaMemsetAsync", batch_);
   check(cudaMemsetAsync(fail_.get(), 0, n * sizeof(int), stream_), "cudaMemsetAsync", batch_);
   check(cudaMemsetAsync(recoveries_.get(), 0, n * sizeof(int), stream_), "cudaMemsetAsync", batch_);
+  check(cudaMemsetAsync(refine_worst_.get(), 0, n * sizeof(T), stream_), "cudaMemsetAsync", batch_);
+  check(cudaMemsetAsync(refine_worst_time_.get(), 0, n * sizeof(T), stream_), "cudaMemsetAsync", batch_);
+  check(cudaMemsetAsync(refine_unconverged_.get(), 0, n * sizeof(int), stream_), "cudaMemsetAsync", batch_);
   check(cudaMemsetAsync(status_step_.get(), 0, n * sizeof(std::int64_t), stream_), "cudaMemsetAsync", batch_);
   check(cudaMemsetAsync(step_.get(), 0, sizeof(std::int64_t), stream_), "cudaMemsetAsync", batch_);
   check(cudaMemsetAsync(clock_offset_.get(), 0, n * sizeof(std::int64_t), stream_), "cudaMemsetAsync", batch_);
@@ -281,6 +291,10 @@ void CudaBackend<T>::allocate() {
   b_.lambda = lambda_.get();
   b_.floor = floor_.get();
   b_.recoveries = recoveries_.get();
+  b_.refine = refine_.get();
+  b_.refine_worst = refine_worst_.get();
+  b_.refine_worst_time = refine_worst_time_.get();
+  b_.refine_unconverged = refine_unconverged_.get();
   b_.C_ptrs = C_ptrs_.get();
   b_.rhs_ptrs = rhs_ptrs_.get();
   b_.info = info_.get();
@@ -507,6 +521,25 @@ std::int64_t CudaBackend<T>::factorisation_recoveries() const {
   std::int64_t total = 0;
   for (int v : r) total += v;
   return total;
+}
+
+template <class T>
+void CudaBackend<T>::read_refinement(std::int64_t* unconverged, double* worst, double* worst_time) const {
+  const std::size_t n = static_cast<std::size_t>(n_);
+  std::vector<int> count(n);
+  std::vector<T> w(n), wt(n);
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (refinement)", batch_);
+  check(cudaMemcpy(count.data(), refine_unconverged_.get(), n * sizeof(int), cudaMemcpyDeviceToHost),
+        "cudaMemcpy (refinement)", batch_);
+  check(cudaMemcpy(w.data(), refine_worst_.get(), n * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy (refinement)",
+        batch_);
+  check(cudaMemcpy(wt.data(), refine_worst_time_.get(), n * sizeof(T), cudaMemcpyDeviceToHost),
+        "cudaMemcpy (refinement)", batch_);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (unconverged) unconverged[i] = count[i];
+    if (worst) worst[i] = static_cast<double>(w[i]);
+    if (worst_time) worst_time[i] = static_cast<double>(wt[i]);
+  }
 }
 
 extern template class CudaBackend<double>;

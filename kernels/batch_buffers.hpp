@@ -49,6 +49,12 @@ struct BatchBuffers {
   ReductionLayout red;  ///< the enabled reductions over time (none: no sampling)
   double* red_acc;      ///< (red.size(), n) their accumulators (reduce.hpp), in double at any T
   AdaptiveBuffers<T> ad;  ///< the adaptive Dormand-Prince path's arrays (all null for a fixed-step batch)
+  // The refined solve's workspace and per-instance record (refine.hpp; never reset, like
+  // recoveries):
+  T* refine;                ///< layout of rhs: the residual (cuda) or the correction (cuda-fused)
+  T* refine_worst;          ///< (n) largest relative error estimate of a refined solve (starts at 0)
+  T* refine_worst_time;     ///< (n) the instance time [s] of that solve
+  int* refine_unconverged;  ///< (n) refined solves whose estimate ended above refinement_tolerance
 };
 
 }  // namespace simphant::batch

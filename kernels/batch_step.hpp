@@ -37,8 +37,8 @@ namespace simphant::batch {
 /// One evaluation of every instance at y (13 N, n) and its time h [s] after the current
 /// step's start (each instance's own clock, b.time: instance_time_thread): Phi, Phi_q, gamma*, Q, the Schur
 /// system and its solution lambda (in b.rhs), with the factorisation info in b.info: the
-/// refined regularised solve (refine.hpp) with the pivot recovery, mv.refine_steps
-/// refinement steps.
+/// refined regularised solve (refine.hpp) with the pivot recovery, at most
+/// mv.refine_steps corrections, each solve recorded per instance (refine_record).
 /// fused: the cuda-fused path's pattern (one thread per instance, fused_solve.hpp), or
 /// null for per-joint kernels and the batched dense Cholesky. projection_stage >= 0:
 /// the same solve for a projection stage (projection.hpp: Q = 0, gamma* = -residual).
@@ -85,19 +85,8 @@ void enqueue_solve(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, co
     recover_thread(tid, mv, static_cast<const T*>(b.jac), b.C, b.floor, b.info, b.recoveries);
   });
   x.cholesky_solve(m, b.C_ptrs, b.rhs_ptrs, n);
-  const int K = mv.refine_steps;
-  for (int k = 1; k <= K + 1 && K > 0; ++k) {
-    const bool first = k == 1, last = k == K + 1;
-    x.launch("refine_accumulate", n * m, [=] SP_LAMBDA(int tid) {
-      refine_accumulate_thread(tid, n, m, first, last, b.rhs, b.lambda);
-    });
-    if (last) break;
-    x.launch("refine_residual", n * mv.n_constraints(), [=] SP_LAMBDA(int tid) {
-      refine_residual_thread(tid, mv, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
-                             static_cast<const T*>(b.gamma_star), static_cast<const T*>(b.lambda), b.rhs);
-    });
-    x.cholesky_solve(m, b.C_ptrs, b.rhs_ptrs, n);
-  }
+  if (mv.refine_steps > 0)
+    x.launch("refine", n, [=] SP_LAMBDA(int tid) { refine_thread(tid, mv, b, t); });
 }
 
 /// The derivative ydot (13 N, n) at y, after enqueue_solve at y.

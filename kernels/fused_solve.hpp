@@ -57,60 +57,64 @@ SP_HD void fused_assemble(int i, const ModelView<T>& mv, const SchurPatternView&
 }
 
 /// Instance i: lambda from the factor of its regularised Schur matrix in b.C (fused_assemble
-/// then sparse_cholesky) and the right-hand side in b.rhs: the solve, then mv.refine_steps
-/// steps of the refinement (refine.hpp, b.lambda its workspace), lambda left in b.rhs
-/// ((m, n)). Any T (the SIMD lanes of simd/ included).
+/// then sparse_cholesky) and the right-hand side in b.rhs: the solve, then at most
+/// mv.refine_steps corrections of the refinement (refine_corrections; b.refine and
+/// b.lambda its workspace), lambda left in b.rhs ((m, n)). Returns refine_corrections'
+/// relative error estimate. Any T (the SIMD lanes of simd/ included).
 template <class T>
-SP_HD void fused_lambda(int i, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b) {
+SP_HD T fused_lambda(int i, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b) {
   const std::size_t stride = static_cast<std::size_t>(mv.n_instances);
   const T* Lc = b.C + i;
+  const T* jac = b.jac;
   T* w = b.rhs + i;
+  T* delta = b.refine + i;
   T* lambda = b.lambda + i;
-  sparse_solve(P, Lc, stride, w, stride);
-  const int K = mv.refine_steps, m = mv.n_rows;
-  for (int k = 1; k <= K; ++k) {
-    for (int R = 0; R < m; ++R) lambda[R * stride] = (k == 1 ? T(0) : lambda[R * stride]) + w[R * stride];
-    for (int a = 0; a < mv.n_constraints(); ++a)
-      schur_residual_rows(i, a, mv, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
-                          static_cast<const T*>(b.gamma_star), static_cast<const T*>(lambda), stride, w, stride);
-    sparse_solve(P, Lc, stride, w, stride);
-  }
-  if (K > 0)
-    for (int R = 0; R < m; ++R) w[R * stride] += lambda[R * stride];
+  const int m = mv.n_rows;
+  for (int R = 0; R < m; ++R) delta[R * stride] = w[R * stride];
+  sparse_solve(P, Lc, stride, delta, stride);
+  const T rel = refine_corrections(
+      m, mv.refine_steps, stride, w, delta, lambda, [&](T* x) { sparse_solve(P, Lc, stride, x, stride); },
+      [&](const T* x, T* r, T& e2) {
+        for (int a = 0; a < mv.n_constraints(); ++a) schur_subtract_rows(i, a, mv, jac, x, stride, r, stride, e2);
+      });
+  for (int R = 0; R < m; ++R) w[R * stride] = lambda[R * stride];
+  return rel;
 }
 
 /// Instance i (mv.n_rows > 0), its rows, Phi_q, gamma* and Q evaluated (b.jac, b.gamma_star,
 /// b.Q): factorises its regularised Schur matrix in b.C ((P.n_values, n) blocks; on a
 /// rejected pivot again with the shifts recovery_epsilon, counted in b.recoveries) and
-/// leaves lambda in b.rhs (fused_lambda); b.info[i] = 0, or 1 when no attempt factorises.
-/// Scalar T (float, double).
+/// leaves lambda in b.rhs (fused_lambda), the solve recorded at the instance time t [s]
+/// (refine_record); b.info[i] = 0, or 1 when no attempt factorises. Scalar T (float,
+/// double).
 template <class T>
-SP_HD void fused_factor_solve(int i, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b) {
+SP_HD void fused_factor_solve(int i, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b, T t) {
   T* L = b.C + i;
   const T* floor = b.floor + i;
   const std::size_t stride = static_cast<std::size_t>(mv.n_instances);
   const T eps = schur_epsilon(mv, i);
   fused_assemble(i, mv, P, b, eps, L, b.rhs + i);
   bool ok = sparse_cholesky(P, L, stride, floor, stride);
-  for (int t = 1; t <= kRecoveryAttempts && !ok; ++t) {
-    fused_assemble(i, mv, P, b, recovery_epsilon(eps, t), L, static_cast<T*>(nullptr));
+  for (int a = 1; a <= kRecoveryAttempts && !ok; ++a) {
+    fused_assemble(i, mv, P, b, recovery_epsilon(eps, a), L, static_cast<T*>(nullptr));
     ok = sparse_cholesky(P, L, stride, floor, stride);
     if (ok) ++b.recoveries[i];
   }
   b.info[i] = ok ? 0 : 1;
-  if (ok) fused_lambda(i, mv, P, b);
+  if (ok) refine_record(i, fused_lambda(i, mv, P, b), t, b);
 }
 
 /// Instance i = tid: evaluates it at y (13 N, n) and its time h after the current step's
 /// start (b.time[i] = instance_time_thread's) into b.phi, b.jac, b.gamma_star, b.Q,
 /// factorises its regularised Schur matrix in b.C ((P.n_values, n) blocks; on a rejected
 /// pivot again with the shifts recovery_epsilon, counted in b.recoveries) and leaves
-/// lambda from the refined solve (refine.hpp, mv.refine_steps steps; b.lambda its
-/// workspace) in b.rhs ((m, n); b.lambda_soa must be 1); b.info[i] = 0, or 1 when no
-/// attempt factorises. Threads past n return. projection_stage >= 0: the solve of that
-/// projection stage (projection.hpp: Q = 0, gamma* = -residual) instead. t_stage: null,
-/// or (n) each instance's own evaluation time [s] in place of its clock plus h (the
-/// adaptive path, kernels/dopri5_batch.hpp).
+/// lambda from the refined solve (refine.hpp, at most mv.refine_steps corrections;
+/// b.refine and b.lambda its workspace) in b.rhs ((m, n); b.lambda_soa must be 1), the
+/// solve recorded (refine_record); b.info[i] = 0, or 1 when no attempt factorises.
+/// Threads past n return. projection_stage >= 0: the solve of that projection stage
+/// (projection.hpp: Q = 0, gamma* = -residual) instead. t_stage: null, or (n) each
+/// instance's own evaluation time [s] in place of its clock plus h (the adaptive path,
+/// kernels/dopri5_batch.hpp).
 template <class T>
 SP_HD void fused_solve_thread(int tid, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b,
                               const T* y, T h, int projection_stage = -1, const T* t_stage = nullptr) {
@@ -132,7 +136,7 @@ SP_HD void fused_solve_thread(int tid, const ModelView<T>& mv, const SchurPatter
     b.info[i] = 0;
     return;
   }
-  fused_factor_solve(i, mv, P, b);
+  fused_factor_solve(i, mv, P, b, t_inst[i]);
 }
 
 }  // namespace simphant::batch

@@ -13,13 +13,15 @@
 
 namespace simphant::batch {
 
-/// Rows R of constraint element j of instance i from its evaluated rows jr: Phi into
+/// Rows R of constraint element j of instance i from its evaluated rows jr (the removed
+/// ones made 0 = 0 first: remove_rows, mv.removed_mask): Phi into
 /// phi_out (m, n), gamma* (baumgarte_gamma with the instance's alpha, beta) into
 /// gamma_star_out (m, n), the Phi_q row block into jac_out (m, 12, n).
 template <class T>
-SP_HD void joint_rows_store(int i, int j, const ModelView<T>& mv, const JointRows<T>& jr, T* phi_out, T* jac_out,
+SP_HD void joint_rows_store(int i, int j, const ModelView<T>& mv, JointRows<T>& jr, T* phi_out, T* jac_out,
                             T* gamma_star_out) {
   const int n = mv.n_instances;
+  remove_rows(jr, mv.removed_mask[j]);
   const T alpha = mv.alpha(i), beta = mv.beta(i);
   for (int r = 0; r < jr.m; ++r) {
     const int R = mv.row_offset[j] + r;

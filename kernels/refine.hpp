@@ -1,57 +1,78 @@
 #pragma once
 // Per-thread functions of the refined regularised solve on the batched paths
-// (docs/solver.md, "The refined regularised solve"; the rules in
-// simphant/dynamics/refined_solve.hpp, the CPU reference in dynamics/evaluate.cpp):
-//   lambda_0 = 0,  lambda_{k+1} = lambda_k + (C + E)^-1 (rhs - C lambda_k),
-// C applied without E through the coupling products of the Schur kernel (schur.hpp), so
-// no unregularised copy of C is kept; and the pivot recovery of the `cuda` path, whose
-// factorisation is cuSOLVER's potrfBatched: an instance whose factor has a rejected pivot
-// is rebuilt with a larger relative shift and factorised by its own thread.
+// (docs/solver.md, "The refined regularised solve"; the rules and the iteration,
+// refine_corrections, in simphant/dynamics/refined_solve.hpp, shared with the CPU
+// reference in dynamics/evaluate.cpp). C is applied without E through
+// the coupling products of the Schur kernel (schur.hpp), so no unregularised copy of C is
+// kept; each instance iterates as long as it needs (in a GPU warp: as long as its slowest
+// thread). Also the pivot recovery of the `cuda` path, whose factorisation is cuSOLVER's
+// potrfBatched: an instance whose factor has a rejected pivot is rebuilt with a larger
+// relative shift and factorised by its own thread.
 #include "batch_buffers.hpp"
 #include "schur.hpp"
 
 namespace simphant::batch {
 
-/// Rows of joint a of w = rhs - C lambda for instance i (C without regularisation): row R
-/// at w_out[R * w_stride]; lambda row R at lambda_in[R * lambda_stride]. jac_in (m, 12, n),
-/// Q_in (6 N, n), gamma_star_in (m, n) as for schur_rhs_rows.
+/// w <- w - C x on the rows of joint a of instance i (C without regularisation), and
+/// e2 += x_R (C x)_R over those rows (so that over every joint e2 = x^T C x). Row R of x
+/// at x[R * x_stride], of w at w[R * w_stride]; jac_in (m, 12, n) as for schur_rhs_rows.
 template <class T>
-SP_HD void schur_residual_rows(int i, int a, const ModelView<T>& mv, const T* jac_in, const T* Q_in,
-                               const T* gamma_star_in, const T* lambda_in, std::size_t lambda_stride, T* w_out,
-                               std::size_t w_stride) {
-  schur_rhs_rows(i, a, mv, jac_in, Q_in, gamma_star_in, w_out, w_stride);
-  const int oa = mv.row_offset[a];
+SP_HD void schur_subtract_rows(int i, int a, const ModelView<T>& mv, const T* jac_in, const T* x,
+                               std::size_t x_stride, T* w, std::size_t w_stride, T& e2) {
+  const int oa = mv.row_offset[a], ma = mv.rows_of(a);
+  T cx[kMaxJointRows];
+  for (int r = 0; r < ma; ++r) cx[r] = T(0);
   for (int e = mv.coupling_start[a]; e < mv.coupling_start[a + 1]; ++e) {
     const int ob = mv.row_offset[mv.coupling[3 * e]];
-    schur_coupling(i, a, e, mv, jac_in, [&](int r, int s, T v) {
-      w_out[(oa + r) * w_stride] -= v * lambda_in[(ob + s) * lambda_stride];
-    });
+    schur_coupling(i, a, e, mv, jac_in, [&](int r, int s, T v) { cx[r] += v * x[(ob + s) * x_stride]; });
+  }
+  for (int r = 0; r < ma; ++r) {
+    w[(oa + r) * w_stride] -= cx[r];
+    e2 += x[(oa + r) * x_stride] * cx[r];
   }
 }
 
-/// `cuda` path, tid = R * n + i: lambda <- (first ? 0 : lambda) + w for row R of instance
-/// i, and on the last step w <- lambda too (the solved rhs then holds lambda, where the
-/// accelerations read it). w, lambda: (n, m) per instance (BatchBuffers::rhs layout).
+/// Instance i's record of one refined solve at its time t [s] (rel from
+/// refine_corrections; < 0: not checked): b.refine_unconverged[i] counts the solves above
+/// refinement_tolerance<T>() (a NaN included), b.refine_worst[i] keeps the largest rel
+/// and b.refine_worst_time[i] its time (a NaN, once there, stays). Scalar T.
 template <class T>
-SP_HD void refine_accumulate_thread(int tid, int n, int m, bool first, bool last, T* w, T* lambda) {
-  if (tid >= n * m) return;
-  const int i = tid % n, R = tid / n;
-  const std::size_t e = static_cast<std::size_t>(i) * m + R;
-  const T v = (first ? T(0) : lambda[e]) + w[e];
-  lambda[e] = v;
-  if (last) w[e] = v;
+SP_HD void refine_record(int i, T rel, T t, const BatchBuffers<T>& b) {
+  if (rel < T(0)) return;
+  if (!(rel <= refinement_tolerance<T>())) ++b.refine_unconverged[i];
+  const T worst = b.refine_worst[i];
+  if (worst == worst && !(rel <= worst)) {
+    b.refine_worst[i] = rel;
+    b.refine_worst_time[i] = t;
+  }
 }
 
-/// `cuda` path, tid = a * n + i: rows of joint a of w = rhs - C lambda (w, lambda as
-/// refine_accumulate_thread). Threads past n J return.
+/// `cuda` path, tid = i, after potrfBatched, recover_thread and the first potrsBatched
+/// (b.rhs holds (C + E)^-1 rhs, (n, m) per instance): the corrections of instance i with
+/// its own dense factor in b.C (dense_cholesky_solve), its rhs formed again in b.refine;
+/// lambda left in b.rhs, the solve recorded at t[i] (refine_record). An instance whose
+/// factorisation failed (b.info[i] != 0) is left alone. Threads past n return.
 template <class T>
-SP_HD void refine_residual_thread(int tid, const ModelView<T>& mv, const T* jac_in, const T* Q_in,
-                                  const T* gamma_star_in, const T* lambda, T* w) {
+SP_HD void refine_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b, const T* t) {
   const int n = mv.n_instances, m = mv.n_rows;
-  if (tid >= n * mv.n_constraints()) return;
-  const int i = tid % n, a = tid / n;
+  if (tid >= n) return;
+  const int i = tid;
+  if (b.info[i] != 0) return;
   const std::size_t o = static_cast<std::size_t>(i) * m;
-  schur_residual_rows(i, a, mv, jac_in, Q_in, gamma_star_in, lambda + o, 1, w + o, 1);
+  const T* jac = b.jac;
+  const T* L = b.C + o * m;
+  T* w = b.refine + o;
+  T* delta = b.rhs + o;
+  T* lambda = b.lambda + o;
+  for (int a = 0; a < mv.n_constraints(); ++a)
+    schur_rhs_rows(i, a, mv, jac, static_cast<const T*>(b.Q), static_cast<const T*>(b.gamma_star), w, 1);
+  const T rel = refine_corrections(
+      m, mv.refine_steps, 1, w, delta, lambda, [&](T* x) { dense_cholesky_solve(m, L, x, 1); },
+      [&](const T* x, T* r, T& e2) {
+        for (int a = 0; a < mv.n_constraints(); ++a) schur_subtract_rows(i, a, mv, jac, x, 1, r, 1, e2);
+      });
+  for (int R = 0; R < m; ++R) delta[R] = lambda[R];
+  refine_record(i, rel, t[i], b);
 }
 
 /// `cuda` path, tid = i, after potrfBatched: accepts instance i's factor in C (n, m, m)

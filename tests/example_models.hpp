@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "simphant/dynamics/redundant_rows.hpp"
 #include "simphant/scene/scene.hpp"
 
 namespace simphant::test {
@@ -16,10 +17,13 @@ inline const std::vector<std::string>& example_names() {
   return names;
 }
 
-/// n instance models of examples/<name>.json, sampled from the scene's sweep.
+/// n instance models of examples/<name>.json, sampled from the scene's sweep, with the
+/// redundant rows removed as a run removes them (Simulator::create; set_removed_rows).
 inline std::vector<Model> example_models(const std::string& name, int n) {
   const Scene scene = load_scene(std::string(SIMPHANT_SOURCE_DIR) + "/examples/" + name + ".json");
-  return build_instance_models(scene, sample_sweep(scene.sweep, n));
+  std::vector<Model> models = build_instance_models(scene, sample_sweep(scene.sweep, n));
+  set_removed_rows(models);
+  return models;
 }
 
 }  // namespace simphant::test

@@ -20,9 +20,10 @@ struct HostBatch {
   batch::PackedModel<T> packed;
   batch::ModelView<T> mv;
   int n, N, J, m;
-  std::vector<T> Y, y_stage, k[4], phi, jac, gamma_star, Q, C, rhs, lambda_work, floor, inputs, violation, frame, time;
+  std::vector<T> Y, y_stage, k[4], phi, jac, gamma_star, Q, C, rhs, lambda_work, refine, floor, inputs, violation, frame,
+      time, refine_worst, refine_worst_time;
   std::vector<T*> C_ptrs, rhs_ptrs;
-  std::vector<int> info, fail, recoveries;
+  std::vector<int> info, fail, recoveries, refine_unconverged;
   std::vector<std::int8_t> status, status_reason;
   std::vector<std::int64_t> status_step, step, clock_offset;
   std::vector<T> runaway;  ///< (2, n) runaway bound coefficients, from the assembly
@@ -51,6 +52,10 @@ struct HostBatch {
     C.assign((fused ? static_cast<std::size_t>(pattern.n_values) : static_cast<std::size_t>(m) * m) * n, nan);
     rhs.assign(static_cast<std::size_t>(m) * n, nan);
     lambda_work.assign(static_cast<std::size_t>(m) * n, nan);
+    refine.assign(static_cast<std::size_t>(m) * n, nan);
+    refine_worst.assign(n, T(0));
+    refine_worst_time.assign(n, T(0));
+    refine_unconverged.assign(n, 0);
     floor.assign(static_cast<std::size_t>(m) * n, nan);
     recoveries.assign(n, 0);
     inputs.assign(static_cast<std::size_t>(packed.n_inputs) * n, nan);
@@ -81,7 +86,8 @@ struct HostBatch {
          floor.data(), recoveries.data(), C_ptrs.data(), rhs_ptrs.data(),
          info.data(), fail.data(),   inputs.data(), violation.data(), status.data(), status_step.data(),
          status_reason.data(), runaway.data(), step.data(), frame.data(), fused ? 1 : 0, time.data(),
-         clock_offset.data(), ReductionLayout{}, nullptr, batch::AdaptiveBuffers<T>{}};
+         clock_offset.data(), ReductionLayout{}, nullptr, batch::AdaptiveBuffers<T>{}, refine.data(),
+         refine_worst.data(), refine_worst_time.data(), refine_unconverged.data()};
   }
   /// Enables the reductions of layout L (kernels/reduce.hpp), every accumulator cleared.
   template <class Exec>

@@ -234,6 +234,52 @@ TEST(Job, CheckSceneReportsTheAnalysis) {
   }
 }
 
+// A refined Schur solve that ends above the tolerance is reported per instance, never
+// silently: the job pendulum with a point-mass bob (inertia 1e-9 kg m^2: the relative
+// shift is a few per cent of the rod's tension mode) and at most 2 refinement
+// corrections records every solve in /refinement/unconverged, counts them in the summary
+// and warns naming the instance; with the default refinement nothing is recorded.
+TEST(Job, UnconvergedRefinementIsReportedPerInstance) {
+  for (int steps : {2, -1}) {
+    json doc = json::parse(pendulum_text());
+    doc["bodies"][0]["inertia"] = {1e-9, 1e-9, 1e-9};
+    doc["solver"]["t_end"] = 0.5;  // the rod leaves the horizontal (a joint-frame axis, where no shift is felt)
+    if (steps >= 0) doc["solver"]["refinement_steps"] = steps;
+    JobOptions o = text_options(steps >= 0 ? "refine_2.h5" : "refine_default.h5");
+    o.scene_text = doc.dump();
+    const JobResult r = simphant::run_job(o, JobHooks{});
+    ASSERT_EQ(r.exit_code, 0);
+    const simphant::h5::Handle f = simphant::h5::open_file_readonly(o.out);
+    const std::vector<double> unconverged = simphant::h5::read_doubles(f.id(), "refinement/unconverged");
+    const std::vector<double> max_error = simphant::h5::read_doubles(f.id(), "refinement/max_error");
+    ASSERT_EQ(unconverged.size(), 3u);
+    int warned = 0;
+    for (const json& w : r.summary["warnings"])
+      warned += w.get<std::string>().find("refined Schur solves ended above the refinement tolerance") != std::string::npos;
+    if (steps == 2) {
+      EXPECT_EQ(r.summary["refinement_unconverged_instances"], 3);
+      EXPECT_GT(r.summary["refinement_max_error"].get<double>(), 1e-6);
+      EXPECT_EQ(warned, 3);
+      double total = 0;
+      for (int i = 0; i < 3; ++i) {
+        // At most every RK4 stage (the rod starts horizontal at rest, along a joint-frame
+        // axis, where its tension row is unshifted and the first solves converge).
+        const double steps_run = std::round(0.5 / doc["solver"]["dt"].get<double>());
+        EXPECT_GT(unconverged[i], 0) << i;
+        EXPECT_LE(unconverged[i], 4 * steps_run) << i;
+        EXPECT_GT(max_error[i], 1e-6) << i;
+        total += unconverged[i];
+      }
+      EXPECT_EQ(r.summary["refinement_unconverged_solves"].get<double>(), total);
+    } else {
+      EXPECT_EQ(r.summary["refinement_unconverged_solves"], 0);
+      EXPECT_LE(r.summary["refinement_max_error"].get<double>(), 3.7e-11);
+      EXPECT_EQ(warned, 0);
+      for (int i = 0; i < 3; ++i) EXPECT_EQ(unconverged[i], 0) << i;
+    }
+  }
+}
+
 TEST(Log, LevelsByName) {
   const std::string before = simphant::log_level();
   simphant::set_log_level("warn");

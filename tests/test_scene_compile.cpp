@@ -175,7 +175,8 @@ TEST(SceneCompile, DefaultsAndNames) {
   EXPECT_EQ(s.baumgarte_alpha, 10.0);
   EXPECT_EQ(s.baumgarte_beta, 10.0);
   EXPECT_EQ(s.tikhonov_epsilon, 1e-10);
-  EXPECT_EQ(s.refinement_steps, 2);
+  EXPECT_EQ(s.refinement_steps, 10);
+  EXPECT_EQ(s.redundant_rows, RedundantRows::Remove);
   EXPECT_EQ(s.record_every, 1);
   EXPECT_EQ(s.violation_bound, 1e-2);
   EXPECT_EQ(compile_model(base_scene()).name, "bench");

@@ -101,6 +101,9 @@ void expect_identical(const test::SimdBatch& A, int ia, const test::SimdBatch& B
   EXPECT_EQ(A.hb.status_step[ia], B.hb.status_step[ib]) << what;
   EXPECT_EQ(A.hb.status_reason[ia], B.hb.status_reason[ib]) << what;
   EXPECT_EQ(A.hb.recoveries[ia], B.hb.recoveries[ib]) << what;
+  EXPECT_EQ(A.hb.refine_unconverged[ia], B.hb.refine_unconverged[ib]) << what;
+  EXPECT_TRUE(same_bits(A.hb.refine_worst[ia], B.hb.refine_worst[ib])) << what << ": refine_worst";
+  EXPECT_TRUE(same_bits(A.hb.refine_worst_time[ia], B.hb.refine_worst_time[ib])) << what << ": refine_worst_time";
   EXPECT_EQ(A.hb.fail[ia], B.hb.fail[ib]) << what;
   const double va = A.view.b.violation[ia], vb = B.view.b.violation[ib];
   EXPECT_TRUE(same_bits(va, vb) || (std::isnan(va) && std::isnan(vb))) << what << ": violation";
@@ -152,6 +155,7 @@ TEST(SimdLanes, EqualToScalarFormOnEveryExample) {
       for (int i = 0; i < kReal; ++i) {
         EXPECT_EQ(S.hb.status[i], D.hb.status[i]) << name << "/" << v.name << " instance " << i;
         EXPECT_EQ(S.hb.recoveries[i], D.hb.recoveries[i]) << name << "/" << v.name << " instance " << i;
+        EXPECT_EQ(S.hb.refine_unconverged[i], D.hb.refine_unconverged[i]) << name << "/" << v.name << " instance " << i;
         for (int e = 0; e < 13 * S.hb.N; ++e) {
           const double a = S.Y(e, i), b = D.Y(e, i);
           if (std::isnan(a) && std::isnan(b)) continue;
@@ -215,6 +219,7 @@ TEST(SimdLanes, FailingLaneLeavesItsGroupAlone) {
 // group's other lanes keep the lane arithmetic (bitwise as without it).
 TEST(SimdLanes, RecoveringLaneMatchesScalarForm) {
   std::vector<Model> models = distinct_models("four_bar");
+  for (Model& m : models) m.removed_rows.clear();  // the redundant rows kept: C singular at eps = 0
   const int victim = 4;
   std::vector<Model> with_zero_eps = models;
   with_zero_eps[victim].solver.tikhonov_epsilon = 0.0;

@@ -176,9 +176,11 @@ def _build(f: Any) -> "xr.Dataset":
                 v[f"assembly_{name}"] = xr.Variable(("instance",), a[:], {
                     "units": _units(a, units), "long_name": _text(a.attrs.get("long_name", f"assembly {name}"))})
     # Per-instance results of the integrator: the fixed-step error estimate
-    # (solver.error_estimate) and an adaptive run's step statistics (docs/solver.md).
+    # (solver.error_estimate), an adaptive run's step statistics and the refined Schur
+    # solves' record (docs/solver.md).
     for group, names in (("error_estimate", ("position", "orientation")),
-                         ("step_statistics", ("accepted", "rejected", "min_step", "max_step"))):
+                         ("step_statistics", ("accepted", "rejected", "min_step", "max_step")),
+                         ("refinement", ("unconverged", "max_error", "max_error_time"))):
         if group in f:
             g = f[group]
             for name in names:
@@ -236,7 +238,10 @@ def open_results(path: Union[str, "os.PathLike[str]"]) -> "xr.Dataset":
     with solver.error_estimate error_estimate_position [m] and error_estimate_orientation
     [rad] (instance; attributes method, order, factor); for adaptive integrators
     step_statistics_accepted, step_statistics_rejected, step_statistics_min_step [s] and
-    step_statistics_max_step [s] (instance);
+    step_statistics_max_step [s] (instance); for DAE runs refinement_unconverged,
+    refinement_max_error [1] and refinement_max_error_time [s] (instance: the refined
+    Schur solves above the tolerance, the largest relative error estimate and its time;
+    docs/solver.md, "The refined regularised solve");
     every other per-frame dataset (first dimension `time`; e.g. driver_loads, joint_loads,
     bearing_loads) with the dimensions of the file, also when it is a virtual dataset of
     a merged file (`simphant merge`).

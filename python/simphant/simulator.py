@@ -270,6 +270,21 @@ class Simulator:
         self._sim.read_status(st, np.empty(self._n, np.float64), r)
         return r
 
+    def refinement(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(unconverged, max_error, max_error_time), each (n,): the refined Schur solves of
+        every instance since the simulator was made (docs/solver.md, "The refined
+        regularised solve"): int64 how many ended with an error estimate above the
+        refinement tolerance (solver.refinement_steps corrections did not reach it; the
+        constraint forces are then off by up to max_error), float64 the largest relative
+        error estimate of the constraint forces [1] (NaN: a solve was not finite), and
+        float64 the instance time of that solve [s]. All 0 for a scene without a Schur
+        solve (no constraints, or solver aba / cga)."""
+        u = np.empty(self._n, np.int64)
+        e = np.empty(self._n, np.float64)
+        t = np.empty(self._n, np.float64)
+        self._sim.read_refinement(u, e, t)
+        return u, e, t
+
     def joint_state(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(q, qd, tau), each (n, n_coordinates) float64: joint positions [rad | m], rates
         [rad/s | m/s] and applied joint torques / forces [N m | N] of a robot scene

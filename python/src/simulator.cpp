@@ -143,6 +143,18 @@ void bind_simulator(nb::module_& m) {
           },
           nb::arg("status"), nb::arg("status_time"), nb::arg("status_reason"))
       .def(
+          "read_refinement",
+          [](PySimulator& s, HostArray<std::int64_t> unconverged, HostArray<double> max_error,
+             HostArray<double> max_error_time) {
+            std::int64_t* u = checked("unconverged", unconverged, count(s, 1));
+            double* e = checked("max_error", max_error, count(s, 1));
+            double* t = checked("max_error_time", max_error_time, count(s, 1));
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(s.mutex);
+            s.sim->read_refinement(u, e, t);
+          },
+          nb::arg("unconverged"), nb::arg("max_error"), nb::arg("max_error_time"))
+      .def(
           "read_joint_state",
           [](PySimulator& s, HostArray<double> q, HostArray<double> qd, HostArray<double> tau) {
             const std::size_t n = count(s, static_cast<std::size_t>(s.sim->n_joint_coordinates()));

@@ -1,6 +1,8 @@
 """simphant.Simulator: sizes, reads, out= arrays, stepping, and agreement with the CLI."""
 from __future__ import annotations
 
+import json
+
 import h5py
 import numpy as np
 import pytest
@@ -133,3 +135,35 @@ def test_stepping_matches_the_cli_bit_for_bit(examples, cli, tmp_path):
             assert np.array_equal(f["constraint_violation"][k], sim.constraint_violation())
         assert np.array_equal(f["status"][:], sim.status()[0])
         assert np.array_equal(f["assembly/position_residual"][:], sim.assembly().position_residual)
+
+
+def test_refinement_record_flags_unconverged_solves(tmp_path):
+    """A point-mass bob (inertia 1e-9 kg m^2) with at most 2 refinement corrections: every
+    instance records unconverged solves with their largest error; the default refinement
+    records none (docs/solver.md, "The refined regularised solve")."""
+    scene = {
+        "gravity": [0, -9.81, 0],
+        "bodies": [{"name": "bob", "mass": 1.0, "inertia": [1e-9, 1e-9, 1e-9], "position": [0.8414709848, -0.5403023059, 0]}],
+        "joints": [{"name": "hinge", "type": "revolute", "body_i": "ground", "body_j": "bob",
+                    "frame": {"origin": [0, 0, 0], "z": [0, 0, 1], "x": [1, 0, 0]}}],
+        "solver": {"dt": 0.001, "t_end": 1.0},
+    }
+    for steps in (2, None):
+        if steps is not None:
+            scene["solver"]["refinement_steps"] = steps
+        else:
+            scene["solver"].pop("refinement_steps")
+        path = tmp_path / f"bob_{steps}.json"
+        path.write_text(json.dumps(scene))
+        sim = simphant.Simulator(path, instances=2, backend="cpu", threads=1)
+        sim.step(10)
+        unconverged, max_error, max_error_time = sim.refinement()
+        assert unconverged.shape == (2,) and unconverged.dtype == np.int64
+        assert max_error.dtype == np.float64 and max_error_time.dtype == np.float64
+        if steps == 2:
+            assert np.all(unconverged == 4 * 10)  # every RK4 stage
+            assert np.all(max_error > 1e-6)
+            # an RK4 stage time: up to the end of the 10th step (t + dt, rounded)
+            assert np.all((max_error_time >= 0) & (max_error_time <= 10 * sim.dt * (1 + 1e-12)))
+        else:
+            assert np.all(unconverged == 0) and np.all(max_error <= 3.7e-11)

@@ -28,6 +28,7 @@ void pack_topology(const Model& m, PackedModel<T>& out) {
     out.joint_body.push_back(e.body_i);
     out.joint_body.push_back(e.body_j);
     out.row_offset.push_back(e.row_offset);
+    out.removed_mask.push_back(m.removed_mask(a));
   }
   for (const Driver& dr : m.drivers) {
     out.driver.push_back(dr.joint);
@@ -157,7 +158,7 @@ ModelView<T> PackedModel<T>::host_view() const {
           force.data(),       param_shared.data(), param_slot.data(),  param_varied.data(),
           n_drivers,          n_laws,             driver.data(),      law_type.data(),  law_start.data(),
           integrator,         static_cast<T>(rtol), static_cast<T>(atol), static_cast<T>(min_step),
-          static_cast<T>(max_step), static_cast<T>(first_step)};
+          static_cast<T>(max_step), static_cast<T>(first_step), removed_mask.data()};
 }
 
 template <class T>

@@ -23,6 +23,7 @@ struct PackedModel {
   int n_drivers = 0, n_laws = 0;
   std::vector<int> joint_type, joint_body, row_offset, coupling_start, coupling, body_joint_start, body_joint;
   std::vector<int> driver, law_type, law_start;  ///< ModelView::driver, law_type, law_start
+  std::vector<int> removed_mask;                 ///< ModelView::removed_mask
   std::vector<ForceTopo> force;
   std::vector<T> param_shared;  ///< (n_params)
   std::vector<int> param_slot;  ///< (n_params)

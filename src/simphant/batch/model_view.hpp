@@ -73,7 +73,7 @@ struct ModelView {
   /// on its diagonal (refined_solve.hpp). 0 in fp64 (the CPU reference's C exactly);
   /// fp32 sets it (batch_pack.hpp).
   T eps_relative;
-  int refine_steps;             ///< solver.refinement_steps (shared: not sweepable)
+  int refine_steps;             ///< solver.refinement_steps, the most refinement corrections (shared: not sweepable)
   /// solver.projection after each step, Projection (model.hpp) as int: 0 none, 1 velocity,
   /// 2 position_velocity (shared: not sweepable; kernels/projection.hpp).
   int projection;
@@ -101,6 +101,9 @@ struct ModelView {
   /// and absolute tolerance, smallest, largest and first step [s] (0: the defaults of
   /// model.hpp).
   T rtol, atol, min_step, max_step, first_step;
+  /// (n_constraints()) per element the bits of its rows removed as redundant
+  /// (Model::removed_rows; remove_rows in joints/joint_math.hpp), 0: none.
+  const int* removed_mask;
 
   /// Constraint elements: the joints, then the drivers.
   SP_HD int n_constraints() const { return n_joints + n_drivers; }

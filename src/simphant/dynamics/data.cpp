@@ -43,8 +43,8 @@ double data_bytes(const Model& model, SchurFactorization schur, bool with_jacobi
   b += N * sizeof(BodyKin<double>) + 2 * J * sizeof(JointRows<double>);
   if (with_jacobian) b += 8 * (m * nv);  // Phi_q
   // Q, minv_q, qddot, body_f, body_w; phi, phi_dot, gamma_star, rhs, lambda, diag_C, reg,
-  // pivot_floor, residual; RK4 stages
-  b += 8 * (5 * nv + 9 * m + 5 * ny);
+  // pivot_floor, residual, correction, c_x; RK4 stages
+  b += 8 * (5 * nv + 11 * m + 5 * ny);
   b += 4 * (N + 1 + 4 * J);            // body_joint_start, body_joint, body_joint_side
   if (!uses_sparse_schur(model, schur)) return b + 8 * (2 * m * m);  // C and its Cholesky factor
   // The sparse path: the blocks of C (joints sharing a body, and the diagonal) and the
@@ -86,6 +86,8 @@ Data::Data(const Model& model, SchurFactorization schur)
       reg(Eigen::VectorXd::Zero(model.n_rows)),
       pivot_floor(Eigen::VectorXd::Zero(model.n_rows)),
       residual(Eigen::VectorXd::Zero(model.n_rows)),
+      correction(Eigen::VectorXd::Zero(model.n_rows)),
+      c_x(Eigen::VectorXd::Zero(model.n_rows)),
       rhs(Eigen::VectorXd::Zero(model.n_rows)),
       llt(C.rows()),
       schur_pattern(schur_pattern_of(model)),

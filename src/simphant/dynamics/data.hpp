@@ -7,6 +7,7 @@
 
 #include <Eigen/Dense>
 
+#include "simphant/dynamics/refinement_record.hpp"
 #include "simphant/dynamics/schur_pattern.hpp"
 #include "simphant/joints/joint_math.hpp"
 #include "simphant/model/model.hpp"
@@ -67,7 +68,9 @@ struct Data {
   Eigen::VectorXd diag_C;                   ///< (m) diagonal of C without E
   Eigen::VectorXd reg;                      ///< (m) E, the regularisation of the last factorisation (refined_solve.hpp)
   Eigen::VectorXd pivot_floor;              ///< (m) smallest pivot accepted from it (pivot_floor)
-  Eigen::VectorXd residual;                 ///< (m) refinement workspace: rhs - C lambda, then the correction
+  Eigen::VectorXd residual;                 ///< (m) refinement workspace: rhs - C lambda
+  Eigen::VectorXd correction;               ///< (m) refinement workspace: the correction delta_k
+  Eigen::VectorXd c_x;                      ///< (m) refinement workspace: C delta_k
   Eigen::VectorXd rhs;                      ///< (m) Phi_q M^-1 Q - gamma*
   Eigen::LLT<Eigen::MatrixXd> llt;          ///< Cholesky factor of C (dense path)
   SchurPattern schur_pattern;               ///< block structure of C and L in topology order
@@ -78,6 +81,13 @@ struct Data {
   /// Evaluations whose first factorisation met a rejected pivot and that a larger shift
   /// recovered (docs/solver.md, "The refined regularised solve"); never reset by evaluate.
   long long factorisation_recoveries = 0;
+  /// The relative error estimate of the last refined solve (refine_corrections in
+  /// refined_solve.hpp; -1: not checked, solver.refinement_steps 0).
+  double refine_estimate = -1;
+  /// Every refined solve since its owner last cleared it, at the time evaluate() or the
+  /// projection gave (CpuBackend clears it before stepping an instance and keeps it per
+  /// instance).
+  RefinementRecord refinement;
   Eigen::VectorXd qddot;                    ///< (6N) [a_W, omegadot_B]
   double violation_start = 0;               ///< max |Phi| at the start of the last RK4 step
   std::int8_t failure = 0;                  ///< why the last RK4 step failed (kReason*, dynamics/runaway.hpp), 0 after a good one

@@ -167,9 +167,11 @@ void apply_schur(const Model& model, Data& d, const double* x, double* y) {
 
 // The refined regularised solve (refined_solve.hpp): C assembled, factorised with the
 // scene's relative eps or, when a pivot is rejected, with recovery_epsilon (counted in
-// d.factorisation_recoveries); then lambda_0 = 0, lambda_{k+1} = lambda_k +
-// (C + E)^-1 (rhs - C lambda_k) for refinement_steps + 1 solves. Returns false when no
-// attempt factorises.
+// d.factorisation_recoveries); then lambda_0 = (C + E)^-1 rhs and the corrections
+// lambda_{k+1} = lambda_k + (C + E)^-1 (rhs - C lambda_k) until the error estimate in the
+// C norm is below refinement_tolerance() of ||lambda_0||_C, at most refinement_steps of
+// them, at least two (refine_corrections, refined_solve.hpp, the loop of every path); the
+// relative estimate in d.refine_estimate. Returns false when no attempt factorises.
 bool solve_schur(const Model& model, Data& d) {
   const double eps = model.solver.tikhonov_epsilon;
   bool ok;
@@ -190,19 +192,28 @@ bool solve_schur(const Model& model, Data& d) {
     }
   }
   if (!ok) return false;
-  d.lambda.setZero();
-  d.residual = d.rhs;
   const SchurPatternView P = d.schur_pattern.view();
-  for (int k = 0; k <= model.solver.refinement_steps; ++k) {
-    if (d.sparse_schur)
-      sparse_solve(P, static_cast<const double*>(d.schur_values.data()), 1, d.residual.data(), 1);
-    else
-      d.llt.solveInPlace(d.residual);
-    d.lambda += d.residual;
-    if (k == model.solver.refinement_steps) break;
-    apply_schur(model, d, d.lambda.data(), d.residual.data());
-    d.residual = d.rhs - d.residual;
-  }
+  const auto solve = [&](double* x) {
+    if (d.sparse_schur) {
+      sparse_solve(P, static_cast<const double*>(d.schur_values.data()), 1, x, 1);
+    } else {
+      Eigen::Map<Eigen::VectorXd> v(x, model.n_rows);
+      d.llt.solveInPlace(v);
+    }
+  };
+  // w <- w - C x; e2 += x^T C x (as schur_subtract_rows sums it on the batched paths).
+  const auto subtract = [&](const double* x, double* w, double& e2) {
+    apply_schur(model, d, x, d.c_x.data());
+    for (int R = 0; R < model.n_rows; ++R) {
+      w[R] -= d.c_x[R];
+      e2 += x[R] * d.c_x[R];
+    }
+  };
+  d.correction = d.rhs;
+  solve(d.correction.data());
+  d.residual = d.rhs;
+  d.refine_estimate = refine_corrections(model.n_rows, model.solver.refinement_steps, 1, d.residual.data(),
+                                         d.correction.data(), d.lambda.data(), solve, subtract);
   return true;
 }
 
@@ -233,6 +244,7 @@ void evaluate_constraints(const Model& model, Data& d, double t) {
       jr.m = 1;
       driver_row(dr.coordinate, model.joints[dr.joint].frame, kin(e.body_i), kin(e.body_j), s, sd, sdd, jr, 0);
     }
+    remove_rows(jr, model.removed_mask(a));
     for (int r = 0; r < jr.m; ++r) {
       const int row = e.row_offset + r;
       d.phi[row] = jr.phi[r];
@@ -255,10 +267,11 @@ void assemble_jacobian(const Model& model, Data& d) {
   }
 }
 
-bool solve_accelerations(const Model& model, Data& d) {
+bool solve_accelerations(const Model& model, Data& d, double t) {
   const int N = model.n_bodies();
   if (model.n_rows > 0) {
     if (!solve_schur(model, d)) return false;
+    d.refinement.add(d.refine_estimate, t);
     add_jacobian_transpose(model, d, d.lambda.data(), -1.0, d.Q.data());  // Q <- Q - Phi_q^T lambda
   }
   for (int k = 0; k < N; ++k) apply_body_Minv(model.bodies[k], d.Q.data() + 6 * k, d.qddot.data() + 6 * k);
@@ -270,7 +283,7 @@ bool evaluate(const Model& model, Data& d, double t, const double* Y, const doub
   set_kinematics(model, d, Y);
   compute_forces(model, d, t, inputs);
   if (model.n_rows > 0) evaluate_constraints(model, d, t);
-  if (!solve_accelerations(model, d)) return false;
+  if (!solve_accelerations(model, d, t)) return false;
   // Ydot = [rdot = v, pdot = 1/2 p (0, omega), qddot].
   bool finite = true;
   for (int k = 0; k < N; ++k) {

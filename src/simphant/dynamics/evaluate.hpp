@@ -28,9 +28,11 @@ void assemble_jacobian(const Model& model, Data& d);
 /// The solve of evaluate() from d.rows, d.Q and d.gamma_star (evaluate_constraints and
 /// the forces already in place): lambda from the Schur system into d.lambda, then
 /// d.qddot = M^-1 (Q - Phi_q^T lambda) (6N); d.Q is overwritten with Q - Phi_q^T lambda.
-/// Also the solve of the projection (dynamics/projection.hpp), with Q = 0 and gamma* set
-/// to minus the residual. Returns false if the factorisation failed.
-bool solve_accelerations(const Model& model, Data& d);
+/// The refined solve's relative error estimate goes to d.refine_estimate and is recorded
+/// in d.refinement at the instance time t [s]. Also the solve of the projection
+/// (dynamics/projection.hpp), with Q = 0 and gamma* set to minus the residual. Returns
+/// false if the factorisation failed.
+bool solve_accelerations(const Model& model, Data& d, double t);
 
 /// Full evaluation: Ydot = f(t, Y) (13N) at the instance time t [s] (docs/state.md: the
 /// instance's steps since reset times dt, plus the RK4 stage offset). Fills d.lambda,

@@ -12,7 +12,7 @@ bool projection_stage(const Model& model, Data& d, double t, double* Y, int stag
   evaluate_constraints(model, d, t);
   d.Q.setZero();
   for (int R = 0; R < model.n_rows; ++R) d.gamma_star[R] = projection_gamma_star(stage, d.phi[R], d.phi_dot[R]);
-  if (!solve_accelerations(model, d)) return false;
+  if (!solve_accelerations(model, d, t)) return false;
   for (int k = 0; k < N; ++k) {
     const double* dq = d.qddot.data() + 6 * k;
     if (stage == kProjectPosition) {

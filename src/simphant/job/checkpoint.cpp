@@ -160,6 +160,15 @@ void write_state(hid_t file, Simulator& sim, const RunStats& stats, const job_de
     sim.get_integrator_state(integ.data());
     write_vector(gid, "integrator_state", H5T_NATIVE_DOUBLE, {I, static_cast<hsize_t>(W)}, integ.data());
   }
+  {  // the refined solves so far, so that a resumed run's /refinement equals an uninterrupted run's
+    std::vector<std::int64_t> unconverged(N);
+    std::vector<double> worst(N), worst_time(N);
+    sim.read_refinement(unconverged.data(), worst.data(), worst_time.data());
+    h5::Handle rg = h5::create_group(gid, "refinement");
+    write_vector(rg.id(), "unconverged", H5T_NATIVE_INT64, {I}, unconverged.data());
+    write_vector(rg.id(), "max_error", H5T_NATIVE_DOUBLE, {I}, worst.data());
+    write_vector(rg.id(), "max_error_time", H5T_NATIVE_DOUBLE, {I}, worst_time.data());
+  }
   const RunStats::Saved s = stats.save();
   h5::Handle sg = h5::create_group(gid, "stats");
   write_vector(sg.id(), "e0", H5T_NATIVE_DOUBLE, {I}, s.e0.data());
@@ -232,6 +241,16 @@ job_detail::BatchState read_state(hid_t file) {
     b.integrator_state_size = static_cast<int>(idims[1]);
     b.integrator_state.resize(N * idims[1]);
     h5::read_dataset(gid, "integrator_state", H5T_NATIVE_DOUBLE, b.integrator_state.data(), b.integrator_state.size());
+  }
+  if (h5::exists(gid, "refinement")) {
+    h5::Handle rg(H5Gopen2(gid, "refinement", H5P_DEFAULT), H5Gclose);
+    if (!rg.valid()) throw h5::H5Error("H5Gopen2(/checkpoint/refinement) failed");
+    b.refine_unconverged.resize(N);
+    b.refine_worst.resize(N);
+    b.refine_worst_time.resize(N);
+    h5::read_dataset(rg.id(), "unconverged", H5T_NATIVE_INT64, b.refine_unconverged.data(), N);
+    h5::read_dataset(rg.id(), "max_error", H5T_NATIVE_DOUBLE, b.refine_worst.data(), N);
+    h5::read_dataset(rg.id(), "max_error_time", H5T_NATIVE_DOUBLE, b.refine_worst_time.data(), N);
   }
   h5::Handle sg(H5Gopen2(gid, "stats", H5P_DEFAULT), H5Gclose);
   if (!sg.valid()) throw h5::H5Error("H5Gopen2(/checkpoint/stats) failed");
@@ -521,6 +540,8 @@ void restore_batch(const BatchState& b, Simulator& sim, RunStats& stats, Simulat
                     b.half_status_steps.data(), nullptr, b.half_reasons.data());
   }
   stats.restore(b.stats);
+  if (!b.refine_unconverged.empty())
+    sim.set_refinement_before(b.refine_unconverged.data(), b.refine_worst.data(), b.refine_worst_time.data());
 }
 
 Checkpointer::Checkpointer(const std::string& out, double every_s, std::string options)

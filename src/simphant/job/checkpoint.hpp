@@ -80,6 +80,10 @@ struct BatchState {
   int integrator_state_size = 0;    ///< adaptive integrator numbers per instance (0: none stored)
   std::vector<double> integrator_state;  ///< (I, integrator_state_size)
   RunStats::Saved stats;
+  /// (I) each: the refined solves of the sessions so far (Simulator::read_refinement;
+  /// empty: none stored).
+  std::vector<std::int64_t> refine_unconverged;
+  std::vector<double> refine_worst, refine_worst_time;
   /// The dt/2 batch of an error-estimate run (job/error_estimate.hpp); has_half false: none stored.
   bool has_half = false;
   std::vector<double> half_y;

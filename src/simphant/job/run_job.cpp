@@ -18,6 +18,7 @@
 #include "simphant/core/host_info.hpp"
 #include "simphant/core/stop_flag.hpp"
 #include "simphant/dynamics/load_indeterminacy.hpp"
+#include "simphant/dynamics/redundant_rows.hpp"
 #include "simphant/io/recorder.hpp"
 #include "simphant/io/reductions_writer.hpp"
 #include "simphant/model/integrator.hpp"
@@ -27,6 +28,7 @@
 #include "simphant/job/job_checks.hpp"
 #include "simphant/job/output_file.hpp"
 #include "simphant/job/progress_log.hpp"
+#include "simphant/job/refinement_report.hpp"
 #include "simphant/job/run_inputs.hpp"
 #include "simphant/job/run_stats.hpp"
 #include "simphant/job/run_summary.hpp"
@@ -79,7 +81,10 @@ bool records_joint_loads(const Simulator& sim) {
 /// (frame datasets) or of their /reductions groups (reductions); nothing when none is.
 void write_indeterminacy(hid_t file, const Simulator& sim, bool reductions) {
   if (!records_joint_loads(sim)) return;
-  const Model& model = sim.model();
+  // From the full Phi_q: a removed redundant row's load is as indeterminate as the rest
+  // of its self-stress (dynamics/redundant_rows.hpp).
+  Model model = sim.model();
+  model.removed_rows.clear();
   const int first = 0;
   std::vector<double> y(static_cast<std::size_t>(sim.state_size()));
   sim.get_state(&first, 1, y.data(), nullptr, nullptr, nullptr, nullptr);
@@ -336,6 +341,8 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
     } else {
       recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver, shard, start_time));
       write_indeterminacy(recorder->file_id(), *sim, false);
+      const std::vector<std::string> removed = removed_row_names(sim->model());
+      if (!removed.empty()) h5::write_attr(recorder->file_id(), "redundant_rows_removed", removed);
     }
   } catch (const h5::H5Error& e) {
     throw h5::H5Error(write_failure(e, out), e.sys_errno());  // the temporary file is removed with `output`
@@ -502,6 +509,17 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
     const bool final_session = !stop();
     steps_taken = step_report(*sim);
     write_step_report(*recorder, steps_taken, final_session);
+    // The refined solves of the run (a resumed run's earlier sessions from the checkpoint).
+    const RefinementReport refinement = refinement_report(*sim);
+    if (final_session) write_refinement_report(*recorder, refinement);
+    for (const std::string& w : refinement_warnings(refinement, solver.tikhonov_epsilon, solver.refinement_steps)) {
+      logger().warn("{}", w);
+      warnings.push_back(w);
+    }
+    report.redundant_rows_removed = removed_row_names(sim->model());
+    report.refinement_unconverged_solves = refinement.unconverged_solves;
+    report.refinement_unconverged_instances = refinement.unconverged_instances;
+    report.refinement_max_error = refinement.max_error_all;
     if (half && final_session)
       report.error_estimate = half->write(*recorder, *sim, integrator_order(solver.integrator));
   } catch (const h5::H5Error& e) {

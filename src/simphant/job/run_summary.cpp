@@ -79,6 +79,10 @@ json summary_json(const RunReport& r, const RunStats::Summary& s) {
               {"interrupted", r.interrupted},
               {"stop_reason", r.stop_reason},
               {"factorisation_recoveries", r.factorisation_recoveries},
+              {"redundant_rows_removed", r.redundant_rows_removed},
+              {"refinement_unconverged_solves", r.refinement_unconverged_solves},
+              {"refinement_unconverged_instances", r.refinement_unconverged_instances},
+              {"refinement_max_error", or_null(r.refinement_max_error)},
               {"integrator", r.integrator},
               {"accepted_steps", r.accepted_steps},
               {"rejected_steps", r.rejected_steps},
@@ -186,6 +190,18 @@ std::string summary_text(const json& j) {
   if (j.at("factorisation_recoveries").get<std::int64_t>() > 0)
     appendf(out, "  factorisation      %lld evaluations recovered from a rejected pivot by a larger shift\n",
             static_cast<long long>(j.at("factorisation_recoveries").get<std::int64_t>()));
+  if (const json& removed = j.at("redundant_rows_removed"); !removed.empty()) {
+    std::string list;
+    for (const json& r : removed) list += (list.empty() ? "" : ", ") + r.get<std::string>();
+    appendf(out, "  redundant rows     %zu removed (%s; solver.redundant_rows, docs/solver.md)\n", removed.size(),
+            list.c_str());
+  }
+  if (j.at("refinement_unconverged_solves").get<std::int64_t>() > 0)
+    appendf(out, "  refined solve      %lld solves in %d instances ended above the tolerance (largest relative error %.2e; "
+                 "/refinement)\n",
+            static_cast<long long>(j.at("refinement_unconverged_solves").get<std::int64_t>()),
+            j.at("refinement_unconverged_instances").get<int>(),
+            j.at("refinement_max_error").is_null() ? NAN : j.at("refinement_max_error").get<double>());
   appendf(out, "  output             %s\n", j.at("out").get<std::string>().c_str());
   return out;
 }

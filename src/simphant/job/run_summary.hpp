@@ -46,6 +46,16 @@
 //   factorisation_recoveries           evaluations whose Schur factorisation met a rejected pivot and was
 //                                      recovered with a larger shift (docs/solver.md, "The refined
 //                                      regularised solve"); an instance no shift recovers is diverged
+//   redundant_rows_removed             the rows of Phi_q removed as redundant at the start, "joint <name>
+//                                      row <r>" (solver.redundant_rows; dynamics/redundant_rows.hpp; the
+//                                      output's root attribute of the same name); [] when none
+//   refinement_unconverged_solves      refined Schur solves whose error estimate ended above the
+//                                      refinement tolerance, summed over the instances
+//                                      (job/refinement_report.hpp; /refinement/unconverged)
+//   refinement_unconverged_instances   instances with at least one such solve
+//   refinement_max_error               the largest relative error estimate of a refined solve's
+//                                      constraint forces over the instances (/refinement/max_error);
+//                                      null when none was written (a run stopped to be resumed)
 //   integrator                         the integrator that ran: rk4 | euler | symplectic_euler | dopri5 | bdf
 //                                      (model/integrator.hpp; docs/solver.md, "Integrators")
 //   accepted_steps                     accepted integrator steps, summed over the instances (fixed-step
@@ -99,6 +109,10 @@ struct RunReport {
   bool interrupted = false;
   std::string stop_reason = "completed";
   std::int64_t factorisation_recoveries = 0;
+  std::vector<std::string> redundant_rows_removed;  ///< removed_row_names (dynamics/redundant_rows.hpp)
+  std::int64_t refinement_unconverged_solves = 0;
+  int refinement_unconverged_instances = 0;
+  double refinement_max_error = 0;  ///< NaN: not read (a run stopped to be resumed)
   std::string integrator = "rk4";
   std::int64_t accepted_steps = 0, rejected_steps = 0;
   double rtol = 0, atol = 0;          ///< the adaptive integrator's tolerances; NaN for fixed steps

@@ -84,6 +84,21 @@ struct JointRows {
   T phi_dot[kMaxJointRows];
 };
 
+/// Rows of jr whose bit is set in mask (bit r: row r; Model::removed_rows) made 0 = 0:
+/// Phi, Phi_dot, gamma and the Jacobian row zero, so the solve gives them lambda = 0
+/// (docs/solver.md, "Redundant constraints"). Any T.
+template <class T>
+SP_HD void remove_rows(JointRows<T>& jr, int mask) {
+  if (mask == 0) return;
+  for (int r = 0; r < jr.m; ++r)
+    if (mask & (1 << r)) {
+      jr.phi[r] = T(0);
+      jr.phi_dot[r] = T(0);
+      jr.gamma[r] = T(0);
+      for (int c = 0; c < 12; ++c) jr.jac[r][c] = T(0);
+    }
+}
+
 namespace detail {
 
 template <class T>

@@ -33,6 +33,15 @@ const char* projection_name(Projection p) {
   return "none";
 }
 
+bool parse_redundant_rows(const std::string& name, RedundantRows& out) {
+  if (name == "keep") out = RedundantRows::Keep;
+  else if (name == "remove") out = RedundantRows::Remove;
+  else return false;
+  return true;
+}
+
+const char* redundant_rows_name(RedundantRows r) { return r == RedundantRows::Keep ? "keep" : "remove"; }
+
 int Model::body_index(const std::string& body_name) const {
   if (body_name == "ground") return kGround;
   for (int k = 0; k < n_bodies(); ++k) {

@@ -159,6 +159,17 @@ bool parse_projection(const std::string& name, Projection& out);
 /// The scene-format name of a Projection ("none", "velocity", "position_velocity").
 const char* projection_name(Projection p);
 
+/// What the run does with the redundant rows of Phi_q found at assembly (docs/solver.md,
+/// "Redundant constraints"): keep them (the regularised solve picks the minimum-norm
+/// multipliers) or remove them (their Jacobian row and gamma* set to zero for the run).
+enum class RedundantRows : int { Keep = 0, Remove = 1 };
+
+/// "keep" | "remove" -> RedundantRows; false for any other name.
+bool parse_redundant_rows(const std::string& name, RedundantRows& out);
+
+/// The scene-format name of a RedundantRows ("keep", "remove").
+const char* redundant_rows_name(RedundantRows r);
+
 struct SolverSettings {
   double dt = 1e-3;                ///< grid step [s]: the fixed integrators' step, the adaptive ones' output grid
   double t_end = 1.0;              ///< end time [s]
@@ -167,8 +178,12 @@ struct SolverSettings {
   /// Relative Tikhonov eps: row R of the factorised Schur matrix gets E_R = eps C_RR
   /// (dimensionless; refined_solve.hpp, docs/solver.md "The refined regularised solve").
   double tikhonov_epsilon = 1e-10;
-  /// Iterative-refinement solves after the first on the factor of C + E (>= 0).
+  /// The most iterative-refinement corrections after the first solve on the factor of
+  /// C + E (>= 0); a solve stops once its error estimate is below refinement_tolerance
+  /// (refined_solve.hpp). 0: the plain regularised solve, unchecked.
   int refinement_steps = kDefaultRefinementSteps;
+  /// Redundant rows of Phi_q at the assembled start (dynamics/redundant_rows.hpp).
+  RedundantRows redundant_rows = RedundantRows::Remove;
   int record_every = 1;            ///< record one frame every k steps
   double violation_bound = 1e-2;   ///< max |Phi| above which an instance is diverged
   int assembly_max_iterations = 50;
@@ -215,6 +230,10 @@ struct Model {
   /// Set when the scene has a "robot" section (docs/robots.md): the same robot in joint
   /// coordinates (model/robot.hpp); bodies / joints / forces above are its maximal form.
   std::shared_ptr<const RobotJointSpace> robot;
+  /// Per constraint element, the rows removed as redundant (bit r: row r of the element;
+  /// dynamics/redundant_rows.hpp): their Jacobian row, Phi, Phi_dot and gamma are zero for
+  /// the run (remove_rows). Empty: none.
+  std::vector<int> removed_rows;
 
   int n_bodies() const { return static_cast<int>(bodies.size()); }
   int n_joints() const { return static_cast<int>(joints.size()); }
@@ -231,6 +250,8 @@ struct Model {
     const Joint& j = joints[static_cast<std::size_t>(d.joint)];
     return {j.body_i, j.body_j, 1, d.row_offset};
   }
+  /// The removed-row bits of constraint element a (0: none removed).
+  int removed_mask(int a) const { return removed_rows.empty() ? 0 : removed_rows[static_cast<std::size_t>(a)]; }
   int nq() const { return 7 * n_bodies(); }   ///< position coordinates
   int nv() const { return 6 * n_bodies(); }   ///< velocity coordinates
   int ny() const { return 13 * n_bodies(); }  ///< state size

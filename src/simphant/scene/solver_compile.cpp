@@ -102,7 +102,7 @@ SolverSettings compile_solver(const json& solver, const std::string& path) {
              {"type", "dt", "t_end", "baumgarte_alpha", "baumgarte_beta", "tikhonov_epsilon", "refinement_steps",
               "record_every", "violation_bound", "assembly_max_iterations", "assembly_tolerance",
               "runaway_kinetic_energy", "allow_unstable", "projection", "integrator", "rtol", "atol", "min_step",
-              "max_step", "first_step", "error_estimate"});
+              "max_step", "first_step", "error_estimate", "redundant_rows"});
   SolverSettings s;
   const std::string dt_path = child_path(path, "dt");
   s.dt = as_number(require_key(solver, path, "dt"), dt_path);
@@ -140,6 +140,12 @@ SolverSettings compile_solver(const json& solver, const std::string& path) {
     const std::string name = as_string(*v, p);
     if (!parse_projection(name, s.projection))
       throw SceneError(p, "must be \"none\", \"velocity\" or \"position_velocity\" (got \"" + name + "\")");
+  }
+  if (const json* v = find_key(solver, "redundant_rows")) {
+    const std::string p = child_path(path, "redundant_rows");
+    const std::string name = as_string(*v, p);
+    if (!parse_redundant_rows(name, s.redundant_rows))
+      throw SceneError(p, "must be \"keep\" or \"remove\" (got \"" + name + "\")");
   }
   compile_integrator(solver, path, s);
   return s;

@@ -60,6 +60,7 @@ CpuBackend::CpuBackend(std::shared_ptr<const std::vector<Model>> models, int n_i
   dt_ = m0.solver.dt;
   integrator_ = m0.solver.integrator;
   accepted_.assign(n_instances_, 0);
+  refinement_.assign(static_cast<std::size_t>(n_instances_), RefinementRecord{});
   rejected_.assign(n_instances_, 0);
   min_step_.assign(n_instances_, 0.0);
   max_step_.assign(n_instances_, 0.0);
@@ -87,6 +88,16 @@ std::int64_t CpuBackend::factorisation_recoveries() const {
   std::int64_t total = 0;
   for (const std::unique_ptr<Data>& d : workers_) total += d->factorisation_recoveries;
   return total + (engine_ ? engine_->recoveries() : 0);
+}
+
+void CpuBackend::read_refinement(std::int64_t* unconverged, double* worst, double* worst_time) const {
+  for (int i = 0; i < n_instances_; ++i) {
+    RefinementRecord r = refinement_[static_cast<std::size_t>(i)];
+    if (engine_) r.merge(engine_->refinement(i));
+    if (unconverged) unconverged[i] = r.unconverged;
+    if (worst) worst[i] = r.worst;
+    if (worst_time) worst_time[i] = r.worst_time;
+  }
 }
 
 std::string CpuBackend::details() const {
@@ -130,6 +141,7 @@ void CpuBackend::advance_fixed(int n_steps) {
     if (status_[i] != static_cast<std::int8_t>(InstanceStatus::Ok)) return;
     const Model& model = model_of(i);
     Data& d = *workers_[static_cast<std::size_t>(worker)];
+    const RefinementScope scope(d.refinement, refinement_[static_cast<std::size_t>(i)]);
     double* Y = Y_.data() + static_cast<size_t>(i) * ny_;
     const double* u = n_inputs_ ? inputs_.data() + static_cast<size_t>(i) * n_inputs_ : nullptr;
     const double a = runaway_[2 * static_cast<size_t>(i)], b = runaway_[2 * static_cast<size_t>(i) + 1];

@@ -60,6 +60,7 @@ class CpuBackend final : public Backend {
   double time() const override { return static_cast<double>(steps_) * dt_; }
   std::int64_t steps_taken() const override { return steps_; }
   std::int64_t factorisation_recoveries() const override;
+  void read_refinement(std::int64_t* unconverged, double* worst, double* worst_time) const override;
   void read_states(double* out) const override;
   void read_reactions(double* out) const override;
   int n_drivers() const override { return models_->front().n_drivers(); }
@@ -156,6 +157,9 @@ class CpuBackend final : public Backend {
   std::vector<double> runaway_;            ///< (n_instances, 2) runaway bound coefficients a, b
   std::vector<std::int64_t> offset_;       ///< (n_instances) batch step of the instance's step 0
   std::vector<AssemblyResult> assembly_;   ///< (n_instances)
+  /// (n_instances) the refined solves of each instance's steps on the scalar path
+  /// (RefinementScope in cpu_backend.cpp; the cpu-simd engine keeps its own)
+  std::vector<RefinementRecord> refinement_;
   ReductionLayout red_layout_;             ///< the enabled reductions (none by default)
   std::vector<double> red_acc_;            ///< (n_instances, red_layout_.size()) accumulators
   mutable std::vector<std::unique_ptr<Data>> workers_;  ///< one per thread

@@ -81,6 +81,7 @@ void CpuBackend::advance_bdf(int n_steps) {
       const std::size_t iy = static_cast<std::size_t>(i) * ny_, iu = static_cast<std::size_t>(i) * n_inputs_;
       const Model& model = model_of(i);
       Data& d = *workers_[static_cast<std::size_t>(worker)];
+      const RefinementScope scope(d.refinement, refinement_[static_cast<std::size_t>(i)]);
       double* Y = Y_.data() + iy;
       const double* u = n_inputs_ ? inputs_.data() + iu : nullptr;
       const double a = runaway_[2 * static_cast<size_t>(i)], b = runaway_[2 * static_cast<size_t>(i) + 1];

@@ -154,6 +154,7 @@ void CpuBackend::advance_dopri5(int n_steps) {
       const SolverSettings& sv = model.solver;
       const int N = model.n_bodies();
       Data& d = *workers_[static_cast<std::size_t>(worker)];
+      const RefinementScope scope(d.refinement, refinement_[static_cast<std::size_t>(i)]);
       double* Y = Y_.data() + static_cast<std::size_t>(i) * ny;
       const double* u = n_inputs_ ? inputs_.data() + static_cast<std::size_t>(i) * n_inputs_ : nullptr;
       const double a = runaway_[2 * static_cast<std::size_t>(i)], b = runaway_[2 * static_cast<std::size_t>(i) + 1];

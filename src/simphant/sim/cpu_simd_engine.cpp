@@ -77,12 +77,16 @@ void CpuSimdEngine::allocate() {
   C_.assign(static_cast<std::size_t>(pattern_.n_values) * np);
   rhs_.assign(m * np);
   lambda_.assign(m * np);
+  refine_.assign(m * np);
   floor_.assign(m * np);
   inputs_.assign(static_cast<std::size_t>(packed_.n_inputs) * np);
   violation_.assign(np);
   runaway_.assign(2 * np);
   time_.assign(np);
   recoveries_.assign(np);
+  refine_worst_.assign(np);
+  refine_worst_time_.assign(np);
+  refine_unconverged_.assign(np);
   info_.assign(np);
   fail_.assign(np);
   status_.assign(np);
@@ -101,6 +105,10 @@ void CpuSimdEngine::allocate() {
   b.C = C_.data();
   b.rhs = rhs_.data();
   b.lambda = lambda_.data();
+  b.refine = refine_.data();
+  b.refine_worst = refine_worst_.data();
+  b.refine_worst_time = refine_worst_time_.data();
+  b.refine_unconverged = refine_unconverged_.data();
   b.floor = floor_.data();
   b.recoveries = recoveries_.data();
   b.info = info_.data();
@@ -190,6 +198,14 @@ std::int64_t CpuSimdEngine::recoveries() const {
   std::int64_t total = 0;
   for (int i = 0; i < n_; ++i) total += recoveries_.data()[i];
   return total;
+}
+
+RefinementRecord CpuSimdEngine::refinement(int i) const {
+  RefinementRecord r;
+  r.unconverged = refine_unconverged_.data()[i];
+  r.worst = refine_worst_.data()[i];
+  r.worst_time = refine_worst_time_.data()[i];
+  return r;
 }
 
 }  // namespace simphant

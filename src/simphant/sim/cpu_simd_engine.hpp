@@ -21,6 +21,7 @@
 
 #include "simphant/batch/batch_pack.hpp"
 #include "simphant/core/thread_pool.hpp"
+#include "simphant/dynamics/refinement_record.hpp"
 #include "simphant/dynamics/reductions.hpp"
 #include "simphant/dynamics/schur_pattern.hpp"
 #include "simphant/model/model.hpp"
@@ -99,6 +100,9 @@ class CpuSimdEngine {
 
   /// Factorisations recovered with a larger Tikhonov shift, summed over the real instances.
   std::int64_t recoveries() const;
+  /// The refined solves' record of real instance i since the engine was made
+  /// (dynamics/refinement_record.hpp).
+  RefinementRecord refinement(int i) const;
   int padded_instances() const { return n_pad_; }
   /// Values of one instance's Schur factor (the pattern's n_values).
   int schur_values() const { return pattern_.n_values; }
@@ -116,9 +120,9 @@ class CpuSimdEngine {
   batch::PackedModel<double> packed_;
   SchurPattern pattern_;
   AlignedArray<double> param_varied_, param_shared_lanes_;
-  AlignedArray<double> Y_, y_stage_, k_[4], phi_, jac_, gamma_star_, Q_, C_, rhs_, lambda_, floor_, inputs_,
-      violation_, runaway_, time_, red_acc_;
-  AlignedArray<int> recoveries_, info_, fail_;
+  AlignedArray<double> Y_, y_stage_, k_[4], phi_, jac_, gamma_star_, Q_, C_, rhs_, lambda_, refine_, floor_,
+      inputs_, violation_, runaway_, time_, red_acc_, refine_worst_, refine_worst_time_;
+  AlignedArray<int> recoveries_, info_, fail_, refine_unconverged_;
   AlignedArray<std::int8_t> status_, reason_;
   AlignedArray<std::int64_t> status_step_, clock_offset_;
   std::int64_t step_ = 0;  ///< the batch step the groups start from (*view_.b.step)

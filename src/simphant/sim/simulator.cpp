@@ -4,6 +4,7 @@
 
 #include "simphant/batch/batch_pack.hpp"
 #include "simphant/dynamics/data.hpp"
+#include "simphant/dynamics/redundant_rows.hpp"
 #include "simphant/sim/cpu_backend.hpp"
 #include "simphant/sim/cpu_simd_engine.hpp"
 #include "simphant/sim/cuda_factory.hpp"
@@ -62,6 +63,7 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
     throw std::invalid_argument("Simulator: " + std::to_string(models.size()) + " models for " +
                                 std::to_string(n_instances) + " instances (need 1 or one per instance)");
   check_same_topology(models);
+  set_removed_rows(models);  // solver.redundant_rows (dynamics/redundant_rows.hpp)
   auto shared = std::make_shared<const std::vector<Model>>(std::move(models));
   if (options.backend != "auto" && options.backend != "cpu" && options.backend != "cpu-simd" &&
       options.backend != "cuda" && options.backend != "cuda-fused")
@@ -119,6 +121,27 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
   return std::unique_ptr<Simulator>(new Simulator(shared, std::move(backend)));
 }
 
+void Simulator::read_refinement(std::int64_t* unconverged, double* worst, double* worst_time) const {
+  backend_->read_refinement(unconverged, worst, worst_time);
+  if (refinement_before_.empty()) return;
+  for (std::size_t i = 0; i < refinement_before_.size(); ++i) {
+    RefinementRecord r = refinement_before_[i], now;
+    if (unconverged) now.unconverged = unconverged[i];
+    if (worst) now.worst = worst[i];
+    if (worst_time) now.worst_time = worst_time[i];
+    r.merge(now);
+    if (unconverged) unconverged[i] = r.unconverged;
+    if (worst) worst[i] = r.worst;
+    if (worst_time) worst_time[i] = r.worst_time;
+  }
+}
+
+void Simulator::set_refinement_before(const std::int64_t* unconverged, const double* worst, const double* worst_time) {
+  refinement_before_.assign(static_cast<std::size_t>(n_instances()), RefinementRecord{});
+  for (std::size_t i = 0; i < refinement_before_.size(); ++i)
+    refinement_before_[i] = {unconverged[i], worst[i], worst_time[i]};
+}
+
 void Simulator::get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,
                           std::int64_t* status_steps, std::uint64_t* episodes, std::int8_t* reasons) const {
   backend_->get_state(ids, count, y, steps, status, status_steps, reasons);  // checks ids
@@ -129,7 +152,10 @@ void Simulator::get_state(const int* ids, int count, double* y, std::int64_t* st
 void Simulator::resample(const int* ids, int count, const std::uint64_t* episodes) {
   std::vector<Model> models;
   models.reserve(static_cast<std::size_t>(count));
-  for (int k = 0; k < count; ++k) models.push_back(resampler_(InstanceIds::at(ids, k), episodes[k]));
+  for (int k = 0; k < count; ++k) {
+    models.push_back(resampler_(InstanceIds::at(ids, k), episodes[k]));
+    models.back().removed_rows = model().removed_rows;  // the rows removed at creation
+  }
   backend_->set_models(ids, count, models.data());
   for (int k = 0; k < count; ++k) episodes_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = episodes[k];
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "simphant/dynamics/refinement_record.hpp"
 #include "simphant/sim/backend.hpp"
 #include "simphant/sim/instance_ids.hpp"
 
@@ -78,6 +79,14 @@ class Simulator {
   void set_steps_taken(std::int64_t steps) { clock_offset_ = steps - backend_->steps_taken(); }
   /// Factorisations recovered with a larger shift so far (docs/solver.md, "Pivot recovery").
   std::int64_t factorisation_recoveries() const { return backend_->factorisation_recoveries(); }
+  /// Per instance, the refined solves that ended above the tolerance, the largest relative
+  /// error estimate and its instance time [s] (Backend::read_refinement, after the record
+  /// set_refinement_before gave; any pointer may be null).
+  void read_refinement(std::int64_t* unconverged, double* worst, double* worst_time) const;
+  /// The record of the earlier sessions of a resumed run (job/checkpoint.hpp), (n_instances)
+  /// each as read_refinement gives it: read_refinement then reports it merged with this
+  /// session's solves, as the uninterrupted run would (RefinementRecord::merge).
+  void set_refinement_before(const std::int64_t* unconverged, const double* worst, const double* worst_time);
   /// The integrator advance() runs (Backend::integrator; docs/solver.md, "Integrators").
   Integrator integrator() const { return backend_->integrator(); }
   /// Per instance since its last reset: accepted and rejected steps, smallest and largest
@@ -175,6 +184,7 @@ class Simulator {
   void resample(const int* ids, int count, const std::uint64_t* episodes);
   std::shared_ptr<const std::vector<Model>> models_;
   std::unique_ptr<Backend> backend_;
+  std::vector<RefinementRecord> refinement_before_;  ///< set_refinement_before; empty: none
   std::vector<std::uint64_t> episodes_;  ///< (n_instances) domain-randomisation episode
   Resampler resampler_;
   InstanceIds ids_;

@@ -71,6 +71,7 @@ inline GroupContext make_group_context(const SimdBatchView& v, std::vector<unsig
   m.joint_type = mv.joint_type;
   m.joint_body = mv.joint_body;
   m.row_offset = mv.row_offset;
+  m.removed_mask = mv.removed_mask;
   m.coupling_start = mv.coupling_start;
   m.coupling = mv.coupling;
   m.body_joint_start = mv.body_joint_start;
@@ -103,6 +104,7 @@ inline GroupContext make_group_context(const SimdBatchView& v, std::vector<unsig
   o.C = as_lanes(b.C);
   o.rhs = as_lanes(b.rhs);
   o.lambda = as_lanes(b.lambda);
+  o.refine = as_lanes(b.refine);
   o.floor = as_lanes(b.floor);
   o.inputs = as_lanes(b.inputs);
   o.violation = as_lanes(b.violation);
@@ -119,7 +121,7 @@ inline GroupContext make_group_context(const SimdBatchView& v, std::vector<unsig
       {b.Y, "b.Y"},         {b.y_stage, "b.y_stage"}, {b.k[0], "b.k[0]"},   {b.k[1], "b.k[1]"},
       {b.k[2], "b.k[2]"},   {b.k[3], "b.k[3]"},       {b.phi, "b.phi"},     {b.jac, "b.jac"},
       {b.gamma_star, "b.gamma_star"}, {b.Q, "b.Q"},   {b.C, "b.C"},         {b.rhs, "b.rhs"},
-      {b.lambda, "b.lambda"}, {b.floor, "b.floor"},   {b.inputs, "b.inputs"}, {b.violation, "b.violation"},
+      {b.lambda, "b.lambda"}, {b.refine, "b.refine"}, {b.floor, "b.floor"},   {b.inputs, "b.inputs"}, {b.violation, "b.violation"},
       {b.runaway, "b.runaway"}, {b.time, "b.time"},   {mv.param_varied, "mv.param_varied"},
       {v.param_shared_lanes, "param_shared_lanes"}};
   for (const auto& a : arrays) aligned(a.first, a.second);
@@ -301,10 +303,26 @@ inline void group_rows_forces(GroupState& s, const double* y, double h, int proj
   }
 }
 
-/// fused_factor_solve of lane l (with the recovery).
+/// fused_factor_solve of lane l (with the recovery), recorded at the lane's time.
 [[gnu::noinline]] inline void lane_factor_solve(GroupState& s, int l) {
   SP_LANES_BARRIER();
-  batch::fused_factor_solve(s.base + l, *s.mv, s.c->v->P, s.b);
+  batch::fused_factor_solve(s.base + l, *s.mv, s.c->v->P, s.b, s.b.time[s.base + l]);
+}
+
+/// refine_record of the lanes solved in the lanes (done[l]), each with its own relative
+/// error estimate rel[l] (fused_lambda's) at its time.
+[[gnu::noinline]] inline void lanes_record_refinement(GroupState& s, const double* rel, const bool* done) {
+  SP_LANES_BARRIER();
+  for (int l = 0; l < kLaneWidth; ++l)
+    if (done[l]) batch::refine_record(s.base + l, rel[l], s.b.time[s.base + l], s.b);
+}
+
+/// fused_lambda of the group, and its lanes' records (lanes_record_refinement of done).
+inline void group_lambda(GroupState& s, const bool* done) {
+  double rel[kLaneWidth];
+  const L8 r = batch::fused_lambda(s.g, s.c->mvL, s.c->v->P, s.c->bL);
+  for (int l = 0; l < kLaneWidth; ++l) rel[l] = r[l];
+  lanes_record_refinement(s, rel, done);
 }
 
 /// group_factor_solve after the group's factorisation rejected a pivot in some lane:
@@ -323,7 +341,11 @@ inline void group_factor_solve_rejected(GroupState& s) {
   for (int l = 0; l < kLaneWidth; ++l)
     if (bad[l]) neutralise_lane(s, l);
   const bool lanes_ok = sparse_cholesky(P, L, strideL, static_cast<const L8*>(bL.floor + g), strideL);
-  if (lanes_ok) batch::fused_lambda(g, mvL, P, bL);
+  if (lanes_ok) {
+    bool done[kLaneWidth];
+    for (int l = 0; l < kLaneWidth; ++l) done[l] = !bad[l];
+    group_lambda(s, done);
+  }
   // A pivot within round-off of its floor that the lanes reject and the scalar form
   // accepts: every lane of the group per lane.
   for (int l = 0; l < kLaneWidth; ++l) {
@@ -354,7 +376,9 @@ inline void group_factor_solve(GroupState& s) {
   L8* L = bL.C + g;
   batch::fused_assemble(g, mvL, P, bL, eps, L, bL.rhs + g);
   if (sparse_cholesky(P, L, strideL, static_cast<const L8*>(bL.floor + g), strideL)) {
-    batch::fused_lambda(g, mvL, P, bL);
+    bool done[kLaneWidth];
+    for (bool& d : done) d = true;
+    group_lambda(s, done);
     for (int l = 0; l < kLaneWidth; ++l) s.b.info[s.base + l] = 0;
     return;
   }

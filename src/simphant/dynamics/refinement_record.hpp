@@ -1,0 +1,56 @@
+#pragma once
+// What the refined solves of one instance reported (docs/solver.md, "The refined
+// regularised solve"; dynamics/refined_solve.hpp): how many ended with an error estimate
+// above refinement_tolerance, and the largest estimate with its time. The CPU reference
+// keeps one per worker's Data and per instance (sim/cpu_backend.cpp); the batched paths
+// keep the same numbers in their per-instance arrays (kernels/refine.hpp, refine_record).
+#include <cstdint>
+
+#include "simphant/dynamics/refined_solve.hpp"
+
+namespace simphant {
+
+struct RefinementRecord {
+  std::int64_t unconverged = 0;  ///< solves whose relative error estimate ended above the tolerance
+  double worst = 0;              ///< the largest relative error estimate (NaN: a solve was not finite)
+  double worst_time = 0;         ///< the instance time [s] of that solve
+
+  /// One solve at instance time t [s] with relative error estimate rel (< 0: not checked,
+  /// solver.refinement_steps 0), as refine_record does it.
+  void add(double rel, double t) {
+    if (rel < 0) return;
+    if (!(rel <= refinement_tolerance<double>())) ++unconverged;
+    if (worst == worst && !(rel <= worst)) {
+      worst = rel;
+      worst_time = t;
+    }
+  }
+
+  /// Adds the solves of `o` (a later stretch of the same instance).
+  void merge(const RefinementRecord& o) {
+    unconverged += o.unconverged;
+    if (worst == worst && !(o.worst <= worst)) {
+      worst = o.worst;
+      worst_time = o.worst_time;
+    }
+  }
+};
+
+/// For its lifetime, gathers the solves a worker records (a Data's refinement, cleared on
+/// entry) into one instance's record (merged on exit): the CPU backend wraps each
+/// instance's stretch of steps in one.
+class RefinementScope {
+ public:
+  RefinementScope(RefinementRecord& worker, RefinementRecord& instance) : worker_(worker), instance_(instance) {
+    worker_ = RefinementRecord{};
+  }
+  ~RefinementScope() { instance_.merge(worker_); }
+  RefinementScope(const RefinementScope&) = delete;
+  RefinementScope& operator=(const RefinementScope&) = delete;
+
+ private:
+  RefinementRecord& worker_;
+  RefinementRecord& instance_;
+};
+
+}  // namespace simphant

@@ -1,0 +1,74 @@
+#include "simphant/job/refinement_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "simphant/io/h5_file.hpp"
+
+namespace simphant {
+
+RefinementReport refinement_report(const Simulator& sim) {
+  RefinementReport r;
+  const auto n = static_cast<std::size_t>(sim.n_instances());
+  r.unconverged.resize(n);
+  r.max_error.resize(n);
+  r.max_error_time.resize(n);
+  sim.read_refinement(r.unconverged.data(), r.max_error.data(), r.max_error_time.data());
+  for (std::size_t i = 0; i < n; ++i) {
+    r.unconverged_solves += r.unconverged[i];
+    r.unconverged_instances += r.unconverged[i] > 0;
+    if (std::isnan(r.max_error[i]) || std::isnan(r.max_error_all))
+      r.max_error_all = std::nan("");
+    else
+      r.max_error_all = std::max(r.max_error_all, r.max_error[i]);
+  }
+  return r;
+}
+
+std::vector<std::string> refinement_warnings(const RefinementReport& r, double tikhonov_epsilon, int refinement_steps) {
+  std::vector<int> flagged;
+  for (std::size_t i = 0; i < r.unconverged.size(); ++i)
+    if (r.unconverged[i] > 0) flagged.push_back(static_cast<int>(i));
+  // The largest error first (NaN first of all), then by index.
+  std::stable_sort(flagged.begin(), flagged.end(), [&](int a, int b) {
+    const double ea = r.max_error[static_cast<std::size_t>(a)], eb = r.max_error[static_cast<std::size_t>(b)];
+    return std::isnan(ea) ? !std::isnan(eb) : ea > eb;
+  });
+  std::vector<std::string> out;
+  char buf[512];
+  for (std::size_t k = 0; k < flagged.size() && k < static_cast<std::size_t>(kRefinementWarningsListed); ++k) {
+    const auto i = static_cast<std::size_t>(flagged[k]);
+    std::snprintf(buf, sizeof buf,
+                  "instance %d: %lld refined Schur solves ended above the refinement tolerance (largest relative error "
+                  "of the constraint forces %.2e, at t = %.6g s) after solver.refinement_steps = %d corrections at "
+                  "tikhonov_epsilon = %.3g; lower solver.tikhonov_epsilon or raise solver.refinement_steps "
+                  "(docs/solver.md, \"The refined regularised solve\")",
+                  flagged[k], static_cast<long long>(r.unconverged[i]), r.max_error[i],
+                  r.max_error_time[i], refinement_steps, tikhonov_epsilon);
+    out.emplace_back(buf);
+  }
+  if (flagged.size() > static_cast<std::size_t>(kRefinementWarningsListed))
+    out.push_back("... and " + std::to_string(flagged.size() - kRefinementWarningsListed) +
+                  " more instances with refined solves above the tolerance (/refinement/unconverged)");
+  return out;
+}
+
+void write_refinement_report(Recorder& recorder, const RefinementReport& r) {
+  const std::vector<hsize_t> shape = {static_cast<hsize_t>(r.unconverged.size())};
+  recorder.write_instance_dataset("refinement/unconverged", shape, r.unconverged.data(), {"instance"}, {"1"});
+  recorder.write_instance_dataset("refinement/max_error", shape, r.max_error.data(), {"instance"}, {"1"});
+  recorder.write_instance_dataset("refinement/max_error_time", shape, r.max_error_time.data(), {"instance"}, {"s"});
+  const hid_t f = recorder.file_id();
+  for (const auto& [name, what] :
+       {std::pair{"unconverged", "refined Schur solves whose error estimate ended above the tolerance"},
+        std::pair{"max_error", "largest relative error estimate of the constraint forces of a refined Schur solve"},
+        std::pair{"max_error_time", "instance time of that solve"}}) {
+    const std::string path = std::string("refinement/") + name;
+    const h5::Handle d(H5Dopen2(f, path.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!d.valid()) throw h5::H5Error("H5Dopen2(/" + path + ") failed");
+    h5::write_attr(d.id(), "long_name", what);
+  }
+}
+
+}  // namespace simphant
