@@ -33,18 +33,11 @@ SP_HD void schur_subtract_rows(int i, int a, const ModelView<T>& mv, const T* ja
 }
 
 /// Instance i's record of one refined solve at its time t [s] (rel from
-/// refine_corrections; < 0: not checked): b.refine_unconverged[i] counts the solves above
-/// refinement_tolerance<T>() (a NaN included), b.refine_worst[i] keeps the largest rel
-/// and b.refine_worst_time[i] its time (a NaN, once there, stays). Scalar T.
+/// refine_corrections; < 0: not checked) in b.refine_unconverged, b.refine_worst and
+/// b.refine_worst_time (record_refined_solve, refined_solve.hpp). Scalar T.
 template <class T>
 SP_HD void refine_record(int i, T rel, T t, const BatchBuffers<T>& b) {
-  if (rel < T(0)) return;
-  if (!(rel <= refinement_tolerance<T>())) ++b.refine_unconverged[i];
-  const T worst = b.refine_worst[i];
-  if (worst == worst && !(rel <= worst)) {
-    b.refine_worst[i] = rel;
-    b.refine_worst_time[i] = t;
-  }
+  record_refined_solve(rel, t, b.refine_unconverged[i], b.refine_worst[i], b.refine_worst_time[i]);
 }
 
 /// `cuda` path, tid = i, after potrfBatched, recover_thread and the first potrsBatched

@@ -168,6 +168,28 @@ SP_HD T refine_corrections(int m, int K, std::size_t stride, T* w, T* delta, T* 
   return lane_select(positive, est / lane_select(positive, scale, T(1)), est);
 }
 
+/// Keeps the larger of an instance's worst relative error estimate and rel (with the time t
+/// [s] of rel): a NaN, once there, stays; a NaN rel replaces a number. Scalar T.
+template <class T>
+SP_HD void keep_worst_estimate(T rel, T t, T& worst, T& worst_time) {
+  if (worst == worst && !(rel <= worst)) {
+    worst = rel;
+    worst_time = t;
+  }
+}
+
+/// One refined solve at instance time t [s] with relative error estimate rel
+/// (refine_corrections; < 0: not checked) into an instance's record: unconverged counts
+/// the solves above refinement_tolerance<T>() (a NaN included), worst and worst_time as
+/// keep_worst_estimate. The record of the CPU reference (RefinementRecord) and of the
+/// batched paths (kernels/refine.hpp, refine_record). Scalar T.
+template <class T, class Count>
+SP_HD void record_refined_solve(T rel, T t, Count& unconverged, T& worst, T& worst_time) {
+  if (rel < T(0)) return;
+  if (!(rel <= refinement_tolerance<T>())) ++unconverged;
+  keep_worst_estimate(rel, t, worst, worst_time);
+}
+
 /// In place: the lower Cholesky factor of the m x m matrix A (column-major, leading
 /// dimension m; the lower triangle is read and written), with every pivot checked
 /// against floor[R * floor_stride] (pivot_ok). Returns false on the first rejected pivot.

@@ -16,23 +16,13 @@ struct RefinementRecord {
   double worst_time = 0;         ///< the instance time [s] of that solve
 
   /// One solve at instance time t [s] with relative error estimate rel (< 0: not checked,
-  /// solver.refinement_steps 0), as refine_record does it.
-  void add(double rel, double t) {
-    if (rel < 0) return;
-    if (!(rel <= refinement_tolerance<double>())) ++unconverged;
-    if (worst == worst && !(rel <= worst)) {
-      worst = rel;
-      worst_time = t;
-    }
-  }
+  /// solver.refinement_steps 0): record_refined_solve.
+  void add(double rel, double t) { record_refined_solve(rel, t, unconverged, worst, worst_time); }
 
   /// Adds the solves of `o` (a later stretch of the same instance).
   void merge(const RefinementRecord& o) {
     unconverged += o.unconverged;
-    if (worst == worst && !(o.worst <= worst)) {
-      worst = o.worst;
-      worst_time = o.worst_time;
-    }
+    keep_worst_estimate(o.worst, o.worst_time, worst, worst_time);
   }
 };
 
