@@ -1,8 +1,15 @@
 #include "simphant/dynamics/redundant_rows.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
+#include <Eigen/SVD>
+
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/constraint_analysis.hpp"
 #include "simphant/dynamics/data.hpp"
+#include "simphant/dynamics/projection_math.hpp"
 #include "simphant/dynamics/state.hpp"
 #include "simphant/model/robot.hpp"
 
@@ -28,6 +35,37 @@ bool has_closed_loop(const Model& model) {
   return false;
 }
 
+// The rows redundant at Y (assembled), as analyse_constraints finds them.
+std::vector<int> redundant_at(const Model& model, Data& d, const double* Y) {
+  return analyse_constraints(model, d, Y).redundant_rows;
+}
+
+// Moves the assembled positions Y (d.Phi_q evaluated there) a finite step along the free
+// motion, a fixed combination of the null space of Phi_q with its largest component
+// kGenericStep [m | rad], and assembles again. Returns kNoMotion when the mechanism has
+// no free motion (its rank cannot change along a motion it does not have), kMoved, or
+// kFailed when the moved state does not assemble. A start in a singular configuration
+// (a parallelogram's flat one) has rows that are redundant there only; at a nearby
+// point of the motion they are not, so only the rows redundant at both are removed.
+constexpr double kGenericStep = 1e-2;
+enum class Moved { kNoMotion, kMoved, kFailed };
+Moved move_along_free_motion(const Model& model, Data& d, double* Y) {
+  const Eigen::BDCSVD<Eigen::MatrixXd> svd(d.Phi_q, Eigen::ComputeFullV);
+  const Eigen::VectorXd& s = svd.singularValues();
+  const double tol = kConstraintRankTolerance * (s.size() > 0 ? s[0] : 0.0);
+  int rank = 0;
+  while (rank < s.size() && s[rank] > tol) ++rank;
+  const int nv = model.nv();
+  if (rank >= nv) return Moved::kNoMotion;
+  Eigen::VectorXd dq = Eigen::VectorXd::Zero(nv);
+  for (int k = rank; k < nv; ++k) dq += svd.matrixV().col(k) * (k % 2 ? -1.0 : 1.0) / (1.0 + k - rank);
+  const double largest = dq.cwiseAbs().maxCoeff();
+  if (!(largest > 0)) return Moved::kNoMotion;
+  dq *= kGenericStep / largest;
+  for (int k = 0; k < model.n_bodies(); ++k) apply_position_correction(Y, k, dq.data() + 6 * k);
+  return assemble(model, d, Y).ok ? Moved::kMoved : Moved::kFailed;
+}
+
 }  // namespace
 
 RedundantRowsFound find_redundant_rows(const Model& model) {
@@ -40,8 +78,27 @@ RedundantRowsFound find_redundant_rows(const Model& model) {
   std::vector<double> Y(static_cast<std::size_t>(full.ny()));
   initial_state(full, Y.data());
   if (!assemble(full, d, Y.data()).ok) return found;
-  const ConstraintAnalysis an = analyse_constraints(full, d, Y.data());
-  for (const int row : an.redundant_rows)
+  std::vector<int> rows = redundant_at(full, d, Y.data());
+  if (rows.empty()) return found;
+  // The second configuration: the joints' given coordinates (Joint::initial) would hold
+  // assembly at the start, so they are dropped for it.
+  Model free = full;
+  for (Joint& j : free.joints) j.initial = JointInitial{};
+  switch (move_along_free_motion(free, d, Y.data())) {
+    case Moved::kNoMotion:
+      break;
+    case Moved::kMoved: {
+      const std::vector<int> there = redundant_at(free, d, Y.data());
+      std::vector<int> both;
+      std::set_intersection(rows.begin(), rows.end(), there.begin(), there.end(), std::back_inserter(both));
+      rows = std::move(both);
+      break;
+    }
+    case Moved::kFailed:  // unconfirmed: every row kept (the regularised solve copes, and reports)
+      rows.clear();
+      break;
+  }
+  for (const int row : rows)
     for (int a = 0; a < full.n_joints(); ++a) {
       const ConstraintElement e = full.constraint(a);
       if (row >= e.row_offset && row < e.row_offset + e.rows) {

@@ -2,8 +2,9 @@
 // Redundant constraint removal (docs/solver.md, "Redundant constraints"), as Adams and
 // Chrono do it: at the assembled start of the first instance, the rank analysis of Phi_q
 // (constraint_analysis.hpp: a Householder QR of Phi_q^T taking the rows in their order)
-// names the joint rows that are combinations of the rows before them, and the run makes
-// each of them 0 = 0 (remove_rows, joints/joint_math.hpp): its multiplier is then 0 and
+// names the joint rows that are combinations of the rows before them, confirmed at a
+// second configuration moved along the free motion (a singular start has rows redundant
+// there only), and the run makes each of them 0 = 0 (remove_rows, joints/joint_math.hpp): its multiplier is then 0 and
 // C = Phi_q M^-1 Phi_q^T has no null space left from the redundancy. Without removal the
 // null-space share of an inconsistent right-hand side (Baumgarte terms off the manifold,
 // round-off) is amplified by 1 / E and left to the refinement, which moves along it
@@ -22,10 +23,11 @@
 namespace simphant {
 
 /// The redundant joint rows of `model` (its removed_rows ignored) at its assembled
-/// initial state: per constraint element the bits of Model::removed_rows, and the global
+/// initial state and at a configuration moved from it along the free motion (both):
+/// per constraint element the bits of Model::removed_rows, and the global
 /// row indices in ascending order. Empty (no bit set) when the model has no redundant
 /// joint row (a model whose joints form a tree has none: it is not analysed) or its start
-/// does not assemble (the run reports that failure itself).
+/// does not assemble (the run reports that failure itself), or the moved one does not.
 struct RedundantRowsFound {
   std::vector<int> mask;  ///< (n_constraints) bit r: row r of the element
   std::vector<int> rows;  ///< global rows of Phi, ascending
