@@ -14,19 +14,20 @@
 namespace simphant::batch {
 
 /// Rows R of constraint element j of instance i from its evaluated rows jr (the removed
-/// ones made 0 = 0 first: remove_rows, mv.removed_mask): Phi into
-/// phi_out (m, n), gamma* (baumgarte_gamma with the instance's alpha, beta) into
+/// ones taken out of the solve first: remove_rows, mv.removed_mask): Phi into
+/// phi_out (m, n), gamma* (row_gamma_star with the instance's alpha, beta) into
 /// gamma_star_out (m, n), the Phi_q row block into jac_out (m, 12, n).
 template <class T>
 SP_HD void joint_rows_store(int i, int j, const ModelView<T>& mv, JointRows<T>& jr, T* phi_out, T* jac_out,
                             T* gamma_star_out) {
   const int n = mv.n_instances;
-  remove_rows(jr, mv.removed_mask[j]);
+  const int removed = mv.removed_mask[j];
+  remove_rows(jr, removed);
   const T alpha = mv.alpha(i), beta = mv.beta(i);
   for (int r = 0; r < jr.m; ++r) {
     const int R = mv.row_offset[j] + r;
     soa(phi_out, R, n, i) = jr.phi[r];
-    soa(gamma_star_out, R, n, i) = baumgarte_gamma(jr.gamma[r], jr.phi_dot[r], jr.phi[r], alpha, beta);
+    soa(gamma_star_out, R, n, i) = row_gamma_star(jr, r, removed, alpha, beta);
     for (int c = 0; c < 12; ++c) soa(jac_out, 12 * R + c, n, i) = jr.jac[r][c];
   }
 }

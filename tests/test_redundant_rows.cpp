@@ -10,6 +10,7 @@
 //    RefinedSolve.RedundantLoopWithRowsRemovedFollowsItsTwin);
 //  * a parallelogram started in its flat (singular) configuration loses only the rows
 //    redundant along its motion, and swings down holding every row of the full model;
+//  * a row removed wrongly (by hand) shows in the violation the run measures;
 //  * the setting's parsing and the runs that keep or remove (Simulator::create).
 #include <gtest/gtest.h>
 
@@ -26,6 +27,7 @@
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/redundant_rows.hpp"
 #include "simphant/dynamics/rk4.hpp"
+#include "simphant/dynamics/runaway.hpp"
 #include "simphant/dynamics/state.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/simulator.hpp"
@@ -174,6 +176,44 @@ TEST(RedundantRows, SingularStartRemovesOnlyTheRowsRedundantAlongTheMotion) {
               Y[2]);
   EXPECT_LT(worst, 1e-8);
   EXPECT_LT(Y[2], -0.05);  // it swung down
+}
+
+// A removed row that the others do not imply is never silent: a pendulum (one revolute)
+// whose row 0 (a translation row: nothing else holds the bob along it) is removed by hand
+// falls off its hinge: the violation the run measures (max |Phi| over every row, the
+// removed one included) passes solver.violation_bound (1e-2) and the step is refused as a
+// constraint violation (measured at step 165; the run marks such an instance diverged),
+// where the intact pendulum keeps it below 1e-8 for 1 s.
+TEST(RedundantRows, AWronglyRemovedRowShowsAsViolation) {
+  const Model intact = load_scene(example("pendulum.json")).model;
+  Model wrong = intact;
+  wrong.removed_rows.assign(static_cast<std::size_t>(wrong.n_constraints()), 0);
+  wrong.removed_rows[0] = 1;  // row 0 of the hinge
+  double worst[2] = {0, 0};
+  bool failed[2] = {false, false};
+  for (int k = 0; k < 2; ++k) {
+    const Model& m = k == 0 ? intact : wrong;
+    Data d(m);
+    std::vector<double> Y(m.ny());
+    initial_state(m, Y.data());
+    ASSERT_TRUE(assemble(intact, d, Y.data()).ok);
+    for (int s = 0; s < static_cast<int>(std::lround(1.0 / m.solver.dt)); ++s) {
+      if (!rk4_step(m, d, s * m.solver.dt, Y.data(), nullptr, m.solver.dt)) {
+        std::printf("  step %d refused, reason %d\n", s, d.failure);
+        EXPECT_EQ(d.failure, kReasonConstraintViolation);
+        failed[k] = true;
+        break;
+      }
+      set_kinematics(m, d, Y.data());
+      evaluate_constraints(m, d, 0.0);
+      worst[k] = std::max(worst[k], max_violation(d));
+    }
+  }
+  std::printf("  pendulum, 1 s: max |Phi| %.2e intact, %.2e with row 0 wrongly removed\n", worst[0], worst[1]);
+  EXPECT_FALSE(failed[0]);
+  EXPECT_LT(worst[0], 1e-8);
+  EXPECT_TRUE(failed[1]);
+  EXPECT_GT(worst[1], 1e-3);
 }
 
 // The setting: remove is the default, keep leaves every row, any other value is refused

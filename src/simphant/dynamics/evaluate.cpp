@@ -244,12 +244,13 @@ void evaluate_constraints(const Model& model, Data& d, double t) {
       jr.m = 1;
       driver_row(dr.coordinate, model.joints[dr.joint].frame, kin(e.body_i), kin(e.body_j), s, sd, sdd, jr, 0);
     }
-    remove_rows(jr, model.removed_mask(a));
+    const int removed = model.removed_mask(a);
+    remove_rows(jr, removed);
     for (int r = 0; r < jr.m; ++r) {
       const int row = e.row_offset + r;
       d.phi[row] = jr.phi[r];
       d.phi_dot[row] = jr.phi_dot[r];
-      d.gamma_star[row] = baumgarte_gamma(jr.gamma[r], jr.phi_dot[r], jr.phi[r], alpha, beta);
+      d.gamma_star[row] = row_gamma_star(jr, r, removed, alpha, beta);
     }
   }
 }

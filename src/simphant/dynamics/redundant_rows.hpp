@@ -4,11 +4,12 @@
 // (constraint_analysis.hpp: a Householder QR of Phi_q^T taking the rows in their order)
 // names the joint rows that are combinations of the rows before them, confirmed at a
 // second configuration moved along the free motion (a singular start has rows redundant
-// there only), and the run makes each of them 0 = 0 (remove_rows, joints/joint_math.hpp): its multiplier is then 0 and
-// C = Phi_q M^-1 Phi_q^T has no null space left from the redundancy. Without removal the
+// there only), and the run takes each of them out of the solve (remove_rows,
+// row_gamma_star in joints/joint_math.hpp; its Phi is still measured): its multiplier is
+// then 0 and C = Phi_q M^-1 Phi_q^T has no null space left from the redundancy. Without removal the
 // null-space share of an inconsistent right-hand side (Baumgarte terms off the manifold,
 // round-off) is amplified by 1 / E and left to the refinement, which moves along it
-// instead of converging (docs/solver.md measures the Bennett linkage and Bricard).
+// instead of converging (docs/solver.md measures Bricard).
 // The kept rows fix the same motion: on the manifold the removed ones are implied by
 // them (equal dimension), so positions, velocities and accelerations are unchanged; the
 // removed rows' reactions are 0 in the output, and those loads are statically

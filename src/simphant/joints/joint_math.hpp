@@ -84,15 +84,16 @@ struct JointRows {
   T phi_dot[kMaxJointRows];
 };
 
-/// Rows of jr whose bit is set in mask (bit r: row r; Model::removed_rows) made 0 = 0:
-/// Phi, Phi_dot, gamma and the Jacobian row zero, so the solve gives them lambda = 0
-/// (docs/solver.md, "Redundant constraints"). Any T.
+/// Rows of jr whose bit is set in mask (bit r: row r; Model::removed_rows) taken out of
+/// the solve: the Jacobian row, Phi_dot and gamma zero (and gamma* zero: row_gamma_star),
+/// so its multiplier is 0 and it moves no body (docs/solver.md, "Redundant constraints"). Phi is
+/// kept: the violation a run reports is still that of every row, so a removed row that
+/// the others do not imply shows as a growing violation, never silently. Any T.
 template <class T>
 SP_HD void remove_rows(JointRows<T>& jr, int mask) {
   if (mask == 0) return;
   for (int r = 0; r < jr.m; ++r)
     if (mask & (1 << r)) {
-      jr.phi[r] = T(0);
       jr.phi_dot[r] = T(0);
       jr.gamma[r] = T(0);
       for (int c = 0; c < 12; ++c) jr.jac[r][c] = T(0);
@@ -246,6 +247,13 @@ SP_HD void joint_eval(JointType type, const JointFrame<T>& f, const BodyKin<T>& 
 template <class T>
 SP_HD T baumgarte_gamma(T gamma, T phi_dot, T phi, T alpha, T beta) {
   return gamma - T(2) * alpha * phi_dot - beta * beta * phi;
+}
+
+/// gamma* of row r of jr (after remove_rows with the same mask): baumgarte_gamma, or 0 for
+/// a removed row, whose multiplier is then exactly 0.
+template <class T>
+SP_HD T row_gamma_star(const JointRows<T>& jr, int r, int mask, T alpha, T beta) {
+  return (mask & (1 << r)) ? T(0) : baumgarte_gamma(jr.gamma[r], jr.phi_dot[r], jr.phi[r], alpha, beta);
 }
 
 }  // namespace simphant

@@ -231,8 +231,8 @@ struct Model {
   /// coordinates (model/robot.hpp); bodies / joints / forces above are its maximal form.
   std::shared_ptr<const RobotJointSpace> robot;
   /// Per constraint element, the rows removed as redundant (bit r: row r of the element;
-  /// dynamics/redundant_rows.hpp): their Jacobian row, Phi, Phi_dot and gamma are zero for
-  /// the run (remove_rows). Empty: none.
+  /// dynamics/redundant_rows.hpp): their Jacobian row, Phi_dot, gamma and gamma* are zero
+  /// for the run, their Phi still measured (remove_rows, row_gamma_star). Empty: none.
   std::vector<int> removed_rows;
 
   int n_bodies() const { return static_cast<int>(bodies.size()); }
