@@ -176,17 +176,20 @@ def _build(f: Any) -> "xr.Dataset":
                 v[f"assembly_{name}"] = xr.Variable(("instance",), a[:], {
                     "units": _units(a, units), "long_name": _text(a.attrs.get("long_name", f"assembly {name}"))})
     # Per-instance results of the integrator: the fixed-step error estimate
-    # (solver.error_estimate), an adaptive run's step statistics and the refined Schur
-    # solves' record (docs/solver.md).
+    # (solver.error_estimate), an adaptive run's step statistics, the refined Schur
+    # solves' record and the energy check (docs/solver.md).
     for group, names in (("error_estimate", ("position", "orientation")),
                          ("step_statistics", ("accepted", "rejected", "min_step", "max_step")),
-                         ("refinement", ("unconverged", "max_error", "max_error_time"))):
+                         ("refinement", ("unconverged", "max_error", "max_error_time")),
+                         ("energy_check", ("relative_error", "time", "conservative"))):
         if group in f:
             g = f[group]
             for name in names:
                 if name in g:
                     a = g[name]
                     extra = {k: _text(a.attrs[k]) for k in ("method", "order", "factor") if k in a.attrs}
+                    if group == "energy_check" and "bound" in g.attrs:
+                        extra["bound"] = float(g.attrs["bound"])
                     v[f"{group}_{name}"] = xr.Variable(("instance",), a[:], {
                         "units": _units(a, ""), "long_name": _text(a.attrs.get("long_name", f"{group} {name}")),
                         **extra})
@@ -241,7 +244,10 @@ def open_results(path: Union[str, "os.PathLike[str]"]) -> "xr.Dataset":
     step_statistics_max_step [s] (instance); for DAE runs refinement_unconverged,
     refinement_max_error [1] and refinement_max_error_time [s] (instance: the refined
     Schur solves above the tolerance, the largest relative error estimate and its time;
-    docs/solver.md, "The refined regularised solve");
+    docs/solver.md, "The refined regularised solve"); energy_check_relative_error [1],
+    energy_check_time [s] and energy_check_conservative (instance: the largest relative
+    energy change over the frames, its time, and 1 where the model conserves energy;
+    attribute bound; docs/solver.md, "Energy check");
     every other per-frame dataset (first dimension `time`; e.g. driver_loads, joint_loads,
     bearing_loads) with the dimensions of the file, also when it is a virtual dataset of
     a merged file (`simphant merge`).

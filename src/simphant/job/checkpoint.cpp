@@ -175,6 +175,7 @@ void write_state(hid_t file, Simulator& sim, const RunStats& stats, const job_de
   write_vector(sg.id(), "max_violation", H5T_NATIVE_DOUBLE, {I}, s.max_violation.data());
   write_vector(sg.id(), "max_abs_drift", H5T_NATIVE_DOUBLE, {I}, s.max_abs_drift.data());
   write_vector(sg.id(), "max_ke", H5T_NATIVE_DOUBLE, {I}, s.max_ke.data());
+  write_vector(sg.id(), "drift_time", H5T_NATIVE_DOUBLE, {I}, s.drift_time.data());
   if (half != nullptr) write_half(gid, *half);
 
   h5::write_attr(gid, "format", kFormat);
@@ -260,6 +261,9 @@ job_detail::BatchState read_state(hid_t file) {
     v->resize(N);
     h5::read_dataset(sg.id(), name, H5T_NATIVE_DOUBLE, v->data(), N);
   }
+  // The time of the largest drift (job/energy_check.hpp); NaN in a checkpoint written before it was kept.
+  b.stats.drift_time.assign(N, std::nan(""));
+  if (h5::exists(sg.id(), "drift_time")) h5::read_dataset(sg.id(), "drift_time", H5T_NATIVE_DOUBLE, b.stats.drift_time.data(), N);
   if (h5::exists(gid, "error_estimate")) {
     h5::Handle hg(H5Gopen2(gid, "error_estimate", H5P_DEFAULT), H5Gclose);
     if (!hg.valid()) throw h5::H5Error("H5Gopen2(/checkpoint/error_estimate) failed");

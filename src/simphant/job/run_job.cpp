@@ -28,6 +28,7 @@
 #include "simphant/job/job_checks.hpp"
 #include "simphant/job/output_file.hpp"
 #include "simphant/job/progress_log.hpp"
+#include "simphant/job/energy_check.hpp"
 #include "simphant/job/refinement_report.hpp"
 #include "simphant/job/run_inputs.hpp"
 #include "simphant/job/run_stats.hpp"
@@ -317,6 +318,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   // The error estimate's dt/2 batch starts from the same models (job/error_estimate.hpp).
   std::vector<Model> half_models;
   if (solver.error_estimate) half_models = models;
+  EnergyCheck energy = energy_account(models, o.precision);  // which instances conserve E (job/energy_check.hpp)
   std::unique_ptr<Simulator> sim = Simulator::create(std::move(models), sim_options, n);
   try {
     sim->set_reductions(reductions);  // before a checkpoint's accumulators are restored
@@ -407,7 +409,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
                        {{"joint_loads", frame.joint_loads.data()},
                         {"bearing_loads", frame.bearing_loads.data()},
                         {"driver_loads", frame.driver_loads.data()}});
-      stats.add_frame(frame.violation.data(), frame.energy.data(), frame.kinetic.data());
+      stats.add_frame(frame_time, frame.violation.data(), frame.energy.data(), frame.kinetic.data());
     };
     // A stop request seen once stays seen (a hook need not keep answering true).
     auto stop = [&] { return stopped = stopped || stop_asked(); };
@@ -516,6 +518,14 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
       logger().warn("{}", w);
       warnings.push_back(w);
     }
+    // The energy check over the frames so far (a resumed run's earlier ones from the checkpoint).
+    sim->read_status(status.data(), status_time.data(), reason.data());
+    finish_energy_check(energy, stats, status);
+    if (final_session) write_energy_check(*recorder, energy);
+    for (const std::string& w : energy_check_warnings(energy)) {
+      logger().warn("{}", w);
+      warnings.push_back(w);
+    }
     report.redundant_rows_removed = removed_row_names(sim->model());
     report.refinement_unconverged_solves = refinement.unconverged_solves;
     report.refinement_unconverged_instances = refinement.unconverged_instances;
@@ -575,6 +585,9 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   report.min_step = steps_taken.min_step;
   report.max_step = steps_taken.max_step;
   report.has_error_estimate = solver.error_estimate;
+  report.energy_sources = energy.sources;
+  report.energy_error_bound = energy.bound;
+  report.energy_check_flagged = static_cast<int>(energy.flagged.size());
   const RunStats::Summary summary = stats.reduce(status);
 
   JobResult result;

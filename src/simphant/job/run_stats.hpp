@@ -20,8 +20,13 @@ namespace simphant {
 class RunStats {
  public:
   explicit RunStats(int n_instances);
-  /// One recorded frame: violation (I), total energy (I), kinetic energy (I).
-  void add_frame(const double* violation, const double* energy, const double* kinetic);
+  /// One recorded frame at time t [s]: violation (I), total energy (I), kinetic energy (I).
+  void add_frame(double t, const double* violation, const double* energy, const double* kinetic);
+
+  /// Instance k's relative energy drift (above) over the frames so far; 0 before a second frame.
+  double relative_drift(int k) const;
+  /// The frame time [s] of instance k's largest |E - E(0)|; NaN before a second frame.
+  double drift_time(int k) const;
 
   struct Summary {
     int n_instances = 0, n_ok = 0, n_assembly_failed = 0, n_diverged = 0;
@@ -36,9 +41,9 @@ class RunStats {
   /// (job/checkpoint.hpp) so that a resumed run reduces to the same summary.
   struct Saved {
     bool have_e0 = false;  ///< a first frame was added (e0 holds its energies)
-    std::vector<double> e0, max_violation, max_abs_drift, max_ke;
+    std::vector<double> e0, max_violation, max_abs_drift, max_ke, drift_time;
   };
-  Saved save() const { return {have_e0_, e0_, max_violation_, max_abs_drift_, max_ke_}; }
+  Saved save() const { return {have_e0_, e0_, max_violation_, max_abs_drift_, max_ke_, drift_time_}; }
   /// Continues from a save() of a RunStats of the same number of instances; throws
   /// std::invalid_argument when an array has another length.
   void restore(const Saved& saved);
@@ -46,7 +51,7 @@ class RunStats {
  private:
   int n_;
   bool have_e0_ = false;
-  std::vector<double> e0_, max_violation_, max_abs_drift_, max_ke_;
+  std::vector<double> e0_, max_violation_, max_abs_drift_, max_ke_, drift_time_;
 };
 
 /// Assembly residuals over the instances that assembled, and how far assembly moved the

@@ -76,6 +76,10 @@ json summary_json(const RunReport& r, const RunStats::Summary& s) {
               {"max_constraint_violation", any_ok ? json(s.max_violation) : json(nullptr)},
               {"energy_drift_rel", any_ok ? json(s.max_rel_drift) : json(nullptr)},
               {"energy_drift_abs_J", any_ok ? json(s.max_abs_drift) : json(nullptr)},
+              {"energy_conserved", r.energy_sources.empty()},
+              {"energy_sources", r.energy_sources},
+              {"energy_error_bound", r.energy_sources.empty() ? or_null(r.energy_error_bound) : json(nullptr)},
+              {"energy_check_flagged_instances", r.energy_check_flagged},
               {"interrupted", r.interrupted},
               {"stop_reason", r.stop_reason},
               {"factorisation_recoveries", r.factorisation_recoveries},
@@ -181,8 +185,25 @@ std::string summary_text(const json& j) {
   if (j.at("instances_ok").get<int>() > 0) {
     appendf(out, "  max |Phi|          %.3e (ok instances, recorded frames)\n",
             j.at("max_constraint_violation").get<double>());
-    appendf(out, "  max energy drift   %.3e relative, %.3e J absolute (ok instances)\n",
-            j.at("energy_drift_rel").get<double>(), j.at("energy_drift_abs_J").get<double>());
+    const json& sources = j.at("energy_sources");
+    if (sources.empty()) {
+      const json& bound = j.at("energy_error_bound");
+      if (bound.is_null())
+        appendf(out, "  max energy error   %.3e relative, %.3e J absolute (ok instances; no bound for this integrator)\n",
+                j.at("energy_drift_rel").get<double>(), j.at("energy_drift_abs_J").get<double>());
+      else
+        appendf(out, "  max energy error   %.3e relative, %.3e J absolute (ok instances; bound %.2e, %d beyond it)\n",
+                j.at("energy_drift_rel").get<double>(), j.at("energy_drift_abs_J").get<double>(),
+                bound.get<double>(), j.at("energy_check_flagged_instances").get<int>());
+    } else {
+      // Not an error: the work of these elements changes E (job/energy_check.hpp).
+      std::string list;
+      for (std::size_t k = 0; k < sources.size() && k < 3; ++k)
+        list += (k ? ", " : "") + sources[k].get<std::string>();
+      if (sources.size() > 3) list += ", ... (" + std::to_string(sources.size()) + " in all)";
+      appendf(out, "  energy change      %.3e relative, %.3e J absolute (ok instances; not conserved: %s)\n",
+              j.at("energy_drift_rel").get<double>(), j.at("energy_drift_abs_J").get<double>(), list.c_str());
+    }
   } else {
     appendf(out, "  max |Phi|          n/a (no instance ok)\n");
     appendf(out, "  max energy drift   n/a (no instance ok)\n");

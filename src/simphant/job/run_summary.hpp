@@ -39,6 +39,14 @@
 //   max_constraint_violation           max |Phi| over the recorded frames of the ok instances [m | rad]; null if none ok
 //   energy_drift_rel                   max relative energy drift of the ok instances (run_stats.hpp); null if none ok
 //   energy_drift_abs_J                 max absolute energy drift of the ok instances [J]; null if none ok
+//   energy_conserved                   true when nothing but gravity and springs does work on any instance's
+//                                      model, so that the drift above is an error (job/energy_check.hpp)
+//   energy_sources                     what else does work ("forces.<name> (damping)", "drivers.<name>
+//                                      (rheonomic driver)", ...); [] when energy_conserved
+//   energy_error_bound                 the energy check's relative bound (job/energy_check.hpp); null when
+//                                      none applies (a model that does not conserve E, euler, symplectic_euler)
+//   energy_check_flagged_instances     ok instances of a conserving model whose relative energy error passed
+//                                      the bound (each also a warning; /energy_check)
 //   interrupted                        true when the run ended early for any reason (the file's `interrupted`)
 //   stop_reason                        why the run ended (the file's `stop_reason`): "completed", "signal
 //                                      SIGINT", "stop requested", "no instance alive", "disk full (ENOSPC):
@@ -118,6 +126,9 @@ struct RunReport {
   double rtol = 0, atol = 0;          ///< the adaptive integrator's tolerances; NaN for fixed steps
   double min_step = 0, max_step = 0;  ///< [s]; NaN: no step accepted
   bool has_error_estimate = false;
+  std::vector<std::string> energy_sources;  ///< EnergyCheck::sources (job/energy_check.hpp)
+  double energy_error_bound = 0;            ///< EnergyCheck::bound; NaN: none applies
+  int energy_check_flagged = 0;             ///< conservative ok instances above the bound
   ErrorEstimateSummary error_estimate;  ///< when has_error_estimate (NaN: none written, e.g. a run stopped to be resumed)
   AssemblySummary assembly;
   std::vector<FailedInstance> failed;  ///< at most kFailedListed

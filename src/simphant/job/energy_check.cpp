@@ -1,0 +1,148 @@
+#include "simphant/job/energy_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "simphant/io/h5_file.hpp"
+#include "simphant/model/integrator.hpp"
+#include "simphant/model/robot.hpp"
+
+namespace simphant {
+
+namespace {
+
+bool nonzero(const Vec3d& v) { return v.x != 0 || v.y != 0 || v.z != 0; }
+
+/// What a robot joint's law adds beyond a torque input, "" when nothing.
+std::string joint_law_work(const RobotJointParams<double>& p) {
+  std::string why;
+  const auto add = [&](const char* w) { why += (why.empty() ? "" : ", ") + std::string(w); };
+  if (p.mode != static_cast<int>(ActuatorMode::Torque)) add("servo");
+  if (p.damping > 0) add("damping");
+  if (p.friction > 0) add("friction");
+  if (p.limited != 0) add("limits");
+  if (p.mimic >= 0) add("mimic coupling");
+  return why;
+}
+
+}  // namespace
+
+std::vector<std::string> energy_sources(const Model& model) {
+  std::vector<std::string> out;
+  for (const ForceElement& f : model.forces) {
+    // A robot's actuators carry its joint laws (model/robot_joint_laws.hpp): named by the URDF joint.
+    const bool robot_joint = model.robot && f.type == ForceType::Actuator && f.joint >= 0 &&
+                             f.joint < static_cast<int>(model.robot->model.links.size());
+    const std::string name = robot_joint
+                                 ? "robot joint '" + model.robot->model.links[static_cast<std::size_t>(f.joint)].joint_name + "'"
+                                 : "forces." + f.name;
+    switch (f.type) {
+      case ForceType::PointForce:
+      case ForceType::Torque:
+        if (nonzero(f.vec)) out.push_back(name + (f.law >= 0 ? " (time-varying load)" : " (applied load)"));
+        break;
+      case ForceType::SpringDamper:
+      case ForceType::RotationalSpringDamper:
+        if (f.damping != 0 || !f.damping_table.empty()) out.push_back(name + " (damping)");
+        break;
+      case ForceType::Actuator: {
+        if (f.value != 0 || f.law >= 0) out.push_back(name + " (actuator input)");
+        const std::string law = f.has_joint_law ? joint_law_work(f.joint_law.p) : "";
+        if (!law.empty()) out.push_back(name + " (" + law + ")");
+        break;
+      }
+    }
+  }
+  for (const Driver& d : model.drivers) out.push_back("drivers." + d.name + " (rheonomic driver)");
+  return out;
+}
+
+double energy_error_bound(const SolverSettings& solver, const std::string& precision) {
+  const double u = precision == "fp32" ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53);
+  const double floor = std::cbrt(u);
+  switch (solver.integrator) {
+    case Integrator::Rk4:
+      return floor;
+    case Integrator::Dopri5:
+    case Integrator::Bdf:
+      return std::max(floor, 100 * solver.rtol);
+    default:
+      return std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
+EnergyCheck energy_account(const std::vector<Model>& models, const std::string& precision) {
+  EnergyCheck c;
+  c.bound = models.empty() ? std::numeric_limits<double>::quiet_NaN()
+                           : energy_error_bound(models.front().solver, precision);
+  c.conservative.reserve(models.size());
+  for (const Model& m : models) {
+    const std::vector<std::string> s = energy_sources(m);
+    c.conservative.push_back(s.empty() ? 1 : 0);
+    for (const std::string& name : s)
+      if (std::find(c.sources.begin(), c.sources.end(), name) == c.sources.end()) c.sources.push_back(name);
+  }
+  return c;
+}
+
+void finish_energy_check(EnergyCheck& c, const RunStats& stats, const std::vector<std::int8_t>& status) {
+  const std::size_t n = c.conservative.size();
+  c.relative_error.assign(n, 0.0);
+  c.time.assign(n, 0.0);
+  c.flagged.clear();
+  for (std::size_t k = 0; k < n; ++k) {
+    c.relative_error[k] = stats.relative_drift(static_cast<int>(k));
+    c.time[k] = stats.drift_time(static_cast<int>(k));
+    const double e = c.relative_error[k];
+    if (status[k] == 0 && c.conservative[k] != 0 && !std::isnan(c.bound) && !(e <= c.bound))
+      c.flagged.push_back(static_cast<int>(k));
+  }
+  // The largest error first (NaN first of all), then by index.
+  std::stable_sort(c.flagged.begin(), c.flagged.end(), [&](int a, int b) {
+    const double ea = c.relative_error[static_cast<std::size_t>(a)], eb = c.relative_error[static_cast<std::size_t>(b)];
+    return std::isnan(ea) ? !std::isnan(eb) : ea > eb;
+  });
+}
+
+std::vector<std::string> energy_check_warnings(const EnergyCheck& c) {
+  std::vector<std::string> out;
+  char buf[512];
+  for (std::size_t k = 0; k < c.flagged.size() && k < static_cast<std::size_t>(kEnergyWarningsListed); ++k) {
+    const auto i = static_cast<std::size_t>(c.flagged[k]);
+    std::snprintf(buf, sizeof buf,
+                  "instance %d: the energy of this conservative model changed by %.2e of its scale (largest at t = "
+                  "%.6g s), beyond the energy check's bound %.2e: the run is not accurate to the precision it "
+                  "reports; lower solver.dt, or check solver.baumgarte_alpha / baumgarte_beta against the step "
+                  "(docs/solver.md, \"Energy check\")",
+                  c.flagged[k], c.relative_error[i], c.time[i], c.bound);
+    out.emplace_back(buf);
+  }
+  if (c.flagged.size() > static_cast<std::size_t>(kEnergyWarningsListed))
+    out.push_back("... and " + std::to_string(c.flagged.size() - kEnergyWarningsListed) +
+                  " more instances whose energy changed beyond the bound (/energy_check/relative_error)");
+  return out;
+}
+
+void write_energy_check(Recorder& recorder, const EnergyCheck& c) {
+  const std::vector<hsize_t> shape = {static_cast<hsize_t>(c.conservative.size())};
+  recorder.write_instance_dataset("energy_check/relative_error", shape, c.relative_error.data(), {"instance"}, {"1"});
+  recorder.write_instance_dataset("energy_check/time", shape, c.time.data(), {"instance"}, {"s"});
+  recorder.write_instance_dataset("energy_check/conservative", shape, c.conservative.data(), {"instance"}, {"1"});
+  const hid_t f = recorder.file_id();
+  for (const auto& [name, what] :
+       {std::pair{"relative_error", "max over the frames of |E(t) - E(0)| / max(|E(0)|, peak kinetic energy)"},
+        std::pair{"time", "frame time of that maximum"},
+        std::pair{"conservative", "1 where nothing but gravity and springs does work on the model"}}) {
+    const std::string path = std::string("energy_check/") + name;
+    const h5::Handle d(H5Dopen2(f, path.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!d.valid()) throw h5::H5Error("H5Dopen2(/" + path + ") failed");
+    h5::write_attr(d.id(), "long_name", what);
+  }
+  const h5::Handle g(H5Gopen2(f, "energy_check", H5P_DEFAULT), H5Gclose);
+  if (!g.valid()) throw h5::H5Error("H5Gopen2(/energy_check) failed");
+  h5::write_attr(g.id(), "bound", c.bound);
+}
+
+}  // namespace simphant
