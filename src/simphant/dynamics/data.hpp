@@ -84,6 +84,8 @@ struct Data {
   /// The relative error estimate of the last refined solve (refine_corrections in
   /// refined_solve.hpp; -1: not checked, solver.refinement_steps 0).
   double refine_estimate = -1;
+  /// The ratio of its last two corrections (refine_corrections; 0 when fewer were made).
+  double refine_ratio = 0;
   /// Every refined solve since its owner last cleared it, at the time evaluate() or the
   /// projection gave (CpuBackend clears it before stepping an instance and keeps it per
   /// instance).

@@ -213,7 +213,7 @@ bool solve_schur(const Model& model, Data& d) {
   solve(d.correction.data());
   d.residual = d.rhs;
   d.refine_estimate = refine_corrections(model.n_rows, model.solver.refinement_steps, 1, d.residual.data(),
-                                         d.correction.data(), d.lambda.data(), solve, subtract);
+                                         d.correction.data(), d.lambda.data(), solve, subtract, &d.refine_ratio);
   return true;
 }
 

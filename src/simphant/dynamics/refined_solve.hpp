@@ -127,9 +127,14 @@ SP_HD T refinement_error_estimate(T e, T e_prev) {
 /// (what the remaining corrections would reach at the present ratio) is still above it:
 /// such a solve is reported unconverged after the corrections made so far. Returns the relative estimate (over
 /// ||lambda_0||_C; above the tolerance when K corrections did not reach it, NaN when a
-/// value is not finite), or -1 when K = 0 (nothing checked).
+/// value is not finite), or -1 when K = 0 (nothing checked). ratio, when given, receives
+/// the ratio q of the last two corrections (0 when fewer than two were made): the
+/// contraction of the slowest mode the right-hand side excites, which the shift's choice
+/// at load reads (dynamics/shift_choice.hpp).
 template <class T, class Solve, class Subtract>
-SP_HD T refine_corrections(int m, int K, std::size_t stride, T* w, T* delta, T* lambda, Solve solve, Subtract subtract) {
+SP_HD T refine_corrections(int m, int K, std::size_t stride, T* w, T* delta, T* lambda, Solve solve, Subtract subtract,
+                           T* ratio = nullptr) {
+  if (ratio != nullptr) *ratio = T(0);
   for (int R = 0; R < m; ++R) lambda[R * stride] = delta[R * stride];
   if (K == 0) return T(-1);
   T e2 = T(0);
@@ -154,6 +159,7 @@ SP_HD T refine_corrections(int m, int K, std::size_t stride, T* w, T* delta, T* 
     for (int k = 2; k <= K && lane_any(active); ++k) {
       const T e = correct(active);
       const T q = lane_select(e < e_prev, e / lane_select(e < e_prev, e_prev, T(1)), T(1));
+      if (ratio != nullptr) *ratio = lane_select(active, q, *ratio);
       est = lane_select(active, refinement_error_estimate(e, e_prev), est);
       e_prev = lane_select(active, e, e_prev);
       // What the corrections left would reach at this ratio: a solve that cannot get

@@ -11,6 +11,8 @@
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/force_math.hpp"
+#include "simphant/dynamics/redundant_rows.hpp"
+#include "simphant/dynamics/shift_choice.hpp"
 #include "simphant/job/memory_estimate.hpp"
 #include "simphant/job/stability_check.hpp"
 #include "simphant/log/log.hpp"
@@ -55,10 +57,16 @@ std::string epsilon_warning(const Model& model, Data& d, const std::vector<doubl
   }
   if (!(err > 1e-6 * scale)) return "";
   char msg[512];
+  // At the smallest shift a run chooses, what is left is C's conditioning, not the shift.
+  const bool floor = model.solver.tikhonov_epsilon <= kMinShiftEpsilon;
   std::snprintf(msg, sizeof msg,
                 "tikhonov_epsilon = %.3g with refinement_steps = %d leaves a relative error of %.3g in the constraint "
-                "accelerations at the assembled state; lower tikhonov_epsilon or raise refinement_steps",
-                model.solver.tikhonov_epsilon, model.solver.refinement_steps, err / scale);
+                "accelerations at the assembled state; %s",
+                model.solver.tikhonov_epsilon, model.solver.refinement_steps, err / scale,
+                floor ? "the Schur matrix is too ill-conditioned for the precision (light bodies next to heavy ones: "
+                        "give them a physical mass and inertia, or run a robot in joint coordinates; docs/solver.md, "
+                        "\"The shift of a run\")"
+                      : "lower tikhonov_epsilon or raise refinement_steps");
   return msg;
 }
 
@@ -96,7 +104,12 @@ json check_scene(const Scene& scene) {
                   "analysis is of its maximal-coordinate (dae) model",
                   robot_solver_name(model.robot->solver), model.robot->n());
   } else if (res.ok) {
-    const std::string w = epsilon_warning(model, d, Y);
+    // The solve as a run makes it: redundant rows removed, the run's shift
+    // (dynamics/redundant_rows.hpp, dynamics/shift_choice.hpp).
+    std::vector<Model> run_form = {model};
+    set_removed_rows(run_form);
+    set_run_shift(run_form);
+    const std::string w = epsilon_warning(run_form.front(), d, Y);
     if (!w.empty()) {
       logger().warn("{}", w);
       warnings.push_back(w);

@@ -333,15 +333,23 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   Simulator* const half_sim = half ? &half->simulator() : nullptr;
   const Model& model = sim->model();
   const int n_coords = sim->n_joint_coordinates();
+  // The relative shift the run uses: the scene's, or lower where a light body's rows
+  // would leave the refinement too slow a contraction (dynamics/shift_choice.hpp).
+  SolverSettings run_solver = solver;
+  run_solver.tikhonov_epsilon = model.solver.tikhonov_epsilon;
+  if (run_solver.tikhonov_epsilon != solver.tikhonov_epsilon)
+    logger().info("solver.tikhonov_epsilon {:.3g} lowered to {:.3g} for this run: at the first instance's start the "
+                  "refinement contracted too slowly with it (docs/solver.md, \"The shift of a run\")",
+                  solver.tikhonov_epsilon, run_solver.tikhonov_epsilon);
 
   std::optional<Recorder> recorder;
   std::optional<BatchState> restored;
   try {
     if (resume) restored = take_checkpoint(*resume, output.temp_path());
     if (restored) {
-      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver, shard, start_time), restored->at.frames);
+      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, run_solver, shard, start_time), restored->at.frames);
     } else {
-      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, solver, shard, start_time));
+      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, run_solver, shard, start_time));
       write_indeterminacy(recorder->file_id(), *sim, false);
       const std::vector<std::string> removed = removed_row_names(sim->model());
       if (!removed.empty()) h5::write_attr(recorder->file_id(), "redundant_rows_removed", removed);
@@ -514,7 +522,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
     // The refined solves of the run (a resumed run's earlier sessions from the checkpoint).
     const RefinementReport refinement = refinement_report(*sim);
     if (final_session) write_refinement_report(*recorder, refinement);
-    for (const std::string& w : refinement_warnings(refinement, solver.tikhonov_epsilon, solver.refinement_steps)) {
+    for (const std::string& w : refinement_warnings(refinement, run_solver.tikhonov_epsilon, solver.refinement_steps)) {
       logger().warn("{}", w);
       warnings.push_back(w);
     }
@@ -585,6 +593,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   report.min_step = steps_taken.min_step;
   report.max_step = steps_taken.max_step;
   report.has_error_estimate = solver.error_estimate;
+  report.tikhonov_epsilon = run_solver.tikhonov_epsilon;
   report.energy_sources = energy.sources;
   report.energy_error_bound = energy.bound;
   report.energy_check_flagged = static_cast<int>(energy.flagged.size());

@@ -83,6 +83,7 @@ json summary_json(const RunReport& r, const RunStats::Summary& s) {
               {"interrupted", r.interrupted},
               {"stop_reason", r.stop_reason},
               {"factorisation_recoveries", r.factorisation_recoveries},
+              {"tikhonov_epsilon", r.tikhonov_epsilon},
               {"redundant_rows_removed", r.redundant_rows_removed},
               {"refinement_unconverged_solves", r.refinement_unconverged_solves},
               {"refinement_unconverged_instances", r.refinement_unconverged_instances},

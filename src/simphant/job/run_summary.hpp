@@ -54,6 +54,9 @@
 //   factorisation_recoveries           evaluations whose Schur factorisation met a rejected pivot and was
 //                                      recovered with a larger shift (docs/solver.md, "The refined
 //                                      regularised solve"); an instance no shift recovers is diverged
+//   tikhonov_epsilon                   the relative shift of the refined solve the run used: solver.tikhonov_epsilon,
+//                                      or lower where light bodies needed it (dynamics/shift_choice.hpp; the
+//                                      output's root attribute of the same name)
 //   redundant_rows_removed             the rows of Phi_q removed as redundant at the start, "joint <name>
 //                                      row <r>" (solver.redundant_rows; dynamics/redundant_rows.hpp; the
 //                                      output's root attribute of the same name); [] when none
@@ -117,6 +120,7 @@ struct RunReport {
   bool interrupted = false;
   std::string stop_reason = "completed";
   std::int64_t factorisation_recoveries = 0;
+  double tikhonov_epsilon = 0;  ///< the run's relative shift (dynamics/shift_choice.hpp)
   std::vector<std::string> redundant_rows_removed;  ///< removed_row_names (dynamics/redundant_rows.hpp)
   std::int64_t refinement_unconverged_solves = 0;
   int refinement_unconverged_instances = 0;

@@ -5,6 +5,7 @@
 #include "simphant/batch/batch_pack.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/redundant_rows.hpp"
+#include "simphant/dynamics/shift_choice.hpp"
 #include "simphant/sim/cpu_backend.hpp"
 #include "simphant/sim/cpu_simd_engine.hpp"
 #include "simphant/sim/cuda_factory.hpp"
@@ -64,6 +65,7 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
                                 std::to_string(n_instances) + " instances (need 1 or one per instance)");
   check_same_topology(models);
   set_removed_rows(models);  // solver.redundant_rows (dynamics/redundant_rows.hpp)
+  set_run_shift(models);     // the run's tikhonov_epsilon (dynamics/shift_choice.hpp)
   auto shared = std::make_shared<const std::vector<Model>>(std::move(models));
   if (options.backend != "auto" && options.backend != "cpu" && options.backend != "cpu-simd" &&
       options.backend != "cuda" && options.backend != "cuda-fused")
@@ -155,6 +157,7 @@ void Simulator::resample(const int* ids, int count, const std::uint64_t* episode
   for (int k = 0; k < count; ++k) {
     models.push_back(resampler_(InstanceIds::at(ids, k), episodes[k]));
     models.back().removed_rows = model().removed_rows;  // the rows removed at creation
+    models.back().solver.tikhonov_epsilon = model().solver.tikhonov_epsilon;  // and the shift chosen then
   }
   backend_->set_models(ids, count, models.data());
   for (int k = 0; k < count; ++k) episodes_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = episodes[k];
