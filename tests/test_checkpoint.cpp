@@ -401,6 +401,48 @@ TEST(Checkpoint, RobotScenesResumeThroughTheLibrary) {
   }
 }
 
+// The checkpoint stores the --backend value of the backend that ran, not the request:
+// a robot run started with auto on 8 instances steps in SIMD lanes (reduced-aba-lanes),
+// its checkpoint says cpu-simd, and the resumed run (auto again) takes that form, not
+// whatever auto would choose where it resumes.
+TEST(Checkpoint, StoredBackendIsTheFormThatRan) {
+  using simphant::job_detail::backend_option;
+  EXPECT_EQ(backend_option("reduced-aba", "auto"), "cpu");
+  EXPECT_EQ(backend_option("reduced-cga-lanes", "auto"), "cpu-simd");
+  EXPECT_EQ(backend_option("cuda-reduced-aba-fp32", "auto"), "cuda");
+  for (const char* b : {"cpu", "cpu-simd", "cuda", "cuda-fused"}) EXPECT_EQ(backend_option(b, "auto"), b);
+
+  json scene = json::parse(read_text(std::string(SIMPHANT_SOURCE_DIR) + "/examples/arm7.json"));
+  scene["solver"]["type"] = "aba";
+  scene["solver"]["t_end"] = 0.2;
+  simphant::JobOptions o;
+  o.scene = std::string(SIMPHANT_SOURCE_DIR) + "/examples/arm7.json";
+  o.scene_text = scene.dump();
+  o.instances = 8;
+  o.threads = 1;
+  o.checkpoint_every_s = 1e-9;
+  o.out = (temp_dir() / "robot_backend_form.h5").string();
+  int slices = 0;
+  simphant::JobHooks hooks;
+  hooks.progress = [&](const simphant::JobProgress&) { ++slices; };
+  hooks.stop_requested = [&] { return slices >= 2; };
+  const simphant::JobResult stopped = simphant::run_job(o, hooks);
+  ASSERT_EQ(stopped.exit_code, 130);
+  EXPECT_EQ(stopped.summary.at("backend").get<std::string>().rfind("reduced-aba-lanes", 0), 0u);
+  {
+    const simphant::h5::Handle f = simphant::h5::open_file_readonly(o.out);
+    const simphant::h5::Handle g(H5Gopen2(f.id(), "checkpoint", H5P_DEFAULT), H5Gclose);
+    ASSERT_TRUE(g.valid());
+    EXPECT_EQ(json::parse(simphant::h5::read_attr_string(g.id(), "options")).at("backend"), "cpu-simd");
+  }
+  simphant::JobOptions r;
+  r.resume = o.out;
+  r.threads = 1;
+  const simphant::JobResult resumed = simphant::run_job(r);
+  ASSERT_EQ(resumed.exit_code, 0);
+  EXPECT_EQ(resumed.summary.at("backend").get<std::string>().rfind("reduced-aba-lanes", 0), 0u);
+}
+
 // The batch clock of a restored batch: after set_steps_taken(s), time() is bit for bit
 // the time of a batch that advanced s steps, and stays so as it advances; the instance
 // clocks do not move.

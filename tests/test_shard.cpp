@@ -278,6 +278,28 @@ TEST(Merge, RobotJointStateShards) {
   expect_same_file(dir / "one.h5", m.out, {"wall_time_s", "start_time", "command_line", "device"});
 }
 
+// The joint-space robot backend's two CPU forms (scalar `cpu`, SIMD lanes `cpu-simd`)
+// differ in rounding, so each records its own name and a merge of shards from both is
+// refused naming the backend; the robot shards of one form merge (RobotJointStateShards).
+TEST(Merge, RefusesShardsOfTheScalarAndTheLaneRobotForms) {
+  const fs::path dir = temp_dir() / "robot_forms";
+  fs::create_directories(dir);
+  std::vector<std::string> shards;
+  for (int k = 0; k < 2; ++k) {
+    JobOptions o = job(example("panda_sweep.json"), dir / ("shard" + std::to_string(k) + ".h5"), 16, 0.01, k, 2);
+    o.backend = k == 0 ? "cpu" : "cpu-simd";
+    const simphant::JobResult r = simphant::run_job(o);
+    ASSERT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.summary.at("backend").get<std::string>().rfind(k == 0 ? "reduced-aba (" : "reduced-aba-lanes (", 0), 0u)
+        << r.summary.at("backend");
+    shards.push_back(o.out);
+  }
+  const std::string msg = merge_error(dir / "merged.h5", shards);
+  EXPECT_NE(msg.find("backend"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("reduced-aba-lanes"), std::string::npos) << msg;
+  EXPECT_FALSE(fs::exists(dir / "merged.h5"));
+}
+
 // A grid design whose instances 0, 1 and 3 diverge at once (violation_bound 1e-300) and
 // instance 2 does not: shard 0 of 2 holds no instance left ok, yet records to t_end (its
 // frames match the other shard's), and the merge equals the one-shot run, status included.

@@ -41,10 +41,10 @@ class Simulator:
         instances: the number of instances n (default: the scene's sweep.instances).
         backend: "auto" (the GPU when this build has CUDA and a device is present, else
             "cpu-simd" where it runs the scene and instances >= 8, else "cpu"), "cpu",
-            "cpu-simd" (instances in SIMD lanes; fixed-step integrators of the DAE path,
-            docs/performance.md), "cuda" or "cuda-fused" (docs/cuda-backend.md). ValueError
-            names the setting when "cpu-simd" cannot run the scene (solver.integrator
-            dopri5 / bdf, a robot's solver.type aba / cga).
+            "cpu-simd" (instances in SIMD lanes: the DAE's fixed-step integrators,
+            docs/performance.md, and robots in joint coordinates, docs/robots.md), "cuda"
+            or "cuda-fused" (docs/cuda-backend.md). ValueError names the setting when
+            "cpu-simd" cannot run the scene (solver.integrator dopri5 / bdf).
         precision: "fp64", or "fp32" (cuda backends only).
         threads: CPU worker threads, 0 = every CPU this process may use (its affinity mask,
             capped by a cgroup CPU quota).
@@ -116,7 +116,10 @@ class Simulator:
 
     @property
     def backend(self) -> str:
-        """The backend that runs the batch: "cpu", "cpu-simd", "cuda", "cuda-fused" or "reduced"."""
+        """The backend that runs the batch: "cpu", "cpu-simd", "cuda", "cuda-fused"; for robots
+        in joint coordinates "reduced-aba" / "reduced-cga" (scalar), "reduced-aba-lanes" /
+        "reduced-cga-lanes" (SIMD lanes) or "cuda-reduced-aba" / "cuda-reduced-cga" (GPU,
+        "-fp32" in fp32)."""
         return self._sim.backend
 
     @property

@@ -368,8 +368,17 @@ bool resumable(const std::string& out) {
 
 namespace job_detail {
 
+std::string backend_option(const std::string& backend, const std::string& requested) {
+  if (backend == "cpu" || backend == "cpu-simd" || backend == "cuda" || backend == "cuda-fused") return backend;
+  const auto ends_with = [&](const std::string& tail) {
+    return backend.size() >= tail.size() && backend.compare(backend.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  if (backend.rfind("cuda-reduced-", 0) == 0) return "cuda";                   // the GPU joint-space backend
+  if (backend.rfind("reduced-", 0) == 0) return ends_with("-lanes") ? "cpu-simd" : "cpu";  // its CPU forms
+  return requested;
+}
+
 std::string stored_options(const JobOptions& o, const std::string& backend) {
-  const bool named = backend == "cpu" || backend == "cpu-simd" || backend == "cuda" || backend == "cuda-fused";
   nlohmann::json j;
   j["scene"] = o.scene;
   j["instances"] = o.instances;
@@ -379,7 +388,7 @@ std::string stored_options(const JobOptions& o, const std::string& backend) {
   j["t_end"] = o.t_end;
   j["has_seed"] = o.has_seed;
   j["seed"] = o.seed;
-  j["backend"] = named ? backend : o.backend;
+  j["backend"] = backend_option(backend, o.backend);
   j["precision"] = o.precision;
   j["solver"] = o.solver;
   j["projection"] = o.projection;

@@ -108,9 +108,15 @@ struct ResumePoint {
 /// scene text alone does not pin a design that lives in another file.
 void check_resumed_design(const ResumePoint& resume, const SweepSpec& sweep);
 
-/// The options of `o` as stored in a checkpoint (JSON text); `backend` is the backend
-/// that ran (Simulator::backend_name(), when it is one that --backend names), so that a
-/// resumed run takes the same one.
+/// The --backend value that selects the backend named `backend` (Simulator::backend_name()):
+/// cpu, cpu-simd, cuda and cuda-fused themselves; the joint-space forms reduced-aba /
+/// reduced-cga -> cpu, their -lanes forms -> cpu-simd, cuda-reduced-* -> cuda; `requested`
+/// for any other name.
+std::string backend_option(const std::string& backend, const std::string& requested);
+
+/// The options of `o` as stored in a checkpoint (JSON text), --backend the value that
+/// selects the backend that ran (backend_option of Simulator::backend_name()), so that a
+/// resumed run takes the same one (a robot run started with auto included).
 std::string stored_options(const JobOptions& o, const std::string& backend);
 
 /// Finds and checks the checkpoint of the run given.resume, before any work. Throws

@@ -70,7 +70,11 @@ HostMemory simulator_host_memory(const Model& model, long long n_instances, bool
     return h;
   }
   if (model.robot && model.robot->solver != RobotSolver::Dae) {
-    h.backend = model.robot->solver == RobotSolver::Cga ? "reduced-cga" : "reduced-aba";
+    h.backend = std::string(model.robot->solver == RobotSolver::Cga ? "reduced-cga" : "reduced-aba") +
+                (ReducedBackend::lanes_for(options.backend, options.auto_instances > 0 ? options.auto_instances
+                                                                                        : n_instances)
+                     ? "-lanes"
+                     : "");
     h.per_worker = ReducedBackend::worker_bytes();
     h.per_instance = kInstanceBookkeeping + ReducedBackend::instance_bytes(model) +
                      (models_per_instance ? ReducedBackend::model_row_bytes(model) : 0);

@@ -19,7 +19,7 @@
 namespace simphant {
 
 struct HostMemory {
-  std::string backend;      ///< the backend `options` selects here: cpu, reduced-aba, reduced-cga, cuda, cuda-fused
+  std::string backend;      ///< the backend `options` selects here: cpu, reduced-aba, reduced-cga (-lanes), cuda, cuda-fused
   int workers = 0;          ///< worker threads (cpu and reduced backends; assembly threads on cuda)
   double per_worker = 0;    ///< [bytes] each worker's workspace (the cpu backend: one Data)
   double per_instance = 0;  ///< [bytes] each instance's buffers

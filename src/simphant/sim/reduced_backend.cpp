@@ -8,6 +8,7 @@
 
 #include "reduced_step.hpp"
 #include "simphant/core/thread_pool.hpp"
+#include "simphant/simd/simd_step.hpp"
 #include "simphant/dynamics/runaway.hpp"
 #include "simphant/model/topology.hpp"
 #include "simphant/simd/reduced_lanes.hpp"
@@ -15,6 +16,10 @@
 #include "simphant/sim/step_statistics.hpp"
 
 namespace simphant {
+
+bool ReducedBackend::lanes_for(const std::string& backend, long long auto_instances) {
+  return backend == "cpu-simd" || (backend == "auto" && auto_instances >= simd::kLaneWidth);
+}
 
 /// Per-thread scratch of the per-thread functions, fixed size (kMaxRobotJoints links).
 struct ReducedBackend::Worker {

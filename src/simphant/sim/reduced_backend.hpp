@@ -60,7 +60,17 @@ class ReducedBackend final : public Backend {
   ReducedBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads, bool lanes = false);
   ~ReducedBackend() override;
 
-  const char* name() const override { return solver_ == RobotSolver::Cga ? "reduced-cga" : "reduced-aba"; }
+  /// "reduced-aba" / "reduced-cga" (scalar), "reduced-aba-lanes" / "reduced-cga-lanes"
+  /// (SIMD lanes): the two forms differ in rounding (about 1e-9), so the output, the
+  /// checkpoint and `simphant merge` tell them apart.
+  const char* name() const override {
+    if (solver_ == RobotSolver::Cga) return lanes_ ? "reduced-cga-lanes" : "reduced-cga";
+    return lanes_ ? "reduced-aba-lanes" : "reduced-aba";
+  }
+  /// Whether the CPU joint-space backend steps in SIMD lanes for the requested backend
+  /// (cpu: no; cpu-simd: yes; auto: when the batch, auto_instances instances, fills at
+  /// least one group of lanes, as for the DAE path).
+  static bool lanes_for(const std::string& backend, long long auto_instances);
   std::string details() const override;
   int n_instances() const override { return n_instances_; }
   /// True when stepping in SIMD lanes (the constructor's `lanes`).

@@ -101,8 +101,8 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
       // `cpu` is the scalar reference; `cpu-simd` steps in SIMD lanes, and so does `auto`
       // when the batch fills at least one group of lanes (as for the DAE path).
       const long long auto_n = options.auto_instances > 0 ? options.auto_instances : n_instances;
-      const bool lanes = options.backend == "cpu-simd" || (options.backend == "auto" && auto_n >= simd::kLaneWidth);
-      reduced = std::make_unique<ReducedBackend>(shared, n_instances, options.threads, lanes);
+      reduced = std::make_unique<ReducedBackend>(shared, n_instances, options.threads,
+                                                 ReducedBackend::lanes_for(options.backend, auto_n));
     }
     return std::unique_ptr<Simulator>(new Simulator(shared, std::move(reduced)));
   }
