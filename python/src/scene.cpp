@@ -11,6 +11,8 @@
 
 #include "bindings.hpp"
 #include "py_scene.hpp"
+#include "simphant/model/robot.hpp"
+#include "simphant/sim/simulator.hpp"
 
 namespace nb = nanobind;
 
@@ -68,6 +70,19 @@ void bind_scene(nb::module_& m) {
       .def_prop_ro("text", [](const PyScene& s) { return s.scene->text; })
       .def_prop_ro("source", [](const PyScene& s) { return s.source; })
       .def("doc_json", [](const PyScene& s) { return s.scene->doc.dump(); })
+      .def(
+          "cpu_backend_of_auto",
+          [](const PyScene& s, long long design_size, const std::string& solver) {
+            // A robot's --solver override chooses between the DAE and joint coordinates.
+            Model m = s.scene->model;
+            if (!solver.empty() && m.robot) {
+              auto rj = std::make_shared<RobotJointSpace>(*m.robot);
+              rj->solver = solver == "aba" ? RobotSolver::Aba : solver == "cga" ? RobotSolver::Cga : RobotSolver::Dae;
+              m.robot = rj;
+            }
+            return cpu_backend_of_auto(m, design_size);
+          },
+          nb::arg("design_size"), nb::arg("solver"))
       .def_prop_ro("name", [](const PyScene& s) { return s.scene->model.name; })
       .def_prop_ro("body_names", [](const PyScene& s) { return body_names(s.scene->model); })
       .def_prop_ro("joint_names", [](const PyScene& s) { return joint_names(s.scene->model); })

@@ -136,3 +136,27 @@ def test_the_design_size_defaults_to_the_scenes_sweep_instances(cluster, example
     r = run_sweep(tmp_path / "four.json", shards=2, out=tmp_path / "d.h5", t_end=0.3, seed=SEED, progress=False)
     assert r.exit_code == 0 and r.merge["instances"] == 4
     assert_same_file(one_shot(cli, tmp_path / "four.json", tmp_path, 4, 0.3), r.out_file)
+
+
+def test_a_task_without_gpu_runs_the_job_runners_auto_choice(examples, tmp_path):
+    """The backend pinned for tasks without a GPU is the job runner's own `auto` choice for
+    the whole design (sim/simulator.hpp, cpu_backend_of_auto), including what the Python
+    side used to miss: a robot in joint coordinates steps in SIMD lanes, --solver chooses
+    the formulation, an adaptive integrator stays on cpu; checked against the backend a
+    one-shot run with --backend auto reports on this machine (no CUDA device in CI)."""
+    from simphant.distributed._sweep import _cpu_backend_of_auto
+
+    four_bar, panda = simphant.load_scene(examples / "four_bar.json"), simphant.load_scene(examples / "panda_sweep.json")
+    assert _cpu_backend_of_auto(four_bar, 8, None) == "cpu-simd"
+    assert _cpu_backend_of_auto(four_bar, 7, None) == "cpu"
+    assert _cpu_backend_of_auto(panda, 8, None) == "cpu-simd"
+    assert _cpu_backend_of_auto(panda, 8, "dae") == "cpu-simd"
+    assert _cpu_backend_of_auto(panda, 7, "aba") == "cpu"
+    doc = json.loads((examples / "four_bar.json").read_text())
+    doc["solver"]["integrator"] = "dopri5"
+    assert _cpu_backend_of_auto(simphant.load_scene(doc), 64, None) == "cpu"
+    if not simphant.cuda_available():
+        for scene, n, expected in ((examples / "four_bar.json", 8, "cpu-simd"), (examples / "panda_sweep.json", 8,
+                                                                                 "reduced-aba-lanes")):
+            r = simphant.run(scene, out=tmp_path / f"{n}_{scene.stem}.h5", instances=n, t_end=0.002, threads=1)
+            assert re.match(re.escape(expected) + r"[ ,]", r.summary["backend"]), r.summary["backend"]

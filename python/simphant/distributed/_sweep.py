@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 from .. import _simphant
 from ..merge import merge
-from ..scene import SceneSource, load_scene
+from ..scene import Scene, SceneSource, load_scene
 from ._progress import ProgressBoard, ProgressPrinter, SweepProgress
 from ._shard import ShardSpec, run_shard
 
@@ -102,18 +102,12 @@ def _remove_run_files(path: str, partial_only: bool = False) -> None:
             pass
 
 
-def _cpu_backend_of_auto(scene_text: str, design_size: int) -> str:
+def _cpu_backend_of_auto(sc: "Scene", design_size: int, solver: Optional[str]) -> str:
     """The CPU backend that `--backend auto` picks without a CUDA device for a design of
-    design_size instances (sim/simulator.cpp, cpu_simd_selected): "cpu-simd" for the
-    fixed-step integrators once the design fills a group of 8 SIMD lanes, else "cpu".
-    Every shard runs it, so that the merged file equals the one-shot run bit for bit."""
-    import json
-
-    try:
-        integrator = (json.loads(scene_text).get("solver") or {}).get("integrator", "rk4")
-    except (ValueError, AttributeError):  # the scene compiler reports a bad scene itself
-        integrator = "rk4"
-    return "cpu-simd" if integrator not in ("dopri5", "bdf") and design_size >= 8 else "cpu"
+    design_size instances, as the job runner decides it (sim/simulator.hpp,
+    cpu_backend_of_auto): every shard runs it, so that the merged file equals the
+    one-shot run bit for bit."""
+    return sc._handle.cpu_backend_of_auto(int(design_size), solver or "")
 
 
 def run_sweep(scene: SceneSource, instances: Optional[int] = None, shards: Optional[int] = None,
@@ -144,9 +138,9 @@ def run_sweep(scene: SceneSource, instances: Optional[int] = None, shards: Optio
             accelerator_type, scheduling_strategy). Default: {"num_gpus": 1, "num_cpus":
             1} where the cluster has GPUs, else {"num_cpus": CPUs // N}. A task
             without a GPU runs backend "auto" as `simphant run --backend auto` chooses
-            without a device for the whole design: "cpu-simd" for a fixed-step integrator
-            and at least 8 instances, else "cpu" (_cpu_backend_of_auto); every task runs
-            num_cpus threads.
+            without a device for the whole design ("cpu-simd" where it runs the scene and
+            the design has at least 8 instances, else "cpu"; the job runner's own rule,
+            _cpu_backend_of_auto); every task runs num_cpus threads.
         dt, t_end, seed, backend, precision, solver: as simphant.run. Every shard must
             run the same backend and precision (the merge refuses a mix).
         checkpoint_every: [s] of wall time between a shard's checkpoints; None: the job
@@ -200,7 +194,7 @@ def run_sweep(scene: SceneSource, instances: Optional[int] = None, shards: Optio
         n = min(_default_shards(ray), int(design_size)) if shards is None else shards
         opts = _task_options(ray, resources, n)
         threads = max(1, int(opts.get("num_cpus", 1)))
-        task_backend = (_cpu_backend_of_auto(sc.text, int(design_size)) if backend == "auto" and not opts.get("num_gpus")
+        task_backend = (_cpu_backend_of_auto(sc, int(design_size), solver) if backend == "auto" and not opts.get("num_gpus")
                         else backend)
 
         stem = os.path.splitext(os.path.basename(out))[0]

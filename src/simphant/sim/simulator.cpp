@@ -57,6 +57,15 @@ bool cpu_simd_selected(const Model& model, const SimulatorOptions& options, long
          n >= simd::kLaneWidth;
 }
 
+std::string cpu_backend_of_auto(const Model& model, long long design_size) {
+  SimulatorOptions o;
+  o.auto_instances = design_size > 0 ? design_size : 1;
+  const bool joint_space = model.robot && model.robot->solver != RobotSolver::Dae;
+  const bool lanes = joint_space ? ReducedBackend::lanes_for(o.backend, o.auto_instances)
+                                 : cpu_simd_selected(model, o, o.auto_instances);
+  return lanes ? "cpu-simd" : "cpu";
+}
+
 std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const SimulatorOptions& options, int n_instances) {
   if (models.empty()) throw std::invalid_argument("Simulator: no model");
   if (n_instances <= 0) n_instances = static_cast<int>(models.size());

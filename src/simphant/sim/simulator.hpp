@@ -44,6 +44,12 @@ struct SimulatorOptions {
 /// simd::kLaneWidth instances.
 bool cpu_simd_selected(const Model& model, const SimulatorOptions& options, long long n_instances);
 
+/// The CPU backend that --backend auto runs a design of design_size instances of `model`
+/// on where no CUDA path is chosen: "cpu-simd" or "cpu" (a robot in joint coordinates:
+/// ReducedBackend::lanes_for; the DAE: cpu_simd_selected). The distributed sweep pins
+/// it for every task without a GPU, so that all shards run the one-shot run's backend.
+std::string cpu_backend_of_auto(const Model& model, long long design_size);
+
 /// Not thread-safe: call one Simulator from one thread at a time (its calls use the
 /// backend's own worker threads and workspaces). Separate Simulators are independent.
 class Simulator {
