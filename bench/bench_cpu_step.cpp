@@ -13,6 +13,7 @@
 #include "rk4_step_loop.hpp"
 #include "simphant/bench/bench_models.hpp"
 #include "simphant/dynamics/assembly.hpp"
+#include "simphant/dynamics/redundant_rows.hpp"
 #include "simphant/dynamics/rk4.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/simulator.hpp"
@@ -58,25 +59,33 @@ BENCHMARK(BM_Rk4StepSchur)->ArgsProduct({benchmark::CreateDenseRange(0, 9, 1), {
 
 // The refined regularised solve (docs/solver.md, "The refined regularised solve"): one
 // instance-step per iteration with solver.refinement_steps = 0 (the plain regularised
-// solve), 1, 2 (the default) and 4, on the benchmark suite's models with the Auto Schur
-// factorisation; and with tikhonov_epsilon = 0, where C with redundant rows (four-bar,
-// slider-crank, Bricard) is singular to round-off and every evaluation takes the pivot
-// recovery (a second factorisation; the label says how many evaluations recovered).
-// Args: model index, refinement steps, 1 for eps = 0.
+// solve), 1, 2, 4 and 10 (the default; the residual control stops each solve once it
+// is converged, after at least two corrections), on the benchmark suite's models with
+// the Auto Schur factorisation and their redundant rows kept; with the redundant rows
+// removed as a run removes them (dynamics/redundant_rows.hpp); and with
+// tikhonov_epsilon = 0, where C with kept redundant rows (four-bar, slider-crank,
+// Bricard) is singular to round-off and every evaluation takes the pivot recovery (a
+// second factorisation; the label says how many evaluations recovered).
+// Args: model index, refinement steps, 0 rows kept / 1 eps = 0 / 2 rows removed.
 void BM_Rk4StepRefinement(benchmark::State& state) {
   const std::string& name = schur_models()[state.range(0)];
-  Model model = simphant::bench::bench_model(name, std::string(SIMPHANT_SOURCE_DIR) + "/examples");
+  std::vector<Model> models = {simphant::bench::bench_model(name, std::string(SIMPHANT_SOURCE_DIR) + "/examples")};
+  Model& model = models.front();
   model.solver.refinement_steps = static_cast<int>(state.range(1));
-  if (state.range(2) != 0) model.solver.tikhonov_epsilon = 0;
+  if (state.range(2) == 1) model.solver.tikhonov_epsilon = 0;
+  if (state.range(2) == 2) {
+    model.solver.redundant_rows = RedundantRows::Remove;
+    set_removed_rows(models);
+  }
   Data d(model);
   std::vector<double> inputs(model.n_inputs, 0.0);
   simphant::bench::time_rk4_steps(state, model, d, inputs.data(), 1000);
   state.SetLabel(name + " m=" + std::to_string(model.n_rows) + (d.sparse_schur ? " sparse" : " dense") +
-                 " refinement_steps=" + std::to_string(state.range(1)) + (state.range(2) ? " eps=0" : "") +
-                 " recovered=" + std::to_string(d.factorisation_recoveries));
+                 " refinement_steps=" + std::to_string(state.range(1)) + (state.range(2) == 1 ? " eps=0" : "") +
+                 (state.range(2) == 2 ? " removed" : "") + " recovered=" + std::to_string(d.factorisation_recoveries));
 }
-BENCHMARK(BM_Rk4StepRefinement)->ArgsProduct({benchmark::CreateDenseRange(0, 9, 1), {0, 1, 2, 4}, {0}});
-BENCHMARK(BM_Rk4StepRefinement)->ArgsProduct({benchmark::CreateDenseRange(0, 9, 1), {2}, {1}});
+BENCHMARK(BM_Rk4StepRefinement)->ArgsProduct({benchmark::CreateDenseRange(0, 9, 1), {0, 1, 2, 4, 10}, {0}});
+BENCHMARK(BM_Rk4StepRefinement)->ArgsProduct({benchmark::CreateDenseRange(0, 9, 1), {10}, {1, 2}});
 
 // 1024 four-bar instances, 10 steps per iteration; Arg = threads (0: all).
 void BM_FourBarBatch(benchmark::State& state) {

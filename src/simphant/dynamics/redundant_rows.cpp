@@ -10,30 +10,12 @@
 #include "simphant/dynamics/constraint_analysis.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/projection_math.hpp"
+#include "simphant/model/topology.hpp"
 #include "simphant/dynamics/state.hpp"
 #include "simphant/model/robot.hpp"
 
 namespace simphant {
 namespace {
-
-// Whether some joint closes a loop in the graph of the bodies and ground (union-find): in
-// a tree every joint constrains a new body, so its rows are independent of the others and
-// the analysis (a QR of the m x 6N Phi_q) is skipped.
-bool has_closed_loop(const Model& model) {
-  std::vector<int> parent(static_cast<std::size_t>(model.n_bodies()) + 1);
-  for (std::size_t k = 0; k < parent.size(); ++k) parent[k] = static_cast<int>(k);
-  const auto root = [&](int k) {
-    while (parent[static_cast<std::size_t>(k)] != k) k = parent[static_cast<std::size_t>(k)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(k)])];
-    return k;
-  };
-  const auto node = [&](int body) { return body < 0 ? model.n_bodies() : body; };  // ground: the last node
-  for (const Joint& j : model.joints) {
-    const int a = root(node(j.body_i)), b = root(node(j.body_j));
-    if (a == b) return true;
-    parent[static_cast<std::size_t>(a)] = b;
-  }
-  return false;
-}
 
 // The rows redundant at Y (assembled), as analyse_constraints finds them.
 std::vector<int> redundant_at(const Model& model, Data& d, const double* Y) {

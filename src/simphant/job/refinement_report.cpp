@@ -36,14 +36,20 @@ std::vector<std::string> refinement_warnings(const RefinementReport& r, double t
     return std::isnan(ea) ? !std::isnan(eb) : ea > eb;
   });
   std::vector<std::string> out;
-  char buf[512];
+  char buf[1024];
   for (std::size_t k = 0; k < flagged.size() && k < static_cast<std::size_t>(kRefinementWarningsListed); ++k) {
     const auto i = static_cast<std::size_t>(flagged[k]);
+    // The run chose its shift so that the refinement contracts well at the start
+    // (dynamics/shift_choice.hpp): a solve left unconverged later met a Schur matrix that
+    // came close to singular during the run.
     std::snprintf(buf, sizeof buf,
                   "instance %d: %lld refined Schur solves ended above the refinement tolerance (largest relative error "
                   "of the constraint forces %.2e, at t = %.6g s) after solver.refinement_steps = %d corrections at "
-                  "tikhonov_epsilon = %.3g; lower solver.tikhonov_epsilon or raise solver.refinement_steps "
-                  "(docs/solver.md, \"The refined regularised solve\")",
+                  "tikhonov_epsilon = %.3g: the Schur matrix came close to singular there. Near a configuration "
+                  "where Phi_q loses rank (links lining up, as a parallelogram passing its flat position) "
+                  "solver.projection: position_velocity keeps the run on the constraint manifold (docs/solver.md, "
+                  "\"Singular configurations\"); redundant rows kept (solver.redundant_rows: keep) are removed by "
+                  "remove; otherwise raise solver.refinement_steps (docs/solver.md, \"The refined regularised solve\")",
                   flagged[k], static_cast<long long>(r.unconverged[i]), r.max_error[i],
                   r.max_error_time[i], refinement_steps, tikhonov_epsilon);
     out.emplace_back(buf);

@@ -30,6 +30,7 @@
 #include "simphant/job/progress_log.hpp"
 #include "simphant/job/energy_check.hpp"
 #include "simphant/job/refinement_report.hpp"
+#include "simphant/job/singular_passage_hint.hpp"
 #include "simphant/job/run_inputs.hpp"
 #include "simphant/job/run_stats.hpp"
 #include "simphant/job/run_summary.hpp"
@@ -582,6 +583,10 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   report.stop_reason = stop_reason;
   report.assembly = assembly;
   report.failed = first_failed(status, status_time, reason, sim->assembly());
+  if (const std::string hint = singular_passage_hint(model, status, reason, status_time); !hint.empty()) {
+    logger().warn("{}", hint);
+    warnings.push_back(hint);
+  }
   report.warnings = warnings;
   report.factorisation_recoveries = sim->factorisation_recoveries();
   report.integrator = steps_taken.integrator.empty() ? integrator_name(solver.integrator) : steps_taken.integrator;

@@ -1,6 +1,7 @@
 #include "simphant/model/topology.hpp"
 
 #include <cstdio>
+#include <vector>
 
 #include "simphant/model/robot.hpp"
 
@@ -13,6 +14,22 @@ std::string counts(const char* what, long long a, long long b) {
 }
 
 }  // namespace
+
+bool has_closed_loop(const Model& model) {
+  std::vector<int> parent(static_cast<std::size_t>(model.n_bodies()) + 1);
+  for (std::size_t k = 0; k < parent.size(); ++k) parent[k] = static_cast<int>(k);
+  const auto root = [&](int k) {
+    while (parent[static_cast<std::size_t>(k)] != k) k = parent[static_cast<std::size_t>(k)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(k)])];
+    return k;
+  };
+  const auto node = [&](int body) { return body < 0 ? model.n_bodies() : body; };  // ground: the last node
+  for (const Joint& j : model.joints) {
+    const int a = root(node(j.body_i)), b = root(node(j.body_j));
+    if (a == b) return true;
+    parent[static_cast<std::size_t>(a)] = b;
+  }
+  return false;
+}
 
 std::string topology_difference(const Model& a, const Model& b) {
   if (a.n_bodies() != b.n_bodies()) return counts("bodies", a.n_bodies(), b.n_bodies());

@@ -17,6 +17,12 @@ namespace simphant {
 /// Parameters (masses, frames, force values, ...) may differ freely.
 std::string topology_difference(const Model& a, const Model& b);
 
+/// Whether some joint closes a loop in the graph of the bodies and the ground (union-find
+/// over the joints; drivers add no edge). In a tree every joint constrains a new body, so
+/// its rows are independent of the others: no redundant rows (dynamics/redundant_rows.hpp)
+/// and no configuration where Phi_q loses rank.
+bool has_closed_loop(const Model& model);
+
 /// Backend::set_models' check: throws std::invalid_argument("set_models: models[k]
 /// (instance i) cannot join the batch: <difference>") for the first of the count models
 /// that differs from `batch` (topology_difference); instance(k) names the instance of
