@@ -383,6 +383,16 @@ void Recorder::write_instance_dataset(const std::string& path, const std::vector
   write_instance_values(path, shape, H5T_NATIVE_DOUBLE, data, dims, units, coordinates);
 }
 
+void Recorder::write_long_names(const std::string& group,
+                                const std::vector<std::pair<std::string, std::string>>& names) {
+  for (const auto& [name, what] : names) {
+    const std::string path = group + "/" + name;
+    const h5::Handle d(H5Dopen2(file_.id(), path.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!d.valid()) throw h5::H5Error("H5Dopen2(/" + path + ") failed");
+    h5::write_attr(d.id(), "long_name", what);
+  }
+}
+
 void Recorder::write_instance_dataset(const std::string& path, const std::vector<hsize_t>& shape,
                                       const std::int64_t* data, const std::vector<std::string>& dims,
                                       const std::vector<std::string>& units) {

@@ -232,6 +232,9 @@ class Recorder {
   /// The same for int64 values (counts, e.g. /step_statistics/accepted).
   void write_instance_dataset(const std::string& path, const std::vector<hsize_t>& shape, const std::int64_t* data,
                               const std::vector<std::string>& dims, const std::vector<std::string>& units);
+  /// The long_name attribute (what it is, for readers) of each dataset group/<name> already
+  /// written, from (name, text) pairs. Throws h5::H5Error.
+  void write_long_names(const std::string& group, const std::vector<std::pair<std::string, std::string>>& names);
 
   /// Records one frame: values of every created T dataset by path (the standard ones:
   /// "state" (I, B, 13), "reactions" (I, J, 6), "constraint_violation" (I), "energy"

@@ -130,17 +130,11 @@ void write_energy_check(Recorder& recorder, const EnergyCheck& c) {
   recorder.write_instance_dataset("energy_check/relative_error", shape, c.relative_error.data(), {"instance"}, {"1"});
   recorder.write_instance_dataset("energy_check/time", shape, c.time.data(), {"instance"}, {"s"});
   recorder.write_instance_dataset("energy_check/conservative", shape, c.conservative.data(), {"instance"}, {"1"});
-  const hid_t f = recorder.file_id();
-  for (const auto& [name, what] :
-       {std::pair{"relative_error", "max over the frames of |E(t) - E(0)| / max(|E(0)|, peak kinetic energy)"},
-        std::pair{"time", "frame time of that maximum"},
-        std::pair{"conservative", "1 where nothing but gravity and springs does work on the model"}}) {
-    const std::string path = std::string("energy_check/") + name;
-    const h5::Handle d(H5Dopen2(f, path.c_str(), H5P_DEFAULT), H5Dclose);
-    if (!d.valid()) throw h5::H5Error("H5Dopen2(/" + path + ") failed");
-    h5::write_attr(d.id(), "long_name", what);
-  }
-  const h5::Handle g(H5Gopen2(f, "energy_check", H5P_DEFAULT), H5Gclose);
+  recorder.write_long_names(
+      "energy_check", {{"relative_error", "max over the frames of |E(t) - E(0)| / max(|E(0)|, peak kinetic energy)"},
+                       {"time", "frame time of that maximum"},
+                       {"conservative", "1 where nothing but gravity and springs does work on the model"}});
+  const h5::Handle g(H5Gopen2(recorder.file_id(), "energy_check", H5P_DEFAULT), H5Gclose);
   if (!g.valid()) throw h5::H5Error("H5Gopen2(/energy_check) failed");
   h5::write_attr(g.id(), "bound", c.bound);
 }

@@ -65,16 +65,10 @@ void write_refinement_report(Recorder& recorder, const RefinementReport& r) {
   recorder.write_instance_dataset("refinement/unconverged", shape, r.unconverged.data(), {"instance"}, {"1"});
   recorder.write_instance_dataset("refinement/max_error", shape, r.max_error.data(), {"instance"}, {"1"});
   recorder.write_instance_dataset("refinement/max_error_time", shape, r.max_error_time.data(), {"instance"}, {"s"});
-  const hid_t f = recorder.file_id();
-  for (const auto& [name, what] :
-       {std::pair{"unconverged", "refined Schur solves whose error estimate ended above the tolerance"},
-        std::pair{"max_error", "largest relative error estimate of the constraint forces of a refined Schur solve"},
-        std::pair{"max_error_time", "instance time of that solve"}}) {
-    const std::string path = std::string("refinement/") + name;
-    const h5::Handle d(H5Dopen2(f, path.c_str(), H5P_DEFAULT), H5Dclose);
-    if (!d.valid()) throw h5::H5Error("H5Dopen2(/" + path + ") failed");
-    h5::write_attr(d.id(), "long_name", what);
-  }
+  recorder.write_long_names(
+      "refinement", {{"unconverged", "refined Schur solves whose error estimate ended above the tolerance"},
+                     {"max_error", "largest relative error estimate of the constraint forces of a refined Schur solve"},
+                     {"max_error_time", "instance time of that solve"}});
 }
 
 }  // namespace simphant

@@ -46,16 +46,11 @@ void write_step_report(Recorder& recorder, const StepReport& r, bool per_instanc
   recorder.write_instance_dataset("step_statistics/rejected", shape, r.rejected_i.data(), {"instance"}, {"1"});
   recorder.write_instance_dataset("step_statistics/min_step", shape, r.min_step_i.data(), {"instance"}, {"s"});
   recorder.write_instance_dataset("step_statistics/max_step", shape, r.max_step_i.data(), {"instance"}, {"s"});
-  for (const auto& [name, what] :
-       {std::pair{"accepted", "accepted internal steps of the adaptive integrator since the instance's reset"},
-        std::pair{"rejected", "rejected step attempts of the adaptive integrator since the instance's reset"},
-        std::pair{"min_step", "smallest accepted step (0: none accepted)"},
-        std::pair{"max_step", "largest accepted step (0: none accepted)"}}) {
-    const std::string path = std::string("step_statistics/") + name;
-    const h5::Handle d(H5Dopen2(f, path.c_str(), H5P_DEFAULT), H5Dclose);
-    if (!d.valid()) throw h5::H5Error("H5Dopen2(/" + path + ") failed");
-    h5::write_attr(d.id(), "long_name", what);
-  }
+  recorder.write_long_names(
+      "step_statistics", {{"accepted", "accepted internal steps of the adaptive integrator since the instance's reset"},
+                          {"rejected", "rejected step attempts of the adaptive integrator since the instance's reset"},
+                          {"min_step", "smallest accepted step (0: none accepted)"},
+                          {"max_step", "largest accepted step (0: none accepted)"}});
 }
 
 }  // namespace simphant
