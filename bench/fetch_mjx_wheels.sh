@@ -9,7 +9,7 @@
 # and unpacks them into .mjx-deps/site (a site-packages tree: `PYTHONPATH=.mjx-deps/site`),
 # with example-robot-data's panda.urdf in .mjx-deps/robot-data (SIMPHANT_ROBOT_DATA),
 # without MuJoCo's documentation, C headers and MJX's test data (MJX's own test models with
-# their meshes), to stay well inside the device tool's 64 MiB carry. mujoco-studio, glfw and
+# their meshes), to stay well inside the 64 MiB of files carried to the GPU machine. mujoco-studio, glfw and
 # pyopengl (viewer and rendering; mujoco's declared dependencies) are not fetched: the
 # benchmark imports neither. Run it here (network), then carry ".mjx-deps":
 #

@@ -12,13 +12,13 @@
 # Parts: ROBOT_BENCH_PARTS=simphant,mjx (default both). A part whose prerequisites are
 # missing is recorded as not run, with the reason:
 #   simphant: a CUDA build in $BUILD (default build-gpu; built here when missing, from
-#             .gpu-deps as scripts/gpu_check.sh does: carry [".gpu-deps"]);
+#             the carried .gpu-deps of scripts/gpu_deps.sh);
 #   mjx:      mujoco and mujoco-mjx importable, or .mjx-deps/site (bench/fetch_mjx_wheels.sh;
 #             carry [".mjx-deps"]); JAX comes with the machine.
 # Each part's JSON is kept in robot-bench-out/ (git-ignored, kept on a warm machine), and
 # the report merges what is there, so the two parts may run in two consecutive calls:
-# .gpu-deps (about 57 MB) and .mjx-deps (about 32 MB) together exceed the device tool's
-# 64 MiB carry. First call: carry [".gpu-deps"], ROBOT_BENCH_PARTS=simphant; second call,
+# .gpu-deps (about 57 MB) and .mjx-deps (about 32 MB) together exceed the 64 MiB of files
+# carried to the GPU machine. First call: carry [".gpu-deps"], ROBOT_BENCH_PARTS=simphant; second call,
 # while the machine is still warm: carry [".mjx-deps"], ROBOT_BENCH_PARTS=mjx.
 # ROBOT_BENCH_TIME_LIMIT (default 240 s) bounds each part's rows (rows not started by
 # then are recorded as skipped); ROBOT_BENCH_MIN_SECONDS (default 0.1) is each timed batch.

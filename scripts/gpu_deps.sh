@@ -2,8 +2,9 @@
 # Prepares .gpu-deps/ (git-ignored) for the GPU machine, which has nvcc, cmake, ninja and
 # Python but no Debian packages and no network (docs/gpu-check.md): downloads the build's
 # Debian packages with `apt-get download` and unpacks them with `dpkg -x` into
-# .gpu-deps/root. Run it here, then pass `carry: [".gpu-deps"]` to the device tool and
-# run scripts/gpu_check.sh there. CUDA libraries are not carried: the machine has them.
+# .gpu-deps/root. Run it here and carry .gpu-deps to the GPU machine, where
+# bench/robot_gpu_bench.sh builds from it (the GPU check itself builds nothing there: it
+# runs the pack of scripts/gpu_prepare.sh). CUDA libraries are not carried: the machine has them.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 pkgs=(libeigen3-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libspdlog1.10 libfmt-dev libfmt9
@@ -38,17 +39,6 @@ done | sort -u | while read -r dep; do
     *) [ -e "$lib/$(basename "$dep")" ] || cp -L "$dep" "$lib/" ;;
   esac
 done
-# The URDF files (no meshes) of the example-robot-data robots that the robot tests and the
-# robot benchmark load (panda, ur5, xarm7, solo, anymal, go1, a1, double pendulum), for
-# SIMPHANT_ROBOT_DATA there (scripts/gpu_env.sh); BSD-2-Clause, used in place.
-robots=$(python3 -c "import importlib.metadata as m; print(m.distribution('example-robot-data').locate_file('cmeel.prefix/share/example-robot-data/robots'))" 2>/dev/null || true)
-if [ -n "$robots" ] && [ -d "$robots" ]; then
-  mkdir -p .gpu-deps/robot-data
-  for d in panda_description ur_description xarm_description solo_description anymal_b_simple_description \
-           anymal_c_simple_description go1_description a1_description double_pendulum_description; do
-    (cd "$robots" && find "$d" -name '*.urdf' -exec cp --parents {} "$OLDPWD/.gpu-deps/robot-data/" \;)
-  done
-else
-  echo "note: example-robot-data is not installed here (pip install example-robot-data): the robot tests skip there"
-fi
+# The example-robot-data URDFs the robot tests load (SIMPHANT_ROBOT_DATA there).
+bash scripts/gpu_robot_data.sh .gpu-deps/robot-data
 du -sh .gpu-deps

@@ -262,10 +262,12 @@ TEST_P(CudaInstanceState, DeviceViewsAliasTheBatch) {
 #endif
 }
 
-// A state carried from the cpu backend continues on the GPU as on the CPU (fp64).
-TEST_P(CudaInstanceState, CpuStateContinuesOnTheGpu) {
+// A state carried from the cpu backend continues on the GPU as on the CPU: fp64 only,
+// the CPU reference's precision (instantiated below for fp64 alone).
+class CudaCpuContinuation : public CudaInstanceState {};
+
+TEST_P(CudaCpuContinuation, CpuStateContinuesOnTheGpu) {
   SKIP_WITHOUT_GPU();
-  if (std::get<1>(GetParam()) != "fp64") GTEST_SKIP() << "fp64 only (the CPU reference)";
   SimulatorOptions o;
   o.backend = "cpu";
   o.schur = std::get<0>(GetParam()) == "cuda-fused" ? "sparse" : "dense";
@@ -289,13 +291,19 @@ TEST_P(CudaInstanceState, CpuStateContinuesOnTheGpu) {
   EXPECT_EQ(a.steps, b.steps);
 }
 
+/// Test names: the backend and the precision, e.g. cuda_fused_fp32.
+std::string param_name(const ::testing::TestParamInfo<CudaInstanceState::ParamType>& p) {
+  std::string b = std::get<0>(p.param);
+  std::replace(b.begin(), b.end(), '-', '_');
+  return b + "_" + std::get<1>(p.param);
+}
+
 INSTANTIATE_TEST_SUITE_P(Gpu, CudaInstanceState,
                          ::testing::Combine(::testing::Values("cuda", "cuda-fused"), ::testing::Values("fp64", "fp32")),
-                         [](const ::testing::TestParamInfo<CudaInstanceState::ParamType>& p) {
-                           std::string b = std::get<0>(p.param);
-                           std::replace(b.begin(), b.end(), '-', '_');
-                           return b + "_" + std::get<1>(p.param);
-                         });
+                         param_name);
+INSTANTIATE_TEST_SUITE_P(Gpu, CudaCpuContinuation,
+                         ::testing::Combine(::testing::Values("cuda", "cuda-fused"), ::testing::Values("fp64")),
+                         param_name);
 
 }  // namespace
 }  // namespace simphant

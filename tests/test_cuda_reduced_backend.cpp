@@ -278,14 +278,18 @@ Model chain_model(const char* solver) {
   return parse_scene(doc.dump()).model;
 }
 
-// Without a device the GPU path is refused as for any scene (BackendError naming the
-// missing device or CUDA support), and fp32 on the CPU reduced backend is refused.
-TEST(CudaReducedBackendWiring, WithoutADeviceTheGpuPathIsRefusedClearly) {
-  if (cuda_device_count() > 0) GTEST_SKIP() << "a device runs the GPU path";
+// cuda and cuda-fused give a robot scene the GPU joint-space backend where a device is;
+// without one they are refused as for any scene (BackendError naming the missing device
+// or CUDA support). fp32 on the CPU reduced backend is refused either way.
+TEST(CudaReducedBackendWiring, TheGpuPathRunsOnADeviceElseIsRefusedClearly) {
   const Model m = chain_model("aba");
   for (const char* backend : {"cuda", "cuda-fused"}) {
     SimulatorOptions o;
     o.backend = backend;
+    if (cuda_device_count() > 0) {
+      EXPECT_NE(std::string(Simulator::create({m}, o, 4)->backend_name()).find("cuda"), std::string::npos) << backend;
+      continue;
+    }
     try {
       Simulator::create({m}, o, 4);
       ADD_FAILURE() << "no error for " << backend;
@@ -295,10 +299,12 @@ TEST(CudaReducedBackendWiring, WithoutADeviceTheGpuPathIsRefusedClearly) {
     }
   }
   SimulatorOptions o;
+  o.backend = "cpu";
   o.precision = "fp32";
   EXPECT_THROW(Simulator::create({m}, o, 4), std::invalid_argument);
-  o.precision = "fp64";  // auto without a device: the CPU reduced backend
-  EXPECT_STREQ(Simulator::create({m}, o, 4)->backend_name(), "reduced-aba");
+  o.backend = "auto";  // the GPU joint-space backend on a device, else the CPU reduced backend
+  o.precision = "fp64";
+  EXPECT_STREQ(Simulator::create({m}, o, 4)->backend_name(), cuda_device_count() > 0 ? "cuda-reduced-aba" : "reduced-aba");
 }
 
 // The memory estimates: the GPU joint-space backend's device figure grows with the
