@@ -134,38 +134,24 @@ gtest_step() {
   rm -f "$log"
 }
 
-# cuda_step NAME CMD...: a command that needs the GPU (a CLI run): without a device its
-# refusal is expected and reported as "skipped: no device" with the message.
-cuda_step() {
-  local name=$1 t0=$SECONDS rc=0 log
-  shift
+# run_step KIND LIMIT NAME CMD...: a command (a CLI run, a benchmark, the plots) under a
+# limit of LIMIT s, failed on a non-zero exit status. KIND gpu: a command that needs the
+# GPU, whose refusal without a device is expected: "skipped: no device" with the message.
+run_step() {
+  local kind=$1 limit=$2 name=$3 t0=$SECONDS rc=0 log
+  shift 3
   log=$(mktemp)
-  timeout 240 "$@" >"$log" 2>&1 || rc=$?
+  timeout "$limit" "$@" >"$log" 2>&1 || rc=$?
   { echo "=== $name (exit $rc)"; cat "$log"; } >>"$OUT/phase$current.log"
   local secs=$((SECONDS - t0))
   if [ "$rc" -eq 0 ]; then
-    say "- $name: ok ($secs s): $(grep -m1 -E 'instances ok|ok:|instance-steps' "$log" | sed 's/^ *//')"
-  elif [ "$device" -eq 0 ] && grep -qE 'no CUDA device|no CUDA support' "$log"; then
+    say "- $name: ok ($secs s)$(grep -m1 -E 'instances ok|ok:|instance-steps' "$log" | sed 's/^ */: /')"
+  elif [ "$kind" = gpu ] && [ "$device" -eq 0 ] && grep -qE 'no CUDA device|no CUDA support' "$log"; then
     say "- $name: skipped: no device ($(grep -m1 -oE '(no CUDA device|no CUDA support)[^.]*' "$log"))"
   else
-    say "- $name: FAILED (exit $rc, $secs s); its last lines:"
-    tail -15 "$log" | sed 's/^/    /' | tee -a "$report"
-    failures=$((failures + 1))
-  fi
-  rm -f "$log"
-}
-
-# plain_step NAME CMD...: any other command; fails on a non-zero exit status.
-plain_step() {
-  local name=$1 t0=$SECONDS rc=0 log
-  shift
-  log=$(mktemp)
-  "$@" >"$log" 2>&1 || rc=$?
-  { echo "=== $name (exit $rc)"; cat "$log"; } >>"$OUT/phase$current.log"
-  if [ "$rc" -eq 0 ]; then
-    say "- $name: ok ($((SECONDS - t0)) s)"
-  else
-    say "- $name: FAILED (exit $rc, $((SECONDS - t0)) s); its last lines:"
+    local why="exit $rc"
+    [ "$rc" -eq 124 ] && why="stopped at its $limit s limit"
+    say "- $name: FAILED ($why, $secs s); its last lines:"
     tail -15 "$log" | sed 's/^/    /' | tee -a "$report"
     failures=$((failures + 1))
   fi
@@ -178,9 +164,9 @@ phase1() {
   for t in "$build"/tests/test_*cuda*; do gtest_step "GPU tests $(basename "$t")" "$t" 300; done
   local h5
   h5=$(mktemp -d)
-  cuda_step "simphant run four_bar.json --backend cuda, 1000 instances" "$build/simphant" run examples/four_bar.json \
+  run_step gpu 240 "simphant run four_bar.json --backend cuda, 1000 instances" "$build/simphant" run examples/four_bar.json \
     --backend cuda --instances 1000 --out "$h5/four_bar.h5"
-  cuda_step "simphant run panda.json --backend cuda (GPU joint-space backend), 1000 instances" "$build/simphant" run \
+  run_step gpu 240 "simphant run panda.json --backend cuda (GPU joint-space backend), 1000 instances" "$build/simphant" run \
     examples/panda.json --backend cuda --instances 1000 --out "$h5/panda.h5"
   rm -rf "$h5"
   python_step
@@ -234,15 +220,15 @@ phase2() {
 phase3() {
   local bench_args robot_args
   read -r -a bench_args <<<"${SIMPHANT_BENCH_ARGS:---configs gpu,cpu --cpu-sizes 4096 --min-seconds 0.1 --time-limit 150}"
-  cuda_step "benchmark suite (simphant bench ${bench_args[*]})" "$build/simphant" bench "${bench_args[@]}" \
+  run_step gpu 540 "benchmark suite (simphant bench ${bench_args[*]})" "$build/simphant" bench "${bench_args[@]}" \
     --json "$OUT/bench-gpu.json"
   read -r -a robot_args <<<"${SIMPHANT_ROBOT_BENCH_ARGS:---models panda_aba,panda_cga,arm7_aba,arm7_cga --configs cuda64,cuda32,cpu-dense --gpu-sizes 1,4096,262144 --cpu-sizes 4096 --min-seconds 0.05 --time-limit 50}"
-  cuda_step "robot benchmark (simphant bench ${robot_args[*]})" "$build/simphant" bench "${robot_args[@]}" \
+  run_step gpu 540 "robot benchmark (simphant bench ${robot_args[*]})" "$build/simphant" bench "${robot_args[@]}" \
     --json "$OUT/bench-robots.json"
   if [ -f "$OUT/bench-gpu.json" ] && python3 -c "import matplotlib" 2>/dev/null; then
     local plots
     plots=$(mktemp -d)
-    plain_step "plots (bench/plot_bench.py)" python3 bench/plot_bench.py "$OUT/bench-gpu.json" --out "$plots"
+    run_step any 120 "plots (bench/plot_bench.py)" python3 bench/plot_bench.py "$OUT/bench-gpu.json" --out "$plots"
     tar -C "$plots" -czf "$OUT/plots.tar.gz" . && rm -rf "$plots"
   fi
 }
