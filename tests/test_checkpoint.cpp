@@ -26,6 +26,7 @@
 #include "process_support.hpp"
 #include "simphant/io/h5_file.hpp"
 #include "simphant/job/checkpoint.hpp"
+#include "simphant/job/input_digests.hpp"
 #include "simphant/job/run_job.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/simulator.hpp"
@@ -399,6 +400,93 @@ TEST(Checkpoint, RobotScenesResumeThroughTheLibrary) {
     expect_equal_files(ref.out_file, o.out);
     expect_same_figures(ref.summary, from_snapshot.summary);
   }
+}
+
+// A resumed run continues only with the files its run read: a changed URDF, a changed
+// mesh the URDF names or a changed visual mesh of a body is refused (SceneError
+// "--resume" naming the file, exit 2 from the CLI) and nothing is written; restored, the
+// resume completes and equals the uninterrupted run.
+TEST(Checkpoint, ResumeRefusesChangedInputFiles) {
+  const fs::path dir = temp_dir() / "inputs";
+  fs::create_directories(dir / "meshes");
+  const auto write = [](const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; };
+  fs::copy_file(std::string(SIMPHANT_SOURCE_DIR) + "/tests/data/urdf/mesh_arm.urdf", dir / "one.urdf");
+  write(dir / "meshes" / "arm.stl", "solid arm\nendsolid arm\n");
+  json robot = {{"robot", {{"urdf", "one.urdf"}, {"q0", {0.3}}}}, {"solver", {{"type", "aba"}, {"dt", 0.001}, {"t_end", 0.05}}}};
+  write(dir / "robot.json", robot.dump());
+  json bob = json::parse(read_text(std::string(SIMPHANT_SOURCE_DIR) + "/examples/pendulum.json"));
+  bob["solver"]["t_end"] = 0.05;
+  bob["bodies"][0]["visual"] = {{"type", "mesh"}, {"file", "meshes/bob.stl"}};
+  write(dir / "meshes" / "bob.stl", "solid bob\nendsolid bob\n");
+  write(dir / "bob.json", bob.dump());
+
+  struct Case {
+    std::string scene;
+    std::vector<fs::path> files;
+  };
+  for (const Case& c : {Case{"robot", {dir / "one.urdf", dir / "meshes" / "arm.stl"}}, Case{"bob", {dir / "meshes" / "bob.stl"}}}) {
+    simphant::JobOptions o;
+    o.scene = (dir / (c.scene + ".json")).string();
+    o.threads = 1;
+    o.out = (dir / (c.scene + "_ref.h5")).string();
+    const simphant::JobResult ref = simphant::run_job(o);
+    ASSERT_EQ(ref.exit_code, 0);
+    o.out = (dir / (c.scene + ".h5")).string();
+    int slices = 0;
+    simphant::JobHooks hooks;
+    hooks.progress = [&](const simphant::JobProgress&) { ++slices; };
+    hooks.stop_requested = [&] { return slices >= 1; };
+    ASSERT_EQ(simphant::run_job(o, hooks).exit_code, 130);
+    const std::string stopped = read_text(o.out);
+    simphant::JobOptions r;
+    r.resume = o.out;
+    r.threads = 1;
+    for (const fs::path& f : c.files) {
+      const std::string original = read_text(f);
+      write(f, original + "<!-- changed -->\n");
+      try {
+        simphant::run_job(r);
+        ADD_FAILURE() << "the resume did not notice the changed " << f;
+      } catch (const simphant::SceneError& e) {
+        EXPECT_EQ(e.path(), "--resume") << e.what();
+        EXPECT_NE(std::string(e.what()).find(f.string() + ": changed since the run to resume read it"), std::string::npos)
+            << e.what();
+      }
+      EXPECT_EQ(read_text(o.out), stopped);  // nothing written
+      write(f, original);
+    }
+    ASSERT_EQ(simphant::run_job(r).exit_code, 0);
+    expect_equal_files(ref.out_file, o.out);
+  }
+}
+
+// The comparison itself: a file added to or dropped from the inputs, a file that appeared
+// since, and an unreadable record are refused, each naming the file or the record.
+TEST(Checkpoint, InputDigestsNameWhatDiffers) {
+  using simphant::job_detail::check_input_digests;
+  using simphant::job_detail::input_digests;
+  const fs::path a = temp_dir() / "digest_a.txt", b = temp_dir() / "digest_b.txt";
+  std::ofstream(a) << "a";
+  fs::remove(b);
+  const std::string only_a = input_digests({a.string()}), a_and_b = input_digests({a.string(), b.string()});
+  EXPECT_NE(a_and_b.find("missing"), std::string::npos) << a_and_b;
+  EXPECT_NO_THROW(check_input_digests("", {a.string()}, "x.h5"));  // an output without the record
+  EXPECT_NO_THROW(check_input_digests(a_and_b, {a.string(), b.string()}, "x.h5"));
+  const auto refused = [](const std::string& recorded, const std::vector<std::string>& files, const std::string& what) {
+    try {
+      check_input_digests(recorded, files, "x.h5");
+      ADD_FAILURE() << "not refused: " << what;
+    } catch (const simphant::SceneError& e) {
+      EXPECT_EQ(e.path(), "--resume");
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  refused(only_a, {a.string(), b.string()}, b.string() + ": the scene names it now");
+  refused(a_and_b, {a.string()}, b.string() + ": the run to resume read it");
+  std::ofstream(b) << "b";
+  refused(a_and_b, {a.string(), b.string()}, b.string() + ": changed since the run to resume read it (CRC-64 now ");
+  refused("[1]", {a.string()}, "cannot be read");
+  refused("{", {a.string()}, "cannot be read");
 }
 
 // The checkpoint stores the --backend value of the backend that ran, not the request:

@@ -124,6 +124,32 @@ TEST(OutputFile, LockTemporaryAndRename) {
   }
 }
 
+// A symbolic link as the output leads to the file it names, also when that file does not
+// exist yet (a dangling link, a chain of two links): the lock and the temporary file are
+// the target's, so a run writing the target and a run given the link exclude each other.
+TEST(OutputFile, LinkTakesTheLockOfItsTarget) {
+  const fs::path target = temp_dir() / "linked_target.h5";
+  fs::remove(target);
+  fs::create_symlink("linked_target.h5", temp_dir() / "dangling.h5");
+  fs::create_symlink(temp_dir() / "dangling.h5", temp_dir() / "chain.h5");
+  for (const char* link : {"dangling.h5", "chain.h5"}) {
+    EXPECT_EQ(fs::path(simphant::resolve_output_links((temp_dir() / link).string())), fs::weakly_canonical(target))
+        << link;
+    simphant::OutputFile writing(target.string());
+    EXPECT_THROW(simphant::OutputFile((temp_dir() / link).string()), simphant::OutputBusy) << link;
+  }
+  {
+    simphant::OutputFile through_link((temp_dir() / "chain.h5").string());
+    EXPECT_EQ(fs::path(through_link.target()), fs::weakly_canonical(target));
+    EXPECT_THROW(simphant::OutputFile(target.string()), simphant::OutputBusy);
+    std::ofstream(through_link.temp_path()) << "written through the link";
+    through_link.commit();
+  }
+  EXPECT_EQ(read_text(target), "written through the link");
+  EXPECT_TRUE(fs::is_symlink(temp_dir() / "dangling.h5"));  // the links stay links
+  EXPECT_TRUE(fs::is_symlink(temp_dir() / "chain.h5"));
+}
+
 // A second run on the output of a run still writing it: refused with the path and the
 // other run's pid (exit 3), nothing clobbered; the first run's file lands when it ends.
 // The first run is held at step 50 (SIMPHANT_TEST_HOLD, docs/reliability.md "Test
@@ -155,8 +181,8 @@ TEST(OutputFile, SecondRunOnTheSameOutputIsRefused) {
   EXPECT_TRUE(leftovers(target).empty());
 }
 
-// The scene, the robot's URDF and the meshes it names are never outputs: bad input (2),
-// under any name for the same file, and the file stays as it was.
+// The scene, a body's visual mesh, the robot's URDF and the meshes it names are never
+// outputs: bad input (2), under any name for the same file, and the file stays as it was.
 TEST(OutputFile, InputsAreRefusedAsOutput) {
   const std::string scene_text = pendulum(0.01).dump();
   const fs::path scene = write_file("input.json", scene_text);
@@ -170,20 +196,25 @@ TEST(OutputFile, InputsAreRefusedAsOutput) {
   }
   EXPECT_EQ(read_text(scene), scene_text);
 
+  // A body's visual mesh (relative to the scene's folder), also through a link: an input
+  // of the run, although the dynamics do not read it.
+  json with_mesh = pendulum(0.01);
+  with_mesh["bodies"][0]["visual"] = {{"type", "mesh"}, {"file", "bob.stl"}};
+  const fs::path mesh_scene = write_file("mesh_scene.json", with_mesh.dump());
+  const fs::path mesh = write_file("bob.stl", "solid bob\nendsolid bob\n");
+  fs::create_symlink(mesh, temp_dir() / "link_to_mesh.stl");
+  for (const fs::path& out : {mesh, temp_dir() / "link_to_mesh.stl"}) {
+    const Exit e = run({"run", mesh_scene.string(), "--out", out.string()}, "mesh_input");
+    EXPECT_EQ(e.code, 2) << out << ": " << err_of("mesh_input");
+    EXPECT_NE(err_of("mesh_input").find("is an input of the run"), std::string::npos) << err_of("mesh_input");
+  }
+  EXPECT_EQ(read_text(mesh), "solid bob\nendsolid bob\n");
+
   // A robot scene: its URDF and a mesh the URDF names.
-  const std::string urdf = R"(<robot name="one">
-  <link name="base"/>
-  <link name="arm">
-    <inertial><origin xyz="0 0 -0.25"/><mass value="1"/><inertia ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.001"/></inertial>
-    <visual><geometry><mesh filename="meshes/arm.stl"/></geometry></visual>
-  </link>
-  <joint name="j1" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 1 0"/>
-    <limit lower="-3" upper="3" effort="10" velocity="10"/></joint>
-</robot>
-)";
   fs::create_directories(temp_dir() / "robot" / "meshes");
   const fs::path urdf_file = temp_dir() / "robot" / "one.urdf";
-  std::ofstream(urdf_file) << urdf;
+  fs::copy_file(std::string(SIMPHANT_SOURCE_DIR) + "/tests/data/urdf/mesh_arm.urdf", urdf_file);
+  const std::string urdf = read_text(urdf_file);
   std::ofstream(temp_dir() / "robot" / "meshes" / "arm.stl") << "solid arm\nendsolid arm\n";
   const fs::path robot_scene = temp_dir() / "robot" / "one.json";
   std::ofstream(robot_scene) << json{{"robot", {{"urdf", "one.urdf"}}}, {"solver", {{"type", "aba"}, {"dt", 0.001}, {"t_end", 0.01}}}}.dump();

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "simphant/core/crc64.hpp"
 #include "simphant/core/input_file.hpp"
 #include "simphant/job/checkpoint.hpp"
 #include "simphant/job/run_inputs.hpp"
@@ -251,10 +252,10 @@ TEST(SweepDesign, ShardsOfADesignConcatenateToTheWholeDesign) {
 }
 
 TEST(SweepDesign, TheDesignFileIsAnInputWhoseChangeResumeDetects) {
-  EXPECT_EQ(scene_detail::crc64_hex("123456789"), "995dc9bbdf1939fa");  // CRC-64/XZ check value
+  EXPECT_EQ(crc64_hex("123456789"), "995dc9bbdf1939fa");  // CRC-64/XZ check value
   write_bytes(dir() / "resume.csv", "bodies.a.mass\n1\n2\n");
   const Scene s = load({{"mode", "design"}, {"file", "resume.csv"}});
-  EXPECT_EQ(s.sweep.design_crc64, scene_detail::crc64_hex("bodies.a.mass\n1\n2\n"));
+  EXPECT_EQ(s.sweep.design_crc64, crc64_hex("bodies.a.mass\n1\n2\n"));
   const std::vector<std::string> inputs = run_input_files(s, (dir() / "scene.json").string());
   EXPECT_NE(std::find(inputs.begin(), inputs.end(), s.sweep.design_file), inputs.end());  // never overwritten by --out
   job_detail::ResumePoint r;

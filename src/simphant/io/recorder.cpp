@@ -263,6 +263,7 @@ void Recorder::write_root_attributes() {
     h5::write_attr(f, "sweep_design_file", info.sweep_design_file);
     h5::write_attr(f, "sweep_design_crc64", info.sweep_design_crc64);
   }
+  if (!info.input_files.empty()) h5::write_attr(f, "input_files", info.input_files);
 }
 
 Recorder::Recorder(const std::string& path, const RecorderInfo& info, std::int64_t frames) : path_(path), info_(info) {

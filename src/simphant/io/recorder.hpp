@@ -55,7 +55,8 @@
 //                          start_time (ISO 8601 UTC); a shard's file also shard_index,
 //                          shard_count, instance_offset, n_instances_total; a saltelli
 //                          sweep's saltelli_base, saltelli_second_order; a design file's
-//                          sweep_design_file, sweep_design_crc64 (RecorderInfo)
+//                          sweep_design_file, sweep_design_crc64; input_files, the
+//                          fingerprints of the files behind the scene (RecorderInfo)
 //
 // Output control (model/output_settings.hpp, docs/scene-format.md "Output"): only the
 // selected frame datasets are created; frames "first_last" keeps the first record() and
@@ -165,6 +166,10 @@ struct RecorderInfo {
   std::int64_t saltelli_base = 0;
   int saltelli_second_order = 0;
   std::string sweep_design_file, sweep_design_crc64;
+  /// Root attribute input_files (omitted when empty): the CRC-64 of each file the run
+  /// read besides the scene text, JSON [[file, crc64], ...] (job/input_digests.hpp),
+  /// which a resumed run compares.
+  std::string input_files;
   /// The sweep as a SALib problem (JSON text, scene.hpp salib_problem): attribute
   /// `problem` of /params; empty: none.
   std::string params_problem;

@@ -440,6 +440,7 @@ ResumePoint find_resume(const JobOptions& given) {
     r.at = read_point(g.id());
     scene_text = h5::read_attr_string(f.id(), "scene");
     if (h5::attr_exists(f.id(), "sweep_design_crc64")) r.design_crc64 = h5::read_attr_string(f.id(), "sweep_design_crc64");
+    if (h5::attr_exists(f.id(), "input_files")) r.input_files = h5::read_attr_string(f.id(), "input_files");
   } catch (const h5::H5Error& e) {
     throw SceneError("--resume", r.source + ": cannot read its checkpoint: " + e.what());
   }

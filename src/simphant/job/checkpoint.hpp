@@ -101,6 +101,9 @@ struct ResumePoint {
   /// The run's root attribute sweep_design_crc64 ("" when it has none): the CRC-64 of
   /// its design file, which the resumed run's design file must still have.
   std::string design_crc64;
+  /// The run's root attribute input_files ("" when it has none): the fingerprints of the
+  /// files behind its scene (job/input_digests.hpp), which must not have changed.
+  std::string input_files;
 };
 
 /// Throws SceneError("/sweep/file", ...) when the design file that `sweep` read is not

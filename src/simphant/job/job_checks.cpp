@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "simphant/job/memory_estimate.hpp"
+#include "simphant/job/output_file.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/sim/bdf_support.hpp"
 #include "simphant/sim/cpu_simd_engine.hpp"
@@ -133,8 +134,9 @@ std::string output_path(const JobOptions& o) {
 
 void check_output_path(const std::string& out, const std::vector<std::string>& inputs) {
   namespace fs = std::filesystem;
-  const fs::path p(out);
   std::error_code ec;
+  // A symbolic link: the file it leads to is what the run writes (OutputFile).
+  const fs::path p(fs::is_symlink(out, ec) ? resolve_output_links(out) : out);
   // An input, however named (a relative path, a link, "./"): the same file when both
   // exist, the same normalised path otherwise.
   const fs::path out_norm = fs::weakly_canonical(p, ec);

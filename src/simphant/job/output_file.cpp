@@ -41,13 +41,25 @@ std::string partial_file_name(const std::string& target, long pid) {
   return beside(target, ".partial-" + std::to_string(pid));
 }
 
-OutputFile::OutputFile(const std::string& target) : target_(target) {
-  // Through a symbolic link the file it points to is replaced, as writing it would.
+std::string resolve_output_links(const std::string& target) {
+  fs::path p(target);
   std::error_code ec;
-  if (fs::is_symlink(target_, ec)) {
-    const fs::path resolved = fs::weakly_canonical(target_, ec);
-    if (!ec) target_ = resolved.string();
+  // Each link in turn, also one whose target does not exist yet (weakly_canonical would
+  // stop at a dangling link and leave it unresolved).
+  for (int hop = 0; hop < 40 && fs::is_symlink(p, ec); ++hop) {
+    const fs::path to = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = to.is_absolute() ? to : p.parent_path() / to;
   }
+  const fs::path resolved = fs::weakly_canonical(p, ec);
+  return ec ? p.lexically_normal().string() : resolved.string();
+}
+
+OutputFile::OutputFile(const std::string& target) : target_(target) {
+  // Through a symbolic link the file it points to is replaced, as writing it would, and
+  // its lock is the one of that file, also when the link dangles.
+  std::error_code ec;
+  if (fs::is_symlink(target_, ec)) target_ = resolve_output_links(target_);
   lock_ = beside(target_, ".lock");
   temp_ = partial_file_name(target_, static_cast<long>(::getpid()));
   // A run that ends unlinks its lock file while holding it; one that opened the old

@@ -63,4 +63,9 @@ class OutputFile {
 /// same folder (README "Output file").
 std::string partial_file_name(const std::string& target, long pid);
 
+/// The file that writing `target` would write: its symbolic links followed one by one
+/// (at most 40), also a last one whose target does not exist yet, then made absolute and
+/// normal.
+std::string resolve_output_links(const std::string& target);
+
 }  // namespace simphant

@@ -30,6 +30,28 @@ std::vector<std::string> filename_values(const std::string& text) {
   return values;
 }
 
+/// The mesh files of the bodies' visual shapes (bodies[k].visual: one shape or a list;
+/// docs/scene-format.md, "Visual shapes"), relative ones taken from `folder`.
+void add_visual_meshes(const nlohmann::json& doc, const std::filesystem::path& folder, std::vector<std::string>& out) {
+  const auto bodies = doc.find("bodies");
+  if (bodies == doc.end() || !bodies->is_array()) return;
+  for (const nlohmann::json& body : *bodies) {
+    if (!body.is_object() || !body.contains("visual")) continue;
+    const nlohmann::json& visual = body["visual"];
+    const auto add = [&](const nlohmann::json& shape) {
+      if (!shape.is_object() || shape.value("type", "") != "mesh" || !shape.contains("file") || !shape["file"].is_string())
+        return;
+      const std::filesystem::path p(shape["file"].get<std::string>());
+      out.push_back((p.is_absolute() ? p : folder / p).string());
+    };
+    if (visual.is_array()) {
+      for (const nlohmann::json& shape : visual) add(shape);
+    } else {
+      add(visual);
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> run_input_files(const Scene& scene, const std::string& scene_file) {
@@ -37,6 +59,7 @@ std::vector<std::string> run_input_files(const Scene& scene, const std::string& 
   std::vector<std::string> inputs;
   if (!scene_file.empty()) inputs.push_back(scene_file);
   if (!scene.sweep.design_file.empty()) inputs.push_back(scene.sweep.design_file);
+  add_visual_meshes(scene.doc, scene_file.empty() ? fs::path() : fs::path(scene_file).parent_path(), inputs);
   if (!scene.model.robot || scene.model.robot->urdf_path.empty()) return inputs;
   const std::string& urdf = scene.model.robot->urdf_path;
   inputs.push_back(urdf);

@@ -1,6 +1,8 @@
 #pragma once
 // The files a run reads, so that none of them is taken as its output (job_checks.hpp,
-// check_output_path): the scene file, the robot's URDF and the mesh files the URDF names.
+// check_output_path) and whose fingerprints a resumed run compares (job/input_digests.hpp):
+// the scene file, a sweep's design file, the bodies' visual meshes, the robot's URDF and
+// the mesh files the URDF names.
 #include <string>
 #include <vector>
 
@@ -9,7 +11,9 @@
 namespace simphant {
 
 /// The input files of a job on `scene` loaded from `scene_file` ("" when the scene came
-/// as text): scene_file, the URDF of a robot scene (Model::robot->urdf_path), and every
+/// as text): scene_file, the sweep's design file, the mesh file of every visual shape of
+/// type mesh (relative paths taken from scene_file's folder, docs/scene-format.md "Visual
+/// shapes"), the URDF of a robot scene (Model::robot->urdf_path), and every
 /// `filename="..."` of the URDF (meshes) that is a plain or file:// path, relative paths
 /// taken from the URDF's folder (package:// names are not resolved: they name no file
 /// this program reads). Paths as found; files that do not exist are listed too.

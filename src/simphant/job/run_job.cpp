@@ -25,6 +25,7 @@
 #include "simphant/model/step_count.hpp"
 #include "simphant/job/checkpoint.hpp"
 #include "simphant/job/error_estimate.hpp"
+#include "simphant/job/input_digests.hpp"
 #include "simphant/job/job_checks.hpp"
 #include "simphant/job/output_file.hpp"
 #include "simphant/job/progress_log.hpp"
@@ -105,8 +106,9 @@ void write_indeterminacy(hid_t file, const Simulator& sim, bool reductions) {
 }
 
 RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOptions& o, const SolverSettings& solver,
-                           const ShardSlice& shard, const std::string& start_time) {
+                           const ShardSlice& shard, const std::string& start_time, const std::string& input_files) {
   RecorderInfo info;
+  info.input_files = input_files;
   if (shard.count > 1) {
     info.shard_index = shard.index;
     info.shard_count = shard.count;
@@ -270,7 +272,14 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   if (resume) check_resumed_design(*resume, scene.sweep);
   check_backend(scene, o);
   const std::string out = output_path(o);
-  check_output_path(out, run_input_files(scene, o.scene));
+  const std::vector<std::string> inputs = run_input_files(scene, o.scene);
+  check_output_path(out, inputs);
+  // The files behind the scene text (which the output stores whole), fingerprinted: a
+  // resumed run continues only with the files the run started with.
+  std::vector<std::string> behind_scene = inputs;
+  behind_scene.erase(std::remove(behind_scene.begin(), behind_scene.end(), o.scene), behind_scene.end());
+  if (resume) check_input_digests(resume->input_files, behind_scene, resume->source);
+  const std::string input_files = input_digests(behind_scene);
   const ShardSlice shard = shard_slice(o.shard_index, o.shard_count, o.instances > 0 ? o.instances : scene.sweep.instances);
   check_memory(scene, shard_memory_options(o, shard));
   OutputFile output(out);  // the lock: a second run on the same output stops here
@@ -348,9 +357,9 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   try {
     if (resume) restored = take_checkpoint(*resume, output.temp_path());
     if (restored) {
-      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, run_solver, shard, start_time), restored->at.frames);
+      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, run_solver, shard, start_time, input_files), restored->at.frames);
     } else {
-      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, run_solver, shard, start_time));
+      recorder.emplace(output.temp_path(), recorder_info(*sim, scene, o, run_solver, shard, start_time, input_files));
       write_indeterminacy(recorder->file_id(), *sim, false);
       const std::vector<std::string> removed = removed_row_names(sim->model());
       if (!removed.empty()) h5::write_attr(recorder->file_id(), "redundant_rows_removed", removed);

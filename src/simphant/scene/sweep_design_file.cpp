@@ -13,8 +13,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include <boost/crc.hpp>
-
+#include "simphant/core/crc64.hpp"
 #include "simphant/core/input_file.hpp"
 #include "simphant/scene/json_access.hpp"
 #include "simphant/scene/sweep_detail.hpp"
@@ -247,14 +246,6 @@ void read_npy(const std::string& bytes, const Where& at, const json* columns, co
 }
 
 }  // namespace
-
-std::string crc64_hex(const std::string& bytes) {
-  boost::crc_optimal<64, 0x42F0E1EBA9EA3693ull, ~0ull, ~0ull, true, true> crc;
-  crc.process_bytes(bytes.data(), bytes.size());
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(crc.checksum()));
-  return buf;
-}
 
 DesignTable read_design_file(const std::string& file, const std::string& file_path, const json* columns,
                              const std::string& columns_path) {

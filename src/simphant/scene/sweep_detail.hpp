@@ -73,10 +73,6 @@ struct DesignTable {
 DesignTable read_design_file(const std::string& file, const std::string& file_path, const nlohmann::json* columns,
                              const std::string& columns_path);
 
-/// CRC-64/XZ (ECMA-182 polynomial, reflected, init and xor-out all ones; check value of
-/// "123456789" 0x995DC9BBDF1939FA) of `bytes`, as 16 lower-case hex digits.
-std::string crc64_hex(const std::string& bytes);
-
 /// Probability mass of N(mean, sd) on [lo, hi] (computed in the tail where it is precise).
 double normal_mass(double mean, double sd, double lo, double hi);
 
