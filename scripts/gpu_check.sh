@@ -39,36 +39,56 @@ say() { echo "$*" | tee -a "$report"; }
 
 # --- The carried build: unpacked once, checked against this checkout's sources. -------
 setup() {
-  if [ ! -f "$pack/build.tar.gz" ]; then
-    say "- setup: FAILED: no $pack/build.tar.gz (run scripts/gpu_prepare.sh on a machine with nvcc and carry $pack)"
+  local f
+  for f in build.tar.gz manifest.txt files.sha1; do
+    if [ ! -f "$pack/$f" ]; then
+      say "- setup: FAILED: no $pack/$f (run scripts/gpu_prepare.sh on a machine with nvcc and carry $pack)"
+      return 1
+    fi
+  done
+  local src
+  src=$(sed -n 's/^source: //p' "$pack/manifest.txt")
+  if [ -z "$src" ]; then
+    say "- setup: FAILED: $pack/manifest.txt names no source path (prepare again)"
     return 1
   fi
   if ! cmp -s "$pack/manifest.txt" "$build/manifest.txt" 2>/dev/null; then
     rm -rf "$build" lib-gpu robot-data-gpu
     local tmp
     tmp=$(mktemp -d)
-    tar -C "$tmp" -xzf "$pack/build.tar.gz" || { say "- setup: FAILED: $pack/build.tar.gz does not unpack"; return 1; }
+    if ! tar -C "$tmp" -xzf "$pack/build.tar.gz"; then
+      rm -rf "$tmp"
+      say "- setup: FAILED: $pack/build.tar.gz does not unpack (carry it again)"
+      return 1
+    fi
     mv "$tmp/build-gpu" "$build" && mv "$tmp/lib" lib-gpu
     [ -d "$tmp/robot-data" ] && mv "$tmp/robot-data" robot-data-gpu
     rm -rf "$tmp"
     cp "$pack/manifest.txt" "$build/manifest.txt"
   fi
-  # The pack was built from these sources; a checkout that differs would test other code.
-  local changed
-  changed=$(sha1sum -c --quiet "$pack/files.sha1" 2>&1 | grep -E 'FAILED|No such file' | cut -d: -f1 | head -20)
-  if [ -n "$changed" ]; then
-    say "- setup: FAILED: the checkout differs from the sources of the pack (prepare again): $(echo "$changed" | tr '\n' ' ')"
+  # The pack was built from these sources; a checkout that differs would test other code:
+  # a file changed or gone, or a source file the pack does not list (a new .cpp).
+  local changed added
+  changed=$(sha1sum -c --quiet "$pack/files.sha1" 2>/dev/null | sed -E 's/: (FAILED.*)$//' | head -20)
+  added=$(find src kernels host tests python cmake -type f ! -path '*/__pycache__/*' 2>/dev/null | sort |
+          comm -23 - <(sed -E 's/^[0-9a-f]+ +//' "$pack/files.sha1" | sort) | head -20)
+  if [ -n "$changed$added" ]; then
+    say "- setup: FAILED: the checkout differs from the sources of the pack (prepare again):" \
+        "$(echo "$changed" | sed '/^$/d; s/$/ (changed or missing)/' | tr '\n' ' ')" \
+        "$(echo "$added" | sed '/^$/d; s/$/ (not in the pack)/' | tr '\n' ' ')"
     return 1
   fi
   # The tests open examples/ and tests/data through the source path compiled into them.
-  local src
-  src=$(sed -n 's/^source: //p' "$pack/manifest.txt")
   if [ "$(readlink -f "$src" 2>/dev/null)" != "$PWD" ]; then
     if [ -e "$src" ] && [ ! -L "$src" ]; then
-      say "- setup: FAILED: $src is a folder here (the machine that prepared the pack?); the check links it to this checkout"
+      say "- setup: FAILED: $src is a folder here (the machine that prepared the pack: rehearse with" \
+          "scripts/gpu_rehearse.sh); the check links that path to this checkout"
       return 1
     fi
-    mkdir -p "$(dirname "$src")" && ln -sfn "$PWD" "$src"
+    if ! { mkdir -p "$(dirname "$src")" && ln -sfn "$PWD" "$src"; }; then
+      say "- setup: FAILED: cannot link $src to this checkout"
+      return 1
+    fi
   fi
   export LD_LIBRARY_PATH="$PWD/lib-gpu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   if [ -z "${SIMPHANT_ROBOT_DATA:-}" ] && [ -d robot-data-gpu ]; then export SIMPHANT_ROBOT_DATA="$PWD/robot-data-gpu"; fi
@@ -86,23 +106,35 @@ setup() {
 }
 
 # --- Steps ----------------------------------------------------------------------------
-# gtest_step NAME BINARY TIMEOUT: runs one test binary, then one line: passed / failed /
-# skipped counts, and each failed or skipped case with its reason.
+# The skip reasons of the GPU tests and the refusals of the CLI without a CUDA device.
+no_device='no CUDA device|build without CUDA|no CUDA support'
+
+# gtest_step NAME BINARY TIMEOUT: runs one test binary, then one line (passed / failed /
+# skipped counts) and each failed, crashed or skipped case with GoogleTest's message.
 gtest_step() {
   local name=$1 bin=$2 limit=$3 t0=$SECONDS rc=0 log
   log=$(mktemp)
-  timeout "$limit" "$bin" --gtest_color=no >"$log" 2>&1 || rc=$?
+  timeout -k 10 "$limit" "$bin" --gtest_color=no >"$log" 2>&1 || rc=$?
   { echo "=== $name (exit $rc)"; cat "$log"; } >>"$OUT/phase$current.log"
-  local passed failed skipped
-  passed=$(grep -cE '^\[       OK \]' "$log")
-  failed=$(grep -oE '^\[  FAILED  \] [A-Za-z0-9_/.]+ \(' "$log" | sort -u | wc -l)
-  # Each skipped case with the message GTEST_SKIP gave (the line after "...: Skipped").
-  local skips
-  skips=$(awk '/: Skipped$/ {getline; reason = $0; next}
-               /^\[  SKIPPED \] [A-Za-z0-9_\/.]+ \(/ {print "  - " $4 ": " reason; reason = ""}' "$log")
-  skipped=$(printf '%s' "$skips" | grep -c '^  - ')
+  # One line per case: result, name (parameterised ones included), its first failure or
+  # skip message (lines joined, about 300 characters); a case that started and never
+  # ended crashed the binary.
+  local cases
+  cases=$(awk '/^\[ RUN      \] / {cur = $4; msg = ""; inmsg = 0; next}
+               /: (Failure|Skipped)$/ {inmsg = (msg == ""); next}
+               /^\[/ {inmsg = 0}
+               inmsg && length(msg) < 300 && NF > 0 {msg = msg (msg == "" ? "" : " / ") $0; next}
+               /^\[       OK \] / && cur != "" {print "ok\t" cur "\t"; cur = ""; next}
+               /^\[  FAILED  \] / && cur != "" {print "failed\t" cur "\t" msg; cur = ""; next}
+               /^\[  SKIPPED \] / && cur != "" {print "skipped\t" cur "\t" msg; cur = ""; next}
+               END {if (cur != "") print "crashed\t" cur "\t(the binary stopped in this case)"}' "$log")
+  local passed failed skipped other_skips
+  passed=$(printf '%s\n' "$cases" | grep -c $'^ok\t')
+  failed=$(printf '%s\n' "$cases" | grep -cE $'^(failed|crashed)\t')
+  skipped=$(printf '%s\n' "$cases" | grep -c $'^skipped\t')
+  other_skips=$(printf '%s\n' "$cases" | grep $'^skipped\t' | grep -cvE "$no_device")
   local secs=$((SECONDS - t0)) verdict
-  if [ "$rc" -eq 124 ]; then
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
     verdict="FAILED (stopped at its ${limit} s limit)"
   elif [ "$rc" -ne 0 ] || [ "$failed" -gt 0 ]; then
     verdict="FAILED"
@@ -110,23 +142,27 @@ gtest_step() {
     verdict="FAILED (no test ran)"
   elif [ "$skipped" -gt 0 ] && [ "$device" -eq 1 ]; then
     verdict="FAILED (cases skipped on a machine with a device)"
+  elif [ "$other_skips" -gt 0 ]; then
+    verdict="incomplete ($other_skips cases skipped for another reason than the missing device)"
   elif [ "$skipped" -gt 0 ]; then
     verdict="ok without a device"
   else
     verdict="ok"
   fi
   say "- $name: $verdict: $passed passed, $failed failed, $skipped skipped ($secs s)"
-  if [ "$failed" -gt 0 ]; then
-    grep -oE '^\[  FAILED  \] [A-Za-z0-9_/.]+ \(' "$log" | sort -u | sed -E 's/^\[  FAILED  \] (.*) \(/  - \1: failed/' |
-      tee -a "$report"
-  fi
-  if [ "$skipped" -gt 0 ]; then
-    if [ "$device" -eq 1 ]; then
-      echo "$skips" | tee -a "$report"
-    else  # the reasons, once each, then the cases
-      echo "$skips" | sed -E 's/^  - [^:]+: //' | sort | uniq -c | sed -E 's/^ *([0-9]+) /  - skipped: no device (\1 cases): /' |
-        tee -a "$report"
-      echo "$skips" | sed -E 's/^  - ([^:]+): .*/\1/' | tr '\n' ' ' | sed 's/^ */  - cases: /' | tee -a "$report"
+  printf '%s\n' "$cases" | awk -F'\t' '$1 == "failed" || $1 == "crashed" {print "  - " $2 ": " $1 ": " $3}' |
+    tee -a "$report"
+  local skip_lines
+  skip_lines=$(printf '%s\n' "$cases" | awk -F'\t' '$1 == "skipped" {print "  - " $2 ": skipped: " $3}')
+  if [ "$device" -eq 1 ]; then
+    printf '%s\n' "$skip_lines" | grep . | tee -a "$report"
+  else  # the other reasons case by case; the missing device's once each, then its cases
+    printf '%s\n' "$skip_lines" | grep -vE "$no_device" | grep . | tee -a "$report"
+    if [ $((skipped - other_skips)) -gt 0 ]; then
+      printf '%s\n' "$skip_lines" | grep -E "$no_device" | sed -E 's/^  - [^ ]+: skipped: //' | sort | uniq -c |
+        sed -E 's/^ *([0-9]+) /  - skipped: no device (\1 cases): /' | tee -a "$report"
+      printf '%s\n' "$skip_lines" | grep -E "$no_device" | sed -E 's/^  - ([^ ]+): skipped: .*/\1/' | tr '\n' ' ' |
+        sed 's/^/  - cases: /; s/ *$//' | tee -a "$report"
       echo | tee -a "$report"
     fi
   fi
@@ -141,16 +177,19 @@ run_step() {
   local kind=$1 limit=$2 name=$3 t0=$SECONDS rc=0 log
   shift 3
   log=$(mktemp)
-  timeout "$limit" "$@" >"$log" 2>&1 || rc=$?
+  timeout -k 10 "$limit" "$@" >"$log" 2>&1 || rc=$?
   { echo "=== $name (exit $rc)"; cat "$log"; } >>"$OUT/phase$current.log"
   local secs=$((SECONDS - t0))
   if [ "$rc" -eq 0 ]; then
     say "- $name: ok ($secs s)$(grep -m1 -E 'instances ok|ok:|instance-steps' "$log" | sed 's/^ */: /')"
-  elif [ "$kind" = gpu ] && [ "$device" -eq 0 ] && grep -qE 'no CUDA device|no CUDA support' "$log"; then
-    say "- $name: skipped: no device ($(grep -m1 -oE '(no CUDA device|no CUDA support)[^.]*' "$log"))"
+  elif [ "$kind" = gpu ] && [ "$device" -eq 0 ] && grep -qE "$no_device" "$log" &&
+       ! grep -iE 'error' "$log" | grep -vE 'rows failed:$' | grep -qvE "$no_device"; then
+    # Every error is the missing device's (a benchmark's CPU rows ran and are kept; its
+    # closing "N of M rows failed:" counts those).
+    say "- $name: skipped on the GPU: no device ($(grep -m1 -oE "($no_device)[^.;]*" "$log")); nothing else failed"
   else
     local why="exit $rc"
-    [ "$rc" -eq 124 ] && why="stopped at its $limit s limit"
+    { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && why="stopped at its $limit s limit"
     say "- $name: FAILED ($why, $secs s); its last lines:"
     tail -15 "$log" | sed 's/^/    /' | tee -a "$report"
     failures=$((failures + 1))
@@ -193,20 +232,43 @@ python_step() {
     return
   fi
   log=$(mktemp)
-  PYTHONPATH="$PWD/$build/python" SIMPHANT_CLI="$PWD/$build/simphant" timeout 240 "$py" -m pytest -q -rs \
-    -p no:cacheprovider tests/python/test_arrays.py >"$log" 2>&1 || rc=$?
+  local xml="$log.xml"
+  PYTHONPATH="$PWD/$build/python" SIMPHANT_CLI="$PWD/$build/simphant" timeout -k 10 240 "$py" -m pytest -v \
+    -p no:cacheprovider --junitxml="$xml" tests/python/test_arrays.py >"$log" 2>&1 || rc=$?
   { echo "=== Python GPU test (exit $rc)"; cat "$log"; } >>"$OUT/phase$current.log"
-  local summary skips
-  summary=$(grep -E '(passed|failed|skipped|error)' "$log" | tail -1)
-  skips=$(grep -E '^SKIPPED' "$log" | sed 's/^/  - /')
-  if [ "$rc" -ne 0 ] || { [ -n "$skips" ] && [ "$device" -eq 1 ]; }; then
-    say "- Python GPU test (tests/python/test_arrays.py): FAILED ($((SECONDS - t0)) s): $summary"
-    [ -n "$skips" ] && echo "$skips" | tee -a "$report"
-    failures=$((failures + 1))
+  # Each test that failed or skipped, with its message, from pytest's JUnit XML report.
+  local summary skips other failed verdict
+  summary=$(grep -E '(passed|failed|skipped|error)' "$log" | tail -1 | sed 's/=//g; s/^ *//; s/ *$//')
+  local listed
+  listed=$("$py" - "$xml" 2>/dev/null <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+for case in ET.parse(sys.argv[1]).getroot().iter("testcase"):
+    for kind in ("failure", "error", "skipped"):
+        e = case.find(kind)
+        if e is not None:
+            message = " ".join((e.get("message") or e.text or "").split())[:300]
+            print(f"{kind}\t{case.get('name')}\t{message}")
+PY
+)
+  skips=$(printf '%s\n' "$listed" | awk -F'\t' '$1 == "skipped" {print "  - " $2 ": skipped: " $3}')
+  other=$(printf '%s\n' "$skips" | grep . | grep -vE "$no_device")
+  failed=$(printf '%s\n' "$listed" | awk -F'\t' '$1 != "skipped" && NF > 1 {print "  - " $2 ": " $1 ": " $3}')
+  rm -f "$xml"
+  if [ "$rc" -ne 0 ]; then
+    verdict="FAILED"
+  elif [ -n "$skips" ] && [ "$device" -eq 1 ]; then
+    verdict="FAILED (tests skipped on a machine with a device)"
+  elif [ -n "$other" ]; then
+    verdict="incomplete (tests skipped for another reason than the missing device)"
+  elif [ -n "$skips" ]; then
+    verdict="ok without a device"
   else
-    say "- Python GPU test (tests/python/test_arrays.py): ok$([ -n "$skips" ] && echo " without a device") ($((SECONDS - t0)) s): $summary"
-    [ -n "$skips" ] && echo "$skips" | sed 's/^  - SKIPPED/  - skipped:/' | tee -a "$report"
+    verdict="ok"
   fi
+  say "- Python GPU test (tests/python/test_arrays.py): $verdict ($((SECONDS - t0)) s): $summary"
+  printf '%s\n' "$failed" "$skips" | grep . | tee -a "$report"
+  case $verdict in FAILED*) failures=$((failures + 1)) ;; esac
   rm -f "$log"
 }
 
@@ -216,19 +278,24 @@ phase2() {
 }
 
 # About 4 minutes on an H200: the suite's --time-limit skips the rows not started after
-# 150 s, the robot benchmark's after 50 s.
+# 150 s, the robot benchmark's after 50 s; the commands' own limits (300 + 150 + 60 s)
+# keep a hang inside one 600 s command.
 phase3() {
   local bench_args robot_args
   read -r -a bench_args <<<"${SIMPHANT_BENCH_ARGS:---configs gpu,cpu --cpu-sizes 4096 --min-seconds 0.1 --time-limit 150}"
-  run_step gpu 540 "benchmark suite (simphant bench ${bench_args[*]})" "$build/simphant" bench "${bench_args[@]}" \
+  run_step gpu 300 "benchmark suite (simphant bench ${bench_args[*]})" "$build/simphant" bench "${bench_args[@]}" \
     --json "$OUT/bench-gpu.json"
   read -r -a robot_args <<<"${SIMPHANT_ROBOT_BENCH_ARGS:---models panda_aba,panda_cga,arm7_aba,arm7_cga --configs cuda64,cuda32,cpu-dense --gpu-sizes 1,4096,262144 --cpu-sizes 4096 --min-seconds 0.05 --time-limit 50}"
-  run_step gpu 540 "robot benchmark (simphant bench ${robot_args[*]})" "$build/simphant" bench "${robot_args[@]}" \
+  run_step gpu 150 "robot benchmark (simphant bench ${robot_args[*]})" "$build/simphant" bench "${robot_args[@]}" \
     --json "$OUT/bench-robots.json"
-  if [ -f "$OUT/bench-gpu.json" ] && python3 -c "import matplotlib" 2>/dev/null; then
+  if [ ! -f "$OUT/bench-gpu.json" ]; then
+    say "- plots: not made (no bench-gpu.json)"
+  elif ! python3 -c "import matplotlib" 2>/dev/null; then
+    say "- plots: not made (python3 has no matplotlib)"
+  else
     local plots
     plots=$(mktemp -d)
-    run_step any 120 "plots (bench/plot_bench.py)" python3 bench/plot_bench.py "$OUT/bench-gpu.json" --out "$plots"
+    run_step any 60 "plots (bench/plot_bench.py)" python3 bench/plot_bench.py "$OUT/bench-gpu.json" --out "$plots"
     tar -C "$plots" -czf "$OUT/plots.tar.gz" . && rm -rf "$plots"
   fi
 }

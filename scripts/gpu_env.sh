@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sourced by scripts/gpu_check.sh and bench/robot_gpu_bench.sh: the CMake arguments of the
+# Sourced by bench/robot_gpu_bench.sh (which builds on the GPU machine): the CMake arguments of the
 # CUDA build (`cmake_args`) and the environment for the carried build dependencies of
 # .gpu-deps/ (scripts/gpu_deps.sh; docs/gpu-check.md). Without .gpu-deps (a machine with
 # the packages installed, docker/Dockerfile) only the plain CUDA arguments are set.

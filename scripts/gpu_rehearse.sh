@@ -6,11 +6,11 @@
 # machine), and runs the phases there. Each GPU case must then report "skipped: no
 # device" by name, the CPU-side kernel tests must pass, and the report must be complete.
 #
-#   bash scripts/gpu_rehearse.sh [PHASES]     # default "1 2 3"; the report in gpu-rehearsal-out/
+#   bash scripts/gpu_rehearse.sh [PHASE...]   # default 1 2 3; the report in gpu-rehearsal-out/
 # Environment: SIMPHANT_GPU_PYTHON, a Python 3.12 with pytest and numpy for the Python step.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-phases=${1:-1 2 3}
+phases=${*:-1 2 3}
 [ -f .gpu-prebuilt/manifest.txt ] || { echo "no .gpu-prebuilt: run scripts/gpu_prepare.sh first" >&2; exit 2; }
 src=$(sed -n 's/^source: //p' .gpu-prebuilt/manifest.txt)
 tree=$(mktemp -d /tmp/gpu-rehearsal.XXXXXX)
@@ -19,11 +19,15 @@ rm -rf "$out" && mkdir -p "$out"
 git ls-files -z -co --exclude-standard | while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\0' "$f"; done |
   tar --null -T - -cf - | (cd "$tree" && tar -xf -)
 cp -r .gpu-prebuilt "$tree/"
+# One prepare or rehearsal at a time on this machine (they share $src).
+exec 9>"$(dirname "$src")/.lock"
+flock -n 9 || { echo "gpu_rehearse: another prepare or rehearsal holds $(dirname "$src")/.lock" >&2; exit 2; }
 aside=""
 if [ -e "$src" ] && [ ! -L "$src" ]; then
   aside="$src.aside-$$"
   mv "$src" "$aside"
 fi
+# shellcheck disable=SC2317  # called by the EXIT trap
 restore() {
   [ -L "$src" ] && rm -f "$src"
   [ -n "$aside" ] && mv "$aside" "$src"
@@ -33,8 +37,10 @@ trap restore EXIT
 rc=0
 for p in $phases; do
   t0=$SECONDS
-  OUT=$out bash "$tree/scripts/gpu_check.sh" "$p" >/dev/null || rc=$?
-  echo "phase $p: $((SECONDS - t0)) s here (exit $rc)"
+  prc=0
+  OUT=$out bash "$tree/scripts/gpu_check.sh" "$p" >/dev/null || prc=$?
+  echo "phase $p: $((SECONDS - t0)) s here (exit $prc)"
+  [ "$prc" -eq 0 ] || rc=$prc
 done
 cat "$out/gpu-check.md"
 exit "$rc"
