@@ -3,6 +3,9 @@ database held by another service, or a port in use, exit 3 (README "Exit codes")
 from __future__ import annotations
 
 import json
+import os
+import pathlib
+import signal
 import socket
 import subprocess
 
@@ -12,9 +15,11 @@ from conftest import require
 
 require("fastapi")
 require("uvicorn")
+require("httpx")
 
 from simphant.serve import config_from_dict  # noqa: E402
 from simphant.serve.store import DatabaseBusy, JobStore  # noqa: E402
+from serve_server import Server, pid_alive, wait_for  # noqa: E402
 
 
 @pytest.mark.parametrize("doc, says", [
@@ -42,13 +47,47 @@ def test_relative_paths_are_relative_to_the_config_file(tmp_path):
 
 
 def test_one_service_per_database(tmp_path):
-    store = JobStore(str(tmp_path / "jobs.sqlite"))
+    """The lock is the database file's own: the same path, a symbolic link and a hard
+    link to it are all refused while one service holds it."""
+    db = tmp_path / "jobs.sqlite"
+    store = JobStore(str(db))
+    (tmp_path / "sym.sqlite").symlink_to(db)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "hard.sqlite").hardlink_to(db)
     try:
-        with pytest.raises(DatabaseBusy, match="used by another simphant serve"):
-            JobStore(str(tmp_path / "jobs.sqlite"))
+        for name in (db, tmp_path / "sym.sqlite", tmp_path / "other" / "hard.sqlite"):
+            with pytest.raises(DatabaseBusy, match="used by another simphant serve"):
+                JobStore(str(name))
+        store.insert_if_below("a", "alice", {}, 5)  # the holder still works
     finally:
         store.close()
-    JobStore(str(tmp_path / "jobs.sqlite")).close()  # free again
+    again = JobStore(str(tmp_path / "other" / "hard.sqlite"))  # free again, and the same queue
+    try:
+        assert again.get("a")["owner"] == "alice"
+    finally:
+        again.close()
+
+
+def test_the_service_stops_with_its_launcher(cli, tmp_path):
+    """SIGKILL of `simphant serve` (the launcher) stops the Python service under it too
+    (SIGTERM through PR_SET_PDEATHSIG), which frees the database for the next service."""
+    server = Server(cli, tmp_path).start(via="cli")
+    launcher = server.proc.pid
+    child = int(pathlib.Path(f"/proc/{launcher}/task/{launcher}/children").read_text().split()[0])
+    server.kill()
+    try:
+        wait_for(lambda: not pid_alive(child) or _zombie(child), timeout=60, what="the service to stop after its launcher")
+    finally:
+        if pid_alive(child) and not _zombie(child):
+            os.kill(child, signal.SIGKILL)  # an orphan left by a failure of this test
+    Server(cli, tmp_path).start(via="cli").stop()  # the database is free again
+
+
+def _zombie(pid):
+    try:
+        return pathlib.Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z")
+    except FileNotFoundError:
+        return True
 
 
 def _serve(cli, *args, timeout=60):

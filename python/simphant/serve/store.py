@@ -5,7 +5,9 @@ States are OGC API - Processes' (queued, running, successful, failed, dismissed)
 database runs in WAL mode with synchronous=NORMAL: a committed transition survives the
 process being killed (SIGKILL); a power loss may lose the last transitions (SQLite,
 "Write-Ahead Logging"). One connection serialised by a lock: the service's statements
-are short, and a lock file keeps a second service off the same database.
+are short. An exclusive flock(2) on the database file itself keeps a second service off
+it, under any name: a symbolic or hard link reaches the same file and so the same lock
+(SQLite's own locks are POSIX record locks, which flock does not touch on Linux).
 """
 from __future__ import annotations
 
@@ -52,7 +54,7 @@ _COLUMNS = ("seq", "id", "owner", "state", "options", "created", "started", "fin
 
 
 class DatabaseBusy(RuntimeError):
-    """Another service holds the database's lock file."""
+    """Another service holds the database file's lock."""
 
 
 class JobStore:
@@ -61,12 +63,15 @@ class JobStore:
 
     def __init__(self, path: str) -> None:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        self._lock_file = open(path + ".lock", "a+")
+        # Held open until close(): closing any descriptor of the file would also drop
+        # SQLite's POSIX locks of this process (fcntl(2)), so it is closed after SQLite's.
+        self._lock_fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
-            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            self._lock_file.close()
-            raise DatabaseBusy(f"{path}: used by another simphant serve (lock {path}.lock held)") from None
+            os.close(self._lock_fd)
+            raise DatabaseBusy(f"{path}: used by another simphant serve (the database file is locked; "
+                               "a link to it is the same file)") from None
         self.path = path
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -77,7 +82,7 @@ class JobStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
-        self._lock_file.close()
+        os.close(self._lock_fd)
 
     @staticmethod
     def _row(r: Optional[tuple]) -> Optional[Dict[str, Any]]:

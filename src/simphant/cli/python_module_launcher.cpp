@@ -23,11 +23,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Imports the module first so that a missing package or module is exit 3 with one line
-// (python -m would print a traceback and exit 1), then runs its main with the arguments.
+// First asks Linux to send this child SIGTERM when the launcher dies (prctl
+// PR_SET_PDEATHSIG = 1), so that a SIGKILL of `simphant serve` stops the service instead
+// of leaving it orphaned, and exits at once should the launcher be gone already. Then
+// imports the module, so that a missing package or module is exit 3 with one line
+// (python -m would print a traceback and exit 1), and runs its main with the arguments.
 // argv[1] is the subcommand's name, argv[2] the module.
 constexpr const char* kLauncher =
-    "import importlib, sys\n"
+    "import importlib, os, sys\n"
+    "try:\n"
+    "    import ctypes, signal\n"
+    "    ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))\n"
+    "except (ImportError, OSError, AttributeError):\n"
+    "    pass\n"
+    "if str(os.getppid()) != os.environ.get('SIMPHANT_LAUNCHER_PID', str(os.getppid())):\n"
+    "    sys.exit(128 + 15)\n"
     "command, module = sys.argv[1], sys.argv[2]\n"
     "try:\n"
     "    m = importlib.import_module(module)\n"
@@ -82,6 +92,7 @@ int run_python_module(const char* command, const char* module, const std::vector
     setenv("PYTHONPATH", path.c_str(), 1);
   }
   if (!exe.empty()) setenv("SIMPHANT_EXECUTABLE", exe.c_str(), 1);
+  setenv("SIMPHANT_LAUNCHER_PID", std::to_string(getpid()).c_str(), 1);
   setenv("MPLBACKEND", "Agg", 1);
   std::vector<std::string> all{python, "-c", kLauncher, command, module};
   all.insert(all.end(), args.begin(), args.end());
