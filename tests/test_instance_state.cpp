@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -459,6 +460,42 @@ TEST_P(InstanceState, BadInstanceListsNameTheArgument) {
   // An empty list is fine and changes nothing.
   sim->reset(out_of_range, 0);
   expect_same_state(get(*sim), before);
+}
+
+// A negative step count (an instance clock before its start) and a NaN or infinite
+// actuator input are refused, naming the entry, and change nothing.
+TEST_P(InstanceState, NegativeStepCountsAndNonFiniteInputsAreRefused) {
+  const Case c = case_();
+  auto sim = c.make();
+  sim->advance(5);
+  const State before = get(*sim);
+  auto message = [](const std::function<void()>& f) -> std::string {
+    try {
+      f();
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "(no invalid_argument)";
+  };
+  State s = before;
+  s.steps[2] = -3;
+  EXPECT_NE(message([&] { set(*sim, s); }).find("set_state: steps[2] = -3: a step count cannot be negative"),
+            std::string::npos);
+  s = before;
+  s.status_steps[1] = -1;
+  EXPECT_NE(message([&] { set(*sim, s); }).find("status_steps[1] = -1"), std::string::npos);
+  const int n_in = sim->model().n_inputs;
+  ASSERT_GT(n_in, 0);
+  std::vector<double> u(static_cast<std::size_t>(c.n) * n_in, 0.1);
+  u[static_cast<std::size_t>(3) * n_in] = std::nan("");
+  EXPECT_NE(message([&] { sim->set_inputs(u.data()); }).find("set_inputs: u[3, 0] is NaN"), std::string::npos);
+  const int ids[] = {1};
+  u[0] = -std::numeric_limits<double>::infinity();
+  EXPECT_NE(message([&] { sim->set_inputs(ids, 1, u.data()); }).find("u[0, 0] is infinite"), std::string::npos);
+  sim->advance(5);
+  auto same = c.make();
+  same->advance(10);
+  expect_same_state(get(*sim), get(*same));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, InstanceState, ::testing::Values("cpu", "reduced_aba", "reduced_cga"),

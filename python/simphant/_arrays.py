@@ -1,7 +1,7 @@
 """Argument checks shared by the package: instance ids and caller-provided `out` arrays."""
 from __future__ import annotations
 
-from typing import Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -57,3 +57,12 @@ def out_array(out: Optional[np.ndarray], shape: Tuple[int, ...], dtype=np.float6
     if not out.flags.writeable:
         raise ValueError(f"{name}: is read-only")
     return out
+
+
+def real_array(value: Any, name: str) -> np.ndarray:
+    """`value` as a C-contiguous float64 array. Raises TypeError for complex values (their
+    imaginary part would be dropped without a word), naming the argument `name`."""
+    a = np.asarray(value)
+    if np.iscomplexobj(a):
+        raise TypeError(f"{name}: complex values (dtype {a.dtype.name}) are not accepted: give real numbers")
+    return np.ascontiguousarray(a, dtype=np.float64)

@@ -6,7 +6,7 @@ from typing import Any, List, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _simphant
-from ._arrays import Ids, as_ids, out_array
+from ._arrays import Ids, as_ids, out_array, real_array
 from .scene import Scene, SceneSource, load_scene
 from .state import State
 
@@ -164,18 +164,19 @@ class Simulator:
         indices, or a boolean mask of n_instances entries; None = every instance (the
         same for every method that takes ids).
 
-        Raises ValueError for a wrong shape, IndexError for an id out of range,
-        simphant.BackendError for a device array on a host backend.
+        Raises ValueError for a wrong shape or a NaN or infinite entry (named; a device
+        array is not checked), TypeError for complex values, IndexError for an id out of
+        range, simphant.BackendError for a device array on a host backend.
         """
         k_ids = as_ids(ids, self._n)
         k = self._n if k_ids is None else k_ids.shape[0]
         if _dlpack_device_type(u) == _DLPACK_CUDA:
             self._sim.set_inputs(u, k_ids)
             return
-        a = _host_array(u)
+        a = real_array(_host_array(u), "u")
         if a.shape not in ((k, self.n_inputs),) + (((k,),) if self.n_inputs == 1 else ()):
             raise ValueError(f"u: must have shape ({k}, {self.n_inputs}) (got {a.shape})")
-        self._sim.set_inputs(np.ascontiguousarray(a, dtype=np.float64), k_ids)
+        self._sim.set_inputs(a, k_ids)
 
     # --- per-instance state ----------------------------------------------------------
     def reset(self, ids: Ids = None, randomize: bool = False) -> None:
@@ -212,8 +213,8 @@ class Simulator:
         y is taken as given (no projection onto the constraints); a status other than ok
         freezes the instance; an episode other than the instance's current one rebuilds
         its model for that episode (a checkpoint restores domain-randomised parameters).
-        Raises ValueError when the state's size does not match, IndexError / ValueError
-        for bad ids.
+        Raises ValueError when the state's size does not match or a step count (steps,
+        status_steps) is negative, IndexError / ValueError for bad ids.
         """
         a = as_ids(state.ids if ids is None else ids, self._n)
         if a is not None and a.shape[0] == self._n and np.array_equal(a, np.arange(self._n)):

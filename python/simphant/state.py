@@ -7,6 +7,8 @@ from typing import Any, Dict, Mapping, Optional
 
 import numpy as np
 
+from ._arrays import real_array
+
 
 class InstanceStatus(enum.IntEnum):
     """Per-instance status codes, as in /status of the output file."""
@@ -74,7 +76,7 @@ class State:
 
     def __post_init__(self) -> None:
         self.ids = np.ascontiguousarray(self.ids, dtype=np.int32)
-        self.y = np.ascontiguousarray(self.y, dtype=np.float64)
+        self.y = real_array(self.y, "State.y")
         self.steps = np.ascontiguousarray(self.steps, dtype=np.int64)
         self.status = np.ascontiguousarray(self.status, dtype=np.int8)
         self.status_steps = np.ascontiguousarray(self.status_steps, dtype=np.int64)

@@ -1,6 +1,8 @@
 """reset / get_state / set_state: round trips are bit-identical; domain randomisation."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -157,3 +159,29 @@ def test_bad_ids(scene):
     with pytest.raises(ValueError, match="y"):
         sim.set_state(sim.get_state([0, 1]), ids=[0])
     sim.reset(np.array([True, False, False, False, False, True]))  # a mask is accepted
+
+
+def test_negative_steps_complex_and_non_finite_values_are_refused(scene):
+    """Nothing is taken silently: a negative step count, a complex state or input (whose
+    imaginary part NumPy would drop) and a NaN or infinite input are refused, naming the
+    argument, and the batch is unchanged."""
+    sim = make(scene)
+    sim.step(3)
+    before = sim.get_state()
+    bad = sim.get_state()
+    bad.steps[2] = -4
+    with pytest.raises(ValueError, match=r"steps\[2\] = -4: a step count cannot be negative"):
+        sim.set_state(bad)
+    with pytest.raises(TypeError, match="State.y: complex values"):
+        dataclasses.replace(before, y=before.y + 1j)
+    n = sim.n_instances
+    with pytest.raises(TypeError, match="u: complex values"):
+        sim.set_inputs(np.full((n, 1), 0.5 + 0.1j))
+    u = np.full((n, 1), 0.5)
+    u[4, 0] = np.nan
+    with pytest.raises(ValueError, match=r"u\[4, 0\] is NaN"):
+        sim.set_inputs(u)
+    with pytest.raises(ValueError, match=r"u\[0, 0\] is infinite"):
+        sim.set_inputs([np.inf], ids=[2])
+    after = sim.get_state()
+    assert np.array_equal(after.y, before.y) and np.array_equal(after.steps, before.steps)

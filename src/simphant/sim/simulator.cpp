@@ -1,5 +1,7 @@
 #include "simphant/sim/simulator.hpp"
 
+#include <cmath>
+
 #include <stdexcept>
 
 #include "simphant/batch/batch_pack.hpp"
@@ -172,11 +174,48 @@ void Simulator::resample(const int* ids, int count, const std::uint64_t* episode
   for (int k = 0; k < count; ++k) episodes_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = episodes[k];
 }
 
+namespace {
+
+/// Throws std::invalid_argument naming the first NaN or infinite input of u (count rows
+/// of n_inputs).
+void check_finite_inputs(const char* call, int count, int n_inputs, const double* u) {
+  for (int k = 0; k < count; ++k)
+    for (int j = 0; j < n_inputs; ++j) {
+      const double v = u[static_cast<std::size_t>(k) * n_inputs + j];
+      if (!std::isfinite(v))
+        throw std::invalid_argument(std::string(call) + ": u[" + std::to_string(k) + ", " + std::to_string(j) + "] is " +
+                                    (std::isnan(v) ? "NaN" : "infinite") + ": actuator inputs must be finite");
+    }
+}
+
+/// Throws std::invalid_argument naming the first negative step count of `name` (count).
+void check_step_counts(const char* name, int count, const std::int64_t* steps) {
+  if (!steps) return;
+  for (int k = 0; k < count; ++k)
+    if (steps[k] < 0)
+      throw std::invalid_argument(std::string("set_state: ") + name + "[" + std::to_string(k) + "] = " +
+                                  std::to_string(steps[k]) + ": a step count cannot be negative");
+}
+
+}  // namespace
+
+void Simulator::set_inputs(const double* u) {
+  check_finite_inputs("set_inputs", n_instances(), model().n_inputs, u);
+  backend_->set_inputs(u);
+}
+
+void Simulator::set_inputs(const int* ids, int count, const double* u) {
+  check_finite_inputs("set_inputs", count, model().n_inputs, u);
+  backend_->set_inputs(ids, count, u);
+}
+
 void Simulator::set_state(const int* ids, int count, const double* y, const std::int64_t* steps,
                           const std::int8_t* status, const std::int64_t* status_steps, const std::uint64_t* episodes,
                           const std::int8_t* reasons) {
   ids_.check("set_state", ids, count);
   check_status_reasons("set_state", count, status, reasons);
+  check_step_counts("steps", count, steps);
+  check_step_counts("status_steps", count, status_steps);
   if (episodes) {
     // Instances whose episode changes get that episode's model first (which resets them).
     std::vector<int> changed;

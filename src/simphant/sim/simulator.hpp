@@ -70,7 +70,9 @@ class Simulator {
   int n_instances() const { return backend_->n_instances(); }
   const char* backend_name() const { return backend_->name(); }
   std::string backend_details() const { return backend_->details(); }
-  void set_inputs(const double* u) { backend_->set_inputs(u); }
+  /// Actuator inputs of every instance: u (n_instances, n_inputs), row-major. Throws
+  /// std::invalid_argument naming the first NaN or infinite entry (nothing is set then).
+  void set_inputs(const double* u);
   void set_inputs_device(const double* d_u) { backend_->set_inputs_device(d_u); }
   void advance(int n_steps) { backend_->advance(n_steps); }
   void synchronize() { backend_->synchronize(); }
@@ -158,7 +160,8 @@ class Simulator {
                  std::int64_t* status_steps, std::uint64_t* episodes, std::int8_t* reasons = nullptr) const;
   /// As Backend::set_state, plus episodes (count). When an episode differs from the
   /// instance's current one and a resampler is set, the instance's model is rebuilt for
-  /// that episode first (so that a checkpoint restores the parameters too).
+  /// that episode first (so that a checkpoint restores the parameters too). Throws
+  /// std::invalid_argument for a negative step count (steps or status_steps), naming it.
   void set_state(const int* ids, int count, const double* y, const std::int64_t* steps, const std::int8_t* status,
                  const std::int64_t* status_steps, const std::uint64_t* episodes, const std::int8_t* reasons = nullptr);
   /// The listed instances go back to their assembled initial state, step 0 and their
@@ -169,8 +172,9 @@ class Simulator {
   /// Replaces the listed instances' models and resets them (Backend::set_models: same
   /// topology and dt, else std::invalid_argument). Their episodes stay as they are.
   void set_models(const int* ids, int count, const Model* models) { backend_->set_models(ids, count, models); }
-  /// Actuator inputs of the listed instances: u (count, n_inputs).
-  void set_inputs(const int* ids, int count, const double* u) { backend_->set_inputs(ids, count, u); }
+  /// Actuator inputs of the listed instances: u (count, n_inputs). Throws
+  /// std::invalid_argument naming the first NaN or infinite entry (nothing is set then).
+  void set_inputs(const int* ids, int count, const double* u);
   /// Zero-copy views of the backend's state and inputs (Backend::state_view).
   ArrayView state_view() { return backend_->state_view(); }
   ArrayView inputs_view() { return backend_->inputs_view(); }
