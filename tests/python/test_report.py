@@ -400,6 +400,18 @@ def test_cli_exit_codes(cli, slider, tmp_path):
     assert p.returncode == 2 and "missing.h5: no such file" in p.stderr
     p = run_cli(cli, "report", str(d / "sc.h5"), "--quantity", "torques", cwd=tmp_path)
     assert p.returncode == 2 and "--quantity" in p.stderr
+    # A damaged file (bytes flipped through its data) is bad input, an output folder that
+    # cannot be made is exit 3: one line each, no traceback.
+    flipped = bytearray((d / "sc.h5").read_bytes())
+    for i in range(2000, len(flipped), 997):
+        flipped[i] ^= 0xFF
+    (tmp_path / "flipped.h5").write_bytes(bytes(flipped))
+    p = run_cli(cli, "report", "flipped.h5", "-o", "rep_flipped", cwd=tmp_path)
+    assert p.returncode == 2 and "flipped.h5" in p.stderr and "Traceback" not in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+    p = run_cli(cli, "report", str(d / "sc.h5"), "-o", "/proc/no-such-folder/rep", cwd=tmp_path)
+    assert p.returncode == 3 and "cannot write to /proc/no-such-folder/rep" in p.stderr, p.stderr
+    assert "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
     env = dict(os.environ, SIMPHANT_PYTHON=str(tmp_path / "no-python"))
     p = subprocess.run([cli, "report", str(d / "sc.h5")], cwd=tmp_path, env=env, capture_output=True, text=True,
                        timeout=60)

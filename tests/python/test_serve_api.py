@@ -155,6 +155,8 @@ def test_bad_input_is_a_clear_4xx(server, examples):
         assert _bad(c, 422, json={"scene": scene, "options": {"backend": "tpu"}})["path"] == "/options/backend"
         assert _bad(c, 422, json={"scene": scene, "options": {"dt": "fast"}})["path"] == "/options/dt"
         assert _bad(c, 422, json={"scene": scene, "options": {"frobnicate": 1}})["path"] == "/options/frobnicate"
+        for not_an_object in ([], 0, "", False, "{}"):  # never taken as "no options"
+            assert _bad(c, 422, json={"scene": scene, "options": not_an_object})["path"] == "/options", not_an_object
         assert _bad(c, 422, json={"scene": "{not json"})["path"] == "/scene"
         bad = json.loads(json.dumps(scene))
         bad["bodies"][0]["mass"] = -1.0
@@ -221,6 +223,21 @@ def test_bundle_entries_outside_the_job_folder_are_refused(server, examples, ent
         assert entry in body["detail"] and says in body["detail"]
         body = _bad(c, 400, files={"scene": ("s.json", "{}"), "bundle": ("b.zip", b"not a zip")})
         assert "not a zip" in body["detail"]
+
+
+@pytest.mark.parametrize("entries, says", [
+    (["a", "a/b.txt"], "a folder of its path is a file of another entry"),
+    (["a/b.txt", "a"], "a folder of another entry's path"),
+    (["x" * 5000], "a name longer than 255 bytes"),
+    (["/".join(["d"] * 100) + "/f"], "more than 64 folders deep"),
+])
+def test_bundle_entries_that_cannot_be_files_are_400(server, examples, entries, says):
+    """Client errors, not the service's (formerly 507): entries whose names clash as file
+    and folder, or that no file system takes."""
+    with server.client() as c:
+        body = _bad(c, 400, files={"scene": ("s.json", json.dumps(pendulum(examples))),
+                                   "bundle": ("b.zip", _zip([(e, b"x", 0o100644) for e in entries]))})
+        assert says in body["detail"] and len(body["detail"]) < 400, body["detail"]
 
 
 def test_bundle_entries_without_file_type_bits_are_regular_files(server, examples):

@@ -1,15 +1,16 @@
 """python -m simphant.report RESULTS.h5 [-o OUTDIR] [--quantity Q ...] (docs/report.md).
 
-Exit codes (README "Exit codes"): 0 written, 2 bad input (file missing or not a SimPhant
-result, unknown option or quantity, OUTDIR not a folder), 3 a module the report needs is
-missing (h5py, numpy, scipy, matplotlib; SALib for a Saltelli design) or OUTDIR is not
-writable."""
+Exit codes (README "Exit codes"): 0 written, 2 bad input (file missing, damaged or not a
+SimPhant result, unknown option or quantity, OUTDIR not a folder), 3 a module the report
+needs is missing (h5py, numpy, scipy, matplotlib; SALib for a Saltelli design) or OUTDIR
+cannot be made or written. Each error is one line on stderr."""
 from __future__ import annotations
 
 import argparse
 import importlib
 import os
 import sys
+import traceback
 from typing import List, Optional
 
 from . import REQUIRED
@@ -31,6 +32,12 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+
+
+def _raised_by_h5py(e: BaseException) -> bool:
+    """Whether `e` came out of h5py (a damaged file's structures: RuntimeError, KeyError or
+    ValueError while reading), not out of the report's own code."""
+    return any(f"h5py{os.sep}" in frame.filename for frame in traceback.extract_tb(e.__traceback__)[-1:])
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -70,9 +77,22 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"error: report: {e.name or e} is missing for {sys.executable}: pip install "
               f"{'SALib' if (e.name or '').startswith('SALib') else e.name}", file=sys.stderr)
         return EXIT_MISSING
-    except PermissionError as e:
-        print(f"error: report: cannot write to {out}: {e}", file=sys.stderr)
-        return EXIT_MISSING
+    except OSError as e:
+        # Writing the report (a folder that cannot be made or written: exit 3) or reading
+        # the results (a damaged HDF5 file: bad input, exit 2), one line either way.
+        target = os.path.abspath(str(e.filename)) if getattr(e, "filename", None) else ""
+        folder = os.path.abspath(out)
+        on_the_way = target and (os.path.commonpath([target, folder]) in (target, folder))  # out, inside or above it
+        if isinstance(e, PermissionError) or on_the_way:
+            print(f"error: report: cannot write to {out}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_MISSING
+        print(f"error: report: {args.results}: cannot be read ({e})", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (RuntimeError, KeyError, ValueError) as e:
+        if not _raised_by_h5py(e):
+            raise
+        print(f"error: report: {args.results}: cannot be read ({e})", file=sys.stderr)
+        return EXIT_BAD_INPUT
     print(f"report: {os.path.join(out, 'report.html')} ({len(r['figures'])} figures, "
           f"{r['instances']['ok']} of {r['instances']['total']} instances ok, {r['elapsed_s']:.1f} s)")
     for line in r["skipped"]:

@@ -106,9 +106,11 @@ async def _read_json(request: Request) -> Tuple[Any, Dict[str, Any]]:
         raise ApiError(422, f"/{extra[0]}: unknown key (known: scene, options)", f"/{extra[0]}")
     if "scene" not in doc:
         raise ApiError(422, "/scene: required (the scene as a JSON object or its text)", "/scene")
-    options = doc.get("options") or {}
+    options = doc.get("options")
+    if options is None:  # absent or null: no options; any other value but an object is refused
+        options = {}
     if not isinstance(options, dict):
-        raise ApiError(422, "/options: expected an object", "/options")
+        raise ApiError(422, f"/options: expected an object (got {type(options).__name__})", "/options")
     return doc["scene"], options
 
 
@@ -131,7 +133,7 @@ async def _read_multipart(request: Request, folder: str, budget: int) -> Tuple[A
         if isinstance(scene, UploadFile):
             scene = (await scene.read()).decode("utf-8", "replace")
         options: Dict[str, Any] = {}
-        if form.get("options"):
+        if form.get("options") is not None:  # an empty field is refused below, not taken as none
             o = form.get("options")
             text = (await o.read()).decode("utf-8", "replace") if isinstance(o, UploadFile) else o
             try:
@@ -141,7 +143,7 @@ async def _read_multipart(request: Request, folder: str, budget: int) -> Tuple[A
             except RecursionError:
                 raise ApiError(400, "/options: nested too deeply", "/options") from None
             if not isinstance(options, dict):
-                raise ApiError(422, "/options: expected an object", "/options")
+                raise ApiError(422, f"/options: expected an object (got {type(options).__name__})", "/options")
         written = 0
         for part in form.getlist("bundle"):
             if not isinstance(part, UploadFile):

@@ -53,6 +53,9 @@ def safe_relative(name: str, what: str) -> str:
     if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
         raise BundleError(f"{what} {name!r}: absolute paths are not allowed; give paths inside the bundle")
     parts = [p for p in name.split("/") if p not in ("", ".")]
+    if any(len(p.encode("utf-8", "surrogateescape")) > 255 for p in parts) or len(parts) > 64:
+        raise BundleError(f"{what} {name[:80]!r}{'...' if len(name) > 80 else ''}: a name longer than 255 bytes, "
+                          "or more than 64 folders deep")
     if any(p == ".." for p in parts):
         raise BundleError(f"{what} {name!r}: '..' is not allowed; give paths inside the bundle")
     if not parts:
@@ -72,7 +75,12 @@ def _inside(folder: str, rel: str, what: str) -> str:
 
 def _write(folder: str, rel: str, src: BinaryIO, budget: int, what: str, limit: int) -> int:
     path = _inside(folder, rel, what)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise BundleError(f"{what} {rel!r}: a folder of its path is a file of another entry") from None
+    if os.path.isdir(path):
+        raise BundleError(f"{what} {rel!r}: a folder of another entry's path")
     if os.path.lexists(path):
         raise BundleError(f"{what} {rel!r}: given twice")
     n = 0
