@@ -55,7 +55,9 @@ class Simulator:
     [m/s], omega (body frame) [rad/s]; per joint the force [N] and torque [N m] it
     applies to its body_j at the anchor, world frame.
 
-    Raises ValueError for a bad scene or argument, simphant.BackendError (a
+    Raises ValueError for a bad scene or argument, MemoryError before anything is
+    allocated when the batch's host memory (the estimate ``simphant run`` refuses with:
+    models and backend buffers) exceeds 80 % of this machine's, simphant.BackendError (a
     RuntimeError) when the backend cannot run here (no CUDA device, too many instances
     for the device). Calls from several threads are serialised; ``step`` releases the
     GIL while it runs.

@@ -15,6 +15,7 @@
 #include "py_arrays.hpp"
 #include "py_scene.hpp"
 #include "py_simulator.hpp"
+#include "simphant/job/memory_estimate.hpp"
 #include "simphant/sim/scene_simulator.hpp"
 
 namespace nb = nanobind;
@@ -42,6 +43,16 @@ void init(PySimulator* self, const PyScene& scene, std::optional<int> instances,
   options.backend = backend;
   options.precision = precision;
   options.threads = threads;
+  // The memory guard of `simphant run`, before anything is sampled or allocated: a batch
+  // that would not fit is a MemoryError at once, not minutes of allocation first.
+  const MemoryEstimate need = estimate_simulator_memory(*sc, instances ? *instances : -1, options);
+  try {
+    check_memory_fits(need, std::to_string(need.instances) + (need.instances == 1 ? " instance" : " instances"),
+                      "use fewer instances");
+  } catch (const std::runtime_error& e) {
+    PyErr_SetString(PyExc_MemoryError, e.what());
+    throw nb::python_error();
+  }
   std::unique_ptr<Simulator> sim;
   {
     nb::gil_scoped_release release;

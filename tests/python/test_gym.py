@@ -25,6 +25,12 @@ def make(examples, **kw):
     return VectorEnv(examples / "slider_crank.json", **args)
 
 
+def test_too_many_envs_are_refused_before_allocating(examples):
+    """The Simulator's memory guard: 1e8 environments are a MemoryError at once."""
+    with pytest.raises(MemoryError, match="100000000 instances needs about"):
+        make(examples, num_envs=100_000_000)
+
+
 def test_spaces_and_metadata(examples):
     env = make(examples)
     assert isinstance(env, gym.vector.VectorEnv)

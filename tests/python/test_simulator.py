@@ -74,6 +74,13 @@ def test_bad_arguments(examples, sim):
         sim.joint_state()
 
 
+def test_a_batch_that_would_not_fit_is_refused_before_allocating(examples):
+    """The memory guard of `simphant run` (about 2 TB for 2e8 four-bars), before any
+    model is built: MemoryError naming the estimate and what to do."""
+    with pytest.raises(MemoryError, match=r"200000000 instances needs about .* GiB.*use fewer instances"):
+        simphant.Simulator(examples / "four_bar.json", instances=200_000_000)
+
+
 def test_cpu_simd_backend_equals_cpu(examples):
     """backend="cpu-simd" (instances in SIMD lanes, docs/performance.md) against the cpu
     reference: the same statuses and clocks, states to round-off. 9 instances: one group

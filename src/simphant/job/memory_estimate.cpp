@@ -71,17 +71,23 @@ std::string MemoryEstimate::describe() const {
   return s;
 }
 
+MemoryEstimate estimate_simulator_memory(const Scene& scene, long long n_instances, const SimulatorOptions& options) {
+  MemoryEstimate e;
+  e.instances = n_instances > 0 ? n_instances : scene.sweep.instances;
+  e.models = sweep_bytes(scene, e.instances);
+  const bool per_instance = !scene.sweep.parameters.empty();
+  e.simulator = simulator_host_memory(scene.model, e.instances, per_instance,
+                                      static_cast<int>(scene.sweep.parameters.size()), options);
+  return e;
+}
+
 MemoryEstimate estimate_run_memory(const Scene& scene, const JobOptions& o) {
   const Model& m = scene.model;
-  MemoryEstimate e;
-  e.instances = o.instances > 0 ? o.instances : scene.sweep.instances;
-  e.models = sweep_bytes(scene, e.instances);
   SimulatorOptions so;
   so.backend = o.backend;
   so.threads = o.threads;
   so.precision = o.precision;
-  const bool per_instance = !scene.sweep.parameters.empty();
-  e.simulator = simulator_host_memory(m, e.instances, per_instance, static_cast<int>(scene.sweep.parameters.size()), so);
+  MemoryEstimate e = estimate_simulator_memory(scene, o.instances, so);
   // Frame buffers, the statistics (RunStats: 4 doubles), status, status reason and status
   // time, and the assembly residuals and changes written to the file (6 doubles and an int).
   const double per_instance_job = 8 * frame_doubles(m) + 8 * 4 + 10 + 52;

@@ -39,6 +39,11 @@ struct MemoryEstimate {
   std::string describe() const;
 };
 
+/// The estimate for a Simulator of `scene` (sim/scene_simulator.hpp make_simulator, as
+/// Python's simphant.Simulator builds it): the sampled values and per-instance models and
+/// the backend's buffers, for n_instances (<= 0: the scene's sweep.instances).
+MemoryEstimate estimate_simulator_memory(const Scene& scene, long long n_instances, const SimulatorOptions& options);
+
 /// The estimate for run_job(o) on `scene` (the options applied: instances, backend,
 /// threads, solver).
 MemoryEstimate estimate_run_memory(const Scene& scene, const JobOptions& o);
