@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import socket
+import sys
 import zipfile
 
 import pytest
@@ -299,6 +300,18 @@ def test_scene_file_references_outside_the_job_folder_are_refused(server, exampl
     with server.client() as c:
         body = _bad(c, 400, json={"scene": scene})
         assert body["path"] == "/robot/urdf" and ref in body["detail"]
+
+
+def test_messages_do_not_show_the_servers_folders(server, examples):
+    """A scene naming a robot that example-robot-data does not have: the scene compiler's
+    message names the folder it searched, which the service answers as <server>."""
+    scene = {"robot": {"urdf": "example-robot-data:nope_description/urdf/nope.urdf"},
+             "solver": {"type": "aba", "dt": 0.001, "t_end": 0.01}}
+    with server.client() as c:
+        r = c.post("/jobs", json={"scene": scene})
+        assert 400 <= r.status_code < 500, r.text
+        detail = r.json()["detail"]
+        assert "nope_description" in detail and "site-packages" not in detail and sys.prefix not in detail, detail
 
 
 def test_urdf_mesh_outside_the_bundle_is_refused(server, examples):

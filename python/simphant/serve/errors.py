@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import http
 import logging
-from typing import Any, Dict, Optional
+import os
+import re
+import site
+import sys
+from typing import Any, Dict, List, Optional
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -25,9 +29,30 @@ class ApiError(Exception):
         self.status, self.detail, self.path, self.headers = status, detail, path, headers
 
 
+def _python_paths() -> List[str]:
+    """The folders of this Python installation (prefixes, site-packages)."""
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages(), site.getusersitepackages()}
+    return [p for p in paths if p and os.path.isabs(p)]
+
+
+#: Folders of the server that no message may show (longest first): the Python
+#: installation's, and the service's data folder once install() has run.
+_PRIVATE: List[str] = sorted(_python_paths(), key=len, reverse=True)
+
+
+def public(detail: Any) -> Any:
+    """`detail` with every private folder of the server replaced by "<server>" (a message
+    of the scene compiler can name where it looked, e.g. example-robot-data's folder)."""
+    if not isinstance(detail, str):
+        return detail
+    for p in _PRIVATE:  # whole path components only: "/usr" is not a prefix of "/users"
+        detail = re.sub(re.escape(p) + r"(?=[/\s'\"(),:;]|$)", "<server>", detail)
+    return detail
+
+
 def problem(status: int, detail: Any, path: Optional[str] = None, headers: Optional[Dict[str, str]] = None,
             **extra: Any) -> JSONResponse:
-    body = {"title": http.HTTPStatus(status).phrase, "status": status, "detail": detail}
+    body = {"title": http.HTTPStatus(status).phrase, "status": status, "detail": public(detail)}
     if path is not None:
         body["path"] = path
     body.update(extra)
@@ -40,6 +65,11 @@ def json_path(loc) -> str:
 
 
 def install(app: FastAPI) -> None:
+    data_dir = os.path.abspath(app.state.config.data_dir)
+    if data_dir not in _PRIVATE:
+        _PRIVATE.append(data_dir)
+        _PRIVATE.sort(key=len, reverse=True)
+
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, e: ApiError):
         return problem(e.status, e.detail, e.path, e.headers)
