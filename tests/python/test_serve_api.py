@@ -182,6 +182,20 @@ def test_bad_input_is_a_clear_4xx(server, examples):
         # limits: instances, instance-steps
         assert "max_instances" in _bad(c, 403, json={"scene": scene, "options": {"instances": 1001}})["detail"]
         assert "max_steps" in _bad(c, 403, json={"scene": scene, "options": {"instances": 1000, "t_end": 10}})["detail"]
+        # ... checked from the request before the scene is compiled: a sweep of a million
+        # instances whose body is also invalid is refused for its size (403), not after
+        # sampling and validating it (which would answer 422 for the mass).
+        big = json.loads(json.dumps(scene))
+        big["bodies"][0]["mass"] = -1.0
+        big["sweep"] = {"mode": "random", "instances": 1_000_000,
+                        "parameters": [{"path": "gravity[2]", "dist": "uniform", "low": -10, "high": -9}]}
+        assert _bad(c, 403, json={"scene": big})["path"] == "/options/instances"
+        big["sweep"] = {"mode": "grid", "parameters": [{"path": "gravity[2]", "dist": "list",
+                                                        "values": [-9.0 - k / 2000 for k in range(2000)]}]}
+        assert "2000 instances" in _bad(c, 403, json={"scene": big})["detail"]
+        big["sweep"] = {"instances": 1000}
+        big["solver"] = {"dt": 1e-4, "t_end": 1.0}
+        assert "max_steps" in _bad(c, 403, json={"scene": big})["detail"]
         # unknown routes and methods, unknown jobs
         r = c.get("/no/such/route")
         assert r.status_code == 404 and "no route" in r.json()["detail"]

@@ -164,6 +164,48 @@ def _scene_error_path(message: str) -> Optional[str]:
     return head if head.startswith("/") else None
 
 
+def _requested_instances(scene: Dict[str, Any], option: Optional[int]) -> Optional[int]:
+    """The instance count a request asks for, read from the request alone: the option, the
+    sweep's `instances`, a grid's product of list lengths, else 1 (docs/scene-format.md,
+    "Sweep"); None where only compiling tells (saltelli, design, a malformed sweep)."""
+    if option:
+        return option
+    sweep = scene.get("sweep")
+    if sweep is None:
+        return 1
+    if not isinstance(sweep, dict) or sweep.get("mode") in ("saltelli", "design"):
+        return None
+    n = sweep.get("instances")
+    if isinstance(n, int) and not isinstance(n, bool):
+        return n
+    if sweep.get("mode") == "grid":
+        params = sweep.get("parameters")
+        lengths = [len(p.get("values", [])) for p in params if isinstance(p, dict)] if isinstance(params, list) else []
+        return math.prod(lengths) if lengths else None
+    return 1
+
+
+def _solver_number(scene: Dict[str, Any], key: str) -> Optional[float]:
+    """solver.<key> of the request's scene when it is a positive number, else None."""
+    solver = scene.get("solver")
+    v = solver.get(key) if isinstance(solver, dict) else None
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else None
+
+
+def _check_limits(limits, instances: Optional[int], dt: Optional[float], t_end: Optional[float]) -> int:
+    """403 for a job over limits.max_instances or limits.max_steps (instance-steps); the
+    steps per instance (0 when dt or t_end is unknown). Unknown values pass: the check
+    after compiling has them all."""
+    if instances is not None and instances > limits.max_instances:
+        raise ApiError(403, f"{instances} instances: over the limit of {limits.max_instances} per job "
+                       "(limits.max_instances)", "/options/instances")
+    steps = math.ceil(t_end / dt - 1e-9) if dt and t_end else 0
+    if instances is not None and instances * steps > limits.max_steps:
+        raise ApiError(403, f"{instances} instances x {steps} steps = {instances * steps} instance-steps: over the "
+                       f"limit of {limits.max_steps} per job (limits.max_steps)", "/options/t_end")
+    return steps
+
+
 def _validate_scene(path: str):
     """The checks of `simphant check` on the written file: simphant.load_scene (the
     scene validator), every sampled instance of the sweep validated and the base model
@@ -230,6 +272,10 @@ async def submit_job(request: Request, token: TokenInfo = Depends(current_token)
         refused = refused_combination(opts, scene)
         if refused is not None:
             raise ApiError(422, f"{refused[0]}: {refused[1]}", refused[0])
+        # The size limits first, from the request as written: no scene is compiled or
+        # sweep sampled for a job that is over them (the check after compiling stays).
+        _check_limits(limits, _requested_instances(scene, opts.instances), opts.dt or _solver_number(scene, "dt"),
+                      opts.t_end or _solver_number(scene, "t_end"))
         try:
             check_scene_refs(scene, folder)
         except BundleError as e:
@@ -244,13 +290,7 @@ async def submit_job(request: Request, token: TokenInfo = Depends(current_token)
             raise ApiError(422, f"scene: {msg}", _scene_error_path(msg)) from None
         instances = opts.instances or sc.instances
         dt, t_end = opts.dt or sc.dt, opts.t_end or sc.t_end
-        steps = math.ceil(t_end / dt - 1e-9)
-        if instances > limits.max_instances:
-            raise ApiError(403, f"{instances} instances: over the limit of {limits.max_instances} per job "
-                           "(limits.max_instances)", "/options/instances")
-        if instances * steps > limits.max_steps:
-            raise ApiError(403, f"{instances} instances x {steps} steps = {instances * steps} instance-steps: over the "
-                           f"limit of {limits.max_steps} per job (limits.max_steps)", "/options/t_end")
+        steps = _check_limits(limits, instances, dt, t_end)
         options = opts.model_dump(exclude_none=True)
         options.update(scene_name=sc.name, instances_total=instances, steps=steps)
         max_active = token.max_jobs or limits.max_jobs_per_token
