@@ -101,6 +101,16 @@ void set(Simulator& sim, const State& s, const std::vector<int>& ids = {}) {
                 s.status_steps.data(), nullptr);
 }
 
+/// What f throws as std::invalid_argument, or "(no invalid_argument)".
+std::string invalid_argument_message(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no invalid_argument)";
+}
+
 std::vector<double> records(const Simulator& sim) {
   std::vector<double> r(static_cast<std::size_t>(sim.n_instances()) * sim.model().n_bodies() * 13);
   sim.read_states(r.data());
@@ -427,29 +437,21 @@ TEST_P(InstanceState, BadInstanceListsNameTheArgument) {
   auto sim = c.make();
   const State before = get(*sim);
   std::vector<double> y(static_cast<std::size_t>(c.n) * sim->state_size());
-  auto message = [](const std::function<void()>& f) -> std::string {
-    try {
-      f();
-    } catch (const std::invalid_argument& e) {
-      return e.what();
-    }
-    return "(no invalid_argument)";
-  };
   const int out_of_range[] = {0, 99};
   const int repeated[] = {1, 2, 1};
   const int negative[] = {-1};
-  EXPECT_NE(message([&] { sim->reset(out_of_range, 2); }).find("reset: ids[1] = 99 is out of range"), std::string::npos);
-  EXPECT_NE(message([&] { sim->reset(negative, 1); }).find("ids[0] = -1"), std::string::npos);
-  EXPECT_NE(message([&] { sim->reset(repeated, 3); }).find("ids[2] = 1 repeats"), std::string::npos);
-  EXPECT_NE(message([&] { sim->reset(nullptr, c.n - 1); }).find("count = " + std::to_string(c.n - 1)), std::string::npos);
-  EXPECT_NE(message([&] { sim->reset(repeated, -2); }).find("count = -2"), std::string::npos);
-  EXPECT_NE(message([&] { sim->get_state(repeated, 3, y.data(), nullptr, nullptr, nullptr, nullptr); }).find("get_state"),
+  EXPECT_NE(invalid_argument_message([&] { sim->reset(out_of_range, 2); }).find("reset: ids[1] = 99 is out of range"), std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] { sim->reset(negative, 1); }).find("ids[0] = -1"), std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] { sim->reset(repeated, 3); }).find("ids[2] = 1 repeats"), std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] { sim->reset(nullptr, c.n - 1); }).find("count = " + std::to_string(c.n - 1)), std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] { sim->reset(repeated, -2); }).find("count = -2"), std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] { sim->get_state(repeated, 3, y.data(), nullptr, nullptr, nullptr, nullptr); }).find("get_state"),
             std::string::npos);
-  EXPECT_NE(message([&] { sim->set_state(out_of_range, 2, y.data(), nullptr, nullptr, nullptr, nullptr); }).find("set_state"),
+  EXPECT_NE(invalid_argument_message([&] { sim->set_state(out_of_range, 2, y.data(), nullptr, nullptr, nullptr, nullptr); }).find("set_state"),
             std::string::npos);
-  EXPECT_NE(message([&] { sim->set_inputs(out_of_range, 2, y.data()); }).find("set_inputs"), std::string::npos);
-  EXPECT_NE(message([&] { sim->set_models(repeated, 3, c.models.data()); }).find("set_models"), std::string::npos);
-  EXPECT_NE(message([&] { sim->reset(out_of_range, 2, true); }).find("reset"), std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] { sim->set_inputs(out_of_range, 2, y.data()); }).find("set_inputs"), std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] { sim->set_models(repeated, 3, c.models.data()); }).find("set_models"), std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] { sim->reset(out_of_range, 2, true); }).find("reset"), std::string::npos);
   try {  // no resampler installed
     sim->reset(nullptr, c.n, true);
     ADD_FAILURE() << "no error";
@@ -469,29 +471,21 @@ TEST_P(InstanceState, NegativeStepCountsAndNonFiniteInputsAreRefused) {
   auto sim = c.make();
   sim->advance(5);
   const State before = get(*sim);
-  auto message = [](const std::function<void()>& f) -> std::string {
-    try {
-      f();
-    } catch (const std::invalid_argument& e) {
-      return e.what();
-    }
-    return "(no invalid_argument)";
-  };
   State s = before;
   s.steps[2] = -3;
-  EXPECT_NE(message([&] { set(*sim, s); }).find("set_state: steps[2] = -3: a step count cannot be negative"),
+  EXPECT_NE(invalid_argument_message([&] { set(*sim, s); }).find("set_state: steps[2] = -3: a step count cannot be negative"),
             std::string::npos);
   s = before;
   s.status_steps[1] = -1;
-  EXPECT_NE(message([&] { set(*sim, s); }).find("status_steps[1] = -1"), std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] { set(*sim, s); }).find("status_steps[1] = -1"), std::string::npos);
   const int n_in = sim->model().n_inputs;
   ASSERT_GT(n_in, 0);
   std::vector<double> u(static_cast<std::size_t>(c.n) * n_in, 0.1);
   u[static_cast<std::size_t>(3) * n_in] = std::nan("");
-  EXPECT_NE(message([&] { sim->set_inputs(u.data()); }).find("set_inputs: u[3, 0] is NaN"), std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] { sim->set_inputs(u.data()); }).find("set_inputs: u[3, 0] is NaN"), std::string::npos);
   const int ids[] = {1};
   u[0] = -std::numeric_limits<double>::infinity();
-  EXPECT_NE(message([&] { sim->set_inputs(ids, 1, u.data()); }).find("u[0, 0] is infinite"), std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] { sim->set_inputs(ids, 1, u.data()); }).find("u[0, 0] is infinite"), std::string::npos);
   sim->advance(5);
   auto same = c.make();
   same->advance(10);
