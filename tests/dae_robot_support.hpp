@@ -13,6 +13,7 @@
 #include "simphant/dynamics/state.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/model/robot_joint_laws.hpp"
+#include "simphant/scene/robot_joint_params.hpp"
 #include "simphant/urdf/maximal_from_urdf.hpp"
 
 namespace simphant::test {
@@ -21,7 +22,8 @@ using Vec = std::vector<double>;
 using Params = std::vector<RobotJointParams<double>>;
 
 /// The maximal model of rm as the scene compile makes it (scene/robot_compile.cpp: one
-/// actuator per joint, input k) with joint laws from P (attach_robot_joint_laws).
+/// actuator per joint, input k) with joint laws from P (attach_robot_joint_laws; the mimic
+/// couplings' inverse inertia bound from mimic_inverse_inertia_bound).
 inline Model dae_robot(const ReducedModel& rm, const Vec& q0, const Vec& qd0, const Params& P, const Vec& u, double dt) {
   Model m = maximal_model_from_urdf(rm, q0, qd0);
   for (int k = 0; k < rm.nq(); ++k) {
@@ -41,6 +43,7 @@ inline Model dae_robot(const ReducedModel& rm, const Vec& q0, const Vec& qd0, co
   rj->qd0 = qd0;
   rj->tau = u;
   rj->joints = P;
+  rj->coupling_inverse_inertia = mimic_inverse_inertia_bound(rm, P, q0);
   rj->solver = RobotSolver::Dae;
   m.robot = rj;
   attach_robot_joint_laws(m);

@@ -22,6 +22,7 @@
 #include "dae_robot_support.hpp"
 #include "robot_data.hpp"
 #include "simphant/dynamics/evaluate.hpp"
+#include "simphant/dynamics/robot_stability.hpp"
 #include "simphant/reduced/aba.hpp"
 #include "simphant/reduced/crba.hpp"
 #include "simphant/scene/scene.hpp"
@@ -251,6 +252,38 @@ TEST(DaeRobotLaws, PandaFingerMimicFollowsTheSharedCoordinate) {
   EXPECT_LT(dq1, 1e-4);
 }
 
+// ---- A mimic whose effective mass varies -------------------------------------------
+
+/// A planar two-link arm (axes along z, gravity along them: no gravity torque), 1 m
+/// links of 1 kg with their CoM at mid-length; joint 2 on the tip of link 1 mimics joint
+/// 1 with multiplier r: folding the arm changes the coupling's inverse effective inertia
+/// c^T M(q)^-1 c, c = e_2 - r e_1.
+ReducedModel folding_arm(double r) {
+  ReducedModel rm;
+  rm.name = "folding_arm";
+  rm.gravity = {0, 0, -9.81};
+  for (int k = 0; k < 2; ++k) {
+    ReducedLink l;
+    l.name = k == 0 ? "upper" : "fore";
+    l.joint_name = l.name + "_joint";
+    l.type = ReducedJointType::Revolute;
+    l.parent = k - 1;
+    l.continuous = true;
+    l.R_parent_joint = identity3<double>();
+    l.p_parent_joint = {k == 0 ? 0.0 : 1.0, 0, 0};
+    l.axis = {0, 0, 1};
+    l.mass = 1;
+    l.com = {0.5, 0, 0};
+    l.inertia_com = Mat3d{};
+    l.inertia_com.m[0][0] = 1e-3;
+    l.inertia_com.m[1][1] = l.inertia_com.m[2][2] = 1.0 / 12;
+    rm.links.push_back(l);
+  }
+  rm.links[1].mimic = 0;
+  rm.links[1].mimic_multiplier = r;
+  return rm;
+}
+
 // ---- Floating base ------------------------------------------------------------------
 
 /// Panda on a free base (its panda_link0 the base body) with a position servo, a velocity
@@ -371,6 +404,89 @@ TEST(DaeRobotLaws, FloatingPandaDaeMatchesAbaBackend) {
   EXPECT_LT(dq_m, 3e-4);  // measured 1.3e-4 m: the fingers (the coupling's compliance)
   // The servos' tau differ by kp dq + kd dqd (4 x 1.5e-6 at most; measured 1.1e-7).
   EXPECT_LT(dtau, 1e-5);
+}
+
+/// Max |dq_1| (q_1 against the joint-space KKT reference) and max coupling error
+/// |q_2 - r q_1| of the folding arm over T seconds at dt, leader servoed from 0.6 to
+/// 1.6 rad; false when a step failed, t the time reached [s]. w > 0 replaces the coupling's
+/// inverse inertia bound.
+bool folding_run(double dt, double T, double w, double& dq, double& e, double& t) {
+  const double r = -2;
+  const ReducedModel rm = folding_arm(r);
+  Params P(2, plain_joint_params<double>());
+  P[0].mode = static_cast<int>(ActuatorMode::Position);
+  P[0].kp = 20;
+  P[0].kd = 10;
+  P[1].mimic = 0;
+  P[1].mimic_multiplier = r;
+  // From 0.6 rad to 1.6 rad: the forearm folds past flat onto the upper arm (q_2 from
+  // -1.2 to -3.2 rad; its angle is read within q0 +- pi, so it never wraps).
+  const Vec q0 = {0.6, r * 0.6}, u = {1.6, 0.0};
+  DaeRun dae(dae_robot(rm, q0, Vec(2, 0.0), P, u, dt), u);
+  if (w > 0) {
+    const double omega = kMimicCouplingOmegaDt / dt;
+    dae.model.forces[1].joint_law.coupling_stiffness = omega * omega / w;
+    dae.model.forces[1].joint_law.coupling_damping = 2 * omega / w;
+  }
+  const JointSpace ref(rm, P, u);
+  Vec q = q0, qd(2, 0.0), qa(2), qda(2);
+  dq = e = 0;
+  const int chunks = 40, per = static_cast<int>(std::lround(T / dt)) / chunks;
+  for (int c = 0; c < chunks; ++c) {
+    const bool ok = dae.run(dt, per);
+    t = dae.t;
+    if (!ok) return false;
+    for (int s = 0; s < per; ++s) ref.step(q, qd, dt);
+    for (int k = 0; k < 2; ++k) dae.joint(k, qa[k], qda[k]);
+    dq = std::max(dq, std::abs(qa[0] - q[0]));
+    e = std::max(e, std::abs(qa[1] - r * qa[0]));
+  }
+  return true;
+}
+
+// A mimic whose coupling's inverse inertia c^T M(q)^-1 c grows as the arm folds (3.2 at
+// the start, q_2 = -1.2; 13.7 folded flat, q_2 = -pi): with gains made at the start pose
+// the coupling's mode leaves RK4's stability region as the arm folds and the run diverges
+// at dt 1e-3 and 1e-4 alike (the gains scale with 1 / dt; times printed);
+// with the gains of the largest value over sampled configurations
+// (mimic_inverse_inertia_bound) the DAE follows the joint-space KKT reference.
+TEST(DaeRobotLaws, MimicOfAFoldingArmStaysStable) {
+  // The start pose's inverse inertia, from the joint-space reference: M^-1 c, c = (2, 1).
+  const ReducedModel rm = folding_arm(-2);
+  const Params plain(2, plain_joint_params<double>());
+  const Vec c = {2.0, 1.0};
+  const Vec a = JointSpace(rm, plain, c).qdd({0.6, -1.2}, {0.0, 0.0});
+  const double w_start = c[0] * a[0] + c[1] * a[1];
+  const Model m = dae_robot(rm, {0.6, -1.2}, {0.0, 0.0}, [] {
+    Params P(2, plain_joint_params<double>());
+    P[1].mimic = 0;
+    P[1].mimic_multiplier = -2;
+    return P;
+  }(), {0.0, 0.0}, 1e-3);
+  const double w_bound = m.robot->coupling_inverse_inertia[1];
+  std::printf("  folding arm: coupling inverse inertia at the start %.3f, bound %.3f (at q_2 = pi: %.3f)\n", w_start,
+              w_bound, 96.0 / 7.0);
+  EXPECT_GT(w_bound, 2.5 * w_start);
+  EXPECT_LE(w_bound, 96.0 / 7.0 * (1 + 1e-12));  // the largest over all configurations
+  // The step-size check's mode of the coupling: critically damped at omega dt = 0.5 at the
+  // bound (a double root -omega).
+  const std::vector<StabilityMode> modes = robot_mimic_modes(m);
+  ASSERT_EQ(modes.size(), 1u);
+  EXPECT_EQ(modes[0].joint, 1);
+  EXPECT_NEAR(std::abs(modes[0].lambda) * 1e-3, kMimicCouplingOmegaDt, 1e-6);
+  EXPECT_EQ(robot_mode_name(modes[0], *m.robot), "joint 'fore_joint' (mimic coupling to 'upper_joint')");
+  EXPECT_EQ(robot_mode_field(modes[0], *m.robot), "/robot/urdf_dynamics/mimic");
+  for (const double dt : {1e-3, 1e-4}) {
+    double dq, e, t;
+    EXPECT_FALSE(folding_run(dt, 4.0, w_start, dq, e, t)) << "dt " << dt << ": gains at the start pose";
+    std::printf("  folding arm, mimic -2, dt %.0e: gains at the start pose diverge at %.3f s;", dt, t);
+    ASSERT_TRUE(folding_run(dt, 4.0, 0.0, dq, e, t)) << "dt " << dt << " t " << t;
+    std::printf(" with the bound, over 4 s: max |dq_1| %.2e rad, max coupling error %.2e rad\n", dq, e);
+    // The coupling's compliance w / omega^2 scales with dt^2: measured 1.0e-5 / 8.2e-5 at
+    // 1e-3; bounds 3x.
+    EXPECT_LT(dq, 3e-5 * (dt / 1e-3) * (dt / 1e-3));
+    EXPECT_LT(e, 2.5e-4 * (dt / 1e-3) * (dt / 1e-3));
+  }
 }
 
 }  // namespace

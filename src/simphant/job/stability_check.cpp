@@ -98,18 +98,23 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
     base = kept;
   }
   // A robot's joint forces (servos, limits, damping, friction): one mode per joint, made
-  // per instance from its own gains and effective inertia.
+  // per instance from its own gains and effective inertia; in the DAE one more per mimic
+  // coupling.
   const std::vector<StabilityMode> model_modes = base;
-  if (m0.robot)
+  if (m0.robot) {
     for (const StabilityMode& m : robot_joint_modes(*m0.robot)) base.push_back(m);
+    for (const StabilityMode& m : robot_mimic_modes(m0)) base.push_back(m);
+  }
   // Per mode, the instance with the smallest stable step.
   for (StabilityMode& m : base) m = limit_of(m);
   std::vector<StabilityMode> worst = base;
   std::vector<int> worst_instance(base.size(), 0);
   for (std::size_t i = 1; i < models.size(); ++i) {
     std::vector<StabilityMode> mi = rescale_modes(model_modes, models[i]);
-    if (models[i].robot)
+    if (models[i].robot) {
       for (const StabilityMode& m : robot_joint_modes(*models[i].robot)) mi.push_back(m);
+      for (const StabilityMode& m : robot_mimic_modes(models[i])) mi.push_back(m);
+    }
     for (StabilityMode& m : mi) m = limit_of(m);
     for (std::size_t k = 0; k < mi.size(); ++k)
       if (mi[k].dt_max < worst[k].dt_max) {

@@ -16,13 +16,15 @@ constexpr double kMimicCouplingOmegaDt = 0.5;
 /// k) the joint law of dynamics/joint_law.hpp from model.robot->joints (no-op while that is
 /// empty or model.robot is null): p = joints[k], q_ref = q0[k], and for a mimic joint
 /// leader_q_ref = q0[mimic] and the coupling gains
-///   w = c^T M(q0)^-1 c,  c = e_k - mimic_multiplier e_mimic  (the coupling error's inverse
-///                                                             effective inertia: one ABA
-///                                                             call, a floating base free),
+///   w = coupling_inverse_inertia[k]  (the largest c^T M(q)^-1 c, c = e_k - mimic_multiplier
+///                                     e_mimic, over q0 and sampled configurations:
+///                                     scene/robot_joint_params.hpp),
 ///   omega = kMimicCouplingOmegaDt / solver.dt,  k = omega^2 / w,  c = 2 omega / w
-/// (the error obeys e'' + c w e' + k w e = 0 near q0: critically damped at omega).
+/// (the error obeys e'' + c w(q) e' + k w(q) e = 0 near a configuration q: critically
+/// damped at omega where w(q) = w, slower and underdamped where the coupling is heavier).
 /// Throws std::invalid_argument when robot->joints does not have one entry per joint, a
-/// joint mimics itself or no joint of the robot, or w is not positive.
+/// joint mimics itself or no joint of the robot, or its coupling_inverse_inertia is
+/// missing or not positive.
 void attach_robot_joint_laws(Model& model);
 
 }  // namespace simphant

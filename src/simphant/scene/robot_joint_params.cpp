@@ -73,15 +73,15 @@ std::vector<double> joint_effective_inertia(const ReducedModel& rm, const std::v
 
 namespace {
 
-/// The minimum over the sampled configurations alone (q0 not included).
-std::vector<double> sampled_inertia_minimum(const ReducedModel& rm) {
+/// The kInertiaSamples configurations of joint_inertia_lower_bound: each joint uniform in
+/// [lower, upper], or [-pi, pi] without position limits, drawn joint by joint.
+std::vector<std::vector<double>> sampled_configurations(const ReducedModel& rm) {
   const int n = rm.nq();
-  std::vector<double> I(static_cast<std::size_t>(n), std::numeric_limits<double>::infinity());
   // std::mt19937_64's sequence is fixed by the C++ standard (unlike the distributions),
   // so the samples, and the gains, are the same with every standard library.
   std::mt19937_64 rng(0x5eed);
-  std::vector<double> q(static_cast<std::size_t>(n));
-  for (int s = 0; s < kInertiaSamples; ++s) {
+  std::vector<std::vector<double>> out(kInertiaSamples, std::vector<double>(static_cast<std::size_t>(n)));
+  for (std::vector<double>& q : out)
     for (int k = 0; k < n; ++k) {
       const ReducedLink& l = rm.links[static_cast<std::size_t>(k)];
       const bool limited = !l.continuous && l.lower < l.upper;
@@ -89,6 +89,14 @@ std::vector<double> sampled_inertia_minimum(const ReducedModel& rm) {
       const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;  // [0, 1)
       q[static_cast<std::size_t>(k)] = lo + (hi - lo) * u;
     }
+  return out;
+}
+
+/// The minimum over the sampled configurations alone (q0 not included).
+std::vector<double> sampled_inertia_minimum(const ReducedModel& rm) {
+  const int n = rm.nq();
+  std::vector<double> I(static_cast<std::size_t>(n), std::numeric_limits<double>::infinity());
+  for (const std::vector<double>& q : sampled_configurations(rm)) {
     try {
       const std::vector<double> Is = joint_effective_inertia(rm, q);
       for (int k = 0; k < n; ++k)
@@ -99,6 +107,69 @@ std::vector<double> sampled_inertia_minimum(const ReducedModel& rm) {
     }
   }
   return I;
+}
+
+/// Sets every mimic follower of `joints` in q on its relation q_f = r q_leader + o.
+void on_mimic_relation(const std::vector<RobotJointParams<double>>& joints, std::vector<double>& q) {
+  for (std::size_t k = 0; k < joints.size(); ++k)
+    if (joints[k].mimic >= 0)
+      q[k] = joints[k].mimic_multiplier * q[static_cast<std::size_t>(joints[k].mimic)] + joints[k].mimic_offset;
+}
+
+/// c^T M(q)^-1 c for the joint forces c (n): the joint accelerations M^-1 c that c
+/// produces from rest without gravity, one ABA call (a floating base free). NaN when M(q)
+/// is singular.
+double inverse_inertia_along(const ReducedModel& rm, const std::vector<ReducedLinkParams<double>>& links,
+                             const std::vector<double>& q, const std::vector<double>& c, AbaWorkspace<double>& ws) {
+  const int n = rm.nq();
+  const std::vector<double> zero(static_cast<std::size_t>(n), 0.0);
+  std::vector<double> qdd(static_cast<std::size_t>(n), 0.0);
+  const Vec3d o{0, 0, 0};
+  if (rm.floating) {
+    const RobotBaseParams<double> base{rm.base.mass, rm.base.com, rm.base.inertia_com};
+    Vec3d vdot_B, omegadot_B;
+    aba_floating(n, links.data(), base, o, o, Quatd{1, 0, 0, 0}, o, o, q.data(), zero.data(), c.data(), vdot_B,
+                 omegadot_B, qdd.data(), ws);
+  } else {
+    aba(n, links.data(), o, q.data(), zero.data(), c.data(), qdd.data(), ws);
+  }
+  double w = 0;
+  for (int k = 0; k < n; ++k) w += c[static_cast<std::size_t>(k)] * qdd[static_cast<std::size_t>(k)];
+  return w;
+}
+
+/// Per mimic follower k of `joints` c^T M(q)^-1 c with c = e_k - mimic_multiplier
+/// e_leader (inverse_inertia_along); 0 for the other joints.
+std::vector<double> coupling_inverse_inertias(const ReducedModel& rm, const std::vector<RobotJointParams<double>>& joints,
+                                              const std::vector<double>& q) {
+  const int n = rm.nq();
+  std::vector<ReducedLinkParams<double>> links;
+  for (int k = 0; k < n; ++k) links.push_back(reduced_link_params<double>(rm, k));
+  auto ws = std::make_unique<AbaWorkspace<double>>();  // large: not on the stack
+  std::vector<double> w(static_cast<std::size_t>(n), 0.0);
+  for (int k = 0; k < n; ++k) {
+    const RobotJointParams<double>& p = joints[static_cast<std::size_t>(k)];
+    if (p.mimic < 0) continue;
+    std::vector<double> c(static_cast<std::size_t>(n), 0.0);
+    c[static_cast<std::size_t>(k)] = 1;
+    c[static_cast<std::size_t>(p.mimic)] = -p.mimic_multiplier;
+    w[static_cast<std::size_t>(k)] = inverse_inertia_along(rm, links, q, c, *ws);
+  }
+  return w;
+}
+
+/// Per mimic follower of `joints` the largest coupling_inverse_inertias over the sampled
+/// configurations put on the mimic relations (q0 not included); 0 for the other joints.
+/// A value that is not finite (M singular there) is skipped.
+std::vector<double> sampled_coupling_maximum(const ReducedModel& rm, const std::vector<RobotJointParams<double>>& joints) {
+  std::vector<double> w(joints.size(), 0.0);
+  for (std::vector<double> q : sampled_configurations(rm)) {
+    on_mimic_relation(joints, q);
+    const std::vector<double> wq = coupling_inverse_inertias(rm, joints, q);
+    for (std::size_t k = 0; k < w.size(); ++k)
+      if (std::isfinite(wq[k])) w[k] = std::max(w[k], wq[k]);
+  }
+  return w;
 }
 
 /// The bytes of everything the mass matrix depends on: the cache key of a robot model
@@ -122,27 +193,62 @@ std::string inertia_key(const ReducedModel& rm) {
   return key;
 }
 
+/// compute() cached under key (a sweep compiles one model per instance, most of them with
+/// the same links); bounded, as a sweep over masses has a key per instance.
+template <class F>
+std::vector<double> cached(const std::string& key, F compute) {
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<double>> cache;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  std::vector<double> value = compute();
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cache.size() >= 256) cache.clear();
+  cache.emplace(key, value);
+  return value;
+}
+
 }  // namespace
 
 std::vector<double> joint_inertia_lower_bound(const ReducedModel& rm, const std::vector<double>& q0) {
   std::vector<double> I = joint_effective_inertia(rm, q0);
-  static std::mutex mutex;
-  static std::map<std::string, std::vector<double>> cache;
-  const std::string key = inertia_key(rm);
-  std::vector<double> sampled;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    const auto it = cache.find(key);
-    if (it != cache.end()) sampled = it->second;
-  }
-  if (sampled.empty()) {
-    sampled = sampled_inertia_minimum(rm);
-    std::lock_guard<std::mutex> lock(mutex);
-    if (cache.size() >= 256) cache.clear();  // bounded: a sweep over masses has a key per instance
-    cache.emplace(key, sampled);
-  }
+  const std::vector<double> sampled = cached("inertia " + inertia_key(rm), [&rm] { return sampled_inertia_minimum(rm); });
   for (std::size_t k = 0; k < I.size(); ++k) I[k] = std::min(I[k], sampled[k]);
   return I;
+}
+
+std::vector<double> mimic_inverse_inertia_bound(const ReducedModel& rm, const std::vector<RobotJointParams<double>>& joints,
+                                                const std::vector<double>& q0) {
+  const int n = rm.nq();
+  if (static_cast<int>(joints.size()) != n || static_cast<int>(q0.size()) != n)
+    throw std::invalid_argument("mimic_inverse_inertia_bound: joints and q0 must have nq entries");
+  std::string key = "mimic " + inertia_key(rm);
+  bool any = false;
+  for (int k = 0; k < n; ++k) {
+    const RobotJointParams<double>& p = joints[static_cast<std::size_t>(k)];
+    if (p.mimic < 0) continue;
+    if (p.mimic >= n || p.mimic == k || joints[static_cast<std::size_t>(p.mimic)].mimic >= 0)
+      throw std::invalid_argument("mimic_inverse_inertia_bound: joint " + std::to_string(k) + " mimics joint " +
+                                  std::to_string(p.mimic) + " (need another joint of the robot that mimics none)");
+    any = true;
+    const double rel[4] = {static_cast<double>(k), static_cast<double>(p.mimic), p.mimic_multiplier, p.mimic_offset};
+    key.append(reinterpret_cast<const char*>(rel), sizeof rel);
+  }
+  if (!any) return std::vector<double>(static_cast<std::size_t>(n), 0.0);
+  const std::vector<double> sampled = cached(key, [&] { return sampled_coupling_maximum(rm, joints); });
+  std::vector<double> w = coupling_inverse_inertias(rm, joints, q0);
+  for (int k = 0; k < n; ++k) {
+    if (joints[static_cast<std::size_t>(k)].mimic < 0) continue;
+    const double at_q0 = w[static_cast<std::size_t>(k)];
+    if (!(at_q0 > 0) || !std::isfinite(at_q0))
+      throw std::invalid_argument("the mimic coupling of joint '" + rm.links[static_cast<std::size_t>(k)].joint_name +
+                                  "' moves no mass at q0 (inverse inertia " + std::to_string(at_q0) + ")");
+    w[static_cast<std::size_t>(k)] = std::max(at_q0, sampled[static_cast<std::size_t>(k)]);
+  }
+  return w;
 }
 
 std::vector<RobotJointParams<double>> derive_joint_params(const ReducedModel& rm, const std::vector<double>& I_k,
