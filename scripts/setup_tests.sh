@@ -48,10 +48,11 @@ pip_install_missing "ray" 'ray>=2.9' || optional_failed "ray"
 pip_install_missing "fastapi uvicorn multipart httpx playwright.sync_api" \
   fastapi uvicorn python-multipart httpx playwright || optional_failed "the service's packages and playwright"
 
-# three.js from Debian's libjs-three (served by the service, never from a CDN) and
-# chromium for the browser tests; Slurm and munge for the one-node cluster of the Slurm
-# tests (scripts/slurm_cluster.sh).
+# three.js from Debian's libjs-three (served by the service, never from a CDN),
+# chromium for the browser tests and nginx-light for the reverse proxy's test
+# (tests/python/test_serve_proxy.py runs its own nginx process); Slurm and
+# munge for the one-node cluster of the Slurm tests (scripts/slurm_cluster.sh).
 phase apt-test
-apt_install_missing chromium libjs-three || optional_failed "chromium and libjs-three"
+apt_install_missing chromium libjs-three nginx-light || optional_failed "chromium, libjs-three and nginx-light"
 bash scripts/slurm_cluster.sh install || optional_failed "Slurm (slurmctld, slurmd, munge)"
 phase_end

@@ -29,7 +29,9 @@ class Server:
     """start(): `simphant serve --config ...` (via="cli": the C++ CLI's launcher) or
     `python -m simphant.serve` (via="python": the server is the process itself, so a
     SIGKILL reaches it); client(token) -> httpx.Client; stop() / kill(). `env`: variables
-    added to the server's environment, which its job runs inherit (e.g. hold_env())."""
+    added to the server's environment, which its job runs inherit (e.g. hold_env());
+    `preexec`: a function run in the server's process before it starts (e.g. to lower a
+    resource limit)."""
 
     def __init__(self, cli: str, tmp: pathlib.Path, env: Optional[Dict[str, str]] = None, **config: Any) -> None:
         self.cli, self.tmp = cli, tmp
@@ -45,6 +47,7 @@ class Server:
         self.config_path.write_text(json.dumps(self.config))
         self.proc: Optional[subprocess.Popen] = None
         self.port = 0
+        self.preexec = None
 
     @property
     def url(self) -> str:
@@ -59,7 +62,7 @@ class Server:
         args = ["--config", str(self.config_path), "--port", str(self.port), "--log-level", "warning"]
         cmd = [self.cli, "serve", *args] if via == "cli" else [sys.executable, "-m", "simphant.serve", *args]
         self.log = open(self.tmp / f"server-{self.port}.log", "wb")
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=env, preexec_fn=self.preexec)
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if self.proc.poll() is not None:

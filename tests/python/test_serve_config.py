@@ -33,6 +33,13 @@ from serve_server import Server, pid_alive, wait_for  # noqa: E402
     ({"workers": -1}, "workers: expected an integer >= 0"),
     ({"checkpoint_every": "often"}, "checkpoint_every: expected seconds"),
     ({"report": 1}, "report: expected true or false"),
+    ({"connections": []}, "connections: expected an object"),
+    ({"connections": {"max_open": 5}}, "connections.max_open: unknown key"),
+    ({"connections": {"max_total": 0}}, "connections.max_total: expected an integer >= 1"),
+    ({"connections": {"max_per_client": -1}}, "connections.max_per_client: expected an integer >= 0"),
+    ({"connections": {"header_timeout": 0}}, "connections.header_timeout: expected seconds > 0"),
+    ({"connections": {"body_timeout": "1m"}}, "connections.body_timeout: expected seconds > 0"),
+    ({"connections": {"keep_alive_timeout": float("inf")}}, "connections.keep_alive_timeout: expected seconds > 0"),
 ])
 def test_bad_config_values_name_the_key(doc, says):
     with pytest.raises(ValueError, match=None) as e:

@@ -68,8 +68,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     except (OSError, ValueError) as e:
         sys.stderr.write(f"error: serve: {e}\n")
         return 2
+    from .connections import bounded_protocol, connection_bound, raise_open_file_limit
+    max_total, lowered = connection_bound(config.connections.max_total, raise_open_file_limit())
+    if lowered:
+        sys.stderr.write(f"warning: serve: {lowered}\n")
     server = uvicorn.Server(uvicorn.Config(app, host=config.host, port=config.port, log_level=args.log_level,
-                                           timeout_graceful_shutdown=5))
+                                           timeout_graceful_shutdown=5,
+                                           http=bounded_protocol(config.connections, max_total),
+                                           timeout_keep_alive=config.connections.keep_alive_timeout))
     try:
         server.run()
     except OSError as e:

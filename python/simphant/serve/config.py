@@ -8,6 +8,8 @@ Example::
       "tokens": {"s3cr3t-token-of-alice": {"name": "alice", "max_jobs": 20}},
       "limits": {"max_upload_bytes": 67108864, "max_instances": 100000,
                  "max_steps": 10000000000, "max_jobs_per_token": 50},
+      "connections": {"max_total": 1000, "max_per_client": 64, "header_timeout": 10,
+                      "body_timeout": 60, "keep_alive_timeout": 5},
       "workers": 0, "ray_address": null, "host": "127.0.0.1", "port": 8080,
       "checkpoint_every": 10, "report": true
     }
@@ -50,6 +52,26 @@ class Limits:
     max_jobs_per_token: int = 100
 
 
+@dataclasses.dataclass(frozen=True)
+class Connections:
+    """Bounds on the HTTP connections (docs/service.md, "Connections and timeouts").
+
+    max_total: open connections at once (more are answered 503 and closed; lowered at
+    start to what the open-file limit leaves after a reserve for the jobs);
+    max_per_client: open connections of one client address (0: no bound, e.g. behind a
+    reverse proxy, which then holds the per-address bound); header_timeout [s]: from
+    the connection (or the end of the last response) to the end of the request's
+    headers; body_timeout [s]: between two reads of a request body; keep_alive_timeout
+    [s]: an idle connection between requests. A connection past a timeout is closed.
+    """
+
+    max_total: int = 1000
+    max_per_client: int = 64
+    header_timeout: float = 10.0
+    body_timeout: float = 60.0
+    keep_alive_timeout: float = 5.0
+
+
 @dataclasses.dataclass
 class ServeConfig:
     """The service's settings (see the module docstring for the file format).
@@ -57,7 +79,7 @@ class ServeConfig:
     data_dir: folder of the jobs (<data_dir>/jobs/<id>/) and the default database;
     database: the SQLite file of the queue (default <data_dir>/jobs.sqlite);
     tokens: bearer token -> TokenInfo; an empty map refuses every request but the
-    OpenAPI document; limits: Limits; workers: concurrent jobs, 0 = one per GPU when
+    OpenAPI document; limits: Limits; connections: Connections; workers: concurrent jobs, 0 = one per GPU when
     nvidia-smi lists GPUs, else max(1, CPU cores / 2); ray_address: run each job as a
     sharded Ray sweep on this cluster (simphant.distributed) instead of one `simphant run`;
     host, port: where uvicorn listens; simphant: the CLI executable (None: $SIMPHANT_EXECUTABLE,
@@ -71,6 +93,7 @@ class ServeConfig:
     database: Optional[str] = None
     tokens: Dict[str, TokenInfo] = dataclasses.field(default_factory=dict)
     limits: Limits = dataclasses.field(default_factory=Limits)
+    connections: Connections = dataclasses.field(default_factory=Connections)
     workers: int = 0
     ray_address: Optional[str] = None
     host: str = "127.0.0.1"
@@ -92,6 +115,30 @@ class ServeConfig:
 
 _KEYS = {f.name for f in dataclasses.fields(ServeConfig)}
 _LIMIT_KEYS = {f.name for f in dataclasses.fields(Limits)}
+_CONNECTION_KEYS = {f.name for f in dataclasses.fields(Connections)}
+
+
+def _seconds(value: Any, path: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value == float("inf"):
+        raise ValueError(f"{path}: expected seconds > 0, got {value!r}")
+    return float(value)
+
+
+def _connections(doc: Any) -> Connections:
+    if not isinstance(doc, dict):
+        raise ValueError("connections: expected an object")
+    bad = sorted(set(doc) - _CONNECTION_KEYS)
+    if bad:
+        raise ValueError(f"connections.{bad[0]}: unknown key (known: {', '.join(sorted(_CONNECTION_KEYS))})")
+    values: Dict[str, Any] = {}
+    for k, v in doc.items():
+        if k == "max_total":
+            values[k] = _int(v, f"connections.{k}", 1)
+        elif k == "max_per_client":
+            values[k] = _int(v, f"connections.{k}", 0)
+        else:
+            values[k] = _seconds(v, f"connections.{k}")
+    return Connections(**values)
 
 
 def _int(value: Any, path: str, minimum: int = 0) -> int:
@@ -140,6 +187,8 @@ def config_from_dict(doc: Any, base_dir: str = ".") -> ServeConfig:
     if bad:
         raise ValueError(f"limits.{bad[0]}: unknown key (known: {', '.join(sorted(_LIMIT_KEYS))})")
     c.limits = Limits(**{k: _int(v, f"limits.{k}", 1) for k, v in limits.items()})
+    if "connections" in doc:
+        c.connections = _connections(doc["connections"])
     if "workers" in doc:
         c.workers = _int(doc["workers"], "workers")
     if doc.get("ray_address") is not None:

@@ -16,10 +16,15 @@ the worker follows for progress. Outcomes:
   frames so far and is resumable (docs/checkpoints.md);
 - stopped by the service's own shutdown: left running, resumed at the next start;
 - killed by anything else (SIGKILL, out of memory): queued again to resume from its
-  checkpoint, failed with the reason after config.max_attempts runs.
+  checkpoint, failed with the reason after config.max_attempts runs;
+- not started because the service is out of file descriptors (EMFILE, ENFILE): queued
+  again as it was (the attempt not counted), and the worker waits RESOURCE_RETRY_S
+  before it takes the next job.
 """
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import logging
 import os
@@ -39,6 +44,17 @@ log = logging.getLogger("simphant.serve")
 
 #: The progress line of `simphant run` (src/simphant/job/progress_log.cpp).
 _PROGRESS = re.compile(r"step (\d+)/(\d+) \((\d+)%\), t = \S+ s, ETA (\d+) s")
+#: Seconds a worker waits after a job could not start for want of file descriptors.
+RESOURCE_RETRY_S = 1.0
+#: The errors of a process start that pass: out of file descriptors (process, system).
+_SHORTAGE = (errno.EMFILE, errno.ENFILE)
+
+
+class ResourceShortage(Exception):
+    """A job's process could not be started for want of a passing resource (the OSError
+    as __cause__); nothing of the job ran."""
+
+
 #: The prefix that has a job's process receive SIGTERM when the service dies.
 _PDEATHSIG = ["setpriv", "--pdeathsig", "TERM"] if shutil.which("setpriv") else []
 
@@ -190,6 +206,10 @@ class WorkerPool:
                 continue
             try:
                 self._run(job, device)
+            except ResourceShortage as e:
+                log.warning("job %s not started (%s); queued again", job["id"], e.__cause__)
+                self.store.unclaim(job, f"queued again: the service is out of file descriptors ({e.__cause__})")
+                self._stopping.wait(RESOURCE_RETRY_S)
             except Exception as e:  # noqa: BLE001 - the job fails with the reason, the worker goes on
                 log.exception("job %s", job["id"])
                 self.store.update(job["id"], state=FAILED, pid=None, message=f"internal error: {e}")
@@ -247,7 +267,10 @@ class WorkerPool:
         env.setdefault("MPLBACKEND", "Agg")
         if device is not None:
             env["CUDA_VISIBLE_DEVICES"] = device
-        with open(os.path.join(folder, "run.json"), "wb") as out, open(log_path, "ab") as err:
+        files = contextlib.ExitStack()
+        try:
+            out = files.enter_context(open(os.path.join(folder, "run.json"), "wb"))
+            err = files.enter_context(open(log_path, "ab"))
             with self._lock:
                 if self._stopping.is_set() or jid in self._cancelled:
                     p = None
@@ -255,6 +278,12 @@ class WorkerPool:
                     p = subprocess.Popen(cmd, cwd=folder, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env,
                                          start_new_session=True)
                     self._procs[jid] = p
+        except OSError as e:
+            files.close()
+            if e.errno in _SHORTAGE:
+                raise ResourceShortage(e.strerror) from e
+            raise
+        with files:
             if p is None:
                 return None if self._stopping.is_set() else -int(signal.SIGTERM)
             self.store.update(jid, pid=p.pid)

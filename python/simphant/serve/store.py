@@ -185,6 +185,12 @@ class JobStore:
         with self._lock:
             return self._select("WHERE state = ? ORDER BY seq", (RUNNING,))
 
+    def unclaim(self, job: Dict[str, Any], message: str) -> None:
+        """A job of claim_next back to queued as it was: its run did not start, so the
+        attempt is not counted."""
+        self.update(job["id"], state=QUEUED, resume=int(bool(job["resume"])), pid=None,
+                    attempts=max(0, job["attempts"] - 1), message=message)
+
     def requeue(self, job_id: str, resume: bool, message: str) -> None:
         """Running -> queued, to be resumed from its checkpoint (resume) or run anew."""
         self.update(job_id, state=QUEUED, resume=int(resume), pid=None, message=message)
