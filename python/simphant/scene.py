@@ -88,7 +88,8 @@ class Scene:
     def check(self) -> Dict[str, Any]:
         """Validates every instance of the sweep and analyses the base model.
 
-        Returns the object that `simphant check --json` prints: bodies, joints (name,
+        Returns the object that `simphant check --json` prints: name, dt and t_end [s],
+        bodies, joints (name,
         type, body_i, body_j, rows), constraint_rows m, rank of Phi_q at the assembled
         state, dof = 6N - rank, redundant_rows, assembly_ok, assembly_residual (max |Phi|),
         assembly_velocity_residual (max |Phi_q qdot|), assembly_iterations, instances,

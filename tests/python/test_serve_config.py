@@ -40,6 +40,11 @@ from serve_server import Server, pid_alive, wait_for  # noqa: E402
     ({"connections": {"header_timeout": 0}}, "connections.header_timeout: expected seconds > 0"),
     ({"connections": {"body_timeout": "1m"}}, "connections.body_timeout: expected seconds > 0"),
     ({"connections": {"keep_alive_timeout": float("inf")}}, "connections.keep_alive_timeout: expected seconds > 0"),
+    ({"validation": 2}, "validation: expected an object"),
+    ({"validation": {"threads": 2}}, "validation.threads: unknown key"),
+    ({"validation": {"workers": 0}}, "validation.workers: expected an integer >= 1"),
+    ({"validation": {"per_owner": 0}}, "validation.per_owner: expected an integer >= 1"),
+    ({"validation": {"timeout_s": -1}}, "validation.timeout_s: expected seconds > 0"),
 ])
 def test_bad_config_values_name_the_key(doc, says):
     with pytest.raises(ValueError, match=None) as e:

@@ -206,18 +206,9 @@ def _check_limits(limits, instances: Optional[int], dt: Optional[float], t_end: 
     return steps
 
 
-def _validate_scene(path: str):
-    """The checks of `simphant check` on the written file: simphant.load_scene (the
-    scene validator), every sampled instance of the sweep validated and the base model
-    assembled (Scene.check). ValueError with the validator's message, or when the base
-    model does not assemble."""
-    from .. import load_scene
-    sc = load_scene(path)
-    report = sc.check()
-    if not report.get("assembly_ok", True):
-        raise ValueError(f"the base model does not assemble (max |Phi| = {report.get('assembly_residual')}); "
-                         "`simphant check` shows the constraint analysis")
-    return sc
+def _too_many_jobs(owner: str, max_active: int) -> ApiError:
+    return ApiError(429, f"{owner} has {max_active} unfinished jobs, the limit (max_jobs); wait for one to finish or "
+                    "dismiss one", headers={"Retry-After": "10"})
 
 
 @router.post("/jobs", status_code=201, summary="Submit a job (a scene and run options)", openapi_extra=_SUBMIT_DOC,
@@ -276,6 +267,13 @@ async def submit_job(request: Request, token: TokenInfo = Depends(current_token)
         # sweep sampled for a job that is over them (the check after compiling stays).
         _check_limits(limits, _requested_instances(scene, opts.instances), opts.dt or _solver_number(scene, "dt"),
                       opts.t_end or _solver_number(scene, "t_end"))
+        max_active = token.max_jobs or limits.max_jobs_per_token
+
+        def below_max_jobs() -> None:  # now, before the check, and when queued
+            if store.active_count(token.name) >= max_active:
+                raise _too_many_jobs(token.name, max_active)
+
+        below_max_jobs()
         try:
             check_scene_refs(scene, folder)
         except BundleError as e:
@@ -284,19 +282,17 @@ async def submit_job(request: Request, token: TokenInfo = Depends(current_token)
         with open(scene_path, "w", encoding="utf-8") as f:
             f.write(text)
         try:
-            sc = await run_in_threadpool(_validate_scene, scene_path)
-        except (ValueError, OSError) as e:
+            report = await request.app.state.validations.check(token.name, scene_path, below_max_jobs)
+        except ValueError as e:
             msg = str(e).replace(folder + os.sep, "")
             raise ApiError(422, f"scene: {msg}", _scene_error_path(msg)) from None
-        instances = opts.instances or sc.instances
-        dt, t_end = opts.dt or sc.dt, opts.t_end or sc.t_end
+        instances = opts.instances or report["instances"]
+        dt, t_end = opts.dt or report["dt"], opts.t_end or report["t_end"]
         steps = _check_limits(limits, instances, dt, t_end)
         options = opts.model_dump(exclude_none=True)
-        options.update(scene_name=sc.name, instances_total=instances, steps=steps)
-        max_active = token.max_jobs or limits.max_jobs_per_token
+        options.update(scene_name=report["name"], instances_total=instances, steps=steps)
         if not store.insert_if_below(job_id, token.name, options, max_active):
-            raise ApiError(429, f"{token.name} has {max_active} unfinished jobs, the limit (max_jobs); wait for one "
-                           "to finish or dismiss one", headers={"Retry-After": "10"})
+            raise _too_many_jobs(token.name, max_active)
     except OSError as e:  # a full disk, a quota: the request is fine, the service cannot keep it
         shutil.rmtree(folder, ignore_errors=True)
         raise ApiError(507, f"the job's files cannot be written: {e.strerror or type(e).__name__}") from None

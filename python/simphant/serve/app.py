@@ -11,6 +11,7 @@ from . import errors
 from .config import ServeConfig
 from .runner import WorkerPool
 from .store import JobStore
+from .validation import Validations
 
 
 def create_app(config: ServeConfig) -> FastAPI:
@@ -44,6 +45,7 @@ def create_app(config: ServeConfig) -> FastAPI:
                   description="Jobs of `simphant run` over a persistent queue (OGC API - Processes shapes); "
                               "docs/service.md")
     app.state.config, app.state.store, app.state.pool = config, store, pool
+    app.state.validations = Validations(pool.cli, config.validation)
     errors.install(app)
     app.add_middleware(errors.BodyLimit, limit=config.limits.max_upload_bytes)
     from .api import router as api_router

@@ -10,6 +10,7 @@ Example::
                  "max_steps": 10000000000, "max_jobs_per_token": 50},
       "connections": {"max_total": 1000, "max_per_client": 64, "header_timeout": 10,
                       "body_timeout": 60, "keep_alive_timeout": 5},
+      "validation": {"workers": 2, "per_owner": 1, "timeout_s": 60},
       "workers": 0, "ray_address": null, "host": "127.0.0.1", "port": 8080,
       "checkpoint_every": 10, "report": true
     }
@@ -21,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, Optional
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,6 +73,20 @@ class Connections:
     keep_alive_timeout: float = 5.0
 
 
+@dataclasses.dataclass(frozen=True)
+class Validation:
+    """Bounds on the validation of submitted scenes (docs/service.md, "Validation"): each
+    is `simphant check` in a process of its own. workers: validations at once; per_owner:
+    one owner's validations at once (below workers, so that other owners find a slot);
+    timeout_s [s]: the longest a submission waits for its places (then 503) and the
+    longest a validation runs (then 403).
+    """
+
+    workers: int = 2
+    per_owner: int = 1
+    timeout_s: float = 60.0
+
+
 @dataclasses.dataclass
 class ServeConfig:
     """The service's settings (see the module docstring for the file format).
@@ -79,7 +94,7 @@ class ServeConfig:
     data_dir: folder of the jobs (<data_dir>/jobs/<id>/) and the default database;
     database: the SQLite file of the queue (default <data_dir>/jobs.sqlite);
     tokens: bearer token -> TokenInfo; an empty map refuses every request but the
-    OpenAPI document; limits: Limits; connections: Connections; workers: concurrent jobs, 0 = one per GPU when
+    OpenAPI document; limits: Limits; connections: Connections; validation: Validation; workers: concurrent jobs, 0 = one per GPU when
     nvidia-smi lists GPUs, else max(1, CPU cores / 2); ray_address: run each job as a
     sharded Ray sweep on this cluster (simphant.distributed) instead of one `simphant run`;
     host, port: where uvicorn listens; simphant: the CLI executable (None: $SIMPHANT_EXECUTABLE,
@@ -94,6 +109,7 @@ class ServeConfig:
     tokens: Dict[str, TokenInfo] = dataclasses.field(default_factory=dict)
     limits: Limits = dataclasses.field(default_factory=Limits)
     connections: Connections = dataclasses.field(default_factory=Connections)
+    validation: Validation = dataclasses.field(default_factory=Validation)
     workers: int = 0
     ray_address: Optional[str] = None
     host: str = "127.0.0.1"
@@ -114,8 +130,6 @@ class ServeConfig:
 
 
 _KEYS = {f.name for f in dataclasses.fields(ServeConfig)}
-_LIMIT_KEYS = {f.name for f in dataclasses.fields(Limits)}
-_CONNECTION_KEYS = {f.name for f in dataclasses.fields(Connections)}
 
 
 def _seconds(value: Any, path: str) -> float:
@@ -124,21 +138,32 @@ def _seconds(value: Any, path: str) -> float:
     return float(value)
 
 
-def _connections(doc: Any) -> Connections:
+def _section(doc: Any, name: str, cls: type, parse: Callable[[str, Any, str], Any]) -> Any:
+    """cls from the config's object `name` ({key: value}), each value parse(key, value,
+    its JSON path); ValueError naming the path of a bad or unknown key."""
     if not isinstance(doc, dict):
-        raise ValueError("connections: expected an object")
-    bad = sorted(set(doc) - _CONNECTION_KEYS)
+        raise ValueError(f"{name}: expected an object")
+    known = sorted(f.name for f in dataclasses.fields(cls))
+    bad = sorted(set(doc) - set(known))
     if bad:
-        raise ValueError(f"connections.{bad[0]}: unknown key (known: {', '.join(sorted(_CONNECTION_KEYS))})")
-    values: Dict[str, Any] = {}
-    for k, v in doc.items():
-        if k == "max_total":
-            values[k] = _int(v, f"connections.{k}", 1)
-        elif k == "max_per_client":
-            values[k] = _int(v, f"connections.{k}", 0)
-        else:
-            values[k] = _seconds(v, f"connections.{k}")
-    return Connections(**values)
+        raise ValueError(f"{name}.{bad[0]}: unknown key (known: {', '.join(known)})")
+    return cls(**{k: parse(k, v, f"{name}.{k}") for k, v in doc.items()})
+
+
+def _limit(key: str, value: Any, path: str) -> int:
+    return _int(value, path, 1)
+
+
+def _connection(key: str, value: Any, path: str) -> Any:
+    if key == "max_total":
+        return _int(value, path, 1)
+    if key == "max_per_client":
+        return _int(value, path, 0)
+    return _seconds(value, path)
+
+
+def _validation(key: str, value: Any, path: str) -> Any:
+    return _seconds(value, path) if key == "timeout_s" else _int(value, path, 1)
 
 
 def _int(value: Any, path: str, minimum: int = 0) -> int:
@@ -180,15 +205,9 @@ def config_from_dict(doc: Any, base_dir: str = ".") -> ServeConfig:
             raise ValueError(f"tokens.{tok[:4]}....{bad[0]}: unknown key (known: name, max_jobs)")
         mj = info.get("max_jobs")
         c.tokens[tok] = TokenInfo(info["name"], None if mj is None else _int(mj, f"tokens.{tok[:4]}....max_jobs", 1))
-    limits = doc.get("limits", {})
-    if not isinstance(limits, dict):
-        raise ValueError("limits: expected an object")
-    bad = sorted(set(limits) - _LIMIT_KEYS)
-    if bad:
-        raise ValueError(f"limits.{bad[0]}: unknown key (known: {', '.join(sorted(_LIMIT_KEYS))})")
-    c.limits = Limits(**{k: _int(v, f"limits.{k}", 1) for k, v in limits.items()})
-    if "connections" in doc:
-        c.connections = _connections(doc["connections"])
+    c.limits = _section(doc.get("limits", {}), "limits", Limits, _limit)
+    c.connections = _section(doc.get("connections", {}), "connections", Connections, _connection)
+    c.validation = _section(doc.get("validation", {}), "validation", Validation, _validation)
     if "workers" in doc:
         c.workers = _int(doc["workers"], "workers")
     if doc.get("ray_address") is not None:

@@ -53,6 +53,9 @@ _COLUMNS = ("seq", "id", "owner", "state", "options", "created", "started", "fin
             "steps_done", "steps_total", "eta_s", "message", "summary", "attempts", "resume", "pid", "exit_code")
 
 
+_ACTIVE_COUNT = "SELECT COUNT(*) FROM jobs WHERE owner = ? AND state IN (?, ?)"
+
+
 class DatabaseBusy(RuntimeError):
     """Another service holds the database file's lock."""
 
@@ -103,8 +106,7 @@ class JobStore:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                (n,) = self._db.execute("SELECT COUNT(*) FROM jobs WHERE owner = ? AND state IN (?, ?)",
-                                        (owner, *ACTIVE_STATES)).fetchone()
+                (n,) = self._db.execute(_ACTIVE_COUNT, (owner, *ACTIVE_STATES)).fetchone()
                 if n >= max_active:
                     self._db.execute("ROLLBACK")
                     return False
@@ -115,6 +117,12 @@ class JobStore:
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
+
+    def active_count(self, owner: str) -> int:
+        """The owner's unfinished (queued + running) jobs."""
+        with self._lock:
+            (n,) = self._db.execute(_ACTIVE_COUNT, (owner, *ACTIVE_STATES)).fetchone()
+        return n
 
     def get(self, job_id: str, owner: Optional[str] = None) -> Optional[Dict[str, Any]]:
         """The job, or None when it does not exist or belongs to another owner."""

@@ -123,7 +123,10 @@ json check_scene(const Scene& scene) {
   step_stability["refused"] = !stability.refused_field.empty() && !model.solver.allow_unstable;
   if (step_stability["refused"].get<bool>())
     step_stability["error"] = stability.refused_field + ": " + stability.refused_reason;
-  return json{{"bodies", bodies},
+  return json{{"name", model.name},
+              {"dt", model.solver.dt},
+              {"t_end", model.solver.t_end},
+              {"bodies", bodies},
               {"joints", joints},
               {"constraint_rows", an.rows},
               {"rank", an.rank},

@@ -9,6 +9,8 @@
 namespace simphant {
 
 /// The object `simphant check --json` prints:
+///   name                        the scene's "name" ("" when it has none)
+///   dt, t_end                   solver.dt and solver.t_end of the base model [s]
 ///   bodies                      [B] body names
 ///   joints                      [J] {name, type, body_i, body_j (names, "ground"), rows}
 ///   constraint_rows             m, rows of Phi

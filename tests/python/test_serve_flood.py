@@ -1,0 +1,115 @@
+"""One owner floods the service with large scenes (docs/service.md, "Validation"): bob
+(max_jobs 2) submits 300-body chains, 45 at once (each takes seconds to validate), while
+alice lists her jobs and submits a small one. The validations run as `simphant check`
+processes, bob's one at a time (validation.per_owner 1 of validation.workers 2), so
+alice's `GET /jobs` stays fast (95th percentile under 200 ms) and her submission is
+validated at once in the free slot; bob's first two jobs are accepted (their runs held
+at step 1, so they stay unfinished) and the other 43 are answered 429 when their turn
+comes, without a validation. A real server on 127.0.0.1."""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import statistics
+import time
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+
+from serve_server import ALICE, BOB, Server, hold_env, pendulum  # noqa: E402
+
+
+def chain_scene(n: int, length: float = 0.1) -> dict:
+    """A planar chain of n bars hanging from the ground, revolute about y."""
+    bodies, joints = [], []
+    for k in range(n):
+        bodies.append({"name": f"b{k}", "mass": 0.1, "inertia": [1e-5, 1e-4, 1e-4],
+                       "position": [length * (k + 0.5), 0.0, 0.0]})
+        joints.append({"name": f"j{k}", "type": "revolute", "body_i": "ground" if k == 0 else f"b{k - 1}",
+                       "body_j": f"b{k}", "frame": {"origin": [0.0 if k == 0 else length / 2, 0.0, 0.0],
+                                                    "z": [0.0, 1.0, 0.0], "x": [1.0, 0.0, 0.0]}})
+    return {"name": f"chain of {n}", "gravity": [0.0, 0.0, -9.81], "bodies": bodies, "joints": joints,
+            "solver": {"dt": 1e-3, "t_end": 0.005}}
+
+
+def test_one_owner_flooding_does_not_delay_another(cli, examples, tmp_path):
+    srv = Server(cli, tmp_path, env=hold_env(1), workers=2,
+                 tokens={ALICE: {"name": "alice"}, BOB: {"name": "bob", "max_jobs": 2}}).start()
+    chain = chain_scene(300)
+    flood_done = []
+    try:
+        def bob_submits(_: int) -> int:
+            with srv.client(BOB) as c:
+                r = c.post("/jobs", json={"scene": chain, "options": {"instances": 1}}, timeout=300)
+                flood_done.append(time.monotonic())
+                return r.status_code
+
+        with cf.ThreadPoolExecutor(45) as ex:
+            flood = [ex.submit(bob_submits, k) for k in range(45)]
+            # The flood is under way once bob's first validation runs: its check process.
+            with srv.client(ALICE) as c:
+                gets = []  # (start, seconds)
+                start = time.monotonic()
+                while time.monotonic() - start < 8.0:
+                    t0 = time.monotonic()
+                    r = c.get("/jobs")
+                    gets.append((t0, time.monotonic() - t0))
+                    assert r.status_code == 200
+                    time.sleep(0.05)
+                t0 = time.monotonic()
+                small = pendulum(examples)
+                small["solver"]["t_end"] = 0.05
+                r = c.post("/jobs", json={"scene": small, "options": {"instances": 2}})
+                submit_s = time.monotonic() - t0
+                assert r.status_code == 201, r.text
+            still_flooding = sum(1 for f in flood if not f.done())
+            codes = [f.result() for f in flood]
+        # The requests made while bob's submissions were still being answered.
+        latencies = sorted(d for t0, d in gets if t0 < max(flood_done))
+        p50 = statistics.median(latencies)
+        p95 = latencies[int(0.95 * (len(latencies) - 1))]
+        print(f"\n  alice's GET /jobs during bob's flood: {len(latencies)} requests, p50 {p50 * 1e3:.1f} ms, "
+              f"p95 {p95 * 1e3:.1f} ms, max {latencies[-1] * 1e3:.1f} ms; her submission {submit_s:.2f} s "
+              f"with {still_flooding} of bob's 45 still waiting; bob's answers {sorted(codes)}")
+        assert len(latencies) >= 40  # seconds of the measurement ran inside the flood
+        assert p95 < 0.2
+        assert submit_s < 5.0  # validated in the slot bob cannot take (a pendulum checks in ~0.05 s)
+        # Bob's flood: 2 jobs accepted (max_jobs); the rest 429, each once its turn came
+        # (the unfinished jobs are counted again before a validation starts).
+        assert sorted(codes) == [201] * 2 + [429] * 43, codes
+    finally:
+        srv.stop()
+
+
+def _checks_under(folder) -> list:
+    """The pids of processes whose working directory lies under folder (a job's check)."""
+    import os
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.readlink(f"/proc/{entry}/cwd").startswith(str(folder)):
+                    pids.append(int(entry))
+            except OSError:
+                pass
+    return pids
+
+
+def test_a_validation_past_its_time_is_stopped(cli, tmp_path):
+    srv = Server(cli, tmp_path, validation={"timeout_s": 1}).start()
+    try:
+        with srv.client(ALICE) as c:
+            r = c.post("/jobs", json={"scene": chain_scene(300)})
+        assert r.status_code == 403, r.text
+        assert "validation.timeout_s" in r.json()["detail"]
+        # Its check process was killed before the answer: gone at once, not after the
+        # seconds the check of 300 bodies takes (3 s on the development machine).
+        deadline = time.monotonic() + 0.5
+        while _checks_under(srv.data):
+            assert time.monotonic() < deadline, _checks_under(srv.data)
+            time.sleep(0.05)
+        with srv.client(ALICE) as c:
+            assert c.get("/jobs").json()["jobs"] == []  # nothing was queued
+    finally:
+        srv.stop()
