@@ -17,6 +17,7 @@
 #include "process_support.hpp"
 #include "simphant/bench/bench_models.hpp"
 #include "simphant/core/system_memory.hpp"
+#include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/job/memory_estimate.hpp"
 #include "simphant/scene/scene.hpp"
@@ -93,9 +94,17 @@ void expect_estimate_near_peak(const json& doc, int threads, const std::string& 
 // initial state, frame buffers, statistics, status).
 TEST(MemoryEstimate, SmallModelManyInstancesMatchesPeakRss) { expect_estimate_near_peak(chain_scene(1, 250000), 2, "small"); }
 
-// Two instances of a 400-body chain: assembly dominates (its Data's dense Phi_q, 2000 x
-// 2400, and the decomposition of it); the workers hold the sparse path's blocks.
-TEST(MemoryEstimate, LargeModelFewInstancesMatchesPeakRss) { expect_estimate_near_peak(chain_scene(400, 2), 2, "large"); }
+// Two instances of a 400-body chain with its first joint's angle given in joint terms (so
+// that assembly takes the dense path, dynamics/assembly.hpp): assembly dominates (its
+// Data's dense Phi_q, 2000 x 2400, and the decomposition of it); the workers hold the
+// sparse path's blocks. Without the given angle the sparse assembly needs a few MiB.
+TEST(MemoryEstimate, LargeModelFewInstancesMatchesPeakRss) {
+  json doc = chain_scene(400, 2);
+  doc["joints"][0]["initial"] = {{"angle", 0.0}};
+  ASSERT_FALSE(uses_sparse_assembly(parse_scene(doc.dump()).model));
+  ASSERT_TRUE(uses_sparse_assembly(parse_scene(chain_scene(400, 2).dump()).model));
+  expect_estimate_near_peak(doc, 2, "large");
+}
 
 // The Data of a step holds C and its factor on the dense Schur path (m x m each) and no
 // dense Jacobian; the Data that assembles holds the dense Phi_q (m x 6N), and assembly

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <Eigen/QR>
+#include <Eigen/SparseCholesky>
 
 #include "simphant/core/stop_flag.hpp"
 #include "simphant/dynamics/coordinate_targets.hpp"
@@ -158,7 +159,50 @@ void project_given_rates(const Model& model, Data& d, const std::vector<Coordina
   res.velocity_residual = (Av * qdot - b).cwiseAbs().maxCoeff();
 }
 
+/// Phi_q (m, 6N) of the evaluated rows d.rows as a sparse matrix: each element's rows on
+/// its bodies' 6 columns each (ground: none).
+Eigen::SparseMatrix<double> sparse_jacobian(const Model& model, const Data& d) {
+  std::vector<Eigen::Triplet<double>> entries;
+  entries.reserve(static_cast<std::size_t>(12 * model.n_rows));
+  for (int a = 0; a < model.n_constraints(); ++a) {
+    const ConstraintElement e = model.constraint(a);
+    const int bodies[2] = {e.body_i, e.body_j};
+    for (int r = 0; r < d.rows[a].m; ++r)
+      for (int side = 0; side < 2; ++side) {
+        if (bodies[side] < 0) continue;
+        for (int c = 0; c < 6; ++c) {
+          const double v = d.rows[a].jac[r][6 * side + c];
+          if (v != 0.0) entries.emplace_back(e.row_offset + r, 6 * bodies[side] + c, v);
+        }
+      }
+  }
+  Eigen::SparseMatrix<double> A(model.n_rows, model.nv());
+  A.setFromTriplets(entries.begin(), entries.end());
+  return A;
+}
+
+/// x = A^T (A A^T)^-1 r, the minimum-norm solution of A x = r for A of full row rank:
+/// a sparse LDL^T of A A^T and one refinement step. False when the factorisation fails,
+/// a pivot is below kSparseAssemblyPivot of the largest, or x is not finite.
+bool sparse_min_norm(const Eigen::SparseMatrix<double>& A, const Eigen::VectorXd& r, Eigen::VectorXd& x) {
+  const Eigen::SparseMatrix<double> S = A * A.transpose();
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(S);
+  if (ldlt.info() != Eigen::Success) return false;
+  const Eigen::VectorXd D = ldlt.vectorD();
+  const double largest = D.cwiseAbs().maxCoeff();
+  if (!(largest > 0) || !(D.minCoeff() > kSparseAssemblyPivot * largest)) return false;
+  Eigen::VectorXd y = ldlt.solve(r);
+  y += ldlt.solve(r - S * y);
+  x = A.transpose() * y;
+  return x.allFinite();
+}
+
 }  // namespace
+
+bool uses_sparse_assembly(const Model& model) {
+  return model.n_rows > kDenseAssemblyRows && coordinate_targets(model, false).empty() &&
+         coordinate_targets(model, true).empty();
+}
 
 std::string flipped_joint_message(const Model& model, const Data& d) {
   for (const Joint& j : model.joints) {
@@ -210,11 +254,26 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
   Eigen::VectorXd r(np > 0 ? m + np : 0);
   double coord_residual = 0;
   int worst_target = -1;
+  const bool sparse = uses_sparse_assembly(model);
+  Eigen::SparseMatrix<double> A_sparse;
+  // The minimum-norm x of Phi_q x = rhs at the linearised state: sparse where it may be,
+  // else (or where the sparse normal equations lose rank) the dense decomposition.
+  const auto min_norm = [&](const Eigen::VectorXd& rhs, Eigen::VectorXd& x) {
+    if (sparse && sparse_min_norm(A_sparse, rhs, x)) return;
+    if (d.Phi_q.rows() != m) assemble_jacobian(model, d);
+    cod.compute(d.Phi_q);
+    x = cod.solve(rhs);
+  };
   auto linearise = [&] {
     set_kinematics(model, d, Y);
     if (m > 0) {
       evaluate_constraints(model, d, 0.0);
-      assemble_jacobian(model, d);
+      if (sparse) {
+        A_sparse = sparse_jacobian(model, d);
+        d.Phi_q.resize(0, 0);  // stale: min_norm makes it again should it need it
+      } else {
+        assemble_jacobian(model, d);
+      }
       if (np > 0) {
         A.topRows(m) = d.Phi_q;
         r.head(m) = d.phi;
@@ -255,8 +314,8 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
       cod.compute(A);
       dq = -cod.solve(r);
     } else {
-      cod.compute(d.Phi_q);
-      dq = -cod.solve(d.phi);
+      min_norm(d.phi, dq);
+      dq = -dq;
     }
     for (int k = 0; k < N; ++k) apply_position_correction(Y, k, dq.data() + 6 * k);
   }
@@ -288,11 +347,15 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
   if (nr > 0) {
     project_given_rates(model, d, vel, qdot, res);
     if (!res.message.empty()) return res;
-  } else if (m > 0) {  // no given rates: on d.Phi_q itself, as the positions above
-    const Eigen::VectorXd b = d.Phi_q * qdot - d.phi_dot;
-    cod.compute(d.Phi_q);
-    qdot -= cod.solve(d.Phi_q * qdot - b);
-    res.velocity_residual = (d.Phi_q * qdot - b).cwiseAbs().maxCoeff();
+  } else if (m > 0) {  // no given rates: on Phi_q itself, as the positions above
+    const auto times_qdot = [&] {
+      return sparse && d.Phi_q.rows() != m ? Eigen::VectorXd(A_sparse * qdot) : Eigen::VectorXd(d.Phi_q * qdot);
+    };
+    const Eigen::VectorXd b = times_qdot() - d.phi_dot;
+    Eigen::VectorXd correction(6 * N);
+    min_norm(times_qdot() - b, correction);
+    qdot -= correction;
+    res.velocity_residual = (times_qdot() - b).cwiseAbs().maxCoeff();
   }
   record_changes(model, Y0.data(), Y, np > 0 || model.n_drivers() > 0, res);
   res.ok = std::isfinite(res.velocity_residual);

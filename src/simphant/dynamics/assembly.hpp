@@ -21,11 +21,32 @@ namespace simphant {
 constexpr int kAssemblyStallWindow = 10;
 constexpr double kAssemblyStallFactor = 0.5;
 
+/// Constraint rows above which assembly solves its minimum-norm corrections sparsely
+/// (uses_sparse_assembly): the dense decomposition of Phi_q (m, 6N) costs O(m^2 6N) time
+/// and two m x 6N matrices (a 1000-body chain, m = 5000: about a minute and 480 MB per
+/// decomposition), the sparse normal equations O(N) for a chain.
+constexpr int kDenseAssemblyRows = 1000;
+/// Smallest pivot of the sparse LDL^T of Phi_q Phi_q^T, relative to the largest, that
+/// the sparse path accepts: the normal equations square Phi_q's condition number, so
+/// this keeps it below 1e5 (about 1e-11 relative error in the correction in fp64, and
+/// the Newton iteration corrects its own error).
+constexpr double kSparseAssemblyPivot = 1e-10;
+
+/// Whether assemble() takes the sparse path for `model`: more than kDenseAssemblyRows
+/// rows and no joint coordinates or rates given in joint terms (those rows are solved
+/// with the dense decomposition).
+bool uses_sparse_assembly(const Model& model);
+
 /// Relative change of a value the scene gave (a body's position, orientation, velocity,
 /// angular velocity) above which assembly reports it in AssemblyResult::changed_values.
 constexpr double kGivenValueChange = 0.01;
 
-/// Assembles Y (13N) in place. Joint coordinates and rates given in joint terms
+/// Assembles Y (13N) in place. The minimum-norm corrections -A^+ r come from a complete
+/// orthogonal decomposition of A (dense), or, where uses_sparse_assembly, from
+/// A^T (A A^T)^-1 r with a sparse LDL^T of A A^T (Eigen's SimplicialLDLT, AMD ordering)
+/// and one refinement step; where that factorisation fails or a pivot falls below
+/// kSparseAssemblyPivot of the largest (Phi_q loses rank there), the dense one serves
+/// that step. Joint coordinates and rates given in joint terms
 /// (Joint::initial; dynamics/coordinate_targets.hpp) are extra rows: the Newton
 /// iterations solve [Phi; coord - value] = 0 (to assembly_tolerance in both) and the
 /// velocity projection [Phi_q; coord_q] qdot = [0; rate], so the result has exactly the

@@ -10,8 +10,9 @@
 // kConstraintRankTolerance times the largest row norm of Phi_q, else it is kept and its
 // reflection is applied to the columns after it. The rank is the number of rows kept.
 // Cost O(m * rank * 6N), the cost of one QR (a 200-body chain, m = 1000: well under a
-// second), where testing the rank of every prefix of rows with its own SVD costs
-// O(m^2 * 6N * m) and takes minutes.
+// second; a 1000-body chain about a minute), where testing the rank of every prefix of
+// rows with its own SVD costs O(m^2 * 6N * m) and takes minutes. A model without closed
+// loops is analysed joint by joint instead (analyse_constraints), in O(N).
 #include <vector>
 
 #include "simphant/dynamics/data.hpp"
@@ -35,8 +36,14 @@ struct ConstraintAnalysis {
   std::vector<double> remainders;
 };
 
-/// Rank analysis of Phi_q at Y (13N, the state [q, qdot]); d (a Data of `model`) holds
-/// Phi_q afterwards. A model without constraint rows gives rank 0 and dof 6N.
+/// Rank analysis of Phi_q at Y (13N, the state [q, qdot]). A model without constraint
+/// rows gives rank 0 and dof 6N. A model whose joints form a forest (has_closed_loop
+/// false) is analysed joint by joint, O(N): each joint's rows and its drivers' on the
+/// columns of the body it adds (walking each tree from the ground); when each such block
+/// has full row rank, Phi_q, block triangular in that order, has too (rank m, no
+/// redundant rows; remainders: each row's within its block, over the block's largest row
+/// norm), and d holds the evaluated rows but not the dense Phi_q. Otherwise (a closed
+/// loop, or a block that loses rank) the QR of the whole Phi_q, and d holds Phi_q.
 ConstraintAnalysis analyse_constraints(const Model& model, Data& d, const double* Y);
 
 /// The analysis of a given Jacobian Phi_q (m, n): rank, dof = n - rank and redundant rows

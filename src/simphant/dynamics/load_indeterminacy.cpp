@@ -17,11 +17,11 @@ LoadIndeterminacy analyse_load_indeterminacy(const Model& model, Data& d, const 
   out.loads.assign(J, {});
   out.bearing.assign(J, {});
   if (model.n_rows == 0) return out;
-  set_kinematics(model, d, Y);
-  evaluate_constraints(model, d, 0.0);  // Phi_q does not depend on t (drivers: Phi_t only)
+  // Phi_q does not depend on t (drivers: Phi_t only). A forest's rows are independent
+  // (analyse_constraints, joint by joint): no self-stress, nothing indeterminate.
+  if (analyse_constraints(model, d, Y).redundant_rows.empty()) return out;
   assemble_jacobian(model, d);
   const Eigen::MatrixXd& Pq = d.Phi_q;
-  if (analyse_jacobian(Pq).redundant_rows.empty()) return out;
   const Eigen::BDCSVD<Eigen::MatrixXd> svd(Pq, Eigen::ComputeFullU);
   const Eigen::VectorXd& sv = svd.singularValues();
   const double smax = sv.size() ? sv[0] : 0.0;

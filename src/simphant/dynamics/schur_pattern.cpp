@@ -1,20 +1,30 @@
 #include "simphant/dynamics/schur_pattern.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace simphant {
 
 namespace {
 
-// Adjacency of the joint graph as a dense boolean matrix (a few hundred joints at most).
+// The joint graph as sorted adjacency lists: joints are adjacent when they share a body.
 struct JointGraph {
-  int n;
-  std::vector<char> adj;
-  explicit JointGraph(int n_) : n(n_), adj(static_cast<std::size_t>(n_) * n_, 0) {}
-  bool has(int a, int b) const { return adj[static_cast<std::size_t>(a) * n + b] != 0; }
-  void add(int a, int b) { adj[static_cast<std::size_t>(a) * n + b] = adj[static_cast<std::size_t>(b) * n + a] = 1; }
+  std::vector<std::vector<int>> adj;
+  explicit JointGraph(int n) : adj(static_cast<std::size_t>(n)) {}
+  bool has(int a, int b) const {
+    const std::vector<int>& l = adj[static_cast<std::size_t>(a)];
+    return std::binary_search(l.begin(), l.end(), b);
+  }
+  void add(int a, int b) {
+    for (const auto& [x, y] : {std::pair<int, int>{a, b}, {b, a}}) {
+      std::vector<int>& l = adj[static_cast<std::size_t>(x)];
+      const auto it = std::lower_bound(l.begin(), l.end(), y);
+      if (it == l.end() || *it != y) l.insert(it, y);
+    }
+  }
 };
 
 }  // namespace
@@ -22,67 +32,107 @@ struct JointGraph {
 SchurPattern build_schur_pattern(int n_joints, const int* joint_body, const int* rows, const int* row_offset) {
   SchurPattern P;
   P.n_joints = n_joints;
-  JointGraph g(n_joints);
+  int n_bodies = 0;
   for (int a = 0; a < n_joints; ++a) {
     if (rows[a] < 1 || rows[a] > 6)
       throw std::invalid_argument("build_schur_pattern: joint " + std::to_string(a) + " has " + std::to_string(rows[a]) +
                                   " rows (1..6 expected)");
-    for (int s = 0; s < 2; ++s)
+    for (int s = 0; s < 2; ++s) {
       if (joint_body[2 * a + s] < -1)
         throw std::invalid_argument("build_schur_pattern: joint " + std::to_string(a) + " has body index " +
                                     std::to_string(joint_body[2 * a + s]));
+      n_bodies = std::max(n_bodies, joint_body[2 * a + s] + 1);
+    }
     P.n_rows += rows[a];
   }
-  for (int a = 0; a < n_joints; ++a)
-    for (int b = a + 1; b < n_joints; ++b)
+  JointGraph g(n_joints);
+  {
+    std::vector<std::vector<int>> on_body(static_cast<std::size_t>(n_bodies));
+    for (int a = 0; a < n_joints; ++a)
       for (int s = 0; s < 2; ++s)
-        for (int t = 0; t < 2; ++t) {
-          const int k = joint_body[2 * a + s];
-          if (k >= 0 && k == joint_body[2 * b + t]) g.add(a, b);
-        }
+        if (joint_body[2 * a + s] >= 0) on_body[static_cast<std::size_t>(joint_body[2 * a + s])].push_back(a);
+    for (const std::vector<int>& joints : on_body)
+      for (int x : joints)
+        for (int y : joints)
+          if (x != y) g.adj[static_cast<std::size_t>(x)].push_back(y);
+    for (std::vector<int>& l : g.adj) {
+      std::sort(l.begin(), l.end());
+      l.erase(std::unique(l.begin(), l.end()), l.end());
+    }
+  }
   const JointGraph original = g;
 
-  // Greedy minimum fill; g gains the fill edges, so it ends as the graph of L.
-  std::vector<char> done(n_joints, 0);
-  P.position.assign(n_joints, -1);
+  // Greedy minimum fill; g gains the fill edges, so it ends as the graph of L. Per joint v
+  // still to eliminate: fill = the weighted pairs of its remaining neighbours that are not
+  // adjacent, deg = its remaining neighbours' rows. Eliminating a joint changes these
+  // only for joints within two edges of it, which are the ones recomputed.
+  std::vector<char> done(static_cast<std::size_t>(n_joints), 0);
+  std::vector<long long> fill(static_cast<std::size_t>(n_joints)), deg(static_cast<std::size_t>(n_joints));
+  std::vector<int> live;
+  const auto live_neighbours = [&](int v) {
+    live.clear();
+    for (int x : g.adj[static_cast<std::size_t>(v)])
+      if (!done[static_cast<std::size_t>(x)]) live.push_back(x);
+  };
+  const auto measure = [&](int v) {
+    live_neighbours(v);
+    long long f = 0, d = 0;
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      d += rows[live[i]];
+      for (std::size_t j = i + 1; j < live.size(); ++j)
+        if (!g.has(live[i], live[j])) f += static_cast<long long>(rows[live[i]]) * rows[live[j]];
+    }
+    fill[static_cast<std::size_t>(v)] = f;
+    deg[static_cast<std::size_t>(v)] = d;
+  };
+  for (int v = 0; v < n_joints; ++v) measure(v);
+  std::vector<int> stamp(static_cast<std::size_t>(n_joints), -1), near;
+  P.position.assign(static_cast<std::size_t>(n_joints), -1);
   for (int p = 0; p < n_joints; ++p) {
     int best = -1;
-    long long best_fill = 0, best_deg = 0;
     for (int v = 0; v < n_joints; ++v) {
-      if (done[v]) continue;
-      long long fill = 0, deg = 0;
-      for (int x = 0; x < n_joints; ++x) {
-        if (done[x] || x == v || !g.has(v, x)) continue;
-        deg += rows[x];
-        for (int y = x + 1; y < n_joints; ++y)
-          if (!done[y] && y != v && g.has(v, y) && !g.has(x, y)) fill += static_cast<long long>(rows[x]) * rows[y];
-      }
-      if (best < 0 || fill < best_fill || (fill == best_fill && deg < best_deg)) {
+      if (done[static_cast<std::size_t>(v)]) continue;
+      if (best < 0 || fill[static_cast<std::size_t>(v)] < fill[static_cast<std::size_t>(best)] ||
+          (fill[static_cast<std::size_t>(v)] == fill[static_cast<std::size_t>(best)] &&
+           deg[static_cast<std::size_t>(v)] < deg[static_cast<std::size_t>(best)]))
         best = v;
-        best_fill = fill;
-        best_deg = deg;
-      }
     }
-    for (int x = 0; x < n_joints; ++x)
-      for (int y = x + 1; y < n_joints; ++y)
-        if (!done[x] && !done[y] && x != best && y != best && g.has(best, x) && g.has(best, y)) g.add(x, y);
-    done[best] = 1;
-    P.position[best] = p;
+    live_neighbours(best);
+    const std::vector<int> clique = live;
+    for (std::size_t i = 0; i < clique.size(); ++i)
+      for (std::size_t j = i + 1; j < clique.size(); ++j) g.add(clique[i], clique[j]);
+    done[static_cast<std::size_t>(best)] = 1;
+    P.position[static_cast<std::size_t>(best)] = p;
     P.joint_at.push_back(best);
+    // The joints whose remaining neighbourhood changed: best's neighbours and theirs.
+    near.clear();
+    for (int x : clique)
+      for (int y : g.adj[static_cast<std::size_t>(x)])
+        for (int z : {x, y})
+          if (!done[static_cast<std::size_t>(z)] && stamp[static_cast<std::size_t>(z)] != p) {
+            stamp[static_cast<std::size_t>(z)] = p;
+            near.push_back(z);
+          }
+    for (int z : near) measure(z);
   }
 
   for (int p = 0; p < n_joints; ++p) {
     P.pos_rows.push_back(rows[P.joint_at[p]]);
     P.pos_row0.push_back(row_offset[P.joint_at[p]]);
   }
-  // Block columns: the diagonal, then every later neighbour in the filled graph.
+  // Block columns: the diagonal, then every later neighbour in the filled graph, in
+  // position order.
   int values = 0;
   P.col_start.push_back(0);
+  std::vector<int> later;
   for (int p = 0; p < n_joints; ++p) {
     const int a = P.joint_at[p];
-    for (int q = p; q < n_joints; ++q) {
+    later.assign(1, p);
+    for (int b : g.adj[static_cast<std::size_t>(a)])
+      if (P.position[static_cast<std::size_t>(b)] > p) later.push_back(P.position[static_cast<std::size_t>(b)]);
+    std::sort(later.begin() + 1, later.end());
+    for (int q : later) {
       const int b = P.joint_at[q];
-      if (q != p && !g.has(a, b)) continue;
       if (q != p && !original.has(a, b)) ++P.n_fill_blocks;
       P.block_row.push_back(q);
       P.block_col.push_back(p);
@@ -93,15 +143,19 @@ SchurPattern build_schur_pattern(int n_joints, const int* joint_body, const int*
   }
   P.n_values = values;
   // Left-looking updates: L(q, p) -= L(q, c) L(p, c)^T for every earlier column c with
-  // both blocks present.
+  // both blocks present, c ascending (the columns c < p holding a block in row p).
+  std::vector<std::vector<int>> row_cols(static_cast<std::size_t>(n_joints));
+  for (int c = 0; c < n_joints; ++c)
+    for (int b = P.col_start[c]; b < P.col_start[c + 1]; ++b)
+      if (P.block_row[b] != c) row_cols[static_cast<std::size_t>(P.block_row[b])].push_back(c);
   const SchurPatternView v = P.view();
   P.update_start.push_back(0);
   for (int p = 0; p < n_joints; ++p)
     for (int b = P.col_start[p]; b < P.col_start[p + 1]; ++b) {
       const int q = P.block_row[b];
-      for (int c = 0; c < p; ++c) {
+      for (int c : row_cols[static_cast<std::size_t>(p)]) {
         const int bpc = v.find_block(p, c);
-        const int bqc = bpc < 0 ? -1 : v.find_block(q, c);
+        const int bqc = v.find_block(q, c);
         if (bqc < 0) continue;
         P.update.push_back(bqc);
         P.update.push_back(bpc);

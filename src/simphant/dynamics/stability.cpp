@@ -187,15 +187,15 @@ std::vector<StabilityMode> stability_modes(const Model& model, Data& d, const do
   const SolverSettings& s = model.solver;
   set_kinematics(model, d, Y);
   Eigen::MatrixXd none(0, model.nv());
-  if (model.n_rows > 0) {
-    evaluate_constraints(model, d, 0.0);
-    assemble_jacobian(model, d);
-    if (s.baumgarte_alpha > 0 || s.baumgarte_beta > 0)
-      modes.push_back(baumgarte_mode(s.baumgarte_alpha, s.baumgarte_beta));
-  }
+  if (model.n_rows > 0 && (s.baumgarte_alpha > 0 || s.baumgarte_beta > 0))
+    modes.push_back(baumgarte_mode(s.baumgarte_alpha, s.baumgarte_beta));
   if (!has_spring_dampers(model)) return modes;
   // Above kMaxProjectedRows the unconstrained j M^-1 j^T (an upper bound) stands in.
   const bool project = model.n_rows > 0 && model.n_rows <= kMaxProjectedRows;
+  if (project) {
+    evaluate_constraints(model, d, 0.0);
+    assemble_jacobian(model, d);
+  }
   const InverseMass W(model, project ? d.Phi_q : none);
   const int nv = model.nv();
   for (int f = 0; f < static_cast<int>(model.forces.size()); ++f) {

@@ -4,6 +4,8 @@
 
 #include "simphant/batch/robot_batch_layout.hpp"
 #include "simphant/core/thread_pool.hpp"
+#include "simphant/dynamics/assembly.hpp"
+#include "simphant/dynamics/coordinate_targets.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/sim/backend.hpp"
@@ -34,6 +36,18 @@ int worker_threads(int threads, long long n_instances) {
 
 double assembly_decomposition_bytes(const Model& model) {
   const double m = model.n_rows, nv = model.nv();
+  if (uses_sparse_assembly(model)) {
+    // Phi_q sparse (12 entries a row: value and index) twice (A and A^T in the product),
+    // and Phi_q Phi_q^T with its LDL^T, estimated by the sparse Schur matrix and factor
+    // of a Data (the same block pattern; the AMD ordering's fill may differ).
+    return 2 * 12 * 12 * m + data_bytes(model, SchurFactorization::Sparse, false);
+  }
+  const double given = static_cast<double>(coordinate_targets(model, false).size());
+  if (given > 0) {
+    // [Phi_q; the given coordinates' rows] and its decomposition, and while both live
+    // the dependence test's own stacked copy and decomposition (coordinate_targets.hpp).
+    return 8 * (4 * (m + given) * nv + 6 * nv + 3 * (m + given));
+  }
   return 8 * (m * nv + 6 * nv + 3 * m);
 }
 
@@ -47,7 +61,8 @@ HostMemory simulator_host_memory(const Model& model, long long n_instances, bool
   // per-instance models on every thread, each with its own Data and decomposition.
   const int assembling = models_per_instance ? h.workers : 1;
   const double assembly =
-      assembling * (data_bytes(model, SchurFactorization::Auto, true) + assembly_decomposition_bytes(model));
+      assembling * (data_bytes(model, SchurFactorization::Auto, !uses_sparse_assembly(model)) +
+                    assembly_decomposition_bytes(model));
 
   const bool named_cuda = options.backend == "cuda" || options.backend == "cuda-fused";
   const bool bdf = model.solver.integrator == Integrator::Bdf;

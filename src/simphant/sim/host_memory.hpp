@@ -40,8 +40,11 @@ struct HostMemory {
 HostMemory simulator_host_memory(const Model& model, long long n_instances, bool models_per_instance,
                                  int varied_params, const SimulatorOptions& options);
 
-/// Bytes of the decomposition assembly makes of Phi_q (m, 6N) per Newton step (a copy of
-/// Phi_q and vectors of its sizes).
+/// Bytes of the decomposition assembly makes of Phi_q (m, 6N) per Newton step: a copy of
+/// Phi_q and vectors of its sizes (dense); with joint values given in joint terms four
+/// copies of [Phi_q; their rows] (the stacked matrix, its decomposition, and the
+/// dependence test's own of each); on the sparse path (uses_sparse_assembly) the sparse
+/// Phi_q and its normal matrix with their factor.
 double assembly_decomposition_bytes(const Model& model);
 
 }  // namespace simphant
