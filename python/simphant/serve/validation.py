@@ -18,10 +18,6 @@ from .config import Validation
 from .errors import ApiError
 
 
-def _lower_priority() -> None:
-    os.nice(10)
-
-
 class Validations:
     """The bounded validations of one service (its event loop)."""
 
@@ -82,10 +78,14 @@ class Validations:
             proc = await asyncio.create_subprocess_exec(
                 self.cli, "check", os.path.basename(scene_path), "--json", cwd=os.path.dirname(scene_path),
                 stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                preexec_fn=_lower_priority, start_new_session=True)
+                start_new_session=True)
         except OSError as e:
             raise ApiError(503, f"the scene cannot be validated now ({e.strerror}); retry later",
                            headers={"Retry-After": "5"}) from None
+        try:  # below the service and the jobs (no preexec_fn: the service has threads)
+            os.setpriority(os.PRIO_PROCESS, proc.pid, 10)
+        except OSError:
+            pass
         try:
             out, err = await asyncio.wait_for(proc.communicate(), b.timeout_s)
         except asyncio.TimeoutError:
