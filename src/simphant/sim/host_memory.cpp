@@ -8,6 +8,7 @@
 #include "simphant/dynamics/coordinate_targets.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/model/robot.hpp"
+#include "simphant/model/topology.hpp"
 #include "simphant/sim/backend.hpp"
 #include "simphant/sim/bdf_support.hpp"
 #include "simphant/sim/cpu_dopri5.hpp"
@@ -51,6 +52,17 @@ double assembly_decomposition_bytes(const Model& model) {
   return 8 * (m * nv + 6 * nv + 3 * m);
 }
 
+double redundant_search_bytes(const Model& model) {
+  if (model.n_rows == 0 || !has_closed_loop(model) || model.solver.redundant_rows != RedundantRows::Remove ||
+      (model.robot && model.robot->solver != RobotSolver::Dae))
+    return 0;
+  const double m = model.n_rows, nv = model.nv();
+  // A dense Data with Phi_q, assembly's decomposition, the rank analysis' copy of Phi_q^T,
+  // and the SVD of Phi_q with its full V (nv x nv) and its own copy of Phi_q.
+  return data_bytes(model, SchurFactorization::Dense, true) + assembly_decomposition_bytes(model) + 8 * m * nv +
+         8 * (nv * nv + m * nv);
+}
+
 HostMemory simulator_host_memory(const Model& model, long long n_instances, bool models_per_instance,
                                  int varied_params, const SimulatorOptions& options) {
   HostMemory h;
@@ -60,9 +72,12 @@ HostMemory simulator_host_memory(const Model& model, long long n_instances, bool
   // Assembly (sim/assemble_batch.cpp): one shared model is assembled once on one thread;
   // per-instance models on every thread, each with its own Data and decomposition.
   const int assembling = models_per_instance ? h.workers : 1;
+  // The redundant-row search of a closed loop runs before the batch is assembled, on the
+  // first model alone: the set-up's peak is the larger of the two.
   const double assembly =
-      assembling * (data_bytes(model, SchurFactorization::Auto, !uses_sparse_assembly(model)) +
-                    assembly_decomposition_bytes(model));
+      std::max(assembling * (data_bytes(model, SchurFactorization::Auto, !uses_sparse_assembly(model)) +
+                             assembly_decomposition_bytes(model)),
+               redundant_search_bytes(model));
 
   const bool named_cuda = options.backend == "cuda" || options.backend == "cuda-fused";
   const bool bdf = model.solver.integrator == Integrator::Bdf;

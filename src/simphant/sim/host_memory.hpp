@@ -47,4 +47,10 @@ HostMemory simulator_host_memory(const Model& model, long long n_instances, bool
 /// Phi_q and its normal matrix with their factor.
 double assembly_decomposition_bytes(const Model& model);
 
+/// Bytes of the redundant-row search (dynamics/redundant_rows.hpp) at set-up: 0 unless
+/// the model has a closed loop and solver.redundant_rows is remove (and it runs in
+/// maximal coordinates); then a dense Data with Phi_q, assembly's decomposition, the rank
+/// analysis' copy and the SVD of Phi_q with its full V (6N x 6N).
+double redundant_search_bytes(const Model& model);
+
 }  // namespace simphant
