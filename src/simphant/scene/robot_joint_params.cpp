@@ -18,6 +18,32 @@
 
 namespace simphant {
 
+namespace {
+
+/// c^T M(q)^-1 c for the joint forces c (n): the joint accelerations M^-1 c that c
+/// produces from rest without gravity, one ABA call (a floating base free). NaN when M(q)
+/// is singular.
+double inverse_inertia_along(const ReducedModel& rm, const std::vector<ReducedLinkParams<double>>& links,
+                             const std::vector<double>& q, const std::vector<double>& c, AbaWorkspace<double>& ws) {
+  const int n = rm.nq();
+  const std::vector<double> zero(static_cast<std::size_t>(n), 0.0);
+  std::vector<double> qdd(static_cast<std::size_t>(n), 0.0);
+  const Vec3d o{0, 0, 0};
+  if (rm.floating) {
+    const RobotBaseParams<double> base{rm.base.mass, rm.base.com, rm.base.inertia_com};
+    Vec3d vdot_B, omegadot_B;
+    aba_floating(n, links.data(), base, o, o, Quatd{1, 0, 0, 0}, o, o, q.data(), zero.data(), c.data(), vdot_B,
+                 omegadot_B, qdd.data(), ws);
+  } else {
+    aba(n, links.data(), o, q.data(), zero.data(), c.data(), qdd.data(), ws);
+  }
+  double w = 0;
+  for (int k = 0; k < n; ++k) w += c[static_cast<std::size_t>(k)] * qdd[static_cast<std::size_t>(k)];
+  return w;
+}
+
+}  // namespace
+
 std::vector<double> joint_effective_inertia(const ReducedModel& rm, const std::vector<double>& q) {
   const int n = rm.nq();
   if (static_cast<int>(q.size()) != n) throw std::invalid_argument("joint_effective_inertia: q must have nq entries");
@@ -56,17 +82,12 @@ std::vector<double> joint_effective_inertia(const ReducedModel& rm, const std::v
   // A free base: (M^-1)_kk of the whole (6 + n) system is the joint acceleration that a
   // unit force on joint k alone produces from rest without gravity, one floating ABA call
   // (Featherstone ch. 9) per joint. It is <= the fixed-base value (the base gives way).
-  const RobotBaseParams<double> base{rm.base.mass, rm.base.com, rm.base.inertia_com};
   auto aws = std::make_unique<AbaWorkspace<double>>();
-  std::vector<double> zero(static_cast<std::size_t>(n), 0.0), tau(zero), qdd(zero);
-  const Vec3d o{0, 0, 0};
-  Vec3d vdot_B, omegadot_B;
+  std::vector<double> e(static_cast<std::size_t>(n), 0.0);
   for (int k = 0; k < n; ++k) {
-    tau[static_cast<std::size_t>(k)] = 1.0;
-    aba_floating(n, links.data(), base, o, o, Quatd{1, 0, 0, 0}, o, o, q.data(), zero.data(), tau.data(), vdot_B,
-                 omegadot_B, qdd.data(), *aws);
-    tau[static_cast<std::size_t>(k)] = 0.0;
-    I[static_cast<std::size_t>(k)] = 1.0 / qdd[static_cast<std::size_t>(k)];
+    e[static_cast<std::size_t>(k)] = 1.0;
+    I[static_cast<std::size_t>(k)] = 1.0 / inverse_inertia_along(rm, links, q, e, *aws);
+    e[static_cast<std::size_t>(k)] = 0.0;
   }
   return I;
 }
@@ -114,28 +135,6 @@ void on_mimic_relation(const std::vector<RobotJointParams<double>>& joints, std:
   for (std::size_t k = 0; k < joints.size(); ++k)
     if (joints[k].mimic >= 0)
       q[k] = joints[k].mimic_multiplier * q[static_cast<std::size_t>(joints[k].mimic)] + joints[k].mimic_offset;
-}
-
-/// c^T M(q)^-1 c for the joint forces c (n): the joint accelerations M^-1 c that c
-/// produces from rest without gravity, one ABA call (a floating base free). NaN when M(q)
-/// is singular.
-double inverse_inertia_along(const ReducedModel& rm, const std::vector<ReducedLinkParams<double>>& links,
-                             const std::vector<double>& q, const std::vector<double>& c, AbaWorkspace<double>& ws) {
-  const int n = rm.nq();
-  const std::vector<double> zero(static_cast<std::size_t>(n), 0.0);
-  std::vector<double> qdd(static_cast<std::size_t>(n), 0.0);
-  const Vec3d o{0, 0, 0};
-  if (rm.floating) {
-    const RobotBaseParams<double> base{rm.base.mass, rm.base.com, rm.base.inertia_com};
-    Vec3d vdot_B, omegadot_B;
-    aba_floating(n, links.data(), base, o, o, Quatd{1, 0, 0, 0}, o, o, q.data(), zero.data(), c.data(), vdot_B,
-                 omegadot_B, qdd.data(), ws);
-  } else {
-    aba(n, links.data(), o, q.data(), zero.data(), c.data(), qdd.data(), ws);
-  }
-  double w = 0;
-  for (int k = 0; k < n; ++k) w += c[static_cast<std::size_t>(k)] * qdd[static_cast<std::size_t>(k)];
-  return w;
 }
 
 /// Per mimic follower k of `joints` c^T M(q)^-1 c with c = e_k - mimic_multiplier
