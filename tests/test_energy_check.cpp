@@ -111,7 +111,8 @@ TEST(EnergyCheck, RunStatsKeepTheTimeOfTheLargestDrift) {
   const double viol[2] = {0, 0};
   const double e[4][2] = {{10, -1}, {10.5, -1}, {9.0, -1.25}, {9.5, -1}};
   const double ke[4][2] = {{1, 0}, {1, 2}, {2, 0}, {1, 0}};
-  for (int f = 0; f < 4; ++f) st.add_frame(0.1 * f, viol, e[f], ke[f]);
+  const std::int8_t ok[2] = {0, 0};
+  for (int f = 0; f < 4; ++f) st.add_frame(0.1 * f, ok, viol, e[f], ke[f]);
   EXPECT_DOUBLE_EQ(st.relative_drift(0), 1.0 / 10.0);
   EXPECT_DOUBLE_EQ(st.drift_time(0), 0.2);
   EXPECT_DOUBLE_EQ(st.relative_drift(1), 0.25 / 2.0);  // the peak kinetic energy is the scale
@@ -119,6 +120,17 @@ TEST(EnergyCheck, RunStatsKeepTheTimeOfTheLargestDrift) {
   RunStats restored(2);
   restored.restore(st.save());
   EXPECT_DOUBLE_EQ(restored.drift_time(0), 0.2);
+
+  // Instance 1 diverges before frame 2: its frames from there on (frozen, E = -1.25 and
+  // a kinetic energy of 0) are left out; instance 0's figures are unchanged.
+  RunStats failing(2);
+  for (int f = 0; f < 4; ++f) {
+    const std::int8_t status[2] = {0, static_cast<std::int8_t>(f >= 2 ? 2 : 0)};
+    failing.add_frame(0.1 * f, status, viol, e[f], ke[f]);
+  }
+  EXPECT_DOUBLE_EQ(failing.relative_drift(0), 1.0 / 10.0);
+  EXPECT_DOUBLE_EQ(failing.relative_drift(1), 0.0);  // E = -1 at frames 0 and 1
+  EXPECT_DOUBLE_EQ(failing.drift_time(1), 0.1);
 }
 
 struct JobRun {

@@ -169,8 +169,9 @@ def test_submit_runs_the_array_then_the_merge(slurm, examples, cli, tmp_path):
 
 
 def test_a_shard_whose_instances_all_diverged_still_lets_the_merge_run(slurm, cli, tmp_path):
-    """Shard 0 holds only instances that diverge at once (simphant exits 3, its file is
-    complete): the task succeeds and the merge joins it."""
+    """Shard 0 holds only instances that diverge at once (simphant exits 3 after their
+    first step, "no instance alive": its file is complete): the task succeeds and the merge
+    joins it, its instances NaN after the first frame."""
     scene = tmp_path / "grid.json"
     scene.write_text(json.dumps({
         "gravity": [0, 0, -9.81],
@@ -185,7 +186,8 @@ def test_a_shard_whose_instances_all_diverged_still_lets_the_merge_run(slurm, cl
     assert slurm.ends(array, 0) == ["COMPLETED"] and slurm.ends(array, 1) == ["COMPLETED"]
     with h5py.File(tmp_path / "g.h5", "r") as f:
         assert list(f["status"][()]) == [2, 2, 0, 0]
-    assert_same_file(one_shot(cli, scene, tmp_path), tmp_path / "g.h5")
+    assert json.loads((tmp_path / "g.shards" / "g.shard-0-of-2.h5.summary.json").read_text())["steps"] == 1
+    assert_same_file(one_shot(cli, scene, tmp_path), tmp_path / "g.h5", nan_frames=(1, 0, 2))
 
 
 def held(gates, name, timeout=240, slurm=None, logs=()):

@@ -41,7 +41,8 @@ def run_shard(spec: ShardSpec, board: Any) -> Dict[str, Any]:
     (simphant.run(resume=...)), else starts over; either way the shard's file is the
     same, bit for bit. Reports progress to `board` (a ProgressBoard actor) about every
     spec.report_every_s seconds. Raises the run's error (bad scene, output) after telling
-    the board; a stopped run (SIGINT, SIGTERM) raises RuntimeError naming its stop_reason."""
+    the board; a stopped run (SIGINT, SIGTERM) raises RuntimeError naming its stop_reason (a
+    shard that ended because none of its instances was left ok is complete)."""
     import ray
 
     node = ray.util.get_node_ip_address()
@@ -65,7 +66,9 @@ def run_shard(spec: ShardSpec, board: Any) -> Dict[str, Any]:
                 backend=spec.backend, precision=spec.precision, threads=spec.threads, solver=spec.solver,
                 shard=(spec.index, spec.count), checkpoint_every=spec.checkpoint_every, progress=progress,
                 resume=spec.out if resumed else None)
-        if r.summary.get("interrupted"):
+        # A shard whose instances all failed ended there: its file is complete (merge
+        # reads its later frames as NaN), not a run to continue.
+        if r.summary.get("interrupted") and r.summary.get("stop_reason") != "no instance alive":
             raise RuntimeError(f"shard {spec.index}/{spec.count}: the run stopped early "
                                f"({r.summary.get('stop_reason', 'stop requested')}); its file {r.out_file} "
                                "can be continued with simphant run --resume")

@@ -28,6 +28,9 @@ namespace fs = std::filesystem;
 const std::set<std::string> kShardOnly = {"shard_index", "shard_count", "instance_offset", "n_instances_total",
                                           "n_instances", "wall_time_s"};
 
+/// Root attributes of the reference shard (merge_inputs.hpp) that the merged file takes.
+const std::set<std::string> kEnding = {"frames", "stop_reason", "interrupted"};
+
 /// The attributes by which HDF5 dimension scales link datasets and scales (H5DS).
 const std::set<std::string> kDimensionLinks = {"DIMENSION_LIST", "REFERENCE_LIST"};
 
@@ -73,20 +76,38 @@ void set_fill_value(hid_t dcpl, const h5::DatasetShape& shape) {
   }
 }
 
+/// OUT's shape of dataset `d` whose shape in a shard is `ref`: the design's instances on its
+/// instance axis, the reference shard's frames on a frame axis (an extendible axis 0).
+std::vector<hsize_t> merged_dims(const MergePlan& plan, const MergeDataset& d, const h5::DatasetShape& ref) {
+  std::vector<hsize_t> dims = ref.dims;
+  if (ref.extendible() && !dims.empty()) dims[0] = static_cast<hsize_t>(plan.frames);
+  if (d.instance_axis >= 0) dims[static_cast<std::size_t>(d.instance_axis)] = static_cast<hsize_t>(plan.total);
+  return dims;
+}
+
+/// The frames of shard `s`'s dataset (shape `sh`) that OUT takes: all but the frames after
+/// a shard's end when all its instances failed (ShardFile::frames_used).
+hsize_t frames_taken(const ShardFile& s, const h5::DatasetShape& sh) {
+  return sh.extendible() ? std::min<hsize_t>(sh.dims[0], static_cast<hsize_t>(s.frames_used)) : sh.dims[0];
+}
+
 void write_virtual(hid_t out_file, const std::string& out, const MergePlan& plan, const MergeDataset& d) {
   const h5::DatasetShape ref = h5::dataset_shape(plan.shards.front().file.id(), d.path);
   const auto axis = static_cast<std::size_t>(d.instance_axis);
-  std::vector<hsize_t> dims = ref.dims;
-  dims[axis] = static_cast<hsize_t>(plan.total);
+  const std::vector<hsize_t> dims = merged_dims(plan, d, ref);
   h5::Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
   h5::Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
   if (!space.valid() || !dcpl.valid()) throw h5::H5Error("dataspace of /" + d.path + " failed");
-  set_fill_value(dcpl.id(), ref);
+  set_fill_value(dcpl.id(), ref);  // also what the frames after a shard's early end read
   for (const ShardFile& s : plan.shards) {
     const h5::DatasetShape sh = h5::dataset_shape(s.file.id(), d.path);
-    h5::Handle src(H5Screate_simple(static_cast<int>(sh.dims.size()), sh.dims.data(), nullptr), H5Sclose);
-    h5::Handle dst(H5Scopy(space.id()), H5Sclose);
     std::vector<hsize_t> start(dims.size(), 0), count = sh.dims;
+    count[0] = frames_taken(s, sh);
+    if (count[0] == 0) continue;
+    h5::Handle src(H5Screate_simple(static_cast<int>(sh.dims.size()), sh.dims.data(), nullptr), H5Sclose);
+    check(H5Sselect_hyperslab(src.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+          "H5Sselect_hyperslab(/" + d.path + ", " + s.path + ")");
+    h5::Handle dst(H5Scopy(space.id()), H5Sclose);
     start[axis] = static_cast<hsize_t>(s.offset);
     check(H5Sselect_hyperslab(dst.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
           "H5Sselect_hyperslab(/" + d.path + ")");
@@ -99,16 +120,34 @@ void write_virtual(hid_t out_file, const std::string& out, const MergePlan& plan
   if (!dset.valid()) throw h5::H5Error("H5Dcreate2(/" + d.path + ", virtual) failed");
 }
 
+/// Writes the fill value of set_fill_value (NaN, or -1 for integers) into the block
+/// [start, start + count) of `target` (a dataset of type `shape`).
+void write_fill(hid_t target, const h5::DatasetShape& shape, const std::vector<hsize_t>& start,
+                const std::vector<hsize_t>& count, const std::string& path) {
+  const std::uint64_t n = element_count(count);
+  if (n == 0) return;
+  const bool floating = H5Tget_class(shape.native_type.id()) == H5T_FLOAT;
+  std::vector<double> nan(floating ? n : 0, std::numeric_limits<double>::quiet_NaN());
+  std::vector<long long> minus_one(floating ? 0 : n, -1);
+  h5::Handle fspace(H5Dget_space(target), H5Sclose);
+  h5::Handle mspace(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
+  check(H5Sselect_hyperslab(fspace.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+        "H5Sselect_hyperslab(/" + path + ")");
+  check(H5Dwrite(target, floating ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG, mspace.id(), fspace.id(), H5P_DEFAULT,
+                 floating ? static_cast<const void*>(nan.data()) : static_cast<const void*>(minus_one.data())),
+        "H5Dwrite(/" + path + ", fill)");
+}
+
 /// Copies a dataset of the shards into OUT: an extendible one as a run's (chunked, the
 /// same chunk shape and filters: the shard dataset's creation properties), a fixed one plain. An extendible dataset is
 /// written a block of frames at a time, every shard's slab of the block in turn, through a
 /// chunk cache that holds the block, so that a chunk split between two shards is completed
 /// in the cache instead of being written twice.
 void write_copy(hid_t out_file, const MergePlan& plan, const MergeDataset& d, std::size_t block_bytes) {
-  const ShardFile& first = plan.shards.front();
+  // A dataset without instances (/time) is the reference shard's.
+  const ShardFile& first = d.instance_axis >= 0 ? plan.shards.front() : plan.shards[plan.reference];
   const h5::DatasetShape ref = h5::dataset_shape(first.file.id(), d.path);
-  std::vector<hsize_t> dims = ref.dims;
-  if (d.instance_axis >= 0) dims[static_cast<std::size_t>(d.instance_axis)] = static_cast<hsize_t>(plan.total);
+  const std::vector<hsize_t> dims = merged_dims(plan, d, ref);
   if (ref.extendible()) {
     // The shard's chunk shape and filters (compression), so the copy is chunked as a run's.
     const h5::Handle src = open_dataset(first.file.id(), d.path);
@@ -167,8 +206,16 @@ void write_copy(hid_t out_file, const MergePlan& plan, const MergeDataset& d, st
         out_start[0] = lo;
       } else {  // (T, ...) or (T, I, ...): frames [r0, r0 + rows) of every shard
         start[0] = out_start[0] = r0;
-        count[0] = std::min(rows, sh.dims[0] - r0);
         if (d.instance_axis == 1) out_start[1] = static_cast<hsize_t>(sources[k]->offset);
+        const hsize_t taken = frames_taken(*sources[k], sh), end = std::min(r0 + rows, dims[0]);
+        if (taken < end) {  // frames after the shard's early end: the fill value
+          std::vector<hsize_t> fill_start = out_start, fill_count = count;
+          fill_start[0] = std::max(r0, taken);
+          fill_count[0] = end - fill_start[0];
+          write_fill(target.id(), sh, fill_start, fill_count, d.path);
+        }
+        if (r0 >= taken) continue;
+        count[0] = std::min(end, taken) - r0;
       }
       h5::read_block(src[k].id(), sh, start, count, block);
       h5::Handle fspace(H5Dget_space(target.id()), H5Sclose);
@@ -226,6 +273,12 @@ nlohmann::json merge_shards(const MergeOptions& o) {
     h5::Handle file = h5::create_file(output.temp_path());
     const ShardFile& first = plan.shards.front();
     h5::copy_attributes(first.file.id(), file.id(), kShardOnly);
+    // How far the merged file's frames go and how the design's run ended: the reference
+    // shard's (a shard whose instances all failed ended early).
+    std::set<std::string> not_ending;
+    for (const std::string& name : h5::attr_names(plan.shards[plan.reference].file.id()))
+      if (kEnding.count(name) == 0) not_ending.insert(name);
+    h5::copy_attributes(plan.shards[plan.reference].file.id(), file.id(), not_ending);
     h5::write_attr(file.id(), "n_instances", static_cast<std::int64_t>(plan.total));
     double wall = 0;
     for (const ShardFile& s : plan.shards) wall = std::max(wall, s.wall_time_s);

@@ -19,6 +19,10 @@
 // /time and the group and root attributes are copied from the shard holding instance 0
 // (so a solver setting that the sweep varies is instance 0's, as in a run); wall_time_s is
 // the largest of the shards' (they ran side by side), scene_file that shard's.
+// A shard whose instances all failed ended there ("no instance alive", fewer frames): /time,
+// frames, stop_reason and interrupted are those of the shard that recorded the most frames,
+// and the ended shard's instances read NaN in the frames after its end (where a one-shot
+// run records their frozen states).
 // Exceptions to "bit for bit": a virtual dataset's storage layout and limits (maxshape)
 // differ from a run's chunked, extendible datasets, not its values.
 #include <cstddef>
@@ -49,11 +53,13 @@ class MergeError : public std::runtime_error {
 
 /// Checks the shards, then writes `out`. Refused with MergeError, before anything is
 /// written: no shard; OUT is one of the shards; a shard that is missing, not readable as
-/// HDF5 or not a simphant run file; a shard that did not complete (interrupted = 1: its
-/// stop_reason is named); shards that differ in version, scene (its text), seed, dt,
-/// t_end, record_every, the other solver settings (except those the scene's sweep varies:
-/// a file records its first instance's), backend, body or joint names, the
-/// design's size, frames or /time, or in their datasets (names, types, shapes); slices
+/// HDF5 or not a simphant run file; a shard that did not complete (interrupted = 1, its
+/// stop_reason, which is named, other than "no instance alive"); shards that differ in
+/// version, scene (its text), seed, dt, t_end, record_every, the other solver settings
+/// (except those the scene's sweep varies: a file records its first instance's), backend,
+/// body or joint names, the design's size, frames or /time (a shard that ended with no
+/// instance alive: /time other than a prefix of the longest shard's, up to its own last
+/// frame), or in their datasets (names, types, shapes); slices
 /// that leave instances of [0, I) out or hold one twice (the range is named).
 /// A file without shard attributes counts as the whole design (shard 0 of 1).
 /// Then takes OUT's lock (OutputBusy when another process holds it) and writes OUT's

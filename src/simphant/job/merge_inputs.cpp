@@ -2,7 +2,9 @@
 #include "simphant/job/merge_inputs.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <limits>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -25,9 +27,12 @@ const char* const kRequired[] = {"scene", "version", "seed", "n_instances", "fra
 const char* const kAgree[] = {"version",      "scene",          "seed",           "dt",
                               "t_end",        "record_every",   "baumgarte_alpha", "baumgarte_beta",
                               "tikhonov_epsilon", "violation_bound", "backend",   "body_names",
-                              "joint_names",  "frames",         "output_datasets", "output_frames",
+                              "joint_names",  "output_datasets", "output_frames",
                               "output_reductions", "sweep_mode", "saltelli_base",
                               "saltelli_second_order", "sweep_design_crc64", "integrator"};
+
+/// The stop_reason of a run that ended because none of its instances was left ok.
+const char* const kNoInstanceAlive = "no instance alive";
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
 
@@ -60,10 +65,13 @@ ShardFile open_shard(const std::string& path) {
     if (!h5::attr_exists(f, name))
       throw MergeError("shard " + path + ": has no root attribute '" + name + "': not a file of `simphant run`");
   const std::string reason = h5::read_attr_string(f, "stop_reason");
-  if (attr_int(f, "interrupted") != 0 || reason != "completed")
+  // A shard whose instances all failed ends there (interrupted = 1): its file is complete.
+  s.ended_all_failed = reason == kNoInstanceAlive;
+  if ((attr_int(f, "interrupted") != 0 || reason != "completed") && !s.ended_all_failed)
     throw MergeError("shard " + path + ": did not complete (interrupted = " + std::to_string(attr_int(f, "interrupted")) +
                      ", stop_reason " + quote(reason) + "): run that shard again");
   s.n = attr_int(f, "n_instances");
+  s.frames = attr_int(f, "frames");
   s.wall_time_s = h5::read_attr_double(f, "wall_time_s");
   if (h5::attr_exists(f, "shard_count")) {
     for (const char* name : {"shard_index", "instance_offset", "n_instances_total"})
@@ -128,8 +136,12 @@ int instance_axis(hid_t file, const std::string& path, const h5::DatasetShape& s
   return 0;
 }
 
+/// Whether the dataset's axis 0 is the frame axis T (extendible: /time and the frame
+/// datasets, io/recorder.hpp).
+bool frame_axis(const h5::DatasetShape& shape) { return shape.extendible() && !shape.dims.empty(); }
+
 void check_datasets(MergePlan& plan) {
-  const ShardFile& first = plan.shards.front();
+  const ShardFile& first = plan.shards[plan.reference];
   plan.objects = h5::list_objects(first.file.id());
   for (const ShardFile& s : plan.shards) {
     const std::vector<h5::ObjectEntry> objects = h5::list_objects(s.file.id());
@@ -151,13 +163,24 @@ void check_datasets(MergePlan& plan) {
     const int axis = instance_axis(first.file.id(), o.path, ref);
     plan.datasets.push_back({o.path, axis});
     std::vector<unsigned char> ref_bytes, bytes;
+    const bool same_bits = axis < 0 && !frame_axis(ref) && H5Tget_class(ref.file_type.id()) != H5T_STRING;
+    if (same_bits) {
+      h5::Handle d(H5Dopen2(first.file.id(), o.path.c_str(), H5P_DEFAULT), H5Dclose);
+      if (!d.valid()) throw MergeError("shard " + first.path + ": cannot open /" + o.path);
+      h5::read_block(d.id(), ref, std::vector<hsize_t>(ref.dims.size(), 0), ref.dims, ref_bytes);
+    }
     for (const ShardFile& s : plan.shards) {
       const h5::DatasetShape sh = h5::dataset_shape(s.file.id(), o.path);
       if (H5Tequal(sh.file_type.id(), ref.file_type.id()) <= 0)
         throw MergeError("shards differ in the type of /" + o.path + ": " + first.path + " and " + s.path);
-      bool same = sh.dims.size() == ref.dims.size() && instance_axis(s.file.id(), o.path, sh) == axis;
-      for (std::size_t k = 0; same && k < sh.dims.size(); ++k)
-        if (static_cast<int>(k) != axis && sh.dims[k] != ref.dims[k]) same = false;
+      bool same = sh.dims.size() == ref.dims.size() && instance_axis(s.file.id(), o.path, sh) == axis &&
+                  frame_axis(sh) == frame_axis(ref);
+      for (std::size_t k = 0; same && k < sh.dims.size(); ++k) {
+        if (static_cast<int>(k) == axis) continue;
+        // T: the shard's own frames (fewer in a shard whose instances all failed)
+        const hsize_t expected = k == 0 && frame_axis(ref) ? static_cast<hsize_t>(s.frames) : ref.dims[k];
+        if (sh.dims[k] != expected) same = false;
+      }
       if (!same)
         throw MergeError("shards differ in the shape of /" + o.path + ": " +
                          describe_difference(first.path, shape_text(ref.dims), s.path, shape_text(sh.dims)));
@@ -167,12 +190,12 @@ void check_datasets(MergePlan& plan) {
       if (axis < 0 && H5Tget_class(ref.file_type.id()) == H5T_STRING) {  // labels (/body, ...): the same text
         if (h5::read_strings(s.file.id(), o.path) != h5::read_strings(first.file.id(), o.path))
           throw MergeError("shards differ in /" + o.path + ": " + first.path + " and " + s.path);
-      } else if (axis < 0) {  // the same in every shard, bit for bit (/time)
+      } else if (same_bits && &s != &first) {  // the same in every shard, bit for bit
         h5::Handle d(H5Dopen2(s.file.id(), o.path.c_str(), H5P_DEFAULT), H5Dclose);
         if (!d.valid()) throw MergeError("shard " + s.path + ": cannot open /" + o.path);
         const std::vector<hsize_t> start(sh.dims.size(), 0);
-        h5::read_block(d.id(), sh, start, sh.dims, &s == &first ? ref_bytes : bytes);
-        if (&s != &first && bytes != ref_bytes) {
+        h5::read_block(d.id(), sh, start, sh.dims, bytes);
+        if (bytes != ref_bytes) {
           std::size_t at = 0;
           while (at < bytes.size() && bytes[at] == ref_bytes[at]) ++at;
           throw MergeError("shards differ in /" + o.path + " (element " + std::to_string(at / sh.element_size) +
@@ -180,6 +203,53 @@ void check_datasets(MergePlan& plan) {
         }
       }
     }
+  }
+}
+
+/// The reference shard (MergePlan::reference): the most frames; among those one that ran to
+/// the end, else (every shard's instances failed) the one whose last frame is latest.
+std::size_t reference_shard(const std::vector<ShardFile>& shards) {
+  auto last_time = [](const ShardFile& s) {
+    if (!h5::exists(s.file.id(), "time") || s.frames < 1) return -std::numeric_limits<double>::infinity();
+    return h5::read_doubles(s.file.id(), "time").back();
+  };
+  std::size_t best = 0;
+  for (std::size_t k = 1; k < shards.size(); ++k) {
+    const ShardFile &a = shards[k], &b = shards[best];
+    if (a.frames != b.frames) {
+      if (a.frames > b.frames) best = k;
+    } else if (a.ended_all_failed != b.ended_all_failed) {
+      if (!a.ended_all_failed) best = k;
+    } else if (a.ended_all_failed && last_time(a) > last_time(b)) {
+      best = k;
+    }
+  }
+  return best;
+}
+
+/// The frames of each shard that the merged file takes (ShardFile::frames_used): all of a
+/// shard that ran to the end, whose /time must be the reference's bit for bit; a shard
+/// whose instances all failed ended early, its /time the reference's up to its last frame,
+/// which may lie off the reference's record points (the state the run ended on) and is
+/// then left out.
+void check_frames(MergePlan& plan) {
+  const ShardFile& ref = plan.shards[plan.reference];
+  plan.frames = ref.frames;
+  const std::vector<double> ref_time = h5::read_doubles(ref.file.id(), "time");
+  for (ShardFile& s : plan.shards) {
+    if (!s.ended_all_failed && s.frames != ref.frames)
+      throw MergeError("shards differ in 'frames': " + describe_difference(ref.path, std::to_string(ref.frames), s.path,
+                                                                            std::to_string(s.frames)));
+    const std::vector<double> time = h5::read_doubles(s.file.id(), "time");
+    std::size_t common = 0;
+    while (common < time.size() && common < ref_time.size() &&
+           std::memcmp(&time[common], &ref_time[common], sizeof(double)) == 0)
+      ++common;
+    const std::size_t needed = s.ended_all_failed && !time.empty() ? time.size() - 1 : time.size();
+    if (common < needed)
+      throw MergeError("shards differ in /time (element " + std::to_string(common) + " is not the same bits in " +
+                       ref.path + " and " + s.path + ")");
+    s.frames_used = static_cast<long long>(common);
   }
 }
 
@@ -246,11 +316,12 @@ MergePlan plan_merge(const MergeOptions& o) {
                        describe_difference(first.path, std::to_string(first.total), s.path, std::to_string(s.total)));
   }
   plan.total = first.total;
-  plan.frames = attr_int(first.file.id(), "frames");
   std::stable_sort(plan.shards.begin(), plan.shards.end(),
                    [](const ShardFile& a, const ShardFile& b) { return a.offset < b.offset; });
   check_coverage(plan.shards, plan.total);
+  plan.reference = reference_shard(plan.shards);
   check_datasets(plan);
+  check_frames(plan);
   return plan;
 }
 

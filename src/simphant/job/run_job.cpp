@@ -427,7 +427,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
                        {{"joint_loads", frame.joint_loads.data()},
                         {"bearing_loads", frame.bearing_loads.data()},
                         {"driver_loads", frame.driver_loads.data()}});
-      stats.add_frame(frame_time, frame.violation.data(), frame.energy.data(), frame.kinetic.data());
+      stats.add_frame(frame_time, status.data(), frame.violation.data(), frame.energy.data(), frame.kinetic.data());
     };
     // A stop request seen once stays seen (a hook need not keep answering true).
     auto stop = [&] { return stopped = stopped || stop_asked(); };
@@ -436,10 +436,9 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
     // point) so that a stop request and the progress report are served promptly; after
     // each slice the loop ends when no instance is left ok.
     if (!restored) read_frame();  // a resumed run's file holds the frames up to its checkpoint
-    // A shard records to t_end even when none of its instances is left ok, so that its
-    // frames match the other shards' (job/merge.hpp).
-    const bool keep_going = shard.count > 1;
-    bool alive = keep_going || any_ok(status);
+    // A shard, like a one-shot run, ends when none of its instances is left ok: the merge
+    // reads its frames after that as NaN (job/merge.hpp).
+    bool alive = any_ok(status);
     ProgressLog progress_log(hooks.progress_log_interval_s);
     t_loop = Clock::now();
     checkpoints.start();
@@ -471,7 +470,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
         since_record = 0;
       }
       sim->read_status(status.data(), status_time.data(), reason.data());
-      alive = keep_going || any_ok(status);
+      alive = any_ok(status);
       const double per_step = std::max(slice_s / static_cast<double>(k), 1e-9);
       slice = std::clamp<std::int64_t>(static_cast<std::int64_t>(0.05 / per_step), 1, 1 << 20);
       const auto t_check = Clock::now();

@@ -58,8 +58,8 @@ struct JobOptions {
   /// Shard shard_index of shard_count (`--shard K/N`, job/shard.hpp): the run samples the
   /// whole design and keeps instances [K*I/N, (K+1)*I/N); its file records the slice for
   /// `simphant merge` (job/merge.hpp). shard_count 1: the whole design, a plain run file.
-  /// A shard records to t_end even when none of its own instances is left ok (the
-  /// one-shot run stops at "no instance alive"), so that the shards' frames agree.
+  /// A shard, like the one-shot run, ends at "no instance alive" when none of its own
+  /// instances is left ok; the merge reads their later frames as NaN.
   int shard_index = 0;
   int shard_count = 1;
   /// [s] of wall time between checkpoints (job/checkpoint.hpp, docs/checkpoints.md: the

@@ -20,8 +20,10 @@ RunStats::RunStats(int n_instances)
       max_ke_(static_cast<std::size_t>(n_instances), 0.0),
       drift_time_(static_cast<std::size_t>(n_instances), std::nan("")) {}
 
-void RunStats::add_frame(double t, const double* violation, const double* energy, const double* kinetic) {
+void RunStats::add_frame(double t, const std::int8_t* status, const double* violation, const double* energy,
+                         const double* kinetic) {
   for (int k = 0; k < n_; ++k) {
+    if (status[k] != 0) continue;
     max_violation_[k] = nan_max(max_violation_[k], violation[k]);
     max_ke_[k] = nan_max(max_ke_[k], kinetic[k]);
     if (!have_e0_) {

@@ -20,10 +20,16 @@ namespace simphant {
 class RunStats {
  public:
   explicit RunStats(int n_instances);
-  /// One recorded frame at time t [s]: violation (I), total energy (I), kinetic energy (I).
-  void add_frame(double t, const double* violation, const double* energy, const double* kinetic);
+  /// One recorded frame at time t [s]: each instance's status at the frame (I; 0 ok),
+  /// violation (I), total energy (I), kinetic energy (I). An instance whose status is not
+  /// ok is left out of the frame: it is frozen at its failure (sim/backend.hpp), so its
+  /// later frames are not results of the integration, and a shard that ends when all its
+  /// instances have failed (job/merge.hpp) keeps the same figures as the one-shot run.
+  void add_frame(double t, const std::int8_t* status, const double* violation, const double* energy,
+                 const double* kinetic);
 
-  /// Instance k's relative energy drift (above) over the frames so far; 0 before a second frame.
+  /// Instance k's relative energy drift (above) over its frames so far; 0 before a second
+  /// frame (or when its status was not ok at the first).
   double relative_drift(int k) const;
   /// The frame time [s] of instance k's largest |E - E(0)|; NaN before a second frame.
   double drift_time(int k) const;
