@@ -675,7 +675,8 @@ TEST(Cli, SigintDuringSetUpStopsPromptly) {
 // does not have: the run is refused before any work, naming the variable.
 TEST(Cli, AMalformedTestHoldIsRefused) {
   const std::string scene = write_scene("hold.json", pendulum(0.02, 5));
-  for (const std::string bad : {"step=0:g", "step=x:g", "later:g", "setup", "step=5:"}) {
+  for (const std::string bad : {"step=0:g", "step=x:g", "later:g", "setup", "step=5:", "check:a;check:b",
+                                "step=1:a;setup:b", "step=1:a;"}) {
     SCOPED_TRACE(bad);
     const simphant::test::Child c = simphant::test::start_simphant(
         {"run", scene, "--out", (temp_dir() / "hold.h5").string()}, "/dev/null", temp_dir() / "hold.err", {},
@@ -683,10 +684,40 @@ TEST(Cli, AMalformedTestHoldIsRefused) {
     const simphant::test::Exit e = simphant::test::wait_child(c, 60);
     EXPECT_EQ(e.code, 3);
     const std::string err = simphant::test::read_text(c.err_file);
-    EXPECT_NE(err.find("error: SIMPHANT_TEST_HOLD: expected setup:<gate path> or step=N:<gate path>"),
+    EXPECT_NE(err.find("error: SIMPHANT_TEST_HOLD: expected setup:<gate path>, step=N:<gate path> (N >= 1) or "
+                       "check:<gate path>"),
               std::string::npos)
         << err;
   }
+}
+
+// The check point of the tests' hold: `simphant check` waits after reading the scene, with
+// "{name}" the scene's name, and finishes its report once released; the run point given
+// beside it (';') does not hold a check, nor the check point a run.
+TEST(Cli, CheckIsHeldAtItsTestHold) {
+  json doc = pendulum(0.02, 5);
+  doc["name"] = "held pendulum";
+  const std::string scene = write_scene("check_hold.json", doc);
+  const fs::path gates = temp_dir() / "check_gates";
+  fs::create_directories(gates);
+  const simphant::test::Hold hold("check", gates / "held pendulum");
+  const std::vector<std::string> env = {"SIMPHANT_TEST_HOLD=step=1:" + (gates / "run_gate").string() + ";check:" +
+                                        (gates / "{name}").string()};
+  const simphant::test::Child c =
+      simphant::test::start_simphant({"check", scene, "--json"}, temp_dir() / "check_hold.out", temp_dir() / "check_hold.err", {}, env);
+  ASSERT_TRUE(hold.wait(&c)) << simphant::test::read_text(c.err_file);
+  EXPECT_NE(hold.report().find("\"point\":\"check\""), std::string::npos) << hold.report();
+  EXPECT_EQ(simphant::test::read_text(c.out_file), "");  // nothing reported while held
+  hold.release();
+  const simphant::test::Exit e = simphant::test::wait_child(c, 60);
+  EXPECT_EQ(e.code, 0);
+  EXPECT_NE(simphant::test::read_text(c.out_file).find("\"name\":\"held pendulum\""), std::string::npos);
+  // A run with the same variable passes the check point by (and is held at step 1 only
+  // when its own gate is missing: here it exists).
+  std::ofstream(gates / "run_gate").put('\n');
+  const simphant::test::Child r = simphant::test::start_simphant(
+      {"run", scene, "--out", (temp_dir() / "check_hold.h5").string()}, "/dev/null", temp_dir() / "check_hold_run.err", {}, env);
+  EXPECT_EQ(simphant::test::wait_child(r, 60).code, 0) << simphant::test::read_text(r.err_file);
 }
 
 // Results that cannot be printed are a failure: run --json, check and bench to a full

@@ -10,7 +10,9 @@
 
 #include "commands.hpp"
 #include "stdout_check.hpp"
+#include "simphant/core/stop_flag.hpp"
 #include "simphant/job/check_scene.hpp"
+#include "simphant/job/test_hold.hpp"
 #include "simphant/scene/scene.hpp"
 
 namespace simphant::cli {
@@ -65,6 +67,9 @@ void print_table(const std::string& file, const Model& model, const json& c) {
 
 int check(const CheckOptions& o) {
   const Scene scene = load_scene(o.scene);
+  // SIMPHANT_TEST_HOLD=check:<gate>, for tests (job/test_hold.hpp)
+  const job_detail::TestHold hold = job_detail::TestHold::from_environment(scene.model.name, true);
+  if (hold.at_check()) hold.hold({{"steps_done", 0}, {"steps_total", 0}}, [] { return stop_requested(); });
   const json c = check_scene(scene);
   if (o.json) {
     std::cout << c.dump() << '\n';

@@ -13,6 +13,8 @@
 #include "simphant/dynamics/coordinate_targets.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/projection_math.hpp"
+#include "simphant/dynamics/row_qr.hpp"
+#include "simphant/dynamics/sparse_jacobian.hpp"
 #include "simphant/dynamics/state.hpp"
 
 namespace simphant {
@@ -159,28 +161,6 @@ void project_given_rates(const Model& model, Data& d, const std::vector<Coordina
   res.velocity_residual = (Av * qdot - b).cwiseAbs().maxCoeff();
 }
 
-/// Phi_q (m, 6N) of the evaluated rows d.rows as a sparse matrix: each element's rows on
-/// its bodies' 6 columns each (ground: none).
-Eigen::SparseMatrix<double> sparse_jacobian(const Model& model, const Data& d) {
-  std::vector<Eigen::Triplet<double>> entries;
-  entries.reserve(static_cast<std::size_t>(12 * model.n_rows));
-  for (int a = 0; a < model.n_constraints(); ++a) {
-    const ConstraintElement e = model.constraint(a);
-    const int bodies[2] = {e.body_i, e.body_j};
-    for (int r = 0; r < d.rows[a].m; ++r)
-      for (int side = 0; side < 2; ++side) {
-        if (bodies[side] < 0) continue;
-        for (int c = 0; c < 6; ++c) {
-          const double v = d.rows[a].jac[r][6 * side + c];
-          if (v != 0.0) entries.emplace_back(e.row_offset + r, 6 * bodies[side] + c, v);
-        }
-      }
-  }
-  Eigen::SparseMatrix<double> A(model.n_rows, model.nv());
-  A.setFromTriplets(entries.begin(), entries.end());
-  return A;
-}
-
 /// x = A^T (A A^T)^-1 r, the minimum-norm solution of A x = r for A of full row rank:
 /// a sparse LDL^T of A A^T and one refinement step. False when the factorisation fails,
 /// a pivot is below kSparseAssemblyPivot of the largest, or x is not finite.
@@ -256,10 +236,16 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
   int worst_target = -1;
   const bool sparse = uses_sparse_assembly(model);
   Eigen::SparseMatrix<double> A_sparse;
-  // The minimum-norm x of Phi_q x = rhs at the linearised state: sparse where it may be,
-  // else (or where the sparse normal equations lose rank) the dense decomposition.
+  // The minimum-norm x of Phi_q x = rhs at the linearised state: sparse where it may be
+  // (where the sparse normal equations lose rank, redundant rows of a closed loop: the
+  // rank-revealing QR of the rows, dynamics/row_qr.hpp), else the dense decomposition.
   const auto min_norm = [&](const Eigen::VectorXd& rhs, Eigen::VectorXd& x) {
     if (sparse && sparse_min_norm(A_sparse, rhs, x)) return;
+    if (sparse) {
+      // The Newton loop polls the stop flag.
+      x = RowQR(Eigen::SparseMatrix<double, Eigen::RowMajor>(A_sparse), false).min_norm_solution(rhs);
+      return;
+    }
     if (d.Phi_q.rows() != m) assemble_jacobian(model, d);
     cod.compute(d.Phi_q);
     x = cod.solve(rhs);

@@ -3,16 +3,16 @@
 // `simphant check` (job/check_scene.hpp): its rank, the degrees of freedom 6N - rank and
 // the redundant rows, i.e. the rows that are linear combinations of the rows before them.
 //
-// One factorisation: a Householder QR of Phi_q^T whose columns (the rows of Phi_q) are
-// taken in their own order and skipped when dependent. Column k, reduced by the
-// reflections of the columns kept before it, leaves a remainder whose norm is its
-// distance to the span of those rows; row k is redundant when that distance is at most
-// kConstraintRankTolerance times the largest row norm of Phi_q, else it is kept and its
-// reflection is applied to the columns after it. The rank is the number of rows kept.
-// Cost O(m * rank * 6N), the cost of one QR (a 200-body chain, m = 1000: well under a
-// second; a 1000-body chain about a minute), where testing the rank of every prefix of
-// rows with its own SVD costs O(m^2 * 6N * m) and takes minutes. A model without closed
-// loops is analysed joint by joint instead (analyse_constraints), in O(N).
+// One factorisation (dynamics/row_qr.hpp): a Householder QR of Phi_q^T whose columns (the
+// rows of Phi_q) are taken in their own order and skipped when dependent. Column k,
+// reduced by the reflections of the columns kept before it, leaves a remainder whose norm
+// is its distance to the span of those rows; row k is redundant when that distance is at
+// most kConstraintRankTolerance times the largest row norm of Phi_q, else it is kept and
+// its reflection reduces the columns after it. The rank is the number of rows kept. The
+// reflections act only where the rows have nonzeros and fill, so a closed chain of 1000
+// bodies takes well under a second (a dense QR, O(m * rank * 6N), took minutes); testing
+// the rank of every prefix of rows with its own SVD would cost O(m^2 * 6N * m). A model
+// without closed loops is analysed joint by joint instead (analyse_constraints), in O(N).
 #include <vector>
 
 #include "simphant/dynamics/data.hpp"
@@ -42,13 +42,15 @@ struct ConstraintAnalysis {
 /// columns of the body it adds (walking each tree from the ground); when each such block
 /// has full row rank, Phi_q, block triangular in that order, has too (rank m, no
 /// redundant rows; remainders: each row's within its block, over the block's largest row
-/// norm), and d holds the evaluated rows but not the dense Phi_q. Otherwise (a closed
-/// loop, or a block that loses rank) the QR of the whole Phi_q, and d holds Phi_q.
+/// norm). Otherwise (a closed loop, or a block that loses rank) the QR of the whole Phi_q
+/// (dynamics/row_qr.hpp, on the sparse Phi_q). Either way d holds the evaluated rows
+/// (d.rows) but not the dense Phi_q.
 ConstraintAnalysis analyse_constraints(const Model& model, Data& d, const double* Y);
 
 /// The analysis of a given Jacobian Phi_q (m, n): rank, dof = n - rank and redundant rows
 /// as above. An all-zero Phi_q has rank 0 and every row redundant; a row holding NaN or
-/// inf counts as redundant (no rank is claimed from it).
+/// inf counts as redundant (no rank is claimed from it). Throws Interrupted when a stop
+/// is requested during the factorisation (core/stop_flag.hpp; so does analyse_constraints).
 ConstraintAnalysis analyse_jacobian(const Eigen::MatrixXd& Phi_q);
 
 }  // namespace simphant

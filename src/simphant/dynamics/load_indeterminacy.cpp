@@ -1,6 +1,5 @@
 #include "simphant/dynamics/load_indeterminacy.hpp"
 
-#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
 
@@ -8,6 +7,8 @@
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/force_math.hpp"
 #include "simphant/dynamics/joint_loads.hpp"
+#include "simphant/dynamics/row_qr.hpp"
+#include "simphant/dynamics/sparse_jacobian.hpp"
 
 namespace simphant {
 
@@ -20,17 +21,13 @@ LoadIndeterminacy analyse_load_indeterminacy(const Model& model, Data& d, const 
   // Phi_q does not depend on t (drivers: Phi_t only). A forest's rows are independent
   // (analyse_constraints, joint by joint): no self-stress, nothing indeterminate.
   if (analyse_constraints(model, d, Y).redundant_rows.empty()) return out;
-  assemble_jacobian(model, d);
-  const Eigen::MatrixXd& Pq = d.Phi_q;
-  const Eigen::BDCSVD<Eigen::MatrixXd> svd(Pq, Eigen::ComputeFullU);
-  const Eigen::VectorXd& sv = svd.singularValues();
-  const double smax = sv.size() ? sv[0] : 0.0;
-  const int m = static_cast<int>(Pq.rows());
+  // A basis of the self-stresses, Phi_q^T mu = 0: one per redundant row, that row against
+  // the rows kept before it (RowQR::self_stress).
+  const RowQR qr(sparse_jacobian(model, d));
   std::vector<double> loads(static_cast<std::size_t>(J) * 6);
-  for (int k = 0; k < m; ++k) {
-    if (k < sv.size() && sv[k] > kConstraintRankTolerance * smax) continue;
+  for (const int k : qr.analysis().redundant_rows) {
     ++out.self_stresses;
-    const Eigen::VectorXd mu = svd.matrixU().col(k);
+    const Eigen::VectorXd mu = qr.self_stress(k);
     double largest = 0;
     for (int j = 0; j < J; ++j) {
       const Joint& jt = model.joints[j];

@@ -16,7 +16,7 @@
 namespace simphant {
 
 struct LoadIndeterminacy {
-  int self_stresses = 0;  ///< dimension of the left null space of Phi_q (m - rank)
+  int self_stresses = 0;  ///< dimension of the left null space of Phi_q (m - rank: the redundant rows)
   std::vector<std::array<bool, 6>> loads;    ///< (J) per joint-load component f_a .. m_v
   std::vector<std::array<bool, 4>> bearing;  ///< (J) per bearing component
 };
@@ -25,10 +25,10 @@ struct LoadIndeterminacy {
 /// load over the largest load that self-stress puts on any component of any joint.
 constexpr double kIndeterminacyTolerance = 1e-8;
 
-/// The analysis at Y (13N): a singular value decomposition of Phi_q (its left singular
-/// vectors of singular values at most kConstraintRankTolerance times the largest span
-/// the self-stresses), each self-stress's joint loads. Every entry false when Phi_q has
-/// full row rank.
+/// The analysis at Y (13N): the self-stresses from the rank analysis of Phi_q
+/// (dynamics/row_qr.hpp: one per redundant row, that row against the rows kept before it;
+/// together they span the left null space), each self-stress's joint loads. Every entry
+/// false when Phi_q has full row rank. Throws Interrupted on a stop request.
 LoadIndeterminacy analyse_load_indeterminacy(const Model& model, Data& d, const double* Y);
 
 /// Attribute text per affected joint, "<joint name>: <component> <component> ...", with

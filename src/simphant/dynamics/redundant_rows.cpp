@@ -4,12 +4,12 @@
 #include <cmath>
 #include <iterator>
 
-#include <Eigen/SVD>
-
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/constraint_analysis.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/projection_math.hpp"
+#include "simphant/dynamics/row_qr.hpp"
+#include "simphant/dynamics/sparse_jacobian.hpp"
 #include "simphant/model/topology.hpp"
 #include "simphant/dynamics/state.hpp"
 #include "simphant/model/robot.hpp"
@@ -22,9 +22,10 @@ std::vector<int> redundant_at(const Model& model, Data& d, const double* Y) {
   return analyse_constraints(model, d, Y).redundant_rows;
 }
 
-// Moves the assembled positions Y (d.Phi_q evaluated there) a finite step along the free
-// motion, a fixed combination of the null space of Phi_q with its largest component
-// kGenericStep [m | rad], and assembles again. Returns kNoMotion when the mechanism has
+// Moves the assembled positions Y (d.rows evaluated there) a finite step along the free
+// motion, a fixed combination of an orthonormal basis of the null space of Phi_q
+// (RowQR::null_space_combination) with its largest component kGenericStep [m | rad], and
+// assembles again. Returns kNoMotion when the mechanism has
 // no free motion (its rank cannot change along a motion it does not have), kMoved, or
 // kFailed when the moved state does not assemble. A start in a singular configuration
 // (a parallelogram's flat one) has rows that are redundant there only; at a nearby
@@ -32,15 +33,9 @@ std::vector<int> redundant_at(const Model& model, Data& d, const double* Y) {
 constexpr double kGenericStep = 1e-2;
 enum class Moved { kNoMotion, kMoved, kFailed };
 Moved move_along_free_motion(const Model& model, Data& d, double* Y) {
-  const Eigen::BDCSVD<Eigen::MatrixXd> svd(d.Phi_q, Eigen::ComputeFullV);
-  const Eigen::VectorXd& s = svd.singularValues();
-  const double tol = kConstraintRankTolerance * (s.size() > 0 ? s[0] : 0.0);
-  int rank = 0;
-  while (rank < s.size() && s[rank] > tol) ++rank;
-  const int nv = model.nv();
-  if (rank >= nv) return Moved::kNoMotion;
-  Eigen::VectorXd dq = Eigen::VectorXd::Zero(nv);
-  for (int k = rank; k < nv; ++k) dq += svd.matrixV().col(k) * (k % 2 ? -1.0 : 1.0) / (1.0 + k - rank);
+  const RowQR qr(sparse_jacobian(model, d));
+  if (qr.analysis().rank >= model.nv()) return Moved::kNoMotion;
+  Eigen::VectorXd dq = qr.null_space_combination();
   const double largest = dq.cwiseAbs().maxCoeff();
   if (!(largest > 0)) return Moved::kNoMotion;
   dq *= kGenericStep / largest;
@@ -56,7 +51,7 @@ RedundantRowsFound find_redundant_rows(const Model& model) {
   if (model.n_rows == 0 || !has_closed_loop(model)) return found;
   Model full = model;
   full.removed_rows.clear();
-  Data d(full, SchurFactorization::Dense);
+  Data d(full, SchurFactorization::Sparse);  // no Schur solve here: its factor stays empty
   std::vector<double> Y(static_cast<std::size_t>(full.ny()));
   initial_state(full, Y.data());
   if (!assemble(full, d, Y.data()).ok) return found;

@@ -8,6 +8,7 @@
 #include "simphant/core/system_memory.hpp"
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/data.hpp"
+#include "simphant/dynamics/row_qr.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/model/topology.hpp"
 
@@ -111,13 +112,13 @@ MemoryEstimate estimate_check_memory(const Scene& scene) {
   e.simulator.backend = "check";
   e.simulator.workers = 1;
   // One Data (dense up to kDenseAssemblyRows: check reads the dense C), assembly's
-  // decomposition, and with a closed loop the rank analysis' copy of Phi_q^T and the
-  // dense Phi_q (dynamics/constraint_analysis.hpp; a forest is analysed joint by joint).
-  // All live at once in the worst case: counted as the one worker's.
+  // decomposition, and with a closed loop the rank analysis: the sparse Phi_q and its
+  // factorisation (dynamics/row_qr.hpp; a forest is analysed joint by joint). All live
+  // at once in the worst case: counted as the one worker's.
   const bool dense = m.n_rows <= kDenseAssemblyRows, qr = has_closed_loop(m);
   e.simulator.per_worker =
-      data_bytes(m, dense ? SchurFactorization::Dense : SchurFactorization::Auto, qr || !uses_sparse_assembly(m)) +
-      assembly_decomposition_bytes(m) + (qr ? 8.0 * m.n_rows * m.nv() : 0.0);
+      data_bytes(m, dense ? SchurFactorization::Dense : SchurFactorization::Auto, !uses_sparse_assembly(m)) +
+      assembly_decomposition_bytes(m) + (qr ? 12.0 * 12 * m.n_rows + RowQR::bytes_bound(m.n_rows, m.nv()) : 0.0);
   return e;
 }
 

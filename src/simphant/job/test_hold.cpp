@@ -17,37 +17,53 @@ namespace simphant::job_detail {
 
 namespace fs = std::filesystem;
 
-TestHold TestHold::from_environment(const std::string& out) {
+TestHold TestHold::from_environment(const std::string& name, bool check) {
   const char* v = std::getenv("SIMPHANT_TEST_HOLD");
-  return parse(v ? std::string(v) : std::string(), out);
+  return parse(v ? std::string(v) : std::string(), name, check);
 }
 
-TestHold TestHold::parse(const std::string& spec, const std::string& out) {
+TestHold TestHold::parse(const std::string& spec, const std::string& name, bool check) {
   TestHold h;
   if (spec.empty()) return h;
   const auto bad = [&] {
-    return std::invalid_argument(
-        "SIMPHANT_TEST_HOLD: expected setup:<gate path> or step=N:<gate path> (N >= 1), got \"" + spec + "\"");
+    return std::invalid_argument("SIMPHANT_TEST_HOLD: expected setup:<gate path>, step=N:<gate path> (N >= 1) or "
+                                 "check:<gate path>, at most one run point and one check point separated by ';', "
+                                 "got \"" + spec + "\"");
   };
-  const std::size_t colon = spec.find(':');
-  if (colon == std::string::npos || colon + 1 == spec.size()) throw bad();
-  const std::string point = spec.substr(0, colon);
-  if (point == "setup") {
-    h.point_ = Point::SetUp;
-  } else if (point.rfind("step=", 0) == 0) {
-    const std::string n = point.substr(5);
-    if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 18) throw bad();
-    h.step_ = std::stoll(n);
-    if (h.step_ < 1) throw bad();
-    h.point_ = Point::Step;
-  } else {
-    throw bad();
+  bool run_point = false, check_point = false;
+  for (std::size_t from = 0; from <= spec.size();) {
+    const std::size_t end = std::min(spec.find(';', from), spec.size());
+    const std::string part = spec.substr(from, end - from);
+    from = end + 1;
+    const std::size_t colon = part.find(':');
+    if (colon == std::string::npos || colon + 1 == part.size()) throw bad();
+    const std::string point = part.substr(0, colon);
+    TestHold p;
+    if (point == "setup") {
+      p.point_ = Point::SetUp;
+    } else if (point.rfind("step=", 0) == 0) {
+      const std::string n = point.substr(5);
+      if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 18) throw bad();
+      p.step_ = std::stoll(n);
+      if (p.step_ < 1) throw bad();
+      p.point_ = Point::Step;
+    } else if (point == "check") {
+      p.point_ = Point::Check;
+    } else {
+      throw bad();
+    }
+    bool& seen = p.point_ == Point::Check ? check_point : run_point;
+    if (seen) throw bad();
+    seen = true;
+    if ((p.point_ == Point::Check) != check) continue;
+    p.spec_ = part;
+    p.gate_ = part.substr(colon + 1);
+    const std::string replacement = check ? name : fs::path(name).filename().string();
+    for (std::size_t at = p.gate_.find("{name}"); at != std::string::npos;
+         at = p.gate_.find("{name}", at + replacement.size()))
+      p.gate_.replace(at, 6, replacement);
+    h = p;
   }
-  h.spec_ = spec;
-  h.gate_ = spec.substr(colon + 1);
-  const std::string name = fs::path(out).filename().string();
-  for (std::size_t at = h.gate_.find("{name}"); at != std::string::npos; at = h.gate_.find("{name}", at + name.size()))
-    h.gate_.replace(at, 6, name);
   return h;
 }
 

@@ -13,10 +13,14 @@
 //                                            ends exactly there), after that slice's
 //                                            checkpoint and progress report; a resumed
 //                                            run that starts at or past N does not hold
+//   SIMPHANT_TEST_HOLD=check:<gate path>     `simphant check`, once the scene is read and
+//                                            before its analyses (a run ignores it)
 //
-// "{name}" in the gate path is replaced by the file name of the run's output (e.g.
-// "/tmp/gates/{name}" for the shards of a sweep, which share one environment); a relative
-// path is relative to the run's working folder. At the point, the run writes
+// One run point and one check point may be given together, separated by ';' (e.g.
+// "step=1:hold;check:/tmp/gates/{name}" for a service whose runs and validations are both
+// held). "{name}" in the gate path is replaced by the file name of the run's output (e.g.
+// "/tmp/gates/{name}" for the shards of a sweep, which share one environment), for a check
+// by the scene's name; a relative path is relative to the process's working folder. At the point, the run writes
 // "<gate path>.held" (atomically: a temporary file renamed onto it), a JSON object with
 // "point", "pid", "steps_done", "steps_total" (at set-up: 0 and 0, or the resumed
 // step), "wall_s" (the run's wall time so far, earlier sessions included, as a
@@ -39,14 +43,16 @@ namespace simphant::job_detail {
 
 class TestHold {
  public:
-  /// Reads SIMPHANT_TEST_HOLD (unset or empty: no hold). `out` is the run's output path
-  /// (for "{name}"). Throws std::invalid_argument naming the variable when its value is
-  /// not one of the forms above.
-  static TestHold from_environment(const std::string& out);
+  /// Reads SIMPHANT_TEST_HOLD (unset or empty: no hold) for a run, or with check = true
+  /// for `simphant check`: the point of that kind, if any. `name` replaces "{name}": the
+  /// run's output path (its file name is used), the checked scene's name. Throws
+  /// std::invalid_argument naming the variable when its value is not of the forms above.
+  static TestHold from_environment(const std::string& name, bool check = false);
   /// Parses `spec` (the variable's value) as from_environment does.
-  static TestHold parse(const std::string& spec, const std::string& out);
+  static TestHold parse(const std::string& spec, const std::string& name, bool check = false);
 
   bool at_setup() const { return point_ == Point::SetUp; }
+  bool at_check() const { return point_ == Point::Check; }
   /// A run whose step loop starts at `done` steps (a resumed run: its checkpoint's)
   /// holds only when done < N.
   void start_loop(std::int64_t done);
@@ -62,7 +68,7 @@ class TestHold {
   const std::string& gate() const { return gate_; }
 
  private:
-  enum class Point { None, SetUp, Step };
+  enum class Point { None, SetUp, Step, Check };
   Point point_ = Point::None;
   std::int64_t step_ = 0;
   bool passed_ = false;

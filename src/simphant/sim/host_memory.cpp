@@ -7,6 +7,7 @@
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/coordinate_targets.hpp"
 #include "simphant/dynamics/data.hpp"
+#include "simphant/dynamics/row_qr.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/model/topology.hpp"
 #include "simphant/sim/backend.hpp"
@@ -40,8 +41,11 @@ double assembly_decomposition_bytes(const Model& model) {
   if (uses_sparse_assembly(model)) {
     // Phi_q sparse (12 entries a row: value and index) twice (A and A^T in the product),
     // and Phi_q Phi_q^T with its LDL^T, estimated by the sparse Schur matrix and factor
-    // of a Data (the same block pattern; the AMD ordering's fill may differ).
-    return 2 * 12 * 12 * m + data_bytes(model, SchurFactorization::Sparse, false);
+    // of a Data (the same block pattern; the AMD ordering's fill may differ); with a
+    // closed loop, whose redundant rows the normal equations cannot take, a row-major
+    // copy and the rank-revealing QR of its rows (dynamics/row_qr.hpp).
+    const double loop = has_closed_loop(model) ? 12 * 12 * m + RowQR::bytes_bound(m, nv) : 0.0;
+    return 2 * 12 * 12 * m + data_bytes(model, SchurFactorization::Sparse, false) + loop;
   }
   const double given = static_cast<double>(coordinate_targets(model, false).size());
   if (given > 0) {
@@ -57,10 +61,11 @@ double redundant_search_bytes(const Model& model) {
       (model.robot && model.robot->solver != RobotSolver::Dae))
     return 0;
   const double m = model.n_rows, nv = model.nv();
-  // A dense Data with Phi_q, assembly's decomposition, the rank analysis' copy of Phi_q^T,
-  // and the SVD of Phi_q with its full V (nv x nv) and its own copy of Phi_q.
-  return data_bytes(model, SchurFactorization::Dense, true) + assembly_decomposition_bytes(model) + 8 * m * nv +
-         8 * (nv * nv + m * nv);
+  // A Data (without the Schur factor; with the dense Phi_q where assembly is dense),
+  // assembly's decomposition, and the rank analysis: the sparse Phi_q (12 entries a row)
+  // and its factorisation (dynamics/row_qr.hpp).
+  return data_bytes(model, SchurFactorization::Sparse, !uses_sparse_assembly(model)) +
+         assembly_decomposition_bytes(model) + 12 * 12 * m + RowQR::bytes_bound(m, nv);
 }
 
 HostMemory simulator_host_memory(const Model& model, long long n_instances, bool models_per_instance,

@@ -44,13 +44,14 @@ HostMemory simulator_host_memory(const Model& model, long long n_instances, bool
 /// Phi_q and vectors of its sizes (dense); with joint values given in joint terms four
 /// copies of [Phi_q; their rows] (the stacked matrix, its decomposition, and the
 /// dependence test's own of each); on the sparse path (uses_sparse_assembly) the sparse
-/// Phi_q and its normal matrix with their factor.
+/// Phi_q and its normal matrix with their factor, and with a closed loop the rank-revealing
+/// QR that stands in where the normal equations lose rank (RowQR::bytes_bound).
 double assembly_decomposition_bytes(const Model& model);
 
 /// Bytes of the redundant-row search (dynamics/redundant_rows.hpp) at set-up: 0 unless
 /// the model has a closed loop and solver.redundant_rows is remove (and it runs in
-/// maximal coordinates); then a dense Data with Phi_q, assembly's decomposition, the rank
-/// analysis' copy and the SVD of Phi_q with its full V (6N x 6N).
+/// maximal coordinates); then a Data without a Schur factor, assembly's decomposition and
+/// the rank analysis (the sparse Phi_q and RowQR::bytes_bound).
 double redundant_search_bytes(const Model& model);
 
 }  // namespace simphant
