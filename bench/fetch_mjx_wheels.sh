@@ -9,9 +9,9 @@
 # and unpacks them into .mjx-deps/site (a site-packages tree: `PYTHONPATH=.mjx-deps/site`),
 # with example-robot-data's panda.urdf in .mjx-deps/robot-data (SIMPHANT_ROBOT_DATA),
 # without MuJoCo's documentation, C headers and MJX's test data (MJX's own test models with
-# their meshes), to stay well inside the 64 MiB of files carried to the GPU machine. mujoco-studio, glfw and
+# their meshes), to stay well inside the 64 MiB of files copied to the GPU machine. mujoco-studio, glfw and
 # pyopengl (viewer and rendering; mujoco's declared dependencies) are not fetched: the
-# benchmark imports neither. Run it here (network), then carry ".mjx-deps":
+# benchmark imports neither. Run it here (network), then copy ".mjx-deps":
 #
 #   bash bench/fetch_mjx_wheels.sh          # about 32 MB unpacked
 set -euo pipefail
@@ -42,4 +42,4 @@ else
   echo "note: example-robot-data is not installed here: the machine needs it or .gpu-deps/robot-data (scripts/gpu_deps.sh)"
 fi
 echo "mujoco $MUJOCO_VERSION, mujoco-mjx $MJX_VERSION for CPython $PYVER: $(du -sh "$dest" | cut -f1) in $dest"
-echo "carry it: run(carry=[\"$dest\", ...]); bench/robot_gpu_bench.sh puts $dest/site on PYTHONPATH"
+echo "copy $dest to the GPU machine with the checkout; bench/robot_gpu_bench.sh puts $dest/site on PYTHONPATH"

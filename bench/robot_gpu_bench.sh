@@ -12,14 +12,14 @@
 # Parts: ROBOT_BENCH_PARTS=simphant,mjx (default both). A part whose prerequisites are
 # missing is recorded as not run, with the reason:
 #   simphant: a CUDA build in $BUILD (default build-gpu; built here when missing, from
-#             the carried .gpu-deps of scripts/gpu_deps.sh);
+#             the copied .gpu-deps of scripts/gpu_deps.sh);
 #   mjx:      mujoco and mujoco-mjx importable, or .mjx-deps/site (bench/fetch_mjx_wheels.sh;
-#             carry [".mjx-deps"]); JAX comes with the machine.
+#             with .mjx-deps copied over); JAX comes with the machine.
 # Each part's JSON is kept in robot-bench-out/ (git-ignored, kept on a warm machine), and
 # the report merges what is there, so the two parts may run in two consecutive calls:
 # .gpu-deps (about 57 MB) and .mjx-deps (about 32 MB) together exceed the 64 MiB of files
-# carried to the GPU machine. First call: carry [".gpu-deps"], ROBOT_BENCH_PARTS=simphant; second call,
-# while the machine is still warm: carry [".mjx-deps"], ROBOT_BENCH_PARTS=mjx.
+# copied to the GPU machine. First call: .gpu-deps copied over, ROBOT_BENCH_PARTS=simphant; second call,
+# while the machine is still up: .mjx-deps copied over, ROBOT_BENCH_PARTS=mjx.
 # ROBOT_BENCH_TIME_LIMIT (default 240 s) bounds each part's rows (rows not started by
 # then are recorded as skipped); ROBOT_BENCH_MIN_SECONDS (default 0.1) is each timed batch.
 set -uo pipefail
@@ -59,7 +59,7 @@ if [[ ",$parts," == *",mjx,"* ]]; then
       --min-seconds "$min_s" --time-limit "$limit" --json "$keep/mjx-panda.json" 2>&1 | tee "$OUT/mjx-panda.log"
     [ -f "$keep/mjx-panda.json" ] || echo "mjx: not run: bench/mjx_panda_bench.py failed (mjx-panda.log)" >> "$notes"
   else
-    echo "mjx: not run: mujoco / mujoco-mjx / jax not importable (bench/fetch_mjx_wheels.sh, carry .mjx-deps)" >> "$notes"
+    echo "mjx: not run: mujoco / mujoco-mjx / jax not importable (bench/fetch_mjx_wheels.sh, copy .mjx-deps)" >> "$notes"
   fi
 fi
 

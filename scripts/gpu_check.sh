@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU check (docs/gpu-check.md), in phases that each fit one 600 s command on the GPU
 # machine. It builds nothing: it runs the build that scripts/gpu_prepare.sh made on a
-# machine without a GPU and packed into .gpu-prebuilt/ (carried with the checkout).
+# machine without a GPU and packed into .gpu-prebuilt/ (copied with the checkout).
 #
 #   bash scripts/gpu_check.sh 1     # GPU tests (test_*cuda*), four-bar and Panda through the CLI on cuda, the Python GPU test
 #   bash scripts/gpu_check.sh 2     # CPU-side kernel tests (test_*grid*)
@@ -37,12 +37,12 @@ nvidia-smi -L 2>/dev/null | grep -q '^GPU' && device=1
 
 say() { echo "$*" | tee -a "$report"; }
 
-# --- The carried build: unpacked once, checked against this checkout's sources. -------
+# --- The copied build: unpacked once, checked against this checkout's sources. -------
 setup() {
   local f
   for f in build.tar.gz manifest.txt files.sha1; do
     if [ ! -f "$pack/$f" ]; then
-      say "- setup: FAILED: no $pack/$f (run scripts/gpu_prepare.sh on a machine with nvcc and carry $pack)"
+      say "- setup: FAILED: no $pack/$f (run scripts/gpu_prepare.sh on a machine with nvcc and copy $pack)"
       return 1
     fi
   done
@@ -58,7 +58,7 @@ setup() {
     tmp=$(mktemp -d)
     if ! tar -C "$tmp" -xzf "$pack/build.tar.gz"; then
       rm -rf "$tmp"
-      say "- setup: FAILED: $pack/build.tar.gz does not unpack (carry it again)"
+      say "- setup: FAILED: $pack/build.tar.gz does not unpack (copy it again)"
       return 1
     fi
     mv "$tmp/build-gpu" "$build" && mv "$tmp/lib" lib-gpu
@@ -212,7 +212,7 @@ phase1() {
 }
 
 # The Python GPU test (DLPack device views and device inputs, tests/python/test_arrays.py)
-# with the carried module; it needs that Python's version, pytest and numpy (torch for
+# with the copied module; it needs that Python's version, pytest and numpy (torch for
 # the torch cases).
 python_step() {
   local want have t0=$SECONDS rc=0 log py=${SIMPHANT_GPU_PYTHON:-python3}

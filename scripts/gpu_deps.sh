@@ -2,9 +2,9 @@
 # Prepares .gpu-deps/ (git-ignored) for the GPU machine, which has nvcc, cmake, ninja and
 # Python but no Debian packages and no network (docs/gpu-check.md): downloads the build's
 # Debian packages with `apt-get download` and unpacks them with `dpkg -x` into
-# .gpu-deps/root. Run it here and carry .gpu-deps to the GPU machine, where
+# .gpu-deps/root. Run it here and copy .gpu-deps to the GPU machine, where
 # bench/robot_gpu_bench.sh builds from it (the GPU check itself builds nothing there: it
-# runs the pack of scripts/gpu_prepare.sh). CUDA libraries are not carried: the machine has them.
+# runs the pack of scripts/gpu_prepare.sh). CUDA libraries are not copied: the machine has them.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 pkgs=(libeigen3-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libspdlog1.10 libfmt-dev libfmt9
@@ -18,7 +18,7 @@ rm -rf .gpu-deps && mkdir -p .gpu-deps/debs .gpu-deps/root
 (cd .gpu-deps/debs && apt-get download "${pkgs[@]}")
 for d in .gpu-deps/debs/*.deb; do dpkg -x "$d" .gpu-deps/root; done
 rm -rf .gpu-deps/debs .gpu-deps/root/usr/share/doc .gpu-deps/root/usr/share/man
-# Boost's header tree (160 MB) exceeds the 64 MiB carry: keep only the headers the
+# Boost's header tree (160 MB) exceeds the 64 MiB that go to the GPU machine with the checkout: keep only the headers the
 # sources that include Boost actually pull in (as the compiler lists them).
 boost_users=$(grep -rl "include <boost/" src || true)
 keep=$(for f in $boost_users; do
@@ -27,7 +27,7 @@ keep=$(for f in $boost_users; do
 mkdir -p .gpu-deps/boost-keep
 for h in $keep; do mkdir -p ".gpu-deps/boost-keep/$(dirname "${h#.gpu-deps/root/usr/include/}")"; cp "$h" ".gpu-deps/boost-keep/${h#.gpu-deps/root/usr/include/}"; done
 rm -rf .gpu-deps/root/usr/include/boost && mv .gpu-deps/boost-keep/boost .gpu-deps/root/usr/include/boost && rm -rf .gpu-deps/boost-keep
-# The carried libraries' own runtime dependencies that a bare machine may lack (libcurl's
+# The copied libraries' own runtime dependencies that a bare machine may lack (libcurl's
 # TLS / IDN chain behind HDF5, found missing on the H200 image: libunistring.so.2):
 # copied from this machine, except the C and C++ runtimes and CUDA, which it has.
 lib=.gpu-deps/root/usr/lib/x86_64-linux-gnu

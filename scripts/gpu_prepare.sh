@@ -5,7 +5,7 @@
 # libsimphant, every GPU test (test_*cuda*), every CPU-side kernel test (test_*grid*) and
 # the Python module for the GPU machine's Python (3.12); all stripped, with the shared
 # libraries they load that are not part of a base system or of CUDA, and the
-# example-robot-data URDFs. The GPU machine accepts 64 MiB of carried files: the pack is
+# example-robot-data URDFs. The GPU machine accepts 64 MiB of copied files: the pack is
 # checked against 60 MiB.
 #
 # The sources are copied to a fixed folder, /tmp/simphant-gpu/src, and built there
@@ -121,7 +121,7 @@ size=$(du -sm "$dest" | cut -f1)
                      sed -E 's/.*code=\[(.*)\]/\1/' | tr '\n' ' ')"
   echo "python: $([ "$with_python" = ON ] && "$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])' || echo none)"
   echo "tests: $(echo "$targets" | grep -c '^test_')"
-  echo "carried libraries: $(find "$stage/lib" -type f | wc -l)"
+  echo "copied libraries: $(find "$stage/lib" -type f | wc -l)"
   echo "robot URDFs: $(find "$stage/robot-data" -name '*.urdf' 2>/dev/null | wc -l)"
   echo "build seconds: $t_build"
   echo "pack MiB: $size"
@@ -131,4 +131,4 @@ if [ "$size" -gt "$limit_mib" ]; then
   echo "gpu_prepare: the pack is $size MiB, over the $limit_mib MiB that leave room in the GPU machine's 64 MiB" >&2
   exit 1
 fi
-echo "gpu_prepare: ready; carry .gpu-prebuilt to the GPU machine (docs/gpu-check.md)"
+echo "gpu_prepare: ready; copy .gpu-prebuilt to the GPU machine (docs/gpu-check.md)"

@@ -638,6 +638,53 @@ TEST(Cli, ProgressLogLinesWhenStderrIsNotATerminal) {
   EXPECT_NE(last_stderr().find("--log-level"), std::string::npos) << last_stderr();
 }
 
+// --progress-file: the same progress as JSON lines, appended, whatever the log level, and
+// a last record at the end of the loop; a file that is an input or the output of the
+// run is refused before any work (exit 2) and left as it was.
+TEST(Cli, ProgressRecordsInAFile) {
+  const std::string scene_path = write_scene("progress_records.json", pendulum(2.0, 10));
+  const std::string scene = quote(scene_path);
+  const std::string out = quote((temp_dir() / "progress_records.h5").string());
+  const fs::path records = temp_dir() / "progress_records.jsonl";
+  fs::remove(records);
+  ASSERT_EQ(run_simphant("run " + scene + " --threads 1 --progress-interval 0 --log-level warn --progress-file " +
+                         quote(records.string()) + " --out " + out),
+            0);
+  EXPECT_EQ(last_stderr().find("info: step"), std::string::npos) << last_stderr();  // the lines stay the log's
+  std::ifstream in(records);
+  std::vector<json> r;
+  for (std::string line; std::getline(in, line);) r.push_back(json::parse(line));
+  ASSERT_GE(r.size(), 3u);
+  std::int64_t previous = -1;
+  for (const json& x : r) {
+    EXPECT_EQ(x.at("steps_total"), 2000);
+    EXPECT_EQ(x.at("instances"), 2);  // the pendulum scene's sweep
+    EXPECT_GE(x.at("steps_done").get<std::int64_t>(), previous);
+    previous = x.at("steps_done").get<std::int64_t>();
+    EXPECT_DOUBLE_EQ(x.at("progress").get<double>(), previous / 2000.0);
+    EXPECT_NEAR(x.at("sim_time_s").get<double>(), previous * 1e-3, 1e-9);
+    EXPECT_GE(x.at("eta_s").get<double>(), 0.0);
+    EXPECT_GE(x.at("wall_s").get<double>(), 0.0);
+  }
+  EXPECT_EQ(r.back().at("steps_done"), 2000);  // the last record, at the end of the loop
+  EXPECT_EQ(r.back().at("eta_s"), 0.0);
+  // A second run appends.
+  ASSERT_EQ(run_simphant("run " + scene + " --threads 1 --t-end 0.1 --progress-file " + quote(records.string()) +
+                         " --out " + out),
+            0);
+  std::ifstream again(records);
+  std::size_t n = 0;
+  for (std::string line; std::getline(again, line);) ++n;
+  EXPECT_GT(n, r.size());
+  // The scene or the output named as the progress file: refused, the files unchanged.
+  const std::string text = simphant::test::read_text(scene_path);
+  EXPECT_EQ(run_simphant("run " + scene + " --progress-file " + scene + " --out " + out), 2);
+  EXPECT_NE(last_stderr().find("--progress-file"), std::string::npos) << last_stderr();
+  EXPECT_EQ(simphant::test::read_text(scene_path), text);
+  EXPECT_EQ(run_simphant("run " + scene + " --progress-file " + out + " --out " + out), 2);
+  EXPECT_NE(last_stderr().find("is the run's output file"), std::string::npos) << last_stderr();
+}
+
 // A first SIGINT during set-up (a large batch: compiling 100000 instance models, then
 // assembling them) stops it within about a second: exit 130, a clear message, no output
 // file and an existing one untouched. The signal comes while the job runner holds the

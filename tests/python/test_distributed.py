@@ -102,12 +102,20 @@ def test_a_killed_worker_is_retried_from_its_checkpoint(cluster, gates, examples
 
 
 def test_command_line_joins_the_cluster(cluster, examples, cli, tmp_path):
-    """simphant-ray (python -m simphant.distributed) against the running cluster, --copy."""
+    """simphant-ray (python -m simphant.distributed) against the running cluster, --copy,
+    its progress as records in a file (--progress-file, as simphant run's)."""
+    records = tmp_path / "progress.jsonl"
     proc = subprocess.run([sys.executable, "-m", "simphant.distributed", str(examples / "four_bar.json"),
                            "--instances", "5", "--t-end", "0.5", "--seed", str(SEED), "--shards", "2",
-                           "--address", cluster, "--copy", "--quiet", "--json", "--out", str(tmp_path / "c.h5")],
+                           "--address", cluster, "--copy", "--quiet", "--json", "--out", str(tmp_path / "c.h5"),
+                           "--progress-file", str(records)],
                           env=python_env(), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
+    assert "sweep" not in proc.stderr  # --quiet: no progress line
+    progress = [json.loads(line) for line in records.read_text().splitlines()]
+    assert progress and progress[-1]["progress"] == 1.0 and progress[-1]["shards_done"] == 2
+    assert progress[-1]["steps_done"] == progress[-1]["steps_total"] == 2 * 500
+    assert all(0.0 <= p["progress"] <= 1.0 and p["eta_s"] >= 0 for p in progress)
     r = json.loads(proc.stdout.splitlines()[-1])
     assert r["merge"]["mode"] == "copy" and r["retries"] == 0 and r["exit_code"] == 0
     assert not (tmp_path / "c.shards").exists()  # a copied merge needs no shards

@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--copy", action="store_true", help="a self-contained merged file (default: virtual datasets "
                     "over the shard files)")
     ap.add_argument("--quiet", action="store_true", help="no progress line")
+    ap.add_argument("--progress-file", help="append progress records to this file, one JSON object a line, as "
+                    "simphant run --progress-file (for programs that follow the sweep)")
     ap.add_argument("--json", action="store_true", help="print the result as one JSON object")
     return ap
 
@@ -46,15 +48,24 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     args = _parser().parse_args(argv)
     from . import run_sweep
+    from ._progress import ProgressFanout, ProgressPrinter, ProgressRecords
 
     resources = None
     if args.num_cpus is not None or args.num_gpus is not None:
         resources = {k: v for k, v in (("num_cpus", args.num_cpus), ("num_gpus", args.num_gpus)) if v is not None}
+    sinks = ([] if args.quiet else [ProgressPrinter()])
+    try:
+        if args.progress_file:
+            sinks.append(ProgressRecords(args.progress_file))
+    except OSError as e:
+        print(f"simphant-ray: error: --progress-file: {e}", file=sys.stderr)
+        return 2
     try:
         r = run_sweep(args.scene, args.instances, shards=args.shards, out=args.out, address=args.address,
                       resources=resources, dt=args.dt, t_end=args.t_end, seed=args.seed, backend=args.backend,
                       precision=args.precision, solver=args.solver, checkpoint_every=args.checkpoint_every,
-                      max_retries=args.max_retries, copy=args.copy, progress=not args.quiet)
+                      max_retries=args.max_retries, copy=args.copy,
+                      progress=ProgressFanout(*sinks) if sinks else None)
     except (ValueError, FileNotFoundError, IsADirectoryError, PermissionError) as e:
         print(f"simphant-ray: error: {e}", file=sys.stderr)
         return 2

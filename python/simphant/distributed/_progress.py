@@ -1,11 +1,13 @@
 """Aggregated progress of a sweep's shards: the board (a Ray actor) that the shards report
-to, the snapshot the driver reads from it, and the one-line display."""
+to, the snapshot the driver reads from it, the one-line display and the records for a
+program that follows the sweep."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import sys
 import time
-from typing import List, Optional, TextIO
+from typing import Callable, List, Optional, TextIO
 
 
 @dataclasses.dataclass
@@ -117,6 +119,8 @@ class ProgressPrinter:
     """Writes SweepProgress.line() to a stream: rewritten in place on a terminal, else a
     new line at most every `interval_s` seconds (and the last one)."""
 
+    takes_final = True  # called with final=True once, after the last shard
+
     def __init__(self, stream: Optional[TextIO] = None, interval_s: float = 5.0) -> None:
         self._stream = stream or sys.stderr
         self._tty = bool(getattr(self._stream, "isatty", lambda: False)())
@@ -136,3 +140,46 @@ class ProgressPrinter:
         self._text = text
         self._stream.flush()
 
+
+
+
+class ProgressRecords:
+    """Appends the sweep's progress to a file, one JSON object a line, as `simphant run
+    --progress-file` does (README "Command line"): steps_done, steps_total, progress
+    (0..1), eta_s (the rest at the rate so far), wall_s, and the shards done, running,
+    pending and failed; at most one every `interval_s` seconds, and the last one."""
+
+    takes_final = True
+
+    def __init__(self, path: str, interval_s: float = 0.25) -> None:
+        self._file = open(path, "a", encoding="utf-8")
+        self._interval_s = interval_s
+        self._last = -float("inf")
+
+    def __call__(self, p: SweepProgress, final: bool = False) -> None:
+        now = time.monotonic()
+        if not final and now - self._last < self._interval_s:
+            return
+        self._last = now
+        f = p.fraction
+        record = {"steps_done": p.steps_done, "steps_total": p.steps_total, "progress": f,
+                  "eta_s": p.elapsed_s * (1.0 - f) / f if f > 0 else 0.0, "wall_s": p.elapsed_s}
+        for state in ("done", "running", "pending", "failed"):
+            record[f"shards_{state}"] = sum(s.state == state for s in p.shards)
+        self._file.write(json.dumps(record) + "\n")
+        self._file.flush()
+        if final:
+            self._file.close()
+
+
+class ProgressFanout:
+    """Passes each SweepProgress to several displays (ProgressPrinter, ProgressRecords)."""
+
+    takes_final = True
+
+    def __init__(self, *sinks: Callable[..., None]) -> None:
+        self._sinks = sinks
+
+    def __call__(self, p: SweepProgress, final: bool = False) -> None:
+        for sink in self._sinks:
+            sink(p, final=final)

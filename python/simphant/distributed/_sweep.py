@@ -225,7 +225,7 @@ def run_sweep(scene: SceneSource, instances: Optional[int] = None, shards: Optio
             raise
         if show is not None:
             snap = SweepProgress(ray.get(board.snapshot.remote()), time.monotonic() - t0)
-            if isinstance(show, ProgressPrinter):
+            if getattr(show, "takes_final", False):
                 show(snap, final=True)
             else:
                 show(snap)

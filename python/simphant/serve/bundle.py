@@ -19,7 +19,7 @@ import zipfile
 from typing import Any, BinaryIO, Iterator, List, Tuple
 
 #: Names the service writes in a job's folder; an upload may not use them.
-RESERVED = {"scene.json", "out.h5", "run.json", "run.log", "summary.json", "report"}
+RESERVED = {"scene.json", "out.h5", "run.json", "run.log", "progress.jsonl", "summary.json", "report"}
 #: Keys of the scene whose string values are file names relative to the scene.
 FILE_KEYS = {"urdf", "file", "mesh", "filename"}
 #: Files of one bundle at most.

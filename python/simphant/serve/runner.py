@@ -1,13 +1,13 @@
 """The workers: each takes the oldest queued job and runs it with the `simphant run` CLI
 (or, with a Ray address, `python -m simphant.distributed`) in the job's folder, with
-checkpoints, reading its progress lines (docs/service.md, "Queue").
+checkpoints, reading its progress records (docs/service.md, "Queue").
 
 A job's process runs in its own session (a Ctrl-C of the service does not reach it),
 under `setpriv --pdeathsig TERM` where util-linux has it (a service killed with SIGKILL
 stops its runs, which store their state in their output for the restarted service to
 resume; without setpriv such a run goes on and the restarted service stops it), writes
-stdout (the --json summary) to <job>/run.json and stderr to <job>/run.log, which
-the worker follows for progress. Outcomes:
+stdout (the --json summary) to <job>/run.json, stderr to <job>/run.log and progress
+records (--progress-file) to <job>/progress.jsonl, which the worker follows. Outcomes:
 
 - exit 0: successful (summary from run.json; `simphant report` into <job>/report/ when
   the config asks for it);
@@ -28,7 +28,6 @@ import errno
 import json
 import logging
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -42,8 +41,9 @@ from .store import DISMISSED, FAILED, SUCCESSFUL, JobStore
 
 log = logging.getLogger("simphant.serve")
 
-#: The progress line of `simphant run` (src/simphant/job/progress_log.cpp).
-_PROGRESS = re.compile(r"step (\d+)/(\d+) \((\d+)%\), t = \S+ s, ETA (\d+) s")
+#: The file of progress records a job's `simphant run --progress-file` appends to, one
+#: JSON object a line (src/simphant/job/progress_log.hpp).
+PROGRESS_FILE = "progress.jsonl"
 #: Seconds a worker waits after a job could not start for want of file descriptors.
 RESOURCE_RETRY_S = 1.0
 #: The errors of a process start that pass: out of file descriptors (process, system).
@@ -225,15 +225,15 @@ class WorkerPool:
         o = job["options"]
         if self.config.ray_address:
             cmd = [sys.executable, "-m", "simphant.distributed", "scene.json", "--out", "out.h5", "--address",
-                   self.config.ray_address, "--json", "--quiet", "--copy",
+                   self.config.ray_address, "--json", "--quiet", "--copy", "--progress-file", PROGRESS_FILE,
                    "--checkpoint-every", str(self.config.checkpoint_every)]
             for key, flag in (("instances", "--instances"), ("dt", "--dt"), ("t_end", "--t-end"), ("seed", "--seed"),
                               ("backend", "--backend"), ("precision", "--precision"), ("solver", "--solver")):
                 if o.get(key) is not None:
                     cmd += [flag, repr(o[key]) if isinstance(o[key], float) else str(o[key])]
             return cmd
-        common = ["--json", "--progress-interval", "0.25", "--checkpoint-every", str(self.config.checkpoint_every),
-                  "--threads", str(self.config.threads)]
+        common = ["--json", "--progress-interval", "0.25", "--progress-file", PROGRESS_FILE,
+                  "--checkpoint-every", str(self.config.checkpoint_every), "--threads", str(self.config.threads)]
         if resume:
             return [self.cli, "run", "--resume", "out.h5", *common]
         return [self.cli, "run", "scene.json", "--out", "out.h5", *common, *option_flags(o)]
@@ -262,6 +262,11 @@ class WorkerPool:
         progress; its exit code, or None when the service is stopping (the job stays
         running, to be resumed)."""
         jid, folder = job["id"], self.job_dir(job["id"])
+        progress_path = os.path.join(folder, PROGRESS_FILE)
+        try:  # a resumed job's file holds the earlier sessions' records: read the new ones
+            progress_from = os.path.getsize(progress_path)
+        except OSError:
+            progress_from = 0
         log_path = os.path.join(folder, "run.log")
         env = dict(os.environ)
         env.setdefault("MPLBACKEND", "Agg")
@@ -287,39 +292,48 @@ class WorkerPool:
             if p is None:
                 return None if self._stopping.is_set() else -int(signal.SIGTERM)
             self.store.update(jid, pid=p.pid)
-            self._follow(jid, p, log_path, err.tell())
+            self._follow(jid, p, progress_path, progress_from)
         rc = p.returncode
         if self._stopping.is_set() and not self._was_cancelled(jid):
             self.store.update(jid, pid=None, message="service stopped; the job resumes when it starts again")
             return None
         return rc
 
-    def _follow(self, jid: str, p: subprocess.Popen, log_path: str, offset: int) -> None:
-        """Waits for p, turning its progress lines into the job's progress, steps and ETA."""
+    def _follow(self, jid: str, p: subprocess.Popen, progress_path: str, offset: int) -> None:
+        """Waits for p, turning its progress records (PROGRESS_FILE, from `offset`) into the
+        job's progress, steps and ETA."""
         buf = b""
         last = (-1, -1)
-        with open(log_path, "rb") as f:
-            f.seek(offset)
-            while True:
-                done = p.poll() is not None
-                buf += f.read()
-                lines = buf.split(b"\n")
-                buf = lines.pop()
-                for ln in reversed(lines):
-                    m = _PROGRESS.search(ln.decode("utf-8", "replace"))
-                    if m:
-                        steps, total, eta = int(m.group(1)), int(m.group(2)), float(m.group(4))
-                        if (steps, total) != last:
-                            last = (steps, total)
-                            self.store.update(jid, steps_done=steps, steps_total=total, eta_s=eta,
-                                              progress=min(1.0, steps / max(1, total)))
-                        break
-                if done:
-                    return
+        while True:
+            done = p.poll() is not None
+            try:
+                with open(progress_path, "rb") as f:
+                    f.seek(offset)
+                    chunk = f.read()
+            except FileNotFoundError:  # before the run's step loop
+                chunk = b""
+            offset += len(chunk)
+            buf += chunk
+            lines = buf.split(b"\n")
+            buf = lines.pop()  # a record not yet complete
+            for ln in reversed(lines):
                 try:
-                    p.wait(0.2)  # returns at the exit, else after 0.2 s for the next progress line
-                except subprocess.TimeoutExpired:
-                    pass
+                    r = json.loads(ln)
+                    steps, total, eta = int(r["steps_done"]), int(r["steps_total"]), float(r["eta_s"])
+                    fraction = float(r["progress"])
+                except (ValueError, KeyError, TypeError):
+                    continue
+                if (steps, total) != last:
+                    last = (steps, total)
+                    self.store.update(jid, steps_done=steps, steps_total=total, eta_s=eta,
+                                      progress=min(1.0, max(0.0, fraction)))
+                break
+            if done:
+                return
+            try:
+                p.wait(0.2)  # returns at the exit, else after 0.2 s for the next record
+            except subprocess.TimeoutExpired:
+                pass
 
     def _finish(self, job: Dict[str, Any], rc: int) -> None:
         jid, folder = job["id"], self.job_dir(job["id"])

@@ -25,6 +25,7 @@ struct RunOptions {
   JobOptions job;
   bool json = false;                 ///< print the summary as one JSON object instead of the text
   double progress_interval_s = 5.0;  ///< [s] between progress log lines when stderr is not a terminal
+  std::string progress_file;         ///< --progress-file: progress records (JSON lines); "" none
 };
 
 struct CheckOptions {

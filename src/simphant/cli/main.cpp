@@ -132,6 +132,9 @@ int main(int argc, char** argv) {
   run->add_option("--progress-interval", ro.progress_interval_s,
                   "Seconds between progress log lines when stderr is not a terminal (default 5; 0: every slice)")
       ->check(CLI::Range(0.0, 1e6));
+  run->add_option("--progress-file", ro.progress_file,
+                  "Append progress records to this file, one JSON object a line, every --progress-interval "
+                  "seconds and at the end of the step loop (for programs that follow the run)");
 
   CheckOptions co;
   CLI::App* check = app.add_subcommand("check", "Validate a scene, assemble one instance, analyse its constraints");

@@ -30,6 +30,7 @@ int run(const RunOptions& o) {
   hooks.stop_requested = [] { return stop_requested(); };
   hooks.stop_reason = [] { return "signal " + stop_signal_name(); };
   hooks.progress_log_interval_s = o.progress_interval_s;
+  hooks.progress_file = o.progress_file;
   std::optional<ProgressBar> bar;
   if (isatty(STDERR_FILENO) != 0) {
     hooks.progress = [&bar](const JobProgress& p) {

@@ -132,7 +132,7 @@ std::string output_path(const JobOptions& o) {
   return o.out.empty() ? std::filesystem::path(o.scene).stem().string() + ".h5" : o.out;
 }
 
-void check_output_path(const std::string& out, const std::vector<std::string>& inputs) {
+void check_output_path(const std::string& out, const std::vector<std::string>& inputs, const char* flag) {
   namespace fs = std::filesystem;
   std::error_code ec;
   // A symbolic link: the file it leads to is what the run writes (OutputFile).
@@ -144,7 +144,7 @@ void check_output_path(const std::string& out, const std::vector<std::string>& i
     std::error_code e1, e2;
     const bool same = fs::exists(p, e1) && fs::exists(in, e2) ? fs::equivalent(p, fs::path(in), e1)
                                                               : !out_norm.empty() && out_norm == fs::weakly_canonical(in, e2);
-    if (same) throw SceneError("--out", out + " is an input of the run (" + in + "): choose another output file");
+    if (same) throw SceneError(flag, out + " is an input of the run (" + in + "): choose another output file");
   }
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))

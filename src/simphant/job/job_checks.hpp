@@ -32,12 +32,12 @@ void check_backend(const Scene& scene, const JobOptions& o);
 /// The output file: options.out, or <scene stem>.h5 in the current folder.
 std::string output_path(const JobOptions& o);
 
-/// Refuses an output path, before any work: SceneError("--out", "is an input of the run:
+/// Refuses an output path, before any work: SceneError(flag, "is an input of the run:
 /// ...") when it is one of `inputs` (the same file, through any path or link:
 /// job/run_inputs.hpp); std::runtime_error("output <out>: <reason>") when its folder does
 /// not exist or is not writable, or it is a folder, a device / pipe / socket or a file
-/// that cannot be written.
-void check_output_path(const std::string& out, const std::vector<std::string>& inputs);
+/// that cannot be written. flag: the option that names it (--out, --progress-file).
+void check_output_path(const std::string& out, const std::vector<std::string>& inputs, const char* flag = "--out");
 
 /// Refuses a job whose host memory would not fit, before any allocation: the estimate of
 /// job/memory_estimate.hpp (every per-worker and per-instance buffer of the backend and

@@ -274,6 +274,12 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
   const std::string out = output_path(o);
   const std::vector<std::string> inputs = run_input_files(scene, o.scene);
   check_output_path(out, inputs);
+  if (!hooks.progress_file.empty()) {
+    check_output_path(hooks.progress_file, inputs, "--progress-file");
+    std::error_code e1, e2;
+    if (std::filesystem::weakly_canonical(hooks.progress_file, e1) == std::filesystem::weakly_canonical(out, e2))
+      throw SceneError("--progress-file", hooks.progress_file + " is the run's output file: choose another file");
+  }
   // The files behind the scene text (which the output stores whole), fingerprinted: a
   // resumed run continues only with the files the run started with.
   std::vector<std::string> behind_scene = inputs;
@@ -439,7 +445,8 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
     // A shard, like a one-shot run, ends when none of its instances is left ok: the merge
     // reads its frames after that as NaN (job/merge.hpp).
     bool alive = any_ok(status);
-    ProgressLog progress_log(hooks.progress_log_interval_s);
+    // Log lines when no progress hook takes them; records whenever a file is named.
+    ProgressLog progress_log(hooks.progress_log_interval_s, !hooks.progress, hooks.progress_file);
     t_loop = Clock::now();
     checkpoints.start();
     hold.start_loop(done);
@@ -482,11 +489,8 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
       }
       if (checkpoint_done < t_check) checkpoint_age = std::chrono::duration<double>(t_check - checkpoint_done).count();
       const JobProgress p{done, total, sim->time(), n};
-      if (hooks.progress) {
-        hooks.progress(p);
-      } else {
-        progress_log.update(p);
-      }
+      if (hooks.progress) hooks.progress(p);
+      progress_log.update(p);
       if (hold.reached(done))
         hold.hold({{"steps_done", done},
                    {"steps_total", total},
@@ -496,6 +500,7 @@ JobResult run_job(const JobOptions& given, const JobHooks& hooks) {
                   stop);
     }
     write_frame();
+    progress_log.finish(JobProgress{done, total, sim->time(), n});
     if (stop()) checkpoints.store(*recorder, *sim, stats, loop_point(), half_sim);  // resuming continues from here
     if (since_record > 0) {  // stopped between record points: keep the last state
       read_frame();

@@ -95,8 +95,16 @@ struct JobHooks {
   /// Why the stop was requested, written as the file's stop_reason (e.g. "signal
   /// SIGINT"); when empty, "stop requested".
   std::function<std::string()> stop_reason;
-  /// [s] between progress log lines when `progress` is empty (0: after every slice).
+  /// [s] between progress log lines when `progress` is empty (0: after every slice), and
+  /// between the records of progress_file.
   double progress_log_interval_s = 5.0;
+  /// Progress as machine-readable records, for a caller that follows a run from another
+  /// process (the service): a file that the run appends JSON lines to (job/progress_log.hpp),
+  /// one every progress_log_interval_s and one when the step loop ends, whatever
+  /// `progress` is. "": none. Refused like the output when it is an input of the run or
+  /// the output (SceneError("--progress-file", ...)); a file that cannot be opened for
+  /// appending is a std::runtime_error naming it.
+  std::string progress_file;
 };
 
 struct JobResult {
