@@ -26,6 +26,7 @@
 #include "process_support.hpp"
 #include "simphant/io/h5_file.hpp"
 #include "simphant/job/checkpoint.hpp"
+#include "simphant/job/resume.hpp"
 #include "simphant/job/input_digests.hpp"
 #include "simphant/job/run_job.hpp"
 #include "simphant/scene/scene.hpp"

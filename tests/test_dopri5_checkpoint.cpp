@@ -17,6 +17,7 @@
 #include "temp_dir.hpp"
 #include "simphant/io/h5_file.hpp"
 #include "simphant/job/checkpoint.hpp"
+#include "simphant/job/resume.hpp"
 #include "simphant/job/run_job.hpp"
 
 namespace fs = std::filesystem;

@@ -22,6 +22,7 @@
 #include "temp_dir.hpp"
 #include "simphant/io/h5_file.hpp"
 #include "simphant/job/checkpoint.hpp"
+#include "simphant/job/resume.hpp"
 #include "simphant/job/error_estimate.hpp"
 #include "simphant/job/memory_estimate.hpp"
 #include "simphant/job/merge.hpp"

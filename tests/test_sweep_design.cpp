@@ -13,6 +13,7 @@
 #include "simphant/core/crc64.hpp"
 #include "simphant/core/input_file.hpp"
 #include "simphant/job/checkpoint.hpp"
+#include "simphant/job/resume.hpp"
 #include "simphant/job/run_inputs.hpp"
 #include "simphant/job/run_job.hpp"
 #include "simphant/job/shard.hpp"

@@ -1,4 +1,4 @@
-// run_job (job/run_job.hpp), resumable and checkpoint_file_name (job/checkpoint.hpp),
+// run_job (job/run_job.hpp), resumable (job/resume.hpp) and checkpoint_file_name (job/checkpoint_state.hpp),
 // check_scene (job/check_scene.hpp) and the library settings
 // (log level, robot data folder) for the Python package. A run releases the GIL; its
 // stop hook takes the GIL briefly to let Python handle a pending signal, so Ctrl-C stops
@@ -17,7 +17,7 @@
 #include "bindings.hpp"
 #include "py_scene.hpp"
 #include "simphant/job/check_scene.hpp"
-#include "simphant/job/checkpoint.hpp"
+#include "simphant/job/resume.hpp"
 #include "simphant/job/run_job.hpp"
 #include "simphant/log/log.hpp"
 #include "simphant/urdf/robot_data.hpp"

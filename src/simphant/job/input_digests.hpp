@@ -3,7 +3,7 @@
 // the robot's URDF and the files it names, the bodies' visual meshes, a sweep's design
 // file), recorded in the output's root attribute `input_files` so that `--resume`
 // continues only with the inputs the run started with (docs/checkpoints.md). The scene
-// text itself is stored whole and compared by job/checkpoint.hpp.
+// text itself is stored whole and compared by job/resume.hpp.
 #include <string>
 #include <vector>
 

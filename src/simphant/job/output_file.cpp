@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "simphant/core/durable_file.hpp"
 namespace simphant {
 
 namespace fs = std::filesystem;
@@ -106,16 +107,13 @@ void OutputFile::release() {
 
 void OutputFile::commit(const std::function<void()>& after_rename) {
   if (done_) return;
-  // The data on disk before the name: a crash after the rename leaves a whole file.
-  const int fd = ::open(temp_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
-  if (::rename(temp_.c_str(), target_.c_str()) != 0) {
-    const int err = errno;
+  // The data on disk before the name, the name in its folder: a crash leaves the old
+  // file or the whole new one.
+  try {
+    durable_replace(temp_, target_);
+  } catch (const std::runtime_error& e) {
     keep_temporary();
-    fail(target_, "cannot rename " + temp_ + " onto it: " + std::strerror(err) + " (the results stay in " + temp_ + ")");
+    fail(target_, std::string(e.what()) + " (the results stay in " + temp_ + ")");
   }
   done_ = true;
   if (after_rename) after_rename();

@@ -43,10 +43,11 @@ class OutputFile {
   const std::string& temp_path() const { return temp_; }
   const std::string& lock_path() const { return lock_; }
 
-  /// Renames the temporary file onto the target (atomic on one file system), calls
-  /// `after_rename` (still holding the lock: e.g. removing the run's checkpoint file) and
-  /// releases the lock. Throws std::runtime_error("output <target>: cannot rename <temp>:
-  /// <reason>") and then keeps the temporary file.
+  /// Puts the temporary file in place of the target durably (core/durable_file.hpp:
+  /// fsync, rename, fsync of the folder), calls `after_rename` (still holding the lock:
+  /// e.g. removing the run's checkpoint file) and releases the lock. Throws
+  /// std::runtime_error("output <target>: fsync <temp>: <reason> ..." or "...: cannot
+  /// rename <temp> onto <target>: <reason> ...") and then keeps the temporary file.
   void commit(const std::function<void()>& after_rename = {});
   /// Releases the lock and leaves the temporary file where it is (a file that could not
   /// be completed, kept for inspection). The target stays as it was.

@@ -24,6 +24,7 @@
 #include "simphant/model/integrator.hpp"
 #include "simphant/model/step_count.hpp"
 #include "simphant/job/checkpoint.hpp"
+#include "simphant/job/resume.hpp"
 #include "simphant/job/error_estimate.hpp"
 #include "simphant/job/input_digests.hpp"
 #include "simphant/job/job_checks.hpp"

@@ -67,7 +67,7 @@ struct JobOptions {
   /// state in its output whatever this is.
   double checkpoint_every_s = 300;
   /// The output of an interrupted run to continue ("" : a new run): the scene and the
-  /// options come from its checkpoint (job/checkpoint.hpp: find_resume); scene,
+  /// options come from its checkpoint (job/resume.hpp: find_resume); scene,
   /// scene_text and the options that change results may be given only with the run's
   /// own values; threads and checkpoint_every_s apply to the resumed run.
   std::string resume;
