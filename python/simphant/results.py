@@ -7,14 +7,15 @@ from typing import Any, Dict, Iterable, Optional, Union
 
 import numpy as np
 
-STATE_COMPONENTS = ["r_x", "r_y", "r_z", "p_w", "p_x", "p_y", "p_z", "v_x", "v_y", "v_z",
-                    "omega_x", "omega_y", "omega_z"]
+from . import _simphant
+
+STATE_COMPONENTS = [name for name, _ in _simphant.components["state"]]
 """Names of the 13 numbers per body of /state: r (CoM, world), p = (w, x, y, z) (body to
-world), v (CoM, world), omega (body frame)."""
-STATE_UNITS = ["m"] * 3 + ["1"] * 4 + ["m/s"] * 3 + ["rad/s"] * 3
-REACTION_COMPONENTS = ["f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z"]
+world), v (CoM, world), omega (body frame) (src/simphant/model/components.hpp)."""
+STATE_UNITS = [unit for _, unit in _simphant.components["state"]]
+REACTION_COMPONENTS = [name for name, _ in _simphant.components["reactions"]]
 """Names of the 6 numbers per joint of /reactions: force and torque on body_j, world frame."""
-REACTION_UNITS = ["N"] * 3 + ["N m"] * 3
+REACTION_UNITS = [unit for _, unit in _simphant.components["reactions"]]
 STATUS_NAMES = ["ok", "assembly_failed", "diverged"]
 #: /status_reason codes 0..6 (docs/solver.md, "Instance status").
 STATUS_REASON_NAMES = ["none", "non_finite", "constraint_violation", "runaway", "factorisation_failure",

@@ -445,6 +445,21 @@ def test_report_modules_use_nothing_of_the_core(root):
                 assert not any(a.name.startswith("simphant") for a in node.names), path.name
 
 
+def test_report_component_defaults_are_the_cores_table():
+    """The report's fallback names and units (for a file without the attributes) are the
+    core's table (src/simphant/model/components.hpp, simphant._simphant.components)."""
+    from simphant import _simphant
+    from simphant.report import load, outputs
+
+    table = _simphant.components
+    tables = {"reactions": table["reactions"] + table["reaction_magnitudes"],
+              "joint_loads": table["joint_loads"], "bearing_loads": table["bearing_loads"]}
+    for quantity, rows in tables.items():
+        assert load.DEFAULT_COMPONENTS[quantity] == [name for name, _ in rows], quantity
+        assert load.DEFAULT_UNITS[quantity] == [unit for _, unit in rows], quantity
+    assert list(outputs.REACTION_MAGNITUDES) == [name for name, _ in table["reaction_magnitudes"]]
+
+
 def test_every_instance_failed_and_no_frames(tmp_path):
     rd.write(tmp_path / "f.h5", instances=5, frames=4, failed=range(5), per_frame=False)
     r = report.make_report(str(tmp_path / "f.h5"), str(tmp_path / "o"))

@@ -39,6 +39,22 @@ def test_dataset_layout(result):
         assert ds.attrs["version"] == simphant.__version__
 
 
+def test_component_table_is_the_files_labels_and_units(result):
+    # One table of components and units (src/simphant/model/components.hpp), exported by the
+    # module: the file's labels and `units` attributes are the table's.
+    table = simphant._simphant.components
+    with h5py.File(result.out_file, "r") as f:
+        def text(values):
+            return [v.decode() if isinstance(v, bytes) else v for v in values]
+        for dataset, label, key in (("state", "state_component", "state"),
+                                    ("reactions", "reaction_component", "reactions"),
+                                    ("joint_loads", "joint_load_component", "joint_loads"),
+                                    ("bearing_loads", "bearing_component", "bearing_loads")):
+            assert text(f[label][:]) == [name for name, _ in table[key]], label
+            assert text(f[dataset].attrs["units"]) == [unit for _, unit in table[key]], dataset
+    assert simphant.results.STATE_UNITS == [unit for _, unit in table["state"]]
+
+
 def test_status_reason_names_are_the_files_codes(result):
     # The package's names of /status_reason codes are the ones the C++ recorder writes
     # (attribute codes), step_size_underflow (6) included.

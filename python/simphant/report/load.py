@@ -12,7 +12,11 @@ import h5py
 import numpy as np
 
 #: Quantities the report knows, with the per-frame dataset's shape after (T, I) and the
-#: components of the reduction (contract of /reductions/<quantity>, docs/report.md).
+#: components of the reduction (contract of /reductions/<quantity>, docs/report.md). The
+#: report takes the names and units from the file's own attributes; these are for a file
+#: that lacks them. They are the table of src/simphant/model/components.hpp, spelled here
+#: because the report imports nothing of the compiled core
+#: (test_report.py::test_report_component_defaults_are_the_cores_table holds them equal).
 QUANTITIES = ["reactions", "joint_loads", "bearing_loads", "driver_loads", "constraint_violation", "energy",
               "joint_coordinates"]
 DEFAULT_COMPONENTS = {

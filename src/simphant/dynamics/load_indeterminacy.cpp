@@ -9,6 +9,7 @@
 #include "simphant/dynamics/joint_loads.hpp"
 #include "simphant/dynamics/row_qr.hpp"
 #include "simphant/dynamics/sparse_jacobian.hpp"
+#include "simphant/model/components.hpp"
 
 namespace simphant {
 
@@ -50,14 +51,12 @@ LoadIndeterminacy analyse_load_indeterminacy(const Model& model, Data& d, const 
 }
 
 std::vector<std::string> indeterminate_components(const Model& model, const LoadIndeterminacy& a, bool bearing) {
-  static const char* load_names[6] = {"f_a", "f_b", "f_v", "m_a", "m_b", "m_v"};
-  static const char* bearing_names[4] = {"axial_force", "radial_force", "axial_moment", "bending_moment"};
   std::vector<std::string> out;
   for (int j = 0; j < model.n_joints() && j < static_cast<int>(a.loads.size()); ++j) {
     std::string text;
     const int count = bearing ? 4 : 6;
     for (int c = 0; c < count; ++c)
-      if (bearing ? a.bearing[j][c] : a.loads[j][c]) text += std::string(" ") + (bearing ? bearing_names[c] : load_names[c]);
+      if (bearing ? a.bearing[j][c] : a.loads[j][c]) text += std::string(" ") + (bearing ? kBearingTable[c].name : kJointLoadTable[c].name);
     if (!text.empty()) out.push_back(model.joints[j].name + ":" + text);
   }
   return out;

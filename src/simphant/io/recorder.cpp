@@ -5,6 +5,7 @@
 
 #include "simphant/dynamics/runaway.hpp"
 #include "simphant/io/h5_dims.hpp"
+#include "simphant/model/components.hpp"
 #include "simphant/model/step_count.hpp"
 #include "simphant/model/violation_units.hpp"
 #include "simphant/sim/backend.hpp"
@@ -17,12 +18,6 @@ namespace simphant {
 
 namespace {
 
-const std::vector<std::string> kStateComponents = {"r_x", "r_y", "r_z", "p_w", "p_x", "p_y", "p_z",
-                                                   "v_x", "v_y", "v_z", "omega_x", "omega_y", "omega_z"};
-const std::vector<std::string> kStateUnits = {"m", "m", "m", "1", "1", "1", "1", "m/s", "m/s", "m/s",
-                                              "rad/s", "rad/s", "rad/s"};
-const std::vector<std::string> kReactionComponents = {"f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z"};
-const std::vector<std::string> kReactionUnits = {"N", "N", "N", "N m", "N m", "N m"};
 
 void write_units_list(hid_t obj, const std::vector<std::string>& units) {
   if (units.empty()) return;  // not known (a sweep parameter of another key)
@@ -70,9 +65,9 @@ std::vector<FrameDatasetSpec> Recorder::standard_frame_datasets(const RecorderIn
   const auto B = static_cast<hsize_t>(info.body_names.size());
   const auto J = static_cast<hsize_t>(info.joint_names.size());
   std::vector<FrameDatasetSpec> specs = {
-      {"state", "state", {I, B, 13}, {"instance", "body", "state_component"}, kStateUnits,
+      {"state", "state", {I, B, 13}, {"instance", "body", "state_component"}, component_units(kStateTable),
        "body state: r (CoM, world), p = (w, x, y, z) body to world, v (CoM, world), omega (body frame)", {}},
-      {"reactions", "reactions", {I, J, 6}, {"instance", "joint", "reaction_component"}, kReactionUnits,
+      {"reactions", "reactions", {I, J, 6}, {"instance", "joint", "reaction_component"}, component_units(kReactionTable),
        "force and torque each joint applies to its body_j at the anchor, world frame", {}},
       {"constraint_violation", "constraint_violation", {I}, {"instance"}, {kConstraintViolationUnits},
        "max |Phi| over the constraint rows (position rows [m], orientation rows dimensionless)", {}},
@@ -178,8 +173,8 @@ void Recorder::describe_datasets() {
   h5::ensure_coordinate(f, "instance", instances);
   h5::ensure_coordinate(f, "body", info_.body_names);
   h5::ensure_coordinate(f, "joint", info_.joint_names);
-  h5::ensure_coordinate(f, "state_component", kStateComponents);
-  h5::ensure_coordinate(f, "reaction_component", kReactionComponents);
+  h5::ensure_coordinate(f, "state_component", component_names(kStateTable));
+  h5::ensure_coordinate(f, "reaction_component", component_names(kReactionTable));
   if (!info_.joint_coordinate_names.empty()) h5::ensure_coordinate(f, "joint_coordinate", info_.joint_coordinate_names);
   for (const char* c : {"instance", "body", "joint", "state_component", "reaction_component", "joint_coordinate"})
     if (h5::exists(f, c)) h5::write_attr(open_object(f, c).id(), "long_name", std::string(c) == "instance"

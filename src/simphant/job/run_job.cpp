@@ -21,6 +21,7 @@
 #include "simphant/dynamics/redundant_rows.hpp"
 #include "simphant/io/recorder.hpp"
 #include "simphant/io/reductions_writer.hpp"
+#include "simphant/model/components.hpp"
 #include "simphant/model/integrator.hpp"
 #include "simphant/model/step_count.hpp"
 #include "simphant/job/checkpoint.hpp"
@@ -165,15 +166,15 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
   if (records_joint_loads(sim)) {
     const auto I = static_cast<hsize_t>(sim.n_instances()), J = static_cast<hsize_t>(sim.model().n_joints());
     info.frame_datasets.push_back({"joint_loads", "joint_loads", {I, J, 6}, {"instance", "joint", "joint_load_component"},
-                                   {"N", "N", "N", "N m", "N m", "N m"},
+                                   component_units(kJointLoadTable),
                                    "force and moment each joint applies to its body_i about body_i's anchor, on its "
                                    "joint frame (a_i, b_i, v_i)",
-                                   {{"joint_load_component", {"f_a", "f_b", "f_v", "m_a", "m_b", "m_v"}}}});
+                                   {{"joint_load_component", component_names(kJointLoadTable)}}});
     info.frame_datasets.push_back(
         {"bearing_loads", "bearing_loads", {I, J, 4}, {"instance", "joint", "bearing_component"},
-         {"N", "N", "N m", "N m"},
+         component_units(kBearingTable),
          "axial force, radial force, axial moment and bending moment of each joint on its body_i",
-         {{"bearing_component", {"axial_force", "radial_force", "axial_moment", "bending_moment"}}}});
+         {{"bearing_component", component_names(kBearingTable)}}});
   }
   return info;
 }

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <stdexcept>
 
+#include "simphant/model/components.hpp"
 #include "simphant/model/violation_units.hpp"
 
 namespace simphant {
@@ -50,20 +51,20 @@ ReductionLayout reduction_layout_of(const std::vector<ReductionQuantity>& quanti
 }
 
 namespace {
-const char* kReactionComponents[8] = {"f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z", "|f|", "|tau|"};
-const char* kReactionUnits[8] = {"N", "N", "N", "N m", "N m", "N m", "N", "N m"};
-const char* kLoadComponents[6] = {"f_a", "f_b", "f_v", "m_a", "m_b", "m_v"};
-const char* kLoadUnits[6] = {"N", "N", "N", "N m", "N m", "N m"};
-const char* kBearingComponents[4] = {"axial_force", "radial_force", "axial_moment", "bending_moment"};
-const char* kBearingUnits[4] = {"N", "N", "N m", "N m"};
+/// A vector of `a` followed by `b` (the reactions' components and their magnitudes).
+std::vector<std::string> joined(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
 }  // namespace
 
 std::vector<std::string> reduction_components(ReductionQuantity q, const Model& model,
                                               const std::vector<std::string>& driver_names) {
   switch (q) {
-    case ReductionQuantity::Reactions: return {std::begin(kReactionComponents), std::end(kReactionComponents)};
-    case ReductionQuantity::JointLoads: return {std::begin(kLoadComponents), std::end(kLoadComponents)};
-    case ReductionQuantity::BearingLoads: return {std::begin(kBearingComponents), std::end(kBearingComponents)};
+    case ReductionQuantity::Reactions:
+      return joined(component_names(kReactionTable), component_names(kReactionMagnitudeTable));
+    case ReductionQuantity::JointLoads: return component_names(kJointLoadTable);
+    case ReductionQuantity::BearingLoads: return component_names(kBearingTable);
     case ReductionQuantity::DriverLoads: return driver_names;
     case ReductionQuantity::JointCoordinates: {
       std::vector<std::string> names;
@@ -76,9 +77,10 @@ std::vector<std::string> reduction_components(ReductionQuantity q, const Model& 
 
 std::vector<std::string> reduction_units(ReductionQuantity q, const Model& model, const std::vector<std::string>& driver_units) {
   switch (q) {
-    case ReductionQuantity::Reactions: return {std::begin(kReactionUnits), std::end(kReactionUnits)};
-    case ReductionQuantity::JointLoads: return {std::begin(kLoadUnits), std::end(kLoadUnits)};
-    case ReductionQuantity::BearingLoads: return {std::begin(kBearingUnits), std::end(kBearingUnits)};
+    case ReductionQuantity::Reactions:
+      return joined(component_units(kReactionTable), component_units(kReactionMagnitudeTable));
+    case ReductionQuantity::JointLoads: return component_units(kJointLoadTable);
+    case ReductionQuantity::BearingLoads: return component_units(kBearingTable);
     case ReductionQuantity::DriverLoads: return driver_units;
     case ReductionQuantity::ConstraintViolation: return {kConstraintViolationUnits};  // as /constraint_violation
     case ReductionQuantity::Energy: return {"J"};
