@@ -31,6 +31,7 @@ from typing import Any, Dict, List, Optional
 import h5py
 import numpy as np
 
+from ..report.load import text as _text  # an HDF5 attribute as plain Python
 from . import replay_geometry as geo
 
 #: Default limits of one replay: frames, and pose numbers (F x B x 7; 4 bytes each).
@@ -41,16 +42,6 @@ MAX_VALUES = 4_000_000
 class ReplayError(ValueError):
     """The file cannot be replayed: missing, not HDF5, not SimPhant output, no /state
     frames, or a bad instance / load key. The message names the file and the reason."""
-
-
-def _text(v: Any) -> Any:
-    if isinstance(v, bytes):
-        return v.decode()
-    if isinstance(v, np.ndarray):
-        return [_text(x) for x in v.tolist()] if v.dtype.kind in "OSU" else v.tolist()
-    if isinstance(v, np.generic):
-        return v.item()
-    return v
 
 
 def open_run(path: str) -> h5py.File:
