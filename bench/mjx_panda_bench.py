@@ -7,13 +7,13 @@ joints), its initial joint state (ready pose, 0.3 rad/s on every arm joint), gra
 dt and zero joint torques. MuJoCo loads that URDF after every `<visual>` and
 `<collision>` element has been removed from the text (no meshes, no geoms), with
 `balanceinertia="false"`; the script asserts that MuJoCo's masses, CoMs, inertia
-tensors, body frames and joint axes are the URDF's (bench/mujoco_compare.py's check, on
+tensors, body frames and joint axes are the URDF's (bench/mujoco_models.py's check, on
 the model loaded with `fusestatic="false"`), and times the model loaded with
 `fusestatic="true"` (the fixed links merged into their parents, as SimPhant's importer
 does) after checking that both give the same motion. Integrator RK4 at the scene's dt;
 contacts, joint limits, equality constraints (the fingers' `<mimic>`), friction loss,
 joint damping and every other constraint or passive force disabled
-(mujoco_compare.DISABLE_ALL; MJX with damping on moved 2.8e-7 rad away from mj_step's
+(mujoco_models.DISABLE_ALL; MJX with damping on moved 2.8e-7 rad away from mj_step's
 RK4 in 2 steps, about the damping's whole effect, so damping is off in both). No
 constraint rows, so MJX runs its fastest path (no solver iterations).
 
@@ -60,7 +60,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-import mujoco_compare as mc  # noqa: E402  (URDF parsing, the inertia check, configure)
+import mujoco_models as mc  # noqa: E402  (URDF parsing, the inertia check, configure)
 
 BATCHES = (1, 16, 256, 4096, 65536, 262144, 1048576)
 CPU_BATCHES = (1, 64, 4096)

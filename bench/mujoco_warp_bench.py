@@ -2,7 +2,7 @@
 """MuJoCo Warp (mujoco-warp + warp-lang) on the benchmark models, batched.
 
 For each model exported by `simphant bench --export DIR` (chain_N, arm7; loaded from the
-URDF exactly as bench/mujoco_compare.py does, the same inertia checks, RK4 at the scene's
+URDF exactly as bench/mujoco_models.py does, the same inertia checks, RK4 at the scene's
 dt, every constraint / contact / limit disabled, q0 / qd0 / tau of the scene in every
 world) and optionally examples/four_bar.json (MJCF with a `connect` equality, Newton
 solver), steps nworld = 1, 16, 256, 4096, 65536, 262144, 1048576 worlds at once and
@@ -32,7 +32,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import mujoco_compare as mc  # noqa: E402  (bench/mujoco_compare.py: model loading, shared)
+import mujoco_models as mc  # noqa: E402  (bench/mujoco_models.py: model loading, shared)
 
 BATCHES = (1, 16, 256, 4096, 65536, 262144, 1048576)
 
@@ -69,7 +69,7 @@ def build_model(args, name):
     mc.check_model_against_urdf(m, urdf)
     mc.configure(m, float(scene["solver"]["dt"]), rob.get("gravity", [0, 0, -9.81]))
     # scene vectors are in SimPhant's joint order (depth-first from the root); map by name
-    from mujoco_compare import parse_urdf
+    from mujoco_models import parse_urdf
     _, joints = parse_urdf(urdf)
     order = [j["name"] for j in joints if j["type"] != "fixed"]
     n = m.nq
