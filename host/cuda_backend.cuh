@@ -166,7 +166,7 @@ class CudaBackend final : public Backend {
   DeviceArray<T*> C_ptrs_, rhs_ptrs_;
   DeviceArray<int> info_, fail_, potrs_info_, recoveries_, refine_unconverged_;
   DeviceArray<std::int8_t> status_, status_reason_;
-  DeviceArray<T> runaway_;           ///< (2, n) runaway bound coefficients a, b (dynamics/runaway.hpp)
+  DeviceArray<T> runaway_;           ///< (2, n) runaway bound coefficients a, b (formulas/runaway.hpp)
   DeviceArray<T> runaway_rows_;      ///< (n, 2) staging of runaway coefficients (set_models)
   DeviceArray<std::int64_t> status_step_, step_;
   DeviceArray<std::int64_t> clock_offset_;  ///< (n) device copy of offset_ (instance times)

@@ -1,5 +1,5 @@
 #pragma once
-// CudaBackend's reductions over time (Backend; dynamics/reductions.hpp): the
+// CudaBackend's reductions over time (Backend; formulas/reductions.hpp): the
 // accumulators (size, n) in device memory, allocated when set_reductions enables them,
 // sampled by the step's first stage (kernels/batch_step.hpp, kernels/fused_stage.hpp;
 // the step's graph is captured again, since it holds the layout), read through

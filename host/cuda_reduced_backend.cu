@@ -11,7 +11,7 @@
 
 #include "grid_kernel.cuh"
 #include "instance_state.hpp"
-#include "simphant/dynamics/runaway.hpp"
+#include "simphant/formulas/runaway.hpp"
 #include "simphant/model/topology.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 #include "simphant/sim/step_statistics.hpp"

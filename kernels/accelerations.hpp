@@ -7,7 +7,7 @@
 #include "batch_buffers.hpp"
 #include "batch_state.hpp"
 #include "simphant/batch/model_view.hpp"
-#include "simphant/dynamics/force_math.hpp"
+#include "simphant/formulas/force_math.hpp"
 
 namespace simphant::batch {
 

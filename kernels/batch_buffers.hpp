@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "dopri5_buffers.hpp"
-#include "simphant/dynamics/reductions.hpp"
+#include "simphant/formulas/reductions.hpp"
 
 namespace simphant::batch {
 
@@ -28,7 +28,7 @@ struct BatchBuffers {
                    ///< cuda-fused: (n_values, n) their topology-ordered blocks (sparse_cholesky.hpp)
   T* rhs;          ///< (n, m) right-hand sides, then lambda (solved in place); cuda-fused: (m, n)
   T* lambda;       ///< layout of rhs: lambda accumulated by the refinement (refine.hpp)
-  T* floor;        ///< (m, n) smallest pivot accepted per row (pivot_floor in dynamics/refined_solve.hpp)
+  T* floor;        ///< (m, n) smallest pivot accepted per row (pivot_floor in formulas/refined_solve.hpp)
   int* recoveries; ///< (n) factorisations recovered with a larger shift, per instance (never reset)
   T** C_ptrs;      ///< (n) C + i m^2, for potrfBatched / potrsBatched
   T** rhs_ptrs;    ///< (n) rhs + i m
@@ -38,8 +38,8 @@ struct BatchBuffers {
   T* violation;    ///< (n) max |Phi| at the last evaluated state
   std::int8_t* status;          ///< (n) kStatusOk, 1 assembly failed, kStatusDiverged
   std::int64_t* status_step;    ///< (n) step at which the status was set
-  std::int8_t* status_reason;   ///< (n) why the status is not ok: kReason* (dynamics/runaway.hpp)
-  T* runaway;                   ///< (2, n) a, b of the runaway bound (a + b t)^2 [J] (dynamics/runaway.hpp)
+  std::int8_t* status_reason;   ///< (n) why the status is not ok: kReason* (formulas/runaway.hpp)
+  T* runaway;                   ///< (2, n) a, b of the runaway bound (a + b t)^2 [J] (formulas/runaway.hpp)
   std::int64_t* step;           ///< (1) steps taken (advanced on the device by each step)
   T* frame;        ///< recorded frame: Y (13 N, n), reactions (6 J, n), violation, energy, kinetic (n each),
                    ///< driver loads (D, n) (batch_step.hpp, FrameLayout)

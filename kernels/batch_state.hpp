@@ -1,6 +1,6 @@
 #pragma once
 // Structure-of-arrays access to the batched state (kernels/batch_buffers.hpp):
-// element e of instance i at a[e * n + i]; Y's elements in the layout of dynamics/state.hpp
+// element e of instance i at a[e * n + i]; Y's elements in the layout of formulas/state.hpp
 // (r, p of body k at 7k..7k+6; v, omega_B at 7N + 6k ..).
 #include <cstddef>
 

@@ -2,11 +2,11 @@
 // Per-thread function of the body-forces kernel: one thread per (instance, body) sums
 // that body's generalised force Q_k = [F (W), T (B, about the CoM)]: gravity, the
 // gyroscopic term, and every force element acting on it, in element order, with the
-// shared formulas of simphant/dynamics/force_math.hpp (the CPU reference's
+// shared formulas of simphant/formulas/force_math.hpp (the CPU reference's
 // compute_forces sums the same terms in the same order).
 #include "batch_state.hpp"
 #include "simphant/batch/model_view.hpp"
-#include "simphant/dynamics/force_math.hpp"
+#include "simphant/formulas/force_math.hpp"
 
 namespace simphant::batch {
 
@@ -30,7 +30,7 @@ SP_HD T law_factor(const ModelView<T>& mv, int law, int i, T t) {
 }
 
 /// Whether body k is a body of the joint that a robot joint law's mimic coupling pulls on
-/// (dynamics/joint_law.hpp): then the element loads k although k is not on its own joint.
+/// (formulas/joint_law.hpp): then the element loads k although k is not on its own joint.
 template <class T>
 SP_HD bool mimic_touches(const ModelView<T>& mv, const ForceTopo& ft, int i, int k) {
   if (ft.joint_law < 0) return false;

@@ -2,7 +2,7 @@
 // Per-thread functions of the adaptive Dormand-Prince 5(4) path on the `cuda` and
 // `cuda-fused` backends (docs/cuda-backend.md, "Adaptive steps"), one thread per instance
 // over the structure of arrays (stride n). The method's arithmetic (tableau, error norm,
-// controller, first-step estimate, dense output) is simphant/dynamics/dopri5.hpp, the one
+// controller, first-step estimate, dense output) is simphant/formulas/dopri5.hpp, the one
 // copy the CPU path (sim/cpu_dopri5.cpp) calls too; the rules (when an instance starts,
 // what fails it and with which reason, what the dense output interpolates) are the CPU
 // path's, so the two compute the same numbers. These functions only address each
@@ -21,8 +21,8 @@
 #include "instance_status.hpp"
 #include "reduce.hpp"
 #include "simphant/batch/model_view.hpp"
-#include "simphant/dynamics/dopri5.hpp"
-#include "simphant/dynamics/runaway.hpp"
+#include "simphant/formulas/dopri5.hpp"
+#include "simphant/formulas/runaway.hpp"
 
 namespace simphant::batch {
 

@@ -2,11 +2,11 @@
 // Per-thread function of the first-order fixed-step integrators (explicit Euler,
 // symplectic Euler; docs/solver.md, "Integrators"), one thread per (instance, body k):
 // the candidate state from the start state and its one evaluation, by the body update
-// that the CPU reference runs (dynamics/euler_math.hpp). The candidate is then projected
+// that the CPU reference runs (formulas/euler_math.hpp). The candidate is then projected
 // and committed per instance as RK4's is (batch_step.hpp, enqueue_euler_step).
 #include "batch_state.hpp"
 #include "simphant/batch/model_view.hpp"
-#include "simphant/dynamics/euler_math.hpp"
+#include "simphant/formulas/euler_math.hpp"
 #include "simphant/model/integrator.hpp"
 
 namespace simphant::batch {

@@ -3,10 +3,10 @@
 // the CPU reference's read_reactions / read_energy, sim/cpu_backend.cpp):
 //   reactions: one thread per (instance, joint), from lambda at the current state;
 //   energy:    one thread per instance, kinetic + gravity potential + spring potential.
-// The shared formulas are simphant/dynamics/force_math.hpp and the joint math.
+// The shared formulas are simphant/formulas/force_math.hpp and the joint math.
 #include "batch_state.hpp"
 #include "simphant/batch/model_view.hpp"
-#include "simphant/dynamics/force_math.hpp"
+#include "simphant/formulas/force_math.hpp"
 
 namespace simphant::batch {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Per-thread function of the cuda-fused solve (fused_stage.hpp): one thread evaluates one
 // instance and solves its Schur system through the topology-ordered block-sparse
-// Cholesky (simphant/dynamics/sparse_cholesky.hpp) and the refined regularised solve
+// Cholesky (simphant/formulas/sparse_cholesky.hpp) and the refined regularised solve
 // (refine.hpp), with the per-thread functions of the `cuda` path called in a loop over
 // the instance's joints and bodies.
 #include "batch_buffers.hpp"
@@ -11,7 +11,7 @@
 #include "projection.hpp"
 #include "refine.hpp"
 #include "schur.hpp"
-#include "simphant/dynamics/sparse_cholesky.hpp"
+#include "simphant/formulas/sparse_cholesky.hpp"
 
 namespace simphant::batch {
 

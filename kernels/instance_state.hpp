@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "simphant/core/hd.hpp"
-#include "simphant/dynamics/runaway.hpp"
+#include "simphant/formulas/runaway.hpp"
 
 namespace simphant::batch {
 
@@ -57,7 +57,7 @@ SP_HD void gather_status_thread(int tid, int count, const int* ids_in, const std
 /// tid = k < count. Instance ids[k]'s status = status_in[k] (when status_in is set) and
 /// status step = step_in[k] (step_is_delta 0) or += step_in[k] (1), when step_in is set.
 /// With status_in set and reason_inout not null, its reason becomes reason_after_set
-/// (dynamics/runaway.hpp) of reason_in[k] (null: none given).
+/// (formulas/runaway.hpp) of reason_in[k] (null: none given).
 SP_HD void scatter_status_thread(int tid, int count, const int* ids_in, const std::int8_t* status_in,
                                  const std::int64_t* step_in, const std::int8_t* reason_in, int step_is_delta,
                                  std::int8_t* status_out, std::int64_t* status_step_inout, std::int8_t* reason_inout) {

@@ -4,7 +4,7 @@
 // frozen at its last good state; the others are not affected). The rules are the CPU
 // reference's (dynamics/rk4.cpp, sim/cpu_backend.cpp): a step fails when its start
 // state violates the bound, a factorisation fails, the new state is not finite or its
-// kinetic energy passes the runaway bound (dynamics/runaway.hpp), and the status
+// kinetic energy passes the runaway bound (formulas/runaway.hpp), and the status
 // reason says which, in that order of precedence.
 #include <cmath>
 #include <cstdint>
@@ -12,8 +12,8 @@
 #include "batch_buffers.hpp"
 #include "batch_state.hpp"
 #include "simphant/batch/model_view.hpp"
-#include "simphant/dynamics/force_math.hpp"
-#include "simphant/dynamics/runaway.hpp"
+#include "simphant/formulas/force_math.hpp"
+#include "simphant/formulas/runaway.hpp"
 
 namespace simphant::batch {
 
@@ -33,7 +33,7 @@ SP_HD void violation_thread(int tid, const ModelView<T>& mv, const T* phi_in, T*
 }
 
 /// Kinetic energy [J] of instance i at y (13 N, n): sum over bodies of
-/// rigid_kinetic_energy (dynamics/force_math.hpp).
+/// rigid_kinetic_energy (formulas/force_math.hpp).
 template <class T>
 SP_HD T soa_kinetic_energy(const ModelView<T>& mv, const T* y, int i) {
   const int n = mv.n_instances, N = mv.n_bodies;

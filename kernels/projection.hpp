@@ -2,7 +2,7 @@
 // Per-thread functions of the projection onto the constraint manifold after a step
 // (docs/solver.md, Projection onto the constraint manifold), on the `cuda` and
 // `cuda-fused` paths; the CPU reference is simphant/dynamics/projection.cpp and the
-// per-body arithmetic is shared with it (simphant/dynamics/projection_math.hpp).
+// per-body arithmetic is shared with it (simphant/formulas/projection_math.hpp).
 //
 // A stage reuses the step's solve (batch_step.hpp, enqueue_solve): joint_rows at the
 // candidate state, then projection_rhs_thread in place of the forces (Q = 0,
@@ -13,7 +13,7 @@
 #include "batch_buffers.hpp"
 #include "batch_state.hpp"
 #include "simphant/batch/model_view.hpp"
-#include "simphant/dynamics/projection_math.hpp"
+#include "simphant/formulas/projection_math.hpp"
 
 namespace simphant::batch {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The per-thread function of the per-instance reductions over time on the device
-// (dynamics/reductions.hpp; docs/solver.md, "Reductions over time"): one sample of
+// (formulas/reductions.hpp; docs/solver.md, "Reductions over time"): one sample of
 // instance i from an evaluation already in the batch buffers -- the first RK4 stage of
 // a step (batch_step.hpp, enqueue_step, and fused_stage_thread's stage 0) or, for a
 // read, the current state (enqueue_reduce_read). The formulas are the CPU reference's
@@ -12,7 +12,7 @@
 #include "batch_state.hpp"
 #include "frame.hpp"
 #include "simphant/batch/model_view.hpp"
-#include "simphant/dynamics/reductions.hpp"
+#include "simphant/formulas/reductions.hpp"
 #include "simphant/joints/joint_coordinate.hpp"
 
 namespace simphant::batch {

@@ -24,7 +24,7 @@
 
 #include "simphant/core/hd.hpp"
 #include "simphant/math/lane_ops.hpp"
-#include "simphant/dynamics/runaway.hpp"
+#include "simphant/formulas/runaway.hpp"
 #include "simphant/model/integrator.hpp"
 #include "simphant/reduced/robot_dynamics.hpp"
 #include "simphant/reduced/robot_kinematics.hpp"
@@ -88,7 +88,7 @@ struct ReducedBatchView {
   Strided<const typename ReducedLanes<T>::input> U;
   std::int8_t* status;          ///< (n_instances) InstanceStatus: 0 ok, 2 diverged (others are left alone)
   std::int64_t* status_step;    ///< (n_instances) the instance step at which the status was set
-  std::int8_t* reason;          ///< (n_instances) kReason* (dynamics/runaway.hpp)
+  std::int8_t* reason;          ///< (n_instances) kReason* (formulas/runaway.hpp)
   std::int64_t* offset;         ///< (n_instances) the batch step of the instance's step 0
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 // Per-thread functions of the refined regularised solve on the batched paths
 // (docs/solver.md, "The refined regularised solve"; the rules and the iteration,
-// refine_corrections, in simphant/dynamics/refined_solve.hpp, shared with the CPU
+// refine_corrections, in simphant/formulas/refined_solve.hpp, shared with the CPU
 // reference in dynamics/evaluate.cpp). C is applied without E through
 // the coupling products of the Schur kernel (schur.hpp), so no unregularised copy of C is
 // kept; each instance iterates as long as it needs (in a GPU warp: as long as its slowest

@@ -3,7 +3,7 @@
 // rows of joint a of the regularised Schur matrix and its right-hand side (docs/solver.md,
 // The Schur complement and The refined regularised solve):
 //   C + E = Phi_q M^-1 Phi_q^T + E,   rhs = Phi_q M^-1 Q - gamma*,
-// E_R = eps C_RR (tikhonov_term in simphant/dynamics/refined_solve.hpp; fp32: eps at
+// E_R = eps C_RR (tikhonov_term in simphant/formulas/refined_solve.hpp; fp32: eps at
 // least eps_relative, model_view.hpp), and each row's smallest accepted pivot. The rhs
 // and coupling products are also used by the cuda-fused path (fused_stage.hpp), which
 // stores C in topology-ordered blocks instead, and by the refinement (refine.hpp).
@@ -13,8 +13,8 @@
 // clearing pass is needed and each entry has one writer.
 #include "batch_state.hpp"
 #include "simphant/batch/model_view.hpp"
-#include "simphant/dynamics/force_math.hpp"
-#include "simphant/dynamics/refined_solve.hpp"
+#include "simphant/formulas/force_math.hpp"
+#include "simphant/formulas/refined_solve.hpp"
 
 namespace simphant::batch {
 

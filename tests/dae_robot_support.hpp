@@ -8,9 +8,9 @@
 
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/data.hpp"
-#include "simphant/dynamics/joint_law.hpp"
+#include "simphant/formulas/joint_law.hpp"
 #include "simphant/dynamics/rk4.hpp"
-#include "simphant/dynamics/state.hpp"
+#include "simphant/formulas/state.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/model/robot_joint_laws.hpp"
 #include "simphant/scene/robot_joint_params.hpp"

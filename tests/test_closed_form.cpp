@@ -17,7 +17,7 @@
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/rk4.hpp"
-#include "simphant/dynamics/state.hpp"
+#include "simphant/formulas/state.hpp"
 #include "simphant/scene/scene.hpp"
 #include "low_level_instance.hpp"
 

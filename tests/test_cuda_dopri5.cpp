@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "example_models.hpp"
-#include "simphant/dynamics/runaway.hpp"
+#include "simphant/formulas/runaway.hpp"
 #include "simphant/sim/assemble_batch.hpp"
 #include "simphant/sim/cpu_backend.hpp"
 #include "simphant/sim/cuda_factory.hpp"

@@ -1,4 +1,4 @@
-// Robot joint forces in the DAE (dynamics/joint_law.hpp; docs/robots.md "The DAE solver:
+// Robot joint forces in the DAE (formulas/joint_law.hpp; docs/robots.md "The DAE solver:
 // joint forces, mimic, floating base") on small chains:
 //  - one-link chains against closed forms: viscous damping (exponential), position servo
 //    (damped oscillator), velocity servo (first-order lag), effort clamp (constant

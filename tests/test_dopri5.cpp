@@ -1,4 +1,4 @@
-// The Dormand-Prince 5(4) header (dynamics/dopri5.hpp) on ODEs with closed-form
+// The Dormand-Prince 5(4) header (formulas/dopri5.hpp) on ODEs with closed-form
 // solutions: the tableau's order conditions, observed order 5 of the solution, order 5
 // of the local error estimate, order 4 of the dense output, strided vectors, the
 // controller's formulas and the first-step estimate.
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "simphant/dynamics/dopri5.hpp"
+#include "simphant/formulas/dopri5.hpp"
 
 namespace {
 

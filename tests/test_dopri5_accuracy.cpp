@@ -21,7 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dopri5_support.hpp"
-#include "simphant/dynamics/state.hpp"
+#include "simphant/formulas/state.hpp"
 
 namespace simphant {
 namespace {

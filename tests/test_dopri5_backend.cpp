@@ -17,8 +17,8 @@
 #include "dopri5_support.hpp"
 #include "process_support.hpp"
 #include "temp_dir.hpp"
-#include "simphant/dynamics/runaway.hpp"
-#include "simphant/dynamics/state.hpp"
+#include "simphant/formulas/runaway.hpp"
+#include "simphant/formulas/state.hpp"
 #include "simphant/sim/host_memory.hpp"
 
 namespace simphant {
@@ -275,7 +275,7 @@ TEST(Dopri5Backend, ViolationOnAnAcceptedStepFreezesAtTheLastGridState) {
 
 TEST(Dopri5Backend, ZeroAtolOnAPlanarMotion) {
   // The pendulum swings in W's xz plane: y, v_y, omega_x, omega_z and two quaternion
-  // components stay 0, where atol = 0 gives a zero error scale (dynamics/dopri5.hpp).
+  // components stay 0, where atol = 0 gives a zero error scale (formulas/dopri5.hpp).
   Dopri5Settings s;
   s.rtol = 1e-8;
   s.atol = 0.0;

@@ -26,7 +26,7 @@
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/rk4.hpp"
-#include "simphant/dynamics/state.hpp"
+#include "simphant/formulas/state.hpp"
 #include "simphant/io/h5_file.hpp"
 #include "simphant/joints/joint_coordinate.hpp"
 #include "simphant/scene/scene.hpp"

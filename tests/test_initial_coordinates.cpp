@@ -16,7 +16,7 @@
 #include "simphant/dynamics/coordinate_targets.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/evaluate.hpp"
-#include "simphant/dynamics/state.hpp"
+#include "simphant/formulas/state.hpp"
 #include "simphant/scene/scene.hpp"
 
 namespace simphant {

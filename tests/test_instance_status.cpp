@@ -20,7 +20,7 @@
 #include "host_batch.hpp"
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/data.hpp"
-#include "simphant/dynamics/runaway.hpp"
+#include "simphant/formulas/runaway.hpp"
 #include "simphant/dynamics/runaway_bound.hpp"
 #include "simphant/dynamics/stability.hpp"
 #include "simphant/io/h5_file.hpp"

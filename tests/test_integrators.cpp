@@ -21,7 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "simphant/dynamics/runaway.hpp"
+#include "simphant/formulas/runaway.hpp"
 #include "simphant/dynamics/stability.hpp"
 #include "simphant/job/stability_check.hpp"
 #include "simphant/model/integrator.hpp"

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <random>
 
-#include "simphant/dynamics/force_math.hpp"
+#include "simphant/formulas/force_math.hpp"
 #include "simphant/joints/joint_coordinate.hpp"
 #include "body_side.hpp"
 #include "test_support.hpp"

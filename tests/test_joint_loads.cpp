@@ -1,4 +1,4 @@
-// Joint-frame loads and their bearing split (dynamics/joint_loads.hpp; docs/solver.md,
+// Joint-frame loads and their bearing split (formulas/joint_loads.hpp; docs/solver.md,
 // "Bearing loads"): a pendulum against the closed form, every joint type against the
 // wrench -Phi_q,i^T lambda that the rows apply to body_i, the split's invariance to the
 // choice of a_i, b_i, and the frames the recorder writes.
@@ -10,8 +10,8 @@
 
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/evaluate.hpp"
-#include "simphant/dynamics/force_math.hpp"
-#include "simphant/dynamics/joint_loads.hpp"
+#include "simphant/formulas/force_math.hpp"
+#include "simphant/formulas/joint_loads.hpp"
 #include "simphant/dynamics/load_indeterminacy.hpp"
 #include "simphant/sim/joint_load_frames.hpp"
 #include "example_models.hpp"
@@ -102,7 +102,7 @@ TEST(JointLoads, PendulumMatchesClosedForm) {
 }
 
 /// Assembles m's initial state into d, evaluates it at t = 0 and writes the joint
-/// reactions (6 per joint, dynamics/joint_loads.hpp) into R.
+/// reactions (6 per joint, formulas/joint_loads.hpp) into R.
 void reactions_at_initial_state(const Model& m, Data& d, std::vector<double>& R) {
   std::vector<double> Y(m.ny()), Yd(m.ny());
   initial_state(m, Y.data());
@@ -116,7 +116,7 @@ void reactions_at_initial_state(const Model& m, Data& d, std::vector<double>& R)
 // and planar joints apart (P_j slid along the joint), the loads from the reaction on
 // body_j equal the wrench that the joint's rows apply to body_i directly, -Phi_q,i^T lambda
 // = [F (W), T_B about the CoM], moved to P_i and expressed on (a_i, b_i, v_i). This
-// checks the moment transfer M_i = -T_Pj - (P_j - P_i) x F of dynamics/joint_loads.hpp.
+// checks the moment transfer M_i = -T_Pj - (P_j - P_i) x F of formulas/joint_loads.hpp.
 TEST(JointLoads, EqualTheRowsWrenchOnBodyIForEveryType) {
   std::mt19937_64 g(4242);
   for (int trial = 0; trial < 8; ++trial) {

@@ -20,7 +20,7 @@
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/rk4.hpp"
-#include "simphant/dynamics/state.hpp"
+#include "simphant/formulas/state.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/urdf/robot_data.hpp"
 #include "simphant/sim/bdf_support.hpp"

@@ -1,4 +1,4 @@
-// Motion laws (dynamics/motion_law.hpp): s' and s'' of every law against central
+// Motion laws (formulas/motion_law.hpp): s' and s'' of every law against central
 // differences of s and s', the boundary values of the 3-4-5 and cycloidal rises, the
 // natural cubic spline through its knots, C2 at the inner knots, natural ends, held or
 // linear outside; and the scene validation of compile_motion_law (scene/law_compile.cpp).
@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "simphant/dynamics/motion_law.hpp"
+#include "simphant/formulas/motion_law.hpp"
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/scene.hpp"
 

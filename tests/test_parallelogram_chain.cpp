@@ -18,7 +18,7 @@
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/rk4.hpp"
-#include "simphant/dynamics/runaway.hpp"
+#include "simphant/formulas/runaway.hpp"
 #include "simphant/job/run_job.hpp"
 #include "simphant/job/singular_passage_hint.hpp"
 #include "simphant/scene/scene.hpp"

@@ -21,8 +21,8 @@
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/projection.hpp"
-#include "simphant/dynamics/projection_math.hpp"
-#include "simphant/dynamics/state.hpp"
+#include "simphant/formulas/projection_math.hpp"
+#include "simphant/formulas/state.hpp"
 #include "simphant/sim/cpu_backend.hpp"
 #include "test_support.hpp"
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "robot_data.hpp"
-#include "simphant/dynamics/runaway.hpp"
+#include "simphant/formulas/runaway.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/reduced_backend.hpp"
 #include "simphant/simd/reduced_lane_math.hpp"

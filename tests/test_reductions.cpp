@@ -1,4 +1,4 @@
-// Per-instance reductions over time (dynamics/reductions.hpp; docs/solver.md,
+// Per-instance reductions over time (formulas/reductions.hpp; docs/solver.md,
 // "Reductions over time") on the cpu backend: against a host reduction of the frames
 // recorded at every step (the step-start states plus the end state), across a
 // checkpoint-style stop and resume, after reset, and the quantity names.
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "example_models.hpp"
-#include "simphant/dynamics/joint_loads.hpp"
+#include "simphant/formulas/joint_loads.hpp"
 #include "simphant/sim/joint_load_frames.hpp"
 #include "simphant/sim/reduction_names.hpp"
 #include "simphant/scene/scene.hpp"

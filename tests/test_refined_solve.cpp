@@ -1,5 +1,5 @@
 // The refined regularised Schur solve and its pivot recovery (docs/solver.md, "The refined
-// regularised solve"; simphant/dynamics/refined_solve.hpp), against independent
+// regularised solve"; simphant/formulas/refined_solve.hpp), against independent
 // references:
 //  * a planar four-bar built from four spatial revolutes (3 redundant rows) whose bodies
 //    have an out-of-plane inertia down to 1e-9 kg m^2: its accelerations and multipliers
@@ -30,7 +30,7 @@
 #include "host_batch.hpp"
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/redundant_rows.hpp"
-#include "simphant/dynamics/refined_solve.hpp"
+#include "simphant/formulas/refined_solve.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/forces.hpp"
 #include "simphant/dynamics/rk4.hpp"

@@ -1,4 +1,4 @@
-// make_simulator (sim/scene_simulator.hpp) and the sweep's episodes (sample_episode,
+// make_simulator (job/scene_simulator.hpp) and the sweep's episodes (sample_episode,
 // docs/scene-format.md "Episodes"): the same instances as `simphant run`, reproducible
 // resampling keyed by (seed, instance, episode, parameter), checkpoints that restore the
 // episode's parameters.
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "simphant/scene/scene.hpp"
-#include "simphant/sim/scene_simulator.hpp"
+#include "simphant/job/scene_simulator.hpp"
 
 namespace simphant {
 namespace {

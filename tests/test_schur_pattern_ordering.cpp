@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "simphant/dynamics/schur_pattern.hpp"
+#include "simphant/formulas/schur_pattern.hpp"
 
 namespace simphant {
 namespace {

@@ -1,5 +1,5 @@
 // The fixed-size block kernels of the topology-ordered sparse Cholesky
-// (dynamics/sparse_cholesky.hpp) for every joint row count 1..6 and every pair of them:
+// (formulas/sparse_cholesky.hpp) for every joint row count 1..6 and every pair of them:
 // chains, trees, rings with fill and random topologies, in double and float against
 // Eigen's dense LLT, and with T = Lanes<S, 8> (each lane its own matrix) equal bit for
 // bit to the scalar factorisation and solve of each lane's matrix, at stride 1 and in a
@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "simphant/core/lanes.hpp"
-#include "simphant/dynamics/sparse_cholesky.hpp"
+#include "simphant/math/lanes.hpp"
+#include "simphant/formulas/sparse_cholesky.hpp"
 
 namespace simphant {
 namespace {

@@ -1,5 +1,5 @@
-// The topology-ordered block-sparse Schur factorisation (dynamics/schur_pattern.hpp,
-// dynamics/sparse_cholesky.hpp): the symbolic analysis (no fill for chains and trees,
+// The topology-ordered block-sparse Schur factorisation (formulas/schur_pattern.hpp,
+// formulas/sparse_cholesky.hpp): the symbolic analysis (no fill for chains and trees,
 // the fill of a closed loop of joints, linear cost in the chain length), the numeric
 // factorisation and solve against Eigen's dense LLT, and the CPU evaluation with the
 // sparse path against the dense one on every example.
@@ -16,7 +16,7 @@
 
 #include "example_models.hpp"
 #include "simphant/dynamics/evaluate.hpp"
-#include "simphant/dynamics/sparse_cholesky.hpp"
+#include "simphant/formulas/sparse_cholesky.hpp"
 #include "simphant/sim/cpu_backend.hpp"
 
 namespace simphant {

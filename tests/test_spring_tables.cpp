@@ -1,5 +1,5 @@
 // Tabulated spring and damper characteristics (docs/scene-format.md, "Tabulated
-// characteristics"; dynamics/force_math.hpp): the spline force and its exact piecewise-
+// characteristics"; formulas/force_math.hpp): the spline force and its exact piecewise-
 // cubic potential, a table of a straight line against the scalar spring, energy
 // conservation of a hardening spring, the stability analysis' slope, the per-thread
 // functions of the batched kernels over a CPU grid against the CPU reference, and the
@@ -20,7 +20,7 @@
 #include "simphant/dynamics/forces.hpp"
 #include "simphant/dynamics/rk4.hpp"
 #include "simphant/dynamics/stability.hpp"
-#include "simphant/dynamics/state.hpp"
+#include "simphant/formulas/state.hpp"
 #include "simphant/scene/scene.hpp"
 #include "low_level_instance.hpp"
 #include "body_forces.hpp"

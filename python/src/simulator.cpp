@@ -16,7 +16,7 @@
 #include "py_scene.hpp"
 #include "py_simulator.hpp"
 #include "simphant/job/memory_estimate.hpp"
-#include "simphant/sim/scene_simulator.hpp"
+#include "simphant/job/scene_simulator.hpp"
 
 namespace nb = nanobind;
 

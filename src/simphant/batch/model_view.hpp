@@ -19,20 +19,20 @@
 //                               damping, rest, value
 //   global   at global_param(): gravity (3) [m/s^2], baumgarte_alpha, baumgarte_beta,
 //                               tikhonov_epsilon, violation_bound
-//   law l    at law_param() + law_start[l]: its parameters (dynamics/motion_law.hpp; the
+//   law l    at law_param() + law_start[l]: its parameters (formulas/motion_law.hpp; the
 //                               count is fixed by the scene's structure)
 //   tables   after the laws: each force's stiffness table then damping table, 3 n values
 //                               each ([x, y, m2], CharacteristicTable in model/model.hpp),
 //                               at ForceTopo::stiffness_table / damping_table
 //   joint laws after the tables: each robot joint actuator's kJointLawParams numbers
-//                               (joint_law_values in dynamics/joint_law.hpp), in force
+//                               (joint_law_values in formulas/joint_law.hpp), in force
 //                               order, at ForceTopo::joint_law
 #include <cstddef>
 #include <cstdint>
 
 #include "simphant/core/hd.hpp"
-#include "simphant/dynamics/joint_law.hpp"
-#include "simphant/dynamics/motion_law.hpp"
+#include "simphant/formulas/joint_law.hpp"
+#include "simphant/formulas/motion_law.hpp"
 #include "simphant/joints/joint_coordinate.hpp"
 #include "simphant/joints/joint_math.hpp"
 #include "simphant/math/small.hpp"
@@ -61,7 +61,7 @@ struct ForceTopo {
   /// PointForce / Torque / Actuator: index of the load's motion law (Model::laws), -1: none.
   int law;
   /// Actuator of a robot joint (ForceElement::has_joint_law): first of its kJointLawParams
-  /// parameters (dynamics/joint_law.hpp), else -1.
+  /// parameters (formulas/joint_law.hpp), else -1.
   int joint_law;
 };
 
@@ -148,7 +148,7 @@ struct ModelView {
 };
 
 /// Accessor of parameter base + k of instance i: a motion law's (motion_law_eval_at) or a
-/// characteristic table's [x, y, m2] (characteristic_force in dynamics/force_math.hpp).
+/// characteristic table's [x, y, m2] (characteristic_force in formulas/force_math.hpp).
 template <class T>
 struct LawParams {
   const ModelView<T>* mv;
@@ -157,7 +157,7 @@ struct LawParams {
 };
 
 /// s [rad | m], s' and s'' of motion law `law` of instance i at its time t [s]
-/// (dynamics/motion_law.hpp).
+/// (formulas/motion_law.hpp).
 template <class T>
 SP_HD void motion_law_value(const ModelView<T>& mv, int law, int i, T t, T& s, T& sd, T& sdd) {
   const int start = mv.law_start[law];

@@ -21,7 +21,7 @@
 //     V_C = m^2 (every entry of C is written, zeros included), V_L = m (m + 1) / 2.
 //   `cuda-fused` (kernels/fused_stage.hpp; one thread per instance runs every phase of a
 //     stage, the intermediates in global memory, structure of arrays): V_C = V_L = the
-//     values of the block-sparse pattern (SchurPattern::n_values, dynamics/schur_pattern.hpp).
+//     values of the block-sparse pattern (SchurPattern::n_values, formulas/schur_pattern.hpp).
 //     The caches may keep part of one thread's intermediates between its phases: the
 //     figure then overstates the fused path's DRAM traffic.
 //

@@ -12,10 +12,10 @@
 #include "simphant/core/stop_flag.hpp"
 #include "simphant/dynamics/coordinate_targets.hpp"
 #include "simphant/dynamics/evaluate.hpp"
-#include "simphant/dynamics/projection_math.hpp"
+#include "simphant/formulas/projection_math.hpp"
 #include "simphant/dynamics/row_qr.hpp"
 #include "simphant/dynamics/sparse_jacobian.hpp"
-#include "simphant/dynamics/state.hpp"
+#include "simphant/formulas/state.hpp"
 
 namespace simphant {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "simphant/dynamics/data.hpp"
-#include "simphant/sim/backend.hpp"
+#include "simphant/dynamics/assembly_result.hpp"
 
 namespace simphant {
 

@@ -7,8 +7,8 @@
 
 #include <Eigen/Dense>
 
-#include "simphant/dynamics/refinement_record.hpp"
-#include "simphant/dynamics/schur_pattern.hpp"
+#include "simphant/formulas/refinement_record.hpp"
+#include "simphant/formulas/schur_pattern.hpp"
 #include "simphant/joints/joint_math.hpp"
 #include "simphant/model/model.hpp"
 
@@ -92,7 +92,7 @@ struct Data {
   RefinementRecord refinement;
   Eigen::VectorXd qddot;                    ///< (6N) [a_W, omegadot_B]
   double violation_start = 0;               ///< max |Phi| at the start of the last RK4 step
-  std::int8_t failure = 0;                  ///< why the last RK4 step failed (kReason*, dynamics/runaway.hpp), 0 after a good one
+  std::int8_t failure = 0;                  ///< why the last RK4 step failed (kReason*, formulas/runaway.hpp), 0 after a good one
   // RK4 workspace, (13N) each.
   std::vector<double> k1, k2, k3, k4, y_stage;
 };

@@ -1,12 +1,12 @@
 #pragma once
 // Fixed-step explicit Euler and symplectic (semi-implicit) Euler on Y (docs/solver.md,
-// "Integrators"): one evaluation per step, the body update of dynamics/euler_math.hpp
+// "Integrators"): one evaluation per step, the body update of formulas/euler_math.hpp
 // (quaternions renormalised), then the projection of model.solver.projection, with the
 // failure checks of rk4_step (dynamics/rk4.hpp).
 #include <limits>
 
 #include "simphant/dynamics/data.hpp"
-#include "simphant/dynamics/euler_math.hpp"
+#include "simphant/formulas/euler_math.hpp"
 #include "simphant/dynamics/reduce_sample.hpp"
 
 namespace simphant {

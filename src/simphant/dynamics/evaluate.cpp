@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "simphant/dynamics/force_math.hpp"
+#include "simphant/formulas/force_math.hpp"
 #include "simphant/dynamics/forces.hpp"
-#include "simphant/dynamics/refined_solve.hpp"
-#include "simphant/dynamics/sparse_cholesky.hpp"
-#include "simphant/dynamics/state.hpp"
+#include "simphant/formulas/refined_solve.hpp"
+#include "simphant/formulas/sparse_cholesky.hpp"
+#include "simphant/formulas/state.hpp"
 
 namespace simphant {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "simphant/dynamics/force_math.hpp"
+#include "simphant/formulas/force_math.hpp"
 
 namespace simphant {
 namespace {
@@ -36,7 +36,7 @@ double law_value(const Model& model, int law, double t) {
   return s;
 }
 
-/// Adds the wrench of a generalised joint force (dynamics/joint_law.hpp) to joint jt's
+/// Adds the wrench of a generalised joint force (formulas/joint_law.hpp) to joint jt's
 /// body_j, then body_i (ground ignored).
 void add_joint_load(const Data& d, Eigen::VectorXd& Q, const Joint& jt, const JointLoad<double>& J) {
   for (const bool on_j : {true, false}) {

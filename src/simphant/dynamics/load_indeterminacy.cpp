@@ -5,8 +5,8 @@
 
 #include "simphant/dynamics/constraint_analysis.hpp"
 #include "simphant/dynamics/evaluate.hpp"
-#include "simphant/dynamics/force_math.hpp"
-#include "simphant/dynamics/joint_loads.hpp"
+#include "simphant/formulas/force_math.hpp"
+#include "simphant/formulas/joint_loads.hpp"
 #include "simphant/dynamics/row_qr.hpp"
 #include "simphant/dynamics/sparse_jacobian.hpp"
 #include "simphant/model/components.hpp"

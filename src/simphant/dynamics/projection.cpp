@@ -1,8 +1,8 @@
 #include "simphant/dynamics/projection.hpp"
 
 #include "simphant/dynamics/evaluate.hpp"
-#include "simphant/dynamics/projection_math.hpp"
-#include "simphant/dynamics/state.hpp"
+#include "simphant/formulas/projection_math.hpp"
+#include "simphant/formulas/state.hpp"
 
 namespace simphant {
 

@@ -1,9 +1,9 @@
 #pragma once
-// One sample of the per-instance reductions (dynamics/reductions.hpp) on the host, from
+// One sample of the per-instance reductions (formulas/reductions.hpp) on the host, from
 // an evaluation held in Data: the CPU reference's step hook (dynamics/rk4.hpp) and its
 // end-state sample (sim/cpu_backend.cpp).
 #include "simphant/dynamics/data.hpp"
-#include "simphant/dynamics/reductions.hpp"
+#include "simphant/formulas/reductions.hpp"
 
 namespace simphant {
 

@@ -7,11 +7,11 @@
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/constraint_analysis.hpp"
 #include "simphant/dynamics/data.hpp"
-#include "simphant/dynamics/projection_math.hpp"
+#include "simphant/formulas/projection_math.hpp"
 #include "simphant/dynamics/row_qr.hpp"
 #include "simphant/dynamics/sparse_jacobian.hpp"
 #include "simphant/model/topology.hpp"
-#include "simphant/dynamics/state.hpp"
+#include "simphant/formulas/state.hpp"
 #include "simphant/model/robot.hpp"
 
 namespace simphant {

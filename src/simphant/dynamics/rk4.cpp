@@ -4,8 +4,8 @@
 
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/projection.hpp"
-#include "simphant/dynamics/runaway.hpp"
-#include "simphant/dynamics/state.hpp"
+#include "simphant/formulas/runaway.hpp"
+#include "simphant/formulas/state.hpp"
 #include "simphant/dynamics/step_common.hpp"
 
 namespace simphant {

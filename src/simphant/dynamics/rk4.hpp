@@ -12,7 +12,7 @@ namespace simphant {
 
 /// Advances Y (13N) by one step dt from the instance time t [s] (docs/state.md; the
 /// stages are evaluated at t, t + dt/2, t + dt/2, t + dt and the projection at t + dt). Returns false (Y unchanged) and sets d.failure to
-/// the reason (dynamics/runaway.hpp, kReason*) when max |Phi| at the start state
+/// the reason (formulas/runaway.hpp, kReason*) when max |Phi| at the start state
 /// (d.violation_start) exceeds model.solver.violation_bound (constraint violation;
 /// non-finite when it is NaN), an evaluation's or the projection's factorisation failed
 /// (factorisation failure), an evaluation or the result is not finite (non-finite), or

@@ -1,7 +1,7 @@
 #pragma once
 // The runaway bound of one instance, derived at load from its assembled state and its
 // applied loads (docs/solver.md, "Runaway bound"); the step loop tests it with
-// dynamics/runaway.hpp.
+// formulas/runaway.hpp.
 #include "simphant/dynamics/data.hpp"
 
 namespace simphant {

@@ -6,7 +6,7 @@
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/evaluate.hpp"
-#include "simphant/dynamics/refined_solve.hpp"
+#include "simphant/formulas/refined_solve.hpp"
 #include "simphant/model/robot.hpp"
 
 namespace simphant {

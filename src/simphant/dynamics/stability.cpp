@@ -8,7 +8,7 @@
 #include <Eigen/QR>
 
 #include "simphant/dynamics/evaluate.hpp"
-#include "simphant/dynamics/force_math.hpp"
+#include "simphant/formulas/force_math.hpp"
 
 namespace simphant {
 

@@ -3,10 +3,10 @@
 #include <cmath>
 
 #include "simphant/dynamics/evaluate.hpp"
-#include "simphant/dynamics/force_math.hpp"
+#include "simphant/formulas/force_math.hpp"
 #include "simphant/dynamics/projection.hpp"
-#include "simphant/dynamics/runaway.hpp"
-#include "simphant/dynamics/state.hpp"
+#include "simphant/formulas/runaway.hpp"
+#include "simphant/formulas/state.hpp"
 
 namespace simphant {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "simphant/dynamics/runaway.hpp"
+#include "simphant/formulas/runaway.hpp"
 #include "simphant/io/h5_dims.hpp"
 #include "simphant/model/components.hpp"
 #include "simphant/model/step_count.hpp"

@@ -10,7 +10,7 @@
 #include "simphant/dynamics/constraint_analysis.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/evaluate.hpp"
-#include "simphant/dynamics/force_math.hpp"
+#include "simphant/formulas/force_math.hpp"
 #include "simphant/dynamics/redundant_rows.hpp"
 #include "simphant/dynamics/shift_choice.hpp"
 #include "simphant/job/memory_estimate.hpp"

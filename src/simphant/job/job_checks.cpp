@@ -10,7 +10,7 @@
 #include "simphant/job/memory_estimate.hpp"
 #include "simphant/job/output_file.hpp"
 #include "simphant/model/robot.hpp"
-#include "simphant/sim/bdf_support.hpp"
+#include "simphant/core/build_features.hpp"
 #include "simphant/sim/cpu_simd_engine.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "simphant/job/run_job.hpp"
+#include "simphant/job/job_options.hpp"
 #include "simphant/scene/scene.hpp"
 
 namespace simphant::job_detail {

@@ -18,7 +18,7 @@
 // rows on the dense Schur path).
 #include <string>
 
-#include "simphant/job/run_job.hpp"
+#include "simphant/job/job_options.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/host_memory.hpp"
 
@@ -39,7 +39,7 @@ struct MemoryEstimate {
   std::string describe() const;
 };
 
-/// The estimate for a Simulator of `scene` (sim/scene_simulator.hpp make_simulator, as
+/// The estimate for a Simulator of `scene` (job/scene_simulator.hpp make_simulator, as
 /// Python's simphant.Simulator builds it): the sampled values and per-instance models and
 /// the backend's buffers, for n_instances (<= 0: the scene's sweep.instances).
 MemoryEstimate estimate_simulator_memory(const Scene& scene, long long n_instances, const SimulatorOptions& options);

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "simphant/job/checkpoint_state.hpp"
-#include "simphant/job/run_job.hpp"
+#include "simphant/job/job_options.hpp"
 #include "simphant/scene/scene.hpp"
 
 namespace simphant {

@@ -7,7 +7,7 @@
 
 #include "simphant/io/h5_file.hpp"
 #include "simphant/io/recorder.hpp"
-#include "simphant/job/run_job.hpp"
+#include "simphant/job/job_options.hpp"
 #include "simphant/job/run_stats.hpp"
 #include "simphant/job/run_summary.hpp"
 #include "simphant/job/shard.hpp"

@@ -105,7 +105,7 @@ constexpr int kFailedListed = 10;
 struct FailedInstance {
   int instance = 0;
   std::int8_t status = 0;   ///< InstanceStatus
-  std::int8_t reason = 0;   ///< kReason* (dynamics/runaway.hpp)
+  std::int8_t reason = 0;   ///< kReason* (formulas/runaway.hpp)
   double time_s = 0;        ///< instance time at which the status was set [s]
   std::string message;      ///< the assembly's message, or ""
 };

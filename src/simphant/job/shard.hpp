@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "simphant/job/run_job.hpp"
+#include "simphant/job/job_options.hpp"
 #include "simphant/scene/scene.hpp"
 
 namespace simphant {

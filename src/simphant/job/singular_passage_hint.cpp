@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "simphant/dynamics/runaway.hpp"
+#include "simphant/formulas/runaway.hpp"
 #include "simphant/model/topology.hpp"
 
 namespace simphant {

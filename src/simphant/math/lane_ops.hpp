@@ -1,7 +1,7 @@
 #pragma once
 // Element-wise operations that the shared per-thread math (kernels/, joints/, dynamics/)
 // writes once for any scalar type T: float and double here (host and device), and the
-// SIMD lane vector Lanes<S, W> (core/lanes.hpp, host only), whose comparisons give a
+// SIMD lane vector Lanes<S, W> (math/lanes.hpp, host only), whose comparisons give a
 // per-lane mask instead of a bool. Code that must run with T = Lanes uses these instead
 // of std::sqrt, ?: on a comparison of T values, std::isfinite, std::min / std::max:
 //   lane_sqrt(x), lane_abs(x), lane_min(a, b), lane_max(a, b),
@@ -15,7 +15,7 @@
 
 namespace simphant {
 
-/// The scalar of T: T itself for float and double, S for Lanes<S, W> (core/lanes.hpp).
+/// The scalar of T: T itself for float and double, S for Lanes<S, W> (math/lanes.hpp).
 /// Precision tests (sizeof, machine epsilon) ask this, not sizeof(T).
 template <class T>
 struct LaneScalar {

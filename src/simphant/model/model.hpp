@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "simphant/dynamics/joint_law.hpp"
-#include "simphant/dynamics/motion_law.hpp"
-#include "simphant/dynamics/refined_solve.hpp"
+#include "simphant/formulas/joint_law.hpp"
+#include "simphant/formulas/motion_law.hpp"
+#include "simphant/formulas/refined_solve.hpp"
 #include "simphant/joints/joint_coordinate.hpp"
 #include "simphant/joints/joint_math.hpp"
 #include "simphant/math/small.hpp"
@@ -112,14 +112,14 @@ struct ForceElement {
   /// its per-instance input + s(t) (docs/scene-format.md, "Time-varying loads").
   int law = -1;
   /// Actuator of a robot joint (docs/robots.md, docs/solver.md "Robot joint forces in the
-  /// DAE"): when set, the joint receives the generalised force of dynamics/joint_law.hpp
+  /// DAE"): when set, the joint receives the generalised force of formulas/joint_law.hpp
   /// (the servo / effort / velocity / damping / friction / limit law of its input u plus
   /// s(t), and the mimic coupling to joint joint_law.p.mimic) instead of u itself.
   bool has_joint_law = false;
   JointLaw<double> joint_law = plain_joint_law<double>();
 };
 
-/// A motion law s(t) (dynamics/motion_law.hpp; scene: docs/scene-format.md, "Motion
+/// A motion law s(t) (formulas/motion_law.hpp; scene: docs/scene-format.md, "Motion
 /// laws"): its type and flat parameter vector in the layout of motion_law.hpp (a table
 /// holds its knots, values and the natural spline's second derivatives, 3 n). The
 /// parameter count is fixed by the scene's structure, so it is the same in every instance.

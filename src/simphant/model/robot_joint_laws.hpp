@@ -13,7 +13,7 @@ namespace simphant {
 constexpr double kMimicCouplingOmegaDt = 0.5;
 
 /// Gives each actuator of model.robot's joints (robot_compile: actuator k on joint k, input
-/// k) the joint law of dynamics/joint_law.hpp from model.robot->joints (no-op while that is
+/// k) the joint law of formulas/joint_law.hpp from model.robot->joints (no-op while that is
 /// empty or model.robot is null): p = joints[k], q_ref = q0[k], and for a mimic joint
 /// leader_q_ref = q0[mimic] and the coupling gains
 ///   w = coupling_inverse_inertia[k]  (the largest c^T M(q)^-1 c, c = e_k - mimic_multiplier

@@ -1,5 +1,5 @@
 // The "forces" section of a scene -> Model::forces (docs/scene-format.md, "Force").
-#include "simphant/dynamics/motion_law.hpp"
+#include "simphant/formulas/motion_law.hpp"
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
 #include "simphant/scene/name_index.hpp"

@@ -1,5 +1,5 @@
 // A motion law object of a scene -> Model::laws (docs/scene-format.md, "Motion laws";
-// dynamics/motion_law.hpp for the parameter layouts).
+// formulas/motion_law.hpp for the parameter layouts).
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
 

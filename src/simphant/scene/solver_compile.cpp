@@ -5,7 +5,7 @@
 
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
-#include "simphant/sim/bdf_support.hpp"
+#include "simphant/core/build_features.hpp"
 
 namespace simphant::scene_detail {
 
@@ -67,7 +67,7 @@ void compile_integrator(const json& solver, const std::string& path, SolverSetti
     throw SceneError(child_path(path, "rtol"), "must be >= 10 machine epsilons = " + format_number(10 * kEps) +
                                                    " (got " + format_number(s.rtol) + "): tighter cannot be met in double "
                                                    "precision");
-  // The adaptive step's floor (dynamics/dopri5.hpp step_floor): a first step below it
+  // The adaptive step's floor (formulas/dopri5.hpp step_floor): a first step below it
   // would stop every instance at once (step_size_underflow).
   const double floor0 = std::max(s.min_step, 16 * kEps * s.dt);
   if (s.first_step > 0 && s.first_step < floor0)

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "simphant/dynamics/assembly.hpp"
-#include "simphant/dynamics/runaway.hpp"
+#include "simphant/formulas/runaway.hpp"
 #include "simphant/dynamics/runaway_bound.hpp"
 
 namespace simphant {

@@ -15,7 +15,7 @@ struct AssembledBatch {
   std::vector<double> Y;                ///< (n_instances, 13 N) assembled states
   std::vector<AssemblyResult> results;  ///< (n_instances)
   std::vector<std::int8_t> status;      ///< (n_instances) Ok or AssemblyFailed
-  std::vector<std::int8_t> reason;      ///< (n_instances) kReasonNone or kReasonAssemblyFailure (dynamics/runaway.hpp)
+  std::vector<std::int8_t> reason;      ///< (n_instances) kReasonNone or kReasonAssemblyFailure (formulas/runaway.hpp)
   std::vector<double> runaway;          ///< (n_instances, 2) a, b of the runaway bound (dynamics/runaway_bound.hpp)
 };
 

@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "simphant/dynamics/reductions.hpp"
+#include "simphant/dynamics/assembly_result.hpp"
+#include "simphant/formulas/reductions.hpp"
 #include "simphant/model/integrator.hpp"
 #include "simphant/model/model.hpp"
 #include "simphant/sim/backend_error.hpp"
@@ -13,7 +14,7 @@
 namespace simphant {
 
 /// Per-instance status codes, as written to /status. Why an instance is not Ok is its
-/// status reason (/status_reason; kReason* in dynamics/runaway.hpp): AssemblyFailed has
+/// status reason (/status_reason; kReason* in formulas/runaway.hpp): AssemblyFailed has
 /// assembly_failure; Diverged has non_finite, constraint_violation, runaway,
 /// factorisation_failure or step_size_underflow (or none when set_state wrote the status
 /// without a reason).
@@ -26,7 +27,7 @@ const char* status_reason_name(std::int8_t reason);
 
 /// Checks set_state's statuses and reasons before anything changes: throws
 /// std::invalid_argument ("<call>: ...") for reasons without statuses, a reason out of
-/// [0, kReasonCount) or one that does not fit its status (status_reason_fits in dynamics/runaway.hpp;
+/// [0, kReasonCount) or one that does not fit its status (status_reason_fits in formulas/runaway.hpp;
 /// a status without a reason: reason_after_set there).
 void check_status_reasons(const char* call, int count, const std::int8_t* status, const std::int8_t* reasons);
 
@@ -66,32 +67,6 @@ ArrayView matrix_view(T* data, std::int64_t rows, std::int64_t cols, bool device
   v.strides[1] = instance_fastest ? rows : 1;
   return v;
 }
-
-/// Result of assembling one instance (positions onto Phi = 0, velocities onto
-/// Phi_q qdot = 0).
-struct AssemblyResult {
-  bool ok = false;
-  int iterations = 0;
-  double position_residual = 0;  ///< max |Phi| after assembly [m or 1]
-  double velocity_residual = 0;  ///< max |Phi_q qdot| after projection
-  /// Why assembly failed (empty when ok, or when it failed without one of the messages of
-  /// dynamics/assembly.hpp, e.g. a stall).
-  std::string message;
-  // How far assembly moved the given initial state, max over the bodies:
-  double position_change = 0;          ///< |r - r_0| [m]
-  double orientation_change = 0;       ///< rotation angle between p and p_0 [rad]
-  double velocity_change = 0;          ///< |v - v_0| [m/s]
-  double angular_velocity_change = 0;  ///< |omega_B - omega_0B| [rad/s]
-  /// The body whose given (non-zero) velocity the projection changed most in relative
-  /// terms, max(|v - v_0| / |v_0|, |omega - omega_0| / |omega_0|) over the non-zero ones;
-  /// -1 when no body was given a velocity.
-  int velocity_change_body = -1;
-  double velocity_change_rel = 0;  ///< that relative change
-  /// One line per value the scene gave that assembly changed by more than 1 %
-  /// (kGivenValueChange in dynamics/assembly.hpp), naming the body, the quantity, the
-  /// given and the achieved value; the run summary lists them as warnings.
-  std::vector<std::string> changed_values;
-};
 
 class Backend {
  public:
@@ -209,7 +184,7 @@ class Backend {
     return {};
   }
 
-  // --- Per-instance reductions over time (dynamics/reductions.hpp; docs/solver.md,
+  // --- Per-instance reductions over time (formulas/reductions.hpp; docs/solver.md,
   // "Reductions over time"): accumulated inside advance() from every step's start state
   // of every live instance (the first RK4 stage's evaluation), plus the current state
   // when read.
@@ -245,7 +220,7 @@ class Backend {
 
   /// Numbers per instance in the state vector y, which is the integrator's own state:
   /// DAE backends 13 N, y = [q (7 N): per body r (3, W) then p (w x y z); qdot (6 N):
-  /// per body v (3, W) then omega (3, B)] (docs/solver.md, dynamics/state.hpp; read_states
+  /// per body v (3, W) then omega (3, B)] (docs/solver.md, formulas/state.hpp; read_states
   /// gives the same numbers per body instead); joint-space backends 2 n, y = [q (n),
   /// qd (n)] in the order of read_joint_state, with a floating base 2 n + 13,
   /// y = [p_B (3), quat_B (4), q (n), v_B (3), omega_B (3), qd (n)] (reduced/robot_view.hpp).

@@ -1,14 +1,8 @@
 #pragma once
-// Whether this build has the bdf integrator: SUNDIALS' CVODE found at configure time
-// (CMake SIMPHANT_SUNDIALS; sim/cpu_bdf.cpp, else sim/cpu_bdf_unavailable.cpp).
+// The bdf integrator's host memory; whether this build has it: core/build_features.hpp.
+#include "simphant/core/build_features.hpp"
 
 namespace simphant {
-
-/// True when simphant was built with SUNDIALS (the bdf integrator runs on the cpu backend).
-bool bdf_available();
-
-/// The reason of the refusal of bdf in a build without SUNDIALS (after the field's name).
-constexpr const char* kBdfUnavailable = "bdf needs SUNDIALS; this simphant was built without it";
 
 /// Host bytes the bdf integrator holds per instance once it has stepped, for a state of
 /// ny numbers and n_inputs inputs: CVODE's memory (its history of up to 6 vectors, work

@@ -152,7 +152,7 @@ class CpuBackend final : public Backend {
   std::vector<double> inputs_;             ///< (n_instances, n_inputs)
   std::vector<std::int8_t> status_;        ///< (n_instances)
   std::vector<std::int64_t> status_step_;  ///< (n_instances) instance step at which the status was set
-  std::vector<std::int8_t> reason_;        ///< (n_instances) status reason (kReason*, dynamics/runaway.hpp)
+  std::vector<std::int8_t> reason_;        ///< (n_instances) status reason (kReason*, formulas/runaway.hpp)
   std::vector<std::int8_t> reason0_;       ///< (n_instances) assembly's status reason (reset)
   std::vector<double> runaway_;            ///< (n_instances, 2) runaway bound coefficients a, b
   std::vector<std::int64_t> offset_;       ///< (n_instances) batch step of the instance's step 0

@@ -1,6 +1,6 @@
 // CpuBackend's adaptive Dormand-Prince 5(4) integrator (docs/solver.md, "Dormand-Prince
 // 5(4)"): each live instance integrates Y' = f(t, Y) with its own steps (the method's
-// arithmetic in dynamics/dopri5.hpp), and the state at each grid time steps * dt comes
+// arithmetic in formulas/dopri5.hpp), and the state at each grid time steps * dt comes
 // from the continuous extension of the step that covers it; steps are never clipped to
 // the grid, so the integration runs past the last grid time by up to one step and
 // continues from there on the next advance().
@@ -8,11 +8,11 @@
 #include <cmath>
 #include <cstring>
 
-#include "simphant/dynamics/dopri5.hpp"
+#include "simphant/formulas/dopri5.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/projection.hpp"
-#include "simphant/dynamics/runaway.hpp"
-#include "simphant/dynamics/state.hpp"
+#include "simphant/formulas/runaway.hpp"
+#include "simphant/formulas/state.hpp"
 #include "simphant/dynamics/step_common.hpp"
 #include "simphant/sim/cpu_backend.hpp"
 #include "simphant/sim/cpu_dopri5.hpp"

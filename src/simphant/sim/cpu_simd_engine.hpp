@@ -21,9 +21,9 @@
 
 #include "simphant/batch/batch_pack.hpp"
 #include "simphant/core/thread_pool.hpp"
-#include "simphant/dynamics/refinement_record.hpp"
-#include "simphant/dynamics/reductions.hpp"
-#include "simphant/dynamics/schur_pattern.hpp"
+#include "simphant/formulas/refinement_record.hpp"
+#include "simphant/formulas/reductions.hpp"
+#include "simphant/formulas/schur_pattern.hpp"
 #include "simphant/model/model.hpp"
 #include "simphant/simd/simd_step.hpp"
 
@@ -101,7 +101,7 @@ class CpuSimdEngine {
   /// Factorisations recovered with a larger Tikhonov shift, summed over the real instances.
   std::int64_t recoveries() const;
   /// The refined solves' record of real instance i since the engine was made
-  /// (dynamics/refinement_record.hpp).
+  /// (formulas/refinement_record.hpp).
   RefinementRecord refinement(int i) const;
   int padded_instances() const { return n_pad_; }
   /// Values of one instance's Schur factor (the pattern's n_values).

@@ -14,8 +14,8 @@
 
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/projection.hpp"
-#include "simphant/dynamics/runaway.hpp"
-#include "simphant/dynamics/state.hpp"
+#include "simphant/formulas/runaway.hpp"
+#include "simphant/formulas/state.hpp"
 
 namespace simphant {
 

@@ -78,7 +78,7 @@ class CvodeInstance {
   /// Integrates from the current internal time until it has passed t_out [s] and writes
   /// the interpolated state at t_out into Y_out (ny; quaternions as CVODE has them:
   /// the caller renormalises). min_step [s]: CVODE's hmin for these steps (CVodeSetMinStep).
-  /// Returns kReasonNone, or why it stopped (dynamics/runaway.hpp): non_finite or
+  /// Returns kReasonNone, or why it stopped (formulas/runaway.hpp): non_finite or
   /// factorisation_failure when evaluate() or the projection kept failing,
   /// step_size_underflow when CVODE failed at its minimum step (error test or Newton
   /// convergence failures), took more than kBdfMaxStepsPerInterval steps or met another

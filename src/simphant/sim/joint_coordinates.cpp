@@ -1,9 +1,9 @@
 #include "simphant/sim/joint_coordinates.hpp"
 
-#include "simphant/dynamics/force_math.hpp"
-#include "simphant/dynamics/joint_law.hpp"
+#include "simphant/formulas/force_math.hpp"
+#include "simphant/formulas/joint_law.hpp"
 #include "simphant/joints/joint_coordinate.hpp"
-#include "simphant/dynamics/state.hpp"
+#include "simphant/formulas/state.hpp"
 
 namespace simphant {
 

@@ -6,12 +6,12 @@
 
 namespace simphant {
 
-/// From the DAE state Y (13N, dynamics/state.hpp) of a robot model (model.robot set):
+/// From the DAE state Y (13N, formulas/state.hpp) of a robot model (model.robot set):
 /// q[k], qd[k] for each joint k (n = model.n_joints() entries each).
 ///  revolute : q = coordinate_angle_value (joints/joint_coordinate.hpp: the rotation from a_i to a_j
 ///             about v_i), in (-pi, pi]; for a joint whose actuator has a joint law (robot
 ///             scenes) in (q_ref - pi, q_ref + pi] with q_ref = its q0, the coordinate the
-///             law reads (dynamics/joint_law.hpp) -- wrapped, unlike the reduced
+///             law reads (formulas/joint_law.hpp) -- wrapped, unlike the reduced
 ///             backend's integrated q; qd = (omega_j - omega_i) . v_i [rad/s]
 ///  prismatic: q = (P_j - P_i) . v_i with P the anchors r + A u [m] (coordinate_slide_value);
 ///             qd = (dP_j/dt - dP_i/dt) . v_i [m/s] (exact while the joint holds)
@@ -21,7 +21,7 @@ void dae_joint_coordinates(const Model& model, const double* Y, double* q, doubl
 /// inputs (model.n_inputs; nullptr: the actuators' default values): for an actuator with a
 /// joint law (ForceElement::has_joint_law) joint_actuator_force (reduced/joint_forces.hpp:
 /// servo law, effort clamp, velocity cut) at the law's coordinate and rate
-/// (dynamics/joint_law.hpp), else its input. tau[joint] for each actuator of a joint
+/// (formulas/joint_law.hpp), else its input. tau[joint] for each actuator of a joint
 /// (n = model.n_joints() entries; a joint without an actuator gets 0). Motion laws s(t) of
 /// actuators are not added (robot actuators have none).
 void dae_joint_actuator_forces(const Model& model, const double* Y, const double* inputs, double* tau);

@@ -2,7 +2,7 @@
 
 #include <cstddef>
 
-#include "simphant/dynamics/joint_loads.hpp"
+#include "simphant/formulas/joint_loads.hpp"
 
 namespace simphant {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The recorded frames /joint_loads (I, J, 6) and /bearing_loads (I, J, 4) (contract in
-// dynamics/joint_loads.hpp; docs/solver.md, "Bearing loads"), computed on the host from
+// formulas/joint_loads.hpp; docs/solver.md, "Bearing loads"), computed on the host from
 // a frame's states and reactions as every backend records them. Exact: the same
 // formula as the per-instance reductions apply on each backend to the same reaction.
 #include <vector>

@@ -9,7 +9,7 @@
 #include "reduced_step.hpp"
 #include "simphant/core/thread_pool.hpp"
 #include "simphant/simd/simd_step.hpp"
-#include "simphant/dynamics/runaway.hpp"
+#include "simphant/formulas/runaway.hpp"
 #include "simphant/model/topology.hpp"
 #include "simphant/simd/reduced_lanes.hpp"
 #include "simphant/simd/dispatch.hpp"

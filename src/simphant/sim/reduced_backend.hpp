@@ -148,7 +148,7 @@ class ReducedBackend final : public Backend {
   std::vector<double> inputs_;                     ///< (n_instances, n): u
   std::vector<std::int8_t> status_;
   std::vector<std::int64_t> status_step_;          ///< (n_instances) instance step at which the status was set
-  std::vector<std::int8_t> reason_;                ///< (n_instances) status reason (kReason*, dynamics/runaway.hpp)
+  std::vector<std::int8_t> reason_;                ///< (n_instances) status reason (kReason*, formulas/runaway.hpp)
   std::vector<std::int64_t> offset_;               ///< (n_instances) batch step of the instance's step 0
   std::vector<AssemblyResult> assembly_;
   std::vector<Model>* owned_models_ = nullptr;     ///< models_ once set_models made it per instance

@@ -1,10 +1,10 @@
 #pragma once
 // Names, components and units of the per-instance reductions over time
-// (dynamics/reductions.hpp; HDF5 /reductions/<quantity>/..., io/reductions_writer.hpp).
+// (formulas/reductions.hpp; HDF5 /reductions/<quantity>/..., io/reductions_writer.hpp).
 #include <string>
 #include <vector>
 
-#include "simphant/dynamics/reductions.hpp"
+#include "simphant/formulas/reductions.hpp"
 #include "simphant/model/model.hpp"
 
 namespace simphant {
@@ -27,7 +27,7 @@ std::vector<ReductionQuantity> parse_reduction_quantities(const std::vector<std:
 ReductionLayout reduction_layout_of(const std::vector<ReductionQuantity>& quantities, int n_joints, int n_drivers);
 
 /// The trailing component names of one frame of quantity q (reactions: the 8 of
-/// dynamics/reductions.hpp; joint_loads: f_a f_b f_v m_a m_b m_v; bearing_loads:
+/// formulas/reductions.hpp; joint_loads: f_a f_b f_v m_a m_b m_v; bearing_loads:
 /// axial_force radial_force axial_moment bending_moment; driver_loads: the driver names;
 /// joint_coordinates: the joint names; the scalar quantities: their own name) and their
 /// units ([N], [N m], [J], [rad], [m], "1" for dimensionless; a joint coordinate that is

@@ -1,6 +1,6 @@
 #pragma once
 // Simulator: the C++ service core that the CLI uses. Create it from per-instance models
-// (scene + sweep; sim/scene_simulator.hpp does it in one call), set actuator inputs,
+// (scene + sweep; job/scene_simulator.hpp does it in one call), set actuator inputs,
 // advance, read results; reset, read and write the state of listed instances
 // (docs/state.md).
 //
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "simphant/dynamics/refinement_record.hpp"
+#include "simphant/formulas/refinement_record.hpp"
 #include "simphant/sim/backend.hpp"
 #include "simphant/sim/instance_ids.hpp"
 
@@ -179,7 +179,7 @@ class Simulator {
   ArrayView state_view() { return backend_->state_view(); }
   ArrayView inputs_view() { return backend_->inputs_view(); }
   /// The model of instance i for its episode e: deterministic in (i, e) (scene sweep:
-  /// sim/scene_simulator.hpp). Throwing SceneError for a draw that makes the model
+  /// job/scene_simulator.hpp). Throwing SceneError for a draw that makes the model
   /// invalid leaves the instance unchanged.
   using Resampler = std::function<Model(int instance, std::uint64_t episode)>;
   void set_resampler(Resampler resampler) { resampler_ = std::move(resampler); }

@@ -1,8 +1,8 @@
-// Status reasons (sim/backend.hpp, dynamics/runaway.hpp; docs/state.md).
+// Status reasons (sim/backend.hpp, formulas/runaway.hpp; docs/state.md).
 #include <stdexcept>
 #include <string>
 
-#include "simphant/dynamics/runaway.hpp"
+#include "simphant/formulas/runaway.hpp"
 #include "simphant/sim/backend.hpp"
 
 namespace simphant {

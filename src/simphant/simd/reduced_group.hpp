@@ -20,7 +20,7 @@
 #include <cstdint>
 
 #include "reduced_step.hpp"  // kernels/ (a private include directory)
-#include "simphant/core/lanes.hpp"
+#include "simphant/math/lanes.hpp"
 #include "simphant/simd/reduced_lane_math.hpp"
 
 namespace simphant {

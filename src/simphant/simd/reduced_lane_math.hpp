@@ -1,6 +1,6 @@
 #pragma once
 // reduced/lane_math.hpp's functions for the SIMD lane vector Lanes<double, W>
-// (core/lanes.hpp), host only: sin and cos as branch-free polynomials on all lanes at once
+// (math/lanes.hpp), host only: sin and cos as branch-free polynomials on all lanes at once
 // (a libm call per lane would cost more than the rest of the articulated-body algorithm),
 // tanh per lane (friction, only where a lane has it).
 //
@@ -14,7 +14,7 @@
 // std::sin / std::cos.
 #include <cmath>
 
-#include "simphant/core/lanes.hpp"
+#include "simphant/math/lanes.hpp"
 
 namespace simphant {
 

@@ -2,14 +2,14 @@
 // The batched CPU step (backend `cpu-simd`, docs/performance.md): the kernels' per-thread
 // functions (kernels/fused_stage.hpp) run on the host over groups of kLaneWidth
 // instances, each group's instances in the lanes of one Lanes<double, kLaneWidth> vector
-// (core/lanes.hpp). A group runs all the steps of an advance by itself (no barrier
+// (math/lanes.hpp). A group runs all the steps of an advance by itself (no barrier
 // between stages or steps: instances are independent), so its arrays stay in cache.
 #include <cstdint>
 
 #include "batch_buffers.hpp"  // kernels/ (a private include directory)
 #include "simphant/batch/model_view.hpp"
-#include "simphant/core/lanes.hpp"
-#include "simphant/dynamics/schur_pattern.hpp"
+#include "simphant/math/lanes.hpp"
+#include "simphant/formulas/schur_pattern.hpp"
 #include "simphant/simd/dispatch.hpp"
 
 namespace simphant::simd {

@@ -9,12 +9,12 @@
 // Channels: the enabled quantities' components in the order of ReductionQuantity, each
 // quantity's components in the layout of one frame of its dataset without T:
 //   reactions            (J, 8)  f_x f_y f_z tau_x tau_y tau_z |f| |tau| on body_j about the anchor, W
-//   joint_loads          (J, 6)  dynamics/joint_loads.hpp
-//   bearing_loads        (J, 4)  dynamics/joint_loads.hpp
+//   joint_loads          (J, 6)  formulas/joint_loads.hpp
+//   bearing_loads        (J, 4)  formulas/joint_loads.hpp
 //   driver_loads         (D)     a driver's load on body_j [N m | N]
 //   constraint_violation ()      max |Phi|
 //   energy               ()      kinetic + gravity + spring potential [J]
-//   joint_coordinates    (J)     dynamics/joint_loads.hpp, joint_coordinate
+//   joint_coordinates    (J)     formulas/joint_loads.hpp, joint_coordinate
 // Accumulator of one instance (1 + 5 C numbers, C channels): [count, then per channel
 // max, min, sum, sum of squares, step of the max]. The step is the instance step of the
 // sampled state (its time = step * dt); the device stores the batch step there and its
@@ -23,8 +23,8 @@
 #include <cmath>
 #include <cstddef>
 
-#include "simphant/dynamics/force_math.hpp"
-#include "simphant/dynamics/joint_loads.hpp"
+#include "simphant/formulas/force_math.hpp"
+#include "simphant/formulas/joint_loads.hpp"
 
 namespace simphant {
 

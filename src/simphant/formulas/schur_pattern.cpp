@@ -1,4 +1,4 @@
-#include "simphant/dynamics/schur_pattern.hpp"
+#include "simphant/formulas/schur_pattern.hpp"
 
 #include <algorithm>
 #include <stdexcept>

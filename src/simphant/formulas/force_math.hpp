@@ -6,7 +6,7 @@
 // Generalised force of one body: [F (W) [N], T (B, about the CoM) [N m]] (docs/solver.md,
 // Forces); the gyroscopic term is Q_v = -omega_B x (J omega_B) (the original formulation
 // prints the opposite sign; the torque-free and heavy-top tests decide it).
-#include "simphant/dynamics/motion_law.hpp"
+#include "simphant/formulas/motion_law.hpp"
 #include "simphant/joints/joint_coordinate.hpp"
 #include "simphant/joints/joint_math.hpp"
 #include "simphant/math/small.hpp"

@@ -14,7 +14,7 @@
 // and Dynamics of Mechanical Systems, 1989; Hairer & Wanner, Solving Ordinary
 // Differential Equations II, section VII.2, projection methods).
 #include "simphant/core/hd.hpp"
-#include "simphant/dynamics/state.hpp"
+#include "simphant/formulas/state.hpp"
 #include "simphant/math/small.hpp"
 
 namespace simphant {
@@ -50,7 +50,7 @@ SP_HD void apply_position_correction(Vec3<T>& r, Quat<T>& p, const T* dq) {
   p = normalized(qmul(p, quat_from_rotvec(Vec3<T>{dq[3], dq[4], dq[5]})));
 }
 
-/// The same correction of body k in a state vector Y (dynamics/state.hpp layout).
+/// The same correction of body k in a state vector Y (formulas/state.hpp layout).
 template <class T>
 SP_HD void apply_position_correction(T* Y, int k, const T* dq) {
   Vec3<T> r = state_r(Y, k);

@@ -12,7 +12,7 @@
 // body_j's anchor. Its power is Q times the coordinate's rate wherever the joint's
 // constraints hold. Header-only __host__ __device__: one copy for the CPU reference
 // (dynamics/forces.cpp) and the batched kernels (kernels/body_forces.hpp).
-#include "simphant/dynamics/force_math.hpp"
+#include "simphant/formulas/force_math.hpp"
 #include "simphant/joints/joint_coordinate.hpp"
 #include "simphant/reduced/joint_forces.hpp"
 

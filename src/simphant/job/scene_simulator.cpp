@@ -1,4 +1,4 @@
-#include "simphant/sim/scene_simulator.hpp"
+#include "simphant/job/scene_simulator.hpp"
 
 #include <utility>
 #include <vector>

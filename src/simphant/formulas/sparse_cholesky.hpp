@@ -22,8 +22,8 @@
 #include <cmath>
 #include <cstddef>
 
-#include "simphant/dynamics/refined_solve.hpp"
-#include "simphant/dynamics/schur_pattern.hpp"
+#include "simphant/formulas/refined_solve.hpp"
+#include "simphant/formulas/schur_pattern.hpp"
 #include "simphant/math/lane_ops.hpp"
 
 namespace simphant {

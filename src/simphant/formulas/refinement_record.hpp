@@ -1,12 +1,12 @@
 #pragma once
 // What the refined solves of one instance reported (docs/solver.md, "The refined
-// regularised solve"; dynamics/refined_solve.hpp): how many ended with an error estimate
+// regularised solve"; formulas/refined_solve.hpp): how many ended with an error estimate
 // above refinement_tolerance, and the largest estimate with its time. The CPU reference
 // keeps one per worker's Data and per instance (sim/cpu_backend.cpp); the batched paths
 // keep the same numbers in their per-instance arrays (kernels/refine.hpp, refine_record).
 #include <cstdint>
 
-#include "simphant/dynamics/refined_solve.hpp"
+#include "simphant/formulas/refined_solve.hpp"
 
 namespace simphant {
 

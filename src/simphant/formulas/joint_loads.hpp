@@ -2,9 +2,9 @@
 // Joint-frame loads of one joint (docs/solver.md, "Bearing loads"), written once as
 // header-only __host__ __device__ templates shared by the host (the recorded frames,
 // sim/joint_load_frames.hpp) and the per-instance reductions of every backend
-// (dynamics/reductions.hpp, kernels/reduce.hpp).
+// (formulas/reductions.hpp, kernels/reduce.hpp).
 //
-// Input: the joint's reaction (dynamics/force_math.hpp, joint_reaction): the force F and
+// Input: the joint's reaction (formulas/force_math.hpp, joint_reaction): the force F and
 // the moment T_Pj about the anchor P_j = r_j + A_j u_j that the joint applies to body_j, W.
 // The constraint rows of every joint type depend only on the relative pose of the two
 // bodies, so (Newton's third law) the joint applies -F to body_i and, about P_j, the
@@ -21,7 +21,7 @@
 // (revolute, cylindrical angle) or the axial force (prismatic slide) with that sign.
 #include <cmath>
 
-#include "simphant/dynamics/force_math.hpp"
+#include "simphant/formulas/force_math.hpp"
 #include "simphant/joints/joint_math.hpp"
 
 namespace simphant {
