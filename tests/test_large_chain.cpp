@@ -19,31 +19,12 @@
 #include "simphant/job/memory_estimate.hpp"
 #include "simphant/job/run_job.hpp"
 #include "simphant/scene/scene.hpp"
+#include "chain_scenes.hpp"
 
 namespace simphant {
 namespace {
 
-/// A planar chain of n bars of 0.1 m hanging from the ground, revolute about y.
-std::string chain_scene(int n) {
-  nlohmann::json bodies = nlohmann::json::array(), joints = nlohmann::json::array();
-  for (int k = 0; k < n; ++k) {
-    bodies.push_back({{"name", "b" + std::to_string(k)},
-                      {"mass", 0.1},
-                      {"inertia", {1e-5, 1e-4, 1e-4}},
-                      {"position", {0.1 * (k + 0.5), 0.0, 0.0}}});
-    joints.push_back({{"name", "j" + std::to_string(k)},
-                      {"type", "revolute"},
-                      {"body_i", k == 0 ? "ground" : "b" + std::to_string(k - 1)},
-                      {"body_j", "b" + std::to_string(k)},
-                      {"frame", {{"origin", {k == 0 ? 0.0 : 0.05, 0.0, 0.0}}, {"z", {0.0, 1.0, 0.0}}, {"x", {1.0, 0.0, 0.0}}}}});
-  }
-  return nlohmann::json{{"name", "chain"},
-                        {"gravity", {0.0, 0.0, -9.81}},
-                        {"bodies", bodies},
-                        {"joints", joints},
-                        {"solver", {{"dt", 1e-3}, {"t_end", 0.002}}}}
-      .dump();
-}
+using test::chain_scene;
 
 TEST(LargeChain, SparseAssemblyGivesTheMinimumNormCorrection) {
   // 250 bodies: 1250 rows, above kDenseAssemblyRows, and small enough for a dense check.

@@ -165,8 +165,9 @@ TEST(MemoryEstimate, DenseSchurBenchRowMatchesPeakRss) {
 // any work, with the estimate (exit 3), in well under the time set-up would take.
 TEST(MemoryEstimate, RunAndCheckRefuseUpFront) {
   // A chain of 20000 bodies closed back to the ground: its redundant-row search (run) and
-  // rank analysis (check) are dense (a 20000-body open chain now fits: it is assembled
-  // and analysed sparsely, test_large_chain.cpp).
+  // rank analysis (check) are planned at the bound of a dense factor (RowQR::bytes_bound;
+  // a 20000-body open chain fits: it is assembled and analysed joint by joint,
+  // test_large_chain.cpp).
   json doc = chain_scene(20000, 1);
   doc["joints"].push_back({{"name", "close"},
                            {"type", "revolute"},

@@ -22,6 +22,7 @@
 #include "simphant/dynamics/row_qr.hpp"
 #include "simphant/job/check_scene.hpp"
 #include "simphant/scene/scene.hpp"
+#include "chain_scenes.hpp"
 
 namespace simphant {
 namespace {
@@ -174,42 +175,11 @@ TEST(RowQR, AStopRequestEndsTheFactorisation) {
   EXPECT_EQ(RowQR(P).analysis().rank, RowQR(P, false).analysis().rank);
 }
 
-/// A chain of n bars of 0.1 m along x, revolute about y, closed back to the ground by a
-/// revolute at its far end: a planar loop whose closing joint has 4 redundant rows
-/// (its out-of-plane rows repeat the chain's).
-std::string closed_chain_scene(int n) {
-  nlohmann::json bodies = nlohmann::json::array(), joints = nlohmann::json::array();
-  const nlohmann::json axis = {{"z", {0.0, 1.0, 0.0}}, {"x", {1.0, 0.0, 0.0}}};
-  for (int k = 0; k < n; ++k) {
-    bodies.push_back({{"name", "b" + std::to_string(k)},
-                      {"mass", 0.1},
-                      {"inertia", {1e-5, 1e-4, 1e-4}},
-                      {"position", {0.1 * (k + 0.5), 0.0, 0.0}}});
-    nlohmann::json frame = axis;
-    frame["origin"] = {k == 0 ? 0.0 : 0.05, 0.0, 0.0};
-    joints.push_back({{"name", "j" + std::to_string(k)},
-                      {"type", "revolute"},
-                      {"body_i", k == 0 ? "ground" : "b" + std::to_string(k - 1)},
-                      {"body_j", "b" + std::to_string(k)},
-                      {"frame", frame}});
-  }
-  nlohmann::json frame = axis;
-  frame["origin"] = {0.05, 0.0, 0.0};
-  joints.push_back({{"name", "close"}, {"type", "revolute"}, {"body_i", "b" + std::to_string(n - 1)},
-                    {"body_j", "ground"}, {"frame", frame}});
-  return nlohmann::json{{"name", "closed_chain"},
-                        {"gravity", {0.0, 0.0, -9.81}},
-                        {"bodies", bodies},
-                        {"joints", joints},
-                        {"solver", {{"dt", 1e-3}, {"t_end", 0.002}}}}
-      .dump();
-}
-
 // A 1000-body closed chain (5005 rows, 6000 columns): `check` finds the closing joint's
 // 4 redundant rows and the run's redundant-row search removes them (the dense QR of Phi_q^T
 // and the SVD of the search took minutes and gigabytes for it).
 TEST(RowQR, ThousandBodyClosedChain) {
-  const Scene scene = parse_scene(closed_chain_scene(1000));
+  const Scene scene = parse_scene(test::chain_scene(1000, true));
   const nlohmann::json report = check_scene(scene);
   EXPECT_EQ(report.at("rank"), 5001);
   EXPECT_EQ(report.at("redundant_rows"), (std::vector<int>{5000, 5001, 5003, 5004}));
