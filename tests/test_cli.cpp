@@ -275,7 +275,7 @@ TEST(Cli, BadIntegratorSettingsExit2NamingTheField) {
   scene({{"integrator", "dopri5"}, {"error_estimate", true}}, "/solver/error_estimate");
   scene({{"integrator", "dopri5"}}, "--error-estimate", "--error-estimate");
   scene({{"integrator", "bdf"}}, "--backend", "--backend cuda");
-  scene({{"integrator", "dopri5"}}, "solver.integrator 'dopri5'", "--backend cpu-simd");
+  scene({{"integrator", "dopri5"}}, "--backend: cpu-simd runs the fixed-step integrators (rk4, euler, symplectic_euler); integrator dopri5 runs on the cpu backend", "--backend cpu-simd");
   // --dt patched into the scene re-validates min_step against the new dt.
   scene({{"min_step", 5e-4}}, "/solver/min_step", "--dt 1e-4");
   EXPECT_FALSE(fs::exists(out));

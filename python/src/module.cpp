@@ -2,7 +2,12 @@
 #include <nanobind/nanobind.h>
 
 #include "bindings.hpp"
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+
 #include "simphant/model/components.hpp"
+#include "simphant/sim/backend_rules.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 
 namespace nb = nanobind;
@@ -32,6 +37,20 @@ NB_MODULE(_simphant, m) {
   components["joint_loads"] = component_list(simphant::kJointLoadTable);
   components["bearing_loads"] = component_list(simphant::kBearingTable);
   m.attr("components") = components;
+  // The backend rules (sim/backend_rules.hpp), for the service's check of a submission.
+  m.def(
+      "refuse_backend_settings",
+      [](const std::string& backend, const std::string& precision,
+         const std::string& integrator) -> std::optional<std::pair<std::string, std::string>> {
+        simphant::BackendSettings s{backend, precision, simphant::Integrator::Rk4};
+        if (!simphant::parse_integrator(integrator, s.integrator))
+          throw nb::value_error(("unknown integrator '" + integrator + "'").c_str());
+        const std::optional<simphant::BackendRefusal> r = simphant::refuse_backend_settings(s);
+        if (!r) return std::nullopt;
+        return std::make_pair(r->setting, r->reason);
+      },
+      nb::arg("backend"), nb::arg("precision"), nb::arg("integrator"),
+      "(setting, reason) of the first backend rule the settings break, or None (sim/backend_rules.hpp).");
   simphant::python::bind_errors(m);
   simphant::python::bind_scene(m);
   simphant::python::bind_simulator(m);

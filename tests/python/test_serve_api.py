@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from conftest import require
+from conftest import require, run_cli
 
 require("fastapi")
 require("uvicorn")
@@ -305,6 +305,43 @@ def test_options_simphant_run_refuses_are_refused_at_submission(server, examples
     with server.client() as c:
         body = _bad(c, 422, content=nan, headers={"content-type": "application/json"})
         assert body["path"] == "/options/rtol" and "finite" in body["detail"]
+
+
+def _backend_grid():
+    from simphant import _simphant
+    return [(b, p, i, _simphant.refuse_backend_settings(b, p, i))
+            for b in ("auto", "cpu", "cpu-simd", "cuda", "cuda-fused") for p in ("fp64", "fp32")
+            for i in ("rk4", "dopri5", "bdf")]
+
+
+def test_backend_rules_answer_alike_in_the_cli_python_and_the_service(server, examples, cli, tmp_path):
+    """One owner of the backend rules (src/simphant/sim/backend_rules.hpp): for every backend,
+    precision and integrator, the CLI, the Python package and the service refuse the same
+    settings as bad input, in the same words; the settings they do not refuse are not
+    refused as bad input by any of them."""
+    import simphant
+
+    scene = tmp_path / "pendulum.json"
+    scene.write_text(json.dumps(pendulum(examples)))
+    grid = _backend_grid()
+    assert sum(r is not None for *_, r in grid) >= 10
+    for backend, precision, integrator, refused in grid:
+        case = f"{backend} {precision} {integrator}"
+        proc = run_cli(cli, "run", str(scene), "--backend", backend, "--precision", precision, "--integrator",
+                       integrator, "--t-end", "0.002", "--threads", "1", "--out", str(tmp_path / "o.h5"), cwd=tmp_path)
+        if refused is None:
+            assert proc.returncode != 2, (case, proc.stderr)
+            continue
+        setting, reason = refused
+        assert proc.returncode == 2 and f"error: --{setting}: {reason}" in proc.stderr, (case, proc.stderr)
+        with pytest.raises(ValueError) as e:
+            simphant.run(scene, out=tmp_path / "p.h5", backend=backend, precision=precision, integrator=integrator,
+                         t_end=0.002, threads=1)
+        assert f"--{setting}: {reason}" in str(e.value), case
+        with server.client() as c:
+            body = _bad(c, 422, json={"scene": pendulum(examples), "options": {
+                **SMALL, "backend": backend, "precision": precision, "integrator": integrator}})
+        assert body["path"] == f"/options/{setting}" and body["detail"] == f"/options/{setting}: {reason}", (case, body)
 
 
 @pytest.mark.parametrize("ref", ["/etc/passwd", "../../secret.urdf", "a/../../b.urdf"])

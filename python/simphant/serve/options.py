@@ -7,9 +7,15 @@ from typing import Any, List, Literal, Optional, Tuple, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .. import _simphant
+
 #: The per-frame datasets `--datasets` knows (docs/scene-format.md, "Output").
 DATASETS = ("state", "reactions", "constraint_violation", "energy", "joint_state", "driver_loads", "joint_loads",
             "bearing_loads")
+
+
+#: The integrators a run takes (model/integrator.hpp).
+INTEGRATORS = ("rk4", "euler", "symplectic_euler", "dopri5", "bdf")
 
 
 class JobOptions(BaseModel):
@@ -28,7 +34,7 @@ class JobOptions(BaseModel):
     precision: Literal["fp64", "fp32"] = "fp64"
     solver: Optional[Literal["dae", "aba", "cga"]] = None
     projection: Optional[Literal["none", "velocity", "position_velocity"]] = None
-    integrator: Optional[Literal["rk4", "euler", "symplectic_euler", "dopri5", "bdf"]] = None
+    integrator: Optional[Literal[INTEGRATORS]] = None  # type: ignore[valid-type]
     # bounds checked by the validators below, in the CLI's words; the schema states them too
     rtol: Optional[float] = Field(None, json_schema_extra={"exclusiveMinimum": 0})
     atol: Optional[float] = Field(None, json_schema_extra={"minimum": 0})
@@ -72,8 +78,9 @@ def refused_combination(opts: JobOptions, scene: Any) -> Optional[Tuple[str, str
     `simphant run` refuses (docs/solver.md, "Integrators", "Refused settings"), or None.
 
     The integrator and atol are the options' values, else the scene's `solver.integrator` /
-    `solver.atol`: bdf with backend cuda / cuda-fused, dopri5 or bdf with backend cpu-simd
-    (/options/backend), error_estimate
+    `solver.atol`: the backend rules of the core (sim/backend_rules.hpp, through
+    simphant._simphant.refuse_backend_settings: /options/backend, /options/precision,
+    /options/integrator, in the words `simphant run` uses), error_estimate
     with dopri5 or bdf (/options/error_estimate), atol 0 with bdf (/options/atol, or
     /options/integrator when the atol of 0 is the scene's). A
     combination within the scene alone is left to the scene validator (its path)."""
@@ -85,11 +92,10 @@ def refused_combination(opts: JobOptions, scene: Any) -> Optional[Tuple[str, str
     if opts.error_estimate and integrator in ("dopri5", "bdf"):
         return ("/options/error_estimate", "applies to the fixed-step integrators (rk4, euler, symplectic_euler); "
                 f"integrator {integrator}{via} controls its error itself (rtol, atol)")
-    if integrator == "bdf" and opts.backend in ("cuda", "cuda-fused"):
-        return ("/options/backend", f"integrator bdf{via} runs on the cpu backend only (got backend {opts.backend})")
-    if integrator in ("dopri5", "bdf") and opts.backend == "cpu-simd":
-        return ("/options/backend", f"cpu-simd runs the fixed-step integrators (rk4, euler, symplectic_euler); "
-                f"integrator {integrator}{via} runs on the cpu backend")
+    if integrator in INTEGRATORS:  # the backend rules, worded by the core (sim/backend_rules.hpp)
+        refused = _simphant.refuse_backend_settings(opts.backend, opts.precision, integrator)
+        if refused is not None:
+            return (f"/options/{refused[0]}", refused[1])
     atol = opts.atol if opts.atol is not None else solver.get("atol")
     if integrator == "bdf" and isinstance(atol, (int, float)) and not atol > 0:
         why = ("(CVODE weighs each component's error by 1 / (rtol |y| + atol), infinite where a component is 0)")

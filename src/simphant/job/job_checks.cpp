@@ -10,7 +10,7 @@
 #include "simphant/job/memory_estimate.hpp"
 #include "simphant/job/output_file.hpp"
 #include "simphant/model/robot.hpp"
-#include "simphant/core/build_features.hpp"
+#include "simphant/sim/backend_rules.hpp"
 #include "simphant/sim/cpu_simd_engine.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 
@@ -25,6 +25,12 @@ void require_one_of(const std::string& value, const char* flag, std::initializer
     list += (list.empty() ? "" : ", ") + std::string(*a ? a : "\"\"");
   }
   throw SceneError(flag, "must be one of " + list + " (got '" + value + "')");
+}
+
+/// Throws SceneError("--<setting>", reason) for settings the backend rules refuse.
+void refuse_as_flags(const BackendSettings& settings) {
+  if (const std::optional<BackendRefusal> r = refuse_backend_settings(settings))
+    throw SceneError("--" + r->setting, r->reason);
 }
 
 }  // namespace
@@ -47,14 +53,11 @@ void check_options(const JobOptions& o) {
   if (o.error_estimate && (o.integrator == "dopri5" || o.integrator == "bdf"))
     throw SceneError("--error-estimate", "applies to the fixed-step integrators (rk4, euler, symplectic_euler); "
                                          "--integrator " + o.integrator + " controls its error itself (--rtol, --atol)");
-  if (o.integrator == "bdf" && !bdf_available()) throw SceneError("--integrator", kBdfUnavailable);
-  if (o.integrator == "bdf" && (o.backend == "cuda" || o.backend == "cuda-fused"))
-    throw SceneError("--backend", "integrator bdf runs on the cpu backend only (got --backend " + o.backend + ")");
-  if (o.precision == "fp32" && (o.backend == "cpu" || o.backend == "cpu-simd"))
-    throw SceneError("--precision", "fp32 needs --backend cuda or cuda-fused (the cpu and cpu-simd backends run fp64)");
-  if (o.backend == "cpu-simd" && (o.integrator == "dopri5" || o.integrator == "bdf"))
-    throw SceneError("--backend", "cpu-simd runs the fixed-step integrators (rk4, euler, symplectic_euler); "
-                                  "--integrator " + o.integrator + " runs on --backend cpu");
+  // The backend rules (sim/backend_rules.hpp) on the flags given; the scene's own
+  // integrator is checked once the scene is read (check_backend).
+  BackendSettings settings{o.backend, o.precision, Integrator::Rk4};
+  if (!o.integrator.empty()) parse_integrator(o.integrator, settings.integrator);
+  refuse_as_flags(settings);
   if (o.instances == 0 || o.instances < -1)
     throw SceneError("--instances", "must be >= 1, or -1 for the scene's count (got " + std::to_string(o.instances) + ")");
   if (o.threads < 0) throw SceneError("--threads", "must be >= 0 (got " + std::to_string(o.threads) + ")");
@@ -110,10 +113,9 @@ Scene load_job_scene(const JobOptions& o) {
 
 void check_backend(const Scene& scene, const JobOptions& o) {
   const bool named_cuda = o.backend == "cuda" || o.backend == "cuda-fused";
-  // Combinations that no machine runs are bad input, before any device check.
-  if (scene.model.solver.integrator == Integrator::Bdf && named_cuda)
-    throw SceneError("--backend", "integrator bdf (solver.integrator) runs on the cpu backend only (got --backend " +
-                                      o.backend + ")");
+  // Combinations that no machine runs are bad input, before any device check: the
+  // backend rules with the integrator the run steps with (the flag's or the scene's).
+  refuse_as_flags({o.backend, o.precision, scene.model.solver.integrator});
   // A robot in joint coordinates (solver aba / cga) runs on cpu-simd in the joint-space
   // backend's lanes (docs/robots.md); the DAE engine's limits apply to the rest.
   const bool joint_space = scene.model.robot && scene.model.robot->solver != RobotSolver::Dae;

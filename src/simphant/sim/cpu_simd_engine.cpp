@@ -1,10 +1,12 @@
 #include "simphant/sim/cpu_simd_engine.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "simphant/dynamics/data.hpp"
 #include "simphant/model/robot.hpp"
+#include "simphant/sim/backend_rules.hpp"
 
 namespace simphant {
 
@@ -18,9 +20,9 @@ std::string cpu_simd_unsupported(const Model& model) {
   if (model.robot && model.robot->solver != RobotSolver::Dae)
     return std::string("solver.type '") + robot_solver_name(model.robot->solver) +
            "' runs in joint coordinates (the joint-space backend, in SIMD lanes on cpu-simd); this engine runs the DAE path (solver.type 'dae')";
-  if (is_adaptive(model.solver.integrator))
-    return std::string("solver.integrator '") + integrator_name(model.solver.integrator) +
-           "' runs on the cpu backend; cpu-simd runs the fixed-step integrators (rk4, euler, symplectic_euler)";
+  // The integrator: the backend rules' words (sim/backend_rules.hpp).
+  if (const std::optional<BackendRefusal> r = refuse_backend_settings({"cpu-simd", "fp64", model.solver.integrator}))
+    return r->reason;
   return "";
 }
 

@@ -29,10 +29,10 @@
 
 namespace simphant {
 
-/// Why the cpu-simd path cannot run `model` (a sentence naming the scene field), or ""
-/// when it can: it runs the fixed-step integrators (rk4, euler, symplectic_euler) of the
-/// DAE path, not dopri5 / bdf (solver.integrator) nor a robot's joint-space solvers
-/// (solver.type aba / cga).
+/// Why the cpu-simd path cannot run `model`, or "" when it can: it runs the fixed-step
+/// integrators (rk4, euler, symplectic_euler) of the DAE path, not dopri5 / bdf (in the
+/// words of sim/backend_rules.hpp) nor a robot's joint-space solvers (solver.type aba /
+/// cga, naming the field).
 std::string cpu_simd_unsupported(const Model& model);
 
 /// Host memory of n elements of T on a 64-byte boundary (one cache line, an AVX-512

@@ -1,6 +1,7 @@
 #include "simphant/sim/simulator.hpp"
 
 #include <cmath>
+#include <optional>
 
 #include <stdexcept>
 
@@ -8,6 +9,7 @@
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/redundant_rows.hpp"
 #include "simphant/dynamics/shift_choice.hpp"
+#include "simphant/sim/backend_rules.hpp"
 #include "simphant/sim/cpu_backend.hpp"
 #include "simphant/sim/cpu_simd_engine.hpp"
 #include "simphant/sim/cuda_factory.hpp"
@@ -85,20 +87,22 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
   const bool named_cuda = options.backend == "cuda" || options.backend == "cuda-fused";
   if (options.precision != "fp64" && options.precision != "fp32")
     throw std::invalid_argument("unknown precision '" + options.precision + "' (fp64 or fp32)");
-  // bdf (SUNDIALS CVODE) runs on the cpu backend only (docs/solver.md, "Integrators").
+  // The settings no machine runs (sim/backend_rules.hpp).
+  if (const std::optional<BackendRefusal> r =
+          refuse_backend_settings({options.backend, options.precision, shared->front().solver.integrator}))
+    throw std::invalid_argument(r->setting + ": " + r->reason);
   const bool bdf = shared->front().solver.integrator == Integrator::Bdf;
   const bool joint_space = shared->front().robot && shared->front().robot->solver != RobotSolver::Dae;
   if (options.backend == "cpu-simd" && !joint_space) {
     const std::string why = cpu_simd_unsupported(shared->front());
     if (!why.empty()) throw std::invalid_argument("backend cpu-simd: " + why + " (use backend cpu)");
   }
-  if (bdf && named_cuda)
-    throw std::invalid_argument("integrator 'bdf' runs on the cpu backend only (backend '" + options.backend + "')");
   // auto picks a GPU path when the build has CUDA and a device is present, also for robot
   // scenes (docs/robots.md, "Backends"); bdf stays on the CPU.
   const bool cuda = named_cuda || (options.backend == "auto" && !bdf && cuda_device_count() > 0);
-  if (!cuda && options.precision != "fp64")
-    throw std::invalid_argument("precision fp32 needs the cuda backend (the cpu backends run fp64)");
+  if (!cuda && options.precision != "fp64")  // auto without a device
+    throw std::invalid_argument("precision: fp32 runs on the cuda backends only (backend auto found no CUDA device; the "
+                                "cpu backends run fp64)");
   // A robot scene with solver aba / cga runs in joint coordinates (docs/robots.md): on the
   // GPU one thread per instance (host/cuda_reduced_backend.cuh; `cuda` and `cuda-fused`
   // name the same path), on the CPU the reduced backend.
