@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "batch_step.hpp"
 #include "cuda_exec.cuh"
 #include "inputs.hpp"
+#include "simphant/sim/backend_rules.hpp"
 #include "simphant/sim/cuda_factory.hpp"
 
 namespace simphant::cuda {
@@ -112,8 +114,10 @@ CudaBackend<T>::CudaBackend(std::shared_ptr<const std::vector<Model>> models, in
   n_inputs_ = m0.n_inputs;
   dt_ = m0.solver.dt;
   integrator_ = m0.solver.integrator;
-  if (integrator_ == Integrator::Bdf)
-    throw std::invalid_argument("integrator 'bdf' runs on the cpu backend only (solver.integrator; docs/solver.md)");
+  // The backend rules (sim/backend_rules.hpp), as Simulator::create checks them first.
+  if (const std::optional<BackendRefusal> r =
+          refuse_backend_settings({fused_ ? "cuda-fused" : "cuda", sizeof(T) == 8 ? "fp64" : "fp32", integrator_}))
+    throw std::invalid_argument(r->setting + ": " + r->reason);
   batch_ = batch_name(m0, n_, sizeof(T) == 8 ? "fp64" : "fp32", fused_);
   assembly_ = assembled.results;
   packed_ = batch::pack_models<T>(*models_, n_);

@@ -12,6 +12,7 @@
 #include "bindings.hpp"
 #include "py_scene.hpp"
 #include "simphant/model/robot.hpp"
+#include "simphant/sim/backend_rules.hpp"
 #include "simphant/sim/simulator.hpp"
 
 namespace nb = nanobind;

@@ -148,7 +148,7 @@ def test_the_design_size_defaults_to_the_scenes_sweep_instances(cluster, example
 
 def test_a_task_without_gpu_runs_the_job_runners_auto_choice(examples, tmp_path):
     """The backend pinned for tasks without a GPU is the job runner's own `auto` choice for
-    the whole design (sim/simulator.hpp, cpu_backend_of_auto), including what the Python
+    the whole design (sim/backend_rules.hpp, cpu_backend_of_auto), including what the Python
     side used to miss: a robot in joint coordinates steps in SIMD lanes, --solver chooses
     the formulation, an adaptive integrator stays on cpu; checked against the backend a
     one-shot run with --backend auto reports on this machine (no CUDA device in CI)."""

@@ -104,8 +104,8 @@ def _remove_run_files(path: str, partial_only: bool = False) -> None:
 
 def _cpu_backend_of_auto(sc: "Scene", design_size: int, solver: Optional[str]) -> str:
     """The CPU backend that `--backend auto` picks without a CUDA device for a design of
-    design_size instances, as the job runner decides it (sim/simulator.hpp,
-    cpu_backend_of_auto): every shard runs it, so that the merged file equals the
+    design_size instances, as the job runner decides it (cpu_backend_of_auto,
+    sim/backend_rules.hpp): every shard runs it, so that the merged file equals the
     one-shot run bit for bit."""
     return sc._handle.cpu_backend_of_auto(int(design_size), solver or "")
 

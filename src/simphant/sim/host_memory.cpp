@@ -11,6 +11,7 @@
 #include "simphant/model/robot.hpp"
 #include "simphant/model/topology.hpp"
 #include "simphant/sim/backend.hpp"
+#include "simphant/sim/backend_rules.hpp"
 #include "simphant/sim/bdf_support.hpp"
 #include "simphant/sim/cpu_dopri5.hpp"
 #include "simphant/sim/cpu_simd_engine.hpp"
@@ -84,9 +85,12 @@ HostMemory simulator_host_memory(const Model& model, long long n_instances, bool
                              assembly_decomposition_bytes(model)),
                redundant_search_bytes(model));
 
-  const bool named_cuda = options.backend == "cuda" || options.backend == "cuda-fused";
+  // The backend Simulator::create takes (sim/backend_rules.hpp).
+  const long long auto_n = options.auto_instances > 0 ? options.auto_instances : n_instances;
   const bool bdf = model.solver.integrator == Integrator::Bdf;
-  const bool cuda = named_cuda || (options.backend == "auto" && !bdf && cuda_device_count() > 0);
+  const std::string chosen = choose_backend(model, options.backend, options.schur, auto_n,
+                                            options.backend == "auto" && !bdf ? cuda_device_count() : 0);
+  const bool cuda = chosen == "cuda" || chosen == "cuda-fused";
   if (model.robot && model.robot->solver != RobotSolver::Dae && cuda) {
     // The host side of the GPU joint-space backend (host/cuda_reduced_backend.cuh): the
     // pinned frame in the device precision, the row staging (state or inputs, doubles),
@@ -106,10 +110,7 @@ HostMemory simulator_host_memory(const Model& model, long long n_instances, bool
   }
   if (model.robot && model.robot->solver != RobotSolver::Dae) {
     h.backend = std::string(model.robot->solver == RobotSolver::Cga ? "reduced-cga" : "reduced-aba") +
-                (ReducedBackend::lanes_for(options.backend, options.auto_instances > 0 ? options.auto_instances
-                                                                                        : n_instances)
-                     ? "-lanes"
-                     : "");
+                (chosen == "cpu-simd" ? "-lanes" : "");
     h.per_worker = ReducedBackend::worker_bytes();
     h.per_instance = kInstanceBookkeeping + ReducedBackend::instance_bytes(model) +
                      (models_per_instance ? ReducedBackend::model_row_bytes(model) : 0);
@@ -120,13 +121,13 @@ HostMemory simulator_host_memory(const Model& model, long long n_instances, bool
     // batch, the pinned frame (states, reactions, violation, energies) in the device
     // precision, input and status staging, and the packed per-instance parameters.
     const double t = options.precision == "fp32" ? 4 : 8;
-    h.backend = options.backend == "auto" ? "cuda" : options.backend;
+    h.backend = chosen;
     h.per_instance = kInstanceBookkeeping + 8 * ny + t * (13.0 * model.n_bodies() + 6.0 * model.n_joints() + 3) +
                      8 * n_inputs + 4 + t * varied_params;
     h.assembly = assembly;
     return h;
   }
-  const bool simd = cpu_simd_selected(model, options, n_instances);
+  const bool simd = chosen == "cpu-simd";
   h.backend = simd ? "cpu-simd" : "cpu";
   h.per_worker = data_bytes(model, simd ? SchurFactorization::Sparse : parse_schur_factorization(options.schur));
   // Y and the kept initial state Y0 (13N each), the inputs.

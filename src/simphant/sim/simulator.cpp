@@ -32,43 +32,7 @@ void check_same_topology(const std::vector<Model>& models) {
   }
 }
 
-// auto on a CUDA device: cuda-fused (one thread per instance and RK4 stage,
-// topology-ordered block-sparse Cholesky) or cuda (per-joint kernels + cuSOLVER batched
-// dense Cholesky). Crossover measured on one H200 (simphant bench, 2026-11-30,
-// docs/performance.md), fused / cuda instance-steps per second in fp64:
-//   instances        1     256    4096   65536
-//   chain_1 (m 5)  1.39   1.77    2.42    6.02
-//   chain_4 (m 20) 0.51   0.60    0.94    4.85
-//   chain_8 (m 40) 0.35   0.38    1.11    6.38
-//   chain_32 (m160)0.25   0.34    2.85   18.2
-// (fp32 alike; at 4096 the loops and arm7 give 0.95-1.08). One thread per instance
-// leaves a small batch latency-bound, where the per-joint kernels spread an instance over
-// many threads; from 4096 instances the two are within 10 % and above it the fused path
-// wins by 4-18x; with at most 5 rows (one revolute or spherical joint) it wins at any size.
-bool prefer_fused(const Model& model, int n_instances) { return n_instances >= 4096 || model.n_rows <= 5; }
-
-
 }  // namespace
-
-bool cpu_simd_selected(const Model& model, const SimulatorOptions& options, long long n_instances) {
-  if (options.backend == "cpu-simd") return true;
-  if (options.backend != "auto") return false;
-  // auto without a CUDA device: cpu-simd (sim/cpu_simd_engine.hpp) where it runs the
-  // scene and the batch fills at least one group of SIMD lanes; a smaller batch would
-  // step padding copies of its instances, so the cpu backend runs it.
-  const long long n = options.auto_instances > 0 ? options.auto_instances : n_instances;
-  return cpu_simd_unsupported(model).empty() && parse_schur_factorization(options.schur) != SchurFactorization::Dense &&
-         n >= simd::kLaneWidth;
-}
-
-std::string cpu_backend_of_auto(const Model& model, long long design_size) {
-  SimulatorOptions o;
-  o.auto_instances = design_size > 0 ? design_size : 1;
-  const bool joint_space = model.robot && model.robot->solver != RobotSolver::Dae;
-  const bool lanes = joint_space ? ReducedBackend::lanes_for(o.backend, o.auto_instances)
-                                 : cpu_simd_selected(model, o, o.auto_instances);
-  return lanes ? "cpu-simd" : "cpu";
-}
 
 std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const SimulatorOptions& options, int n_instances) {
   if (models.empty()) throw std::invalid_argument("Simulator: no model");
@@ -97,9 +61,12 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
     const std::string why = cpu_simd_unsupported(shared->front());
     if (!why.empty()) throw std::invalid_argument("backend cpu-simd: " + why + " (use backend cpu)");
   }
-  // auto picks a GPU path when the build has CUDA and a device is present, also for robot
-  // scenes (docs/robots.md, "Backends"); bdf stays on the CPU.
-  const bool cuda = named_cuda || (options.backend == "auto" && !bdf && cuda_device_count() > 0);
+  // The backend (sim/backend_rules.hpp: the automatic choice), decided for the whole
+  // design (auto_instances) so that a shard runs the one-shot run's.
+  const long long auto_n = options.auto_instances > 0 ? options.auto_instances : n_instances;
+  const std::string chosen = choose_backend(shared->front(), options.backend, options.schur, auto_n,
+                                            options.backend == "auto" && !bdf ? cuda_device_count() : 0);
+  const bool cuda = chosen == "cuda" || chosen == "cuda-fused";
   if (!cuda && options.precision != "fp64")  // auto without a device
     throw std::invalid_argument("precision: fp32 runs on the cuda backends only (backend auto found no CUDA device; the "
                                 "cpu backends run fp64)");
@@ -115,25 +82,20 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
     } else {
       // `cpu` is the scalar reference; `cpu-simd` steps in SIMD lanes, and so does `auto`
       // when the batch fills at least one group of lanes (as for the DAE path).
-      const long long auto_n = options.auto_instances > 0 ? options.auto_instances : n_instances;
-      reduced = std::make_unique<ReducedBackend>(shared, n_instances, options.threads,
-                                                 ReducedBackend::lanes_for(options.backend, auto_n));
+      reduced = std::make_unique<ReducedBackend>(shared, n_instances, options.threads, chosen == "cpu-simd");
     }
     return std::unique_ptr<Simulator>(new Simulator(shared, std::move(reduced)));
   }
   std::unique_ptr<Backend> backend;
   if (cuda) {
-    const int auto_n = options.auto_instances > 0 ? options.auto_instances : n_instances;
-    const bool fused =
-        options.backend == "cuda-fused" || (options.backend == "auto" && prefer_fused(shared->front(), auto_n));
+    const bool fused = chosen == "cuda-fused";
     require_cuda_device(fused ? "cuda-fused" : "cuda");
     cuda_check_fits(shared->front(), n_instances, batch::count_varied_params(*shared), fused ? "cuda-fused" : "cuda",
                     options.precision);
     backend = make_cuda_backend(shared, n_instances, assemble_batch(*shared, n_instances, options.threads),
                                 options.precision, options.use_cuda_graph, fused);
   } else {
-    backend = std::make_unique<CpuBackend>(shared, n_instances, options.threads, schur,
-                                           cpu_simd_selected(shared->front(), options, n_instances));
+    backend = std::make_unique<CpuBackend>(shared, n_instances, options.threads, schur, chosen == "cpu-simd");
   }
   return std::unique_ptr<Simulator>(new Simulator(shared, std::move(backend)));
 }

@@ -37,18 +37,7 @@ struct SimulatorOptions {
   int auto_instances = 0;
 };
 
-/// Whether a batch of n_instances instances of `model` that runs on the CPU (no CUDA path
-/// chosen) runs on cpu-simd with these options: backend "cpu-simd", or "auto" where
-/// cpu-simd runs the scene (cpu_simd_unsupported in sim/cpu_simd_engine.hpp), schur is
-/// not "dense" and the batch (options.auto_instances when set) has at least
-/// simd::kLaneWidth instances.
-bool cpu_simd_selected(const Model& model, const SimulatorOptions& options, long long n_instances);
-
-/// The CPU backend that --backend auto runs a design of design_size instances of `model`
-/// on where no CUDA path is chosen: "cpu-simd" or "cpu" (a robot in joint coordinates:
-/// ReducedBackend::lanes_for; the DAE: cpu_simd_selected). The distributed sweep pins
-/// it for every task without a GPU, so that all shards run the one-shot run's backend.
-std::string cpu_backend_of_auto(const Model& model, long long design_size);
+/// The automatic choice of a backend: sim/backend_rules.hpp (choose_backend).
 
 /// Not thread-safe: call one Simulator from one thread at a time (its calls use the
 /// backend's own worker threads and workspaces). Separate Simulators are independent.
