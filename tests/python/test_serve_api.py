@@ -314,33 +314,45 @@ def _backend_grid():
             for i in ("rk4", "dopri5", "bdf")]
 
 
-def test_backend_rules_answer_alike_in_the_cli_python_and_the_service(server, examples, cli, tmp_path):
+@pytest.mark.parametrize("kind", ["integrator option", "scene's integrator", "robot"])
+def test_backend_rules_answer_alike_in_the_cli_python_and_the_service(server, examples, cli, tmp_path, kind):
     """One owner of the backend rules (src/simphant/sim/backend_rules.hpp): for every backend,
-    precision and integrator, the CLI, the Python package and the service refuse the same
-    settings as bad input, in the same words; the settings they do not refuse are not
-    refused as bad input by any of them."""
+    precision and integrator, given as options or as the scene's solver.integrator, on a DAE
+    scene and a robot in joint coordinates, the CLI, the Python package and the service
+    refuse the same settings as bad input, in the same words; the settings they do not
+    refuse are not refused as bad input by the CLI either."""
     import simphant
 
-    scene = tmp_path / "pendulum.json"
-    scene.write_text(json.dumps(pendulum(examples)))
+    doc = json.loads((examples / "arm7.json").read_text()) if kind == "robot" else pendulum(examples)
     grid = _backend_grid()
     assert sum(r is not None for *_, r in grid) >= 10
     for backend, precision, integrator, refused in grid:
-        case = f"{backend} {precision} {integrator}"
-        proc = run_cli(cli, "run", str(scene), "--backend", backend, "--precision", precision, "--integrator",
-                       integrator, "--t-end", "0.002", "--threads", "1", "--out", str(tmp_path / "o.h5"), cwd=tmp_path)
+        case = f"{kind}: {backend} {precision} {integrator}"
+        scene_doc = json.loads(json.dumps(doc))
+        options = {"backend": backend, "precision": precision}
+        if kind == "scene's integrator":
+            scene_doc.setdefault("solver", {})["integrator"] = integrator
+        else:
+            options["integrator"] = integrator
+        if kind == "robot":  # the example's URDF, named from the scene's new folder
+            scene_doc["robot"]["urdf"] = str((examples / doc["robot"]["urdf"]).resolve())
+        scene = tmp_path / "scene.json"
+        scene.write_text(json.dumps(scene_doc))
+        flags = [f"--{k}={v}" for k, v in options.items()]
+        proc = run_cli(cli, "run", str(scene), *flags, "--t-end", "0.002", "--threads", "1", "--out",
+                       str(tmp_path / "o.h5"), cwd=tmp_path)
         if refused is None:
             assert proc.returncode != 2, (case, proc.stderr)
             continue
         setting, reason = refused
         assert proc.returncode == 2 and f"error: --{setting}: {reason}" in proc.stderr, (case, proc.stderr)
         with pytest.raises(ValueError) as e:
-            simphant.run(scene, out=tmp_path / "p.h5", backend=backend, precision=precision, integrator=integrator,
-                         t_end=0.002, threads=1)
+            simphant.run(scene, out=tmp_path / "p.h5", t_end=0.002, threads=1, **options)
         assert f"--{setting}: {reason}" in str(e.value), case
+        if kind == "robot":
+            continue  # the service resolves the scene's files from an upload (test_web_urdf.py); the rules are the same
         with server.client() as c:
-            body = _bad(c, 422, json={"scene": pendulum(examples), "options": {
-                **SMALL, "backend": backend, "precision": precision, "integrator": integrator}})
+            body = _bad(c, 422, json={"scene": scene_doc, "options": {**SMALL, **options}})
         assert body["path"] == f"/options/{setting}" and body["detail"] == f"/options/{setting}: {reason}", (case, body)
 
 

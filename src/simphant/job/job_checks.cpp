@@ -53,11 +53,14 @@ void check_options(const JobOptions& o) {
   if (o.error_estimate && (o.integrator == "dopri5" || o.integrator == "bdf"))
     throw SceneError("--error-estimate", "applies to the fixed-step integrators (rk4, euler, symplectic_euler); "
                                          "--integrator " + o.integrator + " controls its error itself (--rtol, --atol)");
-  // The backend rules (sim/backend_rules.hpp) on the flags given; the scene's own
-  // integrator is checked once the scene is read (check_backend).
-  BackendSettings settings{o.backend, o.precision, Integrator::Rk4};
-  if (!o.integrator.empty()) parse_integrator(o.integrator, settings.integrator);
-  refuse_as_flags(settings);
+  // The backend rules (sim/backend_rules.hpp) before any work when the flags name the
+  // integrator; else once the scene is read, with its integrator (check_backend), so that
+  // the first rule broken is the one the service and the Simulator name.
+  if (!o.integrator.empty()) {
+    BackendSettings settings{o.backend, o.precision, Integrator::Rk4};
+    parse_integrator(o.integrator, settings.integrator);
+    refuse_as_flags(settings);
+  }
   if (o.instances == 0 || o.instances < -1)
     throw SceneError("--instances", "must be >= 1, or -1 for the scene's count (got " + std::to_string(o.instances) + ")");
   if (o.threads < 0) throw SceneError("--threads", "must be >= 0 (got " + std::to_string(o.threads) + ")");
