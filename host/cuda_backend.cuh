@@ -52,7 +52,7 @@ class CudaBackend final : public Backend {
   double time() const override { return static_cast<double>(steps_) * dt_; }
   std::int64_t steps_taken() const override { return steps_; }
   std::int64_t factorisation_recoveries() const override;
-  void read_refinement(std::int64_t* unconverged, double* worst, double* worst_time) const override;
+  void read_refinement(RefinementRecord* out) const override;
   void read_states(double* out) const override;
   void read_reactions(double* out) const override;
   int n_drivers() const override { return D_; }
@@ -161,8 +161,12 @@ class CudaBackend final : public Backend {
   std::vector<DeviceArray<int>> pattern_arrays_;
   SchurPatternView P_{};                       ///< pattern_ in device memory
   // Per-instance buffers (kernels/batch_buffers.hpp).
-  DeviceArray<T> Y_, y_stage_, k_[4], phi_, jac_, gamma_star_, Q_, C_, rhs_, lambda_, floor_, inputs_, violation_, frame_;
+  DeviceArray<T> Y_, y_stage_, k_[4], phi_, jac_, gamma_star_, Q_, C_, rhs_, lambda_, floor_, diag_, inputs_, violation_, frame_;
   DeviceArray<T> refine_, refine_worst_, refine_worst_time_;  ///< the refinement's workspace and record (refine.hpp)
+  DeviceArray<T> pivot_min_, pivot_min_time_, step_pivot_;  ///< the rank watch (pivot_watch.hpp)
+  /// The auto projection's saved records (batch_buffers.hpp, ProjectionSaved).
+  DeviceArray<T> saved_step_pivot_, saved_pivot_min_, saved_pivot_min_time_, saved_refine_worst_, saved_refine_worst_time_;
+  DeviceArray<int> saved_refine_unconverged_, saved_recoveries_, saved_fail_;
   DeviceArray<T*> C_ptrs_, rhs_ptrs_;
   DeviceArray<int> info_, fail_, potrs_info_, recoveries_, refine_unconverged_;
   DeviceArray<std::int8_t> status_, status_reason_;

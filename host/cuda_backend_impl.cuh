@@ -31,17 +31,18 @@ std::size_t bytes_per_instance(int N, int J, int D, int m, int n_inputs, int n_v
   const std::size_t values = 6 * ny                                 // Y, y_stage, k1..k4
                              + 14 * static_cast<std::size_t>(m)     // phi, jac (12), gamma*
                              + 6 * static_cast<std::size_t>(N)      // Q
-                             + schur_values + 4 * static_cast<std::size_t>(m)  // C, rhs, lambda, floor, refine
-                             + 2                                    // refine_worst, refine_worst_time
+                             + schur_values + 5 * static_cast<std::size_t>(m)  // C, rhs, lambda, floor, diag, refine
+                             + 10  // refine_worst, refine_worst_time, the rank watch (3), saved (5)
                              + n_inputs + 1 + n_varied              // inputs, violation, parameters
                              + ny + 6 * static_cast<std::size_t>(J) + 3 + D  // frame
                              + 4                                    // runaway coefficients and their staging
                              + 1;                                   // instance time
-  // + C and rhs pointers (cuda only), info, fail, recoveries, refine_unconverged, status, status step,
+  // + C and rhs pointers (cuda only), info, fail, recoveries, refine_unconverged, the saved records'
+  // 3 ints, status, status step,
   // status reason, inputs staging (device and pinned); the per-instance state calls:
   // initial state Y0, status and reason, staging of ids (device and pinned), statuses,
   // status steps and reasons (device and pinned)
-  return (values + ny) * sizeof(T) + (fused ? 0 : 2 * sizeof(T*)) + 4 * sizeof(int) + 2 + 2 * sizeof(std::int64_t) +
+  return (values + ny) * sizeof(T) + (fused ? 0 : 2 * sizeof(T*)) + 7 * sizeof(int) + 2 + 2 * sizeof(std::int64_t) +
          2 * sizeof(double) * n_inputs + 2 + 2 * sizeof(int) + 3 + sizeof(std::int64_t);
 }
 
@@ -232,10 +233,18 @@ void CudaBackend<T>::allocate() {
   rhs_ = DeviceArray<T>(m * n, batch_);
   lambda_ = DeviceArray<T>(m * n, batch_);
   floor_ = DeviceArray<T>(m * n, batch_);
+  diag_ = DeviceArray<T>(m * n, batch_);
   recoveries_ = DeviceArray<int>(n, batch_);
   refine_ = DeviceArray<T>(m * n, batch_);
   refine_worst_ = DeviceArray<T>(n, batch_);
   refine_worst_time_ = DeviceArray<T>(n, batch_);
+  pivot_min_ = DeviceArray<T>(n, batch_);
+  pivot_min_time_ = DeviceArray<T>(n, batch_);
+  step_pivot_ = DeviceArray<T>(n, batch_);
+  for (DeviceArray<T>* a : {&saved_step_pivot_, &saved_pivot_min_, &saved_pivot_min_time_, &saved_refine_worst_,
+                            &saved_refine_worst_time_})
+    *a = DeviceArray<T>(n, batch_);
+  for (DeviceArray<int>* a : {&saved_refine_unconverged_, &saved_recoveries_, &saved_fail_}) *a = DeviceArray<int>(n, batch_);
   refine_unconverged_ = DeviceArray<int>(n, batch_);
   inputs_ = DeviceArray<T>(static_cast<std::size_t>(n_inputs_) * n, batch_);
   violation_ = DeviceArray<T>(n, batch_);
@@ -280,6 +289,12 @@ void CudaBackend<T>::allocate() {
   check(cudaMemsetAsync(refine_worst_.get(), 0, n * sizeof(T), stream_), "cudaMemsetAsync", batch_);
   check(cudaMemsetAsync(refine_worst_time_.get(), 0, n * sizeof(T), stream_), "cudaMemsetAsync", batch_);
   check(cudaMemsetAsync(refine_unconverged_.get(), 0, n * sizeof(int), stream_), "cudaMemsetAsync", batch_);
+  {  // the rank watch starts at +infinity (no factorisation yet)
+    const std::vector<T> none(n, no_schur_pivot<T>());
+    check(cudaMemcpy(pivot_min_.get(), none.data(), n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy (pivot watch)",
+          batch_);
+  }
+  check(cudaMemsetAsync(pivot_min_time_.get(), 0, n * sizeof(T), stream_), "cudaMemsetAsync", batch_);
   check(cudaMemsetAsync(status_step_.get(), 0, n * sizeof(std::int64_t), stream_), "cudaMemsetAsync", batch_);
   check(cudaMemsetAsync(step_.get(), 0, sizeof(std::int64_t), stream_), "cudaMemsetAsync", batch_);
   check(cudaMemsetAsync(clock_offset_.get(), 0, n * sizeof(std::int64_t), stream_), "cudaMemsetAsync", batch_);
@@ -294,11 +309,18 @@ void CudaBackend<T>::allocate() {
   b_.rhs = rhs_.get();
   b_.lambda = lambda_.get();
   b_.floor = floor_.get();
+  b_.diag = diag_.get();
   b_.recoveries = recoveries_.get();
   b_.refine = refine_.get();
   b_.refine_worst = refine_worst_.get();
   b_.refine_worst_time = refine_worst_time_.get();
   b_.refine_unconverged = refine_unconverged_.get();
+  b_.pivot_min = pivot_min_.get();
+  b_.pivot_min_time = pivot_min_time_.get();
+  b_.step_pivot = step_pivot_.get();
+  b_.saved = {saved_step_pivot_.get(),   saved_pivot_min_.get(),         saved_pivot_min_time_.get(),
+              saved_refine_worst_.get(), saved_refine_worst_time_.get(), saved_refine_unconverged_.get(),
+              saved_recoveries_.get(),   saved_fail_.get()};
   b_.C_ptrs = C_ptrs_.get();
   b_.rhs_ptrs = rhs_ptrs_.get();
   b_.info = info_.get();
@@ -528,10 +550,10 @@ std::int64_t CudaBackend<T>::factorisation_recoveries() const {
 }
 
 template <class T>
-void CudaBackend<T>::read_refinement(std::int64_t* unconverged, double* worst, double* worst_time) const {
+void CudaBackend<T>::read_refinement(RefinementRecord* out) const {
   const std::size_t n = static_cast<std::size_t>(n_);
   std::vector<int> count(n);
-  std::vector<T> w(n), wt(n);
+  std::vector<T> w(n), wt(n), pm(n), pmt(n);
   check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (refinement)", batch_);
   check(cudaMemcpy(count.data(), refine_unconverged_.get(), n * sizeof(int), cudaMemcpyDeviceToHost),
         "cudaMemcpy (refinement)", batch_);
@@ -539,10 +561,16 @@ void CudaBackend<T>::read_refinement(std::int64_t* unconverged, double* worst, d
         batch_);
   check(cudaMemcpy(wt.data(), refine_worst_time_.get(), n * sizeof(T), cudaMemcpyDeviceToHost),
         "cudaMemcpy (refinement)", batch_);
+  check(cudaMemcpy(pm.data(), pivot_min_.get(), n * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy (refinement)",
+        batch_);
+  check(cudaMemcpy(pmt.data(), pivot_min_time_.get(), n * sizeof(T), cudaMemcpyDeviceToHost),
+        "cudaMemcpy (refinement)", batch_);
   for (std::size_t i = 0; i < n; ++i) {
-    if (unconverged) unconverged[i] = count[i];
-    if (worst) worst[i] = static_cast<double>(w[i]);
-    if (worst_time) worst_time[i] = static_cast<double>(wt[i]);
+    out[i].unconverged = count[i];
+    out[i].worst = static_cast<double>(w[i]);
+    out[i].worst_time = static_cast<double>(wt[i]);
+    out[i].min_pivot = static_cast<double>(pm[i]);
+    out[i].min_pivot_time = static_cast<double>(pmt[i]);
   }
 }
 

@@ -15,6 +15,14 @@ namespace simphant::batch {
 /// Per-instance status codes (= InstanceStatus in sim/backend.hpp).
 constexpr std::int8_t kStatusOk = 0, kStatusDiverged = 2;
 
+/// What a projection's solves record of an instance (refine.hpp, pivot_watch.hpp; fail from
+/// the accelerations kernel), saved before them (n each).
+template <class T>
+struct ProjectionSaved {
+  T *step_pivot, *pivot_min, *pivot_min_time, *refine_worst, *refine_worst_time;
+  int *refine_unconverged, *recoveries, *fail;
+};
+
 template <class T>
 struct BatchBuffers {
   T* Y;            ///< (13 N, n) state [q, qdot] (docs/solver.md, State and coordinates)
@@ -29,6 +37,7 @@ struct BatchBuffers {
   T* rhs;          ///< (n, m) right-hand sides, then lambda (solved in place); cuda-fused: (m, n)
   T* lambda;       ///< layout of rhs: lambda accumulated by the refinement (refine.hpp)
   T* floor;        ///< (m, n) smallest pivot accepted per row (pivot_floor in formulas/refined_solve.hpp)
+  T* diag;         ///< (m, n) C_RR, the unregularised diagonal, written with the floors (the rank watch's denominator)
   int* recoveries; ///< (n) factorisations recovered with a larger shift, per instance (never reset)
   T** C_ptrs;      ///< (n) C + i m^2, for potrfBatched / potrsBatched
   T** rhs_ptrs;    ///< (n) rhs + i m
@@ -55,6 +64,13 @@ struct BatchBuffers {
   T* refine_worst;          ///< (n) largest relative error estimate of a refined solve (starts at 0)
   T* refine_worst_time;     ///< (n) the instance time [s] of that solve
   int* refine_unconverged;  ///< (n) refined solves whose estimate ended above refinement_tolerance
+  // The rank watch (pivot_watch.hpp; never reset, like recoveries):
+  T* pivot_min;       ///< (n) smallest relative pivot of a Schur factorisation (starts at +infinity)
+  T* pivot_min_time;  ///< (n) the instance time [s] of that factorisation
+  T* step_pivot;      ///< (n) the smallest of the current fixed step's factorisations (the auto projection's indicator)
+  /// The `cuda` path's copy of what a projection's solves record (projection.hpp,
+  /// projection_save_thread), for the instances that auto does not project; null elsewhere.
+  ProjectionSaved<T> saved;
 };
 
 }  // namespace simphant::batch

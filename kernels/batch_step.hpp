@@ -20,6 +20,7 @@
 #include "fused_stage.hpp"
 #include "instance_status.hpp"
 #include "joint_rows.hpp"
+#include "pivot_watch.hpp"
 #include "projection.hpp"
 #include "reduce.hpp"
 #include "refine.hpp"
@@ -78,12 +79,13 @@ void enqueue_solve(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, co
   const int m = mv.n_rows;
   x.launch("schur", n * mv.n_constraints(), [=] SP_LAMBDA(int tid) {
     schur_thread(tid, mv, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),
-                 static_cast<const T*>(b.gamma_star), b.C, b.rhs, b.floor);
+                 static_cast<const T*>(b.gamma_star), b.C, b.rhs, b.floor, b.diag);
   });
   x.cholesky_factor(m, b.C_ptrs, b.info, n);
   x.launch("recover", n, [=] SP_LAMBDA(int tid) {
     recover_thread(tid, mv, static_cast<const T*>(b.jac), b.C, b.floor, b.info, b.recoveries);
   });
+  x.launch("pivot_watch", n, [=] SP_LAMBDA(int tid) { dense_pivot_thread(tid, mv, b, t); });
   x.cholesky_solve(m, b.C_ptrs, b.rhs_ptrs, n);
   if (mv.refine_steps > 0)
     x.launch("refine", n, [=] SP_LAMBDA(int tid) { refine_thread(tid, mv, b, t); });
@@ -98,11 +100,27 @@ void enqueue_accelerations(Exec& x, const ModelView<T>& mv, const BatchBuffers<T
   });
 }
 
+/// auto (the `cuda` path): what the projection's solves are about to record, saved
+/// (projection_save_thread) ...
+template <class T, class Exec>
+void enqueue_projection_save(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b) {
+  x.launch("projection_save", mv.n_instances, [=] SP_LAMBDA(int tid) { projection_save_thread(tid, mv, b); });
+}
+
+/// ... and given back to the instances that do not project (projection_restore_thread).
+template <class T, class Exec>
+void enqueue_projection_restore(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b) {
+  x.launch("projection_restore", mv.n_instances, [=] SP_LAMBDA(int tid) { projection_restore_thread(tid, mv, b); });
+}
+
 /// The projection of ModelView::projection (projection.hpp) applied to the candidate
 /// state y (13 N, n) of every instance in place, at the end of the step (time offset
 /// dt: a driver's row projects onto Phi(q, t) = 0, Phi_q qdot = -Phi_t), each stage a solve (enqueue_solve), the
 /// accelerations kernel into b.k[0] (free once the step's final stage is formed) and
 /// the correction. A failed factorisation sets b.fail (the commit freezes the instance).
+/// auto: the stages of position_velocity run for every instance and correct those that
+/// project in this step (projection_apply_step_thread); the others get back what the
+/// solves recorded (enqueue_projection_save, enqueue_projection_restore).
 /// t_stage, dq: the adaptive path's per-instance times (n) of y and the correction's
 /// workspace (13 N, n); null: the end of the fixed step, and b.k[0].
 template <class T, class Exec>
@@ -111,22 +129,30 @@ void enqueue_projection(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& 
   if (mv.n_rows == 0) return;
   int kind[kMaxProjectionStages];
   const int count = projection_stages(mv.projection, kind);
+  if (count == 0) return;
   T* corr = dq ? dq : b.k[0];
+  const bool automatic = mv.projection == kProjectionAuto;
+  if (automatic) enqueue_projection_save(x, mv, b);
   for (int s = 0; s < count; ++s) {
     const int stage = kind[s];
     enqueue_solve(x, mv, b, static_cast<const T*>(y), mv.dt, fused, stage, t_stage);
     enqueue_accelerations(x, mv, b, static_cast<const T*>(y), corr);
     x.launch("projection_apply", mv.n_instances, [=] SP_LAMBDA(int tid) {
-      projection_apply_thread(tid, mv, stage, static_cast<const T*>(corr), static_cast<const int*>(b.fail), y);
+      projection_apply_step_thread(tid, mv, stage, static_cast<const T*>(corr), b, y);
     });
   }
+  if (automatic) enqueue_projection_restore(x, mv, b);
 }
 
-/// The start state's evaluation of a step into b.k[0] (the cuda path): the solve at b.Y,
+/// The start state's evaluation of a step into b.k[0] (the cuda path): the step's pivot
+/// reset (step_pivot_reset), the solve at b.Y,
 /// its violation (b.violation) and sample of the reductions over time, the accelerations.
 template <class T, class Exec>
 void enqueue_start_stage(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b) {
   const int n = mv.n_instances;
+  x.launch("step_pivot_reset", n, [=] SP_LAMBDA(int tid) {
+    if (tid < n) step_pivot_reset(tid, b);
+  });
   enqueue_solve(x, mv, b, static_cast<const T*>(b.Y), T(0));
   x.launch("violation", n, [=] SP_LAMBDA(int tid) { violation_thread(tid, mv, static_cast<const T*>(b.phi), b.violation); });
   if (b.red.any())  // its sample of the reductions over time (reduce.hpp)
@@ -214,15 +240,18 @@ void enqueue_step(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, con
       x.launch("rk4_stage", nb, [=] SP_LAMBDA(int tid) {
         rk4_stage_thread(tid, mv, h, static_cast<const T*>(b.Y), static_cast<const T*>(ks), b.y_stage);
       });
-      if (mv.n_rows > 0 && projects_stage_states(mv.projection)) {
+      const bool automatic = mv.projection == kProjectionAuto;
+      if (mv.n_rows > 0 && (projects_stage_states(mv.projection) || automatic)) {
         // The stage state's velocities projected (projection_math.hpp), the correction in
-        // b.k[3], free until the last stage.
+        // b.k[3], free until the last stage; auto: of the instances that project in this
+        // step (enqueue_projection).
+        if (automatic) enqueue_projection_save(x, mv, b);
         enqueue_solve(x, mv, b, static_cast<const T*>(b.y_stage), stage_h[s], nullptr, kProjectVelocity);
         enqueue_accelerations(x, mv, b, static_cast<const T*>(b.y_stage), b.k[3]);
         x.launch("projection_apply", n, [=] SP_LAMBDA(int tid) {
-          projection_apply_thread(tid, mv, kProjectVelocity, static_cast<const T*>(b.k[3]),
-                                  static_cast<const int*>(b.fail), b.y_stage);
+          projection_apply_step_thread(tid, mv, kProjectVelocity, static_cast<const T*>(b.k[3]), b, b.y_stage);
         });
+        if (automatic) enqueue_projection_restore(x, mv, b);
       }
     } else {
       x.launch("rk4_final", nb, [=] SP_LAMBDA(int tid) {

@@ -8,6 +8,7 @@
 #include "body_forces.hpp"
 #include "instance_status.hpp"
 #include "joint_rows.hpp"
+#include "pivot_watch.hpp"
 #include "projection.hpp"
 #include "refine.hpp"
 #include "schur.hpp"
@@ -16,9 +17,9 @@
 namespace simphant::batch {
 
 /// The blocks of instance i's C + E (E_R = tikhonov_term(eps, C_RR)) into L (value e at
-/// L[e * n]; the diagonal blocks' lower triangles, as sparse_cholesky reads them) and the
-/// rows' pivot floors into floor (m, n); with rhs (m, n) also the right-hand side (null:
-/// left alone). Joint by joint: M^-1 is applied to the joint's rows once (per side), and
+/// L[e * n]; the diagonal blocks' lower triangles, as sparse_cholesky reads them), the
+/// rows' pivot floors into floor (m, n) and their C_RR into diag (m, n); with rhs (m, n)
+/// also the right-hand side (null: left alone). Joint by joint: M^-1 is applied to the joint's rows once (per side), and
 /// those rows serve its own block and its block with every lower-indexed joint sharing a
 /// body, each product formed as schur_coupling forms it (lower joint's row . M^-1 higher
 /// joint's row), so the numbers are the CPU reference's.
@@ -51,6 +52,7 @@ SP_HD void fused_assemble(int i, const ModelView<T>& mv, const SchurPatternView&
       T& d = L[static_cast<std::size_t>(base + r * rp + r) * stride];
       const T reg = tikhonov_term(eps, d);
       soa(b.floor, P.pos_row0[p] + r, n, i) = pivot_floor(reg, d);
+      soa(b.diag, P.pos_row0[p] + r, n, i) = d;
       d += reg;
     }
   }
@@ -101,7 +103,9 @@ SP_HD void fused_factor_solve(int i, const ModelView<T>& mv, const SchurPatternV
     if (ok) ++b.recoveries[i];
   }
   b.info[i] = ok ? 0 : 1;
-  if (ok) refine_record(i, fused_lambda(i, mv, P, b), t, b);
+  if (!ok) return;
+  sparse_pivot_record(i, mv, P, static_cast<const T*>(L), stride, t, b);
+  refine_record(i, fused_lambda(i, mv, P, b), t, b);
 }
 
 /// Instance i = tid: evaluates it at y (13 N, n) and its time h after the current step's

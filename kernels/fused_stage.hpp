@@ -23,12 +23,14 @@ namespace simphant::batch {
 namespace detail {
 
 /// Instance i: the evaluation of stage s at y (time offset c after the step's start)
-/// into b.k[s]; stage 0 also records the start state's violation and its sample of the
-/// reductions over time (reduce_thread).
+/// into b.k[s]; stage 0 also starts the step's pivot afresh (step_pivot_reset) and
+/// records the start state's violation and its sample of the reductions over time
+/// (reduce_thread).
 template <class T>
 SP_HD void fused_evaluate(int i, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b, int s,
                           const T* y, T c) {
   const int n = mv.n_instances, N = mv.n_bodies;
+  if (s == 0) step_pivot_reset(i, b);
   fused_solve_thread(i, mv, P, b, y, c);
   if (s == 0) {
     violation_thread(i, mv, static_cast<const T*>(b.phi), b.violation);
@@ -42,14 +44,15 @@ SP_HD void fused_evaluate(int i, const ModelView<T>& mv, const SchurPatternView&
                          static_cast<const T*>(b.rhs), 1, static_cast<const int*>(b.info), b.k[s], b.fail);
 }
 
-/// Instance i: the candidate b.y_stage projected (ModelView::projection, each stage as
-/// enqueue_projection sequences it, b.k[0] holding the correction) and committed with
-/// the instance's status (as commit_step_thread).
+/// Instance i: the candidate b.y_stage projected (ModelView::projection, for auto as this
+/// step's factorisations decide: instance_projection; each stage as enqueue_projection
+/// sequences it, b.k[0] holding the correction) and committed with the instance's status
+/// (as commit_step_thread).
 template <class T>
 SP_HD void fused_project_commit(int i, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b) {
   const int n = mv.n_instances, N = mv.n_bodies;
   int kind[kMaxProjectionStages];
-  const int count = mv.n_rows > 0 ? projection_stages(mv.projection, kind) : 0;
+  const int count = mv.n_rows > 0 ? projection_stages(instance_projection(mv, b.step_pivot[i]), kind) : 0;
   for (int p = 0; p < count; ++p) {
     fused_solve_thread(i, mv, P, b, static_cast<const T*>(b.y_stage), mv.dt, kind[p]);
     for (int k = 0; k < N; ++k)
@@ -83,7 +86,7 @@ SP_HD void fused_stage_thread(int tid, const ModelView<T>& mv, const SchurPatter
   if (s < 3) {
     for (int k = 0; k < N; ++k)
       rk4_stage_thread(k * n + i, mv, h, static_cast<const T*>(b.Y), static_cast<const T*>(b.k[s]), b.y_stage);
-    if (mv.n_rows > 0 && projects_stage_states(mv.projection)) {
+    if (mv.n_rows > 0 && projects_stage_states(instance_projection(mv, b.step_pivot[i]))) {
       // The stage state's velocities projected, as enqueue_step does, b.k[3] (free until
       // the last stage) holding the correction.
       fused_solve_thread(i, mv, P, b, static_cast<const T*>(b.y_stage), h, kProjectVelocity);

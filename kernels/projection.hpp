@@ -81,11 +81,66 @@ SP_HD void projection_apply_thread(int tid, const ModelView<T>& mv, int stage, c
   }
 }
 
-/// The stages of ModelView::projection in order: none; velocity; kProjectionNewtonIterations
-/// position stages and then the velocity stage. Returns how many, stage s's kind in kind[s].
+/// The projection mode (0 none, 1 velocity, 2 position_velocity) instance i runs in this
+/// fixed step: step_projection of ModelView::projection with step_pivot, the smallest
+/// relative pivot of the step's factorisations before the projection's own (for auto).
+template <class T>
+SP_HD int instance_projection(const ModelView<T>& mv, T step_pivot) {
+  return step_projection(mv.projection, step_pivot, T(mv.auto_pivot));
+}
+
+/// The arrays of b that a projection's solves write for each instance, as ProjectionSaved.
+template <class T>
+SP_HD ProjectionSaved<T> projection_records(const BatchBuffers<T>& b) {
+  return {b.step_pivot,   b.pivot_min,          b.pivot_min_time, b.refine_worst,
+          b.refine_worst_time, b.refine_unconverged, b.recoveries,     b.fail};
+}
+
+/// Instance i's entries of `from` into `to`.
+template <class T>
+SP_HD void copy_projection_records(const ProjectionSaved<T>& from, const ProjectionSaved<T>& to, int i) {
+  to.step_pivot[i] = from.step_pivot[i];
+  to.pivot_min[i] = from.pivot_min[i];
+  to.pivot_min_time[i] = from.pivot_min_time[i];
+  to.refine_worst[i] = from.refine_worst[i];
+  to.refine_worst_time[i] = from.refine_worst_time[i];
+  to.refine_unconverged[i] = from.refine_unconverged[i];
+  to.recoveries[i] = from.recoveries[i];
+  to.fail[i] = from.fail[i];
+}
+
+/// tid = i, the `cuda` path with auto, before a projection's solves (run for every
+/// instance): saves what they record of instance i (b.saved).
+template <class T>
+SP_HD void projection_save_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b) {
+  if (tid < mv.n_instances) copy_projection_records(projection_records(b), b.saved, tid);
+}
+
+/// tid = i, after the projection's solves: an instance that does not project in this step
+/// (instance_projection of the saved step pivot is none) gets back what they recorded, as
+/// if they had not run (the CPU reference runs them only for the instances that project).
+template <class T>
+SP_HD void projection_restore_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b) {
+  if (tid >= mv.n_instances || instance_projection(mv, static_cast<T>(b.saved.step_pivot[tid])) != 0) return;
+  copy_projection_records(b.saved, projection_records(b), tid);
+}
+
+/// projection_apply_thread for an instance that projects in this step: with auto, decided
+/// by the saved step pivot (b.saved; the `cuda` path), else always.
+template <class T>
+SP_HD void projection_apply_step_thread(int tid, const ModelView<T>& mv, int stage, const T* dq_in,
+                                        const BatchBuffers<T>& b, T* y_inout) {
+  if (tid >= mv.n_instances) return;
+  if (mv.projection == kProjectionAuto && instance_projection(mv, static_cast<T>(b.saved.step_pivot[tid])) == 0) return;
+  projection_apply_thread(tid, mv, stage, dq_in, static_cast<const int*>(b.fail), y_inout);
+}
+
+/// The stages of a projection mode in order: none; velocity; kProjectionNewtonIterations
+/// position stages and then the velocity stage (position_velocity, and auto: the stages of
+/// the instances that project). Returns how many, stage s's kind in kind[s].
 SP_HD int projection_stages(int projection, int* kind) {
   int count = 0;
-  if (projection == 2)
+  if (projection == 2 || projection == kProjectionAuto)
     for (int it = 0; it < kProjectionNewtonIterations; ++it) kind[count++] = kProjectPosition;
   if (projection != 0) kind[count++] = kProjectVelocity;
   return count;

@@ -89,7 +89,7 @@ SP_HD void recover_thread(int tid, const ModelView<T>& mv, const T* jac_in, T* C
   for (int t = 1; t <= kRecoveryAttempts; ++t) {
     const T eps = recovery_epsilon(schur_epsilon(mv, i), t);
     for (int a = 0; a < mv.n_constraints(); ++a) schur_dense_rows(i, a, mv, jac_in, C);
-    for (int a = 0; a < mv.n_constraints(); ++a) schur_dense_regularise(i, a, mv, eps, C, floor);
+    for (int a = 0; a < mv.n_constraints(); ++a) schur_dense_regularise(i, a, mv, eps, C, floor, static_cast<T*>(nullptr));
     if (dense_cholesky_lower(m, C, static_cast<const T*>(floor) + i, n)) {
       info[i] = 0;
       ++recoveries[i];

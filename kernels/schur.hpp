@@ -114,31 +114,33 @@ SP_HD void schur_dense_rows(int i, int a, const ModelView<T>& mv, const T* jac_i
 }
 
 /// Adds E_R = tikhonov_term(eps, C_RR) to the diagonal entries of joint a's rows of C
-/// (as schur_dense_rows) and writes their pivot floors, row R at floor_out[R * n + i].
+/// (as schur_dense_rows) and writes their pivot floors and C_RR, row R at
+/// floor_out[R * n + i] and diag_out[R * n + i] (diag_out null: not written).
 template <class T>
-SP_HD void schur_dense_regularise(int i, int a, const ModelView<T>& mv, T eps, T* C, T* floor_out) {
+SP_HD void schur_dense_regularise(int i, int a, const ModelView<T>& mv, T eps, T* C, T* floor_out, T* diag_out) {
   const int n = mv.n_instances, m = mv.n_rows, oa = mv.row_offset[a];
   for (int r = 0; r < mv.rows_of(a); ++r) {
     T& d = C[static_cast<std::size_t>(oa + r) * m + oa + r];
     const T reg = tikhonov_term(eps, d);
     soa(floor_out, oa + r, n, i) = pivot_floor(reg, d);
+    if (diag_out) soa(diag_out, oa + r, n, i) = d;
     d += reg;
   }
 }
 
 /// tid = a * n + i. jac_in (m, 12, n), Q_in (6 N, n), gamma_star_in (m, n).
 /// C_out (n, m, m) column-major per instance, C + E; rhs_out (n, m); floor_out (m, n)
-/// the rows' pivot floors. Threads past n J return.
+/// the rows' pivot floors, diag_out (m, n) their C_RR. Threads past n J return.
 template <class T>
 SP_HD void schur_thread(int tid, const ModelView<T>& mv, const T* jac_in, const T* Q_in, const T* gamma_star_in,
-                        T* C_out, T* rhs_out, T* floor_out) {
+                        T* C_out, T* rhs_out, T* floor_out, T* diag_out) {
   const int n = mv.n_instances, m = mv.n_rows;
   if (tid >= n * mv.n_constraints()) return;
   const int i = tid % n, a = tid / n;
   T* C = C_out + static_cast<std::size_t>(i) * m * m;
   schur_rhs_rows(i, a, mv, jac_in, Q_in, gamma_star_in, rhs_out + static_cast<std::size_t>(i) * m, 1);
   schur_dense_rows(i, a, mv, jac_in, C);
-  schur_dense_regularise(i, a, mv, schur_epsilon(mv, i), C, floor_out);
+  schur_dense_regularise(i, a, mv, schur_epsilon(mv, i), C, floor_out, diag_out);
 }
 
 }  // namespace simphant::batch

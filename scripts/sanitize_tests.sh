@@ -17,7 +17,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # after SIGINT, SIGTERM and SIGKILL (Checkpoint.ResumeAfter...) runs there.
 # The 8- and 40-cell parallelogram chains (13 s and 9 s in Release, minutes under ASan)
 # run the same code as the 1- and 2-cell ones, which stay in.
-exclude=${SIMPHANT_SANITIZE_EXCLUDE:-Pinocchio[A-Za-z]*Check|MemoryEstimate\..*MatchesPeakRss|Checkpoint\.TwentyRandomKills|ParallelogramChainCells\..*/N(8|40)( |$)}
+exclude=${SIMPHANT_SANITIZE_EXCLUDE:-Pinocchio[A-Za-z]*Check|MemoryEstimate\..*MatchesPeakRss|Checkpoint\.TwentyRandomKills|ParallelogramChain(Cells|Auto)\..*/N(8|40)( |$)}
 bash scripts/build_sanitized.sh
 # detect_leaks: LeakSanitizer at exit; halt_on_error and -fno-sanitize-recover: the first
 # report ends the test; print_stacktrace: where UBSan's report came from.

@@ -20,8 +20,11 @@ struct HostBatch {
   batch::PackedModel<T> packed;
   batch::ModelView<T> mv;
   int n, N, J, m;
-  std::vector<T> Y, y_stage, k[4], phi, jac, gamma_star, Q, C, rhs, lambda_work, refine, floor, inputs, violation, frame,
-      time, refine_worst, refine_worst_time;
+  std::vector<T> Y, y_stage, k[4], phi, jac, gamma_star, Q, C, rhs, lambda_work, refine, floor, diag, inputs, violation, frame,
+      time, refine_worst, refine_worst_time, pivot_min, pivot_min_time, step_pivot;
+  /// The auto projection's saved records (ProjectionSaved): 5 of T, 3 of int.
+  std::vector<T> saved_t[5];
+  std::vector<int> saved_i[3];
   std::vector<T*> C_ptrs, rhs_ptrs;
   std::vector<int> info, fail, recoveries, refine_unconverged;
   std::vector<std::int8_t> status, status_reason;
@@ -56,7 +59,13 @@ struct HostBatch {
     refine_worst.assign(n, T(0));
     refine_worst_time.assign(n, T(0));
     refine_unconverged.assign(n, 0);
+    pivot_min.assign(n, no_schur_pivot<T>());
+    pivot_min_time.assign(n, T(0));
+    step_pivot.assign(n, nan);
+    for (std::vector<T>& v : saved_t) v.assign(n, nan);
+    for (std::vector<int>& v : saved_i) v.assign(n, -7);
     floor.assign(static_cast<std::size_t>(m) * n, nan);
+    diag.assign(static_cast<std::size_t>(m) * n, nan);
     recoveries.assign(n, 0);
     inputs.assign(static_cast<std::size_t>(packed.n_inputs) * n, nan);
     violation.assign(n, nan);
@@ -83,11 +92,14 @@ struct HostBatch {
     }
     b = {Y.data(),   y_stage.data(), {k[0].data(), k[1].data(), k[2].data(), k[3].data()},
          phi.data(), jac.data(),     gamma_star.data(), Q.data(), C.data(), rhs.data(), lambda_work.data(),
-         floor.data(), recoveries.data(), C_ptrs.data(), rhs_ptrs.data(),
+         floor.data(), diag.data(), recoveries.data(), C_ptrs.data(), rhs_ptrs.data(),
          info.data(), fail.data(),   inputs.data(), violation.data(), status.data(), status_step.data(),
          status_reason.data(), runaway.data(), step.data(), frame.data(), fused ? 1 : 0, time.data(),
          clock_offset.data(), ReductionLayout{}, nullptr, batch::AdaptiveBuffers<T>{}, refine.data(),
-         refine_worst.data(), refine_worst_time.data(), refine_unconverged.data()};
+         refine_worst.data(), refine_worst_time.data(), refine_unconverged.data(), pivot_min.data(),
+         pivot_min_time.data(), step_pivot.data(),
+         batch::ProjectionSaved<T>{saved_t[0].data(), saved_t[1].data(), saved_t[2].data(), saved_t[3].data(),
+                                   saved_t[4].data(), saved_i[0].data(), saved_i[1].data(), saved_i[2].data()}};
   }
   /// Enables the reductions of layout L (kernels/reduce.hpp), every accumulator cleared.
   template <class Exec>

@@ -29,11 +29,11 @@ struct SimdBatch {
     batch::BatchBuffers<double>& b = view.b;
     double** fields[] = {&b.Y,   &b.y_stage, &b.k[0],    &b.k[1],         &b.k[2],   &b.k[3],  &b.phi,
                          &b.jac, &b.gamma_star, &b.Q,    &b.C,            &b.rhs,    &b.lambda, &b.floor,
-                         &b.inputs, &b.violation, &b.runaway, &b.time, &b.refine};
+                         &b.inputs, &b.violation, &b.runaway, &b.time, &b.refine, &b.diag};
     const std::vector<double>* sources[] = {&hb.Y,   &hb.y_stage, &hb.k[0],      &hb.k[1], &hb.k[2],
                                             &hb.k[3], &hb.phi,    &hb.jac,       &hb.gamma_star, &hb.Q,
                                             &hb.C,   &hb.rhs,     &hb.lambda_work, &hb.floor, &hb.inputs,
-                                            &hb.violation, &hb.runaway, &hb.time, &hb.refine};
+                                            &hb.violation, &hb.runaway, &hb.time, &hb.refine, &hb.diag};
     for (std::size_t f = 0; f < std::size(fields); ++f) *fields[f] = aligned_copy(*sources[f]);
     view.mv.param_varied = aligned_copy(hb.packed.param_varied);
     param_shared_lanes.resize(hb.packed.param_shared.size() * simd::kLaneWidth);

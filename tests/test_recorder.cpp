@@ -143,7 +143,7 @@ TEST(Recorder, WritesTheLayoutAndReadsBack) {
   EXPECT_DOUBLE_EQ(h5::read_attr_double(f.id(), "wall_time_s"), 1.25);
   EXPECT_DOUBLE_EQ(h5::read_attr_double(f.id(), "interrupted"), 0);
   EXPECT_DOUBLE_EQ(h5::read_attr_double(f.id(), "frames"), T);
-  EXPECT_EQ(h5::read_attr_string(f.id(), "projection"), "none");  // solver.projection's default
+  EXPECT_EQ(h5::read_attr_string(f.id(), "projection"), "auto");  // solver.projection's default
   for (const char* a : {"baumgarte_alpha", "baumgarte_beta", "tikhonov_epsilon", "violation_bound", "scene_file",
                         "body_names", "joint_names"})
     EXPECT_TRUE(h5::attr_exists(f.id(), a)) << a;

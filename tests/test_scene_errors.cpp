@@ -304,7 +304,7 @@ TEST(SceneErrors, OtherSolverBounds) {
 TEST(SceneErrors, ProjectionMode) {
   json d = base_scene();
   d["solver"]["projection"] = "positions";
-  expect_error(d, "/solver/projection", "must be \"none\", \"velocity\" or \"position_velocity\" (got \"positions\")");
+  expect_error(d, "/solver/projection", "must be \"none\", \"velocity\", \"position_velocity\" or \"auto\" (got \"positions\")");
   d["solver"]["projection"] = 1;
   expect_error(d, "/solver/projection", "string");
   for (const char* ok : {"none", "velocity", "position_velocity"}) {

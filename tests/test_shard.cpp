@@ -441,6 +441,16 @@ TEST(Merge, RefusesBadInputNamingWhatDiffersAndKeepsTheOutput) {
   other = job(example("slider_crank.json"), dir / "scene.h5", 9, 0.02, 2, 3);
   simphant::run_job(other);
   expect_refused({shards[0], shards[1], other.out}, {"'scene'", "differ from character"});
+  // Another projection (--projection none), and auto with another threshold (a shard whose
+  // first instance started elsewhere; dynamics/auto_projection.hpp).
+  other = job(scene, dir / "projection.h5", 9, 0.02, 2, 3);
+  other.projection = "none";
+  simphant::run_job(other);
+  expect_refused({shards[0], shards[1], other.out}, {"'projection'", "has auto", "has none"});
+  const fs::path pivot = dir / "pivot.h5";
+  fs::copy_file(d2, pivot);
+  set_root_attr(pivot, "auto_projection_pivot", 1e-5);
+  expect_refused({shards[0], shards[1], pivot.string()}, {"'auto_projection_pivot'", "0.0001", "1e-05"});
   // Another version; a shard that was stopped.
   const fs::path v = dir / "version.h5", stopped = dir / "stopped.h5";
   fs::copy_file(d2, v);

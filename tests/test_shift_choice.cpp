@@ -114,10 +114,9 @@ TEST(ShiftChoice, DummyLinkArmFollowsAba) {
   double st_t = 0;
   dae->read_status(&st, &st_t);
   EXPECT_EQ(st, 0);
-  std::vector<std::int64_t> unconverged(1);
-  std::vector<double> worst(1), worst_t(1);
-  dae->read_refinement(unconverged.data(), worst.data(), worst_t.data());
-  EXPECT_EQ(unconverged[0], 0);
+  RefinementRecord rec;
+  dae->read_refinement(&rec);
+  EXPECT_EQ(rec.unconverged, 0);
 }
 
 // The point-mass pendulum (a 1 m rod, bob inertia 1e-9 kg m^2): q = 0.09 at 1e-10

@@ -85,7 +85,7 @@ def run(scene: Optional[SceneSource], out: Union[str, "os.PathLike[str]", None] 
             ``--reductions``, ``--compression``: the per-frame datasets to write (names),
             "every" | "first_last" | "none", the quantities reduced over time ("all",
             "none" or names), the deflate level 0..9.
-        projection: "none", "velocity" or "position_velocity", as ``--projection``
+        projection: "none", "velocity", "position_velocity" or "auto", as ``--projection``
             (overrides solver.projection; docs/solver.md).
         integrator: "rk4", "euler", "symplectic_euler", "dopri5" or "bdf", as
             ``--integrator`` (overrides solver.integrator; docs/solver.md, "Integrators").

@@ -162,7 +162,13 @@ void bind_simulator(nb::module_& m) {
             double* t = checked("max_error_time", max_error_time, count(s, 1));
             nb::gil_scoped_release release;
             std::lock_guard<std::mutex> lock(s.mutex);
-            s.sim->read_refinement(u, e, t);
+            std::vector<RefinementRecord> rec(count(s, 1));
+            s.sim->read_refinement(rec.data());
+            for (std::size_t i = 0; i < rec.size(); ++i) {
+              u[i] = rec[i].unconverged;
+              e[i] = rec[i].worst;
+              t[i] = rec[i].worst_time;
+            }
           },
           nb::arg("unconverged"), nb::arg("max_error"), nb::arg("max_error_time"))
       .def(

@@ -33,7 +33,7 @@ class JobOptions(BaseModel):
     backend: Literal["auto", "cpu", "cpu-simd", "cuda", "cuda-fused"] = "auto"
     precision: Literal["fp64", "fp32"] = "fp64"
     solver: Optional[Literal["dae", "aba", "cga"]] = None
-    projection: Optional[Literal["none", "velocity", "position_velocity"]] = None
+    projection: Optional[Literal["none", "velocity", "position_velocity", "auto"]] = None
     integrator: Optional[Literal[INTEGRATORS]] = None  # type: ignore[valid-type]
     # bounds checked by the validators below, in the CLI's words; the schema states them too
     rtol: Optional[float] = Field(None, json_schema_extra={"exclusiveMinimum": 0})

@@ -158,7 +158,8 @@ ModelView<T> PackedModel<T>::host_view() const {
           force.data(),       param_shared.data(), param_slot.data(),  param_varied.data(),
           n_drivers,          n_laws,             driver.data(),      law_type.data(),  law_start.data(),
           integrator,         static_cast<T>(rtol), static_cast<T>(atol), static_cast<T>(min_step),
-          static_cast<T>(max_step), static_cast<T>(first_step), removed_mask.data()};
+          static_cast<T>(max_step), static_cast<T>(first_step), removed_mask.data(),
+          static_cast<T>(auto_pivot)};
 }
 
 template <class T>
@@ -179,6 +180,7 @@ PackedModel<T> pack_models(const std::vector<Model>& models, int n_instances, do
   out.eps_relative = eps_relative;
   out.refine_steps = m0.solver.refinement_steps;
   out.projection = static_cast<int>(m0.solver.projection);
+  out.auto_pivot = m0.solver.auto_projection_pivot;
   out.integrator = static_cast<std::int8_t>(m0.solver.integrator);
   out.rtol = m0.solver.rtol;
   out.atol = m0.solver.atol;

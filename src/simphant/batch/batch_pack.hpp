@@ -18,6 +18,7 @@ struct PackedModel {
   double eps_relative = 0;  ///< ModelView::eps_relative
   int refine_steps = 0;     ///< ModelView::refine_steps
   int projection = 0;       ///< ModelView::projection
+  double auto_pivot = 0;    ///< ModelView::auto_pivot
   std::int8_t integrator = 0;  ///< ModelView::integrator
   double rtol = 0, atol = 0, min_step = 0, max_step = 0, first_step = 0;  ///< ModelView's, same names
   int n_drivers = 0, n_laws = 0;

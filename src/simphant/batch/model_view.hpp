@@ -75,7 +75,7 @@ struct ModelView {
   T eps_relative;
   int refine_steps;             ///< solver.refinement_steps, the most refinement corrections (shared: not sweepable)
   /// solver.projection after each step, Projection (model.hpp) as int: 0 none, 1 velocity,
-  /// 2 position_velocity (shared: not sweepable; kernels/projection.hpp).
+  /// 2 position_velocity, 3 auto (shared: not sweepable; kernels/projection.hpp).
   int projection;
   const int* joint_type;        ///< (n_constraints()) JointType as int, kDriverElement for a driver
   const int* joint_body;        ///< (n_constraints(), 2) body_i, body_j (-1: ground)
@@ -104,6 +104,8 @@ struct ModelView {
   /// (n_constraints()) per element the bits of its rows removed as redundant
   /// (Model::removed_rows; remove_rows in joints/joint_math.hpp), 0: none.
   const int* removed_mask;
+  /// auto: SolverSettings::auto_projection_pivot (dynamics/auto_projection.hpp; shared).
+  T auto_pivot;
 
   /// Constraint elements: the joints, then the drivers.
   SP_HD int n_constraints() const { return n_joints + n_drivers; }

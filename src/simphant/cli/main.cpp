@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   run->add_option("--projection", ro.job.projection,
                   "Projection onto the constraint manifold after each step: none | velocity | position_velocity "
                   "(overrides solver.projection; docs/solver.md)")
-      ->check(CLI::IsMember({"none", "velocity", "position_velocity"}));
+      ->check(CLI::IsMember({"none", "velocity", "position_velocity", "auto"}));
   run->add_option("--integrator", ro.job.integrator,
                   "Integrator: rk4 | euler | symplectic_euler (fixed step dt) | dopri5 | bdf (adaptive, output at the "
                   "grid of dt; bdf: cpu only) (overrides solver.integrator; docs/solver.md \"Integrators\")")

@@ -90,6 +90,10 @@ struct Data {
   /// projection gave (CpuBackend clears it before stepping an instance and keeps it per
   /// instance).
   RefinementRecord refinement;
+  /// The smallest relative pivot (formulas/pivot_watch.hpp) of the Schur factorisations of
+  /// the current fixed step so far: reset by begin_step, lowered by every factorisation; the
+  /// auto projection's indicator (projection.hpp).
+  double step_pivot = no_schur_pivot<double>();
   Eigen::VectorXd qddot;                    ///< (6N) [a_W, omegadot_B]
   double violation_start = 0;               ///< max |Phi| at the start of the last RK4 step
   std::int8_t failure = 0;                  ///< why the last RK4 step failed (kReason*, formulas/runaway.hpp), 0 after a good one

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "simphant/formulas/force_math.hpp"
+#include "simphant/formulas/pivot_watch.hpp"
 #include "simphant/dynamics/forces.hpp"
 #include "simphant/formulas/refined_solve.hpp"
 #include "simphant/formulas/sparse_cholesky.hpp"
@@ -268,11 +269,38 @@ void assemble_jacobian(const Model& model, Data& d) {
   }
 }
 
+namespace {
+
+// The smallest relative pivot L_RR^2 / C_RR of the last factorisation (pivot_watch.hpp),
+// from the dense factor or the sparse one (whose diagonal entries hold 1 / L_RR).
+double smallest_relative_pivot(const Data& d) {
+  double rho = no_schur_pivot<double>();
+  if (d.sparse_schur) {
+    const SchurPatternView P = d.schur_pattern.view();
+    for (int p = 0; p < P.n_joints; ++p)
+      for (int r = 0; r < P.pos_rows[p]; ++r) {
+        const double inv = d.schur_values[static_cast<std::size_t>(P.block_value[P.col_start[p]] + r * P.pos_rows[p] + r)];
+        rho = smaller_pivot(rho, relative_pivot(1.0 / (inv * inv), d.diag_C[P.pos_row0[p] + r]));
+      }
+  } else {
+    for (int R = 0; R < d.C.rows(); ++R) {
+      const double l = d.llt.matrixLLT()(R, R);
+      rho = smaller_pivot(rho, relative_pivot(l * l, d.diag_C[R]));
+    }
+  }
+  return rho;
+}
+
+}  // namespace
+
 bool solve_accelerations(const Model& model, Data& d, double t) {
   const int N = model.n_bodies();
   if (model.n_rows > 0) {
     if (!solve_schur(model, d)) return false;
     d.refinement.add(d.refine_estimate, t);
+    const double rho = smallest_relative_pivot(d);
+    d.refinement.add_pivot(rho, t);
+    d.step_pivot = smaller_pivot(d.step_pivot, rho);
     add_jacobian_transpose(model, d, d.lambda.data(), -1.0, d.Q.data());  // Q <- Q - Phi_q^T lambda
   }
   for (int k = 0; k < N; ++k) apply_body_Minv(model.bodies[k], d.Q.data() + 6 * k, d.qddot.data() + 6 * k);

@@ -25,8 +25,18 @@ bool projection_stage(const Model& model, Data& d, double t, double* Y, int stag
   return true;
 }
 
+namespace {
+
+// The mode this step of the instance runs (step_projection: auto decided by d.step_pivot).
+Projection step_mode(const Model& model, const Data& d) {
+  return static_cast<Projection>(step_projection(static_cast<int>(model.solver.projection), d.step_pivot,
+                                                 model.solver.auto_projection_pivot));
+}
+
+}  // namespace
+
 bool project(const Model& model, Data& d, double t, double* Y) {
-  const Projection mode = model.solver.projection;
+  const Projection mode = step_mode(model, d);
   if (mode == Projection::None || model.n_rows == 0) return true;
   if (mode == Projection::PositionVelocity)
     for (int it = 0; it < kProjectionNewtonIterations; ++it)
@@ -35,7 +45,7 @@ bool project(const Model& model, Data& d, double t, double* Y) {
 }
 
 bool project_stage_state(const Model& model, Data& d, double t, double* Y) {
-  if (!projects_stage_states(static_cast<int>(model.solver.projection)) || model.n_rows == 0) return true;
+  if (!projects_stage_states(static_cast<int>(step_mode(model, d))) || model.n_rows == 0) return true;
   return projection_stage(model, d, t, Y, kProjectVelocity);
 }
 

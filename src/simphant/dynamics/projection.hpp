@@ -16,7 +16,9 @@ bool projection_stage(const Model& model, Data& d, double t, double* Y, int stag
 
 /// model.solver.projection applied to Y (13N) in place: nothing (none); the velocity
 /// stage (velocity); kProjectionNewtonIterations position stages and then the velocity
-/// stage (position_velocity). Returns false when a factorisation failed.
+/// stage (position_velocity; auto: as position_velocity when d.step_pivot is below
+/// solver.auto_projection_pivot, else nothing: step_projection). Returns false when a
+/// factorisation failed.
 bool project(const Model& model, Data& d, double t, double* Y);
 
 /// The RK4 stage-state projection of position_velocity: the velocity stage applied to an
@@ -24,7 +26,8 @@ bool project(const Model& model, Data& d, double t, double* Y);
 /// Y + h/2 k carries a velocity residual Phi_q qdot of order h, which near a configuration
 /// where Phi_q loses rank makes the Schur right-hand side incompatible and is amplified
 /// into the accelerations (docs/solver.md, Projection onto the constraint manifold).
-/// Nothing for none and velocity. Returns false when the factorisation failed.
+/// Nothing for none and velocity, and for auto where project() would do nothing. Returns
+/// false when the factorisation failed.
 bool project_stage_state(const Model& model, Data& d, double t, double* Y);
 
 }  // namespace simphant

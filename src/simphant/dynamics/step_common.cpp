@@ -27,6 +27,7 @@ double kinetic_energy_of(const Model& model, const double* Y) {
 bool begin_step(const Model& model, Data& d, double t, const double* Y, const double* inputs, const ReductionSink* sink) {
   const int n = model.ny();
   d.failure = kReasonNone;
+  d.step_pivot = no_schur_pivot<double>();  // a new step: the auto projection's indicator starts afresh
   for (int i = 0; i < n; ++i) d.k1[i] = 0.0;  // evaluate_failure reads k1 when the solve fails
   const bool start_ok = evaluate(model, d, t, Y, inputs, d.k1.data());
   // The first evaluation is of the start state; Phi is evaluated before the solve.

@@ -35,6 +35,20 @@ constexpr int kProjectionNewtonIterations = 2;
 /// constraint manifold; with velocity, Baumgarte needs Phi_q qdot).
 SP_HD bool projects_stage_states(int projection) { return projection == 2; }
 
+/// Projection::Auto as int (ModelView::projection).
+constexpr int kProjectionAuto = 3;
+
+/// The projection mode one fixed step of an instance runs (0 none, 1 velocity,
+/// 2 position_velocity): projection itself, or for auto position_velocity when step_pivot,
+/// the smallest relative pivot of the step's Schur factorisations so far
+/// (formulas/pivot_watch.hpp), is below auto_pivot (SolverSettings::auto_projection_pivot),
+/// else none (docs/solver.md, "Singular configurations").
+template <class T>
+SP_HD int step_projection(int projection, T step_pivot, T auto_pivot) {
+  if (projection != kProjectionAuto) return projection;
+  return step_pivot < auto_pivot ? 2 : 0;
+}
+
 /// gamma* of row R of a projection stage from that row's Phi and Phi_q qdot.
 template <class T>
 SP_HD T projection_gamma_star(int stage, T phi, T phi_dot) {

@@ -215,6 +215,7 @@ void Recorder::write_root_attributes() {
   h5::write_attr(f, "record_every", s.record_every);
   h5::write_attr(f, "violation_bound", s.violation_bound);
   h5::write_attr(f, "projection", projection_name(s.projection));
+  if (s.projection == Projection::Auto) h5::write_attr(f, "auto_projection_pivot", s.auto_projection_pivot);
   // The integrator's settings (docs/solver.md, "Integrators"; the root attribute
   // `integrator` and the step figures are written by job/step_report.hpp).
   h5::write_attr(f, "rtol", s.rtol);

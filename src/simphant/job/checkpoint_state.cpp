@@ -84,13 +84,23 @@ void write_checkpoint_state(hid_t file, Simulator& sim, const RunStats& stats, c
     write_vector(gid, "integrator_state", H5T_NATIVE_DOUBLE, {I, static_cast<hsize_t>(W)}, integ.data());
   }
   {  // the refined solves so far, so that a resumed run's /refinement equals an uninterrupted run's
+    std::vector<RefinementRecord> rec(N);
+    sim.read_refinement(rec.data());
     std::vector<std::int64_t> unconverged(N);
-    std::vector<double> worst(N), worst_time(N);
-    sim.read_refinement(unconverged.data(), worst.data(), worst_time.data());
+    std::vector<double> worst(N), worst_time(N), min_pivot(N), min_pivot_time(N);
+    for (std::size_t i = 0; i < N; ++i) {
+      unconverged[i] = rec[i].unconverged;
+      worst[i] = rec[i].worst;
+      worst_time[i] = rec[i].worst_time;
+      min_pivot[i] = rec[i].min_pivot;
+      min_pivot_time[i] = rec[i].min_pivot_time;
+    }
     h5::Handle rg = h5::create_group(gid, "refinement");
     write_vector(rg.id(), "unconverged", H5T_NATIVE_INT64, {I}, unconverged.data());
     write_vector(rg.id(), "max_error", H5T_NATIVE_DOUBLE, {I}, worst.data());
     write_vector(rg.id(), "max_error_time", H5T_NATIVE_DOUBLE, {I}, worst_time.data());
+    write_vector(rg.id(), "min_pivot", H5T_NATIVE_DOUBLE, {I}, min_pivot.data());
+    write_vector(rg.id(), "min_pivot_time", H5T_NATIVE_DOUBLE, {I}, min_pivot_time.data());
   }
   const RunStats::Saved s = stats.save();
   h5::Handle sg = h5::create_group(gid, "stats");
@@ -169,12 +179,18 @@ BatchState read_checkpoint_state(hid_t file) {
   if (h5::exists(gid, "refinement")) {
     h5::Handle rg(H5Gopen2(gid, "refinement", H5P_DEFAULT), H5Gclose);
     if (!rg.valid()) throw h5::H5Error("H5Gopen2(/checkpoint/refinement) failed");
-    b.refine_unconverged.resize(N);
-    b.refine_worst.resize(N);
-    b.refine_worst_time.resize(N);
-    h5::read_dataset(rg.id(), "unconverged", H5T_NATIVE_INT64, b.refine_unconverged.data(), N);
-    h5::read_dataset(rg.id(), "max_error", H5T_NATIVE_DOUBLE, b.refine_worst.data(), N);
-    h5::read_dataset(rg.id(), "max_error_time", H5T_NATIVE_DOUBLE, b.refine_worst_time.data(), N);
+    std::vector<std::int64_t> unconverged(N);
+    std::vector<double> worst(N), worst_time(N), min_pivot(N, no_schur_pivot<double>()), min_pivot_time(N, 0.0);
+    h5::read_dataset(rg.id(), "unconverged", H5T_NATIVE_INT64, unconverged.data(), N);
+    h5::read_dataset(rg.id(), "max_error", H5T_NATIVE_DOUBLE, worst.data(), N);
+    h5::read_dataset(rg.id(), "max_error_time", H5T_NATIVE_DOUBLE, worst_time.data(), N);
+    if (h5::exists(rg.id(), "min_pivot")) {  // a checkpoint written before the rank watch has none
+      h5::read_dataset(rg.id(), "min_pivot", H5T_NATIVE_DOUBLE, min_pivot.data(), N);
+      h5::read_dataset(rg.id(), "min_pivot_time", H5T_NATIVE_DOUBLE, min_pivot_time.data(), N);
+    }
+    b.refinement.resize(N);
+    for (std::size_t i = 0; i < N; ++i)
+      b.refinement[i] = {unconverged[i], worst[i], worst_time[i], min_pivot[i], min_pivot_time[i]};
   }
   h5::Handle sg(H5Gopen2(gid, "stats", H5P_DEFAULT), H5Gclose);
   if (!sg.valid()) throw h5::H5Error("H5Gopen2(/checkpoint/stats) failed");
@@ -248,8 +264,7 @@ void restore_batch(const BatchState& b, Simulator& sim, RunStats& stats, Simulat
                     b.half_status_steps.data(), nullptr, b.half_reasons.data());
   }
   stats.restore(b.stats);
-  if (!b.refine_unconverged.empty())
-    sim.set_refinement_before(b.refine_unconverged.data(), b.refine_worst.data(), b.refine_worst_time.data());
+  if (!b.refinement.empty()) sim.set_refinement_before(b.refinement.data());
 }
 
 }  // namespace job_detail

@@ -18,8 +18,8 @@
 //                                    (Simulator::get_reduction_state), when enabled
 //   /checkpoint/integrator_state (I, W) what an adaptive integrator keeps between grid
 //                                    times (Simulator::get_integrator_state), when W > 0
-//   /checkpoint/refinement/{unconverged, max_error, max_error_time} (I) the refined
-//                                    solves so far (Simulator::read_refinement)
+//   /checkpoint/refinement/{unconverged, max_error, max_error_time, min_pivot, min_pivot_time} (I) the refined
+//                                    solves and the rank watch so far (Simulator::read_refinement)
 //   /checkpoint/stats/{e0, max_violation, max_abs_drift, max_ke, drift_time} (I) the run statistics
 //   /checkpoint/error_estimate/{y, steps, status, status_steps, status_reason} the dt/2
 //                                    batch of a run with solver.error_estimate
@@ -67,10 +67,9 @@ struct BatchState {
   int integrator_state_size = 0;    ///< adaptive integrator numbers per instance (0: none stored)
   std::vector<double> integrator_state;  ///< (I, integrator_state_size)
   RunStats::Saved stats;
-  /// (I) each: the refined solves of the sessions so far (Simulator::read_refinement;
-  /// empty: none stored).
-  std::vector<std::int64_t> refine_unconverged;
-  std::vector<double> refine_worst, refine_worst_time;
+  /// (I) the refined solves and the rank watch of the sessions so far
+  /// (Simulator::read_refinement; empty: none stored).
+  std::vector<RefinementRecord> refinement;
   /// The dt/2 batch of an error-estimate run (job/error_estimate.hpp); has_half false: none stored.
   bool has_half = false;
   std::vector<double> half_y;

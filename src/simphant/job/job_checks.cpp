@@ -39,7 +39,7 @@ void check_options(const JobOptions& o) {
   require_one_of(o.backend, "--backend", {"auto", "cpu", "cpu-simd", "cuda", "cuda-fused"});
   require_one_of(o.precision, "--precision", {"fp64", "fp32"});
   require_one_of(o.solver, "--solver", {"", "dae", "aba", "cga"});
-  require_one_of(o.projection, "--projection", {"", "none", "velocity", "position_velocity"});
+  require_one_of(o.projection, "--projection", {"", "none", "velocity", "position_velocity", "auto"});
   require_one_of(o.integrator, "--integrator", {"", "rk4", "euler", "symplectic_euler", "dopri5", "bdf"});
   const auto g = [](double x) {
     char buf[32];

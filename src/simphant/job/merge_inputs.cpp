@@ -29,7 +29,8 @@ const char* const kAgree[] = {"version",      "scene",          "seed",         
                               "tikhonov_epsilon", "violation_bound", "backend",   "body_names",
                               "joint_names",  "output_datasets", "output_frames",
                               "output_reductions", "sweep_mode", "saltelli_base",
-                              "saltelli_second_order", "sweep_design_crc64", "integrator"};
+                              "saltelli_second_order", "sweep_design_crc64", "integrator",
+                              "projection",   "auto_projection_pivot"};
 
 /// The stop_reason of a run that ended because none of its instances was left ok.
 const char* const kNoInstanceAlive = "no instance alive";

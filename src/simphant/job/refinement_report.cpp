@@ -11,17 +11,27 @@ namespace simphant {
 RefinementReport refinement_report(const Simulator& sim) {
   RefinementReport r;
   const auto n = static_cast<std::size_t>(sim.n_instances());
+  std::vector<RefinementRecord> rec(n);
+  sim.read_refinement(rec.data());
   r.unconverged.resize(n);
   r.max_error.resize(n);
   r.max_error_time.resize(n);
-  sim.read_refinement(r.unconverged.data(), r.max_error.data(), r.max_error_time.data());
+  r.min_pivot.resize(n);
+  r.min_pivot_time.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
+    r.unconverged[i] = rec[i].unconverged;
+    r.max_error[i] = rec[i].worst;
+    r.max_error_time[i] = rec[i].worst_time;
+    r.min_pivot[i] = rec[i].min_pivot;
+    r.min_pivot_time[i] = rec[i].min_pivot_time;
     r.unconverged_solves += r.unconverged[i];
     r.unconverged_instances += r.unconverged[i] > 0;
     if (std::isnan(r.max_error[i]) || std::isnan(r.max_error_all))
       r.max_error_all = std::nan("");
     else
       r.max_error_all = std::max(r.max_error_all, r.max_error[i]);
+    r.singular_instances += !(r.min_pivot[i] >= kSingularRelativePivot);
+    r.min_pivot_all = smaller_pivot(r.min_pivot_all, r.min_pivot[i]);
   }
   return r;
 }
@@ -65,10 +75,14 @@ void write_refinement_report(Recorder& recorder, const RefinementReport& r) {
   recorder.write_instance_dataset("refinement/unconverged", shape, r.unconverged.data(), {"instance"}, {"1"});
   recorder.write_instance_dataset("refinement/max_error", shape, r.max_error.data(), {"instance"}, {"1"});
   recorder.write_instance_dataset("refinement/max_error_time", shape, r.max_error_time.data(), {"instance"}, {"s"});
+  recorder.write_instance_dataset("refinement/min_pivot", shape, r.min_pivot.data(), {"instance"}, {"1"});
+  recorder.write_instance_dataset("refinement/min_pivot_time", shape, r.min_pivot_time.data(), {"instance"}, {"s"});
   recorder.write_long_names(
       "refinement", {{"unconverged", "refined Schur solves whose error estimate ended above the tolerance"},
                      {"max_error", "largest relative error estimate of the constraint forces of a refined Schur solve"},
-                     {"max_error_time", "instance time of that solve"}});
+                     {"max_error_time", "instance time of that solve"},
+                     {"min_pivot", "smallest relative pivot L_RR^2 / C_RR of a Schur factorisation (rank watch)"},
+                     {"min_pivot_time", "instance time of that factorisation"}});
 }
 
 }  // namespace simphant

@@ -7,6 +7,10 @@
 //   /refinement/unconverged      (I) int64  refined solves above the tolerance
 //   /refinement/max_error        (I) [1]    largest relative error estimate of lambda (C norm)
 //   /refinement/max_error_time   (I) [s]    the instance time of that solve
+//   /refinement/min_pivot        (I) [1]    the rank watch: smallest relative pivot of a
+//                                           Schur factorisation (formulas/pivot_watch.hpp;
+//                                           +inf: none)
+//   /refinement/min_pivot_time   (I) [s]    the instance time of that factorisation
 //
 // and reduced for the summary (refinement_unconverged_solves, refinement_unconverged_instances,
 // refinement_max_error: job/run_summary.hpp), with a warning per instance for the worst
@@ -15,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "simphant/formulas/pivot_watch.hpp"
 #include "simphant/io/recorder.hpp"
 #include "simphant/sim/simulator.hpp"
 
@@ -26,9 +31,12 @@ constexpr int kRefinementWarningsListed = 5;
 struct RefinementReport {
   std::vector<std::int64_t> unconverged;   ///< (I)
   std::vector<double> max_error, max_error_time;  ///< (I) [1], [s]
+  std::vector<double> min_pivot, min_pivot_time;  ///< (I) [1], [s]: the rank watch
   std::int64_t unconverged_solves = 0;     ///< sum over the instances
   int unconverged_instances = 0;           ///< instances with at least one
   double max_error_all = 0;                ///< the largest over the instances (NaN if any is NaN)
+  int singular_instances = 0;              ///< instances whose min_pivot is below kSingularRelativePivot (or NaN)
+  double min_pivot_all = no_schur_pivot<double>();  ///< the smallest over the instances (NaN if any is NaN)
 };
 
 /// Reads and reduces `sim`'s record.

@@ -231,6 +231,7 @@ JobRun::JobRun(const JobOptions& given, const JobHooks& hooks) : hooks_(hooks) {
   // would leave the refinement too slow a contraction (dynamics/shift_choice.hpp).
   run_solver_ = solver_;
   run_solver_.tikhonov_epsilon = sim_->model().solver.tikhonov_epsilon;
+  run_solver_.auto_projection_pivot = sim_->model().solver.auto_projection_pivot;
   if (run_solver_.tikhonov_epsilon != solver_.tikhonov_epsilon)
     logger().info("solver.tikhonov_epsilon {:.3g} lowered to {:.3g} for this run: at the first instance's start the "
                   "refinement contracted too slowly with it (docs/solver.md, \"The shift of a run\")",
@@ -437,6 +438,8 @@ void JobRun::record_end() {
   if (final_session) write_refinement_report(*recorder_, refinement);
   for (const std::string& w : refinement_warnings(refinement, run_solver_.tikhonov_epsilon, solver_.refinement_steps))
     warn(w);
+  for (const std::string& w : singular_passage_warnings(sim.model(), refinement.min_pivot, refinement.min_pivot_time))
+    warn(w);
   // The energy check over the frames so far (a resumed run's earlier ones from the checkpoint).
   sim.read_status(status_.data(), status_time_.data(), reason_.data());
   finish_energy_check(energy_, *stats_, status_);
@@ -446,6 +449,8 @@ void JobRun::record_end() {
   report_.refinement_unconverged_solves = refinement.unconverged_solves;
   report_.refinement_unconverged_instances = refinement.unconverged_instances;
   report_.refinement_max_error = refinement.max_error_all;
+  report_.singular_passage_instances = refinement.singular_instances;
+  report_.min_relative_pivot = refinement.min_pivot_all;
   if (half_ && final_session) report_.error_estimate = half_->write(*recorder_, sim, integrator_order(solver_.integrator));
 }
 

@@ -88,6 +88,8 @@ json summary_json(const RunReport& r, const RunStats::Summary& s) {
               {"refinement_unconverged_solves", r.refinement_unconverged_solves},
               {"refinement_unconverged_instances", r.refinement_unconverged_instances},
               {"refinement_max_error", or_null(r.refinement_max_error)},
+              {"singular_passage_instances", r.singular_passage_instances},
+              {"min_relative_pivot", std::isinf(r.min_relative_pivot) ? json(nullptr) : or_null(r.min_relative_pivot)},
               {"integrator", r.integrator},
               {"accepted_steps", r.accepted_steps},
               {"rejected_steps", r.rejected_steps},
@@ -224,6 +226,11 @@ std::string summary_text(const json& j) {
             static_cast<long long>(j.at("refinement_unconverged_solves").get<std::int64_t>()),
             j.at("refinement_unconverged_instances").get<int>(),
             j.at("refinement_max_error").is_null() ? NAN : j.at("refinement_max_error").get<double>());
+  if (j.at("singular_passage_instances").get<int>() > 0)
+    appendf(out, "  rank watch         %d instances passed near a configuration where Phi_q loses rank (smallest relative "
+                 "pivot %.2e; /refinement/min_pivot)\n",
+            j.at("singular_passage_instances").get<int>(),
+            j.at("min_relative_pivot").is_null() ? NAN : j.at("min_relative_pivot").get<double>());
   appendf(out, "  output             %s\n", j.at("out").get<std::string>().c_str());
   return out;
 }

@@ -67,6 +67,12 @@
 //   refinement_max_error               the largest relative error estimate of a refined solve's
 //                                      constraint forces over the instances (/refinement/max_error);
 //                                      null when none was written (a run stopped to be resumed)
+//   singular_passage_instances         instances whose smallest relative pivot of a Schur
+//                                      factorisation fell below kSingularRelativePivot: they passed
+//                                      near a configuration where Phi_q loses rank (the rank watch,
+//                                      formulas/pivot_watch.hpp; /refinement/min_pivot)
+//   min_relative_pivot                 the smallest relative pivot over the instances; null when no
+//                                      Schur factorisation ran (no constraint rows, joint coordinates)
 //   integrator                         the integrator that ran: rk4 | euler | symplectic_euler | dopri5 | bdf
 //                                      (model/integrator.hpp; docs/solver.md, "Integrators")
 //   accepted_steps                     accepted integrator steps, summed over the instances (fixed-step
@@ -88,6 +94,7 @@
 // A NaN figure (an ok instance whose record holds NaN) is NaN in the object and null
 // when it is written as JSON text.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -125,6 +132,8 @@ struct RunReport {
   std::int64_t refinement_unconverged_solves = 0;
   int refinement_unconverged_instances = 0;
   double refinement_max_error = 0;  ///< NaN: not read (a run stopped to be resumed)
+  int singular_passage_instances = 0;
+  double min_relative_pivot = std::numeric_limits<double>::infinity();  ///< +inf: no factorisation
   std::string integrator = "rk4";
   std::int64_t accepted_steps = 0, rejected_steps = 0;
   double rtol = 0, atol = 0;          ///< the adaptive integrator's tolerances; NaN for fixed steps

@@ -6,6 +6,9 @@
 // the violation or the kinetic energy then passes its bound (measured on the
 // parallelogram chain). The run cannot tell such a passage from another cause of the
 // divergence, so the hint says "if" and names the option that carries the passage.
+// The rank watch (formulas/pivot_watch.hpp) sees the passage itself, diverged or not:
+// singular_passage_warnings names each instance whose smallest relative pivot fell below
+// kSingularRelativePivot, with the time.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,5 +24,18 @@ namespace simphant {
 /// status, reason, time: (I) as Simulator::read_status gives them.
 std::string singular_passage_hint(const Model& model, const std::vector<std::int8_t>& status,
                                   const std::vector<std::int8_t>& reason, const std::vector<double>& time);
+
+/// Most instances singular_passage_warnings lists (the smallest pivot first).
+constexpr int kSingularPassagesListed = 5;
+
+/// One warning per instance whose smallest relative pivot min_pivot[i] (I; the rank
+/// watch, /refinement/min_pivot) is below kSingularRelativePivot or NaN, the smallest
+/// first, at most kSingularPassagesListed, then one line for the rest: the instance, the
+/// time min_pivot_time[i] [s], the pivot, and what the run did about it (solver.projection
+/// position_velocity or auto: held on the manifold, said once for all; otherwise the
+/// option that carries the passage). None when solver.redundant_rows is keep and the model has a
+/// closed loop (kept redundant rows hold the pivot at the shift itself throughout).
+std::vector<std::string> singular_passage_warnings(const Model& model, const std::vector<double>& min_pivot,
+                                                   const std::vector<double>& min_pivot_time);
 
 }  // namespace simphant

@@ -20,6 +20,7 @@ bool parse_projection(const std::string& name, Projection& out) {
   if (name == "none") out = Projection::None;
   else if (name == "velocity") out = Projection::Velocity;
   else if (name == "position_velocity") out = Projection::PositionVelocity;
+  else if (name == "auto") out = Projection::Auto;
   else return false;
   return true;
 }
@@ -28,6 +29,7 @@ const char* projection_name(Projection p) {
   switch (p) {
     case Projection::Velocity: return "velocity";
     case Projection::PositionVelocity: return "position_velocity";
+    case Projection::Auto: return "auto";
     case Projection::None: break;
   }
   return "none";

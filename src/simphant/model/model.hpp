@@ -150,13 +150,16 @@ struct ConstraintElement {
 /// Solver settings (scene "solver" section).
 /// Projection onto the constraint manifold after each step (docs/solver.md, Projection
 /// onto the constraint manifold): none; the velocities onto Phi_q qdot = 0; or the
-/// positions onto Phi = 0 (Newton) and then the velocities, each mass-orthogonally.
-enum class Projection : int { None = 0, Velocity = 1, PositionVelocity = 2 };
+/// positions onto Phi = 0 (Newton) and then the velocities, each mass-orthogonally; or
+/// auto: position_velocity in the fixed steps of an instance of a closed-loop mechanism
+/// that come near a configuration where Phi_q loses rank, none elsewhere
+/// (dynamics/auto_projection.hpp).
+enum class Projection : int { None = 0, Velocity = 1, PositionVelocity = 2, Auto = 3 };
 
-/// "none" | "velocity" | "position_velocity" -> Projection; false for any other name.
+/// "none" | "velocity" | "position_velocity" | "auto" -> Projection; false for any other name.
 bool parse_projection(const std::string& name, Projection& out);
 
-/// The scene-format name of a Projection ("none", "velocity", "position_velocity").
+/// The scene-format name of a Projection ("none", "velocity", "position_velocity", "auto").
 const char* projection_name(Projection p);
 
 /// What the run does with the redundant rows of Phi_q found at assembly (docs/solver.md,
@@ -194,7 +197,10 @@ struct SolverSettings {
   /// Run a step size beyond RK4's stability limit for a mode of the model (dynamics/
   /// stability.hpp) instead of refusing it.
   bool allow_unstable = false;
-  Projection projection = Projection::None;  ///< after each step (docs/solver.md)
+  Projection projection = Projection::Auto;  ///< after each step (docs/solver.md; dynamics/auto_projection.hpp)
+  /// auto: the smallest relative pivot (formulas/pivot_watch.hpp) below which a fixed step
+  /// projects; set when the run is made (set_auto_projection), 0 (never) before.
+  double auto_projection_pivot = 0;
   /// The integrator (model/integrator.hpp; docs/solver.md, "Integrators").
   Integrator integrator = Integrator::Rk4;
   /// Adaptive integrators: relative (> 0) and absolute (>= 0, [m, 1, m/s, rad/s]) error

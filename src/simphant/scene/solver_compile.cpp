@@ -139,7 +139,7 @@ SolverSettings compile_solver(const json& solver, const std::string& path) {
     const std::string p = child_path(path, "projection");
     const std::string name = as_string(*v, p);
     if (!parse_projection(name, s.projection))
-      throw SceneError(p, "must be \"none\", \"velocity\" or \"position_velocity\" (got \"" + name + "\")");
+      throw SceneError(p, "must be \"none\", \"velocity\", \"position_velocity\" or \"auto\" (got \"" + name + "\")");
   }
   if (const json* v = find_key(solver, "redundant_rows")) {
     const std::string p = child_path(path, "redundant_rows");

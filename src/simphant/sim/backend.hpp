@@ -7,6 +7,7 @@
 
 #include "simphant/dynamics/assembly_result.hpp"
 #include "simphant/formulas/reductions.hpp"
+#include "simphant/formulas/refinement_record.hpp"
 #include "simphant/model/integrator.hpp"
 #include "simphant/model/model.hpp"
 #include "simphant/sim/backend_error.hpp"
@@ -119,18 +120,15 @@ class Backend {
   /// backend was made (docs/solver.md, "The refined regularised solve"); 0 for backends
   /// without a Schur solve.
   virtual std::int64_t factorisation_recoveries() const { return 0; }
-  /// (n_instances) each, the refined Schur solves of every instance since the backend was
-  /// made (docs/solver.md, "The refined regularised solve"): how many ended with an error
-  /// estimate above refinement_tolerance (solver.refinement_steps corrections did not
-  /// reach it), the largest relative error estimate (NaN: a solve was not finite) and the
-  /// instance time [s] of that solve. Any pointer may be null (that part is not written).
-  /// Zero on a backend without a Schur solve. Waits for queued steps on a device backend.
-  virtual void read_refinement(std::int64_t* unconverged, double* worst, double* worst_time) const {
-    for (int i = 0; i < n_instances(); ++i) {
-      if (unconverged) unconverged[i] = 0;
-      if (worst) worst[i] = 0;
-      if (worst_time) worst_time[i] = 0;
-    }
+  /// (n_instances) the refined Schur solves of every instance since the backend was made
+  /// (formulas/refinement_record.hpp; docs/solver.md, "The refined regularised solve" and
+  /// "Rank watch"): how many ended with an error estimate above refinement_tolerance
+  /// (solver.refinement_steps corrections did not reach it), the largest relative error
+  /// estimate (NaN: a solve was not finite) with the instance time [s] of that solve, and
+  /// the smallest relative pivot of their factorisations with its time. An empty record on
+  /// a backend without a Schur solve. Waits for queued steps on a device backend.
+  virtual void read_refinement(RefinementRecord* out) const {
+    for (int i = 0; i < n_instances(); ++i) out[i] = RefinementRecord{};
   }
   /// (n_instances, n_bodies, 13): r, p (w x y z), v, omega_B per body.
   virtual void read_states(double* out) const = 0;

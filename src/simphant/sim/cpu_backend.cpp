@@ -90,13 +90,11 @@ std::int64_t CpuBackend::factorisation_recoveries() const {
   return total + (engine_ ? engine_->recoveries() : 0);
 }
 
-void CpuBackend::read_refinement(std::int64_t* unconverged, double* worst, double* worst_time) const {
+void CpuBackend::read_refinement(RefinementRecord* out) const {
   for (int i = 0; i < n_instances_; ++i) {
     RefinementRecord r = refinement_[static_cast<std::size_t>(i)];
     if (engine_) r.merge(engine_->refinement(i));
-    if (unconverged) unconverged[i] = r.unconverged;
-    if (worst) worst[i] = r.worst;
-    if (worst_time) worst_time[i] = r.worst_time;
+    out[i] = r;
   }
 }
 

@@ -60,7 +60,7 @@ class CpuBackend final : public Backend {
   double time() const override { return static_cast<double>(steps_) * dt_; }
   std::int64_t steps_taken() const override { return steps_; }
   std::int64_t factorisation_recoveries() const override;
-  void read_refinement(std::int64_t* unconverged, double* worst, double* worst_time) const override;
+  void read_refinement(RefinementRecord* out) const override;
   void read_states(double* out) const override;
   void read_reactions(double* out) const override;
   int n_drivers() const override { return models_->front().n_drivers(); }

@@ -81,6 +81,7 @@ void CpuSimdEngine::allocate() {
   lambda_.assign(m * np);
   refine_.assign(m * np);
   floor_.assign(m * np);
+  diag_.assign(m * np);
   inputs_.assign(static_cast<std::size_t>(packed_.n_inputs) * np);
   violation_.assign(np);
   runaway_.assign(2 * np);
@@ -89,6 +90,14 @@ void CpuSimdEngine::allocate() {
   refine_worst_.assign(np);
   refine_worst_time_.assign(np);
   refine_unconverged_.assign(np);
+  pivot_min_.assign(np);
+  pivot_min_time_.assign(np);
+  std::fill(pivot_min_.data(), pivot_min_.data() + np, no_schur_pivot<double>());
+  step_pivot_.assign(np);
+  for (AlignedArray<double>* a : {&saved_step_pivot_, &saved_pivot_min_, &saved_pivot_min_time_, &saved_refine_worst_,
+                                  &saved_refine_worst_time_})
+    a->assign(np);
+  for (AlignedArray<int>* a : {&saved_refine_unconverged_, &saved_recoveries_, &saved_fail_}) a->assign(np);
   info_.assign(np);
   fail_.assign(np);
   status_.assign(np);
@@ -111,7 +120,14 @@ void CpuSimdEngine::allocate() {
   b.refine_worst = refine_worst_.data();
   b.refine_worst_time = refine_worst_time_.data();
   b.refine_unconverged = refine_unconverged_.data();
+  b.pivot_min = pivot_min_.data();
+  b.pivot_min_time = pivot_min_time_.data();
+  b.step_pivot = step_pivot_.data();
+  b.saved = {saved_step_pivot_.data(),   saved_pivot_min_.data(),         saved_pivot_min_time_.data(),
+             saved_refine_worst_.data(), saved_refine_worst_time_.data(), saved_refine_unconverged_.data(),
+             saved_recoveries_.data(),   saved_fail_.data()};
   b.floor = floor_.data();
+  b.diag = diag_.data();
   b.recoveries = recoveries_.data();
   b.info = info_.data();
   b.fail = fail_.data();
@@ -207,6 +223,8 @@ RefinementRecord CpuSimdEngine::refinement(int i) const {
   r.unconverged = refine_unconverged_.data()[i];
   r.worst = refine_worst_.data()[i];
   r.worst_time = refine_worst_time_.data()[i];
+  r.min_pivot = pivot_min_.data()[i];
+  r.min_pivot_time = pivot_min_time_.data()[i];
   return r;
 }
 

@@ -100,8 +100,8 @@ class CpuSimdEngine {
 
   /// Factorisations recovered with a larger Tikhonov shift, summed over the real instances.
   std::int64_t recoveries() const;
-  /// The refined solves' record of real instance i since the engine was made
-  /// (formulas/refinement_record.hpp).
+  /// The refined solves' record of real instance i since the engine was made, with the
+  /// rank watch (formulas/refinement_record.hpp).
   RefinementRecord refinement(int i) const;
   int padded_instances() const { return n_pad_; }
   /// Values of one instance's Schur factor (the pattern's n_values).
@@ -120,9 +120,13 @@ class CpuSimdEngine {
   batch::PackedModel<double> packed_;
   SchurPattern pattern_;
   AlignedArray<double> param_varied_, param_shared_lanes_;
-  AlignedArray<double> Y_, y_stage_, k_[4], phi_, jac_, gamma_star_, Q_, C_, rhs_, lambda_, refine_, floor_,
-      inputs_, violation_, runaway_, time_, red_acc_, refine_worst_, refine_worst_time_;
+  AlignedArray<double> Y_, y_stage_, k_[4], phi_, jac_, gamma_star_, Q_, C_, rhs_, lambda_, refine_, floor_, diag_,
+      inputs_, violation_, runaway_, time_, red_acc_, refine_worst_, refine_worst_time_, pivot_min_, pivot_min_time_, step_pivot_;
   AlignedArray<int> recoveries_, info_, fail_, refine_unconverged_;
+  /// The auto projection's saved records (kernels/batch_buffers.hpp, ProjectionSaved).
+  AlignedArray<double> saved_step_pivot_, saved_pivot_min_, saved_pivot_min_time_, saved_refine_worst_,
+      saved_refine_worst_time_;
+  AlignedArray<int> saved_refine_unconverged_, saved_recoveries_, saved_fail_;
   AlignedArray<std::int8_t> status_, reason_;
   AlignedArray<std::int64_t> status_step_, clock_offset_;
   std::int64_t step_ = 0;  ///< the batch step the groups start from (*view_.b.step)

@@ -130,22 +130,24 @@ HostMemory simulator_host_memory(const Model& model, long long n_instances, bool
   const bool simd = chosen == "cpu-simd";
   h.backend = simd ? "cpu-simd" : "cpu";
   h.per_worker = data_bytes(model, simd ? SchurFactorization::Sparse : parse_schur_factorization(options.schur));
-  // Y and the kept initial state Y0 (13N each), the inputs.
-  h.per_instance = kInstanceBookkeeping + 8 * (2 * ny + n_inputs);
+  // Y and the kept initial state Y0 (13N each), the inputs, the record of the refined
+  // solves and the rank watch (formulas/refinement_record.hpp).
+  h.per_instance = kInstanceBookkeeping + 8 * (2 * ny + n_inputs) + sizeof(RefinementRecord);
   if (simd) {
     // CpuSimdEngine's structure of arrays (sim/cpu_simd_engine.cpp, allocate): Y, the
     // stage state and k1..k4 (6 ny), Phi, Phi_q, gamma* (14 m), Q (6 N), the Schur
-    // factor's values, rhs, lambda and pivot floors (3 m), inputs, violation, runaway
+    // factor's values, rhs, lambda, pivot floors and C_RR (4 m), inputs, violation, runaway
     // (2), time, the reductions' accumulators in double, three int and two int8 and two
-    // int64 counters, the per-instance parameters; padding to a whole group of lanes is
-    // at most simd::kLaneWidth - 1 instances more.
+    // int64 counters, the per-instance parameters, the rank watch and the step's pivot
+    // (3) and the auto projection's saved records (5 double, 3 int); padding to a whole
+    // group of lanes is at most simd::kLaneWidth - 1 instances more.
     const double m = model.n_rows;
     const ReductionLayout red = reduction_layout_of(
         parse_reduction_quantities(model.output.reductions, model.n_drivers(), "output.reductions"), model.n_joints(),
         model.n_drivers());
-    h.per_instance += 8 * (6 * model.ny() + 14 * m + 6.0 * model.n_bodies() + schur_pattern_of(model).n_values + 3 * m +
-                           n_inputs + 1 + 2 + 1 + (red.any() ? red.size() : 0) + varied_params) +
-                      3 * 4 + 2 + 2 * 8;
+    h.per_instance += 8 * (6 * model.ny() + 14 * m + 6.0 * model.n_bodies() + schur_pattern_of(model).n_values + 4 * m +
+                           n_inputs + 1 + 2 + 1 + (red.any() ? red.size() : 0) + varied_params + 3 + 5) +
+                      3 * 4 + 3 * 4 + 2 + 2 * 8;
   }
   if (model.solver.integrator == Integrator::Dopri5) {
     // The integrator state row (sim/cpu_dopri5.hpp) and the step statistics (4 numbers);

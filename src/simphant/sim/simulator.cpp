@@ -7,6 +7,7 @@
 
 #include "simphant/batch/batch_pack.hpp"
 #include "simphant/dynamics/data.hpp"
+#include "simphant/dynamics/auto_projection.hpp"
 #include "simphant/dynamics/redundant_rows.hpp"
 #include "simphant/dynamics/shift_choice.hpp"
 #include "simphant/sim/backend_rules.hpp"
@@ -43,6 +44,7 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
   check_same_topology(models);
   set_removed_rows(models);  // solver.redundant_rows (dynamics/redundant_rows.hpp)
   set_run_shift(models);     // the run's tikhonov_epsilon (dynamics/shift_choice.hpp)
+  set_auto_projection(models);  // solver.projection auto (dynamics/auto_projection.hpp)
   auto shared = std::make_shared<const std::vector<Model>>(std::move(models));
   if (options.backend != "auto" && options.backend != "cpu" && options.backend != "cpu-simd" &&
       options.backend != "cuda" && options.backend != "cuda-fused")
@@ -100,25 +102,17 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
   return std::unique_ptr<Simulator>(new Simulator(shared, std::move(backend)));
 }
 
-void Simulator::read_refinement(std::int64_t* unconverged, double* worst, double* worst_time) const {
-  backend_->read_refinement(unconverged, worst, worst_time);
-  if (refinement_before_.empty()) return;
+void Simulator::read_refinement(RefinementRecord* out) const {
+  backend_->read_refinement(out);
   for (std::size_t i = 0; i < refinement_before_.size(); ++i) {
-    RefinementRecord r = refinement_before_[i], now;
-    if (unconverged) now.unconverged = unconverged[i];
-    if (worst) now.worst = worst[i];
-    if (worst_time) now.worst_time = worst_time[i];
-    r.merge(now);
-    if (unconverged) unconverged[i] = r.unconverged;
-    if (worst) worst[i] = r.worst;
-    if (worst_time) worst_time[i] = r.worst_time;
+    RefinementRecord r = refinement_before_[i];
+    r.merge(out[i]);
+    out[i] = r;
   }
 }
 
-void Simulator::set_refinement_before(const std::int64_t* unconverged, const double* worst, const double* worst_time) {
-  refinement_before_.assign(static_cast<std::size_t>(n_instances()), RefinementRecord{});
-  for (std::size_t i = 0; i < refinement_before_.size(); ++i)
-    refinement_before_[i] = {unconverged[i], worst[i], worst_time[i]};
+void Simulator::set_refinement_before(const RefinementRecord* before) {
+  refinement_before_.assign(before, before + n_instances());
 }
 
 void Simulator::get_state(const int* ids, int count, double* y, std::int64_t* steps, std::int8_t* status,

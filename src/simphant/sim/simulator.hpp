@@ -76,14 +76,14 @@ class Simulator {
   void set_steps_taken(std::int64_t steps) { clock_offset_ = steps - backend_->steps_taken(); }
   /// Factorisations recovered with a larger shift so far (docs/solver.md, "Pivot recovery").
   std::int64_t factorisation_recoveries() const { return backend_->factorisation_recoveries(); }
-  /// Per instance, the refined solves that ended above the tolerance, the largest relative
-  /// error estimate and its instance time [s] (Backend::read_refinement, after the record
-  /// set_refinement_before gave; any pointer may be null).
-  void read_refinement(std::int64_t* unconverged, double* worst, double* worst_time) const;
-  /// The record of the earlier sessions of a resumed run (job/checkpoint.hpp), (n_instances)
-  /// each as read_refinement gives it: read_refinement then reports it merged with this
+  /// (n_instances) per instance, the record of its refined solves and the rank watch of
+  /// their factorisations (Backend::read_refinement), after the record
+  /// set_refinement_before gave.
+  void read_refinement(RefinementRecord* out) const;
+  /// The records of the earlier sessions of a resumed run (job/checkpoint.hpp), (n_instances)
+  /// as read_refinement gives them: read_refinement then reports each merged with this
   /// session's solves, as the uninterrupted run would (RefinementRecord::merge).
-  void set_refinement_before(const std::int64_t* unconverged, const double* worst, const double* worst_time);
+  void set_refinement_before(const RefinementRecord* before);
   /// The integrator advance() runs (Backend::integrator; docs/solver.md, "Integrators").
   Integrator integrator() const { return backend_->integrator(); }
   /// Per instance since its last reset: accepted and rejected steps, smallest and largest

@@ -68,6 +68,7 @@ inline GroupContext make_group_context(const SimdBatchView& v, std::vector<unsig
   m.eps_relative = L8(mv.eps_relative);
   m.refine_steps = mv.refine_steps;
   m.projection = mv.projection;
+  m.auto_pivot = L8(mv.auto_pivot);
   m.joint_type = mv.joint_type;
   m.joint_body = mv.joint_body;
   m.row_offset = mv.row_offset;
@@ -106,6 +107,7 @@ inline GroupContext make_group_context(const SimdBatchView& v, std::vector<unsig
   o.lambda = as_lanes(b.lambda);
   o.refine = as_lanes(b.refine);
   o.floor = as_lanes(b.floor);
+  o.diag = as_lanes(b.diag);
   o.inputs = as_lanes(b.inputs);
   o.violation = as_lanes(b.violation);
   o.runaway = as_lanes(b.runaway);
@@ -121,7 +123,7 @@ inline GroupContext make_group_context(const SimdBatchView& v, std::vector<unsig
       {b.Y, "b.Y"},         {b.y_stage, "b.y_stage"}, {b.k[0], "b.k[0]"},   {b.k[1], "b.k[1]"},
       {b.k[2], "b.k[2]"},   {b.k[3], "b.k[3]"},       {b.phi, "b.phi"},     {b.jac, "b.jac"},
       {b.gamma_star, "b.gamma_star"}, {b.Q, "b.Q"},   {b.C, "b.C"},         {b.rhs, "b.rhs"},
-      {b.lambda, "b.lambda"}, {b.refine, "b.refine"}, {b.floor, "b.floor"},   {b.inputs, "b.inputs"}, {b.violation, "b.violation"},
+      {b.lambda, "b.lambda"}, {b.refine, "b.refine"}, {b.floor, "b.floor"},   {b.diag, "b.diag"}, {b.inputs, "b.inputs"}, {b.violation, "b.violation"},
       {b.runaway, "b.runaway"}, {b.time, "b.time"},   {mv.param_varied, "mv.param_varied"},
       {v.param_shared_lanes, "param_shared_lanes"}};
   for (const auto& a : arrays) aligned(a.first, a.second);
@@ -309,20 +311,34 @@ inline void group_rows_forces(GroupState& s, const double* y, double h, int proj
   batch::fused_factor_solve(s.base + l, *s.mv, s.c->v->P, s.b, s.b.time[s.base + l]);
 }
 
-/// refine_record of the lanes solved in the lanes (done[l]), each with its own relative
-/// error estimate rel[l] (fused_lambda's) at its time.
-[[gnu::noinline]] inline void lanes_record_refinement(GroupState& s, const double* rel, const bool* done) {
+/// refine_record and the rank watch (pivot_record) of the lanes solved in the lanes
+/// (done[l]), each with its own relative error estimate rel[l] (fused_lambda's) and
+/// smallest relative pivot rho[l] at its time.
+[[gnu::noinline]] inline void lanes_record_refinement(GroupState& s, const double* rel, const double* rho,
+                                                      const bool* done) {
   SP_LANES_BARRIER();
-  for (int l = 0; l < kLaneWidth; ++l)
-    if (done[l]) batch::refine_record(s.base + l, rel[l], s.b.time[s.base + l], s.b);
+  for (int l = 0; l < kLaneWidth; ++l) {
+    if (!done[l]) continue;
+    const int i = s.base + l;
+    batch::pivot_record(i, rho[l], s.b.time[i], s.b);
+    batch::refine_record(i, rel[l], s.b.time[i], s.b);
+  }
 }
 
-/// fused_lambda of the group, and its lanes' records (lanes_record_refinement of done).
+/// fused_lambda of the group, and its lanes' records (lanes_record_refinement of done;
+/// the smallest relative pivots in the lanes, sparse_smallest_pivot).
 inline void group_lambda(GroupState& s, const bool* done) {
-  double rel[kLaneWidth];
-  const L8 r = batch::fused_lambda(s.g, s.c->mvL, s.c->v->P, s.c->bL);
-  for (int l = 0; l < kLaneWidth; ++l) rel[l] = r[l];
-  lanes_record_refinement(s, rel, done);
+  double rel[kLaneWidth], rho[kLaneWidth];
+  const batch::BatchBuffers<L8>& bL = s.c->bL;
+  const std::size_t strideL = static_cast<std::size_t>(s.c->mvL.n_instances);
+  const L8 p = batch::sparse_smallest_pivot(s.c->v->P, static_cast<const L8*>(bL.C + s.g), strideL,
+                                            static_cast<const L8*>(bL.diag), s.c->mvL.n_instances, s.g);
+  const L8 r = batch::fused_lambda(s.g, s.c->mvL, s.c->v->P, bL);
+  for (int l = 0; l < kLaneWidth; ++l) {
+    rel[l] = r[l];
+    rho[l] = p[l];
+  }
+  lanes_record_refinement(s, rel, rho, done);
 }
 
 /// group_factor_solve after the group's factorisation rejected a pivot in some lane:
@@ -418,11 +434,40 @@ inline void group_accelerations(GroupState& s, const double* y, double* ydot) {
   }
 }
 
-/// projection_apply_thread of one stage (correction dq) for every lane.
+/// projection_apply_step_thread of one stage (correction dq) for every lane.
 [[gnu::noinline]] inline void lanes_projection_apply(GroupState& s, int kind, const double* dq) {
   SP_LANES_BARRIER();
   for (int l = 0; l < kLaneWidth; ++l)
-    batch::projection_apply_thread(s.base + l, *s.mv, kind, dq, static_cast<const int*>(s.b.fail), s.b.y_stage);
+    batch::projection_apply_step_thread(s.base + l, *s.mv, kind, dq, s.b, s.b.y_stage);
+}
+
+/// step_pivot_reset for every lane (the start of a step).
+[[gnu::noinline]] inline void lanes_step_pivot_reset(GroupState& s) {
+  SP_LANES_BARRIER();
+  for (int l = 0; l < kLaneWidth; ++l) batch::step_pivot_reset(s.base + l, s.b);
+}
+
+/// Whether a projection of this step runs for the group: always for none (nothing then),
+/// velocity and position_velocity; for auto, when some lane projects (instance_projection).
+[[gnu::noinline]] inline bool lanes_project(const GroupState& s) {
+  SP_LANES_BARRIER();
+  if (s.mv->projection != kProjectionAuto) return true;
+  for (int l = 0; l < kLaneWidth; ++l)
+    if (batch::instance_projection(*s.mv, s.b.step_pivot[s.base + l]) != 0) return true;
+  return false;
+}
+
+/// auto: projection_save_thread (before a projection's solves) or projection_restore_thread
+/// (after them) for every lane.
+[[gnu::noinline]] inline void lanes_projection_records(GroupState& s, bool save) {
+  SP_LANES_BARRIER();
+  if (s.mv->projection != kProjectionAuto) return;
+  for (int l = 0; l < kLaneWidth; ++l) {
+    if (save)
+      batch::projection_save_thread(s.base + l, *s.mv, s.b);
+    else
+      batch::projection_restore_thread(s.base + l, *s.mv, s.b);
+  }
 }
 
 /// commit_step_thread for every lane.
@@ -439,6 +484,7 @@ inline void group_accelerations(GroupState& s, const double* y, double* ydot) {
 /// detail::fused_evaluate for the group.
 inline void group_evaluate(GroupState& s, int stage, const double* y, double c) {
   batch::BatchBuffers<double>& b = s.b;
+  if (stage == 0) lanes_step_pivot_reset(s);
   s.solve(s, y, c, -1);
   if (stage == 0) lanes_violation_reduce(s);
   group_accelerations(s, y, b.k[stage]);
@@ -449,12 +495,14 @@ inline void group_project_commit(GroupState& s) {
   const batch::ModelView<double>& mv = *s.mv;
   batch::BatchBuffers<double>& b = s.b;
   int kind[batch::kMaxProjectionStages];
-  const int count = mv.n_rows > 0 ? batch::projection_stages(mv.projection, kind) : 0;
+  const int count = mv.n_rows > 0 && lanes_project(s) ? batch::projection_stages(mv.projection, kind) : 0;
+  if (count > 0) lanes_projection_records(s, true);
   for (int p = 0; p < count; ++p) {
     s.solve(s, b.y_stage, mv.dt, kind[p]);
     group_accelerations(s, b.y_stage, b.k[0]);
     lanes_projection_apply(s, kind[p], b.k[0]);
   }
+  if (count > 0) lanes_projection_records(s, false);
   lanes_commit(s);
 }
 
@@ -472,10 +520,13 @@ inline void group_rk4_stage(GroupState& s, int stage, double h) {
     for (int k = 0; k < N; ++k)
       batch::rk4_stage_thread(k * nG + g, mvL, L8(h), static_cast<const L8*>(bL.Y), static_cast<const L8*>(bL.k[stage]),
                               bL.y_stage);
-    if (mv.n_rows > 0 && projects_stage_states(mv.projection)) {
+    if (mv.n_rows > 0 && (projects_stage_states(mv.projection) || mv.projection == kProjectionAuto) &&
+        lanes_project(s)) {
+      lanes_projection_records(s, true);
       s.solve(s, b.y_stage, h, kProjectVelocity);
       group_accelerations(s, b.y_stage, b.k[3]);
       lanes_projection_apply(s, kProjectVelocity, b.k[3]);
+      lanes_projection_records(s, false);
     }
     return;
   }

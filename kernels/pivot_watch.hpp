@@ -1,0 +1,70 @@
+#pragma once
+// Per-thread functions of the rank watch (simphant/formulas/pivot_watch.hpp; docs/solver.md,
+// "Rank watch") on the batched paths: after a Schur factorisation, instance i's smallest
+// relative pivot L_RR^2 / C_RR into its record (b.pivot_min, b.pivot_min_time) and into the
+// step's (b.step_pivot, the auto projection's indicator). C_RR is b.diag, written with the
+// pivot floors by the assembly (schur.hpp, fused_solve.hpp); the factorisation overwrote
+// the diagonal in place.
+#include "batch_buffers.hpp"
+#include "simphant/batch/model_view.hpp"
+#include "simphant/formulas/pivot_watch.hpp"
+#include "simphant/formulas/schur_pattern.hpp"
+
+namespace simphant::batch {
+
+/// Instance i's record of a factorisation at instance time t [s] with smallest relative
+/// pivot rho (keep_smallest_pivot), and the step's smallest (b.step_pivot).
+template <class T>
+SP_HD void pivot_record(int i, T rho, T t, const BatchBuffers<T>& b) {
+  keep_smallest_pivot(rho, t, b.pivot_min[i], b.pivot_min_time[i]);
+  b.step_pivot[i] = smaller_pivot(b.step_pivot[i], rho);
+}
+
+/// Instance i at the start of a fixed step: its step's smallest pivot starts afresh.
+template <class T>
+SP_HD void step_pivot_reset(int i, const BatchBuffers<T>& b) {
+  b.step_pivot[i] = no_schur_pivot<T>();
+}
+
+/// The smallest relative pivot of the factor in the topology-ordered blocks L (P's
+/// values, value e at L[e * stride]; each diagonal entry holds 1 / L_RR, sparse_cholesky)
+/// of instance i of n, C_RR from diag (m, n). Any T: with Lanes, i is the group and n the
+/// groups (the SIMD lanes of simd/).
+template <class T>
+SP_HD T sparse_smallest_pivot(const SchurPatternView& P, const T* L, std::size_t stride, const T* diag, int n, int i) {
+  T rho = no_schur_pivot<T>();
+  for (int p = 0; p < P.n_joints; ++p) {
+    const int rp = P.pos_rows[p], base = P.block_value[P.col_start[p]];
+    for (int r = 0; r < rp; ++r) {
+      const T inv = L[static_cast<std::size_t>(base + r * rp + r) * stride];
+      rho = smaller_pivot(rho, relative_pivot(T(1) / (inv * inv), soa(diag, P.pos_row0[p] + r, n, i)));
+    }
+  }
+  return rho;
+}
+
+/// Instance i's factor in the blocks L (as sparse_smallest_pivot) recorded at t [s].
+template <class T>
+SP_HD void sparse_pivot_record(int i, const ModelView<T>& mv, const SchurPatternView& P, const T* L,
+                               std::size_t stride, T t, const BatchBuffers<T>& b) {
+  pivot_record(i, sparse_smallest_pivot(P, L, stride, static_cast<const T*>(b.diag), mv.n_instances, i), t, b);
+}
+
+/// `cuda` path, tid = i, after potrfBatched and recover_thread: instance i's dense factor
+/// (b.C, (n, m, m) column-major) recorded at t[i] [s]. An instance whose factorisation
+/// failed (b.info[i] != 0) is left alone. Threads past n return.
+template <class T>
+SP_HD void dense_pivot_thread(int tid, const ModelView<T>& mv, const BatchBuffers<T>& b, const T* t) {
+  const int n = mv.n_instances, m = mv.n_rows;
+  if (tid >= n || b.info[tid] != 0) return;
+  const int i = tid;
+  const T* L = b.C + static_cast<std::size_t>(i) * m * m;
+  T rho = no_schur_pivot<T>();
+  for (int R = 0; R < m; ++R) {
+    const T l = L[static_cast<std::size_t>(R) * m + R];
+    rho = smaller_pivot(rho, relative_pivot(l * l, soa(static_cast<const T*>(b.diag), R, n, i)));
+  }
+  pivot_record(i, rho, t[i], b);
+}
+
+}  // namespace simphant::batch
