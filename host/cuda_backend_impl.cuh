@@ -289,10 +289,10 @@ void CudaBackend<T>::allocate() {
   check(cudaMemsetAsync(refine_worst_.get(), 0, n * sizeof(T), stream_), "cudaMemsetAsync", batch_);
   check(cudaMemsetAsync(refine_worst_time_.get(), 0, n * sizeof(T), stream_), "cudaMemsetAsync", batch_);
   check(cudaMemsetAsync(refine_unconverged_.get(), 0, n * sizeof(int), stream_), "cudaMemsetAsync", batch_);
-  {  // the rank watch starts at +infinity (no factorisation yet)
+  {  // the rank watch and the step's pivot start at +infinity (no factorisation yet)
     const std::vector<T> none(n, no_schur_pivot<T>());
-    check(cudaMemcpy(pivot_min_.get(), none.data(), n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy (pivot watch)",
-          batch_);
+    for (DeviceArray<T>* a : {&pivot_min_, &step_pivot_})
+      check(cudaMemcpy(a->get(), none.data(), n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy (pivot watch)", batch_);
   }
   check(cudaMemsetAsync(pivot_min_time_.get(), 0, n * sizeof(T), stream_), "cudaMemsetAsync", batch_);
   check(cudaMemsetAsync(status_step_.get(), 0, n * sizeof(std::int64_t), stream_), "cudaMemsetAsync", batch_);

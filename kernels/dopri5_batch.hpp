@@ -20,7 +20,7 @@ namespace detail {
 /// Whether accepted candidates are projected (solver.projection with constraint rows).
 template <class T>
 SP_HD bool dopri5_projects(const ModelView<T>& mv) {
-  return mv.projection != 0 && mv.n_rows > 0;
+  return projects_adaptive_step(mv.projection) && mv.n_rows > 0;
 }
 
 /// The cuda-fused path's evaluation of instance i at y and t_stage[i] into ydot (or a

@@ -22,6 +22,7 @@
 #include "reduce.hpp"
 #include "simphant/batch/model_view.hpp"
 #include "simphant/formulas/dopri5.hpp"
+#include "simphant/formulas/projection_math.hpp"
 #include "simphant/formulas/runaway.hpp"
 
 namespace simphant::batch {
@@ -309,7 +310,7 @@ SP_HD void dopri5_decide_thread(int tid, const ModelView<T>& mv, const BatchBuff
   }
   ad.h_new[i] = h_new;
   ad.flag[i] = static_cast<std::int8_t>(run | kAdaptiveAccepted);
-  if (!(mv.projection != 0 && mv.n_rows > 0))
+  if (!(projects_adaptive_step(mv.projection) && mv.n_rows > 0))
     dopri5::dense_coefficients(ny, n, h, static_cast<const T*>(ad.y) + i, static_cast<const T*>(b.y_stage) + i, c.k,
                                c.r);
   detail::renormalise_quaternions(mv, b.y_stage, i);
@@ -336,7 +337,7 @@ SP_HD void dopri5_finish_thread(int tid, const ModelView<T>& mv, const BatchBuff
       is_runaway(soa_kinetic_energy(mv, static_cast<const T*>(b.y_stage), i), soa(static_cast<const T*>(b.runaway), 0, n, i),
                  soa(static_cast<const T*>(b.runaway), 1, n, i), t1 + static_cast<T>(b.clock_offset[i]) * mv.dt))
     reason = kReasonRunaway;
-  if (reason == kReasonNone && !(mv.projection != 0 && mv.n_rows > 0)) {
+  if (reason == kReasonNone && !(projects_adaptive_step(mv.projection) && mv.n_rows > 0)) {
     const T v = b.violation[i];
     if (!(v <= mv.violation_bound(i))) reason = v != v ? kReasonNonFinite : kReasonConstraintViolation;
   }

@@ -13,9 +13,12 @@
 namespace simphant::batch {
 
 /// Instance i's record of a factorisation at instance time t [s] with smallest relative
-/// pivot rho (keep_smallest_pivot), and the step's smallest (b.step_pivot).
+/// pivot rho (keep_smallest_pivot), and the step's smallest (b.step_pivot). Nothing for an
+/// instance that is not ok (frozen: the batch computes it and does not commit it; the CPU
+/// reference does not step it).
 template <class T>
 SP_HD void pivot_record(int i, T rho, T t, const BatchBuffers<T>& b) {
+  if (b.status[i] != kStatusOk) return;
   keep_smallest_pivot(rho, t, b.pivot_min[i], b.pivot_min_time[i]);
   b.step_pivot[i] = smaller_pivot(b.step_pivot[i], rho);
 }

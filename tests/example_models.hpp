@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "simphant/dynamics/auto_projection.hpp"
 #include "simphant/dynamics/redundant_rows.hpp"
 #include "simphant/scene/scene.hpp"
 
@@ -18,11 +19,13 @@ inline const std::vector<std::string>& example_names() {
 }
 
 /// n instance models of examples/<name>.json, sampled from the scene's sweep, with the
-/// redundant rows removed as a run removes them (Simulator::create; set_removed_rows).
+/// redundant rows removed and solver.projection auto resolved as a run does it
+/// (Simulator::create; set_removed_rows, set_auto_projection).
 inline std::vector<Model> example_models(const std::string& name, int n) {
   const Scene scene = load_scene(std::string(SIMPHANT_SOURCE_DIR) + "/examples/" + name + ".json");
   std::vector<Model> models = build_instance_models(scene, sample_sweep(scene.sweep, n));
   set_removed_rows(models);
+  set_auto_projection(models);
   return models;
 }
 

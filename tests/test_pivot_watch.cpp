@@ -21,11 +21,14 @@
 #include "parallelogram_chain.hpp"
 #include "temp_dir.hpp"
 #include "simphant/dynamics/assembly.hpp"
+#include "simphant/dynamics/auto_projection.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/redundant_rows.hpp"
 #include "simphant/dynamics/rk4.hpp"
 #include "simphant/formulas/pivot_watch.hpp"
+#include "simphant/formulas/runaway.hpp"
 #include "simphant/job/run_job.hpp"
+#include "simphant/job/singular_passage_hint.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/cpu_backend.hpp"
 #include "test_support.hpp"
@@ -38,6 +41,7 @@ std::vector<Model> chain_models(int cells, const char* projection = "none") {
   ch.cells = cells;
   std::vector<Model> models{parse_scene(ch.scene(1e-3, 1.0, projection).dump()).model};
   set_removed_rows(models);
+  set_auto_projection(models);
   return models;
 }
 
@@ -232,8 +236,9 @@ int count_warnings(const JobResult& r, const std::string& text) {
 // A run says where an instance passed near a singular configuration, and what carries it:
 // the chain without projection (0.5 s, before it leaves its branch) gets a warning naming
 // the instance, the time of the first flat passage and solver.projection:
-// position_velocity; with that option one line says it held the passage; the double
-// pendulum (a tree, rho 7.8e-4 at its lowest on this run) says nothing.
+// position_velocity; with that option one line says it held the passage; with the redundant
+// rows kept (their pivots sit at the shift throughout) the watch does not tell, and says
+// nothing; the double pendulum (a tree, rho 7.8e-4 at its lowest on this run) says nothing.
 TEST(PivotWatch, TheRunNamesTheInstanceTheTimeAndTheOption) {
   test::ParallelogramChain ch;
   ch.cells = 2;
@@ -260,6 +265,14 @@ TEST(PivotWatch, TheRunNamesTheInstanceTheTimeAndTheOption) {
     EXPECT_EQ(count_warnings(r, "keeps it on the constraint manifold"), 0);
   }
   {
+    nlohmann::json kept = ch.scene(1e-3, 0.2, "position_velocity");
+    kept["solver"]["redundant_rows"] = "keep";
+    const JobResult r = run_scene(kept.dump(), "chain_kept");
+    EXPECT_EQ(r.summary.at("singular_passage_instances"), 0);
+    EXPECT_LT(r.summary.at("min_relative_pivot").get<double>(), 1e-9);  // the kept rows' pivots
+    EXPECT_EQ(count_warnings(r, "loses rank"), 0);
+  }
+  {
     std::ifstream in(std::string(SIMPHANT_SOURCE_DIR) + "/examples/double_pendulum.json");
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const JobResult r = run_scene(text, "double_pendulum");
@@ -267,6 +280,36 @@ TEST(PivotWatch, TheRunNamesTheInstanceTheTimeAndTheOption) {
     EXPECT_GT(r.summary.at("min_relative_pivot").get<double>(), 1e-4);
     EXPECT_EQ(count_warnings(r, "loses rank"), 0);
   }
+}
+
+// Which passages the warnings call held: position_velocity holds every one; auto those
+// whose pivot fell below its auto_projection_pivot (it projected there), the others get
+// the warning of a run without projection; a divergence under auto gets the hint too.
+TEST(PivotWatch, WarningsSayWhichPassagesTheProjectionHeld) {
+  Model m = chain_models(2, "auto").front();
+  ASSERT_EQ(m.solver.projection, Projection::Auto);
+  const std::vector<double> pivot = {5e-7, 0.01, 2e-7}, time = {0.25, 0.0, 0.57};
+  m.solver.auto_projection_pivot = 1e-3;  // both passages projected
+  std::vector<std::string> w = singular_passage_warnings(m, pivot, time);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("2 instances passed near"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("instance 2 at t = 0.57 s"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("solver.projection: auto held them"), std::string::npos) << w[0];
+  m.solver.auto_projection_pivot = 3e-7;  // instance 2 projected, instance 0 not
+  w = singular_passage_warnings(m, pivot, time);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_NE(w[0].find("1 instance passed near"), std::string::npos) << w[0];
+  EXPECT_NE(w[1].find("instance 0 passed near a configuration where Phi_q loses rank at t = 0.25 s"),
+            std::string::npos) << w[1];
+  EXPECT_NE(w[1].find("position_velocity keeps it"), std::string::npos) << w[1];
+  m.solver.projection = Projection::PositionVelocity;
+  w = singular_passage_warnings(m, pivot, time);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("position_velocity held them"), std::string::npos) << w[0];
+  m.solver.projection = Projection::Auto;
+  const std::string hint = singular_passage_hint(m, {2, 0, 0}, {kReasonRunaway, 0, 0}, {1.5, 0.0, 0.0});
+  EXPECT_NE(hint.find("diverged with solver.projection auto"), std::string::npos) << hint;
+  EXPECT_NE(hint.find("position_velocity keeps it"), std::string::npos) << hint;
 }
 
 }  // namespace

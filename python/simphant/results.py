@@ -178,10 +178,11 @@ def _build(f: Any) -> "xr.Dataset":
                     "units": _units(a, units), "long_name": _text(a.attrs.get("long_name", f"assembly {name}"))})
     # Per-instance results of the integrator: the fixed-step error estimate
     # (solver.error_estimate), an adaptive run's step statistics, the refined Schur
-    # solves' record and the energy check (docs/solver.md).
+    # solves' record with the rank watch, and the energy check (docs/solver.md).
     for group, names in (("error_estimate", ("position", "orientation")),
                          ("step_statistics", ("accepted", "rejected", "min_step", "max_step")),
-                         ("refinement", ("unconverged", "max_error", "max_error_time")),
+                         ("refinement", ("unconverged", "max_error", "max_error_time", "min_pivot",
+                                         "min_pivot_time")),
                          ("energy_check", ("relative_error", "time", "conservative"))):
         if group in f:
             g = f[group]
@@ -245,7 +246,10 @@ def open_results(path: Union[str, "os.PathLike[str]"]) -> "xr.Dataset":
     step_statistics_max_step [s] (instance); for DAE runs refinement_unconverged,
     refinement_max_error [1] and refinement_max_error_time [s] (instance: the refined
     Schur solves above the tolerance, the largest relative error estimate and its time;
-    docs/solver.md, "The refined regularised solve"); energy_check_relative_error [1],
+    docs/solver.md, "The refined regularised solve"), refinement_min_pivot [1] and
+    refinement_min_pivot_time [s] (instance: the rank watch, the smallest relative pivot
+    of a Schur factorisation and its time; docs/solver.md, "Rank watch");
+    energy_check_relative_error [1],
     energy_check_time [s] and energy_check_conservative (instance: the largest relative
     energy change over the frames, its time, and 1 where the model conserves energy;
     attribute bound; docs/solver.md, "Energy check");

@@ -13,13 +13,19 @@ namespace simphant {
 
 double start_relative_pivot(const Model& model) {
   if (model.n_rows == 0) return no_schur_pivot<double>();
-  Data d(model);
   std::vector<double> Y(static_cast<std::size_t>(model.ny())), Ydot(Y.size());
   initial_state(model, Y.data());
-  assemble(model, d, Y.data());  // a start that does not assemble is measured as given
-  d.refinement = RefinementRecord{};
-  evaluate(model, d, 0.0, Y.data(), nullptr, Ydot.data());
-  return d.refinement.min_pivot;
+  {
+    Data d(model);
+    assemble(model, d, Y.data());  // a start that does not assemble is measured as given
+  }
+  double rho = no_schur_pivot<double>();
+  for (SchurFactorization order : {SchurFactorization::Dense, SchurFactorization::Sparse}) {
+    Data d(model, order);
+    evaluate(model, d, 0.0, Y.data(), nullptr, Ydot.data());
+    rho = smaller_pivot(rho, d.refinement.min_pivot);
+  }
+  return rho;
 }
 
 double auto_projection_pivot(double rho0) {

@@ -9,7 +9,8 @@
 // (position_velocity, stage states included) when the smallest relative pivot of its Schur
 // factorisations so far is below
 //   rho_auto = min(kAutoProjectionPivot, the power of ten at or above kAutoProjectionRatio rho_0),
-// rho_0 the smallest relative pivot at the first instance's assembled start (rounded up to
+// rho_0 the smallest relative pivot at the first instance's assembled start, of the dense
+// and the sparse factorisation (the relative pivot depends on the row order; rounded up to
 // a power of ten so that the shards of a sweep, each starting from its own first instance,
 // choose alike; `simphant merge` refuses shards that did not). The relative pivot falls as
 // theta^2 near a flat passage (0.9 theta^2 on the parallelogram chains), so rho_auto = 1e-3
@@ -47,7 +48,9 @@ void set_auto_projection(std::vector<Model>& models);
 double auto_projection_pivot(double rho0);
 
 /// rho_0: the smallest relative pivot of the Schur factorisation at `model`'s assembled
-/// initial state (its initial state when it does not assemble); +infinity without
+/// initial state (its initial state when it does not assemble), the smaller of the dense
+/// factorisation's (rows in order) and the sparse one's (topology order), since the
+/// relative pivot depends on the order and the backends use both; +infinity without
 /// constraint rows.
 double start_relative_pivot(const Model& model);
 

@@ -27,10 +27,13 @@ bool projection_stage(const Model& model, Data& d, double t, double* Y, int stag
 
 namespace {
 
-// The mode this step of the instance runs (step_projection: auto decided by d.step_pivot).
+// The mode this step of the instance runs (step_projection: auto decided by d.step_pivot;
+// an adaptive integrator's step takes no such decision: none, projects_adaptive_step).
 Projection step_mode(const Model& model, const Data& d) {
-  return static_cast<Projection>(step_projection(static_cast<int>(model.solver.projection), d.step_pivot,
-                                                 model.solver.auto_projection_pivot));
+  const int p = static_cast<int>(model.solver.projection);
+  if (is_adaptive(model.solver.integrator))
+    return projects_adaptive_step(p) ? model.solver.projection : Projection::None;
+  return static_cast<Projection>(step_projection(p, d.step_pivot, model.solver.auto_projection_pivot));
 }
 
 }  // namespace

@@ -38,6 +38,11 @@ SP_HD bool projects_stage_states(int projection) { return projection == 2; }
 /// Projection::Auto as int (ModelView::projection).
 constexpr int kProjectionAuto = 3;
 
+/// Whether an adaptive integrator's accepted step is projected (dopri5: velocity or
+/// position_velocity; auto takes no per-step decision there and is none, as
+/// set_auto_projection resolves it for a run).
+SP_HD bool projects_adaptive_step(int projection) { return projection == 1 || projection == 2; }
+
 /// The projection mode one fixed step of an instance runs (0 none, 1 velocity,
 /// 2 position_velocity): projection itself, or for auto position_velocity when step_pivot,
 /// the smallest relative pivot of the step's Schur factorisations so far

@@ -23,7 +23,7 @@ struct JobOptions {
   std::string backend = "auto";    ///< auto | cpu | cpu-simd | cuda | cuda-fused
   std::string precision = "fp64";  ///< fp64 | fp32 (cuda backends only)
   std::string solver;              ///< "" (the scene's) | dae | aba | cga: overrides solver.type (robot scenes)
-  std::string projection;          ///< "" (the scene's) | none | velocity | position_velocity: overrides solver.projection
+  std::string projection;          ///< "" (the scene's) | none | velocity | position_velocity | auto: overrides solver.projection
   /// "" (the scene's) | rk4 | euler | symplectic_euler | dopri5 | bdf: overrides
   /// solver.integrator (model/integrator.hpp; docs/solver.md, "Integrators").
   std::string integrator;

@@ -449,7 +449,7 @@ void JobRun::record_end() {
   report_.refinement_unconverged_solves = refinement.unconverged_solves;
   report_.refinement_unconverged_instances = refinement.unconverged_instances;
   report_.refinement_max_error = refinement.max_error_all;
-  report_.singular_passage_instances = refinement.singular_instances;
+  report_.singular_passage_instances = rank_watch_tells(sim.model()) ? refinement.singular_instances : 0;
   report_.min_relative_pivot = refinement.min_pivot_all;
   if (half_ && final_session) report_.error_estimate = half_->write(*recorder_, sim, integrator_order(solver_.integrator));
 }

@@ -70,7 +70,8 @@
 //   singular_passage_instances         instances whose smallest relative pivot of a Schur
 //                                      factorisation fell below kSingularRelativePivot: they passed
 //                                      near a configuration where Phi_q loses rank (the rank watch,
-//                                      formulas/pivot_watch.hpp; /refinement/min_pivot)
+//                                      formulas/pivot_watch.hpp; /refinement/min_pivot); 0 where the
+//                                      watch does not tell (solver.redundant_rows keep on a closed loop)
 //   min_relative_pivot                 the smallest relative pivot over the instances; null when no
 //                                      Schur factorisation ran (no constraint rows, joint coordinates)
 //   integrator                         the integrator that ran: rk4 | euler | symplectic_euler | dopri5 | bdf

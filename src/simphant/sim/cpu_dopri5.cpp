@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "simphant/formulas/dopri5.hpp"
+#include "simphant/formulas/projection_math.hpp"
 #include "simphant/dynamics/evaluate.hpp"
 #include "simphant/dynamics/projection.hpp"
 #include "simphant/formulas/runaway.hpp"
@@ -273,7 +274,7 @@ void CpuBackend::advance_dopri5(int n_steps) {
           }
           double* k7 = ks + 5 * ny;
           double* rr[5] = {r.r[0], r.r[1], r.r[2], r.r[3], r.r[4]};
-          if (sv.projection == Projection::None || model.n_rows == 0) {
+          if (!projects_adaptive_step(static_cast<int>(sv.projection)) || model.n_rows == 0) {
             if (!(violation_end <= sv.violation_bound)) {
               fail(step0 + s, std::isnan(violation_end) ? kReasonNonFinite : kReasonConstraintViolation);
               ok = false;

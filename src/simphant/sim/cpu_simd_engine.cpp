@@ -94,6 +94,7 @@ void CpuSimdEngine::allocate() {
   pivot_min_time_.assign(np);
   std::fill(pivot_min_.data(), pivot_min_.data() + np, no_schur_pivot<double>());
   step_pivot_.assign(np);
+  std::fill(step_pivot_.data(), step_pivot_.data() + np, no_schur_pivot<double>());
   for (AlignedArray<double>* a : {&saved_step_pivot_, &saved_pivot_min_, &saved_pivot_min_time_, &saved_refine_worst_,
                                   &saved_refine_worst_time_})
     a->assign(np);
