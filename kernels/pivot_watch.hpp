@@ -29,28 +29,13 @@ SP_HD void step_pivot_reset(int i, const BatchBuffers<T>& b) {
   b.step_pivot[i] = no_schur_pivot<T>();
 }
 
-/// The smallest relative pivot of the factor in the topology-ordered blocks L (P's
-/// values, value e at L[e * stride]; each diagonal entry holds 1 / L_RR, sparse_cholesky)
-/// of instance i of n, C_RR from diag (m, n). Any T: with Lanes, i is the group and n the
-/// groups (the SIMD lanes of simd/).
-template <class T>
-SP_HD T sparse_smallest_pivot(const SchurPatternView& P, const T* L, std::size_t stride, const T* diag, int n, int i) {
-  T rho = no_schur_pivot<T>();
-  for (int p = 0; p < P.n_joints; ++p) {
-    const int rp = P.pos_rows[p], base = P.block_value[P.col_start[p]];
-    for (int r = 0; r < rp; ++r) {
-      const T inv = L[static_cast<std::size_t>(base + r * rp + r) * stride];
-      rho = smaller_pivot(rho, relative_pivot(T(1) / (inv * inv), soa(diag, P.pos_row0[p] + r, n, i)));
-    }
-  }
-  return rho;
-}
-
-/// Instance i's factor in the blocks L (as sparse_smallest_pivot) recorded at t [s].
+/// Instance i's factor in the topology-ordered blocks L (value e at L[e * stride];
+/// sparse_smallest_pivot, C_RR from b.diag) recorded at t [s].
 template <class T>
 SP_HD void sparse_pivot_record(int i, const ModelView<T>& mv, const SchurPatternView& P, const T* L,
                                std::size_t stride, T t, const BatchBuffers<T>& b) {
-  pivot_record(i, sparse_smallest_pivot(P, L, stride, static_cast<const T*>(b.diag), mv.n_instances, i), t, b);
+  const std::size_t n = static_cast<std::size_t>(mv.n_instances);
+  pivot_record(i, sparse_smallest_pivot(P, L, stride, static_cast<const T*>(b.diag) + i, n), t, b);
 }
 
 /// `cuda` path, tid = i, after potrfBatched and recover_thread: instance i's dense factor
@@ -62,12 +47,7 @@ SP_HD void dense_pivot_thread(int tid, const ModelView<T>& mv, const BatchBuffer
   if (tid >= n || b.info[tid] != 0) return;
   const int i = tid;
   const T* L = b.C + static_cast<std::size_t>(i) * m * m;
-  T rho = no_schur_pivot<T>();
-  for (int R = 0; R < m; ++R) {
-    const T l = L[static_cast<std::size_t>(R) * m + R];
-    rho = smaller_pivot(rho, relative_pivot(l * l, soa(static_cast<const T*>(b.diag), R, n, i)));
-  }
-  pivot_record(i, rho, t[i], b);
+  pivot_record(i, dense_smallest_pivot(m, L, static_cast<const T*>(b.diag) + i, static_cast<std::size_t>(n)), t[i], b);
 }
 
 }  // namespace simphant::batch

@@ -272,23 +272,11 @@ void assemble_jacobian(const Model& model, Data& d) {
 namespace {
 
 // The smallest relative pivot L_RR^2 / C_RR of the last factorisation (pivot_watch.hpp),
-// from the dense factor or the sparse one (whose diagonal entries hold 1 / L_RR).
+// from the dense factor (Eigen's, column-major) or the sparse one.
 double smallest_relative_pivot(const Data& d) {
-  double rho = no_schur_pivot<double>();
-  if (d.sparse_schur) {
-    const SchurPatternView P = d.schur_pattern.view();
-    for (int p = 0; p < P.n_joints; ++p)
-      for (int r = 0; r < P.pos_rows[p]; ++r) {
-        const double inv = d.schur_values[static_cast<std::size_t>(P.block_value[P.col_start[p]] + r * P.pos_rows[p] + r)];
-        rho = smaller_pivot(rho, relative_pivot(1.0 / (inv * inv), d.diag_C[P.pos_row0[p] + r]));
-      }
-  } else {
-    for (int R = 0; R < d.C.rows(); ++R) {
-      const double l = d.llt.matrixLLT()(R, R);
-      rho = smaller_pivot(rho, relative_pivot(l * l, d.diag_C[R]));
-    }
-  }
-  return rho;
+  if (d.sparse_schur)
+    return sparse_smallest_pivot(d.schur_pattern.view(), d.schur_values.data(), 1, d.diag_C.data(), 1);
+  return dense_smallest_pivot(static_cast<int>(d.C.rows()), d.llt.matrixLLT().data(), d.diag_C.data(), 1);
 }
 
 }  // namespace

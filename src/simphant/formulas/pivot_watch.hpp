@@ -8,10 +8,12 @@
 // flat configuration (measured 0.9 theta^2 for 1 to 40 cells). Removed redundant rows
 // (C_RR = 0) are left out. An instance keeps the smallest rho of its run and the instance
 // time of that solve; the CPU reference (RefinementRecord, dynamics/evaluate.cpp) and the
-// batched paths (kernels/pivot_watch.hpp) use these functions.
+// batched paths (kernels/pivot_watch.hpp) use these functions, the factors' too.
+#include <cstddef>
 #include <limits>
 
 #include "simphant/core/hd.hpp"
+#include "simphant/formulas/schur_pattern.hpp"
 #include "simphant/math/lane_ops.hpp"
 
 namespace simphant {
@@ -40,6 +42,35 @@ SP_HD T relative_pivot(T l_sq, T c_rr) {
 template <class T>
 SP_HD T smaller_pivot(T a, T b) {
   return lane_select((a == a) && !(b >= a), b, a);
+}
+
+/// The smallest relative pivot of a dense lower Cholesky factor L (m x m, column-major,
+/// leading dimension m), C_RR of row R at diag[R * diag_stride].
+template <class T>
+SP_HD T dense_smallest_pivot(int m, const T* L, const T* diag, std::size_t diag_stride) {
+  T rho = no_schur_pivot<T>();
+  for (int R = 0; R < m; ++R) {
+    const T l = L[static_cast<std::size_t>(R) * m + R];
+    rho = smaller_pivot(rho, relative_pivot(l * l, diag[R * diag_stride]));
+  }
+  return rho;
+}
+
+/// The smallest relative pivot of a factor in the topology-ordered blocks L (P's values,
+/// value e at L[e * stride]; each diagonal entry holds 1 / L_RR, sparse_cholesky), C_RR of
+/// row R at diag[R * diag_stride]. Any T (with Lanes: a group of instances at once).
+template <class T>
+SP_HD T sparse_smallest_pivot(const SchurPatternView& P, const T* L, std::size_t stride, const T* diag,
+                              std::size_t diag_stride) {
+  T rho = no_schur_pivot<T>();
+  for (int p = 0; p < P.n_joints; ++p) {
+    const int rp = P.pos_rows[p], base = P.block_value[P.col_start[p]];
+    for (int r = 0; r < rp; ++r) {
+      const T inv = L[static_cast<std::size_t>(base + r * rp + r) * stride];
+      rho = smaller_pivot(rho, relative_pivot(T(1) / (inv * inv), diag[(P.pos_row0[p] + r) * diag_stride]));
+    }
+  }
+  return rho;
 }
 
 /// One factorisation's smallest relative pivot rho at instance time t [s] into an

@@ -331,8 +331,8 @@ inline void group_lambda(GroupState& s, const bool* done) {
   double rel[kLaneWidth], rho[kLaneWidth];
   const batch::BatchBuffers<L8>& bL = s.c->bL;
   const std::size_t strideL = static_cast<std::size_t>(s.c->mvL.n_instances);
-  const L8 p = batch::sparse_smallest_pivot(s.c->v->P, static_cast<const L8*>(bL.C + s.g), strideL,
-                                            static_cast<const L8*>(bL.diag), s.c->mvL.n_instances, s.g);
+  const L8 p = sparse_smallest_pivot(s.c->v->P, static_cast<const L8*>(bL.C + s.g), strideL,
+                                     static_cast<const L8*>(bL.diag + s.g), strideL);
   const L8 r = batch::fused_lambda(s.g, s.c->mvL, s.c->v->P, bL);
   for (int l = 0; l < kLaneWidth; ++l) {
     rel[l] = r[l];
