@@ -15,7 +15,7 @@ namespace simphant::cuda {
 template <class T>
 void CudaBackend<T>::set_reductions(const std::vector<ReductionQuantity>& quantities) {
   synchronize();
-  red_ = reduction_layout_of(quantities, J_, D_);
+  red_ = reduction_layout_of(quantities, J_, D_, integrator_);
   const std::size_t total = red_.any() ? static_cast<std::size_t>(red_.size()) * n_ : 0;
   red_acc_ = DeviceArray<double>(total, batch_);
   red_read_ = DeviceArray<double>(total, batch_);
@@ -48,7 +48,7 @@ void CudaBackend<T>::read_reductions(double* out) const {
     for (int e = 0; e < w; ++e) row[e] = red_host_.get()[static_cast<std::size_t>(e) * n_ + i];
     for (int c = 0; c < C; ++c) row[1 + kReductionSlots * c + 4] -= static_cast<double>(offset_[static_cast<std::size_t>(i)]);
     for (int c = 0; c < C; ++c)
-      reduction_stats(ReductionAcc{row.data(), 1}, c, dt_, out + (static_cast<std::size_t>(i) * C + c) * kReductionStats);
+      reduction_stats(red_, ReductionAcc{row.data(), 1}, c, dt_, out + (static_cast<std::size_t>(i) * C + c) * kReductionStats);
   }
 }
 

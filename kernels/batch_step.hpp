@@ -157,7 +157,8 @@ void enqueue_start_stage(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>&
   x.launch("violation", n, [=] SP_LAMBDA(int tid) { violation_thread(tid, mv, static_cast<const T*>(b.phi), b.violation); });
   if (b.red.any())  // its sample of the reductions over time (reduce.hpp)
     x.launch("reduce", n, [=] SP_LAMBDA(int tid) {
-      reduce_thread(tid, mv, b.red, static_cast<const T*>(b.Y), static_cast<const T*>(b.jac),
+      reduce_thread(tid, mv, b.red, static_cast<const T*>(b.Y), static_cast<const T*>(b.time),
+                    static_cast<const T*>(b.inputs), static_cast<const T*>(b.jac),
                     static_cast<const T*>(b.rhs), b.lambda_soa, static_cast<const int*>(b.info),
                     static_cast<const T*>(b.violation), static_cast<const std::int8_t*>(b.status),
                     static_cast<const std::int64_t*>(b.step), b.red_acc);
@@ -337,7 +338,9 @@ void enqueue_frame(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, co
 /// The reductions as read (Backend::read_reductions): acc_out (b.red.size(), n) = the
 /// accumulators plus a sample of the current state Y of every live instance, which is
 /// evaluated again here (b.violation is overwritten; the next step's first stage sets it
-/// again). The accumulators themselves do not change. fused: as enqueue_solve.
+/// again). The accumulators themselves do not change, nor what the solves record (the
+/// refined solves, the rank watch, recoveries and failures, saved in b.saved and given
+/// back, as the CPU reference's read records nothing). fused: as enqueue_solve.
 template <class T, class Exec>
 void enqueue_reduce_read(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, double* acc_out,
                          const SchurPatternView* fused = nullptr) {
@@ -346,13 +349,20 @@ void enqueue_reduce_read(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>&
   x.launch("reduce_copy", n * w, [=] SP_LAMBDA(int tid) {
     if (tid < n * w) acc_out[tid] = b.red_acc[tid];
   });
+  x.launch("reduce_read_save", n, [=] SP_LAMBDA(int tid) {
+    if (tid < n) copy_projection_records(projection_records(b), b.saved, tid);
+  });
   const T* Y = b.Y;
   enqueue_solve(x, mv, b, Y, T(0), fused);
   x.launch("violation", n, [=] SP_LAMBDA(int tid) { violation_thread(tid, mv, static_cast<const T*>(b.phi), b.violation); });
   x.launch("reduce", n, [=] SP_LAMBDA(int tid) {
-    reduce_thread(tid, mv, b.red, Y, static_cast<const T*>(b.jac), static_cast<const T*>(b.rhs), b.lambda_soa,
+    reduce_thread(tid, mv, b.red, Y, static_cast<const T*>(b.time), static_cast<const T*>(b.inputs),
+                  static_cast<const T*>(b.jac), static_cast<const T*>(b.rhs), b.lambda_soa,
                   static_cast<const int*>(b.info), static_cast<const T*>(b.violation),
                   static_cast<const std::int8_t*>(b.status), static_cast<const std::int64_t*>(b.step), acc_out);
+  });
+  x.launch("reduce_read_restore", n, [=] SP_LAMBDA(int tid) {
+    if (tid < n) copy_projection_records(b.saved, projection_records(b), tid);
   });
 }
 

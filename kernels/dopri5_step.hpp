@@ -378,7 +378,8 @@ SP_HD void dopri5_reduce_thread(int tid, const ModelView<T>& mv, const BatchBuff
   const AdaptiveBuffers<T>& ad = b.ad;
   if (!(ad.flag[i] & (accepted ? kAdaptiveAccepted : kAdaptiveStart)) || b.status[i] != kStatusOk) return;
   const T t = accepted ? ad.t[i] + ad.h[i] : ad.t[i];
-  reduce_sample_thread(i, mv, b.red, static_cast<const T*>(accepted ? b.y_stage : ad.y), static_cast<const T*>(b.jac),
+  reduce_sample_thread(i, mv, b.red, static_cast<const T*>(accepted ? b.y_stage : ad.y), t,
+                       static_cast<const T*>(b.inputs), static_cast<const T*>(b.jac),
                        static_cast<const T*>(b.rhs), b.lambda_soa, static_cast<const int*>(b.info),
                        static_cast<const T*>(b.violation), static_cast<const std::int8_t*>(b.status),
                        static_cast<double>(t) / static_cast<double>(mv.dt), b.red_acc);

@@ -35,7 +35,8 @@ SP_HD void fused_evaluate(int i, const ModelView<T>& mv, const SchurPatternView&
   if (s == 0) {
     violation_thread(i, mv, static_cast<const T*>(b.phi), b.violation);
     // The start state's sample of the reductions over time (reduce.hpp), lambda in b.rhs.
-    reduce_thread(i, mv, b.red, static_cast<const T*>(b.Y), static_cast<const T*>(b.jac), static_cast<const T*>(b.rhs),
+    reduce_thread(i, mv, b.red, static_cast<const T*>(b.Y), static_cast<const T*>(b.time),
+                  static_cast<const T*>(b.inputs), static_cast<const T*>(b.jac), static_cast<const T*>(b.rhs),
                   1, static_cast<const int*>(b.info), static_cast<const T*>(b.violation),
                   static_cast<const std::int8_t*>(b.status), static_cast<const std::int64_t*>(b.step), b.red_acc);
   }

@@ -11,28 +11,30 @@
 #include "batch_buffers.hpp"
 #include "batch_state.hpp"
 #include "frame.hpp"
+#include "power.hpp"
 #include "simphant/batch/model_view.hpp"
 #include "simphant/formulas/reductions.hpp"
 #include "simphant/joints/joint_coordinate.hpp"
 
 namespace simphant::batch {
 
-/// tid = i. Adds instance i's sample at y_in to acc (L.size(), n) doubles, structure of
-/// arrays, at time `step` in steps of dt (the time of each maximum): jac_in (m, 12, n)
+/// tid = i. Adds instance i's sample at y_in (its time t [s], inputs_in (n_inputs, n)) to
+/// acc (L.size(), n) doubles, structure of arrays, at time `step` in steps of dt (the
+/// time of each maximum): jac_in (m, 12, n)
 /// and lambda_in (lambda_at layout lambda_soa) evaluated at y_in, violation_in (n) its
 /// max |Phi|. Skipped for an instance whose status_in is not Ok or whose factorisation
 /// failed (info_in != 0). Nothing to do when L has no channel. (The adaptive path samples
 /// at each accepted step's end, at its own time: kernels/dopri5_step.hpp.)
 template <class T>
-SP_HD void reduce_sample_thread(int tid, const ModelView<T>& mv, const ReductionLayout& L, const T* y_in,
-                                const T* jac_in, const T* lambda_in, int lambda_soa, const int* info_in,
+SP_HD void reduce_sample_thread(int tid, const ModelView<T>& mv, const ReductionLayout& L, const T* y_in, T t,
+                                const T* inputs_in, const T* jac_in, const T* lambda_in, int lambda_soa, const int* info_in,
                                 const T* violation_in, const std::int8_t* status_in, double step, double* acc) {
   const int n = mv.n_instances, N = mv.n_bodies;
   if (tid >= n || !L.any()) return;
   const int i = tid;
   if (status_in[i] != kStatusOk || info_in[i] != 0) return;
   const ReductionAcc a{acc + i, static_cast<std::size_t>(n)};
-  for (int j = 0; j < mv.n_joints; ++j) {
+  for (int j = 0; L.any_joint() && j < mv.n_joints; ++j) {
     const int o = mv.row_offset[j], m = mv.rows_of(j);
     T jac[kMaxJointRows * 12], lambda[kMaxJointRows];
     for (int r = 0; r < m; ++r) {
@@ -59,19 +61,24 @@ SP_HD void reduce_sample_thread(int tid, const ModelView<T>& mv, const Reduction
     reduction_add_driver(L, a, k, -lambda_at(lambda_in, lambda_soa, mv.n_rows, n, i, mv.row_offset[mv.n_joints + k]), step);
   T kinetic = T(0);
   const T energy = L.enabled(ReductionQuantity::Energy) ? soa_energy(mv, y_in, i, kinetic) : T(0);
-  reduction_add_instance<T>(L, a, violation_in[i], energy, step);
+  const T power = L.enabled(ReductionQuantity::Power)
+                      ? nonconservative_power(i, mv, t, y_in, inputs_in, jac_in, lambda_in, lambda_soa)
+                      : T(0);
+  reduction_add_instance<T>(L, a, violation_in[i], energy, power, step);
 }
 
-/// tid = i. reduce_sample_thread at batch step *step_in: the fixed step's sample of its
-/// start state (the first RK4 stage's evaluation); the CPU reference samples only a
-/// successful first evaluation, and a failed one (info_in != 0) fails the step.
+/// tid = i. reduce_sample_thread at batch step *step_in and the instance time t_in[i]:
+/// the fixed step's sample of its start state (the first RK4 stage's evaluation); the
+/// CPU reference samples only a successful first evaluation, and a failed one
+/// (info_in != 0) fails the step.
 template <class T>
-SP_HD void reduce_thread(int tid, const ModelView<T>& mv, const ReductionLayout& L, const T* y_in, const T* jac_in,
+SP_HD void reduce_thread(int tid, const ModelView<T>& mv, const ReductionLayout& L, const T* y_in, const T* t_in,
+                         const T* inputs_in, const T* jac_in,
                          const T* lambda_in, int lambda_soa, const int* info_in, const T* violation_in,
                          const std::int8_t* status_in, const std::int64_t* step_in, double* acc) {
   if (tid >= mv.n_instances || !L.any()) return;
-  reduce_sample_thread(tid, mv, L, y_in, jac_in, lambda_in, lambda_soa, info_in, violation_in, status_in,
-                       static_cast<double>(*step_in), acc);
+  reduce_sample_thread(tid, mv, L, y_in, t_in[tid], inputs_in, jac_in, lambda_in, lambda_soa, info_in, violation_in,
+                       status_in, static_cast<double>(*step_in), acc);
 }
 
 /// tid = i. acc (L.size(), n) set to no samples (reduction_clear) for the listed

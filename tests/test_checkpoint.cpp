@@ -102,7 +102,8 @@ const Reference& reference() {
 /// The figures of two summaries that must agree (all but timings and resume counters).
 void expect_same_figures(const json& a, const json& b) {
   for (const char* k : {"instances", "instances_ok", "instances_diverged", "steps", "frames", "sim_time_s",
-                        "max_constraint_violation", "energy_drift_rel", "energy_drift_abs_J", "stop_reason", "seed",
+                        "max_constraint_violation", "energy_drift_rel", "energy_drift_abs_J", "energy_balance_rel",
+                        "energy_balance_abs_J", "energy_work_abs_J", "stop_reason", "seed",
                         "assembly_max_position_residual", "assembly_max_iterations"})
     EXPECT_EQ(a.at(k), b.at(k)) << k;
 }

@@ -33,12 +33,14 @@ std::vector<double> instance_state(const test::HostBatch<double>& hb, int i) {
   return Y;
 }
 
-// The CPU reference's sample of instance i's current batch state, added to acc (a row).
+// The CPU reference's sample of instance i's current batch state at step `step` (time
+// step * dt, the actuators at their defaults), added to acc (a row).
 void reference_sample(const Model& model, const std::vector<double>& Y, const ReductionLayout& L, double* acc, double step) {
   Data d(model);
   std::vector<double> ydot(model.ny());
-  ASSERT_TRUE(evaluate(model, d, 0.0, Y.data(), nullptr, ydot.data()));
-  sample_reductions(model, d, L, acc, step);
+  const double t = step * model.solver.dt;
+  ASSERT_TRUE(evaluate(model, d, t, Y.data(), nullptr, ydot.data()));
+  sample_reductions(model, d, t, nullptr, L, acc, step);
 }
 
 // Over 25 steps the device accumulators equal the reference's: the same formulas on the
@@ -54,7 +56,7 @@ TEST_P(ReduceGrid, AccumulatorsEqualCpuReference) {
   const AssembledBatch assembled = assemble_batch(models, n, 1);
   test::HostBatch<double> hb(models, n, assembled, GetParam().fused);
   test::CpuGridExec<double> x;
-  const ReductionLayout L = reduction_layout_of(parse_reduction_quantities({"all"}, 0, "test"), hb.J, 0);
+  const ReductionLayout L = reduction_layout_of(parse_reduction_quantities({"all"}, 0, "test"), hb.J, 0, Integrator::Rk4);
   hb.enable_reductions(x, L);
   const int w = L.size(), C = L.channels;
   std::vector<double> ref(static_cast<std::size_t>(n) * w), samples(static_cast<std::size_t>(n) * C * (steps + 1));
@@ -103,20 +105,44 @@ TEST_P(ReduceGrid, AccumulatorsEqualCpuReference) {
     // or tie within the tolerance (components that stay zero), the others' steps are.
     EXPECT_GT(compared, n * C / 2) << what;
     EXPECT_GT(times, 0) << what;
+    // The power's first and last five samples, and the work from them.
+    for (int i = 0; i < n; ++i) {
+      std::vector<double> row(static_cast<std::size_t>(w));
+      for (int e = 0; e < w; ++e) row[e] = dev[static_cast<std::size_t>(e) * n + i];
+      const ReductionAcc a{row.data(), 1}, b{const_cast<double*>(want.data()) + static_cast<std::size_t>(i) * w, 1};
+      for (int k = 0; k < kWorkSlots; ++k)
+        EXPECT_NEAR(a(L.work_slot() + k), b(L.work_slot() + k), 1e-10 * std::max(1.0, std::fabs(b(L.work_slot() + k))))
+            << what << " instance " << i << " work slot " << k;
+      const double W = reduction_work(L, b, hb.mv.dt);
+      EXPECT_NEAR(reduction_work(L, a, hb.mv.dt), W, 1e-10 * std::max(1e-3, std::fabs(W))) << what << " instance " << i;
+    }
   };
   compare(hb.red_acc, ref, steps, "step loop");
   // The read: the stored accumulators plus the current (end) state's sample.
   const std::vector<double> stored = hb.red_acc;
+  // What the solves record, before the read's solve: the read leaves it as it was.
+  const std::vector<double> records[] = {hb.pivot_min, hb.pivot_min_time, hb.refine_worst, hb.refine_worst_time,
+                                         hb.step_pivot};
+  const std::vector<int> counts[] = {hb.refine_unconverged, hb.recoveries, hb.fail};
   std::vector<double> read(stored.size(), std::nan(""));
   batch::enqueue_reduce_read(x, hb.mv, hb.b, read.data(), hb.fused ? &hb.P : nullptr);
   EXPECT_EQ(0, std::memcmp(stored.data(), hb.red_acc.data(), stored.size() * sizeof(double)));
+  const std::vector<double> records_after[] = {hb.pivot_min, hb.pivot_min_time, hb.refine_worst, hb.refine_worst_time,
+                                               hb.step_pivot};
+  for (int r = 0; r < 5; ++r)
+    EXPECT_EQ(0, std::memcmp(records[r].data(), records_after[r].data(), records[r].size() * sizeof(double))) << r;
+  EXPECT_EQ(counts[0], hb.refine_unconverged);
+  EXPECT_EQ(counts[1], hb.recoveries);
+  EXPECT_EQ(counts[2], hb.fail);
   sample_all(steps, ref);
   compare(read, ref, steps + 1, "read");
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, ReduceGrid,
                          ::testing::Values(GridCase{"double_pendulum", false}, GridCase{"double_pendulum", true},
-                                           GridCase{"cylindrical_collar", false}, GridCase{"cylindrical_collar", true}),
+                                           GridCase{"cylindrical_collar", false}, GridCase{"cylindrical_collar", true},
+                                           GridCase{"slider_crank_driven", false},
+                                           GridCase{"slider_crank_driven", true}),
                          [](const ::testing::TestParamInfo<GridCase>& p) {
                            return std::string(p.param.example) + (p.param.fused ? "_fused" : "_cuda");
                          });

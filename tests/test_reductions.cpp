@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "example_models.hpp"
+#include "simphant/dynamics/evaluate.hpp"
+#include "simphant/dynamics/forces.hpp"
 #include "simphant/formulas/joint_loads.hpp"
 #include "simphant/sim/joint_load_frames.hpp"
 #include "simphant/sim/reduction_names.hpp"
@@ -28,9 +30,23 @@ std::unique_ptr<Simulator> make_cpu(const std::string& example, int n) {
   return Simulator::create(test::example_models(example, n), o);
 }
 
+// The power of instance i's loads, drives and dampers at its state (13 N) and time t, by
+// the CPU reference (dynamics/forces.hpp), the actuators at their defaults.
+double reference_power(const Model& model, const double* state, double t) {
+  const int B = model.n_bodies();
+  std::vector<double> Y(13 * static_cast<size_t>(B)), ydot(Y.size());
+  for (int k = 0; k < B; ++k) {  // (B, 13) rows -> the state layout (positions, then velocities)
+    for (int c = 0; c < 7; ++c) Y[7 * k + c] = state[13 * k + c];
+    for (int c = 0; c < 6; ++c) Y[7 * B + 6 * k + c] = state[13 * k + 7 + c];
+  }
+  Data d(model);
+  if (!evaluate(model, d, t, Y.data(), nullptr, ydot.data())) return NAN;
+  return nonconservative_power(model, d, t, nullptr);
+}
+
 // The frame of every channel (n, C) at the simulator's current state, in the layout of
 // the reductions, from the recorded quantities (read_states, read_reactions, ...).
-std::vector<double> channel_frame(const Simulator& sim, const ReductionLayout& L) {
+std::vector<double> channel_frame(const Simulator& sim, const ReductionLayout& L, const std::vector<Model>& models) {
   const Model& m = sim.model();
   const int n = sim.n_instances(), J = m.n_joints(), B = m.n_bodies();
   std::vector<double> states(static_cast<size_t>(n) * B * 13), R(static_cast<size_t>(n) * J * 6), loads(n * J * 6),
@@ -61,6 +77,7 @@ std::vector<double> channel_frame(const Simulator& sim, const ReductionLayout& L
     }
     o[L.offset[4]] = viol[i];
     o[L.offset[5]] = energy[i];
+    o[L.offset[7]] = reference_power(models[static_cast<size_t>(i)], &states[static_cast<size_t>(i) * B * 13], sim.time());
   }
   return out;
 }
@@ -69,18 +86,22 @@ std::vector<double> channel_frame(const Simulator& sim, const ReductionLayout& L
 // the first max over the frames at every step (record_every 1) and the end state. The
 // frames are evaluated exactly as the step's first stage evaluates (the same evaluate()
 // on the same state), so max, min and the time of the max agree bit for bit and mean
-// and rms to the rounding of a sum of 51 terms.
+// and rms to the rounding of a sum of 51 terms; the power's mean is its time average by
+// Gregory's rule over the same frames (formulas/reductions.hpp).
 TEST(Reductions, EqualHostReductionOfEveryStepFrames) {
   for (const char* example : {"four_bar", "slider_crank"}) {
+    const std::vector<Model> models = test::example_models(example, 3);
     auto sim = make_cpu(example, 3);
     sim->set_reductions(all_quantities());
     const ReductionLayout L = sim->reduction_layout();
     const int n = sim->n_instances(), C = L.channels, steps = 50;
     ASSERT_GT(C, 0);
     std::vector<double> mx(n * C, -INFINITY), mn(n * C, INFINITY), sum(n * C, 0.0), sq(n * C, 0.0), tmax(n * C, NAN);
+    std::vector<std::vector<double>> power(static_cast<size_t>(n));
     for (int s = 0; s <= steps; ++s) {
       if (s > 0) sim->advance(1);
-      const std::vector<double> f = channel_frame(*sim, L);
+      const std::vector<double> f = channel_frame(*sim, L, models);
+      for (int i = 0; i < n; ++i) power[static_cast<size_t>(i)].push_back(f[static_cast<size_t>(i) * C + L.offset[7]]);
       for (int k = 0; k < n * C; ++k) {
         if (f[k] > mx[k] || (std::isnan(f[k]) && !std::isnan(mx[k]))) {
           mx[k] = f[k];
@@ -96,7 +117,29 @@ TEST(Reductions, EqualHostReductionOfEveryStepFrames) {
     int compared = 0;
     for (int k = 0; k < n * C; ++k) {
       const double* r = &red[static_cast<size_t>(k) * kReductionStats];
-      const double mean = sum[k] / (steps + 1), rms = std::sqrt(sq[k] / (steps + 1));
+      double mean = sum[k] / (steps + 1);
+      const double rms = std::sqrt(sq[k] / (steps + 1));
+      if (k % C == L.offset[7]) {  // Gregory's rule over the 51 power samples, over 50 dt
+        const std::vector<double>& f = power[static_cast<size_t>(k / C)];
+        const double dt = sim->model().solver.dt;
+        // The end corrections through fourth differences, forward at the start and
+        // backward at the end.
+        const auto diff = [&](int order, int from, int dir) {
+          const double binomial[5][5] = {{1}, {1, 1}, {1, 2, 1}, {1, 3, 3, 1}, {1, 4, 6, 4, 1}};
+          double v = 0;
+          for (int j = 0; j <= order; ++j)
+            v += ((order - j) % 2 ? -1.0 : 1.0) * binomial[order][j] * f[static_cast<size_t>(from + dir * j)];
+          return v;
+        };
+        const double c[5] = {0, 1.0 / 12, 1.0 / 24, 19.0 / 720, 3.0 / 160};
+        double W = dt * (sum[k] - 0.5 * (f.front() + f.back()));
+        for (int o = 1; o <= 4; ++o) {
+          // Delta^o f_0 = diff(o, 0, 1); nabla^o f_N = (-1)^o diff(o, N, -1).
+          const double forward = diff(o, 0, 1), nabla = (o % 2 ? -1.0 : 1.0) * diff(o, 50, -1);
+          W -= dt * c[o] * (o % 2 ? nabla - forward : nabla + forward);
+        }
+        mean = W / (steps * dt);
+      }
       if (std::isnan(mx[k])) {  // joint coordinates of other joint types
         EXPECT_TRUE(std::isnan(r[0]) && std::isnan(r[2])) << example << " channel " << k % C;
         continue;
@@ -215,8 +258,8 @@ TEST(Reductions, DriverLoadIsTheDrivenJointsAxialMoment) {
 }
 
 TEST(Reductions, QuantityNames) {
-  EXPECT_EQ(parse_reduction_quantities({"all"}, 0, "x").size(), 6u);
-  EXPECT_EQ(parse_reduction_quantities({"all"}, 2, "x").size(), 7u);
+  EXPECT_EQ(parse_reduction_quantities({"all"}, 0, "x").size(), 7u);
+  EXPECT_EQ(parse_reduction_quantities({"all"}, 2, "x").size(), 8u);
   EXPECT_TRUE(parse_reduction_quantities({"none"}, 0, "x").empty());
   EXPECT_EQ(parse_reduction_quantities({"energy", "reactions"}, 0, "x")[1], ReductionQuantity::Reactions);
   try {

@@ -183,7 +183,8 @@ def _build(f: Any) -> "xr.Dataset":
                          ("step_statistics", ("accepted", "rejected", "min_step", "max_step")),
                          ("refinement", ("unconverged", "max_error", "max_error_time", "min_pivot",
                                          "min_pivot_time")),
-                         ("energy_check", ("relative_error", "time", "conservative"))):
+                         ("energy_check", ("relative_error", "time", "conservative", "work", "balance",
+                                           "balance_relative"))):
         if group in f:
             g = f[group]
             for name in names:
@@ -252,7 +253,10 @@ def open_results(path: Union[str, "os.PathLike[str]"]) -> "xr.Dataset":
     energy_check_relative_error [1],
     energy_check_time [s] and energy_check_conservative (instance: the largest relative
     energy change over the frames, its time, and 1 where the model conserves energy;
-    attribute bound; docs/solver.md, "Energy check");
+    attribute bound; docs/solver.md, "Energy check"), with a run's energy balance also
+    energy_check_work [J], energy_check_balance [J] and energy_check_balance_relative [1]
+    (instance: the work of the loads, drives and dampers, E(T) - E(0) minus it, and that
+    over the energy's scale);
     every other per-frame dataset (first dimension `time`; e.g. driver_loads, joint_loads,
     bearing_loads) with the dimensions of the file, also when it is a virtual dataset of
     a merged file (`simphant merge`).

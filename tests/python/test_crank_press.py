@@ -25,7 +25,7 @@ OMEGA = 2 * math.pi  # [rad/s], the scene's constant_speed law
 #: quantity -> trailing shape of one frame (contract: docs/mechanism-studies.md, README "Output")
 def reduction_shapes(J, D):
     return {"reactions": (J, 8), "joint_loads": (J, 6), "bearing_loads": (J, 4), "driver_loads": (D,),
-            "constraint_violation": (), "energy": (), "joint_coordinates": (J,)}
+            "constraint_violation": (), "energy": (), "joint_coordinates": (J,), "power": ()}
 
 
 STATS = ("max", "min", "mean", "rms", "time_of_max")

@@ -18,7 +18,7 @@ import numpy as np
 #: because the report imports nothing of the compiled core
 #: (test_report.py::test_report_component_defaults_are_the_cores_table holds them equal).
 QUANTITIES = ["reactions", "joint_loads", "bearing_loads", "driver_loads", "constraint_violation", "energy",
-              "joint_coordinates"]
+              "joint_coordinates", "power"]
 DEFAULT_COMPONENTS = {
     "reactions": ["f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z", "|f|", "|tau|"],
     "joint_loads": ["f_a", "f_b", "f_v", "m_a", "m_b", "m_v"],
@@ -32,6 +32,7 @@ DEFAULT_UNITS = {
     "bearing_loads": ["N", "N", "N m", "N m"],
     "constraint_violation": ["1"],
     "energy": ["J"],
+    "power": ["W"],
 }
 REDUCTION_STATS = ["max", "min", "mean", "rms"]
 STATUS_NAMES = ["ok", "assembly_failed", "diverged"]

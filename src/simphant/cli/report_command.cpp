@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "python_module_launcher.hpp"
+#include "simphant/model/output_settings.hpp"
 
 namespace simphant::cli {
 
@@ -23,9 +24,8 @@ CLI::App* add_report_subcommand(CLI::App& app, ReportCliOptions& o) {
                              "DIR"));
   r->add_option("--quantity", o.quantities,
                 "Quantities to report (default all): reactions joint_loads bearing_loads driver_loads "
-                "constraint_violation energy joint_coordinates")
-      ->check(CLI::IsMember({"reactions", "joint_loads", "bearing_loads", "driver_loads", "constraint_violation",
-                             "energy", "joint_coordinates"}));
+                "constraint_violation energy joint_coordinates power")
+      ->check(CLI::IsMember(reduction_names()));
   return r;
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "simphant/formulas/force_math.hpp"
+#include "simphant/formulas/power_math.hpp"
 
 namespace simphant {
 namespace {
@@ -160,6 +161,63 @@ double spring_potential(const Model& model, const Data& d) {
     }
   }
   return V;
+}
+
+double nonconservative_power(const Model& model, const Data& d, double t, const double* inputs) {
+  double P = 0;
+  for (const ForceElement& f : model.forces) {
+    switch (f.type) {
+      case ForceType::PointForce:
+      case ForceType::Torque: {
+        const BodyKin<double>& B = d.kin[f.body];
+        const Vec3d vec = f.law >= 0 ? law_value(model, f.law, t) * f.vec : f.vec;
+        const Vec3d V_W = f.world_frame ? vec : mul(B.A, vec);
+        P += f.type == ForceType::PointForce ? point_force_power(B, V_W, B.r + mul(B.A, f.point_B))
+                                             : dot(V_W, B.omega_W);
+        break;
+      }
+      case ForceType::SpringDamper: {
+        Vec3d Pi, Vi, Pj, Vj;
+        body_point_state(side_kin(d, f.body_i), f.point_i, Pi, Vi);
+        body_point_state(side_kin(d, f.body_j), f.point_j, Pj, Vj);
+        P += spring_damping_power(table_params(f.damping_table), f.damping_table.n(), f.damping, Pi, Vi, Pj, Vj);
+        break;
+      }
+      case ForceType::RotationalSpringDamper: {
+        const Joint& jt = model.joints[f.joint];
+        P += rotational_damping_power(table_params(f.damping_table), f.damping_table.n(), f.damping, jt.frame,
+                                      side_kin(d, jt.body_i), side_kin(d, jt.body_j));
+        break;
+      }
+      case ForceType::Actuator: {
+        const Joint& jt = model.joints[f.joint];
+        const BodyKin<double> Bi = side_kin(d, jt.body_i), Bj = side_kin(d, jt.body_j);
+        double u = inputs ? inputs[f.input_index] : f.value;
+        if (f.law >= 0) u += law_value(model, f.law, t);
+        if (!f.has_joint_law) {
+          P += actuator_power(f.kind == ActuatorKind::Torque, u, jt.frame, Bi, Bj);
+          break;
+        }
+        const JointLaw<double>& L = f.joint_law;
+        const Joint& lj = model.joints[L.p.mimic >= 0 ? L.p.mimic : f.joint];
+        const BodyKin<double> Bli = side_kin(d, lj.body_i), Blj = side_kin(d, lj.body_j);
+        JointLoad<double> self, leader;
+        joint_law_loads(L, u, f.kind == ActuatorKind::Torque, jt.frame, Bi, Bj, lj.type != JointType::Prismatic,
+                        lj.frame, Bli, Blj, self, leader);
+        P += joint_load_power(self, Bi, Bj);
+        if (L.p.mimic >= 0) P += joint_load_power(leader, Bli, Blj);
+        break;
+      }
+    }
+  }
+  for (int k = 0; k < model.n_drivers(); ++k) {
+    const int a = model.n_joints() + k;
+    const ConstraintElement e = model.constraint(a);
+    const double* jac = &d.rows[a].jac[0][0];
+    P += driver_power(d.lambda[e.row_offset], [&](int c) { return jac[c]; }, side_kin(d, e.body_i),
+                      side_kin(d, e.body_j));
+  }
+  return P;
 }
 
 }  // namespace simphant

@@ -14,4 +14,10 @@ void compute_forces(const Model& model, Data& d, double t, const double* inputs)
 /// Potential energy of the springs [J] at the kinematics in d.kin.
 double spring_potential(const Model& model, const Data& d);
 
+/// Power [W] of the loads, drives and dampers at time t [s] (formulas/power_math.hpp):
+/// the force elements' non-conservative parts at the kinematics in d.kin (inputs as
+/// compute_forces) and the drivers' constraint forces from d.lambda and d.rows (call
+/// after the solve). The kernels' nonconservative_power (kernels/power.hpp) sums alike.
+double nonconservative_power(const Model& model, const Data& d, double t, const double* inputs);
+
 }  // namespace simphant

@@ -1,12 +1,14 @@
 #include "simphant/dynamics/reduce_sample.hpp"
 
 #include "simphant/dynamics/evaluate.hpp"
+#include "simphant/dynamics/forces.hpp"
 
 namespace simphant {
 
-void sample_reductions(const Model& model, const Data& d, const ReductionLayout& L, double* acc_row, double step) {
+void sample_reductions(const Model& model, const Data& d, double t, const double* inputs, const ReductionLayout& L,
+                       double* acc_row, double step) {
   const ReductionAcc acc{acc_row, 1};
-  for (int j = 0; j < model.n_joints(); ++j) {
+  for (int j = 0; L.any_joint() && j < model.n_joints(); ++j) {
     const Joint& jt = model.joints[j];
     JointSample<double> s;
     s.type = jt.type;
@@ -25,7 +27,8 @@ void sample_reductions(const Model& model, const Data& d, const ReductionLayout&
   for (int k = 0; k < model.n_drivers(); ++k) reduction_add_driver(L, acc, k, -d.lambda[model.drivers[k].row_offset], step);
   const double violation = model.n_rows > 0 ? max_violation(d) : 0.0;
   const double energy = L.enabled(ReductionQuantity::Energy) ? total_energy(model, d) : 0.0;
-  reduction_add_instance<double>(L, acc, violation, energy, step);
+  const double power = L.enabled(ReductionQuantity::Power) ? nonconservative_power(model, d, t, inputs) : 0.0;
+  reduction_add_instance<double>(L, acc, violation, energy, power, step);
 }
 
 }  // namespace simphant

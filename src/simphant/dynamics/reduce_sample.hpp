@@ -8,9 +8,11 @@
 namespace simphant {
 
 /// Adds the sample of the state evaluated in d (set_kinematics, evaluate_constraints and
-/// the solve done: d.kin, d.rows, d.phi, d.lambda) to one instance's accumulator row
-/// acc (L.size() numbers), taken at instance step `step`.
-void sample_reductions(const Model& model, const Data& d, const ReductionLayout& L, double* acc, double step);
+/// the solve done: d.kin, d.rows, d.phi, d.lambda) at time t [s] with the actuator
+/// inputs (model.n_inputs, nullptr: the defaults) to one instance's accumulator row acc
+/// (L.size() numbers), taken at instance step `step`.
+void sample_reductions(const Model& model, const Data& d, double t, const double* inputs, const ReductionLayout& L,
+                       double* acc, double step);
 
 /// Where the step loop adds its samples: a layout and one instance's accumulator row,
 /// and the instance step of the step's start state. rk4_step adds the start state's

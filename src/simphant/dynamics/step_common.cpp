@@ -40,7 +40,7 @@ bool begin_step(const Model& model, Data& d, double t, const double* Y, const do
     d.failure = evaluate_failure(d.k1.data(), n);
     return false;
   }
-  if (sink) sample_reductions(model, d, *sink->layout, sink->acc, sink->step);
+  if (sink) sample_reductions(model, d, t, inputs, *sink->layout, sink->acc, sink->step);
   return true;
 }
 

@@ -15,8 +15,11 @@
 //   constraint_violation ()      max |Phi|
 //   energy               ()      kinetic + gravity + spring potential [J]
 //   joint_coordinates    (J)     formulas/joint_loads.hpp, joint_coordinate
-// Accumulator of one instance (1 + 5 C numbers, C channels): [count, then per channel
-// max, min, sum, sum of squares, step of the max]. The step is the instance step of the
+//   power                ()      of the loads, drives and dampers [W] (the work rate of
+//                                what E leaves out; kernels/power.hpp)
+// Accumulator of one instance (1 + 5 C numbers, C channels, and kWorkSlots more with
+// power): [count, then per channel max, min, sum, sum of squares, step of the max, then
+// with power its first five and last five samples]. The step is the instance step of the
 // sampled state (its time = step * dt); the device stores the batch step there and its
 // backend converts (host/cuda_backend_state.cuh). NaN is sticky: a NaN sample makes max,
 // min, sum and the sum of squares NaN (and the step of the max that sample's).
@@ -35,13 +38,17 @@ enum class ReductionQuantity : int {
   DriverLoads = 3,
   ConstraintViolation = 4,
   Energy = 5,
-  JointCoordinates = 6
+  JointCoordinates = 6,
+  Power = 7
 };
-constexpr int kReductionQuantities = 7;
+constexpr int kReductionQuantities = 8;
 /// The statistics read back per channel, in this order: max, min, mean, rms, time_of_max.
 constexpr int kReductionStats = 5;
 /// Accumulator numbers per channel (max, min, sum, sum of squares, step of the max).
 constexpr int kReductionSlots = 5;
+/// Accumulator numbers after the channels when power is enabled: its first five and its
+/// last five samples (the end corrections of reduction_work).
+constexpr int kWorkSlots = 10;
 
 /// Components per instance of quantity q for J joints and D drivers.
 SP_HD constexpr int reduction_components(int q, int n_joints, int n_drivers) {
@@ -49,24 +56,37 @@ SP_HD constexpr int reduction_components(int q, int n_joints, int n_drivers) {
          : q == 1 ? kJointLoadComponents * n_joints
          : q == 2 ? kBearingLoadComponents * n_joints
          : q == 3 ? n_drivers
-         : q == 4 || q == 5 ? 1
-                            : n_joints;
+         : q == 4 || q == 5 || q == 7 ? 1
+                                     : n_joints;
 }
 
 /// Which quantities are accumulated and where: offset[q] is quantity q's first channel,
 /// -1 when it is not enabled; channels is the total. Trivially copyable (kernel argument).
 struct ReductionLayout {
-  int offset[kReductionQuantities] = {-1, -1, -1, -1, -1, -1, -1};
+  int offset[kReductionQuantities] = {-1, -1, -1, -1, -1, -1, -1, -1};
   int channels = 0;
+  /// 1 where the samples fall one per grid step (every integrator but dopri5): the power's
+  /// mean is then its time average by reduction_work (reduction_stats).
+  int grid_samples = 1;
   SP_HD bool enabled(ReductionQuantity q) const { return offset[static_cast<int>(q)] >= 0; }
   SP_HD bool any() const { return channels > 0; }
+  /// Whether a quantity of the joints (reactions, joint or bearing loads, coordinates) is
+  /// enabled: a sample then evaluates every joint's reaction (reduction_add_joint).
+  SP_HD bool any_joint() const {
+    return enabled(ReductionQuantity::Reactions) || enabled(ReductionQuantity::JointLoads) ||
+           enabled(ReductionQuantity::BearingLoads) || enabled(ReductionQuantity::JointCoordinates);
+  }
   /// Accumulator numbers per instance.
-  SP_HD int size() const { return 1 + kReductionSlots * channels; }
+  SP_HD int size() const { return work_slot() + (enabled(ReductionQuantity::Power) ? kWorkSlots : 0); }
+  /// The first of the kWorkSlots numbers after the channels.
+  SP_HD int work_slot() const { return 1 + kReductionSlots * channels; }
 };
 
-/// The layout of the enabled quantities (enabled[q] for each ReductionQuantity).
-inline ReductionLayout make_reduction_layout(const bool* enabled, int n_joints, int n_drivers) {
+/// The layout of the enabled quantities (enabled[q] for each ReductionQuantity), its
+/// samples one per grid step or not (ReductionLayout::grid_samples).
+inline ReductionLayout make_reduction_layout(const bool* enabled, int n_joints, int n_drivers, bool grid_samples) {
   ReductionLayout L;
+  L.grid_samples = grid_samples ? 1 : 0;
   for (int q = 0; q < kReductionQuantities; ++q) {
     if (!enabled[q]) continue;
     L.offset[q] = L.channels;
@@ -94,6 +114,8 @@ SP_HD void reduction_clear(const ReductionLayout& L, const ReductionAcc& acc) {
     acc(e + 3) = 0.0;
     acc(e + 4) = NAN;
   }
+  if (L.enabled(ReductionQuantity::Power))
+    for (int w = 0; w < kWorkSlots; ++w) acc(L.work_slot() + w) = NAN;
 }
 
 /// Adds one sample x of channel c taken at `step`. The first of equal maxima keeps its step.
@@ -110,10 +132,47 @@ SP_HD void reduction_add(const ReductionAcc& acc, int c, double x, double step) 
   acc(e + 3) += x * x;
 }
 
+/// The integral over the samples of the power channel, f_0 .. f_N at N + 1 = count
+/// consecutive steps of dt [s]: the work [J] by Gregory's rule with its end corrections
+/// through fourth differences (N >= 5; exact for polynomials of degree 5, error O(dt^6)
+/// from the ends on a smooth power -- the trapezoid's interior error is what the end
+/// terms of Euler-Maclaurin's formula give):
+///   dt (f_0 / 2 + f_1 + .. + f_{N-1} + f_N / 2) - dt / 12 (nabla f_N - Delta f_0)
+///     - dt / 24 (nabla^2 f_N + Delta^2 f_0) - 19 dt / 720 (nabla^3 f_N - Delta^3 f_0)
+///     - 3 dt / 160 (nabla^4 f_N + Delta^4 f_0);
+/// N = 3, 4: through second differences (exact for cubics); N = 2: Simpson's rule;
+/// N = 1: the trapezoid; 0 with one sample, NaN with none. Valid only where every step
+/// adds one sample (the fixed-step integrators, not the adaptive ones' steps).
+SP_HD double reduction_work(const ReductionLayout& L, const ReductionAcc& acc, double dt) {
+  const double count = acc(0);
+  if (!(count > 0)) return NAN;
+  if (count < 2) return 0.0;
+  const int e = 1 + kReductionSlots * L.offset[static_cast<int>(ReductionQuantity::Power)];
+  const int w = L.work_slot();
+  // a[k] = f_k and z[k] = f_{N-k}, k = 0 .. 4 (the first and the last five samples).
+  double a[5], z[5];
+  for (int k = 0; k < 5; ++k) {
+    a[k] = acc(w + k);
+    z[k] = acc(w + 9 - k);
+  }
+  if (count < 3) return 0.5 * dt * (a[0] + z[0]);
+  if (count < 4) return dt / 3.0 * (a[0] + 4.0 * a[1] + z[0]);
+  double W = dt * (acc(e + 2) - 0.5 * (a[0] + z[0]));
+  W -= dt / 12.0 * ((z[0] - z[1]) - (a[1] - a[0]));
+  W -= dt / 24.0 * ((z[0] - 2.0 * z[1] + z[2]) + (a[2] - 2.0 * a[1] + a[0]));
+  if (count < 6) return W;
+  W -= 19.0 * dt / 720.0 * ((z[0] - 3.0 * z[1] + 3.0 * z[2] - z[3]) - (a[3] - 3.0 * a[2] + 3.0 * a[1] - a[0]));
+  W -= 3.0 * dt / 160.0 *
+       ((z[0] - 4.0 * z[1] + 6.0 * z[2] - 4.0 * z[3] + z[4]) + (a[4] - 4.0 * a[3] + 6.0 * a[2] - 4.0 * a[1] + a[0]));
+  return W;
+}
+
 /// The statistics of channel c: out5 = [max, min, mean, rms, time_of_max] with mean =
 /// sum / count, rms = sqrt(sum of squares / count), time_of_max = step * dt [s]; every
-/// entry NaN when there is no sample.
-SP_HD void reduction_stats(const ReductionAcc& acc, int c, double dt, double* out5) {
+/// entry NaN when there is no sample. The power channel's mean is its time average,
+/// reduction_work / ((count - 1) dt), so that mean times the duration is the work, where
+/// the samples fall one per grid step (L.grid_samples); elsewhere sum / count.
+SP_HD void reduction_stats(const ReductionLayout& L, const ReductionAcc& acc, int c, double dt, double* out5) {
   const double count = acc(0);
   const int e = 1 + kReductionSlots * c;
   if (!(count > 0)) {
@@ -122,7 +181,9 @@ SP_HD void reduction_stats(const ReductionAcc& acc, int c, double dt, double* ou
   }
   out5[0] = acc(e);
   out5[1] = acc(e + 1);
-  out5[2] = acc(e + 2) / count;
+  out5[2] = c == L.offset[static_cast<int>(ReductionQuantity::Power)] && L.grid_samples != 0 && count > 1
+                ? reduction_work(L, acc, dt) / ((count - 1.0) * dt)
+                : acc(e + 2) / count;
   out5[3] = std::sqrt(acc(e + 3) / count);
   out5[4] = acc(e + 4) * dt;
 }
@@ -174,12 +235,23 @@ SP_HD void reduction_add_driver(const ReductionLayout& L, const ReductionAcc& ac
   if (L.enabled(ReductionQuantity::DriverLoads)) reduction_add(acc, L.offset[3] + k, static_cast<double>(load), step);
 }
 
-/// Adds the instance-wide channels of one sample (constraint_violation, energy, those
-/// enabled) and counts the sample. Call once per sample, after the joints and drivers.
+/// Adds the instance-wide channels of one sample (constraint_violation, energy, power,
+/// those enabled) and counts the sample. Call once per sample, after the joints and
+/// drivers.
 template <class T>
-SP_HD void reduction_add_instance(const ReductionLayout& L, const ReductionAcc& acc, T violation, T energy, double step) {
+SP_HD void reduction_add_instance(const ReductionLayout& L, const ReductionAcc& acc, T violation, T energy, T power,
+                                  double step) {
   if (L.enabled(ReductionQuantity::ConstraintViolation)) reduction_add(acc, L.offset[4], static_cast<double>(violation), step);
   if (L.enabled(ReductionQuantity::Energy)) reduction_add(acc, L.offset[5], static_cast<double>(energy), step);
+  if (L.enabled(ReductionQuantity::Power)) {
+    const double p = static_cast<double>(power);
+    reduction_add(acc, L.offset[7], p, step);
+    const int w = L.work_slot();
+    const double count = acc(0);
+    if (count < 5) acc(w + static_cast<int>(count)) = p;  // the first five
+    for (int k = 5; k < 9; ++k) acc(w + k) = acc(w + k + 1);  // the last five, shifted
+    acc(w + 9) = p;
+  }
   acc(0) += 1.0;
 }
 

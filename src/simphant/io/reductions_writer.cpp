@@ -1,5 +1,6 @@
 #include "simphant/io/reductions_writer.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <utility>
 
@@ -8,8 +9,9 @@
 namespace simphant {
 
 void write_reductions(Recorder& recorder, const Model& model, const ReductionLayout& L, int n_instances, const double* stats,
-                      const std::vector<std::string>& driver_names, const std::vector<std::string>& driver_units) {
-  if (!L.any()) return;
+                      const std::vector<std::string>& driver_names, const std::vector<std::string>& driver_units,
+                      const std::vector<ReductionQuantity>& written) {
+  if (!L.any() || written.empty()) return;
   const hid_t file = recorder.file_id();
   if (h5::exists(file, "reductions")) h5::remove_with_dimensions(file, "reductions");  // a stopped run's, resumed
   h5::create_group(file, "reductions");
@@ -19,7 +21,7 @@ void write_reductions(Recorder& recorder, const Model& model, const ReductionLay
   const int C = L.channels;
   for (int q = 0; q < kReductionQuantities; ++q) {
     const auto quantity = static_cast<ReductionQuantity>(q);
-    if (!L.enabled(quantity)) continue;
+    if (!L.enabled(quantity) || std::find(written.begin(), written.end(), quantity) == written.end()) continue;
     const int width = reduction_components(q, model.n_joints(), static_cast<int>(driver_names.size()));
     if (width == 0) continue;  // driver_loads of a scene without drivers
     const std::vector<std::string> components = reduction_components(quantity, model, driver_names);

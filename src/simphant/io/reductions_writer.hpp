@@ -5,7 +5,7 @@
 //   /reductions/<quantity>/{max, min, mean, rms, time_of_max}   each (I, ...) shaped like
 //       one frame of <quantity> without T: reactions (I, J, 8), joint_loads (I, J, 6),
 //       bearing_loads (I, J, 4), driver_loads (I, D), constraint_violation (I),
-//       energy (I), joint_coordinates (I, J); each with dimension scales (instance, joint,
+//       energy (I), joint_coordinates (I, J), power (I); each with dimension scales (instance, joint,
 //       driver and the component axes reaction_reduction_component, joint_load_component,
 //       bearing_component, io/h5_dims.hpp) and units (time_of_max: s)
 //   group attributes: units, components (string lists over the quantity's components),
@@ -19,9 +19,12 @@
 namespace simphant {
 
 /// stats (n_instances, L.channels, kReductionStats) as Backend::read_reductions gives
-/// them. Replaces a /reductions group the file already holds (a resumed run's output).
+/// them; the quantities in `written` (enabled in L) are written, none when it is empty
+/// (the run may accumulate power for its energy balance alone, job/energy_check.hpp).
+/// Replaces a /reductions group the file already holds (a resumed run's output).
 /// driver names and units: (D) each. Throws h5::H5Error when a write fails.
 void write_reductions(Recorder& recorder, const Model& model, const ReductionLayout& L, int n_instances, const double* stats,
-                      const std::vector<std::string>& driver_names, const std::vector<std::string>& driver_units);
+                      const std::vector<std::string>& driver_names, const std::vector<std::string>& driver_units,
+                      const std::vector<ReductionQuantity>& written);
 
 }  // namespace simphant

@@ -109,6 +109,7 @@ void write_checkpoint_state(hid_t file, Simulator& sim, const RunStats& stats, c
   write_vector(sg.id(), "max_abs_drift", H5T_NATIVE_DOUBLE, {I}, s.max_abs_drift.data());
   write_vector(sg.id(), "max_ke", H5T_NATIVE_DOUBLE, {I}, s.max_ke.data());
   write_vector(sg.id(), "drift_time", H5T_NATIVE_DOUBLE, {I}, s.drift_time.data());
+  write_vector(sg.id(), "e_last", H5T_NATIVE_DOUBLE, {I}, s.e_last.data());
   if (half != nullptr) write_half(gid, *half);
 
   h5::write_attr(gid, "format", kCheckpointFormat);
@@ -203,6 +204,9 @@ BatchState read_checkpoint_state(hid_t file) {
   // The time of the largest drift (job/energy_check.hpp); NaN in a checkpoint written before it was kept.
   b.stats.drift_time.assign(N, std::nan(""));
   if (h5::exists(sg.id(), "drift_time")) h5::read_dataset(sg.id(), "drift_time", H5T_NATIVE_DOUBLE, b.stats.drift_time.data(), N);
+  // E at the last frame (the energy balance); NaN in a checkpoint written before it was kept.
+  b.stats.e_last.assign(N, std::nan(""));
+  if (h5::exists(sg.id(), "e_last")) h5::read_dataset(sg.id(), "e_last", H5T_NATIVE_DOUBLE, b.stats.e_last.data(), N);
   if (h5::exists(gid, "error_estimate")) {
     h5::Handle hg(H5Gopen2(gid, "error_estimate", H5P_DEFAULT), H5Gclose);
     if (!hg.valid()) throw h5::H5Error("H5Gopen2(/checkpoint/error_estimate) failed");

@@ -27,6 +27,16 @@ std::string joint_law_work(const RobotJointParams<double>& p) {
   return why;
 }
 
+/// One warning per instance of `flagged` (text(i)), at most kEnergyWarningsListed, then a
+/// count of the others, "... and K more instances " + rest.
+template <class Text>
+void add_listed(std::vector<std::string>& out, const std::vector<int>& flagged, const Text& text, const char* rest) {
+  for (std::size_t k = 0; k < flagged.size() && k < static_cast<std::size_t>(kEnergyWarningsListed); ++k)
+    out.push_back(text(flagged[k]));
+  if (flagged.size() > static_cast<std::size_t>(kEnergyWarningsListed))
+    out.push_back("... and " + std::to_string(flagged.size() - kEnergyWarningsListed) + " more instances " + rest);
+}
+
 }  // namespace
 
 std::vector<std::string> energy_sources(const Model& model) {
@@ -87,41 +97,76 @@ EnergyCheck energy_account(const std::vector<Model>& models, const std::string& 
   return c;
 }
 
-void finish_energy_check(EnergyCheck& c, const RunStats& stats, const std::vector<std::int8_t>& status) {
+
+
+void finish_energy_check(EnergyCheck& c, const RunStats& stats, const std::vector<std::int8_t>& status,
+                         const std::vector<double>* work) {
   const std::size_t n = c.conservative.size();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
   c.relative_error.assign(n, 0.0);
   c.time.assign(n, 0.0);
   c.flagged.clear();
+  c.balance_flagged.clear();
+  c.balanced = work != nullptr;
+  c.work.assign(c.balanced ? n : 0, nan);
+  c.balance.assign(c.balanced ? n : 0, nan);
+  c.balance_relative.assign(c.balanced ? n : 0, nan);
   for (std::size_t k = 0; k < n; ++k) {
-    c.relative_error[k] = stats.relative_drift(static_cast<int>(k));
-    c.time[k] = stats.drift_time(static_cast<int>(k));
+    const int i = static_cast<int>(k);
+    if (c.balanced && status[k] == 0) {
+      const double W = (*work)[k];
+      c.work[k] = W;
+      c.balance[k] = stats.energy_change(i) - W;
+      c.balance_relative[k] = std::abs(c.balance[k]) / std::max(stats.energy_scale(i), std::abs(W));
+      const double b = c.balance_relative[k];
+      if (c.conservative[k] == 0 && !std::isnan(c.bound) && !(b <= c.bound)) c.balance_flagged.push_back(i);
+    }
+    c.relative_error[k] = stats.relative_drift(i);
+    c.time[k] = stats.drift_time(i);
     const double e = c.relative_error[k];
     if (status[k] == 0 && c.conservative[k] != 0 && !std::isnan(c.bound) && !(e <= c.bound))
       c.flagged.push_back(static_cast<int>(k));
   }
   // The largest error first (NaN first of all), then by index.
-  std::stable_sort(c.flagged.begin(), c.flagged.end(), [&](int a, int b) {
-    const double ea = c.relative_error[static_cast<std::size_t>(a)], eb = c.relative_error[static_cast<std::size_t>(b)];
-    return std::isnan(ea) ? !std::isnan(eb) : ea > eb;
-  });
+  const auto largest_first = [](std::vector<int>& list, const std::vector<double>& error) {
+    std::stable_sort(list.begin(), list.end(), [&](int a, int b) {
+      const double ea = error[static_cast<std::size_t>(a)], eb = error[static_cast<std::size_t>(b)];
+      return std::isnan(ea) ? !std::isnan(eb) : ea > eb;
+    });
+  };
+  largest_first(c.flagged, c.relative_error);
+  largest_first(c.balance_flagged, c.balance_relative);
 }
 
 std::vector<std::string> energy_check_warnings(const EnergyCheck& c) {
   std::vector<std::string> out;
   char buf[512];
-  for (std::size_t k = 0; k < c.flagged.size() && k < static_cast<std::size_t>(kEnergyWarningsListed); ++k) {
-    const auto i = static_cast<std::size_t>(c.flagged[k]);
-    std::snprintf(buf, sizeof buf,
-                  "instance %d: the energy of this conservative model changed by %.2e of its scale (largest at t = "
-                  "%.6g s), beyond the energy check's bound %.2e: the run is not accurate to the precision it "
-                  "reports; lower solver.dt, or check solver.baumgarte_alpha / baumgarte_beta against the step "
-                  "(docs/solver.md, \"Energy check\")",
-                  c.flagged[k], c.relative_error[i], c.time[i], c.bound);
-    out.emplace_back(buf);
-  }
-  if (c.flagged.size() > static_cast<std::size_t>(kEnergyWarningsListed))
-    out.push_back("... and " + std::to_string(c.flagged.size() - kEnergyWarningsListed) +
-                  " more instances whose energy changed beyond the bound (/energy_check/relative_error)");
+  add_listed(
+      out, c.flagged,
+      [&](int i) {
+        const auto k = static_cast<std::size_t>(i);
+        std::snprintf(buf, sizeof buf,
+                      "instance %d: the energy of this conservative model changed by %.2e of its scale (largest at "
+                      "t = %.6g s), beyond the energy check's bound %.2e: the run is not accurate to the precision it "
+                      "reports; lower solver.dt, or check solver.baumgarte_alpha / baumgarte_beta against the step "
+                      "(docs/solver.md, \"Energy check\")",
+                      i, c.relative_error[k], c.time[k], c.bound);
+        return std::string(buf);
+      },
+      "whose energy changed beyond the bound (/energy_check/relative_error)");
+  add_listed(
+      out, c.balance_flagged,
+      [&](int i) {
+        std::snprintf(buf, sizeof buf,
+                      "instance %d: the energy balance E(T) - E(0) - W (W the work of the loads, drives and dampers) "
+                      "is %.2e of its scale, beyond the energy check's bound %.2e: the run is not accurate to the "
+                      "precision it reports; a force that switches inside a step (a joint limit, an effort or "
+                      "velocity limit) or a mode near the step-size limit is integrated at low order "
+                      "(docs/solver.md, \"Energy balance\")",
+                      i, c.balance_relative[static_cast<std::size_t>(i)], c.bound);
+        return std::string(buf);
+      },
+      "whose energy balance is beyond the bound (/energy_check/balance_relative)");
   return out;
 }
 
@@ -134,6 +179,17 @@ void write_energy_check(Recorder& recorder, const EnergyCheck& c) {
       "energy_check", {{"relative_error", "max over the frames of |E(t) - E(0)| / max(|E(0)|, peak kinetic energy)"},
                        {"time", "frame time of that maximum"},
                        {"conservative", "1 where nothing but gravity and springs does work on the model"}});
+  if (c.balanced) {
+    recorder.write_instance_dataset("energy_check/work", shape, c.work.data(), {"instance"}, {"J"});
+    recorder.write_instance_dataset("energy_check/balance", shape, c.balance.data(), {"instance"}, {"J"});
+    recorder.write_instance_dataset("energy_check/balance_relative", shape, c.balance_relative.data(), {"instance"},
+                                    {"1"});
+    recorder.write_long_names(
+        "energy_check",
+        {{"work", "work of the loads, drives and dampers over the run (Gregory's rule over every step's power)"},
+         {"balance", "E(T) - E(0) - work at the last frame"},
+         {"balance_relative", "|balance| / max(|E(0)|, peak kinetic energy, |work|)"}});
+  }
   const h5::Handle g(H5Gopen2(recorder.file_id(), "energy_check", H5P_DEFAULT), H5Gclose);
   if (!g.valid()) throw h5::H5Error("H5Gopen2(/energy_check) failed");
   h5::write_attr(g.id(), "bound", c.bound);

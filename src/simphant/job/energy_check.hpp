@@ -5,15 +5,27 @@
 // of the exact motion when nothing else acts: then an energy error beyond a bound
 // derived from the precision (and, for the adaptive integrators, their tolerance) means
 // the run has lost the accuracy it reports, and the instance is flagged. Any damper,
-// driver, actuator, joint law or applied load makes E change by the work it does; that
-// change is reported as such, not as an error.
+// driver, actuator, joint law or applied load makes E change by the work W it does
+// (formulas/power_math.hpp); the run then integrates their power inside the step loop
+// (the power channel of the reductions over time, Gregory's rule of formulas/reductions.hpp)
+// and reports the energy balance E(T) - E(0) - W, an error of the run like a
+// conservative model's E(T) - E(0): its integration error plus the quadrature's.
 //
 // Written per instance to the output, once by the session that ends the run:
 //   /energy_check/relative_error (I) [1]  max over the frames of |E(t) - E(0)| / scale
 //                                         (RunStats: scale = max(|E(0)|, peak kinetic energy))
 //   /energy_check/time           (I) [s]  the frame time of that maximum (NaN: no frame after the first)
 //   /energy_check/conservative   (I) int64 1 where the instance's model conserves E
-// with the attribute `bound` on /energy_check (NaN where no bound applies).
+//   /energy_check/work           (I) [J]  W over the run (with a balance)
+//   /energy_check/balance        (I) [J]  E(T) - E(0) - W at the last frame (with a balance)
+//   /energy_check/balance_relative (I) [1] |balance| / max(|E(0)|, peak kinetic energy, |W|)
+// with the attribute `bound` on /energy_check (NaN where no bound applies). A run has a
+// balance where forms_energy_balance says so (sim/reduction_names.hpp: a model with an
+// element that can do work, whatever the sweep makes of its values, on a fixed-step
+// integrator; bdf samples the grid, which resolves neither its steps nor the stiff modes
+// it is chosen for) and on the DAE path (the joint-space robots have no reductions over
+// time); NaN for an instance that is not ok. An ok instance of a model that does not conserve E whose balance passes the
+// bound (or is NaN) is flagged as a conservative one is by its energy error.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,15 +59,22 @@ struct EnergyCheck {
   std::vector<std::string> sources;  ///< energy_sources over the instances, each once, first seen first
   std::vector<double> relative_error, time;  ///< (I) RunStats::relative_drift and its time
   std::vector<int> flagged;          ///< conservative ok instances above the bound, the largest first
+  bool balanced = false;             ///< the run integrated the work W (balance_integrator)
+  std::vector<double> work, balance, balance_relative;  ///< (I) with balanced: as the datasets above
+  std::vector<int> balance_flagged;  ///< ok instances of other models whose balance passed the bound, the largest first
 };
+
+
 
 /// Per-instance conservation of the instance models (before the run; models as built by
 /// build_instance_models).
 EnergyCheck energy_account(const std::vector<Model>& models, const std::string& precision);
 
 /// Fills relative_error, time and flagged from the run's statistics and final status
-/// (0 ok). A NaN error of a conservative ok instance is flagged.
-void finish_energy_check(EnergyCheck& check, const RunStats& stats, const std::vector<std::int8_t>& status);
+/// (0 ok), and with `work` ((I) [J], W per instance; null: none) sets balanced, the
+/// balance and balance_flagged. A NaN error of an ok instance is flagged.
+void finish_energy_check(EnergyCheck& check, const RunStats& stats, const std::vector<std::int8_t>& status,
+                         const std::vector<double>* work);
 
 /// One warning per flagged instance (at most kEnergyWarningsListed, then a count).
 std::vector<std::string> energy_check_warnings(const EnergyCheck& check);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <filesystem>
 #include <limits>
@@ -118,6 +119,8 @@ class JobRun {
   SolverSettings solver_, run_solver_;
   std::vector<std::string> warnings_;
   EnergyCheck energy_;
+  std::vector<ReductionQuantity> reductions_;  ///< the scene's output.reductions (the ones written)
+  bool balance_ = false;  ///< the run forms the energy balance (job/energy_check.hpp)
   std::unique_ptr<Simulator> sim_;
   std::optional<HalfStepRun> half_;
   Simulator* half_sim_ = nullptr;
@@ -210,17 +213,22 @@ JobRun::JobRun(const JobOptions& given, const JobHooks& hooks) : hooks_(hooks) {
   sim_options.threads = o_.threads;
   sim_options.precision = o_.precision;
   sim_options.auto_instances = shard_.total;  // "auto" chooses as for the whole design
-  const std::vector<ReductionQuantity> reductions =
+  reductions_ =
       parse_reduction_quantities(models.front().output.reductions, models.front().n_drivers(), "output.reductions");
   // The error estimate's dt/2 batch starts from the same models (job/error_estimate.hpp).
   std::vector<Model> half_models;
   if (solver_.error_estimate) half_models = models;
   energy_ = energy_account(models, o_.precision);  // which instances conserve E (job/energy_check.hpp)
   sim_ = Simulator::create(std::move(models), sim_options, n_);
+  // A model with elements that can do work gets the power channel for its energy balance
+  // (job/energy_check.hpp), written only when the scene asks for it.
+  balance_ = forms_energy_balance(sim_->model());
   try {
-    sim_->set_reductions(reductions);  // before a checkpoint's accumulators are restored
+    sim_->set_reductions(run_reduction_quantities(sim_->model(), "output.reductions"));  // before a checkpoint's accumulators are restored
   } catch (const BackendError& e) {
-    throw SceneError("output.reductions", std::string(e.what()) + " (solver.type \"dae\" has them)");
+    if (!reductions_.empty())
+      throw SceneError("output.reductions", std::string(e.what()) + " (solver.type \"dae\" has them)");
+    balance_ = false;  // a backend without reductions over time (a robot in joint space): no balance
   }
   // Assembly gives up on the stop flag, leaving instances that are not failures.
   if (stop_requested()) throw Interrupted("assembly");
@@ -419,12 +427,22 @@ void JobRun::record_end() {
   Simulator& sim = *sim_;
   // The reductions over time, up to the state the run ends on (a stopped run's too: its
   // resumption writes them again at its end).
-  if (sim.reduction_layout().any()) {
-    std::vector<double> red(static_cast<std::size_t>(n_) * sim.reduction_layout().channels * kReductionStats);
+  const ReductionLayout& L = sim.reduction_layout();
+  std::vector<double> work;  // W per instance for the energy balance, when the power channel is on
+  if (L.any()) {
+    std::vector<double> red(static_cast<std::size_t>(n_) * L.channels * kReductionStats);
     sim.read_reductions(red.data());
-    write_reductions(*recorder_, sim.model(), sim.reduction_layout(), n_, red.data(), driver_names(sim.model()),
-                     driver_units(sim.model()));
-    write_indeterminacy(recorder_->file_id(), sim, true);
+    write_reductions(*recorder_, sim.model(), L, n_, red.data(), driver_names(sim.model()), driver_units(sim.model()),
+                     reductions_);
+    if (!reductions_.empty()) write_indeterminacy(recorder_->file_id(), sim, true);
+    if (balance_) {
+      // The power's mean is its time average over [0, t] (formulas/reductions.hpp).
+      const int c = L.offset[static_cast<int>(ReductionQuantity::Power)];
+      work.resize(static_cast<std::size_t>(n_));
+      for (int i = 0; i < n_; ++i)
+        work[static_cast<std::size_t>(i)] =
+            red[(static_cast<std::size_t>(i) * L.channels + c) * kReductionStats + 2] * sim.time();
+    }
   }
   // The step figures at the state the run ends on. A run stopped on request (resumable)
   // gets the root attributes only: the per-instance datasets and the error estimate are
@@ -442,7 +460,7 @@ void JobRun::record_end() {
     warn(w);
   // The energy check over the frames so far (a resumed run's earlier ones from the checkpoint).
   sim.read_status(status_.data(), status_time_.data(), reason_.data());
-  finish_energy_check(energy_, *stats_, status_);
+  finish_energy_check(energy_, *stats_, status_, work.empty() ? nullptr : &work);
   if (final_session) write_energy_check(*recorder_, energy_);
   for (const std::string& w : energy_check_warnings(energy_)) warn(w);
   report_.redundant_rows_removed = removed_row_names(sim.model());
@@ -508,6 +526,17 @@ JobResult JobRun::result() {
   report.energy_sources = energy_.sources;
   report.energy_error_bound = energy_.bound;
   report.energy_check_flagged = static_cast<int>(energy_.flagged.size());
+  report.energy_balanced = energy_.balanced;
+  report.energy_balance_flagged = static_cast<int>(energy_.balance_flagged.size());
+  const auto nan_max = [](double a, double b) { return std::isnan(a) || std::isnan(b) ? a + b : std::max(a, b); };
+  if (energy_.balanced)
+    for (int i = 0; i < n_; ++i) {
+      if (status_[static_cast<std::size_t>(i)] != 0) continue;
+      const auto k = static_cast<std::size_t>(i);
+      report.energy_balance_rel = nan_max(report.energy_balance_rel, energy_.balance_relative[k]);
+      report.energy_balance_abs = nan_max(report.energy_balance_abs, std::abs(energy_.balance[k]));
+      report.energy_work_abs = nan_max(report.energy_work_abs, std::abs(energy_.work[k]));
+    }
   const RunStats::Summary summary = stats_->reduce(status_);
 
   JobResult result;

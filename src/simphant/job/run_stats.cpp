@@ -18,7 +18,8 @@ RunStats::RunStats(int n_instances)
       max_violation_(static_cast<std::size_t>(n_instances), 0.0),
       max_abs_drift_(static_cast<std::size_t>(n_instances), 0.0),
       max_ke_(static_cast<std::size_t>(n_instances), 0.0),
-      drift_time_(static_cast<std::size_t>(n_instances), std::nan("")) {}
+      drift_time_(static_cast<std::size_t>(n_instances), std::nan("")),
+      e_last_(static_cast<std::size_t>(n_instances), std::nan("")) {}
 
 void RunStats::add_frame(double t, const std::int8_t* status, const double* violation, const double* energy,
                          const double* kinetic) {
@@ -34,14 +35,17 @@ void RunStats::add_frame(double t, const std::int8_t* status, const double* viol
       if (std::isnan(drift_time_[k]) || (!std::isnan(max_abs_drift_[k]) && !(drift <= max_abs_drift_[k])))
         drift_time_[k] = t;
       max_abs_drift_[k] = nan_max(max_abs_drift_[k], drift);
+      e_last_[k] = energy[k];
     }
   }
   have_e0_ = true;
 }
 
-double RunStats::relative_drift(int k) const {
-  return max_abs_drift_[k] / std::max({std::abs(e0_[k]), max_ke_[k], 1e-12});
-}
+double RunStats::relative_drift(int k) const { return max_abs_drift_[k] / energy_scale(k); }
+
+double RunStats::energy_scale(int k) const { return std::max({std::abs(e0_[k]), max_ke_[k], 1e-12}); }
+
+double RunStats::energy_change(int k) const { return e_last_[k] - e0_[k]; }
 
 double RunStats::drift_time(int k) const { return drift_time_[k]; }
 
@@ -56,6 +60,7 @@ void RunStats::restore(const Saved& saved) {
   max_abs_drift_ = saved.max_abs_drift;
   max_ke_ = saved.max_ke;
   drift_time_ = saved.drift_time;
+  e_last_ = saved.e_last.size() == n ? saved.e_last : std::vector<double>(n, std::nan(""));
 }
 
 RunStats::Summary RunStats::reduce(const std::vector<std::int8_t>& status) const {

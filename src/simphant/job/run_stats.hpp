@@ -33,6 +33,11 @@ class RunStats {
   double relative_drift(int k) const;
   /// The frame time [s] of instance k's largest |E - E(0)|; NaN before a second frame.
   double drift_time(int k) const;
+  /// E at instance k's last frame minus E(0) [J]; NaN before a second frame (the energy
+  /// balance, job/energy_check.hpp).
+  double energy_change(int k) const;
+  /// The denominator of relative_drift: max(|E(0)|, peak kinetic energy, 1e-12 J).
+  double energy_scale(int k) const;
 
   struct Summary {
     int n_instances = 0, n_ok = 0, n_assembly_failed = 0, n_diverged = 0;
@@ -47,9 +52,9 @@ class RunStats {
   /// (job/checkpoint.hpp) so that a resumed run reduces to the same summary.
   struct Saved {
     bool have_e0 = false;  ///< a first frame was added (e0 holds its energies)
-    std::vector<double> e0, max_violation, max_abs_drift, max_ke, drift_time;
+    std::vector<double> e0, max_violation, max_abs_drift, max_ke, drift_time, e_last;
   };
-  Saved save() const { return {have_e0_, e0_, max_violation_, max_abs_drift_, max_ke_, drift_time_}; }
+  Saved save() const { return {have_e0_, e0_, max_violation_, max_abs_drift_, max_ke_, drift_time_, e_last_}; }
   /// Continues from a save() of a RunStats of the same number of instances; throws
   /// std::invalid_argument when an array has another length.
   void restore(const Saved& saved);
@@ -58,6 +63,7 @@ class RunStats {
   int n_;
   bool have_e0_ = false;
   std::vector<double> e0_, max_violation_, max_abs_drift_, max_ke_, drift_time_;
+  std::vector<double> e_last_;  ///< E at the last frame after E(0) (NaN: none)
 };
 
 /// Assembly residuals over the instances that assembled, and how far assembly moved the

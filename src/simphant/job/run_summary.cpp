@@ -78,8 +78,13 @@ json summary_json(const RunReport& r, const RunStats::Summary& s) {
               {"energy_drift_abs_J", any_ok ? json(s.max_abs_drift) : json(nullptr)},
               {"energy_conserved", r.energy_sources.empty()},
               {"energy_sources", r.energy_sources},
-              {"energy_error_bound", r.energy_sources.empty() ? or_null(r.energy_error_bound) : json(nullptr)},
+              {"energy_error_bound",
+               r.energy_sources.empty() || r.energy_balanced ? or_null(r.energy_error_bound) : json(nullptr)},
               {"energy_check_flagged_instances", r.energy_check_flagged},
+              {"energy_balance_rel", r.energy_balanced && any_ok ? or_null(r.energy_balance_rel) : json(nullptr)},
+              {"energy_balance_abs_J", r.energy_balanced && any_ok ? or_null(r.energy_balance_abs) : json(nullptr)},
+              {"energy_work_abs_J", r.energy_balanced && any_ok ? or_null(r.energy_work_abs) : json(nullptr)},
+              {"energy_balance_flagged_instances", r.energy_balance_flagged},
               {"interrupted", r.interrupted},
               {"stop_reason", r.stop_reason},
               {"factorisation_recoveries", r.factorisation_recoveries},
@@ -206,6 +211,19 @@ std::string summary_text(const json& j) {
       if (sources.size() > 3) list += ", ... (" + std::to_string(sources.size()) + " in all)";
       appendf(out, "  energy change      %.3e relative, %.3e J absolute (ok instances; not conserved: %s)\n",
               j.at("energy_drift_rel").get<double>(), j.at("energy_drift_abs_J").get<double>(), list.c_str());
+      if (!j.at("energy_balance_rel").is_null()) {
+        const json& bound = j.at("energy_error_bound");
+        std::string checked = "no bound for this integrator";
+        if (!bound.is_null()) {
+          checked.clear();
+          appendf(checked, "bound %.2e, %d beyond it", bound.get<double>(),
+                  j.at("energy_balance_flagged_instances").get<int>());
+        }
+        appendf(out, "  energy balance     %.3e relative, %.3e J absolute (ok instances; %s; E(T) - E(0) - W, the "
+                "work W of those elements up to %.3e J)\n",
+                j.at("energy_balance_rel").get<double>(), j.at("energy_balance_abs_J").get<double>(), checked.c_str(),
+                j.at("energy_work_abs_J").get<double>());
+      }
     }
   } else {
     appendf(out, "  max |Phi|          n/a (no instance ok)\n");

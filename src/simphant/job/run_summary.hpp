@@ -43,10 +43,19 @@
 //                                      model, so that the drift above is an error (job/energy_check.hpp)
 //   energy_sources                     what else does work ("forces.<name> (damping)", "drivers.<name>
 //                                      (rheonomic driver)", ...); [] when energy_conserved
-//   energy_error_bound                 the energy check's relative bound (job/energy_check.hpp); null when
-//                                      none applies (a model that does not conserve E, euler, symplectic_euler)
+//   energy_error_bound                 the energy check's relative bound (job/energy_check.hpp), on the
+//                                      energy error of a conserving model or on the energy balance; null when
+//                                      none applies (euler, symplectic_euler; a model that does not conserve E
+//                                      without a balance)
 //   energy_check_flagged_instances     ok instances of a conserving model whose relative energy error passed
 //                                      the bound (each also a warning; /energy_check)
+//   energy_balance_rel                 max over the ok instances of |E(T) - E(0) - W| / max(|E(0)|, peak
+//                                      kinetic energy, |W|), W the work of the energy_sources
+//                                      (job/energy_check.hpp); null without a balance
+//   energy_balance_abs_J               max |E(T) - E(0) - W| [J] of the ok instances; null without a balance
+//   energy_work_abs_J                  max |W| [J] of the ok instances; null without a balance
+//   energy_balance_flagged_instances   ok instances of the other models whose energy balance passed the
+//                                      bound (each also a warning; /energy_check/balance_relative)
 //   interrupted                        true when the run ended early for any reason (the file's `interrupted`)
 //   stop_reason                        why the run ended (the file's `stop_reason`): "completed", "signal
 //                                      SIGINT", "stop requested", "no instance alive", "disk full (ENOSPC):
@@ -143,6 +152,10 @@ struct RunReport {
   std::vector<std::string> energy_sources;  ///< EnergyCheck::sources (job/energy_check.hpp)
   double energy_error_bound = 0;            ///< EnergyCheck::bound; NaN: none applies
   int energy_check_flagged = 0;             ///< conservative ok instances above the bound
+  bool energy_balanced = false;             ///< EnergyCheck::balanced
+  int energy_balance_flagged = 0;           ///< EnergyCheck::balance_flagged
+  /// Over the ok instances: max balance_relative, max |balance| [J], max |work| [J].
+  double energy_balance_rel = 0, energy_balance_abs = 0, energy_work_abs = 0;
   ErrorEstimateSummary error_estimate;  ///< when has_error_estimate (NaN: none written, e.g. a run stopped to be resumed)
   AssemblySummary assembly;
   std::vector<FailedInstance> failed;  ///< at most kFailedListed

@@ -372,7 +372,8 @@ void CpuBackend::set_inputs(const int* ids, int count, const double* u) {
 }
 
 void CpuBackend::set_reductions(const std::vector<ReductionQuantity>& quantities) {
-  red_layout_ = reduction_layout_of(quantities, models_->front().n_joints(), models_->front().n_drivers());
+  red_layout_ = reduction_layout_of(quantities, models_->front().n_joints(), models_->front().n_drivers(),
+                                    models_->front().solver.integrator);
   const std::size_t w = static_cast<std::size_t>(red_layout_.size());
   red_acc_.assign(red_layout_.any() ? static_cast<std::size_t>(n_instances_) * w : 0, 0.0);
   if (engine_) engine_->set_reductions(red_layout_);
@@ -392,11 +393,12 @@ void CpuBackend::read_reductions(double* out) const {
       Data& d = *workers_[static_cast<std::size_t>(worker)];
       const Model& model = model_of(i);
       const double* u = n_inputs_ ? inputs_.data() + static_cast<size_t>(i) * n_inputs_ : nullptr;
-      if (evaluate(model, d, instance_time(i, steps_), Y_.data() + static_cast<size_t>(i) * ny_, u, d.k1.data()))
-        sample_reductions(model, d, red_layout_, row.data(), static_cast<double>(steps_ - offset_[i]));
+      const double t = instance_time(i, steps_);
+      if (evaluate(model, d, t, Y_.data() + static_cast<size_t>(i) * ny_, u, d.k1.data()))
+        sample_reductions(model, d, t, u, red_layout_, row.data(), static_cast<double>(steps_ - offset_[i]));
     }
     const ReductionAcc acc{row.data(), 1};
-    for (int c = 0; c < C; ++c) reduction_stats(acc, c, dt_, out + (static_cast<size_t>(i) * C + c) * kReductionStats);
+    for (int c = 0; c < C; ++c) reduction_stats(red_layout_, acc, c, dt_, out + (static_cast<size_t>(i) * C + c) * kReductionStats);
   });
 }
 

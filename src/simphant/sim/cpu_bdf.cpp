@@ -115,8 +115,9 @@ void CpuBackend::advance_bdf(int n_steps) {
       double* ys = d.y_stage.data();
       for (int s = 0; s < n_steps; ++s) {
         if (red_layout_.any()) {  // the grid interval's start state (docs/solver.md, "Reductions over time")
-          if (evaluate(model, d, instance_time(i, step0 + s), Y, u, d.k1.data()))
-            sample_reductions(model, d, red_layout_, red_acc_.data() + static_cast<std::size_t>(i) * red_layout_.size(),
+          const double t_start = instance_time(i, step0 + s);
+          if (evaluate(model, d, t_start, Y, u, d.k1.data()))
+            sample_reductions(model, d, t_start, u, red_layout_, red_acc_.data() + static_cast<std::size_t>(i) * red_layout_.size(),
                               static_cast<double>(step0 + s - offset_[i]));
         }
         const double t_out = instance_time(i, step0 + s + 1);

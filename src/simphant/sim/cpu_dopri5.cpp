@@ -280,7 +280,7 @@ void CpuBackend::advance_dopri5(int n_steps) {
               ok = false;
               break;
             }
-            if (acc) sample_reductions(model, d, red_layout_, acc, t1 / dt_);
+            if (acc) sample_reductions(model, d, t1, u, red_layout_, acc, t1 / dt_);
             // Hairer's continuous extension of the step as computed: it ends at y1, whose
             // normalised quaternions are the new start's.
             dopri5::dense_coefficients<double>(ny, 1, h, r.y, y1, k, rr);

@@ -35,7 +35,7 @@ std::vector<ReductionQuantity> parse_reduction_quantities(const std::vector<std:
     if (found < 0)
       throw std::invalid_argument(where + ": unknown reduction quantity '" + name +
                                   "' (reactions, joint_loads, bearing_loads, driver_loads, constraint_violation, "
-                                  "energy, joint_coordinates, or \"all\" / \"none\" alone)");
+                                  "energy, joint_coordinates, power, or \"all\" / \"none\" alone)");
     const auto q = static_cast<ReductionQuantity>(found);
     if (std::find(out.begin(), out.end(), q) != out.end())
       throw std::invalid_argument(where + ": reduction quantity '" + name + "' given twice");
@@ -44,10 +44,22 @@ std::vector<ReductionQuantity> parse_reduction_quantities(const std::vector<std:
   return out;
 }
 
-ReductionLayout reduction_layout_of(const std::vector<ReductionQuantity>& quantities, int n_joints, int n_drivers) {
+bool forms_energy_balance(const Model& model) {
+  return (!model.forces.empty() || !model.drivers.empty()) && !is_adaptive(model.solver.integrator);
+}
+
+std::vector<ReductionQuantity> run_reduction_quantities(const Model& model, const std::string& where) {
+  std::vector<ReductionQuantity> q = parse_reduction_quantities(model.output.reductions, model.n_drivers(), where);
+  if (forms_energy_balance(model) && std::find(q.begin(), q.end(), ReductionQuantity::Power) == q.end())
+    q.push_back(ReductionQuantity::Power);
+  return q;
+}
+
+ReductionLayout reduction_layout_of(const std::vector<ReductionQuantity>& quantities, int n_joints, int n_drivers,
+                                    Integrator integrator) {
   bool enabled[kReductionQuantities] = {};
   for (ReductionQuantity q : quantities) enabled[static_cast<int>(q)] = true;
-  return make_reduction_layout(enabled, n_joints, n_drivers);
+  return make_reduction_layout(enabled, n_joints, n_drivers, integrator != Integrator::Dopri5);
 }
 
 namespace {
@@ -84,6 +96,7 @@ std::vector<std::string> reduction_units(ReductionQuantity q, const Model& model
     case ReductionQuantity::DriverLoads: return driver_units;
     case ReductionQuantity::ConstraintViolation: return {kConstraintViolationUnits};  // as /constraint_violation
     case ReductionQuantity::Energy: return {"J"};
+    case ReductionQuantity::Power: return {"W"};
     case ReductionQuantity::JointCoordinates: {
       std::vector<std::string> units;
       for (const Joint& j : model.joints)

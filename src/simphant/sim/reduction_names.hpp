@@ -23,8 +23,22 @@ const char* reduction_stat_name(int s);
 std::vector<ReductionQuantity> parse_reduction_quantities(const std::vector<std::string>& names, int n_drivers,
                                                           const std::string& where);
 
-/// The enabled[] array of make_reduction_layout for a list of quantities.
-ReductionLayout reduction_layout_of(const std::vector<ReductionQuantity>& quantities, int n_joints, int n_drivers);
+/// Whether a run of this model forms the energy balance (job/energy_check.hpp; docs/
+/// solver.md, "Energy balance"), accumulating the power channel for it: a model with an
+/// element that can do work -- a driver, a point force, torque or actuator, a
+/// spring-damper -- whatever its values (so that every instance and every shard of a
+/// design agrees), on a fixed-step integrator (one power sample per step of its own).
+bool forms_energy_balance(const Model& model);
+
+/// The quantities a run of this model accumulates: its output.reductions (errors name
+/// `where`) and power where it forms the energy balance.
+std::vector<ReductionQuantity> run_reduction_quantities(const Model& model, const std::string& where);
+
+/// The enabled[] array of make_reduction_layout for a list of quantities, sampled by a
+/// run of `integrator` (grid_samples: all but dopri5, whose samples are its accepted
+/// steps' ends).
+ReductionLayout reduction_layout_of(const std::vector<ReductionQuantity>& quantities, int n_joints, int n_drivers,
+                                    Integrator integrator);
 
 /// The trailing component names of one frame of quantity q (reactions: the 8 of
 /// formulas/reductions.hpp; joint_loads: f_a f_b f_v m_a m_b m_v; bearing_loads:

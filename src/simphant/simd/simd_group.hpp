@@ -427,7 +427,8 @@ inline void group_accelerations(GroupState& s, const double* y, double* ydot) {
   for (int l = 0; l < kLaneWidth; ++l) {
     const int i = s.base + l;
     batch::violation_thread(i, mv, static_cast<const double*>(b.phi), b.violation);
-    batch::reduce_thread(i, mv, b.red, static_cast<const double*>(b.Y), static_cast<const double*>(b.jac),
+    batch::reduce_thread(i, mv, b.red, static_cast<const double*>(b.Y), static_cast<const double*>(b.time),
+                         static_cast<const double*>(b.inputs), static_cast<const double*>(b.jac),
                          static_cast<const double*>(b.rhs), 1, static_cast<const int*>(b.info),
                          static_cast<const double*>(b.violation), static_cast<const std::int8_t*>(b.status),
                          static_cast<const std::int64_t*>(b.step), b.red_acc);
