@@ -226,6 +226,24 @@ TEST(Cli, BadInputExits2) {
   EXPECT_EQ(run_simphant("--help"), 0);
 }
 
+// A misspelt subcommand or long option exits 2 with the nearest name; a word near none
+// gets no guess; the pass-through subcommands' arguments are not looked into.
+TEST(Cli, TypoGetsTheNearestName) {
+  const std::string good = quote(write_scene("typo.json", pendulum()));
+  EXPECT_EQ(run_simphant("rnu " + good), 2);
+  EXPECT_NE(last_stderr().find("'rnu' is not a subcommand; did you mean 'run'?"), std::string::npos) << last_stderr();
+  EXPECT_EQ(run_simphant("--log-level warn chek " + good), 2);
+  EXPECT_NE(last_stderr().find("did you mean 'check'?"), std::string::npos) << last_stderr();
+  EXPECT_EQ(run_simphant("run " + good + " --instnaces 4"), 2);
+  EXPECT_NE(last_stderr().find("'--instnaces' is not an option of 'run'; did you mean '--instances'?"),
+            std::string::npos)
+      << last_stderr();
+  EXPECT_EQ(run_simphant("run " + good + " --out x.h5 --backnd=cpu"), 2);
+  EXPECT_NE(last_stderr().find("did you mean '--backend'?"), std::string::npos) << last_stderr();
+  EXPECT_EQ(run_simphant("frobnicate " + good), 2);
+  EXPECT_EQ(last_stderr().find("did you mean"), std::string::npos) << last_stderr();
+}
+
 // Bad integrator settings exit 2 naming the flag or the JSON path (docs/scene-format.md,
 // "Solver"; docs/solver.md, "Integrators"), before any output is written.
 TEST(Cli, BadIntegratorSettingsExit2NamingTheField) {

@@ -77,7 +77,9 @@ TEST(EnergyBalance, GregorysRuleIsExactForQuinticsAndOfSixthOrder) {
     std::vector<double> f;
     for (int k = 0; k <= N; ++k) f.push_back(std::sin(3.0 * k / N));
     const double err = std::fabs(gregory(f, 1.0 / N) - (1.0 - std::cos(3.0)) / 3.0);
-    if (last > 0) EXPECT_NEAR(last / err, 64.0, 12.0) << N;
+    if (last > 0) {
+      EXPECT_NEAR(last / err, 64.0, 12.0) << N;
+    }
     last = err;
   }
 }
@@ -162,7 +164,9 @@ void expect_power_is_energy_rate(const Model& model, const std::vector<double>& 
   }
   const double rate = (E[0] - E[1]) / (2 * h);
   EXPECT_NEAR(rate, P + joints, 1e-8 * std::max({scale, std::fabs(rate), 1e-3})) << what << " P = " << P;
-  if (moving) EXPECT_NE(P, 0.0) << what;
+  if (moving) {
+    EXPECT_NE(P, 0.0) << what;
+  }
 }
 
 // Y with every velocity coordinate moved off the assembled one (the joints' term is then

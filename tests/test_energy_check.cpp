@@ -212,15 +212,16 @@ TEST(EnergyCheck, JobFlagsACoarseStep) {
   EXPECT_EQ(fine.summary["energy_check_flagged_instances"], 0);
 }
 
-// A damped pendulum loses energy by design: its change is reported, named by its
-// source, and not flagged; the text summary calls it a change, not an error, and the
+// A damped pendulum (three instances of one model: a figure for each) loses energy by
+// design: its change is reported, named by its source, and not flagged; the text summary calls it a change, not an error, and the
 // energy balance (the change minus the damper's work, tests/test_energy_balance.cpp)
 // is what the bound checks: 1.2e-10 measured, nothing flagged. A balance whose work
 // misses 99 % of the loss is flagged, with a warning for the instance.
 TEST(EnergyCheck, NonConservativeModelReportsItsChangeNotAnError) {
   const json damper = {{"name", "hinge_damper"}, {"type", "rotational_spring_damper"}, {"joint", "hinge"},
                        {"stiffness", 0.0}, {"damping", 0.5}};
-  const JobRun r = run(pendulum({damper}), "damped", 1);
+  const JobRun r = run(pendulum({damper}), "damped", 3);  // one model shared by 3 instances
+  ASSERT_EQ(r.relative_error.size(), 3u);                  // one figure per instance
   EXPECT_EQ(r.summary["energy_conserved"], false);
   EXPECT_EQ(r.summary["energy_sources"], json::array({"forces.hinge_damper (damping)"}));
   EXPECT_DOUBLE_EQ(r.summary["energy_error_bound"].get<double>(), std::cbrt(std::ldexp(1.0, -53)));
@@ -235,7 +236,7 @@ TEST(EnergyCheck, NonConservativeModelReportsItsChangeNotAnError) {
   EXPECT_NE(text.find("energy balance"), std::string::npos) << text;
 
   // The check itself: a work that misses the damper's share is flagged per instance.
-  EnergyCheck c = energy_account({parse_scene(pendulum({damper}).dump()).model}, "fp64");
+  EnergyCheck c = energy_account({parse_scene(pendulum({damper}).dump()).model}, 1, "fp64");
   RunStats st(1);
   const std::int8_t ok[1] = {0};
   const double viol[1] = {0}, e0[1] = {-4.0}, e1[1] = {-5.0}, ke[1] = {2.0};

@@ -19,6 +19,7 @@
 #include "simphant/io/h5_file.hpp"
 #include "simphant/job/check_scene.hpp"
 #include "simphant/job/run_job.hpp"
+#include "simphant/job/run_summary.hpp"
 #include "simphant/log/log.hpp"
 #include "simphant/scene/scene.hpp"
 
@@ -294,3 +295,47 @@ TEST(Log, LevelsByName) {
   EXPECT_THROW(simphant::set_log_level("loud"), std::invalid_argument);
   simphant::set_log_level(before);
 }
+
+namespace simphant {
+namespace {
+
+// The four-bar's tolerance sweep moves its joint frames, so the given rocker orientation
+// cannot fit every instance: the changes are one summary line, not a warning per value
+// (its default run changed 11 values of 11 instances by more than 1 %). The same wrong
+// orientation without a sweep of frames is a warning per value, naming the instance and
+// the body (the first few listed).
+TEST(Job, AssemblyChangesOfAToleranceSweepAreOneLine) {
+  std::ifstream in(std::string(SIMPHANT_SOURCE_DIR) + "/examples/four_bar.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc["solver"]["t_end"] = 0.01;
+  JobOptions o;
+  o.scene = (temp_dir() / "four_bar_tolerance.json").string();
+  o.scene_text = doc.dump();
+  o.threads = 1;
+  o.backend = "cpu";
+  o.out = (temp_dir() / "four_bar_tolerance.h5").string();
+  JobResult r = run_job(o, JobHooks{});
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_GT(r.summary["assembly_changed_values"].get<int>(), 0);
+  EXPECT_FALSE(r.summary["assembly_swept_frames"].empty());
+  for (const nlohmann::json& w : r.summary["warnings"])
+    EXPECT_EQ(w.get<std::string>().find("assembly moved it"), std::string::npos) << w;
+  const std::string text = summary_text(r.summary);
+  EXPECT_NE(text.find("by more than 1 %, as the sweep of joints."), std::string::npos) << text;
+
+  doc["sweep"]["parameters"] = nlohmann::json::array(
+      {{{"path", "bodies.rocker.mass"}, {"dist", "uniform"}, {"low", 0.4}, {"high", 0.5}}});
+  doc["bodies"][2]["orientation"] = {1.0, 0.0, 0.0, 0.0};  // the rocker turned away from its joints
+  o.scene_text = doc.dump();
+  o.out = (temp_dir() / "four_bar_misfit.h5").string();
+  r = run_job(o, JobHooks{});
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(r.summary["assembly_swept_frames"].empty());
+  int warned = 0;
+  for (const nlohmann::json& w : r.summary["warnings"])
+    warned += w.get<std::string>().find("assembly moved it onto Phi = 0") != std::string::npos;
+  EXPECT_GT(warned, 0) << r.summary["warnings"];
+}
+
+}  // namespace
+}  // namespace simphant

@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "git_commit.hpp"
+#include "typo_hint.hpp"
 #include "simphant/job/shard.hpp"
 #include "simphant/log/log.hpp"
 
@@ -163,6 +164,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);  // prints help / version (rc 0) or the error
+    if (rc != 0)
+      for (const std::string& hint : typo_hints(app, argc, argv)) std::fprintf(stderr, "%s\n", hint.c_str());
     return rc == 0 ? kExitOk : kExitBadInput;
   }
   if (log_level_opt->count() > 0) simphant::set_log_level(log_level);

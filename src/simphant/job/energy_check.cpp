@@ -83,17 +83,18 @@ double energy_error_bound(const SolverSettings& solver, const std::string& preci
   }
 }
 
-EnergyCheck energy_account(const std::vector<Model>& models, const std::string& precision) {
+EnergyCheck energy_account(const std::vector<Model>& models, int n_instances, const std::string& precision) {
   EnergyCheck c;
   c.bound = models.empty() ? std::numeric_limits<double>::quiet_NaN()
                            : energy_error_bound(models.front().solver, precision);
-  c.conservative.reserve(models.size());
   for (const Model& m : models) {
     const std::vector<std::string> s = energy_sources(m);
     c.conservative.push_back(s.empty() ? 1 : 0);
     for (const std::string& name : s)
       if (std::find(c.sources.begin(), c.sources.end(), name) == c.sources.end()) c.sources.push_back(name);
   }
+  // One model shared by every instance (a design without a sweep): each instance is it.
+  if (c.conservative.size() == 1) c.conservative.assign(static_cast<std::size_t>(std::max(n_instances, 1)), c.conservative[0]);
   return c;
 }
 

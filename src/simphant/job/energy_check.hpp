@@ -66,9 +66,9 @@ struct EnergyCheck {
 
 
 
-/// Per-instance conservation of the instance models (before the run; models as built by
-/// build_instance_models).
-EnergyCheck energy_account(const std::vector<Model>& models, const std::string& precision);
+/// Per-instance conservation of the n_instances instances (before the run; models as
+/// built by build_instance_models: one per instance, or one shared by all).
+EnergyCheck energy_account(const std::vector<Model>& models, int n_instances, const std::string& precision);
 
 /// Fills relative_error, time and flagged from the run's statistics and final status
 /// (0 ok), and with `work` ((I) [J], W per instance; null: none) sets balanced, the

@@ -218,7 +218,7 @@ JobRun::JobRun(const JobOptions& given, const JobHooks& hooks) : hooks_(hooks) {
   // The error estimate's dt/2 batch starts from the same models (job/error_estimate.hpp).
   std::vector<Model> half_models;
   if (solver_.error_estimate) half_models = models;
-  energy_ = energy_account(models, o_.precision);  // which instances conserve E (job/energy_check.hpp)
+  energy_ = energy_account(models, n_, o_.precision);  // which instances conserve E (job/energy_check.hpp)
   sim_ = Simulator::create(std::move(models), sim_options, n_);
   // A model with elements that can do work gets the power channel for its energy balance
   // (job/energy_check.hpp), written only when the scene asks for it.
@@ -338,7 +338,7 @@ void JobRun::step_loop() {
       recorder_->write_status(status_.data(), status_time_.data(), reason_.data());
     }
     std::vector<std::string> assembly_warnings;
-    assembly_ = record_assembly(*sim_, restored_ ? nullptr : &*recorder_, assembly_warnings);
+    assembly_ = record_assembly(*sim_, restored_ ? nullptr : &*recorder_, samples_.paths, assembly_warnings);
     for (const std::string& w : assembly_warnings) warn(w);
     loop();
     record_end();

@@ -125,8 +125,12 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
   return info;
 }
 
-AssemblySummary record_assembly(const Simulator& sim, Recorder* recorder, std::vector<std::string>& warnings) {
+AssemblySummary record_assembly(const Simulator& sim, Recorder* recorder, const std::vector<std::string>& swept_paths,
+                                std::vector<std::string>& warnings) {
   AssemblySummary assembly;
+  for (const std::string& p : swept_paths)
+    if (p.rfind("joints.", 0) == 0 && p.find(".frame") != std::string::npos) assembly.swept_frames.push_back(p);
+  const bool warn = assembly.swept_frames.empty();
   std::vector<double> pos, vel, dpos, drot, dvel, domega;
   std::vector<std::int32_t> iters;
   int instance = 0, changed = 0;
@@ -146,15 +150,17 @@ AssemblySummary record_assembly(const Simulator& sim, Recorder* recorder, std::v
       assembly.max_orientation_change = std::max(assembly.max_orientation_change, a.orientation_change);
       assembly.max_velocity_change = std::max(assembly.max_velocity_change, a.velocity_change);
       assembly.max_angular_velocity_change = std::max(assembly.max_angular_velocity_change, a.angular_velocity_change);
+      assembly.changed_instances += a.changed_values.empty() ? 0 : 1;
       for (const std::string& change : a.changed_values)
-        if (changed++ < kChangeWarningsListed)
+        if (changed++ < kChangeWarningsListed && warn)
           warnings.push_back("instance " + std::to_string(instance) + ", " + change +
                              ": assembly moved it onto Phi = 0 / Phi_q qdot = 0 (the given values do not fit the "
                              "joints)");
     }
     ++instance;
   }
-  if (changed > kChangeWarningsListed)
+  assembly.changed_values = changed;
+  if (changed > kChangeWarningsListed && warn)
     warnings.push_back("... and " + std::to_string(changed - kChangeWarningsListed) +
                        " more given values assembly changed by more than 1 % (/assembly/position_change, "
                        "/assembly/velocity_change, ...)");

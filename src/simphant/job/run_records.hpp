@@ -36,11 +36,14 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
                            const ShardSlice& shard, const std::string& start_time, const std::string& input_files);
 
 /// Writes /assembly/* (unless recorder is null: a resumed run's file has them) and
-/// returns the maxima over the instances that assembled; appends a warning for each value
-/// the scene gave that assembly changed by more than 1 % (kGivenValueChange in
-/// dynamics/assembly.hpp), naming the instance, the body, the given and the achieved
-/// value (the first few; the rest counted).
-AssemblySummary record_assembly(const Simulator& sim, Recorder* recorder, std::vector<std::string>& warnings);
+/// returns the maxima over the instances that assembled and the count of the values the
+/// scene gave that assembly changed by more than 1 % (kGivenValueChange in
+/// dynamics/assembly.hpp). Unless the sweep moves joint frames (swept_paths holds a
+/// joints.NAME.frame* path: a tolerance study, where the given positions cannot fit every
+/// instance), appends a warning for each such value, naming the instance, the body, the
+/// given and the achieved value (the first few; the rest counted).
+AssemblySummary record_assembly(const Simulator& sim, Recorder* recorder, const std::vector<std::string>& swept_paths,
+                                std::vector<std::string>& warnings);
 
 /// The first kFailedListed failed instances by status time, then index.
 std::vector<FailedInstance> first_failed(const std::vector<std::int8_t>& status, const std::vector<double>& status_time,

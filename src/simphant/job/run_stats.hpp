@@ -13,6 +13,7 @@
 // |E(0)| alone would turn round-off into a huge "relative" drift. The absolute drift
 // max_t |E_k(t) - E_k(0)| [J] is reported beside it.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace simphant {
@@ -76,6 +77,12 @@ struct AssemblySummary {
   double max_orientation_change = 0; ///< [rad]
   double max_velocity_change = 0;    ///< max |v - v_0| [m/s]
   double max_angular_velocity_change = 0;  ///< max |omega_B - omega_0B| [rad/s]
+  /// Given values that assembly changed by more than 1 % (AssemblyResult::changed_values),
+  /// over the assembled instances, and the instances that had any.
+  int changed_values = 0, changed_instances = 0;
+  /// The swept paths that move joint frames (joints.NAME.frame*...): with them the given
+  /// positions cannot fit every instance, and the changes are expected, not warned of.
+  std::vector<std::string> swept_frames;
 };
 
 }  // namespace simphant

@@ -63,6 +63,9 @@ json summary_json(const RunReport& r, const RunStats::Summary& s) {
               {"assembly_max_orientation_change_rad", r.assembly.max_orientation_change},
               {"assembly_max_velocity_change_m_s", r.assembly.max_velocity_change},
               {"assembly_max_angular_velocity_change_rad_s", r.assembly.max_angular_velocity_change},
+              {"assembly_changed_values", r.assembly.changed_values},
+              {"assembly_changed_instances", r.assembly.changed_instances},
+              {"assembly_swept_frames", r.assembly.swept_frames},
               {"failed_instances", failed},
               {"warnings", r.warnings},
               {"steps", r.steps},
@@ -147,6 +150,12 @@ std::string summary_text(const json& j) {
           j.at("assembly_max_position_change_m").get<double>(), j.at("assembly_max_orientation_change_rad").get<double>(),
           j.at("assembly_max_velocity_change_m_s").get<double>(),
           j.at("assembly_max_angular_velocity_change_rad_s").get<double>());
+  const json& frames = j.at("assembly_swept_frames");
+  if (j.at("assembly_changed_values").get<int>() > 0 && !frames.empty())
+    appendf(out, "                     %d given values of %d instances by more than 1 %%, as the sweep of %s%s moves "
+            "the joints (/assembly/position_change)\n",
+            j.at("assembly_changed_values").get<int>(), j.at("assembly_changed_instances").get<int>(),
+            frames[0].get<std::string>().c_str(), frames.size() > 1 ? " and more frames" : "");
   const json& failed = j.at("failed_instances");
   const int n_failed = j.at("instances_assembly_failed").get<int>() + j.at("instances_diverged").get<int>();
   for (const json& f : failed) {

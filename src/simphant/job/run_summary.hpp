@@ -21,6 +21,10 @@
 //   assembly_max_orientation_change_rad   ... orientations [rad]
 //   assembly_max_velocity_change_m_s      ... velocities, max |v - v_0| [m/s]
 //   assembly_max_angular_velocity_change_rad_s  ... max |omega_B - omega_0B| [rad/s]
+//   assembly_changed_values            given values that assembly changed by more than 1 % (assembled
+//                                      instances), assembly_changed_instances the instances with any
+//   assembly_swept_frames              the swept paths that move joint frames ([] none): with them the
+//                                      changes are expected and printed as one line, not warned of
 //   failed_instances                   [{instance, status, reason, time_s, message}] the first
 //                                      kFailedListed instances whose final status is not 0, by
 //                                      status time, then index; reason as in /status_reason by

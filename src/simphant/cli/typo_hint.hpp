@@ -1,0 +1,28 @@
+#pragma once
+// Suggestions for a misspelt subcommand or long option of the command line: after CLI11
+// refuses the arguments, `simphant rnu` and `simphant run s.json --instnaces 4` are told
+// the nearest name ("did you mean 'run'?", "did you mean '--instances'?").
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace simphant::cli {
+
+/// The optimal string alignment distance between a and b (insertions, deletions,
+/// substitutions and transpositions of neighbours, each 1).
+int edit_distance(const std::string& a, const std::string& b);
+
+/// The candidate nearest to `word` within max(1, |word| / 3) edits (ties: the first
+/// listed), or "" when none is that near.
+std::string nearest_name(const std::string& word, const std::vector<std::string>& candidates);
+
+/// One line per argument of argv (argc entries, argv[0] the program) that names no
+/// subcommand of `app` where one is expected (the first argument that is not an option)
+/// or no long option of the app or the subcommand it follows, and is near one:
+/// "'rnu' is not a subcommand; did you mean 'run'?", "'--instnaces' is not an option of
+/// 'run'; did you mean '--instances'?". Subcommands whose arguments pass through to
+/// another program (app.allow_extras on them) are not looked into.
+std::vector<std::string> typo_hints(const CLI::App& app, int argc, const char* const* argv);
+
+}  // namespace simphant::cli
