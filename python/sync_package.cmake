@@ -1,8 +1,10 @@
-# cmake -DSRC=python/simphant -DDST=build/python/simphant -P sync_package.cmake
+# cmake -DSRC=python/simphant -DDST=build/python/simphant -P python/sync_package.cmake
 # Mirrors the package's Python files (*.py, py.typed) and the web page's static files
 # (serve/static/: *.html, *.js, *.css) from SRC into DST: copies the
 # changed ones, removes those no longer in SRC. The compiled module and the schema in DST
-# are left alone.
+# are left alone. SRC and DST may be relative to the current folder.
+get_filename_component(SRC ${SRC} ABSOLUTE)
+get_filename_component(DST ${DST} ABSOLUTE)
 file(GLOB_RECURSE src_files RELATIVE ${SRC} ${SRC}/*.py ${SRC}/py.typed ${SRC}/serve/static/*.html
      ${SRC}/serve/static/*.js ${SRC}/serve/static/*.css)
 foreach(f IN LISTS src_files)

@@ -349,7 +349,8 @@ TEST(Sweep, InstanceModelsApplySampledValues) {
 }
 
 TEST(Sweep, SharedSolverSettingsCannotBeSwept) {
-  for (const char* key : {"dt", "t_end", "record_every", "rtol", "atol", "min_step", "max_step", "first_step"}) {
+  for (const char* key : {"dt", "t_end", "record_every", "rtol", "atol", "min_step", "max_step", "first_step",
+                          "tikhonov_epsilon"}) {
     const std::string sweep = std::string(R"({"instances": 2, "parameters": [
         {"path": "solver.)") + key + R"(", "dist": "list", "values": [1, 2]}]})";
     json doc = with_sweep(sweep);

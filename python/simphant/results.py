@@ -8,6 +8,7 @@ from typing import Any, Dict, Iterable, Optional, Union
 import numpy as np
 
 from . import _simphant
+from ._extras import require
 
 STATE_COMPONENTS = [name for name, _ in _simphant.components["state"]]
 """Names of the 13 numbers per body of /state: r (CoM, world), p = (w, x, y, z) (body to
@@ -21,18 +22,13 @@ STATUS_NAMES = ["ok", "assembly_failed", "diverged"]
 STATUS_REASON_NAMES = ["none", "non_finite", "constraint_violation", "runaway", "factorisation_failure",
                        "assembly_failure", "step_size_underflow"]
 
-try:  # xarray is an optional dependency: `pip install simphant[results]`
+try:  # xarray is an optional dependency: `pip install 'simphant[results]'` (_extras.py)
     import xarray as xr
     from xarray.backends import BackendArray, BackendEntrypoint
     from xarray.core import indexing
 except ImportError:  # pragma: no cover - reported by open_results
     xr = None
     BackendArray = BackendEntrypoint = object
-
-
-def _need(module: Any, name: str) -> None:
-    if module is None:
-        raise ImportError(f"simphant.open_results needs {name}: pip install h5py xarray pandas")
 
 
 class _H5Array(BackendArray):  # type: ignore[misc,valid-type]
@@ -265,9 +261,10 @@ def open_results(path: Union[str, "os.PathLike[str]"]) -> "xr.Dataset":
 
     Close it with ds.close() (or use it in a `with` block). Raises FileNotFoundError /
     OSError when the file cannot be opened, ValueError when it is not SimPhant output,
-    ImportError without h5py / xarray.
+    MissingExtraError (an ImportError) without h5py, xarray or pandas (the extra
+    `simphant[results]`).
     """
-    _need(xr, "xarray")
+    require("results")
     p = os.fspath(path)
     if not os.path.exists(p):
         raise FileNotFoundError(f"{p}: no such file")
@@ -285,6 +282,7 @@ def instance_table(ds: "xr.Dataset") -> "Any":
     ds: a Dataset from open_results. Reads energy and constraint_violation (T x I
     numbers each); without them (not recorded) their statistics are NaN.
     """
+    require("results")
     import pandas as pd
 
     cols: Dict[str, Any] = {p: ds[p].values for p in ds.attrs.get("sweep_parameters", [])}

@@ -1,7 +1,7 @@
 """Simulator: step many instances of one scene in lockstep, read and write their state."""
 from __future__ import annotations
 
-from typing import Any, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -188,11 +188,65 @@ class Simulator:
         randomize: each listed instance first moves to its next episode and gets
         parameters freshly drawn from the scene's sweep distributions (domain
         randomisation), deterministic in (seed, instance, episode), then is assembled
-        again (a scene without sweep parameters keeps its one model). Raises IndexError /
-        ValueError for bad ids, ValueError when a draw makes the model invalid (the
-        instance is left unchanged).
+        again (a scene without sweep parameters keeps its one model). Values given by
+        set_parameters hold in both cases (with randomize, written on top of the new
+        draw). Raises IndexError / ValueError for bad ids, ValueError when a draw makes
+        the model invalid (the instance is left unchanged).
         """
         self._sim.reset(as_ids(ids, self._n), bool(randomize))
+
+    def set_parameters(self, ids: Ids, params: Mapping[str, Any]) -> None:
+        """Sets physics parameters of the listed instances at run time (domain
+        randomisation of any number in the scene, without building a new Simulator).
+
+        params: {path: values}. A path in sweep path syntax (docs/scene-format.md,
+        "Sweep"): any number of the scene outside its sweep section, e.g.
+        "bodies.crank.mass" [kg], "bodies.crank.inertia[1]" [kg m^2],
+        "joints.crank_coupler.frame_i.origin[0]" [m], "gravity[2]" [m/s^2],
+        "robot.payload.mass" [kg], "robot.q0[3]" [rad]. Values in the scene's units (SI):
+        an array of shape (k,), k = len(ids) (or n_instances for ids None), one value per
+        listed instance in the order of ids, or a scalar for all of them.
+        ids: as for set_inputs; None = every instance.
+
+        Semantics: each listed instance keeps the values it was given, merged with those
+        of earlier calls (a later value for the same path replaces the earlier one), and
+        gets the model of its current episode (the sweep's sample, or after
+        ``reset(randomize=True)`` that episode's draw) with all its values written on
+        top; a path that is also a sweep parameter takes the value given here. The
+        listed instances then restart as after a reset: their assembled initial state,
+        instance step 0, their assembly status, and each actuator's input back to the
+        scene's value. The values hold across ``reset()`` and across
+        ``reset(randomize=True)``, where they are written on top of the new episode's
+        sweep draw; get_state / set_state do not carry them. Instances not listed do not
+        change. The same values give the same instance, bit for bit, as a scene file that
+        holds them.
+
+        Raises ValueError naming the path for a path that is malformed, names nothing or
+        a non-number, points into the sweep section or names a setting of the whole run
+        (solver.dt, t_end, record_every, the integrator's tolerances and steps,
+        tikhonov_epsilon: as for a sweep, docs/scene-format.md), or for a NaN or infinite
+        value; ValueError naming the instance and the path for a value that makes the
+        model invalid (a mass <= 0, ...); ValueError for values of the wrong
+        shape; TypeError for complex values; IndexError / ValueError for bad ids. On any
+        error no listed instance changes.
+        """
+        a = as_ids(ids, self._n)
+        k = self._n if a is None else a.shape[0]
+        paths = list(params.keys())
+        values = np.empty((k, len(paths)), np.float64)
+        for p, path in enumerate(paths):
+            if not isinstance(path, str):
+                raise TypeError(f"params: keys must be path strings (got {type(path).__name__})")
+            v = real_array(params[path], f"params[{path!r}]")
+            if v.shape not in ((), (k,), (1,)):
+                raise ValueError(f"params[{path!r}]: must be a scalar or have shape ({k},) (got {v.shape})")
+            values[:, p] = v
+        self._sim.set_parameters(a, paths, values)
+
+    def parameters(self, instance: int) -> Dict[str, float]:
+        """The values set_parameters gave instance `instance` ({path: value}, in the
+        order first set; empty when none). Raises IndexError for an instance out of range."""
+        return dict(self._sim.parameter_overrides(int(instance)))
 
     def get_state(self, ids: Ids = None) -> State:
         """A copy of the listed instances' state (None = all); see State.
@@ -302,6 +356,18 @@ class Simulator:
         q, qd, tau = (np.empty((self._n, c)) for _ in range(3))
         self._sim.read_joint_state(q, qd, tau)
         return q, qd, tau
+
+    def link_tree(self) -> Tuple[List[str], List[int], bool]:
+        """The link frames of a robot scene as a tree (docs/robots.md, "Link frames"):
+        (names, parents, floating). names: the URDF link of each frame, in frame order (the
+        moving links, then the floating base's link); parents[f]: the index of frame f's
+        parent in names, -1 for a link on the fixed base (W) and for the floating base
+        itself; floating: whether the last frame is a floating base. Raises RuntimeError
+        for a scene without a robot."""
+        if self._sim.n_link_frames == 0:
+            raise RuntimeError("link_tree: this scene has no robot (docs/robots.md)")
+        names, parents, floating = self._sim.link_tree()
+        return list(names), list(parents), bool(floating)
 
     def link_frames(self, names: Sequence[str]) -> Any:
         """Pose and twist of the named links of a robot scene (docs/robots.md, "Link

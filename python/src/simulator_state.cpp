@@ -1,15 +1,20 @@
-// _Simulator's per-instance state: get_state / set_state / reset / set_inputs of listed
-// instances (Simulator's contract, sim/simulator.hpp), and zero-copy views of the
+// _Simulator's per-instance state: get_state / set_state / reset / set_parameters /
+// set_inputs of listed instances (Simulator's contract, sim/simulator.hpp), and zero-copy views of the
 // backend's state and input arrays (NumPy on the host, DLPack on a device).
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include "py_arrays.hpp"
 #include "py_simulator.hpp"
@@ -98,6 +103,26 @@ void bind_simulator_state(nb::class_<PySimulator>& cls) {
           },
           nb::arg("ids").none(), nb::arg("resample"))
       .def(
+          "set_parameters",
+          [](PySimulator& s, Ids ids, const std::vector<std::string>& paths, HostArray<const double> values) {
+            const auto [p, k] = id_list(s, ids);
+            const std::size_t expected = static_cast<std::size_t>(k) * paths.size();
+            if (values.size() != expected)
+              throw std::invalid_argument("values: has " + std::to_string(values.size()) + " elements, expected " +
+                                          std::to_string(expected) + " (ids x paths)");
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(s.mutex);
+            s.sim->set_parameters(p, k, paths.data(), static_cast<int>(paths.size()), values.data());
+          },
+          nb::arg("ids").none(), nb::arg("paths"), nb::arg("values"))
+      .def(
+          "parameter_overrides",
+          [](PySimulator& s, int instance) {
+            std::lock_guard<std::mutex> lock(s.mutex);
+            return s.sim->parameter_overrides(instance);
+          },
+          nb::arg("instance"))
+      .def(
           "set_inputs",
           [](PySimulator& s, nb::ndarray<const double, nb::c_contig> u, Ids ids) {
             const auto [p, k] = id_list(s, ids);
@@ -141,6 +166,11 @@ void bind_simulator_state(nb::class_<PySimulator>& cls) {
       .def_prop_ro("n_link_frames", [](const PySimulator& s) { return s.sim->n_link_frames(); })
       .def("link_frame_index", [](const PySimulator& s, const std::string& name) { return s.sim->link_frame_index(name); },
            nb::arg("name"))
+      .def("link_tree",
+           [](const PySimulator& s) {
+             LinkTree t = s.sim->link_tree();
+             return std::make_tuple(std::move(t.names), std::move(t.parents), t.floating);
+           })
       .def(
           "read_link_frames",
           [](PySimulator& s, HostArray<const std::int32_t> frames, HostArray<double> out) {

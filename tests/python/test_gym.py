@@ -181,6 +181,74 @@ def test_torch_vector_env(examples):
         np.testing.assert_array_equal(reward.numpy(), r_reward)
         np.testing.assert_array_equal(trunc.numpy(), r_trunc)
         assert term.dtype == torch.bool
+    # float32 observations: the float64 ones rounded; rewards stay float64
+    env32 = TorchVectorEnv(examples / "slider_crank.json", num_envs=4, observation=["crank.omega", "piston.r"],
+                           action_low=-1.0, action_high=1.0, backend="cpu", dtype=np.float32)
+    ref = make(examples, frame_skip=1)
+    env32.reset(seed=2)
+    ref.reset(seed=2)
+    obs, reward, *_ = env32.step(torch.full((4, 1), 0.5, dtype=torch.float64))
+    r_obs, *_ = ref.step(np.full((4, 1), 0.5))
+    assert obs.dtype == torch.float32 and reward.dtype == torch.float64
+    np.testing.assert_array_equal(obs.numpy(), r_obs.astype(np.float32))
+
+
+def test_default_backend_is_auto(examples):
+    """Without backend= the env runs on the backend Simulator's "auto" picks: the GPU when
+    there is one, else cpu-simd for 8 or more instances (the slider-crank runs there)."""
+    env = VectorEnv(examples / "slider_crank.json", num_envs=8, observation=["crank.omega"], action_low=-1.0,
+                    action_high=1.0, threads=1)
+    assert env.sim.backend == simphant.Simulator(examples / "slider_crank.json", 8, backend="auto", threads=1).backend
+    if not simphant.cuda_available():
+        assert env.sim.backend == "cpu-simd"
+    obs, _ = env.reset(seed=0)
+    obs, *_ = env.step(np.full((8, 1), 0.5))
+    assert obs.shape == (8, 3) and np.all(np.isfinite(obs))
+
+
+def test_float32_observations(examples):
+    env, ref = make(examples, dtype=np.float32), make(examples)
+    assert env.single_observation_space.dtype == np.float32 and env.observation_space.dtype == np.float32
+    obs, _ = env.reset(seed=4)
+    r_obs, _ = ref.reset(seed=4)
+    check_obs(obs, env.observation_space, "reset")
+    for _ in range(3):
+        obs, reward, *_ = env.step(np.full((4, 1), 0.6))
+        r_obs, r_reward, *_ = ref.step(np.full((4, 1), 0.6))
+        assert obs.dtype == np.float32 and reward.dtype == np.float64
+        np.testing.assert_array_equal(obs, r_obs.astype(np.float32))
+        np.testing.assert_array_equal(reward, r_reward)
+    single = make(examples, observation=["crank.omega"], dtype=np.float32)
+    assert single.reset()[0].dtype == np.float32
+    with pytest.raises(ValueError, match="dtype"):
+        make(examples, dtype=np.int32)
+
+
+def test_reset_events_run_on_every_reset(examples):
+    """Reset events see the ids of each reset (reset, masked reset, both autoreset modes)
+    after the simulator reset them; their rng is np_random, seeded by reset(seed=...)."""
+    calls = []
+
+    def record(env, ids, rng):
+        calls.append((ids.copy(), rng.uniform()))
+        env.sim.set_inputs(np.full((len(ids), 1), 0.25), ids)
+
+    env = make(examples, max_episode_steps=2, reset_events=[record])
+    env.reset(seed=7)
+    assert len(calls) == 1 and np.array_equal(calls[0][0], np.arange(4)) and calls[0][0].dtype == np.int64
+    env.reset(options={"reset_mask": np.array([False, True, False, True])})
+    np.testing.assert_array_equal(calls[1][0], [1, 3])
+    u = np.zeros((4, 1))
+    env.step(u)
+    env.step(u)
+    assert len(calls) == 2  # truncated now: NEXT_STEP resets at the next step
+    env.step(u)
+    assert len(calls) == 3 and np.array_equal(calls[2][0], np.arange(4))
+    same = make(examples, max_episode_steps=1, reset_events=[record], autoreset_mode=AutoresetMode.SAME_STEP)
+    same.reset(seed=7)
+    assert calls[-1][1] == calls[0][1]  # the same seed, the same draws
+    same.step(u)
+    assert len(calls) == 5 and np.array_equal(calls[4][0], np.arange(4))
 
 
 def test_observation_columns_in_both_state_layouts(examples):

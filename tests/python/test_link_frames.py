@@ -64,3 +64,23 @@ def test_unknown_links_and_scenes_without_a_robot_are_refused(root, tmp_path, ex
     plain = simphant.Simulator(examples / "four_bar.json", instances=2, backend="cpu")
     with pytest.raises(RuntimeError, match="no robot"):
         plain.link_frames(["l1"])
+
+
+def test_link_tree_follows_the_urdf_with_links_merged_by_fixed_joints(root, tmp_path):
+    """merge.urdf: base -(fixed)- plate -(j1)- a -(fixed)- b -(fixed)- tool; b -(j2)- c,
+    tool -(j3)- d, plate -(j4)- e. The links fixed to another are named by it (b and tool
+    by a, plate by the base); on a fixed base a link on it has parent -1 (W), on a floating
+    base the base's own frame, last in the list."""
+    doc = {"name": "merge", "robot": {"urdf": str(root / "tests" / "data" / "urdf" / "merge.urdf")},
+           "solver": {"type": "aba", "dt": 0.001, "t_end": 0.01}}
+    fixed = simphant.Simulator(doc, instances=1, backend="cpu")
+    assert fixed.link_tree() == (["a", "c", "d", "e"], [-1, 0, 0, -1], False)
+    doc["robot"]["floating_base"] = True
+    free = simphant.Simulator(doc, instances=1, backend="cpu")
+    names, parents, floating = free.link_tree()
+    assert (names, parents, floating) == (["a", "c", "d", "e", "base"], [4, 0, 0, 4, -1], True)
+    # the tree's names are the link frames' names, in frame order
+    assert free.link_frames(names).shape == (1, 5, 13)
+    plain = simphant.Simulator(root / "examples" / "four_bar.json", instances=1, backend="cpu")
+    with pytest.raises(RuntimeError, match="no robot"):
+        plain.link_tree()

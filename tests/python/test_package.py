@@ -5,6 +5,8 @@ import inspect
 import pydoc
 import re
 
+import pytest
+
 import simphant
 import simphant.gym
 
@@ -41,3 +43,30 @@ def test_help_of_simulator_reads_well():
 
 def test_backend_error_is_a_runtime_error():
     assert issubclass(simphant.BackendError, RuntimeError)
+
+
+def test_extras_match_pyproject(root):
+    """Each part's check (simphant._extras) asks only for modules its pip extra installs,
+    and `all` installs every extra but `test`."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    from simphant import _extras
+
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for extra, (_, modules) in _extras.EXTRAS.items():
+        assert extra in extras, extra
+        installed = {re.split(r"[<>=\[ ;]", req, 1)[0].lower().replace("-", "_") for req in extras[extra]}
+        for module in modules:
+            assert any(name.lower() in installed for name in module.split("|")), \
+                f"{extra}: {module} is not among {sorted(installed)}"
+    everything = re.fullmatch(r"simphant\[(.*)\]", extras["all"][0]).group(1).split(",")
+    assert sorted(everything) == sorted(set(extras) - {"all", "test"})
+
+
+def test_missing_extra_is_one_line_naming_it(monkeypatch):
+    from simphant import _extras
+
+    monkeypatch.setitem(_extras.EXTRAS, "results", ("reading results", ("h5py", "no_such_module_for_the_test")))
+    with pytest.raises(ImportError, match=r"^reading results needs no_such_module_for_the_test, which .* lacks: "
+                                          r"pip install 'simphant\[results\]'$"):
+        simphant.open_results("missing.h5")

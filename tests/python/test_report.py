@@ -363,19 +363,38 @@ def test_end_to_end_against_numpy(slider):
     assert r["health"]["reason_counts"] == {"none": 16}
     assert len(t) == 11 and r["traces"]["time"] == t.tolist()
     peaks = np.linalg.norm(reactions[..., :3], axis=-1).max(axis=0)  # (I_ok, J)
+    with h5py.File(d / "sc.h5", "r") as f:
+        bearing = f["bearing_loads"][:][:, ok]
+        marked = {line.split(":")[0]: line.split(":")[1].split() for line in
+                  [str(x) for x in f["bearing_loads"].attrs["statically_indeterminate"]]}
+    # The slider-crank is planar but built of 3D joints: the file marks the pins' axial forces
+    # (and so the reactions' |f|, which include them) statically indeterminate. Those are
+    # reported (quantiles) but never ranked; the determinate radial forces are ranked.
+    assert set(marked) == set(joints)
+    ranked = 0
     for j, name in enumerate(joints):
         out = r["peak_loads"]["outputs"][f"reactions/{name}/|f|"]
         assert out["source"].startswith("/reactions frames") and out["units"] == "N"
         np.testing.assert_allclose([out["quantiles"][f"p{p}"] for p in PCT], np.percentile(peaks[:, j], PCT),
                                    rtol=1e-12)
-        for k, x in params.items():
-            assert out["spearman"][k]["rho"] == pytest.approx(spearman_np(x, peaks[:, j]), abs=1e-12)
-        Z = np.column_stack([np.ones(ok.sum())] + [(x - x.mean()) / x.std() for x in params.values()])
-        b = np.linalg.lstsq(Z, (peaks[:, j] - peaks[:, j].mean()) / peaks[:, j].std(), rcond=None)[0][1:]
-        np.testing.assert_allclose([out["src"][k] for k in params], b, atol=1e-10)
+        assert out["statically_indeterminate"] is True
+        assert not {"spearman", "src", "r2", "ranking", "driver"} & set(out)
         med = np.median(np.linalg.norm(reactions[:, :, j, :3], axis=-1), axis=1)
         np.testing.assert_allclose(r["traces"]["traces"]["reactions"][f"{name}/|f|"]["p50"], med, rtol=1e-12)
+        if "radial_force" in marked[name]:
+            assert "ranking" not in r["peak_loads"]["outputs"][f"bearing_loads/{name}/radial_force"]
+            continue
+        out = r["peak_loads"]["outputs"][f"bearing_loads/{name}/radial_force"]
+        assert out["statically_indeterminate"] is False
+        radial = np.abs(bearing[:, :, j, 1]).max(axis=0)
+        for k, x in params.items():
+            assert out["spearman"][k]["rho"] == pytest.approx(spearman_np(x, radial), abs=1e-12)
+        Z = np.column_stack([np.ones(ok.sum())] + [(x - x.mean()) / x.std() for x in params.values()])
+        b = np.linalg.lstsq(Z, (radial - radial.mean()) / radial.std(), rcond=None)[0][1:]
+        np.testing.assert_allclose([out["src"][k] for k in params], b, atol=1e-10)
         assert out["ranking"] == [list(params)[k] for k in np.argsort(-np.abs(b))]
+        ranked += 1
+    assert ranked >= 2
     viol = r["health"]["per_instance"]["max_constraint_violation"]["quantiles"]
     np.testing.assert_allclose(viol["p99"], np.percentile(violation.max(axis=0), 99), rtol=1e-12)
     drift = r["health"]["per_instance"]["energy_drift_abs"]["quantiles"]
@@ -433,13 +452,16 @@ def test_cli_exit_codes(cli, slider, tmp_path):
 
 def test_report_modules_use_nothing_of_the_core(root):
     """The report reads only the HDF5 file: its modules import no other part of the package
-    (in particular not the compiled simphant._simphant; importing the package `simphant`
-    still loads it through simphant/__init__.py)."""
+    but the table of pip extras (simphant/_extras.py, pure Python), in particular not the
+    compiled simphant._simphant (importing the package `simphant` still loads it through
+    simphant/__init__.py)."""
     import ast
 
     for path in (root / "python" / "simphant" / "report").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom):
+                if node.level == 2 and node.module is None and [a.name for a in node.names] == ["_extras"]:
+                    continue
                 assert node.level <= 1 and not (node.module or "").startswith("simphant"), (path.name, node.module)
             elif isinstance(node, ast.Import):
                 assert not any(a.name.startswith("simphant") for a in node.names), path.name
@@ -478,3 +500,164 @@ def test_bad_layout_is_named(tmp_path):
         f["reductions/bearing_loads/max"] = np.zeros((6, 4))
     with pytest.raises(report.ReportInputError, match="bearing_loads has shape \\(6, 4\\)"):
         report.make_report(str(tmp_path / "f.h5"), str(tmp_path / "o"))
+
+
+# ---- answer first: indeterminate components, R^2 threshold, units, settings, file modes ----
+def _mark_indeterminate(path, lines):
+    """Writes the attribute statically_indeterminate, as the engine does, to /bearing_loads and
+    /reductions/bearing_loads."""
+    with h5py.File(path, "r+") as f:
+        for name in ("bearing_loads", "reductions/bearing_loads"):
+            f[name].attrs["statically_indeterminate"] = lines
+
+
+def test_indeterminate_components_are_never_ranked(tmp_path):
+    rd.write(tmp_path / "i.h5", instances=200, frames=5, failed=())
+    _mark_indeterminate(tmp_path / "i.h5", ["main_bearing: axial_force bending_moment", "crank_pin: radial_force"])
+    r = report.make_report(str(tmp_path / "i.h5"), str(tmp_path / "o"))
+    outs = r["peak_loads"]["outputs"]
+    marked = {"bearing_loads/main_bearing/axial_force", "bearing_loads/main_bearing/bending_moment",
+              "bearing_loads/crank_pin/radial_force",
+              # a reaction's magnitude includes the marked force components of its joint
+              "reactions/main_bearing/|f|", "reactions/main_bearing/|tau|", "reactions/crank_pin/|f|",
+              "reactions/crank_pin/|tau|"}
+    assert {k for k, o in outs.items() if o["statically_indeterminate"]} == marked
+    for k in marked:
+        assert not {"spearman", "src", "r2", "ranking", "driver", "explained"} & set(outs[k]), k
+        assert outs[k]["quantiles"]["n"] == 200  # still reported, apart
+    # the radial force of the main bearing stays determinate and ranked
+    assert outs["bearing_loads/main_bearing/radial_force"]["ranking"][0] == rd.X1
+    a = r["answer"]
+    assert set(a["indeterminate"]) == marked
+    assert not {row["key"] for row in a["rows"]} & marked
+    assert a["indeterminate_attribute"]["bearing_loads"] == {"main_bearing": ["axial_force", "bending_moment"],
+                                                             "crank_pin": ["radial_force"]}
+    page = (tmp_path / "o" / "report.html").read_text()
+    answer_tables = re.findall(r'<table class="answer">.*?</table>', page)
+    assert answer_tables and not any("main_bearing axial_force" in t or "crank_pin radial_force" in t
+                                     for t in answer_tables)
+    apart = page[page.index("Statically indeterminate components (not ranked)"):]
+    assert "main_bearing axial_force" in apart and "crank_pin radial_force" in apart
+    assert any("statically indeterminate" in s and "crank_pin/radial_force" in s for s in r["skipped"])
+
+
+def test_indeterminate_components_are_left_out_of_sobol(saltelli, tmp_path):
+    d, P, N, attrs = saltelli
+    shutil.copy(d / "sal.h5", tmp_path / "sal.h5")
+    _mark_indeterminate(tmp_path / "sal.h5", ["main_bearing: axial_force"])
+    r = report.make_report(str(tmp_path / "sal.h5"), str(tmp_path / "o"), ["bearing_loads"])
+    assert "bearing_loads/main_bearing/radial_force" in r["sobol"]["outputs"]
+    assert "bearing_loads/main_bearing/axial_force" not in r["sobol"]["outputs"]
+
+
+def test_low_r2_rows_say_so_instead_of_naming_a_parameter(tmp_path):
+    rng = np.random.default_rng(3)
+    I = 300
+    params = {rd.X1: rng.random(I), rd.X2: rng.random(I), rd.X3: rng.random(I), "y": 5 + rng.random(I)}
+    rd.write(tmp_path / "n.h5", instances=I, frames=5, failed=(), params=params)
+    r = report.make_report(str(tmp_path / "n.h5"), str(tmp_path / "o"))
+    threshold = report_threshold()
+    assert r["answer"]["r2_threshold"] == threshold == 0.5
+    rows = {row["key"]: row for row in r["answer"]["rows"]}
+    low = rows["bearing_loads/main_bearing/radial_force"]  # y is noise: R^2 about 3 / 300
+    out = r["peak_loads"]["outputs"]["bearing_loads/main_bearing/radial_force"]
+    assert out["r2"] < 0.1 and out["explained"] is False and out["driver"] is None
+    assert low["driver"] is None and low["explained"] is False and "src" not in low
+    assert low["driven_by"] == f"no single parameter explains this; R^2 = {out['r2']:.3f}"
+    # the axial moment's peak is 2 + x3 exactly: explained, driven by x3
+    high = rows["bearing_loads/main_bearing/axial_moment"]
+    assert high["explained"] and high["driver"] == rd.X3 and high["driven_by"] == rd.X3 and high["r2"] >= threshold
+    page = (tmp_path / "o" / "report.html").read_text()
+    row_html = re.search(r"<tr><td class=\"l\">main_bearing radial_force</td>.*?</tr>", page).group(0)
+    assert f"no single parameter explains this; R^2 = {out['r2']:.3f}" in row_html
+    assert not any(p in row_html for p in (rd.X1, rd.X2, rd.X3))
+
+
+def report_threshold():
+    from simphant.report import stats
+
+    return stats.R2_EXPLAINS
+
+
+def test_engineering_units_on_the_page_and_json_consistent(tmp_path):
+    """Forces above 1 kN are shown in kN, moments in N·m, both named in every header; the
+    page's numbers are report.json's SI numbers times the stated factor."""
+    rng = np.random.default_rng(4)
+    I = 200
+    x1, x2, x3 = rng.random(I), rng.random(I), rng.random(I)
+    params = {rd.X1: x1, rd.X2: x2, rd.X3: x3, "y": 9e4 + 3e3 * x1 + rng.normal(0, 10, I)}
+    rd.write(tmp_path / "k.h5", instances=I, frames=5, failed=(), params=params)
+    with h5py.File(tmp_path / "k.h5", "r+") as f:
+        f[f"params/{rd.X1}"].attrs["units"] = "m"
+    r = report.make_report(str(tmp_path / "k.h5"), str(tmp_path / "o"))
+    out = r["peak_loads"]["outputs"]["bearing_loads/main_bearing/radial_force"]
+    assert out["units"] == "N" and out["display_units"] == "kN" and out["display_scale"] == 1e-3
+    assert out["quantiles"]["p50"] > 9e4  # report.json keeps SI
+    moment = r["peak_loads"]["outputs"]["bearing_loads/main_bearing/axial_moment"]
+    assert moment["display_units"] == "N·m" and moment["display_scale"] == 1.0
+    row = next(x for x in r["answer"]["rows"] if x["key"] == "bearing_loads/main_bearing/radial_force")
+    assert row["p50"] == out["quantiles"]["p50"] and row["display_units"] == "kN"
+    assert r["peak_loads"]["parameter_display_units"][rd.X1] == ["mm", 1000.0]
+    page = (tmp_path / "o" / "report.html").read_text()
+    for header in ("median [kN]", "p5 – p95 [kN]", "max [kN]", "median [N·m]"):
+        assert f"<th>{header}</th>" in page, header
+    shown = re.search(r"<tr><td class=\"l\">main_bearing radial_force</td><td>([^<]*)</td>", page).group(1)
+    assert shown == f"{out['quantiles']['p50'] * 1e-3:.4g}"
+
+
+def test_display_units():
+    from simphant.report.units import display_unit
+
+    assert display_unit("N", [94031.5]) == ("kN", 1e-3)
+    assert display_unit("N", [712.0]) == ("N", 1.0)
+    assert display_unit("N m", [712.5]) == ("N·m", 1.0)
+    assert display_unit("N m", [5.0e3]) == ("kN·m", 1e-3)
+    assert display_unit("m", [0.2]) == ("mm", 1e3)
+    label, f = display_unit("rad", [1.0])
+    assert label == "deg" and f == pytest.approx(180 / np.pi)
+    assert display_unit("m or 1 (rows)", [1e-9]) == ("m or 1 (rows)", 1.0)
+    assert display_unit("", [1.0]) == ("?", 1.0)
+
+
+def test_fixed_step_run_shows_no_tolerances(tmp_path):
+    """A fixed-step run's file carries rtol and atol too (the solver's defaults): they do not
+    apply to rk4 and appear neither in report.json nor on the page."""
+    attrs = {"integrator": "rk4", "rtol": 1e-6, "atol": 1e-9, "accepted_steps": np.int64(1500),
+             "rejected_steps": np.int64(0), "min_step_s": 1e-3, "max_step_s": 1e-3}
+    rd.write(tmp_path / "rk4.h5", instances=30, frames=5, failed=(), attrs=attrs)
+    r = report.make_report(str(tmp_path / "rk4.h5"), str(tmp_path / "o"))
+    assert r["run"]["integrator"] == "rk4" and r["run"]["accepted_steps"] == 1500
+    assert not {"rtol", "atol", "rejected_steps", "min_step_s", "max_step_s"} & set(r["run"])
+    page = (tmp_path / "o" / "report.html").read_text()
+    assert "rtol" not in page and "atol" not in page
+    assert "rk4, dt = 1 ms" in page
+
+
+@pytest.mark.parametrize("mask, mode", [(0o022, 0o644), (0o027, 0o640)])
+def test_files_are_readable_by_the_group(tmp_path, mask, mode):
+    """The files get the mode open() gives (0o666 less the umask), not mkstemp's 0o600."""
+    rd.write(tmp_path / "m.h5", instances=20, frames=3, failed=())
+    old = os.umask(mask)
+    try:
+        r = report.make_report(str(tmp_path / "m.h5"), str(tmp_path / "o"))
+    finally:
+        os.umask(old)
+    names = ["report.html", "report.json"] + [x["file"] for x in r["figures"]]
+    for name in names:
+        assert (tmp_path / "o" / name).stat().st_mode & 0o777 == mode, name
+    assert not list((tmp_path / "o").glob(".tmp-*"))
+
+
+def test_display_unit_comes_from_the_ok_instances_finite_peaks():
+    """A failed instance (inf, or a huge value) does not choose the unit of the tables,
+    which show the ok instances only."""
+    import numpy as np
+
+    from simphant.report import sections
+    from simphant.report.load import Output
+
+    ok = np.array([True, True, False, False])
+    loads = Output("r/j/f", "reactions", "j", "f", "N", np.array([52e3, 61e3, np.inf, 3e7]), "test")
+    assert sections.unit_map([loads], ok)["N"] == ("kN", 1e-3)
+    small = Output("r/j/f", "reactions", "j", "f", "N", np.array([480.0, 512.0, 3e7, np.nan]), "test")
+    assert sections.unit_map([small], ok)["N"] == ("N", 1.0)

@@ -29,6 +29,9 @@ h5py = pytest.importorskip("h5py")
 require("fastapi")
 require("uvicorn")
 
+from simphant.serve.options import JobOptions  # noqa: E402
+from simphant.serve.runner import TEST_HOLD_ENV  # noqa: E402
+
 TOKEN = "tok-web-test"
 
 
@@ -39,13 +42,13 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def server(args, ready_url, log_path):
-    """A server subprocess (`args`: a command line) on 127.0.0.1, stopped (SIGTERM, then
-    SIGKILL) at the end."""
+def server(args, ready_url, log_path, env=None):
+    """A server subprocess (`args`: a command line; `env`: variables added to its
+    environment) on 127.0.0.1, stopped (SIGTERM, then SIGKILL) at the end."""
     import httpx
 
     with open(log_path, "w") as log:
-        proc = subprocess.Popen(args, env=python_env(), stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(args, env={**python_env(), **(env or {})}, stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -129,12 +132,22 @@ def test_submit_follow_and_replay_in_the_browser(browser, cli, tmp_path):
     scene = json.loads((EXAMPLES / "four_bar.json").read_text())
     scene["solver"]["t_end"] = 1.0
     errors = []
+    gates = tmp_path / "gates"
+    gates.mkdir()
+    # each job is held at the start of its report stage until the test opens its gate
+    hold = {TEST_HOLD_ENV: f"report:{gates}/{{name}}"}
     with server([sys.executable, "-m", "simphant.serve", "--config", str(config), "--port", str(port), "--log-level", "warning"],
-                base + "/web/", tmp_path / "serve.log"):
+                base + "/web/", tmp_path / "serve.log", env=hold):
         page = new_page(browser, errors)
         page.goto(base + "/web/")
         page.fill("#token", TOKEN)
         page.click("#token-save")
+        # a control for every run option, drawn from the options' schema
+        page.wait_for_selector("#options-form[data-ready=true]", timeout=10000)
+        for name in JobOptions.model_fields:
+            assert page.query_selector(f"#opt-{name}") is not None, name
+        page.select_option("#opt-frames", "every")
+        page.fill("#opt-seed", str(2**64 - 1))  # beyond a double's integers: sent exactly
         # a bad visual: the validator's message beside the scene field, with the JSON path
         bad = json.loads(json.dumps(scene))
         bad["bodies"][2]["visual"] = {"type": "sphere", "radius": -0.1}
@@ -151,10 +164,18 @@ def test_submit_follow_and_replay_in_the_browser(browser, cli, tmp_path):
         job_id = page.get_attribute("#submitted-job", "href").rsplit("/", 1)[1]
         page.wait_for_selector(f"#job-{job_id} .progress", timeout=10000)  # its row in the list, with a bar
         page.screenshot(path=str(tmp_path / "jobs.png"))
+        options = httpx.get(f"{base}/jobs/{job_id}", headers={"Authorization": f"Bearer {TOKEN}"}).json()["options"]
+        assert options["frames"] == "every" and options["seed"] == 2**64 - 1 and options["instances"] == 3
         page.click("#submitted-job")
         page.wait_for_url(f"**/web/jobs/{job_id}")
-        page.wait_for_function("document.body && ['successful', 'failed', 'dismissed'].includes(document.body.dataset.status)",
-                               timeout=60000)
+        # the report stage: its own message, no ETA, the bar not claiming a simulation time
+        page.wait_for_function("document.body.dataset.stage === 'report'", timeout=60000)
+        assert "writing the report" in page.text_content("#job-progress")
+        assert page.text_content("#job-eta") == "" and page.text_content("#job-stage") == "stage: report"
+        page.screenshot(path=str(tmp_path / "report_stage.png"))
+        (gates / job_id).write_text("")
+        page.wait_for_function("document.body && ['successful', 'failed', 'dismissed']"
+                               ".includes(document.body.dataset.status)", timeout=120000)
         assert page.evaluate("document.body.dataset.status") == "successful", page.text_content("#job-message")
         assert page.text_content("#job-progress").strip().startswith("100 %")
         replay = httpx.get(f"{base}/jobs/{job_id}/replay", headers={"Authorization": f"Bearer {TOKEN}"}).json()
@@ -185,7 +206,72 @@ def test_submit_follow_and_replay_in_the_browser(browser, cli, tmp_path):
         page.wait_for_function("[...document.querySelectorAll('#figures img')].every(i => i.complete && "
                                "i.naturalWidth > 0)", timeout=20000)
         page.screenshot(path=str(tmp_path / "job_page.png"), full_page=True)
+        # frames chosen in the form reach the run: first and last only
+        page.goto(base + "/web/")
+        page.wait_for_selector("#options-form[data-ready=true]", timeout=10000)
+        page.fill("#scene", json.dumps(scene, indent=1))
+        page.select_option("#opt-frames", "first_last")
+        page.click("#submit")
+        page.wait_for_selector("#submitted-job", timeout=10000)
+        second = page.get_attribute("#submitted-job", "href").rsplit("/", 1)[1]
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        assert httpx.get(f"{base}/jobs/{second}", headers=headers).json()["options"]["frames"] == "first_last"
+        deadline = time.monotonic() + 120
+        while not (gates / f"{second}.held").exists():
+            assert time.monotonic() < deadline, "the second job did not reach its report stage within 120 s"
+            time.sleep(0.05)
+        (gates / second).write_text("")
+        while httpx.get(f"{base}/jobs/{second}", headers=headers).json()["status"] == "running":
+            assert time.monotonic() < deadline + 120
+            time.sleep(0.1)
+        assert httpx.get(f"{base}/jobs/{second}/replay", headers=headers).json()["frames_recorded"] == 2
     assert not errors, errors
+
+
+def check_reaction_arrows(page, out, shots):
+    """The reaction-force toggle: one arrow per joint from its marker along the force the
+    file's /reactions gives for the frame shown, |f| x reactionScale long."""
+    st = page.evaluate("window.replayState")
+    assert st["reactionsAvailable"] and not st["reactionsVisible"]
+    page.check("#replay-reactions")
+    st = page.evaluate("window.replayState")
+    assert st["reactionsVisible"]
+    with h5py.File(out, "r") as f:
+        names = [n.decode() if isinstance(n, bytes) else n for n in f.attrs["joint_names"]]
+        forces = np.asarray(f["reactions"][st["fileFrame"], st["instance"], :, :3])
+        magnitude = np.linalg.norm(f["reactions"][:, st["instance"], :, :3], axis=2)  # (T, J)
+    drawn = [a for a in st["reactionArrows"] if a is not None]
+    assert drawn, st["reactionArrows"]
+    assert len(st["jointNames"]) == len(st["reactionArrows"])
+    for k, a in enumerate(st["reactionArrows"]):
+        if a is None:
+            continue
+        np.testing.assert_allclose(a["origin"], st["markerPositions"][k], atol=1e-9)
+        want = np.asarray(a["force"]) * st["reactionScale"]
+        if a["capped"]:  # a peak beyond twice the arrows' scale: drawn at that length, along the force
+            want *= np.linalg.norm(a["vector"]) / np.linalg.norm(want)
+        np.testing.assert_allclose(a["vector"], want, rtol=1e-4, atol=1e-9)
+        # the force of this joint (by name) at the file's frame shown
+        np.testing.assert_allclose(a["force"], forces[names.index(st["jointNames"][k])], rtol=1e-5, atol=1e-3)
+    page.screenshot(path=str(shots / "reactions.png"))
+    # the shown frame of the largest force: its arrow is at its full length or capped there
+    shown = page.evaluate("window.replayState.frames")
+    scrub = "(e, f) => { e.value = String(f); e.dispatchEvent(new Event('input')); }"
+    best, best_force = 0, -1.0
+    for f in range(shown):
+        page.eval_on_selector("#replay-scrub", scrub, f)
+        at = page.evaluate("window.replayState.fileFrame")
+        if np.nanmax(magnitude[at]) > best_force:
+            best, best_force = f, float(np.nanmax(magnitude[at]))
+    page.eval_on_selector("#replay-scrub", scrub, best)
+    st = page.evaluate("window.replayState")
+    k = int(np.nanargmax(magnitude[st["fileFrame"]][[names.index(n) for n in st["jointNames"]]]))
+    a = st["reactionArrows"][k]
+    assert a is not None and np.isclose(np.linalg.norm(a["vector"]),
+                                        min(best_force * st["reactionScale"], 2 * st["arrowLength"]), rtol=1e-4)
+    page.screenshot(path=str(shots / "reactions_peak.png"))
+    page.uncheck("#replay-reactions")
+    assert not page.evaluate("window.replayState.reactionsVisible")
 
 
 def replay_peak_instance(base, job_id):
@@ -215,6 +301,7 @@ def test_simphant_view_replays_a_cli_file(browser, cli, tmp_path):
         assert at["instance"] == 1
         info = page.text_content("#replay-info")
         assert "crank visual" in info and "conrod visual" in info and "ram inertia" in info
+        check_reaction_arrows(page, out, tmp_path)
         page.click("#replay-show-peak")  # the example records /reductions: the pick reads them
         page.wait_for_function("window.replayState.ready && window.replayState.pick.mode === 'peak'", timeout=20000)
         from simphant.serve.replay import peak_loads

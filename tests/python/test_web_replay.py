@@ -135,8 +135,69 @@ def test_shapes_from_visual_else_the_inertia_ellipsoid_and_sweep_values(tmp_path
     j1, j2, j3 = 0.01, 0.02, 0.025
     want = [math.sqrt(5 / (2 * 3.0) * (j2 + j3 - j1)), math.sqrt(5 / (2 * 3.0) * (j1 + j3 - j2)),
             math.sqrt(5 / (2 * 3.0) * (j1 + j2 - j3))]
-    assert sorted(a["shapes"][0]["radii"]) == pytest.approx(sorted(want), rel=1e-12)
+    e = a["shapes"][0]
+    assert sorted(e["inertia_radii"]) == pytest.approx(sorted(want), rel=1e-12)
+    assert e["radii"] == pytest.approx([r * e["scale"] for r in e["inertia_radii"]], rel=1e-12)
     assert d["params"] == {"bodies.a.mass": 3.0}
+
+
+def ellipsoidal_radius(shape, u):
+    """sqrt(sum((p_k / a_k)^2)) of a point u of B for a drawn ellipsoid (p: u on its axes)."""
+    r = np.column_stack([geo.quat_rotate(shape["origin"]["orientation"], c) for c in np.eye(3)])
+    return float(np.sqrt(np.sum(np.square(r.T @ np.asarray(u) / np.asarray(shape["radii"])))))
+
+
+def test_a_body_without_visual_leaves_its_joints_in_view(tmp_path):
+    # a crank: a thin rod of 0.2 m between its two joints; its full inertia ellipsoid
+    # (semi-axis 0.2 sqrt(5/12) = 0.129 m) would enclose both
+    scene = json.loads(json.dumps(SCENE))
+    scene["bodies"][0].update(inertia=[1e-6, 2.0 / 12 * 0.04, 2.0 / 12 * 0.04], orientation=[1, 0, 0, 0])
+    scene["joints"][0]["frame"]["origin"] = [0, 0, 0]  # world form: u = (-0.1, 0, 0) on body a at (0.1, 0, 0)
+    write_run(tmp_path / "run.h5", scene=scene)
+    d = replay.replay_data(str(tmp_path / "run.h5"), instance=1)  # mass 2 kg
+    a = d["bodies"][0]
+    e, rods = a["shapes"][0], a["shapes"][1:]
+    assert a["source"] == "inertia" and e["type"] == "ellipsoid" and 0 < e["opacity"] < 1
+    assert max(e["inertia_radii"]) == pytest.approx(0.2 * math.sqrt(5 / 12), rel=1e-3)
+    anchors = [d["joints"][0]["anchor"], [0.1, 0, 0]]  # the hinge (world form) and the pin's frame_i
+    assert anchors[0] == pytest.approx([-0.1, 0, 0])
+    for u in anchors:
+        assert ellipsoidal_radius({**e, "radii": e["inertia_radii"]}, u) < 1  # inside the full ellipsoid
+        assert ellipsoidal_radius(e, u) == pytest.approx(1 / geo.ELLIPSOID_REACH, rel=1e-6) or \
+            ellipsoidal_radius(e, u) > 1 / geo.ELLIPSOID_REACH  # outside the drawn one, the nearest at 1 / 0.6
+    # one rod from the centre of mass to each anchor, along it
+    assert len(rods) == 2 and all(r["type"] == "cylinder" and r["role"] == "rod" for r in rods)
+    for r, u in zip(rods, anchors):
+        assert r["length"] == pytest.approx(np.linalg.norm(u))
+        np.testing.assert_allclose(r["origin"]["position"], np.asarray(u) / 2, atol=1e-12)
+        np.testing.assert_allclose(geo.quat_rotate(r["origin"]["orientation"], [0, 0, r["length"]]), u, atol=1e-12)
+    # a body with visuals is drawn as given
+    assert [s["type"] for s in d["bodies"][1]["shapes"]] == ["box", "cylinder"]
+
+
+def test_reaction_forces_of_the_frames_shown_in_the_joints_order(tmp_path):
+    st = write_run(tmp_path / "run.h5", n_frames=40)
+    with h5py.File(tmp_path / "run.h5", "r") as f:
+        want = np.asarray(f["reactions"][:, 1, :, :3])
+    d = replay.replay_data(str(tmp_path / "run.h5"), instance=1, max_frames=10)
+    r = d["reactions"]
+    forces = np.frombuffer(__import__("base64").b64decode(r["forces"]), "<f4").reshape(len(d["time"]), 2, 3)
+    np.testing.assert_allclose(forces, want[d["frame_index"]], rtol=1e-6, atol=1e-6)
+    assert r["units"] == "N" and r["max"] == pytest.approx(np.linalg.norm(want[d["frame_index"]], axis=2).max(),
+                                                          rel=1e-9)
+    assert st.shape[0] == 40
+    # the file's joint order is joint_names'; the replay's is the drawn joints'
+    scene = json.loads(json.dumps(SCENE))
+    scene["joints"] = scene["joints"][::-1]
+    write_run(tmp_path / "swapped.h5", scene=scene)
+    d2 = replay.replay_data(str(tmp_path / "swapped.h5"), instance=1)
+    f2 = np.frombuffer(__import__("base64").b64decode(d2["reactions"]["forces"]), "<f4").reshape(-1, 2, 3)
+    assert [j["name"] for j in d2["joints"]] == ["pin", "hinge"]
+    np.testing.assert_allclose(f2[:, 0], want[d2["frame_index"], 1], rtol=1e-6, atol=1e-6)
+    # no /reactions: none, with a note
+    write_run(tmp_path / "none.h5", reactions=False)
+    d3 = replay.replay_data(str(tmp_path / "none.h5"))
+    assert d3["reactions"] is None and any("no /reactions" in n for n in d3["notes"])
 
 
 def test_joint_anchors_ride_on_body_j_from_world_and_local_frames(tmp_path):
@@ -252,3 +313,18 @@ def test_pick_by_peak_prefers_the_reductions_over_time(tmp_path):
     d = replay.replay_data(str(tmp_path / "run.h5"), pick="peak", load="reactions/hinge/|f|")
     assert d["instance"] == 2 and d["pick"]["value"] == 900.0
     assert next(x for x in d["loads"] if x["key"] == "reactions/hinge/|f|")["source"].startswith("/reductions")
+
+
+def test_an_ellipsoid_with_its_joints_at_the_centre_clears_the_neighbouring_joints():
+    # a slider's joints at its centre of mass (a ram): the neighbours' joints bound it
+    body = {"name": "ram", "shapes": [geo.inertia_ellipsoid(1.0, [0.02, 0.02, 0.02])], "source": "inertia"}
+    full = body["shapes"][0]["radii"][0]  # a sphere of radius sqrt(5 / 2 * 0.02) = 0.224 m
+    geo.fit_inertia_shape(body, [[0, 0, 0]], others=[[0, 0, 0.1], [0, 0, 0]])
+    e = body["shapes"][0]
+    assert e["scale"] == pytest.approx(geo.ELLIPSOID_REACH * 0.1 / full)
+    assert max(e["radii"]) == pytest.approx(0.06)  # 60 % of the way to the neighbour's joint
+    assert len(body["shapes"]) == 1  # no rod to a joint at the centre of mass
+    # nothing near: drawn at full size, translucent
+    body = {"name": "free", "shapes": [geo.inertia_ellipsoid(1.0, [0.02, 0.02, 0.02])], "source": "inertia"}
+    geo.fit_inertia_shape(body, [], others=[[5, 0, 0]])
+    assert body["shapes"][0]["scale"] == 1.0 and body["shapes"][0]["opacity"] < 1

@@ -2,15 +2,27 @@
 
 VectorEnv: a gymnasium.vector.VectorEnv whose sub-environments are the instances of one
 Simulator (NumPy arrays). TorchVectorEnv: the same with torch tensors, on the GPU for the
-cuda backends (imported on first use; needs torch).
+cuda backends (imported on first use; needs torch). make(name, num_envs, **kwargs) builds
+a registered task: tasks() lists them, register() adds one, and each is also
+"simphant/<name>" for gymnasium.make_vec (simphant.gym.builtin has the built-in ones).
+simphant.gym.mdp: goals, observation terms, rewards and reset events to compose tasks;
+simphant.gym.render: the offscreen renderer and VideoWriter.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from .vector_env import VectorEnv
+from .._extras import require
 
-__all__ = ["TorchVectorEnv", "VectorEnv"]
+require("rl")  # gymnasium: one line naming the extra instead of a traceback from below
+
+from . import builtin, mdp  # noqa: E402
+from .registry import TaskSpec, make, register, task_spec, tasks  # noqa: E402
+from .render import Camera, VideoWriter, write_video  # noqa: E402
+from .vector_env import VectorEnv  # noqa: E402
+
+__all__ = ["Camera", "TaskSpec", "TorchVectorEnv", "VectorEnv", "VideoWriter", "make", "register", "task_spec", "tasks",
+           "write_video"]
 
 
 def __getattr__(name: str) -> Any:

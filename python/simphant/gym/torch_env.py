@@ -1,7 +1,7 @@
 """simphant.gym.TorchVectorEnv: VectorEnv with observations, rewards and actions as torch tensors."""
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
@@ -10,7 +10,8 @@ from .vector_env import VectorEnv
 
 class TorchVectorEnv(VectorEnv):
     """VectorEnv whose observations, rewards, terminations, truncations and actions are
-    torch tensors (float64 / bool).
+    torch tensors (observations of `dtype`, np.float64 by default or np.float32 ->
+    torch.float32; rewards and actions float64; bool flags).
 
     On a cuda backend the observation is taken from the simulator's device state through
     DLPack (Simulator.state_view) and actions go to the device without a host round trip
@@ -30,8 +31,19 @@ class TorchVectorEnv(VectorEnv):
         self.device = torch.device(device if device is not None else ("cuda" if on_gpu else "cpu"))
         self._device_state = on_gpu and self.device.type == "cuda"
         self._states_as_y = self._device_state  # the device view has State.y's layout
+        self._torch_dtype = torch.float32 if self.dtype == np.float32 else torch.float64
         self._low = torch.as_tensor(self.single_action_space.low, device=self.device)
         self._high = torch.as_tensor(self.single_action_space.high, device=self.device)
+
+    def set_parameters(self, ids: Any, params: Dict[str, Any]) -> None:
+        """As VectorEnv.set_parameters; ids and values may also be torch tensors (on any
+        device: they are copied to the host)."""
+        t = self._torch
+
+        def host(x: Any) -> Any:
+            return x.detach().cpu().numpy() if isinstance(x, t.Tensor) else x
+
+        super().set_parameters(host(ids), {path: host(v) for path, v in params.items()})
 
     def _read_states(self) -> Any:
         t = self._torch
@@ -55,6 +67,9 @@ class TorchVectorEnv(VectorEnv):
 
     def _concat(self, cols: Sequence[Any]) -> Any:
         return self._torch.cat(cols, dim=1) if len(cols) > 1 else cols[0].clone()
+
+    def _cast(self, obs: Any) -> Any:
+        return obs if self._torch_dtype == self._torch.float64 else obs.to(self._torch_dtype)
 
     def _as_float(self, x: Any) -> Any:
         return self._torch.as_tensor(x, dtype=self._torch.float64, device=self.device)

@@ -1,7 +1,7 @@
 """simphant.gym.VectorEnv: a Gymnasium 1.x vector env over one Simulator."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import gymnasium as gym
 import numpy as np
@@ -11,12 +11,16 @@ from ..scene import SceneSource
 from ..simulator import Simulator
 from ..state import InstanceStatus
 from .observation import Observation, ObservationItem
+from .render import Camera, Renderer
 
 #: reward(sim, obs, action) -> (num_envs,) rewards; obs (num_envs, obs_size) after the
 #: step, action (num_envs, n_inputs) as applied (clipped).
 RewardFn = Callable[[Simulator, Any, Any], Any]
 #: terminated(sim, obs) -> (num_envs,) bool.
 TerminatedFn = Callable[[Simulator, Any], Any]
+#: event(env, ids, rng): runs after the simulator reset the sub-environments ids ((k,)
+#: int64) in reset() and in every autoreset; rng is the env's np_random.
+ResetEvent = Callable[[Any, np.ndarray, np.random.Generator], None]
 
 
 class VectorEnv(gym.vector.VectorEnv):
@@ -31,7 +35,8 @@ class VectorEnv(gym.vector.VectorEnv):
         num_envs: the number of sub-environments (default: the scene's sweep.instances).
         observation: a list of ObservationItem (simphant.gym.observation): "state",
             "<body>.r" / ".p" / ".v" / ".omega" / ".state", "joint_q", "joint_qd", or
-            callables sim -> (num_envs, k); concatenated in order into a float64 vector.
+            callables sim -> (num_envs, k) (simphant.gym.mdp has terms for link frames,
+            body states and goals); concatenated in order into one vector of `dtype`.
         action_low, action_high: bounds of the action Box, scalars or (n_inputs,) arrays
             [N m or N]; actions are clipped to them.
         reward: reward(sim, obs, action) -> (num_envs,); None gives 0.
@@ -43,7 +48,23 @@ class VectorEnv(gym.vector.VectorEnv):
             scene's sweep distributions (domain randomisation; the first episode after a
             seed uses the sweep's own sample).
         autoreset_mode: AutoresetMode.NEXT_STEP (default) or SAME_STEP, see below.
-        backend, threads: as for simphant.Simulator.
+        backend, threads, seed: as for simphant.Simulator; backend "auto" (the default)
+            picks the GPU when there is one, else "cpu-simd" for 8 or more envs where it
+            runs the scene, else "cpu".
+        dtype: of the returned observations, np.float64 (default) or np.float32 (the
+            simulator computes in float64 and the observation is rounded; reward and
+            terminated receive the float64 one). Rewards stay float64 and actions are
+            float64 Boxes.
+        reset_events: callables event(env, ids, rng) run, in order, after every reset of
+            the sub-environments ids ((k,) int64 array) in reset() and in the autoresets,
+            before the first observation of the new episode is taken; rng is the env's
+            np_random (seeded by reset(seed=...)). E.g. simphant.gym.mdp.GoalSampler,
+            joint_state_noise, or a function that sets inputs or writes states.
+        render_mode: None or "rgb_array": render() returns a tuple of (render_height,
+            render_width, 3) uint8 RGB images, one per sub-environment of render_envs
+            (default: all of them, Gymnasium's convention; pass [0] for the first alone),
+            drawn by a software rasteriser (simphant.gym.render) seen by `camera` (a
+            simphant.gym.render.Camera; default: fitted to the first frame).
 
     Autoreset (metadata["autoreset_mode"]): NEXT_STEP, Gymnasium's default: the step after
     a sub-environment terminated or truncated resets it, ignores its action and returns
@@ -60,15 +81,17 @@ class VectorEnv(gym.vector.VectorEnv):
     seed keeps the current stream. Attributes: sim (the Simulator), action_names.
     """
 
-    metadata: Dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    metadata: Dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"]}
 
     def __init__(self, scene: SceneSource, num_envs: Optional[int] = None,
                  observation: Sequence[ObservationItem] = ("state",), *,
                  action_low: Union[float, Sequence[float]], action_high: Union[float, Sequence[float]],
                  reward: Optional[RewardFn] = None, terminated: Optional[TerminatedFn] = None,
                  max_episode_steps: Optional[int] = None, frame_skip: int = 1, randomize: bool = False,
-                 autoreset_mode: AutoresetMode = AutoresetMode.NEXT_STEP, backend: str = "cpu", threads: int = 0,
-                 seed: Optional[int] = None) -> None:
+                 autoreset_mode: AutoresetMode = AutoresetMode.NEXT_STEP, backend: str = "auto", threads: int = 0,
+                 seed: Optional[int] = None, dtype: Any = np.float64, reset_events: Sequence[ResetEvent] = (),
+                 render_mode: Optional[str] = None, render_width: int = 320, render_height: int = 240,
+                 render_envs: Optional[Sequence[int]] = None, camera: Optional[Camera] = None) -> None:
         if frame_skip < 1:
             raise ValueError(f"frame_skip: must be >= 1 (got {frame_skip})")
         if max_episode_steps is not None and max_episode_steps < 1:
@@ -76,6 +99,13 @@ class VectorEnv(gym.vector.VectorEnv):
         autoreset_mode = AutoresetMode(autoreset_mode)
         if autoreset_mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
             raise ValueError(f"autoreset_mode: NEXT_STEP or SAME_STEP (got {autoreset_mode})")
+        self.dtype = np.dtype(dtype)
+        if self.dtype not in (np.float32, np.float64):
+            raise ValueError(f"dtype: float32 or float64 (got {self.dtype})")
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f"render_mode: None or 'rgb_array' (got {render_mode!r})")
+        self.render_mode = render_mode
+        self.reset_events: List[ResetEvent] = list(reset_events)
         self.metadata = dict(self.metadata, autoreset_mode=autoreset_mode)
         self._sim_args = dict(scene=scene, instances=num_envs, backend=backend, threads=threads)
         self.sim = Simulator(seed=seed, **self._sim_args)
@@ -92,13 +122,19 @@ class VectorEnv(gym.vector.VectorEnv):
             raise ValueError("action_low: must not exceed action_high")
         self.single_action_space = gym.spaces.Box(low, high, dtype=np.float64)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
-        self.single_observation_space = gym.spaces.Box(-np.inf, np.inf, (self._obs.size,), dtype=np.float64)
+        self.single_observation_space = gym.spaces.Box(-np.inf, np.inf, (self._obs.size,), dtype=self.dtype)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self._reward, self._terminated = reward, terminated
         self.max_episode_steps, self.frame_skip, self.randomize = max_episode_steps, int(frame_skip), bool(randomize)
         self._elapsed = np.zeros(self.num_envs, np.int64)
         self._autoreset = np.zeros(self.num_envs, bool)
         self._fresh = True  # the batch holds its first episode since the seed was set
+        self._params: Dict[str, np.ndarray] = {}  # set_parameters: (num_envs,) per path, NaN where unset
+        self.metadata["render_fps"] = 1.0 / (self.frame_skip * self.sim.dt)
+        self.render_envs = None if render_envs is None else [int(i) for i in render_envs]
+        if self.render_envs is not None and any(not 0 <= i < self.num_envs for i in self.render_envs):
+            raise IndexError(f"render_envs: ids must lie in [0, {self.num_envs}) (got {self.render_envs})")
+        self._renderer = Renderer(render_height, render_width, camera)
 
     # --- Gymnasium API -------------------------------------------------------------
     def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> Tuple[Any, Dict]:
@@ -108,6 +144,10 @@ class VectorEnv(gym.vector.VectorEnv):
             self.sim = Simulator(seed=seed, **self._sim_args)
             self._obs = Observation(self.sim, self._obs_spec)
             self._seed, self._fresh = seed, True
+            for path, column in self._params.items():  # set_parameters' values hold
+                held = np.flatnonzero(~np.isnan(column))
+                if held.size:
+                    self.sim.set_parameters(held, {path: column[held]})
         mask = None if options is None else options.get("reset_mask")
         if mask is None:
             ids = None
@@ -120,9 +160,10 @@ class VectorEnv(gym.vector.VectorEnv):
         if not (self._fresh and ids is None):
             self.sim.reset(ids, randomize=self.randomize)
         self._fresh = False
+        self._run_reset_events(np.flatnonzero(mask))
         self._elapsed[mask] = 0
         self._autoreset[mask] = False
-        return self._observe(), {}
+        return self._cast(self._observe()), {}
 
     def step(self, actions: Any) -> Tuple[Any, Any, Any, Any, Dict]:
         """Applies actions (num_envs, n_inputs), advances frame_skip steps; returns
@@ -142,6 +183,7 @@ class VectorEnv(gym.vector.VectorEnv):
             reset = self._autoreset
             if reset.any():
                 self.sim.reset(np.flatnonzero(reset), randomize=self.randomize)
+                self._run_reset_events(np.flatnonzero(reset))
                 self._elapsed[reset] = 0
                 obs = self._observe()
                 r = self._from_host(reset)
@@ -152,15 +194,62 @@ class VectorEnv(gym.vector.VectorEnv):
             if done.any():
                 final = np.full(n, None, dtype=object)
                 for i in np.flatnonzero(done):
-                    final[i] = obs[i]
+                    final[i] = self._cast(obs[i])
                 infos = {"final_obs": final, "_final_obs": done}
                 self.sim.reset(np.flatnonzero(done), randomize=self.randomize)
+                self._run_reset_events(np.flatnonzero(done))
                 self._elapsed[done] = 0
                 obs = self._observe()
-        return obs, reward, term, trunc, infos
+        return self._cast(obs), reward, term, trunc, infos
+
+    def set_parameters(self, ids: Any, params: Dict[str, Any]) -> None:
+        """Sets physics parameters of the sub-environments ids at run time (domain
+        randomisation of any number in the scene, like Isaac Lab's randomisation events).
+
+        ids: sub-environment indices (an index, a sequence or integer array, or a boolean
+        mask of num_envs entries); None = every one. params: {path: values}, a path in
+        sweep path syntax (e.g. "bodies.pole.mass" [kg],
+        "joints.hinge.frame_i.origin[2]" [m], "robot.payload.mass" [kg]) and values of
+        shape (k,) in the order of ids, or a scalar, in SI units; see
+        simphant.Simulator.set_parameters for the semantics and errors.
+
+        The listed sub-environments restart from their initial state with the new values
+        (their elapsed step count restarts at 0; reset_events are not run). Call it from
+        a reset event (first in reset_events, since it restarts the state that later
+        events may write) so that the first observation of the episode sees the new
+        values. The values hold across resets, randomised ones included, and across
+        reset(seed=...), which rebuilds the simulator and sets them again.
+        """
+        n = self.num_envs
+        a = np.arange(n) if ids is None else np.asarray(ids)
+        if a.dtype == np.bool_:
+            a = np.flatnonzero(a) if a.shape == (n,) else a  # the simulator names a wrong mask
+        self.sim.set_parameters(ids, params)
+        idx = np.atleast_1d(a).astype(np.int64)
+        for path, value in params.items():
+            column = self._params.setdefault(path, np.full(n, np.nan))
+            column[idx] = np.broadcast_to(np.asarray(value, np.float64), idx.shape)
+        self._elapsed[idx] = 0
+
+    def render(self) -> Optional[Tuple[np.ndarray, ...]]:
+        """render_mode "rgb_array": a tuple of (render_height, render_width, 3) uint8 RGB
+        images of the sub-environments render_envs (default: every one) at the current
+        state; None for render_mode None. Write them to a file with
+        simphant.gym.render.VideoWriter."""
+        if self.render_mode is None:
+            return None
+        ids = range(self.num_envs) if self.render_envs is None else self.render_envs
+        return tuple(self._renderer.render(self.sim, ids))
 
     def close_extras(self, **kwargs: Any) -> None:
         self.sim = None  # type: ignore[assignment]
+
+    def _run_reset_events(self, ids: np.ndarray) -> None:
+        ids = np.asarray(ids, np.int64)
+        if len(ids) == 0:
+            return
+        for event in self.reset_events:
+            event(self, ids, self.np_random)
 
     # --- array operations (NumPy here; TorchVectorEnv overrides them) --------------
     def _observe(self) -> Any:
@@ -196,6 +285,10 @@ class VectorEnv(gym.vector.VectorEnv):
 
     def _concat(self, cols: Sequence[Any]) -> Any:
         return np.concatenate(cols, axis=1) if len(cols) > 1 else np.array(cols[0], copy=True)
+
+    def _cast(self, obs: Any) -> Any:
+        """The observation as returned: in `dtype` (the reward sees the float64 one)."""
+        return obs if self.dtype == np.float64 else obs.astype(self.dtype)
 
     def _as_float(self, x: Any) -> Any:
         return np.asarray(x, np.float64)

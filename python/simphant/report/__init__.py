@@ -4,10 +4,14 @@
     simphant report RESULTS.h5 ...            # the CLI runs this module
 
 writes OUTDIR/report.html (self-contained: figures embedded as base64 PNG), one PNG per
-figure and OUTDIR/report.json with the numbers every figure shows: distributions of the
-reductions over time, peak loads against the swept parameters (Spearman rho,
+figure and OUTDIR/report.json with the numbers every figure shows. The page opens with
+the answer: the peak loads that matter, in engineering units, each with the parameter
+that drives it (or, below R^2 = 0.5, the statement that no single one does), and the
+statically indeterminate components apart, never ranked. Below it, collapsed: the run
+settings that apply, peak loads against the swept parameters (Spearman rho,
 standardised regression coefficients with R^2, Sobol indices of a Saltelli design),
-time traces as quantile bands, and the run's health.
+the run's health, distributions of the reductions over time and time traces as
+quantile bands.
 
 Needs h5py, numpy, scipy, matplotlib, and SALib for Sobol indices; reads only the file
 (the compiled core is not used, though importing the package `simphant` loads it).
@@ -15,9 +19,6 @@ Needs h5py, numpy, scipy, matplotlib, and SALib for Sobol indices; reads only th
 from __future__ import annotations
 
 from typing import Dict, Optional, Sequence
-
-#: Modules the report needs (import name, pip name); SALib only for Sobol indices.
-REQUIRED = [("h5py", "h5py"), ("numpy", "numpy"), ("scipy", "scipy"), ("matplotlib", "matplotlib")]
 
 
 def make_report(results: str, out_dir: str, quantities: Optional[Sequence[str]] = None) -> Dict[str, object]:

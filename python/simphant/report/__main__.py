@@ -7,13 +7,12 @@ cannot be made or written. Each error is one line on stderr."""
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 import traceback
 from typing import List, Optional
 
-from . import REQUIRED
+from .. import _extras
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_MISSING = 0, 2, 3
 
@@ -41,15 +40,9 @@ def _raised_by_h5py(e: BaseException) -> bool:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    missing = []
-    for mod, pip_name in REQUIRED:
-        try:
-            importlib.import_module(mod)
-        except ImportError:
-            missing.append(pip_name)
-    if missing:
-        print(f"error: report: {sys.executable} lacks the Python modules {', '.join(missing)}: "
-              f"pip install {' '.join(missing)}", file=sys.stderr)
+    gone = _extras.missing("report")
+    if gone:
+        print(f"error: report: {_extras.message('report', gone)}", file=sys.stderr)
         return EXIT_MISSING
     parser = _parser()
     try:
@@ -74,8 +67,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"error: report: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except ImportError as e:
-        print(f"error: report: {e.name or e} is missing for {sys.executable}: pip install "
-              f"{'SALib' if (e.name or '').startswith('SALib') else e.name}", file=sys.stderr)
+        print(f"error: report: {e.name or e} is missing for {sys.executable}: pip install 'simphant[report]'",
+              file=sys.stderr)
         return EXIT_MISSING
     except OSError as e:
         # Writing the report (a folder that cannot be made or written: exit 3) or reading

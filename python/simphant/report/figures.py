@@ -50,9 +50,21 @@ def histograms(title: str, panels: Sequence[Tuple[str, np.ndarray, Dict[str, Opt
                 if q.get(key) is not None:
                     ax.axvline(q[key], color="#cc3311", ls=style, lw=1)
         ax.set_title(label, fontsize=8)
+        ax.set_xlabel(label, fontsize=7)
+        ax.set_ylabel("instances", fontsize=7)
+        ax.ticklabel_format(axis="x", useOffset=False)
         ax.tick_params(labelsize=7)
     fig.suptitle(title, fontsize=10)
-    return _png(fig)
+    return _png(fig, bottom=0.6, hspace=0.75)
+
+
+def _plain(ax) -> None:
+    """Tick labels as plain numbers: no offset ("+5e1") that would hide the values."""
+    for axis in ("x", "y"):
+        try:
+            ax.ticklabel_format(axis=axis, useOffset=False, style="plain")
+        except AttributeError:  # not a scalar formatter
+            pass
 
 
 def scatter(title: str, params: Sequence[str], X: np.ndarray, rows: Sequence[Tuple[str, np.ndarray]],
@@ -66,6 +78,7 @@ def scatter(title: str, params: Sequence[str], X: np.ndarray, rows: Sequence[Tup
         for j, p in enumerate(params):
             ax = axes[i][j]
             ax.scatter(X[:, j], y, s=3, alpha=0.5, color="#4477aa", rasterized=True)
+            _plain(ax)
             r = rho[i][j]
             ax.set_title(f"rho = {r:+.2f}" if r is not None else "rho: n/a", fontsize=7)
             ax.tick_params(labelsize=6)
@@ -78,23 +91,28 @@ def scatter(title: str, params: Sequence[str], X: np.ndarray, rows: Sequence[Tup
 
 
 def ranking(title: str, params: Sequence[str], outputs: Sequence[Tuple[str, Sequence[Optional[float]],
-                                                                          Optional[float]]]) -> bytes:
-    """Horizontal bars of SRC per parameter, one panel per output (label, src, R^2)."""
+                                                                          Optional[float]]],
+            r2_explains: float = 0.5) -> bytes:
+    """Horizontal bars of SRC per parameter, one panel per output (label, src, R^2); a panel
+    whose R^2 is below r2_explains is grey and says that no single parameter explains it."""
     label_in = 0.065 * max((len(p) for p in params), default=1) + 0.2  # width of the parameter names [in]
     fig, axes = _grid(len(outputs), 3, w=2.4 + label_in, h=0.3 * len(params) + 1.2)
     ypos = np.arange(len(params))
     for ax, (label, coefs, r2) in zip(axes, outputs):
         v = np.array([c if c is not None else 0.0 for c in coefs])
-        ax.barh(ypos, v, color=np.where(v >= 0, "#4477aa", "#cc3311"))
+        low = r2 is None or r2 < r2_explains
+        ax.barh(ypos, v, color="#bbbbbb" if low else np.where(v >= 0, "#4477aa", "#cc3311"))
         ax.set_yticks(ypos, params, fontsize=7)
         ax.invert_yaxis()
         ax.axvline(0, color="k", lw=0.5)
         lim = max(1.05, 1.05 * float(np.abs(v).max(initial=0.0)))  # |SRC| > 1 happens with correlated inputs
         ax.set_xlim(-lim, lim)
-        ax.set_title(f"{label}\nR^2 = {r2:.3f}" if r2 is not None else f"{label}\nR^2: n/a", fontsize=7)
+        ax.set_title(f"{label}\nR^2 = {r2:.3f}" + (": no single parameter explains it" if low else "")
+                     if r2 is not None else f"{label}\nR^2: n/a", fontsize=7)
+        ax.set_xlabel("SRC [1]", fontsize=7)
         ax.tick_params(labelsize=7)
     fig.suptitle(title, fontsize=10)
-    return _png(fig, left=label_in + 0.1, wspace=label_in / 2.2 + 0.1, hspace=0.7)
+    return _png(fig, left=label_in + 0.1, bottom=0.6, wspace=label_in / 2.2 + 0.1, hspace=0.9)
 
 
 def sobol_bars(title: str, params: Sequence[str], outputs: Sequence[Tuple[str, Dict[str, List[float]]]]) -> bytes:
@@ -106,6 +124,7 @@ def sobol_bars(title: str, params: Sequence[str], outputs: Sequence[Tuple[str, D
         ax.bar(x + 0.2, s["ST"], 0.4, yerr=s["ST_conf"], label="ST", color="#ee7733", capsize=2)
         ax.set_xticks(x, params, fontsize=6, rotation=30, ha="right")
         ax.set_title(label, fontsize=7)
+        ax.set_ylabel("index [1]", fontsize=7)
         ax.tick_params(labelsize=7)
         ax.legend(fontsize=6)
     fig.suptitle(title, fontsize=10)
@@ -125,13 +144,32 @@ def traces(title: str, t: np.ndarray, panels: Sequence[Tuple[str, Dict[str, List
         ax.fill_between(t, arr["p25"], arr["p75"], color="#4477aa", alpha=0.4, lw=0, label="p25-p75")
         ax.plot(t, arr["p50"], color="#114477", lw=1, label="median")
         ax.set_title(label, fontsize=7)
+        ax.set_ylabel(label, fontsize=7)
         ax.set_xlabel("time [s]", fontsize=7)
         ax.xaxis.set_major_locator(MaxNLocator(5))
         ax.tick_params(labelsize=7)
     if axes:
         axes[0].legend(fontsize=6)
     fig.suptitle(title, fontsize=10)
-    return _png(fig)
+    return _png(fig, left=0.8)
+
+
+def answer(panels: Sequence[Tuple[str, str, np.ndarray, str, np.ndarray, bool]]) -> bytes:
+    """The answer's figure: one small scatter per peak load (title, x label, x, y label, y,
+    explained) of the peak against the parameter that drives it, both in engineering
+    units; grey where no single parameter explains the peak."""
+    n = len(panels)
+    fig = Figure(figsize=(2.6 * n + 0.3, 2.5))
+    axes = fig.subplots(1, n, squeeze=False)[0]
+    for ax, (title, xl, x, yl, y, explained) in zip(axes, panels):
+        ax.scatter(x, y, s=3, alpha=0.5, color="#4477aa" if explained else "#999999", rasterized=True)
+        _plain(ax)
+        ax.xaxis.set_major_locator(MaxNLocator(4))
+        ax.set_title(title, fontsize=7)
+        ax.set_xlabel(xl, fontsize=7)
+        ax.set_ylabel(yl, fontsize=7)
+        ax.tick_params(labelsize=6)
+    return _png(fig, left=0.65, bottom=0.6, top=0.35, wspace=0.55)
 
 
 def bars(title: str, counts: Dict[str, int]) -> bytes:
@@ -144,4 +182,5 @@ def bars(title: str, counts: Dict[str, int]) -> bytes:
     for k, n in enumerate(names):
         ax.annotate(str(counts[n]), (k, counts[n]), ha="center", va="bottom", fontsize=7)
     ax.set_title(title, fontsize=9)
+    ax.set_ylabel("instances", fontsize=7)
     return _png(fig, bottom=0.9)

@@ -70,6 +70,9 @@ class Output:
     units: str
     values: np.ndarray
     source: str
+    #: The file marks the component statically indeterminate (attribute
+    #: `statically_indeterminate`): its value is one admissible split, never ranked.
+    indeterminate: bool = False
 
 
 class ResultFile:
@@ -129,6 +132,46 @@ class ResultFile:
             if isinstance(ds, h5py.Dataset) and ds.shape == (self.n_instances,):
                 out[name] = np.asarray(ds[:], dtype=np.float64)
         return out
+
+    def parameter_units(self) -> Dict[str, str]:
+        """/params/<path> attribute `units` per parameter ("" when the file has none)."""
+        out: Dict[str, str] = {}
+        if "params" not in self.f:
+            return out
+        for name, ds in self.f["params"].items():
+            u = self.units_attr(ds) if isinstance(ds, h5py.Dataset) else []
+            out[name] = u[0] if u else ""
+        return out
+
+    # ---- statically indeterminate components -------------------------------------------
+    def indeterminate(self, quantity: str) -> Dict[str, set]:
+        """{joint: {component, ...}} the file marks statically indeterminate for `quantity`
+        (attribute `statically_indeterminate` of /reductions/<quantity> or /<quantity>: one
+        string "joint: component component ..." per joint; docs/solver.md). Reactions
+        have no attribute of their own: a magnitude |f| is indeterminate when a force
+        component of its joint is (in /joint_loads or /bearing_loads), |tau| when any
+        component of its joint is (|tau| is taken about another point than the bearing's).
+        Empty when the file marks nothing."""
+        if quantity == "reactions":
+            out: Dict[str, set] = {}
+            forces = {"joint_loads": {"f_a", "f_b", "f_v"}, "bearing_loads": {"axial_force", "radial_force"}}
+            for q, fset in forces.items():
+                for joint, comps in self.indeterminate(q).items():
+                    s = out.setdefault(joint, set())
+                    s.add("|tau|")
+                    if comps & fset:
+                        s.add("|f|")
+            return out
+        for path in (f"reductions/{quantity}", quantity):
+            if path in self.f and "statically_indeterminate" in self.f[path].attrs:
+                raw = text(self.f[path].attrs["statically_indeterminate"])
+                out = {}
+                for line in [raw] if isinstance(raw, str) else raw:
+                    joint, _, comps = str(line).partition(":")
+                    if joint.strip() and comps.split():
+                        out.setdefault(joint.strip(), set()).update(comps.split())
+                return out
+        return {}
 
     def design_problem(self) -> Optional[dict]:
         """The design's SALib problem (/params attribute `problem`, JSON written by the engine:

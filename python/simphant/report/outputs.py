@@ -67,7 +67,9 @@ def _from_frames(rf: ResultFile, q: str) -> List[Output]:
 
 
 def peak_loads(rf: ResultFile, quantities: List[str], skipped: List[str]) -> List[Output]:
-    """Peak loads of the selected quantities; a line in `skipped` for each one absent."""
+    """Peak loads of the selected quantities; a line in `skipped` for each one absent. Each
+    is flagged `indeterminate` when the file marks its component statically indeterminate
+    (ResultFile.indeterminate)."""
     out: List[Output] = []
     for q in LOAD_QUANTITIES:
         if q not in quantities:
@@ -76,6 +78,9 @@ def peak_loads(rf: ResultFile, quantities: List[str], skipped: List[str]) -> Lis
         if not got:
             got = _from_frames(rf, q)
         if got:
+            marked = rf.indeterminate(q)
+            for o in got:
+                o.indeterminate = o.component in marked.get(o.entity, ())
             out.extend(got)
         else:
             skipped.append(f"peak loads: {q}: neither /reductions/{q} nor per-frame /{q} in the file")

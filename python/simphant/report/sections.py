@@ -8,6 +8,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import figures, stats
+from . import units as U
 from .load import REDUCTION_STATS, STATUS_NAMES, Output, ReportInputError, ResultFile
 
 Figure = Tuple[str, str, bytes]  # (file stem, title, PNG)
@@ -112,7 +113,7 @@ def health(rf: ResultFile, ok: np.ndarray, quantities: Sequence[str], skipped: L
         dist[name] = {"source": src, "units": units, "quantiles": q}
         with np.errstate(divide="ignore"):
             lx = np.log10(x[ok])
-        panels.append((f"log10 {name}", lx, stats.quantiles(lx)))
+        panels.append((f"log10 {name} [{units.split(' (')[0] or '?'}]", lx, stats.quantiles(lx)))
     data["per_instance"] = dist
     if panels:
         figs.append(("health_distributions", "Constraint violation and energy drift (ok instances, log10)",
@@ -153,6 +154,7 @@ def distributions(rf: ResultFile, ok: np.ndarray, quantities: Sequence[str], ski
             continue
         entry: Dict[str, object] = {}
         panels = []
+        marked = rf.indeterminate(q)
         for stat in REDUCTION_STATS:
             a = rf.reduction(q, stat)
             if a is None:
@@ -168,21 +170,51 @@ def distributions(rf: ResultFile, ok: np.ndarray, quantities: Sequence[str], ski
                         continue  # e.g. joint_coordinates of a spherical joint (NaN by the contract)
                     q_ = stats.quantiles(x)
                     per[f"{e}/{comp}"] = {"units": units[k][c], "quantiles": q_}
-                    if stat == "max":
-                        panels.append((f"{e} {comp} [{units[k][c]}]", x, q_))
+                    if comp in marked.get(e, ()):
+                        per[f"{e}/{comp}"]["statically_indeterminate"] = True
+                    elif stat == "max":  # the indeterminate ones' histograms would show one admissible split
+                        panels.append((e, comp, units[k][c], x, q_))
             entry[stat] = per
         data[q] = entry
         if panels:
+            disp = {u: U.display_unit(u, [v for *_, uu, x, q_ in panels if uu == u for v in (q_["min"], q_["max"])])
+                    for u in dict.fromkeys(p[2] for p in panels)}
+            shown = [(U.label(f"{e} {comp}", disp[u][0]), x * disp[u][1],
+                      {k: U.scaled(v, disp[u][1]) for k, v in q_.items() if k.startswith("p")})
+                     for e, comp, u, x, q_ in panels]
             figs.append((f"distribution_{q}", f"Distribution of the maximum over time: {q}",
-                         figures.histograms(f"/reductions/{q}/max over the ok instances", panels)))
+                         figures.histograms(f"/reductions/{q}/max over the ok instances", shown)))
     return data, figs
 
 
 # ---- (b) peak loads against the parameters ---------------------------------------------
+def unit_map(outputs: List[Output], ok: np.ndarray) -> Dict[str, Tuple[str, float]]:
+    """SI unit -> (display unit, factor) shared by every peak load of that unit, chosen from
+    the largest finite determinate peak of the ok instances (the values the tables show;
+    from all the outputs of the unit when none is determinate)."""
+    out: Dict[str, Tuple[str, float]] = {}
+    for u in dict.fromkeys(o.units for o in outputs):
+        same = [o for o in outputs if o.units == u]
+        pick = [o for o in same if not o.indeterminate] or same
+        peaks = []
+        for o in pick:
+            shown = np.abs(np.asarray(o.values, float)[ok])
+            shown = shown[np.isfinite(shown)]
+            peaks.append(float(shown.max()) if shown.size else None)
+        out[u] = U.display_unit(u, peaks)
+    return out
+
+
 def sensitivity(rf: ResultFile, ok: np.ndarray, params: Dict[str, np.ndarray], outputs: List[Output],
                 skipped: List[str]):
     names = list(params)
-    data: Dict[str, object] = {"parameters": names, "outputs": {}}
+    punits = rf.parameter_units()
+    units = unit_map(outputs, ok)
+    data: Dict[str, object] = {"parameters": names, "outputs": {}, "r2_threshold": stats.R2_EXPLAINS,
+                               "parameter_units": {n: punits.get(n, "") for n in names},
+                               "parameter_display_units": {n: list(U.display_unit(punits.get(n, ""), params[n][ok]))
+                                                           for n in names},
+                               "display_units": {u: list(v) for u, v in units.items()}}
     figs: List[Figure] = []
     if not outputs:
         skipped.append("peak loads: none of the selected quantities is in the file")
@@ -194,29 +226,52 @@ def sensitivity(rf: ResultFile, ok: np.ndarray, params: Dict[str, np.ndarray], o
         y = o.values[ok]
         fin = np.isfinite(y) & np.isfinite(X).all(axis=1)
         rec: Dict[str, object] = {"quantity": o.quantity, "entity": o.entity, "component": o.component,
-                                  "units": o.units, "source": o.source, "n": int(fin.sum()),
-                                  "quantiles": stats.quantiles(y)}
-        if names:
+                                  "units": o.units, "display_units": units[o.units][0],
+                                  "display_scale": units[o.units][1], "source": o.source, "n": int(fin.sum()),
+                                  "quantiles": stats.quantiles(y), "statically_indeterminate": o.indeterminate}
+        if names and not o.indeterminate:  # an indeterminate component is never ranked
             rec["spearman"] = {n: stats.spearman(X[fin, j], y[fin]) for j, n in enumerate(names)}
             s = stats.src(X[fin], y[fin])
             rec["src"] = dict(zip(names, s["src"]))
             rec["r2"] = s["r2"]
             rec["ranking"] = stats.rank_by_src(names, s["src"])
+            rec["explained"] = s["r2"] is not None and s["r2"] >= stats.R2_EXPLAINS
+            rec["driver"] = rec["ranking"][0] if rec["explained"] else None
         data["outputs"][o.key] = rec
+    marked = [o.key for o in outputs if o.indeterminate]
+    if marked:
+        skipped.append(f"sensitivity: statically indeterminate (the file's attribute statically_indeterminate), "
+                       f"shown apart and not ranked: {', '.join(marked)}")
     if names:
-        varying = [o for o in outputs if data["outputs"][o.key]["r2"] is not None]
-        flat = [o.key for o in outputs if data["outputs"][o.key]["r2"] is None]
+        det = [o for o in outputs if not o.indeterminate]
+        varying = [o for o in det if data["outputs"][o.key]["r2"] is not None]
+        flat = [o.key for o in det if data["outputs"][o.key]["r2"] is None]
         if flat:
             skipped.append(f"scatter and SRC figures: constant (or too few finite values) over the ok instances: "
                            f"{', '.join(flat)}")
-        figs += _sensitivity_figures(names, X, ok, varying, data["outputs"])
+        figs += _sensitivity_figures(names, X, ok, varying, data["outputs"], data)
         data["scatter_every"] = _every(int(ok.sum()), MAX_SCATTER_POINTS)
     return data, figs
 
 
-def _sensitivity_figures(names, X, ok, outputs: List[Output], recs) -> List[Figure]:
+def driver_text(rec: Dict[str, object]) -> str:
+    """What drives a peak load, in words: the top parameter, or why none is named."""
+    if rec.get("statically_indeterminate"):
+        return "statically indeterminate: not ranked"
+    if "ranking" not in rec:
+        return "not a sweep (no /params)"
+    r2 = rec.get("r2")
+    if r2 is None:
+        return "constant over the instances"
+    if not rec.get("explained"):
+        return f"no single parameter explains this; R^2 = {r2:.3f}"
+    return str(rec["driver"])
+
+
+def _sensitivity_figures(names, X, ok, outputs: List[Output], recs, data) -> List[Figure]:
     figs: List[Figure] = []
     every = _every(X.shape[0], MAX_SCATTER_POINTS)
+    pdisp = data["parameter_display_units"]
     by_q: Dict[str, List[Output]] = {}
     for o in outputs:
         by_q.setdefault(o.quantity, []).append(o)
@@ -230,16 +285,90 @@ def _sensitivity_figures(names, X, ok, outputs: List[Output], recs) -> List[Figu
                     r = recs[o.key]["spearman"][n]["rho"]
                     score[j] = max(score[j], abs(r) if r is not None else 0.0)
             cols = sorted(np.argsort(-score, kind="stable")[:MAX_SCATTER_PARAMS])
-            rows = [(f"{o.entity} {o.component} [{o.units}]", o.values[ok][::every]) for o in chunk]
+            rows = [(U.label(f"{o.entity} {o.component}", recs[o.key]["display_units"]),
+                     o.values[ok][::every] * recs[o.key]["display_scale"]) for o in chunk]
             rho = [[recs[o.key]["spearman"][names[j]]["rho"] for j in cols] for o in chunk]
+            xs = np.column_stack([X[::every, j] * pdisp[names[j]][1] for j in cols]) if cols else X[::every][:, cols]
             figs.append((f"scatter_{q}{suffix}", f"Peak {q} against the swept parameters",
                          figures.scatter(f"peak {q} vs parameters ({_shown(every)})",
-                                         [names[j] for j in cols], X[::every][:, cols], rows, rho)))
+                                         [U.label(names[j], pdisp[names[j]][0]) for j in cols], xs, rows, rho)))
             figs.append((f"src_{q}{suffix}", f"Sensitivity ranking of peak {q} (SRC)",
                          figures.ranking(f"standardised regression coefficients: peak {q}", names,
                                          [(f"{o.entity} {o.component}", [recs[o.key]["src"][n] for n in names],
-                                           recs[o.key]["r2"]) for o in chunk])))
+                                           recs[o.key]["r2"]) for o in chunk], stats.R2_EXPLAINS)))
     return figs
+
+
+# ---- the answer: the few peak loads that matter and what drives each -------------------
+#: A determinate peak load whose largest value is below this fraction of the largest peak
+#: of the same unit is negligible: listed in the detail tables, not in the answer.
+NEGLIGIBLE_FRACTION = 0.01
+#: At most this many rows in the answer (the rest stay in the detail tables).
+MAX_ANSWER_ROWS = 8
+#: At most this many panels in the answer's figure.
+MAX_ANSWER_PANELS = 5
+
+
+def answer(ok: np.ndarray, params: Dict[str, np.ndarray], outputs: List[Output], sens: Dict[str, object]):
+    """The peak loads that matter (determinate, not negligible, one form per joint: the
+    bearing loads when the file has them, else the reactions' magnitudes), largest first
+    per unit, each with what drives it; the indeterminate ones apart."""
+    recs = sens.get("outputs", {})
+    det = [o for o in outputs if not o.indeterminate and recs[o.key]["quantiles"]["max"] is not None]
+    largest: Dict[str, float] = {}
+    for o in det:
+        largest[o.units] = max(largest.get(o.units, 0.0), abs(recs[o.key]["quantiles"]["max"]))
+    with_bearing = {o.entity for o in det if o.quantity == "bearing_loads"}
+    negligible, same_as_bearing, cands = [], [], []
+    for o in det:
+        big = largest[o.units]
+        if big == 0 or abs(recs[o.key]["quantiles"]["max"]) < NEGLIGIBLE_FRACTION * big:
+            negligible.append(o.key)
+        elif o.quantity == "reactions" and o.entity in with_bearing:
+            same_as_bearing.append(o.key)
+        else:
+            cands.append(o)
+    order = {u: k for k, u in enumerate(dict.fromkeys(["N", "N m"] + [o.units for o in cands]))}
+    cands.sort(key=lambda o: (order[o.units], -(recs[o.key]["quantiles"]["p50"] or 0.0)))
+    shown = cands[:MAX_ANSWER_ROWS]
+    rows = []
+    for o in shown:
+        rec = recs[o.key]
+        row = {"key": o.key, "units": o.units, "display_units": rec["display_units"],
+               "display_scale": rec["display_scale"],
+               **{k: rec["quantiles"][k] for k in ("p5", "p50", "p95", "max", "n")},
+               "r2": rec.get("r2"), "explained": bool(rec.get("explained")), "driver": rec.get("driver"),
+               "driven_by": driver_text(rec)}
+        if rec.get("driver"):
+            row["src"] = rec["src"][rec["driver"]]
+            row["rho"] = rec["spearman"][rec["driver"]]["rho"]
+        rows.append(row)
+    data = {"rows": rows, "r2_threshold": stats.R2_EXPLAINS, "negligible_fraction": NEGLIGIBLE_FRACTION,
+            "negligible": negligible, "same_as_bearing_loads": same_as_bearing,
+            "not_shown": [o.key for o in cands[MAX_ANSWER_ROWS:]],
+            "indeterminate": [o.key for o in outputs if o.indeterminate]}
+    figs: List[Figure] = []
+    names = list(params)
+    if names and rows:
+        pdisp = sens["parameter_display_units"]
+        every = _every(int(ok.sum()), MAX_SCATTER_POINTS)
+        panels = []
+        for row, o in zip(rows, shown):
+            rec = recs[o.key]
+            if rec.get("r2") is None:
+                continue
+            p = rec["driver"] or rec["ranking"][0]
+            x = params[p][ok][::every] * pdisp[p][1]
+            y = o.values[ok][::every] * rec["display_scale"]
+            title = (f"R^2 = {rec['r2']:.3f}, SRC = {rec['src'][p]:+.2f}" if rec.get("explained")
+                     else f"no single parameter explains this\nR^2 = {rec['r2']:.3f}")
+            panels.append((title, U.label(p, pdisp[p][0]), x,
+                           U.label(f"{o.entity} {o.component}", rec["display_units"]), y, bool(rec.get("explained"))))
+        panels = panels[:MAX_ANSWER_PANELS]
+        if panels:
+            figs.append(("answer", "The peak loads that matter against the parameter that drives each",
+                         figures.answer(panels)))
+    return data, figs
 
 
 def sobol_section(rf: ResultFile, ok: np.ndarray, params: Dict[str, np.ndarray], outputs: List[Output],
@@ -287,6 +416,8 @@ def sobol_section(rf: ResultFile, ok: np.ndarray, params: Dict[str, np.ndarray],
     data: Dict[str, object] = {"parameters": design, "base_samples": N, "second_order": second, "outputs": {}}
     panels = []
     for o in outputs:
+        if o.indeterminate:  # never ranked (listed once under sensitivity in `skipped`)
+            continue
         if not np.isfinite(o.values).all():
             skipped.append(f"Sobol indices: {o.key}: non-finite values")
             continue
@@ -345,6 +476,12 @@ def traces(rf: ResultFile, ok: np.ndarray, quantities: Sequence[str], skipped: L
         for key, vals, units in panels:
             entries[key] = {"units": units, **stats.bands(vals)}
         data["traces"][q] = entries
+        disp = {u: U.display_unit(u, [x for v in entries.values() if v["units"] == u for b in v.values()
+                                      if isinstance(b, list) for x in b])
+                for u in dict.fromkeys(v["units"] for v in entries.values())}
+        shown = [(U.label(k, disp[v["units"]][0]),
+                  {b: [U.scaled(x, disp[v["units"]][1]) for x in vals] for b, vals in v.items() if b != "units"})
+                 for k, v in entries.items()]
         figs.append((f"traces_{q}", f"Time traces: {q} (median, p25-p75, p5-p95 over the ok instances)",
-                     figures.traces(f"/{q} over time", t, [(f"{k} [{v['units']}]", v) for k, v in entries.items()])))
+                     figures.traces(f"/{q} over time", t, shown)))
     return data, figs

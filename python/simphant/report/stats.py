@@ -10,6 +10,10 @@ import numpy as np
 from scipy import stats as sps
 
 QUANTILES = [1, 5, 50, 95, 99]
+#: A peak load is said to be driven by its top-ranked parameter only when the linear
+#: model of all the parameters explains at least this share of its variance (R^2);
+#: below it the report says "no single parameter explains this" (docs/report.md).
+R2_EXPLAINS = 0.5
 BANDS = [5, 25, 50, 75, 95]
 
 

@@ -1,5 +1,6 @@
-"""`simphant serve [--config F] [--host H] [--port P] [--data DIR] [--workers N]`: runs the
-service under uvicorn (docs/service.md). Exit codes of README "Exit codes": 0 stopped,
+"""`simphant serve [--config F] [--host H] [--port P] [--data DIR] [--workers N]
+[--log-level L]`: runs the service under uvicorn (docs/service.md); the command line in
+the C++ CLI's style (cli_style.py). Exit codes of README "Exit codes": 0 stopped,
 2 bad command line or config, 3 a module missing or the port not available."""
 from __future__ import annotations
 
@@ -9,17 +10,23 @@ import os
 import sys
 from typing import List, Optional
 
+from .. import _extras
+
 
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="simphant serve", description="The simulation service: a job API "
-                                 "(OGC API - Processes) and web pages over a queue of `simphant run` jobs")
+    from .cli_style import LOG_LEVELS, CliParser, default_log_level, int_range, member
+
+    ap = CliParser("simphant serve", "The simulation service: a job API (OGC API - Processes) and web pages over "
+                   "a persistent queue of runs (docs/service.md)")
     ap.add_argument("--config", help="JSON config file (docs/service.md, \"Configuration\")")
-    ap.add_argument("--host", help="address to listen on (default: the config's, else 127.0.0.1)")
-    ap.add_argument("--port", type=int, help="port (default: the config's, else 8080; 0: a free one)")
-    ap.add_argument("--data", help="data folder (default: the config's data_dir, else ./simphant-data)")
-    ap.add_argument("--workers", type=int, help="concurrent jobs (default: the config's; 0: one per GPU, "
-                    "else half the CPU cores)")
-    ap.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    ap.add_argument("--host", help="Address to listen on (default: the config's, else 127.0.0.1)")
+    ap.add_argument("--port", type=int_range(0, 65535), help="Port (default: the config's, else 8080; 0: a free one)")
+    ap.add_argument("--data", help="Data folder (default: the config's data_dir, else ./simphant-data)")
+    ap.add_argument("--workers", type=int_range(0, 4096), help="Jobs run at once (default: the config's; 0: one "
+                    "per GPU, else half the CPU cores)")
+    ap.add_argument("--log-level", type=member(LOG_LEVELS), default=default_log_level("info"),
+                    help="Diagnostics on stderr: trace | debug | info | warn | error | off (default info, or the "
+                    "environment variable SIMPHANT_LOG_LEVEL)")
     return ap
 
 
@@ -38,27 +45,22 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.host:
         config.host = args.host
     if args.port is not None:
-        if not 0 <= args.port <= 65535:
-            sys.stderr.write(f"error: serve: --port: expected 0 .. 65535, got {args.port}\n")
-            return 2
         config.port = args.port
     if args.data:
         config = dataclasses.replace(config, data_dir=os.path.abspath(args.data))
     elif not args.config:
         config.data_dir = os.path.abspath(config.data_dir)
     if args.workers is not None:
-        if args.workers < 0:
-            sys.stderr.write(f"error: serve: --workers: expected >= 0, got {args.workers}\n")
-            return 2
         config.workers = args.workers
     if not config.tokens:
         sys.stderr.write("warning: serve: the config has no tokens: every job request is refused (401)\n")
-    try:
-        import uvicorn
-        from .app import create_app
-    except ImportError as e:
-        sys.stderr.write(f"error: serve: {e}; pip install 'simphant[serve]' (fastapi, uvicorn, python-multipart)\n")
+    gone = _extras.missing("serve")
+    if gone:
+        sys.stderr.write(f"error: serve: {_extras.message('serve', gone)}\n")
         return 3
+    import uvicorn
+
+    from .app import create_app
     from .store import DatabaseBusy
     try:
         app = create_app(config)
@@ -68,11 +70,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     except (OSError, ValueError) as e:
         sys.stderr.write(f"error: serve: {e}\n")
         return 2
+    from .cli_style import uvicorn_level
     from .connections import bounded_protocol, connection_bound, raise_open_file_limit
     max_total, lowered = connection_bound(config.connections.max_total, raise_open_file_limit())
     if lowered:
         sys.stderr.write(f"warning: serve: {lowered}\n")
-    server = uvicorn.Server(uvicorn.Config(app, host=config.host, port=config.port, log_level=args.log_level,
+    server = uvicorn.Server(uvicorn.Config(app, host=config.host, port=config.port,
+                                           log_level=uvicorn_level(args.log_level),
                                            timeout_graceful_shutdown=5,
                                            http=bounded_protocol(config.connections, max_total),
                                            timeout_keep_alive=config.connections.keep_alive_timeout))

@@ -26,7 +26,7 @@ from .bundle import BundleError, check_scene_refs, unpack_zip, write_file
 from .config import TokenInfo
 from .errors import ApiError, json_path
 from .options import JobOptions, refused_combination
-from .store import FINAL_STATES, QUEUED, RUNNING
+from .store import FINAL_STATES, QUEUED, RUNNING, SIMULATION
 
 router = APIRouter(tags=["jobs"])
 
@@ -64,15 +64,23 @@ def _iso(t: Optional[float]) -> Optional[str]:
 
 
 def status_info(job: Dict[str, Any], with_summary: bool = True) -> Dict[str, Any]:
-    """OGC statusInfo of a job, with SimPhant's progress figures."""
+    """OGC statusInfo of a job, with SimPhant's progress figures: `stage` (running jobs:
+    "simulation" or "report", else None), `progress` [%] (the simulation's steps; below
+    100 until the job is successful, also while its report is written), `eta_s` (the
+    simulation's; None outside the simulation stage)."""
     jid = job["id"]
+    running = job["state"] == RUNNING
+    stage = (job.get("stage") or SIMULATION) if running else None
+    progress = int(math.floor(100 * job["progress"]))
+    if running:
+        progress = min(progress, 99)
     info = {
         "jobID": jid, "processID": PROCESS_ID, "type": "process", "status": job["state"],
         "message": job["message"], "created": _iso(job["created"]), "started": _iso(job["started"]),
         "finished": _iso(job["finished"]), "updated": _iso(job["updated"]),
-        "progress": int(math.floor(100 * job["progress"])), "steps_done": job["steps_done"],
+        "progress": progress, "stage": stage, "steps_done": job["steps_done"],
         "steps_total": job["steps_total"] or job["options"].get("steps"),
-        "eta_s": job["eta_s"] if job["state"] == RUNNING else None, "attempts": job["attempts"],
+        "eta_s": job["eta_s"] if stage == SIMULATION else None, "attempts": job["attempts"],
         "options": job["options"],
         "links": [{"href": f"/jobs/{jid}", "rel": "self", "type": "application/json"},
                   {"href": f"/jobs/{jid}/events", "rel": "monitor", "type": "text/event-stream"},
@@ -334,7 +342,7 @@ async def job_events(job_id: str, request: Request, token: TokenInfo = Depends(c
             if job is None:
                 yield "event: deleted\ndata: {}\n\n"
                 return
-            key = (job["state"], job["steps_done"], job["message"], job["attempts"])
+            key = (job["state"], job.get("stage"), job["steps_done"], job["message"], job["attempts"])
             if key != last:
                 last, idle = key, 0.0
                 yield f"event: status\ndata: {json.dumps(status_info(job))}\n\n"

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from typing import Any, List, Literal, Optional, Tuple, Union
+import re
+from typing import Any, Dict, List, Literal, Optional, Tuple, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -26,23 +27,33 @@ class JobOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    instances: Optional[int] = Field(None, ge=1)
-    dt: Optional[float] = Field(None, gt=0)
-    t_end: Optional[float] = Field(None, gt=0)
-    seed: Optional[int] = Field(None, ge=0, le=2**64 - 1)
-    backend: Literal["auto", "cpu", "cpu-simd", "cuda", "cuda-fused"] = "auto"
-    precision: Literal["fp64", "fp32"] = "fp64"
-    solver: Optional[Literal["dae", "aba", "cga"]] = None
-    projection: Optional[Literal["none", "velocity", "position_velocity", "auto"]] = None
-    integrator: Optional[Literal[INTEGRATORS]] = None  # type: ignore[valid-type]
+    instances: Optional[int] = Field(None, ge=1, description="number of instances (overrides sweep.instances)")
+    dt: Optional[float] = Field(None, gt=0, description="step [s] of the fixed-step integrators, output grid of the "
+                                "adaptive ones (overrides solver.dt)")
+    t_end: Optional[float] = Field(None, gt=0, description="end time [s] (overrides solver.t_end)")
+    seed: Optional[int] = Field(None, ge=0, le=2**64 - 1, description="sweep seed (overrides sweep.seed)")
+    backend: Literal["auto", "cpu", "cpu-simd", "cuda", "cuda-fused"] = Field("auto", description="backend")
+    precision: Literal["fp64", "fp32"] = Field("fp64", description="floating point of the cuda backends")
+    solver: Optional[Literal["dae", "aba", "cga"]] = Field(None, description="robot scenes: dae (maximal "
+                                                           "coordinates), aba or cga (joint coordinates)")
+    projection: Optional[Literal["none", "velocity", "position_velocity", "auto"]] = Field(
+        None, description="projection onto the constraint manifold after each step")
+    integrator: Optional[Literal[INTEGRATORS]] = Field(None, description="integrator")  # type: ignore[valid-type]
     # bounds checked by the validators below, in the CLI's words; the schema states them too
-    rtol: Optional[float] = Field(None, json_schema_extra={"exclusiveMinimum": 0})
-    atol: Optional[float] = Field(None, json_schema_extra={"minimum": 0})
-    error_estimate: Optional[bool] = None
-    frames: Optional[Literal["every", "first_last", "none"]] = None
-    datasets: Optional[List[Literal[DATASETS]]] = Field(None, min_length=1)  # type: ignore[valid-type]
-    reductions: Optional[Union[Literal["all", "none"], List[str]]] = None
-    compression: Optional[int] = Field(None, ge=0, le=9)
+    rtol: Optional[float] = Field(None, json_schema_extra={"exclusiveMinimum": 0},
+                                  description="adaptive integrators: relative tolerance")
+    atol: Optional[float] = Field(None, json_schema_extra={"minimum": 0},
+                                  description="adaptive integrators: absolute tolerance")
+    error_estimate: Optional[bool] = Field(None, description="fixed-step integrators: estimate the global error "
+                                           "by a second batch at dt/2")
+    frames: Optional[Literal["every", "first_last", "none"]] = Field(None, description="frames to record "
+                                                                     "(overrides output.frames)")
+    datasets: Optional[List[Literal[DATASETS]]] = Field(  # type: ignore[valid-type]
+        None, min_length=1, description="per-frame datasets to write (overrides output.datasets)")
+    reductions: Optional[Union[Literal["all", "none"], List[str]]] = Field(
+        None, description="quantities reduced over time: all, none or names (overrides output.reductions)")
+    compression: Optional[int] = Field(None, ge=0, le=9, description="deflate level of the frame datasets "
+                                       "(overrides output.compression)")
 
     @field_validator("dt", "t_end")
     @classmethod
@@ -71,6 +82,51 @@ class JobOptions(BaseModel):
         if isinstance(v, list) and (not v or not all(n and "," not in n for n in v)):
             raise ValueError("expected \"all\", \"none\" or a non-empty list of names")
         return v
+
+
+#: The kinds of form control the submit form (static/jobs.js, buildOptionsForm) draws.
+FORM_KINDS = ("choice", "integer", "number", "boolean", "multi", "names")
+
+
+def form_controls() -> List[Dict[str, Any]]:
+    """The submit form's controls, one per JobOptions field in the model's order, derived
+    from its JSON schema so that an option added to the model appears in the form:
+    {"name", "kind" (FORM_KINDS), "label", "help", "default", "nullable" (None: the
+    scene's value), and by kind "choices" (choice, multi, names: the named values),
+    "minimum", "maximum", "exclusiveMinimum" (integer, number)}.
+
+    choice: one of `choices`; integer / number: a number within the bounds; boolean: on /
+    off; multi: a non-empty subset of `choices`; names: one of `choices` or a
+    comma-separated list of names. ValueError for a field whose schema maps to none of
+    them (a new kind of option needs a new control)."""
+    schema = JobOptions.model_json_schema()
+    out = []
+    for name, prop in schema["properties"].items():
+        variants = [v for v in prop.get("anyOf", [prop]) if v.get("type") != "null"]
+        unit = re.search(r"\[([^\]]+)\]", prop.get("description", ""))
+        c: Dict[str, Any] = {"name": name, "label": f"{name} [{unit.group(1)}]" if unit else name,
+                             "help": prop.get("description", ""),
+                             "default": prop.get("default"), "nullable": len(variants) < len(prop.get("anyOf", [prop]))}
+        kinds = [v.get("type") for v in variants]
+        v = variants[0] if variants else {}
+        if kinds == ["string"] and "enum" in v:
+            c.update(kind="choice", choices=list(v["enum"]))
+        elif kinds in (["integer"], ["number"]):
+            c["kind"] = kinds[0]
+            for bound in ("minimum", "maximum", "exclusiveMinimum"):
+                if bound in v or bound in prop:
+                    c[bound] = v.get(bound, prop.get(bound))
+        elif kinds == ["boolean"]:
+            c["kind"] = "boolean"
+        elif kinds == ["array"] and "enum" in v.get("items", {}):
+            c.update(kind="multi", choices=list(v["items"]["enum"]))
+        elif sorted(kinds) == ["array", "string"] and all("enum" in x or x.get("items", {}).get("type") == "string"
+                                                          for x in variants):
+            c.update(kind="names", choices=[e for x in variants for e in x.get("enum", [])])
+        else:
+            raise ValueError(f"JobOptions.{name}: no form control for the schema {prop}")
+        out.append(c)
+    return out
 
 
 def refused_combination(opts: JobOptions, scene: Any) -> Optional[Tuple[str, str]]:

@@ -9,9 +9,12 @@ attribute `scene`, and returns one JSON-ready dict:
   three.js order x y z w (the file stores w x y z, body to world);
 - bodies: per body of /state its shapes in the body frame B (centred at the CoM): the
   scene's `bodies[k].visual` (box, cylinder, sphere, capsule, mesh), the URDF visuals of a
-  robot scene (replay_urdf.py), else the body's inertia ellipsoid;
+  robot scene (replay_urdf.py), else the body's inertia ellipsoid, scaled to leave its
+  joints in view, with rods from the centre of mass to them (replay_geometry.fit_inertia_shape);
 - ground: shapes fixed in the world frame (a robot's base links);
 - joints: each joint's anchor in the frame of the body it rides on;
+- reactions: the force each joint applies to its body_j (/reactions, world frame) at the
+  frames shown, for arrows at the joints; None when the file has no /reactions;
 - the instance shown and how it was picked (by index, or the largest peak load of the
   report's peak loads: /reductions, else the per-frame loads; docs/report.md, "Peak loads").
 
@@ -91,6 +94,40 @@ def _frame_indices(n: int, n_bodies: int, max_frames: int, max_values: int) -> n
     return idx
 
 
+def _read_reactions(f: h5py.File, instance: int, idx: np.ndarray, joints: List[Dict[str, Any]],
+                    joint_names: List[str], n_inst: int, notes: List[str]) -> Optional[Dict[str, Any]]:
+    """The force each drawn joint applies to its body_j [N] (world frame; README "Output
+    (HDF5)": /reactions [T, I, J, 6], force then torque) at the frames `idx` of `instance`,
+    in the order of `joints`: {"forces": base64 float32 [frame][joint][fx fy fz] (NaN
+    where the file has none), "max" and "p95": the largest finite |f| over those frames
+    and joints and its 95th percentile (the arrows' scale: a start-up peak does not
+    shrink every other arrow), "units"};
+    None with a note when the file has no /reactions."""
+    ds = f.get("reactions")
+    if ds is None or ds.ndim != 4 or ds.shape[1] != n_inst or ds.shape[3] < 3 or ds.shape[0] <= int(idx[-1]):
+        notes.append("no joint reaction forces: the file has no /reactions (output.datasets left it out?)")
+        return None
+    column = {name: k for k, name in enumerate(joint_names)} if joint_names else {}
+    out = np.full((len(idx), len(joints), 3), np.nan, dtype=np.float64)
+    block = 256
+    for s in range(0, len(idx), block):
+        sel = idx[s:s + block]
+        raw = np.asarray(ds[int(sel[0]):int(sel[-1]) + 1, instance, :, :3], dtype=np.float64)[sel - sel[0]]
+        for k, j in enumerate(joints):
+            c = column.get(j["name"])
+            if c is not None and c < raw.shape[1]:
+                out[s:s + len(sel), k] = raw[:, c]
+    norms = np.linalg.norm(out, axis=2)
+    finite = norms[np.isfinite(norms)]
+    if not finite.size:
+        notes.append("no joint reaction forces: /reactions holds no finite force of the drawn joints")
+        return None
+    return {"forces": base64.b64encode(np.ascontiguousarray(out, dtype="<f4").tobytes()).decode("ascii"),
+            "layout": "float32 little-endian, [frame][joint][fx fy fz], the force each joint applies to its body_j, "
+                      "world frame", "max": float(finite.max()), "p95": float(np.percentile(finite, 95)),
+            "units": "N"}
+
+
 def _read_poses(ds: h5py.Dataset, instance: int, idx: np.ndarray) -> np.ndarray:
     """(F, B, 7): r then quaternion x y z w of `instance` at the frames `idx` (ascending),
     read in blocks of consecutive frames."""
@@ -147,13 +184,14 @@ def replay_data(path: str, instance: Optional[int] = None, pick: str = "index", 
         reason = int(f["status_reason"][instance]) if "status_reason" in f else 0
         status_time = float(f["status_time"][instance]) if "status_time" in f else float("nan")
         body_names = list(attrs.get("body_names", [f"body{b}" for b in range(n_bodies)]))
-    scene_text = attrs.get("scene", "{}")
-    try:
-        scene = json.loads(scene_text)
-    except ValueError:
-        scene = {}
-    root = mesh_root or os.path.dirname(os.path.abspath(attrs.get("scene_file", path) or path))
-    bodies, joints, meshes, notes, ground = scene_geometry(scene, body_names, root, params)
+        scene_text = attrs.get("scene", "{}")
+        try:
+            scene = json.loads(scene_text)
+        except ValueError:
+            scene = {}
+        root = mesh_root or os.path.dirname(os.path.abspath(attrs.get("scene_file", path) or path))
+        bodies, joints, meshes, notes, ground = scene_geometry(scene, body_names, root, params, poses[0])
+        reactions = _read_reactions(f, instance, idx, joints, list(attrs.get("joint_names", [])), n_inst, notes)
     poses32 = np.ascontiguousarray(poses, dtype="<f4")
     return strict_json({
         "file": os.path.basename(path),
@@ -166,17 +204,21 @@ def replay_data(path: str, instance: Optional[int] = None, pick: str = "index", 
         "n_bodies": int(n_bodies), "poses": base64.b64encode(poses32.tobytes()).decode("ascii"),
         "pose_layout": "float32 little-endian, [frame][body][x y z qx qy qz qw]",
         "bodies": bodies, "ground": ground, "joints": joints, "meshes": [os.path.basename(m) for m in meshes],
+        "reactions": reactions,
         "gravity": scene.get("gravity", scene.get("robot", {}).get("gravity", [0, 0, 0])),
         "notes": notes,
     })
 
 
 def scene_geometry(scene: Dict[str, Any], body_names: List[str], root: str,
-                   params: Optional[Dict[str, float]] = None):
+                   params: Optional[Dict[str, float]] = None, pose0: Optional[np.ndarray] = None):
     """(bodies, joints, meshes, notes, ground) of a scene for the bodies of /state
     (`body_names`): the instance's sampled sweep values `params` applied first; mesh files
     resolved in `root` (the k-th file of `meshes` is mesh k of the shapes); ground: shapes
-    fixed in the world frame (a robot's root link and the links fixed to it)."""
+    fixed in the world frame (a robot's root link and the links fixed to it). pose0: the
+    bodies' poses (B, 7: r, quaternion x y z w) of the first frame shown, which place the
+    joints that an inertia ellipsoid must leave in view (default: the scene's initial
+    configuration)."""
     scene, notes = geo.apply_sweep_values(scene, params or {})
     if "robot" in scene:
         from .replay_urdf import robot_geometry
@@ -189,7 +231,39 @@ def scene_geometry(scene: Dict[str, Any], body_names: List[str], root: str,
     meshes = _index_meshes(bodies, root, notes)
     ground = [b for b in bodies if b.get("ground")]
     bodies = [b for b in bodies if not b.get("ground")]
+    _fit_inertia_shapes(scene, body_names, bodies, joints, pose0)
     return bodies, joints, meshes, notes, (ground[0]["shapes"] if ground else [])
+
+
+def _fit_inertia_shapes(scene: Dict[str, Any], body_names: List[str], bodies: List[Dict[str, Any]],
+                        joints: List[Dict[str, Any]], pose0: Optional[np.ndarray]) -> None:
+    """Scales each inertia ellipsoid to leave the joints in view (replay_geometry.fit_inertia_shape):
+    its own joints' anchors, and every joint of the mechanism at the poses pose0 (else at
+    the scene's initial configuration) in its frame."""
+    if "robot" in scene:  # a link's joint marker: its link frame's origin
+        anchors: Dict[int, List[Any]] = {}
+        for j in joints:
+            anchors.setdefault(j["body"], []).append(j["anchor"])
+    else:
+        anchors = geo.anchors_by_body(scene, {b: k for k, b in enumerate(body_names)})
+    n = len(bodies)
+    if pose0 is not None and len(pose0) >= n and np.isfinite(pose0[:n]).all():
+        quat = [[float(p[6]), float(p[3]), float(p[4]), float(p[5])] for p in pose0[:n]]  # [w x y z]
+        world = [pose0[k, :3] + geo.quat_rotate(quat[k], u) for k, us in anchors.items() if 0 <= k < n for u in us]
+
+        def others(k: int) -> List[Any]:
+            qc = [quat[k][0], -quat[k][1], -quat[k][2], -quat[k][3]]
+            return [geo.quat_rotate(qc, w - pose0[k, :3]) for w in world]
+    else:
+        world = [] if "robot" in scene else geo.joint_points_world(scene)
+        by_name = {b.get("name"): b for b in scene.get("bodies", []) if isinstance(b, dict)}
+
+        def others(k: int) -> List[Any]:
+            sb = by_name.get(bodies[k]["name"])
+            return geo.in_body_frame(sb, world) if sb is not None and "position" in sb else []
+    for k, b in enumerate(bodies):
+        if b["source"] == "inertia" and b["shapes"] and b["shapes"][0]["type"] == "ellipsoid":
+            geo.fit_inertia_shape(b, anchors.get(k, []), others(k))
 
 
 def mesh_files(path: str, mesh_root: Optional[str] = None) -> List[str]:

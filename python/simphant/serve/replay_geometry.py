@@ -1,6 +1,7 @@
 """Body shapes and joint anchors of a scene for the 3D replay (docs/service.md, "Web page
 and replay"): the scene's optional `bodies[k].visual` shapes, else each body's inertia
-ellipsoid, and each joint's anchor in a body frame.
+ellipsoid (scaled to leave the body's joints in view, with rods to them:
+fit_inertia_shape), and each joint's anchor in a body frame.
 
 Frames (docs/scene-format.md): every body frame B sits at the body's centre of mass;
 quaternions are [w, x, y, z] and rotate B to the world frame W. A shape is placed in B by
@@ -16,18 +17,11 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .._joint_anchors import anchor_in, quat_rotate, unit
+
 #: Colour of shapes that give none, and of inertia ellipsoids.
 DEFAULT_COLOR = "#8c9bb0"
 ELLIPSOID_COLOR = "#c9a25c"
-
-
-def quat_rotate(q: Sequence[float], v: Sequence[float]) -> np.ndarray:
-    """v rotated by the unit quaternion q = [w, x, y, z] (A(q) v)."""
-    w, x, y, z = (float(c) for c in q)
-    a = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                  [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                  [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-    return a @ np.asarray(v, dtype=float)
 
 
 def quat_from_matrix(a: np.ndarray) -> List[float]:
@@ -165,11 +159,6 @@ def body_shapes(body: Dict[str, Any]) -> Tuple[List[Dict[str, Any]], str]:
     return [inertia_ellipsoid(float(body["mass"]), body["inertia"])], "inertia"
 
 
-def _unit(v: Sequence[float]) -> np.ndarray:
-    a = np.asarray(v, dtype=float)
-    return a / np.linalg.norm(a)
-
-
 def joint_anchors(scene: Dict[str, Any], body_index: Dict[str, int]) -> List[Dict[str, Any]]:
     """Each joint's anchor as the replay draws it: {"name", "type", "body": index of the
     body it rides on (-1: the ground), "anchor": its position in that body's frame B (m),
@@ -183,18 +172,124 @@ def joint_anchors(scene: Dict[str, Any], body_index: Dict[str, int]) -> List[Dic
         name = j.get(f"body_{side}")
         if name not in body_index:
             continue
-        if "frame" in j:
-            b = bodies[name]
-            q = _unit(b.get("orientation", [1, 0, 0, 0]))
-            qc = [q[0], -q[1], -q[2], -q[3]]  # A^T
-            u = quat_rotate(qc, np.asarray(j["frame"]["origin"], float) - np.asarray(b["position"], float))
-            z = quat_rotate(qc, _unit(j["frame"]["z"]))
-        else:
-            f = j[f"frame_{side}"]
-            u, z = np.asarray(f["origin"], float), _unit(f["z"])
+        u, z = anchor_in(j, side, bodies)
         out.append({"name": j["name"], "type": j["type"], "body": body_index[name], "anchor": u.tolist(),
                     "axis": z.tolist()})
     return out
+
+
+def anchors_by_body(scene: Dict[str, Any], body_index: Dict[str, int]) -> Dict[int, List[List[float]]]:
+    """The anchors of every joint on each body, both sides of each joint (body_i's frame
+    on body_i, body_j's on body_j), in the body's frame B: {body index: [u, ...]}."""
+    bodies = {b["name"]: b for b in scene.get("bodies", [])}
+    out: Dict[int, List[List[float]]] = {}
+    for j in scene.get("joints", []):
+        for side in ("i", "j"):
+            name = j.get(f"body_{side}")
+            if name not in body_index:
+                continue
+            try:
+                u, _ = anchor_in(j, side, bodies)
+            except (KeyError, TypeError, ValueError):
+                continue
+            out.setdefault(body_index[name], []).append(u.tolist())
+    return out
+
+
+#: How far toward its nearest joint an inertia ellipsoid reaches (fit_inertia_shape).
+ELLIPSOID_REACH = 0.6
+#: The smallest scale of an inertia ellipsoid (a joint at or next to the centre of mass).
+ELLIPSOID_MIN_SCALE = 0.1
+#: Opacity of an inertia ellipsoid.
+ELLIPSOID_OPACITY = 0.45
+#: A joint closer to the centre of mass than this fraction of the largest semi-axis is
+#: at the centre (kept out of the fit; its marker is drawn over the shapes).
+AT_CENTRE = 1e-3
+#: Radius of the rods from the centre of mass to the joints, per metre of the longest one.
+ROD_RADIUS = 0.025
+
+
+def _quat_z_to(d: np.ndarray) -> List[float]:
+    """The shortest rotation [w, x, y, z] that turns the z axis onto the unit vector d."""
+    w = 1.0 + d[2]
+    if w < 1e-12:  # d = -z: half a turn about x
+        return [0.0, 1.0, 0.0, 0.0]
+    q = np.array([w, -d[1], d[0], 0.0])
+    return (q / np.linalg.norm(q)).tolist()
+
+
+def joint_points_world(scene: Dict[str, Any]) -> List[np.ndarray]:
+    """Every joint's anchor on each of its bodies in the world frame at the scene's
+    initial configuration (r + A u; the ground's anchors as given)."""
+    bodies = {b["name"]: b for b in scene.get("bodies", []) if isinstance(b, dict) and "name" in b}
+    out = []
+    for j in scene.get("joints", []):
+        if "frame" in j:
+            out.append(np.asarray(j["frame"]["origin"], float))
+            continue
+        for side in ("i", "j"):
+            name, f = j.get(f"body_{side}"), j.get(f"frame_{side}", {})
+            try:
+                u = np.asarray(f["origin"], float)
+                if name == "ground":
+                    out.append(u)
+                elif name in bodies:
+                    b = bodies[name]
+                    q = unit(b.get("orientation", [1, 0, 0, 0]))
+                    out.append(np.asarray(b["position"], float) + quat_rotate(q, u))
+            except (KeyError, TypeError, ValueError):
+                continue
+    return out
+
+
+def in_body_frame(body: Dict[str, Any], points: List[np.ndarray]) -> List[List[float]]:
+    """World points in a scene body's frame at its initial pose: A^T (w - r)."""
+    q = unit(body.get("orientation", [1, 0, 0, 0]))
+    qc = [q[0], -q[1], -q[2], -q[3]]
+    r = np.asarray(body["position"], float)
+    return [quat_rotate(qc, w - r).tolist() for w in points]
+
+
+def fit_inertia_shape(body: Dict[str, Any], anchors: List[Sequence[float]],
+                      others: Sequence[Sequence[float]] = ()) -> None:
+    """Makes the inertia ellipsoid of a body without visuals (shapes[0]) leave the joints
+    in view: scaled about the centre of mass by s = min(1, ELLIPSOID_REACH * rho_min),
+    where rho_min is the smallest ellipsoidal radius sqrt(sum((p_k / a_k)^2)) of the
+    body's joint anchors and of `others` (the other joints of the mechanism, in B at the
+    initial configuration; p: the point on the principal axes, a: the semi-axes; a point
+    is inside the full ellipsoid when rho < 1), so that the ellipsoid ends at 60 % of the
+    way to the nearest joint in each direction (s >= ELLIPSOID_MIN_SCALE; points at the
+    centre of mass, within AT_CENTRE of the largest semi-axis, are not counted: their
+    markers are drawn over the shapes), drawn
+    translucent; and a rod (a thin cylinder) from the centre of mass to each of the body's
+    anchors, so that the body reads as the link between its joints.
+    The ellipsoid keeps its full semi-axes as "inertia_radii" and the factor as "scale";
+    "radii" are the drawn ones."""
+    e = body["shapes"][0]
+    full = np.asarray(e["radii"], dtype=float)
+    rmax = float(full.max()) if full.size else 0.0
+    eff = np.maximum(full, 0.02 * rmax)  # as drawn: a zero semi-axis at 2 % of the largest
+    axes_t = np.eye(3)
+    q = e.get("origin", {}).get("orientation")
+    if q is not None:
+        axes_t = np.column_stack([quat_rotate(q, c) for c in np.eye(3)]).T  # rows: the principal axes in B
+    def off_centre(points: Sequence[Sequence[float]]) -> List[np.ndarray]:
+        pts = [np.asarray(p, dtype=float) for p in points]
+        return [u for u in pts if np.linalg.norm(u) > AT_CENTRE * rmax]
+
+    pts = off_centre(anchors)
+    clip = pts + off_centre(others)
+    scale = 1.0
+    if rmax > 0 and clip:
+        rho = min(float(np.sqrt(np.sum(np.square(axes_t @ u / eff)))) for u in clip)
+        scale = max(ELLIPSOID_MIN_SCALE, min(1.0, ELLIPSOID_REACH * rho))
+    e.update(inertia_radii=full.tolist(), scale=scale, radii=(full * scale).tolist(), opacity=ELLIPSOID_OPACITY)
+    longest = max((float(np.linalg.norm(u)) for u in pts), default=0.0)
+    for u in pts:
+        n = float(np.linalg.norm(u))
+        body["shapes"].append({"type": "cylinder", "radius": ROD_RADIUS * longest, "length": n,
+                               "color": e.get("color", ELLIPSOID_COLOR), "role": "rod",
+                               "origin": {"position": (u / 2).tolist(), "orientation": _quat_z_to(u / n)}})
 
 
 def scene_bodies(scene: Dict[str, Any], body_names: List[str]) -> Tuple[List[Dict[str, Any]], List[str]]:

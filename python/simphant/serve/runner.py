@@ -10,7 +10,8 @@ stdout (the --json summary) to <job>/run.json, stderr to <job>/run.log and progr
 records (--progress-file) to <job>/progress.jsonl, which the worker follows. Outcomes:
 
 - exit 0: successful (summary from run.json; `simphant report` into <job>/report/ when
-  the config asks for it);
+  the config asks for it: the job's stage is "report" while it is written, its progress
+  the finished simulation's, its ETA none);
 - exit 2 / 3 with an error: failed, with the run's last error line;
 - stopped by the cancel of DELETE /jobs/{id} (SIGTERM): dismissed, its output holds the
   frames so far and is resumable (docs/checkpoints.md);
@@ -36,14 +37,23 @@ import threading
 import time
 from typing import Any, Dict, List, Optional
 
+from .._cli import executable
 from .config import ServeConfig
-from .store import DISMISSED, FAILED, SUCCESSFUL, JobStore
+from .store import DISMISSED, FAILED, REPORT, SIMULATION, SUCCESSFUL, JobStore
 
 log = logging.getLogger("simphant.serve")
 
 #: The file of progress records a job's `simphant run --progress-file` appends to, one
 #: JSON object a line (src/simphant/job/progress_log.hpp).
 PROGRESS_FILE = "progress.jsonl"
+#: A test hook (docs/service.md, "Test hook"): "report:<gate path>" holds each job at the
+#: start of its report stage until the gate file exists, so that a test observes that
+#: stage whatever the speed of the machine. "{name}" in the path is the job's id; a
+#: relative path is relative to the job's folder. At the hold "<gate path>.held" is
+#: written (a JSON object: point, job, pid). For tests only.
+TEST_HOLD_ENV = "SIMPHANT_SERVE_TEST_HOLD"
+#: The longest a job's report may take [s]; then it is stopped and the job ends without it.
+REPORT_TIMEOUT_S = 600
 #: Seconds a worker waits after a job could not start for want of file descriptors.
 RESOURCE_RETRY_S = 1.0
 #: The errors of a process start that pass: out of file descriptors (process, system).
@@ -61,16 +71,16 @@ _PDEATHSIG = ["setpriv", "--pdeathsig", "TERM"] if shutil.which("setpriv") else 
 
 def find_cli(config: ServeConfig) -> str:
     """The simphant executable: config.simphant, $SIMPHANT_EXECUTABLE (set by `simphant serve`),
-    the build tree's beside the package (build/python/simphant -> build/simphant), or PATH."""
+    the one the package comes with (an installed wheel's simphant/bin/simphant, or a build
+    tree's build/simphant beside build/python/simphant), or PATH."""
     if config.simphant:
         return config.simphant
     env = os.environ.get("SIMPHANT_EXECUTABLE")
     if env:
         return env
-    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    beside = os.path.join(os.path.dirname(here), "simphant")
-    if os.access(beside, os.X_OK) and os.path.isfile(beside):
-        return beside
+    bundled = executable()
+    if bundled:
+        return bundled
     found = shutil.which("simphant")
     if not found:
         raise ValueError("simphant: the simphant executable was not found (set \"simphant\" in the config, "
@@ -150,6 +160,9 @@ class WorkerPool:
 
     # -- life cycle --------------------------------------------------------------------
     def start(self) -> None:
+        if os.environ.get(TEST_HOLD_ENV):
+            log.warning("%s is set: every job waits at the start of its report stage for its gate file (a test "
+                        "hook)", TEST_HOLD_ENV)
         self.recover()
         for k in range(self.size):
             t = threading.Thread(target=self._loop, args=(self.devices[k],), name=f"simphant-worker-{k}", daemon=True)
@@ -240,6 +253,12 @@ class WorkerPool:
 
     def _run(self, job: Dict[str, Any], device: Optional[str] = None) -> None:
         jid, folder = job["id"], self.job_dir(job["id"])
+        earlier = _read_json(os.path.join(folder, "run.json")) if job["resume"] else None
+        if earlier is not None and earlier.get("interrupted") is False:
+            # The run had completed when the service stopped, in the report stage (an
+            # interrupted run's summary says so): only the report is left.
+            self._finish(job, 0)
+            return
         resume = bool(job["resume"]) and not self.config.ray_address and any(
             os.path.exists(os.path.join(folder, name)) for name in ("out.h5", ".out.h5.checkpoint.h5"))
         rc = self._spawn(job, self._command(job, resume), device)
@@ -291,7 +310,7 @@ class WorkerPool:
         with files:
             if p is None:
                 return None if self._stopping.is_set() else -int(signal.SIGTERM)
-            self.store.update(jid, pid=p.pid)
+            self.store.update(jid, pid=p.pid, stage=SIMULATION)
             self._follow(jid, p, progress_path, progress_from)
         rc = p.returncode
         if self._stopping.is_set() and not self._was_cancelled(jid):
@@ -348,10 +367,24 @@ class WorkerPool:
             return
         if rc == 0:
             message = ""
-            if self.config.report and not self.config.ray_address:
-                message = self._report(folder)
             steps = (summary or {}).get("steps")
             done = {"steps_done": steps, "steps_total": steps} if isinstance(steps, int) else {}
+            if self.config.report and not self.config.ray_address:
+                # the simulation is done: its progress is complete, the report's length unknown
+                self.store.update(jid, stage=REPORT, progress=1.0, eta_s=None, pid=None,
+                                  message="simulation done; writing the report (simphant report)", **done)
+                self._hold_at_report(jid, folder)
+                report = self._report(jid, folder)
+                if report is None:  # the service stops: the report is written when it starts again
+                    self.store.update(jid, pid=None, message="service stopped; the report is written when it "
+                                      "starts again")
+                    return
+                message = report
+            if self._was_cancelled(jid):
+                self.store.update(jid, state=DISMISSED, pid=None, exit_code=0, summary=summary,
+                                  message="dismissed while its report was written: the simulation's output "
+                                          "(out.h5) is complete, the report is not")
+                return
             self.store.update(jid, state=SUCCESSFUL, pid=None, exit_code=0, summary=summary, progress=1.0, eta_s=0.0,
                               message=message, **done)
             return
@@ -372,15 +405,53 @@ class WorkerPool:
         self.store.update(jid, state=FAILED, pid=None, exit_code=rc, summary=summary,
                           message=reason or f"simphant run exited with {rc}")
 
-    def _report(self, folder: str) -> str:
-        """`simphant report out.h5 -o report` (docs/report.md); '' or the reason it failed."""
+    def _hold_at_report(self, jid: str, folder: str) -> None:
+        """The test hook TEST_HOLD_ENV: waits at the report stage until the gate exists
+        (or the job is cancelled, or the service stops)."""
+        spec = os.environ.get(TEST_HOLD_ENV, "")
+        if not spec.startswith("report:"):
+            return
+        gate = os.path.join(folder, spec[len("report:"):].replace("{name}", jid))
+        held = {"point": "report", "job": jid, "pid": os.getpid()}
+        with open(gate + ".held.tmp", "w") as f:
+            json.dump(held, f)
+        os.replace(gate + ".held.tmp", gate + ".held")
+        while not os.path.exists(gate) and not self._stopping.is_set() and not self._was_cancelled(jid):
+            self._stopping.wait(0.01)
+
+    def _report(self, jid: str, folder: str) -> Optional[str]:
+        """`simphant report out.h5 -o report` (docs/report.md), with this interpreter (the
+        CLI runs the report's module with $SIMPHANT_PYTHON); '' or the reason it failed.
+        The process is the job's while it runs (cancel and stop signal it); None when the
+        service stops meanwhile."""
+        env = dict(os.environ)
+        env.setdefault("SIMPHANT_PYTHON", sys.executable)
+        env.setdefault("MPLBACKEND", "Agg")
+        with self._lock:
+            if self._stopping.is_set() and jid not in self._cancelled:
+                return None
+            if jid in self._cancelled:
+                return "report not written: the job was dismissed"
+            try:
+                p = subprocess.Popen(_PDEATHSIG + [self.cli, "report", "out.h5", "-o", "report"], cwd=folder,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     text=True, env=env, start_new_session=True)
+            except OSError as e:
+                return f"report not written: {e}"
+            self._procs[jid] = p
         try:
-            r = subprocess.run([self.cli, "report", "out.h5", "-o", "report"], cwd=folder, capture_output=True,
-                               text=True, timeout=600, start_new_session=True)
-        except (OSError, subprocess.SubprocessError) as e:
-            return f"report not written: {e}"
-        return "" if r.returncode == 0 else "report not written: " + _relative(
-            (r.stderr.strip().splitlines() or ["?"])[-1], folder)
+            _, err = p.communicate(timeout=REPORT_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            _signal(p, signal.SIGKILL)
+            p.communicate()
+            return f"report not written: it took longer than {REPORT_TIMEOUT_S} s"
+        finally:
+            with self._lock:
+                self._procs.pop(jid, None)
+        if self._stopping.is_set() and not self._was_cancelled(jid):
+            return None
+        return "" if p.returncode == 0 else "report not written: " + _relative(
+            (err.strip().splitlines() or ["?"])[-1], folder)
 
 
 def _relative(msg: str, folder: str) -> str:

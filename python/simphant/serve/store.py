@@ -20,6 +20,9 @@ import time
 from typing import Any, Dict, List, Optional
 
 QUEUED, RUNNING, SUCCESSFUL, FAILED, DISMISSED = "queued", "running", "successful", "failed", "dismissed"
+#: The stages of a running job (column `stage`; '' when it is not running): its
+#: `simphant run`, then `simphant report` (docs/service.md, "Queue").
+SIMULATION, REPORT = "simulation", "report"
 FINAL_STATES = (SUCCESSFUL, FAILED, DISMISSED)
 ACTIVE_STATES = (QUEUED, RUNNING)
 
@@ -43,14 +46,16 @@ CREATE TABLE IF NOT EXISTS jobs (
   attempts INTEGER NOT NULL DEFAULT 0,
   resume INTEGER NOT NULL DEFAULT 0,
   pid INTEGER,
-  exit_code INTEGER
+  exit_code INTEGER,
+  stage TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS jobs_owner ON jobs(owner, seq);
 CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, seq);
 """
 
 _COLUMNS = ("seq", "id", "owner", "state", "options", "created", "started", "finished", "updated", "progress",
-            "steps_done", "steps_total", "eta_s", "message", "summary", "attempts", "resume", "pid", "exit_code")
+            "steps_done", "steps_total", "eta_s", "message", "summary", "attempts", "resume", "pid", "exit_code",
+            "stage")
 
 
 _ACTIVE_COUNT = "SELECT COUNT(*) FROM jobs WHERE owner = ? AND state IN (?, ?)"
@@ -80,6 +85,9 @@ class JobStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        columns = {r[1] for r in self._db.execute("PRAGMA table_info(jobs)")}
+        if "stage" not in columns:  # a database of an earlier service
+            self._db.execute("ALTER TABLE jobs ADD COLUMN stage TEXT NOT NULL DEFAULT ''")
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -161,7 +169,8 @@ class JobStore:
         return job
 
     def update(self, job_id: str, **fields: Any) -> None:
-        """Sets columns of one job (summary and options as JSON); `updated` is set too."""
+        """Sets columns of one job (summary and options as JSON); `updated` is set too, and
+        `stage` to '' when the job leaves the running state."""
         if "summary" in fields and fields["summary"] is not None:
             fields["summary"] = json.dumps(fields["summary"])
         if "options" in fields:
@@ -169,6 +178,8 @@ class JobStore:
         fields["updated"] = time.time()
         if fields.get("state") in FINAL_STATES:
             fields.setdefault("finished", fields["updated"])
+        if "state" in fields and fields["state"] != RUNNING:
+            fields.setdefault("stage", "")
         bad = set(fields) - set(_COLUMNS)
         if bad:
             raise KeyError(f"unknown job columns {sorted(bad)}")

@@ -1,4 +1,4 @@
-"""`simphant view RESULTS.h5 [--port P] [--host H] [--no-browser]`: the 3D replay of one
+"""`simphant view RESULTS.h5 [--port P] [--host H] [--no-browser] [--log-level L]`: the 3D replay of one
 run file in the browser (docs/service.md, "Web page and replay"), served on this machine
 by the same pages and replay data as the service, without tokens or jobs.
 
@@ -16,14 +16,21 @@ import threading
 import webbrowser
 from typing import List, Optional
 
+from .. import _extras
+
 
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="simphant view", description="3D replay of a run's HDF5 file in the browser "
-                                 "(play, pause, scrub, speed, instance by index or largest peak load)")
-    ap.add_argument("results", help="the run's HDF5 file")
-    ap.add_argument("--port", type=int, default=8050, help="port (default 8050; 0: a free one)")
-    ap.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
-    ap.add_argument("--no-browser", action="store_true", help="do not open a browser; print the address only")
+    from .cli_style import LOG_LEVELS, CliParser, default_log_level, int_range, member
+
+    ap = CliParser("simphant view", "The 3D replay of a run's recorded frames in the browser (play, pause, scrub, "
+                   "speed, instance by index or largest peak load; docs/service.md)")
+    ap.add_argument("results", help="The run's HDF5 file")
+    ap.add_argument("--port", type=int_range(0, 65535), default=8050, help="Port (default 8050; 0: a free one)")
+    ap.add_argument("--host", default="127.0.0.1", help="Address to listen on (default 127.0.0.1: this machine only)")
+    ap.add_argument("--no-browser", action="store_true", help="Do not open a browser; print the address only")
+    ap.add_argument("--log-level", type=member(LOG_LEVELS), default=default_log_level("warn"),
+                    help="Diagnostics on stderr: trace | debug | info | warn | error | off (default warn, or the "
+                    "environment variable SIMPHANT_LOG_LEVEL; info: one line per request)")
     return ap
 
 
@@ -72,16 +79,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         args = ap.parse_args(argv)
     except SystemExit as e:
         return 0 if e.code == 0 else 2
-    if not 0 <= args.port <= 65535:
-        sys.stderr.write(f"error: view: --port: expected 0 .. 65535, got {args.port}\n")
-        return 2
-    try:
-        import uvicorn
-
-        from . import replay as replay_mod
-    except ImportError as e:
-        sys.stderr.write(f"error: view: {e}; pip install fastapi uvicorn h5py\n")
+    gone = _extras.missing("serve")
+    if gone:
+        sys.stderr.write(f"error: view: {_extras.message('serve', gone)}\n")
         return 3
+    import uvicorn
+
+    from . import replay as replay_mod
+    from .cli_style import uvicorn_level
     path = os.path.abspath(args.results)
     try:
         with replay_mod.open_run(path) as f:
@@ -91,7 +96,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     except replay_mod.ReplayError as e:
         sys.stderr.write(f"error: view: {e}\n")
         return 2
-    server = uvicorn.Server(uvicorn.Config(create_view_app(path), host=args.host, port=args.port, log_level="warning",
+    server = uvicorn.Server(uvicorn.Config(create_view_app(path), host=args.host, port=args.port,
+                                           log_level=uvicorn_level(args.log_level),
                                            timeout_graceful_shutdown=2))
     announced = threading.Event()
 

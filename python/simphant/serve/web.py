@@ -1,6 +1,7 @@
 """The service's web pages (docs/service.md, "Web page and replay"): the job list with the
 submit form (`/web/`), a job's page with its report figures and the 3D replay
-(`/web/jobs/{id}`), the static files (`/web/static/...`, three.js from Debian's
+(`/web/jobs/{id}`), the submit form's option controls derived from JobOptions
+(`/web/job-options.json`), the static files (`/web/static/...`, three.js from Debian's
 libjs-three under `/web/three/...`) and the replay's data (`GET /jobs/{id}/replay`, JSON;
 `GET /jobs/{id}/replay/mesh/{k}`, the STL files it draws). The job's page shows the
 report's figures through the job API's `GET /jobs/{id}/results/report/<file>`.
@@ -124,6 +125,14 @@ def jobs_page() -> FileResponse:
 @router.get("/web/jobs/{job_id}", include_in_schema=False)
 def job_page(job_id: str) -> FileResponse:
     return static_response("job.html")
+
+
+@router.get("/web/job-options.json", include_in_schema=False)
+def job_options_form() -> JSONResponse:
+    """The submit form's controls, one per JobOptions field (options.form_controls)."""
+    from .options import form_controls
+
+    return JSONResponse({"controls": form_controls()}, headers={"Cache-Control": "no-cache"})
 
 
 @router.get("/web/static/{name}", include_in_schema=False)

@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+
 #include "commands.hpp"
 #include "git_commit.hpp"
 #include "typo_hint.hpp"
@@ -168,7 +169,12 @@ int main(int argc, char** argv) {
       for (const std::string& hint : typo_hints(app, argc, argv)) std::fprintf(stderr, "%s\n", hint.c_str());
     return rc == 0 ? kExitOk : kExitBadInput;
   }
-  if (log_level_opt->count() > 0) simphant::set_log_level(log_level);
+  if (log_level_opt->count() > 0) {
+    simphant::set_log_level(log_level);
+    // The Python commands (report, serve, view) take it as their default level; their own
+    // --log-level, given after the subcommand, still wins.
+    setenv("SIMPHANT_LOG_LEVEL", log_level.c_str(), 1);
+  }
   ro.job.has_dt = dt->count() > 0;
   ro.job.has_t_end = t_end->count() > 0;
   ro.job.has_seed = seed->count() > 0;

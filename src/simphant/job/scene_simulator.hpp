@@ -19,8 +19,9 @@ namespace simphant {
 /// creates the Simulator with `options`: the same instances, bit for bit, as `simphant
 /// run` on that scene. Installs the resampler: episode 0 of instance i is the sweep's
 /// sample for i; episode e >= 1 is sample_episode(scene.sweep, i, e) applied to the
-/// scene (build_instance_model). A scene without sweep parameters resamples its one
-/// model. Throws SceneError (bad sample, /sweep/instances), and Simulator::create's errors.
+/// scene (build_instance_model); the instance's set_parameters overrides are written on
+/// top of either. A scene without sweep parameters resamples its one model. Throws
+/// SceneError (bad sample, /sweep/instances), and Simulator::create's errors.
 std::unique_ptr<Simulator> make_simulator(const Scene& scene, int n_instances, const SimulatorOptions& options);
 
 }  // namespace simphant

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -127,12 +128,23 @@ SweepSamples sample_sweep(const SweepSpec& sweep, int n_instances_override = -1)
 /// instance and throws Interrupted("compiling instance models") when it is set.
 std::vector<Model> build_instance_models(const Scene& scene, const SweepSamples& samples);
 
+/// Values set on top of an instance's sweep values (Simulator::set_parameters): pairs of
+/// a path in sweep path syntax (docs/scene-format.md, "Sweep": any number in the scene
+/// outside the sweep section, e.g. "bodies.crank.mass", "joints.j1.frame_i.origin[0]")
+/// and its value in the scene's units (SI), written in order.
+using ParameterOverrides = std::vector<std::pair<std::string, double>>;
+
 /// The model of one instance: values (one per sweep parameter, in the sweep's order)
-/// written into the scene document, compiled as build_instance_models does (the same
-/// values give the same Model). Throws SceneError naming the instance, the episode and
-/// the path when a value makes the model invalid; std::invalid_argument when the count
-/// of values is not the number of sweep parameters.
-Model build_instance_model(const Scene& scene, const std::vector<double>& values, int instance, std::uint64_t episode);
+/// written into the scene document, then the overrides (so that an override of a sweep
+/// parameter's path wins), compiled as build_instance_models does (the same values and
+/// no overrides give the same Model; the same document gives the same Model as a scene
+/// file holding those values). Throws SceneError at the override's path when it is
+/// malformed, names nothing or a non-number, points into the sweep section, or its value
+/// is not finite; SceneError naming the instance, the episode and the path (and the
+/// value written there) when a value makes the model invalid; std::invalid_argument
+/// when the count of values is not the number of sweep parameters.
+Model build_instance_model(const Scene& scene, const std::vector<double>& values, int instance, std::uint64_t episode,
+                           const ParameterOverrides& overrides = {});
 
 /// Domain randomisation: the sweep parameters' values for episode `episode` of instance
 /// `instance` (one per parameter, in order), each drawn independently from its

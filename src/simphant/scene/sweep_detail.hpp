@@ -18,6 +18,14 @@ namespace simphant::scene_detail {
 /// malformed, names nothing, names a non-number or points into the sweep section.
 std::string resolve_sweep_path(const nlohmann::json& doc, const std::string& path, const std::string& error_path);
 
+/// Throws SceneError(error_path, reason) when the resolved JSON pointer names a setting of
+/// the whole run, which no instance can have a value of its own for: the step loop's dt,
+/// t_end, record_every and the integrator's rtol, atol, min_step, max_step, first_step
+/// (one loop advances every instance), and tikhonov_epsilon (the run's shift is chosen
+/// once from the first instance, docs/solver.md). For sweep parameters and
+/// Simulator::set_parameters alike.
+void check_per_instance_path(const std::string& json_pointer, const std::string& path, const std::string& error_path);
+
 /// Parses and validates the "sweep" object found at JSON pointer `path` of `doc`; every
 /// parameter path is resolved now, a design file is read now (a relative `file` from the
 /// folder of `source` when that is a regular file, else from the working folder).

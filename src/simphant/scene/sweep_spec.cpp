@@ -98,17 +98,24 @@ SweepParameter parse_parameter(const json& j, const std::string& path, const jso
 
 }  // namespace
 
+void check_per_instance_path(const std::string& json_pointer, const std::string& path, const std::string& error_path) {
+  // One step loop advances every instance: its step, horizon, recording and integrator
+  // settings are shared (the GPU backends take them from the batch's first model); the
+  // Tikhonov shift is the run's, chosen from the first instance (set_run_shift).
+  for (const char* shared : {"/solver/dt", "/solver/t_end", "/solver/record_every", "/solver/rtol", "/solver/atol",
+                             "/solver/min_step", "/solver/max_step", "/solver/first_step",
+                             "/solver/tikhonov_epsilon"}) {
+    if (json_pointer == shared)
+      throw SceneError(error_path, "path \"" + path +
+                                       "\" names a setting shared by all instances (dt, t_end, record_every, the "
+                                       "integrator's rtol, atol, min_step, max_step, first_step, and tikhonov_epsilon, "
+                                       "the run's shift chosen once: docs/solver.md)");
+  }
+}
+
 void add_parameter(SweepSpec& spec, SweepParameter p, const std::string& path_field,
                    const std::vector<std::string>& earlier_fields) {
-  // One step loop advances every instance: its step, horizon, recording and integrator
-  // settings are shared (the GPU backends take them from the batch's first model).
-  for (const char* shared : {"/solver/dt", "/solver/t_end", "/solver/record_every", "/solver/rtol", "/solver/atol",
-                             "/solver/min_step", "/solver/max_step", "/solver/first_step"}) {
-    if (p.json_pointer == shared)
-      throw SceneError(path_field, "path \"" + p.path +
-                                       "\" names a setting shared by all instances (dt, t_end, record_every and the "
-                                       "integrator's rtol, atol, min_step, max_step, first_step cannot be swept)");
-  }
+  check_per_instance_path(p.json_pointer, p.path, path_field);
   for (std::size_t j = 0; j < spec.parameters.size(); ++j) {
     if (spec.parameters[j].json_pointer != p.json_pointer) continue;
     throw SceneError(path_field, "path \"" + p.path + "\" names the same value as " + earlier_fields[j] + " (\"" +

@@ -12,6 +12,23 @@ int link_frame_count(const Model& model) {
   return model.robot->n() + (model.robot->model.floating ? 1 : 0);
 }
 
+LinkTree link_tree(const Model& model) {
+  LinkTree t;
+  if (!model.robot) return t;
+  const ReducedModel& r = model.robot->model;
+  t.floating = r.floating;
+  const int base = r.floating ? r.nq() : -1;  // the floating base's frame (link_frame_index)
+  for (const ReducedLink& l : r.links) {
+    t.names.push_back(l.name);
+    t.parents.push_back(l.parent >= 0 ? l.parent : base);
+  }
+  if (r.floating) {
+    t.names.push_back(r.base.link);
+    t.parents.push_back(-1);
+  }
+  return t;
+}
+
 int link_frame_index(const Model& model, const std::string& name) {
   if (!model.robot) throw std::invalid_argument("link_frames: the scene has no robot (docs/robots.md)");
   const ReducedModel& r = model.robot->model;

@@ -9,6 +9,7 @@
 // base's frame B (floating models only). Body of frame f: f + 1 with a floating base
 // (body 0 is the base), f otherwise; the base frame is body 0.
 #include <string>
+#include <vector>
 
 #include "simphant/model/model.hpp"
 
@@ -16,6 +17,17 @@ namespace simphant {
 
 /// Frames a robot model offers: n (+ 1 with a floating base); 0 for a model without a robot.
 int link_frame_count(const Model& model);
+
+/// The tree of a robot model's link frames, in frame order: names[f] the URDF link of
+/// frame f, parents[f] the frame of its parent link, or -1 for a link on the fixed base
+/// (W) and for the floating base's own frame; floating: the last frame is the floating
+/// base (a link on it has that frame as its parent). Empty for a model without a robot.
+struct LinkTree {
+  std::vector<std::string> names;
+  std::vector<int> parents;
+  bool floating = false;
+};
+LinkTree link_tree(const Model& model);
 
 /// The frame index of a URDF link name: a moving link (ReducedModel::links), or the base
 /// link of a floating robot (ReducedBase::link). Throws std::invalid_argument

@@ -1,5 +1,6 @@
 #include "simphant/sim/simulator.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -122,16 +123,65 @@ void Simulator::get_state(const int* ids, int count, double* y, std::int64_t* st
     for (int k = 0; k < count; ++k) episodes[k] = episodes_[static_cast<std::size_t>(InstanceIds::at(ids, k))];
 }
 
+Model Simulator::rebuild(int instance, std::uint64_t episode, const ParameterOverrides& overrides) const {
+  Model m = resampler_(instance, episode, overrides);
+  // The run's settings chosen at creation from instance 0 (Simulator::create): the rows
+  // removed, the shift, the projection mode and its pivot.
+  m.removed_rows = model().removed_rows;
+  m.solver.tikhonov_epsilon = model().solver.tikhonov_epsilon;
+  m.solver.projection = model().solver.projection;
+  m.solver.auto_projection_pivot = model().solver.auto_projection_pivot;
+  return m;
+}
+
 void Simulator::resample(const int* ids, int count, const std::uint64_t* episodes) {
+  static const ParameterOverrides kNone;
   std::vector<Model> models;
   models.reserve(static_cast<std::size_t>(count));
   for (int k = 0; k < count; ++k) {
-    models.push_back(resampler_(InstanceIds::at(ids, k), episodes[k]));
-    models.back().removed_rows = model().removed_rows;  // the rows removed at creation
-    models.back().solver.tikhonov_epsilon = model().solver.tikhonov_epsilon;  // and the shift chosen then
+    const int i = InstanceIds::at(ids, k);
+    models.push_back(rebuild(i, episodes[k], overrides_.empty() ? kNone : overrides_[static_cast<std::size_t>(i)]));
   }
   backend_->set_models(ids, count, models.data());
   for (int k = 0; k < count; ++k) episodes_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = episodes[k];
+}
+
+void Simulator::set_parameters(const int* ids, int count, const std::string* paths, int n_paths, const double* values) {
+  ids_.check("set_parameters", ids, count);
+  if (n_paths < 0) throw std::invalid_argument("set_parameters: a negative number of paths");
+  if (!resampler_)
+    throw std::logic_error("set_parameters: needs the scene this Simulator was made from (a resampler: "
+                           "make_simulator installs the scene's)");
+  // Every model is built before anything changes, so that an error leaves all as it was.
+  std::vector<ParameterOverrides> merged(static_cast<std::size_t>(count));
+  std::vector<Model> models;
+  models.reserve(static_cast<std::size_t>(count));
+  for (int k = 0; k < count; ++k) {
+    const int i = InstanceIds::at(ids, k);
+    ParameterOverrides& o = merged[static_cast<std::size_t>(k)];
+    if (!overrides_.empty()) o = overrides_[static_cast<std::size_t>(i)];
+    for (int p = 0; p < n_paths; ++p) {
+      const double v = values[static_cast<std::size_t>(k * n_paths + p)];
+      auto it = std::find_if(o.begin(), o.end(), [&](const auto& e) { return e.first == paths[p]; });
+      if (it != o.end())
+        it->second = v;
+      else
+        o.emplace_back(paths[p], v);
+    }
+    models.push_back(rebuild(i, episodes_[static_cast<std::size_t>(i)], o));
+  }
+  backend_->set_models(ids, count, models.data());  // checks topology and dt before it changes anything
+  if (overrides_.empty()) overrides_.resize(static_cast<std::size_t>(n_instances()));
+  for (int k = 0; k < count; ++k)
+    overrides_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = std::move(merged[static_cast<std::size_t>(k)]);
+}
+
+const Simulator::ParameterOverrides& Simulator::parameter_overrides(int instance) const {
+  static const ParameterOverrides kNone;
+  if (instance < 0 || instance >= n_instances())
+    throw std::out_of_range("parameter_overrides: instance " + std::to_string(instance) + " is out of range [0, " +
+                            std::to_string(n_instances()) + ")");
+  return overrides_.empty() ? kNone : overrides_[static_cast<std::size_t>(instance)];
 }
 
 namespace {
@@ -212,6 +262,8 @@ void Simulator::reset(const int* ids, int count, bool resample_models) {
 int Simulator::n_link_frames() const { return link_frame_count(model()); }
 
 int Simulator::link_frame_index(const std::string& name) const { return simphant::link_frame_index(model(), name); }
+
+LinkTree Simulator::link_tree() const { return simphant::link_tree(model()); }
 
 namespace {
 void check_link_frames(const Model& model, const int* frames, int count) {

@@ -14,11 +14,13 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "simphant/formulas/refinement_record.hpp"
 #include "simphant/sim/backend.hpp"
 #include "simphant/sim/instance_ids.hpp"
+#include "simphant/sim/link_frames.hpp"
 
 namespace simphant {
 
@@ -117,6 +119,8 @@ class Simulator {
   /// The frame index of a URDF link name (link_frame_index in sim/link_frames.hpp; throws
   /// std::invalid_argument naming the known links).
   int link_frame_index(const std::string& name) const;
+  /// The link frames' names and parents (link_tree in sim/link_frames.hpp).
+  LinkTree link_tree() const;
   /// (n_instances, count, 13): origin (W) [m], orientation (w x y z, frame -> W), origin
   /// velocity (W) [m/s] and angular velocity (frame axes) [rad/s] of frames[0 .. count) at
   /// the current state: the backend's own (Backend::read_link_frames: the GPU joint-space
@@ -159,7 +163,8 @@ class Simulator {
   /// throws std::logic_error when none is set), then is assembled again.
   void reset(const int* ids, int count, bool resample = false);
   /// Replaces the listed instances' models and resets them (Backend::set_models: same
-  /// topology and dt, else std::invalid_argument). Their episodes stay as they are.
+  /// topology and dt, else std::invalid_argument). Their episodes and parameter
+  /// overrides stay as they are (a later reset with resample rebuilds from the scene).
   void set_models(const int* ids, int count, const Model* models) { backend_->set_models(ids, count, models); }
   /// Actuator inputs of the listed instances: u (count, n_inputs). Throws
   /// std::invalid_argument naming the first NaN or infinite entry (nothing is set then).
@@ -167,24 +172,64 @@ class Simulator {
   /// Zero-copy views of the backend's state and inputs (Backend::state_view).
   ArrayView state_view() { return backend_->state_view(); }
   ArrayView inputs_view() { return backend_->inputs_view(); }
-  /// The model of instance i for its episode e: deterministic in (i, e) (scene sweep:
-  /// job/scene_simulator.hpp). Throwing SceneError for a draw that makes the model
-  /// invalid leaves the instance unchanged.
-  using Resampler = std::function<Model(int instance, std::uint64_t episode)>;
+  /// Run-time parameter values of one instance (set_parameters): (path, value) pairs in
+  /// sweep path syntax, the scene's units (the same type as scene/scene.hpp's).
+  using ParameterOverrides = std::vector<std::pair<std::string, double>>;
+  /// The model of instance i for its episode e with the instance's parameter overrides
+  /// written on top: deterministic in (i, e, overrides) (scene sweep:
+  /// job/scene_simulator.hpp). Throwing (SceneError for a draw or an override that makes
+  /// the model invalid) leaves the instance unchanged.
+  using Resampler = std::function<Model(int instance, std::uint64_t episode, const ParameterOverrides& overrides)>;
   void set_resampler(Resampler resampler) { resampler_ = std::move(resampler); }
+  /// Sets physics parameters of the listed instances at run time (domain randomisation
+  /// of any number in the scene, without a new Simulator): paths (n_paths) in sweep path
+  /// syntax (docs/scene-format.md, "Sweep"; e.g. "bodies.crank.mass",
+  /// "joints.j1.frame_i.origin[0]", "robot.payload.mass"), values (count, n_paths)
+  /// row-major in the scene's units (SI), row k for ids[k].
+  ///
+  /// Each listed instance keeps its overrides, merged with those of earlier calls (a
+  /// later value for the same path replaces the earlier one), and gets the model of its
+  /// current episode (the sweep's sample in episode 0, sample_episode after) with all its
+  /// overrides written on top; an override of a sweep parameter's path wins over the
+  /// sweep's value. The instance then restarts as set_models does: its assembled initial
+  /// state, step 0, its assembly status and its actuators' default inputs. The overrides
+  /// hold across reset(), with resample too (the new episode's sweep values, then the
+  /// overrides), and across set_state (a changed episode is rebuilt with them); a
+  /// Simulator's state (get_state) does not carry them. Instances not listed do not change.
+  ///
+  /// Throws std::invalid_argument for bad ids (InstanceIds::check) or n_paths < 0;
+  /// std::logic_error without a resampler (a Simulator not made from a scene:
+  /// make_simulator installs one); SceneError naming the path for a path that is
+  /// malformed, names nothing or a non-number, points into the sweep section or names a
+  /// setting of the whole run (solver.dt, tikhonov_epsilon, ...:
+  /// scene_detail::check_per_instance_path), or a value that is not finite; SceneError
+  /// naming the instance and the path for a value
+  /// that makes the model invalid (a mass <= 0, ...); std::invalid_argument for a value
+  /// that changes the topology or dt (Backend::set_models). On any error no listed
+  /// instance changes (models, state or overrides).
+  void set_parameters(const int* ids, int count, const std::string* paths, int n_paths, const double* values);
+  /// The overrides instance i holds (set_parameters), in the order first set; empty
+  /// when none. Throws std::out_of_range for i outside [0, n_instances).
+  const ParameterOverrides& parameter_overrides(int instance) const;
   double dt() const { return model().solver.dt; }
 
  private:
   Simulator(std::shared_ptr<const std::vector<Model>> models, std::unique_ptr<Backend> backend)
       : models_(std::move(models)), backend_(std::move(backend)),
         episodes_(static_cast<std::size_t>(backend_->n_instances()), 0), ids_(backend_->n_instances()) {}
-  /// Rebuilds the models of the listed instances for episodes[k] (resampler_) and hands
-  /// them to the backend (which resets them); then records the episodes.
+  /// Rebuilds the models of the listed instances for episodes[k] (resampler_, with each
+  /// instance's overrides) and hands them to the backend (which resets them); then
+  /// records the episodes.
   void resample(const int* ids, int count, const std::uint64_t* episodes);
+  /// Instance i's model from the resampler for `episode` with `overrides`, carrying the
+  /// rows removed and the shift chosen at creation.
+  Model rebuild(int instance, std::uint64_t episode, const ParameterOverrides& overrides) const;
   std::shared_ptr<const std::vector<Model>> models_;
   std::unique_ptr<Backend> backend_;
   std::vector<RefinementRecord> refinement_before_;  ///< set_refinement_before; empty: none
   std::vector<std::uint64_t> episodes_;  ///< (n_instances) domain-randomisation episode
+  /// (n_instances) each instance's set_parameters overrides; empty until the first call
+  std::vector<ParameterOverrides> overrides_;
   Resampler resampler_;
   InstanceIds ids_;
   std::int64_t clock_offset_ = 0;  ///< steps_taken() - the backend's steps (set_steps_taken)

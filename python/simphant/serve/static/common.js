@@ -43,3 +43,13 @@ function fmtSeconds(s) {
   if (s < 3600) return (s / 60).toFixed(1) + " min";
   return (s / 3600).toFixed(1) + " h";
 }
+
+// A progress bar at pct %; busy: a stage without a measure of its progress (striped).
+function progressBar(pct, busy) {
+  const outer = document.createElement("span");
+  outer.className = "progress" + (busy ? " progress-busy" : "");
+  const inner = document.createElement("div");
+  inner.style.width = (busy ? 100 : Math.max(0, Math.min(100, pct))) + "%";
+  outer.appendChild(inner);
+  return outer;
+}

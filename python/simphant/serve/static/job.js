@@ -11,15 +11,17 @@ function showStatus(j) {
   $("job-state").textContent = j.status;
   $("job-state").className = "state state-" + j.status;
   document.body.dataset.status = j.status;
-  const bar = document.createElement("span");
-  bar.className = "progress";
-  const inner = document.createElement("div");
-  inner.style.width = j.progress + "%";
-  bar.appendChild(inner);
+  document.body.dataset.stage = j.stage || "";
+  const steps = j.steps_done + " of " + (j.steps_total || "?") + " steps";
   $("job-progress").innerHTML = "";
-  $("job-progress").appendChild(bar);
-  $("job-progress").appendChild(document.createTextNode(" " + j.progress + " % (" + j.steps_done + " of " + (j.steps_total || "?") + " steps)"));
-  $("job-eta").textContent = j.eta_s ? "ETA " + fmtSeconds(j.eta_s) : "";
+  $("job-progress").appendChild(progressBar(j.progress, j.stage === "report"));
+  // the report stage: the simulation is done and the report's length unknown, so no ETA
+  $("job-progress").appendChild(document.createTextNode(j.stage === "report"
+    ? " simulation done (" + steps + "); writing the report"
+    : " " + j.progress + " % (" + steps + ")"));
+  $("job-stage").textContent = j.stage ? "stage: " + j.stage : "";
+  $("job-eta").textContent = j.stage === "simulation" && j.eta_s !== null && j.eta_s !== undefined
+    ? "ETA " + fmtSeconds(j.eta_s) : "";
   $("job-message").textContent = j.message || "";
   $("job-cancel").hidden = !(j.status === "queued" || j.status === "running");
   if (j.summary) { $("summary").hidden = false; $("summary").textContent = JSON.stringify(j.summary, null, 1); }

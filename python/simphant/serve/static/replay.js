@@ -5,16 +5,25 @@
 // frame (centre of mass), joint anchors in the frame of the body they ride on.
 // State for tests and scripts: window.replayState (frame, time, playing, speed, instance,
 // frames, bodyPositions: rendered world positions of the body frames, markerPositions,
-// bodiesVisible, jointsVisible, pick, ready, error, webgl).
+// bodiesVisible, jointsVisible, reactionsAvailable, reactionsVisible, reactionArrows:
+// per joint {origin, vector (the drawn arrow, world frame [m]), force [N]} or null,
+// reactionScale [m/N], arrowLength (that of the reference force [m]; arrows are capped at
+// twice it), jointNames (the joints in the order of markerPositions and
+// reactionArrows), fileFrame (the file's frame index of the frame shown), pick, ready,
+// error, webgl).
+// Reaction arrows: the force each joint applies to its body_j (/reactions, world frame),
+// from the joint's marker, |f| / f95 x 30 % of the scene size long (f95: the 95th
+// percentile of |f| over the frames and joints shown), at most twice that (capped: true).
 "use strict";
 
 (function () {
-  function decodePoses(b64, nFrames, nBodies) {
+  // base64 little-endian float32 of n numbers per frame and item
+  function decodeFloats(b64, nFrames, nItems, n) {
     const bin = atob(b64);
     const bytes = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; ++i) bytes[i] = bin.charCodeAt(i);
     const a = new Float32Array(bytes.buffer);
-    if (a.length !== nFrames * nBodies * 7) throw new Error("pose data of the wrong length");
+    if (a.length !== nFrames * nItems * n) throw new Error("frame data of the wrong length");
     return a;
   }
 
@@ -75,7 +84,8 @@
     const meshUrl = opts.meshUrl || ((k) => url + "/mesh/" + k);
     const self = this;
     const state = {frame: 0, time: 0, playing: false, speed: 1, instance: null, frames: 0, ready: false,
-                   bodiesVisible: true, jointsVisible: true,
+                   bodiesVisible: true, jointsVisible: true, reactionsAvailable: false, reactionsVisible: false,
+                   reactionArrows: [], reactionScale: 0, arrowLength: 0, jointNames: [], fileFrame: 0,
                    bodyPositions: [], markerPositions: [], pick: null, error: null, webgl: false, loads: 0};
     window.replayState = state;
 
@@ -99,7 +109,10 @@
     const jointsChk = el("input", {id: "replay-joints", type: "checkbox", checked: "checked"});
     const lb = el("label", {}, " bodies"); lb.prepend(bodiesChk);
     const lj = el("label", {}, " joints"); lj.prepend(jointsChk);
-    for (const x of [playBtn, scrub, timeLbl, speedSel, instInput, instBtn, peakSel, peakBtn, lb, lj]) bar.appendChild(x);
+    const reactionsChk = el("input", {id: "replay-reactions", type: "checkbox"});
+    const lr = el("label", {title: "arrows: the force each joint applies to its body_j (/reactions)"}, " reaction forces");
+    lr.prepend(reactionsChk);
+    for (const x of [playBtn, scrub, timeLbl, speedSel, instInput, instBtn, peakSel, peakBtn, lb, lj, lr]) bar.appendChild(x);
     const info = el("div", {id: "replay-info", class: "replay-info"}, "loading ...");
     const view = el("div", {id: "replay-view", class: "replay-view"});
     root.appendChild(bar);
@@ -135,7 +148,8 @@
     scene.add(world);
     const stl = T.STLLoader ? new T.STLLoader() : null;
 
-    let data = null, poses = null, bodyGroups = [], markers = [], simTime = 0, lastWall = null;
+    let data = null, poses = null, forces = null, bodyGroups = [], markers = [], arrows = [], simTime = 0, lastWall = null;
+    let arrowLength = 0;
     let extraObjects = [];
 
     function resize() {
@@ -148,8 +162,8 @@
     window.addEventListener("resize", resize);
 
     function clear() {
-      for (const o of [...bodyGroups, ...extraObjects]) world.remove(o);
-      bodyGroups = []; markers = []; extraObjects = [];
+      for (const o of [...bodyGroups, ...extraObjects, ...arrows]) world.remove(o);
+      bodyGroups = []; markers = []; extraObjects = []; arrows = [];
     }
 
     function build() {
@@ -182,8 +196,10 @@
         g.name = b.name;
         g.userData.shapes = new T.Group();
         for (const s of b.shapes) {
-          const m = new T.MeshLambertMaterial({color: new T.Color(s.color || "#8c9bb0"),
-                                              transparent: s.type === "ellipsoid", opacity: s.type === "ellipsoid" ? 0.85 : 1});
+          // an inertia ellipsoid is translucent and does not hide what lies behind it
+          const opacity = s.opacity !== undefined ? s.opacity : (s.type === "ellipsoid" ? 0.85 : 1);
+          const m = new T.MeshLambertMaterial({color: new T.Color(s.color || "#8c9bb0"), transparent: opacity < 1,
+                                              opacity, depthWrite: opacity >= 1});
           g.userData.shapes.add(shapeObject(s, m, loadMesh));
         }
         if (!b.shapes.length) g.userData.shapes.add(new T.Mesh(new T.SphereBufferGeometry(0.01 * size, 12, 8),
@@ -217,6 +233,28 @@
         bodyGroups[j.body].add(m);
         markers.push(m);
       }
+      // reaction arrows (world frame): placed and sized per frame in showFrame
+      arrowLength = 0.3 * size;
+      state.arrowLength = arrowLength;
+      state.reactionsAvailable = !!forces;
+      const ref = forces ? (data.reactions.p95 > 0 ? data.reactions.p95 : data.reactions.max) : 0;
+      state.reactionScale = ref > 0 ? arrowLength / ref : 0;
+      reactionsChk.disabled = !forces;
+      lr.title = forces ? "arrows: the force each joint applies to its body_j (/reactions, world frame); " +
+        ref.toPrecision(4) + " " + data.reactions.units + " is " + arrowLength.toPrecision(3) + " m long (at most " +
+        (2 * arrowLength).toPrecision(3) + " m; the largest force is " + data.reactions.max.toPrecision(4) + " " +
+        data.reactions.units + ")" : "the file has no /reactions";
+      if (forces) {
+        for (const j of data.joints) {
+          const a = new T.ArrowHelper(new T.Vector3(1, 0, 0), new T.Vector3(), arrowLength, 0x1f8a3c);
+          a.name = "reaction:" + j.name;
+          a.renderOrder = 11;
+          a.line.material.depthTest = false;
+          a.cone.material.depthTest = false;
+          world.add(a);
+          arrows.push(a);
+        }
+      }
       const grid = new T.GridHelper(2 * size, 20, 0xb0b4ba, 0xd8dbe0);
       grid.rotation.x = Math.PI / 2;  // the x-y plane (z up)
       grid.position.set(centre.x, centre.y, box.min.z);
@@ -232,6 +270,7 @@
       camera.updateProjectionMatrix();
       bodiesChk.onchange();
       jointsChk.onchange();
+      state.reactionsVisible = reactionsChk.checked && !!forces;  // drawn by the showFrame that follows
     }
 
     function showFrame(f) {
@@ -245,11 +284,41 @@
       }
       world.updateMatrixWorld(true);
       state.frame = f;
+      state.fileFrame = data.frame_index[f];
+      state.jointNames = data.joints.map((j) => j.name);
       state.time = data.time[f];
       state.bodyPositions = bodyGroups.map((g) => g.getWorldPosition(new T.Vector3()).toArray());
       state.markerPositions = markers.map((m) => m.getWorldPosition(new T.Vector3()).toArray());
+      showReactions(f);
       scrub.value = String(f);
       timeLbl.textContent = "t = " + data.time[f].toFixed(4) + " s  (frame " + f + " / " + (data.time.length - 1) + ")";
+    }
+
+    function showReactions(f) {
+      state.reactionArrows = [];
+      if (!forces) return;
+      const nj = data.joints.length;
+      for (let k = 0; k < nj; ++k) {
+        const o = (f * nj + k) * 3;
+        const fv = new T.Vector3(forces[o], forces[o + 1], forces[o + 2]);
+        const full = fv.length() * state.reactionScale;
+        const len = Math.min(full, 2 * arrowLength);
+        const a = arrows[k];
+        if (!isFinite(len) || len <= 1e-6 * arrowLength) {  // no force, or none recorded (NaN)
+          a.visible = false;
+          state.reactionArrows.push(null);
+          continue;
+        }
+        const origin = new T.Vector3(...state.markerPositions[k]);
+        const dir = fv.clone().normalize();
+        a.position.copy(origin);
+        a.setDirection(dir);
+        const head = Math.min(0.2 * len, 0.04 * arrowLength / 0.3);
+        a.setLength(len, head, 0.5 * head);
+        a.visible = state.reactionsVisible;
+        state.reactionArrows.push({origin: origin.toArray(), vector: dir.multiplyScalar(len).toArray(),
+                                   force: fv.toArray(), capped: full > len});
+      }
     }
 
     function frameAt(t) {  // the last frame at or before t
@@ -288,6 +357,10 @@
       for (const m of markers) m.visible = jointsChk.checked;
       state.jointsVisible = jointsChk.checked;
     };
+    reactionsChk.onchange = () => {
+      state.reactionsVisible = reactionsChk.checked && !!forces;
+      if (data) showReactions(state.frame);
+    };
 
     self.load = async function (query) {
       state.ready = false;
@@ -301,7 +374,8 @@
         return false;
       }
       data = body;
-      poses = decodePoses(data.poses, data.time.length, data.n_bodies);
+      poses = decodeFloats(data.poses, data.time.length, data.n_bodies, 7);
+      forces = data.reactions ? decodeFloats(data.reactions.forces, data.time.length, data.joints.length, 3) : null;
       state.error = null;
       state.instance = data.instance;
       state.frames = data.time.length;
@@ -329,7 +403,8 @@
         statusWord + "; " + data.time.length + " frames" +
         (data.frame_stride > 1 ? " (every " + data.frame_stride + "th of " + data.frames_recorded + " recorded)" : "") +
         "; shapes: " + data.bodies.map((b) => b.name + " " + b.source).join(", ") +
-        "";
+        (forces ? "; reaction arrows: " + (state.reactionScale > 0 ? (arrowLength / state.reactionScale).toPrecision(4) : "0") +
+                  " " + data.reactions.units + " = " + arrowLength.toPrecision(3) + " m" : "");
       if (data.notes.length) {  // what could not be drawn as asked, folded
         const det = el("details", {id: "replay-notes"});
         det.appendChild(el("summary", {}, data.notes.length + " note" + (data.notes.length > 1 ? "s" : "")));

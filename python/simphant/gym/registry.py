@@ -1,0 +1,75 @@
+"""The task registry of simphant.gym: simphant.gym.make(name, num_envs=..., **kwargs).
+
+A task is a factory factory(num_envs=None, **kwargs) -> VectorEnv; register() adds one
+(also to Gymnasium's registry as "simphant/<name>", so gymnasium.make_vec works), tasks()
+lists them. The built-in tasks are in simphant.gym.builtin.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional
+
+import gymnasium as gym
+
+from .vector_env import VectorEnv
+
+#: factory(num_envs=None, **kwargs) -> VectorEnv (or a subclass)
+TaskFactory = Callable[..., VectorEnv]
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """A registered task: its name, factory and one-line description."""
+
+    name: str
+    factory: TaskFactory
+    description: str = ""
+
+
+_TASKS: Dict[str, TaskSpec] = {}
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.]*-v\d+$")
+
+
+def register(name: str, factory: TaskFactory, description: str = "", *, overwrite: bool = False,
+             gymnasium_registry: bool = True) -> None:
+    """Registers a task under `name` ("<Name>-v<version>", e.g. "CartPoleSwing-v0").
+
+    factory(num_envs=None, **kwargs) builds the env. With gymnasium_registry the task is
+    also registered in Gymnasium as "simphant/<name>" with a vector entry point:
+    gymnasium.make_vec("simphant/<name>", num_envs=..., **kwargs) calls the factory
+    (gymnasium.make of a single env is not offered). Raises ValueError for a malformed
+    name, or a name already registered unless overwrite.
+    """
+    if not _NAME.match(name):
+        raise ValueError(f"register: task name {name!r} must look like 'Name-v0'")
+    if name in _TASKS and not overwrite:
+        raise ValueError(f"register: task {name!r} is already registered (overwrite=True replaces it)")
+    _TASKS[name] = TaskSpec(name, factory, description)
+    if gymnasium_registry:
+        gym_id = f"simphant/{name}"
+        if gym_id in gym.registry:
+            del gym.registry[gym_id]
+        gym.register(id=gym_id, vector_entry_point=factory)
+
+
+def tasks() -> List[str]:
+    """The registered task names, sorted."""
+    return sorted(_TASKS)
+
+
+def task_spec(name: str) -> TaskSpec:
+    """The TaskSpec of a registered task; KeyError naming the registered ones otherwise."""
+    try:
+        return _TASKS[name]
+    except KeyError:
+        raise KeyError(f"no task {name!r} (tasks: {', '.join(tasks())})") from None
+
+
+def make(name: str, num_envs: Optional[int] = None, **kwargs: Any) -> VectorEnv:
+    """Builds the registered task `name` with num_envs sub-environments (None: the task's
+    default). kwargs go to the task's factory: its own options, and any VectorEnv
+    argument to override (backend, dtype, seed, render_mode, max_episode_steps, ...);
+    torch=True builds a TorchVectorEnv (with device=...). Raises KeyError for an unknown
+    name."""
+    return task_spec(name).factory(num_envs=num_envs, **kwargs)
