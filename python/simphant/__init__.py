@@ -10,7 +10,7 @@ model, stepped in lockstep on all CPU cores or a GPU (docs/python.md).
     result = simphant.run("examples/four_bar.json", instances=100, out="four_bar.h5")
     ds = simphant.open_results(result.out_file)   # xarray.Dataset
 
-Public names: load_scene, Scene, Simulator, State, InstanceStatus, StatusReason, Assembly, run,
+Public names: load_scene, Scene, Simulator, Robot, State, InstanceStatus, StatusReason, Assembly, run,
 RunResult, merge, open_results, instance_table, scene_schema, BackendError, set_log_level,
 log_level, cuda_available, __version__; the Gymnasium vector env in simphant.gym; sweeps
 over a Ray cluster in simphant.distributed (docs/scaling-out.md).
@@ -21,6 +21,7 @@ from . import _simphant
 from ._robot_data import _configure_robot_data
 from .merge import merge
 from .results import instance_table, open_results
+from .robot import Robot
 from .run import RunResult, run
 from .scene import Scene, load_scene, scene_schema
 from .simulator import Assembly, Simulator
@@ -54,7 +55,7 @@ def cuda_available() -> bool:
 
 _configure_robot_data()
 
-__all__ = ["Assembly", "BackendError", "InstanceStatus", "RunResult", "Scene", "Simulator", "State", "StatusReason",
+__all__ = ["Assembly", "BackendError", "InstanceStatus", "Robot", "RunResult", "Scene", "Simulator", "State", "StatusReason",
            "__version__", "cuda_available", "instance_table", "load_scene", "log_level", "merge", "open_results", "run",
            "scene_schema",
            "set_log_level"]
