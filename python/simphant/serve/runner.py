@@ -254,9 +254,9 @@ class WorkerPool:
     def _run(self, job: Dict[str, Any], device: Optional[str] = None) -> None:
         jid, folder = job["id"], self.job_dir(job["id"])
         earlier = _read_json(os.path.join(folder, "run.json")) if job["resume"] else None
-        if earlier is not None and earlier.get("interrupted") is False:
-            # The run had completed when the service stopped, in the report stage (an
-            # interrupted run's summary says so): only the report is left.
+        if job.get("exit_code") == 0 and earlier is not None and earlier.get("interrupted") is False:
+            # The run had completed (exit 0, its summary says so) when the service stopped,
+            # in the report stage: only the report is left.
             self._finish(job, 0)
             return
         resume = bool(job["resume"]) and not self.config.ray_address and any(
@@ -313,8 +313,10 @@ class WorkerPool:
             self.store.update(jid, pid=p.pid, stage=SIMULATION)
             self._follow(jid, p, progress_path, progress_from)
         rc = p.returncode
-        if self._stopping.is_set() and not self._was_cancelled(jid):
-            self.store.update(jid, pid=None, message="service stopped; the job resumes when it starts again")
+        if self._stopping.is_set() and not self._was_cancelled(jid) and (rc < 0 or rc >= 128):
+            # stopped by the service's signal (a run that ended by itself meanwhile is finished)
+            self.store.update(jid, pid=None, exit_code=rc, message="service stopped; the job resumes when it "
+                              "starts again")
             return None
         return rc
 
@@ -371,7 +373,7 @@ class WorkerPool:
             done = {"steps_done": steps, "steps_total": steps} if isinstance(steps, int) else {}
             if self.config.report and not self.config.ray_address:
                 # the simulation is done: its progress is complete, the report's length unknown
-                self.store.update(jid, stage=REPORT, progress=1.0, eta_s=None, pid=None,
+                self.store.update(jid, stage=REPORT, progress=1.0, eta_s=None, pid=None, exit_code=0,
                                   message="simulation done; writing the report (simphant report)", **done)
                 self._hold_at_report(jid, folder)
                 report = self._report(jid, folder)
@@ -439,10 +441,14 @@ class WorkerPool:
             except OSError as e:
                 return f"report not written: {e}"
             self._procs[jid] = p
+        self.store.update(jid, pid=p.pid)  # recover() stops it should it outlive the service
         try:
             _, err = p.communicate(timeout=REPORT_TIMEOUT_S)
         except subprocess.TimeoutExpired:
-            _signal(p, signal.SIGKILL)
+            try:  # its session: the CLI and the report's interpreter it started
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
             p.communicate()
             return f"report not written: it took longer than {REPORT_TIMEOUT_S} s"
         finally:

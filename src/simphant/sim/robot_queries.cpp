@@ -33,6 +33,9 @@ struct Tree {
 Tree tree_of(const Model& model, const char* what) {
   if (!model.robot) throw std::invalid_argument(std::string(what) + ": the scene has no robot (docs/robots.md)");
   const ReducedModel& r = model.robot->model;
+  if (r.nq() > kMaxReducedLinks)
+    throw std::invalid_argument(std::string(what) + ": " + std::to_string(r.nq()) + " joints, more than the " +
+                                std::to_string(kMaxReducedLinks) + " the recursions' workspaces hold");
   Tree t;
   t.n = r.nq();
   for (int k = 0; k < t.n; ++k) t.links.push_back(reduced_link_params<double>(r, k));
@@ -142,7 +145,7 @@ MatX floating_mass_matrix(const Tree& t, const Poses& p) {
     add_body(L.mass, L.com, L.inertia_com, p.R[static_cast<std::size_t>(k)], k);
   }
   add_body(t.base.mass, t.base.com, t.base.inertia_com, p.R_B, t.n);
-  return M;
+  return 0.5 * (M + M.transpose());  // symmetric to the last bit
 }
 
 /// A floating-base robot's accelerations (vdot_B, omegadot_B, qdd) = the time derivative of
