@@ -10,13 +10,17 @@ from typing import Any, Dict, Sequence, Tuple
 import numpy as np
 
 
+def rotation_matrix(q: Any) -> np.ndarray:
+    """(..., 3, 3) rotation matrices A(q) of unit quaternions q (..., 4) = (w, x, y, z)."""
+    w, x, y, z = np.moveaxis(np.asarray(q, np.float64), -1, 0)
+    return np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+                     np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+                     np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], -2)
+
+
 def quat_rotate(q: Sequence[float], v: Sequence[float]) -> np.ndarray:
     """v rotated by the unit quaternion q = [w, x, y, z] (A(q) v)."""
-    w, x, y, z = (float(c) for c in q)
-    a = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                  [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                  [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-    return a @ np.asarray(v, dtype=float)
+    return rotation_matrix(q) @ np.asarray(v, dtype=float)
 
 
 def unit(v: Sequence[float]) -> np.ndarray:

@@ -5,7 +5,9 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
+#include "simphant/core/nearest_name.hpp"
 #include "simphant/model/components.hpp"
 #include "simphant/sim/backend_rules.hpp"
 #include "simphant/sim/cuda_factory.hpp"
@@ -37,6 +39,9 @@ NB_MODULE(_simphant, m) {
   components["joint_loads"] = component_list(simphant::kJointLoadTable);
   components["bearing_loads"] = component_list(simphant::kBearingTable);
   m.attr("components") = components;
+  // The command line's typo hints (core/nearest_name.hpp), for `simphant serve` and `view`.
+  m.def("edit_distance", &simphant::edit_distance, nb::arg("a"), nb::arg("b"));
+  m.def("nearest_name", &simphant::nearest_name, nb::arg("word"), nb::arg("candidates"));
   // The backend rules (sim/backend_rules.hpp), for the service's check of a submission.
   m.def(
       "refuse_backend_settings",

@@ -18,13 +18,13 @@ from typing import Any, Callable, Optional, Sequence, Union
 import numpy as np
 
 from ..simulator import Simulator
+from .observation import BODY_FIELDS
 
 #: sim -> (num_envs, k)
 Term = Callable[[Simulator], Any]
 
 _LINK_FIELDS = {"position": slice(0, 3), "orientation": slice(3, 7), "velocity": slice(7, 10),
                 "angular_velocity": slice(10, 13), "frame": slice(0, 13)}
-_BODY_FIELDS = {"r": slice(0, 3), "p": slice(3, 7), "v": slice(7, 10), "omega": slice(10, 13), "state": slice(0, 13)}
 
 
 def _array(x: Any) -> Any:
@@ -87,9 +87,9 @@ def body_state(name: str, field: str = "r", components: Optional[Sequence[int]] 
     (e.g. [1] for omega_y), None = all. Raises ValueError for an unknown body or field
     (when first called).
     """
-    if field not in _BODY_FIELDS:
-        raise ValueError(f"body_state: field must be one of {', '.join(_BODY_FIELDS)} (got {field!r})")
-    idx = np.arange(13)[_BODY_FIELDS[field]]
+    if field not in BODY_FIELDS:
+        raise ValueError(f"body_state: field must be one of {', '.join(BODY_FIELDS)} (got {field!r})")
+    idx = np.arange(13)[BODY_FIELDS[field]]
     if components is not None:
         idx = idx[np.asarray(components, np.int64)]
 

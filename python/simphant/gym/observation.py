@@ -7,7 +7,8 @@ import numpy as np
 
 from ..simulator import Simulator
 
-_FIELDS = {"r": slice(0, 3), "p": slice(3, 7), "v": slice(7, 10), "omega": slice(10, 13), "state": slice(0, 13)}
+#: The fields of a body's 13 state numbers (State, docs/state.md).
+BODY_FIELDS = {"r": slice(0, 3), "p": slice(3, 7), "v": slice(7, 10), "omega": slice(10, 13), "state": slice(0, 13)}
 
 #: One item of an observation spec: "state" (every body's 13 numbers), "<body>.<field>"
 #: with field r [m], p (w x y z), v [m/s] (world), omega [rad/s] (body frame) or state,
@@ -51,10 +52,10 @@ class Observation:
                 body, field = item.rsplit(".", 1)
                 if body not in bodies:
                     raise ValueError(f"observation: {item!r}: no body {body!r} (bodies: {', '.join(bodies)})")
-                if field not in _FIELDS:
-                    raise ValueError(f"observation: {item!r}: field must be one of {', '.join(_FIELDS)}")
+                if field not in BODY_FIELDS:
+                    raise ValueError(f"observation: {item!r}: field must be one of {', '.join(BODY_FIELDS)}")
                 b = bodies.index(body)
-                self._add_state(13 * b + np.arange(13)[_FIELDS[field]])
+                self._add_state(13 * b + np.arange(13)[BODY_FIELDS[field]])
             else:
                 raise ValueError(f"observation: {item!r} is not 'state', '<body>.<field>', 'joint_q', 'joint_qd' "
                                  "or a callable")

@@ -17,7 +17,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .._joint_anchors import anchor_in
+from .._joint_anchors import anchor_in, rotation_matrix
 from ..simulator import Simulator
 
 _PALETTE = np.array([[0.20, 0.45, 0.80], [0.90, 0.50, 0.10], [0.25, 0.65, 0.30], [0.80, 0.25, 0.30],
@@ -53,14 +53,6 @@ class Camera:
             right = np.array([1.0, 0.0, 0.0])
         right /= np.linalg.norm(right)
         return right, np.cross(right, forward), forward
-
-
-def _rotation(p: np.ndarray) -> np.ndarray:
-    """(..., 3, 3) rotation matrices of unit quaternions p (..., 4) = (w, x, y, z)."""
-    w, x, y, z = np.moveaxis(np.asarray(p, np.float64), -1, 0)
-    return np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-                     np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-                     np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], -2)
 
 
 def _host(x: Any) -> np.ndarray:
@@ -148,7 +140,7 @@ class _Skeleton:
             root = np.zeros((len(ids), 1, 3))
             return np.concatenate([root, frames], axis=1)
         x = sim.states()[ids]
-        r, R = x[:, :, 0:3], _rotation(x[:, :, 3:7])
+        r, R = x[:, :, 0:3], rotation_matrix(x[:, :, 3:7])
         pts = [r]
         for b, u in self._anchors:
             if b >= 0:

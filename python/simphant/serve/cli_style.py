@@ -25,6 +25,8 @@ import os
 import sys
 from typing import Callable, Dict, List, NoReturn, Optional, Sequence
 
+from .. import _simphant
+
 #: The level names of `simphant --log-level` (src/simphant/log/log.cpp), in its order.
 LOG_LEVELS = ("trace", "debug", "info", "warn", "warning", "error", "critical", "off")
 #: uvicorn's (and Python logging's) level of each name; "off": above critical.
@@ -46,30 +48,10 @@ def default_log_level(fallback: str) -> str:
     return env if env in LOG_LEVELS else fallback
 
 
-def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance with adjacent transpositions (optimal string alignment), as
-    typo_hint.cpp's edit_distance."""
-    d = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
-    for i in range(len(a) + 1):
-        d[i][0] = i
-    for j in range(len(b) + 1):
-        d[0][j] = j
-    for i in range(1, len(a) + 1):
-        for j in range(1, len(b) + 1):
-            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
-    return d[len(a)][len(b)]
-
-
-def nearest_name(word: str, candidates: Sequence[str]) -> str:
-    """The first candidate nearest to `word` within max(1, len(word) // 3) edits, or ''."""
-    best, best_d = "", max(1, len(word) // 3) + 1
-    for c in candidates:
-        dist = edit_distance(word, c)
-        if dist < best_d:
-            best, best_d = c, dist
-    return best
+#: The command line's typo rule (src/simphant/core/nearest_name.hpp): the optimal string
+#: alignment distance, and the first candidate within max(1, len(word) // 3) edits or "".
+edit_distance: Callable[[str, str], int] = _simphant.edit_distance
+nearest_name: Callable[[str, Sequence[str]], str] = _simphant.nearest_name
 
 
 def int_range(lo: int, hi: int) -> Callable[[str], int]:

@@ -1,21 +1,16 @@
 #pragma once
 // Suggestions for a misspelt subcommand or long option of the command line: after CLI11
 // refuses the arguments, `simphant rnu` and `simphant run s.json --instnaces 4` are told
-// the nearest name ("did you mean 'run'?", "did you mean '--instances'?").
+// the nearest name ("did you mean 'run'?", "did you mean '--instances'?";
+// core/nearest_name.hpp, which the Python commands use too).
 #include <CLI/CLI.hpp>
 
 #include <string>
 #include <vector>
 
+#include "simphant/core/nearest_name.hpp"
+
 namespace simphant::cli {
-
-/// The optimal string alignment distance between a and b (insertions, deletions,
-/// substitutions and transpositions of neighbours, each 1).
-int edit_distance(const std::string& a, const std::string& b);
-
-/// The candidate nearest to `word` within max(1, |word| / 3) edits (ties: the first
-/// listed), or "" when none is that near.
-std::string nearest_name(const std::string& word, const std::vector<std::string>& candidates);
 
 /// One line per argument of argv (argc entries, argv[0] the program) that names no
 /// subcommand of `app` where one is expected (the first argument that is not an option)
