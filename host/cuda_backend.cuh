@@ -153,7 +153,7 @@ class CudaBackend final : public Backend {
 
   // Model arrays (shared) and per-instance parameters.
   DeviceArray<int> joint_type_, joint_body_, row_offset_, coupling_start_, coupling_, body_joint_start_, body_joint_,
-      param_slot_, driver_, law_type_, law_start_, removed_mask_;
+      param_slot_, driver_, mimic_, law_type_, law_start_, removed_mask_;
   DeviceArray<batch::ForceTopo> force_;
   DeviceArray<T> param_shared_, param_varied_;
   batch::ModelView<T> mv_{};

@@ -24,12 +24,13 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 /// Device memory per instance. schur_values: the entries of one instance's Schur matrix
 /// as stored: m^2 (cuda, dense for cuSOLVER) or the pattern's n_values (cuda-fused).
+/// sides: of the constraint elements (Model::element_sides), 6 sides Jacobian columns a row.
 template <class T>
 std::size_t bytes_per_instance(int N, int J, int D, int m, int n_inputs, int n_varied, std::size_t schur_values,
-                               bool fused) {
+                               bool fused, int sides) {
   const std::size_t ny = 13 * static_cast<std::size_t>(N);
   const std::size_t values = 6 * ny                                 // Y, y_stage, k1..k4
-                             + 14 * static_cast<std::size_t>(m)     // phi, jac (12), gamma*
+                             + (2 + 6 * static_cast<std::size_t>(sides)) * m  // phi, jac (6 sides), gamma*
                              + 6 * static_cast<std::size_t>(N)      // Q
                              + schur_values + 5 * static_cast<std::size_t>(m)  // C, rhs, lambda, floor, diag, refine
                              + 10  // refine_worst, refine_worst_time, the rank watch (3), saved (5)
@@ -67,7 +68,7 @@ std::size_t bytes_per_instance(const Model& model, int n_varied, bool fused) {
              2 * sizeof(std::int64_t) + 1)
           : 0;
   return bytes_per_instance<T>(model.n_bodies(), model.n_joints(), model.n_drivers(), model.n_rows, model.n_inputs,
-                               n_varied, schur, fused) +
+                               n_varied, schur, fused, model.element_sides()) +
          reductions + adaptive;
 }
 
@@ -185,6 +186,7 @@ void CudaBackend<T>::upload_model() {
   body_joint_ = DeviceArray<int>(p.body_joint, batch_);
   param_slot_ = DeviceArray<int>(p.param_slot, batch_);
   driver_ = DeviceArray<int>(p.driver, batch_);
+  mimic_ = DeviceArray<int>(p.mimic, batch_);
   law_type_ = DeviceArray<int>(p.law_type, batch_);
   law_start_ = DeviceArray<int>(p.law_start, batch_);
   removed_mask_ = DeviceArray<int>(p.removed_mask, batch_);
@@ -205,6 +207,7 @@ void CudaBackend<T>::upload_model() {
   mv_.param_slot = param_slot_.get();
   mv_.param_varied = param_varied_.get();
   mv_.driver = driver_.get();
+  mv_.mimic = mimic_.get();
   mv_.law_type = law_type_.get();
   mv_.law_start = law_start_.get();
   // The Schur pattern (cuda-fused): each array uploaded, the view pointed at the copies.
@@ -226,7 +229,7 @@ void CudaBackend<T>::allocate() {
   y_stage_ = DeviceArray<T>(ny * n, batch_);
   for (auto& k : k_) k = DeviceArray<T>(ny * n, batch_);
   phi_ = DeviceArray<T>(m * n, batch_);
-  jac_ = DeviceArray<T>(12 * m * n, batch_);
+  jac_ = DeviceArray<T>(static_cast<std::size_t>(packed_.jac_cols()) * m * n, batch_);
   gamma_star_ = DeviceArray<T>(m * n, batch_);
   Q_ = DeviceArray<T>(6 * static_cast<std::size_t>(N_) * n, batch_);
   C_ = DeviceArray<T>((fused_ ? static_cast<std::size_t>(pattern_.n_values) : m * m) * n, batch_);

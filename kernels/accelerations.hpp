@@ -1,8 +1,8 @@
 #pragma once
 // Per-thread function of the accelerations kernel: one thread per (instance, body k)
-// forms qddot_k = M_k^-1 (Q_k - sum over joints at k of Phi_q,k^T lambda) (docs/solver.md,
-// The Schur complement; the CPU reference subtracts the joints' terms in the same joint
-// order) and writes body k's part of the state derivative
+// forms qddot_k = M_k^-1 (Q_k - sum over elements at k of Phi_q,k^T lambda) (docs/solver.md,
+// The Schur complement; the CPU reference subtracts the elements' terms in the same order:
+// element order, an element's sides at k in side order) and writes body k's part of the state derivative
 // Ydot = [v, pdot = 1/2 p (0, omega_B), qddot].
 #include "batch_buffers.hpp"
 #include "batch_state.hpp"
@@ -17,7 +17,7 @@ namespace simphant::batch {
 template <class T>
 SP_HD void accelerations_body(int i, int k, const ModelView<T>& mv, const T* y_in, const T* jac_in, const T* Q_in,
                               const T* lambda_in, int lambda_soa, T* ydot_out) {
-  const int n = mv.n_instances, N = mv.n_bodies, m = mv.n_rows;
+  const int n = mv.n_instances, N = mv.n_bodies, m = mv.n_rows, cols = mv.jac_cols();
   T Qk[6], qdd[6];
   for (int c = 0; c < 6; ++c) Qk[c] = soa(Q_in, 6 * k + c, n, i);
   if (m > 0) {
@@ -26,7 +26,7 @@ SP_HD void accelerations_body(int i, int k, const ModelView<T>& mv, const T* y_i
       const int oa = mv.row_offset[a];
       for (int r = 0; r < mv.rows_of(a); ++r) {
         const T l = lambda_at(lambda_in, lambda_soa, m, n, i, oa + r);
-        for (int c = 0; c < 6; ++c) Qk[c] -= soa(jac_in, 12 * (oa + r) + 6 * side + c, n, i) * l;
+        for (int c = 0; c < 6; ++c) Qk[c] -= soa(jac_in, cols * (oa + r) + 6 * side + c, n, i) * l;
       }
     }
   }
@@ -42,7 +42,7 @@ SP_HD void accelerations_body(int i, int k, const ModelView<T>& mv, const T* y_i
   for (int c = 0; c < 6; ++c) soa(ydot_out, o + c, n, i) = qdd[c];
 }
 
-/// tid = k * n + i. y_in (13 N, n), jac_in (m, 12, n), Q_in (6 N, n), lambda_in (the
+/// tid = k * n + i. y_in (13 N, n), jac_in (m, mv.jac_cols(), n), Q_in (6 N, n), lambda_in (the
 /// solved right-hand sides, layout lambda_soa: lambda_at), info_in (n) factorisation info. ydot_out (13 N, n); fail_out
 /// (n): body 0's thread sets 1 when the instance's factorisation failed.
 template <class T>

@@ -29,7 +29,10 @@ struct BatchBuffers {
   T* y_stage;      ///< (13 N, n) RK4 stage state, then the candidate new state
   T* k[4];         ///< (13 N, n) each: RK4 stage derivatives
   T* phi;          ///< (m, n) Phi
-  T* jac;          ///< (m, 12, n) Phi_q row blocks, columns [v_i, omega_i, v_j, omega_j]
+  /// (m, 6 sides, n) Phi_q row blocks (ModelView::jac_cols), columns [v, omega] per side:
+  /// [v_i, omega_i, v_j, omega_j] and, with 4 sides, a mimic row's leader's [v_k, omega_k,
+  /// v_l, omega_l] (zero for the other elements)
+  T* jac;
   T* gamma_star;   ///< (m, n) Baumgarte gamma*
   T* Q;            ///< (6 N, n) applied + gyroscopic forces [F_W, T_B]
   T* C;            ///< (n, m, m) column-major Schur matrices, then their Cholesky factors;

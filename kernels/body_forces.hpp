@@ -29,29 +29,16 @@ SP_HD T law_factor(const ModelView<T>& mv, int law, int i, T t) {
   return s;
 }
 
-/// Whether body k is a body of the joint that a robot joint law's mimic coupling pulls on
-/// (formulas/joint_law.hpp): then the element loads k although k is not on its own joint.
-template <class T>
-SP_HD bool mimic_touches(const ModelView<T>& mv, const ForceTopo& ft, int i, int k) {
-  if (ft.joint_law < 0) return false;
-  const int leader = static_cast<int>(mv.param(ft.joint_law + 13, i));  // RobotJointParams::mimic
-  return leader >= 0 && (mv.joint_body[2 * leader] == k || mv.joint_body[2 * leader + 1] == k);
-}
-
 /// Adds to Qk body k's share of a robot joint's law with input u (joint_law_loads): the
-/// wrenches on its own joint's body_j then body_i, then on the mimicked joint's, in the
-/// CPU reference's order (dynamics/forces.cpp).
-template <class T, class Kin>
+/// wrenches on its joint's body_j then body_i, in the CPU reference's order
+/// (dynamics/forces.cpp).
+template <class T>
 SP_HD void add_joint_law(const ModelView<T>& mv, const ForceTopo& ft, T u, int i, int k, const BodyKin<T>& B,
-                         const BodyKin<T>& Bi, const BodyKin<T>& Bj, const JointFrame<T>& fr, const Kin& kin, T* Qk) {
+                         const BodyKin<T>& Bi, const BodyKin<T>& Bj, const JointFrame<T>& fr, T* Qk) {
   const JointLaw<T> L = joint_law_from<T>(LawParams<T>{&mv, ft.joint_law, i});
-  const int lj = L.p.mimic >= 0 ? L.p.mimic : ft.joint;
-  const int li = mv.joint_body[2 * lj], lb = mv.joint_body[2 * lj + 1];
-  const bool leader_angle = mv.joint_type[lj] != static_cast<int>(JointType::Prismatic);
-  JointLoad<T> self, leader;
-  joint_law_loads(L, u, ft.kind == 0, fr, Bi, Bj, leader_angle, mv.frame(lj, i), kin(li), kin(lb), self,
-                  leader);
-  const int bi = mv.joint_body[2 * ft.joint], bj = mv.joint_body[2 * ft.joint + 1];
+  JointLoad<T> self;
+  joint_law_loads(L, u, ft.kind == 0, fr, Bi, Bj, self);
+  const int bi = mv.body_of(ft.joint, 0), bj = mv.body_of(ft.joint, 1);
   Vec3<T> F_W, T_B;
   if (bj == k) {
     joint_load_wrench(self, true, B, F_W, T_B);
@@ -59,15 +46,6 @@ SP_HD void add_joint_law(const ModelView<T>& mv, const ForceTopo& ft, T u, int i
   }
   if (bi == k) {
     joint_load_wrench(self, false, B, F_W, T_B);
-    add_wrench(Qk, F_W, T_B);
-  }
-  if (L.p.mimic < 0) return;
-  if (lb == k) {
-    joint_load_wrench(leader, true, B, F_W, T_B);
-    add_wrench(Qk, F_W, T_B);
-  }
-  if (li == k) {
-    joint_load_wrench(leader, false, B, F_W, T_B);
     add_wrench(Qk, F_W, T_B);
   }
 }
@@ -129,8 +107,8 @@ SP_HD void body_forces_of(int i, int k, const ModelView<T>& mv, const T* t_in, c
       }
       case 3:    // RotationalSpringDamper
       case 4: {  // Actuator
-        const int bi = mv.joint_body[2 * ft.joint], bj = mv.joint_body[2 * ft.joint + 1];
-        if (bi != k && bj != k && !detail::mimic_touches(mv, ft, i, k)) break;
+        const int bi = mv.body_of(ft.joint, 0), bj = mv.body_of(ft.joint, 1);
+        if (bi != k && bj != k) break;
         const BodyKin<T> Bi = kin(bi), Bj = kin(bj);
         const JointFrame<T> fr = mv.frame(ft.joint, i);
         Vec3<T> v_i;
@@ -144,7 +122,7 @@ SP_HD void body_forces_of(int i, int k, const ModelView<T>& mv, const T* t_in, c
           u = soa(inputs_in, ft.input_index, n, i);
           if (ft.law >= 0) u += detail::law_factor(mv, ft.law, i, t_in[i]);  // the input plus s(t)
           if (ft.joint_law >= 0) {
-            detail::add_joint_law(mv, ft, u, i, k, B, Bi, Bj, fr, kin, Qk);
+            detail::add_joint_law(mv, ft, u, i, k, B, Bi, Bj, fr, Qk);
             break;
           }
         }

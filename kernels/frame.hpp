@@ -10,7 +10,7 @@
 
 namespace simphant::batch {
 
-/// tid = j * n + i. jac_in (m, 12, n) and lambda_in (layout lambda_soa: lambda_at)
+/// tid = j * n + i. jac_in (m, mv.jac_cols(), n) and lambda_in (layout lambda_soa: lambda_at)
 /// evaluated at y_in; info_in
 /// (n). reactions_out (6 J, n): [F (W) [N], T about the anchor (W) [N m]] that joint j
 /// applies to its body_j; NaN where the instance's factorisation failed.
@@ -20,13 +20,13 @@ SP_HD void reaction_thread(int tid, const ModelView<T>& mv, const T* y_in, const
   const int n = mv.n_instances;
   if (tid >= n * mv.n_joints) return;
   const int i = tid % n, j = tid / n;
-  const int o = mv.row_offset[j], m = mv.rows_of(j);
+  const int o = mv.row_offset[j], m = mv.rows_of(j), w = mv.jac_cols();
   T jac[kMaxJointRows * 12], lambda[kMaxJointRows], out[6];
   for (int r = 0; r < m; ++r) {
     lambda[r] = lambda_at(lambda_in, lambda_soa, mv.n_rows, n, i, o + r);
-    for (int c = 0; c < 12; ++c) jac[12 * r + c] = soa(jac_in, 12 * (o + r) + c, n, i);
+    for (int c = 0; c < 12; ++c) jac[12 * r + c] = soa(jac_in, w * (o + r) + c, n, i);
   }
-  const BodyKin<T> Bj = soa_body_kin(y_in, n, i, mv.n_bodies, mv.joint_body[2 * j + 1]);
+  const BodyKin<T> Bj = soa_body_kin(y_in, n, i, mv.n_bodies, mv.body_of(j, 1));
   joint_reaction(m, jac, lambda, Bj, mv.frame(j, i).u_j, out);
   const bool failed = info_in[i] != 0;
   for (int c = 0; c < 6; ++c) soa(reactions_out, 6 * j + c, n, i) = failed ? T(NAN) : out[c];
@@ -65,7 +65,7 @@ SP_HD T soa_energy(const ModelView<T>& mv, const T* y_in, int i, T& kinetic) {
       springs += characteristic_potential(LawParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n,
                                           mv.param(p + 12, i), norm(Pj - Pi) - mv.param(p + 14, i));
     } else if (ft.type == 3) {
-      const int bi = mv.joint_body[2 * ft.joint], bj = mv.joint_body[2 * ft.joint + 1];
+      const int bi = mv.body_of(ft.joint, 0), bj = mv.body_of(ft.joint, 1);
       const T theta = coordinate_angle_value(mv.frame(ft.joint, i), soa_body_kin(y_in, n, i, N, bi), soa_body_kin(y_in, n, i, N, bj));
       springs += characteristic_potential(LawParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n,
                                           mv.param(p + 12, i), theta - mv.param(p + 14, i));

@@ -32,18 +32,28 @@ SP_HD void fused_assemble(int i, const ModelView<T>& mv, const SchurPatternView&
   for (int e = 0; e < P.n_values; ++e) L[e * stride] = T(0);
   for (int a = 0; a < mv.n_constraints(); ++a) {
     if (rhs) schur_rhs_rows(i, a, mv, jac, static_cast<const T*>(b.Q), static_cast<const T*>(b.gamma_star), rhs, stride);
-    T w[2][kMaxJointRows][6];  // M^-1 Phi_q,a^T at each side's body
-    for (int sa = 0; sa < 2; ++sa)
-      if (mv.joint_body[2 * a + sa] >= 0) schur_minv_rows(i, a, sa, mv, jac, w[sa]);
+    T w[kMaxElementSides][kMaxJointRows][6];  // M^-1 Phi_q,a^T at each side's body
+    for (int sa = 0; sa < mv.sides; ++sa)
+      if (mv.body_of(a, sa) >= 0) schur_minv_rows(i, a, sa, mv, jac, w[sa]);
     const int pa = P.position[a], ma = mv.rows_of(a);
     for (int e = mv.coupling_start[a]; e < mv.coupling_start[a + 1]; ++e) {
-      const int lo = mv.coupling[3 * e];
+      const int lo = mv.coupling[3 * e], sa = mv.coupling[3 * e + 1], slo = mv.coupling[3 * e + 2];
       if (lo > a) continue;  // formed by the higher-indexed joint
       const SchurBlockSlot slot = schur_block_slot(P, P.position[lo], pa);  // (row of lo, row of a)
-      schur_coupling_products(i, lo, mv.coupling[3 * e + 2], ma, static_cast<const T(*)[6]>(w[mv.coupling[3 * e + 1]]),
-                              lo == a, mv, jac, [&](int r, int s, T v) {
-                                L[static_cast<std::size_t>(slot.base + r * slot.stride_r + s * slot.stride_s) * stride] += v;
-                              });
+      const auto put = [&](int r, int s, T v) {
+        L[static_cast<std::size_t>(slot.base + r * slot.stride_r + s * slot.stride_s) * stride] += v;
+      };
+      if (lo == a && slo > sa) {
+        // Two sides of one element at a body (a mimic row): (lower side's row) . M^-1
+        // (higher side's row), as schur_coupling forms it; entry (r, s) of the own block
+        // from a's row s at side sa and row r at side slo, lower triangle.
+        schur_coupling_products(i, a, sa, ma, static_cast<const T(*)[6]>(w[slo]), false, mv, jac,
+                                [&](int s, int r, T v) {
+                                  if (s <= r) put(r, s, v);
+                                });
+        continue;
+      }
+      schur_coupling_products(i, lo, slo, ma, static_cast<const T(*)[6]>(w[sa]), lo == a, mv, jac, put);
     }
   }
   for (int p = 0; p < P.n_joints; ++p) {

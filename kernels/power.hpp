@@ -14,7 +14,8 @@ namespace simphant::batch {
 /// elements' non-conservative parts (point forces, torques, actuators and robot joint
 /// laws with inputs_in (n_inputs, n), the damping of the spring-dampers) and of its
 /// drivers' constraint forces, lambda_in (lambda_at layout lambda_soa) and jac_in
-/// (m, 12, n) evaluated at y_in.
+/// (m, mv.jac_cols(), n) evaluated at y_in (a mimic row does no work: it does not depend
+/// on time).
 template <class T>
 SP_HD T nonconservative_power(int i, const ModelView<T>& mv, T t, const T* y_in, const T* inputs_in, const T* jac_in,
                               const T* lambda_in, int lambda_soa) {
@@ -44,7 +45,7 @@ SP_HD T nonconservative_power(int i, const ModelView<T>& mv, T t, const T* y_in,
       }
       case 3:    // RotationalSpringDamper: its damping
       case 4: {  // Actuator
-        const int bi = mv.joint_body[2 * ft.joint], bj = mv.joint_body[2 * ft.joint + 1];
+        const int bi = mv.body_of(ft.joint, 0), bj = mv.body_of(ft.joint, 1);
         const BodyKin<T> Bi = kin(bi), Bj = kin(bj);
         const JointFrame<T> fr = mv.frame(ft.joint, i);
         if (ft.type == 3) {
@@ -59,13 +60,9 @@ SP_HD T nonconservative_power(int i, const ModelView<T>& mv, T t, const T* y_in,
           break;
         }
         const JointLaw<T> L = joint_law_from<T>(LawParams<T>{&mv, ft.joint_law, i});
-        const int lj = L.p.mimic >= 0 ? L.p.mimic : ft.joint;
-        const BodyKin<T> Bli = kin(mv.joint_body[2 * lj]), Blj = kin(mv.joint_body[2 * lj + 1]);
-        JointLoad<T> self, leader;
-        joint_law_loads(L, u, ft.kind == 0, fr, Bi, Bj, mv.joint_type[lj] != static_cast<int>(JointType::Prismatic),
-                        mv.frame(lj, i), Bli, Blj, self, leader);
+        JointLoad<T> self;
+        joint_law_loads(L, u, ft.kind == 0, fr, Bi, Bj, self);
         P += joint_load_power(self, Bi, Bj);
-        if (L.p.mimic >= 0) P += joint_load_power(leader, Bli, Blj);
         break;
       }
       default:
@@ -73,10 +70,10 @@ SP_HD T nonconservative_power(int i, const ModelView<T>& mv, T t, const T* y_in,
     }
   }
   for (int k = 0; k < mv.n_drivers; ++k) {
-    const int j = mv.n_joints + k, R = mv.row_offset[j];
+    const int j = mv.n_joints + k, R = mv.row_offset[j], w = mv.jac_cols();
     P += driver_power(lambda_at(lambda_in, lambda_soa, mv.n_rows, n, i, R),
-                      [&](int c) { return soa(jac_in, 12 * R + c, n, i); }, kin(mv.joint_body[2 * j]),
-                      kin(mv.joint_body[2 * j + 1]));
+                      [&](int c) { return soa(jac_in, w * R + c, n, i); }, kin(mv.body_of(j, 0)),
+                      kin(mv.body_of(j, 1)));
   }
   return P;
 }

@@ -20,27 +20,29 @@ namespace simphant::batch {
 /// tid = i. Right-hand side of a projection stage for instance i at y (13 N, n) and its
 /// time t_in[i] [s]: Q_out (6 N, n) = 0 and, row R, gamma_star_out =
 /// projection_gamma_star(stage, Phi, Phi_q qdot + Phi_t) from phi_in (m, n), jac_in
-/// (m, 12, n), y's velocities and, for a driver's row, Phi_t = -s'(t). Threads past n
+/// (m, mv.jac_cols(), n), y's velocities and, for a driver's row, Phi_t = -s'(t). Threads past n
 /// return.
 template <class T>
 SP_HD void projection_rhs_thread(int tid, const ModelView<T>& mv, int stage, const T* t_in, const T* y,
                                  const T* phi_in, const T* jac_in, T* Q_out, T* gamma_star_out) {
-  const int n = mv.n_instances, N = mv.n_bodies;
+  const int n = mv.n_instances, N = mv.n_bodies, w = mv.jac_cols();
   if (tid >= n) return;
   const int i = tid;
   for (int e = 0; e < 6 * N; ++e) soa(Q_out, e, n, i) = T(0);
   for (int j = 0; j < mv.n_constraints(); ++j) {
     for (int r = 0; r < mv.rows_of(j); ++r) {
       const int R = mv.row_offset[j] + r;
-      T phi_dot = T(0);  // Phi_q qdot, summed as joint_eval sums it (both sides, 12 columns)
-      for (int side = 0; side < 2; ++side) {
-        const int k = mv.joint_body[2 * j + side];
+      // Phi_q qdot, summed as joint_eval sums it (every side in order, 6 columns each; a
+      // ground side's velocity 0).
+      T phi_dot = T(0);
+      for (int side = 0; side < mv.sides; ++side) {
+        const int k = mv.body_of(j, side);
         for (int c = 0; c < 6; ++c) {
           const T qd = k < 0 ? T(0) : soa(y, 7 * N + 6 * k + c, n, i);
-          phi_dot += soa(jac_in, 12 * R + 6 * side + c, n, i) * qd;
+          phi_dot += soa(jac_in, w * R + 6 * side + c, n, i) * qd;
         }
       }
-      if (j >= mv.n_joints) {  // a driver: Phi_dot = Phi_q qdot - s'(t) (driver_row)
+      if (j >= mv.n_joints && j < mv.first_mimic()) {  // a driver: Phi_dot = Phi_q qdot - s'(t) (driver_row)
         T s, sd, sdd;
         motion_law_value(mv, mv.driver[3 * (j - mv.n_joints) + 2], i, t_in[i], s, sd, sdd);
         phi_dot = phi_dot - sd;

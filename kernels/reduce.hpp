@@ -20,7 +20,7 @@ namespace simphant::batch {
 
 /// tid = i. Adds instance i's sample at y_in (its time t [s], inputs_in (n_inputs, n)) to
 /// acc (L.size(), n) doubles, structure of arrays, at time `step` in steps of dt (the
-/// time of each maximum): jac_in (m, 12, n)
+/// time of each maximum): jac_in (m, mv.jac_cols(), n)
 /// and lambda_in (lambda_at layout lambda_soa) evaluated at y_in, violation_in (n) its
 /// max |Phi|. Skipped for an instance whose status_in is not Ok or whose factorisation
 /// failed (info_in != 0). Nothing to do when L has no channel. (The adaptive path samples
@@ -35,17 +35,17 @@ SP_HD void reduce_sample_thread(int tid, const ModelView<T>& mv, const Reduction
   if (status_in[i] != kStatusOk || info_in[i] != 0) return;
   const ReductionAcc a{acc + i, static_cast<std::size_t>(n)};
   for (int j = 0; L.any_joint() && j < mv.n_joints; ++j) {
-    const int o = mv.row_offset[j], m = mv.rows_of(j);
+    const int o = mv.row_offset[j], m = mv.rows_of(j), w = mv.jac_cols();
     T jac[kMaxJointRows * 12], lambda[kMaxJointRows];
     for (int r = 0; r < m; ++r) {
       lambda[r] = lambda_at(lambda_in, lambda_soa, mv.n_rows, n, i, o + r);
-      for (int c = 0; c < 12; ++c) jac[12 * r + c] = soa(jac_in, 12 * (o + r) + c, n, i);
+      for (int c = 0; c < 12; ++c) jac[12 * r + c] = soa(jac_in, w * (o + r) + c, n, i);
     }
     JointSample<T> s;
     s.type = static_cast<JointType>(mv.joint_type[j]);
     s.frame = mv.frame(j, i);
-    s.Bi = soa_body_kin(y_in, n, i, N, mv.joint_body[2 * j]);
-    s.Bj = soa_body_kin(y_in, n, i, N, mv.joint_body[2 * j + 1]);
+    s.Bi = soa_body_kin(y_in, n, i, N, mv.body_of(j, 0));
+    s.Bj = soa_body_kin(y_in, n, i, N, mv.body_of(j, 1));
     joint_reaction(m, jac, lambda, s.Bj, s.frame.u_j, s.reaction);
     // A driver on the joint adds its load (-lambda of its row, driver_load_thread).
     s.driver_axial_force = T(0);

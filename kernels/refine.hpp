@@ -15,7 +15,7 @@ namespace simphant::batch {
 
 /// w <- w - C x on the rows of joint a of instance i (C without regularisation), and
 /// e2 += x_R (C x)_R over those rows (so that over every joint e2 = x^T C x). Row R of x
-/// at x[R * x_stride], of w at w[R * w_stride]; jac_in (m, 12, n) as for schur_rhs_rows.
+/// at x[R * x_stride], of w at w[R * w_stride]; jac_in (m, mv.jac_cols(), n) as for schur_rhs_rows.
 template <class T>
 SP_HD void schur_subtract_rows(int i, int a, const ModelView<T>& mv, const T* jac_in, const T* x,
                                std::size_t x_stride, T* w, std::size_t w_stride, T& e2) {

@@ -9,7 +9,8 @@
 // stores C in topology-ordered blocks instead, and by the refinement (refine.hpp).
 // M is block diagonal, so the block C(a, b) is non-zero only where joints a and b share
 // a body k: C(a, b) = sum over shared k of Phi_q,a,k M_k^-1 Phi_q,b,k^T (ModelView's
-// coupling list). Every entry of the thread's rows is written (zeros included), so no
+// coupling list; a mimic row may have two sides at one body k, and then each pair of
+// sides at k contributes). Every entry of the thread's rows is written (zeros included), so no
 // clearing pass is needed and each entry has one writer.
 #include "batch_state.hpp"
 #include "simphant/batch/model_view.hpp"
@@ -28,37 +29,52 @@ SP_HD T dot6(const T* a, int e0, const T* b, int n, int i) {
 }
 }  // namespace detail
 
-/// Rows of joint a of rhs = Phi_q M^-1 Q - gamma* for instance i: row R at
-/// rhs_out[R * rhs_stride]. jac_in (m, 12, n), Q_in (6 N, n), gamma_star_in (m, n).
+/// The non-ground sides of element a in ascending body index, sides of one body in side
+/// order (a stable sort): side[0 .. count - 1]; returns count.
+template <class T>
+SP_HD int sides_by_body(const ModelView<T>& mv, int a, int* side) {
+  int count = 0;
+  for (int s = 0; s < mv.sides; ++s) {
+    const int k = mv.body_of(a, s);
+    if (k < 0) continue;
+    int p = count++;
+    for (; p > 0 && mv.body_of(a, side[p - 1]) > k; --p) side[p] = side[p - 1];
+    side[p] = s;
+  }
+  return count;
+}
+
+/// Rows of element a of rhs = Phi_q M^-1 Q - gamma* for instance i: row R at
+/// rhs_out[R * rhs_stride]. jac_in (m, mv.jac_cols(), n), Q_in (6 N, n), gamma_star_in
+/// (m, n).
 template <class T>
 SP_HD void schur_rhs_rows(int i, int a, const ModelView<T>& mv, const T* jac_in, const T* Q_in, const T* gamma_star_in,
                           T* rhs_out, std::size_t rhs_stride) {
-  const int n = mv.n_instances, oa = mv.row_offset[a], ma = mv.rows_of(a);
+  const int n = mv.n_instances, oa = mv.row_offset[a], ma = mv.rows_of(a), w = mv.jac_cols();
   for (int r = 0; r < ma; ++r) rhs_out[(oa + r) * rhs_stride] = -soa(gamma_star_in, oa + r, n, i);
-  // rhs += Phi_q,a M^-1 Q, one body at a time in ascending body index.
-  const bool swap = mv.joint_body[2 * a] > mv.joint_body[2 * a + 1];
-  for (int t = 0; t < 2; ++t) {
-    const int sa = swap ? 1 - t : t;
-    const int k = mv.joint_body[2 * a + sa];
-    if (k < 0) continue;
+  // rhs += Phi_q,a M^-1 Q, one side at a time in ascending body index (sides_by_body).
+  int side[kMaxElementSides];
+  const int count = sides_by_body(mv, a, side);
+  for (int t = 0; t < count; ++t) {
+    const int sa = side[t], k = mv.body_of(a, sa);
     T Qk[6], MiQ[6];
     for (int c = 0; c < 6; ++c) Qk[c] = soa(Q_in, 6 * k + c, n, i);
     apply_body_Minv(mv.mass(k, i), mv.inertia_inv_B(k, i), Qk, MiQ);
-    for (int r = 0; r < ma; ++r) rhs_out[(oa + r) * rhs_stride] += detail::dot6(jac_in, 12 * (oa + r) + 6 * sa, MiQ, n, i);
+    for (int r = 0; r < ma; ++r) rhs_out[(oa + r) * rhs_stride] += detail::dot6(jac_in, w * (oa + r) + 6 * sa, MiQ, n, i);
   }
 }
 
-/// w[r] = M_k^-1 Phi_q,a,k(r)^T for every row r of joint a at its side sa (body k =
-/// mv.joint_body[2 a + sa] >= 0) of instance i: the joint's rows as the coupling products
+/// w[r] = M_k^-1 Phi_q,a,k(r)^T for every row r of element a at its side sa (body k =
+/// mv.body_of(a, sa) >= 0) of instance i: the element's rows as the coupling products
 /// below use them.
 template <class T>
 SP_HD void schur_minv_rows(int i, int a, int sa, const ModelView<T>& mv, const T* jac_in, T (*w)[6]) {
-  const int n = mv.n_instances, k = mv.joint_body[2 * a + sa], oa = mv.row_offset[a];
+  const int n = mv.n_instances, k = mv.body_of(a, sa), oa = mv.row_offset[a], cols = mv.jac_cols();
   const T mass = mv.mass(k, i);
   const Mat3<T> J_inv = mv.inertia_inv_B(k, i);
   for (int r = 0; r < mv.rows_of(a); ++r) {
     T x[6];
-    for (int c = 0; c < 6; ++c) x[c] = soa(jac_in, 12 * (oa + r) + 6 * sa + c, n, i);
+    for (int c = 0; c < 6; ++c) x[c] = soa(jac_in, cols * (oa + r) + 6 * sa + c, n, i);
     apply_body_Minv(mass, J_inv, x, w[r]);
   }
 }
@@ -69,21 +85,23 @@ SP_HD void schur_minv_rows(int i, int a, int sa, const ModelView<T>& mv, const T
 template <class T, class Add>
 SP_HD void schur_coupling_products(int i, int lo, int slo, int m_hi, const T (*w_hi)[6], bool lower_triangle,
                                    const ModelView<T>& mv, const T* jac_in, Add add) {
-  const int n = mv.n_instances, olo = mv.row_offset[lo], m_lo = mv.rows_of(lo);
+  const int n = mv.n_instances, olo = mv.row_offset[lo], m_lo = mv.rows_of(lo), cols = mv.jac_cols();
   for (int r = 0; r < m_lo; ++r)
-    for (int s = 0; s < (lower_triangle ? r + 1 : m_hi); ++s) add(r, s, detail::dot6(jac_in, 12 * (olo + r) + 6 * slo, w_hi[s], n, i));
+    for (int s = 0; s < (lower_triangle ? r + 1 : m_hi); ++s) add(r, s, detail::dot6(jac_in, cols * (olo + r) + 6 * slo, w_hi[s], n, i));
 }
 
 /// The products of coupling e of joint a (joint b sharing body k, ModelView::coupling)
 /// for instance i: add(r, s, Phi_q,a,k(r) M_k^-1 Phi_q,b,k(s)^T) for every row r of a and
 /// s of b. Each product is formed as (lower joint's row) . M_k^-1 (higher joint's row),
-/// so both triangles of C get the same numbers (the ones the CPU reference forms).
+/// so both triangles of C get the same numbers (the ones the CPU reference forms); for
+/// two sides of one element at body k (a mimic row, a == b), as (lower side's row) .
+/// M_k^-1 (higher side's row).
 template <class T, class Add>
 SP_HD void schur_coupling(int i, int a, int e, const ModelView<T>& mv, const T* jac_in, Add add) {
   const int b = mv.coupling[3 * e], sa = mv.coupling[3 * e + 1], sb = mv.coupling[3 * e + 2];
   // (lo, slo): the joint whose rows are dotted; (hi, shi): the one M^-1 is applied to,
   // once per row.
-  const bool a_low = a <= b;
+  const bool a_low = a < b || (a == b && sa <= sb);
   T w[kMaxJointRows][6];
   schur_minv_rows(i, a_low ? b : a, a_low ? sb : sa, mv, jac_in, w);
   if (a_low)
@@ -128,7 +146,7 @@ SP_HD void schur_dense_regularise(int i, int a, const ModelView<T>& mv, T eps, T
   }
 }
 
-/// tid = a * n + i. jac_in (m, 12, n), Q_in (6 N, n), gamma_star_in (m, n).
+/// tid = a * n + i. jac_in (m, mv.jac_cols(), n), Q_in (6 N, n), gamma_star_in (m, n).
 /// C_out (n, m, m) column-major per instance, C + E; rhs_out (n, m); floor_out (m, n)
 /// the rows' pivot floors, diag_out (m, n) their C_RR. Threads past n J return.
 template <class T>

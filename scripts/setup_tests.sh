@@ -31,9 +31,10 @@ if ! python3 -c 'import pinocchio, importlib.metadata as m; m.distribution("exam
 fi
 
 # MuJoCo's wheel (headers and libmujoco.so in it) for the C mj_step loop of the
-# benchmark comparison (tests/bench_compare_check.py --mujoco-loop).
+# benchmark comparison (tests/bench_compare_check.py --mujoco-loop); imageio because
+# Gymnasium's MuJoCo envs import it (tests/python/test_gym_mujoco_tasks.py runs them).
 phase pip-mujoco
-pip_install_missing "mujoco" mujoco || optional_failed "mujoco"
+pip_install_missing "mujoco imageio" mujoco imageio || optional_failed "mujoco and imageio"
 
 # PyTorch for the DLPack round trips and the torch vector env (tests/python/test_arrays.py,
 # test_gym.py). PyPI's Linux wheel is the only one reachable here, and it needs its CUDA

@@ -3,6 +3,7 @@
 // (model/robot_joint_laws.hpp), built as the scene compile builds it, and one instance of
 // it stepped with rk4_step.
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -21,9 +22,30 @@ namespace simphant::test {
 using Vec = std::vector<double>;
 using Params = std::vector<RobotJointParams<double>>;
 
+/// A test link of mass m on a joint of `type` about `axis` at p in its parent (-1: the
+/// base), CoM at com in the link frame, inertia diag(0.01, 0.02, 0.03) kg m^2 about it.
+inline ReducedLink test_link(const char* name, int parent, Vec3d p, Vec3d axis, ReducedJointType type, double m,
+                             Vec3d com) {
+  ReducedLink l;
+  l.name = name;
+  l.joint_name = std::string(name) + "_joint";
+  l.type = type;
+  l.parent = parent;
+  l.R_parent_joint = identity3<double>();
+  l.p_parent_joint = p;
+  l.axis = axis;
+  l.mass = m;
+  l.com = com;
+  l.inertia_com = Mat3d{};
+  l.inertia_com.m[0][0] = 0.01;
+  l.inertia_com.m[1][1] = 0.02;
+  l.inertia_com.m[2][2] = 0.03;
+  return l;
+}
+
 /// The maximal model of rm as the scene compile makes it (scene/robot_compile.cpp: one
-/// actuator per joint, input k) with joint laws from P (attach_robot_joint_laws; the mimic
-/// couplings' inverse inertia bound from mimic_inverse_inertia_bound).
+/// actuator per joint, input k) with joint laws and mimic rows from P
+/// (attach_robot_joint_laws).
 inline Model dae_robot(const ReducedModel& rm, const Vec& q0, const Vec& qd0, const Params& P, const Vec& u, double dt) {
   Model m = maximal_model_from_urdf(rm, q0, qd0);
   for (int k = 0; k < rm.nq(); ++k) {
@@ -43,7 +65,6 @@ inline Model dae_robot(const ReducedModel& rm, const Vec& q0, const Vec& qd0, co
   rj->qd0 = qd0;
   rj->tau = u;
   rj->joints = P;
-  rj->coupling_inverse_inertia = mimic_inverse_inertia_bound(rm, P, q0);
   rj->solver = RobotSolver::Dae;
   m.robot = rj;
   attach_robot_joint_laws(m);

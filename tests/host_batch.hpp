@@ -49,7 +49,7 @@ struct HostBatch {
     const std::size_t ny = 13 * static_cast<std::size_t>(N) * n;
     for (std::vector<T>* v : {&Y, &y_stage, &k[0], &k[1], &k[2], &k[3]}) v->assign(ny, nan);
     phi.assign(static_cast<std::size_t>(m) * n, nan);
-    jac.assign(static_cast<std::size_t>(12) * m * n, nan);
+    jac.assign(static_cast<std::size_t>(packed.jac_cols()) * m * n, nan);  // (m, 6 sides, n)
     gamma_star.assign(static_cast<std::size_t>(m) * n, nan);
     Q.assign(static_cast<std::size_t>(6) * N * n, nan);
     C.assign((fused ? static_cast<std::size_t>(pattern.n_values) : static_cast<std::size_t>(m) * m) * n, nan);

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "example_models.hpp"
+#include "mimic_hand.hpp"
 #include "redundant_rows.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/cpu_backend.hpp"
@@ -190,6 +191,29 @@ TEST(CpuSimdBackend, IntegratorsAndProjectionsEqualCpu) {
         expect_near_cpu(simd, cpu, 1e-12,
                         std::string(name) + " " + integrator_name(integrator) + " " + projection_name(projection));
       }
+}
+
+// A robot with mimic rows (four-sided constraint elements, kernels/joint_rows.hpp; two
+// mimic rows sharing the palm at two sides each, tests/mimic_hand.hpp) with each
+// projection: cpu-simd equals the reference (its mimic rows evaluated per lane, the rest
+// in the lanes) to the examples' 1e-12.
+TEST(CpuSimdBackend, MimicRowsEqualCpu) {
+  for (Projection projection : {Projection::None, Projection::Velocity, Projection::PositionVelocity}) {
+    std::vector<Model> m = test::mimic_hand_models(kInstances);
+    ASSERT_EQ(m[0].n_mimics(), 2);
+    for (Model& x : m) x.solver.projection = projection;
+    const Models models = std::make_shared<const std::vector<Model>>(std::move(m));
+    ASSERT_EQ(cpu_simd_unsupported(models->front()), "");
+    CpuBackend simd(models, kInstances, 2, SchurFactorization::Auto, true);
+    CpuBackend cpu(models, kInstances, 1, SchurFactorization::Sparse);
+    for (int a = 0; a < 2; ++a) {
+      simd.advance(kSteps / 2);
+      cpu.advance(kSteps / 2);
+    }
+    expect_near_cpu(simd, cpu, 1e-12, std::string("mimic hand ") + projection_name(projection));
+    const Snapshot s = snapshot(cpu);
+    for (int i = 0; i < kInstances; ++i) EXPECT_EQ(s.status[i], 0) << "instance " << i << " should stay ok";
+  }
 }
 
 // Instance i's trajectory does not depend on the thread count nor on the batch it is in

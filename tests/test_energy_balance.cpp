@@ -131,8 +131,8 @@ json worked_scene() {
 }
 
 // dE/dt along the motion, by a central difference of E over y +- h ydot, against the
-// power: dE/dt = P - sum over the joints' rows of lambda_r (Phi_q qdot)_r, the last
-// term (the joints' constraint forces) zero on Phi_q qdot = 0 and kept here so that the
+// power: dE/dt = P - sum over the joints' and mimic rows of lambda_r (Phi_q qdot)_r, the
+// last term (their constraint forces) zero on Phi_q qdot = 0 and kept here so that the
 // identity is exact at any state. Central difference error h^2 E''' / 6 and round-off
 // u |E| / h = 1e-11 |E| at h = 1e-5 s: within 1e-8 of the largest term, as E is within a
 // few hundred of it here (measured 7e-14 .. 2e-11).
@@ -149,6 +149,7 @@ void expect_power_is_energy_rate(const Model& model, const std::vector<double>& 
       const int R = model.joints[j].row_offset + r;
       joints -= d.lambda[R] * d.phi_dot[R];
     }
+  for (const Mimic& mi : model.mimics) joints -= d.lambda[mi.row_offset] * d.phi_dot[mi.row_offset];
   const double h = 1e-5;
   double E[2];
   for (int s = 0; s < 2; ++s) {

@@ -3,9 +3,11 @@
 // against finite differences of Phi_q qdot along a motion with zero generalised
 // acceleration (coord_ddot = -gamma there), at seeded random states and frames (the
 // joint's own constraints violated), either side on ground; the angle equals atan2((a_i x a_j) . v_i, a_i . a_j);
-// the driver row's wrap, Phi_dot and gamma.
+// the driver row's wrap, Phi_dot and gamma; the mimic row (four sides, or three with a
+// shared body) against central differences of its Phi.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <random>
 
@@ -146,6 +148,88 @@ TEST(Coordinate, DriverRowSubtractsTheLaw) {
   const CoordinateRow<double> z = eval(JointCoordinate::Slide, f, si, sj);
   driver_row(JointCoordinate::Slide, f, si.kin(), sj.kin(), z.value + 10.0, sd, sdd, rows, 0);
   EXPECT_NEAR(rows.phi[0], -10.0, 1e-12);
+}
+
+struct MimicEval {
+  JointRows<double> rows{};
+  double leader_jac[12] = {};
+};
+
+// Phi = q_f - r q_l - o of the mimic row at the four sides (the follower's Bfi, Bfj and the
+// leader's Bli, Blj), each angle read about its q_ref.
+MimicEval mimic_eval(JointCoordinate cf, JointCoordinate cl, const JointFrame<double>& ff, const JointFrame<double>& fl,
+                     const Side (&s)[4], double r, double o, double q_ref, double leader_q_ref) {
+  MimicEval e;
+  mimic_row(cf, ff, s[0].kin(), s[1].kin(), cl, fl, s[2].kin(), s[3].kin(), r, o, q_ref, leader_q_ref, e.rows,
+            e.leader_jac);
+  return e;
+}
+
+// The mimic row's 24 Jacobian columns, Phi_dot and gamma against central differences of
+// Phi (tolerances as above), for every pair of coordinates, four independent sides and
+// three sides where the follower's body_i is the leader's body_i (a gripper's hand: the
+// shared body's columns then sum, which the differences of the shared body check). Phi
+// itself is the composition of the coordinates read about their q_ref.
+TEST(Coordinate, MimicRowMatchesFiniteDifferences) {
+  std::mt19937_64 g(777);
+  int used = 0;
+  for (int trial = 0; trial < 400 && used < 80; ++trial) {
+    const JointCoordinate cf = trial % 2 ? JointCoordinate::Slide : JointCoordinate::Angle;
+    const JointCoordinate cl = (trial / 2) % 2 ? JointCoordinate::Slide : JointCoordinate::Angle;
+    const bool shared = trial % 3 == 0;
+    const JointFrame<double> ff = test::random_frame(g), fl = test::random_frame(g);
+    Side s[4] = {random_side(g, false), random_side(g, false), random_side(g, false), random_side(g, false)};
+    if (shared) s[2] = s[0];
+    const auto usable = [&](const Side (&x)[4]) {
+      return (cf == JointCoordinate::Slide || angle_usable(ff, x[0], x[1])) &&
+             (cl == JointCoordinate::Slide || angle_usable(fl, x[2], x[3]));
+    };
+    const auto moved = [&](double h) {
+      Side m[4] = {s[0].moved(h), s[1].moved(h), s[2].moved(h), s[3].moved(h)};
+      if (shared) m[2] = m[0];
+      return std::array<Side, 4>{m[0], m[1], m[2], m[3]};
+    };
+    const std::array<Side, 4> mp = moved(0.01), mm = moved(-0.01);
+    const Side up[4] = {mp[0], mp[1], mp[2], mp[3]}, dn[4] = {mm[0], mm[1], mm[2], mm[3]};
+    if (!usable(s) || !usable(up) || !usable(dn)) continue;
+    ++used;
+    const double r = -1.7, o = 0.3;
+    // Wrap centres near each angle, so that q_ref + wrap(theta - q_ref) is theta + 2 pi k
+    // with k != 0 for some trials.
+    const double qf_ref = eval(cf, ff, s[0], s[1]).value + (trial % 5 == 0 ? 2 * M_PI : 0.2);
+    const double ql_ref = eval(cl, fl, s[2], s[3]).value + (trial % 7 == 0 ? -2 * M_PI : -0.3);
+    const MimicEval R = mimic_eval(cf, cl, ff, fl, s, r, o, qf_ref, ql_ref);
+    ASSERT_EQ(R.rows.m, 1);
+    const double qf = coordinate_about(cf, eval(cf, ff, s[0], s[1]).value, qf_ref);
+    const double ql = coordinate_about(cl, eval(cl, fl, s[2], s[3]).value, ql_ref);
+    EXPECT_NEAR(R.rows.phi[0], qf - r * ql - o, 1e-14);
+    // Column c of side k: the follower's 12 in rows.jac[0], the leader's in leader_jac.
+    const auto column = [&](int k, int c) { return k < 2 ? R.rows.jac[0][6 * k + c] : R.leader_jac[6 * (k - 2) + c]; };
+    for (int k = 0; k < 4; ++k) {
+      if (shared && k == 2) continue;  // the same body as side 0
+      for (int c = 0; c < 6; ++c) {
+        Side p[4] = {s[0], s[1], s[2], s[3]}, m[4] = {s[0], s[1], s[2], s[3]};
+        p[k] = s[k].perturbed(c, kH);
+        m[k] = s[k].perturbed(c, -kH);
+        if (shared && k == 0) {
+          p[2] = p[0];
+          m[2] = m[0];
+        }
+        const double fd = (mimic_eval(cf, cl, ff, fl, p, r, o, qf_ref, ql_ref).rows.phi[0] -
+                           mimic_eval(cf, cl, ff, fl, m, r, o, qf_ref, ql_ref).rows.phi[0]) /
+                          (2 * kH);
+        const double col = column(k, c) + (shared && k == 0 ? column(2, c) : 0.0);
+        EXPECT_NEAR(col, fd, 3 * kTol) << "side " << k << " col " << c << " trial " << trial;
+      }
+    }
+    const std::array<Side, 4> hp = moved(kH), hm = moved(-kH);
+    const Side P4[4] = {hp[0], hp[1], hp[2], hp[3]}, M4[4] = {hm[0], hm[1], hm[2], hm[3]};
+    const MimicEval P = mimic_eval(cf, cl, ff, fl, P4, r, o, qf_ref, ql_ref);
+    const MimicEval M = mimic_eval(cf, cl, ff, fl, M4, r, o, qf_ref, ql_ref);
+    EXPECT_NEAR(R.rows.phi_dot[0], (P.rows.phi[0] - M.rows.phi[0]) / (2 * kH), 3 * kTol) << "trial " << trial;
+    EXPECT_NEAR(R.rows.gamma[0], -(P.rows.phi_dot[0] - M.rows.phi_dot[0]) / (2 * kH), 30 * kTol) << "trial " << trial;
+  }
+  EXPECT_GE(used, 60);
 }
 
 TEST(Coordinate, WhichJointTypesHaveWhichCoordinate) {

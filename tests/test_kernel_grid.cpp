@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <limits>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "cpu_grid_exec.hpp"
+#include "mimic_hand.hpp"
 #include "example_models.hpp"
 #include "host_batch.hpp"
 #include "redundant_rows.hpp"
@@ -34,6 +37,18 @@ constexpr int kInstances = 3;
 ::testing::AssertionResult near_rel(double a, double b, double tol, const std::string& what) {
   if (std::fabs(a - b) <= tol * std::max(1.0, std::fabs(b))) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << what << ": " << a << " vs reference " << b;
+}
+
+// The batch's positions and velocities against the CPU backend's states (n, N, 13), to
+// 1e-12 relative.
+template <class HB>
+void expect_states_near(const HB& hb, const std::vector<double>& states, int n, int N) {
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < N; ++k) {
+      const double* s = states.data() + (static_cast<std::size_t>(i) * N + k) * 13;
+      for (int c = 0; c < 7; ++c) EXPECT_TRUE(near_rel(hb.at(hb.Y, 7 * k + c, n, i), s[c], 1e-12, "q"));
+      for (int c = 0; c < 6; ++c) EXPECT_TRUE(near_rel(hb.at(hb.Y, 7 * N + 6 * k + c, n, i), s[7 + c], 1e-12, "qdot"));
+    }
 }
 
 using test::has_redundant_rows;
@@ -90,7 +105,7 @@ TEST_P(KernelGrid, OneEvaluationEqualsCpuReference) {
     for (int j = 0; j < model.n_joints(); ++j)
       for (int r = 0; r < d.rows[j].m; ++r)
         for (int c = 0; c < 12; ++c)
-          EXPECT_EQ(hb.at(hb.jac, 12 * (model.joints[j].row_offset + r) + c, n, i), d.rows[j].jac[r][c]);
+          EXPECT_EQ(hb.at(hb.jac, hb.packed.jac_cols() * (model.joints[j].row_offset + r) + c, n, i), d.rows[j].jac[r][c]);
     for (int e = 0; e < 6 * N; ++e) EXPECT_EQ(hb.at(hb.Q, e, n, i), Q_ref[e]) << "Q entry " << e;
     for (int e = 0; e < 13 * N; ++e)
       EXPECT_TRUE(near_rel(hb.at(hb.k[0], e, n, i), ydot[e], lambda_tol == 1e-12 ? 1e-12 : 1e-10, "Ydot"));
@@ -128,14 +143,8 @@ TEST_P(KernelGrid, StepsAndFrameEqualCpuBackend) {
     EXPECT_EQ(hb.status[i], status[i]);
     EXPECT_EQ(hb.status_reason[i], reason[i]);
     EXPECT_EQ(status[i], 0) << name() << " instance " << i << " should stay ok";
-    for (int k = 0; k < N; ++k) {
-      for (int c = 0; c < 7; ++c)
-        EXPECT_TRUE(near_rel(hb.at(hb.Y, 7 * k + c, n, i), states[(static_cast<std::size_t>(i) * N + k) * 13 + c], 1e-12, "q"));
-      for (int c = 0; c < 6; ++c)
-        EXPECT_TRUE(near_rel(hb.at(hb.Y, 7 * N + 6 * k + c, n, i), states[(static_cast<std::size_t>(i) * N + k) * 13 + 7 + c],
-                             1e-12, "qdot"));
-    }
   }
+  expect_states_near(hb, states, n, N);
   // The frame at this state.
   hb.frame_at_state(x);
   cpu.read_reactions(reactions.data());
@@ -277,6 +286,133 @@ TEST_P(KernelGridStatus, PerInstanceInputsEqualCpuReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, KernelGridStatus, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) { return std::string(p.param ? "fused" : "cuda"); });
+
+class KernelGridMimic : public ::testing::TestWithParam<bool> {
+ protected:
+  static bool fused() { return GetParam(); }
+  static SchurFactorization reference_schur() { return fused() ? SchurFactorization::Sparse : SchurFactorization::Dense; }
+};
+
+// The packed topology: four sides, the mimic elements' bodies, their parameters per
+// instance, and the coupling list of a mimic row in the documented order.
+TEST(KernelGridMimicPack, FourSidesAndMimicParameters) {
+  const std::vector<Model> models = test::mimic_hand_models(kInstances);
+  const Model& m0 = models[0];
+  ASSERT_EQ(m0.n_mimics(), 2);
+  ASSERT_EQ(m0.element_sides(), 4);
+  const batch::PackedModel<double> p = batch::pack_models<double>(models, kInstances);
+  const batch::ModelView<double> mv = p.host_view();
+  EXPECT_EQ(mv.sides, 4);
+  EXPECT_EQ(mv.jac_cols(), 24);
+  EXPECT_EQ(mv.n_mimics, 2);
+  EXPECT_EQ(mv.n_constraints(), m0.n_constraints());
+  for (int a = 0; a < m0.n_constraints(); ++a) {
+    const ConstraintElement e = m0.constraint(a);
+    for (int s = 0; s < 4; ++s) EXPECT_EQ(mv.body_of(a, s), e.side_body(s)) << "element " << a << " side " << s;
+    EXPECT_EQ(mv.rows_of(a), e.rows);
+    EXPECT_EQ(mv.joint_type[a], a < m0.first_mimic() ? static_cast<int>(m0.joints[a].type) : batch::kMimicElement);
+  }
+  for (int k = 0; k < 2; ++k) {
+    const Mimic& mi = m0.mimics[k];
+    EXPECT_EQ(mv.mimic[4 * k], mi.joint);
+    EXPECT_EQ(mv.mimic[4 * k + 1], mi.leader);
+    for (int i = 0; i < kInstances; ++i) {
+      const Mimic& mk = models[i].mimics[k];
+      const int q = mv.mimic_param + batch::kMimicParams * k;
+      EXPECT_EQ(mv.param(q, i), mk.multiplier);
+      EXPECT_EQ(mv.param(q + 1, i), mk.offset);
+      EXPECT_EQ(mv.param(q + 2, i), mk.q_ref);
+      EXPECT_EQ(mv.param(q + 3, i), mk.leader_q_ref);
+    }
+  }
+  EXPECT_NE(mv.param(mv.mimic_param + 2, 0), mv.param(mv.mimic_param + 2, 1)) << "q_ref swept with q0";
+  EXPECT_EQ(mv.mimic_param + batch::kMimicParams * 2, mv.n_params);
+  // Mimic row a = first_mimic(): sides 0 and 2 at the palm (body 0), 1 at f2, 3 at f1.
+  const int a = m0.first_mimic();
+  ASSERT_EQ(mv.body_of(a, 0), 0);
+  ASSERT_EQ(mv.body_of(a, 2), 0);
+  std::vector<std::array<int, 3>> expect;
+  for (int k : {0, 1, 2}) {  // bodies of a ascending: palm (sides 0, 2), f1 (side 3), f2 (side 1)
+    for (int q = mv.body_joint_start[k]; q < mv.body_joint_start[k + 1]; ++q)
+      for (int sa = 0; sa < 4; ++sa)
+        if (mv.body_of(a, sa) == k) expect.push_back({mv.body_joint[2 * q], sa, mv.body_joint[2 * q + 1]});
+  }
+  ASSERT_EQ(mv.coupling_start[a + 1] - mv.coupling_start[a], static_cast<int>(expect.size()));
+  for (std::size_t e = 0; e < expect.size(); ++e)
+    for (int c = 0; c < 3; ++c) EXPECT_EQ(mv.coupling[3 * (mv.coupling_start[a] + e) + c], expect[e][c]) << e;
+}
+
+// One evaluation equals the CPU reference's (as OneEvaluationEqualsCpuReference): Phi,
+// gamma*, every element's Phi_q block (a mimic's leader columns in 12..23, zeros there
+// for the joints) and Q bit for bit; C, lambda and Ydot to 1e-12.
+TEST_P(KernelGridMimic, OneEvaluationEqualsCpuReference) {
+  const std::vector<Model> models = test::mimic_hand_models(kInstances);
+  const AssembledBatch asm_batch = assemble_batch(models, kInstances, 1);
+  test::HostBatch<double> hb(models, kInstances, asm_batch, fused());
+  test::CpuGridExec<double> x;
+  hb.solve(x, hb.b.Y);
+  batch::enqueue_accelerations(x, hb.mv, hb.b, hb.b.Y, hb.b.k[0]);
+  const int n = kInstances, N = hb.N, m = hb.m, w = hb.packed.jac_cols();
+  ASSERT_EQ(w, 24);
+  for (int i = 0; i < n; ++i) {
+    const Model& model = models[i];
+    Data d(model, reference_schur());
+    const double* Yi = asm_batch.Y.data() + static_cast<std::size_t>(i) * model.ny();
+    set_kinematics(model, d, Yi);
+    compute_forces(model, d, 0.0, nullptr);
+    const Eigen::VectorXd Q_ref = d.Q;
+    std::vector<double> ydot(model.ny());
+    ASSERT_TRUE(evaluate(model, d, 0.0, Yi, nullptr, ydot.data()));
+    for (int R = 0; R < m; ++R) {
+      EXPECT_EQ(hb.at(hb.phi, R, n, i), d.phi[R]) << "Phi row " << R << " instance " << i;
+      EXPECT_EQ(hb.at(hb.gamma_star, R, n, i), d.gamma_star[R]) << "gamma* row " << R;
+      for (int c = 0; !fused() && c < m; ++c)
+        EXPECT_TRUE(near_rel(x.last_C[static_cast<std::size_t>(i) * m * m + static_cast<std::size_t>(c) * m + R], d.C(R, c),
+                             1e-12, "C(" + std::to_string(R) + "," + std::to_string(c) + ")"));
+      EXPECT_TRUE(near_rel(hb.lambda(i, R), d.lambda[R], 1e-12, "lambda"));
+    }
+    for (int a = 0; a < model.n_constraints(); ++a) {
+      const int o = model.constraint(a).row_offset;
+      for (int r = 0; r < d.rows[a].m; ++r)
+        for (int s = 0; s < 4; ++s)
+          for (int c = 0; c < 6; ++c) {
+            const double ref = s < 2 || a >= model.first_mimic() ? side_row(model, d, a, r, s)[c] : 0.0;
+            EXPECT_EQ(hb.at(hb.jac, w * (o + r) + 6 * s + c, n, i), ref) << "element " << a << " side " << s;
+          }
+    }
+    for (int e = 0; e < 6 * N; ++e) EXPECT_EQ(hb.at(hb.Q, e, n, i), Q_ref[e]) << "Q entry " << e;
+    for (int e = 0; e < 13 * N; ++e) EXPECT_TRUE(near_rel(hb.at(hb.k[0], e, n, i), ydot[e], 1e-12, "Ydot"));
+    EXPECT_EQ(hb.info[i], 0);
+  }
+}
+
+// 300 RK4 steps equal the CPU backend's to 1e-12 relative, every instance ok, the mimic
+// rows held (the violation of the recorded frame as the CPU backend's).
+TEST_P(KernelGridMimic, StepsEqualCpuBackend) {
+  const std::vector<Model> models = test::mimic_hand_models(kInstances);
+  const int steps = 300, n = kInstances;
+  const AssembledBatch asm_batch = assemble_batch(models, n, 1);
+  test::HostBatch<double> hb(models, n, asm_batch, fused());
+  test::CpuGridExec<double> x;
+  for (int s = 0; s < steps; ++s) hb.rk4_step(x);
+  CpuBackend cpu(std::make_shared<const std::vector<Model>>(models), n, 1, reference_schur());
+  cpu.advance(steps);
+  const int N = hb.N;
+  std::vector<double> states(static_cast<std::size_t>(n) * N * 13), violation(n);
+  cpu.read_states(states.data());
+  for (int i = 0; i < n; ++i) EXPECT_EQ(hb.status[i], 0) << "instance " << i;
+  expect_states_near(hb, states, n, N);
+  hb.frame_at_state(x);
+  cpu.read_constraint_violation(violation.data());
+  const batch::FrameLayout fl(n, N, hb.J, cpu.n_drivers());
+  for (int i = 0; i < n; ++i) {
+    EXPECT_NEAR(hb.frame[fl.violation + i], violation[i], 1e-12);
+    EXPECT_LT(hb.frame[fl.violation + i], 1e-8);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Paths, KernelGridMimic, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& p) { return std::string(p.param ? "fused" : "cuda"); });
 
 }  // namespace

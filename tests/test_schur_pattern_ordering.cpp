@@ -150,7 +150,7 @@ TEST(SchurPatternOrdering, EqualsThePlainGreedyOrderingOnRandomGraphs) {
       row_offset.push_back(offset);
       offset += rows.back();
     }
-    const SchurPattern got = build_schur_pattern(joints, joint_body.data(), rows.data(), row_offset.data());
+    const SchurPattern got = build_schur_pattern(joints, 2, joint_body.data(), rows.data(), row_offset.data());
     const SchurPattern want = reference_pattern(joints, joint_body.data(), rows.data(), row_offset.data());
     expect_same(got, want);
     fill += want.n_fill_blocks;
@@ -172,7 +172,7 @@ TEST(SchurPatternOrdering, ALongChainIsOrderedInLinearTime) {
     joint_body.push_back(j);
     row_offset.push_back(5 * j);
   }
-  const SchurPattern P = build_schur_pattern(n, joint_body.data(), rows.data(), row_offset.data());
+  const SchurPattern P = build_schur_pattern(n, 2, joint_body.data(), rows.data(), row_offset.data());
   EXPECT_EQ(P.n_fill_blocks, 0);
   EXPECT_EQ(P.n_blocks(), 2 * n - 1);
 }

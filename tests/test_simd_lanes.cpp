@@ -270,7 +270,7 @@ TEST(SimdLanes, PiecesEqualPerThreadFunctions) {
                               b.y_stage);
     auto copy = [](const double* p, std::size_t count) { return std::vector<double>(p, p + count); };
     const std::size_t ny = 13 * static_cast<std::size_t>(N) * n;
-    const std::vector<double> phi = copy(b.phi, m * n), jac = copy(b.jac, 12 * m * n), gs = copy(b.gamma_star, m * n),
+    const std::vector<double> phi = copy(b.phi, m * n), jac = copy(b.jac, static_cast<std::size_t>(mv.jac_cols()) * m * n), gs = copy(b.gamma_star, m * n),
                               Q = copy(b.Q, 6 * N * n), lambda = copy(b.rhs, m * n), k0 = copy(b.k[0], ny),
                               ys = copy(b.y_stage, ny);
     for (int t = 0; t < n * N; ++t)
@@ -285,7 +285,7 @@ TEST(SimdLanes, PiecesEqualPerThreadFunctions) {
     // The same in groups.
     const double nan = std::numeric_limits<double>::quiet_NaN();
     for (double* p : {b.phi, b.gamma_star, b.rhs}) std::fill(p, p + m * n, nan);
-    std::fill(b.jac, b.jac + 12 * m * n, nan);
+    std::fill(b.jac, b.jac + static_cast<std::size_t>(mv.jac_cols()) * m * n, nan);
     std::fill(b.Q, b.Q + 6 * N * n, nan);
     std::fill(b.k[0], b.k[0] + ny, nan);
     std::fill(b.y_stage, b.y_stage + ny, nan);

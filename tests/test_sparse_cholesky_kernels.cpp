@@ -35,7 +35,7 @@ struct Topo {
     n_bodies = std::max({n_bodies, bi + 1, bj + 1});
   }
   int n_joints() const { return static_cast<int>(rows.size()); }
-  SchurPattern pattern() const { return build_schur_pattern(n_joints(), joint_body.data(), rows.data(), row_offset.data()); }
+  SchurPattern pattern() const { return build_schur_pattern(n_joints(), 2, joint_body.data(), rows.data(), row_offset.data()); }
 };
 
 // The test topologies: for every r in 1..6 a chain of r-row joints; chains, a tree and

@@ -34,7 +34,7 @@ struct Topo {
     m += r;
   }
   int n_joints() const { return static_cast<int>(rows.size()); }
-  SchurPattern pattern() const { return build_schur_pattern(n_joints(), joint_body.data(), rows.data(), row_offset.data()); }
+  SchurPattern pattern() const { return build_schur_pattern(n_joints(), 2, joint_body.data(), rows.data(), row_offset.data()); }
 };
 
 // N-link chain of revolute joints (5 rows), the first to the ground.
@@ -205,7 +205,7 @@ TEST(SparseCholesky, RandomTopologiesEqualDenseLlt) {
       row_offset[a] = m;
       m += rows[a];
     }
-    const SchurPattern P = build_schur_pattern(n_joints, joint_body.data(), rows.data(), row_offset.data());
+    const SchurPattern P = build_schur_pattern(n_joints, 2, joint_body.data(), rows.data(), row_offset.data());
     fill_cases += P.n_fill_blocks > 0;
     Eigen::MatrixXd G = Eigen::MatrixXd::Zero(m, 6 * n_bodies);
     for (int a = 0; a < n_joints; ++a)

@@ -58,6 +58,7 @@ NB_MODULE(_simphant, m) {
       "(setting, reason) of the first backend rule the settings break, or None (sim/backend_rules.hpp).");
   simphant::python::bind_errors(m);
   simphant::python::bind_scene(m);
+  simphant::python::bind_mjcf(m);
   simphant::python::bind_simulator(m);
   simphant::python::bind_run(m);
   simphant::python::bind_merge(m);

@@ -1,6 +1,6 @@
 """The layers of src/simphant (docs/architecture.md, "Layers"): every #include of a
 simphant header runs from a folder to one below it in LAYERS, never upwards or across
-the front end (urdf/, scene/) and the engine (batch/ to host/), which meet in job/."""
+the front end (urdf/, mjcf/, scene/) and the engine (batch/ to host/), which meet in job/."""
 from __future__ import annotations
 
 import pathlib
@@ -9,10 +9,10 @@ import re
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 #: Innermost first: a folder may include the folders before it (and itself).
-LAYERS = ["core", "math", "log", "joints", "reduced", "formulas", "model", "dynamics", "urdf", "scene",
+LAYERS = ["core", "math", "log", "joints", "reduced", "formulas", "model", "dynamics", "urdf", "mjcf", "scene",
           "batch", "kernels", "simd", "sim", "host", "io", "job", "bench", "cli"]
 #: The two branches on dynamics/ that do not include each other.
-FRONT_END = {"urdf", "scene"}
+FRONT_END = {"urdf", "mjcf", "scene"}
 ENGINE = {"batch", "kernels", "simd", "sim", "host"}
 
 INCLUDE = re.compile(r'#include "simphant/([a-z_]+)/')

@@ -164,3 +164,15 @@ def test_bundled_libraries_have_their_licences() -> None:
         assert (licences / licence).stat().st_size > 0, licence
     for name in ("Eigen", "nlohmann-json", "CLI11", "nanobind"):
         assert f"| {name} |" in readme
+
+
+def test_gym_models_and_their_licence_are_in_the_wheel() -> None:
+    """simphant.gym's InvertedPendulum-v5 / InvertedDoublePendulum-v5 read Gymnasium's
+    MJCF files from the package (simphant/gym/assets/, MIT), and the importer reads them."""
+    from simphant import _simphant
+
+    assets = PACKAGE / "gym" / "assets"
+    assert "MIT License" in (assets / "LICENSE-gymnasium.txt").read_text()
+    for name, gear in (("inverted_pendulum.xml", 100.0), ("inverted_double_pendulum.xml", 500.0)):
+        model = _simphant.mjcf_model(str(assets / name))
+        assert [a["gear"] for a in model["actuators"]] == [gear]

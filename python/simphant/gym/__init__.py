@@ -4,7 +4,8 @@ VectorEnv: a gymnasium.vector.VectorEnv whose sub-environments are the instances
 Simulator (NumPy arrays). TorchVectorEnv: the same with torch tensors, on the GPU for the
 cuda backends (imported on first use; needs torch). make(name, num_envs, **kwargs) builds
 a registered task: tasks() lists them, register() adds one, and each is also
-"simphant/<name>" for gymnasium.make_vec (simphant.gym.builtin has the built-in ones).
+"simphant/<name>" for gymnasium.make_vec (simphant.gym.builtin has the built-in ones,
+simphant.gym.mujoco_tasks Gymnasium's InvertedPendulum-v5 and InvertedDoublePendulum-v5).
 simphant.gym.mdp: goals, observation terms, rewards and reset events to compose tasks;
 simphant.gym.render: the offscreen renderer and VideoWriter.
 """
@@ -16,7 +17,7 @@ from .._extras import require
 
 require("rl")  # gymnasium: one line naming the extra instead of a traceback from below
 
-from . import builtin, mdp  # noqa: E402
+from . import builtin, mdp, mujoco_tasks  # noqa: E402
 from .registry import TaskSpec, make, register, task_spec, tasks  # noqa: E402
 from .render import Camera, VideoWriter, write_video  # noqa: E402
 from .vector_env import VectorEnv  # noqa: E402

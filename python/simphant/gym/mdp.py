@@ -79,6 +79,41 @@ def link_position(name: str) -> Term:
     return link_frame(name, "position")
 
 
+def link_point(name: str, offset: Sequence[float]) -> Term:
+    """Observation term: a point fixed in a link's frame (a MuJoCo site, a tool tip) in W
+    [m], (num_envs, 3): origin + R offset, with the origin and orientation R of
+    Simulator.link_frames (the forward kinematics of the C++ core; docs/robots.md "Link
+    frames"). offset: (3,) in the link frame [m] (for an MJCF body, whose link frame sits
+    at its joint's point with the body's axes: the site's pos minus the joint's pos).
+    Raises ValueError for an offset that is not 3 finite numbers.
+    """
+    o = np.asarray(offset, np.float64)
+    if o.shape != (3,) or not np.all(np.isfinite(o)):
+        raise ValueError(f"link_point: offset must be 3 finite numbers [m] (got {offset!r})")
+    frame = link_frame(name, "frame")
+
+    def term(sim: Simulator) -> Any:
+        f = frame(sim)
+        w, x, y, z = f[:, 3], f[:, 4], f[:, 5], f[:, 6]
+        out = f[:, 0:3] + 0.0  # a copy (NumPy or torch); + R offset, R of the unit quaternion
+        if o[0] != 0:
+            out[:, 0] += (1 - 2 * (y * y + z * z)) * o[0]
+            out[:, 1] += 2 * (x * y + w * z) * o[0]
+            out[:, 2] += 2 * (x * z - w * y) * o[0]
+        if o[1] != 0:
+            out[:, 0] += 2 * (x * y - w * z) * o[1]
+            out[:, 1] += (1 - 2 * (x * x + z * z)) * o[1]
+            out[:, 2] += 2 * (y * z + w * x) * o[1]
+        if o[2] != 0:
+            out[:, 0] += 2 * (x * z + w * y) * o[2]
+            out[:, 1] += 2 * (y * z - w * x) * o[2]
+            out[:, 2] += (1 - 2 * (x * x + y * y)) * o[2]
+        return out
+
+    term.__name__ = f"{name}.point"
+    return term
+
+
 def body_state(name: str, field: str = "r", components: Optional[Sequence[int]] = None) -> Term:
     """Observation term: a field of a body's state (Simulator.states), (num_envs, k).
 

@@ -34,6 +34,7 @@ class TorchVectorEnv(VectorEnv):
         self._torch_dtype = torch.float32 if self.dtype == np.float32 else torch.float64
         self._low = torch.as_tensor(self.single_action_space.low, device=self.device)
         self._high = torch.as_tensor(self.single_action_space.high, device=self.device)
+        self._map_t = None if self._action_map is None else torch.as_tensor(self._action_map.T, device=self.device)
 
     def set_parameters(self, ids: Any, params: Dict[str, Any]) -> None:
         """As VectorEnv.set_parameters; ids and values may also be torch tensors (on any
@@ -59,10 +60,12 @@ class TorchVectorEnv(VectorEnv):
     def _apply_actions(self, actions: Any) -> Any:
         t = self._torch
         a = t.as_tensor(actions, dtype=t.float64, device=self.device).reshape(self.num_envs, -1)
-        if a.shape[1] != self.sim.n_inputs:
-            raise ValueError(f"actions: must have shape ({self.num_envs}, {self.sim.n_inputs}) (got {tuple(a.shape)})")
+        n_actions = self.single_action_space.shape[0]
+        if a.shape[1] != n_actions:
+            raise ValueError(f"actions: must have shape ({self.num_envs}, {n_actions}) (got {tuple(a.shape)})")
         a = t.clamp(a, self._low, self._high).contiguous()
-        self.sim.set_inputs(a if self._device_state else a.cpu().numpy())
+        u = a if self._map_t is None else (a @ self._map_t).contiguous()
+        self.sim.set_inputs(u if self._device_state else u.cpu().numpy())
         return a
 
     def _concat(self, cols: Sequence[Any]) -> Any:

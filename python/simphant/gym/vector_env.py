@@ -37,8 +37,14 @@ class VectorEnv(gym.vector.VectorEnv):
             "<body>.r" / ".p" / ".v" / ".omega" / ".state", "joint_q", "joint_qd", or
             callables sim -> (num_envs, k) (simphant.gym.mdp has terms for link frames,
             body states and goals); concatenated in order into one vector of `dtype`.
-        action_low, action_high: bounds of the action Box, scalars or (n_inputs,) arrays
-            [N m or N]; actions are clipped to them.
+        action_low, action_high: bounds of the action Box, scalars or (n_actions,) arrays
+            [N m or N, or the action's own unit with action_map]; actions are clipped to
+            them.
+        action_map: None (the action is the actuator inputs, n_actions = n_inputs) or an
+            (n_inputs, n_actions) matrix G: the simulator's inputs are G @ clip(action),
+            a transmission in the manner of MuJoCo's actuators (a gear per actuator and
+            joint; zero rows for joints no action drives). The reward sees the clipped
+            action (n_actions).
         reward: reward(sim, obs, action) -> (num_envs,); None gives 0.
         terminated: terminated(sim, obs) -> (num_envs,) bool; an instance whose status is
             not ok (diverged, or failed assembly) always terminates.
@@ -86,7 +92,8 @@ class VectorEnv(gym.vector.VectorEnv):
     def __init__(self, scene: SceneSource, num_envs: Optional[int] = None,
                  observation: Sequence[ObservationItem] = ("state",), *,
                  action_low: Union[float, Sequence[float]], action_high: Union[float, Sequence[float]],
-                 reward: Optional[RewardFn] = None, terminated: Optional[TerminatedFn] = None,
+                 action_map: Any = None, reward: Optional[RewardFn] = None,
+                 terminated: Optional[TerminatedFn] = None,
                  max_episode_steps: Optional[int] = None, frame_skip: int = 1, randomize: bool = False,
                  autoreset_mode: AutoresetMode = AutoresetMode.NEXT_STEP, backend: str = "auto", threads: int = 0,
                  seed: Optional[int] = None, dtype: Any = np.float64, reset_events: Sequence[ResetEvent] = (),
@@ -114,10 +121,19 @@ class VectorEnv(gym.vector.VectorEnv):
             raise ValueError("scene: has no actuators, so an env has no action (add an 'actuator' force)")
         self.num_envs = self.sim.n_instances
         self.action_names = self.sim.input_names
+        n_actions = self.sim.n_inputs
+        self._action_map: Optional[np.ndarray] = None
+        if action_map is not None:
+            g = np.array(action_map, np.float64, ndmin=2)
+            if g.ndim != 2 or g.shape[0] != self.sim.n_inputs or g.shape[1] < 1 or not np.all(np.isfinite(g)):
+                raise ValueError(f"action_map: must be a finite ({self.sim.n_inputs}, n_actions) matrix, one row per "
+                                 f"actuator input {self.sim.input_names} (got shape {g.shape})")
+            self._action_map, n_actions = g, g.shape[1]
+            self.action_names = [f"action_{k}" for k in range(n_actions)]
         self._obs_spec = list(observation) if not isinstance(observation, str) else [observation]
         self._obs = Observation(self.sim, self._obs_spec)
-        low = np.broadcast_to(np.asarray(action_low, np.float64), (self.sim.n_inputs,))
-        high = np.broadcast_to(np.asarray(action_high, np.float64), (self.sim.n_inputs,))
+        low = np.broadcast_to(np.asarray(action_low, np.float64), (n_actions,))
+        high = np.broadcast_to(np.asarray(action_high, np.float64), (n_actions,))
         if np.any(low > high):
             raise ValueError("action_low: must not exceed action_high")
         self.single_action_space = gym.spaces.Box(low, high, dtype=np.float64)
@@ -277,10 +293,11 @@ class VectorEnv(gym.vector.VectorEnv):
 
     def _apply_actions(self, actions: Any) -> Any:
         a = np.asarray(actions, np.float64).reshape(self.num_envs, -1)
-        if a.shape[1] != self.sim.n_inputs:
-            raise ValueError(f"actions: must have shape ({self.num_envs}, {self.sim.n_inputs}) (got {np.shape(actions)})")
+        n_actions = self.single_action_space.shape[0]
+        if a.shape[1] != n_actions:
+            raise ValueError(f"actions: must have shape ({self.num_envs}, {n_actions}) (got {np.shape(actions)})")
         a = np.clip(a, self.single_action_space.low, self.single_action_space.high)
-        self.sim.set_inputs(a)
+        self.sim.set_inputs(a if self._action_map is None else a @ self._action_map.T)
         return a
 
     def _concat(self, cols: Sequence[Any]) -> Any:

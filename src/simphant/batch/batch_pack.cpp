@@ -20,13 +20,17 @@ void put33(std::vector<double>& p, const Mat3d& A) {
 
 template <class T>
 void pack_topology(const Model& m, PackedModel<T>& out) {
-  // Constraint elements (model_view.hpp): the joints, then the drivers.
-  const int N = m.n_bodies(), J = m.n_constraints();
+  // Constraint elements (model_view.hpp): the joints, then the drivers, then the mimic
+  // rows, each with S sides.
+  const int N = m.n_bodies(), J = m.n_constraints(), S = m.element_sides();
+  out.sides = S;
+  out.n_mimics = m.n_mimics();
   for (int a = 0; a < J; ++a) {
     const ConstraintElement e = m.constraint(a);
-    out.joint_type.push_back(a < m.n_joints() ? static_cast<int>(m.joints[a].type) : kDriverElement);
-    out.joint_body.push_back(e.body_i);
-    out.joint_body.push_back(e.body_j);
+    out.joint_type.push_back(a < m.n_joints() ? static_cast<int>(m.joints[a].type)
+                             : a < m.first_mimic() ? kDriverElement
+                                                   : kMimicElement);
+    for (int s = 0; s < S; ++s) out.joint_body.push_back(e.side_body(s) < 0 ? -1 : e.side_body(s));
     out.row_offset.push_back(e.row_offset);
     out.removed_mask.push_back(m.removed_mask(a));
   }
@@ -35,37 +39,53 @@ void pack_topology(const Model& m, PackedModel<T>& out) {
     out.driver.push_back(static_cast<int>(dr.coordinate));
     out.driver.push_back(dr.law);
   }
+  for (const Mimic& mi : m.mimics) {
+    out.mimic.push_back(mi.joint);
+    out.mimic.push_back(mi.leader);
+    out.mimic.push_back(static_cast<int>(mi.coordinate));
+    out.mimic.push_back(static_cast<int>(mi.leader_coordinate));
+  }
   out.law_start.push_back(0);
   for (const MotionLaw& l : m.laws) {
     out.law_type.push_back(static_cast<int>(l.type));
     out.law_start.push_back(out.law_start.back() + static_cast<int>(l.params.size()));
   }
-  // Elements touching each body, in element order (the order the CPU reference subtracts
-  // Phi_q^T lambda in).
+  // Elements touching each body, in element order, an element's sides in order 0..S-1
+  // (the order the CPU reference subtracts Phi_q^T lambda in).
   out.body_joint_start.assign(N + 1, 0);
   for (int k = 0; k < N; ++k) {
     for (int a = 0; a < J; ++a)
-      for (int side = 0; side < 2; ++side)
-        if (out.joint_body[2 * a + side] == k) {
+      for (int side = 0; side < S; ++side)
+        if (out.joint_body[S * a + side] == k) {
           out.body_joint.push_back(a);
           out.body_joint.push_back(side);
         }
     out.body_joint_start[k + 1] = static_cast<int>(out.body_joint.size()) / 2;
   }
-  // Row-block couplings: joint a's side sa and joint b's side sb are the same body k,
-  // in ascending k (the order in which the CPU reference sums C's contributions).
+  // Row-block couplings of element a (the order in which the CPU reference sums C's
+  // contributions, dynamics/evaluate.cpp build_schur): for each distinct body k of a's
+  // non-ground sides in ascending k, for each entry (b, sb) of body k's list above (element
+  // order, sides in order), for each side sa of a at body k in side order: (b, sa, sb).
+  // With two sides (a joint's bodies are distinct) that is a's sides in ascending body
+  // index, each with its body's list.
   out.coupling_start.assign(J + 1, 0);
   for (int a = 0; a < J; ++a) {
-    const bool swap = out.joint_body[2 * a] > out.joint_body[2 * a + 1];
-    for (int t = 0; t < 2; ++t) {
-      const int sa = swap ? 1 - t : t;
-      const int k = out.joint_body[2 * a + sa];
-      if (k < 0) continue;
-      for (int p = out.body_joint_start[k]; p < out.body_joint_start[k + 1]; ++p) {
-        out.coupling.push_back(out.body_joint[2 * p]);
-        out.coupling.push_back(sa);
-        out.coupling.push_back(out.body_joint[2 * p + 1]);
+    int last = -1;  // bodies of a done so far: those <= last
+    for (;;) {
+      int k = -1;  // the smallest body of a above last
+      for (int s = 0; s < S; ++s) {
+        const int b = out.joint_body[S * a + s];
+        if (b > last && (k < 0 || b < k)) k = b;
       }
+      if (k < 0) break;
+      for (int p = out.body_joint_start[k]; p < out.body_joint_start[k + 1]; ++p)
+        for (int sa = 0; sa < S; ++sa)
+          if (out.joint_body[S * a + sa] == k) {
+            out.coupling.push_back(out.body_joint[2 * p]);
+            out.coupling.push_back(sa);
+            out.coupling.push_back(out.body_joint[2 * p + 1]);
+          }
+      last = k;
     }
     out.coupling_start[a + 1] = static_cast<int>(out.coupling.size()) / 3;
   }
@@ -84,6 +104,8 @@ void pack_topology(const Model& m, PackedModel<T>& out) {
       out.force[f].joint_law = table;
       table += kJointLawParams;
     }
+  // Mimic rows follow the joint laws, in mimic order.
+  out.mimic_param = table;
 }
 
 // Indices of the parameters whose value (bit pattern: -0.0 differs from +0.0) differs
@@ -147,6 +169,12 @@ std::vector<double> flatten_params(const Model& m) {
       joint_law_values(f.joint_law, v);
       p.insert(p.end(), v, v + kJointLawParams);
     }
+  for (const Mimic& mi : m.mimics) {
+    p.push_back(mi.multiplier);
+    p.push_back(mi.offset);
+    p.push_back(mi.q_ref);
+    p.push_back(mi.leader_q_ref);
+  }
   return p;
 }
 
@@ -159,7 +187,7 @@ ModelView<T> PackedModel<T>::host_view() const {
           n_drivers,          n_laws,             driver.data(),      law_type.data(),  law_start.data(),
           integrator,         static_cast<T>(rtol), static_cast<T>(atol), static_cast<T>(min_step),
           static_cast<T>(max_step), static_cast<T>(first_step), removed_mask.data(),
-          static_cast<T>(auto_pivot)};
+          static_cast<T>(auto_pivot), sides, n_mimics, mimic.data(), mimic_param};
 }
 
 template <class T>

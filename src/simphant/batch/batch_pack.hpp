@@ -22,6 +22,10 @@ struct PackedModel {
   std::int8_t integrator = 0;  ///< ModelView::integrator
   double rtol = 0, atol = 0, min_step = 0, max_step = 0, first_step = 0;  ///< ModelView's, same names
   int n_drivers = 0, n_laws = 0;
+  int sides = 2;        ///< ModelView::sides
+  int n_mimics = 0;     ///< ModelView::n_mimics
+  int mimic_param = 0;  ///< ModelView::mimic_param
+  std::vector<int> mimic;  ///< ModelView::mimic
   std::vector<int> joint_type, joint_body, row_offset, coupling_start, coupling, body_joint_start, body_joint;
   std::vector<int> driver, law_type, law_start;  ///< ModelView::driver, law_type, law_start
   std::vector<int> removed_mask;                 ///< ModelView::removed_mask
@@ -29,6 +33,7 @@ struct PackedModel {
   std::vector<T> param_shared;  ///< (n_params)
   std::vector<int> param_slot;  ///< (n_params)
   std::vector<T> param_varied;  ///< (n_varied, n_instances)
+  int jac_cols() const { return 6 * sides; }  ///< ModelView::jac_cols
   int n_varied() const { return n_instances ? static_cast<int>(param_varied.size()) / n_instances : 0; }
   /// A view of these host arrays (valid while this object lives and is not resized).
   ModelView<T> host_view() const;

@@ -6,13 +6,18 @@
 // pointers, so the same struct points into host memory (CPU tests of the per-thread
 // functions) or device memory (host/cuda_backend); packed by batch_pack.hpp.
 //
-// Constraint elements (docs/solver.md, "Rheonomic drivers"): the n_joints joints, then
-// the n_drivers drivers, each a one-row element between its joint's body_i and body_j;
-// joint_type, joint_body, row_offset, coupling_start and the body_joint / coupling CSRs
-// run over all n_constraints() elements (a driver's joint_type entry is kDriverElement).
+// Constraint elements (docs/solver.md, "Rheonomic drivers", "Mimic rows"): the n_joints
+// joints, then the n_drivers drivers, each a one-row element between its joint's body_i
+// and body_j, then the n_mimics mimic rows, each a one-row element with four sides (the
+// follower joint's body_i, body_j, then the leader joint's); joint_type, joint_body,
+// row_offset, coupling_start and the body_joint / coupling CSRs run over all
+// n_constraints() elements (a driver's joint_type entry is kDriverElement, a mimic's
+// kMimicElement). Every element has `sides` sides (Model::element_sides(): 2, or 4 when
+// the model has a mimic row; the unused sides of a joint or driver are ground, -1), and
+// a row's Phi_q block holds 6 sides columns (jac_cols()): [v (W), omega (B)] per side.
 //
 // Parameter layout of one instance (n_params = 19 N + 24 J + 16 F + 7 + the laws' + the
-// tables' + 20 per joint law):
+// tables' + 17 per joint law + 4 per mimic row):
 //   body k   at body_param(k):  mass [kg], J_B (9, row-major) [kg m^2], J_B^-1 (9)
 //   joint j  at joint_param(j): u_i, v_i, a_i, b_i, u_j, v_j, a_j, b_j (3 each, B or W)
 //   force f  at force_param(f): point_B, vec, point_i, point_j (3 each), stiffness,
@@ -27,6 +32,8 @@
 //   joint laws after the tables: each robot joint actuator's kJointLawParams numbers
 //                               (joint_law_values in formulas/joint_law.hpp), in force
 //                               order, at ForceTopo::joint_law
+//   mimic rows after the joint laws, at mimic_param + 4 k for mimic row k: multiplier,
+//                               offset, q_ref, leader_q_ref (Model::mimics)
 #include <cstddef>
 #include <cstdint>
 
@@ -45,6 +52,10 @@ constexpr int kForceParams = 16;
 constexpr int kGlobalParams = 7;
 /// joint_type of a driver's constraint element.
 constexpr int kDriverElement = -1;
+/// joint_type of a mimic row's constraint element.
+constexpr int kMimicElement = -2;
+/// Parameters of one mimic row: multiplier, offset, q_ref, leader_q_ref.
+constexpr int kMimicParams = 4;
 
 /// Topology of one force element (ForceElement in model.hpp without its parameters).
 struct ForceTopo {
@@ -77,13 +88,15 @@ struct ModelView {
   /// solver.projection after each step, Projection (model.hpp) as int: 0 none, 1 velocity,
   /// 2 position_velocity, 3 auto (shared: not sweepable; kernels/projection.hpp).
   int projection;
-  const int* joint_type;        ///< (n_constraints()) JointType as int, kDriverElement for a driver
-  const int* joint_body;        ///< (n_constraints(), 2) body_i, body_j (-1: ground)
+  const int* joint_type;        ///< (n_constraints()) JointType as int, kDriverElement / kMimicElement
+  const int* joint_body;        ///< (n_constraints(), sides) body_i, body_j[, body_k, body_l] (-1: ground)
   const int* row_offset;        ///< (n_constraints()) first row of each element
   const int* coupling_start;    ///< (n_constraints() + 1) CSR into coupling
   const int* coupling;          ///< (n_couplings, 3) joint b, side of a, side of b sharing a body
   const int* body_joint_start;  ///< (n_bodies + 1) CSR into body_joint
-  const int* body_joint;        ///< (n_body_joints, 2) joint, side (0: body_i, 1: body_j), joint order
+  /// (n_body_joints, 2) element, side (0: body_i, 1: body_j, 2, 3: a mimic's leader's),
+  /// for each body the elements touching it in element order, an element's sides in order.
+  const int* body_joint;
   const ForceTopo* force;       ///< (n_forces)
   const T* param_shared;        ///< (n_params) values of instance 0
   const int* param_slot;        ///< (n_params) -1: shared, else the row in param_varied
@@ -106,9 +119,22 @@ struct ModelView {
   const int* removed_mask;
   /// auto: SolverSettings::auto_projection_pivot (dynamics/auto_projection.hpp; shared).
   T auto_pivot;
+  /// Sides of every constraint element (Model::element_sides(): 2, or 4 with a mimic row).
+  int sides;
+  int n_mimics;                 ///< mimic rows (Model::mimics)
+  /// (n_mimics, 4) follower joint, leader joint, coordinate, leader coordinate
+  /// (JointCoordinate as int).
+  const int* mimic;
+  int mimic_param;              ///< first parameter of the mimic rows (kMimicParams each)
 
-  /// Constraint elements: the joints, then the drivers.
-  SP_HD int n_constraints() const { return n_joints + n_drivers; }
+  /// Constraint elements: the joints, then the drivers, then the mimic rows.
+  SP_HD int n_constraints() const { return n_joints + n_drivers + n_mimics; }
+  /// The first mimic element.
+  SP_HD int first_mimic() const { return n_joints + n_drivers; }
+  /// Columns of one row's Phi_q block: 6 per side.
+  SP_HD int jac_cols() const { return 6 * sides; }
+  /// The body of side s of element a (-1: ground or unused).
+  SP_HD int body_of(int a, int s) const { return joint_body[sides * a + s]; }
 
   SP_HD int body_param(int k) const { return kBodyParams * k; }
   SP_HD int joint_param(int j) const { return kBodyParams * n_bodies + kJointParams * j; }
@@ -141,11 +167,12 @@ struct ModelView {
   SP_HD T epsilon(int i) const { return param(global_param() + 5, i); }
   SP_HD T violation_bound(int i) const { return param(global_param() + 6, i); }
   SP_HD int law_param() const { return global_param() + kGlobalParams; }
-  /// Rows of constraint element a: its joint type's, or 1 for a driver.
+  /// Rows of constraint element a: its joint type's, or 1 for a driver or a mimic row.
   SP_HD int rows_of(int a) const { return a >= n_joints ? 1 : joint_rows(static_cast<JointType>(joint_type[a])); }
-  /// The joint frame of constraint element a (a driver: its joint's) of instance i.
+  /// The joint frame of constraint element a (a driver: its joint's; a mimic row: its
+  /// follower's) of instance i.
   SP_HD JointFrame<T> constraint_frame(int a, int i) const {
-    return frame(a >= n_joints ? driver[3 * (a - n_joints)] : a, i);
+    return frame(a >= first_mimic() ? mimic[4 * (a - first_mimic())] : a >= n_joints ? driver[3 * (a - n_joints)] : a, i);
   }
 };
 

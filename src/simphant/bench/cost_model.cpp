@@ -133,14 +133,15 @@ double evaluation_flops(const Model& model, const SchurCost& sc) {
 /// accumulates the 4-byte words.
 double evaluation_elements(const Model& model, const SchurCost& sc, double& ints) {
   const double N = model.n_bodies(), m = model.n_rows, u = model.n_inputs;
-  double e = 13 * N + 14 * m;      // joint_rows
+  const double cols = 6.0 * model.element_sides();  // Phi_q entries per row (12; 24 with mimic rows)
+  double e = 13 * N + (cols + 2) * m;  // joint_rows
   e += 13 * N + u + 6 * N;         // body_forces
   e += 10 * N + 6 * N + 13 * N;    // accelerations without the constraint terms
   if (m > 0) {
-    e += 12 * m + 6 * N + m + sc.V_C + m;  // schur
+    e += cols * m + 6 * N + m + sc.V_C + m;  // schur
     e += 2 * sc.V_L;                       // factorisation
     e += 2 * sc.V_L + 2 * m;               // solve
-    e += 12 * m + m;                       // accelerations: Phi_q^T lambda
+    e += cols * m + m;                       // accelerations: Phi_q^T lambda
     ints += 2;                             // info written by the factorisation, read by accelerations
   }
   return e;

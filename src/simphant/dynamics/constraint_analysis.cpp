@@ -93,7 +93,8 @@ ConstraintAnalysis analyse_constraints(const Model& model, Data& d, const double
   }
   set_kinematics(model, d, Y);
   evaluate_constraints(model, d, 0.0);
-  if (!has_closed_loop(model) && analyse_forest(model, d, a)) return a;
+  // A mimic row couples two joints' bodies: Phi_q is no longer block triangular by joint.
+  if (!has_closed_loop(model) && model.mimics.empty() && analyse_forest(model, d, a)) return a;
   return RowQR(sparse_jacobian(model, d)).analysis();
 }
 

@@ -6,14 +6,14 @@ namespace simphant {
 
 SchurPattern schur_pattern_of(const Model& model) {
   std::vector<int> joint_body, rows, row_offset;
-  for (int a = 0; a < model.n_constraints(); ++a) {  // the joints, then the drivers
+  const int S = model.element_sides();
+  for (int a = 0; a < model.n_constraints(); ++a) {  // the joints, the drivers, the mimic rows
     const ConstraintElement e = model.constraint(a);
-    joint_body.push_back(e.body_i);
-    joint_body.push_back(e.body_j);
+    for (int s = 0; s < S; ++s) joint_body.push_back(e.side_body(s));
     rows.push_back(e.rows);
     row_offset.push_back(e.row_offset);
   }
-  return build_schur_pattern(model.n_constraints(), joint_body.data(), rows.data(), row_offset.data());
+  return build_schur_pattern(model.n_constraints(), S, joint_body.data(), rows.data(), row_offset.data());
 }
 
 SchurFactorization parse_schur_factorization(const std::string& name) {
@@ -40,12 +40,12 @@ bool uses_sparse_schur(const Model& model, SchurFactorization schur) {
 double data_bytes(const Model& model, SchurFactorization schur, bool with_jacobian) {
   const double m = model.n_rows, nv = model.nv(), ny = model.ny(), N = model.n_bodies(), J = model.n_constraints();
   double b = sizeof(Data);
-  b += N * sizeof(BodyKin<double>) + 2 * J * sizeof(JointRows<double>);
+  b += N * sizeof(BodyKin<double>) + 2 * J * sizeof(JointRows<double>) + 2 * 12 * 8 * model.n_mimics();
   if (with_jacobian) b += 8 * (m * nv);  // Phi_q
   // Q, minv_q, qddot, body_f, body_w; phi, phi_dot, gamma_star, rhs, lambda, diag_C, reg,
   // pivot_floor, residual, correction, c_x; RK4 stages
   b += 8 * (5 * nv + 11 * m + 5 * ny);
-  b += 4 * (N + 1 + 4 * J);            // body_joint_start, body_joint, body_joint_side
+  b += 4 * (N + 1 + 2 * model.element_sides() * J);  // body_joint_start, body_joint, body_joint_side
   if (!uses_sparse_schur(model, schur)) return b + 8 * (2 * m * m);  // C and its Cholesky factor
   // The sparse path: the blocks of C (joints sharing a body, and the diagonal) and the
   // pattern's index arrays, a few ints per block. Counted without the fill-in of closed
@@ -53,8 +53,8 @@ double data_bytes(const Model& model, SchurFactorization schur, bool with_jacobi
   // loop adds a few blocks.
   std::vector<std::vector<int>> at_body(static_cast<std::size_t>(model.n_bodies()));
   for (int a = 0; a < model.n_constraints(); ++a)
-    for (int k : {model.constraint(a).body_i, model.constraint(a).body_j})
-      if (k >= 0) at_body[static_cast<std::size_t>(k)].push_back(a);
+    for (int s = 0; s < model.element_sides(); ++s)
+      if (const int k = model.constraint(a).side_body(s); k >= 0) at_body[static_cast<std::size_t>(k)].push_back(a);
   double values = 0, blocks = 0;
   for (int a = 0; a < model.n_constraints(); ++a) values += static_cast<double>(model.constraint(a).rows) * model.constraint(a).rows;
   blocks += J;
@@ -71,6 +71,8 @@ Data::Data(const Model& model, SchurFactorization schur)
     : kin(model.n_bodies()),
       rows(model.n_constraints()),
       minv_jt(model.n_constraints()),
+      leader_jac(model.n_mimics()),
+      leader_minv(model.n_mimics()),
       Q(Eigen::VectorXd::Zero(model.nv())),
       phi(Eigen::VectorXd::Zero(model.n_rows)),
       phi_dot(Eigen::VectorXd::Zero(model.n_rows)),
@@ -114,21 +116,23 @@ Data::Data(const Model& model, SchurFactorization schur)
   }
   const int N = model.n_bodies();
   body_joint_start.assign(N + 1, 0);
+  const int S = model.element_sides();
   for (int a = 0; a < model.n_constraints(); ++a) {
     const ConstraintElement e = model.constraint(a);
-    if (e.body_i >= 0) ++body_joint_start[e.body_i + 1];
-    if (e.body_j >= 0) ++body_joint_start[e.body_j + 1];
+    for (int side = 0; side < S; ++side)
+      if (e.side_body(side) >= 0) ++body_joint_start[e.side_body(side) + 1];
   }
   for (int k = 0; k < N; ++k) body_joint_start[k + 1] += body_joint_start[k];
   body_joint.resize(body_joint_start[N]);
   body_joint_side.resize(body_joint_start[N]);
   std::vector<int> fill(body_joint_start.begin(), body_joint_start.end() - 1);
   for (int a = 0; a < model.n_constraints(); ++a) {
-    const int bodies[2] = {model.constraint(a).body_i, model.constraint(a).body_j};
-    for (int side = 0; side < 2; ++side) {
-      if (bodies[side] < 0) continue;
-      body_joint[fill[bodies[side]]] = a;
-      body_joint_side[fill[bodies[side]]++] = side;
+    const ConstraintElement e = model.constraint(a);
+    for (int side = 0; side < S; ++side) {
+      const int k = e.side_body(side);
+      if (k < 0) continue;
+      body_joint[fill[k]] = a;
+      body_joint_side[fill[k]++] = side;
     }
   }
 }

@@ -3,6 +3,7 @@
 // when created from a Model (no allocation inside the step loop).
 #include <cstdint>
 #include <string>
+#include <array>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -52,10 +53,14 @@ struct Data {
   /// Phi_q (x12), gamma
   std::vector<JointRows<double>> rows;
   std::vector<JointRows<double>> minv_jt;   ///< (n_constraints) jac field: rows of Phi_q,k M_k^-1 per side
+  /// (n_mimics) a mimic row's leader columns (sides 2 and 3: body_k, body_l; Model::mimics)
+  /// and their M_k^-1 products; its follower columns are in rows / minv_jt (side_row).
+  std::vector<std::array<double, 12>> leader_jac, leader_minv;
   /// Constraint elements touching each body, CSR: body k's entries are [body_joint_start[k],
   /// body_joint_start[k+1]) of body_joint (joint index) and body_joint_side (0: body_i,
-  /// 1: body_j). Derived from the model once; the Schur matrix only couples rows of joints
-  /// that share a body.
+  /// 1: body_j, 2: body_k, 3: body_l of a mimic row), elements in order, each element's
+  /// sides in order. Derived from the model once; the Schur matrix only couples rows of
+  /// elements that share a body.
   std::vector<int> body_joint_start, body_joint, body_joint_side;
   Eigen::VectorXd Q;                        ///< (6N) applied + gyroscopic generalised forces [F_W, T_B]
   Eigen::MatrixXd Phi_q;                    ///< (m, 6N) dense Jacobian, empty until assemble_jacobian sizes it (assembly,
@@ -100,5 +105,18 @@ struct Data {
   // RK4 workspace, (13N) each.
   std::vector<double> k1, k2, k3, k4, y_stage;
 };
+
+/// Row r of constraint element a's Phi_q block on side s (6 columns, [v (W), omega (B)]):
+/// sides 0 and 1 in d.rows[a], a mimic row's sides 2 and 3 in d.leader_jac (r = 0).
+inline const double* side_row(const Model& model, const Data& d, int a, int r, int s) {
+  return s < 2 ? d.rows[static_cast<std::size_t>(a)].jac[r] + 6 * s
+               : d.leader_jac[static_cast<std::size_t>(a - model.first_mimic())].data() + 6 * (s - 2);
+}
+
+/// The same row times M_k^-1 of the side's body (d.minv_jt, d.leader_minv).
+inline double* side_minv_row(const Model& model, Data& d, int a, int r, int s) {
+  return s < 2 ? d.minv_jt[static_cast<std::size_t>(a)].jac[r] + 6 * s
+               : d.leader_minv[static_cast<std::size_t>(a - model.first_mimic())].data() + 6 * (s - 2);
+}
 
 }  // namespace simphant

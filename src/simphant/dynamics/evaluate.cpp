@@ -20,43 +20,47 @@ inline double dot6(const double* a, const double* b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
-// The body index on one side of a constraint element (side 0: body_i, 1: body_j).
-inline int side_body(const ConstraintElement& e, int side) { return side == 0 ? e.body_i : e.body_j; }
-
 // C = Phi_q M^-1 Phi_q^T (unregularised) and rhs = Phi_q M^-1 Q - gamma*, from the per-joint row
 // blocks: M is block diagonal, so only rows of joints that share a body couple, and
 // C(a, b) = sum over shared bodies k of Phi_q,a,k M_k^-1 Phi_q,b,k^T. Each product is
 // handed once to add(a, b, r, s, c) (joint a's row r, joint b's row s; a == b for a
 // joint's own block, whose every (r, s) comes once; with lower_own only s <= r there,
 // what the sparse factorisation reads), which stores it in dense C or in the blocks of
-// the sparse path; rhs is formed here.
+// the sparse path; rhs is formed here. A mimic row (one row, four sides) whose follower
+// and leader share a body k meets itself at two sides of k: that pair's product enters
+// its diagonal entry twice (Phi_q,a,s M_k^-1 Phi_q,a,t^T and its transpose, equal for
+// one row).
 template <class Add>
 void build_schur(const Model& model, Data& d, bool lower_own, Add add) {
-  const int N = model.n_bodies();
+  const int N = model.n_bodies(), S = model.element_sides();
   for (int a = 0; a < model.n_constraints(); ++a) {
     const ConstraintElement jt = model.constraint(a);
     d.minv_jt[a].m = d.rows[a].m;
-    for (int side = 0; side < 2; ++side) {
-      const int k = side_body(jt, side);
+    for (int side = 0; side < S; ++side) {
+      const int k = jt.side_body(side);
       if (k < 0) continue;
       for (int r = 0; r < d.rows[a].m; ++r)
-        apply_body_Minv(model.bodies[k], d.rows[a].jac[r] + 6 * side, d.minv_jt[a].jac[r] + 6 * side);
+        apply_body_Minv(model.bodies[k], side_row(model, d, a, r, side), side_minv_row(model, d, a, r, side));
     }
   }
   for (int k = 0; k < N; ++k) apply_body_Minv(model.bodies[k], d.Q.data() + 6 * k, d.minv_q.data() + 6 * k);
   d.rhs = -d.gamma_star;
   for (int k = 0; k < N; ++k) {
     for (int p = d.body_joint_start[k]; p < d.body_joint_start[k + 1]; ++p) {
-      const int a = d.body_joint[p], sa = 6 * d.body_joint_side[p];
-      const JointRows<double>& Ja = d.rows[a];
+      const int a = d.body_joint[p], sa = d.body_joint_side[p];
+      const int ma = d.rows[a].m;
       const int oa = model.constraint(a).row_offset;
-      for (int r = 0; r < Ja.m; ++r) d.rhs[oa + r] += dot6(Ja.jac[r] + sa, d.minv_q.data() + 6 * k);
+      for (int r = 0; r < ma; ++r) d.rhs[oa + r] += dot6(side_row(model, d, a, r, sa), d.minv_q.data() + 6 * k);
       for (int q = p; q < d.body_joint_start[k + 1]; ++q) {
-        const int b = d.body_joint[q], sb = 6 * d.body_joint_side[q];
-        const JointRows<double>& Wb = d.minv_jt[b];
+        const int b = d.body_joint[q], sb = d.body_joint_side[q];
+        const int mb = d.minv_jt[b].m;
         const bool own = lower_own && q == p;
-        for (int r = 0; r < Ja.m; ++r)
-          for (int s = 0; s < (own ? r + 1 : Wb.m); ++s) add(a, b, r, s, dot6(Ja.jac[r] + sa, Wb.jac[s] + sb));
+        const int times = (a == b && q != p) ? 2 : 1;  // a mimic row at two sides of k
+        for (int r = 0; r < ma; ++r)
+          for (int s = 0; s < (own ? r + 1 : mb); ++s) {
+            const double c = dot6(side_row(model, d, a, r, sa), side_minv_row(model, d, b, s, sb));
+            for (int t = 0; t < times; ++t) add(a, b, r, s, c);
+          }
       }
     }
   }
@@ -130,15 +134,17 @@ bool factor_schur_sparse(Data& d, double eps) {
 // out <- out + scale Phi_q^T x (out: 6 N body-wise [F_W, T_B], x: m rows), joint by
 // joint from the row blocks.
 void add_jacobian_transpose(const Model& model, const Data& d, const double* x, double scale, double* out) {
+  const int S = model.element_sides();
   for (int a = 0; a < model.n_constraints(); ++a) {
     const ConstraintElement jt = model.constraint(a);
     const JointRows<double>& Ja = d.rows[a];
-    for (int side = 0; side < 2; ++side) {
-      const int k = side_body(jt, side);
+    for (int side = 0; side < S; ++side) {
+      const int k = jt.side_body(side);
       if (k < 0) continue;
       for (int r = 0; r < Ja.m; ++r) {
         const double l = scale * x[jt.row_offset + r];
-        for (int c = 0; c < 6; ++c) out[6 * k + c] += Ja.jac[r][6 * side + c] * l;
+        const double* row = side_row(model, d, a, r, side);
+        for (int c = 0; c < 6; ++c) out[6 * k + c] += row[c] * l;
       }
     }
   }
@@ -157,9 +163,9 @@ void apply_schur(const Model& model, Data& d, const double* x, double* y) {
     const JointRows<double>& Ja = d.rows[a];
     for (int r = 0; r < Ja.m; ++r) {
       double v = 0;
-      for (int side = 0; side < 2; ++side) {
-        const int k = side_body(jt, side);
-        if (k >= 0) v += dot6(Ja.jac[r] + 6 * side, d.body_w.data() + 6 * k);
+      for (int side = 0; side < model.element_sides(); ++side) {
+        const int k = jt.side_body(side);
+        if (k >= 0) v += dot6(side_row(model, d, a, r, side), d.body_w.data() + 6 * k);
       }
       y[jt.row_offset + r] = v;
     }
@@ -236,6 +242,12 @@ void evaluate_constraints(const Model& model, Data& d, double t) {
     if (a < model.n_joints()) {
       const Joint& jt = model.joints[a];
       joint_eval(jt.type, jt.frame, kin(e.body_i), kin(e.body_j), jr);
+    } else if (a >= model.first_mimic()) {
+      // A mimic row (docs/solver.md, "Mimic rows"): Phi = q_f - r q_l - o.
+      const Mimic& mi = model.mimics[a - model.first_mimic()];
+      mimic_row(mi.coordinate, model.joints[mi.joint].frame, kin(e.body_i), kin(e.body_j), mi.leader_coordinate,
+                model.joints[mi.leader].frame, kin(e.body_k), kin(e.body_l), mi.multiplier, mi.offset, mi.q_ref,
+                mi.leader_q_ref, jr, d.leader_jac[a - model.first_mimic()].data());
     } else {
       // A driver (docs/solver.md, "Rheonomic drivers"): Phi = coord(q) - s(t).
       const Driver& dr = model.drivers[a - model.n_joints()];
@@ -247,6 +259,7 @@ void evaluate_constraints(const Model& model, Data& d, double t) {
     }
     const int removed = model.removed_mask(a);
     remove_rows(jr, removed);
+    if (removed && a >= model.first_mimic()) d.leader_jac[a - model.first_mimic()].fill(0.0);
     for (int r = 0; r < jr.m; ++r) {
       const int row = e.row_offset + r;
       d.phi[row] = jr.phi[r];
@@ -262,9 +275,11 @@ void assemble_jacobian(const Model& model, Data& d) {
     const ConstraintElement jt = model.constraint(j);
     const JointRows<double>& jr = d.rows[j];
     for (int r = 0; r < jr.m; ++r)
-      for (int c = 0; c < 6; ++c) {
-        if (jt.body_i >= 0) d.Phi_q(jt.row_offset + r, 6 * jt.body_i + c) = jr.jac[r][c];
-        if (jt.body_j >= 0) d.Phi_q(jt.row_offset + r, 6 * jt.body_j + c) = jr.jac[r][6 + c];
+      for (int side = 0; side < model.element_sides(); ++side) {
+        const int k = jt.side_body(side);
+        if (k < 0) continue;
+        const double* row = side_row(model, d, j, r, side);
+        for (int c = 0; c < 6; ++c) d.Phi_q(jt.row_offset + r, 6 * k + c) += row[c];  // a mimic's sides may share k
       }
   }
 }

@@ -52,18 +52,12 @@ void add_joint_load(const Data& d, Eigen::VectorXd& Q, const Joint& jt, const Jo
   }
 }
 
-/// A robot joint's law (ForceElement::has_joint_law) with input u: its own joint's
-/// wrenches, then the mimicked joint's.
-void add_joint_law(const Model& model, const Data& d, Eigen::VectorXd& Q, const ForceElement& f, double u) {
-  const Joint& jt = model.joints[f.joint];
-  const JointLaw<double>& L = f.joint_law;
-  const Joint& lj = model.joints[L.p.mimic >= 0 ? L.p.mimic : f.joint];
-  JointLoad<double> self, leader;
-  joint_law_loads(L, u, f.kind == ActuatorKind::Torque, jt.frame, side_kin(d, jt.body_i), side_kin(d, jt.body_j),
-                  lj.type != JointType::Prismatic, lj.frame, side_kin(d, lj.body_i), side_kin(d, lj.body_j), self,
-                  leader);
+/// A robot joint's law (ForceElement::has_joint_law) with input u: its joint's wrenches.
+void add_joint_law(const Data& d, Eigen::VectorXd& Q, const Joint& jt, const ForceElement& f, double u) {
+  JointLoad<double> self;
+  joint_law_loads(f.joint_law, u, f.kind == ActuatorKind::Torque, jt.frame, side_kin(d, jt.body_i),
+                  side_kin(d, jt.body_j), self);
   add_joint_load(d, Q, jt, self);
-  if (L.p.mimic >= 0) add_joint_load(d, Q, lj, leader);
 }
 
 }  // namespace
@@ -126,7 +120,7 @@ void compute_forces(const Model& model, Data& d, double t, const double* inputs)
         double u = inputs ? inputs[f.input_index] : f.value;
         if (f.law >= 0) u += law_value(model, f.law, t);  // the input plus s(t)
         if (f.has_joint_law) {
-          add_joint_law(model, d, Q, f, u);
+          add_joint_law(d, Q, model.joints[f.joint], f, u);
           break;
         }
         if (f.kind == ActuatorKind::Torque) {
@@ -198,14 +192,9 @@ double nonconservative_power(const Model& model, const Data& d, double t, const 
           P += actuator_power(f.kind == ActuatorKind::Torque, u, jt.frame, Bi, Bj);
           break;
         }
-        const JointLaw<double>& L = f.joint_law;
-        const Joint& lj = model.joints[L.p.mimic >= 0 ? L.p.mimic : f.joint];
-        const BodyKin<double> Bli = side_kin(d, lj.body_i), Blj = side_kin(d, lj.body_j);
-        JointLoad<double> self, leader;
-        joint_law_loads(L, u, f.kind == ActuatorKind::Torque, jt.frame, Bi, Bj, lj.type != JointType::Prismatic,
-                        lj.frame, Bli, Blj, self, leader);
+        JointLoad<double> self;
+        joint_law_loads(f.joint_law, u, f.kind == ActuatorKind::Torque, jt.frame, Bi, Bj, self);
         P += joint_load_power(self, Bi, Bj);
-        if (L.p.mimic >= 0) P += joint_load_power(leader, Bli, Blj);
         break;
       }
     }

@@ -42,24 +42,7 @@ std::vector<StabilityMode> robot_joint_modes(const RobotJointSpace& robot) {
   return modes;
 }
 
-std::vector<StabilityMode> robot_mimic_modes(const Model& model) {
-  std::vector<StabilityMode> modes;
-  if (!model.robot) return modes;
-  const RobotJointSpace& robot = *model.robot;
-  for (const ForceElement& f : model.forces) {
-    if (!f.has_joint_law || f.joint_law.p.mimic < 0 || f.joint < 0 || f.joint >= robot.n()) continue;
-    if (robot.coupling_inverse_inertia.size() != static_cast<std::size_t>(robot.n())) continue;
-    StabilityMode m = spring_mode(-1, f.joint_law.coupling_stiffness, f.joint_law.coupling_damping,
-                                  robot.coupling_inverse_inertia[static_cast<std::size_t>(f.joint)]);
-    m.joint = f.joint;
-    m.mimic_coupling = true;
-    modes.push_back(m);
-  }
-  return modes;
-}
-
 std::string robot_mode_field(const StabilityMode& m, const RobotJointSpace& robot) {
-  if (m.mimic_coupling) return "/robot/urdf_dynamics/mimic";
   const std::size_t k = static_cast<std::size_t>(m.joint);
   const Contributions c = contributions(robot.joints[k]);
   const double w = 1.0 / robot.effective_inertia[k];
@@ -79,11 +62,6 @@ std::string robot_mode_field(const StabilityMode& m, const RobotJointSpace& robo
 
 std::string robot_mode_name(const StabilityMode& m, const RobotJointSpace& robot) {
   const std::size_t k = static_cast<std::size_t>(m.joint);
-  if (m.mimic_coupling) {
-    const int leader = robot.joints[k].mimic;
-    return "joint '" + robot.model.links[k].joint_name + "' (mimic coupling to '" +
-           (leader >= 0 ? robot.model.links[static_cast<std::size_t>(leader)].joint_name : std::string("?")) + "')";
-  }
   const Contributions c = contributions(robot.joints[k]);
   std::string parts;
   const auto add = [&parts](bool on, const char* what) {

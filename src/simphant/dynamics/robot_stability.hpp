@@ -7,10 +7,8 @@
 // kp / kd of a servo (kp only for a position servo), the limit terms only for a limited
 // joint (a joint resting on its stop), the Coulomb law's slope at rest, and I_k the
 // joint's smallest effective inertia over q0 and sampled configurations
-// (RobotJointSpace::effective_inertia). Joints with no such force have no mode. In the DAE
-// each mimic follower's coupling spring-damper is a mode of its own, with the coupling's
-// largest inverse inertia over the same configurations (RobotJointSpace::
-// coupling_inverse_inertia; model/robot_joint_laws.hpp).
+// (RobotJointSpace::effective_inertia). Joints with no such force have no mode. A mimic
+// is no force in any solver (the DAE holds it as a constraint row), so it has no mode.
 #include <string>
 #include <vector>
 
@@ -23,21 +21,14 @@ namespace simphant {
 /// order. Empty when robot.joints or robot.effective_inertia is empty.
 std::vector<StabilityMode> robot_joint_modes(const RobotJointSpace& robot);
 
-/// The mimic couplings of model's robot joint laws (ForceElement::has_joint_law with
-/// joint_law.p.mimic >= 0; the DAE form only): one mode per follower, StabilityMode::joint
-/// = the follower, mimic_coupling set, p = c w and q = k w with the coupling's gains and w
-/// = RobotJointSpace::coupling_inverse_inertia of the follower. Empty without a robot.
-std::vector<StabilityMode> robot_mimic_modes(const Model& model);
-
 /// The scene key whose value contributes most to the joint mode m (the largest of
 /// sqrt(kp / I), kd / I, damping / I, sqrt(limit_stiffness / I), limit_damping / I and
 /// friction / (friction_velocity I)): "/robot/servos/<joint>/kp" or ".../kd", "/robot/urdf"
 /// for the URDF's damping, "/robot/urdf_dynamics/limits" for the derived limit gains,
-/// "/robot/friction_velocity" for the friction slope; "/robot/urdf_dynamics/mimic" for a
-/// mimic coupling (its gains follow solver.dt; that key turns the coupling off).
+/// "/robot/friction_velocity" for the friction slope.
 std::string robot_mode_field(const StabilityMode& m, const RobotJointSpace& robot);
 
-/// "joint '<name>' (<the forces summed>)", or "joint '<name>' (mimic coupling to '<leader>')".
+/// "joint '<name>' (<the forces summed>)".
 std::string robot_mode_name(const StabilityMode& m, const RobotJointSpace& robot);
 
 }  // namespace simphant

@@ -32,9 +32,11 @@ double shift_contraction(const Model& model, double eps) {
     const JointRows<double>& jr = d.rows[j];
     for (int r = 0; r < jr.m; ++r) {
       double v = 0;
-      for (int c = 0; c < 6; ++c) {
-        if (e.body_i >= 0) v += jr.jac[r][c] * a(e.body_i, c);
-        if (e.body_j >= 0) v += jr.jac[r][6 + c] * a(e.body_j, c);
+      for (int side = 0; side < m.element_sides(); ++side) {
+        const int k = e.side_body(side);
+        if (k < 0) continue;
+        const double* row = side_row(m, d, j, r, side);
+        for (int c = 0; c < 6; ++c) v += row[c] * a(k, c);
       }
       d.gamma_star[e.row_offset + r] = -v;
     }

@@ -38,7 +38,6 @@ struct StabilityMode {
   StabilityField field = StabilityField::BaumgarteAlpha;
   int force = -1;               ///< index in Model::forces (spring-dampers), -1 for Baumgarte
   int joint = -1;               ///< robot joint (dynamics/robot_stability.hpp), -1 otherwise
-  bool mimic_coupling = false;  ///< the robot joint's mimic coupling in the DAE, not its own forces
   std::complex<double> lambda;  ///< the mode's fastest eigenvalue [1/s]
   double inverse_mass = 0;      ///< effective 1/m [1/kg] or 1/J [1/(kg m^2)] (spring-dampers)
   /// The mode's characteristic polynomial s^2 + p s + q: p = 2 alpha [1/s], q = beta^2

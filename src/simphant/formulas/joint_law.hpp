@@ -2,11 +2,9 @@
 // Robot joint forces in maximal coordinates (docs/solver.md, "Robot joint forces in the
 // DAE"; docs/robots.md): the joint-space law of reduced/joint_forces.hpp (actuator mode
 // and servo, effort clamp, velocity cut, damping, Coulomb friction, position limits)
-// evaluated at the joint coordinate and rate read from the two bodies' states, plus the
-// DAE's form of a URDF <mimic>: a stiff spring-damper on the coupling error
-//   e = q - mimic_multiplier q_leader - mimic_offset,
-// generalised forces -k e - c e' on the follower's coordinate and mimic_multiplier (k e + c e')
-// on the leader's (the gradient of 1/2 k e^2 and of the Rayleigh function 1/2 c e'^2).
+// evaluated at the joint coordinate and rate read from the two bodies' states. A URDF
+// <mimic> is not a force here: the DAE holds it as a constraint row (Model::mimics,
+// joints/joint_coordinate.hpp mimic_row).
 // A generalised force Q along a joint's coordinate becomes body wrenches as an actuator:
 // revolute, +Q v_i on body_j and -Q v_i on body_i (torques, W); prismatic, +-Q v_i at
 // body_j's anchor. Its power is Q times the coordinate's rate wherever the joint's
@@ -28,23 +26,19 @@ struct JointLaw {
   /// q = q_ref + wrap(theta - q_ref) in (q_ref - pi, q_ref + pi] [rad] (the scene compile
   /// sets q_ref = the joint's q0). Prismatic: unused.
   T q_ref;
-  T leader_q_ref;        ///< q_ref of the mimicked joint (p.mimic >= 0) [rad | m]
-  T coupling_stiffness;  ///< mimic coupling k [N m/rad | N/m] (referred to the follower)
-  T coupling_damping;    ///< mimic coupling c [N m s/rad | N s/m]
 };
 
 /// Numbers of a JointLaw (joint_law_values / joint_law_from).
-constexpr int kJointLawParams = 20;
+constexpr int kJointLawParams = 17;
 
 /// A joint law with the plain joint-space parameters: a torque input, nothing else.
 template <class T>
 SP_HD JointLaw<T> plain_joint_law() {
-  return {plain_joint_params<T>(), T(0), T(0), T(0), T(0)};
+  return {plain_joint_params<T>(), T(0)};
 }
 
 /// The kJointLawParams numbers of L: the 16 RobotJointParams fields in declaration order
-/// (the integers mode, limited, mimic as numbers), q_ref, leader_q_ref,
-/// coupling_stiffness, coupling_damping.
+/// (the integers mode, limited, mimic as numbers), then q_ref.
 template <class T>
 SP_HD void joint_law_values(const JointLaw<T>& L, T* out) {
   const RobotJointParams<T>& p = L.p;
@@ -52,7 +46,7 @@ SP_HD void joint_law_values(const JointLaw<T>& L, T* out) {
                                 p.velocity,          p.damping,    p.friction,     p.friction_velocity,
                                 T(p.limited),        p.lower,      p.upper,        p.limit_stiffness,
                                 p.limit_damping,     T(p.mimic),   p.mimic_multiplier, p.mimic_offset,
-                                L.q_ref,             L.leader_q_ref, L.coupling_stiffness, L.coupling_damping};
+                                L.q_ref};
   for (int k = 0; k < kJointLawParams; ++k) out[k] = v[k];
 }
 
@@ -77,9 +71,6 @@ SP_HD JointLaw<T> joint_law_from(const P& v) {
   L.p.mimic_multiplier = v(14);
   L.p.mimic_offset = v(15);
   L.q_ref = v(16);
-  L.leader_q_ref = v(17);
-  L.coupling_stiffness = v(18);
-  L.coupling_damping = v(19);
   return L;
 }
 
@@ -95,7 +86,7 @@ SP_HD void joint_coordinate_state(bool angle, const JointFrame<T>& f, const Body
                                   T q_ref, T& q, T& qd, Vec3<T>& v_i_W) {
   v_i_W = mul(Bi.A, f.v_i);
   if (angle) {
-    q = q_ref + wrap_angle(coordinate_angle_value(f, Bi, Bj) - q_ref);
+    q = coordinate_about(JointCoordinate::Angle, coordinate_angle_value(f, Bi, Bj), q_ref);
     qd = dot(Bj.omega_W - Bi.omega_W, v_i_W);
   } else {
     Vec3<T> Pi, Vi, Pj, Vj;
@@ -104,24 +95,6 @@ SP_HD void joint_coordinate_state(bool angle, const JointFrame<T>& f, const Body
     const Vec3<T> d = Pj - Pi;
     q = dot(d, v_i_W);
     qd = dot(Vj - Vi, v_i_W) + dot(d, cross(Bi.omega_W, v_i_W));
-  }
-}
-
-/// Generalised forces of one robot joint's law [N m | N]: Q on its own coordinate
-/// (joint_applied_force(L.p, u, q, qd) plus, for a mimic joint, the coupling's -k e - c e')
-/// and Q_leader on the mimicked joint's (mimic_multiplier (k e + c e'); 0 without mimic).
-/// q, qd: this joint's coordinate and rate; q_leader, qd_leader: the mimicked joint's
-/// (ignored without mimic).
-template <class T>
-SP_HD void joint_law_forces(const JointLaw<T>& L, T u, T q, T qd, T q_leader, T qd_leader, T& Q, T& Q_leader) {
-  Q = joint_applied_force(L.p, u, q, qd);
-  Q_leader = T(0);
-  if (L.p.mimic >= 0) {
-    const T e = q - L.p.mimic_multiplier * q_leader - L.p.mimic_offset;
-    const T e_dot = qd - L.p.mimic_multiplier * qd_leader;
-    const T g = -L.coupling_stiffness * e - L.coupling_damping * e_dot;
-    Q += g;
-    Q_leader = -L.p.mimic_multiplier * g;
   }
 }
 
@@ -150,26 +123,18 @@ struct JointLoad {
   T Q;
 };
 
-/// One robot joint's law at the bodies' states: `self` for the joint (frame f between Bi
-/// and Bj, input u = the actuator's input plus s(t)) and, for a mimic joint, `leader` for
-/// the mimicked joint (frame fl between Bli and Blj, an angle iff leader_angle; ignored
-/// without mimic: leader.Q = 0). Each body's wrench is then joint_force_wrench.
+/// One robot joint's law at the bodies' states (frame f between Bi and Bj, input u = the
+/// actuator's input plus s(t)): Q = joint_applied_force(L.p, u, q, qd) at the joint's
+/// coordinate and rate (joint_coordinate_state). Each body's wrench is then
+/// joint_load_wrench.
 template <class T>
 SP_HD void joint_law_loads(const JointLaw<T>& L, T u, bool angle, const JointFrame<T>& f, const BodyKin<T>& Bi,
-                           const BodyKin<T>& Bj, bool leader_angle, const JointFrame<T>& fl, const BodyKin<T>& Bli,
-                           const BodyKin<T>& Blj, JointLoad<T>& self, JointLoad<T>& leader) {
-  T q, qd, ql = T(0), qdl = T(0);
+                           const BodyKin<T>& Bj, JointLoad<T>& self) {
+  T q, qd;
   self.angle = angle;
   joint_coordinate_state(angle, f, Bi, Bj, L.q_ref, q, qd, self.v_i_W);
   self.P_j = Bj.r + mul(Bj.A, f.u_j);
-  leader.angle = leader_angle;
-  leader.v_i_W = zero3<T>();
-  leader.P_j = zero3<T>();
-  if (L.p.mimic >= 0) {
-    joint_coordinate_state(leader_angle, fl, Bli, Blj, L.leader_q_ref, ql, qdl, leader.v_i_W);
-    leader.P_j = Blj.r + mul(Blj.A, fl.u_j);
-  }
-  joint_law_forces(L, u, q, qd, ql, qdl, self.Q, leader.Q);
+  self.Q = joint_applied_force(L.p, u, q, qd);
 }
 
 /// joint_force_wrench of a JointLoad on body B (on_j: B is the joint's body_j, else body_i).

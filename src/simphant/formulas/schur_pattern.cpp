@@ -29,7 +29,9 @@ struct JointGraph {
 
 }  // namespace
 
-SchurPattern build_schur_pattern(int n_joints, const int* joint_body, const int* rows, const int* row_offset) {
+SchurPattern build_schur_pattern(int n_joints, int sides, const int* joint_body, const int* rows, const int* row_offset) {
+  if (sides < 1 || sides > 4)
+    throw std::invalid_argument("build_schur_pattern: " + std::to_string(sides) + " sides per element (1..4 expected)");
   SchurPattern P;
   P.n_joints = n_joints;
   int n_bodies = 0;
@@ -37,11 +39,11 @@ SchurPattern build_schur_pattern(int n_joints, const int* joint_body, const int*
     if (rows[a] < 1 || rows[a] > 6)
       throw std::invalid_argument("build_schur_pattern: joint " + std::to_string(a) + " has " + std::to_string(rows[a]) +
                                   " rows (1..6 expected)");
-    for (int s = 0; s < 2; ++s) {
-      if (joint_body[2 * a + s] < -1)
+    for (int s = 0; s < sides; ++s) {
+      if (joint_body[sides * a + s] < -1)
         throw std::invalid_argument("build_schur_pattern: joint " + std::to_string(a) + " has body index " +
-                                    std::to_string(joint_body[2 * a + s]));
-      n_bodies = std::max(n_bodies, joint_body[2 * a + s] + 1);
+                                    std::to_string(joint_body[sides * a + s]));
+      n_bodies = std::max(n_bodies, joint_body[sides * a + s] + 1);
     }
     P.n_rows += rows[a];
   }
@@ -49,8 +51,8 @@ SchurPattern build_schur_pattern(int n_joints, const int* joint_body, const int*
   {
     std::vector<std::vector<int>> on_body(static_cast<std::size_t>(n_bodies));
     for (int a = 0; a < n_joints; ++a)
-      for (int s = 0; s < 2; ++s)
-        if (joint_body[2 * a + s] >= 0) on_body[static_cast<std::size_t>(joint_body[2 * a + s])].push_back(a);
+      for (int s = 0; s < sides; ++s)
+        if (joint_body[sides * a + s] >= 0) on_body[static_cast<std::size_t>(joint_body[sides * a + s])].push_back(a);
     for (const std::vector<int>& joints : on_body)
       for (int x : joints)
         for (int y : joints)

@@ -57,13 +57,14 @@ struct SchurPattern {
   SchurPatternView view() const;
 };
 
-/// Symbolic analysis of C for n_joints joints: joint_body (n_joints, 2) holds each
-/// joint's two bodies (-1: ground, which couples nothing), rows (n_joints) its number of
+/// Symbolic analysis of C for n_joints constraint elements: joint_body (n_joints, sides)
+/// holds each element's bodies (sides 2 for joints and drivers, 4 with mimic rows,
+/// Model::element_sides; -1: ground or an unused side, which couples nothing), rows (n_joints) its number of
 /// constraint rows (1..6), row_offset (n_joints) its first row. The elimination order is
 /// greedy minimum fill on the joint graph (fill weighted by rows(a) rows(b); ties: the
 /// fewest weighted neighbours, then the lowest joint index), which finds a perfect
 /// elimination order, hence no fill, for chains and trees. Throws std::invalid_argument
-/// for rows outside 1..6 or a body index below -1.
-SchurPattern build_schur_pattern(int n_joints, const int* joint_body, const int* rows, const int* row_offset);
+/// for rows outside 1..6, sides outside 1..4 or a body index below -1.
+SchurPattern build_schur_pattern(int n_joints, int sides, const int* joint_body, const int* rows, const int* row_offset);
 
 }  // namespace simphant

@@ -23,7 +23,6 @@ std::string joint_law_work(const RobotJointParams<double>& p) {
   if (p.damping > 0) add("damping");
   if (p.friction > 0) add("friction");
   if (p.limited != 0) add("limits");
-  if (p.mimic >= 0) add("mimic coupling");
   return why;
 }
 

@@ -98,12 +98,10 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
     base = kept;
   }
   // A robot's joint forces (servos, limits, damping, friction): one mode per joint, made
-  // per instance from its own gains and effective inertia; in the DAE one more per mimic
-  // coupling.
+  // per instance from its own gains and effective inertia.
   const std::vector<StabilityMode> model_modes = base;
   if (m0.robot) {
     for (const StabilityMode& m : robot_joint_modes(*m0.robot)) base.push_back(m);
-    for (const StabilityMode& m : robot_mimic_modes(m0)) base.push_back(m);
   }
   // Per mode, the instance with the smallest stable step.
   for (StabilityMode& m : base) m = limit_of(m);
@@ -113,7 +111,6 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
     std::vector<StabilityMode> mi = rescale_modes(model_modes, models[i]);
     if (models[i].robot) {
       for (const StabilityMode& m : robot_joint_modes(*models[i].robot)) mi.push_back(m);
-      for (const StabilityMode& m : robot_mimic_modes(models[i])) mi.push_back(m);
     }
     for (StabilityMode& m : mi) m = limit_of(m);
     for (std::size_t k = 0; k < mi.size(); ++k)

@@ -150,4 +150,36 @@ SP_HD void driver_row(JointCoordinate coord, const JointFrame<T>& f, const BodyK
   out.gamma[r] = c.gamma + sdd;
 }
 
+/// The coordinate q read about a reference: an angle as q_ref + wrap(theta - q_ref) in
+/// (q_ref - pi, q_ref + pi] [rad], a slide as it is [m].
+template <class T>
+SP_HD T coordinate_about(JointCoordinate coord, T value, T q_ref) {
+  return coord == JointCoordinate::Angle ? q_ref + wrap_angle(value - q_ref) : value;
+}
+
+/// The one constraint row of a mimic (docs/solver.md, "Mimic rows"), row 0 of out with
+/// out.m = 1: Phi = q_f - r q_l - o for the follower's coordinate q_f (cf, frame ff
+/// between Bfi and Bfj) and the leader's q_l (cl, frame fl between Bli and Blj), each
+/// read by coordinate_about with its q_ref; Phi_q = [row_f, -r row_l]: the follower's 12
+/// columns in out.jac[0], the leader's in leader_jac (12); Phi_dot = qd_f - r qd_l and
+/// gamma = gamma_f - r gamma_l (Phi_q qddot = gamma for Phi = 0), exact derivatives
+/// (tests/test_joint_coordinate.cpp). r dimensionless for like coordinates, o in the
+/// follower's unit.
+template <class T>
+SP_HD void mimic_row(JointCoordinate cf, const JointFrame<T>& ff, const BodyKin<T>& Bfi, const BodyKin<T>& Bfj,
+                     JointCoordinate cl, const JointFrame<T>& fl, const BodyKin<T>& Bli, const BodyKin<T>& Blj, T r,
+                     T o, T q_ref, T leader_q_ref, JointRows<T>& out, T* leader_jac) {
+  CoordinateRow<T> f, l;
+  joint_coordinate_row(cf, ff, Bfi, Bfj, f);
+  joint_coordinate_row(cl, fl, Bli, Blj, l);
+  out.m = 1;
+  for (int k = 0; k < 12; ++k) {
+    out.jac[0][k] = f.jac[k];
+    leader_jac[k] = -r * l.jac[k];
+  }
+  out.phi[0] = coordinate_about(cf, f.value, q_ref) - r * coordinate_about(cl, l.value, leader_q_ref) - o;
+  out.phi_dot[0] = f.rate - r * l.rate;
+  out.gamma[0] = f.gamma - r * l.gamma;
+}
+
 }  // namespace simphant

@@ -22,6 +22,9 @@ enum class JointType : int { Spherical = 0, Revolute = 1, Prismatic = 2, Cylindr
 
 /// Maximum number of constraint rows of one joint (the fixed joint).
 constexpr int kMaxJointRows = 6;
+/// Most sides (bodies) of a constraint element: two for a joint or a driver, four for a
+/// mimic row (the follower's two bodies, then the leader's; model/model.hpp Mimic).
+constexpr int kMaxElementSides = 4;
 
 /// Number of constraint rows m_k of a joint type (seed: 3, 5, 5, 4, 3, 6).
 SP_HD constexpr int joint_rows(JointType t) {

@@ -114,7 +114,7 @@ struct ForceElement {
   /// Actuator of a robot joint (docs/robots.md, docs/solver.md "Robot joint forces in the
   /// DAE"): when set, the joint receives the generalised force of formulas/joint_law.hpp
   /// (the servo / effort / velocity / damping / friction / limit law of its input u plus
-  /// s(t), and the mimic coupling to joint joint_law.p.mimic) instead of u itself.
+  /// s(t)) instead of u itself; a mimic is a constraint row (Model::mimics), not part of the law.
   bool has_joint_law = false;
   JointLaw<double> joint_law = plain_joint_law<double>();
 };
@@ -139,13 +139,38 @@ struct Driver {
   int row_offset = 0;                                ///< its row in Phi
 };
 
+/// A URDF <mimic> in the DAE (docs/solver.md, "Mimic rows"): one constraint row
+///   Phi = q_f - r q_l - o
+/// between the coordinate q_f of joint `joint` (the follower, its body_i and body_j) and
+/// q_l of joint `leader` (its body_i and body_j), after the drivers' rows. An angle is read
+/// as q = q_ref + wrap(theta - q_ref) in (q_ref - pi, q_ref + pi] (the DAE's reading of
+/// a robot joint's coordinate, q_ref its q0), so a multiplier that is not an integer is
+/// exact while each joint stays within pi of its q0.
+struct Mimic {
+  std::string name;                                         ///< the follower joint's name
+  int joint = -1;                                           ///< follower, index into Model::joints
+  int leader = -1;                                          ///< leader, index into Model::joints
+  JointCoordinate coordinate = JointCoordinate::Angle;         ///< the follower's: angle [rad] or slide [m]
+  JointCoordinate leader_coordinate = JointCoordinate::Angle;  ///< the leader's
+  double multiplier = 1;                                    ///< r (dimensionless for like coordinates)
+  double offset = 0;                                        ///< o [rad | m], the follower's unit
+  double q_ref = 0, leader_q_ref = 0;                       ///< the angles' wrap centres [rad] (slides: unused)
+  int row_offset = 0;                                       ///< its row in Phi
+};
+
 /// One element of the constraint machinery (docs/solver.md, "Rheonomic drivers"): a
 /// joint, or a driver as a one-row element between its joint's body_i and body_j.
 struct ConstraintElement {
   int body_i, body_j;  ///< kGround for ground
-  int rows;            ///< m_k: the joint type's rows, 1 for a driver
+  int rows;            ///< m_k: the joint type's rows, 1 for a driver or a mimic
   int row_offset;      ///< first row in Phi
+  /// A mimic row's leader joint bodies (sides 2 and 3 of the element; kGround for every
+  /// other element and for a ground side).
+  int body_k = kGround, body_l = kGround;
+  /// The body of side s = 0..3 (body_i, body_j, body_k, body_l).
+  int side_body(int s) const { return s == 0 ? body_i : s == 1 ? body_j : s == 2 ? body_k : body_l; }
 };
+
 
 /// Solver settings (scene "solver" section).
 /// Projection onto the constraint manifold after each step (docs/solver.md, Projection
@@ -228,6 +253,7 @@ struct Model {
   std::vector<ForceElement> forces;
   std::vector<MotionLaw> laws;       ///< motion laws of drivers and loads
   std::vector<Driver> drivers;       ///< rows after the joints' rows
+  std::vector<Mimic> mimics;         ///< rows after the drivers' rows (robots in the DAE)
   Vec3d gravity{0, 0, 0};            ///< [m/s^2], W
   SolverSettings solver;
   OutputSettings output;             ///< the scene's "output" section (model/output_settings.hpp)
@@ -244,18 +270,31 @@ struct Model {
   int n_bodies() const { return static_cast<int>(bodies.size()); }
   int n_joints() const { return static_cast<int>(joints.size()); }
   int n_drivers() const { return static_cast<int>(drivers.size()); }
-  /// Constraint elements: joints 0 .. n_joints() - 1, then the drivers; the rows of
-  /// element a are row_offset .. row_offset + rows - 1 (Phi, lambda, Data::rows[a]).
-  int n_constraints() const { return n_joints() + n_drivers(); }
+  int n_mimics() const { return static_cast<int>(mimics.size()); }
+  /// Constraint elements: joints 0 .. n_joints() - 1, then the drivers, then the mimic
+  /// rows; the rows of element a are row_offset .. row_offset + rows - 1 (Phi, lambda,
+  /// Data::rows[a]).
+  int n_constraints() const { return n_joints() + n_drivers() + n_mimics(); }
+  /// The first mimic element, n_joints() + n_drivers().
+  int first_mimic() const { return n_joints() + n_drivers(); }
   ConstraintElement constraint(int a) const {
     if (a < n_joints()) {
       const Joint& j = joints[static_cast<std::size_t>(a)];
       return {j.body_i, j.body_j, joint_rows(j.type), j.row_offset};
     }
-    const Driver& d = drivers[static_cast<std::size_t>(a - n_joints())];
-    const Joint& j = joints[static_cast<std::size_t>(d.joint)];
-    return {j.body_i, j.body_j, 1, d.row_offset};
+    if (a < first_mimic()) {
+      const Driver& d = drivers[static_cast<std::size_t>(a - n_joints())];
+      const Joint& j = joints[static_cast<std::size_t>(d.joint)];
+      return {j.body_i, j.body_j, 1, d.row_offset};
+    }
+    const Mimic& mi = mimics[static_cast<std::size_t>(a - first_mimic())];
+    const Joint& f = joints[static_cast<std::size_t>(mi.joint)];
+    const Joint& l = joints[static_cast<std::size_t>(mi.leader)];
+    return {f.body_i, f.body_j, 1, mi.row_offset, l.body_i, l.body_j};
   }
+  /// Sides per constraint element in the row-block layout: 4 with a mimic row, else 2
+  /// (kMaxElementSides; the Phi_q row blocks hold 6 element_sides() columns).
+  int element_sides() const { return mimics.empty() ? 2 : kMaxElementSides; }
   /// The removed-row bits of constraint element a (0: none removed).
   int removed_mask(int a) const { return removed_rows.empty() ? 0 : removed_rows[static_cast<std::size_t>(a)]; }
   int nq() const { return 7 * n_bodies(); }   ///< position coordinates

@@ -45,11 +45,6 @@ struct RobotJointSpace {
   /// gains were derived and the step-size check's joint modes are made
   /// (scene/robot_joint_params.hpp, joint_inertia_lower_bound).
   std::vector<double> effective_inertia;
-  /// (n) per mimic follower the largest inverse effective inertia of its coupling
-  /// c^T M(q)^-1 c over q0 and sampled configurations, 0 for the other joints; the DAE's
-  /// mimic coupling gains are derived from it (scene/robot_joint_params.hpp,
-  /// mimic_inverse_inertia_bound; model/robot_joint_laws.hpp).
-  std::vector<double> coupling_inverse_inertia;
   /// Floating base only (model.floating): initial base state, robot_dynamics.hpp's layout:
   /// base_q0 = p_B (3, W) then quat_B (4, w x y z); base_v0 = v_B (3, W) then omega_B (3, B).
   std::vector<double> base_q0, base_v0;

@@ -57,6 +57,13 @@ std::string topology_difference(const Model& a, const Model& b) {
     if (x.joint != y.joint || x.coordinate != y.coordinate || x.law != y.law || x.row_offset != y.row_offset)
       return "driver " + std::to_string(k) + " differs in joint, coordinate, law or row";
   }
+  if (a.n_mimics() != b.n_mimics()) return counts("mimic rows", a.n_mimics(), b.n_mimics());
+  for (int k = 0; k < a.n_mimics(); ++k) {
+    const Mimic &x = a.mimics[static_cast<std::size_t>(k)], &y = b.mimics[static_cast<std::size_t>(k)];
+    if (x.joint != y.joint || x.leader != y.leader || x.coordinate != y.coordinate ||
+        x.leader_coordinate != y.leader_coordinate || x.row_offset != y.row_offset)
+      return "mimic row " + std::to_string(k) + " differs in follower, leader, coordinates or row";
+  }
   if (a.laws.size() != b.laws.size())
     return counts("motion laws", static_cast<long long>(a.laws.size()), static_cast<long long>(b.laws.size()));
   for (std::size_t l = 0; l < a.laws.size(); ++l)

@@ -1,4 +1,4 @@
-// The "robot" section of a scene (docs/robots.md): a URDF robot -> the maximal Model
+// The "robot" section of a scene (docs/robots.md): a URDF or MJCF robot -> the maximal Model
 // (urdf/maximal_from_urdf.hpp) plus its joint-space form (model/robot.hpp).
 #include <cmath>
 #include <filesystem>
@@ -9,6 +9,7 @@
 #include <Eigen/Dense>
 
 #include "simphant/log/log.hpp"
+#include "simphant/mjcf/mjcf_import.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
@@ -41,23 +42,36 @@ std::string resolve_urdf(const std::string& ref, const std::string& ptr) {
   return file;
 }
 
-/// load_urdf with a per-process cache (a sweep compiles one model per instance); a
-/// UrdfError becomes SceneError(ptr, ...).
-std::shared_ptr<const ReducedModel> cached_urdf(const std::string& file, const std::string& ptr) {
+/// load(file) with a per-process cache per loader (a sweep compiles one model per
+/// instance); the file's warnings (what it holds and no solver uses, Warnings(model)) are
+/// logged once per file and process; an Error becomes SceneError(ptr, ...).
+template <class Model_, class Error, class Load, class Warnings>
+std::shared_ptr<const Model_> cached_load(const std::string& file, const std::string& ptr, Load load, Warnings warnings) {
   static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<const ReducedModel>> cache;
+  static std::map<std::string, std::shared_ptr<const Model_>> cache;
   std::lock_guard<std::mutex> lock(mutex);
   const auto it = cache.find(file);
   if (it != cache.end()) return it->second;
   try {
-    auto rm = std::make_shared<const ReducedModel>(load_urdf(file));
-    // Once per URDF and process: what the file holds and no solver uses.
-    for (const std::string& w : rm->warnings) logger().warn("{}: {}", file, w);
-    cache.emplace(file, rm);
-    return rm;
-  } catch (const UrdfError& e) {
+    auto m = std::make_shared<const Model_>(load(file));
+    for (const std::string& w : warnings(*m)) logger().warn("{}: {}", file, w);
+    cache.emplace(file, m);
+    return m;
+  } catch (const Error& e) {
     throw SceneError(ptr, e.what());
   }
+}
+
+std::shared_ptr<const ReducedModel> cached_urdf(const std::string& file, const std::string& ptr) {
+  return cached_load<ReducedModel, UrdfError>(
+      file, ptr, [](const std::string& f) { return load_urdf(f); },
+      [](const ReducedModel& rm) -> const std::vector<std::string>& { return rm.warnings; });
+}
+
+std::shared_ptr<const MjcfModel> cached_mjcf(const std::string& file, const std::string& ptr) {
+  return cached_load<MjcfModel, MjcfError>(
+      file, ptr, [](const std::string& f) { return load_mjcf(f); },
+      [](const MjcfModel& mj) -> const std::vector<std::string>& { return mj.model.warnings; });
 }
 
 std::string joint_names(const ReducedModel& rm) {
@@ -143,24 +157,42 @@ void resolve_robot_paths(json& doc, const std::string& source) {
   if (!doc.is_object()) return;
   const auto robot = doc.find("robot");
   if (robot == doc.end() || !robot->is_object()) return;
-  const auto urdf = robot->find("urdf");
-  if (urdf == robot->end() || !urdf->is_string()) return;
-  const std::string ref = urdf->get<std::string>();
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (ref.empty() || starts_with(ref, kErdPrefix) || fs::path(ref).is_absolute() || !fs::is_regular_file(source, ec))
-    return;
-  *urdf = fs::absolute(fs::path(source).parent_path() / ref, ec).lexically_normal().string();
+  for (const char* key : {"urdf", "mjcf"}) {  // robot.urdf or robot.mjcf, relative to the scene file
+    const auto file = robot->find(key);
+    if (file == robot->end() || !file->is_string()) continue;
+    const std::string ref = file->get<std::string>();
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (ref.empty() || starts_with(ref, kErdPrefix) || fs::path(ref).is_absolute() || !fs::is_regular_file(source, ec))
+      continue;
+    *file = fs::absolute(fs::path(source).parent_path() / ref, ec).lexically_normal().string();
+  }
 }
 
 void compile_robot(const json& robot, const std::string& path, RobotSolver solver_type, Model& model) {
   expect_object(robot, path);
-  check_keys(robot, path, {"urdf", "q0", "qd0", "tau", "payload", "gravity", "floating_base", "base", "servos",
+  check_keys(robot, path, {"urdf", "mjcf", "q0", "qd0", "tau", "payload", "gravity", "floating_base", "base", "servos",
                           "urdf_dynamics", "friction_velocity"});
-  const std::string urdf_ptr = child_path(path, "urdf");
-  const std::string file = resolve_urdf(as_string(require_key(robot, path, "urdf"), urdf_ptr), urdf_ptr);
+  // The robot file: robot.urdf or robot.mjcf, exactly one of them.
+  const bool has_urdf = find_key(robot, "urdf") != nullptr, has_mjcf = find_key(robot, "mjcf") != nullptr;
+  if (has_urdf && has_mjcf) throw SceneError(path, "give \"urdf\" or \"mjcf\", not both (one robot file)");
+  if (!has_urdf && !has_mjcf)
+    throw SceneError(child_path(path, "urdf"), "required key is missing (the robot's URDF file; or give \"mjcf\", "
+                                               "an MJCF file)");
+  const std::string urdf_ptr = child_path(path, has_urdf ? "urdf" : "mjcf");
   auto rj = std::make_shared<RobotJointSpace>();
-  rj->model = *cached_urdf(file, urdf_ptr);
+  Vec3d file_gravity{0, 0, -9.81};  // URDF has none; an MJCF file's <option gravity>
+  std::string file;
+  if (has_urdf) {
+    file = resolve_urdf(as_string(require_key(robot, path, "urdf"), urdf_ptr), urdf_ptr);
+    rj->model = *cached_urdf(file, urdf_ptr);
+  } else {
+    file = as_string(require_key(robot, path, "mjcf"), urdf_ptr);
+    if (file.empty()) throw SceneError(urdf_ptr, "must name an MJCF file");
+    const std::shared_ptr<const MjcfModel> mj = cached_mjcf(file, urdf_ptr);
+    rj->model = mj->model;
+    file_gravity = mj->options.gravity;
+  }
   rj->urdf_path = file;
   rj->solver = solver_type;
   ReducedModel& rm = rj->model;
@@ -168,7 +200,7 @@ void compile_robot(const json& robot, const std::string& path, RobotSolver solve
   if (rm.nq() > kMaxRobotJoints)
     throw SceneError(urdf_ptr, "the robot has " + std::to_string(rm.nq()) + " moving joints; at most " +
                                    std::to_string(kMaxRobotJoints) + " are supported");
-  rm.gravity = vec3_or(robot, path, "gravity", Vec3d{0, 0, -9.81});
+  rm.gravity = vec3_or(robot, path, "gravity", file_gravity);
   rj->q0 = joint_vector(robot, path, "q0", rm);
   rj->qd0 = joint_vector(robot, path, "qd0", rm);
   rj->tau = joint_vector(robot, path, "tau", rm);

@@ -208,11 +208,6 @@ void compile_robot_joints(const json& robot, const std::string& path, double dt,
   }
   rj.joints = derive_joint_params(rj.model, rj.effective_inertia, use, servos, fv, dt);
   settle_initial_joint_state(path, rj);
-  try {
-    rj.coupling_inverse_inertia = mimic_inverse_inertia_bound(rj.model, rj.joints, rj.q0);
-  } catch (const std::invalid_argument& e) {
-    throw SceneError(child_path(path, "urdf"), e.what());
-  }
 }
 
 }  // namespace simphant::scene_detail

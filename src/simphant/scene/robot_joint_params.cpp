@@ -130,47 +130,6 @@ std::vector<double> sampled_inertia_minimum(const ReducedModel& rm) {
   return I;
 }
 
-/// Sets every mimic follower of `joints` in q on its relation q_f = r q_leader + o.
-void on_mimic_relation(const std::vector<RobotJointParams<double>>& joints, std::vector<double>& q) {
-  for (std::size_t k = 0; k < joints.size(); ++k)
-    if (joints[k].mimic >= 0)
-      q[k] = joints[k].mimic_multiplier * q[static_cast<std::size_t>(joints[k].mimic)] + joints[k].mimic_offset;
-}
-
-/// Per mimic follower k of `joints` c^T M(q)^-1 c with c = e_k - mimic_multiplier
-/// e_leader (inverse_inertia_along); 0 for the other joints.
-std::vector<double> coupling_inverse_inertias(const ReducedModel& rm, const std::vector<RobotJointParams<double>>& joints,
-                                              const std::vector<double>& q) {
-  const int n = rm.nq();
-  std::vector<ReducedLinkParams<double>> links;
-  for (int k = 0; k < n; ++k) links.push_back(reduced_link_params<double>(rm, k));
-  auto ws = std::make_unique<AbaWorkspace<double>>();  // large: not on the stack
-  std::vector<double> w(static_cast<std::size_t>(n), 0.0);
-  for (int k = 0; k < n; ++k) {
-    const RobotJointParams<double>& p = joints[static_cast<std::size_t>(k)];
-    if (p.mimic < 0) continue;
-    std::vector<double> c(static_cast<std::size_t>(n), 0.0);
-    c[static_cast<std::size_t>(k)] = 1;
-    c[static_cast<std::size_t>(p.mimic)] = -p.mimic_multiplier;
-    w[static_cast<std::size_t>(k)] = inverse_inertia_along(rm, links, q, c, *ws);
-  }
-  return w;
-}
-
-/// Per mimic follower of `joints` the largest coupling_inverse_inertias over the sampled
-/// configurations put on the mimic relations (q0 not included); 0 for the other joints.
-/// A value that is not finite (M singular there) is skipped.
-std::vector<double> sampled_coupling_maximum(const ReducedModel& rm, const std::vector<RobotJointParams<double>>& joints) {
-  std::vector<double> w(joints.size(), 0.0);
-  for (std::vector<double> q : sampled_configurations(rm)) {
-    on_mimic_relation(joints, q);
-    const std::vector<double> wq = coupling_inverse_inertias(rm, joints, q);
-    for (std::size_t k = 0; k < w.size(); ++k)
-      if (std::isfinite(wq[k])) w[k] = std::max(w[k], wq[k]);
-  }
-  return w;
-}
-
 /// The bytes of everything the mass matrix depends on: the cache key of a robot model
 /// (a sweep compiles one model per instance, most of them with the same links).
 std::string inertia_key(const ReducedModel& rm) {
@@ -219,36 +178,6 @@ std::vector<double> joint_inertia_lower_bound(const ReducedModel& rm, const std:
   return I;
 }
 
-std::vector<double> mimic_inverse_inertia_bound(const ReducedModel& rm, const std::vector<RobotJointParams<double>>& joints,
-                                                const std::vector<double>& q0) {
-  const int n = rm.nq();
-  if (static_cast<int>(joints.size()) != n || static_cast<int>(q0.size()) != n)
-    throw std::invalid_argument("mimic_inverse_inertia_bound: joints and q0 must have nq entries");
-  std::string key = "mimic " + inertia_key(rm);
-  bool any = false;
-  for (int k = 0; k < n; ++k) {
-    const RobotJointParams<double>& p = joints[static_cast<std::size_t>(k)];
-    if (p.mimic < 0) continue;
-    if (p.mimic >= n || p.mimic == k || joints[static_cast<std::size_t>(p.mimic)].mimic >= 0)
-      throw std::invalid_argument("mimic_inverse_inertia_bound: joint " + std::to_string(k) + " mimics joint " +
-                                  std::to_string(p.mimic) + " (need another joint of the robot that mimics none)");
-    any = true;
-    const double rel[4] = {static_cast<double>(k), static_cast<double>(p.mimic), p.mimic_multiplier, p.mimic_offset};
-    key.append(reinterpret_cast<const char*>(rel), sizeof rel);
-  }
-  if (!any) return std::vector<double>(static_cast<std::size_t>(n), 0.0);
-  const std::vector<double> sampled = cached(key, [&] { return sampled_coupling_maximum(rm, joints); });
-  std::vector<double> w = coupling_inverse_inertias(rm, joints, q0);
-  for (int k = 0; k < n; ++k) {
-    if (joints[static_cast<std::size_t>(k)].mimic < 0) continue;
-    const double at_q0 = w[static_cast<std::size_t>(k)];
-    if (!(at_q0 > 0) || !std::isfinite(at_q0))
-      throw std::invalid_argument("the mimic coupling of joint '" + rm.links[static_cast<std::size_t>(k)].joint_name +
-                                  "' moves no mass at q0 (inverse inertia " + std::to_string(at_q0) + ")");
-    w[static_cast<std::size_t>(k)] = std::max(at_q0, sampled[static_cast<std::size_t>(k)]);
-  }
-  return w;
-}
 
 std::vector<RobotJointParams<double>> derive_joint_params(const ReducedModel& rm, const std::vector<double>& I_k,
                                                           const UrdfDynamicsUse& use,

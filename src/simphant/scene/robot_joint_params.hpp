@@ -14,9 +14,8 @@
 //  - Coulomb friction: friction_velocity raised so that the smoothed law's slope at rest,
 //    friction / friction_velocity, keeps (friction / friction_velocity) dt / I_k <=
 //    kFrictionSlopeDt (a pure damping mode, real lambda, |lambda| dt <= 0.5).
-//  - effort, velocity, damping, friction, mimic: the URDF values as read; the DAE's mimic
-//    coupling gains from the largest inverse inertia of the coupling over q0 and the same
-//    samples (mimic_inverse_inertia_bound).
+//  - effort, velocity, damping, friction, mimic: the URDF values as read (the DAE holds a
+//    mimic as a constraint row: model/robot_joint_laws.hpp).
 #include <string>
 #include <vector>
 
@@ -69,19 +68,6 @@ constexpr int kInertiaSamples = 64;
 /// configurations). Samples where M is singular are skipped. Errors as
 /// joint_effective_inertia at q0.
 std::vector<double> joint_inertia_lower_bound(const ReducedModel& rm, const std::vector<double>& q0);
-
-/// Per joint k that mimics another (joints[k].mimic = l >= 0) the largest inverse
-/// effective inertia of its mimic coupling, w_k = c^T M(q)^-1 c with c = e_k -
-/// mimic_multiplier e_l [1/(kg m^2) | 1/kg], over q0 and the kInertiaSamples
-/// configurations of joint_inertia_lower_bound put on every mimic relation
-/// (q_f = r q_l + o); 0 for the other joints. The mimic coupling of the DAE
-/// (model/robot_joint_laws.hpp) takes its gains from it, so that its mode stays inside the
-/// step's stability limit wherever the robot moves (a folding arm's w varies several-fold).
-/// Samples where M is singular are skipped. Throws std::invalid_argument when joints or q0
-/// do not have rm.nq() entries, a joint mimics itself, no joint of the robot or a
-/// follower, or w_k at q0 is not positive (the coupling moves no mass).
-std::vector<double> mimic_inverse_inertia_bound(const ReducedModel& rm, const std::vector<RobotJointParams<double>>& joints,
-                                                const std::vector<double>& q0);
 
 /// The joint parameters of every moving joint of `rm`: plain_joint_params, then the URDF
 /// values selected by `use`, the servos, limit gains and friction_velocity floor from

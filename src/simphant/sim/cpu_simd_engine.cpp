@@ -73,7 +73,7 @@ void CpuSimdEngine::allocate() {
   y_stage_.assign(ny * np);
   for (AlignedArray<double>& k : k_) k.assign(ny * np);
   phi_.assign(m * np);
-  jac_.assign(12 * m * np);
+  jac_.assign(static_cast<std::size_t>(packed_.jac_cols()) * m * np);  // (m, 6 sides, n_pad)
   gamma_star_.assign(m * np);
   Q_.assign(6 * static_cast<std::size_t>(packed_.n_bodies) * np);
   C_.assign(static_cast<std::size_t>(pattern_.n_values) * np);

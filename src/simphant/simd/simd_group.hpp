@@ -6,7 +6,8 @@
 // gyroscopic terms, the Schur assembly, the block-sparse factorisation and solves, the
 // refinement, the accelerations, the stage updates), and with T = double once per lane
 // on the same memory (instance g W + l of the n_pad-instance views) for the per-instance
-// bookkeeping and the rare paths: instance times, drivers' rows (motion laws), the force
+// bookkeeping and the rare paths: instance times, drivers' rows (motion laws) and mimic
+// rows (the angles' wrap, wrap_angle, is scalar), the force
 // elements, projection right-hand sides and corrections, factorisations that reject a
 // pivot (with their recovery, fused_factor_solve), violation, reductions and the commit.
 //
@@ -92,6 +93,10 @@ inline GroupContext make_group_context(const SimdBatchView& v, std::vector<unsig
   m.min_step = L8(mv.min_step);
   m.max_step = L8(mv.max_step);
   m.first_step = L8(mv.first_step);
+  m.sides = mv.sides;
+  m.n_mimics = mv.n_mimics;
+  m.mimic = mv.mimic;
+  m.mimic_param = mv.mimic_param;
 
   const batch::BatchBuffers<double>& b = v.b;
   batch::BatchBuffers<L8>& o = c.bL;
@@ -144,12 +149,10 @@ inline GroupContext make_group_context(const SimdBatchView& v, std::vector<unsig
         mark(ft.body_i);
         mark(ft.body_j);
         break;
-      default:  // a joint's spring or actuator; a robot joint's law may load a mimic leader's bodies
-        if (ft.joint_law >= 0) {
-          for (int k = 0; k < mv.n_bodies; ++k) mark(k);
-        } else if (ft.joint >= 0) {
-          mark(mv.joint_body[2 * ft.joint]);
-          mark(mv.joint_body[2 * ft.joint + 1]);
+      default:  // a joint's spring or actuator (with a robot joint's law or not): its joint's bodies
+        if (ft.joint >= 0) {
+          mark(mv.body_of(ft.joint, 0));
+          mark(mv.body_of(ft.joint, 1));
         }
         break;
     }
@@ -199,15 +202,20 @@ struct GroupState {
                                 static_cast<const std::int64_t*>(s.b.clock_offset), h, s.b.time);
 }
 
-/// The drivers' rows (motion laws of time) for every lane of the group.
-[[gnu::noinline]] inline void lanes_driver_rows(GroupState& s, const double* y) {
+/// The drivers' rows (motion laws of time) and the mimic rows (the angles' wrap is
+/// scalar) for every lane of the group.
+[[gnu::noinline]] inline void lanes_element_rows(GroupState& s, const double* y) {
   SP_LANES_BARRIER();
   const batch::ModelView<double>& mv = *s.mv;
   batch::BatchBuffers<double>& b = s.b;
   for (int j = mv.n_joints; j < mv.n_constraints(); ++j)
-    for (int l = 0; l < kLaneWidth; ++l)
-      batch::joint_rows_of_driver(s.base + l, j, mv, static_cast<const double*>(b.time), y, b.phi, b.jac,
-                                  b.gamma_star);
+    for (int l = 0; l < kLaneWidth; ++l) {
+      if (j < mv.first_mimic())
+        batch::joint_rows_of_driver(s.base + l, j, mv, static_cast<const double*>(b.time), y, b.phi, b.jac,
+                                    b.gamma_star);
+      else
+        batch::joint_rows_of_mimic(s.base + l, j, mv, y, b.phi, b.jac, b.gamma_star);
+    }
 }
 
 /// projection_rhs_thread for every lane of the group.
@@ -257,7 +265,7 @@ inline void group_rows_forces(GroupState& s, const double* y, double h, int proj
   const L8* yL = as_lanes(y);
   lanes_instance_time(s, h);
   for (int j = 0; j < mv.n_joints; ++j) batch::joint_rows_of_joint(g, j, mvL, yL, bL.phi, bL.jac, bL.gamma_star);
-  if (mv.n_drivers > 0) lanes_driver_rows(s, y);
+  if (mv.n_drivers + mv.n_mimics > 0) lanes_element_rows(s, y);
   if (projection_stage >= 0) {
     lanes_projection_rhs(s, projection_stage, y);
     return;

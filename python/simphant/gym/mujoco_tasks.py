@@ -1,0 +1,270 @@
+"""Gymnasium's contact-free MuJoCo tasks as SimPhant vector envs, registered on import:
+
+- "InvertedPendulum-v5": Gymnasium's InvertedPendulum-v5 (gymnasium/envs/mujoco/
+  inverted_pendulum_v5.py, v5's defaults).
+- "InvertedDoublePendulum-v5": Gymnasium's InvertedDoublePendulum-v5
+  (inverted_double_pendulum_v5.py).
+
+The model of each is Gymnasium's own MJCF file, shipped in simphant/gym/assets/ (MIT,
+LICENSE-gymnasium.txt there) and read by SimPhant's MJCF importer (docs/mjcf.md): the
+file's timestep is the simulator's dt (RK4, MuJoCo's integrator in these files), the
+actuator table (gear, ctrlrange) gives the action space and the motor mapping
+force = gear * clip(action, ctrlrange). docs/python.md ("Gymnasium's MuJoCo tasks") lists the
+definitions, what differs from Gymnasium and the measured lockstep agreement
+(tests/python/test_gym_mujoco_tasks.py).
+"""
+from __future__ import annotations
+
+import contextlib
+import pathlib
+import xml.etree.ElementTree as ET
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from .. import _simphant
+from . import mdp
+from .builtin import _build
+from .registry import register
+from .vector_env import VectorEnv
+
+#: The folder of the shipped MJCF files (Gymnasium 1.4.0's, unchanged below a header).
+ASSETS = pathlib.Path(__file__).resolve().parent / "assets"
+
+
+def asset_path(name: str) -> str:
+    """The path of a shipped MJCF file: "inverted_pendulum.xml" or
+    "inverted_double_pendulum.xml". Raises FileNotFoundError for another name."""
+    p = ASSETS / name
+    if not p.is_file():
+        raise FileNotFoundError(f"no shipped model {name!r} in {ASSETS} "
+                                f"(models: {', '.join(sorted(f.name for f in ASSETS.glob('*.xml')))})")
+    return str(p)
+
+
+def mjcf_scene(xml: str, solver: str = "aba", steps: int = 1) -> Dict[str, Any]:
+    """A robot scene (scene format, docs/robots.md) of an MJCF file: solver `aba` or `cga`,
+    dt = the file's <option timestep>, integrator rk4, t_end = steps * dt. Raises ValueError for another
+    solver (the tasks' reset noise writes joint coordinates: the `dae` solver keeps
+    maximal coordinates) or an MJCF integrator other than RK4."""
+    if solver not in ("aba", "cga"):
+        raise ValueError(f"solver: 'aba' or 'cga' (got {solver!r}; the task's reset noise writes the joint "
+                         "coordinates, which the 'dae' solver's maximal-coordinate state does not hold)")
+    info = _simphant.mjcf_model(xml)
+    if str(info["integrator"]).upper() != "RK4":
+        raise ValueError(f"{xml}: <option integrator={info['integrator']!r}>: these tasks follow MuJoCo's RK4")
+    dt = float(info["timestep"])
+    return {"name": info["name"], "robot": {"mjcf": str(xml)},
+            "solver": {"type": solver, "dt": dt, "t_end": max(1, int(steps)) * dt, "integrator": "rk4"}}
+
+
+def actuator_map(xml: str) -> Tuple[np.ndarray, np.ndarray, np.ndarray, List[str]]:
+    """The MJCF file's motors as VectorEnv arguments: (action_map (n_joints, n_motors),
+    action_low, action_high, motor names). Column k of the map holds motor k's gear in
+    the row of its joint (the simulator's input slot of that joint's torque); the bounds
+    are the ctrlrange, or +-inf where ctrllimited is false. Raises ValueError for a
+    position or velocity actuator (these tasks use motors alone)."""
+    info = _simphant.mjcf_model(xml)
+    joints = [link["joint"] for link in info["links"]]
+    acts = info["actuators"]
+    g = np.zeros((len(joints), len(acts)))
+    low, high = np.full(len(acts), -np.inf), np.full(len(acts), np.inf)
+    for k, a in enumerate(acts):
+        if a["type"] != "motor":
+            raise ValueError(f"{xml}: actuator {a['name']!r} is a {a['type']} actuator; only motors are mapped")
+        g[joints.index(a["joint"]), k] = a["gear"]
+        if a["ctrllimited"]:
+            low[k], high[k] = a["ctrlrange"]
+    return g, low, high, [a["name"] for a in acts]
+
+
+def site_offset(xml: str, site: str) -> Tuple[str, np.ndarray]:
+    """(body, offset) of an MJCF site: the body that holds it and its position in that
+    body's link frame (which sits at the body's joint point with the body's axes,
+    docs/mjcf.md), the site's pos minus its body's joint pos [m]. Raises ValueError
+    when the file has no such site, or the site's body has not exactly one joint."""
+    root = ET.parse(xml).getroot()
+
+    def vec(e: Optional[ET.Element]) -> np.ndarray:
+        return np.zeros(3) if e is None else np.array([float(x) for x in e.get("pos", "0 0 0").split()])
+
+    for body in root.iter("body"):
+        for s in body.findall("site"):
+            if s.get("name") == site:
+                joints = body.findall("joint")
+                if len(joints) != 1:
+                    raise ValueError(f"{xml}: site {site!r}: its body {body.get('name')!r} has {len(joints)} joints "
+                                     "(one expected)")
+                return str(body.get("name")), vec(s) - vec(joints[0])
+    raise ValueError(f"{xml}: no site {site!r}")
+
+
+def _uniform_q_noise(scale: float, qd_kind: str) -> Any:
+    """Reset event of Gymnasium v5's reset_model: q = init_qpos (0) + U(-scale, scale),
+    qd = init_qvel (0) + U(-scale, scale) (qd_kind "uniform") or scale * N(0, 1)
+    ("normal"); the state is [q, qd] (solver aba / cga, fixed base)."""
+
+    def event(env: Any, ids: np.ndarray, rng: np.random.Generator) -> None:
+        sim = env.sim
+        n = sim._sim.n_joint_coordinates
+        s = sim.get_state(ids)
+        k = len(ids)
+        s.y[:, :n] += rng.uniform(-scale, scale, (k, n))
+        if qd_kind == "uniform":
+            s.y[:, n:] += rng.uniform(-scale, scale, (k, n))
+        else:
+            s.y[:, n:] += scale * rng.standard_normal((k, n))
+        sim.set_state(s)
+
+    return event
+
+
+def _host(x: Any) -> np.ndarray:
+    """A float64 NumPy array of a NumPy array or a torch tensor (link frames on a GPU)."""
+    return x if isinstance(x, np.ndarray) else x.detach().cpu().numpy().astype(np.float64)
+
+
+def _make(defaults: Dict[str, Any], kwargs: Dict[str, Any], names: List[str], gear: np.ndarray) -> VectorEnv:
+    """Builds the env without logging the importer's warnings about the shipped file
+    (contact and visual attributes, the site, the recorded actuator: all expected here;
+    the model is cached per process, so they would come once)."""
+    with _quiet():
+        env = _build(defaults, kwargs)
+    env.action_names = names
+    env.gear = gear
+    return env
+
+
+@contextlib.contextmanager
+def _quiet() -> Any:
+    from .. import log_level, set_log_level
+
+    level = log_level()
+    if level in ("trace", "debug", "info", "warn", "warning"):
+        set_log_level("error")
+    try:
+        yield
+    finally:
+        set_log_level(level)
+
+
+# --- InvertedPendulum-v5 -------------------------------------------------------------------
+
+
+def inverted_pendulum(num_envs: Optional[int] = None, *, reset_noise_scale: float = 0.01, frame_skip: int = 2,
+                      solver: str = "aba", **kwargs: Any) -> VectorEnv:
+    """InvertedPendulum-v5: Gymnasium's cart-pole on MuJoCo (v5's defaults), from
+    Gymnasium's inverted_pendulum.xml (shipped, simphant/gym/assets/).
+
+    Action (1,): the motor's control, Box [-3, 3] (its ctrlrange); the slider's force is
+    gear (100) * clip(action, ctrlrange) [N] (the MJCF actuator table). Observation (4,):
+    qpos (cart x [m], pole angle [rad]), qvel. Reward per step: 1 while the pole is
+    upright, else 0. Terminated: any observation not finite, or |pole angle| > 0.2 rad.
+    Truncated after 1000 steps. Reset: qpos, qvel each uniform in [-reset_noise_scale,
+    reset_noise_scale] (0.01), drawn with the env's np_random. One env step is frame_skip
+    (2) steps of the file's timestep (0.02 s). solver: "aba" (default) or "cga"; default
+    num_envs: 1. kwargs: VectorEnv arguments (backend, dtype, seed, max_episode_steps,
+    autoreset_mode, torch=True, ...). The env's `gear` attribute is the action map
+    (joint inputs per action).
+    """
+    xml = asset_path("inverted_pendulum.xml")
+    gear, low, high, names = actuator_map(xml)
+    fs = int(frame_skip)
+
+    def terminated(sim: Any, obs: Any) -> np.ndarray:
+        q, qd, _ = sim.joint_state()
+        finite = np.isfinite(q).all(axis=1) & np.isfinite(qd).all(axis=1)
+        return ~finite | (np.abs(q[:, 1]) > 0.2)
+
+    def reward(sim: Any, obs: Any, action: Any) -> np.ndarray:
+        return (~terminated(sim, obs)).astype(np.float64)
+
+    defaults = dict(scene=mjcf_scene(xml, solver, 1000 * fs), num_envs=1 if num_envs is None else num_envs,
+                    observation=["joint_q", "joint_qd"], action_low=low, action_high=high, action_map=gear,
+                    reward=reward, terminated=terminated, max_episode_steps=1000, frame_skip=fs,
+                    reset_events=[_uniform_q_noise(float(reset_noise_scale), "uniform")]
+                    + list(kwargs.pop("reset_events", [])))
+    return _make(defaults, kwargs, names, gear)
+
+
+# --- InvertedDoublePendulum-v5 -------------------------------------------------------------
+
+
+def slider_limit_force(sim: Any) -> np.ndarray:
+    """Observation term of InvertedDoublePendulum: (num_envs, 1) zeros.
+
+    Gymnasium observes clip(qfrc_constraint, -10, 10)[:1], the generalised force of
+    MuJoCo's limit constraint on the slider (x in [-1, 1], margin 0.01), which is 0 while
+    that constraint is inactive (|x| < 0.99). SimPhant's limit is a one-sided spring law
+    (docs/robots.md), 0 inside the limits; the core does not report the passive joint
+    forces (Simulator.joint_state's tau is the actuator force alone), so this term is 0
+    everywhere: equal to Gymnasium's inside the limits, 0 against the stop where
+    Gymnasium's is up to +-10.
+    """
+    return np.zeros((sim.n_instances, 1))
+
+
+def inverted_double_pendulum(num_envs: Optional[int] = None, *, healthy_reward: float = 10.0,
+                             reset_noise_scale: float = 0.1, frame_skip: int = 5, solver: str = "aba",
+                             **kwargs: Any) -> VectorEnv:
+    """InvertedDoublePendulum-v5: Gymnasium's double cart-pole on MuJoCo (v5's defaults),
+    from Gymnasium's inverted_double_pendulum.xml (shipped, simphant/gym/assets/).
+
+    Action (1,): the motor's control, Box [-1, 1] (its ctrlrange); the slider's force is
+    gear (500) * clip(action, ctrlrange) [N]. Observation (9,): cart x [m], sin and cos of
+    the two hinge angles, clip(qvel, -10, 10) (3), and the slider's limit force
+    (slider_limit_force: 0, see there). The tip is the site "tip" (pole2's frame +
+    (0, 0, 0.6) m) in W, (x, y) its world x and z: reward per step
+    healthy_reward * (not terminated) - (0.01 x^2 + (y - 2)^2) - (1e-3 v1^2 + 5e-3 v2^2),
+    v1, v2 the hinge rates; terminated when y <= 1. Truncated after 1000 steps. Reset:
+    qpos uniform in [-reset_noise_scale, reset_noise_scale] (0.1), qvel reset_noise_scale
+    * N(0, 1). One env step is frame_skip (5) steps of the file's timestep (0.01 s).
+    solver: "aba" (default) or "cga"; default num_envs: 1. kwargs: VectorEnv arguments.
+
+    The tip is taken at the state after the env step. Gymnasium's step reads MuJoCo's
+    site_xpos after mj_step, which with the RK4 integrator holds the kinematics of the last
+    substep's final Runge-Kutta stage, not of the new state (a few 1e-6 m apart): its
+    reward and termination differ from this one's by that much (docs/python.md).
+    """
+    xml = asset_path("inverted_double_pendulum.xml")
+    gear, low, high, names = actuator_map(xml)
+    body, offset = site_offset(xml, "tip")
+    tip = mdp.link_point(body, offset)
+    fs = int(frame_skip)
+    alive = float(healthy_reward)
+
+    def observe(sim: Any) -> np.ndarray:
+        q, qd, _ = sim.joint_state()
+        return np.concatenate([q[:, :1], np.sin(q[:, 1:]), np.cos(q[:, 1:]), np.clip(qd, -10.0, 10.0)], axis=1)
+
+    last: List[Any] = [None, None]  # (obs, tip): reward and terminated of one step see the same obs
+
+    def tip_xz(sim: Any, obs: Any) -> Tuple[np.ndarray, np.ndarray]:
+        if last[0] is not obs:
+            last[0], last[1] = obs, _host(tip(sim))
+        p = last[1]
+        return p[:, 0], p[:, 2]
+
+    def terminated(sim: Any, obs: Any) -> np.ndarray:
+        return tip_xz(sim, obs)[1] <= 1.0
+
+    def reward(sim: Any, obs: Any, action: Any) -> np.ndarray:
+        x, y = tip_xz(sim, obs)
+        _, qd, _ = sim.joint_state()
+        dist_penalty = 0.01 * x ** 2 + (y - 2.0) ** 2
+        vel_penalty = 1e-3 * qd[:, 1] ** 2 + 5e-3 * qd[:, 2] ** 2
+        return alive * (y > 1.0) - dist_penalty - vel_penalty
+
+    defaults = dict(scene=mjcf_scene(xml, solver, 1000 * fs), num_envs=1 if num_envs is None else num_envs,
+                    observation=[observe, slider_limit_force], action_low=low, action_high=high, action_map=gear,
+                    reward=reward, terminated=terminated, max_episode_steps=1000, frame_skip=fs,
+                    reset_events=[_uniform_q_noise(float(reset_noise_scale), "normal")]
+                    + list(kwargs.pop("reset_events", [])))
+    env = _make(defaults, kwargs, names, gear)
+    env.tip = tip
+    return env
+
+
+register("InvertedPendulum-v5", inverted_pendulum, "Gymnasium's InvertedPendulum-v5 (MuJoCo MJCF, aba)")
+register("InvertedDoublePendulum-v5", inverted_double_pendulum,
+         "Gymnasium's InvertedDoublePendulum-v5 (MuJoCo MJCF, aba)")

@@ -1,0 +1,112 @@
+#pragma once
+// Private to mjcf/: the stages of import_mjcf (mjcf_import.hpp), one per file.
+// mjcf_xml.cpp: element paths, attribute values with <default> classes, orientations,
+// warnings; mjcf_geom.cpp: a geom's mass properties as MuJoCo's compiler infers them;
+// mjcf_tree.cpp: the body tree -> links; mjcf_import.cpp: the document, <compiler>,
+// <option>, <actuator> and the sections read past.
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <tinyxml2.h>
+
+#include "simphant/math/small.hpp"
+#include "simphant/mjcf/mjcf_import.hpp"
+#include "simphant/urdf/urdf_detail.hpp"
+#include "simphant/urdf/urdf_import.hpp"
+
+namespace simphant::mjcf_detail {
+
+using tinyxml2::XMLElement;
+using Attrs = std::map<std::string, std::string>;
+using urdf_detail::MassProps;
+
+/// One <default> class: its attributes per element kind ("joint", "geom", "actuator"),
+/// the parent's already copied in.
+struct DefaultClass {
+  std::map<std::string, Attrs> kinds;
+};
+
+enum class InertiaFromGeom : int { False = 0, True = 1, Auto = 2 };
+
+/// The state of one import: compiler settings, default classes, warnings.
+struct Ctx {
+  std::string prefix;  ///< "MJCF <source>"
+  bool degree = true;
+  std::string eulerseq = "xyz";
+  InertiaFromGeom inertiafromgeom = InertiaFromGeom::Auto;
+  int group_lo = 0, group_hi = 5;  ///< <compiler inertiagrouprange>
+  bool autolimits = true;
+  std::map<std::string, DefaultClass> classes;
+  /// Findings: message -> elements, in first-seen order.
+  std::map<std::string, std::vector<std::string>> findings;
+  std::vector<std::string> finding_order;
+
+  [[noreturn]] void fail(const XMLElement* e, const std::string& attr, const std::string& reason) const;
+  void warn(const std::string& message, const std::string& where);
+  std::vector<std::string> warnings() const;
+};
+
+/// "worldbody/body[cart]/joint[slider]" (tag[name], or tag#k, k-th such child, unnamed).
+std::string element_path(const XMLElement* e);
+
+/// An element read with its <default> class: an explicit attribute wins over the class's.
+class Elem {
+ public:
+  Elem(Ctx& ctx, const XMLElement* e, const Attrs* defaults) : ctx_(ctx), e_(e), defaults_(defaults) {}
+  const XMLElement* xml() const { return e_; }
+  const char* raw(const char* name) const;
+  bool has(const char* name) const { return raw(name) != nullptr; }
+  std::string str(const char* name, const std::string& dflt) const;
+  double num(const char* name, double dflt) const;
+  /// Between min_n and max_n numbers (error otherwise).
+  std::vector<double> nums(const char* name, int min_n, int max_n) const;
+  Vec3d vec3(const char* name, const Vec3d& dflt) const;
+  bool boolean(const char* name, bool dflt) const;
+  /// "true" 1, "false" 0, "auto" 2 (default 2).
+  int tristate(const char* name) const;
+  /// The keyword value among `allowed` (error otherwise).
+  std::string keyword(const char* name, const std::string& dflt, const std::vector<std::string>& allowed) const;
+  [[noreturn]] void fail(const std::string& attr, const std::string& reason) const { ctx_.fail(e_, attr, reason); }
+
+ private:
+  Ctx& ctx_;
+  const XMLElement* e_;
+  const Attrs* defaults_;
+};
+
+/// Reads the <default> tree below `root` (the top <default> is class "main") into ctx.
+void read_defaults(Ctx& ctx, const XMLElement* root);
+/// The defaults of `kind` for element e: its `class`, else `childclass` (the nearest
+/// enclosing body's), else "main"; nullptr when no class holds that kind.
+const Attrs* class_defaults(Ctx& ctx, const XMLElement* e, const std::string& kind, const std::string& childclass);
+
+/// The orientation of an element (quat | euler | axisangle | xyaxes | zaxis; at most one),
+/// as MuJoCo resolves it (angles in the compiler's unit, euler in its eulerseq).
+Quatd read_orientation(const Ctx& ctx, const Elem& e);
+/// MuJoCo's quaternion taking (0, 0, 1) to the unit vector `v`.
+Quatd z_to(const Vec3d& v);
+Mat3d rot(const Quatd& q);
+Mat3d matmul(const Mat3d& A, const Mat3d& B);
+
+/// Attribute audit: attributes of e that are neither in `used` nor in `ignored` (attribute
+/// -> why) get "unknown attribute" warnings; those in `ignored` get that reason.
+void audit(Ctx& ctx, const XMLElement* e, const std::string& what, const std::set<std::string>& used,
+           const std::map<std::string, std::string>& ignored);
+/// The attribute sets of the elements read (used by the audits of elements and defaults).
+const std::set<std::string>& joint_used();
+const std::map<std::string, std::string>& joint_ignored();
+const std::set<std::string>& geom_used();
+const std::map<std::string, std::string>& geom_ignored();
+const std::set<std::string>& actuator_used();
+const std::map<std::string, std::string>& actuator_ignored();
+
+/// Mass properties of a geom in its body's frame (mjcf_geom.cpp); `infer`: the geom
+/// contributes (inertiafromgeom and group); mass 0 when it contributes nothing.
+MassProps geom_mass(Ctx& ctx, const Elem& g, bool infer);
+
+/// Builds the links from <worldbody> (mjcf_tree.cpp) into out.
+void build_tree(Ctx& ctx, const XMLElement* worldbody, MjcfModel& out);
+
+}  // namespace simphant::mjcf_detail

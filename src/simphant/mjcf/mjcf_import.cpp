@@ -1,0 +1,216 @@
+// import_mjcf (mjcf_import.hpp): the document, <compiler>, <option>, <default>,
+// <actuator> and the sections read past; the body tree is mjcf_tree.cpp's.
+#include <cstring>
+#include <string>
+
+#include "simphant/core/input_file.hpp"
+#include "simphant/mjcf/mjcf_detail.hpp"
+
+namespace simphant {
+
+namespace {
+
+using namespace mjcf_detail;
+
+void read_compiler(Ctx& ctx, const XMLElement* c) {
+  audit(ctx, c, "compiler",
+        {"angle", "eulerseq", "coordinate", "inertiafromgeom", "inertiagrouprange", "autolimits", "boundmass",
+         "boundinertia", "balanceinertia", "settotalmass", "alignfree"},
+        {{"meshdir", "assets, not used"}, {"texturedir", "assets, not used"}, {"assetdir", "assets, not used"},
+         {"discardvisual", "not used"}, {"strippath", "not used"}, {"fitaabb", "mesh fitting, not used"},
+         {"usethread", "not used"}, {"fusestatic", "not used (SimPhant merges welded bodies anyway)"},
+         {"saveinertial", "not used"}, {"exactmeshinertia", "mesh inertia, not used"},
+         {"convexhull", "collision meshes, not used"}, {"lengthrange", "not used"}});
+  const Elem e(ctx, c, nullptr);
+  ctx.degree = e.keyword("angle", "degree", {"degree", "radian"}) == "degree";
+  const std::string seq = e.str("eulerseq", "xyz");
+  if (seq.size() != 3 || seq.find_first_not_of("xyzXYZ") != std::string::npos)
+    e.fail("eulerseq", "\"" + seq + "\" is not three of x, y, z, X, Y, Z");
+  ctx.eulerseq = seq;
+  if (e.keyword("coordinate", "local", {"local", "global"}) == "global")
+    e.fail("coordinate", "global coordinates are not supported (MuJoCo removed them too); use local");
+  const std::string ifg = e.keyword("inertiafromgeom", "auto", {"true", "false", "auto"});
+  ctx.inertiafromgeom = ifg == "true" ? InertiaFromGeom::True : ifg == "false" ? InertiaFromGeom::False : InertiaFromGeom::Auto;
+  if (e.has("inertiagrouprange")) {
+    const std::vector<double> g = e.nums("inertiagrouprange", 2, 2);
+    ctx.group_lo = static_cast<int>(g[0]);
+    ctx.group_hi = static_cast<int>(g[1]);
+  }
+  ctx.autolimits = e.boolean("autolimits", true);
+  if (e.num("boundmass", 0) != 0) e.fail("boundmass", "not supported (it changes masses); give the masses");
+  if (e.num("boundinertia", 0) != 0) e.fail("boundinertia", "not supported (it changes inertias)");
+  if (e.boolean("balanceinertia", false)) e.fail("balanceinertia", "not supported (it changes inertias)");
+  if (e.num("settotalmass", -1) > 0) e.fail("settotalmass", "not supported (it rescales masses)");
+  if (e.boolean("alignfree", false)) e.fail("alignfree", "not supported (it moves the free body's frame)");
+}
+
+void read_option(Ctx& ctx, const XMLElement* o, MjcfModel& out) {
+  audit(ctx, o, "option", {"gravity", "timestep", "integrator", "density", "viscosity", "wind"},
+        {{"impratio", "constraint solver, not used"}, {"tolerance", "constraint solver, not used"},
+         {"ls_tolerance", "constraint solver, not used"}, {"noslip_tolerance", "constraint solver, not used"},
+         {"ccd_tolerance", "collision, not used"}, {"iterations", "constraint solver, not used"},
+         {"ls_iterations", "constraint solver, not used"}, {"noslip_iterations", "constraint solver, not used"},
+         {"ccd_iterations", "collision, not used"}, {"sdf_iterations", "collision, not used"},
+         {"sdf_initpoints", "collision, not used"}, {"cone", "contacts, not used"},
+         {"jacobian", "constraint solver, not used"}, {"solver", "constraint solver, not used"},
+         {"magnetic", "sensors, not used"}, {"o_margin", "contacts, not used"}, {"o_solref", "contacts, not used"},
+         {"o_solimp", "contacts, not used"}, {"o_friction", "contacts, not used"},
+         {"actuatorgroupdisable", "not used"}, {"apirate", "not used"}, {"collision", "contacts, not used"},
+         {"mpr_tolerance", "collision, not used"}, {"mpr_iterations", "collision, not used"}});
+  const Elem e(ctx, o, nullptr);
+  out.options.gravity = e.vec3("gravity", {0, 0, -9.81});
+  out.model.gravity = out.options.gravity;
+  out.options.timestep = e.num("timestep", 0.002);
+  if (!(out.options.timestep > 0)) e.fail("timestep", "must be > 0");
+  out.options.integrator = e.keyword("integrator", "Euler", {"Euler", "RK4", "implicit", "implicitfast"});
+  if (e.num("density", 0) != 0) e.fail("density", "a medium (fluid forces) is not supported; it must be 0");
+  if (e.num("viscosity", 0) != 0) e.fail("viscosity", "a medium (fluid forces) is not supported; it must be 0");
+  if (e.has("wind")) {
+    const Vec3d w = e.vec3("wind", {0, 0, 0});
+    if (w.x != 0 || w.y != 0 || w.z != 0) e.fail("wind", "wind is not supported");
+  }
+  for (const XMLElement* c = o->FirstChildElement(); c != nullptr; c = c->NextSiblingElement())
+    ctx.warn("<option> <" + std::string(c->Name()) + ">: not used (SimPhant's solver has no such switches)",
+             element_path(c));
+}
+
+void read_actuators(Ctx& ctx, const XMLElement* a, MjcfModel& out) {
+  int id = 0;
+  for (const XMLElement* c = a->FirstChildElement(); c != nullptr; c = c->NextSiblingElement(), ++id) {
+    const std::string tag = c->Name();
+    if (tag != "motor" && tag != "position" && tag != "velocity")
+      ctx.fail(c, "", "<" + tag + "> actuators are not supported (motor, position, velocity)");
+    audit(ctx, c, tag, actuator_used(), actuator_ignored());
+    const Elem e(ctx, c, class_defaults(ctx, c, "actuator", ""));
+    for (const char* k : {"tendon", "site", "body", "jointinparent", "cranksite", "slidersite"})
+      if (e.has(k)) e.fail(k, "only joint transmissions are supported");
+    MjcfActuator act;
+    const char* nm = c->Attribute("name");
+    act.name = nm ? nm : "actuator" + std::to_string(id);
+    act.type = tag == "motor" ? MjcfActuatorType::Motor : tag == "position" ? MjcfActuatorType::Position
+                                                                             : MjcfActuatorType::Velocity;
+    if (!e.has("joint")) e.fail("joint", "an actuator needs a joint");
+    act.joint = e.str("joint", "");
+    for (int k = 0; k < out.model.nq(); ++k)
+      if (out.model.links[static_cast<std::size_t>(k)].joint_name == act.joint) act.link = k;
+    if (act.link < 0) e.fail("joint", "unknown joint '" + act.joint + "' (or not a hinge / slide joint)");
+    if (e.has("gear")) {
+      const std::vector<double> g = e.nums("gear", 1, 6);
+      act.gear = g[0];
+      for (std::size_t k = 1; k < g.size(); ++k)
+        if (g[k] != 0) e.fail("gear", "only the first gear component applies to a joint; the others must be 0");
+    }
+    auto range = [&](const char* lim, const char* rng, bool& limited, double& lo, double& hi) {
+      const int l = e.tristate(lim);
+      const std::vector<double> r = e.has(rng) ? e.nums(rng, 2, 2) : std::vector<double>{0, 0};
+      const bool hasrange = !(r[0] == 0 && r[1] == 0);
+      if (l == 2 && !ctx.autolimits && hasrange)
+        e.fail(rng, std::string("a range without ") + lim + ", and <compiler autolimits=\"false\">");
+      limited = l == 1 || (l == 2 && r[0] < r[1]);
+      if (limited && r[0] >= r[1]) e.fail(rng, "range[0] must be smaller than range[1]");
+      lo = r[0];
+      hi = r[1];
+    };
+    range("ctrllimited", "ctrlrange", act.ctrllimited, act.ctrl_lower, act.ctrl_upper);
+    range("forcelimited", "forcerange", act.forcelimited, act.force_lower, act.force_upper);
+    if (act.type == MjcfActuatorType::Position) {
+      act.kp = e.num("kp", 1);
+      act.kv = e.num("kv", 0);
+    } else if (act.type == MjcfActuatorType::Velocity) {
+      act.kv = e.num("kv", 1);
+    } else if (c->Attribute("kp") || c->Attribute("kv")) {
+      ctx.warn("<motor kp / kv>: not used by a motor", element_path(c));
+    }
+    if (act.kp < 0) e.fail("kp", "must be >= 0");
+    if (act.kv < 0) e.fail("kv", "must be >= 0");
+    out.actuators.push_back(act);
+  }
+  if (!out.actuators.empty())
+    ctx.warn("<actuator>: recorded (MjcfModel::actuators), not applied: the scene's robot.tau / robot.servos drive "
+             "the joints", "");
+}
+
+}  // namespace
+
+MjcfModel import_mjcf(const std::string& xml, const std::string& source) {
+  Ctx ctx;
+  ctx.prefix = "MJCF " + source;
+  if (xml.find('\0') != std::string::npos) throw MjcfError(ctx.prefix + ": a NUL byte in the document");
+  tinyxml2::XMLDocument doc(true, tinyxml2::COLLAPSE_WHITESPACE);
+  if (doc.Parse(xml.data(), xml.size()) != tinyxml2::XML_SUCCESS)
+    throw MjcfError(ctx.prefix + ": malformed XML: " + std::string(doc.ErrorStr()));
+  const XMLElement* root = doc.RootElement();
+  if (root == nullptr || std::strcmp(root->Name(), "mujoco") != 0)
+    throw MjcfError(ctx.prefix + ": the root element must be <mujoco> (got <" +
+                    std::string(root ? root->Name() : "") + ">)");
+  MjcfModel out;
+  out.model.name = root->Attribute("model") ? root->Attribute("model") : "MuJoCo Model";
+  for (const tinyxml2::XMLAttribute* a = root->FirstAttribute(); a != nullptr; a = a->Next())
+    if (std::strcmp(a->Name(), "model") != 0)
+      ctx.warn("<mujoco " + std::string(a->Name()) + ">: unknown attribute, not used", "");
+
+  // Sections that change how the rest reads come first, wherever they stand.
+  for (const XMLElement* c = root->FirstChildElement("compiler"); c; c = c->NextSiblingElement("compiler"))
+    read_compiler(ctx, c);
+  const XMLElement* def = root->FirstChildElement("default");
+  if (def != nullptr && def->NextSiblingElement("default") != nullptr)
+    ctx.fail(def->NextSiblingElement("default"), "", "more than one top-level <default>");
+  read_defaults(ctx, def);
+  for (const XMLElement* c = root->FirstChildElement("option"); c; c = c->NextSiblingElement("option"))
+    read_option(ctx, c, out);
+
+  const XMLElement* worldbody = nullptr;
+  for (const XMLElement* c = root->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) {
+    const std::string tag = c->Name();
+    if (tag == "compiler" || tag == "default" || tag == "option" || tag == "actuator") continue;
+    if (tag == "worldbody") {
+      if (worldbody != nullptr) ctx.fail(c, "", "more than one <worldbody>");
+      worldbody = c;
+    } else if (tag == "include" || tag == "extension" || tag == "deformable") {
+      ctx.fail(c, "", "<" + tag + "> is not supported");
+    } else if (tag == "equality") {
+      if (c->FirstChildElement() != nullptr)
+        ctx.fail(c->FirstChildElement(), "", "equality constraints are not supported");
+    } else if (tag == "tendon") {
+      for (const XMLElement* t = c->FirstChildElement(); t; t = t->NextSiblingElement())
+        ctx.fail(t, "", "tendons are not supported (a " + std::string(t->Name()) + " tendon would act on the joints)");
+    } else if (tag == "contact") {
+      if (c->FirstChildElement() != nullptr)
+        ctx.warn("<contact> pairs / excludes: not used (SimPhant has no contacts)", element_path(c));
+    } else if (tag == "asset") {
+      for (const XMLElement* a = c->FirstChildElement(); a; a = a->NextSiblingElement())
+        ctx.warn("<asset> <" + std::string(a->Name()) + ">: not used (visual / collision assets)", element_path(a));
+    } else if (tag == "sensor" || tag == "keyframe" || tag == "visual" || tag == "statistic" || tag == "size" ||
+               tag == "custom") {
+      ctx.warn("<" + tag + ">: not used", element_path(c));
+    } else {
+      ctx.warn("<" + tag + ">: unknown element, not used", element_path(c));
+    }
+  }
+  build_tree(ctx, worldbody, out);
+  for (const XMLElement* c = root->FirstChildElement("actuator"); c; c = c->NextSiblingElement("actuator"))
+    read_actuators(ctx, c, out);
+  out.model.warnings = ctx.warnings();
+  bool massless = false;
+  for (const ReducedLink& l : out.model.links) massless = massless || !(l.mass > 0);
+  if (massless) urdf_detail::warn_singular_mass_matrix(out.model);
+  return out;
+}
+
+MjcfModel load_mjcf(const std::string& path) {
+  std::string text;
+  try {
+    text = read_input_file(path);
+  } catch (const InputFileError& e) {
+    throw MjcfError("MJCF " + path + ": " + e.what());
+  }
+  return import_mjcf(text, path);
+}
+
+ReducedModel import_mjcf_string(const std::string& xml, const std::string& source) {
+  return import_mjcf(xml, source).model;
+}
+
+ReducedModel import_mjcf_file(const std::string& path) { return load_mjcf(path).model; }
+
+}  // namespace simphant

@@ -1,0 +1,113 @@
+#pragma once
+// MJCF import, the contact-free subset: a MuJoCo XML model -> ReducedModel
+// (reduced/reduced_model.hpp), the same joint-space tree the URDF importer builds
+// (urdf/urdf_import.hpp), so aba / cga and, through maximal_model_from_urdf, the DAE run
+// it. The XML is read with tinyxml2; the semantics follow MuJoCo's XML reference
+// (mujoco.readthedocs.io, "XML Reference") and its compiler; no MuJoCo code is used.
+// docs/mjcf.md is the user-facing form of these rules.
+//
+// What is read:
+//  - <compiler angle (degree | radian; default degree) eulerseq coordinate (local only)
+//    inertiafromgeom (true | false | auto) inertiagrouprange autolimits>.
+//  - <option gravity timestep integrator> -> ReducedModel::gravity, MjcfOptions.
+//  - <default> classes (nested; `class`, body `childclass`) for joint, geom and the
+//    actuators (motor / position / velocity share one actuator default, as in MuJoCo).
+//  - <worldbody>: bodies (pos, quat w x y z, euler, axisangle, xyaxes, zaxis), <inertial>
+//    (pos, orientation, mass, diaginertia | fullinertia), geoms for the inertia
+//    (sphere, capsule, cylinder, box, ellipsoid; size, fromto, pos, orientation,
+//    density (1000), mass) as MuJoCo's compiler computes it, hinge / slide joints (pos,
+//    axis, range, limited, damping, frictionloss, ref), <freejoint> / type free on a child
+//    of the worldbody (floating base).
+//  - <actuator> motor / position / velocity on a joint: MjcfActuator (recorded only).
+//
+// Tree: a body with joints j1..jn becomes n links, joint frame of link i at the joint's
+// point (its pos in the body frame), axes the body's; links 1..n-1 are massless, link n
+// (named as the body) carries the body's mass. A body without joints is welded to its
+// parent (mass merged, parallel-axis theorem). Intermediate links are named
+// "<body>/<joint>"; an unnamed body is "body<id>", an unnamed joint "joint<id>" (MuJoCo's
+// ids). Links are in document (depth-first) order, so the joint coordinates are in
+// MuJoCo's qpos / qvel order.
+//
+// MuJoCo's joint `ref`: the body sits at its XML pose when qpos = ref; SimPhant's q = 0
+// is that pose, so q = qpos - ref (MjcfModel::qpos_ref, one per link; 0 for most files).
+//
+// Refused (MjcfError naming the element and attribute): coordinate="global", ball joints,
+// free joints not on a child of the worldbody or with other joints on the body, nonzero
+// armature / stiffness / springref / springdamper, a moving joint on the world side of a
+// free joint, mesh / hfield geoms that would contribute mass, active equality
+// constraints, spatial / fixed tendons, actuators other than motor / position / velocity
+// or not on a hinge / slide joint, unknown joints or classes, malformed numbers, <include>,
+// <frame>, <replicate>, mocap bodies, gravcomp, the compiler's mass fixes (boundmass,
+// boundinertia, balanceinertia, settotalmass), a medium (option density / viscosity), and
+// the URDF importer's mass rules (urdf_import.hpp): each moving rigid body with mass > 0
+// has a positive definite inertia satisfying the triangle inequality, a massless link
+// needs mass below it, a floating base needs mass.
+// Warned (ReducedModel::warnings, equal findings merged): everything else read past:
+// contact and visual attributes, sites, cameras, lights, sensors, keyframes, assets,
+// contact pairs, frictionloss (SimPhant's smoothed Coulomb law), nonzero ref, unknown
+// attributes and elements.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "simphant/math/small.hpp"
+#include "simphant/reduced/reduced_model.hpp"
+
+namespace simphant {
+
+/// An MJCF document that cannot be imported. what() is "MJCF <source>: <element>: <reason>",
+/// the element a path such as "worldbody/body[cart]/joint[slider]" and, where one
+/// attribute is at fault, "attribute 'armature'".
+class MjcfError : public std::runtime_error {
+ public:
+  explicit MjcfError(const std::string& message) : std::runtime_error(message) {}
+};
+
+/// <option> values the solvers do not read yet (the scene may use them).
+struct MjcfOptions {
+  double timestep = 0.002;           ///< [s], <option timestep>
+  std::string integrator = "Euler";  ///< <option integrator>: Euler, RK4, implicit, implicitfast
+  Vec3d gravity{0, 0, -9.81};        ///< [m/s^2], also in ReducedModel::gravity
+};
+
+enum class MjcfActuatorType : int { Motor = 0, Position = 1, Velocity = 2 };
+
+/// One <actuator> element on a joint, as written (defaults applied); not wired to solvers.
+/// MuJoCo's force: motor gear * ctrl; position kp (ctrl - q) - kv qdot; velocity
+/// kv (ctrl - qdot); times gear in joint space, clamped to forcerange when forcelimited.
+struct MjcfActuator {
+  std::string name;                  ///< name attribute ("actuator<id>" if none)
+  MjcfActuatorType type = MjcfActuatorType::Motor;
+  std::string joint;                 ///< joint name
+  int link = -1;                     ///< ReducedModel::links index of that joint
+  double gear = 1;                   ///< first gear component
+  bool ctrllimited = false;
+  double ctrl_lower = 0, ctrl_upper = 0;
+  bool forcelimited = false;
+  double force_lower = 0, force_upper = 0;
+  double kp = 0, kv = 0;             ///< position: kp (default 1), kv (0); velocity: kv (default 1)
+};
+
+/// What an MJCF file holds for SimPhant.
+struct MjcfModel {
+  ReducedModel model;
+  MjcfOptions options;
+  std::vector<MjcfActuator> actuators;
+  /// Per link (ReducedModel::links order): MuJoCo's joint ref [rad | m]; q = qpos - ref.
+  std::vector<double> qpos_ref;
+  /// A floating base: the free body's XML pose in W (MuJoCo's qpos0 of the free joint).
+  Vec3d free_position{0, 0, 0};
+  Quatd free_orientation{1, 0, 0, 0};
+};
+
+/// Imports the MJCF document `xml`; `source` (a file name) only labels errors.
+MjcfModel import_mjcf(const std::string& xml, const std::string& source);
+/// Reads and imports an MJCF file (MjcfError if it cannot be read: missing, a folder, over
+/// kMaxInputFileBytes).
+MjcfModel load_mjcf(const std::string& path);
+
+/// The ReducedModel alone.
+ReducedModel import_mjcf_string(const std::string& xml, const std::string& source);
+ReducedModel import_mjcf_file(const std::string& path);
+
+}  // namespace simphant

@@ -1,0 +1,341 @@
+// The <worldbody> tree -> ReducedModel links (mjcf_import.hpp, "Tree"). Each body's frame
+// is tracked in the frame of the link (or world / floating base) it is rigidly attached
+// to: x_attach = R x_body + p. A hinge or slide joint starts a new link whose frame is the
+// body frame moved to the joint's point; a body without joints is welded to its parent.
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "simphant/mjcf/mjcf_detail.hpp"
+
+namespace simphant::mjcf_detail {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kEps = 1e-14;  // MuJoCo's mjEPS
+
+enum class AttachKind { World, Base, Link };
+
+/// Where a body hangs: the rigid frame it belongs to, and its own frame in that one.
+struct Attach {
+  AttachKind kind = AttachKind::World;
+  int link = -1;
+  Mat3d R = identity3<double>();
+  Vec3d p{0, 0, 0};
+};
+
+void add_mass(MassProps& into, const MassProps& m) {
+  if (!(m.mass > 0)) return;
+  into = into.mass > 0 ? urdf_detail::combine_mass(into, m) : m;
+}
+
+struct TreeBuilder {
+  TreeBuilder(Ctx& c, MjcfModel& o) : ctx(c), out(o) {}
+  Ctx& ctx;
+  MjcfModel& out;
+  int body_id = 0;   // MuJoCo's body ids: worldbody 0, then document order
+  int joint_id = 0;  // MuJoCo's joint ids
+  MassProps world_mass, base_mass;
+  std::vector<MassProps> link_mass;
+  bool floating = false;
+
+  ReducedModel& rm() { return out.model; }
+
+  void body(const XMLElement* b, const Attach& parent, const std::string& inherited_class, bool on_worldbody,
+            int depth);
+  MassProps body_mass(const XMLElement* b, const std::string& childclass);
+  void joint(const XMLElement* j, const std::string& childclass, const std::string& body_name, Attach& at);
+};
+
+MassProps TreeBuilder::body_mass(const XMLElement* b, const std::string& childclass) {
+  const XMLElement* inertial = b->FirstChildElement("inertial");
+  if (inertial != nullptr && inertial->NextSiblingElement("inertial") != nullptr)
+    ctx.fail(inertial->NextSiblingElement("inertial"), "", "a body has at most one <inertial>");
+  const bool from_geoms = ctx.inertiafromgeom == InertiaFromGeom::True ||
+                          (ctx.inertiafromgeom == InertiaFromGeom::Auto && inertial == nullptr);
+  MassProps geoms;
+  for (const XMLElement* g = b->FirstChildElement("geom"); g != nullptr; g = g->NextSiblingElement("geom")) {
+    audit(ctx, g, "geom", geom_used(), geom_ignored());
+    const Elem ge(ctx, g, class_defaults(ctx, g, "geom", childclass));
+    const double group = ge.num("group", 0);
+    const bool infer = from_geoms && group >= ctx.group_lo && group <= ctx.group_hi;
+    add_mass(geoms, geom_mass(ctx, ge, infer));
+  }
+  if (from_geoms) {
+    if (inertial != nullptr)
+      ctx.warn("<inertial>: not used (<compiler inertiafromgeom=\"true\">: the mass comes from the geoms)",
+               element_path(inertial));
+    return geoms;
+  }
+  MassProps m;
+  if (inertial == nullptr) return m;  // inertiafromgeom false and no <inertial>: no mass
+  audit(ctx, inertial, "inertial", {"pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "mass", "diaginertia",
+                                    "fullinertia"}, {});
+  const Elem ie(ctx, inertial, nullptr);
+  if (!ie.has("mass")) ie.fail("mass", "<inertial> needs a mass");
+  if (!ie.has("pos")) ie.fail("pos", "<inertial> needs a pos");
+  m.mass = ie.num("mass", 0);
+  if (m.mass < 0) ie.fail("mass", "must be >= 0");
+  m.com = ie.vec3("pos", {0, 0, 0});
+  Mat3d I{};
+  if (ie.has("fullinertia")) {
+    if (ie.has("diaginertia")) ie.fail("fullinertia", "both diaginertia and fullinertia are given");
+    for (const char* k : {"quat", "euler", "axisangle", "xyaxes", "zaxis"})
+      if (ie.has(k)) ie.fail(k, "an orientation cannot be combined with fullinertia");
+    const std::vector<double> f = ie.nums("fullinertia", 6, 6);  // ixx iyy izz ixy ixz iyz
+    I.m[0][0] = f[0];
+    I.m[1][1] = f[1];
+    I.m[2][2] = f[2];
+    I.m[0][1] = I.m[1][0] = f[3];
+    I.m[0][2] = I.m[2][0] = f[4];
+    I.m[1][2] = I.m[2][1] = f[5];
+  } else if (ie.has("diaginertia")) {
+    const Vec3d d = ie.vec3("diaginertia", {0, 0, 0});
+    if (d.x < 0 || d.y < 0 || d.z < 0) ie.fail("diaginertia", "must be >= 0");
+    Mat3d D{};
+    D.m[0][0] = d.x;
+    D.m[1][1] = d.y;
+    D.m[2][2] = d.z;
+    I = urdf_detail::rotate_inertia(rot(read_orientation(ctx, ie)), D);
+  } else {
+    ie.fail("diaginertia", "<inertial> needs diaginertia or fullinertia");
+  }
+  m.inertia = I;
+  if (!(m.mass > 0)) return MassProps{};
+  return m;
+}
+
+void TreeBuilder::joint(const XMLElement* j, const std::string& childclass, const std::string& body_name,
+                        Attach& at) {
+  ++joint_id;
+  audit(ctx, j, "joint", joint_used(), joint_ignored());
+  const Elem je(ctx, j, class_defaults(ctx, j, "joint", childclass));
+  const std::string type = je.keyword("type", "hinge", {"free", "ball", "slide", "hinge"});
+  if (type == "ball") je.fail("type", "ball joints are not supported (yet)");
+  if (type == "free") je.fail("type", "a free joint is only supported as the only joint of a child of <worldbody>");
+  for (const char* k : {"armature", "stiffness", "springref"})
+    if (je.num(k, 0) != 0) je.fail(k, std::string(k) + " is not supported (yet); it must be 0");
+  if (je.has("springdamper")) {
+    const std::vector<double> sd = je.nums("springdamper", 2, 2);
+    if (sd[0] != 0 || sd[1] != 0) je.fail("springdamper", "springdamper is not supported (yet)");
+  }
+  if (je.boolean("actuatorgravcomp", false)) je.fail("actuatorgravcomp", "gravity compensation is not supported");
+  const bool hinge = type == "hinge";
+  const double angle_unit = hinge && ctx.degree ? kPi / 180.0 : 1.0;
+
+  ReducedLink l;
+  const char* jn = j->Attribute("name");
+  l.joint_name = jn ? jn : "joint" + std::to_string(joint_id - 1);
+  l.type = hinge ? ReducedJointType::Revolute : ReducedJointType::Prismatic;
+  const Vec3d pj = je.vec3("pos", {0, 0, 0});
+  Vec3d axis = je.vec3("axis", {0, 0, 1});
+  const double n = norm(axis);
+  if (n < kEps) je.fail("axis", "the axis is zero");
+  l.axis = (1.0 / n) * axis;
+
+  std::vector<double> range = je.has("range") ? je.nums("range", 2, 2) : std::vector<double>{0, 0};
+  const int limited = je.tristate("limited");
+  const bool hasrange = !(range[0] == 0 && range[1] == 0);
+  if (limited == 2 && !ctx.autolimits && hasrange)
+    je.fail("range", "a range without limited, and <compiler autolimits=\"false\">: give limited=\"true\" or \"false\"");
+  const bool is_limited = limited == 1 || (limited == 2 && range[0] < range[1]);
+  if (is_limited) {
+    if (range[0] >= range[1]) je.fail("range", "range[0] must be smaller than range[1]");
+    l.lower = range[0] * angle_unit;
+    l.upper = range[1] * angle_unit;
+  }
+  l.continuous = !is_limited;
+  l.damping = je.num("damping", 0);
+  if (l.damping < 0) je.fail("damping", "must be >= 0");
+  l.friction = je.num("frictionloss", 0);
+  if (l.friction < 0) je.fail("frictionloss", "must be >= 0");
+  if (l.friction > 0)
+    ctx.warn("<joint frictionloss>: applied as SimPhant's smoothed Coulomb friction (docs/robots.md), not MuJoCo's "
+             "friction-loss constraint; trajectories differ near zero velocity",
+             element_path(j));
+  const double ref = je.num("ref", 0) * angle_unit;
+  if (ref != 0)
+    ctx.warn("<joint ref>: nonzero; SimPhant's q = 0 is the XML pose, so q = qpos - ref (MjcfModel::qpos_ref)",
+             element_path(j));
+
+  if (at.kind == AttachKind::World && floating)
+    je.fail("", "a moving joint on the world side of the free joint (not supported)");
+  l.parent = at.kind == AttachKind::Link ? at.link : -1;
+  l.R_parent_joint = at.R;
+  l.p_parent_joint = mul(at.R, pj) + at.p;
+  out.qpos_ref.push_back(ref);
+  rm().links.push_back(l);
+  link_mass.emplace_back();
+  const int k = static_cast<int>(rm().links.size()) - 1;
+  rm().links[static_cast<std::size_t>(k)].name = body_name + "/" + l.joint_name;  // renamed if last
+  at.kind = AttachKind::Link;
+  at.link = k;
+  at.R = identity3<double>();
+  at.p = -pj;
+}
+
+void TreeBuilder::body(const XMLElement* b, const Attach& parent, const std::string& inherited_class,
+                       bool on_worldbody, int depth) {
+  if (depth > kMaxXmlDepth) ctx.fail(b, "", "bodies nested deeper than " + std::to_string(kMaxXmlDepth));
+  if (body_id > kMaxUrdfLinks) ctx.fail(b, "", "more than " + std::to_string(kMaxUrdfLinks) + " bodies");
+  const int id = ++body_id;
+  audit(ctx, b, "body", {"name", "childclass", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "mocap",
+                         "gravcomp"},
+        {{"user", "user data, not used"}});
+  const Elem be(ctx, b, nullptr);
+  if (be.boolean("mocap", false)) be.fail("mocap", "mocap bodies are not supported");
+  if (be.num("gravcomp", 0) != 0) be.fail("gravcomp", "gravity compensation is not supported");
+  const char* bn = b->Attribute("name");
+  const std::string name = bn ? bn : "body" + std::to_string(id);
+  std::string childclass = inherited_class;
+  if (const char* cc = b->Attribute("childclass")) {
+    if (!ctx.classes.count(cc)) be.fail("childclass", "unknown default class '" + std::string(cc) + "'");
+    childclass = cc;
+  }
+  const Mat3d R_pb = rot(read_orientation(ctx, be));
+  const Vec3d p_pb = be.vec3("pos", {0, 0, 0});
+  Attach at = parent;
+  at.R = matmul(parent.R, R_pb);
+  at.p = mul(parent.R, p_pb) + parent.p;
+
+  // Joints, in document order.
+  std::vector<const XMLElement*> joints;
+  for (const XMLElement* c = b->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) {
+    const std::string tag = c->Name();
+    if (tag == "joint" || tag == "freejoint") joints.push_back(c);
+  }
+  bool is_free = false;
+  for (const XMLElement* j : joints) {
+    const bool free = std::strcmp(j->Name(), "freejoint") == 0 ||
+                      Elem(ctx, j, class_defaults(ctx, j, "joint", childclass)).str("type", "hinge") == "free";
+    if (!free) continue;
+    if (!on_worldbody) ctx.fail(j, "type", "a free joint is only supported on a child of <worldbody>");
+    if (joints.size() != 1) ctx.fail(j, "type", "a free joint must be its body's only joint");
+    if (floating) ctx.fail(j, "type", "a second free joint (one floating base is supported)");
+    if (!rm().links.empty())
+      ctx.fail(j, "type", "a free joint after moving joints on the world (joint '" + rm().links[0].joint_name +
+                              "'); one floating base and no joint on the world is supported");
+    if (std::strcmp(j->Name(), "freejoint") == 0)
+      audit(ctx, j, "freejoint", {"name"}, {{"group", "visual, not used"}, {"align", "not used"}});
+    else
+      audit(ctx, j, "joint", joint_used(), joint_ignored());
+    ++joint_id;
+    is_free = true;
+    floating = true;
+    rm().floating = true;
+    rm().base.link = name;
+    rm().base_link = name;
+    out.free_position = at.p;
+    out.free_orientation = normalized(quat_from_rotation(at.R));
+    ctx.warn("free joint: the body's XML pose is MuJoCo's initial qpos (MjcfModel::free_position / "
+             "free_orientation); the scene's robot.base sets SimPhant's",
+             element_path(j));
+    at = Attach{AttachKind::Base, -1, identity3<double>(), {0, 0, 0}};
+  }
+  if (!is_free) {
+    for (const XMLElement* j : joints) joint(j, childclass, name, at);
+    if (at.kind == AttachKind::Link) rm().links[static_cast<std::size_t>(at.link)].name = name;
+  }
+
+  const MassProps m = urdf_detail::transform_mass(body_mass(b, childclass), at.R, at.p);
+  if (at.kind == AttachKind::Link) add_mass(link_mass[static_cast<std::size_t>(at.link)], m);
+  if (at.kind == AttachKind::Base) add_mass(base_mass, m);
+  if (at.kind == AttachKind::World) {
+    add_mass(world_mass, m);
+    if (floating && m.mass > 0)
+      ctx.warn("body welded to the world side of the free joint: its mass is not used", element_path(b));
+  }
+
+  for (const XMLElement* c = b->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) {
+    const std::string tag = c->Name();
+    if (tag == "body") {
+      body(c, at, childclass, false, depth + 1);
+    } else if (tag == "joint" || tag == "freejoint" || tag == "geom" || tag == "inertial") {
+      // read above
+    } else if (tag == "site" || tag == "camera" || tag == "light") {
+      ctx.warn("<" + tag + ">: not used (no sensors, nothing rendered)", element_path(c));
+    } else if (tag == "frame" || tag == "replicate" || tag == "composite" || tag == "flexcomp" || tag == "include" ||
+               tag == "attach" || tag == "plugin") {
+      ctx.fail(c, "", "<" + tag + "> is not supported");
+    } else {
+      ctx.warn("<" + tag + ">: unknown element in <body>, not used", element_path(c));
+    }
+  }
+}
+
+}  // namespace
+
+void build_tree(Ctx& ctx, const XMLElement* worldbody, MjcfModel& out) {
+  TreeBuilder t(ctx, out);
+  ReducedModel& rm = out.model;
+  rm.base_link = "world";
+  rm.base.link = "world";
+  int world_geoms = 0;
+  if (worldbody != nullptr) {
+    const std::string wcc = worldbody->Attribute("childclass") ? worldbody->Attribute("childclass") : "";
+    for (const XMLElement* c = worldbody->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) {
+      const std::string tag = c->Name();
+      if (tag == "body") {
+        t.body(c, Attach{}, wcc, true, 1);
+      } else if (tag == "geom") {
+        ++world_geoms;
+      } else if (tag == "site" || tag == "camera" || tag == "light") {
+        ctx.warn("<" + tag + ">: not used (no sensors, nothing rendered)", element_path(c));
+      } else if (tag == "frame" || tag == "replicate" || tag == "composite" || tag == "flexcomp" ||
+                 tag == "include" || tag == "attach" || tag == "plugin") {
+        ctx.fail(c, "", "<" + tag + "> is not supported");
+      } else if (tag == "joint" || tag == "freejoint" || tag == "inertial") {
+        ctx.fail(c, "", "<worldbody> cannot have a <" + tag + ">");
+      } else {
+        ctx.warn("<" + tag + ">: unknown element in <worldbody>, not used", element_path(c));
+      }
+    }
+  }
+  if (world_geoms > 0)
+    ctx.warn(std::to_string(world_geoms) + " <geom> of <worldbody>: part of the world, not used (no contacts, "
+             "nothing rendered)", "");
+
+  // Mass properties onto the links, and the URDF importer's mass rules.
+  const int n = rm.nq();
+  std::vector<bool> below(static_cast<std::size_t>(n), false);  // some link at or below has mass
+  for (int k = n - 1; k >= 0; --k) {
+    ReducedLink& l = rm.links[static_cast<std::size_t>(k)];
+    const MassProps& m = t.link_mass[static_cast<std::size_t>(k)];
+    l.mass = m.mass;
+    l.com = m.com;
+    l.inertia_com = m.inertia;
+    below[static_cast<std::size_t>(k)] = below[static_cast<std::size_t>(k)] || m.mass > 0;
+    if (l.parent >= 0 && below[static_cast<std::size_t>(k)]) below[static_cast<std::size_t>(l.parent)] = true;
+  }
+  for (int k = 0; k < n; ++k) {
+    const ReducedLink& l = rm.links[static_cast<std::size_t>(k)];
+    const std::string where = ctx.prefix + ": body '" + l.name + "' (joint '" + l.joint_name + "')";
+    if (l.mass > 0) {
+      try {
+        urdf_detail::check_inertia(l.inertia_com, where);
+      } catch (const UrdfError& e) {
+        throw MjcfError(e.what());
+      }
+    } else if (!below[static_cast<std::size_t>(k)]) {
+      throw MjcfError(where + ": no mass, and no body below it has mass (a moving body needs mass > 0: geoms "
+                              "with a volume, or an <inertial>)");
+    }
+  }
+  const MassProps& b = t.floating ? t.base_mass : t.world_mass;
+  rm.base.mass = b.mass;
+  rm.base.com = b.com;
+  rm.base.inertia_com = b.inertia;
+  if (t.floating) {
+    const std::string where = ctx.prefix + ": body '" + rm.base.link + "' (the floating base)";
+    if (!(b.mass > 0)) throw MjcfError(where + ": no mass; a floating base needs mass > 0");
+    try {
+      urdf_detail::check_inertia(b.inertia, where);
+    } catch (const UrdfError& e) {
+      throw MjcfError(e.what());
+    }
+  }
+}
+
+}  // namespace simphant::mjcf_detail
