@@ -29,6 +29,15 @@ std::string error_of(const std::string& body, const std::string& head = "", cons
   return "no error";
 }
 
+std::string import_error_of(const std::string& xml) {
+  try {
+    import_mjcf(xml, "test.xml");
+  } catch (const MjcfError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 bool has_warning(const ReducedModel& rm, const std::string& part) {
   for (const std::string& w : rm.warnings)
     if (w.find(part) != std::string::npos) return true;
@@ -183,6 +192,8 @@ TEST(MjcfImport, WeldedBodyMerged) {
       "<body name=\"w\" pos=\"0 0 1\"><geom type=\"sphere\" size=\"0.1\" mass=\"1\"/>"
       "<body name=\"c\" pos=\"1 0 0\"><joint/>" + std::string(kBall) + "</body></body></body>").model;
   ASSERT_EQ(rm.nq(), 2);
+  EXPECT_EQ(rm.links[0].name, "a");  // the welded body w does not rename its parent's link
+  EXPECT_EQ(rm.links[1].name, "c");
   EXPECT_EQ(rm.links[0].mass, 2);
   EXPECT_NEAR(rm.links[0].com.z, 0.5, 1e-15);
   const double Is = 2.0 / 5.0 * 1 * 0.01;
@@ -215,6 +226,10 @@ TEST(MjcfImport, FloatingBaseOptionsActuatorsRef) {
   EXPECT_EQ(mj.options.integrator, "RK4");
   EXPECT_EQ(mj.free_position.z, 2);
   EXPECT_NEAR(mj.qpos_ref[0], kPi / 6, 1e-15);
+  // MuJoCo's range bounds qpos; q = qpos - ref, so the limits are range - ref: [-40, -20] degrees.
+  EXPECT_FALSE(rm.links[0].continuous);
+  EXPECT_NEAR(rm.links[0].lower, -40 * kPi / 180, 1e-15);
+  EXPECT_NEAR(rm.links[0].upper, -20 * kPi / 180, 1e-15);
   EXPECT_TRUE(has_warning(rm, "<joint ref>"));
   ASSERT_EQ(mj.actuators.size(), 3u);
   EXPECT_EQ(mj.actuators[0].gear, 50);
@@ -286,4 +301,125 @@ TEST(MjcfImport, ErrorsNameElementAndAttribute) {
   EXPECT_THROW(import_mjcf("<mujoco><worldbody>", "x"), MjcfError);
   EXPECT_THROW(import_mjcf("<robot/>", "x"), MjcfError);
   EXPECT_THROW(load_mjcf("/nonexistent/file.xml"), MjcfError);
+}
+
+TEST(MjcfImport, RepeatedNamesRefused) {
+  const std::string ball = kBall;
+  EXPECT_NE(error_of("<body name=\"b\"><joint name=\"j\"/>" + ball + "</body><body name=\"b\"><joint name=\"k\"/>" +
+                     ball + "</body>")
+                .find("body[b]: attribute 'name': repeated name 'b' in body"),
+            std::string::npos);
+  EXPECT_NE(error_of("<body name=\"a\"><joint name=\"j\"/>" + ball + "<body name=\"c\"><joint name=\"j\"/>" + ball +
+                     "</body></body>")
+                .find("body[c]/joint[j]: attribute 'name': repeated name 'j' in joint"),
+            std::string::npos);
+  // a free joint's name counts; "world" is the world body's
+  EXPECT_NE(error_of("<body name=\"f\"><freejoint name=\"j\"/>" + ball + "<body><joint name=\"j\"/>" + ball +
+                     "</body></body>")
+                .find("repeated name 'j' in joint"),
+            std::string::npos);
+  EXPECT_NE(error_of("<body name=\"world\"><joint/>" + ball + "</body>").find("repeated name 'world' in body"),
+            std::string::npos);
+  EXPECT_NE(error_of("<body><joint name=\"j\"/>" + ball + "</body>", "",
+                     "<actuator><motor name=\"m\" joint=\"j\"/><motor name=\"m\" joint=\"j\"/></actuator>")
+                .find("repeated name 'm' in actuator"),
+            std::string::npos);
+  // SimPhant's name of an unnamed joint / body must not be another's
+  EXPECT_NE(error_of("<body><joint/>" + ball + "</body><body><joint name=\"joint0\"/>" + ball + "</body>")
+                .find("SimPhant's name of the unnamed joint"),
+            std::string::npos);
+  EXPECT_NE(error_of("<body name=\"body2\"><joint/>" + ball + "</body><body><joint/>" + ball + "</body>")
+                .find("SimPhant's name of this unnamed body"),
+            std::string::npos);
+}
+
+TEST(MjcfImport, OptionFlags) {
+  const std::string ball = kBall;
+  const std::string limited = "<body name=\"b\"><joint name=\"j\" range=\"-1 1\" damping=\"0.5\"/>" + ball + "</body>";
+  const std::string free = "<body name=\"b\"><joint name=\"j\"/>" + ball + "</body>";
+  auto flag = [](const std::string& attrs) { return "<option><flag " + attrs + "/></option>"; };
+  EXPECT_NE(error_of(limited, flag("gravity=\"disable\""))
+                .find("option/flag: attribute 'gravity': MuJoCo would run without gravity"),
+            std::string::npos);
+  EXPECT_NE(error_of(limited, flag("gravity=\"disable\"")).find("robot.gravity [0, 0, 0]"), std::string::npos);
+  EXPECT_NE(error_of(limited, flag("limit=\"disable\"")).find("attribute 'limit'"), std::string::npos);
+  EXPECT_NE(error_of(limited, flag("limit=\"disable\"")).find("\"limits\": false"), std::string::npos);
+  EXPECT_NE(error_of(limited, flag("damper=\"disable\"")).find("attribute 'damper'"), std::string::npos);
+  EXPECT_NE(error_of(limited, flag("passive=\"disable\"")).find("\"damping\": false"), std::string::npos);
+  EXPECT_NE(error_of(limited, flag("constraint=\"disable\"")).find("attribute 'constraint'"), std::string::npos);
+  EXPECT_NE(error_of("<body name=\"b\"><joint frictionloss=\"0.1\"/>" + ball + "</body>",
+                     flag("frictionloss=\"disable\""))
+                .find("\"friction\": false"),
+            std::string::npos);
+  EXPECT_NE(error_of(free, flag("gravity=\"off\"")).find("attribute 'gravity': \"off\" is not one of enable, disable"),
+            std::string::npos);
+  EXPECT_NE(error_of(free, "<option><flag/><flag/></option>").find("a second <flag>"), std::string::npos);
+  // flags that change nothing SimPhant computes for this model: a warning naming each
+  const ReducedModel rm =
+      imp(free, "<option gravity=\"0 0 0\"><flag gravity=\"disable\" limit=\"disable\" constraint=\"disable\" "
+                "contact=\"disable\" warmstart=\"disable\" energy=\"enable\" bogus=\"disable\" damper=\"enable\"/>"
+                "</option>")
+          .model;
+  for (const char* w : {"<flag gravity=\"disable\">: no effect", "<flag limit=\"disable\">: no effect",
+                        "<flag constraint=\"disable\">: no effect", "<flag contact=\"disable\">: no effect",
+                        "<flag warmstart=\"disable\">: no effect", "<flag energy=\"enable\">: no effect",
+                        "<flag bogus=\"disable\">: unknown flag"})
+    EXPECT_TRUE(has_warning(rm, w)) << w;
+  EXPECT_FALSE(has_warning(rm, "damper"));  // the default value
+}
+
+TEST(MjcfImport, WorldbodyAttributesAndMergedDefaults) {
+  EXPECT_NE(import_error_of("<mujoco><default><default class=\"a\"/></default><worldbody childclass=\"a\">"
+                            "<body><joint/><geom size=\"0.1\"/></body></worldbody></mujoco>")
+                .find("worldbody: attribute 'childclass': <worldbody> takes no attributes"),
+            std::string::npos);
+  // Several top-level <default>s merge into class main, in document order; a class copies
+  // its parent as it is read (MuJoCo 4.0.1: damping [3, 2], frictionloss [1, 0]).
+  const MjcfModel mj = import_mjcf(
+      "<mujoco><default><joint damping=\"2\"/><default class=\"a\"/></default>"
+      "<default><joint frictionloss=\"1\" damping=\"3\"/><default class=\"b\"><geom density=\"10\"/></default>"
+      "</default><worldbody><body name=\"m\"><joint/><geom size=\"0.1\"/></body>"
+      "<body name=\"a\" childclass=\"a\"><joint/><geom size=\"0.1\"/></body>"
+      "<body name=\"b\" childclass=\"b\"><joint/><geom size=\"0.1\"/></body></worldbody></mujoco>",
+      "t.xml");
+  ASSERT_EQ(mj.model.nq(), 3);
+  EXPECT_EQ(mj.model.links[0].damping, 3);
+  EXPECT_EQ(mj.model.links[0].friction, 1);
+  EXPECT_EQ(mj.model.links[1].damping, 2);
+  EXPECT_EQ(mj.model.links[1].friction, 0);
+  EXPECT_EQ(mj.model.links[2].damping, 3);  // b read after main's second part
+  EXPECT_NEAR(mj.model.links[2].mass, 10 * 4.0 / 3.0 * kPi * 1e-3, 1e-15);
+  EXPECT_NE(import_error_of("<mujoco><default><default class=\"a\"/></default><default><default class=\"a\"/>"
+                            "</default><worldbody/></mujoco>")
+                .find("default class 'a' is defined twice"),
+            std::string::npos);
+  EXPECT_NE(import_error_of("<mujoco><default/><default class=\"x\"/><worldbody/></mujoco>")
+                .find("a top-level <default> is class \"main\""),
+            std::string::npos);
+}
+
+TEST(MjcfImport, IntegersAndOverflowsRefused) {
+  const std::string j = "<body name=\"b\"><joint/>";
+  EXPECT_NE(error_of(j + "<geom size=\"0.1\" group=\"1.5\"/></body>").find("attribute 'group': \"1.5\": bad format"),
+            std::string::npos);
+  EXPECT_NE(error_of(j + "<geom size=\"0.1\" group=\"1e300\"/></body>").find("attribute 'group': \"1e300\": bad format"),
+            std::string::npos);
+  EXPECT_NE(error_of(j + "<geom size=\"0.1\" group=\"3000000000\"/></body>").find("outside the int range"),
+            std::string::npos);
+  EXPECT_NE(error_of(j + "<geom size=\"0.1\"/></body>", "<compiler inertiagrouprange=\"0 2.5\"/>")
+                .find("compiler: attribute 'inertiagrouprange': \"0 2.5\": bad format"),
+            std::string::npos);
+  // inertiagrouprange as integers: a geom of group 3 outside [0, 2] adds no mass
+  EXPECT_EQ(imp(j + "<geom size=\"0.1\"/><geom size=\"0.1\" group=\"3\" mass=\"5\"/></body>",
+                "<compiler inertiagrouprange=\"0 2\"/>").model.links[0].mass,
+            imp(j + "<geom size=\"0.1\"/></body>").model.links[0].mass);
+  EXPECT_NE(error_of(j + "<geom size=\"1e200\"/></body>").find("geom: attribute 'size': the sphere's volume overflows"),
+            std::string::npos);
+  EXPECT_NE(error_of(j + "<geom size=\"1e100\"/></body>").find("geom: attribute 'size': the derived inertia"),
+            std::string::npos);
+  EXPECT_NE(error_of(j + "<geom size=\"1e100\" density=\"1e300\"/></body>").find("attribute 'density': the derived mass"),
+            std::string::npos);
+  EXPECT_NE(error_of(j + "<geom type=\"capsule\" size=\"0.1\" fromto=\"-1e308 0 0 1e308 0 0\"/></body>")
+                .find("attribute 'fromto'"),
+            std::string::npos);
 }

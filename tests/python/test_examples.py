@@ -5,6 +5,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from conftest import python_env
 
 
@@ -37,3 +39,19 @@ def test_monte_carlo_sweep_writes_the_figure(root, tmp_path):
 def test_save_restore_is_bit_identical(root, tmp_path):
     out = run_example(root, "save_restore.py", "--file", str(tmp_path / "s.npz"), cwd=tmp_path)
     assert "bit-identical True" in out
+
+
+def test_ppo_reaches_the_threshold_in_both_simulators(root, tmp_path):
+    for module in ("torch", "gymnasium", "mujoco"):
+        pytest.importorskip(module)
+    out = run_example(root, "ppo_inverted_double_pendulum.py", "--seed", "0", "--save", str(tmp_path / "idp.pt"),
+                      cwd=tmp_path)
+    assert "threshold 9100 reached" in out, out
+    m = re.search(r"mean return over 10 episodes \(min\): SimPhant ([0-9.]+) \(([0-9.]+)\), "
+                  r"Gymnasium \(MuJoCo\) ([0-9.]+) \(([0-9.]+)\)", out)
+    assert m, out
+    simphant_mean, simphant_min, gym_mean, gym_min = (float(g) for g in m.groups())
+    # The policy trained on SimPhant holds the pole in Gymnasium's MuJoCo env as well:
+    # every one of the 10 episodes above Gymnasium's reward threshold in both.
+    assert min(simphant_min, gym_min) >= 9100, out
+    assert abs(simphant_mean - gym_mean) < 0.01 * gym_mean, out

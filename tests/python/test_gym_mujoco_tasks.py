@@ -193,3 +193,83 @@ def test_action_map_is_checked():
     np.testing.assert_array_equal(env.sim.joint_state()[2], [[1.0, -0.75], [2.0, 3.0]])
     with pytest.raises(ValueError, match=r"shape \(2, 2\)"):
         env.step(np.zeros((2, 1)))
+
+
+def _state_event(state):
+    """A reset event that writes `state` ([qpos, qvel]) into every reset env."""
+
+    def event(env, ids, rng):
+        s = env.sim.get_state(ids)
+        s.y[:] = state
+        env.sim.set_state(s)
+
+    return event
+
+
+def test_truncation_at_step_1000_like_gymnasium():
+    """InvertedPendulum-v5 from rest (reset_noise_scale 0) under a stabilising feedback
+    a = 0.3 x + 3 theta + 0.3 xdot + 0.3 thetadot (each env from its own observation; the
+    pole is held upright, the cart within 0.02 m of 0): neither env terminates and both
+    truncate at step 1000 exactly (v5's max_episode_steps), with reward 1 on every step;
+    the next step starts a new episode (NEXT_STEP autoreset)."""
+    env = simphant.gym.make("InvertedPendulum-v5", reset_noise_scale=0.0, backend="cpu")
+    g = gym.make("InvertedPendulum-v5", reset_noise_scale=0.0)
+    obs, _ = env.reset(seed=0)
+    o, _ = g.reset(seed=0)
+    gain = np.array([0.3, 3.0, 0.3, 0.3])
+    for k in range(1, 1001):
+        obs, r, term, trunc, _ = env.step(np.clip(obs @ gain, -3, 3)[:, None])
+        o, gr, gt, gtr, _ = g.step(np.clip([o @ gain], -3, 3))
+        assert not term[0] and not gt, k
+        assert bool(trunc[0]) == gtr == (k == 1000), k
+        assert r[0] == gr == 1.0
+    assert abs(o[0]) < 0.05
+    np.testing.assert_allclose(obs[0], o, rtol=0, atol=1e-6)  # the same closed loop
+    obs, r, term, trunc, _ = env.step(np.zeros((1, 1)))  # the autoreset step
+    assert r[0] == 0 and not term[0] and not trunc[0]
+    np.testing.assert_array_equal(obs[0], np.zeros(4))  # reset to rest
+    g.close()
+
+
+@pytest.mark.parametrize("task", ["InvertedPendulum-v5", "InvertedDoublePendulum-v5"])
+def test_max_episode_steps_override_truncates(task):
+    """max_episode_steps (a VectorEnv argument) overrides v5's 1000, as gymnasium.make's does."""
+    env = simphant.gym.make(task, max_episode_steps=3, reset_noise_scale=0.0, backend="cpu")
+    g = gym.make(task, max_episode_steps=3, reset_noise_scale=0.0)
+    env.reset(seed=0)
+    g.reset(seed=0)
+    for k in range(1, 4):
+        _, _, term, trunc, _ = env.step(np.zeros((1, 1)))
+        _, _, gt, gtr, _ = g.step(np.zeros(1))
+        assert not term[0] and not gt
+        assert bool(trunc[0]) == gtr == (k == 3)
+    g.close()
+
+
+@pytest.mark.parametrize("task", ["InvertedPendulum-v5", "InvertedDoublePendulum-v5"])
+def test_velocity_observation_beyond_10(task):
+    """A state with |qvel| > 10, set in both envs: InvertedDoublePendulum observes
+    clip(qvel, -10, 10), InvertedPendulum qvel as it is; the observations agree at the
+    state and after one env step (zero action, the cart well inside its limits)."""
+    g = gym.make(task)
+    g.reset(seed=0)
+    u = g.unwrapped
+    qpos = np.array([0.1, 0.05, -0.05][:u.model.nq])
+    qvel = np.array([11.0, -13.0, 12.0][:u.model.nv])
+    u.set_state(qpos, qvel)
+    env = simphant.gym.make(task, backend="cpu", reset_events=[_state_event(np.concatenate([qpos, qvel]))])
+    obs, _ = env.reset(seed=0)
+    np.testing.assert_allclose(obs[0], u._get_obs(), rtol=0, atol=1e-15)
+    if task == "InvertedDoublePendulum-v5":
+        np.testing.assert_array_equal(obs[0, 5:8], [10.0, -10.0, 10.0])
+    else:
+        np.testing.assert_array_equal(obs[0, 2:], qvel)
+    obs, *_ = env.step(np.zeros((1, 1)))
+    o, *_ = g.step(np.zeros(1))
+    assert abs(u.data.qpos[0]) < 0.9 and not np.any(u.data.qfrc_constraint)
+    np.testing.assert_allclose(obs[0], o, rtol=0, atol=TOL)
+    if task == "InvertedPendulum-v5":
+        assert np.max(np.abs(o[2:])) > 10  # still beyond 10: observed unclipped
+    else:
+        assert np.max(np.abs(u.data.qvel)) > 10  # still beyond 10: clipped
+    g.close()

@@ -219,3 +219,90 @@ def test_scene_keys(tmp_path):
     bad["robot"]["mjcf"] = str(tmp_path / "missing.xml")
     with pytest.raises(ValueError, match="/robot/mjcf"):
         simphant.Robot(bad)
+
+
+#: A synthetic MJCF covering what the Gymnasium files do not: non-identity body frames
+#: (euler in eulerseq zyx, xyaxes, axisangle, zaxis), joint pos offsets, a slide and a
+#: hinge in one body, a welded body, an <inertial> with fullinertia, childclass, fromto
+#: capsule / cylinder / box / ellipsoid, nonzero ref (hinge and slide), off-axis gravity.
+SYNTHETIC = """<mujoco model="synthetic">
+  <compiler angle="degree" eulerseq="zyx"/>
+  <option gravity="0.3 -0.2 -9.81" timestep="0.01" integrator="RK4"/>
+  <default>
+    <joint damping="0.1"/>
+    <geom density="800"/>
+    <default class="light">
+      <geom density="300"/>
+      <joint axis="0 1 0"/>
+    </default>
+  </default>
+  <worldbody>
+    <geom type="plane" size="5 5 0.1"/>
+    <body name="base" pos="0.1 0.2 0.3" euler="10 20 30">
+      <joint name="slide0" type="slide" axis="1 0.2 0" pos="0.05 0 0"/>
+      <joint name="hinge0" axis="0 0.3 1" pos="0 0.1 0" ref="20"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0.1 0.05" size="0.04"/>
+      <geom type="box" fromto="0 0 0 0 0.05 0.2" size="0.05 0.03"/>
+      <body name="welded" pos="0.2 0 0.1" xyaxes="0 1 0 -1 0 0.2">
+        <geom type="cylinder" fromto="0 0 0 0.1 0.1 0" size="0.03"/>
+        <body name="arm" pos="0.1 0.05 0" axisangle="1 1 0 40" childclass="light">
+          <joint name="hinge1" pos="0.02 0 0.01" ref="-15" range="-80 80"/>
+          <geom type="ellipsoid" fromto="0 0 0 0 0.25 0.02" size="0.04 0.02"/>
+          <body name="tip" pos="0 0.25 0" zaxis="0.3 0.4 1">
+            <joint name="slide1" type="slide" axis="0 0 1" pos="0.01 0 0" ref="0.05"/>
+            <inertial pos="0.01 0.02 0.03" mass="0.5" fullinertia="0.01 0.02 0.015 0.001 -0.002 0.0005"/>
+            <geom type="sphere" size="0.02"/>
+          </body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_synthetic_frames_and_ref_match_mujoco(tmp_path):
+    """The synthetic file above: M(q) against mj_fullM and the bias forces and inverse
+    dynamics against mj_rne at 20 random states (qpos, qvel, qacc uniform in [-1, 1]),
+    SimPhant's q = qpos - ref (MjcfModel::qpos_ref = MuJoCo's qpos0); the limits are
+    MuJoCo's jnt_range - ref."""
+    path = tmp_path / "synthetic.xml"
+    path.write_text(SYNTHETIC)
+    m = mujoco.MjModel.from_xml_path(str(path))
+    assert m.nv == 4 and np.all(m.dof_armature == 0)
+    ours = simphant._simphant.mjcf_model(str(path))
+    assert [link["joint"] for link in ours["links"]] == ["slide0", "hinge0", "hinge1", "slide1"]
+    ref = np.array([link["ref"] for link in ours["links"]])
+    assert np.allclose(ref, m.qpos0, rtol=1e-15, atol=0)
+    assert np.allclose(ref, [0.0, np.radians(20), np.radians(-15), 0.05], rtol=1e-15, atol=0)
+    assert np.array_equal([link["limited"] for link in ours["links"]], m.jnt_limited.astype(bool))
+    hinge1 = ours["links"][2]
+    assert np.allclose([hinge1["lower"], hinge1["upper"]], m.jnt_range[2] - m.qpos0[2], rtol=1e-15, atol=1e-16)
+    assert [link["damping"] for link in ours["links"]] == list(m.dof_damping)
+    robot = simphant.Robot({"name": "synthetic", "robot": {"mjcf": str(path), "urdf_dynamics": {"limits": False}},
+                            "solver": {"type": "aba", "dt": 0.01, "t_end": 0.01, "integrator": "rk4"}})
+    assert robot.links == ["base/slide0", "base", "arm", "tip"]
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(5)
+    qpos = rng.uniform(-1.0, 1.0, (STATES, m.nq))
+    qvel = rng.uniform(-1.0, 1.0, (STATES, m.nv))
+    qacc = rng.uniform(-1.0, 1.0, (STATES, m.nv))
+    q = qpos - m.qpos0
+    M_ours = robot.mass_matrix(q)
+    bias_ours = robot.inverse_dynamics(q, qvel, np.zeros_like(qvel))
+    id_ours = robot.inverse_dynamics(q, qvel, qacc)
+    worst_m = worst_b = worst_id = 0.0
+    for i in range(STATES):
+        d.qpos[:] = qpos[i]
+        d.qvel[:] = qvel[i]
+        mujoco.mj_forward(m, d)
+        d.qacc[:] = qacc[i]
+        bias = np.zeros(m.nv)
+        mujoco.mj_rne(m, d, 0, bias)
+        full = np.zeros(m.nv)
+        mujoco.mj_rne(m, d, 1, full)
+        worst_m = max(worst_m, rel(M_ours[i], _fullM(m, d)))
+        worst_b = max(worst_b, rel(bias_ours[i], bias))
+        worst_id = max(worst_id, rel(id_ours[i], full))
+    print(f"synthetic: M {worst_m:.2e}, bias {worst_b:.2e}, inverse dynamics {worst_id:.2e}")
+    assert worst_m < 1e-12 and worst_b < 1e-12 and worst_id < 1e-12

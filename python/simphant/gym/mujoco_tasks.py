@@ -72,6 +72,8 @@ def actuator_map(xml: str) -> Tuple[np.ndarray, np.ndarray, np.ndarray, List[str
     for k, a in enumerate(acts):
         if a["type"] != "motor":
             raise ValueError(f"{xml}: actuator {a['name']!r} is a {a['type']} actuator; only motors are mapped")
+        # joint names are unique (the importer refuses a repeated one, as MuJoCo does): index()
+        # finds the joint the importer's MjcfActuator::link names
         g[joints.index(a["joint"]), k] = a["gear"]
         if a["ctrllimited"]:
             low[k], high[k] = a["ctrlrange"]

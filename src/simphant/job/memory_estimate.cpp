@@ -113,12 +113,13 @@ MemoryEstimate estimate_check_memory(const Scene& scene) {
   e.simulator.workers = 1;
   // One Data (dense up to kDenseAssemblyRows: check reads the dense C), assembly's
   // decomposition, and with a closed loop the rank analysis: the sparse Phi_q and its
-  // factorisation (dynamics/row_qr.hpp; a forest is analysed joint by joint). All live
-  // at once in the worst case: counted as the one worker's.
-  const bool dense = m.n_rows <= kDenseAssemblyRows, qr = has_closed_loop(m);
+  // factorisation (dynamics/row_qr.hpp; a forest without mimic rows is analysed joint by
+  // joint). All live at once in the worst case: counted as the one worker's.
+  const bool dense = m.n_rows <= kDenseAssemblyRows, qr = has_closed_loop(m) || m.n_mimics() > 0;
   e.simulator.per_worker =
       data_bytes(m, dense ? SchurFactorization::Dense : SchurFactorization::Auto, !uses_sparse_assembly(m)) +
-      assembly_decomposition_bytes(m) + (qr ? 12.0 * 12 * m.n_rows + RowQR::bytes_bound(m.n_rows, m.nv()) : 0.0);
+      assembly_decomposition_bytes(m) +
+      (qr ? 6.0 * m.element_sides() * 12 * m.n_rows + RowQR::bytes_bound(m.n_rows, m.nv()) : 0.0);
   return e;
 }
 

@@ -39,11 +39,20 @@ struct Ctx {
   int group_lo = 0, group_hi = 5;  ///< <compiler inertiagrouprange>
   bool autolimits = true;
   std::map<std::string, DefaultClass> classes;
+  /// Names taken so far, per kind ("body", "joint", "actuator"): name -> the path of the
+  /// element that took it, and whether that name is SimPhant's for an unnamed element.
+  std::map<std::string, std::map<std::string, std::pair<std::string, bool>>> names;
+  /// The <option><flag> elements, checked against the built model (check_flags).
+  std::vector<const XMLElement*> flags;
   /// Findings: message -> elements, in first-seen order.
   std::map<std::string, std::vector<std::string>> findings;
   std::vector<std::string> finding_order;
 
   [[noreturn]] void fail(const XMLElement* e, const std::string& attr, const std::string& reason) const;
+  /// Takes `name` of `kind` for element e; an MjcfError naming e if it is taken (MuJoCo
+  /// refuses a repeated name). generated: SimPhant's name of an unnamed element
+  /// ("body<id>", "joint<id>", "actuator<id>"), which must not collide with a given one.
+  void claim_name(const std::string& kind, const std::string& name, bool generated, const XMLElement* e);
   void warn(const std::string& message, const std::string& where);
   std::vector<std::string> warnings() const;
 };
@@ -60,6 +69,11 @@ class Elem {
   bool has(const char* name) const { return raw(name) != nullptr; }
   std::string str(const char* name, const std::string& dflt) const;
   double num(const char* name, double dflt) const;
+  /// An integer attribute (MuJoCo's int): "1.5", "1e3" or a value outside int's range is
+  /// an error ("bad format"), never truncated.
+  int integer(const char* name, int dflt) const;
+  /// Between min_n and max_n integers, as integer().
+  std::vector<int> ints(const char* name, int min_n, int max_n) const;
   /// Between min_n and max_n numbers (error otherwise).
   std::vector<double> nums(const char* name, int min_n, int max_n) const;
   Vec3d vec3(const char* name, const Vec3d& dflt) const;
@@ -76,7 +90,9 @@ class Elem {
   const Attrs* defaults_;
 };
 
-/// Reads the <default> tree below `root` (the top <default> is class "main") into ctx.
+/// Reads the <default> trees of the <mujoco> element `root` into ctx. Each top-level
+/// <default> is class "main"; several are merged in document order, as MuJoCo does (a
+/// later one adds to and overrides main; a class copies its parent when it is read).
 void read_defaults(Ctx& ctx, const XMLElement* root);
 /// The defaults of `kind` for element e: its `class`, else `childclass` (the nearest
 /// enclosing body's), else "main"; nullptr when no class holds that kind.

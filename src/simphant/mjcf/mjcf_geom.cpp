@@ -7,6 +7,7 @@
 //   I_perp  = m_c (3 r^2 + h^2) / 12 + 2 m_s r^2 / 5 + m_s (3 h r / 8 + h^2 / 4),
 // m_s = m 4 r / (4 r + 3 h) the two hemispheres' mass, m_c = m - m_s (h = 2 size[1]).
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "simphant/mjcf/mjcf_detail.hpp"
@@ -45,6 +46,7 @@ MassProps geom_mass(Ctx& ctx, const Elem& g, bool infer) {
     const Vec3d d = a - b;
     const double half = norm(d) / 2;
     if (half < kEps) g.fail("fromto", "the two points coincide");
+    if (!std::isfinite(half)) g.fail("fromto", "the points are too far apart (their distance overflows)");
     size[1] = half;
     if (type == "ellipsoid" || type == "box") {
       size[2] = size[1];
@@ -70,6 +72,10 @@ MassProps geom_mass(Ctx& ctx, const Elem& g, bool infer) {
   if (type == "ellipsoid") volume = 4 * kPi * size[0] * size[1] * size[2] / 3;
   if (type == "box") volume = 8 * size[0] * size[1] * size[2];
 
+  // Sizes that overflow the derived values: refused, naming the attribute that sets them.
+  const char* size_attr = g.has("fromto") ? "fromto" : "size";
+  if (!std::isfinite(volume))
+    g.fail(size_attr, "the " + type + "'s volume overflows (not finite): its mass and inertia cannot be derived");
   double mass = 0;
   if (g.has("mass")) {
     mass = g.num("mass", 0);
@@ -79,6 +85,8 @@ MassProps geom_mass(Ctx& ctx, const Elem& g, bool infer) {
     const double density = g.num("density", 1000);
     if (density < 0) g.fail("density", "must be >= 0");
     mass = density * volume;
+    if (!std::isfinite(mass))
+      g.fail(g.has("density") ? "density" : size_attr, "the derived mass density x volume overflows (not finite)");
   }
   if (!(mass > kEps)) return out;  // MuJoCo leaves geoms of mass <= mjEPS out of the body
 
@@ -102,6 +110,12 @@ MassProps geom_mass(Ctx& ctx, const Elem& g, bool infer) {
     I[1] = mass * (s0 + s2) / c;
     I[2] = mass * (s0 + s1) / c;
   }
+  for (int k = 0; k < 3; ++k)
+    if (!std::isfinite(I[k])) {
+      char m[32];
+      std::snprintf(m, sizeof m, "%.3g", mass);
+      g.fail(size_attr, "the derived inertia (mass x size^2, mass " + std::string(m) + " kg) overflows (not finite)");
+    }
   Mat3d D{};
   for (int k = 0; k < 3; ++k) D.m[k][k] = I[k];
   out.mass = mass;

@@ -1,6 +1,7 @@
 // import_mjcf (mjcf_import.hpp): the document, <compiler>, <option>, <default>,
 // <actuator> and the sections read past; the body tree is mjcf_tree.cpp's.
 #include <cstring>
+#include <set>
 #include <string>
 
 #include "simphant/core/input_file.hpp"
@@ -32,9 +33,9 @@ void read_compiler(Ctx& ctx, const XMLElement* c) {
   const std::string ifg = e.keyword("inertiafromgeom", "auto", {"true", "false", "auto"});
   ctx.inertiafromgeom = ifg == "true" ? InertiaFromGeom::True : ifg == "false" ? InertiaFromGeom::False : InertiaFromGeom::Auto;
   if (e.has("inertiagrouprange")) {
-    const std::vector<double> g = e.nums("inertiagrouprange", 2, 2);
-    ctx.group_lo = static_cast<int>(g[0]);
-    ctx.group_hi = static_cast<int>(g[1]);
+    const std::vector<int> g = e.ints("inertiagrouprange", 2, 2);
+    ctx.group_lo = g[0];
+    ctx.group_hi = g[1];
   }
   ctx.autolimits = e.boolean("autolimits", true);
   if (e.num("boundmass", 0) != 0) e.fail("boundmass", "not supported (it changes masses); give the masses");
@@ -69,9 +70,85 @@ void read_option(Ctx& ctx, const XMLElement* o, MjcfModel& out) {
     const Vec3d w = e.vec3("wind", {0, 0, 0});
     if (w.x != 0 || w.y != 0 || w.z != 0) e.fail("wind", "wind is not supported");
   }
-  for (const XMLElement* c = o->FirstChildElement(); c != nullptr; c = c->NextSiblingElement())
-    ctx.warn("<option> <" + std::string(c->Name()) + ">: not used (SimPhant's solver has no such switches)",
-             element_path(c));
+  for (const XMLElement* c = o->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) {
+    if (std::strcmp(c->Name(), "flag") == 0) {
+      if (!ctx.flags.empty()) ctx.fail(c, "", "a second <flag> (MuJoCo allows one)");
+      ctx.flags.push_back(c);
+    } else {
+      ctx.warn("<option> <" + std::string(c->Name()) + ">: not used", element_path(c));
+    }
+  }
+}
+
+/// A flag of <option><flag>: its MuJoCo default, and for a non-default value what it
+/// would change in SimPhant's model (refused when it applies to `out`: the flag names the
+/// scene keys that do the same) or why it changes nothing (a warning).
+void check_flag(Ctx& ctx, const XMLElement* f, const char* name, const char* value, const MjcfModel& out) {
+  static const std::set<std::string> on_by_default = {
+      "constraint", "equality", "frictionloss", "limit", "contact", "spring", "damper", "gravity", "clampctrl",
+      "warmstart", "filterparent", "actuation", "refsafe", "sensor", "midphase", "eulerdamp", "autoreset",
+      "nativeccd", "island", "multiccd", "passive" /* MuJoCo < 3: spring and damper */};
+  static const std::set<std::string> off_by_default = {"override", "energy",    "fwdinv", "invdiscrete",
+                                                       "diagexact", "ipc",      "sleep",  "speculative"};
+  const std::string n = name, v = value;
+  const std::string what = "<option><flag " + n + "=\"" + v + "\">";
+  if (v != "enable" && v != "disable") ctx.fail(f, n, "\"" + v + "\" is not one of enable, disable");
+  if (!on_by_default.count(n) && !off_by_default.count(n)) {
+    ctx.warn(what + ": unknown flag, not used", element_path(f));
+    return;
+  }
+  if ((on_by_default.count(n) && v == "enable") || (off_by_default.count(n) && v == "disable")) return;  // default
+  bool limited = false, damped = false, friction = false;
+  for (const ReducedLink& l : out.model.links) {
+    limited = limited || !l.continuous;
+    damped = damped || l.damping > 0;
+    friction = friction || l.friction > 0;
+  }
+  const Vec3d& g = out.options.gravity;
+  const bool gravity = g.x != 0 || g.y != 0 || g.z != 0;
+  auto refuse = [&](const std::string& mujoco_drops, const std::string& scene) {
+    ctx.fail(f, n, "MuJoCo would run without " + mujoco_drops + " and SimPhant would not: not supported; remove "
+                       "the flag and give the scene " + scene);
+  };
+  auto harmless = [&](const std::string& why) { ctx.warn(what + ": no effect in SimPhant (" + why + ")", element_path(f)); };
+  if (n == "gravity") {
+    if (gravity) refuse("gravity (<option gravity> is not zero)", "robot.gravity [0, 0, 0]");
+    harmless("the gravity is zero");
+  } else if (n == "limit") {
+    if (limited) refuse("the joint limits (some joints are limited)", "urdf_dynamics {\"limits\": false}");
+    harmless("no joint is limited");
+  } else if (n == "damper" || n == "passive") {
+    if (damped) refuse("the joint damping (some joints have damping > 0)", "urdf_dynamics {\"damping\": false}");
+    harmless("no joint has damping, and springs (stiffness) are refused");
+  } else if (n == "frictionloss") {
+    if (friction) refuse("the joint friction (some joints have frictionloss > 0)", "urdf_dynamics {\"friction\": false}");
+    harmless("no joint has frictionloss");
+  } else if (n == "constraint") {
+    if (limited || friction)
+      refuse("constraints (here the joint limits and frictionloss)",
+             "urdf_dynamics {\"limits\": false, \"friction\": false}");
+    harmless("no joint limits or frictionloss; SimPhant has no contacts or equality constraints");
+  } else if (n == "spring") {
+    harmless("joint springs (stiffness) are refused, so there are none");
+  } else if (n == "contact" || n == "filterparent" || n == "midphase" || n == "nativeccd" || n == "multiccd" ||
+             n == "override") {
+    harmless("SimPhant has no contacts");
+  } else if (n == "equality") {
+    harmless("equality constraints are refused, so there are none");
+  } else if (n == "actuation" || n == "clampctrl") {
+    harmless("the actuators are recorded, not applied (MjcfModel::actuators); the scene's robot.tau / robot.servos "
+             "drive the joints");
+  } else if (n == "sensor" || n == "energy" || n == "fwdinv" || n == "invdiscrete" || n == "autoreset") {
+    harmless("MuJoCo computes or checks something extra; SimPhant's dynamics are the same");
+  } else {  // warmstart, refsafe, island, eulerdamp, diagexact, ipc, sleep, speculative
+    harmless("a setting of MuJoCo's solver or integrator; the scene's solver keys choose SimPhant's");
+  }
+}
+
+void check_flags(Ctx& ctx, const MjcfModel& out) {
+  for (const XMLElement* f : ctx.flags)
+    for (const tinyxml2::XMLAttribute* a = f->FirstAttribute(); a != nullptr; a = a->Next())
+      check_flag(ctx, f, a->Name(), a->Value(), out);
 }
 
 void read_actuators(Ctx& ctx, const XMLElement* a, MjcfModel& out) {
@@ -87,11 +164,12 @@ void read_actuators(Ctx& ctx, const XMLElement* a, MjcfModel& out) {
     MjcfActuator act;
     const char* nm = c->Attribute("name");
     act.name = nm ? nm : "actuator" + std::to_string(id);
+    ctx.claim_name("actuator", act.name, nm == nullptr, c);
     act.type = tag == "motor" ? MjcfActuatorType::Motor : tag == "position" ? MjcfActuatorType::Position
                                                                              : MjcfActuatorType::Velocity;
     if (!e.has("joint")) e.fail("joint", "an actuator needs a joint");
     act.joint = e.str("joint", "");
-    for (int k = 0; k < out.model.nq(); ++k)
+    for (int k = 0; k < out.model.nq() && act.link < 0; ++k)  // joint names are unique (claim_name)
       if (out.model.links[static_cast<std::size_t>(k)].joint_name == act.joint) act.link = k;
     if (act.link < 0) e.fail("joint", "unknown joint '" + act.joint + "' (or not a hinge / slide joint)");
     if (e.has("gear")) {
@@ -152,10 +230,7 @@ MjcfModel import_mjcf(const std::string& xml, const std::string& source) {
   // Sections that change how the rest reads come first, wherever they stand.
   for (const XMLElement* c = root->FirstChildElement("compiler"); c; c = c->NextSiblingElement("compiler"))
     read_compiler(ctx, c);
-  const XMLElement* def = root->FirstChildElement("default");
-  if (def != nullptr && def->NextSiblingElement("default") != nullptr)
-    ctx.fail(def->NextSiblingElement("default"), "", "more than one top-level <default>");
-  read_defaults(ctx, def);
+  read_defaults(ctx, root);  // every top-level <default>, merged into class "main" as MuJoCo does
   for (const XMLElement* c = root->FirstChildElement("option"); c; c = c->NextSiblingElement("option"))
     read_option(ctx, c, out);
 
@@ -188,6 +263,7 @@ MjcfModel import_mjcf(const std::string& xml, const std::string& source) {
     }
   }
   build_tree(ctx, worldbody, out);
+  check_flags(ctx, out);
   for (const XMLElement* c = root->FirstChildElement("actuator"); c; c = c->NextSiblingElement("actuator"))
     read_actuators(ctx, c, out);
   out.model.warnings = ctx.warnings();

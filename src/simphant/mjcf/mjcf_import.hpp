@@ -8,10 +8,15 @@
 //
 // What is read:
 //  - <compiler angle (degree | radian; default degree) eulerseq coordinate (local only)
-//    inertiafromgeom (true | false | auto) inertiagrouprange autolimits>.
-//  - <option gravity timestep integrator> -> ReducedModel::gravity, MjcfOptions.
+//    inertiafromgeom (true | false | auto) inertiagrouprange (integers) autolimits>.
+//  - <option gravity timestep integrator> -> ReducedModel::gravity, MjcfOptions;
+//    <option><flag>: refused where it changes what SimPhant computes for the model
+//    (gravity, limit, damper / passive, frictionloss, constraint disabled while the model
+//    has what they remove; the error names the scene key that does the same), a warning
+//    naming the flag otherwise.
 //  - <default> classes (nested; `class`, body `childclass`) for joint, geom and the
-//    actuators (motor / position / velocity share one actuator default, as in MuJoCo).
+//    actuators (motor / position / velocity share one actuator default, as in MuJoCo);
+//    several top-level <default>s continue class "main" in document order, as in MuJoCo.
 //  - <worldbody>: bodies (pos, quat w x y z, euler, axisangle, xyaxes, zaxis), <inertial>
 //    (pos, orientation, mass, diaginertia | fullinertia), geoms for the inertia
 //    (sphere, capsule, cylinder, box, ellipsoid; size, fromto, pos, orientation,
@@ -29,9 +34,17 @@
 // MuJoCo's qpos / qvel order.
 //
 // MuJoCo's joint `ref`: the body sits at its XML pose when qpos = ref; SimPhant's q = 0
-// is that pose, so q = qpos - ref (MjcfModel::qpos_ref, one per link; 0 for most files).
+// is that pose, so q = qpos - ref (MjcfModel::qpos_ref, one per link; 0 for most files),
+// and the limits are range - ref (MuJoCo's range bounds qpos).
 //
-// Refused (MjcfError naming the element and attribute): coordinate="global", ball joints,
+// Names are unique per kind (body, joint, actuator; "world" is the world body's), as
+// MuJoCo requires; SimPhant's names of unnamed ones ("body<id>", "joint<id>",
+// "actuator<id>") must not be given to another element of the kind either.
+//
+// Refused (MjcfError naming the element and attribute): repeated names, attributes on
+// <worldbody>, integer attributes (geom group, inertiagrouprange) that are not integers
+// or overflow int, geoms whose derived volume / mass / inertia overflow, the flags above,
+// coordinate="global", ball joints,
 // free joints not on a child of the worldbody or with other joints on the body, nonzero
 // armature / stiffness / springref / springdamper, a moving joint on the world side of a
 // free joint, mesh / hfield geoms that would contribute mass, active equality

@@ -59,7 +59,7 @@ MassProps TreeBuilder::body_mass(const XMLElement* b, const std::string& childcl
   for (const XMLElement* g = b->FirstChildElement("geom"); g != nullptr; g = g->NextSiblingElement("geom")) {
     audit(ctx, g, "geom", geom_used(), geom_ignored());
     const Elem ge(ctx, g, class_defaults(ctx, g, "geom", childclass));
-    const double group = ge.num("group", 0);
+    const int group = ge.integer("group", 0);
     const bool infer = from_geoms && group >= ctx.group_lo && group <= ctx.group_hi;
     add_mass(geoms, geom_mass(ctx, ge, infer));
   }
@@ -128,6 +128,7 @@ void TreeBuilder::joint(const XMLElement* j, const std::string& childclass, cons
   ReducedLink l;
   const char* jn = j->Attribute("name");
   l.joint_name = jn ? jn : "joint" + std::to_string(joint_id - 1);
+  ctx.claim_name("joint", l.joint_name, jn == nullptr, j);
   l.type = hinge ? ReducedJointType::Revolute : ReducedJointType::Prismatic;
   const Vec3d pj = je.vec3("pos", {0, 0, 0});
   Vec3d axis = je.vec3("axis", {0, 0, 1});
@@ -135,6 +136,7 @@ void TreeBuilder::joint(const XMLElement* j, const std::string& childclass, cons
   if (n < kEps) je.fail("axis", "the axis is zero");
   l.axis = (1.0 / n) * axis;
 
+  const double ref = je.num("ref", 0) * angle_unit;
   std::vector<double> range = je.has("range") ? je.nums("range", 2, 2) : std::vector<double>{0, 0};
   const int limited = je.tristate("limited");
   const bool hasrange = !(range[0] == 0 && range[1] == 0);
@@ -143,8 +145,9 @@ void TreeBuilder::joint(const XMLElement* j, const std::string& childclass, cons
   const bool is_limited = limited == 1 || (limited == 2 && range[0] < range[1]);
   if (is_limited) {
     if (range[0] >= range[1]) je.fail("range", "range[0] must be smaller than range[1]");
-    l.lower = range[0] * angle_unit;
-    l.upper = range[1] * angle_unit;
+    // MuJoCo's range bounds qpos; SimPhant's q = qpos - ref.
+    l.lower = range[0] * angle_unit - ref;
+    l.upper = range[1] * angle_unit - ref;
   }
   l.continuous = !is_limited;
   l.damping = je.num("damping", 0);
@@ -155,9 +158,9 @@ void TreeBuilder::joint(const XMLElement* j, const std::string& childclass, cons
     ctx.warn("<joint frictionloss>: applied as SimPhant's smoothed Coulomb friction (docs/robots.md), not MuJoCo's "
              "friction-loss constraint; trajectories differ near zero velocity",
              element_path(j));
-  const double ref = je.num("ref", 0) * angle_unit;
   if (ref != 0)
-    ctx.warn("<joint ref>: nonzero; SimPhant's q = 0 is the XML pose, so q = qpos - ref (MjcfModel::qpos_ref)",
+    ctx.warn("<joint ref>: nonzero; SimPhant's q = 0 is the XML pose, so q = qpos - ref (MjcfModel::qpos_ref; "
+             "the joint's limits are range - ref)",
              element_path(j));
 
   if (at.kind == AttachKind::World && floating)
@@ -189,6 +192,7 @@ void TreeBuilder::body(const XMLElement* b, const Attach& parent, const std::str
   if (be.num("gravcomp", 0) != 0) be.fail("gravcomp", "gravity compensation is not supported");
   const char* bn = b->Attribute("name");
   const std::string name = bn ? bn : "body" + std::to_string(id);
+  ctx.claim_name("body", name, bn == nullptr, b);
   std::string childclass = inherited_class;
   if (const char* cc = b->Attribute("childclass")) {
     if (!ctx.classes.count(cc)) be.fail("childclass", "unknown default class '" + std::string(cc) + "'");
@@ -221,6 +225,8 @@ void TreeBuilder::body(const XMLElement* b, const Attach& parent, const std::str
       audit(ctx, j, "freejoint", {"name"}, {{"group", "visual, not used"}, {"align", "not used"}});
     else
       audit(ctx, j, "joint", joint_used(), joint_ignored());
+    const char* fjn = j->Attribute("name");
+    ctx.claim_name("joint", fjn ? fjn : "joint" + std::to_string(joint_id), fjn == nullptr, j);
     ++joint_id;
     is_free = true;
     floating = true;
@@ -236,7 +242,9 @@ void TreeBuilder::body(const XMLElement* b, const Attach& parent, const std::str
   }
   if (!is_free) {
     for (const XMLElement* j : joints) joint(j, childclass, name, at);
-    if (at.kind == AttachKind::Link) rm().links[static_cast<std::size_t>(at.link)].name = name;
+    // The body's last joint's link is named as the body; a welded body (no joints) leaves
+    // its parent's link name alone.
+    if (!joints.empty()) rm().links[static_cast<std::size_t>(at.link)].name = name;
   }
 
   const MassProps m = urdf_detail::transform_mass(body_mass(b, childclass), at.R, at.p);
@@ -273,12 +281,15 @@ void build_tree(Ctx& ctx, const XMLElement* worldbody, MjcfModel& out) {
   rm.base_link = "world";
   rm.base.link = "world";
   int world_geoms = 0;
+  ctx.names["body"]["world"] = {"<worldbody> (MuJoCo's name of the world body)", false};
   if (worldbody != nullptr) {
-    const std::string wcc = worldbody->Attribute("childclass") ? worldbody->Attribute("childclass") : "";
+    if (const tinyxml2::XMLAttribute* a = worldbody->FirstAttribute())
+      ctx.fail(worldbody, a->Name(), "<worldbody> takes no attributes (MuJoCo refuses them too: \"World body cannot "
+                                     "have attributes\"); give childclass on its bodies");
     for (const XMLElement* c = worldbody->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) {
       const std::string tag = c->Name();
       if (tag == "body") {
-        t.body(c, Attach{}, wcc, true, 1);
+        t.body(c, Attach{}, "", true, 1);
       } else if (tag == "geom") {
         ++world_geoms;
       } else if (tag == "site" || tag == "camera" || tag == "light") {

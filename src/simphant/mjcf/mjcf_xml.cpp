@@ -1,10 +1,12 @@
 // Element paths, attribute values with <default> classes, orientations and warnings of
 // the MJCF import (mjcf_detail.hpp).
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 #include "simphant/mjcf/mjcf_detail.hpp"
@@ -36,6 +38,23 @@ void Ctx::fail(const XMLElement* e, const std::string& attr, const std::string& 
   std::string msg = prefix + ": " + (e ? element_path(e) : std::string("document"));
   if (!attr.empty()) msg += ": attribute '" + attr + "'";
   throw MjcfError(msg + ": " + reason);
+}
+
+void Ctx::claim_name(const std::string& kind, const std::string& name, bool generated, const XMLElement* e) {
+  auto& taken = names[kind];
+  const auto it = taken.find(name);
+  if (it == taken.end()) {
+    taken.emplace(name, std::make_pair(element_path(e), generated));
+    return;
+  }
+  const std::string first = it->second.first;
+  if (!generated && !it->second.second)
+    fail(e, "name", "repeated name '" + name + "' in " + kind + " (first at " + first +
+                        "); MuJoCo refuses it too: " + kind + " names must be unique");
+  fail(e, generated ? "" : "name",
+       "the name '" + name + "' is " + (generated ? "SimPhant's name of this unnamed " + kind + ", and taken by " + first
+                                                  : "SimPhant's name of the unnamed " + kind + " " + first) +
+           ": " + kind + " names must be unique; name the unnamed " + kind);
 }
 
 void Ctx::warn(const std::string& message, const std::string& where) {
@@ -128,6 +147,36 @@ std::vector<double> Elem::nums(const char* name, int min_n, int max_n) const {
   return out;
 }
 
+std::vector<int> Elem::ints(const char* name, int min_n, int max_n) const {
+  const char* v = raw(name);
+  std::vector<int> out;
+  if (v == nullptr) return out;
+  const char* p = v;
+  while (true) {
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') ++p;
+    if (*p == '\0') break;
+    char* end = nullptr;
+    errno = 0;
+    const long x = std::strtol(p, &end, 10);
+    if (end == p || (*end != '\0' && *end != ' ' && *end != '\t' && *end != '\n' && *end != '\r'))
+      fail(name, "\"" + std::string(v) + "\": bad format (integers expected)");
+    if (errno == ERANGE || x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max())
+      fail(name, "\"" + std::string(v) + "\": a number outside the int range");
+    out.push_back(static_cast<int>(x));
+    p = end;
+  }
+  if (static_cast<int>(out.size()) < min_n || static_cast<int>(out.size()) > max_n) {
+    const std::string want = min_n == max_n ? std::to_string(min_n) : std::to_string(min_n) + " to " + std::to_string(max_n);
+    fail(name, "needs " + want + " integers (got " + std::to_string(out.size()) + ": \"" + v + "\")");
+  }
+  return out;
+}
+
+int Elem::integer(const char* name, int dflt) const {
+  if (!has(name)) return dflt;
+  return ints(name, 1, 1)[0];
+}
+
 double Elem::num(const char* name, double dflt) const {
   if (!has(name)) return dflt;
   return nums(name, 1, 1)[0];
@@ -174,9 +223,12 @@ std::string default_kind(const std::string& tag) {
   return "";
 }
 
-void read_class(Ctx& ctx, const XMLElement* d, const std::string& name, const DefaultClass& parent, int depth) {
+/// Reads class `name` from d, starting from a copy of `parent` (merge: the top-level class
+/// "main" read again, from its current attributes).
+void read_class(Ctx& ctx, const XMLElement* d, const std::string& name, const DefaultClass& parent, int depth,
+                bool merge) {
   if (depth > kMaxXmlDepth) ctx.fail(d, "", "default classes nested deeper than " + std::to_string(kMaxXmlDepth));
-  if (ctx.classes.count(name)) ctx.fail(d, "class", "default class '" + name + "' is defined twice");
+  if (!merge && ctx.classes.count(name)) ctx.fail(d, "class", "default class '" + name + "' is defined twice");
   DefaultClass cls = parent;
   for (const XMLElement* c = d->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) {
     const std::string tag = c->Name();
@@ -197,21 +249,21 @@ void read_class(Ctx& ctx, const XMLElement* d, const std::string& name, const De
   for (const XMLElement* c = d->FirstChildElement("default"); c != nullptr; c = c->NextSiblingElement("default")) {
     const char* cn = c->Attribute("class");
     if (cn == nullptr) ctx.fail(c, "class", "a nested <default> needs a class name");
-    read_class(ctx, c, cn, cls, depth + 1);
+    read_class(ctx, c, cn, cls, depth + 1, false);
   }
 }
 
 }  // namespace
 
 void read_defaults(Ctx& ctx, const XMLElement* root) {
-  if (root == nullptr) {
-    ctx.classes["main"] = DefaultClass{};
-    return;
+  ctx.classes["main"] = DefaultClass{};
+  for (const XMLElement* d = root->FirstChildElement("default"); d != nullptr; d = d->NextSiblingElement("default")) {
+    const char* cn = d->Attribute("class");
+    if (cn != nullptr && std::strcmp(cn, "main") != 0)
+      ctx.fail(d, "class", "a top-level <default> is class \"main\" (got \"" + std::string(cn) + "\")");
+    const DefaultClass main = ctx.classes["main"];
+    read_class(ctx, d, "main", main, 0, true);
   }
-  const char* cn = root->Attribute("class");
-  if (cn != nullptr && std::strcmp(cn, "main") != 0)
-    ctx.fail(root, "class", "the top-level <default> is class \"main\" (got \"" + std::string(cn) + "\")");
-  read_class(ctx, root, "main", DefaultClass{}, 0);
 }
 
 const Attrs* class_defaults(Ctx& ctx, const XMLElement* e, const std::string& kind, const std::string& childclass) {

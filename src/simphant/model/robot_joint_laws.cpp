@@ -31,6 +31,7 @@ void attach_robot_joint_laws(Model& model) {
     f.has_joint_law = true;
     f.joint_law = L;
   }
+  model.n_rows -= model.n_mimics();  // made again below (the mimic rows are the last rows)
   model.mimics.clear();
   for (int k = 0; k < n; ++k) {
     const RobotJointParams<double>& p = rj.joints[static_cast<std::size_t>(k)];

@@ -33,6 +33,8 @@ double model_bytes(const Model& m) {
   for (const Body& x : m.bodies) b += heap_bytes(x.name);
   for (const Joint& x : m.joints) b += heap_bytes(x.name);
   for (const ForceElement& x : m.forces) b += heap_bytes(x.name);
+  b += heap_bytes(m.mimics);
+  for (const Mimic& x : m.mimics) b += heap_bytes(x.name);
   if (m.robot) {
     const RobotJointSpace& r = *m.robot;
     b += sizeof(RobotJointSpace) + 2 * kBlockOverhead;  // make_shared: object and control block

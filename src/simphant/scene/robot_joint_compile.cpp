@@ -28,7 +28,8 @@ void warn_once(const std::string& message) {
 /// Sets each mimic follower's q0 / qd0 from its leader's (q = r q_l + o, qd = r qd_l), so
 /// every solver starts on the relation; warns of a start outside a joint's position
 /// limits, and (dae) of a revolute limit further than pi from q0, which the DAE's angle,
-/// read within q0 +- pi (docs/robots.md, "Angle wrapping"), never reaches.
+/// read within q0 +- pi (docs/robots.md, "Angle wrapping"), never reaches, and of a
+/// mimic pair's revolute joint that can turn further than that.
 void settle_initial_joint_state(const std::string& path, RobotJointSpace& rj) {
   const int n = rj.n();
   for (int k = 0; k < n; ++k) {
@@ -39,6 +40,25 @@ void settle_initial_joint_state(const std::string& path, RobotJointSpace& rj) {
     rj.qd0[j] = p.mimic_multiplier * rj.qd0[l];
   }
   const double pi = 3.14159265358979323846;
+  // (dae) A mimic pair with a revolute joint that may turn: the mimic row reads each angle
+  // within q0 +- pi (docs/solver.md, "Mimic rows"), so a turn past that jumps the row's Phi
+  // by 2 pi (2 pi r for the leader), which Baumgarte's terms then pull against.
+  for (int k = 0; rj.solver == RobotSolver::Dae && k < n; ++k) {
+    const RobotJointParams<double>& p = rj.joints[static_cast<std::size_t>(k)];
+    if (p.mimic < 0) continue;
+    for (const int j : {k, p.mimic}) {
+      const RobotJointParams<double>& pj = rj.joints[static_cast<std::size_t>(j)];
+      const ReducedLink& link = rj.model.links[static_cast<std::size_t>(j)];
+      const double q0 = rj.q0[static_cast<std::size_t>(j)];
+      if (link.type == ReducedJointType::Revolute && (!pj.limited || pj.upper - q0 > pi || q0 - pj.lower > pi))
+        warn_once(path + ": joint '" + link.joint_name + "' of the mimic pair '" +
+                  rj.model.links[static_cast<std::size_t>(k)].joint_name + "' <- '" +
+                  rj.model.links[static_cast<std::size_t>(p.mimic)].joint_name +
+                  "' can turn more than pi from q0 = " + format_number(q0) +
+                  "; solver dae reads its angle within q0 +- pi, and the mimic row is wrong past that (aba and cga "
+                  "are not)");
+    }
+  }
   for (int k = 0; k < n; ++k) {
     const RobotJointParams<double>& p = rj.joints[static_cast<std::size_t>(k)];
     if (!p.limited) continue;

@@ -40,13 +40,14 @@ int worker_threads(int threads, long long n_instances) {
 double assembly_decomposition_bytes(const Model& model) {
   const double m = model.n_rows, nv = model.nv();
   if (uses_sparse_assembly(model)) {
-    // Phi_q sparse (12 entries a row: value and index) twice (A and A^T in the product),
-    // and Phi_q Phi_q^T with its LDL^T, estimated by the sparse Schur matrix and factor
-    // of a Data (the same block pattern; the AMD ordering's fill may differ); with a
-    // closed loop, whose redundant rows the normal equations cannot take, a row-major
-    // copy and the rank-revealing QR of its rows (dynamics/row_qr.hpp).
-    const double loop = has_closed_loop(model) ? 12 * 12 * m + RowQR::bytes_bound(m, nv) : 0.0;
-    return 2 * 12 * 12 * m + data_bytes(model, SchurFactorization::Sparse, false) + loop;
+    // Phi_q sparse (6 element_sides() entries a row, 12 or 24: value and index) twice (A
+    // and A^T in the product), and Phi_q Phi_q^T with its LDL^T, estimated by the sparse
+    // Schur matrix and factor of a Data (the same block pattern; the AMD ordering's fill
+    // may differ); with a closed loop, whose redundant rows the normal equations cannot
+    // take, a row-major copy and the rank-revealing QR of its rows (dynamics/row_qr.hpp).
+    const double row = 6.0 * model.element_sides() * 12;  // bytes of one sparse row
+    const double loop = has_closed_loop(model) ? row * m + RowQR::bytes_bound(m, nv) : 0.0;
+    return 2 * row * m + data_bytes(model, SchurFactorization::Sparse, false) + loop;
   }
   const double given = static_cast<double>(coordinate_targets(model, false).size());
   if (given > 0) {
@@ -63,10 +64,10 @@ double redundant_search_bytes(const Model& model) {
     return 0;
   const double m = model.n_rows, nv = model.nv();
   // A Data (without the Schur factor; with the dense Phi_q where assembly is dense),
-  // assembly's decomposition, and the rank analysis: the sparse Phi_q (12 entries a row)
-  // and its factorisation (dynamics/row_qr.hpp).
+  // assembly's decomposition, and the rank analysis: the sparse Phi_q (6 element_sides()
+  // entries a row) and its factorisation (dynamics/row_qr.hpp).
   return data_bytes(model, SchurFactorization::Sparse, !uses_sparse_assembly(model)) +
-         assembly_decomposition_bytes(model) + 12 * 12 * m + RowQR::bytes_bound(m, nv);
+         assembly_decomposition_bytes(model) + 6.0 * model.element_sides() * 12 * m + RowQR::bytes_bound(m, nv);
 }
 
 HostMemory simulator_host_memory(const Model& model, long long n_instances, bool models_per_instance,
