@@ -221,6 +221,24 @@ def test_scene_keys(tmp_path):
         simphant.Robot(bad)
 
 
+def test_check_names_the_mjcf_key(tmp_path, cli):
+    """simphant check's step-size modes name the scene key of the file's values: a hinge's
+    MJCF damping is /robot/mjcf, not /robot/urdf."""
+    import json
+    import subprocess
+
+    from conftest import python_env
+
+    doc = scene_of("inverted_double_pendulum")
+    (tmp_path / "scene.json").write_text(json.dumps(doc))
+    proc = subprocess.run([cli, "check", str(tmp_path / "scene.json"), "--json"], capture_output=True, text=True,
+                          env=python_env(), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    modes = json.loads(proc.stdout)["step_stability"]["modes"]
+    damping = [m for m in modes if m["name"] == "joint 'hinge' (damping)"]
+    assert damping and damping[0]["field"] == "/robot/mjcf", modes
+
+
 #: A synthetic MJCF covering what the Gymnasium files do not: non-identity body frames
 #: (euler in eulerseq zyx, xyaxes, axisangle, zaxis), joint pos offsets, a slide and a
 #: hinge in one body, a welded body, an <inertial> with fullinertia, childclass, fromto

@@ -50,7 +50,7 @@ std::string robot_mode_field(const StabilityMode& m, const RobotJointSpace& robo
   const std::pair<double, std::string> parts[] = {
       {std::sqrt(c.kp * w), servo + "/kp"},
       {c.kd * w, servo + "/kd"},
-      {c.damping * w, "/robot/urdf"},
+      {c.damping * w, "/robot/" + robot.file_key},
       {std::sqrt(c.limit_k * w), "/robot/urdf_dynamics/limits"},
       {c.limit_c * w, "/robot/urdf_dynamics/limits"},
       {c.friction_slope * w, "/robot/friction_velocity"}};

@@ -24,7 +24,7 @@ std::vector<StabilityMode> robot_joint_modes(const RobotJointSpace& robot);
 /// The scene key whose value contributes most to the joint mode m (the largest of
 /// sqrt(kp / I), kd / I, damping / I, sqrt(limit_stiffness / I), limit_damping / I and
 /// friction / (friction_velocity I)): "/robot/servos/<joint>/kp" or ".../kd", "/robot/urdf"
-/// for the URDF's damping, "/robot/urdf_dynamics/limits" for the derived limit gains,
+/// (or "/robot/mjcf", RobotJointSpace::file_key) for the file's damping, "/robot/urdf_dynamics/limits" for the derived limit gains,
 /// "/robot/friction_velocity" for the friction slope.
 std::string robot_mode_field(const StabilityMode& m, const RobotJointSpace& robot);
 

@@ -49,7 +49,8 @@ struct RobotJointSpace {
   /// base_q0 = p_B (3, W) then quat_B (4, w x y z); base_v0 = v_B (3, W) then omega_B (3, B).
   std::vector<double> base_q0, base_v0;
   RobotSolver solver = RobotSolver::Aba;
-  std::string urdf_path;    ///< the resolved URDF file
+  std::string urdf_path;    ///< the resolved robot file (URDF or MJCF)
+  std::string file_key = "urdf";  ///< the scene key that names it: "urdf" or "mjcf" (error pointers)
   int n() const { return model.nq(); }
 };
 

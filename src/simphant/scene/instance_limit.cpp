@@ -39,7 +39,7 @@ double model_bytes(const Model& m) {
     const RobotJointSpace& r = *m.robot;
     b += sizeof(RobotJointSpace) + 2 * kBlockOverhead;  // make_shared: object and control block
     b += heap_bytes(r.q0) + heap_bytes(r.qd0) + heap_bytes(r.tau) + heap_bytes(r.joints) + heap_bytes(r.effective_inertia) +
-         heap_bytes(r.base_q0) + heap_bytes(r.base_v0) + heap_bytes(r.urdf_path) +
+         heap_bytes(r.base_q0) + heap_bytes(r.base_v0) + heap_bytes(r.urdf_path) + heap_bytes(r.file_key) +
          heap_bytes(r.model.name) + heap_bytes(r.model.base_link) + heap_bytes(r.model.links);
     for (const ReducedLink& l : r.model.links) b += heap_bytes(l.name) + heap_bytes(l.joint_name);
   }

@@ -194,6 +194,7 @@ void compile_robot(const json& robot, const std::string& path, RobotSolver solve
     file_gravity = mj->options.gravity;
   }
   rj->urdf_path = file;
+  rj->file_key = has_urdf ? "urdf" : "mjcf";
   rj->solver = solver_type;
   ReducedModel& rm = rj->model;
   if (rm.nq() == 0) throw SceneError(urdf_ptr, "the robot has no moving joint");

@@ -224,7 +224,7 @@ void compile_robot_joints(const json& robot, const std::string& path, double dt,
   try {
     rj.effective_inertia = joint_inertia_lower_bound(rj.model, rj.q0);
   } catch (const std::invalid_argument& e) {
-    throw SceneError(child_path(path, "urdf"), e.what());
+    throw SceneError(child_path(path, rj.file_key), e.what());
   }
   rj.joints = derive_joint_params(rj.model, rj.effective_inertia, use, servos, fv, dt);
   settle_initial_joint_state(path, rj);
