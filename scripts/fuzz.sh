@@ -3,7 +3,7 @@
 # scripts/sanitize_tests.sh shares: scripts/build_sanitized.sh) and runs each for SECONDS
 # seconds (default 60), as many at once as there are cores, on a corpus seeded from
 # examples/ and tests/data/urdf (docs/reliability.md, "Fuzzing").
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]     targets: fuzz_scene fuzz_urdf fuzz_design (default all)
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]     targets: fuzz_scene fuzz_urdf fuzz_mjcf fuzz_design (default all)
 # The growing corpus stays in build-asan/corpus/<target>; a finding (crash, sanitizer
 # report, leak, timeout, out-of-memory) is written to build-asan/findings/<target>/ and
 # the script exits 1 after running every target; each target's output is in
@@ -13,7 +13,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${1:-60}
 if [ $# -gt 0 ]; then shift; fi
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(fuzz_scene fuzz_urdf fuzz_design); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(fuzz_scene fuzz_urdf fuzz_mjcf fuzz_design); fi
 build_args=()
 for t in "${targets[@]}"; do build_args+=(--target "$t"); done
 bash scripts/build_sanitized.sh "${build_args[@]}"
@@ -27,6 +27,7 @@ fuzz_one() {
   case $t in
     fuzz_scene) seeds=(examples/*.json fuzz/seeds/scene/*) ;;
     fuzz_urdf) seeds=(examples/*.urdf tests/data/urdf/*.urdf fuzz/seeds/urdf/*) ;;
+    fuzz_mjcf) seeds=(python/simphant/gym/assets/*.xml) ;;
     fuzz_design) seeds=(fuzz/seeds/design/*) ;;
     *) echo "fuzz: unknown target $t" >&2; return 2 ;;
   esac

@@ -324,3 +324,43 @@ def test_synthetic_frames_and_ref_match_mujoco(tmp_path):
         worst_id = max(worst_id, rel(id_ours[i], full))
     print(f"synthetic: M {worst_m:.2e}, bias {worst_b:.2e}, inverse dynamics {worst_id:.2e}")
     assert worst_m < 1e-12 and worst_b < 1e-12 and worst_id < 1e-12
+
+
+FLOATING = """<mujoco model="box">
+  <option timestep="0.005" integrator="RK4"/>
+  <worldbody>
+    <body name="box" pos="0.1 0.2 1.5" euler="0 0 90">
+      <freejoint name="root"/>
+      <geom type="box" size="0.1 0.2 0.3"/>
+      <body name="lid" pos="0 0 0.3">
+        <joint name="hinge" axis="1 0 0"/>
+        <geom type="capsule" fromto="0 0 0 0 0.2 0" size="0.02"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_an_mjcf_file_is_a_scene(tmp_path, cli):
+    """An MJCF file given where a scene is expected (docs/mjcf.md, "An MJCF file as the
+    scene"): dt from <option timestep>, the free body at its XML pose, solver aba; simphant
+    run on it writes its output, and an unsupported element is refused naming it (exit 2)."""
+    import subprocess
+
+    from conftest import python_env
+
+    (tmp_path / "box.xml").write_text(FLOATING)
+    sim = simphant.Simulator(str(tmp_path / "box.xml"), backend="cpu")
+    assert sim.dt == 0.005
+    assert sim.body_names == ["box", "lid"]
+    base = np.asarray(sim.states())[0, 0, :7]
+    assert np.allclose(base, [0.1, 0.2, 1.5, np.sqrt(0.5), 0, 0, np.sqrt(0.5)], atol=1e-12)
+    proc = subprocess.run([cli, "run", path_of("inverted_double_pendulum"), "-o", str(tmp_path / "idp.h5")],
+                          capture_output=True, text=True, env=python_env(), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "idp.h5").is_file()
+    (tmp_path / "bad.xml").write_text('<mujoco><worldbody><body><joint type="ball"/></body></worldbody></mujoco>')
+    proc = subprocess.run([cli, "run", str(tmp_path / "bad.xml"), "-o", str(tmp_path / "bad.h5")],
+                          capture_output=True, text=True, env=python_env(), timeout=120)
+    assert proc.returncode == 2 and "attribute 'type': ball joints" in proc.stderr, proc.stderr

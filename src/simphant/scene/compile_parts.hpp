@@ -93,4 +93,17 @@ void compile_robot(const nlohmann::json& robot, const std::string& path, RobotSo
 /// `source` (when `source` is an existing file); anything else is left as is.
 void resolve_robot_paths(nlohmann::json& doc, const std::string& source);
 
+/// The duration [s] of a scene that is an MJCF file (MJCF states none): solver.t_end.
+constexpr double kMjcfSceneDuration = 1.0;
+
+/// Whether a scene file's text is XML (its first non-space character is '<'): an MJCF
+/// file given as the scene (mjcf_scene.cpp).
+bool looks_like_xml(const std::string& text);
+
+/// The scene document of an MJCF file given as the scene (docs/mjcf.md, "An MJCF file as
+/// the scene"): robot.mjcf = the file (absolute), a floating base at the free body's XML
+/// pose, solver aba with the file's <option timestep> as dt, t_end kMjcfSceneDuration,
+/// rk4 (another <option integrator> is warned of). Throws SceneError(file, the MjcfError).
+std::string mjcf_scene_text(const std::string& file);
+
 }  // namespace simphant::scene_detail

@@ -85,6 +85,8 @@ struct Scene {
 Scene parse_scene(const std::string& text, const std::string& source = "<scene>");
 
 /// Reads and parses a scene file (core/input_file.hpp: a regular file of at most 64 MiB);
+/// a file whose text is XML is an MJCF model, read as the scene of mjcf_scene_text
+/// (docs/mjcf.md, "An MJCF file as the scene");
 /// throws SceneError("<file>: cannot open: ...", "<file>: the file has N bytes, over the
 /// limit ...") and every error of parse_scene.
 Scene load_scene(const std::string& file);

@@ -121,6 +121,7 @@ Scene load_scene(const std::string& file) {
   } catch (const InputFileError& e) {
     throw SceneError(file, e.what());
   }
+  if (scene_detail::looks_like_xml(text)) return parse_scene(scene_detail::mjcf_scene_text(file), file);
   return parse_scene(text, file);
 }
 
