@@ -76,6 +76,8 @@ class Elem {
   std::vector<int> ints(const char* name, int min_n, int max_n) const;
   /// Between min_n and max_n numbers (error otherwise).
   std::vector<double> nums(const char* name, int min_n, int max_n) const;
+  /// fail(name, ...) unless min_n <= got <= max_n ("needs N <what> (got ...)").
+  void count_in(const char* name, const char* v, int got, int min_n, int max_n, const char* what) const;
   Vec3d vec3(const char* name, const Vec3d& dflt) const;
   bool boolean(const char* name, bool dflt) const;
   /// "true" 1, "false" 0, "auto" 2 (default 2).

@@ -124,52 +124,67 @@ std::string Elem::str(const char* name, const std::string& dflt) const {
   return v ? std::string(v) : dflt;
 }
 
-std::vector<double> Elem::nums(const char* name, int min_n, int max_n) const {
-  const char* v = raw(name);
-  std::vector<double> out;
-  if (v == nullptr) return out;
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/// The numbers of the white-space separated list v, each read by read(p, &end) (strtod or
+/// strtol); bad(token_message) is called for a token that is not a whole number of the
+/// kind, check(x) may reject a value. min_n .. max_n of them, else count(got).
+template <class Num, class Read, class Check, class Fail>
+std::vector<Num> number_list(const char* v, Read read, Check check, Fail fail_bad) {
+  std::vector<Num> out;
   const char* p = v;
   while (true) {
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') ++p;
+    while (is_space(*p)) ++p;
     if (*p == '\0') break;
     char* end = nullptr;
-    const double x = std::strtod(p, &end);
-    if (end == p || (*end != '\0' && *end != ' ' && *end != '\t' && *end != '\n' && *end != '\r'))
-      fail(name, "\"" + std::string(v) + "\" is not a list of numbers");
-    if (!std::isfinite(x)) fail(name, "\"" + std::string(v) + "\" holds a number that is not finite");
-    out.push_back(x);
+    errno = 0;
+    const auto x = read(p, &end);
+    if (end == p || (*end != '\0' && !is_space(*end))) fail_bad();
+    out.push_back(check(x));
     p = end;
   }
-  if (static_cast<int>(out.size()) < min_n || static_cast<int>(out.size()) > max_n) {
-    const std::string want = min_n == max_n ? std::to_string(min_n) : std::to_string(min_n) + " to " + std::to_string(max_n);
-    fail(name, "needs " + want + " numbers (got " + std::to_string(out.size()) + ": \"" + v + "\")");
-  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<double> Elem::nums(const char* name, int min_n, int max_n) const {
+  const char* v = raw(name);
+  if (v == nullptr) return {};
+  const std::vector<double> out = number_list<double>(
+      v, [](const char* p, char** end) { return std::strtod(p, end); },
+      [&](double x) {
+        if (!std::isfinite(x)) fail(name, "\"" + std::string(v) + "\" holds a number that is not finite");
+        return x;
+      },
+      [&] { fail(name, "\"" + std::string(v) + "\" is not a list of numbers"); });
+  count_in(name, v, static_cast<int>(out.size()), min_n, max_n, "numbers");
   return out;
 }
 
 std::vector<int> Elem::ints(const char* name, int min_n, int max_n) const {
   const char* v = raw(name);
-  std::vector<int> out;
-  if (v == nullptr) return out;
-  const char* p = v;
-  while (true) {
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') ++p;
-    if (*p == '\0') break;
-    char* end = nullptr;
-    errno = 0;
-    const long x = std::strtol(p, &end, 10);
-    if (end == p || (*end != '\0' && *end != ' ' && *end != '\t' && *end != '\n' && *end != '\r'))
-      fail(name, "\"" + std::string(v) + "\": bad format (integers expected)");
-    if (errno == ERANGE || x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max())
-      fail(name, "\"" + std::string(v) + "\": a number outside the int range");
-    out.push_back(static_cast<int>(x));
-    p = end;
-  }
-  if (static_cast<int>(out.size()) < min_n || static_cast<int>(out.size()) > max_n) {
-    const std::string want = min_n == max_n ? std::to_string(min_n) : std::to_string(min_n) + " to " + std::to_string(max_n);
-    fail(name, "needs " + want + " integers (got " + std::to_string(out.size()) + ": \"" + v + "\")");
-  }
+  if (v == nullptr) return {};
+  const std::vector<int> out = number_list<int>(
+      v, [](const char* p, char** end) { return std::strtol(p, end, 10); },
+      [&](long x) {
+        if (errno == ERANGE || x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max())
+          fail(name, "\"" + std::string(v) + "\": a number outside the int range");
+        return static_cast<int>(x);
+      },
+      [&] { fail(name, "\"" + std::string(v) + "\": bad format (integers expected)"); });
+  count_in(name, v, static_cast<int>(out.size()), min_n, max_n, "integers");
   return out;
+}
+
+void Elem::count_in(const char* name, const char* v, int got, int min_n, int max_n, const char* what) const {
+  if (got >= min_n && got <= max_n) return;
+  const std::string want = min_n == max_n ? std::to_string(min_n) : std::to_string(min_n) + " to " + std::to_string(max_n);
+  std::string noun = what;  // plural ("numbers", "integers"), singular for exactly one
+  if (min_n == 1 && max_n == 1) noun.pop_back();
+  fail(name, "needs " + want + " " + noun + " (got " + std::to_string(got) + ": \"" + v + "\")");
 }
 
 int Elem::integer(const char* name, int dflt) const {
