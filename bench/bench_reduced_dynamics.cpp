@@ -59,7 +59,7 @@ std::vector<ReducedLinkParams<T>> seven_link_arm() {
     const Row& r = rows[k];
     Mat3d I{{{r.I.x, -0.1 * r.I.z, 0.05 * r.I.z}, {-0.1 * r.I.z, r.I.y, 0.02 * r.I.z}, {0.05 * r.I.z, 0.02 * r.I.z, r.I.z}}};
     links[k] = {k - 1,         0,        cast33<T>(rot_x(r.twist)), cast3<T>(r.p), Vec3<T>{0, 0, 1},
-                T(r.m),        cast3<T>(r.c), cast33<T>(I)};
+                T(r.m),        cast3<T>(r.c), cast33<T>(I),              T(0)};
   }
   return links;
 }

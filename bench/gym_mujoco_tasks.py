@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""Env steps per second of InvertedDoublePendulum-v5 through simphant.gym (backends cpu
-and cpu-simd, solver aba) against Gymnasium's own MuJoCo env vectorised by
+"""Env steps per second of a Gymnasium MuJoCo task (InvertedDoublePendulum-v5 by default;
+--task Reacher-v5) through simphant.gym (backends cpu and cpu-simd, solver aba) against Gymnasium's own MuJoCo env vectorised by
 gymnasium.make_vec (vectorization_mode "sync" and "async"), side by side in one run
 (docs/performance.md, "Gymnasium's MuJoCo tasks").
 
-    PYTHONPATH=build/python python3 bench/gym_mujoco_tasks.py [--envs 1 64 4096] [--async-max 64] [--json OUT]
+    PYTHONPATH=build/python python3 bench/gym_mujoco_tasks.py [--task T] [--envs 1 64 4096] [--async-max 64]
+        [--json OUT]
 
-An env step is one sub-environment advanced by one env step (frame_skip 5 x 0.01 s, RK4),
-so a vector step of N envs counts N. Every env takes uniform random actions in [-1, 1]
-(drawn before the timing), episodes end as they do (the pole falls within tens of
-steps) and both sides autoreset (NEXT_STEP): resets are part of the cost. Each
+An env step is one sub-environment advanced by one env step (the task's frame_skip steps
+of its timestep, RK4), so a vector step of N envs counts N. Every env takes uniform random
+actions in [-1, 1] (drawn before the timing), episodes end as they do (the double
+pendulum's pole falls within tens of steps; Reacher truncates after 50 steps) and both
+sides autoreset (NEXT_STEP): resets are part of the cost. Each
 configuration is built and warmed up (5 vector steps), then timed in --rounds rounds of
 at least --seconds each; the figure is the best round. SimPhant runs on every core
 (threads 0); Gymnasium's sync env steps its MuJoCo envs one after the other in this
@@ -29,11 +31,11 @@ from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
-TASK = "InvertedDoublePendulum-v5"
+TASKS = ("InvertedDoublePendulum-v5", "Reacher-v5")
 
 
 def timed(step: Callable[[np.ndarray], Any], actions: np.ndarray, n: int, rounds: int, seconds: float) -> float:
-    """Best env steps per second over the rounds; actions (K, n, 1) cycled."""
+    """Best env steps per second over the rounds; actions (K, n, n_actions) cycled."""
     for k in range(5):
         step(actions[k % len(actions)])
     best = 0.0
@@ -49,24 +51,25 @@ def timed(step: Callable[[np.ndarray], Any], actions: np.ndarray, n: int, rounds
     return best
 
 
-def simphant_env(n: int, backend: str):
+def simphant_env(task: str, n: int, backend: str):
     import simphant.gym
 
-    env = simphant.gym.make(TASK, num_envs=n, backend=backend)
+    env = simphant.gym.make(task, num_envs=n, backend=backend)
     env.reset(seed=0)
     return env, env.sim.backend
 
 
-def gymnasium_env(n: int, mode: str):
+def gymnasium_env(task: str, n: int, mode: str):
     import gymnasium as gym
 
-    env = gym.make_vec(TASK, num_envs=n, vectorization_mode=mode)
+    env = gym.make_vec(task, num_envs=n, vectorization_mode=mode)
     env.reset(seed=0)
     return env, mode
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--task", choices=TASKS, default=TASKS[0])
     ap.add_argument("--envs", type=int, nargs="+", default=[1, 64, 4096])
     ap.add_argument("--async-max", type=int, default=64, help="largest env count for Gymnasium's async mode")
     ap.add_argument("--rounds", type=int, default=3)
@@ -83,7 +86,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     rows: List[Dict[str, Any]] = []
     configs = [("simphant", "cpu"), ("simphant", "cpu-simd"), ("gymnasium", "sync"), ("gymnasium", "async")]
     for n in args.envs:
-        actions = rng.uniform(-1.0, 1.0, (16, n, 1))
+        n_actions = 2 if args.task.startswith("Reacher") else 1
+        actions = rng.uniform(-1.0, 1.0, (16, n, n_actions))
         for side, mode in configs:
             row: Dict[str, Any] = {"envs": n, "side": side, "mode": mode}
             if side == "gymnasium" and mode == "async" and n > args.async_max:
@@ -92,7 +96,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 print(f"{n:>6} {side:>9} {mode:>9}: skipped ({row['skipped']})", flush=True)
                 continue
             t0 = time.perf_counter()
-            env, what = simphant_env(n, mode) if side == "simphant" else gymnasium_env(n, mode)
+            env, what = simphant_env(args.task, n, mode) if side == "simphant" else gymnasium_env(args.task, n, mode)
             row["build_s"] = time.perf_counter() - t0
             row["backend"] = what
             row["env_steps_per_s"] = timed(env.step, actions, n, args.rounds, args.seconds)
@@ -109,7 +113,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             machine["cpu"] = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    print(f"\n{TASK}, env steps per second (best of {args.rounds} rounds of >= {args.seconds} s); "
+    print(f"\n{args.task}, env steps per second (best of {args.rounds} rounds of >= {args.seconds} s); "
           f"{machine['cpu']}, {machine['cores']} cores, {machine['date']}")
     cols = [(s, m) for s, m in configs]
     print("| envs | " + " | ".join(f"{s} {m}" for s, m in cols) + " | simphant best / gymnasium best |")
@@ -125,7 +129,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"| {n} | " + " | ".join(cells) + f" | {sp / gy:.3g} |")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"task": TASK, "machine": machine, "rounds": args.rounds, "seconds": args.seconds,
+            json.dump({"task": args.task, "machine": machine, "rounds": args.rounds, "seconds": args.seconds,
                        "rows": rows}, f, indent=1)
     return 0
 

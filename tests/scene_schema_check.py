@@ -124,6 +124,8 @@ def mistakes(base, robot):
            lambda d: d["robot"].update(friction_velocity=0), doc=robot)
     mutate("urdf_dynamics with a number", ["robot", "urdf_dynamics", "limits"],
            lambda d: d["robot"].update(urdf_dynamics={"limits": 1}), doc=robot)
+    mutate("negative armature", ["robot", "armature", "panda_joint1"],
+           lambda d: d["robot"].update(armature={"panda_joint1": -0.1}), doc=robot)
     return out
 
 

@@ -660,7 +660,7 @@ TEST(CgaDynamics, FloatInstantiation) {
   for (int k = 0; k < n; ++k) {
     const ReducedLinkParams<double>& l = L[k];
     Lf[k] = {l.parent, l.type, cast33<float>(l.R_parent_joint), cast3<float>(l.p_parent_joint), cast3<float>(l.axis),
-             float(l.mass), cast3<float>(l.com), cast33<float>(l.inertia_com)};
+             float(l.mass), cast3<float>(l.com), cast33<float>(l.inertia_com), float(l.armature)};
   }
   std::vector<float> q(s.q.begin(), s.q.end()), qd(s.qd.begin(), s.qd.end()), tau(s.tau.begin(), s.tau.end());
   std::vector<float> qdd(n);

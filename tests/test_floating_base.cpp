@@ -548,7 +548,7 @@ TEST(FloatingBase, FloatAndSmallWorkspace) {
   for (int k = 0; k < n; ++k) {
     const ReducedLinkParams<double>& l = L[k];
     Lf[k] = {l.parent, l.type, cast33<float>(l.R_parent_joint), cast3<float>(l.p_parent_joint), cast3<float>(l.axis),
-             float(l.mass), cast3<float>(l.com), cast33<float>(l.inertia_com)};
+             float(l.mass), cast3<float>(l.com), cast33<float>(l.inertia_com), float(l.armature)};
     Cf[k] = cga::cga_link(Lf[k]);
   }
   const RobotBaseParams<float> bf{float(base.mass), cast3<float>(base.com), cast33<float>(base.inertia_com)};

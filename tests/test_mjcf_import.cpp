@@ -242,6 +242,101 @@ TEST(MjcfImport, FloatingBaseOptionsActuatorsRef) {
   EXPECT_TRUE(mj.actuators[2].forcelimited);
 }
 
+TEST(MjcfImport, ArmatureAndGeneralActuators) {
+  const MjcfModel mj = imp(
+      "<body name=\"a\"><joint name=\"j\" class=\"arm\"/>" + std::string(kBall) +
+          "<body name=\"b\"><joint name=\"k\" type=\"slide\" armature=\"0.25\"/>" + std::string(kBall) +
+          "</body></body>",
+      "<default><default class=\"arm\"><joint armature=\"0.1\"/>"
+      "<general dyntype=\"none\" biastype=\"affine\" forcerange=\"-87 87\"/></default></default>",
+      "<actuator><general class=\"arm\" name=\"p\" joint=\"j\" gainprm=\"4500\" biasprm=\"0 -4500 -450\"/>"
+      "<general class=\"arm\" name=\"v\" joint=\"k\" gainprm=\"30\" biasprm=\"0 0 -30\"/>"
+      "<general name=\"m\" joint=\"k\" gainprm=\"2.5\" gear=\"3\"/></actuator>");
+  ASSERT_EQ(mj.model.nq(), 2);
+  EXPECT_EQ(mj.model.links[0].armature, 0.1);  // from the class
+  EXPECT_EQ(mj.model.links[1].armature, 0.25);
+  ASSERT_EQ(mj.actuators.size(), 3u);
+  EXPECT_EQ(mj.actuators[0].type, MjcfActuatorType::Position);
+  EXPECT_EQ(mj.actuators[0].kp, 4500);
+  EXPECT_EQ(mj.actuators[0].kv, 450);
+  EXPECT_TRUE(mj.actuators[0].forcelimited);
+  EXPECT_EQ(mj.actuators[0].force_upper, 87);
+  EXPECT_EQ(mj.actuators[1].type, MjcfActuatorType::Velocity);
+  EXPECT_EQ(mj.actuators[1].kv, 30);
+  EXPECT_EQ(mj.actuators[2].type, MjcfActuatorType::Motor);
+  EXPECT_EQ(mj.actuators[2].gain, 2.5);
+  EXPECT_EQ(mj.actuators[2].gear, 3);
+  const std::string body = "<body name=\"a\"><joint name=\"j\"/>" + std::string(kBall) + "</body>";
+  auto general = [&](const std::string& attrs) {
+    return error_of(body, "", "<actuator><general name=\"g\" joint=\"j\" " + attrs + "/></actuator>");
+  };
+  EXPECT_NE(general("biastype=\"affine\" gainprm=\"10\" biasprm=\"1 -10 0\"").find("actuator/general[g]: attribute "
+                                                                                  "'biasprm': an affine"),
+            std::string::npos);
+  EXPECT_NE(general("biastype=\"affine\" gainprm=\"10\" biasprm=\"0 -10 3\"").find("'biasprm'"), std::string::npos);
+  EXPECT_NE(general("dyntype=\"filter\"").find("attribute 'dyntype': activation dynamics"), std::string::npos);
+  EXPECT_NE(general("gaintype=\"affine\"").find("attribute 'gaintype'"), std::string::npos);
+  EXPECT_NE(general("biastype=\"muscle\"").find("attribute 'biastype'"), std::string::npos);
+  EXPECT_NE(general("biastype=\"bad\"").find("attribute 'biastype': \"bad\" is not one of"), std::string::npos);
+  EXPECT_NE(error_of(body, "<default><position kp=\"5\"/></default>",
+                     "<actuator><general name=\"g\" joint=\"j\" biastype=\"affine\"/></actuator>")
+                .find("attribute 'class': its default class sets 'kp' on a <position>"),
+            std::string::npos);
+}
+
+TEST(MjcfImport, ActuatorDefaultsOfAnotherTypeAndUnsupportedParametersRefused) {
+  const std::string body = "<body name=\"a\"><joint name=\"j\"/>" + std::string(kBall) + "</body>";
+  auto with = [&](const std::string& defaults, const std::string& act) {
+    return error_of(body, "<default>" + defaults + "</default>", "<actuator>" + act + "</actuator>");
+  };
+  // MuJoCo translates each shortcut's parameters into one actuator default: a <position>
+  // would take kp 100 and kv 10 from the <general>'s gainprm / biasprm, a <general> the
+  // <position>'s bias, a <position> ignores a <velocity>'s kv.
+  EXPECT_NE(with("<general gainprm=\"100\" biastype=\"affine\" biasprm=\"0 -100 -10\"/>",
+                 "<position name=\"p\" joint=\"j\"/>")
+                .find("actuator/position[p]: attribute 'class': its default class sets 'biasprm' on a <general>"),
+            std::string::npos);
+  EXPECT_NE(with("<position kp=\"100\" kv=\"3\"/>", "<general name=\"g\" joint=\"j\" gainprm=\"50\"/>")
+                .find("sets 'kp' on a <position>"),
+            std::string::npos);
+  EXPECT_NE(with("<velocity kv=\"7\"/>", "<position name=\"p\" joint=\"j\" kp=\"100\"/>").find("sets 'kv' on a <velocity>"),
+            std::string::npos);
+  // The element's own value wins: no inheritance, no refusal.
+  EXPECT_EQ(with("<velocity kv=\"7\"/>", "<position name=\"p\" joint=\"j\" kp=\"100\" kv=\"1\"/>"), "no error");
+  // Shared attributes (ctrlrange, forcerange, gear) may come from any actuator default.
+  EXPECT_EQ(with("<motor ctrlrange=\"-1 1\" gear=\"3\"/>", "<position name=\"p\" joint=\"j\" kp=\"10\"/>"),
+            "no error");
+  EXPECT_NE(with("", "<position name=\"p\" joint=\"j\" kp=\"10\" dampratio=\"1\"/>").find("attribute 'dampratio'"),
+            std::string::npos);
+  EXPECT_NE(with("<position timeconst=\"0.1\"/>", "<position name=\"p\" joint=\"j\"/>").find("attribute 'timeconst'"),
+            std::string::npos);
+  EXPECT_NE(with("", "<general name=\"g\" joint=\"j\" biastype=\"affine\" gainprm=\"-5\" biasprm=\"0 5 0\"/>")
+                .find("attribute 'gainprm': an affine <general> servo needs gainprm[0] >= 0"),
+            std::string::npos);
+  // A free joint's damping / armature (here from the default class) is refused, naming it.
+  EXPECT_NE(error_of("<body name=\"f\"><joint name=\"free\" type=\"free\"/>" + std::string(kBall) + "</body>",
+                     "<default><joint armature=\"0.1\"/></default>")
+                .find("joint[free]: attribute 'armature': a free joint's armature"),
+            std::string::npos);
+  EXPECT_EQ(error_of("<body name=\"f\"><freejoint/>" + std::string(kBall) + "<body><joint/>" + std::string(kBall) +
+                     "</body></body>",
+                     "<default><joint armature=\"0.1\"/></default>"),
+            "no error");  // <freejoint> takes no class
+  // actuatorfrcrange is read per link (and options record the actuation flags).
+  const MjcfModel mj = imp("<body name=\"a\"><joint name=\"j\" actuatorfrcrange=\"-3 3\"/>" + std::string(kBall) +
+                           "</body>",
+                           "<option><flag actuation=\"disable\" clampctrl=\"disable\"/></option>");
+  ASSERT_EQ(mj.actuator_force_range.size(), 1u);
+  EXPECT_EQ(mj.actuator_force_range[0][0], -3);
+  EXPECT_EQ(mj.actuator_force_range[0][1], 3);
+  EXPECT_FALSE(mj.options.actuation);
+  EXPECT_FALSE(mj.options.clampctrl);
+  EXPECT_NE(error_of("<body name=\"a\"><joint name=\"j\" actuatorfrcrange=\"3 -3\" actuatorfrclimited=\"true\"/>" +
+                     std::string(kBall) + "</body>")
+                .find("attribute 'actuatorfrcrange'"),
+            std::string::npos);
+}
+
 TEST(MjcfImport, WarningsNameWhatIsNotUsed) {
   const ReducedModel rm = imp("<geom type=\"plane\" size=\"1 1 1\"/><light/><body name=\"b\"><joint name=\"j\" "
                               "frictionloss=\"0.5\" margin=\"0.1\"/><geom type=\"sphere\" size=\"0.1\" rgba=\"1 0 0 1\" "
@@ -261,8 +356,8 @@ TEST(MjcfImport, WarningsNameWhatIsNotUsed) {
 
 TEST(MjcfImport, ErrorsNameElementAndAttribute) {
   const std::string ball = kBall;
-  EXPECT_NE(error_of("<body name=\"cart\"><joint name=\"slider\" armature=\"0.1\"/>" + ball + "</body>")
-                .find("worldbody/body[cart]/joint[slider]: attribute 'armature'"),
+  EXPECT_NE(error_of("<body name=\"cart\"><joint name=\"slider\" armature=\"-0.1\"/>" + ball + "</body>")
+                .find("worldbody/body[cart]/joint[slider]: attribute 'armature': must be >= 0"),
             std::string::npos);
   EXPECT_NE(error_of("<body name=\"b\"><joint name=\"s\" type=\"ball\"/>" + ball + "</body>")
                 .find("joint[s]: attribute 'type': ball joints are not supported"),

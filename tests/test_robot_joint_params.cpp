@@ -171,8 +171,14 @@ TEST(RobotJointParams, UrdfDynamicsSwitchesEachSourceOff) {
   EXPECT_EQ(on[1].mimic, 0);
   EXPECT_EQ(on[1].mimic_multiplier, -0.5);
   EXPECT_EQ(on[1].mimic_offset, 0.1);
+  UrdfDynamicsUse limits_only;  // an MJCF robot's limits off: its actuators' effort bound stays
+  limits_only.limits = false;
+  const auto bounded = derive_joint_params(rm, I, limits_only, {}, 0.01, 1e-3);
+  EXPECT_EQ(bounded[0].limited, 0);
+  EXPECT_EQ(bounded[0].effort, on[0].effort);
+  EXPECT_GT(bounded[0].effort, 0.0);
   UrdfDynamicsUse off;
-  off.limits = off.damping = off.friction = off.mimic = false;
+  off.limits = off.effort = off.damping = off.friction = off.mimic = false;
   const auto p = derive_joint_params(rm, I, off, {}, 0.01, 1e-3);
   for (const RobotJointParams<double>& j : p) {
     EXPECT_EQ(j.limited, 0);

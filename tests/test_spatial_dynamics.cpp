@@ -452,7 +452,7 @@ TEST(SpatialDynamics, FloatInstantiation) {
   for (int k = 0; k < 7; ++k) {
     const auto& l = L[k];
     Lf[k] = {l.parent, l.type, cast33<float>(l.R_parent_joint), cast3<float>(l.p_parent_joint), cast3<float>(l.axis),
-             float(l.mass), cast3<float>(l.com), cast33<float>(l.inertia_com)};
+             float(l.mass), cast3<float>(l.com), cast33<float>(l.inertia_com), float(l.armature)};
   }
   const VectorXd q = random_vector(g, 7, 1.0), qd = random_vector(g, 7, 1.0), tau = random_vector(g, 7, 1.0);
   Algorithms alg;

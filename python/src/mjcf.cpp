@@ -64,6 +64,7 @@ nb::dict mjcf_model(const std::string& path) {
     d["upper"] = l.upper;
     d["damping"] = l.damping;
     d["friction"] = l.friction;
+    d["armature"] = l.armature;
     d["ref"] = mj.qpos_ref[k];
     links.append(d);
   }
@@ -87,6 +88,7 @@ nb::dict mjcf_model(const std::string& path) {
     d["forcerange"] = nb::make_tuple(a.force_lower, a.force_upper);
     d["kp"] = a.kp;
     d["kv"] = a.kv;
+    d["gain"] = a.gain;
     acts.append(d);
   }
   out["actuators"] = acts;
@@ -101,8 +103,9 @@ nb::dict mjcf_model(const std::string& path) {
 void bind_mjcf(nb::module_& m) {
   m.def("mjcf_model", &mjcf_model, nb::arg("path"),
         "The MJCF importer's model of a file (docs/mjcf.md) as a dict: links (name, joint, parent, type, axis, "
-        "joint frame, mass, com, inertia about the CoM in the link frame, limits, damping, friction, ref), base, "
-        "gravity, timestep, integrator, actuators, warnings. ValueError: what the importer refuses.");
+        "joint frame, mass, com, inertia about the CoM in the link frame, limits, damping, friction, armature, ref), "
+        "base, gravity, timestep, integrator, actuators (name, type, joint, gear, ctrlrange, forcerange, kp, kv, gain), "
+        "warnings. ValueError: what the importer refuses.");
 }
 
 }  // namespace simphant::python

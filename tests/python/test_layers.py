@@ -9,8 +9,8 @@ import re
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 #: Innermost first: a folder may include the folders before it (and itself).
-LAYERS = ["core", "math", "log", "joints", "reduced", "formulas", "model", "dynamics", "urdf", "mjcf", "scene",
-          "batch", "kernels", "simd", "sim", "host", "io", "job", "bench", "cli"]
+LAYERS = ["core", "math", "log", "joints", "contact", "reduced", "formulas", "model", "dynamics", "urdf", "mjcf",
+          "scene", "batch", "kernels", "simd", "sim", "host", "io", "job", "bench", "cli"]
 #: The two branches on dynamics/ that do not include each other.
 FRONT_END = {"urdf", "mjcf", "scene"}
 ENGINE = {"batch", "kernels", "simd", "sim", "host"}

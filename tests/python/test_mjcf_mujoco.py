@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, require
+from mujoco_compare import joint_space_differences, rel
 
 mujoco = require("mujoco", "the MJCF cross-check against MuJoCo")
 
@@ -34,10 +35,6 @@ def random_states(m, seed):
     q = rng.uniform(-1.0, 1.0, (STATES, m.nq))
     qd = rng.uniform(-1.0, 1.0, (STATES, m.nv))
     return q, qd
-
-
-def rel(a, b):
-    return float(np.max(np.abs(np.asarray(a) - np.asarray(b))) / max(1.0, float(np.max(np.abs(b)))))
 
 
 def quat_mat(q):
@@ -84,40 +81,16 @@ def test_mass_properties_match_mujoco(name):
     assert worst < 1e-12
 
 
-def _fullM(m, d):
-    M = np.zeros((m.nv, m.nv))
-    mujoco.mj_fullM(m, d, M)
-    return M
-
-
 @pytest.mark.parametrize("name", FILES)
 def test_mass_matrix_and_bias_match_mujoco(name):
     """M(q) against mj_fullM and the bias forces C(q, qd) qd + g(q) against mj_rne
     (flg_acc = 0), and M qdd + bias with a random qdd (flg_acc = 1), at 20 random states."""
     m = mujoco.MjModel.from_xml_path(path_of(name))
     assert np.all(m.dof_armature == 0)
-    d = mujoco.MjData(m)
     robot = simphant.Robot(scene_of(name))
     q, qd = random_states(m, 1)
     qdd = np.random.default_rng(2).uniform(-1.0, 1.0, (STATES, m.nv))
-    M_ours = robot.mass_matrix(q)
-    bias_ours = robot.inverse_dynamics(q, qd, np.zeros_like(qd))
-    id_ours = robot.inverse_dynamics(q, qd, qdd)
-    worst_m = worst_b = worst_id = 0.0
-    for i in range(STATES):
-        d.qpos[:] = q[i]
-        d.qvel[:] = qd[i]
-        d.qacc[:] = qdd[i]
-        mujoco.mj_forward(m, d)
-        d.qacc[:] = qdd[i]
-        M = _fullM(m, d)
-        bias = np.zeros(m.nv)
-        mujoco.mj_rne(m, d, 0, bias)
-        full = np.zeros(m.nv)
-        mujoco.mj_rne(m, d, 1, full)
-        worst_m = max(worst_m, rel(M_ours[i], M))
-        worst_b = max(worst_b, rel(bias_ours[i], bias))
-        worst_id = max(worst_id, rel(id_ours[i], full))
+    worst_m, worst_b, worst_id = joint_space_differences(mujoco, m, robot, q + m.qpos0, qd, qdd)
     print(f"{name}: M {worst_m:.2e}, bias {worst_b:.2e}, inverse dynamics {worst_id:.2e}")
     assert worst_m < 1e-12 and worst_b < 1e-12 and worst_id < 1e-12
 
@@ -221,6 +194,25 @@ def test_scene_keys(tmp_path):
         simphant.Robot(bad)
 
 
+def test_solver_dt_defaults_to_the_file_timestep():
+    """solver.dt absent: the MJCF file's <option timestep> (0.02 s, 0.01 s); given: the
+    scene's; a URDF robot scene still requires it, naming /solver/dt."""
+    for name, dt in (("inverted_pendulum", 0.02), ("inverted_double_pendulum", 0.01)):
+        doc = scene_of(name)
+        del doc["solver"]["dt"]
+        doc["solver"]["t_end"] = 0.1
+        sim = simphant.Simulator(doc, instances=1, backend="cpu")
+        assert sim.dt == dt
+        sim.step(5)
+        assert sim.time == pytest.approx(5 * dt, rel=1e-15)
+        doc["solver"]["dt"] = 0.005
+        assert simphant.Simulator(doc, instances=1, backend="cpu").dt == 0.005
+    urdf = {"robot": {"urdf": str(ROOT / "examples" / "arm7.urdf")},
+            "solver": {"type": "aba", "t_end": 1.0}}
+    with pytest.raises(ValueError, match="/solver/dt: required key is missing"):
+        simphant.Simulator(urdf, instances=1, backend="cpu")
+
+
 def test_check_names_the_mjcf_key(tmp_path, cli):
     """simphant check's step-size modes name the scene key of the file's values: a hinge's
     MJCF damping is /robot/mjcf, not /robot/urdf."""
@@ -300,28 +292,11 @@ def test_synthetic_frames_and_ref_match_mujoco(tmp_path):
     robot = simphant.Robot({"name": "synthetic", "robot": {"mjcf": str(path), "urdf_dynamics": {"limits": False}},
                             "solver": {"type": "aba", "dt": 0.01, "t_end": 0.01, "integrator": "rk4"}})
     assert robot.links == ["base/slide0", "base", "arm", "tip"]
-    d = mujoco.MjData(m)
     rng = np.random.default_rng(5)
     qpos = rng.uniform(-1.0, 1.0, (STATES, m.nq))
     qvel = rng.uniform(-1.0, 1.0, (STATES, m.nv))
     qacc = rng.uniform(-1.0, 1.0, (STATES, m.nv))
-    q = qpos - m.qpos0
-    M_ours = robot.mass_matrix(q)
-    bias_ours = robot.inverse_dynamics(q, qvel, np.zeros_like(qvel))
-    id_ours = robot.inverse_dynamics(q, qvel, qacc)
-    worst_m = worst_b = worst_id = 0.0
-    for i in range(STATES):
-        d.qpos[:] = qpos[i]
-        d.qvel[:] = qvel[i]
-        mujoco.mj_forward(m, d)
-        d.qacc[:] = qacc[i]
-        bias = np.zeros(m.nv)
-        mujoco.mj_rne(m, d, 0, bias)
-        full = np.zeros(m.nv)
-        mujoco.mj_rne(m, d, 1, full)
-        worst_m = max(worst_m, rel(M_ours[i], _fullM(m, d)))
-        worst_b = max(worst_b, rel(bias_ours[i], bias))
-        worst_id = max(worst_id, rel(id_ours[i], full))
+    worst_m, worst_b, worst_id = joint_space_differences(mujoco, m, robot, qpos, qvel, qacc)
     print(f"synthetic: M {worst_m:.2e}, bias {worst_b:.2e}, inverse dynamics {worst_id:.2e}")
     assert worst_m < 1e-12 and worst_b < 1e-12 and worst_id < 1e-12
 

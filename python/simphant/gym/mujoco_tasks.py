@@ -4,6 +4,7 @@
   inverted_pendulum_v5.py, v5's defaults).
 - "InvertedDoublePendulum-v5": Gymnasium's InvertedDoublePendulum-v5
   (inverted_double_pendulum_v5.py).
+- "Reacher-v5": Gymnasium's Reacher-v5 (reacher_v5.py).
 
 The model of each is Gymnasium's own MJCF file, shipped in simphant/gym/assets/ (MIT,
 LICENSE-gymnasium.txt there) and read by SimPhant's MJCF importer (docs/mjcf.md): the
@@ -33,8 +34,8 @@ ASSETS = pathlib.Path(__file__).resolve().parent / "assets"
 
 
 def asset_path(name: str) -> str:
-    """The path of a shipped MJCF file: "inverted_pendulum.xml" or
-    "inverted_double_pendulum.xml". Raises FileNotFoundError for another name."""
+    """The path of a shipped MJCF file: "inverted_pendulum.xml", "inverted_double_pendulum.xml"
+    or "reacher.xml". Raises FileNotFoundError for another name."""
     p = ASSETS / name
     if not p.is_file():
         raise FileNotFoundError(f"no shipped model {name!r} in {ASSETS} "
@@ -60,8 +61,8 @@ def mjcf_scene(xml: str, solver: str = "aba", steps: int = 1) -> Dict[str, Any]:
 
 def actuator_map(xml: str) -> Tuple[np.ndarray, np.ndarray, np.ndarray, List[str]]:
     """The MJCF file's motors as VectorEnv arguments: (action_map (n_joints, n_motors),
-    action_low, action_high, motor names). Column k of the map holds motor k's gear in
-    the row of its joint (the simulator's input slot of that joint's torque); the bounds
+    action_low, action_high, motor names). Column k of the map holds motor k's gear times
+    its gain (1 for a <motor>) in the row of its joint (the simulator's input slot of that joint's torque); the bounds
     are the ctrlrange, or +-inf where ctrllimited is false. Raises ValueError for a
     position or velocity actuator (these tasks use motors alone)."""
     info = _simphant.mjcf_model(xml)
@@ -74,7 +75,7 @@ def actuator_map(xml: str) -> Tuple[np.ndarray, np.ndarray, np.ndarray, List[str
             raise ValueError(f"{xml}: actuator {a['name']!r} is a {a['type']} actuator; only motors are mapped")
         # joint names are unique (the importer refuses a repeated one, as MuJoCo does): index()
         # finds the joint the importer's MjcfActuator::link names
-        g[joints.index(a["joint"]), k] = a["gear"]
+        g[joints.index(a["joint"]), k] = a["gear"] * a["gain"]  # a <general> motor's gain: force = gain ctrl
         if a["ctrllimited"]:
             low[k], high[k] = a["ctrlrange"]
     return g, low, high, [a["name"] for a in acts]
@@ -99,6 +100,34 @@ def site_offset(xml: str, site: str) -> Tuple[str, np.ndarray]:
                                      "(one expected)")
                 return str(body.get("name")), vec(s) - vec(joints[0])
     raise ValueError(f"{xml}: no site {site!r}")
+
+
+def body_offset(xml: str, body: str) -> Tuple[str, np.ndarray]:
+    """(link, offset) of an MJCF body's origin: the link that holds it and the origin's
+    position in that link's frame [m]. A body with joints is held by the link named as the
+    body, whose frame sits at its last joint's point with the body's axes (docs/mjcf.md):
+    offset minus that joint's pos. A body without joints is welded to its parent, so its
+    pos is added to its parent's offset, up to the nearest ancestor with joints. Raises
+    ValueError when the file has no such body, the chain reaches the world, or a welded
+    body on the way is rotated (an orientation attribute: not composed here)."""
+    root = ET.parse(xml).getroot()
+    parent = {c: p for p in root.iter() for c in p}
+
+    def vec(e: Optional[ET.Element]) -> np.ndarray:
+        return np.zeros(3) if e is None else np.array([float(x) for x in e.get("pos", "0 0 0").split()])
+
+    node = next((b for b in root.iter("body") if b.get("name") == body), None)
+    if node is None:
+        raise ValueError(f"{xml}: no body {body!r}")
+    offset = np.zeros(3)
+    while node.tag == "body" and not node.findall("joint"):
+        if any(node.get(k) is not None for k in ("quat", "euler", "axisangle", "xyaxes", "zaxis")):
+            raise ValueError(f"{xml}: body {node.get('name')!r} is welded and rotated (not supported here)")
+        offset = offset + vec(node)
+        node = parent[node]
+    if node.tag != "body":
+        raise ValueError(f"{xml}: body {body!r} is welded to the world (no link holds it)")
+    return str(node.get("name")), offset - vec(node.findall("joint")[-1])
 
 
 def _uniform_q_noise(scale: float, qd_kind: str) -> Any:
@@ -267,6 +296,91 @@ def inverted_double_pendulum(num_envs: Optional[int] = None, *, healthy_reward: 
     return env
 
 
+# --- Reacher-v5 ----------------------------------------------------------------------------
+
+
+def _reacher_reset(ref: np.ndarray) -> Any:
+    """Reset event of Gymnasium's Reacher-v5 reset_model: the arm's qpos uniform in
+    [-0.1, 0.1] about init_qpos (0), the target's qpos a goal uniform in [-0.2, 0.2]^2
+    redrawn until its norm is below 0.2, the arm's qvel uniform in [-0.005, 0.005], the
+    target's 0; drawn in Gymnasium's order per env. SimPhant's q = qpos - ref."""
+
+    def event(env: Any, ids: np.ndarray, rng: np.random.Generator) -> None:
+        sim = env.sim
+        n = sim._sim.n_joint_coordinates
+        s = sim.get_state(ids)
+        for row in range(len(ids)):
+            qpos = rng.uniform(-0.1, 0.1, n) + ref
+            while True:
+                goal = rng.uniform(-0.2, 0.2, 2)
+                if np.linalg.norm(goal) < 0.2:
+                    break
+            qpos[-2:] = goal
+            qvel = rng.uniform(-0.005, 0.005, n)
+            qvel[-2:] = 0.0
+            s.y[row, :n] = qpos - ref
+            s.y[row, n:] = qvel
+        sim.set_state(s)
+
+    return event
+
+
+def reacher(num_envs: Optional[int] = None, *, reward_dist_weight: float = 1.0, reward_control_weight: float = 1.0,
+            frame_skip: int = 2, solver: str = "aba", **kwargs: Any) -> VectorEnv:
+    """Reacher-v5: Gymnasium's two-link planar arm reaching a target (v5's defaults), from
+    Gymnasium's reacher.xml (shipped, simphant/gym/assets/; joint armature 1 and damping 1
+    on the arm's hinges, docs/robots.md "Armature").
+
+    Action (2,): the two motors' controls, Box [-1, 1]^2; the hinge torques are gear (200)
+    * clip(action, ctrlrange) [N m]. Observation (10,): cos and sin of the two hinge angles
+    (4), the target's x and y (MuJoCo's qpos of its two slide joints, SimPhant's q + ref) [m],
+    the hinges' rates (2) [rad/s], and (fingertip - target)[:2] [m] in W, fingertip and
+    target the origins of the bodies "fingertip" (welded to body1) and "target". Reward per
+    step: -reward_dist_weight |fingertip - target| - reward_control_weight |action|^2,
+    the action as given (not clipped, as in Gymnasium; VectorEnv.last_actions). Never
+    terminates; truncated after 50 steps. Reset: _reacher_reset's draws (Gymnasium's
+    reset_model), with the env's np_random. One env step is frame_skip (2) steps of the
+    file's timestep (0.01 s). solver: "aba" (default) or "cga"; default num_envs: 1.
+    kwargs: VectorEnv arguments.
+
+    The fingertip and target are taken at the state after the env step; Gymnasium reads
+    MuJoCo's xipos after mj_step, which with RK4 holds the kinematics of the last substep's
+    final Runge-Kutta stage (docs/python.md): its observation's last two entries and its
+    reward differ from these by that lag.
+    """
+    xml = asset_path("reacher.xml")
+    gear, low, high, names = actuator_map(xml)
+    info = _simphant.mjcf_model(xml)
+    ref = np.array([link["ref"] for link in info["links"]])
+    fingertip = mdp.link_point(*body_offset(xml, "fingertip"))
+    target = mdp.link_point(*body_offset(xml, "target"))
+    fs = int(frame_skip)
+    w_dist, w_ctrl = float(reward_dist_weight), float(reward_control_weight)
+    holder: List[Any] = []  # the env, for its last_actions
+
+    def vec(sim: Any) -> np.ndarray:
+        return _host(fingertip(sim)) - _host(target(sim))
+
+    def observe(sim: Any) -> np.ndarray:
+        q, qd, _ = sim.joint_state()
+        return np.concatenate([np.cos(q[:, :2]), np.sin(q[:, :2]), q[:, 2:] + ref[2:], qd[:, :2], vec(sim)[:, :2]],
+                              axis=1)
+
+    def reward(sim: Any, obs: Any, action: Any) -> np.ndarray:
+        raw = _host(holder[0].last_actions)
+        return -w_dist * np.linalg.norm(vec(sim), axis=1) - w_ctrl * np.sum(raw ** 2, axis=1)
+
+    defaults = dict(scene=mjcf_scene(xml, solver, 50 * fs), num_envs=1 if num_envs is None else num_envs,
+                    observation=[observe], action_low=low, action_high=high, action_map=gear,
+                    reward=reward, terminated=None, max_episode_steps=50, frame_skip=fs,
+                    reset_events=[_reacher_reset(ref)] + list(kwargs.pop("reset_events", [])))
+    env = _make(defaults, kwargs, names, gear)
+    holder.append(env)
+    env.fingertip, env.target = fingertip, target
+    return env
+
+
 register("InvertedPendulum-v5", inverted_pendulum, "Gymnasium's InvertedPendulum-v5 (MuJoCo MJCF, aba)")
 register("InvertedDoublePendulum-v5", inverted_double_pendulum,
          "Gymnasium's InvertedDoublePendulum-v5 (MuJoCo MJCF, aba)")
+register("Reacher-v5", reacher, "Gymnasium's Reacher-v5 (MuJoCo MJCF with armature, aba)")

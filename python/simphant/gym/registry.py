@@ -59,17 +59,22 @@ def tasks() -> List[str]:
 
 
 def task_spec(name: str) -> TaskSpec:
-    """The TaskSpec of a registered task; KeyError naming the registered ones otherwise."""
-    try:
+    """The TaskSpec of a registered task; a name without its version ("Reacher") is the
+    task's highest registered version ("Reacher-v5"). KeyError naming the registered ones
+    otherwise."""
+    if name in _TASKS:
         return _TASKS[name]
-    except KeyError:
-        raise KeyError(f"no task {name!r} (tasks: {', '.join(tasks())})") from None
+    versions = [(int(t.rsplit("-v", 1)[1]), t) for t in _TASKS
+                if t.rsplit("-v", 1)[0] == name and t.rsplit("-v", 1)[1].isdigit()]
+    if versions:
+        return _TASKS[max(versions)[1]]
+    raise KeyError(f"no task {name!r} (tasks: {', '.join(tasks())})")
 
 
 def make(name: str, num_envs: Optional[int] = None, **kwargs: Any) -> VectorEnv:
     """Builds the registered task `name` with num_envs sub-environments (None: the task's
     default). kwargs go to the task's factory: its own options, and any VectorEnv
     argument to override (backend, dtype, seed, render_mode, max_episode_steps, ...);
-    torch=True builds a TorchVectorEnv (with device=...). Raises KeyError for an unknown
-    name."""
+    torch=True builds a TorchVectorEnv (with device=...). `name` may omit the version
+    (the highest registered one). Raises KeyError for an unknown name."""
     return task_spec(name).factory(num_envs=num_envs, **kwargs)

@@ -35,6 +35,7 @@ class TorchVectorEnv(VectorEnv):
         self._low = torch.as_tensor(self.single_action_space.low, device=self.device)
         self._high = torch.as_tensor(self.single_action_space.high, device=self.device)
         self._map_t = None if self._action_map is None else torch.as_tensor(self._action_map.T, device=self.device)
+        self.last_actions = torch.zeros((self.num_envs, len(self._low)), dtype=torch.float64, device=self.device)
 
     def set_parameters(self, ids: Any, params: Dict[str, Any]) -> None:
         """As VectorEnv.set_parameters; ids and values may also be torch tensors (on any
@@ -63,6 +64,7 @@ class TorchVectorEnv(VectorEnv):
         n_actions = self.single_action_space.shape[0]
         if a.shape[1] != n_actions:
             raise ValueError(f"actions: must have shape ({self.num_envs}, {n_actions}) (got {tuple(a.shape)})")
+        self.last_actions = a.clone()
         a = t.clamp(a, self._low, self._high).contiguous()
         u = a if self._map_t is None else (a @ self._map_t).contiguous()
         self.sim.set_inputs(u if self._device_state else u.cpu().numpy())

@@ -44,7 +44,9 @@ class VectorEnv(gym.vector.VectorEnv):
             (n_inputs, n_actions) matrix G: the simulator's inputs are G @ clip(action),
             a transmission in the manner of MuJoCo's actuators (a gear per actuator and
             joint; zero rows for joints no action drives). The reward sees the clipped
-            action (n_actions).
+            action (n_actions); the actions as given, before clipping, are the env's
+            `last_actions` (num_envs, n_actions), float64 (a torch tensor for torch envs),
+            for rewards that charge the unclipped action as Gymnasium's Reacher does.
         reward: reward(sim, obs, action) -> (num_envs,); None gives 0.
         terminated: terminated(sim, obs) -> (num_envs,) bool; an instance whose status is
             not ok (diverged, or failed assembly) always terminates.
@@ -143,6 +145,7 @@ class VectorEnv(gym.vector.VectorEnv):
         self._reward, self._terminated = reward, terminated
         self.max_episode_steps, self.frame_skip, self.randomize = max_episode_steps, int(frame_skip), bool(randomize)
         self._elapsed = np.zeros(self.num_envs, np.int64)
+        self.last_actions: Any = np.zeros((self.num_envs, len(low)))  # step()'s actions before clipping
         self._autoreset = np.zeros(self.num_envs, bool)
         self._fresh = True  # the batch holds its first episode since the seed was set
         self._params: Dict[str, np.ndarray] = {}  # set_parameters: (num_envs,) per path, NaN where unset
@@ -296,6 +299,7 @@ class VectorEnv(gym.vector.VectorEnv):
         n_actions = self.single_action_space.shape[0]
         if a.shape[1] != n_actions:
             raise ValueError(f"actions: must have shape ({self.num_envs}, {n_actions}) (got {np.shape(actions)})")
+        self.last_actions = a.copy()
         a = np.clip(a, self.single_action_space.low, self.single_action_space.high)
         self.sim.set_inputs(a if self._action_map is None else a @ self._action_map.T)
         return a

@@ -46,10 +46,11 @@ std::string robot_mode_field(const StabilityMode& m, const RobotJointSpace& robo
   const std::size_t k = static_cast<std::size_t>(m.joint);
   const Contributions c = contributions(robot.joints[k]);
   const double w = 1.0 / robot.effective_inertia[k];
+  const bool from_file = k < robot.servo_from_file.size() && robot.servo_from_file[k];
   const std::string servo = "/robot/servos/" + robot.model.links[k].joint_name;
   const std::pair<double, std::string> parts[] = {
-      {std::sqrt(c.kp * w), servo + "/kp"},
-      {c.kd * w, servo + "/kd"},
+      {std::sqrt(c.kp * w), from_file ? "/robot/mjcf" : servo + "/kp"},
+      {c.kd * w, from_file ? "/robot/mjcf" : servo + "/kd"},
       {c.damping * w, "/robot/" + robot.file_key},
       {std::sqrt(c.limit_k * w), "/robot/urdf_dynamics/limits"},
       {c.limit_c * w, "/robot/urdf_dynamics/limits"},

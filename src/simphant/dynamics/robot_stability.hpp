@@ -7,7 +7,8 @@
 // kp / kd of a servo (kp only for a position servo), the limit terms only for a limited
 // joint (a joint resting on its stop), the Coulomb law's slope at rest, and I_k the
 // joint's smallest effective inertia over q0 and sampled configurations
-// (RobotJointSpace::effective_inertia). Joints with no such force have no mode. A mimic
+// (RobotJointSpace::effective_inertia; the joint's armature included, since it comes from
+// the mass matrix that holds it). Joints with no such force have no mode. A mimic
 // is no force in any solver (the DAE holds it as a constraint row), so it has no mode.
 #include <string>
 #include <vector>
@@ -23,7 +24,8 @@ std::vector<StabilityMode> robot_joint_modes(const RobotJointSpace& robot);
 
 /// The scene key whose value contributes most to the joint mode m (the largest of
 /// sqrt(kp / I), kd / I, damping / I, sqrt(limit_stiffness / I), limit_damping / I and
-/// friction / (friction_velocity I)): "/robot/servos/<joint>/kp" or ".../kd", "/robot/urdf"
+/// friction / (friction_velocity I)): "/robot/servos/<joint>/kp" or ".../kd" ("/robot/mjcf"
+/// for a servo that is one of the file's actuators), "/robot/urdf"
 /// (or "/robot/mjcf", RobotJointSpace::file_key) for the file's damping, "/robot/urdf_dynamics/limits" for the derived limit gains,
 /// "/robot/friction_velocity" for the friction slope.
 std::string robot_mode_field(const StabilityMode& m, const RobotJointSpace& robot);

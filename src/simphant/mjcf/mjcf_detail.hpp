@@ -23,10 +23,15 @@ using Attrs = std::map<std::string, std::string>;
 using urdf_detail::MassProps;
 
 /// One <default> class: its attributes per element kind ("joint", "geom", "actuator"),
-/// the parent's already copied in.
+/// the parent's already copied in. Under kActuatorTags, each actuator attribute maps to
+/// the tag of the default element that set it ("motor", "position", "velocity",
+/// "general"): MuJoCo's shortcuts translate their parameters into one actuator default,
+/// which SimPhant does not replay, so an element reading another shortcut's parameters
+/// is refused (read_actuators).
 struct DefaultClass {
   std::map<std::string, Attrs> kinds;
 };
+inline const std::string kActuatorTags = "actuator tags";
 
 enum class InertiaFromGeom : int { False = 0, True = 1, Auto = 2 };
 

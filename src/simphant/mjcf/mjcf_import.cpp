@@ -74,6 +74,10 @@ void read_option(Ctx& ctx, const XMLElement* o, MjcfModel& out) {
     if (std::strcmp(c->Name(), "flag") == 0) {
       if (!ctx.flags.empty()) ctx.fail(c, "", "a second <flag> (MuJoCo allows one)");
       ctx.flags.push_back(c);
+      const char* act = c->Attribute("actuation");
+      const char* clamp = c->Attribute("clampctrl");
+      out.options.actuation = !(act && std::strcmp(act, "disable") == 0);
+      out.options.clampctrl = !(clamp && std::strcmp(clamp, "disable") == 0);
     } else {
       ctx.warn("<option> <" + std::string(c->Name()) + ">: not used", element_path(c));
     }
@@ -135,9 +139,12 @@ void check_flag(Ctx& ctx, const XMLElement* f, const char* name, const char* val
     harmless("SimPhant has no contacts");
   } else if (n == "equality") {
     harmless("equality constraints are refused, so there are none");
-  } else if (n == "actuation" || n == "clampctrl") {
-    harmless("the actuators are recorded, not applied (MjcfModel::actuators); the scene's robot.tau / robot.servos "
-             "drive the joints");
+  } else if (n == "actuation") {
+    ctx.warn(what + ": no actuator acts (MjcfOptions::actuation): the scene key robot.actuators \"mjcf\" is "
+             "refused, and an MJCF file given as the scene runs without its actuators", element_path(f));
+  } else if (n == "clampctrl") {
+    ctx.warn(what + ": ctrl is not clamped (MjcfOptions::clampctrl): with robot.actuators \"mjcf\" a motor's "
+             "ctrlrange bounds nothing", element_path(f));
   } else if (n == "sensor" || n == "energy" || n == "fwdinv" || n == "invdiscrete" || n == "autoreset") {
     harmless("MuJoCo computes or checks something extra; SimPhant's dynamics are the same");
   } else {  // warmstart, refsafe, island, eulerdamp, diagexact, ipc, sleep, speculative
@@ -151,22 +158,72 @@ void check_flags(Ctx& ctx, const MjcfModel& out) {
       check_flag(ctx, f, a->Name(), a->Value(), out);
 }
 
+/// A <general> actuator as the motor, position or velocity actuator it equals (MuJoCo's
+/// force = gain * ctrl + bias, gain = gainprm[0], bias = biasprm[0] + biasprm[1] length +
+/// biasprm[2] velocity for biastype affine; length = gear q, velocity = gear qdot):
+///   biastype none                                    -> motor with gain gainprm[0]
+///   affine, biasprm = (0, -gainprm[0], -kv), kv >= 0 -> position, kp = gainprm[0]
+///   affine, biasprm = (0, 0, -gainprm[0])            -> velocity, kv = gainprm[0]
+/// Anything else (activation dynamics, another gain or bias type, another affine form) is
+/// refused, naming the attribute.
+void read_general(const Elem& e, MjcfActuator& act) {
+  if (e.keyword("dyntype", "none", {"none", "integrator", "filter", "filterexact", "muscle", "user"}) != "none")
+    e.fail("dyntype", "activation dynamics are not supported (dyntype must be none)");
+  if (e.keyword("gaintype", "fixed", {"fixed", "affine", "muscle", "user"}) != "fixed")
+    e.fail("gaintype", "only a fixed gain is supported");
+  const std::string bias = e.keyword("biastype", "none", {"none", "affine", "muscle", "user"});
+  if (bias != "none" && bias != "affine") e.fail("biastype", "only biastype none or affine is supported");
+  const std::vector<double> g = e.has("gainprm") ? e.nums("gainprm", 1, 10) : std::vector<double>{1};
+  std::vector<double> b = e.has("biasprm") ? e.nums("biasprm", 1, 10) : std::vector<double>{};
+  b.resize(3, 0.0);
+  const double gain = g[0];
+  if (bias != "none" && !(gain >= 0)) e.fail("gainprm", "an affine <general> servo needs gainprm[0] >= 0 (its kp or kv)");
+  if (bias == "none") {
+    act.type = MjcfActuatorType::Motor;
+    act.gain = gain;
+    return;
+  }
+  if (b[0] == 0 && b[1] == -gain && b[2] <= 0) {
+    act.type = MjcfActuatorType::Position;
+    act.kp = gain;
+    act.kv = -b[2];
+  } else if (b[0] == 0 && b[1] == 0 && b[2] == -gain) {
+    act.type = MjcfActuatorType::Velocity;
+    act.kv = gain;
+  } else {
+    e.fail("biasprm", "an affine <general> actuator must be a position servo (biasprm = 0, -gainprm[0], -kv with "
+                      "kv >= 0) or a velocity servo (biasprm = 0, 0, -gainprm[0])");
+  }
+}
+
 void read_actuators(Ctx& ctx, const XMLElement* a, MjcfModel& out) {
   int id = 0;
   for (const XMLElement* c = a->FirstChildElement(); c != nullptr; c = c->NextSiblingElement(), ++id) {
     const std::string tag = c->Name();
-    if (tag != "motor" && tag != "position" && tag != "velocity")
-      ctx.fail(c, "", "<" + tag + "> actuators are not supported (motor, position, velocity)");
+    if (tag != "motor" && tag != "position" && tag != "velocity" && tag != "general")
+      ctx.fail(c, "", "<" + tag + "> actuators are not supported (motor, position, velocity, general)");
     audit(ctx, c, tag, actuator_used(), actuator_ignored());
     const Elem e(ctx, c, class_defaults(ctx, c, "actuator", ""));
+    if (const Attrs* tags = class_defaults(ctx, c, kActuatorTags, "")) {
+      static const std::set<std::string> own = {"kp", "kv", "dampratio", "timeconst", "inheritrange", "gainprm",
+                                                "biasprm", "biastype", "gaintype", "dyntype", "dynprm"};
+      for (const auto& [attr, from] : *tags)
+        if (from != tag && own.count(attr) && c->Attribute(attr.c_str()) == nullptr)
+          e.fail("class", "its default class sets '" + attr + "' on a <" + from + ">, which MuJoCo translates into " +
+                              "the <" + tag + ">'s parameters in a way SimPhant does not replay; give '" + attr +
+                              "' on this element or keep one actuator type per class");
+    }
+    for (const char* k : {"dampratio", "timeconst", "inheritrange"})
+      if (e.num(k, 0) != 0)
+        e.fail(k, std::string(k) + " is not supported (give kv, no activation filter, an explicit ctrlrange)");
     for (const char* k : {"tendon", "site", "body", "jointinparent", "cranksite", "slidersite"})
       if (e.has(k)) e.fail(k, "only joint transmissions are supported");
     MjcfActuator act;
     const char* nm = c->Attribute("name");
     act.name = nm ? nm : "actuator" + std::to_string(id);
     ctx.claim_name("actuator", act.name, nm == nullptr, c);
-    act.type = tag == "motor" ? MjcfActuatorType::Motor : tag == "position" ? MjcfActuatorType::Position
-                                                                             : MjcfActuatorType::Velocity;
+    act.type = tag == "position" ? MjcfActuatorType::Position
+               : tag == "velocity" ? MjcfActuatorType::Velocity : MjcfActuatorType::Motor;
     if (!e.has("joint")) e.fail("joint", "an actuator needs a joint");
     act.joint = e.str("joint", "");
     for (int k = 0; k < out.model.nq() && act.link < 0; ++k)  // joint names are unique (claim_name)
@@ -191,7 +248,9 @@ void read_actuators(Ctx& ctx, const XMLElement* a, MjcfModel& out) {
     };
     range("ctrllimited", "ctrlrange", act.ctrllimited, act.ctrl_lower, act.ctrl_upper);
     range("forcelimited", "forcerange", act.forcelimited, act.force_lower, act.force_upper);
-    if (act.type == MjcfActuatorType::Position) {
+    if (tag == "general") {
+      read_general(e, act);
+    } else if (act.type == MjcfActuatorType::Position) {
       act.kp = e.num("kp", 1);
       act.kv = e.num("kv", 0);
     } else if (act.type == MjcfActuatorType::Velocity) {
@@ -204,8 +263,9 @@ void read_actuators(Ctx& ctx, const XMLElement* a, MjcfModel& out) {
     out.actuators.push_back(act);
   }
   if (!out.actuators.empty())
-    ctx.warn("<actuator>: recorded (MjcfModel::actuators), not applied: the scene's robot.tau / robot.servos drive "
-             "the joints", "");
+    ctx.warn("<actuator>: applied only with the scene key robot.actuators \"mjcf\" (docs/mjcf.md), and then a "
+             "position or velocity actuator's ctrlrange does not clamp its servo target; otherwise recorded "
+             "(MjcfModel::actuators) and the scene's robot.tau / robot.servos drive the joints", "");
 }
 
 }  // namespace

@@ -15,15 +15,18 @@
 //    has what they remove; the error names the scene key that does the same), a warning
 //    naming the flag otherwise.
 //  - <default> classes (nested; `class`, body `childclass`) for joint, geom and the
-//    actuators (motor / position / velocity share one actuator default, as in MuJoCo);
+//    actuators (motor / position / velocity / general share one actuator default, as in
+//    MuJoCo);
 //    several top-level <default>s continue class "main" in document order, as in MuJoCo.
 //  - <worldbody>: bodies (pos, quat w x y z, euler, axisangle, xyaxes, zaxis), <inertial>
 //    (pos, orientation, mass, diaginertia | fullinertia), geoms for the inertia
 //    (sphere, capsule, cylinder, box, ellipsoid; size, fromto, pos, orientation,
 //    density (1000), mass) as MuJoCo's compiler computes it, hinge / slide joints (pos,
-//    axis, range, limited, damping, frictionloss, ref), <freejoint> / type free on a child
-//    of the worldbody (floating base).
-//  - <actuator> motor / position / velocity on a joint: MjcfActuator (recorded only).
+//    axis, range, limited, damping, armature, frictionloss, ref), <freejoint> / type free
+//    on a child of the worldbody (floating base).
+//  - <actuator> motor / position / velocity on a joint, and <general> where it equals one
+//    of them (read_general in mjcf_import.cpp): MjcfActuator (applied by the scene's
+//    robot.actuators "mjcf", scene/mjcf_actuators.cpp).
 //
 // Tree: a body with joints j1..jn becomes n links, joint frame of link i at the joint's
 // point (its pos in the body frame), axes the body's; links 1..n-1 are massless, link n
@@ -46,11 +49,11 @@
 // or overflow int, geoms whose derived volume / mass / inertia overflow, the flags above,
 // coordinate="global", ball joints,
 // free joints not on a child of the worldbody or with other joints on the body, nonzero
-// armature / stiffness / springref / springdamper, a moving joint on the world side of a
+// stiffness / springref / springdamper, a moving joint on the world side of a
 // free joint, mesh / hfield geoms that would contribute mass, active equality
 // constraints, spatial / fixed tendons, actuators other than motor / position / velocity
-// or not on a hinge / slide joint, unknown joints or classes, malformed numbers, <include>,
-// <frame>, <replicate>, mocap bodies, gravcomp, the compiler's mass fixes (boundmass,
+// (or a <general> equal to one) or not on a hinge / slide joint, unknown joints or
+// classes, malformed numbers, <include>, <frame>, <replicate>, mocap bodies, gravcomp, the compiler's mass fixes (boundmass,
 // boundinertia, balanceinertia, settotalmass), a medium (option density / viscosity), and
 // the URDF importer's mass rules (urdf_import.hpp): each moving rigid body with mass > 0
 // has a positive definite inertia satisfying the triangle inequality, a massless link
@@ -59,6 +62,7 @@
 // contact and visual attributes, sites, cameras, lights, sensors, keyframes, assets,
 // contact pairs, frictionloss (SimPhant's smoothed Coulomb law), nonzero ref, unknown
 // attributes and elements.
+#include <array>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -70,24 +74,29 @@ namespace simphant {
 
 /// An MJCF document that cannot be imported. what() is "MJCF <source>: <element>: <reason>",
 /// the element a path such as "worldbody/body[cart]/joint[slider]" and, where one
-/// attribute is at fault, "attribute 'armature'".
+/// attribute is at fault, "attribute 'stiffness'".
 class MjcfError : public std::runtime_error {
  public:
   explicit MjcfError(const std::string& message) : std::runtime_error(message) {}
 };
 
-/// <option> values the solvers do not read yet (the scene may use them).
+/// <option> values the scene reads (timestep: the default solver.dt; the two flags:
+/// robot.actuators "mjcf", scene/mjcf_actuators.cpp); integrator is recorded only.
 struct MjcfOptions {
   double timestep = 0.002;           ///< [s], <option timestep>
   std::string integrator = "Euler";  ///< <option integrator>: Euler, RK4, implicit, implicitfast
   Vec3d gravity{0, 0, -9.81};        ///< [m/s^2], also in ReducedModel::gravity
+  bool actuation = true;             ///< false: <flag actuation="disable"> (no actuator acts)
+  bool clampctrl = true;             ///< false: <flag clampctrl="disable"> (ctrl not clamped to ctrlrange)
 };
 
 enum class MjcfActuatorType : int { Motor = 0, Position = 1, Velocity = 2 };
 
-/// One <actuator> element on a joint, as written (defaults applied); not wired to solvers.
-/// MuJoCo's force: motor gear * ctrl; position kp (ctrl - q) - kv qdot; velocity
-/// kv (ctrl - qdot); times gear in joint space, clamped to forcerange when forcelimited.
+/// One <actuator> element on a joint, as written (defaults applied); the scene applies it
+/// with robot.actuators "mjcf" (scene/mjcf_actuators.cpp).
+/// MuJoCo's actuator force f: motor gain ctrl; position kp ctrl - kp gear q - kv gear qdot;
+/// velocity kv ctrl - kv gear qdot; clamped to forcerange when forcelimited; gear f is the
+/// joint's generalised force (q is MuJoCo's qpos = SimPhant's q + ref).
 struct MjcfActuator {
   std::string name;                  ///< name attribute ("actuator<id>" if none)
   MjcfActuatorType type = MjcfActuatorType::Motor;
@@ -99,6 +108,7 @@ struct MjcfActuator {
   bool forcelimited = false;
   double force_lower = 0, force_upper = 0;
   double kp = 0, kv = 0;             ///< position: kp (default 1), kv (0); velocity: kv (default 1)
+  double gain = 1;                   ///< motor: force = gain * ctrl (gainprm[0] of a <general> without bias; 1 for <motor>)
 };
 
 /// What an MJCF file holds for SimPhant.
@@ -108,6 +118,10 @@ struct MjcfModel {
   std::vector<MjcfActuator> actuators;
   /// Per link (ReducedModel::links order): MuJoCo's joint ref [rad | m]; q = qpos - ref.
   std::vector<double> qpos_ref;
+  /// Per link: <joint actuatorfrcrange> (lower, upper) [N m | N] where actuatorfrclimited,
+  /// else (0, 0); MuJoCo clamps the joint's total actuator force to it (applied with the
+  /// scene's robot.actuators "mjcf" as the joint's effort bound).
+  std::vector<std::array<double, 2>> actuator_force_range;
   /// A floating base: the free body's XML pose in W (MuJoCo's qpos0 of the free joint).
   Vec3d free_position{0, 0, 0};
   Quatd free_orientation{1, 0, 0, 0};

@@ -2,6 +2,7 @@
 // is tracked in the frame of the link (or world / floating base) it is rigidly attached
 // to: x_attach = R x_body + p. A hinge or slide joint starts a new link whose frame is the
 // body frame moved to the joint's point; a body without joints is welded to its parent.
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -115,7 +116,7 @@ void TreeBuilder::joint(const XMLElement* j, const std::string& childclass, cons
   const std::string type = je.keyword("type", "hinge", {"free", "ball", "slide", "hinge"});
   if (type == "ball") je.fail("type", "ball joints are not supported (yet)");
   if (type == "free") je.fail("type", "a free joint is only supported as the only joint of a child of <worldbody>");
-  for (const char* k : {"armature", "stiffness", "springref"})
+  for (const char* k : {"stiffness", "springref"})
     if (je.num(k, 0) != 0) je.fail(k, std::string(k) + " is not supported (yet); it must be 0");
   if (je.has("springdamper")) {
     const std::vector<double> sd = je.nums("springdamper", 2, 2);
@@ -152,6 +153,8 @@ void TreeBuilder::joint(const XMLElement* j, const std::string& childclass, cons
   l.continuous = !is_limited;
   l.damping = je.num("damping", 0);
   if (l.damping < 0) je.fail("damping", "must be >= 0");
+  l.armature = je.num("armature", 0);
+  if (l.armature < 0) je.fail("armature", "must be >= 0");
   l.friction = je.num("frictionloss", 0);
   if (l.friction < 0) je.fail("frictionloss", "must be >= 0");
   if (l.friction > 0)
@@ -169,6 +172,16 @@ void TreeBuilder::joint(const XMLElement* j, const std::string& childclass, cons
   l.R_parent_joint = at.R;
   l.p_parent_joint = mul(at.R, pj) + at.p;
   out.qpos_ref.push_back(ref);
+  // <joint actuatorfrcrange>: MuJoCo clamps the sum of the joint's actuator forces to it.
+  const std::vector<double> frc =
+      je.has("actuatorfrcrange") ? je.nums("actuatorfrcrange", 2, 2) : std::vector<double>{0, 0};
+  const int frc_limited = je.tristate("actuatorfrclimited");
+  const bool frc_given = !(frc[0] == 0 && frc[1] == 0);
+  if (frc_limited == 2 && !ctx.autolimits && frc_given)
+    je.fail("actuatorfrcrange", "a range without actuatorfrclimited, and <compiler autolimits=\"false\">");
+  const bool frc_on = frc_limited == 1 || (frc_limited == 2 && frc_given);
+  if (frc_on && !(frc[0] < frc[1])) je.fail("actuatorfrcrange", "range[0] must be smaller than range[1]");
+  out.actuator_force_range.push_back(frc_on ? std::array<double, 2>{frc[0], frc[1]} : std::array<double, 2>{0, 0});
   rm().links.push_back(l);
   link_mass.emplace_back();
   const int k = static_cast<int>(rm().links.size()) - 1;
@@ -221,10 +234,16 @@ void TreeBuilder::body(const XMLElement* b, const Attach& parent, const std::str
     if (!rm().links.empty())
       ctx.fail(j, "type", "a free joint after moving joints on the world (joint '" + rm().links[0].joint_name +
                               "'); one floating base and no joint on the world is supported");
-    if (std::strcmp(j->Name(), "freejoint") == 0)
+    if (std::strcmp(j->Name(), "freejoint") == 0) {  // MuJoCo: no damping, armature, friction; no class
       audit(ctx, j, "freejoint", {"name"}, {{"group", "visual, not used"}, {"align", "not used"}});
-    else
+    } else {
       audit(ctx, j, "joint", joint_used(), joint_ignored());
+      const Elem fe(ctx, j, class_defaults(ctx, j, "joint", childclass));  // a <default> joint's values apply
+      for (const char* k : {"damping", "armature", "frictionloss", "stiffness"})
+        if (fe.num(k, 0) != 0)
+          fe.fail(k, std::string("a free joint's ") + k + " (on the floating base's six coordinates) is not supported; "
+                     "it must be 0 (use <freejoint>, which takes no default class)");
+    }
     const char* fjn = j->Attribute("name");
     ctx.claim_name("joint", fjn ? fjn : "joint" + std::to_string(joint_id), fjn == nullptr, j);
     ++joint_id;

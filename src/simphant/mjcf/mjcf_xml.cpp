@@ -253,12 +253,13 @@ void read_class(Ctx& ctx, const XMLElement* d, const std::string& name, const De
       ctx.warn("<default> <" + tag + "> not used (no " + tag + " is read)", element_path(c));
       continue;
     }
-    if (tag == "general") ctx.fail(c, "", "general actuators are not supported (motor, position, velocity)");
     if (kind == "joint") audit(ctx, c, "joint", joint_used(), joint_ignored());
     if (kind == "geom") audit(ctx, c, "geom", geom_used(), geom_ignored());
     if (kind == "actuator") audit(ctx, c, tag, actuator_used(), actuator_ignored());
-    for (const tinyxml2::XMLAttribute* a = c->FirstAttribute(); a != nullptr; a = a->Next())
+    for (const tinyxml2::XMLAttribute* a = c->FirstAttribute(); a != nullptr; a = a->Next()) {
       cls.kinds[kind][a->Name()] = a->Value();
+      if (kind == "actuator") cls.kinds[kActuatorTags][a->Name()] = tag;  // which shortcut set it
+    }
   }
   ctx.classes[name] = cls;
   for (const XMLElement* c = d->FirstChildElement("default"); c != nullptr; c = c->NextSiblingElement("default")) {
@@ -399,7 +400,8 @@ const std::string kUser = "user data, not used";
 const std::set<std::string>& joint_used() {
   static const std::set<std::string> s = {"name", "class", "type", "pos", "axis", "range", "limited", "damping",
                                           "frictionloss", "ref", "armature", "stiffness", "springref",
-                                          "springdamper", "actuatorgravcomp"};
+                                          "springdamper", "actuatorgravcomp", "actuatorfrclimited",
+                                          "actuatorfrcrange"};
   return s;
 }
 const std::map<std::string, std::string>& joint_ignored() {
@@ -410,8 +412,6 @@ const std::map<std::string, std::string>& joint_ignored() {
       {"solimplimit", "MuJoCo limit-constraint parameter, not used"},
       {"solreffriction", "MuJoCo friction-loss constraint parameter, not used"},
       {"solimpfriction", "MuJoCo friction-loss constraint parameter, not used"},
-      {"actuatorfrclimited", "actuator force limit at the joint, not used"},
-      {"actuatorfrcrange", "actuator force limit at the joint, not used"},
       {"align", "free-joint alignment, not used"},
       {"user", kUser}};
   return m;
@@ -434,12 +434,17 @@ const std::map<std::string, std::string>& geom_ignored() {
 const std::set<std::string>& actuator_used() {
   static const std::set<std::string> s = {"name", "class", "joint", "gear", "ctrlrange", "ctrllimited",
                                           "forcerange", "forcelimited", "kp", "kv", "tendon", "site", "body",
-                                          "jointinparent", "cranksite", "slidersite"};
+                                          "jointinparent", "cranksite", "slidersite", "dyntype", "gaintype",
+                                          "biastype", "gainprm", "biasprm", "dampratio", "timeconst",
+                                          "inheritrange"};
   return s;
 }
 const std::map<std::string, std::string>& actuator_ignored() {
   static const std::map<std::string, std::string> m = {{"group", kVisual}, {"user", kUser},
                                                        {"actlimited", "activation, not used"},
+                                                       {"dynprm", "activation dynamics, not used (dyntype none)"},
+                                                       {"actearly", "activation, not used"},
+                                                       {"actdim", "activation, not used"},
                                                        {"actrange", "activation, not used"}};
   return m;
 }

@@ -41,7 +41,8 @@ struct RobotJointSpace {
   /// compile derived them (reduced/joint_forces.hpp; docs/robots.md).
   std::vector<RobotJointParams<double>> joints;
   /// (n) per joint the smallest effective inertia 1 / (M(q)^-1)_kk [kg m^2 | kg] found
-  /// over q0 and sampled configurations (a floating base free), from which the limit
+  /// over q0 and sampled configurations (a floating base free; M with the joints'
+  /// armatures, so a joint's own adds to its value), from which the limit
   /// gains were derived and the step-size check's joint modes are made
   /// (scene/robot_joint_params.hpp, joint_inertia_lower_bound).
   std::vector<double> effective_inertia;
@@ -51,6 +52,9 @@ struct RobotJointSpace {
   RobotSolver solver = RobotSolver::Aba;
   std::string urdf_path;    ///< the resolved robot file (URDF or MJCF)
   std::string file_key = "urdf";  ///< the scene key that names it: "urdf" or "mjcf" (error pointers)
+  /// (n, or empty: none) per joint, 1 where its servo is one of the MJCF file's actuators
+  /// (robot.actuators "mjcf"), whose gains the step-size check then names as /robot/mjcf.
+  std::vector<char> servo_from_file;
   int n() const { return model.nq(); }
 };
 

@@ -40,7 +40,7 @@ struct AbaWorkspace {
   ArticulatedInertia<T> IA[Cap];         ///< articulated-body inertia
   SpatialForce<T> pA[Cap];               ///< articulated-body bias force
   SpatialForce<T> U[Cap];                ///< IA S
-  T Dinv[Cap];                           ///< 1 / (S^T U)
+  T Dinv[Cap];                           ///< 1 / (S^T U + armature)
   T u[Cap];                              ///< tau - S^T pA
   SpatialMotion<T> a[Cap];               ///< link spatial acceleration (gravity as -g of the base)
 };
@@ -110,7 +110,7 @@ SP_HD void inward(int n, const ReducedLinkParams<T>* links, const SpatialMotion<
   for (int k = n - 1; k >= 0; --k) {
     const SpatialMotion<T>& S = ws.S[k];
     const SpatialForce<T> U = mul(ws.IA[k], S);
-    const T Dinv = T(1) / spatial_dot(S, U);
+    const T Dinv = T(1) / (spatial_dot(S, U) + links[k].armature);  // the rotor inertia on q_k joins D
     const T u = tau[k] - spatial_dot(S, ws.pA[k]);
     ws.U[k] = U;
     ws.Dinv[k] = Dinv;
@@ -149,11 +149,14 @@ SP_HD void outward(int n, const ReducedLinkParams<T>* links, const SpatialMotion
 /// Forward dynamics qdd = M(q)^-1 (tau - C(q, qd) qd - g(q)) (Featherstone Table 7.1,
 /// c_J = 0; gravity as the base acceleration a_0 = (0, -gravity), ch. 5;
 /// no external forces). In W coordinates the joint subspace of link k moves with the
-/// link, dS/dt = v_k x S, which gives c_k = v_k x (S qd_k) (Table 7.1's c_i).
+/// link, dS/dt = v_k x S, which gives c_k = v_k x (S qd_k) (Table 7.1's c_i). A joint's
+/// armature a_k (a rotor inertia on q_k, ReducedLinkParams::armature) adds a_k qdd_k to its
+/// joint force equation, tau_k = S^T f_k + a_k qdd_k, so D_k = S^T U_k + a_k and the rest
+/// of the recursion is unchanged: M(q) gains a_k on its diagonal.
 ///
 ///  n       number of links, 0 <= n <= Cap (the workspace's capacity)
 ///  links   (n) link parameters, topological order: links[k].parent < k; mass > 0 and
-///          SPD inertia_com (else D may vanish)
+///          SPD inertia_com, or armature > 0 (else D may vanish)
 ///  gravity [m/s^2], base (world) coordinates
 ///  q, qd   (n) joint positions [rad | m] and rates [rad/s | m/s]
 ///  tau     (n) joint forces [N m | N]

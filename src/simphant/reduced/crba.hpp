@@ -26,7 +26,8 @@ struct CrbaWorkspace {
 ///  q        (n) joint positions [rad | m]
 ///  qd       (n) joint rates; used only for the bias (may be nullptr if bias_out is)
 ///  M_out    (n, n) row-major, M_out[i * n + j]: symmetric positive definite
-///           [kg m^2 | kg m | kg]; entries of joints on different branches are 0
+///           [kg m^2 | kg m | kg]; entries of joints on different branches are 0; the
+///           diagonal includes each joint's armature (ReducedLinkParams::armature)
 ///  bias_out (n) [N m | N], or nullptr to skip the bias
 ///  ws       scratch
 /// Cost O(n d) for tree depth d (plus O(n^2) to clear M_out); no allocation.
@@ -42,7 +43,7 @@ SP_HD void crba(int n, const ReducedLinkParams<T>* links, Vec3<T> gravity, const
     const ReducedLinkParams<T>& li = links[i];
     // Ic[i] is complete: every child (index > i) has been folded in.
     SpatialForce<T> F = inertia_times_joint(li, ws.Ic[i]);
-    M_out[i * n + i] = joint_force(li, F);
+    M_out[i * n + i] = joint_force(li, F) + li.armature;  // the joint's rotor inertia: diagonal only
     int j = i;
     while (links[j].parent >= 0) {
       F = apply_transpose(ws.X[j], F);  // into the parent's coordinates

@@ -44,6 +44,10 @@ struct ReducedLink {
   double effort = 0, velocity = 0;   ///< effort [N m or N] and velocity limits; <= 0: none
   double damping = 0;      ///< URDF <dynamics damping>: viscous [N m s/rad | N s/m], >= 0
   double friction = 0;     ///< URDF <dynamics friction>: Coulomb [N m | N], >= 0
+  /// Armature: a rotor inertia a >= 0 on the joint coordinate [kg m^2 (revolute) | kg
+  /// (prismatic)], MuJoCo's dof_armature: M_kk += a and kinetic energy + 1/2 a qd^2; the
+  /// joint-space solvers only (docs/robots.md, "Armature"). URDF has none (0).
+  double armature = 0;
   int mimic = -1;          ///< URDF <mimic>: index of the link whose coordinate this one follows; -1: none
   double mimic_multiplier = 1;  ///< q_this = multiplier q_mimic + offset
   double mimic_offset = 0;      ///< [rad | m]

@@ -23,6 +23,11 @@ struct ReducedLinkParams {
   T mass;
   Vec3<T> com;
   Mat3<T> inertia_com;
+  /// Rotor inertia on the joint coordinate, >= 0 [kg m^2 | kg] (ReducedLink::armature):
+  /// the recursions add it to the joint's diagonal of the mass matrix, D_k = S^T U_k + a_k
+  /// (ABA), M_kk += a_k (CRBA), tau_k += a_k qdd_k (RNEA), and 1/2 a_k qd_k^2 to the
+  /// kinetic energy. 0 adds exact zeros: the results are those without it.
+  T armature;
 };
 
 /// The floating base's mass properties in its frame B (plain data; ReducedBase).
@@ -48,7 +53,7 @@ template <class T>
 inline ReducedLinkParams<T> reduced_link_params(const ReducedModel& model, int k) {
   const ReducedLink& l = model.links[k];
   return {l.parent, static_cast<int>(l.type), cast33<T>(l.R_parent_joint), cast3<T>(l.p_parent_joint),
-          cast3<T>(l.axis), T(l.mass), cast3<T>(l.com), cast33<T>(l.inertia_com)};
+          cast3<T>(l.axis), T(l.mass), cast3<T>(l.com), cast33<T>(l.inertia_com), T(l.armature)};
 }
 
 }  // namespace simphant

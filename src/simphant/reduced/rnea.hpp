@@ -21,6 +21,7 @@ struct RneaWorkspace {
 /// Inverse dynamics tau = M(q) qdd + C(q, qd) qd + g(q) (Featherstone Table 5.1,
 /// with c_J = 0 since S is constant in link coordinates; gravity enters as
 /// the fictitious base acceleration a_0 = (0, -gravity), ch. 5; no external forces).
+/// A joint's armature a_k adds a_k qdd_k to tau_k (M's diagonal, as crba()).
 ///
 ///  n       number of links, 0 <= n <= kMaxReducedLinks
 ///  links   (n) link parameters, topological order: links[k].parent < k
@@ -56,7 +57,9 @@ SP_HD void rnea(int n, const ReducedLinkParams<T>* links, Vec3<T> gravity, const
   }
   for (int k = n - 1; k >= 0; --k) {
     const ReducedLinkParams<T>& l = links[k];
-    tau_out[k] = joint_force(l, ws.f[k]);
+    T tau = joint_force(l, ws.f[k]);
+    if (qdd) tau += l.armature * qdd[k];  // the joint's rotor inertia (ReducedLinkParams::armature)
+    tau_out[k] = tau;
     if (l.parent >= 0) ws.f[l.parent] += apply_transpose(ws.X[k], ws.f[k]);
   }
 }

@@ -92,15 +92,19 @@ SP_HD void robot_body_record(const RobotView<T>& r, const T* y, const RobotLinkK
 }
 
 /// Kinetic energy [J] at y: sum over the bodies of 1/2 m v_c . v_c + 1/2 w . I_com w
-/// (body-frame w and inertia). Leaves y's robot_link_kinematics in kin.
+/// (body-frame w and inertia), plus 1/2 a_k qd_k^2 for each joint's armature a_k (its
+/// rotor inertia, ReducedLinkParams::armature), so that K = 1/2 nu^T M nu with the M of
+/// crba() / aba(). Leaves y's robot_link_kinematics in kin.
 template <class T, int Cap>
 SP_HD T robot_kinetic_energy(const RobotView<T>& r, const T* y, RobotLinkKinematics<T, Cap>& kin) {
   using namespace robot_detail;
   robot_link_kinematics(r, y, kin);
+  const T* qd = y + qd_index(r.n, r.floating);
   T K = T(0);
   for (int k = 0; k < r.n; ++k) {
     const ReducedLinkParams<T>& l = r.links[k];
     K += T(0.5) * l.mass * dot(kin.vc[k], kin.vc[k]) + T(0.5) * dot(kin.w[k], mul(l.inertia_com, kin.w[k]));
+    K += T(0.5) * l.armature * qd[k] * qd[k];
   }
   if (r.floating) {
     const Vec3<T> v = base_com_velocity(r, y, rotation(base_quat(y))), w = base_omega(y, r.n);

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "simphant/mjcf/mjcf_import.hpp"
 #include "simphant/model/model.hpp"
 #include "simphant/model/robot.hpp"
 
@@ -72,8 +73,25 @@ void compile_robot_joints(const nlohmann::json& robot, const std::string& path, 
 /// Precondition: model.bodies and model.joints filled.
 void compile_forces(const nlohmann::json& forces, const std::string& path, Model& model);
 
-/// The "solver" object -> SolverSettings.
-SolverSettings compile_solver(const nlohmann::json& solver, const std::string& path);
+/// The "solver" object -> SolverSettings. file_dt: the robot file's step (an MJCF file's
+/// <option timestep>), used when the object has no "dt"; nullptr: "dt" is required.
+SolverSettings compile_solver(const nlohmann::json& solver, const std::string& path, const double* file_dt = nullptr);
+
+/// robot.actuators "mjcf" (mjcf_actuators.cpp, docs/mjcf.md "The file's actuators"): the
+/// file's position and velocity actuators added to `servos` (robot.servos' object form),
+/// and the effort bounds of the actuated links in rm; false (nothing changed) without the
+/// key. Errors: another value, two actuators on one joint, a joint also in robot.servos,
+/// an asymmetric forcerange (or a motor's ctrlrange), a zero gear.
+bool apply_mjcf_actuators(const MjcfModel& mj, const nlohmann::json& robot, const std::string& path,
+                          nlohmann::json& servos, ReducedModel& rm);
+/// Why the file's actuators cannot be applied ("" if they can): two on one joint, a zero
+/// or non-finite gear, an asymmetric forcerange or motor ctrlrange.
+std::string mjcf_actuators_problem(const MjcfModel& mj);
+
+/// The <option timestep> [s] of the MJCF file a robot section names (robot.mjcf, a string;
+/// read through the per-process model cache, errors naming `ptr`), or NaN when `robot` is
+/// not an object with a non-empty string "mjcf" and no "urdf" (compile_robot reports those).
+double robot_mjcf_timestep(const nlohmann::json& robot, const std::string& ptr);
 
 /// The "output" object -> OutputSettings (output_compile.cpp): unknown dataset or
 /// quantity names list the valid ones, compression must be 0..9.

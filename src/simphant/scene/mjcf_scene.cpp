@@ -35,6 +35,14 @@ std::string mjcf_scene_text(const std::string& file) {
     const Quatd& o = mj.free_orientation;
     robot["base"] = {{"position", {p.x, p.y, p.z}}, {"orientation", {o.w, o.x, o.y, o.z}}};
   }
+  if (!mj.actuators.empty()) {  // docs/mjcf.md, "The file's actuators"
+    const std::string problem = mjcf_actuators_problem(mj);
+    if (problem.empty())
+      robot["actuators"] = "mjcf";
+    else
+      logger().warn("{}: the file's actuators are not applied ({}); write a JSON scene with robot.mjcf to drive "
+                    "the joints", file, problem);
+  }
   if (mj.options.integrator != "RK4")
     logger().warn("{}: <option integrator=\"{}\">: SimPhant integrates the scene with rk4 (MuJoCo's {} has no "
                   "equivalent here; write a JSON scene with robot.mjcf to choose another integrator)",

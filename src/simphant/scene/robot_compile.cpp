@@ -2,6 +2,7 @@
 // (urdf/maximal_from_urdf.hpp) plus its joint-space form (model/robot.hpp).
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -140,6 +141,31 @@ void apply_payload(const json& payload, const std::string& path, ReducedModel& r
                                    ", " + format_number(ev[1]) + ", " + format_number(ev[2]) + " kg m^2)");
 }
 
+/// robot.armature: {"<moving joint name>": a >= 0} sets those joints' armature (rotor
+/// inertia on the joint coordinate, docs/robots.md "Armature") over the file's value.
+/// Also checks the file's values (finite, >= 0), naming the file key.
+void apply_armature(const json& robot, const std::string& path, const std::string& file_ptr, ReducedModel& rm) {
+  for (const ReducedLink& l : rm.links)
+    if (!(l.armature >= 0) || !std::isfinite(l.armature))
+      throw SceneError(file_ptr, "joint '" + l.joint_name + "': armature must be finite and >= 0 (got " +
+                                     format_number(l.armature) + ")");
+  const json* v = find_key(robot, "armature");
+  if (v == nullptr) return;
+  const std::string p = child_path(path, "armature");
+  expect_object(*v, p);
+  for (auto it = v->begin(); it != v->end(); ++it) {
+    const std::string jp = child_path(p, it.key());
+    int k = -1;
+    for (int j = 0; j < rm.nq() && k < 0; ++j)
+      if (rm.links[static_cast<std::size_t>(j)].joint_name == it.key()) k = j;
+    if (k < 0)
+      throw SceneError(jp, "unknown joint '" + printable(it.key()) + "' (moving joints: " + joint_names(rm) + ")");
+    const double a = as_number(it.value(), jp);
+    if (!(a >= 0)) throw SceneError(jp, "must be >= 0 [kg m^2 | kg] (got " + format_number(a) + ")");
+    rm.links[static_cast<std::size_t>(k)].armature = a;
+  }
+}
+
 }  // namespace
 
 RobotSolver compile_solver_type(const json& solver, const std::string& path) {
@@ -172,7 +198,7 @@ void resolve_robot_paths(json& doc, const std::string& source) {
 void compile_robot(const json& robot, const std::string& path, RobotSolver solver_type, Model& model) {
   expect_object(robot, path);
   check_keys(robot, path, {"urdf", "mjcf", "q0", "qd0", "tau", "payload", "gravity", "floating_base", "base", "servos",
-                          "urdf_dynamics", "friction_velocity"});
+                          "urdf_dynamics", "friction_velocity", "armature", "actuators"});
   // The robot file: robot.urdf or robot.mjcf, exactly one of them.
   const bool has_urdf = find_key(robot, "urdf") != nullptr, has_mjcf = find_key(robot, "mjcf") != nullptr;
   if (has_urdf && has_mjcf) throw SceneError(path, "give \"urdf\" or \"mjcf\", not both (one robot file)");
@@ -183,13 +209,16 @@ void compile_robot(const json& robot, const std::string& path, RobotSolver solve
   auto rj = std::make_shared<RobotJointSpace>();
   Vec3d file_gravity{0, 0, -9.81};  // URDF has none; an MJCF file's <option gravity>
   std::string file;
+  std::shared_ptr<const MjcfModel> mj;
   if (has_urdf) {
+    if (find_key(robot, "actuators") != nullptr)
+      throw SceneError(child_path(path, "actuators"), "applies to an MJCF robot (robot.mjcf); a URDF has no actuators");
     file = resolve_urdf(as_string(require_key(robot, path, "urdf"), urdf_ptr), urdf_ptr);
     rj->model = *cached_urdf(file, urdf_ptr);
   } else {
     file = as_string(require_key(robot, path, "mjcf"), urdf_ptr);
     if (file.empty()) throw SceneError(urdf_ptr, "must name an MJCF file");
-    const std::shared_ptr<const MjcfModel> mj = cached_mjcf(file, urdf_ptr);
+    mj = cached_mjcf(file, urdf_ptr);
     rj->model = mj->model;
     file_gravity = mj->options.gravity;
   }
@@ -206,14 +235,46 @@ void compile_robot(const json& robot, const std::string& path, RobotSolver solve
   rj->qd0 = joint_vector(robot, path, "qd0", rm);
   rj->tau = joint_vector(robot, path, "tau", rm);
   if (const json* payload = find_key(robot, "payload")) apply_payload(*payload, child_path(path, "payload"), rm);
+  apply_armature(robot, path, urdf_ptr, rm);
   compile_robot_base(robot, path, *rj);
-  compile_robot_joints(robot, path, model.solver.dt, *rj);
+  // robot.actuators "mjcf": the file's position / velocity actuators join robot.servos.
+  json servos = find_key(robot, "servos") != nullptr ? robot.at("servos") : json::object();
+  const json given = servos;
+  if (mj && apply_mjcf_actuators(*mj, robot, path, servos, rm)) {
+    rj->servo_from_file.assign(static_cast<std::size_t>(rm.nq()), 0);
+    for (std::size_t k = 0; k < rm.links.size(); ++k) {
+      rj->servo_from_file[k] = servos.contains(rm.links[k].joint_name) && !given.contains(rm.links[k].joint_name);
+      if (rj->servo_from_file[k] && rj->tau[k] != 0)
+        throw SceneError(child_path(child_path(path, "tau"), k),
+                         "joint '" + rm.links[k].joint_name + "' is driven by the file's position or velocity "
+                         "actuator (robot.actuators \"mjcf\"): its input is the servo's target, so its tau entry "
+                         "must be 0 (got " + format_number(rj->tau[k]) + ")");
+    }
+    json with_servos = robot;
+    with_servos["servos"] = servos;
+    compile_robot_joints(with_servos, path, model.solver.dt, *rj);
+  } else {
+    compile_robot_joints(robot, path, model.solver.dt, *rj);
+  }
 
   if (solver_type == RobotSolver::Dae) {
     try {
       require_dae_masses(rm);
     } catch (const UrdfError& e) {
       throw SceneError(urdf_ptr, e.what());
+    }
+    const std::string armature = dae_armature_error(rm);
+    if (!armature.empty()) {
+      // Named where the value comes from: robot.armature.<joint>, else the robot file.
+      const json* scene_armature = find_key(robot, "armature");
+      std::string ptr = urdf_ptr;
+      for (const ReducedLink& l : rm.links)
+        if (l.armature > 0) {
+          if (scene_armature != nullptr && scene_armature->contains(l.joint_name))
+            ptr = child_path(child_path(path, "armature"), l.joint_name);
+          break;
+        }
+      throw SceneError(ptr, armature);
     }
   }
   Model m = maximal_model_from_urdf(rm, rj->q0, rj->qd0, rj->base_q0, rj->base_v0);
@@ -236,6 +297,13 @@ void compile_robot(const json& robot, const std::string& path, RobotSolver solve
   m.n_inputs = rm.nq();
   m.robot = std::move(rj);
   model = std::move(m);
+}
+
+double robot_mjcf_timestep(const json& robot, const std::string& ptr) {
+  const json* mjcf = robot.is_object() ? find_key(robot, "mjcf") : nullptr;
+  if (mjcf == nullptr || !mjcf->is_string() || mjcf->get<std::string>().empty() || find_key(robot, "urdf") != nullptr)
+    return std::numeric_limits<double>::quiet_NaN();
+  return cached_mjcf(mjcf->get<std::string>(), ptr)->options.timestep;
 }
 
 }  // namespace simphant::scene_detail

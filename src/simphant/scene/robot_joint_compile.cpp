@@ -216,7 +216,8 @@ void compile_robot_base(const json& robot, const std::string& path, RobotJointSp
 }
 
 void compile_robot_joints(const json& robot, const std::string& path, double dt, RobotJointSpace& rj) {
-  const UrdfDynamicsUse use = compile_urdf_dynamics(robot, path);
+  UrdfDynamicsUse use = compile_urdf_dynamics(robot, path);
+  use.effort = use.limits || rj.file_key == "mjcf";
   const std::vector<ServoSpec> servos = compile_servos(robot, path, rj);
   const std::string fv_ptr = child_path(path, "friction_velocity");
   const double fv = number_or(robot, path, "friction_velocity", kDefaultFrictionVelocity);

@@ -190,9 +190,11 @@ std::vector<RobotJointParams<double>> derive_joint_params(const ReducedModel& rm
     const ReducedLink& l = rm.links[static_cast<std::size_t>(k)];
     RobotJointParams<double>& p = out[static_cast<std::size_t>(k)];
     const double I = I_k[static_cast<std::size_t>(k)];
-    if (use.limits) {
+    if (use.effort) {
       p.effort = l.effort > 0 ? l.effort : 0.0;
       p.velocity = l.velocity > 0 ? l.velocity : 0.0;
+    }
+    if (use.limits) {
       // A continuous joint, or a URDF <limit> with lower >= upper (lower = upper = 0 is
       // what many files write for "not given"), has no position limits.
       if (!l.continuous && l.lower < l.upper) {

@@ -34,7 +34,11 @@ constexpr double kDefaultFrictionVelocity = 0.01;
 
 /// Which URDF joint values the scene uses (robot.urdf_dynamics; all true by default).
 struct UrdfDynamicsUse {
-  bool limits = true;    ///< position limits (spring-damper), effort clamp, velocity cut
+  bool limits = true;    ///< position limits (spring-damper)
+  /// The effort clamp and velocity cut: a URDF robot's with its limits (urdf_dynamics
+  /// "limits" turns off all three); an MJCF robot's always (the bounds of its actuators,
+  /// robot.actuators "mjcf", which MuJoCo's limit flag does not switch off either).
+  bool effort = true;
   bool damping = true;   ///< <dynamics damping>
   bool friction = true;  ///< <dynamics friction>
   bool mimic = true;     ///< <mimic>
@@ -51,7 +55,8 @@ struct ServoSpec {
 /// Effective inertia I_k = 1 / (M(q)^-1)_kk [kg m^2 | kg] of every moving joint of `rm`
 /// at q (n = rm.nq() entries): the inertia the joint alone feels when every other joint
 /// is free, and with a floating base (rm.floating) the base free too (M the (6 + n) mass
-/// matrix; never more than the fixed-base value). Throws std::invalid_argument naming
+/// matrix; never more than the fixed-base value). M includes the joints' armatures
+/// (ReducedLink::armature), so a joint's own adds to I_k. Throws std::invalid_argument naming
 /// the joint when the fixed-base M(q) (CRBA) is not positive definite (a joint that
 /// moves no mass).
 std::vector<double> joint_effective_inertia(const ReducedModel& rm, const std::vector<double>& q);

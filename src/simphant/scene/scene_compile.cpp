@@ -1,4 +1,6 @@
 // compile_model: a scene document -> a validated Model (docs/scene-format.md).
+#include <cmath>
+
 #include "simphant/model/robot_joint_laws.hpp"
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
@@ -20,7 +22,8 @@ Model compile_model(const nlohmann::json& doc) {
       if (find_key(doc, key) != nullptr)
         throw SceneError(child_path(root, key), "not allowed beside a \"robot\" section (the robot's bodies, joints and "
                                                 "actuators come from its URDF; gravity is robot.gravity)");
-    model.solver = compile_solver(require_key(doc, root, "solver"), "/solver");
+    const double file_dt = robot_mjcf_timestep(*robot, "/robot/mjcf");  // docs/mjcf.md: the default dt
+    model.solver = compile_solver(require_key(doc, root, "solver"), "/solver", std::isnan(file_dt) ? nullptr : &file_dt);
     if (solver_type != RobotSolver::Dae && is_adaptive(model.solver.integrator))
       throw SceneError("/solver/integrator", std::string("solver \"") + robot_solver_name(solver_type) +
                                                  "\" runs the fixed-step integrators rk4, euler and symplectic_euler (got \"" +

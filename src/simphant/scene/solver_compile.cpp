@@ -96,7 +96,7 @@ void compile_integrator(const json& solver, const std::string& path, SolverSetti
 
 }  // namespace
 
-SolverSettings compile_solver(const json& solver, const std::string& path) {
+SolverSettings compile_solver(const json& solver, const std::string& path, const double* file_dt) {
   expect_object(solver, path);
   check_keys(solver, path,
              {"type", "dt", "t_end", "baumgarte_alpha", "baumgarte_beta", "tikhonov_epsilon", "refinement_steps",
@@ -105,7 +105,8 @@ SolverSettings compile_solver(const json& solver, const std::string& path) {
               "max_step", "first_step", "error_estimate", "redundant_rows"});
   SolverSettings s;
   const std::string dt_path = child_path(path, "dt");
-  s.dt = as_number(require_key(solver, path, "dt"), dt_path);
+  s.dt = file_dt != nullptr && find_key(solver, "dt") == nullptr ? *file_dt
+                                                                   : as_number(require_key(solver, path, "dt"), dt_path);
   if (!(s.dt > 0)) throw SceneError(dt_path, "must be > 0 (got " + format_number(s.dt) + ")");
   const std::string t_end_path = child_path(path, "t_end");
   s.t_end = as_number(require_key(solver, path, "t_end"), t_end_path);

@@ -26,7 +26,8 @@
 //    in the body frame [rad/s]; the 13-per-body layout of Backend::read_states.
 //  - read_reactions: NaN (joint coordinates have no constraint forces; not computed).
 //  - read_constraint_violation: 0 (joints hold by construction).
-//  - read_energy: kinetic (sum 1/2 m v.v + 1/2 w.I w) + gravity potential (-m g . c) [J].
+//  - read_energy: kinetic (sum 1/2 m v.v + 1/2 w.I w, plus 1/2 a qd^2 of each joint's
+//    armature a) + gravity potential (-m g . c) [J].
 //  - read_joint_state: q, qd and tau = the actuator forces after the servo law, effort
 //    clamp and velocity cut (robot_actuator_forces), not the passive forces.
 // Diverged: an instance whose state turns non-finite, or passes a given runaway bound

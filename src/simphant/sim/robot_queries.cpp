@@ -127,7 +127,8 @@ Eigen::Matrix3d skew(const Vec3d& v) {
 
 /// A floating-base robot's mass matrix in the velocity coordinates (v_B, omega_B, qd)
 /// from its kinetic energy, T = 1/2 nu^T M nu = sum over the bodies of
-/// 1/2 (m |v_c|^2 + omega^T I_W omega), with v_c = J_c nu, omega = J_w nu.
+/// 1/2 (m |v_c|^2 + omega^T I_W omega), with v_c = J_c nu, omega = J_w nu, plus
+/// 1/2 a_k qd_k^2 of each joint's armature (robot_kinematics.hpp, robot_kinetic_energy).
 MatX floating_mass_matrix(const Tree& t, const Poses& p) {
   const int nv = t.nv;
   MatX M = MatX::Zero(nv, nv);
@@ -145,7 +146,9 @@ MatX floating_mass_matrix(const Tree& t, const Poses& p) {
     add_body(L.mass, L.com, L.inertia_com, p.R[static_cast<std::size_t>(k)], k);
   }
   add_body(t.base.mass, t.base.com, t.base.inertia_com, p.R_B, t.n);
-  return 0.5 * (M + M.transpose());  // symmetric to the last bit
+  MatX S = 0.5 * (M + M.transpose());  // symmetric to the last bit (a new matrix: no aliasing)
+  for (int k = 0; k < t.n; ++k) S(6 + k, 6 + k) += t.links[static_cast<std::size_t>(k)].armature;
+  return S;
 }
 
 /// A floating-base robot's accelerations (vdot_B, omegadot_B, qdd) = the time derivative of

@@ -34,7 +34,8 @@ void robot_link_jacobians(const Model& model, int batch, const double* q, const 
 /// Mass matrix M(q): out (B, nv, nv), symmetric positive definite, the kinetic energy
 /// 1/2 nu^T M nu. Fixed base: CRBA. Floating base: the sum over the bodies of
 /// m J_c^T J_c + J_w^T I_W J_w (J_c, J_w: the CoM velocity's and the angular velocity's
-/// Jacobians in W).
+/// Jacobians in W). Both add each joint's armature to its diagonal entry
+/// (docs/robots.md, "Armature").
 void robot_mass_matrix(const Model& model, int batch, const double* q, double* out);
 
 /// Inverse dynamics: out (B, nv) = the generalised forces that give the accelerations

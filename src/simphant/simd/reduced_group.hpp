@@ -116,6 +116,7 @@ inline bool put(ReducedLinkParams<L>& d, int l, const ReducedLinkParams<double>&
   put(d.mass, l, s.mass);
   put(d.com, l, s.com);
   put(d.inertia_com, l, s.inertia_com);
+  put(d.armature, l, s.armature);
   return true;
 }
 inline bool put(cga::CgaLink<L>& d, int l, const cga::CgaLink<double>& s) {
@@ -128,6 +129,7 @@ inline bool put(cga::CgaLink<L>& d, int l, const cga::CgaLink<double>& s) {
   put(d.axis, l, s.axis);
   put(d.M_parent_joint, l, s.M_parent_joint);
   put(d.I, l, s.I);
+  put(d.armature, l, s.armature);
   return true;
 }
 inline bool put(RobotJointParams<L>& d, int l, const RobotJointParams<double>& s) {

@@ -1,6 +1,7 @@
 // ReducedModel -> maximal-coordinate Model (maximal_from_urdf.hpp).
 #include "simphant/urdf/maximal_from_urdf.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -141,6 +142,19 @@ void require_dae_masses(const ReducedModel& rm) {
     throw UrdfError("URDF robot '" + rm.name + "': link '" + l.name + "' (joint '" + l.joint_name +
                     "'): no mass: solver dae needs mass on every moving link; use solver aba or cga");
   }
+}
+
+std::string dae_armature_error(const ReducedModel& rm) {
+  for (const ReducedLink& l : rm.links) {
+    if (!(l.armature > 0)) continue;
+    char value[64];
+    const auto end = std::to_chars(value, value + sizeof value, l.armature).ptr;  // shortest round trip
+    return "robot joint '" + l.joint_name + "': armature " + std::string(value, end) +
+           (l.type == ReducedJointType::Revolute ? " kg m^2" : " kg") +
+           " (a rotor inertia on the joint coordinate) is not supported by solver 'dae' (maximal coordinates); use "
+           "solver 'aba' or 'cga'";
+  }
+  return "";
 }
 
 }  // namespace simphant

@@ -1,6 +1,7 @@
 #pragma once
 // ReducedModel (joint coordinates) -> the maximal-coordinate DAE Model of the constraint
 // solver (model/model.hpp), so that one URDF robot runs on both formulations.
+#include <string>
 #include <vector>
 
 #include "simphant/model/model.hpp"
@@ -51,5 +52,12 @@ Model maximal_model_from_urdf(const ReducedModel& rm, const std::vector<double>&
 /// (joint '<j>'): no mass: solver dae needs mass on every moving link; use solver aba or
 /// cga" for the first massless link; returns otherwise.
 void require_dae_masses(const ReducedModel& rm);
+
+/// The maximal-coordinate DAE has no coordinate of a joint's own on which a rotor inertia
+/// (ReducedLink::armature) could act. "" when no joint has armature > 0; else, for the
+/// first such joint, "robot joint '<j>': armature <a> kg m^2 (a rotor inertia on the joint
+/// coordinate) is not supported by solver 'dae' (maximal coordinates); use solver 'aba' or
+/// 'cga'" (kg for a prismatic joint), which the scene compile raises.
+std::string dae_armature_error(const ReducedModel& rm);
 
 }  // namespace simphant

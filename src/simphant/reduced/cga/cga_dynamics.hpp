@@ -29,11 +29,12 @@ struct CgaLink {
   Vec3<T> axis;              ///< unit joint axis, link frame
   Motor<T> M_parent_joint;   ///< T(p_parent_joint) R(R_parent_joint)
   Inertia<T> I;              ///< body inertia about the link origin, link frame (eq. 19)
+  T armature;                ///< rotor inertia on the joint coordinate [kg m^2 | kg] (ReducedLinkParams)
 };
 
 template <class T> SP_HD CgaLink<T> cga_link(const ReducedLinkParams<T>& l) {
   return {l.parent, l.type, l.axis, motor_from_rt(l.R_parent_joint, l.p_parent_joint),
-          body_inertia(l.mass, l.com, l.inertia_com)};
+          body_inertia(l.mass, l.com, l.inertia_com), l.armature};
 }
 
 /// Per-call scratch of cga_rnea() / cga_aba(); fixed size: Cap links (n <= Cap; a GPU
@@ -49,7 +50,7 @@ struct CgaWorkspace {
   Wrench<T> f[Cap];                      ///< RNEA: joint wrench on link k; ABA: bias wrench pA
   Inertia<T> IA[Cap];                    ///< ABA: articulated-body inertia
   Wrench<T> U[Cap];                      ///< ABA: IA[S]
-  T Dinv[Cap];                           ///< ABA: 1 / <S, U>
+  T Dinv[Cap];                           ///< ABA: 1 / (<S, U> + armature)
   T u[Cap];                              ///< ABA: tau - <S, pA>
 };
 
@@ -96,7 +97,9 @@ SP_HD void rnea(int n, const Link* links, const Vec3<T>& gravity, const T* q, co
   }
   for (int k = n - 1; k >= 0; --k) {
     const Link& l = links[k];
-    tau_out[k] = power(joint_screw(l.type == 0, l.axis), ws.f[k]);
+    T tau = power(joint_screw(l.type == 0, l.axis), ws.f[k]);
+    if (qdd) tau += l.armature * qdd[k];  // the joint's rotor inertia
+    tau_out[k] = tau;
     if (l.parent >= 0) ws.f[l.parent] += apply(ws.X[k], ws.f[k]);
   }
 }
@@ -135,7 +138,7 @@ SP_HD void aba_inward(int n, const Link* links, const Twist<T>& v0, const T* q, 
     const Link& l = links[k];
     const Twist<T> S = joint_screw(l.type == 0, l.axis);
     const Wrench<T> U = apply_screw(ws.IA[k], l.type == 0, l.axis);  // = IA[S]
-    const T Dinv = T(1) / power(S, U);
+    const T Dinv = T(1) / (power(S, U) + l.armature);  // the rotor inertia on q_k joins D
     const T u = tau[k] - power(S, ws.f[k]);
     ws.U[k] = U;
     ws.Dinv[k] = Dinv;
@@ -217,7 +220,7 @@ SP_HD void aba_floating(int n, const Link* links, const RobotBaseParams<T>& base
 ///  ws      scratch; after the call ws.v, ws.a, ws.f hold the link twists, acceleration
 ///          twists and joint wrenches (link frames)
 /// Per link: v = ~M v_parent M + S qd, a = ~M a_parent M + S qdd + (S qd) x v,
-/// f = I[a] - v x I[v]; inward: tau = <S, f>, f_parent += M f ~M.
+/// f = I[a] - v x I[v]; inward: tau = <S, f> + armature qdd, f_parent += M f ~M.
 /// Cost O(n); no allocation. tau_out may not alias the inputs.
 template <class T, int Cap>
 SP_HD void cga_rnea(int n, const ReducedLinkParams<T>* links, const Vec3<T>& gravity, const T* q, const T* qd,
@@ -232,7 +235,8 @@ SP_HD void cga_rnea(int n, const CgaLink<T>* links, const Vec3<T>& gravity, cons
 }
 
 /// Forward dynamics in CGA (articulated-body algorithm): qdd = M(q)^-1 (tau - C qd - g).
-///  n, links, gravity, q, qd as cga_rnea; links need mass > 0 and SPD inertia_com
+///  n, links, gravity, q, qd as cga_rnea; links need mass > 0 and SPD inertia_com, or
+///          armature > 0 (a joint's armature a adds to D = <S, U> + a, as aba.hpp)
 ///  tau     (n) joint forces [N m | N]
 ///  qdd_out (n) joint accelerations [rad/s^2 | m/s^2]; may not alias the inputs
 ///  ws      scratch; after the call ws.a holds the link acceleration twists
