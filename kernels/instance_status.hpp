@@ -23,9 +23,10 @@ template <class T>
 SP_HD void violation_thread(int tid, const ModelView<T>& mv, const T* phi_in, T* violation_out) {
   const int n = mv.n_instances;
   if (tid >= n) return;
+  using std::fabs;  // unqualified: a number type's own fabs by argument-dependent lookup (math/dual.hpp)
   T v = T(0);
   for (int R = 0; R < mv.n_rows; ++R) {
-    const T x = std::fabs(soa(phi_in, R, n, tid));
+    const T x = fabs(soa(phi_in, R, n, tid));
     v = (x > v || x != x) ? x : v;
     if (v != v) break;
   }
@@ -67,8 +68,11 @@ SP_HD void commit_step_thread(int tid, const ModelView<T>& mv, const T* violatio
     reason = violation_in[tid] != violation_in[tid] ? kReasonNonFinite : kReasonConstraintViolation;
   else if (failed != 0)
     reason = kReasonFactorisationFailure;
+  // Unqualified: a number type's own isfinite (math/dual.hpp: value and every tangent, so
+  // a step whose sensitivities blew up is flagged as one whose values did).
+  using std::isfinite;
   for (int e = 0; reason == kReasonNone && e < ny; ++e)
-    if (!std::isfinite(soa(y_new_in, e, n, tid))) reason = kReasonNonFinite;
+    if (!isfinite(soa(y_new_in, e, n, tid))) reason = kReasonNonFinite;
   if (reason == kReasonNone) {
     const T t = static_cast<T>(*step_in + 1) * mv.dt;
     if (is_runaway(soa_kinetic_energy(mv, y_new_in, tid), soa(runaway_in, 0, n, tid), soa(runaway_in, 1, n, tid), t))

@@ -51,10 +51,12 @@ SP_HD void joint_law_values(const JointLaw<T>& L, T* out) {
 }
 
 /// The JointLaw whose numbers (joint_law_values' order) an accessor k -> T gives.
+/// The integer fields (mode, limited, mimic) are read through value_of (math/lane_ops.hpp):
+/// they select a branch and are not differentiated.
 template <class T, class P>
 SP_HD JointLaw<T> joint_law_from(const P& v) {
   JointLaw<T> L;
-  L.p.mode = static_cast<int>(v(0));
+  L.p.mode = static_cast<int>(value_of(v(0)));
   L.p.kp = v(1);
   L.p.kd = v(2);
   L.p.effort = v(3);
@@ -62,12 +64,12 @@ SP_HD JointLaw<T> joint_law_from(const P& v) {
   L.p.damping = v(5);
   L.p.friction = v(6);
   L.p.friction_velocity = v(7);
-  L.p.limited = static_cast<int>(v(8));
+  L.p.limited = static_cast<int>(value_of(v(8)));
   L.p.lower = v(9);
   L.p.upper = v(10);
   L.p.limit_stiffness = v(11);
   L.p.limit_damping = v(12);
-  L.p.mimic = static_cast<int>(v(13));
+  L.p.mimic = static_cast<int>(value_of(v(13)));
   L.p.mimic_multiplier = v(14);
   L.p.mimic_offset = v(15);
   L.q_ref = v(16);

@@ -58,10 +58,11 @@ SP_HD void joint_loads_from_reaction(const JointFrame<T>& f, const BodyKin<T>& B
 /// a_i, b_i.
 template <class T>
 SP_HD void bearing_loads_from_joint_loads(const T* loads6, T* out4) {
+  using std::sqrt;  // unqualified: a number type's own sqrt by argument-dependent lookup (math/dual.hpp)
   out4[0] = loads6[2];
-  out4[1] = std::sqrt(loads6[0] * loads6[0] + loads6[1] * loads6[1]);
+  out4[1] = sqrt(loads6[0] * loads6[0] + loads6[1] * loads6[1]);
   out4[2] = loads6[5];
-  out4[3] = std::sqrt(loads6[3] * loads6[3] + loads6[4] * loads6[4]);
+  out4[3] = sqrt(loads6[3] * loads6[3] + loads6[4] * loads6[4]);
 }
 
 /// The joint coordinate of the reductions (docs/solver.md, "Reductions over time"):

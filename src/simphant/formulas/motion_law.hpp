@@ -139,6 +139,8 @@ inline void natural_spline_m2(const double* x, const double* y, int n, double* m
 /// (layout in the header comment) at time t [s].
 template <class T, class P>
 SP_HD void motion_law_eval_at(MotionLawType type, const P& p, int n_params, T t, T& s, T& sd, T& sdd) {
+  using std::cos;  // unqualified: a number type's own sin / cos by argument-dependent lookup (math/dual.hpp)
+  using std::sin;
   switch (type) {
     case MotionLawType::ConstantSpeed:
       s = p(0) + p(1) * t;
@@ -178,15 +180,15 @@ SP_HD void motion_law_eval_at(MotionLawType type, const P& p, int n_params, T t,
         sdd = h / (dur * dur) * T(60) * u * (T(1) - T(3) * u + T(2) * u2);
       } else {
         const T w = detail::two_pi<T>();
-        s = s0 + h * (u - std::sin(w * u) / w);
-        sd = h / dur * (T(1) - std::cos(w * u));
-        sdd = h / (dur * dur) * w * std::sin(w * u);
+        s = s0 + h * (u - sin(w * u) / w);
+        sd = h / dur * (T(1) - cos(w * u));
+        sdd = h / (dur * dur) * w * sin(w * u);
       }
       return;
     }
     case MotionLawType::Harmonic: {
       const T a = p(0), A = p(1), w = detail::two_pi<T>() * p(2), ph = p(3);
-      const T sn = std::sin(w * t + ph), cs = std::cos(w * t + ph);
+      const T sn = sin(w * t + ph), cs = cos(w * t + ph);
       s = a + A * sn;
       sd = A * w * cs;
       sdd = -A * w * w * sn;

@@ -23,6 +23,8 @@
 // sampled state (its time = step * dt); the device stores the batch step there and its
 // backend converts (host/cuda_backend_state.cuh). NaN is sticky: a NaN sample makes max,
 // min, sum and the sum of squares NaN (and the step of the max that sample's).
+// A sample enters the double accumulators through value_of (math/lane_ops.hpp): the
+// reductions are outputs, never differentiated, so a Dual sample adds its value.
 #include <cmath>
 #include <cstddef>
 
@@ -206,33 +208,36 @@ SP_HD void reduction_add_joint(const ReductionLayout& L, const ReductionAcc& acc
                                double step) {
   if (L.enabled(ReductionQuantity::Reactions)) {
     const int c0 = L.offset[0] + 8 * j;
-    for (int c = 0; c < 6; ++c) reduction_add(acc, c0 + c, static_cast<double>(s.reaction[c]), step);
+    for (int c = 0; c < 6; ++c) reduction_add(acc, c0 + c, static_cast<double>(value_of(s.reaction[c])), step);
     const Vec3<T> F = {s.reaction[0], s.reaction[1], s.reaction[2]};
     const Vec3<T> M = {s.reaction[3], s.reaction[4], s.reaction[5]};
-    reduction_add(acc, c0 + 6, static_cast<double>(norm(F)), step);
-    reduction_add(acc, c0 + 7, static_cast<double>(norm(M)), step);
+    reduction_add(acc, c0 + 6, static_cast<double>(value_of(norm(F))), step);
+    reduction_add(acc, c0 + 7, static_cast<double>(value_of(norm(M))), step);
   }
   if (L.enabled(ReductionQuantity::JointLoads) || L.enabled(ReductionQuantity::BearingLoads)) {
     T loads[kJointLoadComponents], bearing[kBearingLoadComponents];
     joint_loads_from_reaction(s.frame, s.Bi, s.Bj, s.reaction, s.driver_axial_force, s.driver_axial_moment, loads);
     if (L.enabled(ReductionQuantity::JointLoads))
       for (int c = 0; c < kJointLoadComponents; ++c)
-        reduction_add(acc, L.offset[1] + kJointLoadComponents * j + c, static_cast<double>(loads[c]), step);
+        reduction_add(acc, L.offset[1] + kJointLoadComponents * j + c, static_cast<double>(value_of(loads[c])), step);
     if (L.enabled(ReductionQuantity::BearingLoads)) {
       bearing_loads_from_joint_loads(loads, bearing);
       for (int c = 0; c < kBearingLoadComponents; ++c)
-        reduction_add(acc, L.offset[2] + kBearingLoadComponents * j + c, static_cast<double>(bearing[c]), step);
+        reduction_add(acc, L.offset[2] + kBearingLoadComponents * j + c, static_cast<double>(value_of(bearing[c])),
+                      step);
     }
   }
   if (L.enabled(ReductionQuantity::JointCoordinates))
-    reduction_add(acc, L.offset[6] + j, static_cast<double>(joint_coordinate(s.type, s.frame, s.Bi, s.Bj)), step);
+    reduction_add(acc, L.offset[6] + j, static_cast<double>(value_of(joint_coordinate(s.type, s.frame, s.Bi, s.Bj))),
+                  step);
 }
 
 /// Adds driver k's load (driver_loads: its torque [N m] or force [N] on body_j along v_i)
 /// of one sample, when driver_loads is enabled.
 template <class T>
 SP_HD void reduction_add_driver(const ReductionLayout& L, const ReductionAcc& acc, int k, T load, double step) {
-  if (L.enabled(ReductionQuantity::DriverLoads)) reduction_add(acc, L.offset[3] + k, static_cast<double>(load), step);
+  if (L.enabled(ReductionQuantity::DriverLoads))
+    reduction_add(acc, L.offset[3] + k, static_cast<double>(value_of(load)), step);
 }
 
 /// Adds the instance-wide channels of one sample (constraint_violation, energy, power,
@@ -241,10 +246,11 @@ SP_HD void reduction_add_driver(const ReductionLayout& L, const ReductionAcc& ac
 template <class T>
 SP_HD void reduction_add_instance(const ReductionLayout& L, const ReductionAcc& acc, T violation, T energy, T power,
                                   double step) {
-  if (L.enabled(ReductionQuantity::ConstraintViolation)) reduction_add(acc, L.offset[4], static_cast<double>(violation), step);
-  if (L.enabled(ReductionQuantity::Energy)) reduction_add(acc, L.offset[5], static_cast<double>(energy), step);
+  if (L.enabled(ReductionQuantity::ConstraintViolation))
+    reduction_add(acc, L.offset[4], static_cast<double>(value_of(violation)), step);
+  if (L.enabled(ReductionQuantity::Energy)) reduction_add(acc, L.offset[5], static_cast<double>(value_of(energy)), step);
   if (L.enabled(ReductionQuantity::Power)) {
-    const double p = static_cast<double>(power);
+    const double p = static_cast<double>(value_of(power));
     reduction_add(acc, L.offset[7], p, step);
     const int w = L.work_slot();
     const double count = acc(0);

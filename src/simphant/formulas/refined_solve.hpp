@@ -73,7 +73,8 @@ SP_HD T pivot_floor(T reg, T d) {
 /// Whether pivot p (the squared diagonal entry of L) is accepted with floor f.
 template <class T>
 SP_HD bool pivot_ok(T p, T f) {
-  return p > f && p > T(0) && std::isfinite(p);
+  using std::isfinite;  // unqualified: a number type's own (math/dual.hpp: value and tangents finite)
+  return p > f && p > T(0) && isfinite(p);
 }
 
 /// pivot_ok per lane for any T (math/lane_ops.hpp): a bool for a scalar, a mask for Lanes.
@@ -206,7 +207,8 @@ SP_HD bool dense_cholesky_lower(int m, T* A, const T* floor, int floor_stride) {
     T d = A[c * m + c];
     for (int t = 0; t < c; ++t) d -= A[t * m + c] * A[t * m + c];
     if (!pivot_ok(d, floor[c * floor_stride])) return false;
-    const T dc = std::sqrt(d);
+    using std::sqrt;  // unqualified: a number type's own sqrt by argument-dependent lookup (math/dual.hpp)
+    const T dc = sqrt(d);
     A[c * m + c] = dc;
     for (int r = c + 1; r < m; ++r) {
       T v = A[c * m + r];

@@ -56,8 +56,9 @@ SP_HD T row_times_qdot(const T* row, const BodyKin<T>& Bi, const BodyKin<T>& Bj)
 /// spring-damper, the frames and the reductions.
 template <class T>
 SP_HD T coordinate_angle_value(const JointFrame<T>& f, const BodyKin<T>& Bi, const BodyKin<T>& Bj) {
+  using std::atan2;  // unqualified: a number type's own atan2 by argument-dependent lookup (math/dual.hpp)
   const Vec3<T> a_i = mul(Bi.A, f.a_i), b_i = mul(Bi.A, f.b_i), a_j = mul(Bj.A, f.a_j);
-  return std::atan2(dot(b_i, a_j), dot(a_i, a_j));
+  return atan2(dot(b_i, a_j), dot(a_i, a_j));
 }
 
 /// The slide z = d . v_i [m], d = (r_j + A_j u_j) - (r_i + A_i u_i) the anchor-to-anchor
@@ -95,7 +96,8 @@ SP_HD void coordinate_angle(const JointFrame<T>& f, const BodyKin<T>& Bi, const 
   for (int c = 0; c < 12; ++c) out.jac[c] = T(0);
   detail::set_block(out.jac, 3, -mul_t(Bi.A, G));
   detail::set_block(out.jac, 9, mul_t(Bj.A, G));
-  out.value = std::atan2(y, x);
+  using std::atan2;  // unqualified: a number type's own atan2 by argument-dependent lookup (math/dual.hpp)
+  out.value = atan2(y, x);
   out.rate = detail::row_times_qdot(out.jac, Bi, Bj);  // = G . (w_j - w_i)
   out.gamma = -dot(G_d, wj - wi);
 }
@@ -130,7 +132,8 @@ template <class T>
 SP_HD T wrap_angle(T x) {
   const T pi = T(3.14159265358979323846264338327950288);
   const T two_pi = T(2) * pi;
-  T w = x - two_pi * std::floor((x + pi) / two_pi);  // [-pi, pi)
+  using std::floor;  // unqualified: a number type's own floor (math/dual.hpp: zero tangent, so w' = x')
+  T w = x - two_pi * floor((x + pi) / two_pi);  // [-pi, pi)
   if (w <= -pi) w += two_pi;
   return w;
 }

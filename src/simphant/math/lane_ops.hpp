@@ -9,6 +9,8 @@
 //   lane_isfinite(x)          (a mask), lane_all(mask), lane_any(mask) (a bool).
 // For a scalar the mask is bool and every function is the plain operation, so the
 // scalar path compiles to what it did before.
+// value_of(x) is the one way a number leaves the differentiable code (math/dual.hpp):
+// an integer field stored as T, an accumulator kept in double.
 #include <cmath>
 
 #include "simphant/core/hd.hpp"
@@ -38,5 +40,16 @@ SP_HD bool lane_isfinite(double x) { return std::isfinite(x); }
 SP_HD bool lane_isfinite(float x) { return std::isfinite(x); }
 SP_HD bool lane_all(bool mask) { return mask; }
 SP_HD bool lane_any(bool mask) { return mask; }
+
+/// The plain value of x, for a quantity that is not differentiated: an integer field
+/// stored as a number of type T (a joint law's mode), a double accumulator of the
+/// reductions over time. x itself for float, double and Lanes (the same operation as
+/// before, bit for bit); math/dual.hpp overloads it for a Dual (its value, the tangents
+/// dropped). Call it unqualified; use it only where the quantity is genuinely not
+/// differentiable, and say so at the call.
+template <class T>
+SP_HD T value_of(const T& x) {
+  return x;
+}
 
 }  // namespace simphant

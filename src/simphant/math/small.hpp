@@ -115,7 +115,8 @@ template <class T> SP_HD Quat<T> quat_from_rotation(const Mat3<T>& A) {
   int k = 0;
   for (int i = 1; i < 4; ++i)
     if (t[i] > t[k]) k = i;
-  const T s = T(0.5) / std::sqrt(t[k]);
+  using std::sqrt;  // unqualified: a number type's own sqrt by argument-dependent lookup (math/dual.hpp)
+  const T s = T(0.5) / sqrt(t[k]);
   Quat<T> p;
   if (k == 0) p = {T(0.25) / s, (m[2][1] - m[1][2]) * s, (m[0][2] - m[2][0]) * s, (m[1][0] - m[0][1]) * s};
   else if (k == 1) p = {(m[2][1] - m[1][2]) * s, T(0.25) / s, (m[0][1] + m[1][0]) * s, (m[0][2] + m[2][0]) * s};
@@ -131,8 +132,10 @@ template <class T> SP_HD Quat<T> quat_from_rotvec(const Vec3<T>& theta) {
   if (angle < T(1e-12)) {
     return normalized(Quat<T>{T(1), T(0.5) * theta.x, T(0.5) * theta.y, T(0.5) * theta.z});
   }
-  const T s = std::sin(T(0.5) * angle) / angle;
-  return {std::cos(T(0.5) * angle), s * theta.x, s * theta.y, s * theta.z};
+  using std::cos;  // unqualified: a number type's own sin / cos by argument-dependent lookup (math/dual.hpp)
+  using std::sin;
+  const T s = sin(T(0.5) * angle) / angle;
+  return {cos(T(0.5) * angle), s * theta.x, s * theta.y, s * theta.z};
 }
 
 }  // namespace simphant

@@ -171,17 +171,20 @@ template <class T> SP_HD Motor<T> joint_motor(bool revolute, const Vec3<T>& a, T
 /// (v_par commutes with w I3, v_perp anticommutes):
 ///   exp(-V/2) = cos phi - sinc/2 w I3 - 1/2 (cos phi v_par + sinc v_perp) ei + sinc/4 (w.v) e123i.
 template <class T> SP_HD Motor<T> motor_exp(const Twist<T>& V) {
+  using std::cos;  // unqualified calls: a number type's own sqrt, sin, cos by argument-dependent lookup
+  using std::sin;  // (math/dual.hpp; a Dual's tangents through sqrt are not finite at w = 0)
+  using std::sqrt;
   const Vec3<T> w{V.c[0], -V.c[1], V.c[2]}, v{V.c[3], V.c[4], V.c[5]};
   const T th2 = dot(w, w), wv = dot(w, v);
-  const T phi = T(0.5) * std::sqrt(th2);
+  const T phi = T(0.5) * sqrt(th2);
   T cs, sinc, k;  // k = (cos phi - sinc) / th2, so that cos phi v_par + sinc v_perp = sinc v + k (w.v) w
-  cs = std::cos(phi);
+  cs = cos(phi);
   if (phi < T(1e-4)) {
     const T p2 = phi * phi;
     sinc = T(1) - p2 / T(6) + p2 * p2 / T(120);
     k = (T(-1) / T(12)) * (T(1) - p2 / T(10));
   } else {
-    sinc = std::sin(phi) / phi;
+    sinc = sin(phi) / phi;
     k = (cs - sinc) / th2;
   }
   const T hs = T(0.5) * sinc;
@@ -206,28 +209,29 @@ template <class T> SP_HD Vec3<T> motor_translation(const Motor<T>& m) {
 /// The motor T(p) R(A) of the rigid motion x -> A x + p (A a rotation matrix; its rotor
 /// by Shepperd's method, the sign with s >= 0 chosen).
 template <class T> SP_HD Motor<T> motor_from_rt(const Mat3<T>& A, const Vec3<T>& p) {
+  using std::sqrt;  // unqualified calls: a number type's own sqrt by argument-dependent lookup (math/dual.hpp)
   const T tr = A.m[0][0] + A.m[1][1] + A.m[2][2];
   T w, x, y, z;
   if (tr > A.m[0][0] && tr > A.m[1][1] && tr > A.m[2][2]) {
-    const T r = std::sqrt(T(1) + tr), h = T(0.5) / r;
+    const T r = sqrt(T(1) + tr), h = T(0.5) / r;
     w = T(0.5) * r;
     x = (A.m[2][1] - A.m[1][2]) * h;
     y = (A.m[0][2] - A.m[2][0]) * h;
     z = (A.m[1][0] - A.m[0][1]) * h;
   } else if (A.m[0][0] >= A.m[1][1] && A.m[0][0] >= A.m[2][2]) {
-    const T r = std::sqrt(T(1) + A.m[0][0] - A.m[1][1] - A.m[2][2]), h = T(0.5) / r;
+    const T r = sqrt(T(1) + A.m[0][0] - A.m[1][1] - A.m[2][2]), h = T(0.5) / r;
     x = T(0.5) * r;
     w = (A.m[2][1] - A.m[1][2]) * h;
     y = (A.m[0][1] + A.m[1][0]) * h;
     z = (A.m[0][2] + A.m[2][0]) * h;
   } else if (A.m[1][1] >= A.m[2][2]) {
-    const T r = std::sqrt(T(1) - A.m[0][0] + A.m[1][1] - A.m[2][2]), h = T(0.5) / r;
+    const T r = sqrt(T(1) - A.m[0][0] + A.m[1][1] - A.m[2][2]), h = T(0.5) / r;
     y = T(0.5) * r;
     w = (A.m[0][2] - A.m[2][0]) * h;
     x = (A.m[0][1] + A.m[1][0]) * h;
     z = (A.m[1][2] + A.m[2][1]) * h;
   } else {
-    const T r = std::sqrt(T(1) - A.m[0][0] - A.m[1][1] + A.m[2][2]), h = T(0.5) / r;
+    const T r = sqrt(T(1) - A.m[0][0] - A.m[1][1] + A.m[2][2]), h = T(0.5) / r;
     z = T(0.5) * r;
     w = (A.m[1][0] - A.m[0][1]) * h;
     x = (A.m[0][2] + A.m[2][0]) * h;
