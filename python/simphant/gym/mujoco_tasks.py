@@ -81,24 +81,21 @@ def actuator_map(xml: str) -> Tuple[np.ndarray, np.ndarray, np.ndarray, List[str
     return g, low, high, [a["name"] for a in acts]
 
 
+def _vec(e: Optional[ET.Element]) -> np.ndarray:
+    return np.zeros(3) if e is None else np.array([float(x) for x in e.get("pos", "0 0 0").split()])
+
+
 def site_offset(xml: str, site: str) -> Tuple[str, np.ndarray]:
-    """(body, offset) of an MJCF site: the body that holds it and its position in that
-    body's link frame (which sits at the body's joint point with the body's axes,
-    docs/mjcf.md), the site's pos minus its body's joint pos [m]. Raises ValueError
-    when the file has no such site, or the site's body has not exactly one joint."""
+    """(link, offset) of an MJCF site: the link that holds it and the site's position in
+    that link's frame [m] (body_offset of its body plus the site's pos; the site's body is
+    not rotated against that link's frame, body_offset checks it). Raises ValueError when
+    the file has no such site, or as body_offset."""
     root = ET.parse(xml).getroot()
-
-    def vec(e: Optional[ET.Element]) -> np.ndarray:
-        return np.zeros(3) if e is None else np.array([float(x) for x in e.get("pos", "0 0 0").split()])
-
     for body in root.iter("body"):
         for s in body.findall("site"):
             if s.get("name") == site:
-                joints = body.findall("joint")
-                if len(joints) != 1:
-                    raise ValueError(f"{xml}: site {site!r}: its body {body.get('name')!r} has {len(joints)} joints "
-                                     "(one expected)")
-                return str(body.get("name")), vec(s) - vec(joints[0])
+                link, offset = _body_offset(xml, root, body)
+                return link, offset + _vec(s)
     raise ValueError(f"{xml}: no site {site!r}")
 
 
@@ -111,23 +108,24 @@ def body_offset(xml: str, body: str) -> Tuple[str, np.ndarray]:
     ValueError when the file has no such body, the chain reaches the world, or a welded
     body on the way is rotated (an orientation attribute: not composed here)."""
     root = ET.parse(xml).getroot()
-    parent = {c: p for p in root.iter() for c in p}
-
-    def vec(e: Optional[ET.Element]) -> np.ndarray:
-        return np.zeros(3) if e is None else np.array([float(x) for x in e.get("pos", "0 0 0").split()])
-
     node = next((b for b in root.iter("body") if b.get("name") == body), None)
     if node is None:
         raise ValueError(f"{xml}: no body {body!r}")
+    return _body_offset(xml, root, node)
+
+
+def _body_offset(xml: str, root: ET.Element, node: ET.Element) -> Tuple[str, np.ndarray]:
+    parent = {c: p for p in root.iter() for c in p}
+    name = node.get("name")
     offset = np.zeros(3)
     while node.tag == "body" and not node.findall("joint"):
         if any(node.get(k) is not None for k in ("quat", "euler", "axisangle", "xyaxes", "zaxis")):
             raise ValueError(f"{xml}: body {node.get('name')!r} is welded and rotated (not supported here)")
-        offset = offset + vec(node)
+        offset = offset + _vec(node)
         node = parent[node]
     if node.tag != "body":
-        raise ValueError(f"{xml}: body {body!r} is welded to the world (no link holds it)")
-    return str(node.get("name")), offset - vec(node.findall("joint")[-1])
+        raise ValueError(f"{xml}: body {name!r} is welded to the world (no link holds it)")
+    return str(node.get("name")), offset - _vec(node.findall("joint")[-1])
 
 
 def _uniform_q_noise(scale: float, qd_kind: str) -> Any:
