@@ -4,8 +4,11 @@
 // gyroscopic term, and every force element acting on it, in element order, with the
 // shared formulas of simphant/formulas/force_math.hpp (the CPU reference's
 // compute_forces sums the same terms in the same order).
+#include <type_traits>
+
 #include "batch_state.hpp"
 #include "simphant/batch/model_view.hpp"
+#include "simphant/contact/contact_wrench.hpp"
 #include "simphant/formulas/force_math.hpp"
 
 namespace simphant::batch {
@@ -48,6 +51,15 @@ SP_HD void add_joint_law(const ModelView<T>& mv, const ForceTopo& ft, T u, int i
     joint_load_wrench(self, false, B, F_W, T_B);
     add_wrench(Qk, F_W, T_B);
   }
+}
+
+/// The wrenches of contact pair ft of instance i on its two bodies (kinematics Bi, Bj;
+/// ground_kin for the ground), with the broad phase (contact_pair_wrench).
+template <class T>
+SP_HD ContactPairWrench<T> contact_wrench(const ModelView<T>& mv, const ForceTopo& ft, int i, const BodyKin<T>& Bi,
+                                          const BodyKin<T>& Bj) {
+  return contact_pair_wrench(contact_shape(mv, ft, 0, i), Bi, contact_shape(mv, ft, 1, i), Bj,
+                             contact_params(mv, ft, i), static_cast<const T*>(nullptr), true);
 }
 
 }  // namespace detail
@@ -134,6 +146,19 @@ SP_HD void body_forces_of(int i, int k, const ModelView<T>& mv, const T* t_in, c
         } else {
           if (bj == k) detail::add_wrench(Qk, zero, mul_t(B.A, u * v_i));
           if (bi == k) detail::add_wrench(Qk, zero, mul_t(B.A, -(u * v_i)));
+        }
+        break;
+      }
+      case 5: {  // Contact
+        if (ft.body_i != k && ft.body_j != k) break;
+        if constexpr (std::is_floating_point<T>::value) {
+          const ContactPairWrench<T> w = detail::contact_wrench(mv, ft, i, kin(ft.body_i), kin(ft.body_j));
+          if (ft.body_i == k) detail::add_wrench(Qk, w.a.force_W, w.a.torque_B);
+          if (ft.body_j == k) detail::add_wrench(Qk, w.b.force_W, w.b.torque_B);
+        } else {
+          // The collision geometry branches on values: it has no dual-number or lane form,
+          // so a contact force through such a T would be wrong; NaN makes that visible.
+          for (int c = 0; c < 6; ++c) Qk[c] = T(NAN);
         }
         break;
       }

@@ -4,7 +4,10 @@
 //   reactions: one thread per (instance, joint), from lambda at the current state;
 //   energy:    one thread per instance, kinetic + gravity potential + spring potential.
 // The shared formulas are simphant/formulas/force_math.hpp and the joint math.
+#include <type_traits>
+
 #include "batch_state.hpp"
+#include "body_forces.hpp"
 #include "simphant/batch/model_view.hpp"
 #include "simphant/formulas/force_math.hpp"
 
@@ -69,6 +72,14 @@ SP_HD T soa_energy(const ModelView<T>& mv, const T* y_in, int i, T& kinetic) {
       const T theta = coordinate_angle_value(mv.frame(ft.joint, i), soa_body_kin(y_in, n, i, N, bi), soa_body_kin(y_in, n, i, N, bj));
       springs += characteristic_potential(LawParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n,
                                           mv.param(p + 12, i), theta - mv.param(p + 14, i));
+    } else if (ft.type == 5) {
+      if constexpr (std::is_floating_point<T>::value) {
+        springs += contact_pair_potential(detail::contact_wrench(mv, ft, i, soa_body_kin(y_in, n, i, N, ft.body_i),
+                                                                 soa_body_kin(y_in, n, i, N, ft.body_j)),
+                                          contact_params(mv, ft, i));
+      } else {
+        springs = T(NAN);  // no dual-number or lane form of the geometry (body_forces.hpp)
+      }
     }
   }
   T total = kinetic + springs;

@@ -3,6 +3,8 @@
 // for the power channel of the reductions over time (reduce.hpp) and with it the work in
 // the energy balance (docs/solver.md, "Energy check"). The CPU reference's
 // nonconservative_power (dynamics/forces.cpp) sums the same terms in the same order.
+#include <type_traits>
+
 #include "batch_state.hpp"
 #include "body_forces.hpp"
 #include "simphant/batch/model_view.hpp"
@@ -63,6 +65,16 @@ SP_HD T nonconservative_power(int i, const ModelView<T>& mv, T t, const T* y_in,
         JointLoad<T> self;
         joint_law_loads(L, u, ft.kind == 0, fr, Bi, Bj, self);
         P += joint_load_power(self, Bi, Bj);
+        break;
+      }
+      case 5: {  // Contact: its damping, friction and rolling resistance
+        if constexpr (std::is_floating_point<T>::value) {
+          const BodyKin<T> Bi = kin(ft.body_i), Bj = kin(ft.body_j);
+          P += contact_pair_dissipation_power(detail::contact_wrench(mv, ft, i, Bi, Bj), contact_params(mv, ft, i), Bi,
+                                              Bj);
+        } else {
+          P = T(NAN);  // no dual-number or lane form of the geometry (body_forces.hpp)
+        }
         break;
       }
       default:

@@ -109,6 +109,32 @@ def mistakes(base, robot):
            lambda d: d["bodies"][0].update(visual=[{"type": "cone", "radius": 1}]))
     mutate("visual colour by name", ["bodies", 0, "visual", "color"],
            lambda d: d["bodies"][0].update(visual={"type": "sphere", "radius": 1, "color": "red"}))
+    contact = {"ground": {}, "materials": {"default": {"stiffness": 1e6, "restitution": 0.5}}}
+    sphere = {"type": "sphere", "radius": 0.01}
+
+    def with_contact(d, collision, **changes):
+        d["bodies"][0]["collision"] = collision
+        d["contact"] = copy.deepcopy(contact)
+        d["contact"].update(changes)
+
+    mutate("collision without contact", [], lambda d: d["bodies"][0].update(collision=sphere))
+    mutate("contact without collision", [], lambda d: d.update(contact=copy.deepcopy(contact)))
+    mutate("collision sphere of radius 0", ["bodies", 0, "collision", "radius"],
+           lambda d: with_contact(d, {"type": "sphere", "radius": 0}))
+    mutate("collision mesh", ["bodies", 0, "collision", "type"],
+           lambda d: with_contact(d, [{"type": "mesh", "file": "crank.stl"}]))
+    mutate("collision box with a radius", ["bodies", 0, "collision"],
+           lambda d: with_contact(d, {"type": "box", "size": [1, 1, 1], "radius": 1}))
+    mutate("restitution above 1", ["contact", "materials", "default", "restitution"],
+           lambda d: with_contact(d, sphere, materials={"default": {"stiffness": 1e6, "restitution": 1.2}}))
+    mutate("stiffness and youngs_modulus", ["contact", "materials", "default"], lambda d: with_contact(
+        d, sphere, materials={"default": {"stiffness": 1e6, "youngs_modulus": 1e9, "poisson_ratio": 0.3,
+                                          "restitution": 0.5}}))
+    mutate("hunt_crossley without reference_speed", ["contact"],
+           lambda d: with_contact(d, sphere, law="hunt_crossley"))
+    mutate("impact law", ["contact", "law"], lambda d: with_contact(d, sphere, law="flores"))
+    mutate("negative contype", ["bodies", 0, "collision", "contype"],
+           lambda d: with_contact(d, dict(sphere, contype=-1)))
     mutate("robot without urdf", ["robot"], lambda d: d["robot"].pop("urdf"), doc=robot)
     mutate("robot gravity of 2 numbers", ["robot", "gravity"], lambda d: d["robot"].update(gravity=[0, -9.81]),
            doc=robot)

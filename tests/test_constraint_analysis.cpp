@@ -31,6 +31,7 @@ namespace {
 
 /// Rank with the SVD, relative threshold 1e-9 of the largest singular value.
 int svd_rank(const Eigen::MatrixXd& A) {
+  if (A.size() == 0) return 0;  // no rows (a scene of free bodies): Eigen's SVD needs entries
   Eigen::JacobiSVD<Eigen::MatrixXd> svd(A);
   const auto& s = svd.singularValues();
   if (s.size() == 0 || s[0] == 0.0) return 0;

@@ -95,7 +95,8 @@ void pack_topology(const Model& m, PackedModel<T>& out) {
   for (const ForceElement& f : m.forces) {
     const int nk = f.stiffness_table.n(), nc = f.damping_table.n();
     out.force.push_back({static_cast<int>(f.type), f.body, f.world_frame ? 1 : 0, f.body_i, f.body_j, f.joint,
-                         static_cast<int>(f.kind), f.input_index, table, nk, table + 3 * nk, nc, f.law, -1});
+                         static_cast<int>(f.kind), f.input_index, table, nk, table + 3 * nk, nc, f.law, -1, -1,
+                         static_cast<int>(f.shape_i.kind), static_cast<int>(f.shape_j.kind), f.contact.normal.law});
     table += 3 * (nk + nc);
   }
   // Joint laws follow the tables, in force order.
@@ -106,6 +107,13 @@ void pack_topology(const Model& m, PackedModel<T>& out) {
     }
   // Mimic rows follow the joint laws, in mimic order.
   out.mimic_param = table;
+  table += kMimicParams * m.n_mimics();
+  // Contact pairs follow the mimic rows, in force order.
+  for (std::size_t f = 0; f < m.forces.size(); ++f)
+    if (m.forces[f].type == ForceType::Contact) {
+      out.force[f].contact = table;
+      table += kContactParams;
+    }
 }
 
 // Indices of the parameters whose value (bit pattern: -0.0 differs from +0.0) differs
@@ -174,6 +182,17 @@ std::vector<double> flatten_params(const Model& m) {
     p.push_back(mi.offset);
     p.push_back(mi.q_ref);
     p.push_back(mi.leader_q_ref);
+  }
+  for (const ForceElement& f : m.forces) {
+    if (f.type != ForceType::Contact) continue;
+    for (const Shape<double>* sh : {&f.shape_i, &f.shape_j}) {
+      p.insert(p.end(), sh->size, sh->size + 3);
+      put3(p, sh->pos_B);
+      p.insert(p.end(), {sh->quat_B.w, sh->quat_B.x, sh->quat_B.y, sh->quat_B.z});
+    }
+    const ContactPairParams<double>& c = f.contact;
+    p.insert(p.end(), {c.normal.stiffness, c.normal.exponent, c.normal.damping, c.normal.v_floor, c.friction.mu,
+                       c.friction.v_eps, c.friction.mu_roll, c.friction.w_eps, c.margin});
   }
   return p;
 }

@@ -17,7 +17,7 @@
 // a row's Phi_q block holds 6 sides columns (jac_cols()): [v (W), omega (B)] per side.
 //
 // Parameter layout of one instance (n_params = 19 N + 24 J + 16 F + 7 + the laws' + the
-// tables' + 17 per joint law + 4 per mimic row):
+// tables' + 17 per joint law + 4 per mimic row + 29 per contact pair):
 //   body k   at body_param(k):  mass [kg], J_B (9, row-major) [kg m^2], J_B^-1 (9)
 //   joint j  at joint_param(j): u_i, v_i, a_i, b_i, u_j, v_j, a_j, b_j (3 each, B or W)
 //   force f  at force_param(f): point_B, vec, point_i, point_j (3 each), stiffness,
@@ -34,9 +34,15 @@
 //                               order, at ForceTopo::joint_law
 //   mimic rows after the joint laws, at mimic_param + 4 k for mimic row k: multiplier,
 //                               offset, q_ref, leader_q_ref (Model::mimics)
+//   contact pairs after the mimic rows, kContactParams each in force order, at
+//                               ForceTopo::contact: shape_i size (3), pos_B (3), quat_B
+//                               (4, w x y z), shape_j the same, K, n, damping, v_floor, mu,
+//                               v_eps, mu_roll, w_eps, margin (ContactPairParams)
 #include <cstddef>
 #include <cstdint>
 
+#include "simphant/contact/contact_law.hpp"
+#include "simphant/contact/shapes.hpp"
 #include "simphant/core/hd.hpp"
 #include "simphant/formulas/joint_law.hpp"
 #include "simphant/formulas/motion_law.hpp"
@@ -56,6 +62,9 @@ constexpr int kDriverElement = -1;
 constexpr int kMimicElement = -2;
 /// Parameters of one mimic row: multiplier, offset, q_ref, leader_q_ref.
 constexpr int kMimicParams = 4;
+/// Parameters of one contact pair: two shapes (size, pos_B, quat_B: 10 each), the normal
+/// law's K, n, damping, v_floor, the friction's mu, v_eps, mu_roll, w_eps, the margin.
+constexpr int kContactParams = 29;
 
 /// Topology of one force element (ForceElement in model.hpp without its parameters).
 struct ForceTopo {
@@ -74,6 +83,9 @@ struct ForceTopo {
   /// Actuator of a robot joint (ForceElement::has_joint_law): first of its kJointLawParams
   /// parameters (formulas/joint_law.hpp), else -1.
   int joint_law;
+  /// Contact (body_i, body_j: the pair's bodies, -1 ground): first of its kContactParams
+  /// parameters, else -1; the shapes' ShapeKind and the NormalLaw as int.
+  int contact, shape_kind_i, shape_kind_j, contact_law;
 };
 
 template <class T>
@@ -175,6 +187,29 @@ struct ModelView {
     return frame(a >= first_mimic() ? mimic[4 * (a - first_mimic())] : a >= n_joints ? driver[3 * (a - n_joints)] : a, i);
   }
 };
+
+/// Side s (0: shape_i, 1: shape_j) of contact pair ft of instance i (Shape<T>).
+template <class T>
+SP_HD Shape<T> contact_shape(const ModelView<T>& mv, const ForceTopo& ft, int s, int i) {
+  const int p = ft.contact + 10 * s;
+  Shape<T> sh;
+  sh.kind = static_cast<ShapeKind>(s == 0 ? ft.shape_kind_i : ft.shape_kind_j);
+  for (int c = 0; c < 3; ++c) sh.size[c] = mv.param(p + c, i);
+  sh.pos_B = mv.param3(p + 3, i);
+  sh.quat_B = {mv.param(p + 6, i), mv.param(p + 7, i), mv.param(p + 8, i), mv.param(p + 9, i)};
+  return sh;
+}
+
+/// The law, friction and margin of contact pair ft of instance i.
+template <class T>
+SP_HD ContactPairParams<T> contact_params(const ModelView<T>& mv, const ForceTopo& ft, int i) {
+  const int p = ft.contact + 20;
+  ContactPairParams<T> c;
+  c.normal = {ft.contact_law, mv.param(p, i), mv.param(p + 1, i), mv.param(p + 2, i), mv.param(p + 3, i)};
+  c.friction = {mv.param(p + 4, i), mv.param(p + 5, i), mv.param(p + 6, i), mv.param(p + 7, i)};
+  c.margin = mv.param(p + 8, i);
+  return c;
+}
 
 /// Accessor of parameter base + k of instance i: a motion law's (motion_law_eval_at) or a
 /// characteristic table's [x, y, m2] (characteristic_force in formulas/force_math.hpp).

@@ -47,6 +47,7 @@ double force_flops_per_body(ForceType t) {
     case ForceType::SpringDamper: return 260;
     case ForceType::RotationalSpringDamper: return 250;
     case ForceType::Actuator: return 150;
+    case ForceType::Contact: return 700;  // shape poses, one pair function, law per contact (contact/)
   }
   return 0;
 }
@@ -99,7 +100,7 @@ double evaluation_flops(const Model& model, const SchurCost& sc) {
   for (const ForceElement& fe : model.forces) {
     int bodies = 0;
     if (fe.type == ForceType::PointForce || fe.type == ForceType::Torque) bodies = moving(fe.body);
-    else if (fe.type == ForceType::SpringDamper) bodies = moving(fe.body_i) + moving(fe.body_j);
+    else if (fe.type == ForceType::SpringDamper || fe.type == ForceType::Contact) bodies = moving(fe.body_i) + moving(fe.body_j);
     else if (fe.joint >= 0) bodies = moving(model.joints[static_cast<std::size_t>(fe.joint)].body_i) +
                                      moving(model.joints[static_cast<std::size_t>(fe.joint)].body_j);
     f += force_flops_per_body(fe.type) * bodies;

@@ -63,6 +63,15 @@ struct FrictionParams {
   T w_eps;    ///< rolling-rate regularisation [rad/s], > 0
 };
 
+/// Parameters of one contact pair (plain data; per pair or per instance). The Tsuji law's
+/// damping holds the pair's effective mass (normal_law_params with effective_mass).
+template <class T>
+struct ContactPairParams {
+  NormalLawParams<T> normal;   ///< normal force law (contact_law.hpp)
+  FrictionParams<T> friction;  ///< Coulomb mu, v_eps; rolling resistance mu_roll [m], w_eps
+  T margin;                    ///< collision margin [m] >= 0: near contacts carry no force
+};
+
 // x^y for the law's exponents: std::pow for scalars (host and device), per lane for Lanes.
 SP_HD double contact_pow(double x, double y) { return std::pow(x, y); }
 SP_HD float contact_pow(float x, float y) { return std::pow(x, y); }

@@ -29,15 +29,6 @@
 
 namespace simphant {
 
-/// Parameters of one contact pair (plain data; per pair or per instance). The Tsuji law's
-/// damping holds the pair's effective mass (normal_law_params with effective_mass).
-template <class T>
-struct ContactPairParams {
-  NormalLawParams<T> normal;   ///< normal force law (contact_law.hpp)
-  FrictionParams<T> friction;  ///< Coulomb mu, v_eps; rolling resistance mu_roll [m], w_eps
-  T margin;                    ///< collision margin [m] >= 0: near contacts carry no force
-};
-
 /// The wrench that the contacts of a pair apply to one body, about its centre of mass.
 template <class T>
 struct BodyWrench {
@@ -99,11 +90,16 @@ SP_HD ShapePose<T> shape_pose_W(const Shape<T>& s, const BodyKin<T>& k) {
 /// change only after an accepted step: contact_pair_update_impact_slots.
 ///
 /// Unsupported kind pairs (collide_supported) give status Unsupported and zero wrenches.
-/// Broad phase: call bounding_spheres_overlap first where many pairs are far apart.
+///
+/// broad_phase: test the bounding spheres first (bounding_spheres_overlap); a pair farther
+/// apart than the margin then gets status Ok, no contacts, zero wrenches and
+/// contacts.distance = +infinity (not computed). The solvers pass true: the forces are the
+/// same either way, since such a pair has no contact.
 template <class T>
 SP_HD ContactPairWrench<T> contact_pair_wrench(const Shape<T>& shape_a, const BodyKin<T>& ka, const Shape<T>& shape_b,
                                                const BodyKin<T>& kb, const ContactPairParams<T>& params,
-                                               const typename contact_wrench_detail::identity<T>::type* v_impact) {
+                                               const typename contact_wrench_detail::identity<T>::type* v_impact,
+                                               bool broad_phase = false) {
   ContactPairWrench<T> w;
   w.a = contact_wrench_detail::zero_wrench<T>();
   w.b = contact_wrench_detail::zero_wrench<T>();
@@ -113,8 +109,14 @@ SP_HD ContactPairWrench<T> contact_pair_wrench(const Shape<T>& shape_a, const Bo
     w.friction_W[i] = zero3<T>();
     w.rolling_W[i] = zero3<T>();
   }
-  w.status = collide(shape_a, shape_pose_W(shape_a, ka), shape_b, shape_pose_W(shape_b, kb), params.margin,
-                     w.contacts);
+  const ShapePose<T> pose_a = shape_pose_W(shape_a, ka), pose_b = shape_pose_W(shape_b, kb);
+  if (broad_phase && collide_supported(shape_a.kind, shape_b.kind) &&
+      !bounding_spheres_overlap(shape_a, pose_a, shape_b, pose_b, params.margin)) {
+    w.status = CollideStatus::Ok;
+    w.contacts = collide_detail::no_contact(T(INFINITY), Vec3<T>{T(0), T(0), T(1)});
+    return w;
+  }
+  w.status = collide(shape_a, pose_a, shape_b, pose_b, params.margin, w.contacts);
   if (w.status != CollideStatus::Ok) return w;
   const Vec3<T> w_rel = kb.omega_W - ka.omega_W;
   Vec3<T> F_b = zero3<T>();  // on B: total force
@@ -160,6 +162,40 @@ SP_HD void contact_pair_update_impact_slots(const ContactPairWrench<T>& w, T v_f
     const T depth = i < w.contacts.count ? w.contacts.contact[i].depth : T(0);
     v_impact[i] = contact_impact_slot(v_impact[i], depth, w.delta_dot[i], v_floor);
   }
+}
+
+/// Elastic energy [J] stored in the pair's contacts: sum over contacts with depth > 0 of
+/// K delta^(n+1) / (n + 1), the potential of the elastic part K delta^n of the normal
+/// force (docs/contact.md, "Contact in the DAE"). w from contact_pair_wrench.
+template <class T>
+SP_HD T contact_pair_potential(const ContactPairWrench<T>& w, const ContactPairParams<T>& params) {
+  const T K = params.normal.stiffness, n = params.normal.exponent;
+  T V = T(0);
+  for (int i = 0; i < w.contacts.count; ++i) {
+    const T d = w.contacts.contact[i].depth;
+    if (d > T(0)) V += K * contact_pow(d, n + T(1)) / (n + T(1));
+  }
+  return V;
+}
+
+/// Power [W] of the pair's contact forces on both bodies less the elastic part's, so that
+/// d/dt (kinetic + potentials incl. contact_pair_potential) = this + the other loads'
+/// powers: per contact (F_n - K delta^n)(-delta_dot) + F_t . v_rel (damping and friction,
+/// <= 0 by the laws), plus the rolling torque's M_r . (omega_B - omega_A). w from
+/// contact_pair_wrench at the kinematics ka, kb.
+template <class T>
+SP_HD T contact_pair_dissipation_power(const ContactPairWrench<T>& w, const ContactPairParams<T>& params,
+                                       const BodyKin<T>& ka, const BodyKin<T>& kb) {
+  const T K = params.normal.stiffness, n = params.normal.exponent;
+  const Vec3<T> w_rel = kb.omega_W - ka.omega_W;
+  T P = T(0);
+  for (int i = 0; i < w.contacts.count; ++i) {
+    const ContactPoint<T>& c = w.contacts.contact[i];
+    const Vec3<T> v_rel = (kb.v + cross(kb.omega_W, c.point_W - kb.r)) - (ka.v + cross(ka.omega_W, c.point_W - ka.r));
+    const T elastic = c.depth > T(0) ? K * contact_pow(c.depth, n) : T(0);
+    P += (w.normal_force[i] - elastic) * (-w.delta_dot[i]) + dot(w.friction_W[i], v_rel) + dot(w.rolling_W[i], w_rel);
+  }
+  return P;
 }
 
 }  // namespace simphant

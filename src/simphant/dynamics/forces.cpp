@@ -1,7 +1,9 @@
 #include "simphant/dynamics/forces.hpp"
 
 #include <cmath>
+#include <utility>
 
+#include "simphant/contact/contact_wrench.hpp"
 #include "simphant/formulas/force_math.hpp"
 #include "simphant/formulas/power_math.hpp"
 
@@ -28,6 +30,13 @@ void add_torque_world(const Data& d, Eigen::VectorXd& Q, int k, const Vec3d& T_W
 BodyKin<double> side_kin(const Data& d, int k) { return k < 0 ? ground_kin<double>() : d.kin[k]; }
 
 PointerParams<double> table_params(const CharacteristicTable& t) { return {t.p.data()}; }
+
+/// The contact wrenches of a Contact element at d's kinematics (with the broad phase, as
+/// the per-thread body forces: kernels/body_forces.hpp).
+ContactPairWrench<double> contact_wrench(const Data& d, const ForceElement& f) {
+  return contact_pair_wrench(f.shape_i, side_kin(d, f.body_i), f.shape_j, side_kin(d, f.body_j), f.contact,
+                             static_cast<const double*>(nullptr), true);
+}
 
 /// s(t) of motion law `law` (Model::laws) at the instance time t [s].
 double law_value(const Model& model, int law, double t) {
@@ -134,6 +143,17 @@ void compute_forces(const Model& model, Data& d, double t, const double* inputs)
         }
         break;
       }
+      case ForceType::Contact: {
+        const ContactPairWrench<double> w = contact_wrench(d, f);
+        for (const auto& [k, W] : {std::pair<int, const BodyWrench<double>&>{f.body_i, w.a}, {f.body_j, w.b}}) {
+          if (k < 0) continue;
+          for (int c = 0; c < 3; ++c) {
+            Q[6 * k + c] += W.force_W[c];
+            Q[6 * k + 3 + c] += W.torque_B[c];
+          }
+        }
+        break;
+      }
     }
   }
 }
@@ -152,6 +172,8 @@ double spring_potential(const Model& model, const Data& d) {
       const double theta = coordinate_angle_value(jt.frame, side_kin(d, jt.body_i), side_kin(d, jt.body_j));
       V += characteristic_potential(table_params(f.stiffness_table), f.stiffness_table.n(), f.stiffness,
                                     theta - f.rest);
+    } else if (f.type == ForceType::Contact) {
+      V += contact_pair_potential(contact_wrench(d, f), f.contact);
     }
   }
   return V;
@@ -197,6 +219,10 @@ double nonconservative_power(const Model& model, const Data& d, double t, const 
         P += joint_load_power(self, Bi, Bj);
         break;
       }
+      case ForceType::Contact:
+        P += contact_pair_dissipation_power(contact_wrench(d, f), f.contact, side_kin(d, f.body_i),
+                                            side_kin(d, f.body_j));
+        break;
     }
   }
   for (int k = 0; k < model.n_drivers(); ++k) {

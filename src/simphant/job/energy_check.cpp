@@ -46,7 +46,7 @@ std::vector<std::string> energy_sources(const Model& model) {
                              f.joint < static_cast<int>(model.robot->model.links.size());
     const std::string name = robot_joint
                                  ? "robot joint '" + model.robot->model.links[static_cast<std::size_t>(f.joint)].joint_name + "'"
-                                 : "forces." + f.name;
+                                 : f.type == ForceType::Contact ? f.name : "forces." + f.name;
     switch (f.type) {
       case ForceType::PointForce:
       case ForceType::Torque:
@@ -55,6 +55,10 @@ std::vector<std::string> energy_sources(const Model& model) {
       case ForceType::SpringDamper:
       case ForceType::RotationalSpringDamper:
         if (f.damping != 0 || !f.damping_table.empty()) out.push_back(name + " (damping)");
+        break;
+      case ForceType::Contact:
+        if (f.contact.normal.damping != 0 || f.contact.friction.mu != 0 || f.contact.friction.mu_roll != 0)
+          out.push_back(name + " (contact damping, friction or rolling resistance)");
         break;
       case ForceType::Actuator: {
         if (f.value != 0 || f.law >= 0) out.push_back(name + " (actuator input)");
@@ -161,8 +165,9 @@ std::vector<std::string> energy_check_warnings(const EnergyCheck& c) {
                       "instance %d: the energy balance E(T) - E(0) - W (W the work of the loads, drives and dampers) "
                       "is %.2e of its scale, beyond the energy check's bound %.2e: the run is not accurate to the "
                       "precision it reports; a force that switches inside a step (a joint limit, an effort or "
-                      "velocity limit) or a mode near the step-size limit is integrated at low order "
-                      "(docs/solver.md, \"Energy balance\")",
+                      "velocity limit, a contact that begins) or a mode near the step-size limit is integrated at "
+                      "low order (docs/solver.md, \"Energy balance\"; contact: docs/contact.md, \"Contact in the "
+                      "DAE\")",
                       i, c.balance_relative[static_cast<std::size_t>(i)], c.bound);
         return std::string(buf);
       },

@@ -41,8 +41,9 @@ constexpr int kEnergyWarningsListed = 10;
 
 /// The elements of a model that change E by their work, each named by its scene path and
 /// why, e.g. "forces.crank_damper (damping)", "drivers.crank (rheonomic driver)",
-/// "robot joint 'elbow' (servo, limits)" (a robot's actuators carry its joint laws); empty
-/// when the model conserves E.
+/// "robot joint 'elbow' (servo, limits)" (a robot's actuators carry its joint laws), a
+/// contact pair by its element name, "contact ground ball[0] (contact damping, friction or
+/// rolling resistance)"; empty when the model conserves E.
 std::vector<std::string> energy_sources(const Model& model);
 
 /// The relative bound of the energy check for a run of these settings at this precision

@@ -46,7 +46,8 @@
 //   energy_conserved                   true when nothing but gravity and springs does work on any instance's
 //                                      model, so that the drift above is an error (job/energy_check.hpp)
 //   energy_sources                     what else does work ("forces.<name> (damping)", "drivers.<name>
-//                                      (rheonomic driver)", ...); [] when energy_conserved
+//                                      (rheonomic driver)", "contact <shape> <shape> (contact damping,
+//                                      ...)", ...); [] when energy_conserved
 //   energy_error_bound                 the energy check's relative bound (job/energy_check.hpp), on the
 //                                      energy error of a conserving model or on the energy balance; null when
 //                                      none applies (euler, symplectic_euler; a model that does not conserve E

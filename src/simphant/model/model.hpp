@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "simphant/contact/contact_law.hpp"
+#include "simphant/contact/shapes.hpp"
 #include "simphant/formulas/joint_law.hpp"
 #include "simphant/formulas/motion_law.hpp"
 #include "simphant/formulas/refined_solve.hpp"
@@ -65,7 +67,8 @@ enum class ForceType : int {
   Torque = 1,                 ///< constant torque
   SpringDamper = 2,           ///< translational spring-damper between two body points
   RotationalSpringDamper = 3, ///< about a revolute / cylindrical joint's axis
-  Actuator = 4                ///< per-instance input along a joint's free axis
+  Actuator = 4,               ///< per-instance input along a joint's free axis
+  Contact = 5                 ///< compliant contact of a shape pair (docs/contact.md)
 };
 
 enum class ActuatorKind : int { Torque = 0, Force = 1 };
@@ -117,6 +120,12 @@ struct ForceElement {
   /// s(t)) instead of u itself; a mimic is a constraint row (Model::mimics), not part of the law.
   bool has_joint_law = false;
   JointLaw<double> joint_law = plain_joint_law<double>();
+  // Contact (docs/contact.md, "Contact in the DAE"): shape_i on body_i (ground: placed in
+  // W) against shape_j on body_j; shape A of contact_pair_wrench is shape_i. The law's
+  // parameters are the pair's, combined from the two materials at compile time (Tsuji's
+  // damping with the pair's effective mass).
+  Shape<double> shape_i{}, shape_j{};
+  ContactPairParams<double> contact{};
 };
 
 /// A motion law s(t) (formulas/motion_law.hpp; scene: docs/scene-format.md, "Motion

@@ -36,7 +36,8 @@ std::string topology_difference(const Model& a, const Model& b) {
   if (a.n_joints() != b.n_joints()) return counts("joints", a.n_joints(), b.n_joints());
   if (a.n_rows != b.n_rows) return counts("constraint rows", a.n_rows, b.n_rows);
   if (a.forces.size() != b.forces.size())
-    return counts("force elements", static_cast<long long>(a.forces.size()), static_cast<long long>(b.forces.size()));
+    return counts("force elements (contact pairs included: a swept collision filter or shape changes them)",
+                  static_cast<long long>(a.forces.size()), static_cast<long long>(b.forces.size()));
   if (a.n_inputs != b.n_inputs) return counts("inputs", a.n_inputs, b.n_inputs);
   if (a.solver.dt != b.solver.dt) {
     char msg[96];
@@ -74,6 +75,9 @@ std::string topology_difference(const Model& a, const Model& b) {
     if (x.type != y.type || x.body != y.body || x.world_frame != y.world_frame || x.body_i != y.body_i ||
         x.body_j != y.body_j || x.joint != y.joint || x.kind != y.kind || x.input_index != y.input_index)
       return "force element " + std::to_string(f) + " differs in type, bodies, joint, frame or input slot";
+    if (x.type == ForceType::Contact &&
+        (x.shape_i.kind != y.shape_i.kind || x.shape_j.kind != y.shape_j.kind || x.contact.normal.law != y.contact.normal.law))
+      return "contact pair " + std::to_string(f) + " (" + x.name + ") differs in its shape types or contact law";
   }
   if (static_cast<bool>(a.robot) != static_cast<bool>(b.robot)) return "one model is a robot in joint coordinates, the other not";
   if (a.robot && (a.robot->n() != b.robot->n() || a.robot->solver != b.robot->solver))

@@ -12,7 +12,7 @@ Body compile_body(const json& j, const std::string& path) {
   expect_object(j, path);
   check_keys(j, path,
              {"name", "mass", "inertia", "position", "orientation", "velocity", "angular_velocity",
-              "angular_velocity_world", "visual"});
+              "angular_velocity_world", "visual", "collision"});  // collision: contact_compile.cpp
   Body b;
   b.name = as_name(require_key(j, path, "name"), child_path(path, "name"));
   if (b.name == "ground") throw SceneError(child_path(path, "name"), "the name \"ground\" is reserved");

@@ -73,6 +73,18 @@ void compile_robot_joints(const nlohmann::json& robot, const std::string& path, 
 /// Precondition: model.bodies and model.joints filled.
 void compile_forces(const nlohmann::json& forces, const std::string& path, Model& model);
 
+/// The bodies' "collision" shapes and the "contact" section (docs/scene-format.md,
+/// "Contact") -> one ForceType::Contact element per pair of shapes that may touch,
+/// appended to model.forces: the ground plane (side i) with each body shape, then the
+/// shapes of bodies a < b (shape i on a); pairs whose contype / conaffinity filter refuses
+/// them, excluded body pairs and bodies joined by a joint are left out. Nothing without
+/// either key. Precondition: bodies, joints and forces compiled. Errors name the JSON
+/// pointer: collision without contact (or contact without collision) at /contact, a bad
+/// shape or material value, an unknown material or body, an unsupported pair of kinds, a
+/// pair whose materials do not combine (mixed stiffness forms, unequal exponents, Hertz on
+/// flat or cylindrical shapes).
+void compile_contacts(const nlohmann::json& doc, Model& model);
+
 /// The "solver" object -> SolverSettings. file_dt: the robot file's step (an MJCF file's
 /// <option timestep>), used when the object has no "dt"; nullptr: "dt" is required.
 SolverSettings compile_solver(const nlohmann::json& solver, const std::string& path, const double* file_dt = nullptr);

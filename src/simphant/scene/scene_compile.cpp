@@ -12,7 +12,8 @@ Model compile_model(const nlohmann::json& doc) {
   using namespace scene_detail;
   const std::string root;  // JSON pointer of the document: ""
   expect_object(doc, "/");
-  check_keys(doc, root, {"name", "gravity", "bodies", "joints", "drivers", "forces", "solver", "sweep", "robot", "output"});
+  check_keys(doc, root,
+             {"name", "gravity", "bodies", "joints", "drivers", "forces", "contact", "solver", "sweep", "robot", "output"});
   Model model;
   if (const json* name = find_key(doc, "name")) model.name = as_string(*name, "/name");
   if (const json* output = find_key(doc, "output")) model.output = compile_output(*output, "/output");
@@ -22,6 +23,8 @@ Model compile_model(const nlohmann::json& doc) {
       if (find_key(doc, key) != nullptr)
         throw SceneError(child_path(root, key), "not allowed beside a \"robot\" section (the robot's bodies, joints and "
                                                 "actuators come from its URDF; gravity is robot.gravity)");
+    if (find_key(doc, "contact") != nullptr)
+      throw SceneError("/contact", "not yet supported with a robot section (joint-space robots)");
     const double file_dt = robot_mjcf_timestep(*robot, "/robot/mjcf");  // docs/mjcf.md: the default dt
     model.solver = compile_solver(require_key(doc, root, "solver"), "/solver", std::isnan(file_dt) ? nullptr : &file_dt);
     if (solver_type != RobotSolver::Dae && is_adaptive(model.solver.integrator))
@@ -43,6 +46,7 @@ Model compile_model(const nlohmann::json& doc) {
   if (const json* joints = find_key(doc, "joints")) compile_joints(*joints, "/joints", model);
   if (const json* drivers = find_key(doc, "drivers")) compile_drivers(*drivers, "/drivers", model);
   if (const json* forces = find_key(doc, "forces")) compile_forces(*forces, "/forces", model);
+  compile_contacts(doc, model);  // after the forces: appends to model.forces
   model.solver = compile_solver(require_key(doc, root, "solver"), "/solver");
   return model;
 }

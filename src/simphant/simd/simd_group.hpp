@@ -145,7 +145,8 @@ inline GroupContext make_group_context(const SimdBatchView& v, std::vector<unsig
       case 1:
         mark(ft.body);
         break;
-      case 2:
+      case 2:  // SpringDamper
+      case 5:  // Contact
         mark(ft.body_i);
         mark(ft.body_j);
         break;
