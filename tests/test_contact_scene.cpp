@@ -291,7 +291,7 @@ TEST(ContactScene, HertzStiffnessFromTwoModuli) {
   // a sphere against a box face: R* = the sphere's radius (the box kept off the plane)
   d["contact"]["exclude"] = json::parse(R"([["ground", "block"]])");
   d["bodies"][1]["collision"] = json::parse(R"({"type": "box", "size": [0.2, 0.2, 0.2]})");
-  const ForceElement& sb = contact_named(compile_model(d), "contact ball[0] block[0]");
+  const ForceElement sb = contact_named(compile_model(d), "contact ball[0] block[0]");
   const double E_s = 1.0 / (2 * (1 - 0.09) / 2e11);
   EXPECT_NEAR(sb.contact.normal.stiffness, 4.0 / 3.0 * E_s * std::sqrt(0.05), 1e-12 * K_g);
 }
@@ -300,7 +300,7 @@ TEST(ContactScene, HuntCrossleyAndOtherExponents) {
   json d = base_scene();
   d["contact"]["law"] = "hunt_crossley";
   d["contact"]["reference_speed"] = 2.0;
-  const ForceElement& f = contact_named(compile_model(d), "contact ball[0] block[1]");
+  const ForceElement f = contact_named(compile_model(d), "contact ball[0] block[1]");
   EXPECT_EQ(f.contact.normal.law, static_cast<int>(NormalLaw::HuntCrossley));
   const double c = hc_damping_for_restitution(0.5) / 2.0;
   EXPECT_NEAR(f.contact.normal.damping, c, 1e-14 * c);
@@ -323,7 +323,7 @@ TEST(ContactScene, RestitutionRange) {
   for (double e : {1.0, 0.01, 1e-4, 1e-6}) {
     json d = base_scene();
     d["contact"]["materials"]["default"]["restitution"] = e;
-    const ForceElement& g = contact_named(compile_model(d), "contact ground ball[0]");
+    const ForceElement g = contact_named(compile_model(d), "contact ground ball[0]");
     const NormalLawParams<double>& p = g.contact.normal;
     if (e == 1.0) {
       EXPECT_EQ(p.damping, 0.0);
@@ -335,7 +335,7 @@ TEST(ContactScene, RestitutionRange) {
   for (double n : {10.0, 2.5}) {
     d["contact"]["materials"]["default"]["exponent"] = n;
     d["contact"]["materials"]["rubber"]["exponent"] = n;
-    const NormalLawParams<double>& p = contact_named(compile_model(d), "contact ground ball[0]").contact.normal;
+    const NormalLawParams<double> p = contact_named(compile_model(d), "contact ground ball[0]").contact.normal;
     EXPECT_EQ(p.exponent, n);
     EXPECT_NEAR(normal_law_restitution(p, 2.0, 1.0), 0.8, 1e-9) << n;
   }
