@@ -31,7 +31,10 @@ double rk4_stability_radius(std::complex<double> lambda);
 constexpr int kMaxProjectedRows = 1000;
 
 /// Which model field sets a mode.
-enum class StabilityField { BaumgarteAlpha, BaumgarteBeta, Stiffness, Damping };
+/// Which model field sets a mode. SlipSpeed and RollingSpeed: a contact's friction and
+/// rolling resistance (dynamics/contact_stability.hpp), bounded forces that chatter
+/// rather than blow up beyond the limit.
+enum class StabilityField { BaumgarteAlpha, BaumgarteBeta, Stiffness, Damping, SlipSpeed, RollingSpeed };
 
 /// One mode of the model.
 struct StabilityMode {
@@ -44,6 +47,9 @@ struct StabilityMode {
   /// [1/s^2] (Baumgarte) or p = c w, q = k w (spring-dampers).
   double p = 0, q = 0;
   double dt_max = 0;            ///< largest stable step [s] of RK4: rk4_stability_radius / |lambda|
+  /// Contact modes (force of type Contact): the reference impact speed [m/s] and the
+  /// normal force [N] the mode is linearised at (dynamics/contact_stability.hpp).
+  double contact_speed = 0, contact_force = 0;
 };
 
 /// The largest step [s] at which `integrator` runs the mode m without amplifying it,

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "simphant/dynamics/assembly.hpp"
+#include "simphant/dynamics/contact_stability.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/robot_stability.hpp"
 #include "simphant/dynamics/stability.hpp"
@@ -16,12 +17,16 @@ namespace {
 
 using nlohmann::json;
 
+constexpr double kPi = 3.14159265358979323846;
+
 const char* field_key(StabilityField f) {
   switch (f) {
     case StabilityField::BaumgarteAlpha: return "baumgarte_alpha";
     case StabilityField::BaumgarteBeta: return "baumgarte_beta";
     case StabilityField::Stiffness: return "stiffness";
     case StabilityField::Damping: return "damping";
+    case StabilityField::SlipSpeed: return "slip_speed";
+    case StabilityField::RollingSpeed: return "rolling_speed";
   }
   return "";
 }
@@ -31,7 +36,11 @@ const char* field_key(StabilityField f) {
 std::string field_path(const StabilityMode& m, const Model& model, const json& doc) {
   if (m.joint >= 0) return robot_mode_field(m, *model.robot);
   if (m.force < 0) return std::string("/solver/") + field_key(m.field);
-  const std::string& name = model.forces[static_cast<std::size_t>(m.force)].name;
+  const ForceElement& fe = model.forces[static_cast<std::size_t>(m.force)];
+  const std::string& name = fe.name;
+  if (fe.type == ForceType::Contact)  // the pair's materials (contact.materials) set the mode
+    return "/contact/materials, pair '" + name + "': " +
+           (m.field == StabilityField::Damping ? "restitution" : std::string(field_key(m.field)));
   const json* forces = doc.is_object() && doc.contains("forces") ? &doc.at("forces") : nullptr;
   if (forces && forces->is_array() && static_cast<std::size_t>(m.force) < forces->size()) {
     const json& f = (*forces)[static_cast<std::size_t>(m.force)];
@@ -49,6 +58,11 @@ std::string mode_name(const StabilityMode& m, const Model& model) {
   if (m.joint >= 0) return robot_mode_name(m, *model.robot);
   if (m.force < 0) return "Baumgarte error dynamics";
   const ForceElement& f = model.forces[static_cast<std::size_t>(m.force)];
+  if (f.type == ForceType::Contact)
+    return std::string(m.field == StabilityField::SlipSpeed      ? "friction of '"
+                       : m.field == StabilityField::RollingSpeed ? "rolling resistance of '"
+                                                                 : "normal force of '") +
+           f.name + "'";
   return std::string(f.type == ForceType::RotationalSpringDamper ? "rotational spring-damper '" : "spring-damper '") +
          f.name + "'";
 }
@@ -103,6 +117,17 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
   if (m0.robot) {
     for (const StabilityMode& m : robot_joint_modes(*m0.robot)) base.push_back(m);
   }
+  // The contacts: three modes per pair, made per instance from its own initial state,
+  // materials and shapes (dynamics/contact_stability.hpp).
+  const bool contact = std::any_of(m0.forces.begin(), m0.forces.end(),
+                                   [](const ForceElement& f) { return f.type == ForceType::Contact; });
+  std::vector<double> Y0(contact ? static_cast<std::size_t>(m0.ny()) : 0);
+  const auto add_contact_modes = [&](const Model& m, std::vector<StabilityMode>& out) {
+    if (!contact) return;
+    initial_state(m, Y0.data());
+    for (const StabilityMode& c : contact_modes(m, Y0.data())) out.push_back(c);
+  };
+  add_contact_modes(m0, base);
   // Per mode, the instance with the smallest stable step.
   for (StabilityMode& m : base) m = limit_of(m);
   std::vector<StabilityMode> worst = base;
@@ -112,6 +137,7 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
     if (models[i].robot) {
       for (const StabilityMode& m : robot_joint_modes(*models[i].robot)) mi.push_back(m);
     }
+    add_contact_modes(models[i], mi);
     for (StabilityMode& m : mi) m = limit_of(m);
     for (std::size_t k = 0; k < mi.size(); ++k)
       if (mi[k].dt_max < worst[k].dt_max) {
@@ -122,33 +148,68 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
   json modes = json::array();
   for (std::size_t k = 0; k < worst.size(); ++k) {
     const StabilityMode& m = worst[k];
+    const Model& mk = models[static_cast<std::size_t>(worst_instance[k])];
+    const bool contact_mode = m.force >= 0 && mk.forces[static_cast<std::size_t>(m.force)].type == ForceType::Contact;
+    if (contact_mode && !std::isfinite(m.dt_max)) continue;  // no friction, no rolling resistance
+    // Friction and rolling resistance stay within mu F_n: beyond their limit the slip
+    // stalls or oscillates inside that bound (a warning), the run does not blow up.
+    const bool bounded = m.field == StabilityField::SlipSpeed || m.field == StabilityField::RollingSpeed;
     const double ratio = dt / m.dt_max;
     // Explicit Euler inside its refusal limit but outside |1 + h lambda| <= 1.
     const double gain = integrator == Integrator::Euler ? euler_gain(m, dt) : 0.0;
     const bool euler_grows = integrator == Integrator::Euler && ratio <= 1.0 && gain > 1.0 + 1e-12;
-    const char* verdict = ratio > 1.0 ? "unstable" : ratio > kStabilityWarnRatio || euler_grows ? "warn" : "ok";
-    const Model& mk = models[static_cast<std::size_t>(worst_instance[k])];
+    // A contact's normal mode lasts about half its period, pi / |lambda|: resolved by fewer
+    // than kContactStepsWarn steps, the rebound and peak force are off by about 1 % or more
+    // (docs/contact.md, "Step size").
+    const double contact_steps = contact_mode && !bounded ? kPi / (std::abs(m.lambda) * dt) : 0.0;
+    const bool coarse_contact = contact_mode && !bounded && ratio <= 1.0 && contact_steps < kContactStepsWarn;
+    const char* verdict = ratio > 1.0                                              ? "unstable"
+                          : ratio > kStabilityWarnRatio || euler_grows || coarse_contact ? "warn"
+                                                                                   : "ok";
     const std::string field = field_path(m, mk, doc), name = mode_name(m, mk);
-    modes.push_back(json{{"field", field},
-                         {"name", name},
-                         {"lambda_re", m.lambda.real()},
-                         {"lambda_im", m.lambda.imag()},
-                         {"lambda_dt", std::abs(m.lambda) * dt},
-                         {"effective_inverse_mass", m.inverse_mass},
-                         {"dt_max_s", m.dt_max},
-                         {"ratio", ratio},
-                         {"instance", worst_instance[k]},
-                         {"verdict", verdict}});
+    json entry{{"field", field},
+               {"name", name},
+               {"lambda_re", m.lambda.real()},
+               {"lambda_im", m.lambda.imag()},
+               {"lambda_dt", std::abs(m.lambda) * dt},
+               {"effective_inverse_mass", m.inverse_mass},
+               {"dt_max_s", m.dt_max},
+               {"ratio", ratio},
+               {"instance", worst_instance[k]},
+               {"verdict", verdict}};
+    if (contact_mode) {
+      entry["reference_speed_m_s"] = m.contact_speed;
+      entry["normal_force_n"] = m.contact_force;
+      if (!bounded) entry["steps_per_contact"] = contact_steps;
+    }
+    modes.push_back(std::move(entry));
+    if (coarse_contact && ratio <= kStabilityWarnRatio && !euler_grows) {
+      char msg[512];
+      std::snprintf(msg, sizeof msg,
+                    "%s: a contact at normal force %.4g N (impact at %.4g m/s, contact.impact_speed; or the weight at "
+                    "rest) lasts about pi / |lambda| = %.3g s, %.3g steps of dt = %.4g s: its rebound and peak force "
+                    "are off by about 1 %% or more; use dt <= %.4g s (%d steps per contact) or a softer stiffness",
+                    name.c_str(), m.contact_force, m.contact_speed, kPi / std::abs(m.lambda), contact_steps, dt,
+                    kPi / (std::abs(m.lambda) * kContactStepsWarn), static_cast<int>(kContactStepsWarn));
+      out.warnings.push_back(field + ": " + msg);
+      continue;
+    }
     if (ratio <= kStabilityWarnRatio && !euler_grows) continue;
-    char msg[768];
+    char msg[1024];
     const std::string where = models.size() > 1 ? " (instance " + std::to_string(worst_instance[k]) + ")" : "";
     const std::string mass =
         m.joint >= 0 ? ", effective inverse inertia " + g4(m.inverse_mass) + " 1/(kg m^2) | 1/kg of the joint"
         : m.force < 0 ? std::string()
-                      : ", effective inverse mass " + g4(m.inverse_mass) +
-                            (m0.forces[static_cast<std::size_t>(m.force)].type == ForceType::RotationalSpringDamper
-                                 ? " 1/(kg m^2) about its axis"
-                                 : " 1/kg along its line");
+        : contact_mode
+            ? ", effective inverse " +
+                  (m.field == StabilityField::RollingSpeed ? "inertia " + g4(m.inverse_mass) + " 1/(kg m^2)"
+                                                           : "mass " + g4(m.inverse_mass) + " 1/kg") +
+                  " of the free bodies at the contact (an upper bound), at normal force " + g4(m.contact_force) +
+                  " N (impact at " + g4(m.contact_speed) + " m/s, contact.impact_speed; or the weight at rest)"
+            : ", effective inverse mass " + g4(m.inverse_mass) +
+                  (mk.forces[static_cast<std::size_t>(m.force)].type == ForceType::RotationalSpringDamper
+                       ? " 1/(kg m^2) about its axis"
+                       : " 1/kg along its line");
     std::snprintf(msg, sizeof msg,
                   "%s%s: mode lambda = %.4g%+.4gi 1/s, |lambda| dt = %.3g%s; %s %s dt <= %.4g s along "
                   "this mode (|lambda| dt <= %.4g)",
@@ -156,11 +217,20 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
                   integrator == Integrator::Rk4 ? "RK4" : integrator_name(integrator),
                   integrator == Integrator::Euler ? "blows up beyond" : "is stable for", m.dt_max,
                   m.dt_max * std::abs(m.lambda));
+    if (bounded) {
+      out.warnings.push_back(field + ": " + msg + (ratio > 1.0 ? ": dt = " + g4(dt) + " s is beyond it" : std::string(": dt is within a factor 2 of it")) +
+                             "; the force stays within its Coulomb bound, but the slip stalls or oscillates "
+                             "instead of dying out (a body that should stick or roll keeps sliding; not a "
+                             "blow-up): use dt <= " +
+                             g4(kStabilityWarnRatio * m.dt_max) + " s or a larger " + field_key(m.field));
+      continue;
+    }
     if (ratio > 1.0 && out.refused_field.empty()) {
       out.refused_field = field;
       out.refused_reason = std::string(msg) + ": dt = " + g4(dt) +
                            " s is beyond it and the run would blow up; use dt <= " + g4(m.dt_max) +
-                           " s, or set solver.allow_unstable: true";
+                           (contact_mode ? " s, give contact.impact_speed where no contact can be that fast" : " s") +
+                           ", or set solver.allow_unstable: true";
     }
     if (ratio > 1.0 && !m0.solver.allow_unstable) continue;  // refused: the refusal says it
     if (euler_grows) {

@@ -34,7 +34,10 @@ struct StabilityCheck {
 /// Baumgarte mode. A robot scene adds one mode per joint with joint forces
 /// (robot_joint_modes, dynamics/robot_stability.hpp), made from each instance's own
 /// gains and effective inertia. A model that does not assemble is estimated at its last
-/// iterate.
+/// iterate. A scene with contact adds three modes per contact pair per instance
+/// (contact_modes, dynamics/contact_stability.hpp): the normal force (refused beyond its
+/// limit as a spring; warned of below kContactStepsWarn steps per contact) and the
+/// friction and rolling resistance (bounded forces: warned of, never refused).
 StabilityCheck check_step_stability(const std::vector<Model>& models, const nlohmann::json& doc);
 
 }  // namespace simphant

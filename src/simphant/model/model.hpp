@@ -264,6 +264,9 @@ struct Model {
   std::vector<Driver> drivers;       ///< rows after the joints' rows
   std::vector<Mimic> mimics;         ///< rows after the drivers' rows (robots in the DAE)
   Vec3d gravity{0, 0, 0};            ///< [m/s^2], W
+  /// contact.impact_speed [m/s]: the approach speed the step-size check assumes for the
+  /// contacts; 0: estimated from the initial state (dynamics/contact_stability.hpp).
+  double contact_impact_speed = 0;
   SolverSettings solver;
   OutputSettings output;             ///< the scene's "output" section (model/output_settings.hpp)
   int n_rows = 0;                    ///< m, total constraint rows

@@ -58,6 +58,7 @@ struct ContactSection {
   NormalLaw law = NormalLaw::Tsuji;
   double reference_speed = 0;  ///< HuntCrossley's v_ref [m/s]; 0 for Tsuji
   double margin = 0;           ///< [m]
+  double impact_speed = 0;     ///< [m/s]; 0: estimated by the step-size check
   std::vector<Material> materials;
   NameIndex material_index;
   std::set<std::pair<int, int>> excluded;  ///< body pairs (lower index first; kGround = -1)
@@ -224,10 +225,11 @@ void compile_exclude(const json& ex, const std::string& path, const NameIndex& b
 
 ContactSection compile_contact_section(const json& c, const std::string& path, const Model& model) {
   expect_object(c, path);
-  check_keys(c, path, {"law", "reference_speed", "margin", "ground", "materials", "exclude"});
+  check_keys(c, path, {"law", "reference_speed", "margin", "impact_speed", "ground", "materials", "exclude"});
   ContactSection s;
   compile_law(c, path, s);
   s.margin = bounded_or(c, path, "margin", 0.0, false);
+  s.impact_speed = bounded_or(c, path, "impact_speed", 0.0, true);
   compile_materials(require_key(c, path, "materials"), child_path(path, "materials"), s);
   if (const json* ex = find_key(c, "exclude"))
     compile_exclude(*ex, child_path(path, "exclude"), NameIndex(model.bodies), s);
@@ -506,6 +508,7 @@ void compile_contacts(const json& doc, Model& model) {
   if (first_collision.empty())
     throw SceneError("/contact", "no body has collision shapes (give bodies[k].collision, or leave contact out)");
   const ContactSection s = compile_contact_section(*contact, "/contact", model);
+  model.contact_impact_speed = s.impact_speed;
   std::vector<std::vector<CollisionShape>> shapes(bodies.size());  // per body, in shape order
   for (std::size_t k = 0; k < bodies.size(); ++k)
     if (const json* col = find_key(bodies[k], "collision"))
