@@ -152,6 +152,16 @@ def mistakes(base, robot):
            lambda d: d["robot"].update(urdf_dynamics={"limits": 1}), doc=robot)
     mutate("negative armature", ["robot", "armature", "panda_joint1"],
            lambda d: d["robot"].update(armature={"panda_joint1": -0.1}), doc=robot)
+    foot = {"panda_link7": {"type": "sphere", "radius": 0.02}}
+    mutate("robot collision without contact", [], lambda d: d["robot"].update(collision=foot), doc=robot)
+    mutate("robot contact without robot.collision", ["robot"], lambda d: d.update(contact=copy.deepcopy(contact)),
+           doc=robot)
+    mutate("robot contact with aba", ["solver", "type"],
+           lambda d: (d["robot"].update(collision=foot), d.update(contact=copy.deepcopy(contact)),
+                      d["solver"].update(type="aba")), doc=robot)
+    mutate("robot collision radius 0", ["robot", "collision", "panda_link7", "radius"],
+           lambda d: (d["robot"].update(collision={"panda_link7": {"type": "sphere", "radius": 0}}),
+                      d.update(contact=copy.deepcopy(contact))), doc=robot)
     return out
 
 

@@ -29,6 +29,7 @@
 #include "frame.hpp"
 #include "host_batch.hpp"
 #include "power.hpp"
+#include "scene_run.hpp"
 #include "simphant/contact/contact_law.hpp"
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/evaluate.hpp"
@@ -51,32 +52,7 @@ json sphere_body(const std::string& name, double m, double R, const std::vector<
           {"position", r},         {"velocity", v}, {"collision", {{"type", "sphere"}, {"radius", R}}}};
 }
 
-/// A run of a scene with the CPU reference's RK4.
-struct SceneRun {
-  Model model;
-  Data d;
-  std::vector<double> Y;
-  double t = 0;
-  explicit SceneRun(const json& doc) : model(compile_model(doc)), d(model), Y(model.ny()) { initial_state(model, Y.data()); }
-  void step() {
-    ASSERT_TRUE(rk4_step(model, d, t, Y.data(), nullptr, model.solver.dt));
-    t += model.solver.dt;
-  }
-  Vec3d r(int k) const { return {Y[7 * k], Y[7 * k + 1], Y[7 * k + 2]}; }
-  Vec3d v(int k) const {
-    const std::size_t o = 7 * model.bodies.size() + 6 * k;
-    return {Y[o], Y[o + 1], Y[o + 2]};
-  }
-  Vec3d omega_B(int k) const {
-    const std::size_t o = 7 * model.bodies.size() + 6 * k + 3;
-    return {Y[o], Y[o + 1], Y[o + 2]};
-  }
-  double energy() {
-    std::vector<double> Ydot(model.ny());
-    EXPECT_TRUE(evaluate(model, d, t, Y.data(), nullptr, Ydot.data()));
-    return total_energy(model, d);
-  }
-};
+using test::SceneRun;
 
 // Hertz point contact with K [N/m^1.5], effective mass m, approach speed v: the largest
 // penetration and the contact duration t_c = 2.943 delta_max / v (docs/contact.md, "Choosing K").

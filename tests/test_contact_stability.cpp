@@ -1,6 +1,6 @@
 // The contact modes of the load-time step-size check (dynamics/contact_stability.hpp;
 // docs/contact.md, "Step size"), against closed forms and against the run itself:
-//  - the reference impact speed is the free fall from the top of the shapes to the
+//  - the reference impact speed is the free fall of the shapes' lowest points to the
 //    ground below them, plus the initial speed; contact.impact_speed replaces it;
 //  - a sphere resting on the ground (linear law, e = 1): the normal mode's RK4 limit
 //    sqrt(m / K) times 2 sqrt(2) is where its resting vibration stops decaying and grows;
@@ -17,9 +17,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scene_run.hpp"
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/contact_stability.hpp"
 #include "simphant/dynamics/rk4.hpp"
+#include "simphant/dynamics/stability.hpp"
 #include "simphant/job/stability_check.hpp"
 #include "simphant/scene/scene.hpp"
 
@@ -58,17 +60,9 @@ std::vector<StabilityMode> pair_modes(const Model& model) {
   return contact_modes(model, Y.data());
 }
 
-struct BallRun {
-  Model model;
-  Data d;
-  std::vector<double> Y;
-  double t = 0;
-  explicit BallRun(const json& doc) : model(compile_model(doc)), d(model), Y(model.ny()) { initial_state(model, Y.data()); }
-  bool step() {
-    const bool ok = rk4_step(model, d, t, Y.data(), nullptr, model.solver.dt);
-    t += model.solver.dt;
-    return ok;
-  }
+/// The ball's run: its height, vertical speed and slip.
+struct BallRun : test::SceneRun {
+  using SceneRun::SceneRun;
   double z() const { return Y[2]; }
   double vz() const { return Y[9]; }
   /// Slip speed along x of the contact point, midway through the penetration below the
@@ -76,7 +70,7 @@ struct BallRun {
   double slip() const { return Y[7] - 0.5 * (kR + z()) * Y[11]; }
 };
 
-TEST(ContactStability, ReferenceSpeedIsTheFallFromTheShapesTopPlusTheInitialSpeed) {
+TEST(ContactStability, ReferenceSpeedIsTheFreeFallOntoTheGroundPlusTheInitialSpeed) {
   const double h = 0.5, v0 = 0.3, w0 = 4.0;
   json doc = resting_ball(h, {v0, 0, 0}, {0, w0, 0}, 0.0, 0.0, 1e-4, 0.0);
   doc["contact"].erase("impact_speed");
@@ -84,15 +78,16 @@ TEST(ContactStability, ReferenceSpeedIsTheFallFromTheShapesTopPlusTheInitialSpee
   std::vector<double> Y(model.ny());
   initial_state(model, Y.data());
   const double v_start = v0 + w0 * kR;  // |v| + |omega| times the shapes' radius
-  EXPECT_NEAR(contact_reference_speed(model, Y.data()), std::sqrt(v_start * v_start + 2 * kG * (h + kR)), 1e-12);
+  // Free fall of the sphere's lowest point onto the ground: exact.
+  EXPECT_NEAR(contact_reference_speed(model, Y.data()), std::sqrt(v_start * v_start + 2 * kG * (h - kR)), 1e-12);
   // A ground that rises towards +x by 0.2 m per m, the ball above x = 1: the ground below
-  // it is 0.2 m higher.
+  // its centre is 0.2 m higher.
   doc["bodies"][0]["position"] = {1.0, 0, h};
   const double a = std::atan(0.2);
   doc["contact"]["ground"]["normal"] = {-std::sin(a), 0, std::cos(a)};
   const Model tilted = compile_model(doc);
   initial_state(tilted, Y.data());
-  EXPECT_NEAR(contact_reference_speed(tilted, Y.data()), std::sqrt(v_start * v_start + 2 * kG * (h + kR - 0.2)), 1e-12);
+  EXPECT_NEAR(contact_reference_speed(tilted, Y.data()), std::sqrt(v_start * v_start + 2 * kG * (h - kR - 0.2)), 1e-12);
   doc["contact"]["impact_speed"] = 1.5;
   EXPECT_EQ(contact_reference_speed(compile_model(doc), Y.data()), 1.5);
 }
@@ -156,20 +151,67 @@ TEST(ContactStability, FrictionModeLimitIsWhereTheSlipStalls) {
   }
 }
 
+TEST(ContactStability, ABodyInAJointIsSeenThroughItsConstrainedMobility) {
+  // A solid sphere (m, R) welded at L below an arm that a revolute about y holds at the
+  // pivot (a joint straight to the ground would leave out the ground pair): one rigid
+  // pendulum of inertia I = J + m L^2 + J_arm + m_arm (L / 2)^2 about the pivot. The point
+  // inverse mass at the sphere's centre is L^2 / I in the swing direction and 0 across
+  // it; at its lowest point (L + R below the pivot) it is (L + R)^2 / I, which the bound
+  // sqrt(w(c)) + R sqrt(lambda_max(P_omega omega)) reaches exactly.
+  const double L = 0.3, h = 1.0, m = kM, J = 0.4 * kM * kR * kR, m_arm = 0.2, J_arm = 1e-3;
+  const double I = J + m * L * L + J_arm + m_arm * 0.25 * L * L;
+  json doc = resting_ball(h - L, {0, 0, 0}, {0, 0, 0}, 0.5, 0.01, 1e-4);
+  doc["bodies"].push_back({{"name", "arm"}, {"mass", m_arm}, {"inertia", {J_arm, J_arm, J_arm}}, {"position", {0, 0, h - L / 2}}});
+  doc["joints"] = {{{"name", "pivot"},
+                    {"type", "revolute"},
+                    {"body_i", "ground"},
+                    {"body_j", "arm"},
+                    {"frame", {{"origin", {0, 0, h}}, {"z", {0, 1, 0}}, {"x", {1, 0, 0}}}}},
+                   {{"name", "weld"},
+                    {"type", "fixed"},
+                    {"body_i", "arm"},
+                    {"body_j", "ball"},
+                    {"frame", {{"origin", {0, 0, h - L}}, {"z", {0, 1, 0}}, {"x", {1, 0, 0}}}}}};
+  const Model model = compile_model(doc);
+  Data d(model);
+  std::vector<double> Y(model.ny());
+  initial_state(model, Y.data());
+  assemble(model, d, Y.data());
+  const std::vector<Eigen::Matrix<double, 6, 6>> P = body_mobilities(model, d, Y.data());
+  ASSERT_EQ(P.size(), 2u);
+  EXPECT_NEAR(P[0](0, 0) * I / (L * L), 1.0, 1e-12);  // the ball, x: the swing
+  EXPECT_NEAR(P[0](4, 4) * I, 1.0, 1e-12);            // omega_y
+  EXPECT_NEAR(P[0](1, 1), 0.0, 1e-12);                // across the plane
+  EXPECT_NEAR(P[0](2, 2), 0.0, 1e-12);                // along the arm
+  const std::vector<StabilityMode> modes = contact_modes(model, Y.data(), &P);
+  ASSERT_EQ(modes.size(), 3u);
+  EXPECT_NEAR(modes[0].inverse_mass * I / (L * L), 1.0, 1e-12);
+  EXPECT_NEAR(modes[1].inverse_mass * I / ((L + kR) * (L + kR)), 1.0, 1e-12);
+  EXPECT_NEAR(modes[2].inverse_mass * I, 1.0, 1e-12);
+  // The static load (contact.impact_speed is 1e-9 m/s): the weight of the ball and the arm
+  // its joints connect it to.
+  EXPECT_NEAR(modes[0].contact_force, (m + m_arm) * kG, 1e-9);
+  // Without the mobility, the free sphere's bounds: 1/m along the normal, 3.5/m across.
+  const std::vector<StabilityMode> free = contact_modes(model, Y.data());
+  EXPECT_NEAR(free[0].inverse_mass, 1 / m, 1e-15);
+  EXPECT_NEAR(free[1].inverse_mass, 3.5 / m, 1e-12);
+}
+
 TEST(ContactStability, CheckRefusesTheNormalModeAndWarnsOfFriction) {
   const double delta_s = kM * kG / kK, dt_normal = 2 * std::sqrt(2.0) * std::sqrt(kM / kK);
   const double mu = 0.5, v_eps = 0.01, dt_friction = 2.785293563405 * v_eps / (mu * kG * 3.5);
   // Beyond the normal mode's limit: refused, naming the pair's stiffness.
   json doc = resting_ball(kR - delta_s, {0, 0, 0}, {0, 0, 0}, mu, v_eps, 1.1 * dt_normal);
   StabilityCheck c = check_step_stability({compile_model(doc)}, doc);
-  EXPECT_EQ(c.refused_field, "/contact/materials, pair 'contact ground ball[0]': stiffness");
+  EXPECT_EQ(c.refused_field, "/contact/materials/default/stiffness");
+  EXPECT_NE(c.refused_reason.find("normal force of 'contact ground ball[0]'"), std::string::npos) << c.refused_reason;
   EXPECT_NE(c.refused_reason.find("contact.impact_speed"), std::string::npos) << c.refused_reason;
   // Beyond the friction mode's limit only: a warning naming slip_speed, no refusal.
   doc = resting_ball(kR - delta_s, {0, 0, 0}, {0, 0, 0}, mu, v_eps, 1.2 * dt_friction);
   c = check_step_stability({compile_model(doc)}, doc);
   EXPECT_EQ(c.refused_field, "");
   ASSERT_EQ(c.warnings.size(), 2u);  // friction beyond its limit; the normal mode at 6.5 steps per contact
-  EXPECT_EQ(c.warnings[1].rfind("/contact/materials, pair 'contact ground ball[0]': slip_speed", 0), 0u)
+  EXPECT_EQ(c.warnings[1].rfind("/contact/materials/default/slip_speed: friction of 'contact ground ball[0]'", 0), 0u)
       << c.warnings[1];
   EXPECT_NE(c.warnings[1].find("stalls or oscillates"), std::string::npos);
   EXPECT_NE(c.warnings[0].find("steps of dt"), std::string::npos) << c.warnings[0];
@@ -186,7 +228,7 @@ TEST(ContactStability, CheckRefusesTheNormalModeAndWarnsOfFriction) {
   json stiff = doc;
   stiff["contact"]["materials"]["default"]["stiffness"] = kK * 1e6;
   c = check_step_stability({compile_model(doc), compile_model(stiff)}, doc);
-  EXPECT_EQ(c.refused_field, "/contact/materials, pair 'contact ground ball[0]': stiffness");
+  EXPECT_EQ(c.refused_field, "/contact/materials/default/stiffness");
   EXPECT_EQ(c.estimate.at("modes")[0].at("instance"), 1);
 }
 

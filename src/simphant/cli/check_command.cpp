@@ -56,9 +56,10 @@ void print_table(const std::string& file, const Model& model, const json& c) {
     std::printf("  %-40s %14s %12s %12s  %s\n", "mode (field)", "|lambda| [1/s]", "|lambda| dt", "dt max [s]", "verdict");
   for (const json& m : st.at("modes")) {
     const double mag = std::hypot(m.at("lambda_re").get<double>(), m.at("lambda_im").get<double>());
-    // A robot joint's mode (dynamics/robot_stability.hpp) also says which joint it is.
+    // A robot joint's mode (dynamics/robot_stability.hpp) also says which joint it is, a
+    // contact's which pair (dynamics/contact_stability.hpp).
     const std::string name = m.at("name").get<std::string>();
-    const std::string joint = name.rfind("joint '", 0) == 0 ? "  " + name : std::string();
+    const std::string joint = name.rfind("joint '", 0) == 0 || m.contains("normal_force_n") ? "  " + name : std::string();
     std::printf("  %-40s %14.4g %12.4g %12.4g  %s%s\n", m.at("field").get<std::string>().c_str(), mag,
                 m.at("lambda_dt").get<double>(), m.at("dt_max_s").get<double>(), m.at("verdict").get<std::string>().c_str(),
                 joint.c_str());

@@ -9,9 +9,10 @@
 // the hardest contact the run can reach without work done by springs, drivers or
 // actuators: an impact at the reference speed
 //   v_ref = sqrt(v_0^2 + 2 |g| H)
-// (v_0 the largest initial speed of a point of a shape-bearing body, H the height span
-// along g of those bodies' shapes and the ground below them), or contact.impact_speed
-// when the scene gives it; and at rest, the weight of all shape-bearing bodies. A pair
+// (v_0 the largest initial speed of a point of a shape-bearing body, H the drop along g
+// from the highest lowest point of a shape to the lowest point of any shape or of the
+// ground below one), or contact.impact_speed when the scene gives it; and at rest, the
+// weight of the bodies that joints connect to either side, all on the one contact. A pair
 // with effective inverse mass w_n along the normal reaches, without damping,
 //   delta_imp = ((n + 1) v_ref^2 / (2 w_n K))^(1 / (n + 1)),   delta_rest = (F_rest / K)^(1/n),
 // delta = max of the two, F_n = K delta^n; its normal mode is s^2 + c w_n s + k w_n = 0 with
@@ -25,10 +26,12 @@
 // inside the bound, a wrong answer but not a blow-up (the check warns); the normal
 // mode's force is not bounded (the check refuses as for springs).
 //
-// The inverse masses are those of the free bodies, upper bounds of the constrained ones
-// (joints only add effective mass): w = 1/m + L^2 lambda_max(J_B^-1) per body, L the
-// lever of the contact point about the centre of mass, |shape origin| + bounding radius
-// (a sphere's normal passes through its centre: L = |shape origin| for w_n).
+// The inverse masses are upper bounds at any contact point of the shape. A free body's:
+// w = 1/m + L^2 lambda_max(J_B^-1), L the lever of the contact point about the centre of
+// mass, |shape origin| + bounding radius (a sphere's normal passes through its centre:
+// L = |shape origin| for w_n). A body in a constraint: the same bound from its
+// constrained mobility (side_mass in contact_stability.cpp), at the first instance's
+// assembled state for every instance (as the spring-dampers' effective masses).
 #include <vector>
 
 #include "simphant/dynamics/stability.hpp"
@@ -42,14 +45,19 @@ namespace simphant {
 constexpr double kContactStepsWarn = 10;
 
 /// The reference impact speed v_ref [m/s] of `model` from its initial state Y (13N):
-/// model.contact_impact_speed when > 0, else sqrt(v_0^2 + 2 |g| H) as above. 0 when the
-/// model has no contact pair.
+/// model.contact_impact_speed when > 0, else sqrt(v_0^2 + 2 |g| H) as above (shapes'
+/// lowest points: their centre minus their bounding radius along g). 0 when the model
+/// has no contact pair.
 double contact_reference_speed(const Model& model, const double* Y);
 
 /// The contact modes of `model` at initial state Y (13N): for every contact force element,
 /// in model order, three modes (fields Stiffness or Damping for the normal force,
 /// SlipSpeed, RollingSpeed), a mode whose coefficient is 0 with lambda = 0 and
-/// dt_max = +inf, so that every instance of a sweep has the same list.
-std::vector<StabilityMode> contact_modes(const Model& model, const double* Y);
+/// dt_max = +inf, so that every instance of a sweep has the same list. mobility
+/// (body_mobilities, dynamics/stability.hpp; nullptr: none): the constrained inverse mass
+/// blocks, used for the bodies in a joint, driver or mimic row (a robot's legs: their
+/// free-body bound is far above what the joints let the contact point feel).
+std::vector<StabilityMode> contact_modes(const Model& model, const double* Y,
+                                        const std::vector<Eigen::Matrix<double, 6, 6>>* mobility = nullptr);
 
 }  // namespace simphant

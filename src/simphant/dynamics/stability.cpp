@@ -256,6 +256,30 @@ std::vector<StabilityMode> stability_modes(const Model& model, Data& d, const do
   return modes;
 }
 
+std::vector<Eigen::Matrix<double, 6, 6>> body_mobilities(const Model& model, Data& d, const double* Y) {
+  const int N = model.n_bodies(), nv = model.nv();
+  std::vector<Eigen::Matrix<double, 6, 6>> out(static_cast<std::size_t>(N), Eigen::Matrix<double, 6, 6>::Zero());
+  for (int k = 0; k < N; ++k) {
+    const Body& b = model.bodies[static_cast<std::size_t>(k)];
+    out[static_cast<std::size_t>(k)].topLeftCorner<3, 3>().diagonal().setConstant(1.0 / b.mass);
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) out[static_cast<std::size_t>(k)](3 + r, 3 + c) = b.inertia_inv_B.m[r][c];
+  }
+  if (model.n_rows == 0 || model.n_rows > kMaxProjectedRows) return out;
+  set_kinematics(model, d, Y);
+  evaluate_constraints(model, d, 0.0);
+  assemble_jacobian(model, d);
+  const InverseMass W(model, d.Phi_q);
+  // G = Phi_q M^-1 (m x 6N): row r is M^-1 applied to Phi_q's row r (M^-1 is symmetric).
+  Eigen::MatrixXd G(model.n_rows, nv);
+  for (int r = 0; r < model.n_rows; ++r) G.row(r) = apply_Minv(model, d.Phi_q.row(r).transpose()).transpose();
+  for (int k = 0; k < N; ++k) {
+    const Eigen::MatrixXd Gk = G.middleCols(6 * k, 6);
+    out[static_cast<std::size_t>(k)] -= Gk.transpose() * W.C.solve(Gk);
+  }
+  return out;
+}
+
 std::vector<StabilityMode> rescale_modes(const std::vector<StabilityMode>& modes, const Model& other) {
   std::vector<StabilityMode> out;
   out.reserve(modes.size());

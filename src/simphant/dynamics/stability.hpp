@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "simphant/dynamics/data.hpp"
 #include "simphant/model/integrator.hpp"
 
@@ -30,10 +32,9 @@ double rk4_stability_radius(std::complex<double> lambda);
 /// above, the unconstrained inverse mass j M^-1 j^T, an upper bound, is used.
 constexpr int kMaxProjectedRows = 1000;
 
-/// Which model field sets a mode.
 /// Which model field sets a mode. SlipSpeed and RollingSpeed: a contact's friction and
-/// rolling resistance (dynamics/contact_stability.hpp), bounded forces that chatter
-/// rather than blow up beyond the limit.
+/// rolling resistance (dynamics/contact_stability.hpp), bounded forces whose slip stalls
+/// or oscillates rather than blows up beyond the limit.
 enum class StabilityField { BaumgarteAlpha, BaumgarteBeta, Stiffness, Damping, SlipSpeed, RollingSpeed };
 
 /// One mode of the model.
@@ -87,6 +88,13 @@ bool has_spring_dampers(const Model& model);
 /// springs take the largest eigenvalue of the 3x3 point inverse mass (above
 /// kMaxProjectedRows rows: without the projection). d: a workspace.
 std::vector<StabilityMode> stability_modes(const Model& model, Data& d, const double* Y);
+
+/// Per body k, the 6 x 6 block of the constrained inverse mass
+/// M^-1 - M^-1 Phi_q^T C^+ Phi_q M^-1 (C = Phi_q M^-1 Phi_q^T, pseudo-inverse) in its
+/// velocity coordinates (v (W), omega_B) at state Y (13N): how the body's twist answers a
+/// wrench on it while the constraints hold. Without rows, or above kMaxProjectedRows,
+/// the free block diag(1/m I, J_B^-1), an upper bound. d: a workspace.
+std::vector<Eigen::Matrix<double, 6, 6>> body_mobilities(const Model& model, Data& d, const double* Y);
 
 /// The same modes with the parameters of another instance's model (same topology):
 /// alpha, beta, stiffness and damping (mode_stiffness, mode_damping) from `other`, the effective inverse masses kept

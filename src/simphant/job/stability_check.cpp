@@ -38,9 +38,13 @@ std::string field_path(const StabilityMode& m, const Model& model, const json& d
   if (m.force < 0) return std::string("/solver/") + field_key(m.field);
   const ForceElement& fe = model.forces[static_cast<std::size_t>(m.force)];
   const std::string& name = fe.name;
-  if (fe.type == ForceType::Contact)  // the pair's materials (contact.materials) set the mode
-    return "/contact/materials, pair '" + name + "': " +
-           (m.field == StabilityField::Damping ? "restitution" : std::string(field_key(m.field)));
+  if (fe.type == ForceType::Contact) {  // the material key that sets the pair's coefficient
+    const int k = m.field == StabilityField::Stiffness  ? 0
+                  : m.field == StabilityField::Damping  ? 1
+                  : m.field == StabilityField::SlipSpeed ? 2
+                                                         : 3;
+    return fe.contact_source[static_cast<std::size_t>(k)];
+  }
   const json* forces = doc.is_object() && doc.contains("forces") ? &doc.at("forces") : nullptr;
   if (forces && forces->is_array() && static_cast<std::size_t>(m.force) < forces->size()) {
     const json& f = (*forces)[static_cast<std::size_t>(m.force)];
@@ -121,13 +125,22 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
   // materials and shapes (dynamics/contact_stability.hpp).
   const bool contact = std::any_of(m0.forces.begin(), m0.forces.end(),
                                    [](const ForceElement& f) { return f.type == ForceType::Contact; });
-  std::vector<double> Y0(contact ? static_cast<std::size_t>(m0.ny()) : 0);
-  const auto add_contact_modes = [&](const Model& m, std::vector<StabilityMode>& out) {
-    if (!contact) return;
-    initial_state(m, Y0.data());
-    for (const StabilityMode& c : contact_modes(m, Y0.data())) out.push_back(c);
+  // Bodies in joints feel a contact through the constraints: their mobility at the first
+  // instance's assembled state stands for every instance.
+  std::vector<Eigen::Matrix<double, 6, 6>> mobility;
+  const auto add_contact_modes = [&](const Model& m, const double* Y, std::vector<StabilityMode>& out) {
+    for (const StabilityMode& c : contact_modes(m, Y, mobility.empty() ? nullptr : &mobility)) out.push_back(c);
   };
-  add_contact_modes(m0, base);
+  if (contact) {
+    std::vector<double> Y0(static_cast<std::size_t>(m0.ny()));
+    initial_state(m0, Y0.data());
+    if (m0.n_rows > 0) {
+      Data d(m0);
+      assemble(m0, d, Y0.data());
+      mobility = body_mobilities(m0, d, Y0.data());
+    }
+    add_contact_modes(m0, Y0.data(), base);
+  }
   // Per mode, the instance with the smallest stable step.
   for (StabilityMode& m : base) m = limit_of(m);
   std::vector<StabilityMode> worst = base;
@@ -137,7 +150,11 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
     if (models[i].robot) {
       for (const StabilityMode& m : robot_joint_modes(*models[i].robot)) mi.push_back(m);
     }
-    add_contact_modes(models[i], mi);
+    if (contact) {
+      std::vector<double> Yi(static_cast<std::size_t>(models[i].ny()));
+      initial_state(models[i], Yi.data());
+      add_contact_modes(models[i], Yi.data(), mi);
+    }
     for (StabilityMode& m : mi) m = limit_of(m);
     for (std::size_t k = 0; k < mi.size(); ++k)
       if (mi[k].dt_max < worst[k].dt_max) {
@@ -150,7 +167,7 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
     const StabilityMode& m = worst[k];
     const Model& mk = models[static_cast<std::size_t>(worst_instance[k])];
     const bool contact_mode = m.force >= 0 && mk.forces[static_cast<std::size_t>(m.force)].type == ForceType::Contact;
-    if (contact_mode && !std::isfinite(m.dt_max)) continue;  // no friction, no rolling resistance
+    if (contact_mode && std::abs(m.lambda) == 0.0) continue;  // no friction, no rolling resistance
     // Friction and rolling resistance stay within mu F_n: beyond their limit the slip
     // stalls or oscillates inside that bound (a warning), the run does not blow up.
     const bool bounded = m.field == StabilityField::SlipSpeed || m.field == StabilityField::RollingSpeed;
@@ -204,7 +221,7 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
             ? ", effective inverse " +
                   (m.field == StabilityField::RollingSpeed ? "inertia " + g4(m.inverse_mass) + " 1/(kg m^2)"
                                                            : "mass " + g4(m.inverse_mass) + " 1/kg") +
-                  " of the free bodies at the contact (an upper bound), at normal force " + g4(m.contact_force) +
+                  " at the contact point (an upper bound), at normal force " + g4(m.contact_force) +
                   " N (impact at " + g4(m.contact_speed) + " m/s, contact.impact_speed; or the weight at rest)"
             : ", effective inverse mass " + g4(m.inverse_mass) +
                   (mk.forces[static_cast<std::size_t>(m.force)].type == ForceType::RotationalSpringDamper
@@ -218,7 +235,11 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
                   integrator == Integrator::Euler ? "blows up beyond" : "is stable for", m.dt_max,
                   m.dt_max * std::abs(m.lambda));
     if (bounded) {
-      out.warnings.push_back(field + ": " + msg + (ratio > 1.0 ? ": dt = " + g4(dt) + " s is beyond it" : std::string(": dt is within a factor 2 of it")) +
+      const std::string where_dt = ratio > 1.0                    ? ": dt = " + g4(dt) + " s is beyond it"
+                                   : ratio > kStabilityWarnRatio ? std::string(": dt is within a factor 2 of it")
+                                                                 : ": explicit Euler amplifies it by |1 + lambda dt| = " +
+                                                                       g4(gain) + " per step";
+      out.warnings.push_back(field + ": " + msg + where_dt +
                              "; the force stays within its Coulomb bound, but the slip stalls or oscillates "
                              "instead of dying out (a body that should stick or roll keeps sliding; not a "
                              "blow-up): use dt <= " +

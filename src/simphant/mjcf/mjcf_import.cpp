@@ -131,12 +131,12 @@ void check_flag(Ctx& ctx, const XMLElement* f, const char* name, const char* val
     if (limited || friction)
       refuse("constraints (here the joint limits and frictionloss)",
              "urdf_dynamics {\"limits\": false, \"friction\": false}");
-    harmless("no joint limits or frictionloss; SimPhant has no contacts or equality constraints");
+    harmless("no joint limits or frictionloss; the file's geoms make no contacts in SimPhant, which has no equality constraints");
   } else if (n == "spring") {
     harmless("joint springs (stiffness) are refused, so there are none");
   } else if (n == "contact" || n == "filterparent" || n == "midphase" || n == "nativeccd" || n == "multiccd" ||
              n == "override") {
-    harmless("SimPhant has no contacts");
+    harmless("the file's geoms make no contacts in SimPhant");
   } else if (n == "equality") {
     harmless("equality constraints are refused, so there are none");
   } else if (n == "actuation") {
@@ -311,7 +311,7 @@ MjcfModel import_mjcf(const std::string& xml, const std::string& source) {
         ctx.fail(t, "", "tendons are not supported (a " + std::string(t->Name()) + " tendon would act on the joints)");
     } else if (tag == "contact") {
       if (c->FirstChildElement() != nullptr)
-        ctx.warn("<contact> pairs / excludes: not used (SimPhant has no contacts)", element_path(c));
+        ctx.warn("<contact> pairs / excludes: not used (the file's geoms make no contacts in SimPhant)", element_path(c));
     } else if (tag == "asset") {
       for (const XMLElement* a = c->FirstChildElement(); a; a = a->NextSiblingElement())
         ctx.warn("<asset> <" + std::string(a->Name()) + ">: not used (visual / collision assets)", element_path(a));

@@ -392,7 +392,7 @@ void audit(Ctx& ctx, const XMLElement* e, const std::string& what, const std::se
 }
 
 namespace {
-const std::string kContact = "contact parameter, not used (SimPhant has no contacts)";
+const std::string kContact = "contact parameter, not used (the file's geoms make no contacts in SimPhant)";
 const std::string kVisual = "visual, not used (nothing is rendered)";
 const std::string kUser = "user data, not used";
 }  // namespace

@@ -6,6 +6,7 @@
 //
 // Units SI; frames as docs/scene-format.md: body frame B at the CoM, world frame W, ground is
 // body index -1 and has no coordinates.
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -126,6 +127,10 @@ struct ForceElement {
   // damping with the pair's effective mass).
   Shape<double> shape_i{}, shape_j{};
   ContactPairParams<double> contact{};
+  /// Contact: the JSON pointer of the material key that sets the pair's stiffness (the
+  /// softer material's), restitution (the lower), slip_speed and rolling_speed (the
+  /// larger), in that order: what the step-size check names.
+  std::array<std::string, 4> contact_source{};
 };
 
 /// A motion law s(t) (formulas/motion_law.hpp; scene: docs/scene-format.md, "Motion

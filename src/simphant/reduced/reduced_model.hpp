@@ -62,6 +62,17 @@ struct ReducedBase {
   Mat3d inertia_com{};     ///< inertia about the CoM, B axes [kg m^2], SPD
 };
 
+/// Where a URDF link's frame L lies on the model (fixed joints merge links into their
+/// parent's body): in the frame of `owner` (a link index into ReducedModel::links; -1
+/// the base, B of a floating base or W of a fixed one; -2 a link welded to W on the world
+/// side of a `floating` joint), x_owner = R x_L + p.
+struct LinkFrame {
+  std::string link;   ///< URDF link name
+  int owner = -1;
+  Mat3d R{};          ///< rotation L -> owner frame
+  Vec3d p{};          ///< origin of L in the owner frame [m]
+};
+
 struct ReducedModel {
   std::string name;                ///< URDF robot name
   std::string base_link;           ///< name of the URDF root link (fixed to W)
@@ -71,6 +82,9 @@ struct ReducedModel {
   /// and twist, docs/robots.md "Floating base"); false: they hang from W (fixed base).
   bool floating = false;
   ReducedBase base;                ///< valid when floating
+  /// Every URDF link's frame on its owner, in the import's walk order (the URDF import;
+  /// empty for MJCF, whose bodies are the links). Read by link_frame.
+  std::vector<LinkFrame> link_frames;
   /// One line per URDF element (or attribute) that was read and is not used by any
   /// solver (e.g. "<safety_controller> of joint 'j1'"), for the loader to log once.
   std::vector<std::string> warnings;
@@ -79,6 +93,19 @@ struct ReducedModel {
   /// 7 pose / 6 twist coordinates are not counted (robot_state_size, robot_dynamics.hpp).
   int nq() const { return static_cast<int>(links.size()); }
   int nv() const { return nq(); }
+  /// The frame of a link by name: from link_frames, else a moving link's own frame or the
+  /// base's (identity). Returns false if no link has that name.
+  bool link_frame(const std::string& link_name, LinkFrame& out) const {
+    for (const LinkFrame& f : link_frames)
+      if (f.link == link_name) {
+        out = f;
+        return true;
+      }
+    const int k = link_index(link_name);
+    if (k < 0 && link_name != base_link && !(floating && link_name == base.link)) return false;
+    out = LinkFrame{link_name, k, identity3<double>(), zero3<double>()};
+    return true;
+  }
   /// Index of a link by name, -1 if unknown.
   int link_index(const std::string& link_name) const {
     for (int k = 0; k < nq(); ++k)

@@ -73,7 +73,8 @@ void compile_robot_joints(const nlohmann::json& robot, const std::string& path, 
 /// Precondition: model.bodies and model.joints filled.
 void compile_forces(const nlohmann::json& forces, const std::string& path, Model& model);
 
-/// The bodies' "collision" shapes and the "contact" section (docs/scene-format.md,
+/// The bodies' "collision" shapes (a robot scene: robot.collision, shapes in URDF link
+/// frames on the maximal model's bodies) and the "contact" section (docs/scene-format.md,
 /// "Contact") -> one ForceType::Contact element per pair of shapes that may touch,
 /// appended to model.forces: the ground plane (side i) with each body shape, then the
 /// shapes of bodies a < b (shape i on a); pairs whose contype / conaffinity filter refuses

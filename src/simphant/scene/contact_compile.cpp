@@ -14,6 +14,7 @@
 #include "simphant/contact/collide.hpp"
 #include "simphant/contact/contact_law.hpp"
 #include "simphant/contact/shapes.hpp"
+#include "simphant/model/robot.hpp"
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
 #include "simphant/scene/name_index.hpp"
@@ -488,32 +489,118 @@ void add_pair(const CollisionShape& a, const CollisionShape& b, const ContactSec
   f.shape_i = a.shape;
   f.shape_j = b.shape;
   f.contact = pair_params(a, b, s, model, cache);
+  const Material& ma = s.materials[static_cast<std::size_t>(a.material)];
+  const Material& mb = s.materials[static_cast<std::size_t>(b.material)];
+  const bool a_softer = ma.hertz ? ma.youngs_modulus <= mb.youngs_modulus : ma.stiffness <= mb.stiffness;
+  f.contact_source = {child_path((a_softer ? ma : mb).path, ma.hertz ? "youngs_modulus" : "stiffness"),
+                      child_path((ma.restitution <= mb.restitution ? ma : mb).path, "restitution"),
+                      child_path((ma.slip_speed >= mb.slip_speed ? ma : mb).path, "slip_speed"),
+                      child_path((ma.rolling_speed >= mb.rolling_speed ? ma : mb).path, "rolling_speed")};
   model.forces.push_back(std::move(f));
+}
+
+/// Where the collision shapes of one body are given.
+struct CollisionSource {
+  const json* collision = nullptr;  ///< the shape object or array
+  std::string path;                 ///< its JSON pointer
+  int body = kGround;               ///< the body that carries them
+  std::string label;                ///< the shapes' label stem: the body's (or link's) name
+  bool moved = false;               ///< given in another frame than B (a robot link's)
+  Mat3d R = identity3<double>();    ///< that frame -> body frame B: x_B = R x + p
+  Vec3d p{};
+};
+
+/// A scene's bodies[k].collision, in the body frame B itself.
+std::vector<CollisionSource> scene_sources(const json& doc, const Model& model) {
+  std::vector<CollisionSource> out;
+  const json& bodies = require_key(doc, "", "bodies");
+  for (std::size_t k = 0; k < bodies.size(); ++k)
+    if (const json* col = find_key(bodies[k], "collision")) {
+      CollisionSource c;
+      c.collision = col;
+      c.path = child_path(child_path("/bodies", k), "collision");
+      c.body = static_cast<int>(k);
+      c.label = model.bodies[k].name;
+      out.push_back(c);
+    }
+  return out;
+}
+
+/// A robot's robot.collision: {link name: shapes in that URDF link's frame L}, carried to
+/// the frame B of the body that holds the link (at the body's centre of mass with its
+/// link's axes, urdf/maximal_from_urdf.hpp). Links that fixed joints merged into another
+/// are placed through their fixed transform. Errors: unknown link; a link fixed to the
+/// world (a fixed base, or the world side of a floating joint).
+std::vector<CollisionSource> robot_sources(const json& doc, const Model& model) {
+  std::vector<CollisionSource> out;
+  const json* col = find_key(require_key(doc, "", "robot"), "collision");
+  if (col == nullptr) return out;
+  const std::string path = "/robot/collision";
+  expect_object(*col, path);
+  if (col->empty()) throw SceneError(path, "must name at least one link (or leave robot.collision out)");
+  const ReducedModel& rm = model.robot->model;
+  if (rm.link_frames.empty())  // the MJCF import: its bodies' frames are not recorded
+    throw SceneError(path, "not yet supported for an MJCF robot (shapes on links need the URDF's link frames; "
+                           "give the robot as robot.urdf)");
+  for (auto it = col->begin(); it != col->end(); ++it) {
+    const std::string p = child_path(path, it.key());
+    LinkFrame f;
+    if (!rm.link_frame(it.key(), f)) {
+      std::string known = rm.floating ? rm.base.link : std::string();
+      for (const ReducedLink& l : rm.links) known += (known.empty() ? "" : ", ") + l.name;
+      throw SceneError(p, "unknown link \"" + printable(it.key()) + "\" (the robot's moving links" +
+                              (rm.floating ? " and floating base" : "") + ": " + known +
+                              ", or a link fixed to one of them)");
+    }
+    if (f.owner < -1 || (f.owner == -1 && !rm.floating))
+      throw SceneError(p, "link \"" + printable(it.key()) + "\" is fixed to the world: only moving links" +
+                              std::string(rm.floating ? " and the floating base" : "") +
+                              " carry collision shapes (the ground is contact.ground)");
+    const Vec3d com = f.owner >= 0 ? rm.links[static_cast<std::size_t>(f.owner)].com : rm.base.com;
+    CollisionSource c;
+    c.collision = &it.value();
+    c.path = p;
+    c.body = f.owner + (rm.floating ? 1 : 0);  // floating: body 0 is the base
+    c.label = it.key();
+    c.moved = true;
+    c.R = f.R;
+    c.p = f.p - com;
+    out.push_back(c);
+  }
+  return out;
 }
 
 }  // namespace
 
 void compile_contacts(const json& doc, Model& model) {
   const json* contact = find_key(doc, "contact");
-  const json& bodies = require_key(doc, "", "bodies");
-  std::string first_collision;  // JSON pointer of the first body's collision, "" if none
-  for (std::size_t k = 0; k < bodies.size() && first_collision.empty(); ++k)
-    if (find_key(bodies[k], "collision") != nullptr)
-      first_collision = child_path(child_path("/bodies", k), "collision");
+  const std::vector<CollisionSource> sources = model.robot ? robot_sources(doc, model) : scene_sources(doc, model);
   if (contact == nullptr) {
-    if (first_collision.empty()) return;
-    throw SceneError("/contact", "required key is missing (" + first_collision +
+    if (sources.empty()) return;
+    throw SceneError("/contact", "required key is missing (" + sources.front().path +
                                      " gives collision shapes; the contact section gives their materials and law)");
   }
-  if (first_collision.empty())
-    throw SceneError("/contact", "no body has collision shapes (give bodies[k].collision, or leave contact out)");
+  if (sources.empty())
+    throw SceneError("/contact", model.robot ? "no link has collision shapes (give robot.collision, or leave contact out)"
+                                             : "no body has collision shapes (give bodies[k].collision, or leave contact out)");
   const ContactSection s = compile_contact_section(*contact, "/contact", model);
   model.contact_impact_speed = s.impact_speed;
-  std::vector<std::vector<CollisionShape>> shapes(bodies.size());  // per body, in shape order
-  for (std::size_t k = 0; k < bodies.size(); ++k)
-    if (const json* col = find_key(bodies[k], "collision"))
-      shapes[k] = compile_body_collision(*col, child_path(child_path("/bodies", k), "collision"), static_cast<int>(k),
-                                         model.bodies[k].name, s);
+  std::vector<std::vector<CollisionShape>> shapes(model.bodies.size());  // per body, in shape order
+  for (const CollisionSource& src : sources) {
+    std::vector<CollisionShape> given = compile_body_collision(*src.collision, src.path, src.body, src.label, s);
+    std::vector<CollisionShape>& own = shapes[static_cast<std::size_t>(src.body)];
+    if (own.size() + given.size() > kMaxCollisionShapes)
+      throw SceneError(src.path, "body '" + model.bodies[static_cast<std::size_t>(src.body)].name + "' has " +
+                                     std::to_string(own.size() + given.size()) + " shapes, over the limit of " +
+                                     std::to_string(kMaxCollisionShapes));
+    for (CollisionShape& c : given) {
+      if (src.moved) {
+        c.shape.pos_B = mul(src.R, c.shape.pos_B) + src.p;
+        c.shape.quat_B = normalized(qmul(quat_from_rotation(src.R), c.shape.quat_B));
+      }
+      own.push_back(c);
+    }
+  }
   ZetaCache cache;
   std::size_t n_pairs = 0;
   if (const json* g = find_key(*contact, "ground")) {

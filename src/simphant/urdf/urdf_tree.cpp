@@ -279,6 +279,7 @@ class Builder {
         p_bl = zero3<double>();
       }
       visited_.insert(e.link->name);
+      out_.link_frames.push_back({e.link->name, body, R_bl, p_bl});
       add_inertial(*e.link, body, R_bl, p_bl);
       // Children pushed last-first, so that they are popped in urdfdom's order.
       for (auto it = e.link->child_joints.rbegin(); it != e.link->child_joints.rend(); ++it) {

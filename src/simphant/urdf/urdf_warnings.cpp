@@ -167,7 +167,8 @@ std::vector<std::string> unused_urdf_elements(const std::string& padded) {
   std::vector<std::string> out = f.lines();
   if (geometry + materials > 0) {
     out.push_back(std::to_string(geometry) + " <visual>/<collision> and " + std::to_string(materials) +
-                  " top-level <material> elements: not used (SimPhant renders nothing and has no contacts)");
+                  " top-level <material> elements: not used (SimPhant renders nothing; a robot's contact "
+                  "shapes are given by the scene's robot.collision)");
   }
   return out;
 }

@@ -1,0 +1,256 @@
+// Contact on URDF robots integrated in maximal coordinates (solver type "dae";
+// docs/robots.md, "Contact"; docs/contact.md, "Contact in the DAE"): robot.collision
+// puts shapes on links, in the URDF link frame, links merged by fixed joints included.
+//  - placement: the shapes' world poses at the initial state equal the URDF's forward
+//    kinematics written out by hand (base pose, joint origin, joint rotation, the fixed
+//    joint's transform, the shape's origin), to rounding;
+//  - errors name their JSON pointer: unknown and world-fixed links, collision shapes with
+//    the joint-space solvers, contact without shapes;
+//  - Solo-12 (example-robot-data) with a sphere on each foot, its joints held by position
+//    servos, set down on the ground: after 0.5 s the four feet carry its weight (sum of
+//    K delta = M g, linear law), it moves no faster than the regularised friction's creep,
+//    and the run equals the one at dt / 2 to 1e-6: the load-time check's friction
+//    warning (the whole weight on one foot) is on the safe side.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "robot_data.hpp"
+#include "robot_joint_test_data.hpp"
+#include "simphant/dynamics/assembly.hpp"
+#include "simphant/dynamics/contact_stability.hpp"
+#include "simphant/dynamics/rk4.hpp"
+#include "simphant/formulas/state.hpp"
+#include "simphant/job/stability_check.hpp"
+#include "simphant/scene/scene.hpp"
+
+namespace simphant {
+namespace {
+
+using json = nlohmann::json;
+using robot_test::error_path;
+using robot_test::TempDir;
+
+// A floating torso with one leg: hip (revolute about y, origin 5 cm below the torso
+// frame), the leg's CoM 15 cm down, a foot fixed 30 cm down, 2 cm forward, rolled 0.3 rad.
+const char* kLeg = R"(<robot name="leg">
+  <link name="torso"><inertial><origin xyz="0.01 0 0.02"/><mass value="2"/>
+    <inertia ixx="0.02" ixy="0" ixz="0" iyy="0.03" iyz="0" izz="0.04"/></inertial></link>
+  <joint name="hip" type="revolute"><parent link="torso"/><child link="leg"/>
+    <origin xyz="0 0 -0.05"/><axis xyz="0 1 0"/><limit lower="-2" upper="2" effort="10" velocity="10"/></joint>
+  <link name="leg"><inertial><origin xyz="0 0 -0.15"/><mass value="0.5"/>
+    <inertia ixx="0.004" ixy="0" ixz="0" iyy="0.004" iyz="0" izz="0.0005"/></inertial></link>
+  <joint name="ankle" type="fixed"><parent link="leg"/><child link="foot"/><origin xyz="0.02 0 -0.3" rpy="0.3 0 0"/></joint>
+  <link name="foot"><inertial><mass value="0.1"/>
+    <inertia ixx="1e-5" ixy="0" ixz="0" iyy="1e-5" iyz="0" izz="1e-5"/></inertial></link>
+</robot>)";
+
+json leg_doc(const std::string& urdf, double hip) {
+  return {{"name", "leg"},
+          {"robot",
+           {{"urdf", urdf},
+            {"floating_base", true},
+            {"q0", {hip}},
+            {"base", {{"position", {0.1, -0.2, 0.6}}, {"orientation", {std::cos(0.2), 0, 0, std::sin(0.2)}}}},
+            {"collision",
+             {{"foot", {{"type", "sphere"}, {"radius", 0.03}, {"origin", {{"position", {0.01, 0.005, 0}}}}}},
+              {"torso", {{"type", "box"}, {"size", {0.2, 0.1, 0.05}}, {"origin", {{"position", {0, 0, 0.03}}}}}}}}}},
+          {"contact", {{"ground", json::object()}, {"materials", {{"default", {{"stiffness", 1e5}, {"exponent", 1}, {"restitution", 0.5}}}}}}},
+          {"solver", {{"type", "dae"}, {"dt", 1e-4}, {"t_end", 0.1}}}};
+}
+
+Mat3d rot_z(double a) { return {{{std::cos(a), -std::sin(a), 0}, {std::sin(a), std::cos(a), 0}, {0, 0, 1}}}; }
+Mat3d rot_y(double a) { return {{{std::cos(a), 0, std::sin(a)}, {0, 1, 0}, {-std::sin(a), 0, std::cos(a)}}}; }
+Mat3d rot_x(double a) { return {{{1, 0, 0}, {0, std::cos(a), -std::sin(a)}, {0, std::sin(a), std::cos(a)}}}; }
+Mat3d mat_mul(const Mat3d& a, const Mat3d& b) {
+  Mat3d c{};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 3; ++k) c.m[i][j] += a.m[i][k] * b.m[k][j];
+  return c;
+}
+
+/// World pose of shape_j of contact element f at state Y.
+ShapePose<double> shape_j_W(const Model& model, const ForceElement& f, const double* Y) {
+  return shape_pose_W(f.shape_j, state_r(Y, f.body_j), state_p(Y, f.body_j));
+}
+
+TEST(RobotContact, ShapesSitWhereTheUrdfKinematicsPutsThem) {
+  TempDir t;
+  const std::string file = (t.dir / "leg.urdf").string();
+  std::ofstream(file) << kLeg;
+  const double hip = 0.4;
+  const Scene s = parse_scene(leg_doc(file, hip).dump());
+  const Model& model = s.model;
+  std::vector<double> Y(model.ny());
+  initial_state(model, Y.data());
+  // Ground pairs first, in body order: the torso's box (body 0), then the foot's sphere on
+  // the leg (body 1, with the foot merged in); then the box against the sphere.
+  std::vector<const ForceElement*> pairs;
+  for (const ForceElement& f : model.forces)
+    if (f.type == ForceType::Contact) pairs.push_back(&f);
+  ASSERT_EQ(pairs.size(), 2u) << "torso and leg share the hip joint: no pair between them";
+  EXPECT_EQ(pairs[0]->name, "contact ground torso[0]");
+  EXPECT_EQ(pairs[1]->name, "contact ground foot[0]");
+  // By hand: base pose (R_B = rot_z(0.4), p_B), hip at (0, 0, -0.05) in B turning about y,
+  // the foot frame at (0.02, 0, -0.3) rolled by 0.3 about x, the sphere 1 cm / 5 mm into it.
+  const Mat3d R_B = rot_z(0.4);
+  const Vec3d p_B{0.1, -0.2, 0.6};
+  const Mat3d R_leg = mat_mul(R_B, rot_y(hip));
+  const Vec3d p_leg = p_B + mul(R_B, Vec3d{0, 0, -0.05});
+  const Mat3d R_foot = mat_mul(R_leg, rot_x(0.3));
+  const Vec3d p_foot = p_leg + mul(R_leg, Vec3d{0.02, 0, -0.3});
+  const Vec3d sphere = p_foot + mul(R_foot, Vec3d{0.01, 0.005, 0});
+  const Vec3d box = p_B + mul(R_B, Vec3d{0, 0, 0.03});
+  const ShapePose<double> foot_W = shape_j_W(model, *pairs[1], Y.data());
+  const ShapePose<double> box_W = shape_j_W(model, *pairs[0], Y.data());
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_NEAR(foot_W.pos_W[c], sphere[c], 1e-14) << c;
+    EXPECT_NEAR(box_W.pos_W[c], box[c], 1e-14) << c;
+    for (int r = 0; r < 3; ++r) {
+      EXPECT_NEAR(foot_W.rot_W.m[r][c], R_foot.m[r][c], 1e-14) << r << c;
+      EXPECT_NEAR(box_W.rot_W.m[r][c], R_B.m[r][c], 1e-14) << r << c;
+    }
+  }
+  EXPECT_EQ(pairs[1]->shape_j.kind, ShapeKind::Sphere);
+  EXPECT_EQ(pairs[1]->shape_j.size[0], 0.03);
+}
+
+TEST(RobotContact, ErrorsNameTheField) {
+  TempDir t;
+  const std::string file = (t.dir / "leg_errors.urdf").string();
+  std::ofstream(file) << kLeg;
+  std::string what;
+  json d = leg_doc(file, 0.1);
+  d["robot"]["collision"]["shin"] = {{"type", "sphere"}, {"radius", 0.01}};
+  EXPECT_EQ(error_path(d, &what), "/robot/collision/shin");
+  EXPECT_NE(what.find("unknown link \"shin\""), std::string::npos) << what;
+  EXPECT_NE(what.find("torso, leg"), std::string::npos) << what;
+  d = leg_doc(file, 0.1);
+  d["robot"]["collision"]["foot"]["radius"] = -1;
+  EXPECT_EQ(error_path(d, &what), "/robot/collision/foot/radius");
+  d = leg_doc(file, 0.1);
+  d["solver"]["type"] = "aba";
+  EXPECT_EQ(error_path(d, &what), "/robot/collision");
+  EXPECT_NE(what.find("use solver type \"dae\""), std::string::npos) << what;
+  d["robot"].erase("collision");
+  EXPECT_EQ(error_path(d, &what), "/contact");
+  d = leg_doc(file, 0.1);
+  d["robot"].erase("collision");
+  EXPECT_EQ(error_path(d, &what), "/contact");
+  EXPECT_NE(what.find("give robot.collision"), std::string::npos) << what;
+  d = leg_doc(file, 0.1);
+  d["robot"]["floating_base"] = false;  // the torso is the fixed base: welded to W
+  d["robot"].erase("base");
+  EXPECT_EQ(error_path(d, &what), "/robot/collision/torso");
+  EXPECT_NE(what.find("fixed to the world"), std::string::npos) << what;
+}
+
+/// Solo-12 standing: joints held by servos at q0, a 1.6 cm sphere on each foot.
+json solo_doc(const std::vector<double>& q0, double base_z, double dt = 2e-4, double v_eps = 0.01) {
+  json servos = json::object(), collision = json::object();
+  const char* legs[] = {"FL", "FR", "HL", "HR"};
+  const char* joints[] = {"HAA", "HFE", "KFE"};
+  for (int l = 0; l < 4; ++l) {
+    for (int j = 0; j < 3; ++j)
+      servos[std::string(legs[l]) + "_" + joints[j]] = {
+          {"mode", "position"}, {"kp", 6.0}, {"kd", 0.2}, {"target", q0[static_cast<std::size_t>(3 * l + j)]}};
+    // conaffinity 0: a foot touches what has contype & 1 (the ground), not another foot.
+    collision[std::string(legs[l]) + "_FOOT"] = {{"type", "sphere"}, {"radius", 0.016}, {"conaffinity", 0}};
+  }
+  return {{"name", "solo12 standing"},
+          {"robot",
+           {{"urdf", "example-robot-data:solo_description/robots/solo12.urdf"},
+            {"floating_base", true},
+            {"q0", q0},
+            {"base", {{"position", {0, 0, base_z}}}},
+            {"servos", servos},
+            {"collision", collision}}},
+          {"contact",
+           {{"ground", json::object()},
+            {"materials",
+             {{"default",
+               {{"stiffness", 2e4}, {"exponent", 1}, {"restitution", 0.3}, {"friction", 0.9}, {"slip_speed", v_eps}}}}}}},
+          {"solver", {{"type", "dae"}, {"dt", dt}, {"t_end", 0.5}}}};
+}
+
+/// The state after `T` seconds of the scene with the CPU reference's RK4.
+std::vector<double> run_for(const Model& model, double T) {
+  Data d(model);
+  std::vector<double> Y(model.ny());
+  initial_state(model, Y.data());
+  assemble(model, d, Y.data());
+  double t = 0;
+  const int steps = static_cast<int>(std::lround(T / model.solver.dt));
+  for (int k = 0; k < steps; ++k) {
+    EXPECT_TRUE(rk4_step(model, d, t, Y.data(), nullptr, model.solver.dt)) << "step " << k;
+    t += model.solver.dt;
+  }
+  return Y;
+}
+
+TEST(RobotContact, Solo12StandsOnFourFeetThatCarryItsWeight) {
+  SIMPHANT_REQUIRE_ROBOT_DATA(dir);
+  const std::vector<double> q0 = {0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6};
+  const double v_eps = 0.01, T = 0.5;
+  // Set the feet 2 mm above the ground: their lowest centre at the base height 0.5.
+  double lowest = 1e9;
+  {
+    const Scene probe = parse_scene(solo_doc(q0, 0.5).dump());
+    std::vector<double> Y(probe.model.ny());
+    initial_state(probe.model, Y.data());
+    for (const ForceElement& f : probe.model.forces)
+      if (f.type == ForceType::Contact && f.body_i == kGround)
+        lowest = std::min(lowest, shape_j_W(probe.model, f, Y.data()).pos_W[2]);
+  }
+  const double z0 = 0.5 - lowest + 0.016 + 0.002;
+  const json doc = solo_doc(q0, z0, 1e-4, v_eps);
+  const Scene s = parse_scene(doc.dump());
+  const Model& model = s.model;
+  int pairs = 0;
+  for (const ForceElement& f : model.forces)
+    if (f.type == ForceType::Contact) {
+      ++pairs;
+      EXPECT_EQ(f.body_i, kGround) << f.name << ": feet have conaffinity 0, they touch the ground only";
+    }
+  EXPECT_EQ(pairs, 4);
+  // The step check: no refusal; it warns of the feet's friction only (it puts the whole
+  // weight on one foot, and the inverse mass is a bound), which the run at dt / 2 shows
+  // to be on the safe side here.
+  const StabilityCheck check = check_step_stability({model}, doc);
+  EXPECT_EQ(check.refused_field, "") << check.refused_reason;
+  EXPECT_EQ(check.warnings.size(), 4u);  // one per foot
+  for (const std::string& w : check.warnings)
+    EXPECT_EQ(w.rfind("/contact/materials/default/slip_speed: friction of 'contact ground ", 0), 0u) << w;
+  const std::vector<double> Y = run_for(model, T);
+  const std::vector<double> Y_half = run_for(parse_scene(solo_doc(q0, z0, 5e-5, v_eps).dump()).model, T);
+  double M = 0, speed = 0, load = 0;
+  const int N = model.n_bodies();
+  for (int k = 0; k < N; ++k) {
+    M += model.bodies[static_cast<std::size_t>(k)].mass;
+    speed = std::max(speed, norm(state_v(Y.data(), N, k)));
+  }
+  for (const ForceElement& f : model.forces) {
+    if (f.type != ForceType::Contact) continue;
+    const double delta = 0.016 - shape_j_W(model, f, Y.data()).pos_W[2];
+    EXPECT_GT(delta, 0) << f.name << ": not touching";
+    load += f.contact.normal.stiffness * std::max(delta, 0.0);
+  }
+  // The regularised friction lets the splayed feet creep (no stiction, docs/contact.md
+  // "Friction"): below the creep bound 0.58 v_eps of a tangential load under mu / 2.
+  EXPECT_LT(speed, 0.58 * v_eps) << "base height " << state_r(Y.data(), 0)[2];
+  // Quasi-static: the damping term is proportional to the creeping rate, so the feet's
+  // K delta carry M g (measured error below 1e-4 of the weight).
+  EXPECT_NEAR(load / (M * std::abs(model.gravity.z)), 1.0, 1e-3);
+  for (int k = 0; k < 7 * N; ++k) EXPECT_NEAR(Y[k], Y_half[k], 1e-6) << "coordinate " << k;
+}
+
+}  // namespace
+}  // namespace simphant
