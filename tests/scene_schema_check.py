@@ -162,6 +162,11 @@ def mistakes(base, robot):
     mutate("robot collision radius 0", ["robot", "collision", "panda_link7", "radius"],
            lambda d: (d["robot"].update(collision={"panda_link7": {"type": "sphere", "radius": 0}}),
                       d.update(contact=copy.deepcopy(contact))), doc=robot)
+    mutate("robot urdf_collision with aba", ["solver", "type"],
+           lambda d: (d["robot"].update(urdf_collision=True), d.update(contact=copy.deepcopy(contact)),
+                      d["solver"].update(type="aba")), doc=robot)
+    mutate("robot urdf_collision as a string", ["robot", "urdf_collision"],
+           lambda d: (d["robot"].update(urdf_collision="yes"), d.update(contact=copy.deepcopy(contact))), doc=robot)
     return out
 
 

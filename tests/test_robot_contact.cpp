@@ -4,8 +4,11 @@
 //  - placement: the shapes' world poses at the initial state equal the URDF's forward
 //    kinematics written out by hand (base pose, joint origin, joint rotation, the fixed
 //    joint's transform, the shape's origin), to rounding;
+//  - robot.urdf_collision: the URDF's own sphere, box and cylinder <collision> elements
+//    at the same poses (a mesh left out), touching the ground only; ANYmal B's 41;
 //  - errors name their JSON pointer: unknown and world-fixed links, collision shapes with
-//    the joint-space solvers, contact without shapes;
+//    the joint-space solvers, contact without shapes, a URDF shape of size 0, a URDF
+//    without primitives, a missing "default" material;
 //  - Solo-12 (example-robot-data) with a sphere on each foot, its joints held by position
 //    servos, set down on the ground: after 0.5 s the four feet carry its weight (sum of
 //    K delta = M g, linear law), it moves no faster than the regularised friction's creep,
@@ -77,6 +80,30 @@ Mat3d mat_mul(const Mat3d& a, const Mat3d& b) {
   return c;
 }
 
+/// The contact elements of a model, in model order.
+std::vector<const ForceElement*> contact_pairs(const Model& model) {
+  std::vector<const ForceElement*> pairs;
+  for (const ForceElement& f : model.forces)
+    if (f.type == ForceType::Contact) pairs.push_back(&f);
+  return pairs;
+}
+
+/// The leg robot's frames in W by hand at hip angle `hip` (leg_doc's base pose): the
+/// torso B, the leg L (hip 5 cm below B, turning about y) and the foot F (fixed 30 cm
+/// down and 2 cm forward on the leg, rolled 0.3 rad about x).
+struct LegFrames {
+  Mat3d R_B, R_leg, R_foot;
+  Vec3d p_B, p_leg, p_foot;
+  explicit LegFrames(double hip) {
+    R_B = rot_z(0.4);
+    p_B = {0.1, -0.2, 0.6};
+    R_leg = mat_mul(R_B, rot_y(hip));
+    p_leg = p_B + mul(R_B, Vec3d{0, 0, -0.05});
+    R_foot = mat_mul(R_leg, rot_x(0.3));
+    p_foot = p_leg + mul(R_leg, Vec3d{0.02, 0, -0.3});
+  }
+};
+
 /// World pose of shape_j of contact element f at state Y.
 ShapePose<double> shape_j_W(const Model& model, const ForceElement& f, const double* Y) {
   return shape_pose_W(f.shape_j, state_r(Y, f.body_j), state_p(Y, f.body_j));
@@ -93,22 +120,16 @@ TEST(RobotContact, ShapesSitWhereTheUrdfKinematicsPutsThem) {
   initial_state(model, Y.data());
   // Ground pairs first, in body order: the torso's box (body 0), then the foot's sphere on
   // the leg (body 1, with the foot merged in); then the box against the sphere.
-  std::vector<const ForceElement*> pairs;
-  for (const ForceElement& f : model.forces)
-    if (f.type == ForceType::Contact) pairs.push_back(&f);
+  const std::vector<const ForceElement*> pairs = contact_pairs(model);
   ASSERT_EQ(pairs.size(), 2u) << "torso and leg share the hip joint: no pair between them";
   EXPECT_EQ(pairs[0]->name, "contact ground torso[0]");
   EXPECT_EQ(pairs[1]->name, "contact ground foot[0]");
-  // By hand: base pose (R_B = rot_z(0.4), p_B), hip at (0, 0, -0.05) in B turning about y,
-  // the foot frame at (0.02, 0, -0.3) rolled by 0.3 about x, the sphere 1 cm / 5 mm into it.
-  const Mat3d R_B = rot_z(0.4);
-  const Vec3d p_B{0.1, -0.2, 0.6};
-  const Mat3d R_leg = mat_mul(R_B, rot_y(hip));
-  const Vec3d p_leg = p_B + mul(R_B, Vec3d{0, 0, -0.05});
-  const Mat3d R_foot = mat_mul(R_leg, rot_x(0.3));
-  const Vec3d p_foot = p_leg + mul(R_leg, Vec3d{0.02, 0, -0.3});
-  const Vec3d sphere = p_foot + mul(R_foot, Vec3d{0.01, 0.005, 0});
-  const Vec3d box = p_B + mul(R_B, Vec3d{0, 0, 0.03});
+  // By hand: the sphere 1 cm / 5 mm into the foot frame, the box 3 cm above the torso's.
+  const LegFrames f(hip);
+  const Mat3d& R_B = f.R_B;
+  const Mat3d& R_foot = f.R_foot;
+  const Vec3d sphere = f.p_foot + mul(f.R_foot, Vec3d{0.01, 0.005, 0});
+  const Vec3d box = f.p_B + mul(f.R_B, Vec3d{0, 0, 0.03});
   const ShapePose<double> foot_W = shape_j_W(model, *pairs[1], Y.data());
   const ShapePose<double> box_W = shape_j_W(model, *pairs[0], Y.data());
   for (int c = 0; c < 3; ++c) {
@@ -151,6 +172,138 @@ TEST(RobotContact, ErrorsNameTheField) {
   d["robot"].erase("base");
   EXPECT_EQ(error_path(d, &what), "/robot/collision/torso");
   EXPECT_NE(what.find("fixed to the world"), std::string::npos) << what;
+}
+
+// The same robot with its shapes in the URDF: a box on the torso (rotated), a cylinder on
+// the leg and a sphere on the foot (merged into the leg by the fixed ankle), plus a mesh.
+const char* kLegWithCollisions = R"(<robot name="leg">
+  <link name="torso"><inertial><origin xyz="0.01 0 0.02"/><mass value="2"/>
+    <inertia ixx="0.02" ixy="0" ixz="0" iyy="0.03" iyz="0" izz="0.04"/></inertial>
+    <collision><origin xyz="0 0 0.03" rpy="0 0 0.5"/><geometry><box size="0.2 0.1 0.05"/></geometry></collision></link>
+  <joint name="hip" type="revolute"><parent link="torso"/><child link="leg"/>
+    <origin xyz="0 0 -0.05"/><axis xyz="0 1 0"/><limit lower="-2" upper="2" effort="10" velocity="10"/></joint>
+  <link name="leg"><inertial><origin xyz="0 0 -0.15"/><mass value="0.5"/>
+    <inertia ixx="0.004" ixy="0" ixz="0" iyy="0.004" iyz="0" izz="0.0005"/></inertial>
+    <collision><origin xyz="0 0 -0.15"/><geometry><cylinder radius="0.02" length="0.3"/></geometry></collision>
+    <collision><geometry><mesh filename="leg.stl"/></geometry></collision></link>
+  <joint name="ankle" type="fixed"><parent link="leg"/><child link="foot"/><origin xyz="0.02 0 -0.3" rpy="0.3 0 0"/></joint>
+  <link name="foot"><inertial><mass value="0.1"/>
+    <inertia ixx="1e-5" ixy="0" ixz="0" iyy="1e-5" iyz="0" izz="1e-5"/></inertial>
+    <collision><origin xyz="0.01 0.005 0"/><geometry><sphere radius="0.03"/></geometry></collision></link>
+</robot>)";
+
+TEST(RobotContact, UrdfCollisionPrimitivesSitWhereTheUrdfPutsThem) {
+  TempDir t;
+  const std::string file = (t.dir / "leg_collisions.urdf").string();
+  std::ofstream(file) << kLegWithCollisions;
+  const double hip = 0.4;
+  json doc = leg_doc(file, hip);
+  doc["robot"].erase("collision");
+  doc["robot"]["urdf_collision"] = true;
+  const Scene s = parse_scene(doc.dump());
+  const Model& model = s.model;
+  std::vector<double> Y(model.ny());
+  initial_state(model, Y.data());
+  const std::vector<const ForceElement*> pairs = contact_pairs(model);
+  // conaffinity 0: each touches the ground only. Body order: the torso's box, then the
+  // leg's cylinder and the foot's sphere (the mesh is left out).
+  ASSERT_EQ(pairs.size(), 3u);
+  EXPECT_EQ(pairs[0]->name, "contact ground torso[urdf 0]");
+  EXPECT_EQ(pairs[1]->name, "contact ground leg[urdf 0]");
+  EXPECT_EQ(pairs[2]->name, "contact ground foot[urdf 0]");
+  EXPECT_EQ(pairs[0]->shape_j.kind, ShapeKind::Box);
+  EXPECT_EQ(pairs[1]->shape_j.kind, ShapeKind::Cylinder);
+  EXPECT_EQ(pairs[2]->shape_j.kind, ShapeKind::Sphere);
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(pairs[0]->shape_j.size[k], (k == 0 ? 0.1 : k == 1 ? 0.05 : 0.025));
+  EXPECT_EQ(pairs[1]->shape_j.size[0], 0.02);
+  EXPECT_EQ(pairs[1]->shape_j.size[1], 0.15);
+  EXPECT_EQ(pairs[2]->shape_j.size[0], 0.03);
+  // By hand; the box turned by 0.5 about the torso's z.
+  const LegFrames f(hip);
+  const struct {
+    Vec3d pos;
+    Mat3d rot;
+  } expected[3] = {{f.p_B + mul(f.R_B, Vec3d{0, 0, 0.03}), mat_mul(f.R_B, rot_z(0.5))},
+                   {f.p_leg + mul(f.R_leg, Vec3d{0, 0, -0.15}), f.R_leg},
+                   {f.p_foot + mul(f.R_foot, Vec3d{0.01, 0.005, 0}), f.R_foot}};
+  for (int k = 0; k < 3; ++k) {
+    const ShapePose<double> W = shape_j_W(model, *pairs[static_cast<std::size_t>(k)], Y.data());
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_NEAR(W.pos_W[c], expected[k].pos[c], 1e-14) << k << " " << c;
+      for (int r = 0; r < 3; ++r) EXPECT_NEAR(W.rot_W.m[r][c], expected[k].rot.m[r][c], 1e-14) << k << r << c;
+    }
+  }
+  // robot.collision adds to them: a second sphere on the foot.
+  doc["robot"]["collision"] = {{"foot", {{"type", "sphere"}, {"radius", 0.01}}}};
+  EXPECT_EQ(parse_scene(doc.dump()).model.forces.size(), model.forces.size() + 1);
+}
+
+TEST(RobotContact, UrdfCollisionErrorsNameTheField) {
+  TempDir t;
+  const std::string file = (t.dir / "leg_collision_errors.urdf").string();
+  std::ofstream(file) << kLegWithCollisions;
+  std::string what;
+  json d = leg_doc(file, 0.1);
+  d["robot"].erase("collision");
+  d["robot"]["urdf_collision"] = true;
+  json e = d;
+  e["solver"]["type"] = "cga";
+  e.erase("contact");
+  EXPECT_EQ(error_path(e, &what), "/robot/urdf_collision");
+  e = d;
+  e["robot"]["urdf_collision"] = 1;
+  EXPECT_EQ(error_path(e, &what), "/robot/urdf_collision");
+  EXPECT_NE(what.find("must be a boolean"), std::string::npos) << what;
+  e = d;
+  e["contact"]["materials"] = {{"steel", {{"stiffness", 1e5}, {"exponent", 1}, {"restitution", 0.5}}}};
+  EXPECT_EQ(error_path(e, &what), "/robot/urdf_collision");
+  EXPECT_NE(what.find("\"default\""), std::string::npos) << what;
+  e = d;
+  e.erase("contact");
+  EXPECT_EQ(error_path(e, &what), "/contact");
+  EXPECT_NE(what.find("/robot/urdf_collision gives collision shapes"), std::string::npos) << what;
+  // A zero radius, and a URDF whose only shapes are meshes.
+  std::string bad = kLegWithCollisions;
+  const std::string radius = "sphere radius=\"0.03\"";
+  bad.replace(bad.find(radius), radius.size(), "sphere radius=\"0.0\"");
+  const std::string bad_file = (t.dir / "leg_zero.urdf").string();
+  std::ofstream(bad_file) << bad;
+  e = d;
+  e["robot"]["urdf"] = bad_file;
+  EXPECT_EQ(error_path(e, &what), "/robot/urdf_collision");
+  EXPECT_NE(what.find("link 'foot' <collision> 0"), std::string::npos) << what;
+  const std::string mesh_file = (t.dir / "leg_mesh_only.urdf").string();
+  std::ofstream(mesh_file) << kLeg;  // no <collision> at all
+  e = d;
+  e["robot"]["urdf"] = mesh_file;
+  EXPECT_EQ(error_path(e, &what), "/robot/urdf_collision");
+  EXPECT_NE(what.find("no <collision> sphere, box or cylinder"), std::string::npos) << what;
+}
+
+TEST(RobotContact, AnymalTakesItsUrdfShapes) {
+  SIMPHANT_REQUIRE_ROBOT_DATA(dir);
+  // ANYmal B's simple description: boxes, cylinders and four foot spheres.
+  const json doc = {{"name", "anymal"},
+                    {"robot",
+                     {{"urdf", "example-robot-data:anymal_b_simple_description/robots/anymal.urdf"},
+                      {"floating_base", true},
+                      {"base", {{"position", {0, 0, 0.6}}}},
+                      {"urdf_collision", true}}},
+                    {"contact",
+                     {{"ground", json::object()},
+                      {"materials", {{"default", {{"stiffness", 1e5}, {"exponent", 1}, {"restitution", 0.3}}}}}}},
+                    {"solver", {{"type", "dae"}, {"dt", 1e-4}, {"t_end", 0.01}}}};
+  const Scene s = parse_scene(doc.dump());
+  int kinds[kShapeKinds] = {0, 0, 0, 0, 0};
+  for (const ForceElement& f : s.model.forces)
+    if (f.type == ForceType::Contact) {
+      EXPECT_EQ(f.body_i, kGround) << f.name;
+      ++kinds[static_cast<int>(f.shape_j.kind)];
+    }
+  // The URDF's counts: 4 spheres, 13 boxes, 24 cylinders (none on a link fixed to the world).
+  EXPECT_EQ(kinds[static_cast<int>(ShapeKind::Sphere)], 4);
+  EXPECT_EQ(kinds[static_cast<int>(ShapeKind::Box)], 13);
+  EXPECT_EQ(kinds[static_cast<int>(ShapeKind::Cylinder)], 24);
 }
 
 /// Solo-12 standing: joints held by servos at q0, a 1.6 cm sphere on each foot.

@@ -73,8 +73,13 @@ void compile_robot_joints(const nlohmann::json& robot, const std::string& path, 
 /// Precondition: model.bodies and model.joints filled.
 void compile_forces(const nlohmann::json& forces, const std::string& path, Model& model);
 
+/// Logs `message` as a warning once per process (a sweep compiles one model per
+/// instance).
+void warn_once(const std::string& message);
+
 /// The bodies' "collision" shapes (a robot scene: robot.collision, shapes in URDF link
-/// frames on the maximal model's bodies) and the "contact" section (docs/scene-format.md,
+/// frames on the maximal model's bodies, and with robot.urdf_collision the URDF's own
+/// <collision> primitives) and the "contact" section (docs/scene-format.md,
 /// "Contact") -> one ForceType::Contact element per pair of shapes that may touch,
 /// appended to model.forces: the ground plane (side i) with each body shape, then the
 /// shapes of bodies a < b (shape i on a); pairs whose contype / conaffinity filter refuses

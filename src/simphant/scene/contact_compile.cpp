@@ -570,18 +570,83 @@ std::vector<CollisionSource> robot_sources(const json& doc, const Model& model) 
   return out;
 }
 
+/// Whether the robot section asks for the URDF's own <collision> primitives.
+bool wants_urdf_collision(const json& doc) {
+  const json* robot = find_key(doc, "robot");
+  const json* flag = robot != nullptr ? find_key(*robot, "urdf_collision") : nullptr;
+  if (flag == nullptr) return false;
+  if (!flag->is_boolean())
+    throw SceneError("/robot/urdf_collision", std::string("must be a boolean (got ") + type_word(*flag) + ")");
+  return flag->get<bool>();
+}
+
+/// robot.urdf_collision: the URDF's <collision> spheres, boxes and cylinders on the bodies
+/// of their links (through fixed joints as robot.collision), with material "default",
+/// contype 1 and conaffinity 0: they touch the ground and shapes with conaffinity 1, not
+/// each other. Meshes and shapes fixed to the world are left out with a warning.
+std::vector<CollisionShape> urdf_shapes(const Model& model, const ContactSection& s) {
+  const std::string path = "/robot/urdf_collision";
+  const ReducedModel& rm = model.robot->model;
+  if (rm.link_frames.empty())
+    throw SceneError(path, "not supported for an MJCF robot (its geoms are not read as contact shapes)");
+  const int material = s.material_index.find("default", -1);
+  if (material < 0)
+    throw SceneError(path, "the URDF's shapes take the material \"default\", which contact.materials does not define");
+  std::vector<CollisionShape> out;
+  std::string world;
+  for (const LinkCollision& c : rm.link_collisions) {
+    const std::string where = "link '" + c.link + "' <collision> " + std::to_string(c.index);
+    if (c.owner < -1 || (c.owner == -1 && !rm.floating)) {
+      world += (world.empty() ? "" : ", ") + where;
+      continue;
+    }
+    const int used = c.kind == ShapeKind::Sphere ? 1 : c.kind == ShapeKind::Cylinder ? 2 : 3;
+    for (int k = 0; k < used; ++k)
+      if (!(c.size[k] > 0) || !std::isfinite(c.size[k]))
+        throw SceneError(path, where + ": a size of " + format_number(2 * c.size[k]) +
+                                   " m (must be > 0; give the link's shapes in robot.collision instead)");
+    CollisionShape shape;
+    shape.shape.kind = c.kind;
+    for (int k = 0; k < 3; ++k) shape.shape.size[k] = c.size[k];
+    const Vec3d com = c.owner >= 0 ? rm.links[static_cast<std::size_t>(c.owner)].com : rm.base.com;
+    shape.shape.pos_B = c.p - com;
+    shape.shape.quat_B = normalized(quat_from_rotation(c.R));
+    shape.body = c.owner + (rm.floating ? 1 : 0);
+    shape.path = path;
+    shape.label = c.link + "[urdf " + std::to_string(c.index) + "]";
+    shape.material = material;
+    shape.contype = 1;
+    shape.conaffinity = 0;
+    out.push_back(shape);
+  }
+  if (!world.empty()) warn_once(path + ": " + world + ": fixed to the world, not used (the ground is contact.ground)");
+  if (!rm.mesh_collision_links.empty()) {
+    std::string links;
+    for (const std::string& l : rm.mesh_collision_links) links += (links.empty() ? "'" : ", '") + l + "'";
+    warn_once(path + ": the mesh <collision> of links " + links +
+              ": not used (mesh files are not read; give those links primitives in robot.collision)");
+  }
+  if (out.empty())
+    throw SceneError(path, "the URDF has no <collision> sphere, box or cylinder on a moving link" +
+                               std::string(rm.mesh_collision_links.empty() ? "" : " (its meshes are not read)"));
+  return out;
+}
+
 }  // namespace
 
 void compile_contacts(const json& doc, Model& model) {
   const json* contact = find_key(doc, "contact");
   const std::vector<CollisionSource> sources = model.robot ? robot_sources(doc, model) : scene_sources(doc, model);
+  const bool from_urdf = model.robot && wants_urdf_collision(doc);
   if (contact == nullptr) {
-    if (sources.empty()) return;
-    throw SceneError("/contact", "required key is missing (" + sources.front().path +
+    if (sources.empty() && !from_urdf) return;
+    throw SceneError("/contact", "required key is missing (" +
+                                     (sources.empty() ? std::string("/robot/urdf_collision") : sources.front().path) +
                                      " gives collision shapes; the contact section gives their materials and law)");
   }
-  if (sources.empty())
-    throw SceneError("/contact", model.robot ? "no link has collision shapes (give robot.collision, or leave contact out)"
+  if (sources.empty() && !from_urdf)
+    throw SceneError("/contact", model.robot ? "no link has collision shapes (give robot.collision or "
+                                               "robot.urdf_collision, or leave contact out)"
                                              : "no body has collision shapes (give bodies[k].collision, or leave contact out)");
   const ContactSection s = compile_contact_section(*contact, "/contact", model);
   model.contact_impact_speed = s.impact_speed;
@@ -601,6 +666,15 @@ void compile_contacts(const json& doc, Model& model) {
       own.push_back(c);
     }
   }
+  if (from_urdf)
+    for (const CollisionShape& c : urdf_shapes(model, s)) {
+      std::vector<CollisionShape>& own = shapes[static_cast<std::size_t>(c.body)];
+      if (own.size() >= kMaxCollisionShapes)
+        throw SceneError("/robot/urdf_collision", "body '" + model.bodies[static_cast<std::size_t>(c.body)].name +
+                                                      "' has more than " + std::to_string(kMaxCollisionShapes) +
+                                                      " shapes");
+      own.push_back(c);
+    }
   ZetaCache cache;
   std::size_t n_pairs = 0;
   if (const json* g = find_key(*contact, "ground")) {

@@ -15,15 +15,14 @@
 
 namespace simphant::scene_detail {
 
-namespace {
-
-/// Logs `message` as a warning once per process (a sweep compiles one model per instance).
 void warn_once(const std::string& message) {
   static std::mutex mutex;
   static std::set<std::string> said;
   std::lock_guard<std::mutex> lock(mutex);
   if (said.insert(message).second) logger().warn("{}", message);
 }
+
+namespace {
 
 /// Sets each mimic follower's q0 / qd0 from its leader's (q = r q_l + o, qd = r qd_l), so
 /// every solver starts on the relation; warns of a start outside a joint's position

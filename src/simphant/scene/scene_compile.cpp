@@ -23,10 +23,11 @@ Model compile_model(const nlohmann::json& doc) {
       if (find_key(doc, key) != nullptr)
         throw SceneError(child_path(root, key), "not allowed beside a \"robot\" section (the robot's bodies, joints and "
                                                 "actuators come from its URDF; gravity is robot.gravity)");
-    if (find_key(*robot, "collision") != nullptr && solver_type != RobotSolver::Dae)
-      throw SceneError("/robot/collision", std::string("collision shapes act through contact, which solver \"") +
-                                               robot_solver_name(solver_type) +
-                                               "\" (joint coordinates) does not have yet; use solver type \"dae\"");
+    for (const char* key : {"collision", "urdf_collision"})
+      if (find_key(*robot, key) != nullptr && solver_type != RobotSolver::Dae)
+        throw SceneError(child_path("/robot", key), std::string("collision shapes act through contact, which solver \"") +
+                                                        robot_solver_name(solver_type) +
+                                                        "\" (joint coordinates) does not have yet; use solver type \"dae\"");
     if (find_key(doc, "contact") != nullptr && solver_type != RobotSolver::Dae)
       throw SceneError("/contact", std::string("not yet supported by solver \"") + robot_solver_name(solver_type) +
                                        "\" (joint coordinates); a robot with contact runs with solver type \"dae\"");

@@ -176,6 +176,48 @@ class Builder {
     std::string not_physical;   ///< the first part that is not a rigid body alone: "link 'x': not a ... (reason)"
   };
 
+  /// Records `link`'s <collision> primitives on output body `body` (link pose in the body
+  /// frame: R_bl, p_bl), and the link's name once if one of them is a mesh.
+  void add_collisions(const urdf::Link& link, int body, const Mat3d& R_bl, const Vec3d& p_bl) {
+    bool mesh = false;
+    for (std::size_t k = 0; k < link.collision_array.size(); ++k) {
+      const urdf::CollisionSharedPtr& c = link.collision_array[k];
+      if (!c || !c->geometry) continue;
+      LinkCollision out;
+      out.link = link.name;
+      out.index = static_cast<int>(k);
+      out.owner = body;
+      switch (c->geometry->type) {
+        case urdf::Geometry::SPHERE:
+          out.kind = ShapeKind::Sphere;
+          out.size[0] = static_cast<const urdf::Sphere&>(*c->geometry).radius;
+          break;
+        case urdf::Geometry::BOX: {
+          const urdf::Vector3& d = static_cast<const urdf::Box&>(*c->geometry).dim;
+          out.kind = ShapeKind::Box;
+          out.size[0] = 0.5 * d.x;
+          out.size[1] = 0.5 * d.y;
+          out.size[2] = 0.5 * d.z;
+          break;
+        }
+        case urdf::Geometry::CYLINDER: {
+          const urdf::Cylinder& cy = static_cast<const urdf::Cylinder&>(*c->geometry);
+          out.kind = ShapeKind::Cylinder;
+          out.size[0] = cy.radius;
+          out.size[1] = 0.5 * cy.length;
+          break;
+        }
+        default:
+          mesh = true;
+          continue;
+      }
+      out.R = spatial_detail::m3_mul(R_bl, rot(c->origin.rotation));
+      out.p = mul(R_bl, vec(c->origin.position)) + p_bl;
+      out_.link_collisions.push_back(out);
+    }
+    if (mesh) out_.mesh_collision_links.push_back(link.name);
+  }
+
   /// Adds `link`'s <inertial> to output body `body` (link pose in the body frame: R_bl, p_bl).
   void add_inertial(const urdf::Link& link, int body, const Mat3d& R_bl, const Vec3d& p_bl) {
     if (body == kWorld) {
@@ -280,6 +322,7 @@ class Builder {
       }
       visited_.insert(e.link->name);
       out_.link_frames.push_back({e.link->name, body, R_bl, p_bl});
+      add_collisions(*e.link, body, R_bl, p_bl);
       add_inertial(*e.link, body, R_bl, p_bl);
       // Children pushed last-first, so that they are popped in urdfdom's order.
       for (auto it = e.link->child_joints.rbegin(); it != e.link->child_joints.rend(); ++it) {

@@ -168,7 +168,7 @@ std::vector<std::string> unused_urdf_elements(const std::string& padded) {
   if (geometry + materials > 0) {
     out.push_back(std::to_string(geometry) + " <visual>/<collision> and " + std::to_string(materials) +
                   " top-level <material> elements: not used (SimPhant renders nothing; a robot's contact "
-                  "shapes are given by the scene's robot.collision)");
+                  "shapes come from the scene's robot.collision, or robot.urdf_collision)");
   }
   return out;
 }
