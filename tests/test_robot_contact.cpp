@@ -33,6 +33,7 @@
 #include "simphant/dynamics/rk4.hpp"
 #include "simphant/formulas/state.hpp"
 #include "simphant/job/stability_check.hpp"
+#include "simphant/reduced/spatial.hpp"
 #include "simphant/scene/scene.hpp"
 
 namespace simphant {
@@ -73,13 +74,7 @@ json leg_doc(const std::string& urdf, double hip) {
 Mat3d rot_z(double a) { return {{{std::cos(a), -std::sin(a), 0}, {std::sin(a), std::cos(a), 0}, {0, 0, 1}}}; }
 Mat3d rot_y(double a) { return {{{std::cos(a), 0, std::sin(a)}, {0, 1, 0}, {-std::sin(a), 0, std::cos(a)}}}; }
 Mat3d rot_x(double a) { return {{{1, 0, 0}, {0, std::cos(a), -std::sin(a)}, {0, std::sin(a), std::cos(a)}}}; }
-Mat3d mat_mul(const Mat3d& a, const Mat3d& b) {
-  Mat3d c{};
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j)
-      for (int k = 0; k < 3; ++k) c.m[i][j] += a.m[i][k] * b.m[k][j];
-  return c;
-}
+using spatial_detail::m3_mul;
 
 /// The contact elements of a model, in model order.
 std::vector<const ForceElement*> contact_pairs(const Model& model) {
@@ -98,9 +93,9 @@ struct LegFrames {
   explicit LegFrames(double hip) {
     R_B = rot_z(0.4);
     p_B = {0.1, -0.2, 0.6};
-    R_leg = mat_mul(R_B, rot_y(hip));
+    R_leg = m3_mul(R_B, rot_y(hip));
     p_leg = p_B + mul(R_B, Vec3d{0, 0, -0.05});
-    R_foot = mat_mul(R_leg, rot_x(0.3));
+    R_foot = m3_mul(R_leg, rot_x(0.3));
     p_foot = p_leg + mul(R_leg, Vec3d{0.02, 0, -0.3});
   }
 };
@@ -224,7 +219,7 @@ TEST(RobotContact, UrdfCollisionPrimitivesSitWhereTheUrdfPutsThem) {
   const struct {
     Vec3d pos;
     Mat3d rot;
-  } expected[3] = {{f.p_B + mul(f.R_B, Vec3d{0, 0, 0.03}), mat_mul(f.R_B, rot_z(0.5))},
+  } expected[3] = {{f.p_B + mul(f.R_B, Vec3d{0, 0, 0.03}), m3_mul(f.R_B, rot_z(0.5))},
                    {f.p_leg + mul(f.R_leg, Vec3d{0, 0, -0.15}), f.R_leg},
                    {f.p_foot + mul(f.R_foot, Vec3d{0.01, 0.005, 0}), f.R_foot}};
   for (int k = 0; k < 3; ++k) {

@@ -510,6 +510,17 @@ struct CollisionSource {
   Vec3d p{};
 };
 
+/// The maximal model's body that holds a robot link's owner (LinkFrame's convention:
+/// a link index, -1 the base, -2 welded to W) and that owner frame's origin in the body's
+/// frame B, which has the link's axes at its centre of mass (urdf/maximal_from_urdf.hpp);
+/// kGround for an owner fixed to the world (a fixed base, or the world side of a
+/// floating joint).
+int robot_owner_body(const ReducedModel& rm, int owner, Vec3d& origin_B) {
+  if (owner < -1 || (owner == -1 && !rm.floating)) return kGround;
+  origin_B = -1.0 * (owner >= 0 ? rm.links[static_cast<std::size_t>(owner)].com : rm.base.com);
+  return owner + (rm.floating ? 1 : 0);  // floating: body 0 is the base
+}
+
 /// A scene's bodies[k].collision, in the body frame B itself.
 std::vector<CollisionSource> scene_sources(const json& doc, const Model& model) {
   std::vector<CollisionSource> out;
@@ -552,19 +563,20 @@ std::vector<CollisionSource> robot_sources(const json& doc, const Model& model) 
                               (rm.floating ? " and floating base" : "") + ": " + known +
                               ", or a link fixed to one of them)");
     }
-    if (f.owner < -1 || (f.owner == -1 && !rm.floating))
+    Vec3d origin_B{};
+    const int body = robot_owner_body(rm, f.owner, origin_B);
+    if (body == kGround)
       throw SceneError(p, "link \"" + printable(it.key()) + "\" is fixed to the world: only moving links" +
                               std::string(rm.floating ? " and the floating base" : "") +
                               " carry collision shapes (the ground is contact.ground)");
-    const Vec3d com = f.owner >= 0 ? rm.links[static_cast<std::size_t>(f.owner)].com : rm.base.com;
     CollisionSource c;
     c.collision = &it.value();
     c.path = p;
-    c.body = f.owner + (rm.floating ? 1 : 0);  // floating: body 0 is the base
+    c.body = body;
     c.label = it.key();
     c.moved = true;
     c.R = f.R;
-    c.p = f.p - com;
+    c.p = f.p + origin_B;
     out.push_back(c);
   }
   return out;
@@ -596,7 +608,9 @@ std::vector<CollisionShape> urdf_shapes(const Model& model, const ContactSection
   std::string world;
   for (const LinkCollision& c : rm.link_collisions) {
     const std::string where = "link '" + c.link + "' <collision> " + std::to_string(c.index);
-    if (c.owner < -1 || (c.owner == -1 && !rm.floating)) {
+    Vec3d origin_B{};
+    const int body = robot_owner_body(rm, c.owner, origin_B);
+    if (body == kGround) {
       world += (world.empty() ? "" : ", ") + where;
       continue;
     }
@@ -608,10 +622,9 @@ std::vector<CollisionShape> urdf_shapes(const Model& model, const ContactSection
     CollisionShape shape;
     shape.shape.kind = c.kind;
     for (int k = 0; k < 3; ++k) shape.shape.size[k] = c.size[k];
-    const Vec3d com = c.owner >= 0 ? rm.links[static_cast<std::size_t>(c.owner)].com : rm.base.com;
-    shape.shape.pos_B = c.p - com;
+    shape.shape.pos_B = c.p + origin_B;
     shape.shape.quat_B = normalized(quat_from_rotation(c.R));
-    shape.body = c.owner + (rm.floating ? 1 : 0);
+    shape.body = body;
     shape.path = path;
     shape.label = c.link + "[urdf " + std::to_string(c.index) + "]";
     shape.material = material;
