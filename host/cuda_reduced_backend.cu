@@ -128,7 +128,7 @@ CudaReducedBackend<T>::CudaReducedBackend(std::shared_ptr<const std::vector<Mode
   }
   per_instance_ = models_->size() > 1;
   const int n_slots = static_cast<int>(models_->size());
-  slots_.resize(nj_, floating_ ? 1 : 0, n_slots);
+  slots_.resize(nj_, floating_ ? 1 : 0, n_slots, static_cast<int>(batch::robot_contact_pairs<T>(m0).size()));
   for (int s = 0; s < n_slots; ++s) slots_.write(s, (*models_)[static_cast<std::size_t>(s)]);
   AssemblyResult ok;
   ok.ok = true;
@@ -146,6 +146,7 @@ CudaReducedBackend<T>::CudaReducedBackend(std::shared_ptr<const std::vector<Mode
     gravity_ = DeviceArray<Vec3<T>>(slots_.gravity, batch_);
     runaway_ = DeviceArray<T>(slots_.runaway, batch_);
     y_init_ = DeviceArray<T>(slots_.y_init, batch_);
+    contacts_ = DeviceArray<RobotContactPair<T>>(slots_.contacts, batch_);
     Y_ = DeviceArray<T>(ny * n, batch_);
     U_ = DeviceArray<double>(nj * n, batch_);
     frame_ = DeviceArray<T>(static_cast<std::size_t>(frame_size_) * n, batch_);
@@ -225,6 +226,8 @@ batch::ReducedBatchView<T> CudaReducedBackend<T>::batch_view() const {
   b.gravity = gravity_.get();
   b.runaway_kinetic_energy = runaway_.get();
   b.y_init = y_init_.get();
+  b.n_contacts = slots_.n_contacts;
+  b.contacts = contacts_.get();
   b.Y = batch::structure_of_arrays(Y_.get(), n_);
   b.U = batch::structure_of_arrays(static_cast<const double*>(U_.get()), n_);
   b.status = status_.get();
@@ -456,7 +459,7 @@ template <class T>
 void CudaReducedBackend<T>::make_slots_per_instance() {
   if (per_instance_) return;
   batch::RobotSlots<T> grown;
-  grown.resize(nj_, floating_ ? 1 : 0, n_);
+  grown.resize(nj_, floating_ ? 1 : 0, n_, slots_.n_contacts);
   for (int i = 0; i < n_; ++i) slots_.copy_slot(0, grown, i);
   // The new arrays first, so that a failed allocation changes nothing.
   DeviceArray<ReducedLinkParams<T>> links(grown.links.size(), batch_);
@@ -466,6 +469,7 @@ void CudaReducedBackend<T>::make_slots_per_instance() {
   DeviceArray<Vec3<T>> gravity(grown.gravity.size(), batch_);
   DeviceArray<T> runaway(grown.runaway.size(), batch_);
   DeviceArray<T> y_init(grown.y_init.size(), batch_);
+  DeviceArray<RobotContactPair<T>> contacts(grown.contacts.size(), batch_);
   synchronize();  // queued steps read the old slots
   links_ = std::move(links);
   cga_links_ = std::move(cga_links);
@@ -474,6 +478,7 @@ void CudaReducedBackend<T>::make_slots_per_instance() {
   gravity_ = std::move(gravity);
   runaway_ = std::move(runaway);
   y_init_ = std::move(y_init);
+  contacts_ = std::move(contacts);
   slots_ = std::move(grown);
   per_instance_ = true;
   upload_slots(0, n_);
@@ -504,6 +509,11 @@ void CudaReducedBackend<T>::upload_slots(int first, int count) {
   check(cudaMemcpyAsync(y_init_.get() + f * ny, slots_.y_init.data() + f * ny, c * ny * sizeof(T),
                         cudaMemcpyHostToDevice, stream_),
         "cudaMemcpyAsync (initial states)", batch_);
+  const std::size_t nc = static_cast<std::size_t>(slots_.n_contacts);
+  if (nc > 0)
+    check(cudaMemcpyAsync(contacts_.get() + f * nc, slots_.contacts.data() + f * nc, c * nc * sizeof(RobotContactPair<T>),
+                          cudaMemcpyHostToDevice, stream_),
+          "cudaMemcpyAsync (contact pairs)", batch_);
 }
 
 template <class T>

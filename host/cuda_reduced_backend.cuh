@@ -141,6 +141,7 @@ class CudaReducedBackend final : public Backend {
   DeviceArray<RobotBaseParams<T>> base_;
   DeviceArray<Vec3<T>> gravity_;
   DeviceArray<T> runaway_, y_init_;
+  DeviceArray<RobotContactPair<T>> contacts_;  ///< (slots, n_contacts)
   // Per instance: state, inputs, status (structure of arrays), the frame and link frames.
   DeviceArray<T> Y_, frame_, link_out_;
   DeviceArray<double> U_;

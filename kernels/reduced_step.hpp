@@ -82,6 +82,10 @@ struct ReducedBatchView {
   /// (n_slots, robot_state_size) row-major: the state reduced_reset_thread restores
   /// (q0, qd0 and the base's initial pose and twist).
   const T* y_init;
+  /// Contact pairs per slot (reduced/robot_contact.hpp); 0: the robot has none. Not read
+  /// by the SIMD lane form (T = Lanes), which the CPU backend does not use for contact.
+  int n_contacts = 0;
+  const RobotContactPair<T>* contacts = nullptr;  ///< (n_slots, n_contacts) row-major
   Strided<T> Y;                 ///< (n_instances, robot_state_size): the state
   /// (n_instances, n): the inputs u (joint_forces.hpp), doubles in both precisions (lane
   /// vectors of doubles for T = Lanes)
@@ -121,6 +125,8 @@ SP_HD RobotView<T> reduced_robot_view(const ReducedBatchView<T>& b, int i) {
   r.joints = b.joints + o;
   if (b.floating) r.base = b.base[s];
   r.gravity = b.gravity[s];
+  r.n_contacts = b.n_contacts;
+  r.contacts = b.n_contacts > 0 ? b.contacts + static_cast<std::int64_t>(s) * b.n_contacts : nullptr;
   return r;
 }
 
@@ -315,7 +321,7 @@ SP_HD void reduced_energy_thread(int tid, const ReducedBatchView<T>& b, T* total
   const int N = robot_state_size(r.n, r.floating);
   for (int e = 0; e < N; ++e) ws.y[e] = b.Y(i, e);
   const T K = robot_kinetic_energy(r, ws.y, ws.robot.kin);  // leaves the kinematics in ws.robot.kin
-  const T V = robot_potential_energy(r, ws.y, ws.robot.kin);
+  const T V = robot_potential_energy(r, ws.y, ws.robot.kin) + robot_contact_potential(r, ws.y, ws.robot.kin);
   total[i] = K + V;
   if (kinetic) kinetic[i] = K;
 }

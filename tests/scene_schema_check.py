@@ -156,15 +156,9 @@ def mistakes(base, robot):
     mutate("robot collision without contact", [], lambda d: d["robot"].update(collision=foot), doc=robot)
     mutate("robot contact without robot.collision", ["robot"], lambda d: d.update(contact=copy.deepcopy(contact)),
            doc=robot)
-    mutate("robot contact with aba", ["solver", "type"],
-           lambda d: (d["robot"].update(collision=foot), d.update(contact=copy.deepcopy(contact)),
-                      d["solver"].update(type="aba")), doc=robot)
     mutate("robot collision radius 0", ["robot", "collision", "panda_link7", "radius"],
            lambda d: (d["robot"].update(collision={"panda_link7": {"type": "sphere", "radius": 0}}),
                       d.update(contact=copy.deepcopy(contact))), doc=robot)
-    mutate("robot urdf_collision with aba", ["solver", "type"],
-           lambda d: (d["robot"].update(urdf_collision=True), d.update(contact=copy.deepcopy(contact)),
-                      d["solver"].update(type="aba")), doc=robot)
     mutate("robot urdf_collision as a string", ["robot", "urdf_collision"],
            lambda d: (d["robot"].update(urdf_collision="yes"), d.update(contact=copy.deepcopy(contact))), doc=robot)
     return out

@@ -390,9 +390,6 @@ TEST(ContactScene, ErrorsNameTheirPath) {
   json bare = base_scene();
   for (json& b : bare["bodies"]) b.erase("collision");
   expect_error(bare, "/contact", "no body has collision shapes");
-  json robot = json::parse(R"({"robot": {"urdf": "arm.urdf"}, "solver": {"type": "aba", "dt": 0.001, "t_end": 0.01}})");
-  robot["contact"] = base_scene()["contact"];
-  expect_error(robot, "/contact", "not yet supported by solver \"aba\" (joint coordinates)");
   // the contact section
   expect_error(with("/contact/bogus", 1), "/contact/bogus", "unknown key");
   expect_error(with("/contact/law", "flores"), "/contact/law", "impact-speed state that the solvers do not carry");

@@ -1,15 +1,15 @@
-// Contact on URDF robots integrated in maximal coordinates (solver type "dae";
-// docs/robots.md, "Contact"; docs/contact.md, "Contact in the DAE"): robot.collision
-// puts shapes on links, in the URDF link frame, links merged by fixed joints included.
+// Contact on URDF robots (docs/robots.md, "Contact"; docs/contact.md, "Contact in the
+// DAE"): robot.collision puts shapes on links, in the URDF link frame, links merged by
+// fixed joints included; the runs here are in maximal coordinates (solver type "dae"),
+// those in joint coordinates in test_robot_contact_joint_space.cpp.
 //  - placement: the shapes' world poses at the initial state equal the URDF's forward
 //    kinematics written out by hand (base pose, joint origin, joint rotation, the fixed
 //    joint's transform, the shape's origin), to rounding;
 //  - robot.urdf_collision: the URDF's own sphere, box and cylinder <collision> elements
 //    at the same poses (a mesh left out), touching the ground only; ANYmal B's 41;
-//  - errors name their JSON pointer: unknown and world-fixed links, collision shapes with
-//    the joint-space solvers, contact without shapes, a URDF shape of size 0, a URDF
-//    without primitives, a missing "default" material, shapes on an MJCF robot (whose
-//    link frames the import does not record);
+//  - errors name their JSON pointer: unknown and world-fixed links, contact without
+//    shapes, a URDF shape of size 0, a URDF without primitives, a missing "default"
+//    material, shapes on an MJCF robot (whose link frames the import does not record);
 //  - Solo-12 (example-robot-data) with a sphere on each foot, its joints held by position
 //    servos, set down on the ground: after 0.5 s the four feet carry its weight (sum of
 //    K delta = M g, linear law), it moves no faster than the regularised friction's creep,
@@ -154,11 +154,8 @@ TEST(RobotContact, ErrorsNameTheField) {
   d["robot"]["collision"]["foot"]["radius"] = -1;
   EXPECT_EQ(error_path(d, &what), "/robot/collision/foot/radius");
   d = leg_doc(file, 0.1);
-  d["solver"]["type"] = "aba";
-  EXPECT_EQ(error_path(d, &what), "/robot/collision");
-  EXPECT_NE(what.find("use solver type \"dae\""), std::string::npos) << what;
-  d["robot"].erase("collision");
-  EXPECT_EQ(error_path(d, &what), "/contact");
+  d["solver"]["type"] = "aba";  // joint coordinates take the same pairs (test_robot_contact_joint_space.cpp)
+  EXPECT_EQ(contact_pairs(parse_scene(d.dump()).model).size(), 2u);
   d = leg_doc(file, 0.1);
   d["robot"].erase("collision");
   EXPECT_EQ(error_path(d, &what), "/contact");
@@ -243,10 +240,6 @@ TEST(RobotContact, UrdfCollisionErrorsNameTheField) {
   d["robot"].erase("collision");
   d["robot"]["urdf_collision"] = true;
   json e = d;
-  e["solver"]["type"] = "cga";
-  e.erase("contact");
-  EXPECT_EQ(error_path(e, &what), "/robot/urdf_collision");
-  e = d;
   e["robot"]["urdf_collision"] = 1;
   EXPECT_EQ(error_path(e, &what), "/robot/urdf_collision");
   EXPECT_NE(what.find("must be a boolean"), std::string::npos) << what;

@@ -27,8 +27,10 @@ SP_HD int robot_frame_size(int n, int floating) { return 13 * robot_n_bodies(n, 
 /// (robot_frame_size) and the link-frame output (13 robot_frame_count), status, reason
 /// and their staging (4 bytes), status step, offset and step staging (3 x 8), an instance
 /// id (4), the row staging (max(state size, n) doubles); per slot the n links, their CGA
-/// form and joint parameters, the base, gravity, the runaway bound and the initial state.
-inline std::size_t robot_batch_bytes_per_instance(int n, int floating, bool per_instance, std::size_t t) {
+/// form and joint parameters, the base, gravity, the runaway bound, the initial state and
+/// the n_contacts contact pairs (reduced/robot_contact_pair.hpp).
+inline std::size_t robot_batch_bytes_per_instance(int n, int floating, bool per_instance, std::size_t t,
+                                                  int n_contacts = 0) {
   const std::size_t ny = static_cast<std::size_t>(robot_state_size(n, floating));
   const std::size_t nn = static_cast<std::size_t>(n);
   const std::size_t row = ny > nn ? ny : nn;
@@ -37,12 +39,15 @@ inline std::size_t robot_batch_bytes_per_instance(int n, int floating, bool per_
                       8 * nn + 4 + 3 * 8 + 4 + 8 * row;
   if (per_instance) {
     // The slot sizes are the same in both precisions' layouts up to T: count them in T.
+    const std::size_t nc = static_cast<std::size_t>(n_contacts);
     const std::size_t slot_t = t == 4 ? nn * (sizeof(ReducedLinkParams<float>) + sizeof(cga::CgaLink<float>) +
                                               sizeof(RobotJointParams<float>)) +
-                                            sizeof(RobotBaseParams<float>) + sizeof(Vec3<float>) + 4
+                                            sizeof(RobotBaseParams<float>) + sizeof(Vec3<float>) + 4 +
+                                            nc * sizeof(RobotContactPair<float>)
                                       : nn * (sizeof(ReducedLinkParams<double>) + sizeof(cga::CgaLink<double>) +
                                               sizeof(RobotJointParams<double>)) +
-                                            sizeof(RobotBaseParams<double>) + sizeof(Vec3<double>) + 8;
+                                            sizeof(RobotBaseParams<double>) + sizeof(Vec3<double>) + 8 +
+                                            nc * sizeof(RobotContactPair<double>);
     bytes += slot_t + t * ny;
   }
   return bytes;

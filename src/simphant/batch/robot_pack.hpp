@@ -5,6 +5,7 @@
 // the batch precision T; and an instance's initial state in robot_dynamics.hpp's layout.
 // Used by the GPU joint-space backend (host/cuda_reduced_backend.cuh) and by the tests
 // that run its per-thread functions on the CPU.
+#include <algorithm>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -15,6 +16,7 @@
 #include "simphant/reduced/cga/cga_dynamics.hpp"
 #include "simphant/reduced/joint_forces.hpp"
 #include "simphant/reduced/reduced_params.hpp"
+#include "simphant/reduced/robot_contact_pair.hpp"
 #include "simphant/reduced/robot_dynamics.hpp"
 
 namespace simphant::batch {
@@ -25,6 +27,45 @@ RobotJointParams<T> cast_joint_params(const RobotJointParams<double>& p) {
   return {p.mode,          T(p.kp),        T(p.kd),    T(p.effort),          T(p.velocity),      T(p.damping),
           T(p.friction),   T(p.friction_velocity),     p.limited,            T(p.lower),         T(p.upper),
           T(p.limit_stiffness), T(p.limit_damping),    p.mimic,              T(p.mimic_multiplier), T(p.mimic_offset)};
+}
+
+/// Shape s in precision T.
+template <class T>
+Shape<T> cast_shape(const Shape<double>& s) {
+  return {s.kind, {T(s.size[0]), T(s.size[1]), T(s.size[2])}, cast3<T>(s.pos_B),
+          Quat<T>{T(s.quat_B.w), T(s.quat_B.x), T(s.quat_B.y), T(s.quat_B.z)}};
+}
+
+/// The joint-space owner (RobotContactPair) of the maximal model's body b (model/robot.hpp:
+/// body k = link k, or with a floating base body 0 = the base and body k + 1 = link k).
+inline int robot_contact_owner(int b, bool floating) {
+  if (b == kGround) return kRobotWorldOwner;
+  return floating ? b - 1 : b;  // floating: body 0 -> kRobotBaseOwner (-1)
+}
+
+/// The contact pairs of a robot model in the joint-space form (reduced/robot_contact.hpp):
+/// its Contact force elements (scene/contact_compile.cpp, in model order), with their
+/// shapes already in the bodies' frames and the pairs' parameters, in precision T.
+template <class T>
+std::vector<RobotContactPair<T>> robot_contact_pairs(const Model& m) {
+  std::vector<RobotContactPair<T>> out;
+  if (!m.robot) return out;
+  const bool floating = m.robot->model.floating;
+  for (const ForceElement& f : m.forces) {
+    if (f.type != ForceType::Contact) continue;
+    const ContactPairParams<double>& c = f.contact;
+    RobotContactPair<T> p;
+    p.owner_a = robot_contact_owner(f.body_i, floating);
+    p.owner_b = robot_contact_owner(f.body_j, floating);
+    p.shape_a = cast_shape<T>(f.shape_i);
+    p.shape_b = cast_shape<T>(f.shape_j);
+    p.params.normal = {c.normal.law, T(c.normal.stiffness), T(c.normal.exponent), T(c.normal.damping),
+                       T(c.normal.v_floor)};
+    p.params.friction = {T(c.friction.mu), T(c.friction.v_eps), T(c.friction.mu_roll), T(c.friction.w_eps)};
+    p.params.margin = T(c.margin);
+    out.push_back(p);
+  }
+  return out;
 }
 
 /// Instance state y (robot_state_size) at the model's initial values: [q0, qd0], or
@@ -52,10 +93,14 @@ struct RobotSlots {
   std::vector<Vec3<T>> gravity;
   std::vector<T> runaway;  ///< (slots) solver.runaway_kinetic_energy [J]; <= 0: none
   std::vector<T> y_init;   ///< (slots, robot_state_size) the initial state (robot_initial_state)
+  int n_contacts = 0;      ///< contact pairs per slot (robot_contact_pairs)
+  std::vector<RobotContactPair<T>> contacts;  ///< (slots, n_contacts)
 
   int slots() const { return static_cast<int>(base.size()); }
-  void resize(int n_links, int floating, int n_slots) {
+  void resize(int n_links, int floating, int n_slots, int pairs = 0) {
     n = n_links;
+    n_contacts = pairs;
+    contacts.resize(static_cast<std::size_t>(n_slots) * static_cast<std::size_t>(pairs));
     ny = robot_state_size(n_links, floating);
     const std::size_t rows = static_cast<std::size_t>(n_slots) * static_cast<std::size_t>(n_links);
     links.resize(rows);
@@ -79,10 +124,17 @@ struct RobotSlots {
     to.runaway[static_cast<std::size_t>(d)] = runaway[static_cast<std::size_t>(s)];
     for (int e = 0; e < ny; ++e)
       to.y_init[static_cast<std::size_t>(d) * ny + e] = y_init[static_cast<std::size_t>(s) * ny + e];
+    for (int c = 0; c < n_contacts; ++c)
+      to.contacts[static_cast<std::size_t>(d) * n_contacts + c] = contacts[static_cast<std::size_t>(s) * n_contacts + c];
   }
   /// Writes model m (a robot model of n joints) into slot s. Joints without derived
   /// parameters (an empty RobotJointSpace::joints) get plain_joint_params: torque inputs.
+  /// Throws std::invalid_argument (changing nothing) unless m has n_contacts contact pairs.
   void write(int s, const Model& m) {
+    const std::vector<RobotContactPair<T>> pairs = robot_contact_pairs<T>(m);
+    if (static_cast<int>(pairs.size()) != n_contacts)
+      throw std::invalid_argument("robot model: every instance needs the same contact pairs (" +
+                                  std::to_string(pairs.size()) + " against " + std::to_string(n_contacts) + ")");
     const RobotJointSpace& r = *m.robot;
     const std::size_t o = static_cast<std::size_t>(s) * static_cast<std::size_t>(n);
     for (int k = 0; k < n; ++k) {
@@ -97,6 +149,7 @@ struct RobotSlots {
     double y[2 * kMaxReducedLinks + 13];
     robot_initial_state(r, y);
     for (int e = 0; e < ny; ++e) y_init[static_cast<std::size_t>(s) * ny + e] = T(y[e]);
+    std::copy(pairs.begin(), pairs.end(), contacts.begin() + static_cast<std::ptrdiff_t>(s) * n_contacts);
   }
 };
 

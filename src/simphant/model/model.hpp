@@ -288,6 +288,12 @@ struct Model {
   int n_joints() const { return static_cast<int>(joints.size()); }
   int n_drivers() const { return static_cast<int>(drivers.size()); }
   int n_mimics() const { return static_cast<int>(mimics.size()); }
+  /// Contact pairs: the Contact force elements (docs/contact.md).
+  int contact_pair_count() const {
+    int c = 0;
+    for (const ForceElement& f : forces) c += f.type == ForceType::Contact ? 1 : 0;
+    return c;
+  }
   /// Constraint elements: joints 0 .. n_joints() - 1, then the drivers, then the mimic
   /// rows; the rows of element a are row_offset .. row_offset + rows - 1 (Phi, lambda,
   /// Data::rows[a]).

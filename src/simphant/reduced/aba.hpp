@@ -204,18 +204,23 @@ SP_HD void aba(int n, const ReducedLinkParams<T>* links, Vec3<T> gravity, const 
 ///  ws       scratch; after the call ws.R / ws.o hold the link poses relative to B
 ///           (B coordinates) and ws.v / ws.a the link spatial velocities and accelerations
 ///           (B coordinates, B origin; ws.a with gravity as -g, as aba())
+///  f_ext_B  optional external wrench on the base, B coordinates, moment about B's origin
+///           [N m, N] (the contact forces' share of the base: reduced/robot_contact.hpp);
+///           it joins the base's bias force, pA_0 = v_0 x* I_B v_0 - f_ext (Featherstone
+///           Table 7.1's external forces). nullptr: none.
 /// Cost O(n) plus one 6x6 Cholesky solve; no allocation.
 template <class T, int Cap>
 SP_HD void aba_floating(int n, const ReducedLinkParams<T>* links, const RobotBaseParams<T>& base, Vec3<T> gravity,
                         const Vec3<T>& p_B, const Quat<T>& quat_B, const Vec3<T>& v_B, const Vec3<T>& omega_B,
                         const T* q, const T* qd, const T* tau, Vec3<T>& vdot_B, Vec3<T>& omegadot_B, T* qdd_out,
-                        AbaWorkspace<T, Cap>& ws) {
+                        AbaWorkspace<T, Cap>& ws, const SpatialForce<T>* f_ext_B = nullptr) {
   (void)p_B;
   const Mat3<T> R_B = rotation(normalized(quat_B));
   const SpatialMotion<T> v0{omega_B, mul_t(R_B, v_B)};
   const RigidInertia<T> I0 = rigid_inertia(base.mass, base.com, base.inertia_com);
   ArticulatedInertia<T> IA0 = articulated(I0);
   SpatialForce<T> pA0 = crf(v0, mul(I0, v0));
+  if (f_ext_B) pA0 = SpatialForce<T>{pA0.ang - f_ext_B->ang, pA0.lin - f_ext_B->lin};
   aba_detail::inward<true>(n, links, v0, q, qd, tau, ws, IA0, pA0);
   // a0' = -IA0^-1 pA0 with IA0 = [M H; H^T L] acting on (ang, lin).
   T A[6][6];

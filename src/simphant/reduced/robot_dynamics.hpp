@@ -27,6 +27,7 @@
 // on the leader as r tau_j. Preconditions: the followed joint is not itself a follower,
 // and no joint follows itself (urdf/urdf_import.hpp resolves or refuses those).
 #include <cmath>
+#include <type_traits>
 
 #include "simphant/core/hd.hpp"
 #include "simphant/math/small.hpp"
@@ -34,6 +35,7 @@
 #include "simphant/reduced/cga/cga_dynamics.hpp"
 #include "simphant/reduced/joint_forces.hpp"
 #include "simphant/reduced/reduced_params.hpp"
+#include "simphant/reduced/robot_contact.hpp"
 #include "simphant/reduced/robot_kinematics.hpp"
 #include "simphant/reduced/robot_view.hpp"
 
@@ -61,10 +63,11 @@ struct RobotWorkspace {
 namespace robot_detail {
 
 /// dnu/dt (robot_v_size: [vdot_B (W), omegadot_B (B), qdd] or [qdd]) at the positions of y
-/// and the velocities v (robot_v_size) with joint forces tau (n) and gravity g.
+/// and the velocities v (robot_v_size) with joint forces tau (n) and gravity g; base_wrench:
+/// an external wrench on the floating base (B coordinates, about B's origin; nullptr none).
 template <class T, int Cap>
 SP_HD void forward_dynamics(const RobotView<T>& r, const T* y, const T* v, const T* tau, const Vec3<T>& g, T* vdot,
-                            RobotWorkspace<T, Cap>& ws) {
+                            RobotWorkspace<T, Cap>& ws, const SpatialForce<T>* base_wrench = nullptr) {
   const int n = r.n;
   if (!r.floating) {
     if (r.use_cga)
@@ -78,10 +81,11 @@ SP_HD void forward_dynamics(const RobotView<T>& r, const T* y, const T* v, const
   Vec3<T> vdot_B, omegadot_B;
   if (r.use_cga)
     cga::cga_aba_floating(n, r.cga_links, r.base, g, p_B, quat_B, v_B, omega_B, y + 7, v + 6, tau, vdot_B, omegadot_B,
-                          vdot + 6, ws.cga);
+                          vdot + 6, ws.cga, base_wrench ? &base_wrench->ang : nullptr,
+                          base_wrench ? &base_wrench->lin : nullptr);
   else
     aba_floating(n, r.links, r.base, g, p_B, quat_B, v_B, omega_B, y + 7, v + 6, tau, vdot_B, omegadot_B, vdot + 6,
-                 ws.aba);
+                 ws.aba, base_wrench);
   vdot[0] = vdot_B.x;
   vdot[1] = vdot_B.y;
   vdot[2] = vdot_B.z;
@@ -191,8 +195,10 @@ SP_HD void robot_position_rate(const RobotView<T>& r, const T* y, const T* v, T*
 /// dy/dt at y with inputs u (robot_state_size entries): [dq/dt (q size), dv/dt (v size)];
 /// for a floating base dp_B/dt = v_B, dquat_B/dt = quat_B (0, omega_B) / 2, then the base's
 /// (dv_B/dt, domega_B/dt) and qdd. The joint forces are joint_applied_force of each joint's
-/// RobotJointParams at (u_k, q_k, qd_k). Mimic joints get qd = r qd[m] and qdd = r qdd[m]
-/// exactly (constraint forces of the coupling, see the header comment). ydot may not alias y.
+/// RobotJointParams at (u_k, q_k, qd_k), plus the contact pairs' generalised forces
+/// (robot_contact.hpp; the floating base's share as its external wrench). Mimic joints get
+/// qd = r qd[m] and qdd = r qdd[m] exactly (constraint forces of the coupling, see the
+/// header comment). ydot may not alias y.
 template <class T, int Cap>
 SP_HD void robot_derivative(const RobotView<T>& r, const T* y, const T* u, T* ydot, RobotWorkspace<T, Cap>& ws) {
   const int n = r.n, nq = robot_q_size(n, r.floating), nv = robot_v_size(n, r.floating);
@@ -201,9 +207,19 @@ SP_HD void robot_derivative(const RobotView<T>& r, const T* y, const T* u, T* yd
   const T* v = y + nq;
   const T* qd = v + vo;
   for (int k = 0; k < n; ++k) ws.tau[k] = joint_applied_force(r.joints[k], u[k], q[k], qd[k]);
+  SpatialForce<T> base_wrench{zero3<T>(), zero3<T>()};
+  if (r.n_contacts > 0) {  // before the ABA: the kinematics share its scratch
+    if constexpr (std::is_floating_point<T>::value) {
+      robot_contact_forces(r, y, ws.tau, base_wrench, ws.kin);
+    } else {
+      // The collision geometry branches on values: no lane or dual-number form, so a
+      // contact force through such a T would be wrong; NaN makes that visible.
+      for (int k = 0; k < n; ++k) ws.tau[k] = T(NAN);
+    }
+  }
   robot_position_rate(r, y, v, ydot);
   T* vdot = ydot + nq;
-  robot_detail::forward_dynamics(r, y, v, ws.tau, r.gravity, vdot, ws);
+  robot_detail::forward_dynamics(r, y, v, ws.tau, r.gravity, vdot, ws, r.n_contacts > 0 ? &base_wrench : nullptr);
   int m = 0;
   for (int k = 0; k < n && m < kMaxRobotMimic; ++k)
     if (r.joints[k].mimic >= 0) ws.follower[m++] = k;

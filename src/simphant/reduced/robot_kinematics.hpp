@@ -51,7 +51,7 @@ SP_HD void robot_link_kinematics(const RobotView<T>& r, const T* y, RobotLinkKin
                               kin.vc, kin.w, kin.vo);
   if (!r.floating) return;
   const Vec3<T> p_B = base_position(y), v_B = base_velocity(y, n), omega_B = base_omega(y, n);
-  const Mat3<T> R_B = rotation(base_quat(y));
+  const Mat3<T> R_B = rotation(normalized(base_quat(y)));  // an RK stage's quaternion is off unit length
   const Vec3<T> omega_W = mul(R_B, omega_B);
   for (int k = 0; k < n; ++k) {
     const Vec3<T> c = mul(R_B, kin.c[k]), o = mul(R_B, kin.o[k]);

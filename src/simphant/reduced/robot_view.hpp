@@ -16,6 +16,7 @@
 #include "simphant/reduced/cga/cga_dynamics.hpp"
 #include "simphant/reduced/joint_forces.hpp"
 #include "simphant/reduced/reduced_params.hpp"
+#include "simphant/reduced/robot_contact_pair.hpp"
 
 namespace simphant {
 
@@ -33,6 +34,8 @@ struct RobotView {
   const RobotJointParams<T>* joints;    ///< (n)
   RobotBaseParams<T> base;              ///< read when floating
   Vec3<T> gravity;                      ///< [m/s^2], W
+  int n_contacts = 0;                             ///< contact pairs (reduced/robot_contact.hpp); 0: none
+  const RobotContactPair<T>* contacts = nullptr;  ///< (n_contacts), read when n_contacts > 0
 };
 
 /// Joint-space coordinates: n (+ 7 floating) positions, n (+ 6 floating) rates.

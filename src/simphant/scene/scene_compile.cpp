@@ -23,14 +23,6 @@ Model compile_model(const nlohmann::json& doc) {
       if (find_key(doc, key) != nullptr)
         throw SceneError(child_path(root, key), "not allowed beside a \"robot\" section (the robot's bodies, joints and "
                                                 "actuators come from its URDF; gravity is robot.gravity)");
-    for (const char* key : {"collision", "urdf_collision"})
-      if (find_key(*robot, key) != nullptr && solver_type != RobotSolver::Dae)
-        throw SceneError(child_path("/robot", key), std::string("collision shapes act through contact, which solver \"") +
-                                                        robot_solver_name(solver_type) +
-                                                        "\" (joint coordinates) does not have yet; use solver type \"dae\"");
-    if (find_key(doc, "contact") != nullptr && solver_type != RobotSolver::Dae)
-      throw SceneError("/contact", std::string("not yet supported by solver \"") + robot_solver_name(solver_type) +
-                                       "\" (joint coordinates); a robot with contact runs with solver type \"dae\"");
     const double file_dt = robot_mjcf_timestep(*robot, "/robot/mjcf");  // docs/mjcf.md: the default dt
     model.solver = compile_solver(require_key(doc, root, "solver"), "/solver", std::isnan(file_dt) ? nullptr : &file_dt);
     if (solver_type != RobotSolver::Dae && is_adaptive(model.solver.integrator))
@@ -40,7 +32,7 @@ Model compile_model(const nlohmann::json& doc) {
                                                  "\"); use solver type \"dae\" for the adaptive ones");
     compile_robot(*robot, "/robot", solver_type, model);
     attach_robot_joint_laws(model);  // the joint forces of the DAE form (docs/robots.md)
-    if (solver_type == RobotSolver::Dae) compile_contacts(doc, model);  // after the joint laws: appends to model.forces
+    compile_contacts(doc, model);  // after the joint laws: appends to model.forces (every solver: docs/contact.md)
     return model;
   }
   if (solver_type != RobotSolver::Dae)

@@ -105,8 +105,9 @@ HostMemory simulator_host_memory(const Model& model, long long n_instances, bool
     h.per_instance = kInstanceBookkeeping + t * batch::robot_frame_size(n, fl) + 8 * std::max<double>(ny, n) + 1 + 1 + 8 +
                      4 + 8;
     if (models_per_instance)
-      h.per_instance += static_cast<double>(batch::robot_batch_bytes_per_instance(n, fl, true, static_cast<std::size_t>(t)) -
-                                            batch::robot_batch_bytes_per_instance(n, fl, false, static_cast<std::size_t>(t)));
+      h.per_instance += static_cast<double>(
+          batch::robot_batch_bytes_per_instance(n, fl, true, static_cast<std::size_t>(t), model.contact_pair_count()) -
+          batch::robot_batch_bytes_per_instance(n, fl, false, static_cast<std::size_t>(t)));
     return h;
   }
   if (model.robot && model.robot->solver != RobotSolver::Dae) {

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "reduced_step.hpp"
+#include "simphant/batch/robot_pack.hpp"
 #include "simphant/core/thread_pool.hpp"
 #include "simphant/simd/simd_step.hpp"
 #include "simphant/formulas/runaway.hpp"
@@ -17,8 +18,9 @@
 
 namespace simphant {
 
-bool ReducedBackend::lanes_for(const std::string& backend, long long auto_instances) {
-  return backend == "cpu-simd" || (backend == "auto" && auto_instances >= simd::kLaneWidth);
+bool ReducedBackend::lanes_for(const Model& model, const std::string& backend, long long auto_instances) {
+  return backend == "cpu-simd" ||
+         (backend == "auto" && auto_instances >= simd::kLaneWidth && model.contact_pair_count() == 0);
 }
 
 /// Per-thread scratch of the per-thread functions, fixed size (kMaxRobotJoints links).
@@ -36,6 +38,7 @@ double ReducedBackend::model_row_bytes(const Model& model) {
   const double floating = model.robot && model.robot->model.floating ? 1 : 0;
   return n * (sizeof(ReducedLinkParams<double>) + sizeof(cga::CgaLink<double>) + sizeof(RobotJointParams<double>)) +
          sizeof(RobotBaseParams<double>) + sizeof(Vec3d) + sizeof(double) +
+         static_cast<double>(model.contact_pair_count()) * sizeof(RobotContactPair<double>) +
          8.0 * robot_state_size(static_cast<int>(n), static_cast<int>(floating));
 }
 
@@ -61,6 +64,10 @@ ReducedBackend::ReducedBackend(std::shared_ptr<const std::vector<Model>> models,
   floating_ = m0.robot->model.floating ? 1 : 0;
   state_size_ = robot_state_size(n_, floating_);
   dt_ = m0.solver.dt;
+  n_contacts_ = m0.contact_pair_count();
+  if (lanes_ && n_contacts_ > 0)
+    throw std::invalid_argument("backend cpu-simd: the robot's contact pairs have no SIMD lane form (their geometry "
+                                "branches per instance); run it on backend cpu, or cuda (docs/contact.md)");
   threads_ = resolve_thread_count(threads);
   // no more workers than work items (groups of 8 in lanes mode)
   threads_ = std::min(threads_, std::max(1, lanes_ ? simd::reduced_group_count(n_instances_) : n_instances_));
@@ -73,6 +80,7 @@ ReducedBackend::ReducedBackend(std::shared_ptr<const std::vector<Model>> models,
   gravity_.resize(slots);
   runaway_.resize(slots);
   y_init_.resize(slots * static_cast<std::size_t>(state_size_));
+  contacts_.resize(slots * static_cast<std::size_t>(n_contacts_));
   for (std::size_t s = 0; s < slots; ++s) write_model_rows(s, (*models_)[s]);
   Y_.resize(static_cast<std::size_t>(n_instances_) * static_cast<std::size_t>(state_size_));
   inputs_.resize(static_cast<std::size_t>(n_instances_) * n);
@@ -113,6 +121,8 @@ batch::ReducedBatchView<double> ReducedBackend::view() const {
   b.gravity = gravity_.data();
   b.runaway_kinetic_energy = runaway_.data();
   b.y_init = y_init_.data();
+  b.n_contacts = n_contacts_;
+  b.contacts = contacts_.data();
   // The per-thread functions write through these; const reads never reach a writing function.
   auto* self = const_cast<ReducedBackend*>(this);
   b.Y = batch::row_major(self->Y_.data(), state_size_);
@@ -160,6 +170,9 @@ void ReducedBackend::check_model(const Model& m, const std::string& who) const {
       throw std::invalid_argument(who + ": joint " + std::to_string(k) + " mimics joint " + std::to_string(l) +
                                   ", which must be another joint that follows none");
   }
+  if (m.contact_pair_count() != n_contacts_)
+    throw std::invalid_argument(who + ": every instance needs the same contact pairs (" +
+                                std::to_string(m.contact_pair_count()) + " against " + std::to_string(n_contacts_) + ")");
   if (followers > kMaxRobotMimic)
     throw std::invalid_argument(who + ": " + std::to_string(followers) + " mimic joints (at most " +
                                 std::to_string(kMaxRobotMimic) + ")");
@@ -186,6 +199,8 @@ void ReducedBackend::write_model_rows(std::size_t slot, const Model& m) {
     y = std::copy(r.q0.begin(), r.q0.end(), y);
   }
   std::copy(r.qd0.begin(), r.qd0.end(), y);
+  const std::vector<RobotContactPair<double>> pairs = batch::robot_contact_pairs<double>(m);
+  std::copy(pairs.begin(), pairs.end(), contacts_.begin() + static_cast<std::ptrdiff_t>(slot) * n_contacts_);
 }
 
 std::string ReducedBackend::details() const {
@@ -323,6 +338,7 @@ void ReducedBackend::set_models(const int* ids, int count, const Model* models) 
       repeat(gravity_);
       repeat(runaway_);
       repeat(y_init_);
+      repeat(contacts_);
     }
     owned_models_ = own.get();
     models_ = std::move(own);

@@ -56,7 +56,8 @@ class ReducedBackend final : public Backend {
   /// models: size 1 (shared) or n_instances, every one with robot set, the same number
   /// of joints and robot->solver Aba or Cga (of models.front()). threads <= 0: all.
   /// lanes: true steps in SIMD lanes (the `cpu-simd` form), false one instance at a time
-  /// (the `cpu` form, the scalar reference); see the file comment.
+  /// (the `cpu` form, the scalar reference); see the file comment. A robot with contact
+  /// pairs (reduced/robot_contact.hpp) steps one instance at a time: lanes is refused.
   /// Throws std::invalid_argument otherwise.
   ReducedBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads, bool lanes = false);
   ~ReducedBackend() override;
@@ -70,8 +71,9 @@ class ReducedBackend final : public Backend {
   }
   /// Whether the CPU joint-space backend steps in SIMD lanes for the requested backend
   /// (cpu: no; cpu-simd: yes; auto: when the batch, auto_instances instances, fills at
-  /// least one group of lanes, as for the DAE path).
-  static bool lanes_for(const std::string& backend, long long auto_instances);
+  /// least one group of lanes, as for the DAE path, and the model has no contact pairs,
+  /// whose geometry has no lane form).
+  static bool lanes_for(const Model& model, const std::string& backend, long long auto_instances);
   std::string details() const override;
   int n_instances() const override { return n_instances_; }
   /// True when stepping in SIMD lanes (the constructor's `lanes`).
@@ -144,6 +146,8 @@ class ReducedBackend final : public Backend {
   std::vector<Vec3d> gravity_;                     ///< (n_slots)
   std::vector<double> runaway_;                    ///< (n_slots) solver.runaway_kinetic_energy
   std::vector<double> y_init_;                     ///< (n_slots, state_size)
+  int n_contacts_ = 0;                             ///< contact pairs per slot
+  std::vector<RobotContactPair<double>> contacts_;  ///< (n_slots, n_contacts)
   // Instances.
   std::vector<double> Y_;                          ///< (n_instances, state_size)
   std::vector<double> inputs_;                     ///< (n_instances, n): u

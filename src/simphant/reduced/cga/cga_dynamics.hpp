@@ -186,13 +186,15 @@ SP_HD void aba(int n, const Link* links, const Vec3<T>& gravity, const T* q, con
 template <class T, class Link, int Cap>
 SP_HD void aba_floating(int n, const Link* links, const RobotBaseParams<T>& base, const Vec3<T>& gravity,
                         const Quat<T>& quat_B, const Vec3<T>& v_B, const Vec3<T>& omega_B, const T* q, const T* qd,
-                        const T* tau, Vec3<T>& vdot_B, Vec3<T>& omegadot_B, T* qdd_out, CgaWorkspace<T, Cap>& ws) {
+                        const T* tau, Vec3<T>& vdot_B, Vec3<T>& omegadot_B, T* qdd_out, CgaWorkspace<T, Cap>& ws,
+                        const Vec3<T>* ext_moment_B, const Vec3<T>* ext_force_B) {
   const Mat3<T> R_B = rotation(normalized(quat_B));
   const Vec3<T> vb = mul_t(R_B, v_B);  // velocity of B's origin, B coordinates
   const Twist<T> v0 = twist(omega_B, vb);
   const Inertia<T> I0 = body_inertia(base.mass, base.com, base.inertia_com);
   Inertia<T> IA0 = I0;
   Wrench<T> f0 = wrench_zero<T>() - commutator(v0, apply(I0, v0));
+  if (ext_moment_B) f0 = f0 - wrench(*ext_moment_B, *ext_force_B);  // the base's external wrench
   aba_inward<true>(n, links, v0, q, qd, tau, ws, IA0, f0);
   // IA0[a0'] = -f0: IA0.el[k].c[j] is the symmetric 6x6 of inertia.hpp.
   T A[6][6], b[6], x[6];
@@ -268,23 +270,29 @@ SP_HD void cga_aba(int n, const CgaLink<T>* links, const Vec3<T>& gravity, const
 ///  omega_B, vdot_B, omegadot_B as aba_floating
 ///  ws       scratch; after the call ws.a holds the link acceleration twists (link frames,
 ///           gravity as -g)
+///  ext_moment_B, ext_force_B  optional external wrench on the base, B coordinates, moment
+///           about B's origin [N m, N], as aba_floating's f_ext_B (both or neither given)
 /// Cost O(n) plus one 6x6 Cholesky solve; no allocation.
 template <class T, int Cap>
 SP_HD void cga_aba_floating(int n, const CgaLink<T>* links, const RobotBaseParams<T>& base, const Vec3<T>& gravity,
                             const Vec3<T>& p_B, const Quat<T>& quat_B, const Vec3<T>& v_B, const Vec3<T>& omega_B,
                             const T* q, const T* qd, const T* tau, Vec3<T>& vdot_B, Vec3<T>& omegadot_B, T* qdd_out,
-                            CgaWorkspace<T, Cap>& ws) {
+                            CgaWorkspace<T, Cap>& ws, const Vec3<T>* ext_moment_B = nullptr,
+                            const Vec3<T>* ext_force_B = nullptr) {
   (void)p_B;
-  detail::aba_floating(n, links, base, gravity, quat_B, v_B, omega_B, q, qd, tau, vdot_B, omegadot_B, qdd_out, ws);
+  detail::aba_floating(n, links, base, gravity, quat_B, v_B, omega_B, q, qd, tau, vdot_B, omegadot_B, qdd_out, ws,
+                       ext_moment_B, ext_force_B);
 }
 /// cga_aba_floating over plain link parameters (the CGA data computed on the fly).
 template <class T, int Cap>
 SP_HD void cga_aba_floating(int n, const ReducedLinkParams<T>* links, const RobotBaseParams<T>& base,
                             const Vec3<T>& gravity, const Vec3<T>& p_B, const Quat<T>& quat_B, const Vec3<T>& v_B,
                             const Vec3<T>& omega_B, const T* q, const T* qd, const T* tau, Vec3<T>& vdot_B,
-                            Vec3<T>& omegadot_B, T* qdd_out, CgaWorkspace<T, Cap>& ws) {
+                            Vec3<T>& omegadot_B, T* qdd_out, CgaWorkspace<T, Cap>& ws,
+                            const Vec3<T>* ext_moment_B = nullptr, const Vec3<T>* ext_force_B = nullptr) {
   (void)p_B;
-  detail::aba_floating(n, links, base, gravity, quat_B, v_B, omega_B, q, qd, tau, vdot_B, omegadot_B, qdd_out, ws);
+  detail::aba_floating(n, links, base, gravity, quat_B, v_B, omega_B, q, qd, tau, vdot_B, omegadot_B, qdd_out, ws,
+                       ext_moment_B, ext_force_B);
 }
 
 }  // namespace cga

@@ -1,0 +1,373 @@
+// Contact on robots in joint coordinates (solver aba / cga; docs/contact.md, "Contact in
+// joint coordinates"; reduced/robot_contact.hpp): the pairs' wrenches enter the ABA as
+// generalised forces J^T (M, F), the floating base's share as its external wrench.
+//  - virtual power: at a state where the feet press into the ground, the generalised
+//    forces times the rates equal the power of the contact wrenches on the bodies
+//    (sum F . v_c + M_c . omega), for random rates, to rounding;
+//  - the same robot in maximal coordinates (solver dae, an independent formulation: body
+//    states, joint constraints, Baumgarte): Solo-12 dropped tilted onto its feet, and a
+//    fixed-base leg whose foot scrapes the ground, agree in every body's position at the
+//    end within 10 times the DAE's largest constraint drift max |Phi| (velocities within
+//    10 max |Phi| / dt): far below RK4's own error, which both formulations share; aba
+//    and cga agree to rounding;
+//  - the load-time step check makes the same contact modes as for the DAE;
+//  - the GPU's per-thread step over its grid, in structure of arrays with the packed
+//    model slots (batch/robot_pack.hpp), equals the CPU backend bit for bit;
+//  - cpu-simd refuses a robot with contact (no lane form) with a clear error.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reduced_step.hpp"
+#include "robot_data.hpp"
+#include "robot_joint_test_data.hpp"
+#include "simphant/batch/robot_pack.hpp"
+#include "simphant/dynamics/assembly.hpp"
+#include "simphant/dynamics/rk4.hpp"
+#include "simphant/formulas/state.hpp"
+#include "simphant/job/stability_check.hpp"
+#include "simphant/reduced/robot_contact.hpp"
+#include "simphant/scene/scene.hpp"
+#include "simphant/sim/reduced_backend.hpp"
+
+namespace simphant {
+namespace {
+
+using json = nlohmann::json;
+using robot_test::TempDir;
+
+/// Solo-12 on the ground: joints held by position servos at q0, a 1.6 cm sphere on each
+/// foot (touching the ground only), the base at base_z (floating).
+json solo_doc(const std::string& solver, double base_z, double dt) {
+  const std::vector<double> q0 = {0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6};
+  json servos = json::object(), collision = json::object();
+  const char* legs[] = {"FL", "FR", "HL", "HR"};
+  const char* joints[] = {"HAA", "HFE", "KFE"};
+  for (int l = 0; l < 4; ++l) {
+    for (int j = 0; j < 3; ++j)
+      servos[std::string(legs[l]) + "_" + joints[j]] = {
+          {"mode", "position"}, {"kp", 6.0}, {"kd", 0.2}, {"target", q0[static_cast<std::size_t>(3 * l + j)]}};
+    collision[std::string(legs[l]) + "_FOOT"] = {{"type", "sphere"}, {"radius", 0.016}, {"conaffinity", 0}};
+  }
+  return {{"name", "solo12 landing"},
+          {"robot",
+           {{"urdf", "example-robot-data:solo_description/robots/solo12.urdf"},
+            {"floating_base", true},
+            {"q0", q0},
+            {"base", {{"position", {0, 0, base_z}}, {"orientation", {std::cos(0.05), std::sin(0.05), 0, 0}}}},
+            {"servos", servos},
+            {"collision", collision}}},
+          {"contact",
+           {{"ground", json::object()},
+            {"materials",
+             {{"default",
+               {{"stiffness", 2e4}, {"exponent", 1}, {"restitution", 0.3}, {"friction", 0.9}, {"slip_speed", 0.05}}}}}}},
+          {"solver", {{"type", solver}, {"dt", dt}, {"t_end", 0.2}}}};
+}
+
+/// A leg on a fixed torso 0.36 m above the ground, started 1.2 rad from hanging: its foot
+/// sphere (3 cm, lowest point 0.373 m below the torso when hanging) sweeps 1.3 cm into
+/// the ground at the bottom of the swing, with friction.
+const char* kLeg = R"(<robot name="leg">
+  <link name="torso"/>
+  <joint name="hip" type="revolute"><parent link="torso"/><child link="leg"/>
+    <origin xyz="0 0 -0.05"/><axis xyz="0 1 0"/><limit lower="-2" upper="2" effort="10" velocity="10"/></joint>
+  <link name="leg"><inertial><origin xyz="0 0 -0.15"/><mass value="0.5"/>
+    <inertia ixx="0.004" ixy="0" ixz="0" iyy="0.004" iyz="0" izz="0.0005"/></inertial></link>
+  <joint name="knee" type="revolute"><parent link="leg"/><child link="shin"/>
+    <origin xyz="0 0 -0.15"/><axis xyz="1 0 0"/><limit lower="-2" upper="2" effort="10" velocity="10"/></joint>
+  <link name="shin"><inertial><origin xyz="0 0 -0.1"/><mass value="0.3"/>
+    <inertia ixx="0.002" ixy="0" ixz="0" iyy="0.002" iyz="0" izz="0.0003"/></inertial></link>
+  <joint name="ankle" type="fixed"><parent link="shin"/><child link="foot"/><origin xyz="0.02 0 -0.15" rpy="0.3 0 0"/></joint>
+  <link name="foot"><inertial><mass value="0.1"/>
+    <inertia ixx="1e-5" ixy="0" ixz="0" iyy="1e-5" iyz="0" izz="1e-5"/></inertial></link>
+</robot>)";
+
+json leg_doc(const std::string& urdf, const std::string& solver) {
+  return {{"name", "leg"},
+          {"robot",
+           {{"urdf", urdf},
+            {"q0", {1.2, 0.3}},
+            {"collision", {{"foot", {{"type", "sphere"}, {"radius", 0.03}}}}}}},
+          {"contact",
+           {{"ground", {{"point", {0, 0, -0.36}}}},
+            {"materials",
+             {{"default",
+               {{"stiffness", 1e5}, {"exponent", 1.5}, {"restitution", 0.5}, {"friction", 0.4}, {"slip_speed", 0.05}}}}}}},
+          {"solver", {{"type", solver}, {"dt", 1e-4}, {"t_end", 0.4}}}};
+}
+
+/// Every body's record (13 per body, Backend::read_states) after `steps` steps of the
+/// joint-space CPU backend (one instance, scalar).
+std::vector<double> reduced_run(const Model& m, int steps) {
+  ReducedBackend b(std::make_shared<const std::vector<Model>>(1, m), 1, 1, false);
+  b.advance(steps);
+  std::vector<double> rec(static_cast<std::size_t>(13 * m.n_bodies()));
+  b.read_states(rec.data());
+  std::int8_t status = -1, reason = 0;
+  double t = 0;
+  b.read_status(&status, &t, &reason);
+  EXPECT_EQ(status, 0) << "reason " << int(reason) << " at t = " << t;
+  return rec;
+}
+
+/// The body records of the DAE (CPU reference RK4) after `steps` steps, and its largest
+/// constraint violation max |Phi| over the run (at the steps' starts).
+std::vector<double> dae_run(const Model& m, int steps, double* drift) {
+  Data d(m);
+  std::vector<double> Y(static_cast<std::size_t>(m.ny()));
+  initial_state(m, Y.data());
+  assemble(m, d, Y.data());
+  double t = 0;
+  *drift = 0;
+  for (int k = 0; k < steps; ++k) {
+    EXPECT_TRUE(rk4_step(m, d, t, Y.data(), nullptr, m.solver.dt)) << "step " << k;
+    t += m.solver.dt;
+    *drift = std::max(*drift, d.violation_start);  // max |Phi| at the step's start
+  }
+  const int N = m.n_bodies();
+  std::vector<double> rec(static_cast<std::size_t>(13 * N));
+  for (int k = 0; k < N; ++k) {
+    const Vec3d r = state_r(Y.data(), k), v = state_v(Y.data(), N, k), w = state_omega(Y.data(), N, k);
+    const Quatd p = state_p(Y.data(), k);
+    const double row[13] = {r.x, r.y, r.z, p.w, p.x, p.y, p.z, v.x, v.y, v.z, w.x, w.y, w.z};
+    std::copy(row, row + 13, rec.begin() + 13 * k);
+  }
+  return rec;
+}
+
+/// max over bodies of |r_a - r_b| (CoM positions) and of |v_a - v_b| (CoM velocities).
+void compare_records(const std::vector<double>& a, const std::vector<double>& b, double* dr, double* dv) {
+  *dr = *dv = 0;
+  for (std::size_t k = 0; k + 13 <= a.size(); k += 13)
+    for (int c = 0; c < 3; ++c) {
+      *dr = std::max(*dr, std::abs(a[k + c] - b[k + c]));
+      *dv = std::max(*dv, std::abs(a[k + 7 + c] - b[k + 7 + c]));
+    }
+}
+
+/// The largest CoM height change of any body between two records: how far the run moved.
+double moved_by(const std::vector<double>& a, const std::vector<double>& b) {
+  double m = 0;
+  for (std::size_t k = 0; k + 13 <= a.size(); k += 13)
+    for (int c = 0; c < 3; ++c) m = std::max(m, std::abs(a[k + c] - b[k + c]));
+  return m;
+}
+
+/// Solo-12's base height with its lowest foot sphere 1 cm above the ground.
+double solo_drop_height(double clearance) {
+  const Scene probe = parse_scene(solo_doc("aba", 0.5, 1e-4).dump());
+  std::vector<double> Y(static_cast<std::size_t>(probe.model.ny()));
+  initial_state(probe.model, Y.data());
+  double lowest = 1e9;
+  for (const ForceElement& f : probe.model.forces)
+    if (f.type == ForceType::Contact)
+      lowest = std::min(lowest, shape_pose_W(f.shape_j, state_r(Y.data(), f.body_j), state_p(Y.data(), f.body_j)).pos_W.z -
+                                    f.shape_j.size[0]);
+  return 0.5 - lowest + clearance;
+}
+
+TEST(RobotContactJointSpace, GeneralisedForcesDoTheContactsVirtualPower) {
+  SIMPHANT_REQUIRE_ROBOT_DATA(dir);
+  // The lowest foot 4 cm into the ground (the tilted base puts the others 1 to 4 cm in),
+  // random joint rates and base twist.
+  const Model m = parse_scene(solo_doc("aba", solo_drop_height(-0.04), 1e-4).dump()).model;
+  batch::RobotSlots<double> slots;
+  const std::vector<RobotContactPair<double>> pairs = batch::robot_contact_pairs<double>(m);
+  ASSERT_EQ(pairs.size(), 4u);
+  slots.resize(m.robot->n(), 1, 1, 4);
+  slots.write(0, m);
+  RobotView<double> r{m.robot->n(), 1, 0, slots.links.data(), slots.cga_links.data(), slots.joints.data(),
+                      slots.base[0], slots.gravity[0], 4, slots.contacts.data()};
+  const int n = r.n, N = robot_state_size(n, 1);
+  std::mt19937_64 g(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int trial = 0; trial < 5; ++trial) {
+    std::vector<double> y(slots.y_init.begin(), slots.y_init.end());
+    for (int e = robot_q_size(n, 1); e < N; ++e) y[static_cast<std::size_t>(e)] = 0.3 * u(g);
+    std::vector<double> Q(static_cast<std::size_t>(n), 0.0);
+    SpatialForce<double> base{};
+    RobotLinkKinematics<double, kMaxReducedLinks> kin;
+    robot_contact_forces(r, y.data(), Q.data(), base, kin);
+    // The power of the wrenches on the bodies, from the pair function itself.
+    double P = 0, scale = 0;
+    int touching = 0;
+    for (const RobotContactPair<double>& c : pairs) {
+      const BodyKin<double> ka = robot_contact_detail::owner_kin(r, y.data(), kin, c.owner_a),
+                            kb = robot_contact_detail::owner_kin(r, y.data(), kin, c.owner_b);
+      const ContactPairWrench<double> w = contact_pair_wrench(c.shape_a, ka, c.shape_b, kb, c.params, nullptr, true);
+      touching += w.contacts.count;
+      for (const auto& [k, bw] : {std::make_pair(kb, w.b), std::make_pair(ka, w.a)}) {
+        const double p = dot(bw.force_W, k.v) + dot(bw.torque_W, k.omega_W);
+        P += p;
+        scale += std::abs(p);
+      }
+    }
+    EXPECT_EQ(touching, 4);
+    ASSERT_GT(scale, 1e-3);
+    // The generalised side: Q . qd + base wrench . (omega_B, R_B^T v_B).
+    const Mat3d R_B = rotation(normalized(Quatd{y[3], y[4], y[5], y[6]}));
+    const double* v = y.data() + robot_q_size(n, 1);
+    const Vec3d v_B{v[0], v[1], v[2]}, omega_B{v[3], v[4], v[5]};
+    double Pq = dot(base.ang, omega_B) + dot(base.lin, mul_t(R_B, v_B));
+    for (int k = 0; k < n; ++k) Pq += Q[static_cast<std::size_t>(k)] * v[6 + k];
+    EXPECT_NEAR(Pq, P, 1e-12 * scale) << "trial " << trial;
+  }
+}
+
+TEST(RobotContactJointSpace, Solo12LandsAsInMaximalCoordinates) {
+  SIMPHANT_REQUIRE_ROBOT_DATA(dir);
+  // Dropped from 1 cm, tilted 0.1 rad about x: the feet land one after another, slide and settle.
+  const double z0 = solo_drop_height(0.01), dt = 1e-4;
+  const int steps = 2000;  // 0.2 s
+  const json aba_doc = solo_doc("aba", z0, dt);
+  const Model aba = parse_scene(aba_doc.dump()).model;
+  json cga_doc = aba_doc;
+  cga_doc["solver"]["type"] = "cga";
+  const Model cga = parse_scene(cga_doc.dump()).model;
+  const json dae_doc = solo_doc("dae", z0, dt);
+  const Model dae = parse_scene(dae_doc.dump()).model;
+  // The same contact modes at load: the check reads the maximal model in both cases.
+  const StabilityCheck ca = check_step_stability({aba}, aba_doc), cd = check_step_stability({dae}, dae_doc);
+  EXPECT_EQ(ca.refused_field, "") << ca.refused_reason;
+  EXPECT_EQ(ca.warnings, cd.warnings);
+  std::vector<double> start(static_cast<std::size_t>(13 * aba.n_bodies()));
+  {
+    ReducedBackend b(std::make_shared<const std::vector<Model>>(1, aba), 1, 1, false);
+    b.read_states(start.data());
+  }
+  const std::vector<double> ra = reduced_run(aba, steps), rc = reduced_run(cga, steps);
+  double drift = 0;
+  const std::vector<double> rd = dae_run(dae, steps, &drift);
+  double dr = 0, dv = 0;
+  compare_records(ra, rc, &dr, &dv);
+  std::printf("solo12 landing: aba vs cga |dr| %.3e m, |dv| %.3e m/s\n", dr, dv);
+  EXPECT_LT(dr, 1e-12) << "aba against cga";  // rounding (measured 1.7e-16 m)
+  EXPECT_LT(dv, 1e-11) << "aba against cga";
+  const double moved = moved_by(start, ra);
+  EXPECT_GT(moved, 0.005) << "the robot fell and settled";
+  compare_records(ra, rd, &dr, &dv);
+  std::printf("solo12 landing: moved %.3e m; aba vs dae |dr| %.3e m, |dv| %.3e m/s; dae drift %.3e m\n", moved, dr,
+              dv, drift);
+  // Measured 3.9e-9 m and 4.6e-8 m/s against a drift of 1.8e-8 m (RK4's own error, aba at
+  // dt against dt / 2, is 6.5e-6 m: both formulations make the same one).
+  EXPECT_LT(dr, 10 * drift);
+  EXPECT_LT(dv, 10 * drift / dt);
+}
+
+TEST(RobotContactJointSpace, FixedBaseLegScrapesTheGroundAsInMaximalCoordinates) {
+  TempDir t;
+  const std::string file = (t.dir / "leg.urdf").string();
+  std::ofstream(file) << kLeg;
+  const int steps = 4000;  // 0.4 s: down through the ground and up the other side
+  const Model aba = parse_scene(leg_doc(file, "aba").dump()).model;
+  const Model cga = parse_scene(leg_doc(file, "cga").dump()).model;
+  const Model dae = parse_scene(leg_doc(file, "dae").dump()).model;
+  const std::vector<double> ra = reduced_run(aba, steps), rc = reduced_run(cga, steps);
+  double drift = 0;
+  const std::vector<double> rd = dae_run(dae, steps, &drift);
+  // Without contact the leg swings to the other side unhindered: contact changed the run.
+  Model free_leg = aba;
+  free_leg.forces.erase(std::remove_if(free_leg.forces.begin(), free_leg.forces.end(),
+                                       [](const ForceElement& f) { return f.type == ForceType::Contact; }),
+                        free_leg.forces.end());
+  const std::vector<double> rf = reduced_run(free_leg, steps);
+  double dr = 0, dv = 0;
+  compare_records(ra, rf, &dr, &dv);
+  EXPECT_GT(dr, 0.01) << "the foot did not touch the ground";
+  compare_records(ra, rc, &dr, &dv);
+  std::printf("leg scraping: aba vs cga |dr| %.3e m, |dv| %.3e m/s\n", dr, dv);
+  EXPECT_LT(dr, 1e-12) << "aba against cga";  // rounding (measured 9e-19 m)
+  EXPECT_LT(dv, 1e-11) << "aba against cga";
+  compare_records(ra, rd, &dr, &dv);
+  std::printf("leg scraping: aba vs dae |dr| %.3e m, |dv| %.3e m/s; dae drift %.3e m\n", dr, dv, drift);
+  // Measured 2.0e-12 m and 1.2e-11 m/s against a drift of 1.8e-12 m (RK4's own error:
+  // 2.6e-7 m at dt against dt / 2).
+  EXPECT_LT(dr, 10 * drift);
+  EXPECT_LT(dv, 10 * drift / 1e-4);
+}
+
+TEST(RobotContactJointSpace, GridStepInStructureOfArraysEqualsTheCpuBackend) {
+  SIMPHANT_REQUIRE_ROBOT_DATA(dir);
+  // Three instances, one slot each (friction swept), in blocks of 2: one thread past the end.
+  constexpr int I = 3, kGridThreads = 4;
+  std::vector<Model> models;
+  for (int i = 0; i < I; ++i) {
+    json d = solo_doc("aba", solo_drop_height(0.002 * i), 1e-4);
+    d["contact"]["materials"]["default"]["friction"] = 0.5 + 0.2 * i;
+    models.push_back(parse_scene(d.dump()).model);
+  }
+  const int steps = 300;
+  ReducedBackend cpu(std::make_shared<const std::vector<Model>>(models), I, 1, false);
+  cpu.advance(steps);
+  batch::RobotSlots<double> slots;
+  slots.resize(models[0].robot->n(), 1, I, models[0].contact_pair_count());
+  for (int s = 0; s < I; ++s) slots.write(s, models[static_cast<std::size_t>(s)]);
+  const int ny = slots.ny;
+  std::vector<double> Y(static_cast<std::size_t>(I) * ny), U(static_cast<std::size_t>(I) * slots.n);
+  for (int i = 0; i < I; ++i)
+    for (int e = 0; e < ny; ++e) Y[static_cast<std::size_t>(e) * I + i] = slots.y_init[static_cast<std::size_t>(i) * ny + e];
+  for (int i = 0; i < I; ++i)
+    for (int k = 0; k < slots.n; ++k)
+      U[static_cast<std::size_t>(k) * I + i] = models[static_cast<std::size_t>(i)].robot->tau[static_cast<std::size_t>(k)];
+  std::vector<std::int8_t> status(I, 0), reason(I, 0);
+  std::vector<std::int64_t> status_step(I, 0), offset(I, 0);
+  batch::ReducedBatchView<double> b{};
+  b.n_instances = I;
+  b.n = slots.n;
+  b.floating = 1;
+  b.integrator = static_cast<int>(Integrator::Rk4);
+  b.dt = 1e-4;
+  b.n_slots = I;
+  b.links = slots.links.data();
+  b.cga_links = slots.cga_links.data();
+  b.joints = slots.joints.data();
+  b.base = slots.base.data();
+  b.gravity = slots.gravity.data();
+  b.runaway_kinetic_energy = slots.runaway.data();
+  b.y_init = slots.y_init.data();
+  b.n_contacts = slots.n_contacts;
+  b.contacts = slots.contacts.data();
+  b.Y = batch::structure_of_arrays(Y.data(), I);
+  b.U = batch::structure_of_arrays(static_cast<const double*>(U.data()), I);
+  b.status = status.data();
+  b.status_step = status_step.data();
+  b.reason = reason.data();
+  b.offset = offset.data();
+  batch::ReducedStepWorkspace<double, 16> ws;
+  for (int tid = 0; tid < kGridThreads; ++tid) batch::reduced_advance_thread(tid, b, 0, steps, ws);
+  std::vector<double> y(static_cast<std::size_t>(I) * ny);
+  cpu.get_state(nullptr, I, y.data(), nullptr, nullptr, nullptr, nullptr);
+  for (int i = 0; i < I; ++i) {
+    EXPECT_EQ(status[static_cast<std::size_t>(i)], 0);
+    for (int e = 0; e < ny; ++e)
+      EXPECT_EQ(Y[static_cast<std::size_t>(e) * I + i], y[static_cast<std::size_t>(i) * ny + e]) << i << " " << e;
+  }
+  // The swept friction reached the instances: their states differ.
+  EXPECT_NE(y[0], y[static_cast<std::size_t>(ny)]);
+}
+
+TEST(RobotContactJointSpace, CpuSimdIsRefused) {
+  SIMPHANT_REQUIRE_ROBOT_DATA(dir);
+  const Model m = parse_scene(solo_doc("aba", 0.5, 1e-4).dump()).model;
+  try {
+    ReducedBackend b(std::make_shared<const std::vector<Model>>(1, m), 8, 1, true);
+    FAIL() << "cpu-simd ran a robot with contact";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("backend cpu-simd"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("backend cpu"), std::string::npos) << e.what();
+  }
+  // auto picks the scalar form for it.
+  EXPECT_FALSE(ReducedBackend::lanes_for(m, "auto", 1000));
+}
+
+}  // namespace
+}  // namespace simphant
