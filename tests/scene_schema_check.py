@@ -161,6 +161,15 @@ def mistakes(base, robot):
                       d.update(contact=copy.deepcopy(contact))), doc=robot)
     mutate("robot urdf_collision as a string", ["robot", "urdf_collision"],
            lambda d: (d["robot"].update(urdf_collision="yes"), d.update(contact=copy.deepcopy(contact))), doc=robot)
+    pin = {"radial": 1e-3, "journal_radius": 0.01}
+    mutate("clearance without contact", [], lambda d: d["joints"][0].update(clearance=pin))
+    mutate("clearance on a spherical joint", ["joints", 0, "clearance"],
+           lambda d: (d["joints"][0].update(type="spherical", clearance=pin), d.update(contact=copy.deepcopy(contact))))
+    mutate("clearance radial 0", ["joints", 0, "clearance", "radial"],
+           lambda d: (d["joints"][0].update(clearance=dict(pin, radial=0)), d.update(contact=copy.deepcopy(contact))))
+    mutate("clearance with an initial angle", ["joints", 0, "initial"],
+           lambda d: (d["joints"][0].update(clearance=pin, initial={"angle": 0.1}),
+                      d.update(contact=copy.deepcopy(contact))))
     return out
 
 

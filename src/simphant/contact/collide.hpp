@@ -31,9 +31,11 @@
 //   the deepest), plane-cylinder (up to 4 rim points), sphere-sphere, sphere-capsule,
 //   sphere-box, sphere-cylinder, capsule-capsule (2 when parallel and overlapping),
 //   capsule-box (2 when the capsule lies along a face), box-box (up to 4: separating axis
-//   test over the 15 axes, then the incident face clipped against the reference face).
+//   test over the 15 axes, then the incident face clipped against the reference face),
+//   bearing-journal (1: a clearance joint's journal against its bore).
 // Not supported (CollideStatus::Unsupported; the loader refuses such pairs): plane-plane,
-// capsule-cylinder, box-cylinder, cylinder-cylinder.
+// capsule-cylinder, box-cylinder, cylinder-cylinder, and a bearing or journal with any
+// other kind.
 #include "simphant/contact/shapes.hpp"
 
 namespace simphant {
@@ -816,10 +818,40 @@ SP_HD ContactSet<T> collide_box_box(const Shape<T>& a, const ShapePose<T>& a_W, 
   return s;
 }
 
+/// A journal (shape B, pose b_W) in a bearing's bore (shape A, pose a_W; its axis z is
+/// the joint's): the radial clearance joint of Flores, Ambrosio, Claro and Lankarani,
+/// Kinematics and Dynamics of Multibody Systems with Imperfect Joints (Springer, 2008),
+/// ch. 3. With d the journal's centre less the bearing's, projected on the bearing's plane
+/// (e = d - (d . z) z, the eccentricity), and c = R_A - R_B the radial clearance:
+/// distance c - |e|; at contact one point, normal -e / |e| (from the bore's wall towards
+/// the journal's centre: the force on the journal pushes it back), depth |e| - c, the
+/// point midway between the wall (bearing centre + R_A e / |e|, in the journal's plane)
+/// and the journal's surface (journal centre + R_B e / |e|). e = 0 (centred) is no
+/// contact for any clearance > margin, its normal then the bearing's x axis.
+template <class T>
+SP_HD ContactSet<T> collide_bearing_journal(const Shape<T>& a, const ShapePose<T>& a_W, const Shape<T>& b,
+                                            const ShapePose<T>& b_W, T margin) {
+  using namespace collide_detail;
+  const Vec3<T> z = rot_axis(a_W.rot_W, 2);
+  const Vec3<T> d = b_W.pos_W - a_W.pos_W;
+  const Vec3<T> e = d - dot(d, z) * z;
+  const T L = norm(e);
+  const T dist = (a.size[0] - b.size[0]) - L;
+  const Vec3<T> u = L > T(0) ? (T(1) / L) * e : rot_axis(a_W.rot_W, 0);
+  ContactSet<T> s = no_contact(dist, -u);
+  if (dist < margin) {
+    const Vec3<T> wall = a_W.pos_W + dot(d, z) * z + a.size[0] * u, surface = b_W.pos_W + b.size[0] * u;
+    push(s, T(0.5) * (wall + surface), -u, -dist);
+  }
+  return s;
+}
+
 /// Whether collide() handles a pair of kinds (in either order).
 SP_HD constexpr bool collide_supported(ShapeKind a, ShapeKind b) {
   const int lo = static_cast<int>(a) < static_cast<int>(b) ? static_cast<int>(a) : static_cast<int>(b);
   const int hi = static_cast<int>(a) < static_cast<int>(b) ? static_cast<int>(b) : static_cast<int>(a);
+  if (hi >= static_cast<int>(ShapeKind::Bearing))  // a clearance joint's pair only
+    return lo == static_cast<int>(ShapeKind::Bearing) && hi == static_cast<int>(ShapeKind::Journal);
   if (lo == static_cast<int>(ShapeKind::Plane)) return hi != static_cast<int>(ShapeKind::Plane);
   if (hi == static_cast<int>(ShapeKind::Cylinder)) return lo == static_cast<int>(ShapeKind::Sphere);
   return true;
@@ -860,6 +892,7 @@ SP_HD CollideStatus collide(const Shape<T>& a, const ShapePose<T>& a_W, const Sh
       s = q.kind == ShapeKind::Capsule ? collide_capsule_capsule(p, p_W, q, q_W, margin)
                                        : collide_capsule_box(p, p_W, q, q_W, margin);
       break;
+    case ShapeKind::Bearing: s = collide_bearing_journal(p, p_W, q, q_W, margin); break;
     default: s = collide_box_box(p, p_W, q, q_W, margin); break;
   }
   out = swap ? flipped(s) : s;

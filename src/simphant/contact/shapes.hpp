@@ -16,16 +16,22 @@
 //                                    dilated by radius
 //   Box      {hx, hy, hz}    half-extents along x_S, y_S, z_S, centred at the origin
 //   Cylinder {radius, half_length}   solid, axis z_S, flat ends at z_S = +-half_length
+//   Bearing  {radius}        the bore of a journal bearing: the solid outside the
+//                            infinite cylinder of that radius about z_S (a clearance
+//                            joint's side i, docs/contact.md "Joint clearance")
+//   Journal  {radius}        the journal (pin) in a Bearing: an infinite solid cylinder
+//                            about z_S (the clearance joint's side j)
 // Unused size entries are ignored. Preconditions: sizes > 0 (a capsule half-length may be 0).
+// A Bearing touches a Journal only, and a Journal a Bearing only.
 #include "simphant/core/hd.hpp"
 #include "simphant/math/small.hpp"
 
 namespace simphant {
 
-enum class ShapeKind : int { Plane = 0, Sphere = 1, Capsule = 2, Box = 3, Cylinder = 4 };
+enum class ShapeKind : int { Plane = 0, Sphere = 1, Capsule = 2, Box = 3, Cylinder = 4, Bearing = 5, Journal = 6 };
 
 /// Number of shape kinds (ShapeKind values are 0 .. kShapeKinds - 1).
-constexpr int kShapeKinds = 5;
+constexpr int kShapeKinds = 7;
 
 /// One collision shape of a body (plain data; the model stores one per geom).
 template <class T>
@@ -67,6 +73,11 @@ SP_HD T bounding_radius(ShapeKind kind, const T size[3]) {
     case ShapeKind::Capsule: return size[0] + size[1];
     case ShapeKind::Box: return lane_sqrt(size[0] * size[0] + size[1] * size[1] + size[2] * size[2]);
     case ShapeKind::Cylinder: return lane_sqrt(size[0] * size[0] + size[1] * size[1]);
+    // A clearance joint's two sides: their centres stay within the clearance of each
+    // other (the joint's planar rows hold them in one plane), so the bore's and the
+    // journal's radii make spheres that always overlap: the narrow phase always runs.
+    case ShapeKind::Bearing:
+    case ShapeKind::Journal: return size[0];
     case ShapeKind::Plane: break;
   }
   return T(-1);

@@ -154,7 +154,9 @@ double contact_reference_speed(const Model& model, const double* Y) {
   // of the ground below a shape.
   double top = -std::numeric_limits<double>::infinity(), bottom = -top;
   const auto shape = [&](int body, const Shape<double>& s) {
-    if (body < 0 || s.kind == ShapeKind::Plane) return;
+    // A clearance joint's bore and journal do not fall onto anything: their impacts come
+    // from the mechanism's motion (v0 above, or contact.impact_speed).
+    if (body < 0 || s.kind == ShapeKind::Plane || s.kind == ShapeKind::Bearing || s.kind == ShapeKind::Journal) return;
     const double low = dot(up, shape_pose_W(s, state_r(Y, body), state_p(Y, body)).pos_W) - bounding_radius(s);
     top = std::max(top, low);
     bottom = std::min(bottom, low);
@@ -163,7 +165,7 @@ double contact_reference_speed(const Model& model, const double* Y) {
     if (!is_contact(f)) continue;
     shape(f.body_i, f.shape_i);
     shape(f.body_j, f.shape_j);
-    if (f.body_i >= 0 || f.body_j < 0) continue;
+    if (f.body_i >= 0 || f.body_j < 0 || f.shape_i.kind != ShapeKind::Plane) continue;
     // The ground below shape j, along -up, where the ground plane faces up.
     const Vec3d n = rot_axis(rotation(f.shape_i.quat_B), 2);
     const double facing = dot(n, up);

@@ -384,6 +384,8 @@ const char* kind_word(ShapeKind k) {
     case ShapeKind::Capsule: return "capsule";
     case ShapeKind::Box: return "box";
     case ShapeKind::Cylinder: return "cylinder";
+    case ShapeKind::Bearing: return "bearing bore";
+    case ShapeKind::Journal: return "journal";
   }
   return "shape";
 }
@@ -398,11 +400,14 @@ void check_supported(const CollisionShape& a, const CollisionShape& b) {
                                "or contact.exclude");
 }
 
-/// Radius of curvature of a shape's contact surface for Hertz [m]: a sphere's or capsule's
-/// radius, +infinity for the flat faces of a plane or box; NaN where Hertz has no single
-/// radius (a cylinder's rim and edges).
+/// Radius of curvature of a shape's contact surface for Hertz [m]: a sphere's, capsule's
+/// or journal's radius, minus a bearing bore's (concave: a journal of radius R_j in a bore
+/// of R_b gives R* = R_j R_b / (R_b - R_j), the clearance joint's conformal contact),
+/// +infinity for the flat faces of a plane or box; NaN where Hertz has no single radius (a
+/// cylinder's rim and edges).
 double hertz_radius(const Shape<double>& s) {
-  if (s.kind == ShapeKind::Sphere || s.kind == ShapeKind::Capsule) return s.size[0];
+  if (s.kind == ShapeKind::Sphere || s.kind == ShapeKind::Capsule || s.kind == ShapeKind::Journal) return s.size[0];
+  if (s.kind == ShapeKind::Bearing) return -s.size[0];
   if (s.kind == ShapeKind::Plane || s.kind == ShapeKind::Box) return kInfinity;
   return std::numeric_limits<double>::quiet_NaN();
 }
@@ -458,9 +463,10 @@ ContactPairParams<double> pair_params(const CollisionShape& a, const CollisionSh
                          format_number(ma.exponent) + ", and the shapes " + a.path + " and " + b.path +
                          " touch: a pair's two materials need one exponent");
   const double K = pair_stiffness(a, b, ma, mb);
-  const double m_b = model.bodies[static_cast<std::size_t>(b.body)].mass;
-  const double m_eff =
-      a.body == kGround ? m_b : effective_mass(model.bodies[static_cast<std::size_t>(a.body)].mass, m_b);
+  const auto mass = [&model](int body) {  // the ground's is infinite
+    return body == kGround ? kInfinity : model.bodies[static_cast<std::size_t>(body)].mass;
+  };
+  const double m_eff = effective_mass(mass(a.body), mass(b.body));
   ContactPairParams<double> p{};
   p.normal = pair_law(s, K, ma.exponent, combine_restitution(ma.restitution, mb.restitution), m_eff, cache);
   p.friction.mu = combine_friction(ma.friction, mb.friction);
@@ -473,16 +479,17 @@ ContactPairParams<double> pair_params(const CollisionShape& a, const CollisionSh
 
 /// Appends the Contact element of shapes a (side i) and b (side j) when their filter
 /// allows it and their bodies are not excluded.
-void add_pair(const CollisionShape& a, const CollisionShape& b, const ContactSection& s, Model& model,
-              ZetaCache& cache, std::size_t& n_pairs) {
-  if (!filter_allows(a, b) || s.excluded.count(body_pair(a.body, b.body)) != 0) return;
+/// Appends the Contact element `name` of shapes a (side i) and b (side j), whatever their
+/// filters and bodies.
+void append_pair(const CollisionShape& a, const CollisionShape& b, const std::string& name, const ContactSection& s,
+                 Model& model, ZetaCache& cache, std::size_t& n_pairs) {
   check_supported(a, b);
   if (++n_pairs > kMaxContactPairs)
     throw SceneError("/contact", "more than " + std::to_string(kMaxContactPairs) +
                                      " contact pairs; keep shapes that never meet apart with contype / conaffinity "
                                      "or contact.exclude");
   ForceElement f;
-  f.name = "contact " + a.label + " " + b.label;
+  f.name = name;
   f.type = ForceType::Contact;
   f.body_i = a.body;
   f.body_j = b.body;
@@ -497,6 +504,66 @@ void add_pair(const CollisionShape& a, const CollisionShape& b, const ContactSec
                       child_path((ma.slip_speed >= mb.slip_speed ? ma : mb).path, "slip_speed"),
                       child_path((ma.rolling_speed >= mb.rolling_speed ? ma : mb).path, "rolling_speed")};
   model.forces.push_back(std::move(f));
+}
+
+void add_pair(const CollisionShape& a, const CollisionShape& b, const ContactSection& s, Model& model,
+              ZetaCache& cache, std::size_t& n_pairs) {
+  if (!filter_allows(a, b) || s.excluded.count(body_pair(a.body, b.body)) != 0) return;
+  append_pair(a, b, "contact " + a.label + " " + b.label, s, model, cache, n_pairs);
+}
+
+// ---- Joint clearance ---------------------------------------------------------------------
+
+/// The joints with a radial clearance (joints[k].clearance), as indices into both the
+/// document's and the model's joints.
+std::vector<int> clearance_joints(const json& doc) {
+  std::vector<int> out;
+  const json* joints = find_key(doc, "joints");
+  if (joints == nullptr || !joints->is_array()) return out;
+  for (std::size_t k = 0; k < joints->size(); ++k)
+    if ((*joints)[k].is_object() && find_key((*joints)[k], "clearance") != nullptr) out.push_back(static_cast<int>(k));
+  return out;
+}
+
+/// A joint frame's side as a shape pose: origin u, axes (a, b, v) as the shape's (x, y, z).
+void place_on_joint_side(const Vec3d& u, const Vec3d& a, const Vec3d& b, const Vec3d& v, Shape<double>& shape) {
+  Mat3d R;
+  for (int r = 0; r < 3; ++r) {
+    R.m[r][0] = a[r];
+    R.m[r][1] = b[r];
+    R.m[r][2] = v[r];
+  }
+  shape.pos_B = u;
+  shape.quat_B = normalized(quat_from_rotation(R));
+}
+
+/// joints[k].clearance {radial, journal_radius, material?}: the pair of a bearing bore of
+/// radius journal_radius + radial on body_i at the joint's frame and a journal of
+/// journal_radius on body_j at its frame, named "clearance <joint>" (docs/contact.md,
+/// "Joint clearance"). The joint compiled as planar (joint_compile.cpp).
+void add_clearance_pair(const json& doc, int k, const ContactSection& s, Model& model, ZetaCache& cache,
+                        std::size_t& n_pairs) {
+  const std::string path = child_path(child_path("/joints", static_cast<std::size_t>(k)), "clearance");
+  const json& c = require_key(require_key(doc, "", "joints")[static_cast<std::size_t>(k)], "", "clearance");
+  check_keys(c, path, {"radial", "journal_radius", "material"});
+  const double radial = positive_number(c, path, "radial");
+  const double radius = positive_number(c, path, "journal_radius");
+  const Joint& j = model.joints[static_cast<std::size_t>(k)];
+  const JointFrame<double>& f = j.frame;
+  CollisionShape bearing, journal;
+  bearing.body = j.body_i;
+  journal.body = j.body_j;
+  bearing.path = journal.path = path;
+  bearing.label = j.name + ".bearing";
+  journal.label = j.name + ".journal";
+  bearing.material = journal.material = material_ref(c, path, s);
+  bearing.shape.kind = ShapeKind::Bearing;
+  bearing.shape.size[0] = radius + radial;
+  journal.shape.kind = ShapeKind::Journal;
+  journal.shape.size[0] = radius;
+  place_on_joint_side(f.u_i, f.a_i, f.b_i, f.v_i, bearing.shape);
+  place_on_joint_side(f.u_j, f.a_j, f.b_j, f.v_j, journal.shape);
+  append_pair(bearing, journal, "clearance " + j.name, s, model, cache, n_pairs);
 }
 
 /// Where the collision shapes of one body are given.
@@ -651,16 +718,23 @@ void compile_contacts(const json& doc, Model& model) {
   const json* contact = find_key(doc, "contact");
   const std::vector<CollisionSource> sources = model.robot ? robot_sources(doc, model) : scene_sources(doc, model);
   const bool from_urdf = model.robot && wants_urdf_collision(doc);
+  const std::vector<int> clearances = model.robot ? std::vector<int>{} : clearance_joints(doc);
   if (contact == nullptr) {
+    if (!clearances.empty())
+      throw SceneError("/contact", "required key is missing (" +
+                                       child_path(child_path("/joints", static_cast<std::size_t>(clearances.front())),
+                                                  "clearance") +
+                                       " gives a joint clearance; the contact section gives its material and law)");
     if (sources.empty() && !from_urdf) return;
     throw SceneError("/contact", "required key is missing (" +
                                      (sources.empty() ? std::string("/robot/urdf_collision") : sources.front().path) +
                                      " gives collision shapes; the contact section gives their materials and law)");
   }
-  if (sources.empty() && !from_urdf)
+  if (sources.empty() && !from_urdf && clearances.empty())
     throw SceneError("/contact", model.robot ? "no link has collision shapes (give robot.collision or "
                                                "robot.urdf_collision, or leave contact out)"
-                                             : "no body has collision shapes (give bodies[k].collision, or leave contact out)");
+                                             : "no body has collision shapes and no joint a clearance (give "
+                                               "bodies[k].collision or joints[k].clearance, or leave contact out)");
   const ContactSection s = compile_contact_section(*contact, "/contact", model);
   model.contact_impact_speed = s.impact_speed;
   std::vector<std::vector<CollisionShape>> shapes(model.bodies.size());  // per body, in shape order
@@ -690,6 +764,7 @@ void compile_contacts(const json& doc, Model& model) {
     }
   ZetaCache cache;
   std::size_t n_pairs = 0;
+  for (const int k : clearances) add_clearance_pair(doc, k, s, model, cache, n_pairs);
   if (const json* g = find_key(*contact, "ground")) {
     const CollisionShape ground = compile_ground(*g, "/contact/ground", s);
     for (const std::vector<CollisionShape>& own : shapes)

@@ -46,7 +46,7 @@ JointInitial compile_initial(const json& j, const std::string& path, JointType t
 
 Joint compile_joint(const json& j, const std::string& path, const Model& model, const NameIndex& bodies) {
   expect_object(j, path);
-  check_keys(j, path, {"name", "type", "body_i", "body_j", "frame", "frame_i", "frame_j", "initial"});
+  check_keys(j, path, {"name", "type", "body_i", "body_j", "frame", "frame_i", "frame_j", "initial", "clearance"});
   Joint jt;
   jt.name = as_name(require_key(j, path, "name"), child_path(path, "name"));
   jt.type = joint_type(require_key(j, path, "type"), child_path(path, "type"));
@@ -68,6 +68,20 @@ Joint compile_joint(const json& j, const std::string& path, const Model& model, 
     throw SceneError(child_path(path, "frame_i"), "required key is missing (frame_j given)");
   } else {
     throw SceneError(child_path(path, "frame"), "required key is missing (give frame, or frame_i and frame_j)");
+  }
+  if (const json* clearance = find_key(j, "clearance")) {
+    // A revolute joint with a radial clearance (docs/contact.md, "Joint clearance"): its
+    // planar rows keep the axes parallel and the journal in the bearing's plane; the
+    // radial play is a bearing-journal contact pair (scene/contact_compile.cpp).
+    const std::string cp = child_path(path, "clearance");
+    if (jt.type != JointType::Revolute)
+      throw SceneError(cp, std::string("a radial clearance needs a revolute joint (this one is ") +
+                               joint_type_name(jt.type) + ")");
+    expect_object(*clearance, cp);
+    if (find_key(j, "initial") != nullptr)
+      throw SceneError(child_path(path, "initial"), "not with a clearance: the journal moves freely in its bearing, so "
+                                                    "the joint has no angle to set (place the bodies instead)");
+    jt.type = JointType::Planar;
   }
   if (const json* init = find_key(j, "initial")) jt.initial = compile_initial(*init, child_path(path, "initial"), jt.type);
   return jt;
