@@ -10,6 +10,8 @@
 //    end within 10 times the DAE's largest constraint drift max |Phi| (velocities within
 //    10 max |Phi| / dt): far below RK4's own error, which both formulations share; aba
 //    and cga agree to rounding;
+//  - a floating base landing on a box of its own (no robot data needed), aba, cga and
+//    dae alike, as above;
 //  - the load-time step check makes the same contact modes as for the DAE;
 //  - the GPU's per-thread step over its grid, in structure of arrays with the packed
 //    model slots (batch/robot_pack.hpp), equals the CPU backend bit for bit;
@@ -77,7 +79,8 @@ json solo_doc(const std::string& solver, double base_z, double dt) {
 /// sphere (3 cm, lowest point 0.373 m below the torso when hanging) sweeps 1.3 cm into
 /// the ground at the bottom of the swing, with friction.
 const char* kLeg = R"(<robot name="leg">
-  <link name="torso"/>
+  <link name="torso"><inertial><origin xyz="0.01 0 0.02"/><mass value="2"/>
+    <inertia ixx="0.02" ixy="0" ixz="0" iyy="0.03" iyz="0" izz="0.04"/></inertial></link>
   <joint name="hip" type="revolute"><parent link="torso"/><child link="leg"/>
     <origin xyz="0 0 -0.05"/><axis xyz="0 1 0"/><limit lower="-2" upper="2" effort="10" velocity="10"/></joint>
   <link name="leg"><inertial><origin xyz="0 0 -0.15"/><mass value="0.5"/>
@@ -291,6 +294,45 @@ TEST(RobotContactJointSpace, FixedBaseLegScrapesTheGroundAsInMaximalCoordinates)
   std::printf("leg scraping: aba vs dae |dr| %.3e m, |dv| %.3e m/s; dae drift %.3e m\n", dr, dv, drift);
   // Measured 2.0e-12 m and 1.2e-11 m/s against a drift of 1.8e-12 m (RK4's own error:
   // 2.6e-7 m at dt against dt / 2).
+  EXPECT_LT(dr, 10 * drift);
+  EXPECT_LT(dv, 10 * drift / 1e-4);
+}
+
+TEST(RobotContactJointSpace, FloatingLegLandsAsInMaximalCoordinates) {
+  // The leg with its torso free (no robot data needed), swung up beside it, dropped 7 cm
+  // tilted onto the torso's box: the floating base takes the contact wrench itself.
+  TempDir t;
+  const std::string file = (t.dir / "floating_leg.urdf").string();
+  std::ofstream(file) << kLeg;
+  const auto doc = [&file](const std::string& solver) {
+    json d = leg_doc(file, solver);
+    d["robot"]["floating_base"] = true;
+    d["robot"]["q0"] = {2.0, 0.3};  // the leg swung up beside the torso
+    d["robot"]["base"] = {{"position", {0, 0, -0.25}}, {"orientation", {std::cos(0.15), std::sin(0.15), 0, 0}}};
+    d["robot"]["collision"]["torso"] = {{"type", "box"}, {"size", {0.2, 0.1, 0.05}}};
+    d["solver"]["t_end"] = 0.3;
+    return d;
+  };
+  const int steps = 3000;
+  const Model aba = parse_scene(doc("aba").dump()).model, cga = parse_scene(doc("cga").dump()).model;
+  const Model dae = parse_scene(doc("dae").dump()).model;
+  std::vector<double> start(static_cast<std::size_t>(13 * aba.n_bodies()));
+  {
+    ReducedBackend b(std::make_shared<const std::vector<Model>>(1, aba), 1, 1, false);
+    b.read_states(start.data());
+  }
+  const std::vector<double> ra = reduced_run(aba, steps), rc = reduced_run(cga, steps);
+  double drift = 0;
+  const std::vector<double> rd = dae_run(dae, steps, &drift);
+  EXPECT_GT(moved_by(start, ra), 0.02) << "it fell onto the ground";
+  EXPECT_LT(moved_by(start, ra), 0.15) << "and the box stopped it (free, it would fall 0.44 m)";
+  double dr = 0, dv = 0;
+  compare_records(ra, rc, &dr, &dv);
+  std::printf("floating leg: aba vs cga |dr| %.3e m, |dv| %.3e m/s\n", dr, dv);
+  EXPECT_LT(dr, 1e-12) << "aba against cga";
+  EXPECT_LT(dv, 1e-11) << "aba against cga";
+  compare_records(ra, rd, &dr, &dv);
+  std::printf("floating leg: aba vs dae |dr| %.3e m, |dv| %.3e m/s; dae drift %.3e m\n", dr, dv, drift);
   EXPECT_LT(dr, 10 * drift);
   EXPECT_LT(dv, 10 * drift / 1e-4);
 }

@@ -36,6 +36,7 @@
 #include "simphant/job/shard.hpp"
 #include "simphant/job/singular_passage_hint.hpp"
 #include "simphant/job/stability_check.hpp"
+#include "simphant/sim/contact_frames.hpp"
 #include "simphant/job/step_report.hpp"
 #include "simphant/job/test_hold.hpp"
 #include "simphant/log/log.hpp"
@@ -66,7 +67,8 @@ struct Frame {
   std::vector<double> violation, energy, kinetic;
   std::vector<double> joint_q, joint_qd, joint_tau;  ///< (n, n_coords) each, robot runs
   std::vector<double> driver_loads;                  ///< (n, n_drivers)
-  Frame(int n, int n_bodies, int n_joints, int n_coords, int n_drivers)
+  std::vector<double> contacts;                      ///< (n, n_pairs, 4)
+  Frame(int n, int n_bodies, int n_joints, int n_coords, int n_drivers, int n_pairs)
       : states(static_cast<std::size_t>(n) * n_bodies * 13),
         reactions(static_cast<std::size_t>(n) * n_joints * 6),
         joint_loads(static_cast<std::size_t>(n) * n_joints * 6),
@@ -77,7 +79,8 @@ struct Frame {
         joint_q(static_cast<std::size_t>(n) * n_coords),
         joint_qd(static_cast<std::size_t>(n) * n_coords),
         joint_tau(static_cast<std::size_t>(n) * n_coords),
-        driver_loads(static_cast<std::size_t>(n) * n_drivers) {}
+        driver_loads(static_cast<std::size_t>(n) * n_drivers),
+        contacts(static_cast<std::size_t>(n) * n_pairs * kContactRecordComponents) {}
 };
 
 /// One run of run_job, stage by stage: prepare (the constructor: options, scene, checks,
@@ -135,6 +138,7 @@ class JobRun {
   std::vector<double> status_time_;
   std::optional<Frame> frame_;
   bool joint_loads_ = false;
+  bool contacts_ = false;  ///< /contacts is recorded (the scene has contact pairs, output.datasets selects it)
   std::int64_t total_ = 0, every_ = 1, done_ = 0, since_record_ = 0;
 
   // step_loop
@@ -272,11 +276,13 @@ void JobRun::open_output() {
   status_time_.assign(static_cast<std::size_t>(n_), 0.0);
   sim_->read_status(status_.data(), status_time_.data(), reason_.data());
   const Model& model = sim_->model();
-  frame_.emplace(n_, model.n_bodies(), model.n_joints(), sim_->n_joint_coordinates(), model.n_drivers());
+  frame_.emplace(n_, model.n_bodies(), model.n_joints(), sim_->n_joint_coordinates(), model.n_drivers(),
+                 model.contact_pair_count());
   const std::vector<std::string>& selected = model.output.datasets;
   joint_loads_ = records_joint_loads(*sim_) &&
                  (std::find(selected.begin(), selected.end(), "joint_loads") != selected.end() ||
                   std::find(selected.begin(), selected.end(), "bearing_loads") != selected.end());
+  contacts_ = model.contact_pair_count() > 0 && std::find(selected.begin(), selected.end(), "contacts") != selected.end();
   total_ = step_count(solver_);
   every_ = std::max(1, solver_.record_every);
   done_ = restored_ ? restored_->at.steps_done : 0;
@@ -304,6 +310,7 @@ void JobRun::read_frame() {
   if (joint_loads_)
     sim.joint_load_frames(f.states.data(), f.reactions.data(), sim.n_drivers() > 0 ? f.driver_loads.data() : nullptr,
                           f.joint_loads.data(), f.bearing_loads.data());
+  if (contacts_) sim.contact_frames(f.states.data(), f.contacts.data());
   sim.read_constraint_violation(f.violation.data());
   sim.read_energy(f.energy.data(), f.kinetic.data());
   if (sim.n_joint_coordinates() > 0) sim.read_joint_state(f.joint_q.data(), f.joint_qd.data(), f.joint_tau.data());
@@ -319,7 +326,8 @@ void JobRun::write_frame() {
                     f.joint_q.data(), f.joint_qd.data(), f.joint_tau.data(),
                     {{"joint_loads", f.joint_loads.data()},
                      {"bearing_loads", f.bearing_loads.data()},
-                     {"driver_loads", f.driver_loads.data()}});
+                     {"driver_loads", f.driver_loads.data()},
+                     {"contacts", f.contacts.data()}});
   stats_->add_frame(frame_time_, status_.data(), f.violation.data(), f.energy.data(), f.kinetic.data());
 }
 

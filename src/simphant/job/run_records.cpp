@@ -6,6 +6,7 @@
 #include "simphant/core/host_info.hpp"
 #include "simphant/dynamics/load_indeterminacy.hpp"
 #include "simphant/model/components.hpp"
+#include "simphant/sim/contact_frames.hpp"
 
 namespace simphant::job_detail {
 
@@ -121,6 +122,16 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
          component_units(kBearingTable),
          "axial force, radial force, axial moment and bending moment of each joint on its body_i",
          {{"bearing_component", component_names(kBearingTable)}}});
+  }
+  // The contact pairs, computed on the host from each frame's states (sim/contact_frames.hpp).
+  if (const int P = sim.model().contact_pair_count(); P > 0) {
+    info.frame_datasets.push_back(
+        {"contacts", "contacts", {static_cast<hsize_t>(sim.n_instances()), static_cast<hsize_t>(P),
+                                  static_cast<hsize_t>(kContactRecordComponents)},
+         {"instance", "contact_pair", "contact_component"}, contact_record_units(),
+         "per contact pair: the normal force (sum over its contacts), the magnitude of its friction force, its "
+         "largest penetration and its number of contacts",
+         {{"contact_pair", contact_pair_names(sim.model())}, {"contact_component", contact_record_components()}}});
   }
   return info;
 }

@@ -25,6 +25,7 @@ inline const std::vector<std::string>& frame_dataset_names() {
       "driver_loads",   // (T, I, D), scenes with drivers
       "joint_loads",    // (T, I, J, 6)
       "bearing_loads",  // (T, I, J, 4)
+      "contacts",       // (T, I, P, 4), scenes with contact (sim/contact_frames.hpp)
   };
   return names;
 }

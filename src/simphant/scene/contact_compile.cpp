@@ -484,6 +484,11 @@ ContactPairParams<double> pair_params(const CollisionShape& a, const CollisionSh
 void append_pair(const CollisionShape& a, const CollisionShape& b, const std::string& name, const ContactSection& s,
                  Model& model, ZetaCache& cache, std::size_t& n_pairs) {
   check_supported(a, b);
+  for (const CollisionShape* c : {&a, &b})  // a robot's massless link (solvers aba / cga allow them)
+    if (c->body != kGround && !(model.bodies[static_cast<std::size_t>(c->body)].mass > 0))
+      throw SceneError(c->path, "body '" + model.bodies[static_cast<std::size_t>(c->body)].name +
+                                    "' has no mass: a contact force needs a mass on each side (give the link an "
+                                    "<inertial>, or put the shapes on a link with mass)");
   if (++n_pairs > kMaxContactPairs)
     throw SceneError("/contact", "more than " + std::to_string(kMaxContactPairs) +
                                      " contact pairs; keep shapes that never meet apart with contype / conaffinity "

@@ -3,19 +3,9 @@
 #include <cstddef>
 
 #include "simphant/formulas/joint_loads.hpp"
+#include "simphant/sim/recorded_body_kin.hpp"
 
 namespace simphant {
-
-namespace {
-
-BodyKin<double> recorded_body_kin(const double* rec, int k) {
-  if (k < 0) return ground_kin<double>();
-  const double* b = rec + 13 * k;  // r, p (w x y z), v, omega_B (Backend::read_states)
-  return make_body_kin(Vec3d{b[0], b[1], b[2]}, normalized(Quatd{b[3], b[4], b[5], b[6]}), Vec3d{b[7], b[8], b[9]},
-                       Vec3d{b[10], b[11], b[12]});
-}
-
-}  // namespace
 
 void joint_load_frames(const std::vector<Model>& models, int n, const double* states, const double* reactions,
                        const double* driver_loads, double* loads, double* bearing) {

@@ -15,6 +15,7 @@
 #include "simphant/sim/cpu_backend.hpp"
 #include "simphant/sim/cpu_simd_engine.hpp"
 #include "simphant/sim/cuda_factory.hpp"
+#include "simphant/sim/contact_frames.hpp"
 #include "simphant/sim/joint_load_frames.hpp"
 #include "simphant/sim/link_frames.hpp"
 #include "simphant/sim/reduced_backend.hpp"
@@ -300,6 +301,10 @@ ArrayView Simulator::link_frames_view(const int* frames, int count) {
 void Simulator::joint_load_frames(const double* states, const double* reactions, const double* driver_loads,
                                   double* loads, double* bearing) const {
   simphant::joint_load_frames(*models_, n_instances(), states, reactions, driver_loads, loads, bearing);
+}
+
+void Simulator::contact_frames(const double* states, double* out) const {
+  simphant::contact_frames(*models_, n_instances(), states, out);
 }
 
 }  // namespace simphant

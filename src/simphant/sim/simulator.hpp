@@ -138,6 +138,9 @@ class Simulator {
   /// (sim/joint_load_frames.hpp).
   void joint_load_frames(const double* states, const double* reactions, const double* driver_loads, double* loads,
                          double* bearing) const;
+  /// A recorded frame's contact pairs from its states (n, B, 13) as read_states: out
+  /// (n, P, 4) (sim/contact_frames.hpp).
+  void contact_frames(const double* states, double* out) const;
   // --- Reductions over time (Backend's contract) ---
   void set_reductions(const std::vector<ReductionQuantity>& quantities) { backend_->set_reductions(quantities); }
   ReductionLayout reduction_layout() const { return backend_->reduction_layout(); }
