@@ -85,19 +85,27 @@ def parse_urdf(path):
     return links, joints
 
 
-def load_urdf_in_mujoco(urdf_path):
-    import mujoco
+def urdf_xml_for_mujoco(urdf_path, compiler=None):
+    """The URDF's text for MuJoCo: its geometry removed (its meshes need not load; the
+    callers add the shapes they compare), and a <mujoco><compiler> that keeps every link
+    a body with the URDF's own inertials; `compiler` adds or overrides attributes."""
     root = read_urdf_root(urdf_path)
     for old in root.findall("mujoco"):
         root.remove(old)
-    for link in root.findall("link"):  # geometry plays no part (contacts are off); its meshes need not load
+    for link in root.findall("link"):
         for el in link.findall("visual") + link.findall("collision"):
             link.remove(el)
     mj = ET.Element("mujoco")
-    ET.SubElement(mj, "compiler", {"discardvisual": "true", "fusestatic": "false", "balanceinertia": "false",
-                                   "strippath": "false"})
+    attrs = {"discardvisual": "true", "fusestatic": "false", "balanceinertia": "false", "strippath": "false"}
+    attrs.update(compiler or {})
+    ET.SubElement(mj, "compiler", attrs)
     root.insert(0, mj)
-    return mujoco.MjModel.from_xml_string(ET.tostring(root, encoding="unicode"))
+    return ET.tostring(root, encoding="unicode")
+
+
+def load_urdf_in_mujoco(urdf_path):
+    import mujoco
+    return mujoco.MjModel.from_xml_string(urdf_xml_for_mujoco(urdf_path))  # contacts are off: no geometry
 
 
 def check_model_against_urdf(m, urdf_path):

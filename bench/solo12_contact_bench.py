@@ -38,13 +38,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from mujoco_models import read_urdf_root  # noqa: E402
+from mujoco_models import urdf_xml_for_mujoco  # noqa: E402
 from robot_scenes import example_robot_data_dir  # noqa: E402
 
 JOINTS = [f"{leg}_{j}" for leg in ("FL", "FR", "HL", "HR") for j in ("HAA", "HFE", "KFE")]
@@ -55,15 +54,8 @@ def mujoco_solo(scene):
     import mujoco
     robot = scene["robot"]
     rel = robot["urdf"].split(":", 1)[1]  # "example-robot-data:<path under its robots/ folder>"
-    root = read_urdf_root(os.path.join(example_robot_data_dir(), rel))
-    for link in root.findall("link"):
-        for el in link.findall("visual") + link.findall("collision"):
-            link.remove(el)
-    mj = ET.Element("mujoco")
-    ET.SubElement(mj, "compiler", {"discardvisual": "true", "fusestatic": "false", "balanceinertia": "false",
-                                   "inertiafromgeom": "false"})
-    root.insert(0, mj)
-    spec = mujoco.MjSpec.from_string(ET.tostring(root, encoding="unicode"))
+    xml = urdf_xml_for_mujoco(os.path.join(example_robot_data_dir(), rel), {"inertiafromgeom": "false"})
+    spec = mujoco.MjSpec.from_string(xml)
     spec.body("base_link").add_freejoint()
     mat = scene["contact"]["materials"]["default"]
     mu = [mat["friction"], 0.005, 0.0001]

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "robot_data.hpp"
+#include "solo12_scene.hpp"
 #include "simphant/io/h5_file.hpp"
 #include "simphant/io/h5_objects.hpp"
 #include "simphant/job/run_job.hpp"
@@ -131,30 +132,9 @@ TEST(ContactFrames, DatasetDescribesItsPairsAndComponents) {
 
 TEST(ContactFrames, Solo12InJointCoordinatesStandsOnItsFeet) {
   SIMPHANT_REQUIRE_ROBOT_DATA(dir);
-  json servos = json::object(), collision = json::object();
-  const std::vector<double> q0 = {0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6};
-  const char* legs[] = {"FL", "FR", "HL", "HR"};
-  const char* joints[] = {"HAA", "HFE", "KFE"};
-  for (int l = 0; l < 4; ++l) {
-    for (int j = 0; j < 3; ++j)
-      servos[std::string(legs[l]) + "_" + joints[j]] = {
-          {"mode", "position"}, {"kp", 6.0}, {"kd", 0.2}, {"target", q0[static_cast<std::size_t>(3 * l + j)]}};
-    collision[std::string(legs[l]) + "_FOOT"] = {{"type", "sphere"}, {"radius", 0.016}, {"conaffinity", 0}};
-  }
-  const json doc = {
-      {"name", "solo12"},
-      {"robot",
-       {{"urdf", "example-robot-data:solo_description/robots/solo12.urdf"},
-        {"floating_base", true},
-        {"q0", q0},
-        {"base", {{"position", {0, 0, 0.245}}}},
-        {"servos", servos},
-        {"collision", collision}}},
-      {"contact",
-       {{"ground", json::object()},
-        {"materials",
-         {{"default", {{"stiffness", 2e4}, {"exponent", 1}, {"restitution", 0.3}, {"friction", 0.9}, {"slip_speed", 0.01}}}}}}},
-      {"solver", {{"type", "aba"}, {"dt", 1e-4}, {"t_end", 1.0}, {"record_every", 1000}}}};
+  json doc = test::solo12_doc("aba", 0.245, 1e-4, 0.01);
+  doc["solver"]["t_end"] = 1.0;
+  doc["solver"]["record_every"] = 1000;
   std::size_t T = 0;
   const std::vector<double> c = run_contacts(doc, "solo12", T);
   ASSERT_EQ(c.size(), T * 4 * 4);

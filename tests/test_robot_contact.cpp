@@ -28,6 +28,7 @@
 
 #include "robot_data.hpp"
 #include "robot_joint_test_data.hpp"
+#include "solo12_scene.hpp"
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/contact_stability.hpp"
 #include "simphant/dynamics/rk4.hpp"
@@ -317,33 +318,8 @@ TEST(RobotContact, AnymalTakesItsUrdfShapes) {
   EXPECT_EQ(kinds[static_cast<int>(ShapeKind::Cylinder)], 24);
 }
 
-/// Solo-12 standing: joints held by servos at q0, a 1.6 cm sphere on each foot.
-json solo_doc(const std::vector<double>& q0, double base_z, double dt = 2e-4, double v_eps = 0.01) {
-  json servos = json::object(), collision = json::object();
-  const char* legs[] = {"FL", "FR", "HL", "HR"};
-  const char* joints[] = {"HAA", "HFE", "KFE"};
-  for (int l = 0; l < 4; ++l) {
-    for (int j = 0; j < 3; ++j)
-      servos[std::string(legs[l]) + "_" + joints[j]] = {
-          {"mode", "position"}, {"kp", 6.0}, {"kd", 0.2}, {"target", q0[static_cast<std::size_t>(3 * l + j)]}};
-    // conaffinity 0: a foot touches what has contype & 1 (the ground), not another foot.
-    collision[std::string(legs[l]) + "_FOOT"] = {{"type", "sphere"}, {"radius", 0.016}, {"conaffinity", 0}};
-  }
-  return {{"name", "solo12 standing"},
-          {"robot",
-           {{"urdf", "example-robot-data:solo_description/robots/solo12.urdf"},
-            {"floating_base", true},
-            {"q0", q0},
-            {"base", {{"position", {0, 0, base_z}}}},
-            {"servos", servos},
-            {"collision", collision}}},
-          {"contact",
-           {{"ground", json::object()},
-            {"materials",
-             {{"default",
-               {{"stiffness", 2e4}, {"exponent", 1}, {"restitution", 0.3}, {"friction", 0.9}, {"slip_speed", v_eps}}}}}}},
-          {"solver", {{"type", "dae"}, {"dt", dt}, {"t_end", 0.5}}}};
-}
+/// Solo-12 standing in maximal coordinates (tests/solo12_scene.hpp).
+json solo_doc(double base_z, double dt = 2e-4, double v_eps = 0.01) { return test::solo12_doc("dae", base_z, dt, v_eps); }
 
 /// The state after `T` seconds of the scene with the CPU reference's RK4.
 std::vector<double> run_for(const Model& model, double T) {
@@ -362,12 +338,11 @@ std::vector<double> run_for(const Model& model, double T) {
 
 TEST(RobotContact, Solo12StandsOnFourFeetThatCarryItsWeight) {
   SIMPHANT_REQUIRE_ROBOT_DATA(dir);
-  const std::vector<double> q0 = {0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6};
   const double v_eps = 0.01, T = 0.5;
   // Set the feet 2 mm above the ground: their lowest centre at the base height 0.5.
   double lowest = 1e9;
   {
-    const Scene probe = parse_scene(solo_doc(q0, 0.5).dump());
+    const Scene probe = parse_scene(solo_doc(0.5).dump());
     std::vector<double> Y(probe.model.ny());
     initial_state(probe.model, Y.data());
     for (const ForceElement& f : probe.model.forces)
@@ -375,7 +350,7 @@ TEST(RobotContact, Solo12StandsOnFourFeetThatCarryItsWeight) {
         lowest = std::min(lowest, shape_j_W(probe.model, f, Y.data()).pos_W[2]);
   }
   const double z0 = 0.5 - lowest + 0.016 + 0.002;
-  const json doc = solo_doc(q0, z0, 1e-4, v_eps);
+  const json doc = solo_doc(z0, 1e-4, v_eps);
   const Scene s = parse_scene(doc.dump());
   const Model& model = s.model;
   int pairs = 0;
@@ -394,7 +369,7 @@ TEST(RobotContact, Solo12StandsOnFourFeetThatCarryItsWeight) {
   for (const std::string& w : check.warnings)
     EXPECT_EQ(w.rfind("/contact/materials/default/slip_speed: friction of 'contact ground ", 0), 0u) << w;
   const std::vector<double> Y = run_for(model, T);
-  const std::vector<double> Y_half = run_for(parse_scene(solo_doc(q0, z0, 5e-5, v_eps).dump()).model, T);
+  const std::vector<double> Y_half = run_for(parse_scene(solo_doc(z0, 5e-5, v_eps).dump()).model, T);
   double M = 0, speed = 0, load = 0;
   const int N = model.n_bodies();
   for (int k = 0; k < N; ++k) {
