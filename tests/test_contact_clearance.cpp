@@ -13,7 +13,8 @@
 //    ideal joint's as the clearance goes to zero, and its acceleration carries the
 //    impact peaks of the literature, higher than the ideal joint's;
 //  - errors name the field: a clearance on a non-revolute joint, with an initial angle,
-//    without a contact section, a non-positive size.
+//    without a contact section, a non-positive size, an unknown material or key, and a
+//    driver or an actuator on a clearance joint (the error names the clearance).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -240,6 +241,15 @@ TEST(JointClearance, ErrorsNameTheField) {
   d = pendulum(1e-3, 1e7);
   d["joints"][0]["clearance"]["material"] = "brass";
   EXPECT_EQ(error_of(d).rfind("/joints/0/clearance/material: ", 0), 0u) << error_of(d);
+  d = pendulum(1e-3, 1e7);
+  d["drivers"] = {{{"name", "spin"}, {"joint", "pin"}, {"coordinate", "angle"},
+                   {"law", {{"type", "constant_speed"}, {"speed", 1.0}}}}};
+  EXPECT_EQ(error_of(d).rfind("/drivers/0/joint: joint \"pin\" has a clearance (/joints/0/clearance)", 0), 0u)
+      << error_of(d);
+  d = pendulum(1e-3, 1e7);
+  d["forces"] = {{{"name", "motor"}, {"type", "actuator"}, {"joint", "pin"}, {"kind", "torque"}, {"value", 1.0}}};
+  EXPECT_EQ(error_of(d).rfind("/forces/0/joint: ", 0), 0u) << error_of(d);
+  EXPECT_NE(error_of(d).find("has a clearance"), std::string::npos) << error_of(d);
   d = pendulum(1e-3, 1e7);
   d["joints"][0]["clearance"]["diameter"] = 0.02;
   EXPECT_EQ(error_of(d).rfind("/joints/0/clearance/diameter: ", 0), 0u) << error_of(d);

@@ -232,5 +232,27 @@ TEST(ContactStability, CheckRefusesTheNormalModeAndWarnsOfFriction) {
   EXPECT_EQ(c.estimate.at("modes")[0].at("instance"), 1);
 }
 
+TEST(ContactStability, CheckWarnsOfShapesThatStartPressedTogether) {
+  const double delta_s = kM * kG / kK, dt = 1e-5;
+  // At its rest penetration the ball's pair carries its weight, the load the check
+  // assumes: no warning. One centimetre in, it starts at K delta = 1000 N: a warning.
+  json doc = resting_ball(kR - delta_s, {0, 0, 0}, {0, 0, 0}, 0, 0, dt);
+  StabilityCheck c = check_step_stability({compile_model(doc)}, doc);
+  EXPECT_TRUE(c.warnings.empty()) << c.warnings.front();
+  doc = resting_ball(kR - 0.01, {0, 0, 0}, {0, 0, 0}, 0, 0, dt);
+  c = check_step_stability({compile_model(doc)}, doc);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0].rfind("/contact: 'contact ground ball[0]' starts with its shapes 0.01 m into each other, at "
+                                "a normal force of 1000 N",
+                                0),
+            0u)
+      << c.warnings[0];
+  // Per instance: only the second of two instances starts pressed in; it is named.
+  const json rest = resting_ball(kR - delta_s, {0, 0, 0}, {0, 0, 0}, 0, 0, dt);
+  c = check_step_stability({compile_model(rest), compile_model(doc)}, rest);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("(instance 1)"), std::string::npos) << c.warnings[0];
+}
+
 }  // namespace
 }  // namespace simphant

@@ -6,6 +6,7 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "simphant/contact/contact_wrench.hpp"
 #include "simphant/formulas/state.hpp"
 
 namespace simphant {
@@ -228,6 +229,27 @@ std::vector<StabilityMode> contact_modes(const Model& model, const double* Y,
     }
   }
   return modes;
+}
+
+std::vector<ContactOverlap> contact_overlaps(const Model& model, const double* Y) {
+  std::vector<ContactOverlap> out;
+  const int N = model.n_bodies();
+  const auto kin = [&](int k) { return state_body_kin(Y, N, k); };
+  for (int f = 0; f < static_cast<int>(model.forces.size()); ++f) {
+    const ForceElement& fe = model.forces[static_cast<std::size_t>(f)];
+    if (!is_contact(fe)) continue;
+    const ContactPairWrench<double> w =
+        contact_pair_wrench(fe.shape_i, kin(fe.body_i), fe.shape_j, kin(fe.body_j), fe.contact, nullptr, true);
+    if (w.contacts.count == 0) continue;
+    ContactOverlap o;
+    o.force = f;
+    for (int c = 0; c < w.contacts.count; ++c) {
+      o.depth = std::max(o.depth, w.contacts.contact[c].depth);
+      o.normal_force += w.normal_force[c];
+    }
+    out.push_back(o);
+  }
+  return out;
 }
 
 }  // namespace simphant

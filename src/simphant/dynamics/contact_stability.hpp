@@ -60,4 +60,16 @@ double contact_reference_speed(const Model& model, const double* Y);
 std::vector<StabilityMode> contact_modes(const Model& model, const double* Y,
                                         const std::vector<Eigen::Matrix<double, 6, 6>>* mobility = nullptr);
 
+/// A contact pair that touches at a state: its index in Model::forces, its largest depth
+/// [m] and its normal force [N] (the sum over its contacts).
+struct ContactOverlap {
+  int force = -1;
+  double depth = 0, normal_force = 0;
+};
+
+/// The contact pairs of `model` that touch at state Y (13N), by the solvers' pair function
+/// (contact_pair_wrench); the load-time check warns of those that start pressed together
+/// harder than the load it assumes (job/stability_check.cpp).
+std::vector<ContactOverlap> contact_overlaps(const Model& model, const double* Y);
+
 }  // namespace simphant

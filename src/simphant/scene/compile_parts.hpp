@@ -56,6 +56,11 @@ JointFrame<double> compile_local_frames(const nlohmann::json& frame_i, const std
 /// Precondition: model.bodies filled.
 void compile_joints(const nlohmann::json& joints, const std::string& path, Model& model);
 
+/// Refuses a driver or a force element (actuator, rotational spring-damper) that names a
+/// joint with a clearance (docs/contact.md, "Joint clearance": its journal moves freely,
+/// so the joint has no angle), at the element's "joint" key. doc: the scene document.
+void check_clearance_joint_refs(const nlohmann::json& doc);
+
 /// robot.floating_base and robot.base (docs/robots.md, "Floating base") -> rj.model.floating,
 /// rj.base_q0 / base_v0 (empty for a fixed base). Errors: a base on a fixed-base robot, a
 /// zero orientation quaternion, wrong array lengths, unknown keys.

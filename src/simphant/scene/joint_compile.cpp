@@ -80,7 +80,8 @@ Joint compile_joint(const json& j, const std::string& path, const Model& model, 
     expect_object(*clearance, cp);
     if (find_key(j, "initial") != nullptr)
       throw SceneError(child_path(path, "initial"), "not with a clearance: the journal moves freely in its bearing, so "
-                                                    "the joint has no angle to set (place the bodies instead)");
+                                                    "the joint has no angle or rate to set (place the bodies and give "
+                                                    "their velocities instead)");
     jt.type = JointType::Planar;
   }
   if (const json* init = find_key(j, "initial")) jt.initial = compile_initial(*init, child_path(path, "initial"), jt.type);
@@ -88,6 +89,36 @@ Joint compile_joint(const json& j, const std::string& path, const Model& model, 
 }
 
 }  // namespace
+
+void check_clearance_joint_refs(const json& doc) {
+  const json* joints = find_key(doc, "joints");
+  if (joints == nullptr || !joints->is_array()) return;
+  const auto clearance_of = [joints](const std::string& name) -> int {
+    for (std::size_t k = 0; k < joints->size(); ++k) {
+      const json& j = (*joints)[k];
+      if (j.is_object() && find_key(j, "clearance") != nullptr) {
+        const json* n = find_key(j, "name");
+        if (n != nullptr && n->is_string() && n->get<std::string>() == name) return static_cast<int>(k);
+      }
+    }
+    return -1;
+  };
+  for (const char* section : {"drivers", "forces"}) {
+    const json* items = find_key(doc, section);
+    if (items == nullptr || !items->is_array()) continue;
+    for (std::size_t i = 0; i < items->size(); ++i) {
+      const json* ref = (*items)[i].is_object() ? find_key((*items)[i], "joint") : nullptr;
+      if (ref == nullptr || !ref->is_string()) continue;
+      const int k = clearance_of(ref->get<std::string>());
+      if (k < 0) continue;
+      throw SceneError(child_path(child_path(child_path("", section), i), "joint"),
+                       "joint \"" + printable(ref->get<std::string>()) + "\" has a clearance (" +
+                           child_path(child_path("/joints", static_cast<std::size_t>(k)), "clearance") +
+                           "): its journal moves freely in its bearing, so it has no angle for a driver, an actuator "
+                           "or a rotational spring-damper (docs/contact.md, \"Joint clearance\")");
+    }
+  }
+}
 
 void compile_joints(const json& joints, const std::string& path, Model& model) {
   expect_array(joints, path);

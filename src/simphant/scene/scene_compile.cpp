@@ -43,6 +43,7 @@ Model compile_model(const nlohmann::json& doc) {
     throw SceneError("/bodies", "required key is missing (a scene needs \"bodies\" or a \"robot\" section)");
   compile_bodies(require_key(doc, root, "bodies"), "/bodies", model);
   if (const json* joints = find_key(doc, "joints")) compile_joints(*joints, "/joints", model);
+  check_clearance_joint_refs(doc);
   if (const json* drivers = find_key(doc, "drivers")) compile_drivers(*drivers, "/drivers", model);
   if (const json* forces = find_key(doc, "forces")) compile_forces(*forces, "/forces", model);
   compile_contacts(doc, model);  // after the forces: appends to model.forces
