@@ -9,6 +9,7 @@
 #include "batch_state.hpp"
 #include "simphant/batch/model_view.hpp"
 #include "simphant/contact/contact_wrench.hpp"
+#include "simphant/contact/joint_stop.hpp"
 #include "simphant/formulas/force_math.hpp"
 
 namespace simphant::batch {
@@ -118,7 +119,8 @@ SP_HD void body_forces_of(int i, int k, const ModelView<T>& mv, const T* t_in, c
         break;
       }
       case 3:    // RotationalSpringDamper
-      case 4: {  // Actuator
+      case 4:    // Actuator
+      case 6: {  // JointStop
         const int bi = mv.body_of(ft.joint, 0), bj = mv.body_of(ft.joint, 1);
         if (bi != k && bj != k) break;
         const BodyKin<T> Bi = kin(bi), Bj = kin(bj);
@@ -129,6 +131,16 @@ SP_HD void body_forces_of(int i, int k, const ModelView<T>& mv, const T* t_in, c
           u = rotational_spring_torque(LawParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n, mv.param(p + 12, i),
                                        LawParams<T>{&mv, ft.damping_table, i}, ft.damping_n, mv.param(p + 13, i),
                                        mv.param(p + 14, i), fr, Bi, Bj, v_i);
+        } else if (ft.type == 6) {
+          v_i = mul(Bi.A, fr.v_i);
+          if constexpr (std::is_floating_point<T>::value) {
+            T lower, upper, q, qd;
+            const NormalLawParams<T> law = joint_stop_params(mv, ft, i, lower, upper);
+            joint_stop_coordinate(ft.kind == 0, fr, Bi, Bj, q, qd);
+            u = joint_stop_force(law, lower, upper, q, qd);
+          } else {
+            u = T(NAN);  // the law branches on values: no dual-number or lane form (as contact)
+          }
         } else {
           v_i = mul(Bi.A, fr.v_i);
           u = soa(inputs_in, ft.input_index, n, i);
@@ -138,8 +150,8 @@ SP_HD void body_forces_of(int i, int k, const ModelView<T>& mv, const T* t_in, c
             break;
           }
         }
-        if (ft.type == 4 && ft.kind == 1) {
-          // Force actuator: equal and opposite forces along v_i at body_j's anchor.
+        if (ft.type != 3 && ft.kind == 1) {
+          // Force actuator or slide stop: equal and opposite forces along v_i at body_j's anchor.
           const Vec3<T> P = Bj.r + mul(Bj.A, fr.u_j);
           if (bj == k) detail::add_wrench(Qk, u * v_i, torque_B_of_force_at(B, u * v_i, P));
           if (bi == k) detail::add_wrench(Qk, -(u * v_i), torque_B_of_force_at(B, -(u * v_i), P));

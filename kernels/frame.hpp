@@ -72,6 +72,17 @@ SP_HD T soa_energy(const ModelView<T>& mv, const T* y_in, int i, T& kinetic) {
       const T theta = coordinate_angle_value(mv.frame(ft.joint, i), soa_body_kin(y_in, n, i, N, bi), soa_body_kin(y_in, n, i, N, bj));
       springs += characteristic_potential(LawParams<T>{&mv, ft.stiffness_table, i}, ft.stiffness_n,
                                           mv.param(p + 12, i), theta - mv.param(p + 14, i));
+    } else if (ft.type == 6) {
+      if constexpr (std::is_floating_point<T>::value) {
+        const int bi = mv.body_of(ft.joint, 0), bj = mv.body_of(ft.joint, 1);
+        T lower, upper, q, qd;
+        const NormalLawParams<T> law = joint_stop_params(mv, ft, i, lower, upper);
+        joint_stop_coordinate(ft.kind == 0, mv.frame(ft.joint, i), soa_body_kin(y_in, n, i, N, bi),
+                              soa_body_kin(y_in, n, i, N, bj), q, qd);
+        springs += joint_stop_potential(law, lower, upper, q);
+      } else {
+        springs = T(NAN);  // no dual-number or lane form of the law (body_forces.hpp)
+      }
     } else if (ft.type == 5) {
       if constexpr (std::is_floating_point<T>::value) {
         springs += contact_pair_potential(detail::contact_wrench(mv, ft, i, soa_body_kin(y_in, n, i, N, ft.body_i),

@@ -67,6 +67,21 @@ SP_HD T nonconservative_power(int i, const ModelView<T>& mv, T t, const T* y_in,
         P += joint_load_power(self, Bi, Bj);
         break;
       }
+      case 6: {  // JointStop: its damping, the force less its elastic part
+        const int bi = mv.body_of(ft.joint, 0), bj = mv.body_of(ft.joint, 1);
+        const BodyKin<T> Bi = kin(bi), Bj = kin(bj);
+        const JointFrame<T> fr = mv.frame(ft.joint, i);
+        if constexpr (std::is_floating_point<T>::value) {
+          T lower, upper, q, qd, elastic;
+          const NormalLawParams<T> law = joint_stop_params(mv, ft, i, lower, upper);
+          joint_stop_coordinate(ft.kind == 0, fr, Bi, Bj, q, qd);
+          const T u = joint_stop_force(law, lower, upper, q, qd, &elastic);
+          P += actuator_power(ft.kind == 0, u - elastic, fr, Bi, Bj);
+        } else {
+          P = T(NAN);  // no dual-number or lane form of the law (body_forces.hpp)
+        }
+        break;
+      }
       case 5: {  // Contact: its damping, friction and rolling resistance
         if constexpr (std::is_floating_point<T>::value) {
           const BodyKin<T> Bi = kin(ft.body_i), Bj = kin(ft.body_j);

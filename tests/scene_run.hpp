@@ -1,8 +1,10 @@
 #pragma once
-// Test helper: a scene document run step by step with the CPU reference's RK4
-// (dynamics/rk4.hpp), its state read per body. Header-only, for any test.
+// Test helpers: a scene document run step by step with the CPU reference's RK4
+// (dynamics/rk4.hpp), its state read per body; the error a scene document compiles to.
+// Header-only, for any test.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -46,5 +48,15 @@ struct SceneRun {
     return total_energy(model, d);
   }
 };
+
+/// The message of the SceneError that compiling `doc` throws, or "" when it compiles.
+inline std::string scene_error(const nlohmann::json& doc) {
+  try {
+    compile_model(doc);
+  } catch (const SceneError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 }  // namespace simphant::test

@@ -170,6 +170,17 @@ def mistakes(base, robot):
     mutate("clearance with an initial angle", ["joints", 0, "initial"],
            lambda d: (d["joints"][0].update(clearance=pin, initial={"angle": 0.1}),
                       d.update(contact=copy.deepcopy(contact))))
+    stop = {"lower": -0.5, "upper": 0.5, "stiffness": 1e4, "restitution": 0.5}
+    mutate("limits on a spherical joint", ["joints", 0, "limits"],
+           lambda d: d["joints"][0].update(type="spherical", limits=stop))
+    mutate("limits without lower or upper", ["joints", 0, "limits"],
+           lambda d: d["joints"][0].update(limits={"stiffness": 1e4, "restitution": 0.5}))
+    mutate("limits stiffness 0", ["joints", 0, "limits", "stiffness"],
+           lambda d: d["joints"][0].update(limits=dict(stop, stiffness=0)))
+    mutate("limits restitution 1.5", ["joints", 0, "limits", "restitution"],
+           lambda d: d["joints"][0].update(limits=dict(stop, restitution=1.5)))
+    mutate("limits on a clearance joint", ["joints", 0, "limits"],
+           lambda d: (d["joints"][0].update(clearance=pin, limits=stop), d.update(contact=copy.deepcopy(contact))))
     return out
 
 

@@ -218,14 +218,7 @@ TEST(JointClearance, SliderCrankConvergesToTheIdealJointAndCarriesImpactPeaks) {
 }
 
 TEST(JointClearance, ErrorsNameTheField) {
-  const auto error_of = [](const json& d) -> std::string {
-    try {
-      compile_model(d);
-    } catch (const SceneError& e) {
-      return e.what();
-    }
-    return "";
-  };
+  const auto error_of = test::scene_error;
   json d = pendulum(1e-3, 1e7);
   d["joints"][0]["type"] = "spherical";
   EXPECT_EQ(error_of(d).rfind("/joints/0/clearance: ", 0), 0u) << error_of(d);

@@ -172,6 +172,13 @@ TEST(ContactLaw, TsujiRestitutionAgainstTheLinearDashpotAndTheHertzFit) {
   for (double zeta : {0.01, 0.1, 0.3, 0.5, 0.8, 0.95}) {
     const double exact = std::exp(-zeta * (kPi - 2 * std::asin(zeta)) / std::sqrt(1 - zeta * zeta));
     EXPECT_NEAR(tsuji_restitution(zeta, 1.0), exact, 1e-11) << zeta;
+    EXPECT_NEAR(tsuji_restitution_linear(zeta), exact, 1e-15 * exact) << zeta;
+  }
+  // Its inverse at n = 1 (bisection of the closed form above e = exp(-2), of the
+  // integration below) against the integration's restitution.
+  for (double e : {0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99}) {
+    const double zeta = tsuji_damping_ratio(e, 1.0);
+    EXPECT_NEAR(tsuji_restitution(zeta, 1.0), e, 1e-10) << e;
   }
   // Decreasing in zeta, n = 1.5.
   double prev = 1.0;

@@ -155,6 +155,11 @@ def _build(f: Any) -> "xr.Dataset":
             continue
         extra = {"long_name": _text(ds.attrs["long_name"])} if "long_name" in ds.attrs else {}
         v[name] = _lazy(ds, dims, {"units": _units(ds), **extra})
+        # Units per component (the file's `units` list along the last dimension, e.g.
+        # contacts: N N m 1) as a coordinate <component dimension>_units.
+        per = _text(ds.attrs.get("units", ""))
+        if isinstance(per, list) and len(per) == ds.shape[-1] > 1 and f"{dims[-1]}_units" not in coords:
+            coords[f"{dims[-1]}_units"] = (dims[-1], per)
     for name, flags in (("status", STATUS_NAMES), ("status_reason", STATUS_REASON_NAMES)):
         if name in f:
             v[name] = xr.Variable(("instance",), np.asarray(f[name][:]), {
@@ -224,8 +229,11 @@ def open_results(path: Union[str, "os.PathLike[str]"]) -> "xr.Dataset":
     omega_y omega_z) with their units in state_component_units, reaction_component
     (f_x f_y f_z tau_x tau_y tau_z) with reaction_component_units, and every other label
     coordinate the file carries as a dimension scale (e.g. driver, bearing_component,
-    joint_load_component, reaction_reduction_component), so that
-    ``ds.driver_loads.sel(driver="crank_drive")`` works.
+    joint_load_component, contact_pair, contact_component, reaction_reduction_component),
+    so that ``ds.driver_loads.sel(driver="crank_drive")`` works; the units of a frame
+    dataset whose file lists one unit per component are the coordinate
+    <component dimension>_units (e.g. ``ds.contact_component_units``: N N m 1), its
+    `units` attribute listing each unit once.
     Variables (each with a `units` attribute; a frame dataset only when the run wrote
     it: output.datasets / output.frames, docs/scene-format.md "Output"): state (time,
     instance, body, state_component),

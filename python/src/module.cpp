@@ -38,6 +38,7 @@ NB_MODULE(_simphant, m) {
   components["reaction_magnitudes"] = component_list(simphant::kReactionMagnitudeTable);
   components["joint_loads"] = component_list(simphant::kJointLoadTable);
   components["bearing_loads"] = component_list(simphant::kBearingTable);
+  components["contacts"] = component_list(simphant::kContactTable);
   m.attr("components") = components;
   // The command line's typo hints (core/nearest_name.hpp), for `simphant serve` and `view`.
   m.def("edit_distance", &simphant::edit_distance, nb::arg("a"), nb::arg("b"));

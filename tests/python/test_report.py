@@ -475,7 +475,7 @@ def test_report_component_defaults_are_the_cores_table():
 
     table = _simphant.components
     tables = {"reactions": table["reactions"] + table["reaction_magnitudes"],
-              "joint_loads": table["joint_loads"], "bearing_loads": table["bearing_loads"]}
+              "joint_loads": table["joint_loads"], "bearing_loads": table["bearing_loads"], "contacts": table["contacts"]}
     for quantity, rows in tables.items():
         assert load.DEFAULT_COMPONENTS[quantity] == [name for name, _ in rows], quantity
         assert load.DEFAULT_UNITS[quantity] == [unit for _, unit in rows], quantity

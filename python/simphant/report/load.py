@@ -17,12 +17,13 @@ import numpy as np
 #: that lacks them. They are the table of src/simphant/model/components.hpp, spelled here
 #: because the report imports nothing of the compiled core
 #: (test_report.py::test_report_component_defaults_are_the_cores_table holds them equal).
-QUANTITIES = ["reactions", "joint_loads", "bearing_loads", "driver_loads", "constraint_violation", "energy",
-              "joint_coordinates", "power"]
+QUANTITIES = ["reactions", "joint_loads", "bearing_loads", "driver_loads", "contacts", "constraint_violation",
+              "energy", "joint_coordinates", "power"]
 DEFAULT_COMPONENTS = {
     "reactions": ["f_x", "f_y", "f_z", "tau_x", "tau_y", "tau_z", "|f|", "|tau|"],
     "joint_loads": ["f_a", "f_b", "f_v", "m_a", "m_b", "m_v"],
     "bearing_loads": ["axial_force", "radial_force", "axial_moment", "bending_moment"],
+    "contacts": ["normal_force", "friction_force", "penetration", "count"],
     "driver_loads": ["load"],
     "joint_coordinates": ["coordinate"],
 }
@@ -30,6 +31,7 @@ DEFAULT_UNITS = {
     "reactions": ["N"] * 3 + ["N m"] * 3 + ["N", "N m"],
     "joint_loads": ["N"] * 3 + ["N m"] * 3,
     "bearing_loads": ["N", "N", "N m", "N m"],
+    "contacts": ["N", "N", "m", "1"],
     "constraint_violation": ["1"],
     "energy": ["J"],
     "power": ["W"],
@@ -93,6 +95,9 @@ class ResultFile:
         self.n_instances = self._instance_count()
         self.joint_names: List[str] = list(self.attrs.get("joint_names", []))
         self.driver_names: List[str] = list(self.attrs.get("driver_names", []))
+        #: The contact pairs of /contacts, from its dimension scale (docs/contact.md, "Outputs").
+        self.contact_pair_names: List[str] = (
+            [text(x) for x in self.f["contact_pair"][:].tolist()] if "contact_pair" in self.f else [])
 
     def __enter__(self) -> "ResultFile":
         return self
@@ -239,16 +244,20 @@ class ResultFile:
     def labels(self, quantity: str, shape: Sequence[int], comps=None, units=None):
         """(entity names, component names, units[entity][component]) for an (I, ...) array of
         `quantity`: entities are joints (reactions, joint_loads, bearing_loads,
-        joint_coordinates), drivers (driver_loads) or ["all"]; `units` may be given per
-        component or, for the one-component quantities, per entity."""
+        joint_coordinates), drivers (driver_loads), contact pairs (contacts) or ["all"];
+        `units` may be given per component or, for the one-component quantities, per entity."""
         rest = tuple(shape[1:])
-        want = {"reactions": 2, "joint_loads": 2, "bearing_loads": 2, "driver_loads": 1, "joint_coordinates": 1}
+        want = {"reactions": 2, "joint_loads": 2, "bearing_loads": 2, "contacts": 2, "driver_loads": 1,
+                "joint_coordinates": 1}
         if quantity in want and len(rest) != want[quantity]:
             raise ReportInputError(f"{self.path}: {quantity} has shape {tuple(shape)} per frame or reduction, "
                                    f"expected {1 + want[quantity]} dimensions (I, ...) (docs/report.md)")
         if quantity in ("reactions", "joint_loads", "bearing_loads"):
             n_ent, n_comp = rest[0], rest[1]
             ents = self._names(self.joint_names, n_ent, "joint")
+        elif quantity == "contacts":
+            n_ent, n_comp = rest[0], rest[1]
+            ents = self._names(self.contact_pair_names, n_ent, "pair")
         elif quantity in ("driver_loads", "joint_coordinates"):
             n_ent, n_comp = rest[0], 1
             ents = self._names(self.driver_names if quantity == "driver_loads" else self.joint_names, n_ent,

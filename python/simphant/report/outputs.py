@@ -10,10 +10,13 @@ import numpy as np
 from .load import Output, ReportInputError, ResultFile
 
 #: Quantities that give peak loads, in report order.
-LOAD_QUANTITIES = ["bearing_loads", "reactions", "driver_loads"]
+LOAD_QUANTITIES = ["bearing_loads", "reactions", "driver_loads", "contacts"]
 #: The components of /reductions/reactions that give its peak loads: the magnitudes of the
 #: force [N] and of the torque [N m] (docs/report.md, "Peak loads").
 REACTION_MAGNITUDES = ("|f|", "|tau|")
+#: The components of /contacts that give its peak loads: each pair's normal force and the
+#: magnitude of its friction force [N] (docs/report.md, "Peak loads").
+CONTACT_FORCES = ("normal_force", "friction_force")
 
 
 def _peak_abs(rmax: np.ndarray, rmin: Optional[np.ndarray]) -> np.ndarray:
@@ -62,8 +65,9 @@ def _from_frames(rf: ResultFile, q: str) -> List[Output]:
             peak[sl] = a.reshape(a.shape[0], *extra)
         ents, comps, units = rf.labels(q, (I,) + tuple(extra) if q != "driver_loads" else (I, extra[0]),
                                        units=rf.units_attr(ds))
+    keep = [c for c, n in enumerate(comps) if n in CONTACT_FORCES] if q == "contacts" else range(len(comps))
     return [Output(f"{q}/{e}/{comps[c]}", q, e, comps[c], units[k][c], peak[:, k, c], f"/{q} frames (max |x| over time)")
-            for k, e in enumerate(ents) for c in range(len(comps))]
+            for k, e in enumerate(ents) for c in keep]
 
 
 def peak_loads(rf: ResultFile, quantities: List[str], skipped: List[str]) -> List[Output]:

@@ -10,6 +10,7 @@ import numpy as np
 from . import figures, stats
 from . import units as U
 from .load import REDUCTION_STATS, STATUS_NAMES, Output, ReportInputError, ResultFile
+from .outputs import CONTACT_FORCES
 
 Figure = Tuple[str, str, bytes]  # (file stem, title, PNG)
 
@@ -22,7 +23,7 @@ MAX_SCATTER_PARAMS = 8
 #: Outputs per scatter / ranking figure.
 OUTPUTS_PER_FIGURE = 8
 #: Per-frame datasets with time traces, in report order.
-TRACE_QUANTITIES = ["bearing_loads", "reactions", "driver_loads", "energy", "constraint_violation"]
+TRACE_QUANTITIES = ["bearing_loads", "reactions", "driver_loads", "contacts", "energy", "constraint_violation"]
 
 
 def _finite_or_none(v):
@@ -471,7 +472,8 @@ def traces(rf: ResultFile, ok: np.ndarray, quantities: Sequence[str], skipped: L
             a4 = a if a.ndim == 4 else a[..., None]
             for k, e in enumerate(ents):
                 for c, comp in enumerate(comps):
-                    panels.append((f"{e}/{comp}", a4[:, :, k, c], units[k][c]))
+                    if q != "contacts" or comp in CONTACT_FORCES:
+                        panels.append((f"{e}/{comp}", a4[:, :, k, c], units[k][c]))
         entries = {}
         for key, vals, units in panels:
             entries[key] = {"units": units, **stats.bands(vals)}

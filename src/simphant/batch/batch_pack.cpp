@@ -114,6 +114,12 @@ void pack_topology(const Model& m, PackedModel<T>& out) {
       out.force[f].contact = table;
       table += kContactParams;
     }
+  // End stops follow the contact pairs, in force order.
+  for (std::size_t f = 0; f < m.forces.size(); ++f)
+    if (m.forces[f].type == ForceType::JointStop) {
+      out.force[f].contact = table;
+      table += kJointStopParams;
+    }
 }
 
 // Indices of the parameters whose value (bit pattern: -0.0 differs from +0.0) differs
@@ -194,6 +200,9 @@ std::vector<double> flatten_params(const Model& m) {
     p.insert(p.end(), {c.normal.stiffness, c.normal.exponent, c.normal.damping, c.normal.v_floor, c.friction.mu,
                        c.friction.v_eps, c.friction.mu_roll, c.friction.w_eps, c.margin});
   }
+  for (const ForceElement& f : m.forces)
+    if (f.type == ForceType::JointStop)
+      p.insert(p.end(), {f.lower, f.upper, f.contact.normal.stiffness, f.contact.normal.exponent, f.contact.normal.damping});
   return p;
 }
 

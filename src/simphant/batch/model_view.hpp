@@ -65,6 +65,9 @@ constexpr int kMimicParams = 4;
 /// Parameters of one contact pair: two shapes (size, pos_B, quat_B: 10 each), the normal
 /// law's K, n, damping, v_floor, the friction's mu, v_eps, mu_roll, w_eps, the margin.
 constexpr int kContactParams = 29;
+/// Parameters of one end-stop element (contact/joint_stop.hpp): lower, upper [rad | m],
+/// the normal law's K, n, damping.
+constexpr int kJointStopParams = 5;
 
 /// Topology of one force element (ForceElement in model.hpp without its parameters).
 struct ForceTopo {
@@ -72,8 +75,8 @@ struct ForceTopo {
   int body;         ///< PointForce / Torque
   int world_frame;  ///< PointForce / Torque: 1 if the vector is in W
   int body_i, body_j;  ///< SpringDamper
-  int joint;        ///< RotationalSpringDamper / Actuator
-  int kind;         ///< Actuator: ActuatorKind as int
+  int joint;        ///< RotationalSpringDamper / Actuator / JointStop
+  int kind;         ///< Actuator: ActuatorKind as int; JointStop: 0 angle, 1 slide
   int input_index;  ///< Actuator
   /// SpringDamper / RotationalSpringDamper: first parameter of the stiffness table and
   /// its knot count (0: the scalar stiffness), the same for the damping table.
@@ -84,7 +87,8 @@ struct ForceTopo {
   /// parameters (formulas/joint_law.hpp), else -1.
   int joint_law;
   /// Contact (body_i, body_j: the pair's bodies, -1 ground): first of its kContactParams
-  /// parameters, else -1; the shapes' ShapeKind and the NormalLaw as int.
+  /// parameters; JointStop: first of its kJointStopParams; else -1. The shapes' ShapeKind
+  /// and the NormalLaw as int.
   int contact, shape_kind_i, shape_kind_j, contact_law;
 };
 
@@ -209,6 +213,15 @@ SP_HD ContactPairParams<T> contact_params(const ModelView<T>& mv, const ForceTop
   c.friction = {mv.param(p + 4, i), mv.param(p + 5, i), mv.param(p + 6, i), mv.param(p + 7, i)};
   c.margin = mv.param(p + 8, i);
   return c;
+}
+
+/// The normal law of end-stop element ft of instance i; lower and upper get its range.
+template <class T>
+SP_HD NormalLawParams<T> joint_stop_params(const ModelView<T>& mv, const ForceTopo& ft, int i, T& lower, T& upper) {
+  const int p = ft.contact;
+  lower = mv.param(p, i);
+  upper = mv.param(p + 1, i);
+  return {ft.contact_law, mv.param(p + 2, i), mv.param(p + 3, i), mv.param(p + 4, i), T(0)};
 }
 
 /// Accessor of parameter base + k of instance i: a motion law's (motion_law_eval_at) or a

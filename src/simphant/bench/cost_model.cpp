@@ -48,6 +48,7 @@ double force_flops_per_body(ForceType t) {
     case ForceType::RotationalSpringDamper: return 250;
     case ForceType::Actuator: return 150;
     case ForceType::Contact: return 700;  // shape poses, one pair function, law per contact (contact/)
+    case ForceType::JointStop: return 250;  // as a rotational spring-damper
   }
   return 0;
 }

@@ -327,14 +327,26 @@ SP_HD T tsuji_restitution(T zeta, T n) {
   return T(0);  // not reached for zeta below ~50
 }
 
+/// Restitution of the linear Tsuji law (n = 1: a spring-dashpot that does not pull) with
+/// damping ratio 0 <= zeta < 1, in closed form: e = exp(-zeta (pi - 2 asin zeta) /
+/// sqrt(1 - zeta^2)) (T. Schwager, T. Poeschel, Granular Matter 9 (2007) 465); e falls from
+/// 1 to exp(-2) as zeta goes from 0 to 1.
+template <class T>
+SP_HD T tsuji_restitution_linear(T zeta) {
+  return std::exp(-zeta * (T(3.14159265358979323846) - T(2) * std::asin(zeta)) / std::sqrt(T(1) - zeta * zeta));
+}
+
 /// The Tsuji damping ratio zeta for restitution e (inverse of tsuji_restitution): 0 for
 /// e >= 1, +infinity for e <= 0. For n = 1.5 and 0.01 <= e < 1 a rational fit in
-/// L = -ln e (relative error below 2e-7 against the integration; a few flops); otherwise
-/// bisection of tsuji_restitution (about 10 ms: a setup-time call).
+/// L = -ln e (relative error below 2e-7 against the integration; a few flops); for n = 1
+/// and e > exp(-2) bisection of the closed form tsuji_restitution_linear (microseconds);
+/// otherwise bisection of tsuji_restitution (about 10 ms: a setup-time call).
 template <class T>
 SP_HD T tsuji_damping_ratio(T e, T n) {
   if (!(e < T(1))) return T(0);
   if (!(e > T(0))) return T(INFINITY);
+  if (n == T(1) && e > std::exp(T(-2)))
+    return contact_detail::bisect_increasing([e](T z) { return e - tsuji_restitution_linear(z); }, T(0), T(1));
   if (n == T(1.5) && e >= T(0.01)) {
     const T L = -std::log(e);
     const T num = T(0.29057582136187787) +

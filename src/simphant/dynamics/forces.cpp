@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "simphant/contact/contact_wrench.hpp"
+#include "simphant/contact/joint_stop.hpp"
 #include "simphant/formulas/force_math.hpp"
 #include "simphant/formulas/power_math.hpp"
 
@@ -59,6 +60,32 @@ void add_joint_load(const Data& d, Eigen::VectorXd& Q, const Joint& jt, const Jo
       Q[6 * k + 3 + c] += T_B[c];
     }
   }
+}
+
+/// A generalised force u along joint jt's axis v_i: a torque u v_i on body_j and -u v_i on
+/// body_i, or (force) equal and opposite forces u v_i at body_j's anchor, so that no spurious
+/// moment arises (actuators, end stops).
+void add_axis_load(const Data& d, Eigen::VectorXd& Q, const Joint& jt, bool torque, double u) {
+  const BodyKin<double> Bi = side_kin(d, jt.body_i), Bj = side_kin(d, jt.body_j);
+  const Vec3d v_i = mul(Bi.A, jt.frame.v_i);
+  if (torque) {
+    add_torque_world(d, Q, jt.body_j, u * v_i);
+    add_torque_world(d, Q, jt.body_i, -u * v_i);
+  } else {
+    const Vec3d P = Bj.r + mul(Bj.A, jt.frame.u_j);
+    add_force_at_point(d, Q, jt.body_j, u * v_i, P);
+    add_force_at_point(d, Q, jt.body_i, -u * v_i, P);
+  }
+}
+
+/// An end-stop element's generalised force along its coordinate (contact/joint_stop.hpp);
+/// elastic (optional) gets its elastic part.
+double stop_force(const Model& model, const Data& d, const ForceElement& f, double* elastic = nullptr) {
+  const Joint& jt = model.joints[f.joint];
+  double q, qd;
+  joint_stop_coordinate(f.kind == ActuatorKind::Torque, jt.frame, side_kin(d, jt.body_i), side_kin(d, jt.body_j), q,
+                        qd);
+  return joint_stop_force(f.contact.normal, f.lower, f.upper, q, qd, elastic);
 }
 
 /// A robot joint's law (ForceElement::has_joint_law) with input u: its joint's wrenches.
@@ -123,26 +150,17 @@ void compute_forces(const Model& model, Data& d, double t, const double* inputs)
         break;
       }
       case ForceType::Actuator: {
-        const Joint& jt = model.joints[f.joint];
-        const BodyKin<double> Bi = side_kin(d, jt.body_i), Bj = side_kin(d, jt.body_j);
-        const Vec3d v_i = mul(Bi.A, jt.frame.v_i);
         double u = inputs ? inputs[f.input_index] : f.value;
         if (f.law >= 0) u += law_value(model, f.law, t);  // the input plus s(t)
-        if (f.has_joint_law) {
+        if (f.has_joint_law)
           add_joint_law(d, Q, model.joints[f.joint], f, u);
-          break;
-        }
-        if (f.kind == ActuatorKind::Torque) {
-          add_torque_world(d, Q, jt.body_j, u * v_i);
-          add_torque_world(d, Q, jt.body_i, -u * v_i);
-        } else {
-          // Equal and opposite forces along v_i at body_j's anchor: no spurious moment.
-          const Vec3d P = Bj.r + mul(Bj.A, jt.frame.u_j);
-          add_force_at_point(d, Q, jt.body_j, u * v_i, P);
-          add_force_at_point(d, Q, jt.body_i, -u * v_i, P);
-        }
+        else
+          add_axis_load(d, Q, model.joints[f.joint], f.kind == ActuatorKind::Torque, u);
         break;
       }
+      case ForceType::JointStop:
+        add_axis_load(d, Q, model.joints[f.joint], f.kind == ActuatorKind::Torque, stop_force(model, d, f));
+        break;
       case ForceType::Contact: {
         const ContactPairWrench<double> w = contact_wrench(d, f);
         for (const auto& [k, W] : {std::pair<int, const BodyWrench<double>&>{f.body_i, w.a}, {f.body_j, w.b}}) {
@@ -174,6 +192,12 @@ double spring_potential(const Model& model, const Data& d) {
                                     theta - f.rest);
     } else if (f.type == ForceType::Contact) {
       V += contact_pair_potential(contact_wrench(d, f), f.contact);
+    } else if (f.type == ForceType::JointStop) {
+      const Joint& jt = model.joints[f.joint];
+      double q, qd;
+      joint_stop_coordinate(f.kind == ActuatorKind::Torque, jt.frame, side_kin(d, jt.body_i), side_kin(d, jt.body_j),
+                            q, qd);
+      V += joint_stop_potential(f.contact.normal, f.lower, f.upper, q);
     }
   }
   return V;
@@ -223,6 +247,14 @@ double nonconservative_power(const Model& model, const Data& d, double t, const 
         P += contact_pair_dissipation_power(contact_wrench(d, f), f.contact, side_kin(d, f.body_i),
                                             side_kin(d, f.body_j));
         break;
+      case ForceType::JointStop: {  // its damping: the force less its elastic part
+        const Joint& jt = model.joints[f.joint];
+        double elastic = 0;
+        const double u = stop_force(model, d, f, &elastic);
+        P += actuator_power(f.kind == ActuatorKind::Torque, u - elastic, jt.frame, side_kin(d, jt.body_i),
+                            side_kin(d, jt.body_j));
+        break;
+      }
     }
   }
   for (int k = 0; k < model.n_drivers(); ++k) {

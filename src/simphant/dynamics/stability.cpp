@@ -93,19 +93,25 @@ double largest_slope(const CharacteristicTable& t) {
   return largest;
 }
 
+// An end stop (linear: n = 1) is a spring-damper of its K and damping while it is entered.
 double mode_stiffness(const ForceElement& f) {
+  if (f.type == ForceType::JointStop) return f.contact.normal.stiffness;
   return f.stiffness_table.empty() ? f.stiffness : largest_slope(f.stiffness_table);
 }
 
 double mode_damping(const ForceElement& f) {
+  if (f.type == ForceType::JointStop) return f.contact.normal.damping;
   return f.damping_table.empty() ? f.damping : largest_slope(f.damping_table);
+}
+
+bool is_spring_like(const ForceElement& f) {
+  return f.type == ForceType::SpringDamper || f.type == ForceType::RotationalSpringDamper ||
+         f.type == ForceType::JointStop;
 }
 
 bool has_spring_dampers(const Model& model) {
   for (const ForceElement& f : model.forces)
-    if ((f.type == ForceType::SpringDamper || f.type == ForceType::RotationalSpringDamper) &&
-        (mode_stiffness(f) > 0 || mode_damping(f) > 0))
-      return true;
+    if (is_spring_like(f) && (mode_stiffness(f) > 0 || mode_damping(f) > 0)) return true;
   return false;
 }
 
@@ -236,7 +242,8 @@ std::vector<StabilityMode> stability_modes(const Model& model, Data& d, const do
         }
         w = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(P3, Eigen::EigenvaluesOnly).eigenvalues()[2];
       }
-    } else if (fe.type == ForceType::RotationalSpringDamper) {
+    } else if (fe.type == ForceType::RotationalSpringDamper ||
+               (fe.type == ForceType::JointStop && fe.kind == ActuatorKind::Torque)) {
       const Joint& jt = model.joints[fe.joint];
       const Mat3d Ai = jt.body_i >= 0 ? d.kin[jt.body_i].A : ground_kin<double>().A;
       const Mat3d Aj = jt.body_j >= 0 ? d.kin[jt.body_j].A : ground_kin<double>().A;
@@ -244,6 +251,15 @@ std::vector<StabilityMode> stability_modes(const Model& model, Data& d, const do
       Eigen::VectorXd j = Eigen::VectorXd::Zero(nv);
       add_row(j, jt.body_j, zero3<double>(), mul_t(Aj, axis));
       add_row(j, jt.body_i, zero3<double>(), -1.0 * mul_t(Ai, axis));
+      w = W(j, free);
+    } else if (fe.type == ForceType::JointStop) {  // on the slide: along the axis at the anchors
+      const Joint& jt = model.joints[fe.joint];
+      const Mat3d Ai = jt.body_i >= 0 ? d.kin[jt.body_i].A : ground_kin<double>().A;
+      const Mat3d Aj = jt.body_j >= 0 ? d.kin[jt.body_j].A : ground_kin<double>().A;
+      const Vec3d axis = mul(Ai, jt.frame.v_i);
+      Eigen::VectorXd j = Eigen::VectorXd::Zero(nv);
+      add_row(j, jt.body_j, axis, cross(jt.frame.u_j, mul_t(Aj, axis)));
+      add_row(j, jt.body_i, -1.0 * axis, -1.0 * cross(jt.frame.u_i, mul_t(Ai, axis)));
       w = W(j, free);
     } else {
       continue;

@@ -46,7 +46,8 @@ std::vector<std::string> energy_sources(const Model& model) {
                              f.joint < static_cast<int>(model.robot->model.links.size());
     const std::string name = robot_joint
                                  ? "robot joint '" + model.robot->model.links[static_cast<std::size_t>(f.joint)].joint_name + "'"
-                                 : f.type == ForceType::Contact ? f.name : "forces." + f.name;
+                                 : f.type == ForceType::Contact || f.type == ForceType::JointStop ? f.name
+                                                                                                  : "forces." + f.name;
     switch (f.type) {
       case ForceType::PointForce:
       case ForceType::Torque:
@@ -59,6 +60,9 @@ std::vector<std::string> energy_sources(const Model& model) {
       case ForceType::Contact:
         if (f.contact.normal.damping != 0 || f.contact.friction.mu != 0 || f.contact.friction.mu_roll != 0)
           out.push_back(name + " (contact damping, friction or rolling resistance)");
+        break;
+      case ForceType::JointStop:
+        if (f.contact.normal.damping != 0) out.push_back(name + " (damping)");
         break;
       case ForceType::Actuator: {
         if (f.value != 0 || f.law >= 0) out.push_back(name + " (actuator input)");

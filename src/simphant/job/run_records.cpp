@@ -128,10 +128,10 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
     info.frame_datasets.push_back(
         {"contacts", "contacts", {static_cast<hsize_t>(sim.n_instances()), static_cast<hsize_t>(P),
                                   static_cast<hsize_t>(kContactRecordComponents)},
-         {"instance", "contact_pair", "contact_component"}, contact_record_units(),
+         {"instance", "contact_pair", "contact_component"}, component_units(kContactTable),
          "per contact pair: the normal force (sum over its contacts), the magnitude of its friction force, its "
          "largest penetration and its number of contacts",
-         {{"contact_pair", contact_pair_names(sim.model())}, {"contact_component", contact_record_components()}}});
+         {{"contact_pair", contact_pair_names(sim.model())}, {"contact_component", component_names(kContactTable)}}});
   }
   return info;
 }

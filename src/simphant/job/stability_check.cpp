@@ -45,6 +45,8 @@ std::string field_path(const StabilityMode& m, const Model& model, const json& d
                                                          : 3;
     return fe.contact_source[static_cast<std::size_t>(k)];
   }
+  if (fe.type == ForceType::JointStop)  // the stop's stiffness, or its restitution that sets the damping
+    return fe.contact_source[m.field == StabilityField::Stiffness ? 0 : 1];
   const json* forces = doc.is_object() && doc.contains("forces") ? &doc.at("forces") : nullptr;
   if (forces && forces->is_array() && static_cast<std::size_t>(m.force) < forces->size()) {
     const json& f = (*forces)[static_cast<std::size_t>(m.force)];
@@ -67,6 +69,7 @@ std::string mode_name(const StabilityMode& m, const Model& model) {
                        : m.field == StabilityField::RollingSpeed ? "rolling resistance of '"
                                                                  : "normal force of '") +
            f.name + "'";
+  if (f.type == ForceType::JointStop) return f.name;  // "end stops of joint '<name>'"
   return std::string(f.type == ForceType::RotationalSpringDamper ? "rotational spring-damper '" : "spring-damper '") +
          f.name + "'";
 }
@@ -245,7 +248,9 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
                   " at the contact point (an upper bound), at normal force " + g4(m.contact_force) +
                   " N (impact at " + g4(m.contact_speed) + " m/s, contact.impact_speed; or the weight at rest)"
             : ", effective inverse mass " + g4(m.inverse_mass) +
-                  (mk.forces[static_cast<std::size_t>(m.force)].type == ForceType::RotationalSpringDamper
+                  (mk.forces[static_cast<std::size_t>(m.force)].type == ForceType::RotationalSpringDamper ||
+                           (mk.forces[static_cast<std::size_t>(m.force)].type == ForceType::JointStop &&
+                            mk.forces[static_cast<std::size_t>(m.force)].kind == ActuatorKind::Torque)
                        ? " 1/(kg m^2) about its axis"
                        : " 1/kg along its line");
     std::snprintf(msg, sizeof msg,

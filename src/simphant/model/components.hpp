@@ -51,6 +51,13 @@ inline constexpr std::array<Component, 6> kJointLoadTable = {
 inline constexpr std::array<Component, 4> kBearingTable = {
     {{"axial_force", "N"}, {"radial_force", "N"}, {"axial_moment", "N m"}, {"bending_moment", "N m"}}};
 
+/// A contact pair's record in a frame (docs/contact.md, "Outputs"): the normal force (the
+/// sum of F_n over the pair's contacts, >= 0), the magnitude of the sum of its contacts'
+/// friction forces, the largest penetration (0 when the pair is apart) and the number of
+/// contacts.
+inline constexpr std::array<Component, 4> kContactTable = {
+    {{"normal_force", "N"}, {"friction_force", "N"}, {"penetration", "m"}, {"count", "1"}}};
+
 /// The names of `table`, in order.
 template <std::size_t N>
 std::vector<std::string> component_names(const std::array<Component, N>& table) {

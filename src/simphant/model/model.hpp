@@ -69,7 +69,8 @@ enum class ForceType : int {
   SpringDamper = 2,           ///< translational spring-damper between two body points
   RotationalSpringDamper = 3, ///< about a revolute / cylindrical joint's axis
   Actuator = 4,               ///< per-instance input along a joint's free axis
-  Contact = 5                 ///< compliant contact of a shape pair (docs/contact.md)
+  Contact = 5,                ///< compliant contact of a shape pair (docs/contact.md)
+  JointStop = 6               ///< end stops on a joint's coordinate (docs/contact.md, "End stops")
 };
 
 enum class ActuatorKind : int { Torque = 0, Force = 1 };
@@ -106,8 +107,9 @@ struct ForceElement {
   /// Force [N] (torque [N m]) against the deflection rate [m/s] ([rad/s]); replaces
   /// `damping` when not empty.
   CharacteristicTable damping_table;
-  // RotationalSpringDamper / Actuator
+  // RotationalSpringDamper / Actuator / JointStop
   int joint = -1;
+  /// Actuator: a torque or a force; JointStop: on the angle (Torque) or the slide (Force).
   ActuatorKind kind = ActuatorKind::Torque;
   double value = 0;      ///< actuator default input [N m] or [N]
   int input_index = -1;  ///< actuator: slot in the per-instance input vector
@@ -129,8 +131,12 @@ struct ForceElement {
   ContactPairParams<double> contact{};
   /// Contact: the JSON pointer of the material key that sets the pair's stiffness (the
   /// softer material's), restitution (the lower), slip_speed and rolling_speed (the
-  /// larger), in that order: what the step-size check names.
+  /// larger), in that order: what the step-size check names. JointStop: the stop's
+  /// stiffness and restitution keys (/joints/<k>/limits/...).
   std::array<std::string, 4> contact_source{};
+  /// JointStop (contact/joint_stop.hpp): the range [lower, upper] of the coordinate [rad |
+  /// m] (an infinite end has no stop); the law is contact.normal (Tsuji, n = 1).
+  double lower = 0, upper = 0;
 };
 
 /// A motion law s(t) (formulas/motion_law.hpp; scene: docs/scene-format.md, "Motion

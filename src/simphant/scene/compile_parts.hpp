@@ -78,6 +78,14 @@ void compile_robot_joints(const nlohmann::json& robot, const std::string& path, 
 /// Precondition: model.bodies and model.joints filled.
 void compile_forces(const nlohmann::json& forces, const std::string& path, Model& model);
 
+/// joints[k].limits (docs/scene-format.md, "Joint"; docs/contact.md, "End stops") -> one
+/// ForceType::JointStop element per joint with limits, appended to model.forces in joint
+/// order. Precondition: model.bodies and model.joints compiled. Errors name the JSON
+/// pointer: a joint type without an angle or slide, a cylindrical joint without its
+/// "coordinate", neither lower nor upper, lower >= upper, an angle limit outside (-pi, pi),
+/// stiffness <= 0, restitution outside (0, 1], limits beside a clearance.
+void compile_joint_stops(const nlohmann::json& doc, Model& model);
+
 /// Logs `message` as a warning once per process (a sweep compiles one model per
 /// instance).
 void warn_once(const std::string& message);

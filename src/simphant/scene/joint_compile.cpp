@@ -46,7 +46,8 @@ JointInitial compile_initial(const json& j, const std::string& path, JointType t
 
 Joint compile_joint(const json& j, const std::string& path, const Model& model, const NameIndex& bodies) {
   expect_object(j, path);
-  check_keys(j, path, {"name", "type", "body_i", "body_j", "frame", "frame_i", "frame_j", "initial", "clearance"});
+  check_keys(j, path,
+             {"name", "type", "body_i", "body_j", "frame", "frame_i", "frame_j", "initial", "clearance", "limits"});
   Joint jt;
   jt.name = as_name(require_key(j, path, "name"), child_path(path, "name"));
   jt.type = joint_type(require_key(j, path, "type"), child_path(path, "type"));

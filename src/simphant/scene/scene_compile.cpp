@@ -46,7 +46,8 @@ Model compile_model(const nlohmann::json& doc) {
   check_clearance_joint_refs(doc);
   if (const json* drivers = find_key(doc, "drivers")) compile_drivers(*drivers, "/drivers", model);
   if (const json* forces = find_key(doc, "forces")) compile_forces(*forces, "/forces", model);
-  compile_contacts(doc, model);  // after the forces: appends to model.forces
+  compile_joint_stops(doc, model);  // after the forces: appends to model.forces
+  compile_contacts(doc, model);     // after the stops: appends to model.forces
   model.solver = compile_solver(require_key(doc, root, "solver"), "/solver");
   return model;
 }

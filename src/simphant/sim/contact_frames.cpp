@@ -10,16 +10,6 @@
 
 namespace simphant {
 
-const std::vector<std::string>& contact_record_components() {
-  static const std::vector<std::string> names = {"normal_force", "friction_force", "penetration", "count"};
-  return names;
-}
-
-const std::vector<std::string>& contact_record_units() {
-  static const std::vector<std::string> units = {"N", "N", "m", "1"};
-  return units;
-}
-
 std::vector<std::string> contact_pair_names(const Model& model) {
   std::vector<std::string> out;
   for (const ForceElement& f : model.forces)

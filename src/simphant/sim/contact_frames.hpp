@@ -8,19 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "simphant/model/components.hpp"
 #include "simphant/model/model.hpp"
 
 namespace simphant {
 
-/// Components of one pair in a frame: the normal force [N] (the sum of F_n over the
-/// pair's contacts, >= 0), the friction force [N] (the magnitude of the sum of the
-/// contacts' friction forces), the penetration [m] (the largest depth of a contact, 0
-/// when the pair is apart) and the number of contacts [1].
-constexpr int kContactRecordComponents = 4;
-
-/// The component names and units of /contacts, in order.
-const std::vector<std::string>& contact_record_components();
-const std::vector<std::string>& contact_record_units();
+/// Components of one pair in a frame: kContactTable (model/components.hpp).
+constexpr int kContactRecordComponents = static_cast<int>(kContactTable.size());
 
 /// The pairs' names (P), model order ("contact ground ball[0]", "clearance wrist_pin").
 std::vector<std::string> contact_pair_names(const Model& model);

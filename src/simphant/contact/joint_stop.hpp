@@ -1,0 +1,62 @@
+#pragma once
+// End stops on a joint coordinate (docs/contact.md, "End stops"): a unilateral stop at
+// each end of the range [lower, upper] of a revolute, prismatic or cylindrical joint's
+// angle or slide, pushing the coordinate back with the contact law's normal force
+// (contact_law.hpp) of the penetration past the limit. Header-only SP_HD, one copy for the
+// CPU reference (dynamics/forces.cpp), the SIMD lanes and the GPU (kernels/body_forces.hpp).
+//
+// The stop acts like an actuator on its joint: a generalised force u [N m | N] along the
+// coordinate, a torque u v_i on body_j and -u v_i on body_i (angle), or forces u v_i and
+// -u v_i at body_j's anchor (slide).
+#include "simphant/contact/contact_law.hpp"
+#include "simphant/joints/joint_coordinate.hpp"
+#include "simphant/math/lane_ops.hpp"
+
+namespace simphant {
+
+/// The coordinate q [rad | m] and its rate qd [rad/s | m/s] of joint frame f between Bi and
+/// Bj: the angle about v_i (coordinate_angle_value, rate v_i . (omega_j - omega_i)) when
+/// `angle`, else the slide d . v_i with d the anchor-to-anchor vector (coordinate_slide_value,
+/// rate (V_Pj - V_Pi) . v_i + d . (omega_i x v_i)).
+template <class T>
+SP_HD void joint_stop_coordinate(bool angle, const JointFrame<T>& f, const BodyKin<T>& Bi, const BodyKin<T>& Bj,
+                                 T& q, T& qd) {
+  const Vec3<T> v_i = mul(Bi.A, f.v_i);
+  if (angle) {
+    q = coordinate_angle_value(f, Bi, Bj);
+    qd = dot(v_i, Bj.omega_W - Bi.omega_W);
+    return;
+  }
+  const Vec3<T> s_i = mul(Bi.A, f.u_i), s_j = mul(Bj.A, f.u_j);
+  const Vec3<T> d = (Bj.r + s_j) - (Bi.r + s_i);
+  const Vec3<T> V = (Bj.v + cross(Bj.omega_W, s_j)) - (Bi.v + cross(Bi.omega_W, s_i));
+  q = dot(d, v_i);
+  qd = dot(V, v_i) + dot(d, cross(Bi.omega_W, v_i));
+}
+
+/// The stops' generalised force u [N m | N] along +q at coordinate q and rate qd: the lower
+/// stop's F_n(lower - q, -qd) minus the upper stop's F_n(q - upper, qd), F_n the normal force
+/// of `law` (contact_normal_force: 0 outside the stop, never pulling). elastic (optional)
+/// gets the elastic part, K (lower - q)^n - K (q - upper)^n of the stop that is entered.
+/// An infinite limit has no stop.
+template <class T>
+SP_HD T joint_stop_force(const NormalLawParams<T>& law, T lower, T upper, T q, T qd, T* elastic = nullptr) {
+  const T below = lower - q, above = q - upper;
+  const T u = contact_normal_force(law, below, -qd, T(0)) - contact_normal_force(law, above, qd, T(0));
+  if (elastic) {
+    const T kb = law.stiffness * contact_pow(lane_max(below, T(0)), law.exponent);
+    const T ka = law.stiffness * contact_pow(lane_max(above, T(0)), law.exponent);
+    *elastic = kb - ka;
+  }
+  return u;
+}
+
+/// Elastic potential [J] of the stops at coordinate q: K delta^(n+1) / (n + 1) of the
+/// penetration delta past the limit (0 inside the range).
+template <class T>
+SP_HD T joint_stop_potential(const NormalLawParams<T>& law, T lower, T upper, T q) {
+  const T delta = lane_max(lane_max(lower - q, q - upper), T(0));
+  return law.stiffness * contact_pow(delta, law.exponent + T(1)) / (law.exponent + T(1));
+}
+
+}  // namespace simphant
