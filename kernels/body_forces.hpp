@@ -136,7 +136,7 @@ SP_HD void body_forces_of(int i, int k, const ModelView<T>& mv, const T* t_in, c
           if constexpr (std::is_floating_point<T>::value) {
             T lower, upper, q, qd;
             const NormalLawParams<T> law = joint_stop_params(mv, ft, i, lower, upper);
-            joint_stop_coordinate(ft.kind == 0, fr, Bi, Bj, q, qd);
+            joint_stop_coordinate(ft.kind == 0, fr, Bi, Bj, joint_stop_middle(lower, upper), q, qd);
             u = joint_stop_force(law, lower, upper, q, qd);
           } else {
             u = T(NAN);  // the law branches on values: no dual-number or lane form (as contact)

@@ -78,7 +78,7 @@ SP_HD T soa_energy(const ModelView<T>& mv, const T* y_in, int i, T& kinetic) {
         T lower, upper, q, qd;
         const NormalLawParams<T> law = joint_stop_params(mv, ft, i, lower, upper);
         joint_stop_coordinate(ft.kind == 0, mv.frame(ft.joint, i), soa_body_kin(y_in, n, i, N, bi),
-                              soa_body_kin(y_in, n, i, N, bj), q, qd);
+                              soa_body_kin(y_in, n, i, N, bj), joint_stop_middle(lower, upper), q, qd);
         springs += joint_stop_potential(law, lower, upper, q);
       } else {
         springs = T(NAN);  // no dual-number or lane form of the law (body_forces.hpp)

@@ -74,7 +74,7 @@ SP_HD T nonconservative_power(int i, const ModelView<T>& mv, T t, const T* y_in,
         if constexpr (std::is_floating_point<T>::value) {
           T lower, upper, q, qd, elastic;
           const NormalLawParams<T> law = joint_stop_params(mv, ft, i, lower, upper);
-          joint_stop_coordinate(ft.kind == 0, fr, Bi, Bj, q, qd);
+          joint_stop_coordinate(ft.kind == 0, fr, Bi, Bj, joint_stop_middle(lower, upper), q, qd);
           const T u = joint_stop_force(law, lower, upper, q, qd, &elastic);
           P += actuator_power(ft.kind == 0, u - elastic, fr, Bi, Bj);
         } else {

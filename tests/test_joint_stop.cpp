@@ -1,7 +1,11 @@
 // End stops on a joint coordinate (docs/contact.md, "End stops"; contact/joint_stop.hpp):
 //  - a rotor spinning into its upper stop with no other load rebounds at e times its
 //    speed, for e = 0.3, 0.6 and 0.9 (the Tsuji law's restitution is exact for one body on
-//    the joint), converging with the step;
+//    the joint), within the step's bound, and the same with the range across the angle's
+//    wrap at +-pi;
+//  - the coordinate rates are the derivatives of the coordinates (both bodies moving);
+//  - stops between two moving bodies (discs on a hinge, blocks on a rail, free in space)
+//    rebound at e with their reduced inertia or mass, the momentum conserved;
 //  - a torque held against a revolute stop and a force against a prismatic stop come to
 //    rest at limit + load / K;
 //  - with e = 1 the energy (kinetic + the stop's potential K delta^2 / 2) is conserved,
@@ -10,11 +14,15 @@
 //  - the cuda and cuda-fused per-thread sequences on the CPU grid equal the CPU reference
 //    (examples/swing_arm_end_stops.json with its swept stops; a slider between two stops),
 //    and so do the per-thread energy and power;
-//  - the load-time check refuses a dt beyond the stop's mode, naming its stiffness;
+//  - the load-time check refuses a dt beyond the stop's mode, naming its stiffness, and
+//    warns of a joint that starts beyond a limit and of stops too soft for the starting
+//    kinetic energy;
 //  - errors name the field.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -40,10 +48,11 @@ constexpr double kMass = 2.0, kArm = 0.3, kIzz = 0.02;  // I about the hinge: 0.
 constexpr double kHingeInertia = kIzz + kMass * kArm * kArm;
 /// The rotor's initial rate [rad/s]: it reaches the stop at 0.5 / 1.9 s, between steps.
 constexpr double kRate = 1.9;
+constexpr double kPiTest = 3.14159265358979323846;
 
 /// A rod on a revolute joint about world z through the origin, its CoM kArm along x, no
-/// gravity, spinning at `rate` [rad/s] from angle 0, stops at +-0.5 rad.
-json rotor(double K, double e, double rate, double dt) {
+/// gravity, spinning at `rate` [rad/s] from angle `turn` [rad], stops at turn +- 0.5 rad.
+json rotor(double K, double e, double rate, double dt, double turn = 0) {
   return {{"name", "rotor on end stops"},
           {"bodies", {{{"name", "arm"}, {"mass", kMass}, {"inertia", {0.01, 0.01, kIzz}}, {"position", {kArm, 0, 0}}}}},
           {"joints",
@@ -52,15 +61,20 @@ json rotor(double K, double e, double rate, double dt) {
              {"body_i", "ground"},
              {"body_j", "arm"},
              {"frame", {{"origin", {0, 0, 0}}, {"z", {0, 0, 1}}, {"x", {1, 0, 0}}}},
-             {"initial", {{"rate", rate}}},
-             {"limits", {{"lower", -0.5}, {"upper", 0.5}, {"stiffness", K}, {"restitution", e}}}}}},
+             {"initial", {{"angle", turn}, {"rate", rate}}},
+             {"limits", {{"lower", turn - 0.5}, {"upper", turn + 0.5}, {"stiffness", K}, {"restitution", e}}}}}},
           {"solver", {{"dt", dt}, {"t_end", 1.0}}}};
 }
 
-/// The hinge's angle and rate of the rotor's arm (body 0) against the ground.
-void hinge_state(const SceneRun& run, double& q, double& qd) {
-  const Joint& jt = run.model.joints[0];
-  joint_stop_coordinate(true, jt.frame, ground_kin<double>(), run.d.kin[0], q, qd);
+/// The coordinate (an angle read about the stops' middle) and rate of the stopped joint
+/// (the model's last force element) at run's state.
+void hinge_state(SceneRun& run, double& q, double& qd) {
+  const ForceElement& stop = run.model.forces.back();
+  const Joint& jt = run.model.joints[static_cast<std::size_t>(stop.joint)];
+  set_kinematics(run.model, run.d, run.Y.data());
+  const auto kin = [&run](int b) { return b >= 0 ? run.d.kin[static_cast<std::size_t>(b)] : ground_kin<double>(); };
+  joint_stop_coordinate(stop.kind == ActuatorKind::Torque, jt.frame, kin(jt.body_i), kin(jt.body_j),
+                        joint_stop_middle(stop.lower, stop.upper), q, qd);
 }
 
 /// Assembles run's initial state (the joints' initial rates) and evaluates it (its kinematics).
@@ -70,20 +84,22 @@ void assemble_run(SceneRun& run) {
   evaluate(run.model, run.d, 0.0, run.Y.data(), nullptr, Ydot.data());
 }
 
-/// The rotor's rebound rate over its impact rate on the upper stop, run at dt.
-double rebound_ratio(double e, double dt) {
+/// The rotor's rebound rate over its impact rate on the upper stop, run at dt, its range
+/// turned by `turn`.
+double rebound_ratio(double e, double dt, double turn = 0) {
   const double K = 1e3, w0 = kRate;  // contact time pi sqrt(I / K) = 44 ms
-  SceneRun run(rotor(K, e, w0, dt));
+  SceneRun run(rotor(K, e, w0, dt, turn));
   assemble_run(run);
   double q = 0, qd = 0;
   hinge_state(run, q, qd);
+  EXPECT_NEAR(q, turn, 1e-12);
   EXPECT_NEAR(qd, w0, 1e-12);
   bool entered = false;
   for (int s = 0; s < static_cast<int>(1.0 / dt); ++s) {
     if (!run.step()) return NAN;
     hinge_state(run, q, qd);
-    entered = entered || q > 0.5;
-    if (entered && q < 0.5) return -qd / w0;  // off the stop: free rotation at a constant rate
+    entered = entered || q > turn + 0.5;
+    if (entered && q < turn + 0.5) return -qd / w0;  // off the stop: free rotation at a constant rate
   }
   ADD_FAILURE() << "no rebound";
   return NAN;
@@ -103,6 +119,124 @@ TEST(JointStop, RotorReboundsWithTheRequestedRestitution) {
                   zeta * omega_n * dt);
       EXPECT_NEAR(ratio, e, zeta * omega_n * dt) << e << " at dt = " << dt;
     }
+  }
+  // The range turned by pi, across the angle's wrap at +-pi: the same impact, to rounding.
+  EXPECT_NEAR(rebound_ratio(0.6, 1e-4, kPiTest), rebound_ratio(0.6, 1e-4), 1e-9);
+}
+
+// The rates joint_stop_coordinate gives are the derivatives of its coordinates, both
+// bodies moving, by central differences along random motions (constant v and omega_B, the
+// orientation advanced by its exponential). A slide: random joint frames. An angle: its
+// rate v_i . (omega_j - omega_i) is the angle's derivative where the joint's axes stay
+// aligned (as the constraint rows hold them), so body_j turns against body_i about the
+// common axis z by alpha t.
+TEST(JointStop, CoordinateRatesAreTheDerivativesOfTheCoordinates) {
+  std::mt19937 rng(20261206);
+  std::uniform_real_distribution<double> U(-1, 1);
+  const auto rv = [&] { return Vec3d{U(rng), U(rng), U(rng)}; };
+  const auto unit = [](const Vec3d& v) { return (1 / norm(v)) * v; };
+  const auto qz = [](double a) { return Quatd{std::cos(a / 2), 0, 0, std::sin(a / 2)}; };
+  const double h = 1e-5;
+  for (int trial = 0; trial < 20; ++trial) {
+    const Vec3d r_i = rv(), r_j = rv(), v_i = rv(), v_j = rv(), w_i = rv(), w_j = rv();
+    const Quatd p_i = normalized(Quatd{U(rng), U(rng), U(rng), U(rng)});
+    const Quatd p_j = normalized(Quatd{U(rng), U(rng), U(rng), U(rng)});
+    const auto body_i = [&](double t) { return make_body_kin(r_i + t * v_i, qmul(p_i, quat_from_rotvec(t * w_i)), v_i, w_i); };
+    double q, qd, qp, qm, unused;
+    {  // slide
+      JointFrame<double> f;
+      for (auto [u, v, a, b] : {std::tie(f.u_i, f.v_i, f.a_i, f.b_i), std::tie(f.u_j, f.v_j, f.a_j, f.b_j)}) {
+        u = rv();
+        v = unit(rv());
+        a = unit(cross(v, rv()));
+        b = cross(v, a);
+      }
+      const auto body_j = [&](double t) {
+        return make_body_kin(r_j + t * v_j, qmul(p_j, quat_from_rotvec(t * w_j)), v_j, w_j);
+      };
+      joint_stop_coordinate(false, f, body_i(0), body_j(0), 0.0, q, qd);
+      joint_stop_coordinate(false, f, body_i(h), body_j(h), 0.0, qp, unused);
+      joint_stop_coordinate(false, f, body_i(-h), body_j(-h), 0.0, qm, unused);
+      // The difference's error h^2 / 6 times the third derivative, and rounding 1e-16 / h:
+      // both below 1e-9 here.
+      EXPECT_NEAR((qp - qm) / (2 * h), qd, 1e-8 * (1 + std::fabs(qd))) << "slide " << trial;
+    }
+    {  // angle
+      const double phi_i = 3 * U(rng), phi_j = 3 * U(rng), theta0 = 3 * U(rng), alpha = 2 * U(rng);
+      JointFrame<double> f;
+      f.v_i = f.v_j = Vec3d{0, 0, 1};
+      f.a_i = Vec3d{std::cos(phi_i), std::sin(phi_i), 0};
+      f.a_j = Vec3d{std::cos(phi_j), std::sin(phi_j), 0};
+      f.b_i = cross(f.v_i, f.a_i);
+      f.b_j = cross(f.v_j, f.a_j);
+      f.u_i = rv();
+      f.u_j = rv();
+      // body_j = body_i turned about z by theta0 + alpha t: omega_B of j at t = 0 is
+      // Rz(-theta0) w_i + alpha z.
+      const Vec3d w_j0{std::cos(theta0) * w_i.x + std::sin(theta0) * w_i.y,
+                       -std::sin(theta0) * w_i.x + std::cos(theta0) * w_i.y, w_i.z + alpha};
+      const auto body_j = [&](double t) {
+        return make_body_kin(r_j, qmul(qmul(p_i, quat_from_rotvec(t * w_i)), qz(theta0 + alpha * t)), v_j, w_j0);
+      };
+      joint_stop_coordinate(true, f, body_i(0), body_j(0), 0.0, q, qd);
+      joint_stop_coordinate(true, f, body_i(h), body_j(h), 0.0, qp, unused);
+      joint_stop_coordinate(true, f, body_i(-h), body_j(-h), 0.0, qm, unused);
+      EXPECT_NEAR(qd, alpha, 1e-12) << "angle " << trial;
+      EXPECT_NEAR((qp - qm) / (2 * h), qd, 1e-8 * (1 + std::fabs(qd))) << "angle " << trial;
+    }
+  }
+}
+
+// Two discs on a common axis, free in space and joined by a hinge with stops, spinning
+// against each other into the lower stop: the relative rate rebounds at e (the stop's
+// damping uses the reduced inertia I_a I_b / (I_a + I_b) about the axis, which is the
+// joint's exactly here), and the angular momentum about the axis is conserved (the stop's
+// torques on the two discs are equal and opposite). The same along a rail between two
+// blocks with the reduced mass, the momentum conserved.
+TEST(JointStop, StopsBetweenTwoMovingBodiesReboundAtEAndConserveMomentum) {
+  const double e = 0.6, dt = 1e-4;
+  for (const bool angle : {true, false}) {
+    const char* rate_key = angle ? "angular_velocity" : "velocity";
+    const json doc = {
+        {"name", "two bodies on a stopped joint"},
+        {"bodies",
+         {{{"name", "a"}, {"mass", 1.0}, {"inertia", {0.03, 0.03, 0.05}}, {"position", {0, 0, 0}}, {rate_key, {0, 0, 1.0}}},
+          {{"name", "b"}, {"mass", 3.0}, {"inertia", {0.05, 0.05, 0.08}}, {"position", {0, 0, 0.1}},
+           {rate_key, {0, 0, -1.0}}}}},
+        {"joints",
+         {{{"name", "j"},
+           {"type", angle ? "revolute" : "prismatic"},
+           {"body_i", "a"},
+           {"body_j", "b"},
+           {"frame", {{"origin", {0, 0, 0.05}}, {"z", {0, 0, 1}}, {"x", {1, 0, 0}}}},
+           {"limits",
+            {{"lower", angle ? -0.5 : -0.02}, {"upper", 0.5}, {"stiffness", angle ? 100.0 : 1e4}, {"restitution", e}}}}}},
+        {"solver", {{"dt", dt}, {"t_end", 1.0}}}};
+    SceneRun run(doc);
+    assemble_run(run);
+    const ForceElement& stop = run.model.forces.back();
+    const double reduced = angle ? 0.05 * 0.08 / (0.05 + 0.08) : 1.0 * 3.0 / 4.0;
+    const double K = stop.contact.normal.stiffness, zeta = tsuji_damping_ratio(e, 1.0);
+    EXPECT_NEAR(stop.contact.normal.damping, 2 * zeta * std::sqrt(reduced * K), 1e-12 * stop.contact.normal.damping);
+    const auto momentum = [&run, angle] {  // about / along the axis z
+      return angle ? 0.05 * run.omega_B(0).z + 0.08 * run.omega_B(1).z : 1.0 * run.v(0).z + 3.0 * run.v(1).z;
+    };
+    const double L0 = momentum();
+    double q, qd;
+    hinge_state(run, q, qd);
+    const double rate0 = qd;
+    EXPECT_NEAR(rate0, -2.0, 1e-12);
+    bool entered = false;
+    double ratio = NAN;
+    for (int s = 0; s < 10000 && std::isnan(ratio); ++s) {
+      ASSERT_TRUE(run.step());
+      hinge_state(run, q, qd);
+      entered = entered || q < stop.lower;
+      if (entered && q > stop.lower) ratio = -qd / rate0;
+    }
+    std::printf("%s: rebound ratio %.6f, momentum change %.3g\n", angle ? "discs" : "blocks", ratio, momentum() - L0);
+    EXPECT_NEAR(ratio, e, zeta * std::sqrt(K / reduced) * dt) << (angle ? "angle" : "slide");
+    EXPECT_NEAR(momentum(), L0, 1e-12) << (angle ? "angle" : "slide");
   }
 }
 
@@ -218,7 +352,7 @@ void expect_in_stop(const Model& m, int i, const Data& d) {
   const ForceElement& stop = m.forces.back();
   double q, qd;
   joint_stop_coordinate(stop.kind == ActuatorKind::Torque, m.joints[stop.joint].frame, ground_kin<double>(), d.kin[0],
-                        q, qd);
+                        joint_stop_middle(stop.lower, stop.upper), q, qd);
   EXPECT_TRUE(q > stop.upper || q < stop.lower) << "instance " << i << " is not in a stop at the end, q = " << q;
 }
 
@@ -248,7 +382,7 @@ TEST(JointStop, BatchedPathsEqualTheCpuReference) {
   }
 }
 
-TEST(JointStop, CheckRefusesATooStiffStopNamingItsStiffness) {
+TEST(JointStop, CheckRefusesATooStiffStopAndWarnsOfAStartBeyondALimit) {
   // Undamped mode sqrt(K / I): RK4's limit 2.785 / sqrt(K / I) = 3.9e-3 s at K = 1e5.
   json doc = rotor(1e5, 0.9, 1.0, 5e-3);
   StabilityCheck c = check_step_stability({compile_model(doc)}, doc);
@@ -259,6 +393,24 @@ TEST(JointStop, CheckRefusesATooStiffStopNamingItsStiffness) {
   c = check_step_stability({compile_model(doc)}, doc);
   EXPECT_EQ(c.refused_field, "");
   EXPECT_TRUE(c.warnings.empty());
+  // 200 rad/s (4000 J) against stops that store K h^2 / 2 = 3489 J at h = pi - 0.5 rad past
+  // a limit: a warning that an impact would pass through.
+  doc = rotor(1e3, 0.9, 200.0, 1e-5);
+  c = check_step_stability({compile_model(doc)}, doc);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0].rfind("/joints/0/limits: the end stops of joint 'hinge' store K h^2 / 2 = 3489 J", 0), 0u)
+      << c.warnings[0];
+  EXPECT_NE(c.warnings[0].find("less than the 4000 J of kinetic energy"), std::string::npos) << c.warnings[0];
+  doc = rotor(1e5, 0.9, 1.0, 1e-4);
+  // Started 0.1 rad past the upper stop: a warning naming the limits and the push.
+  doc["joints"][0]["initial"] = {{"angle", 0.6}};
+  c = check_step_stability({compile_model(doc)}, doc);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0].rfind("/joints/0/limits: joint 'hinge' starts at 0.6 rad, 0.1 beyond its upper limit 0.5: "
+                                "its end stop pushes it back from the start with 1e+04 N m",
+                                0),
+            0u)
+      << c.warnings[0];
 }
 
 TEST(JointStop, ErrorsNameTheField) {
@@ -275,7 +427,13 @@ TEST(JointStop, ErrorsNameTheField) {
       << error_of(d);
   EXPECT_EQ(error_of(with("upper", -0.5)).rfind("/joints/0/limits/upper: must be above lower", 0), 0u)
       << error_of(with("upper", -0.5));
-  EXPECT_EQ(error_of(with("upper", 3.2)).rfind("/joints/0/limits/upper: an angle limit must lie in (-pi, pi)", 0), 0u);
+  EXPECT_EQ(error_of(with("upper", 6.0)).rfind("/joints/0/limits/upper: the range of an angle must be shorter than a turn", 0),
+            0u)
+      << error_of(with("upper", 6.0));
+  d = rotor(1e3, 0.5, 1.0, 1e-4);
+  d["joints"][0]["limits"].erase("upper");
+  EXPECT_EQ(error_of(d).rfind("/joints/0/limits/upper: required key is missing: an angle's stops need both ends", 0), 0u)
+      << error_of(d);
   EXPECT_EQ(error_of(with("stiffness", 0)).rfind("/joints/0/limits/stiffness: must be > 0", 0), 0u);
   EXPECT_EQ(error_of(with("restitution", 0)).rfind("/joints/0/limits/restitution: must be in (0, 1]", 0), 0u);
   EXPECT_EQ(error_of(with("coordinate", "slide")).rfind("/joints/0/limits/coordinate: a revolute joint has only its angle", 0), 0u)

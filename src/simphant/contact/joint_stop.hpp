@@ -15,15 +15,18 @@
 namespace simphant {
 
 /// The coordinate q [rad | m] and its rate qd [rad/s | m/s] of joint frame f between Bi and
-/// Bj: the angle about v_i (coordinate_angle_value, rate v_i . (omega_j - omega_i)) when
-/// `angle`, else the slide d . v_i with d the anchor-to-anchor vector (coordinate_slide_value,
-/// rate (V_Pj - V_Pi) . v_i + d . (omega_i x v_i)).
+/// Bj: when `angle`, the angle about v_i (coordinate_angle_value) read on the turn centred
+/// on the middle of the stops' range, q in (mid - pi, mid + pi] (coordinate_about; the
+/// range is shorter than a turn, so the arc beyond it splits at its middle between the two
+/// stops), rate v_i . (omega_j - omega_i); else the slide d . v_i with d the
+/// anchor-to-anchor vector (coordinate_slide_value, rate (V_Pj - V_Pi) . v_i +
+/// d . (omega_i x v_i)), mid unused.
 template <class T>
 SP_HD void joint_stop_coordinate(bool angle, const JointFrame<T>& f, const BodyKin<T>& Bi, const BodyKin<T>& Bj,
-                                 T& q, T& qd) {
+                                 T mid, T& q, T& qd) {
   const Vec3<T> v_i = mul(Bi.A, f.v_i);
   if (angle) {
-    q = coordinate_angle_value(f, Bi, Bj);
+    q = coordinate_about(JointCoordinate::Angle, coordinate_angle_value(f, Bi, Bj), mid);
     qd = dot(v_i, Bj.omega_W - Bi.omega_W);
     return;
   }
@@ -32,6 +35,12 @@ SP_HD void joint_stop_coordinate(bool angle, const JointFrame<T>& f, const BodyK
   const Vec3<T> V = (Bj.v + cross(Bj.omega_W, s_j)) - (Bi.v + cross(Bi.omega_W, s_i));
   q = dot(d, v_i);
   qd = dot(V, v_i) + dot(d, cross(Bi.omega_W, v_i));
+}
+
+/// The middle of a stop's range [rad], about which joint_stop_coordinate reads an angle.
+template <class T>
+SP_HD T joint_stop_middle(T lower, T upper) {
+  return T(0.5) * (lower + upper);
 }
 
 /// The stops' generalised force u [N m | N] along +q at coordinate q and rate qd: the lower

@@ -83,8 +83,8 @@ void add_axis_load(const Data& d, Eigen::VectorXd& Q, const Joint& jt, bool torq
 double stop_force(const Model& model, const Data& d, const ForceElement& f, double* elastic = nullptr) {
   const Joint& jt = model.joints[f.joint];
   double q, qd;
-  joint_stop_coordinate(f.kind == ActuatorKind::Torque, jt.frame, side_kin(d, jt.body_i), side_kin(d, jt.body_j), q,
-                        qd);
+  joint_stop_coordinate(f.kind == ActuatorKind::Torque, jt.frame, side_kin(d, jt.body_i), side_kin(d, jt.body_j),
+                        joint_stop_middle(f.lower, f.upper), q, qd);
   return joint_stop_force(f.contact.normal, f.lower, f.upper, q, qd, elastic);
 }
 
@@ -196,7 +196,7 @@ double spring_potential(const Model& model, const Data& d) {
       const Joint& jt = model.joints[f.joint];
       double q, qd;
       joint_stop_coordinate(f.kind == ActuatorKind::Torque, jt.frame, side_kin(d, jt.body_i), side_kin(d, jt.body_j),
-                            q, qd);
+                            joint_stop_middle(f.lower, f.upper), q, qd);
       V += joint_stop_potential(f.contact.normal, f.lower, f.upper, q);
     }
   }

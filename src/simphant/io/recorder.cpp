@@ -48,6 +48,8 @@ void describe(hid_t file, const std::string& path, const std::vector<std::string
 std::string sweep_units(const std::string& path) {
   std::string key = path.substr(path.find_last_of('.') + 1);
   key = key.substr(0, key.find('['));
+  // A joint's end stops (joints.<name>.limits.*): rad or m by the joint, restitution 1.
+  if (path.find(".limits.") != std::string::npos) return key == "restitution" ? "1" : "";
   static const std::vector<std::pair<const char*, const char*>> table = {
       {"mass", "kg"},          {"inertia", "kg m^2"},    {"position", "m"},        {"velocity", "m/s"},
       {"angular_velocity", "rad/s"}, {"origin", "m"},     {"stiffness", "N/m"},     {"damping", "N s/m"},

@@ -4,9 +4,12 @@
 #include <cmath>
 #include <cstdio>
 
+#include "simphant/contact/joint_stop.hpp"
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/contact_stability.hpp"
 #include "simphant/dynamics/data.hpp"
+#include "simphant/dynamics/evaluate.hpp"
+#include "simphant/formulas/force_math.hpp"
 #include "simphant/dynamics/robot_stability.hpp"
 #include "simphant/dynamics/stability.hpp"
 #include "simphant/model/robot.hpp"
@@ -80,6 +83,50 @@ std::string g4(double x) {
   return buf;
 }
 
+/// Warnings of the end stops at model's assembled state Y, one per stop, naming
+/// /joints/<k>/limits: a joint that starts beyond a limit (an initial angle past it), where
+/// the run begins with the stop's push the scene did not ask for; and an angle's stops
+/// that store less than the mechanism's starting kinetic energy, K h^2 / 2, before a
+/// coordinate driven past a limit by h, half the arc beyond the range, is read at the other
+/// stop (joint_stop_coordinate): an impact with that energy would pass through.
+std::vector<std::string> stop_warnings_at_start(const Model& model, Data& d, const double* Y) {
+  std::vector<std::string> out;
+  set_kinematics(model, d, Y);
+  double kinetic = 0;
+  for (int k = 0; k < model.n_bodies(); ++k) {
+    const Body& b = model.bodies[static_cast<std::size_t>(k)];
+    kinetic += body_kinetic_energy(b.mass, b.inertia_B, d.kin[static_cast<std::size_t>(k)]);
+  }
+  for (const ForceElement& f : model.forces) {
+    if (f.type != ForceType::JointStop) continue;
+    const Joint& jt = model.joints[static_cast<std::size_t>(f.joint)];
+    const bool angle = f.kind == ActuatorKind::Torque;
+    const std::string& stiffness = f.contact_source[0];  // /joints/<k>/limits/stiffness
+    const std::string path = stiffness.substr(0, stiffness.rfind('/'));
+    double q, qd;
+    joint_stop_coordinate(angle, jt.frame, jt.body_i >= 0 ? d.kin[jt.body_i] : ground_kin<double>(),
+                          jt.body_j >= 0 ? d.kin[jt.body_j] : ground_kin<double>(), joint_stop_middle(f.lower, f.upper),
+                          q, qd);
+    const bool upper = q > f.upper;
+    const double beyond = upper ? q - f.upper : f.lower - q;
+    if (beyond > 0)
+      out.push_back(path + ": joint '" + jt.name + "' starts at " + g4(q) + (angle ? " rad, " : " m, ") + g4(beyond) +
+                    (upper ? " beyond its upper limit " : " beyond its lower limit ") + g4(upper ? f.upper : f.lower) +
+                    ": its end stop pushes it back from the start with " + g4(f.contact.normal.stiffness * beyond) +
+                    (angle ? " N m" : " N") + "; start the joint inside [lower, upper]");
+    if (!angle) continue;
+    const double h = kPi - 0.5 * (f.upper - f.lower);
+    const double capacity = 0.5 * f.contact.normal.stiffness * h * h;
+    if (capacity < kinetic)
+      out.push_back(path + ": the end stops of joint '" + jt.name + "' store K h^2 / 2 = " + g4(capacity) +
+                    " J before the angle, driven h = " + g4(h) + " rad past a limit, reaches the middle of the arc "
+                    "beyond the range and is read at the other stop, less than the " + g4(kinetic) +
+                    " J of kinetic energy the mechanism starts with: an impact with it would pass through the stop; "
+                    "raise " + stiffness);
+  }
+  return out;
+}
+
 }  // namespace
 
 StabilityCheck check_step_stability(const std::vector<Model>& models, const json& doc) {
@@ -99,16 +146,19 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
   // (below it an oscillating mode still grows by |1 + h lambda|: a warning).
   const auto limit_of = [integrator](StabilityMode m) {
     m.dt_max = integrator == Integrator::Euler ? euler_blowup_step(m) : integrator_stable_step(integrator, m);
+    if (!(m.dt_max >= 0)) m.dt_max = 0;  // an infinite mode (a stiffness near the largest double): no dt is stable
     return m;
   };
   const bool reduced = m0.robot && m0.robot->solver != RobotSolver::Dae;
   std::vector<StabilityMode> base;
+  std::vector<std::string> stop_warnings;
   if (has_spring_dampers(m0)) {  // their effective masses need the assembled state
     Data d(m0);
     std::vector<double> Y(static_cast<std::size_t>(m0.ny()));
     initial_state(m0, Y.data());
     if (m0.n_rows > 0) assemble(m0, d, Y.data());
     base = stability_modes(m0, d, Y.data());
+    stop_warnings = stop_warnings_at_start(m0, d, Y.data());
   } else if (m0.n_rows > 0 && (m0.solver.baumgarte_alpha > 0 || m0.solver.baumgarte_beta > 0)) {
     base.push_back(baumgarte_mode(m0.solver.baumgarte_alpha, m0.solver.baumgarte_beta));
   }
@@ -202,8 +252,11 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
     // A contact's normal mode lasts about half its period, pi / |lambda|: resolved by fewer
     // than kContactStepsWarn steps, the rebound and peak force are off by about 1 % or more
     // (docs/contact.md, "Step size").
-    const double contact_steps = contact_mode && !bounded ? kPi / (std::abs(m.lambda) * dt) : 0.0;
-    const bool coarse_contact = contact_mode && !bounded && ratio <= 1.0 && contact_steps < kContactStepsWarn;
+    // An end stop's impact alike (the same law at n = 1).
+    const bool stop_mode = m.force >= 0 && mk.forces[static_cast<std::size_t>(m.force)].type == ForceType::JointStop;
+    const bool impact = (contact_mode && !bounded) || stop_mode;
+    const double contact_steps = impact ? kPi / (std::abs(m.lambda) * dt) : 0.0;
+    const bool coarse_contact = impact && ratio <= 1.0 && contact_steps < kContactStepsWarn;
     const char* verdict = ratio > 1.0                                              ? "unstable"
                           : ratio > kStabilityWarnRatio || euler_grows || coarse_contact ? "warn"
                                                                                    : "ok";
@@ -221,9 +274,19 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
     if (contact_mode) {
       entry["reference_speed_m_s"] = m.contact_speed;
       entry["normal_force_n"] = m.contact_force;
-      if (!bounded) entry["steps_per_contact"] = contact_steps;
     }
+    if (impact) entry["steps_per_contact"] = contact_steps;
     modes.push_back(std::move(entry));
+    if (coarse_contact && ratio <= kStabilityWarnRatio && !euler_grows && stop_mode) {
+      char msg[512];
+      std::snprintf(msg, sizeof msg,
+                    "%s: an impact on the stop lasts about pi / |lambda| = %.3g s, %.3g steps of dt = %.4g s: its "
+                    "rebound is off by about 1 %% or more; use dt <= %.4g s (%d steps per impact) or a softer stiffness",
+                    name.c_str(), kPi / std::abs(m.lambda), contact_steps, dt,
+                    kPi / (std::abs(m.lambda) * kContactStepsWarn), static_cast<int>(kContactStepsWarn));
+      out.warnings.push_back(field + ": " + msg);
+      continue;
+    }
     if (coarse_contact && ratio <= kStabilityWarnRatio && !euler_grows) {
       char msg[512];
       std::snprintf(msg, sizeof msg,
@@ -298,6 +361,7 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
                                         : ": dt is within a factor 2 of the stability limit"));
   }
   for (const std::string& w : overlap_warnings) out.warnings.push_back(w);
+  for (const std::string& w : stop_warnings) out.warnings.push_back(w);
   out.estimate = json{{"dt_s", dt},
                       {"allow_unstable", m0.solver.allow_unstable},
                       {"integrator", integrator_name(integrator)},

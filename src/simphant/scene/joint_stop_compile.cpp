@@ -63,11 +63,15 @@ ForceElement compile_stop(const json& lim, const std::string& path, const json& 
   if (!(f.lower < f.upper))
     throw SceneError(child_path(path, "upper"), "must be above lower (" + format_number(f.lower) + "; got " +
                                                     format_number(f.upper) + ")");
-  if (angle)  // the angle is read in (-pi, pi] (coordinate_angle_value): a stop must lie inside
-    for (const auto& [key, v] : {std::pair<const char*, double>{"lower", f.lower}, {"upper", f.upper}})
-      if (std::isfinite(v) && !(std::fabs(v) < kPiStop))
-        throw SceneError(child_path(path, key), "an angle limit must lie in (-pi, pi) [rad], where the joint's angle "
-                                                "is read (got " + format_number(v) + ")");
+  if (angle) {  // read on the turn about the range's middle (joint_stop_coordinate)
+    if (lo == nullptr || up == nullptr)
+      throw SceneError(child_path(path, lo == nullptr ? "lower" : "upper"),
+                       "required key is missing: an angle's stops need both ends (the angle is read on a turn, so a "
+                       "single stop would be met from both sides; give the far face's angle as the other end)");
+    if (!(f.upper - f.lower < 2 * kPiStop))
+      throw SceneError(child_path(path, "upper"), "the range of an angle must be shorter than a turn, upper - lower < "
+                                                  "2 pi (got " + format_number(f.upper - f.lower) + " rad)");
+  }
   const std::string kp = child_path(path, "stiffness"), ep = child_path(path, "restitution");
   const double K = as_number(require_key(lim, path, "stiffness"), kp);
   if (!(K > 0)) throw SceneError(kp, "must be > 0 [N m/rad | N/m] (got " + format_number(K) + ")");
