@@ -55,8 +55,7 @@ std::size_t bytes_per_instance(const Model& model, int n_varied, bool fused) {
   // The reductions over time a run accumulates (output.reductions, and power for the
   // energy balance): their accumulators and the copy a read fills, in double
   // (host/cuda_backend_reductions.cuh).
-  const ReductionLayout red = reduction_layout_of(run_reduction_quantities(model, "output.reductions"),
-                                                  model.n_joints(), model.n_drivers(), model.solver.integrator);
+  const ReductionLayout red = reduction_layout_of(run_reduction_quantities(model, "output.reductions"), model);
   const std::size_t reductions = red.any() ? 2 * sizeof(double) * static_cast<std::size_t>(red.size()) : 0;
   // dopri5 (host/cuda_backend_dopri5.cuh): y, k5..k7, the dense-output coefficients (5)
   // and the copy of Y (13 N each), the inputs it ran with, the (n) scalars, two counters

@@ -111,8 +111,8 @@ CudaReducedBackend<T>::CudaReducedBackend(std::shared_ptr<const std::vector<Mode
   dt_ = m0.solver.dt;
   integrator_ = m0.solver.integrator;
   batch_ = reduced_batch_name(m0, n_, sizeof(T) == 8 ? "fp64" : "fp32");
-  if (nj_ < 1 || nj_ > kMaxReducedLinks)
-    throw std::invalid_argument("CudaReducedBackend: the robot has " + std::to_string(nj_) + " joints (1 .. " +
+  if (nj_ < 0 || nj_ > kMaxReducedLinks)
+    throw std::invalid_argument("CudaReducedBackend: the robot has " + std::to_string(nj_) + " joints (0 .. " +
                                 std::to_string(kMaxReducedLinks) + ")");
   if (integrator_ != Integrator::Rk4 && integrator_ != Integrator::Euler &&
       integrator_ != Integrator::SymplecticEuler)

@@ -9,7 +9,7 @@
 #include "batch_state.hpp"
 #include "simphant/batch/model_view.hpp"
 #include "simphant/contact/contact_wrench.hpp"
-#include "simphant/contact/joint_stop.hpp"
+#include "simphant/formulas/joint_stop.hpp"
 #include "simphant/formulas/force_math.hpp"
 
 namespace simphant::batch {

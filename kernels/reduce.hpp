@@ -5,11 +5,14 @@
 // a step (batch_step.hpp, enqueue_step, and fused_stage_thread's stage 0) or, for a
 // read, the current state (enqueue_reduce_read). The formulas are the CPU reference's
 // (dynamics/reduce_sample.cpp): joint_reaction, joint_loads_from_reaction, the energy
-// of frame.hpp and the violation of instance_status.hpp.
+// of frame.hpp, the violation of instance_status.hpp and the contact pairs' summaries
+// (contact_pair_summary of body_forces.hpp's contact_wrench).
 #include <cstdint>
+#include <type_traits>
 
 #include "batch_buffers.hpp"
 #include "batch_state.hpp"
+#include "body_forces.hpp"
 #include "frame.hpp"
 #include "power.hpp"
 #include "simphant/batch/model_view.hpp"
@@ -23,7 +26,7 @@ namespace simphant::batch {
 /// time of each maximum): jac_in (m, mv.jac_cols(), n)
 /// and lambda_in (lambda_at layout lambda_soa) evaluated at y_in, violation_in (n) its
 /// max |Phi|. Skipped for an instance whose status_in is not Ok or whose factorisation
-/// failed (info_in != 0). Nothing to do when L has no channel. (The adaptive path samples
+/// failed (info_in != 0; a model without constraint rows has no solve and no info). Nothing to do when L has no channel. (The adaptive path samples
 /// at each accepted step's end, at its own time: kernels/dopri5_step.hpp.)
 template <class T>
 SP_HD void reduce_sample_thread(int tid, const ModelView<T>& mv, const ReductionLayout& L, const T* y_in, T t,
@@ -32,7 +35,7 @@ SP_HD void reduce_sample_thread(int tid, const ModelView<T>& mv, const Reduction
   const int n = mv.n_instances, N = mv.n_bodies;
   if (tid >= n || !L.any()) return;
   const int i = tid;
-  if (status_in[i] != kStatusOk || info_in[i] != 0) return;
+  if (status_in[i] != kStatusOk || (mv.n_rows > 0 && info_in[i] != 0)) return;
   const ReductionAcc a{acc + i, static_cast<std::size_t>(n)};
   for (int j = 0; L.any_joint() && j < mv.n_joints; ++j) {
     const int o = mv.row_offset[j], m = mv.rows_of(j), w = mv.jac_cols();
@@ -59,6 +62,18 @@ SP_HD void reduce_sample_thread(int tid, const ModelView<T>& mv, const Reduction
   }
   for (int k = 0; k < mv.n_drivers; ++k)
     reduction_add_driver(L, a, k, -lambda_at(lambda_in, lambda_soa, mv.n_rows, n, i, mv.row_offset[mv.n_joints + k]), step);
+  if constexpr (std::is_floating_point<T>::value) {  // the collision geometry has no lane or dual form
+    if (L.enabled(ReductionQuantity::Contacts))
+      for (int f = 0, p = 0; f < mv.n_forces; ++f) {
+        const ForceTopo& ft = mv.force[f];
+        if (ft.type != 5) continue;  // Contact
+        T summary[kContactSummaryComponents];
+        contact_pair_summary(detail::contact_wrench(mv, ft, i, soa_body_kin(y_in, n, i, N, ft.body_i),
+                                                    soa_body_kin(y_in, n, i, N, ft.body_j)),
+                             summary);
+        reduction_add_contact(L, a, p++, summary, step);
+      }
+  }
   T kinetic = T(0);
   const T energy = L.enabled(ReductionQuantity::Energy) ? soa_energy(mv, y_in, i, kinetic) : T(0);
   const T power = L.enabled(ReductionQuantity::Power)

@@ -13,7 +13,7 @@ pkgs=(libeigen3-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libspdlog1.10 
       libkeyutils1 libboost-dev libboost1.74-dev libgtest-dev googletest libbenchmark-dev libbenchmark1debian
       liburdfdom-dev liburdfdom-model3.0 liburdfdom-world3.0 liburdfdom-sensor3.0 liburdfdom-model-state3.0
       liburdfdom-headers-dev libconsole-bridge-dev libconsole-bridge1.0 libtinyxml-dev libtinyxml2.6.2v5
-      libtinyxml2-dev libtinyxml2-9)
+      libtinyxml2-dev libtinyxml2-9 libassimp-dev libassimp5)
 rm -rf .gpu-deps && mkdir -p .gpu-deps/debs .gpu-deps/root
 (cd .gpu-deps/debs && apt-get download "${pkgs[@]}")
 for d in .gpu-deps/debs/*.deb; do dpkg -x "$d" .gpu-deps/root; done
@@ -31,7 +31,7 @@ rm -rf .gpu-deps/root/usr/include/boost && mv .gpu-deps/boost-keep/boost .gpu-de
 # TLS / IDN chain behind HDF5, found missing on the H200 image: libunistring.so.2):
 # copied from this machine, except the C and C++ runtimes and CUDA, which it has.
 lib=.gpu-deps/root/usr/lib/x86_64-linux-gnu
-for so in "$lib"/hdf5/serial/libhdf5.so "$lib"/liburdfdom_model.so; do
+for so in "$lib"/hdf5/serial/libhdf5.so "$lib"/liburdfdom_model.so "$lib"/libassimp.so; do
   ldd "$so" | awk '$3 ~ /^\// {print $3}'
 done | sort -u | while read -r dep; do
   case "$(basename "$dep")" in

@@ -28,7 +28,7 @@ done
 
 phase apt-build
 apt_install_missing build-essential cmake ninja-build pkg-config libeigen3-dev nlohmann-json3-dev libcli11-dev \
-  libhdf5-dev libspdlog-dev libboost-dev libgtest-dev libbenchmark-dev liburdfdom-dev libtinyxml2-dev libsundials-dev python3
+  libhdf5-dev libspdlog-dev libboost-dev libgtest-dev libbenchmark-dev liburdfdom-dev libtinyxml2-dev libsundials-dev libassimp-dev python3
 
 # h5py and numpy read the output (README); nanobind builds the module. pip installs them
 # for the python3 on PATH (the interpreter the module is built for).

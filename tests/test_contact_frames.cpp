@@ -7,9 +7,13 @@
 //    rolls the friction falls to the rolling resistance's share (none here: below 1 %);
 //  - the dataset's dimensions, pair names, component names and units;
 //  - Solo-12 in joint coordinates (solver aba): the robot's frames carry the maximal
-//    model's bodies, so the four feet's normal forces at rest sum to its weight.
+//    model's bodies, so the four feet's normal forces at rest sum to its weight;
+//  - the reductions over time /reductions/contacts (sampled every step): a ball's impact
+//    peak against the closed form of the linear spring-dashpot, found between frames a
+//    thousand steps apart, and equal to the maximum of frames recorded every step.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -19,6 +23,7 @@
 
 #include "robot_data.hpp"
 #include "solo12_scene.hpp"
+#include "simphant/contact/contact_law.hpp"
 #include "simphant/io/h5_file.hpp"
 #include "simphant/io/h5_objects.hpp"
 #include "simphant/job/run_job.hpp"
@@ -128,6 +133,87 @@ TEST(ContactFrames, DatasetDescribesItsPairsAndComponents) {
   EXPECT_EQ(h5::read_strings(f.id(), "contact_component"),
             (std::vector<std::string>{"normal_force", "friction_force", "penetration", "count"}));
   EXPECT_EQ(h5::attr_text(d.id(), "units"), "['N', 'N', 'm', '1']");
+}
+
+/// The normal force of a ball of mass m falling onto a linear spring-dashpot (stiffness K,
+/// damping D) under gravity g, in contact from t = 0 with penetration delta0 and approach
+/// speed v0: m delta'' = m g - K delta - D delta' while the force is positive, so
+/// F(t) = K delta + D delta' with delta = m g / K + x, x the damped oscillation from
+/// x(0) = delta0 - m g / K, x'(0) = v0. Returns F; the penetration in `delta`.
+double dashpot_force(double m, double K, double D, double g, double delta0, double v0, double t, double& delta) {
+  const double w = std::sqrt(K / m), zeta = D / (2 * std::sqrt(K * m)), wd = w * std::sqrt(1 - zeta * zeta);
+  const double A = delta0 - m * g / K, B = (v0 + zeta * w * A) / wd, e = std::exp(-zeta * w * t);
+  const double c = std::cos(wd * t), s = std::sin(wd * t);
+  const double x = e * (A * c + B * s);
+  const double xd = e * ((B * wd - zeta * w * A) * c - (A * wd + zeta * w * B) * s);
+  delta = m * g / K + x;
+  return K * delta + D * xd;
+}
+
+/// What a run with output.reductions "contacts" wrote: /reductions/contacts/max and
+/// time_of_max (I x P x 4), the frames' /contacts (T x I x P x 4) and /time (T).
+struct ContactReduction {
+  std::vector<double> max, time_of_max, frames, time;
+};
+
+ContactReduction run_contact_reduction(json doc, const std::string& name) {
+  doc["output"] = {{"reductions", {"contacts"}}};
+  ContactReduction r;
+  std::size_t T = 0;
+  r.frames = run_contacts(doc, name, T);
+  const h5::Handle f = h5::open_file_readonly((temp_dir() / (name + ".h5")).string());
+  r.time = h5::read_doubles(f.id(), "time");
+  r.max = h5::read_doubles(f.id(), "reductions/contacts/max");
+  r.time_of_max = h5::read_doubles(f.id(), "reductions/contacts/time_of_max");
+  return r;
+}
+
+TEST(ContactReductions, ImpactPeakBetweenFramesMatchesTheDashpotClosedForm) {
+  // The ball starts in contact (1 nm deep, so that the law's damping acts from the first
+  // stage on) falling at 1 m/s; the linear law with Tsuji's damping at n = 1 is the
+  // spring-dashpot K delta + D delta', D = 2 zeta sqrt(m K).
+  const double m = 1, g = 9.81, K = 1e5, R = 0.05, v0 = 1.0, dt = 1e-4;
+  json doc = ball(R - 1e-9, 0, 0.03);
+  doc["bodies"][0]["velocity"] = {0, 0, -v0};
+  doc["contact"]["materials"]["default"]["restitution"] = 0.9;  // the peak mid-contact, not at the onset
+  doc["solver"]["record_every"] = 1000;  // frames at t = 0 and the end only
+  const double delta0 = R - (R - 1e-9);
+  const ContactReduction sparse = run_contact_reduction(doc, "peak_sparse");
+  ASSERT_EQ(sparse.max.size(), 4u);
+  // The closed form's peak: the force's maximum over a grid 1000 times finer than dt.
+  const double zeta = tsuji_damping_ratio(0.9, 1.0), D = 2 * zeta * std::sqrt(K * m);
+  double F_max = 0, t_max = 0, delta_max = 0;
+  for (int k = 0; k <= 200000; ++k) {
+    double delta = 0;
+    const double t = 1e-7 * k, F = dashpot_force(m, K, D, g, delta0, v0, t, delta);
+    if (F > F_max) F_max = F, t_max = t;
+    delta_max = std::max(delta_max, delta);
+  }
+  // The step grid samples the peak within half a step of it: below it by at most
+  // (omega dt / 2)^2 / 2 of it (the force's curvature at its maximum, omega^2 F_max, with
+  // omega = sqrt(K / m)); RK4's own error on this linear motion is far smaller (1e-8).
+  const double omega = std::sqrt(K / m), sampling = 0.5 * std::pow(0.5 * omega * dt, 2);
+  EXPECT_LE(sparse.max[0], F_max * (1 + 1e-7));
+  EXPECT_GE(sparse.max[0], F_max * (1 - sampling - 1e-7));
+  EXPECT_NEAR(sparse.time_of_max[0], t_max, dt);
+  EXPECT_LE(sparse.max[2], delta_max * (1 + 1e-7));
+  EXPECT_GE(sparse.max[2], delta_max * (1 - sampling - 1e-7)) << "the largest penetration";
+  EXPECT_EQ(sparse.max[3], 1) << "one contact";
+  // The last frame, 300 steps on, is in flight after the rebound.
+  ASSERT_EQ(sparse.time.size(), 2u);
+  EXPECT_EQ(sparse.frames[4], 0);
+
+  // Recorded every step, the frames' maximum is the reduction's, at the same time: the
+  // same pair function on the same states (the steps' start states and the end state).
+  doc["solver"]["record_every"] = 1;
+  const ContactReduction dense = run_contact_reduction(doc, "peak_dense");
+  std::size_t arg = 0;
+  for (std::size_t k = 0; k < dense.time.size(); ++k)
+    if (dense.frames[4 * k] > dense.frames[4 * arg]) arg = k;
+  EXPECT_EQ(dense.max[0], dense.frames[4 * arg]);
+  EXPECT_NEAR(dense.time_of_max[0], dense.time[arg], 1e-12);
+  EXPECT_EQ(dense.max[0], sparse.max[0]) << "recording does not change the run";
+  EXPECT_EQ(dense.time_of_max[0], sparse.time_of_max[0]);
 }
 
 TEST(ContactFrames, Solo12InJointCoordinatesStandsOnItsFeet) {

@@ -100,7 +100,7 @@ TEST_P(Dopri5Grid, EqualsCpuBackend) {
   // Every reduction over time, sampled at each accepted step's new start.
   const std::vector<ReductionQuantity> quantities =
       parse_reduction_quantities({"all"}, hb.packed.n_drivers, "output.reductions");
-  const ReductionLayout L = reduction_layout_of(quantities, hb.J, hb.packed.n_drivers, Integrator::Dopri5);
+  const ReductionLayout L = reduction_layout_of(quantities, models.front());
   hb.enable_reductions(x, L);
   cpu.set_reductions(quantities);
   const int n = kInstances, N = hb.N, w = L.size();

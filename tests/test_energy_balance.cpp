@@ -41,7 +41,9 @@ const fs::path& temp_dir() {
 
 // The work from samples f(k h), k = 0 .. N, through the accumulator of the power channel.
 double gregory(const std::vector<double>& f, double h) {
-  const ReductionLayout L = reduction_layout_of({ReductionQuantity::Power}, 0, 0, Integrator::Rk4);
+  bool power_only[kReductionQuantities] = {};
+  power_only[static_cast<int>(ReductionQuantity::Power)] = true;
+  const ReductionLayout L = make_reduction_layout(power_only, 0, 0, 0, true);
   std::vector<double> acc(static_cast<std::size_t>(L.size()));
   const ReductionAcc a{acc.data(), 1};
   reduction_clear(L, a);

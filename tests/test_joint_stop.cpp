@@ -1,4 +1,4 @@
-// End stops on a joint coordinate (docs/contact.md, "End stops"; contact/joint_stop.hpp):
+// End stops on a joint coordinate (docs/contact.md, "End stops"; formulas/joint_stop.hpp):
 //  - a rotor spinning into its upper stop with no other load rebounds at e times its
 //    speed, for e = 0.3, 0.6 and 0.9 (the Tsuji law's restitution is exact for one body on
 //    the joint), within the step's bound, and the same with the range across the angle's
@@ -31,7 +31,7 @@
 #include "example_models.hpp"
 #include "grid_reference.hpp"
 #include "scene_run.hpp"
-#include "simphant/contact/joint_stop.hpp"
+#include "simphant/formulas/joint_stop.hpp"
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/forces.hpp"
 #include "simphant/formulas/state.hpp"

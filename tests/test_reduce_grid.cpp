@@ -1,7 +1,8 @@
 // The device's reductions over time (kernels/reduce.hpp, sampled in enqueue_step's
 // first stage and fused_stage_thread's stage 0; enqueue_reduce_read) run over the whole
 // grid on the CPU (tests/cpu_grid_exec.hpp) against the CPU reference's samples
-// (dynamics/reduce_sample.hpp) of the same start states, on the cuda and cuda-fused paths.
+// (dynamics/reduce_sample.hpp) of the same start states, on the cuda and cuda-fused paths;
+// ball_on_block and slider_crank_clearance with their contact pairs' channels.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -56,7 +57,8 @@ TEST_P(ReduceGrid, AccumulatorsEqualCpuReference) {
   const AssembledBatch assembled = assemble_batch(models, n, 1);
   test::HostBatch<double> hb(models, n, assembled, GetParam().fused);
   test::CpuGridExec<double> x;
-  const ReductionLayout L = reduction_layout_of(parse_reduction_quantities({"all"}, 0, "test"), hb.J, 0, Integrator::Rk4);
+  const ReductionLayout L =
+      reduction_layout_of(parse_reduction_quantities({"all"}, 0, "test", models.front().contact_pair_count()), models.front());
   hb.enable_reductions(x, L);
   const int w = L.size(), C = L.channels;
   std::vector<double> ref(static_cast<std::size_t>(n) * w), samples(static_cast<std::size_t>(n) * C * (steps + 1));
@@ -146,7 +148,9 @@ INSTANTIATE_TEST_SUITE_P(Paths, ReduceGrid,
                                            GridCase{"cylindrical_collar", false}, GridCase{"cylindrical_collar", true},
                                            GridCase{"slider_crank_driven", false},
                                            GridCase{"slider_crank_driven", true}, GridCase{"panda_servo", false},
-                                           GridCase{"panda_servo", true}),
+                                           GridCase{"panda_servo", true}, GridCase{"ball_on_block", false},
+                                           GridCase{"ball_on_block", true}, GridCase{"slider_crank_clearance", false},
+                                           GridCase{"slider_crank_clearance", true}),
                          [](const ::testing::TestParamInfo<GridCase>& p) {
                            return std::string(p.param.example) + (p.param.fused ? "_fused" : "_cuda");
                          });

@@ -6,10 +6,12 @@
 //    kinematics written out by hand (base pose, joint origin, joint rotation, the fixed
 //    joint's transform, the shape's origin), to rounding;
 //  - robot.urdf_collision: the URDF's own sphere, box and cylinder <collision> elements
-//    at the same poses (a mesh left out), touching the ground only; ANYmal B's 41;
+//    at the same poses, a mesh as the box bounding its vertices (scaled, at its origin),
+//    touching the ground only; ANYmal B's 41; Solo-12's meshes as boxes;
 //  - errors name their JSON pointer: unknown and world-fixed links, contact without
-//    shapes, a URDF shape of size 0, a URDF without primitives, a missing "default"
-//    material, shapes on an MJCF robot (whose link frames the import does not record);
+//    shapes, a URDF shape of size 0, a URDF without <collision>, a mesh file missing,
+//    unreadable or under an unknown package://, a missing "default" material, shapes on
+//    an MJCF robot (whose link frames the import does not record);
 //  - Solo-12 (example-robot-data) with a sphere on each foot, its joints held by position
 //    servos, set down on the ground: after 0.5 s the four feet carry its weight (sum of
 //    K delta = M g, linear law), it moves no faster than the regularised friction's creep,
@@ -36,6 +38,7 @@
 #include "simphant/job/stability_check.hpp"
 #include "simphant/reduced/spatial.hpp"
 #include "simphant/scene/scene.hpp"
+#include "simphant/sim/contact_frames.hpp"
 
 namespace simphant {
 namespace {
@@ -169,7 +172,8 @@ TEST(RobotContact, ErrorsNameTheField) {
 }
 
 // The same robot with its shapes in the URDF: a box on the torso (rotated), a cylinder on
-// the leg and a sphere on the foot (merged into the leg by the fixed ankle), plus a mesh.
+// the leg and a sphere on the foot (merged into the leg by the fixed ankle), plus a mesh on
+// the leg, scaled and turned (leg.stl beside the URDF: write_leg_stl).
 const char* kLegWithCollisions = R"(<robot name="leg">
   <link name="torso"><inertial><origin xyz="0.01 0 0.02"/><mass value="2"/>
     <inertia ixx="0.02" ixy="0" ixz="0" iyy="0.03" iyz="0" izz="0.04"/></inertial>
@@ -179,17 +183,34 @@ const char* kLegWithCollisions = R"(<robot name="leg">
   <link name="leg"><inertial><origin xyz="0 0 -0.15"/><mass value="0.5"/>
     <inertia ixx="0.004" ixy="0" ixz="0" iyy="0.004" iyz="0" izz="0.0005"/></inertial>
     <collision><origin xyz="0 0 -0.15"/><geometry><cylinder radius="0.02" length="0.3"/></geometry></collision>
-    <collision><geometry><mesh filename="leg.stl"/></geometry></collision></link>
+    <collision><origin xyz="0.01 0 -0.1" rpy="0 0.2 0"/><geometry><mesh filename="leg.stl" scale="1 2 -1"/></geometry></collision></link>
   <joint name="ankle" type="fixed"><parent link="leg"/><child link="foot"/><origin xyz="0.02 0 -0.3" rpy="0.3 0 0"/></joint>
   <link name="foot"><inertial><mass value="0.1"/>
     <inertia ixx="1e-5" ixy="0" ixz="0" iyy="1e-5" iyz="0" izz="1e-5"/></inertial>
     <collision><origin xyz="0.01 0.005 0"/><geometry><sphere radius="0.03"/></geometry></collision></link>
 </robot>)";
 
+/// A tetrahedron as an ASCII STL file: vertices (0.02, -0.01, 0), (0.06, -0.01, 0),
+/// (0.02, 0.03, 0), (0.02, -0.01, -0.2) [m], so its bounding box runs from
+/// (0.02, -0.01, -0.2) to (0.06, 0.03, 0).
+void write_leg_stl(const std::filesystem::path& file) {
+  const double v[4][3] = {{0.02, -0.01, 0}, {0.06, -0.01, 0}, {0.02, 0.03, 0}, {0.02, -0.01, -0.2}};
+  const int faces[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+  std::ofstream o(file);
+  o << "solid leg\n";
+  for (const auto& f : faces) {
+    o << " facet normal 0 0 0\n  outer loop\n";
+    for (int k : f) o << "   vertex " << v[k][0] << " " << v[k][1] << " " << v[k][2] << "\n";
+    o << "  endloop\n endfacet\n";
+  }
+  o << "endsolid leg\n";
+}
+
 TEST(RobotContact, UrdfCollisionPrimitivesSitWhereTheUrdfPutsThem) {
   TempDir t;
   const std::string file = (t.dir / "leg_collisions.urdf").string();
   std::ofstream(file) << kLegWithCollisions;
+  write_leg_stl(t.dir / "leg.stl");
   const double hip = 0.4;
   json doc = leg_doc(file, hip);
   doc["robot"].erase("collision");
@@ -200,30 +221,41 @@ TEST(RobotContact, UrdfCollisionPrimitivesSitWhereTheUrdfPutsThem) {
   initial_state(model, Y.data());
   const std::vector<const ForceElement*> pairs = contact_pairs(model);
   // conaffinity 0: each touches the ground only. Body order: the torso's box, then the
-  // leg's cylinder and the foot's sphere (the mesh is left out).
-  ASSERT_EQ(pairs.size(), 3u);
+  // leg's cylinder, the box bounding the leg's mesh and the foot's sphere.
+  ASSERT_EQ(pairs.size(), 4u);
   EXPECT_EQ(pairs[0]->name, "contact ground torso[urdf 0]");
   EXPECT_EQ(pairs[1]->name, "contact ground leg[urdf 0]");
-  EXPECT_EQ(pairs[2]->name, "contact ground foot[urdf 0]");
+  EXPECT_EQ(pairs[2]->name, "contact ground leg[urdf 1]");
+  EXPECT_EQ(pairs[3]->name, "contact ground foot[urdf 0]");
   EXPECT_EQ(pairs[0]->shape_j.kind, ShapeKind::Box);
   EXPECT_EQ(pairs[1]->shape_j.kind, ShapeKind::Cylinder);
-  EXPECT_EQ(pairs[2]->shape_j.kind, ShapeKind::Sphere);
+  EXPECT_EQ(pairs[2]->shape_j.kind, ShapeKind::Box);
+  EXPECT_EQ(pairs[3]->shape_j.kind, ShapeKind::Sphere);
+  // The mesh's box: half edges scale |s| (upper - lower) / 2 = (0.02, 0.04, 0.1); its
+  // centre s (upper + lower) / 2 = (0.04, 0.02, 0.1) in the mesh's frame.
+  const double half[3] = {0.02, 0.04, 0.1};
+  // Assimp holds the vertices in single precision: 0.2 m to 1.5e-8 m (its ulp), so 3e-8.
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(pairs[2]->shape_j.size[k], half[k], 3e-8) << k;
   for (int k = 0; k < 3; ++k) EXPECT_EQ(pairs[0]->shape_j.size[k], (k == 0 ? 0.1 : k == 1 ? 0.05 : 0.025));
   EXPECT_EQ(pairs[1]->shape_j.size[0], 0.02);
   EXPECT_EQ(pairs[1]->shape_j.size[1], 0.15);
-  EXPECT_EQ(pairs[2]->shape_j.size[0], 0.03);
+  EXPECT_EQ(pairs[3]->shape_j.size[0], 0.03);
   // By hand; the box turned by 0.5 about the torso's z.
   const LegFrames f(hip);
   const struct {
     Vec3d pos;
     Mat3d rot;
-  } expected[3] = {{f.p_B + mul(f.R_B, Vec3d{0, 0, 0.03}), m3_mul(f.R_B, rot_z(0.5))},
+  } expected[4] = {{f.p_B + mul(f.R_B, Vec3d{0, 0, 0.03}), m3_mul(f.R_B, rot_z(0.5))},
                    {f.p_leg + mul(f.R_leg, Vec3d{0, 0, -0.15}), f.R_leg},
+                   {f.p_leg + mul(f.R_leg, Vec3d{0.01, 0, -0.1} + mul(rot_y(0.2), Vec3d{0.04, 0.02, 0.1})),
+                    m3_mul(f.R_leg, rot_y(0.2))},
                    {f.p_foot + mul(f.R_foot, Vec3d{0.01, 0.005, 0}), f.R_foot}};
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < 4; ++k) {
     const ShapePose<double> W = shape_j_W(model, *pairs[static_cast<std::size_t>(k)], Y.data());
+    // The mesh's box from the single-precision vertices: within 3e-8 m.
+    const double tol = k == 2 ? 3e-8 : 1e-14;
     for (int c = 0; c < 3; ++c) {
-      EXPECT_NEAR(W.pos_W[c], expected[k].pos[c], 1e-14) << k << " " << c;
+      EXPECT_NEAR(W.pos_W[c], expected[k].pos[c], tol) << k << " " << c;
       for (int r = 0; r < 3; ++r) EXPECT_NEAR(W.rot_W.m[r][c], expected[k].rot.m[r][c], 1e-14) << k << r << c;
     }
   }
@@ -236,6 +268,7 @@ TEST(RobotContact, UrdfCollisionErrorsNameTheField) {
   TempDir t;
   const std::string file = (t.dir / "leg_collision_errors.urdf").string();
   std::ofstream(file) << kLegWithCollisions;
+  write_leg_stl(t.dir / "leg.stl");
   std::string what;
   json d = leg_doc(file, 0.1);
   d["robot"].erase("collision");
@@ -267,7 +300,40 @@ TEST(RobotContact, UrdfCollisionErrorsNameTheField) {
   e = d;
   e["robot"]["urdf"] = mesh_file;
   EXPECT_EQ(error_path(e, &what), "/robot/urdf_collision");
-  EXPECT_NE(what.find("no <collision> sphere, box or cylinder"), std::string::npos) << what;
+  EXPECT_NE(what.find("no <collision> on a moving link"), std::string::npos) << what;
+  // A mesh file that is not there, and one that is no mesh (files are read once per
+  // process: each case has its own names).
+  const auto with_mesh = [&](const std::string& mesh_name) {
+    std::string text = kLegWithCollisions;
+    text.replace(text.find("\"leg.stl\""), 9, "\"" + mesh_name + "\"");
+    const std::string urdf = (t.dir / ("leg_" + mesh_name + ".urdf")).string();
+    std::ofstream(urdf) << text;
+    json out = d;
+    out["robot"]["urdf"] = urdf;
+    return out;
+  };
+  EXPECT_EQ(error_path(with_mesh("missing.stl"), &what), "/robot/urdf_collision");
+  EXPECT_NE(what.find("link 'leg' <collision> 1 mesh \"missing.stl\""), std::string::npos) << what;
+  EXPECT_NE(what.find("no such file"), std::string::npos) << what;
+  std::ofstream(t.dir / "garbage.stl") << "not a mesh\n";
+  EXPECT_EQ(error_path(with_mesh("garbage.stl"), &what), "/robot/urdf_collision");
+  EXPECT_NE(what.find("not read as a mesh"), std::string::npos) << what;
+  // A package:// name found as a folder of that name above the URDF; one that names no file.
+  std::filesystem::create_directories(t.dir / "legpkg" / "urdf");
+  std::filesystem::create_directories(t.dir / "legpkg" / "meshes");
+  write_leg_stl(t.dir / "legpkg" / "meshes" / "leg.stl");
+  std::string pkg = kLegWithCollisions;
+  pkg.replace(pkg.find("\"leg.stl\""), 9, "\"package://legpkg/meshes/leg.stl\"");
+  std::ofstream(t.dir / "legpkg" / "urdf" / "leg.urdf") << pkg;
+  e = d;
+  e["robot"]["urdf"] = (t.dir / "legpkg" / "urdf" / "leg.urdf").string();
+  EXPECT_EQ(contact_pairs(parse_scene(e.dump()).model).size(), 4u);
+  const std::string found = "package://legpkg/meshes/leg.stl";
+  pkg.replace(pkg.find(found), found.size(), "package://nopkg/meshes/none.stl");
+  std::ofstream(t.dir / "legpkg" / "urdf" / "leg_nopkg.urdf") << pkg;
+  e["robot"]["urdf"] = (t.dir / "legpkg" / "urdf" / "leg_nopkg.urdf").string();
+  EXPECT_EQ(error_path(e, &what), "/robot/urdf_collision");
+  EXPECT_NE(what.find("names no file"), std::string::npos) << what;
 }
 
 TEST(RobotContact, AnMjcfRobotIsRefusedShapes) {
@@ -389,6 +455,44 @@ TEST(RobotContact, Solo12StandsOnFourFeetThatCarryItsWeight) {
   // K delta carry M g (measured error below 1e-4 of the weight).
   EXPECT_NEAR(load / (M * std::abs(model.gravity.z)), 1.0, 1e-3);
   for (int k = 0; k < 7 * N; ++k) EXPECT_NEAR(Y[k], Y_half[k], 1e-6) << "coordinate " << k;
+}
+
+TEST(RobotContact, Solo12StandsOnTheBoxesOfItsMeshCollisions) {
+  SIMPHANT_REQUIRE_ROBOT_DATA(dir);
+  // Solo-12's own <collision> elements are 17 STL meshes (base, shoulders, legs, feet):
+  // with robot.urdf_collision each becomes the box bounding its vertices. Set down from
+  // the standing pose 0.26 m up, servos holding it, after 0.5 s it stands on its four
+  // foot boxes, which carry its weight; nothing else touches the ground.
+  json doc = solo_doc(0.26, 1e-4);
+  doc["robot"].erase("collision");
+  doc["robot"]["urdf_collision"] = true;
+  const Model model = parse_scene(doc.dump()).model;
+  const std::vector<const ForceElement*> pairs = contact_pairs(model);
+  ASSERT_EQ(pairs.size(), 17u);
+  for (const ForceElement* f : pairs) EXPECT_EQ(f->shape_j.kind, ShapeKind::Box) << f->name;
+  const std::vector<double> Y = run_for(model, 0.5);
+  const int N = model.n_bodies();
+  std::vector<double> rec(static_cast<std::size_t>(13 * N));
+  double M = 0;
+  for (int k = 0; k < N; ++k) {
+    const Vec3d r = state_r(Y.data(), k), v = state_v(Y.data(), N, k), w = state_omega(Y.data(), N, k);
+    const Quatd q = state_p(Y.data(), k);
+    const double row[13] = {r.x, r.y, r.z, q.w, q.x, q.y, q.z, v.x, v.y, v.z, w.x, w.y, w.z};
+    std::copy(row, row + 13, rec.begin() + 13 * k);
+    M += model.bodies[static_cast<std::size_t>(k)].mass;
+  }
+  std::vector<double> out(pairs.size() * kContactRecordComponents);
+  contact_frames({model}, 1, rec.data(), out.data());
+  double load = 0;
+  for (std::size_t p = 0; p < pairs.size(); ++p) {
+    const double fn = out[p * kContactRecordComponents];
+    const bool foot = pairs[p]->name.find("_FOOT[") != std::string::npos;
+    if (foot) EXPECT_GT(fn, 0) << pairs[p]->name;
+    else EXPECT_EQ(fn, 0) << pairs[p]->name << ": only the feet touch the ground";
+    load += fn;
+  }
+  // Measured 24.517 N against M g = 24.525 N (quasi-static after 0.5 s, as the spheres).
+  EXPECT_NEAR(load, M * 9.81, 1e-2 * M * 9.81);
 }
 
 }  // namespace

@@ -15,7 +15,10 @@
 //  - the load-time step check makes the same contact modes as for the DAE;
 //  - the GPU's per-thread step over its grid, in structure of arrays with the packed
 //    model slots (batch/robot_pack.hpp), equals the CPU backend bit for bit;
-//  - cpu-simd refuses a robot with contact (no lane form) with a clear error.
+//  - cpu-simd refuses a robot with contact (no lane form) with a clear error;
+//  - a robot file of one link and no joint (an object) is a free body: it lands alike in
+//    aba, cga and dae (within RK4's own error: the coordinates differ), flies on its
+//    parabola, steps alike on the GPU's grid, and a fixed base for it is refused.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -303,21 +306,16 @@ TEST(RobotContactJointSpace, FloatingLegLandsAsInMaximalCoordinates) {
   EXPECT_LT(moved, 0.15) << "and the box stopped it (free, it would fall 0.44 m)";
 }
 
-TEST(RobotContactJointSpace, GridStepInStructureOfArraysEqualsTheCpuBackend) {
-  SIMPHANT_REQUIRE_ROBOT_DATA(dir);
-  // Three instances, one slot each (friction swept), in blocks of 2: one thread past the end.
-  constexpr int I = 3, kGridThreads = 4;
-  std::vector<Model> models;
-  for (int i = 0; i < I; ++i) {
-    json d = solo_doc("aba", solo_drop_height(0.002 * i), 1e-4);
-    d["contact"]["materials"]["default"]["friction"] = 0.5 + 0.2 * i;
-    models.push_back(parse_scene(d.dump()).model);
-  }
-  const int steps = 300;
+/// The GPU's per-thread step (batch::reduced_advance_thread) over a grid of one thread
+/// more than the instances, in structure of arrays with one model slot per instance,
+/// against the CPU backend after `steps` steps: bit for bit. Returns the CPU's states
+/// (I x ny).
+std::vector<double> expect_grid_step_equals_cpu_backend(const std::vector<Model>& models, int steps) {
+  const int I = static_cast<int>(models.size()), kGridThreads = I + 1;
   ReducedBackend cpu(std::make_shared<const std::vector<Model>>(models), I, 1, false);
   cpu.advance(steps);
   batch::RobotSlots<double> slots;
-  slots.resize(models[0].robot->n(), 1, I, models[0].contact_pair_count());
+  slots.resize(models[0].robot->n(), models[0].robot->model.floating ? 1 : 0, I, models[0].contact_pair_count());
   for (int s = 0; s < I; ++s) slots.write(s, models[static_cast<std::size_t>(s)]);
   const int ny = slots.ny;
   std::vector<double> Y(static_cast<std::size_t>(I) * ny), U(static_cast<std::size_t>(I) * slots.n);
@@ -331,9 +329,9 @@ TEST(RobotContactJointSpace, GridStepInStructureOfArraysEqualsTheCpuBackend) {
   batch::ReducedBatchView<double> b{};
   b.n_instances = I;
   b.n = slots.n;
-  b.floating = 1;
+  b.floating = models[0].robot->model.floating ? 1 : 0;
   b.integrator = static_cast<int>(Integrator::Rk4);
-  b.dt = 1e-4;
+  b.dt = models[0].solver.dt;
   b.n_slots = I;
   b.links = slots.links.data();
   b.cga_links = slots.cga_links.data();
@@ -359,8 +357,121 @@ TEST(RobotContactJointSpace, GridStepInStructureOfArraysEqualsTheCpuBackend) {
     for (int e = 0; e < ny; ++e)
       EXPECT_EQ(Y[static_cast<std::size_t>(e) * I + i], y[static_cast<std::size_t>(i) * ny + e]) << i << " " << e;
   }
+  return y;
+}
+
+TEST(RobotContactJointSpace, GridStepInStructureOfArraysEqualsTheCpuBackend) {
+  SIMPHANT_REQUIRE_ROBOT_DATA(dir);
+  // Three instances, one slot each (friction swept), on a grid of four: one thread past the end.
+  std::vector<Model> models;
+  for (int i = 0; i < 3; ++i) {
+    json d = solo_doc("aba", solo_drop_height(0.002 * i), 1e-4);
+    d["contact"]["materials"]["default"]["friction"] = 0.5 + 0.2 * i;
+    models.push_back(parse_scene(d.dump()).model);
+  }
+  const std::vector<double> y = expect_grid_step_equals_cpu_backend(models, 300);
   // The swept friction reached the instances: their states differ.
-  EXPECT_NE(y[0], y[static_cast<std::size_t>(ny)]);
+  EXPECT_NE(y[0], y[y.size() / 3]);
+}
+
+/// A robot file of one link and no joint (tests/data/urdf/box_object.urdf: a 0.5 kg box,
+/// its centre of mass 1 cm off the link origin), loaded as the free body it is, with its
+/// URDF box as its collision shape, 10 cm above the ground, tilted 0.2 rad and spinning.
+json object_doc(const std::string& solver) {
+  return {{"name", "box object"},
+          {"robot",
+           {{"urdf", std::string(SIMPHANT_SOURCE_DIR) + "/tests/data/urdf/box_object.urdf"},
+            {"urdf_collision", true},
+            {"base",
+             {{"position", {0, 0, 0.1}}, {"orientation", {std::cos(0.1), std::sin(0.1), 0, 0}},
+              {"velocity", {0.3, 0, 0}}, {"angular_velocity", {0, 1, 0}}}}}},
+          {"contact",
+           {{"ground", json::object()},
+            {"materials",
+             {{"default",
+               {{"stiffness", 1e5}, {"exponent", 1.5}, {"restitution", 0.5}, {"friction", 0.5}, {"slip_speed", 0.05}}}}}}},
+          {"solver", {{"type", solver}, {"dt", 1e-4}, {"t_end", 0.3}}}};
+}
+
+TEST(RobotContactJointSpace, ObjectFileIsAFreeBodyThatLandsAsInMaximalCoordinates) {
+  const Model aba = parse_scene(object_doc("aba").dump()).model, cga = parse_scene(object_doc("cga").dump()).model;
+  const Model dae = parse_scene(object_doc("dae").dump()).model;
+  ASSERT_EQ(aba.robot->n(), 0);
+  ASSERT_TRUE(aba.robot->model.floating) << "no moving joint: a free body without robot.floating_base";
+  ASSERT_EQ(aba.n_bodies(), 1);
+  EXPECT_DOUBLE_EQ(aba.bodies[0].mass, 0.5);
+  ASSERT_EQ(aba.contact_pair_count(), 1) << "the URDF's <collision> box";
+  const int steps = 3000;  // 0.3 s: it lands on an edge, tips and slides
+  std::vector<double> start(13);
+  {
+    ReducedBackend b(std::make_shared<const std::vector<Model>>(1, aba), 1, 1, false);
+    b.read_states(start.data());
+  }
+  const std::vector<double> ra = reduced_run(aba, steps), rc = reduced_run(cga, steps);
+  double drift = 0, dr = 0, dv = 0;
+  const std::vector<double> rd = dae_run(dae, steps, &drift);
+  EXPECT_EQ(drift, 0) << "one body: no constraint";
+  compare_records(ra, rc, &dr, &dv);
+  EXPECT_LT(dr, 1e-12) << "aba against cga";
+  EXPECT_LT(dv, 1e-11) << "aba against cga";
+  // Joint space (the base's pose and body-frame twist) and maximal coordinates (the body's
+  // CoM state) are different coordinates of the same motion: RK4 errs differently in
+  // each, so they agree within RK4's own error, estimated by the run at dt / 2.
+  Model aba_half = aba;
+  aba_half.solver.dt = aba.solver.dt / 2;
+  double er = 0, ev = 0;
+  compare_records(ra, reduced_run(aba_half, 2 * steps), &er, &ev);
+  compare_records(ra, rd, &dr, &dv);
+  std::printf("box object: moved %.3e m; aba vs dae |dr| %.3e m, |dv| %.3e m/s; RK4 error %.3e m, %.3e m/s\n",
+              moved_by(start, ra), dr, dv, er, ev);
+  EXPECT_LT(dr, 2 * er);
+  EXPECT_LT(dv, 2 * ev);
+  EXPECT_GT(moved_by(start, ra), 0.05) << "it slid along x";
+  EXPECT_GT(ra[2], 0.02) << "and rests on the ground, not through it";
+  EXPECT_LT(ra[2], 0.06);
+}
+
+TEST(RobotContactJointSpace, ObjectFileInFreeFlightFollowsItsParabola) {
+  json doc = object_doc("aba");
+  doc.erase("contact");
+  doc["robot"]["urdf_collision"] = false;
+  const Model m = parse_scene(doc.dump()).model;
+  const int steps = 3000;
+  std::vector<double> start(13);
+  {
+    ReducedBackend b(std::make_shared<const std::vector<Model>>(1, m), 1, 1, false);
+    b.read_states(start.data());
+  }
+  const std::vector<double> r = reduced_run(m, steps);
+  const double t = steps * m.solver.dt, g = -9.81;
+  // The centre of mass moves on r0 + v0 t + g t^2 / 2, which RK4 integrates exactly.
+  for (int c = 0; c < 3; ++c)
+    EXPECT_NEAR(r[c], start[c] + start[7 + c] * t + (c == 2 ? 0.5 * g * t * t : 0.0), 1e-12) << c;
+  EXPECT_NEAR(r[9], start[9] + g * t, 1e-12);
+}
+
+TEST(RobotContactJointSpace, ObjectGridStepInStructureOfArraysEqualsTheCpuBackend) {
+  std::vector<Model> models;
+  for (int i = 0; i < 3; ++i) {
+    json d = object_doc("aba");
+    d["robot"]["base"]["position"] = {0, 0, 0.03 + 0.002 * i};  // in contact within the 300 steps
+    models.push_back(parse_scene(d.dump()).model);
+  }
+  const std::vector<double> y = expect_grid_step_equals_cpu_backend(models, 300);
+  EXPECT_NE(y[2], y[y.size() / 3 + 2]);
+}
+
+TEST(RobotContactJointSpace, ObjectFileWithAFixedBaseIsRefused) {
+  json doc = object_doc("aba");
+  doc["robot"]["floating_base"] = false;
+  doc["robot"].erase("base");
+  try {
+    parse_scene(doc.dump());
+    FAIL() << "a fixed object with no joint loaded";
+  } catch (const SceneError& e) {
+    EXPECT_EQ(e.path(), "/robot/floating_base");
+    EXPECT_NE(std::string(e.what()).find("no moving joint"), std::string::npos) << e.what();
+  }
 }
 
 TEST(RobotContactJointSpace, CpuSimdIsRefused) {

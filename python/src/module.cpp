@@ -11,6 +11,7 @@
 #include "simphant/model/components.hpp"
 #include "simphant/sim/backend_rules.hpp"
 #include "simphant/sim/cuda_factory.hpp"
+#include "simphant/urdf/urdf_mesh.hpp"
 
 namespace nb = nanobind;
 
@@ -43,6 +44,9 @@ NB_MODULE(_simphant, m) {
   // The command line's typo hints (core/nearest_name.hpp), for `simphant serve` and `view`.
   m.def("edit_distance", &simphant::edit_distance, nb::arg("a"), nb::arg("b"));
   m.def("nearest_name", &simphant::nearest_name, nb::arg("word"), nb::arg("candidates"));
+  // Where a URDF's filename points (urdf/urdf_mesh.hpp), for the service's 3D replay.
+  m.def("resolve_urdf_filename", &simphant::resolve_urdf_filename, nb::arg("name"), nb::arg("urdf_dir"),
+        "The file a URDF filename names for a URDF in urdf_dir; '' when none is found (urdf/urdf_mesh.hpp).");
   // The backend rules (sim/backend_rules.hpp), for the service's check of a submission.
   m.def(
       "refuse_backend_settings",

@@ -70,3 +70,33 @@ def test_report_relates_the_peak_bearing_force_to_the_swept_clearance(clearance_
     traces = r["traces"]["traces"]["contacts"]
     assert set(traces) == {f"{PAIR}/normal_force", f"{PAIR}/friction_force"}
     assert traces[f"{PAIR}/normal_force"]["units"] == "N"
+
+
+@pytest.fixture(scope="module")
+def clearance_reduced(cli, examples, tmp_path_factory):
+    d = tmp_path_factory.mktemp("clearance_reduced")
+    p = run_cli(cli, "run", str(examples / "slider_crank_clearance.json"), "--t-end", "0.006", "--backend", "cpu",
+                "--reductions", "contacts", "--out", "c.h5", cwd=d)
+    assert p.returncode == 0, p.stderr
+    return d / "c.h5"
+
+
+def test_contact_reductions_see_every_step_and_feed_the_report(clearance_reduced, tmp_path):
+    """/reductions/contacts samples every step's start state, the frames only every
+    record_every steps: its max is at least each instance's largest frame (a frame's state
+    is a step's start), and the report takes its peaks from it."""
+    with h5py.File(clearance_reduced) as f:
+        frames = np.asarray(f["contacts"][:])
+        g = f["reductions/contacts"]
+        rmax, when = np.asarray(g["max"][:]), np.asarray(g["time_of_max"][:])
+        assert [x.decode() if isinstance(x, bytes) else x for x in g.attrs["components"]] == \
+            ["normal_force", "friction_force", "penetration", "count"]
+    assert rmax.shape == (frames.shape[1], 1, 4)
+    assert (rmax[:, 0, 0] >= frames[:, :, 0, 0].max(axis=0)).all()
+    assert (rmax[:, 0, 0] > frames[:, :, 0, 0].max(axis=0)).any(), "a peak between frames"
+    assert ((when >= 0) & (when <= 0.006 + 1e-12)).all()
+    r = report.make_report(str(clearance_reduced), str(tmp_path / "rep"))
+    normal = r["peak_loads"]["outputs"][f"contacts/{PAIR}/normal_force"]
+    assert normal["source"] == "/reductions/contacts/max, min"
+    assert normal["quantiles"]["max"] == pytest.approx(rmax[:, 0, 0].max(), rel=1e-12)
+    assert not any(k.endswith(("/penetration", "/count")) for k in r["peak_loads"]["outputs"])

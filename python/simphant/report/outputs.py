@@ -36,8 +36,8 @@ def _from_reductions(rf: ResultFile, q: str) -> List[Output]:
         rmax, rmin = rmax[:, :, None], None if rmin is None else rmin[:, :, None]
     peak = _peak_abs(rmax, rmin)
     keep = range(len(comps))
-    if q == "reactions":  # the magnitudes |f|, |tau|, by name
-        keep = [c for c, n in enumerate(comps) if n in REACTION_MAGNITUDES]
+    if q in ("reactions", "contacts"):  # the magnitudes |f|, |tau|; the normal and friction forces
+        keep = [c for c, n in enumerate(comps) if n in (REACTION_MAGNITUDES if q == "reactions" else CONTACT_FORCES)]
         if not keep:
             return []
     src = f"/reductions/{q}/max" + ("" if rmin is None else ", min")

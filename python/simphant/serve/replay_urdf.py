@@ -26,6 +26,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from .. import _simphant
 from . import replay_geometry as geo
 
 ROBOT_DATA_PREFIX = "example-robot-data:"
@@ -72,23 +73,12 @@ def _origin(el) -> Tuple[np.ndarray, np.ndarray]:
 
 
 def resolve_mesh(filename: str, urdf_dir: str) -> str:
-    """A URDF mesh filename as a path: package://PKG/rest is looked up as A/PKG/rest and
-    A/rest for each folder A above the URDF's; file:// and relative names as usual."""
-    if filename.startswith("file://"):
-        return filename[len("file://"):]
-    if filename.startswith("package://"):
-        rest = filename[len("package://"):]
-        pkg, _, sub = rest.partition("/")
-        d = os.path.abspath(urdf_dir)
-        while True:
-            for cand in (os.path.join(d, pkg, sub), os.path.join(d, sub)):
-                if os.path.isfile(cand):
-                    return cand
-            parent = os.path.dirname(d)
-            if parent == d:
-                return os.path.join(urdf_dir, sub)
-            d = parent
-    return filename if os.path.isabs(filename) else os.path.join(urdf_dir, filename)
+    """A URDF mesh filename as a path, by the core's rule (_simphant.resolve_urdf_filename,
+    src/simphant/urdf/urdf_mesh.hpp): file:// and relative names as usual; package://PKG/rest
+    under ROS_PACKAGE_PATH, else A/PKG/rest or A/rest for the URDF's folder A and each one
+    above it. A package:// name that finds no file is returned as written (the replay's
+    notes name it)."""
+    return _simphant.resolve_urdf_filename(filename, urdf_dir) or filename
 
 
 def _color(visual, materials: Dict[str, str]) -> str:

@@ -67,7 +67,7 @@ constexpr int kMimicParams = 4;
 /// Parameters of one contact pair: two shapes (size, pos_B, quat_B: 10 each), the normal
 /// law's K, n, damping, v_floor, the friction's mu, v_eps, mu_roll, w_eps, the margin.
 constexpr int kContactParams = 29;
-/// Parameters of one end-stop element (contact/joint_stop.hpp): lower, upper [rad | m],
+/// Parameters of one end-stop element (formulas/joint_stop.hpp): lower, upper [rad | m],
 /// the normal law's K, n, damping.
 constexpr int kJointStopParams = 5;
 

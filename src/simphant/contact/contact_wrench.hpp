@@ -198,4 +198,28 @@ SP_HD T contact_pair_dissipation_power(const ContactPairWrench<T>& w, const Cont
   return P;
 }
 
+/// Number of components of contact_pair_summary: the table kContactTable
+/// (model/components.hpp) spells their names and units.
+constexpr int kContactSummaryComponents = 4;
+
+/// What one pair's forces amount to, as the frames of /contacts record it and the
+/// reductions over time accumulate it (docs/contact.md, "Outputs"): out = [the sum of its
+/// contacts' normal forces [N] (>= 0), the magnitude of the sum of their friction forces
+/// [N], the largest penetration [m] (0 when apart), the number of contacts]. w from
+/// contact_pair_wrench.
+template <class T>
+SP_HD void contact_pair_summary(const ContactPairWrench<T>& w, T* out) {
+  T fn = T(0), depth = T(0);
+  Vec3<T> ft = zero3<T>();
+  for (int c = 0; c < w.contacts.count; ++c) {
+    fn += w.normal_force[c];
+    ft = ft + w.friction_W[c];
+    if (w.contacts.contact[c].depth > depth) depth = w.contacts.contact[c].depth;
+  }
+  out[0] = fn;
+  out[1] = norm(ft);
+  out[2] = depth;
+  out[3] = T(w.contacts.count);
+}
+
 }  // namespace simphant

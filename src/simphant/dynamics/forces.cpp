@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "simphant/contact/contact_wrench.hpp"
-#include "simphant/contact/joint_stop.hpp"
+#include "simphant/formulas/joint_stop.hpp"
 #include "simphant/formulas/force_math.hpp"
 #include "simphant/formulas/power_math.hpp"
 
@@ -78,7 +78,7 @@ void add_axis_load(const Data& d, Eigen::VectorXd& Q, const Joint& jt, bool torq
   }
 }
 
-/// An end-stop element's generalised force along its coordinate (contact/joint_stop.hpp);
+/// An end-stop element's generalised force along its coordinate (formulas/joint_stop.hpp);
 /// elastic (optional) gets its elastic part.
 double stop_force(const Model& model, const Data& d, const ForceElement& f, double* elastic = nullptr) {
   const Joint& jt = model.joints[f.joint];

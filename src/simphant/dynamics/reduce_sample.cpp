@@ -25,6 +25,18 @@ void sample_reductions(const Model& model, const Data& d, double t, const double
     reduction_add_joint(L, acc, j, s, step);
   }
   for (int k = 0; k < model.n_drivers(); ++k) reduction_add_driver(L, acc, k, -d.lambda[model.drivers[k].row_offset], step);
+  if (L.enabled(ReductionQuantity::Contacts)) {
+    int p = 0;
+    for (const ForceElement& f : model.forces) {
+      if (f.type != ForceType::Contact) continue;
+      const BodyKin<double> ki = f.body_i >= 0 ? d.kin[f.body_i] : ground_kin<double>();
+      const BodyKin<double> kj = f.body_j >= 0 ? d.kin[f.body_j] : ground_kin<double>();
+      double summary[kContactSummaryComponents];
+      contact_pair_summary(contact_pair_wrench(f.shape_i, ki, f.shape_j, kj, f.contact, static_cast<const double*>(nullptr), true),
+                           summary);
+      reduction_add_contact(L, acc, p++, summary, step);
+    }
+  }
   const double violation = model.n_rows > 0 ? max_violation(d) : 0.0;
   const double energy = L.enabled(ReductionQuantity::Energy) ? total_energy(model, d) : 0.0;
   const double power = L.enabled(ReductionQuantity::Power) ? nonconservative_power(model, d, t, inputs) : 0.0;

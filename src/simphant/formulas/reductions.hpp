@@ -17,6 +17,8 @@
 //   joint_coordinates    (J)     formulas/joint_loads.hpp, joint_coordinate
 //   power                ()      of the loads, drives and dampers [W] (the work rate of
 //                                what E leaves out; kernels/power.hpp)
+//   contacts             (P, 4)  per contact pair: normal force, friction force, largest
+//                                penetration, contact count (contact_pair_summary)
 // Accumulator of one instance (1 + 5 C numbers, C channels, and kWorkSlots more with
 // power): [count, then per channel max, min, sum, sum of squares, step of the max, then
 // with power its first five and last five samples]. The step is the instance step of the
@@ -28,6 +30,7 @@
 #include <cmath>
 #include <cstddef>
 
+#include "simphant/contact/contact_wrench.hpp"
 #include "simphant/formulas/force_math.hpp"
 #include "simphant/formulas/joint_loads.hpp"
 
@@ -41,9 +44,10 @@ enum class ReductionQuantity : int {
   ConstraintViolation = 4,
   Energy = 5,
   JointCoordinates = 6,
-  Power = 7
+  Power = 7,
+  Contacts = 8
 };
-constexpr int kReductionQuantities = 8;
+constexpr int kReductionQuantities = 9;
 /// The statistics read back per channel, in this order: max, min, mean, rms, time_of_max.
 constexpr int kReductionStats = 5;
 /// Accumulator numbers per channel (max, min, sum, sum of squares, step of the max).
@@ -52,9 +56,10 @@ constexpr int kReductionSlots = 5;
 /// last five samples (the end corrections of reduction_work).
 constexpr int kWorkSlots = 10;
 
-/// Components per instance of quantity q for J joints and D drivers.
-SP_HD constexpr int reduction_components(int q, int n_joints, int n_drivers) {
+/// Components per instance of quantity q for J joints, D drivers and P contact pairs.
+SP_HD constexpr int reduction_components(int q, int n_joints, int n_drivers, int n_pairs) {
   return q == 0 ? 8 * n_joints
+         : q == 8 ? kContactSummaryComponents * n_pairs
          : q == 1 ? kJointLoadComponents * n_joints
          : q == 2 ? kBearingLoadComponents * n_joints
          : q == 3 ? n_drivers
@@ -65,7 +70,7 @@ SP_HD constexpr int reduction_components(int q, int n_joints, int n_drivers) {
 /// Which quantities are accumulated and where: offset[q] is quantity q's first channel,
 /// -1 when it is not enabled; channels is the total. Trivially copyable (kernel argument).
 struct ReductionLayout {
-  int offset[kReductionQuantities] = {-1, -1, -1, -1, -1, -1, -1, -1};
+  int offset[kReductionQuantities] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};
   int channels = 0;
   /// 1 where the samples fall one per grid step (every integrator but dopri5): the power's
   /// mean is then its time average by reduction_work (reduction_stats).
@@ -86,13 +91,14 @@ struct ReductionLayout {
 
 /// The layout of the enabled quantities (enabled[q] for each ReductionQuantity), its
 /// samples one per grid step or not (ReductionLayout::grid_samples).
-inline ReductionLayout make_reduction_layout(const bool* enabled, int n_joints, int n_drivers, bool grid_samples) {
+inline ReductionLayout make_reduction_layout(const bool* enabled, int n_joints, int n_drivers, int n_pairs,
+                                             bool grid_samples) {
   ReductionLayout L;
   L.grid_samples = grid_samples ? 1 : 0;
   for (int q = 0; q < kReductionQuantities; ++q) {
     if (!enabled[q]) continue;
     L.offset[q] = L.channels;
-    L.channels += reduction_components(q, n_joints, n_drivers);
+    L.channels += reduction_components(q, n_joints, n_drivers, n_pairs);
   }
   return L;
 }
@@ -240,9 +246,19 @@ SP_HD void reduction_add_driver(const ReductionLayout& L, const ReductionAcc& ac
     reduction_add(acc, L.offset[3] + k, static_cast<double>(value_of(load)), step);
 }
 
+/// Adds contact pair p's channels (contacts, when enabled) of one sample: summary from
+/// contact_pair_summary of the pair's wrench at the sampled state.
+template <class T>
+SP_HD void reduction_add_contact(const ReductionLayout& L, const ReductionAcc& acc, int p, const T* summary,
+                                 double step) {
+  if (!L.enabled(ReductionQuantity::Contacts)) return;
+  for (int c = 0; c < kContactSummaryComponents; ++c)
+    reduction_add(acc, L.offset[8] + kContactSummaryComponents * p + c, static_cast<double>(value_of(summary[c])), step);
+}
+
 /// Adds the instance-wide channels of one sample (constraint_violation, energy, power,
-/// those enabled) and counts the sample. Call once per sample, after the joints and
-/// drivers.
+/// those enabled) and counts the sample. Call once per sample, after the joints, the
+/// drivers and the contact pairs.
 template <class T>
 SP_HD void reduction_add_instance(const ReductionLayout& L, const ReductionAcc& acc, T violation, T energy, T power,
                                   double step) {

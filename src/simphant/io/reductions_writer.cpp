@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "simphant/io/h5_dims.hpp"
+#include "simphant/sim/contact_frames.hpp"
 
 namespace simphant {
 
@@ -22,7 +23,8 @@ void write_reductions(Recorder& recorder, const Model& model, const ReductionLay
   for (int q = 0; q < kReductionQuantities; ++q) {
     const auto quantity = static_cast<ReductionQuantity>(q);
     if (!L.enabled(quantity) || std::find(written.begin(), written.end(), quantity) == written.end()) continue;
-    const int width = reduction_components(q, model.n_joints(), static_cast<int>(driver_names.size()));
+    const int width = reduction_components(q, model.n_joints(), static_cast<int>(driver_names.size()),
+                                           model.contact_pair_count());
     if (width == 0) continue;  // driver_loads of a scene without drivers
     const std::vector<std::string> components = reduction_components(quantity, model, driver_names);
     const std::vector<std::string> units = reduction_units(quantity, model, driver_units);
@@ -50,6 +52,12 @@ void write_reductions(Recorder& recorder, const Model& model, const ReductionLay
         shape.push_back(static_cast<hsize_t>(width));
         dims.push_back("driver");
         coordinates.push_back({"driver", driver_names});
+        break;
+      case ReductionQuantity::Contacts:
+        shape.insert(shape.end(), {static_cast<hsize_t>(model.contact_pair_count()), kContactSummaryComponents});
+        dims.insert(dims.end(), {"contact_pair", "contact_component"});
+        coordinates.push_back({"contact_pair", contact_pair_names(model)});
+        coordinates.push_back({"contact_component", components});
         break;
       case ReductionQuantity::JointCoordinates:
         shape.push_back(J);

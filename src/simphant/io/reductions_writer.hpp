@@ -5,9 +5,10 @@
 //   /reductions/<quantity>/{max, min, mean, rms, time_of_max}   each (I, ...) shaped like
 //       one frame of <quantity> without T: reactions (I, J, 8), joint_loads (I, J, 6),
 //       bearing_loads (I, J, 4), driver_loads (I, D), constraint_violation (I),
-//       energy (I), joint_coordinates (I, J), power (I); each with dimension scales (instance, joint,
-//       driver and the component axes reaction_reduction_component, joint_load_component,
-//       bearing_component, io/h5_dims.hpp) and units (time_of_max: s)
+//       energy (I), joint_coordinates (I, J), power (I), contacts (I, P, 4); each with
+//       dimension scales (instance, joint, driver, contact_pair and the component axes
+//       reaction_reduction_component, joint_load_component, bearing_component,
+//       contact_component, io/h5_dims.hpp) and units (time_of_max: s)
 //   group attributes: units, components (string lists over the quantity's components),
 //   sampled = "every step"
 #include <string>

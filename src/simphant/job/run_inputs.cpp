@@ -4,6 +4,7 @@
 
 #include "simphant/core/input_file.hpp"
 #include "simphant/model/robot.hpp"
+#include "simphant/urdf/urdf_mesh.hpp"
 
 namespace simphant {
 
@@ -69,13 +70,9 @@ std::vector<std::string> run_input_files(const Scene& scene, const std::string& 
   } catch (const InputFileError&) {
     return inputs;  // read when the scene was loaded; gone since: nothing more to protect
   }
-  const fs::path folder = fs::path(urdf).parent_path();
   for (const std::string& value : filename_values(text)) {
-    std::string name = value;
-    if (name.rfind("file://", 0) == 0) name = name.substr(7);
-    if (name.find("://") != std::string::npos) continue;  // package:// and other schemes
-    const fs::path p(name);
-    inputs.push_back((p.is_absolute() ? p : folder / p).string());
+    const std::string file = resolve_urdf_filename(value, fs::path(urdf).parent_path().string());  // "" for a name that finds no file
+    if (!file.empty()) inputs.push_back(file);
   }
   return inputs;
 }

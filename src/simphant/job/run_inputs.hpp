@@ -14,9 +14,9 @@ namespace simphant {
 /// as text): scene_file, the sweep's design file, the mesh file of every visual shape of
 /// type mesh (relative paths taken from scene_file's folder, docs/scene-format.md "Visual
 /// shapes"), the URDF of a robot scene (Model::robot->urdf_path), and every
-/// `filename="..."` of the URDF (meshes) that is a plain or file:// path, relative paths
-/// taken from the URDF's folder (package:// names are not resolved: they name no file
-/// this program reads). Paths as found; files that do not exist are listed too.
+/// `filename="..."` of the URDF (meshes) as resolve_urdf_filename finds it (plain and
+/// file:// paths, relative ones from the URDF's folder, and package:// names). Paths as
+/// found; plain paths to files that do not exist are listed too.
 std::vector<std::string> run_input_files(const Scene& scene, const std::string& scene_file);
 
 }  // namespace simphant

@@ -218,7 +218,8 @@ JobRun::JobRun(const JobOptions& given, const JobHooks& hooks) : hooks_(hooks) {
   sim_options.precision = o_.precision;
   sim_options.auto_instances = shard_.total;  // "auto" chooses as for the whole design
   reductions_ =
-      parse_reduction_quantities(models.front().output.reductions, models.front().n_drivers(), "output.reductions");
+      parse_reduction_quantities(models.front().output.reductions, models.front().n_drivers(), "output.reductions",
+                                 models.front().contact_pair_count());
   // The error estimate's dt/2 batch starts from the same models (job/error_estimate.hpp).
   std::vector<Model> half_models;
   if (solver_.error_estimate) half_models = models;

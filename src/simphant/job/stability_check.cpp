@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "simphant/contact/joint_stop.hpp"
+#include "simphant/formulas/joint_stop.hpp"
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/contact_stability.hpp"
 #include "simphant/dynamics/data.hpp"

@@ -134,7 +134,7 @@ struct ForceElement {
   /// larger), in that order: what the step-size check names. JointStop: the stop's
   /// stiffness and restitution keys (/joints/<k>/limits/...).
   std::array<std::string, 4> contact_source{};
-  /// JointStop (contact/joint_stop.hpp): the range [lower, upper] of the coordinate [rad |
+  /// JointStop (formulas/joint_stop.hpp): the range [lower, upper] of the coordinate [rad |
   /// m] (an infinite end has no stop); the law is contact.normal (Tsuji, n = 1).
   double lower = 0, upper = 0;
 };

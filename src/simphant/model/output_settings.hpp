@@ -33,7 +33,8 @@ inline const std::vector<std::string>& frame_dataset_names() {
 /// Quantities reduced over time per instance (/reductions/<quantity>/...).
 inline const std::vector<std::string>& reduction_names() {
   static const std::vector<std::string> names = {"reactions",  "joint_loads", "bearing_loads",    "driver_loads",
-                                                 "constraint_violation", "energy", "joint_coordinates", "power"};
+                                                 "constraint_violation", "energy", "joint_coordinates", "power",
+                                                 "contacts"};
   return names;
 }
 

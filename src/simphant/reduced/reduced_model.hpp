@@ -74,11 +74,13 @@ struct LinkFrame {
   Vec3d p{};          ///< origin of L in the owner frame [m]
 };
 
-/// A URDF <collision> element of a primitive geometry, placed on the link that owns it
-/// after fixed-joint merging (LinkFrame's owner convention): x_owner = R x_S + p, S the
-/// geometry's frame (URDF: the box centred, the cylinder's axis z, centred). Sizes as
-/// Shape (contact/shapes.hpp): sphere {r}, box half edges, cylinder {r, length / 2}; as
-/// read, not checked (robot.urdf_collision checks them when the scene uses them).
+/// A URDF <collision> element, placed on the link that owns it after fixed-joint merging
+/// (LinkFrame's owner convention): x_owner = R x_S + p, S the geometry's frame (URDF: the
+/// box centred, the cylinder's axis z, centred; a mesh's own frame). Sizes as Shape
+/// (contact/shapes.hpp): sphere {r}, box half edges, cylinder {r, length / 2}; as read,
+/// not checked (robot.urdf_collision checks them when the scene uses them). A mesh has
+/// `mesh` (its filename as written) and `scale`, and no size: robot.urdf_collision bounds
+/// its vertices by a box (urdf/urdf_mesh.hpp).
 struct LinkCollision {
   std::string link;  ///< URDF link that declares it
   int index = 0;     ///< its position among that link's <collision> elements
@@ -87,6 +89,8 @@ struct LinkCollision {
   double size[3] = {0, 0, 0};
   Mat3d R{};
   Vec3d p{};
+  std::string mesh;          ///< a mesh's filename, "" for a primitive
+  Vec3d scale{1, 1, 1};      ///< a mesh's scale per axis of S
 };
 
 struct ReducedModel {
@@ -101,10 +105,8 @@ struct ReducedModel {
   /// Every URDF link's frame on its owner, in the import's walk order (the URDF import;
   /// empty for MJCF, whose bodies are the links). Read by link_frame.
   std::vector<LinkFrame> link_frames;
-  /// The URDF's <collision> primitives (sphere, box, cylinder), in walk order, and the
-  /// links whose <collision> is a mesh (not read: robot.urdf_collision warns of them).
+  /// The URDF's <collision> elements (sphere, box, cylinder, mesh), in walk order.
   std::vector<LinkCollision> link_collisions;
-  std::vector<std::string> mesh_collision_links;
   /// One line per URDF element (or attribute) that was read and is not used by any
   /// solver (e.g. "<safety_controller> of joint 'j1'"), for the loader to log once.
   std::vector<std::string> warnings;

@@ -86,6 +86,13 @@ void compile_forces(const nlohmann::json& forces, const std::string& path, Model
 /// stiffness <= 0, restitution outside (0, 1], limits beside a clearance.
 void compile_joint_stops(const nlohmann::json& doc, Model& model);
 
+/// A URDF mesh <collision> c (LinkCollision::mesh set) as the box that bounds its
+/// vertices, scaled, in the mesh's frame (urdf/urdf_mesh.hpp: the file resolved from the
+/// URDF at urdf_path, read once per process): kind Box, the half edges, the box's centre
+/// placed on the owner. Errors name `path` (robot.urdf_collision), the link and the file:
+/// not found, not readable as a mesh, no vertex.
+LinkCollision mesh_bounding_box(const LinkCollision& c, const std::string& urdf_path, const std::string& path);
+
 /// Logs `message` as a warning once per process (a sweep compiles one model per
 /// instance).
 void warn_once(const std::string& message);

@@ -667,7 +667,8 @@ bool wants_urdf_collision(const json& doc) {
 /// robot.urdf_collision: the URDF's <collision> spheres, boxes and cylinders on the bodies
 /// of their links (through fixed joints as robot.collision), with material "default",
 /// contype 1 and conaffinity 0: they touch the ground and shapes with conaffinity 1, not
-/// each other. Meshes and shapes fixed to the world are left out with a warning.
+/// each other. A mesh becomes the box that bounds its vertices (mesh_bounding_box), with a
+/// warning naming its links; shapes fixed to the world are left out with a warning.
 std::vector<CollisionShape> urdf_shapes(const Model& model, const ContactSection& s) {
   const std::string path = "/robot/urdf_collision";
   const ReducedModel& rm = model.robot->model;
@@ -677,15 +678,17 @@ std::vector<CollisionShape> urdf_shapes(const Model& model, const ContactSection
   if (material < 0)
     throw SceneError(path, "the URDF's shapes take the material \"default\", which contact.materials does not define");
   std::vector<CollisionShape> out;
-  std::string world;
-  for (const LinkCollision& c : rm.link_collisions) {
-    const std::string where = "link '" + c.link + "' <collision> " + std::to_string(c.index);
+  std::string world, meshes;
+  for (const LinkCollision& given : rm.link_collisions) {
+    const std::string where = "link '" + given.link + "' <collision> " + std::to_string(given.index);
     Vec3d origin_B{};
-    const int body = robot_owner_body(rm, c.owner, origin_B);
+    const int body = robot_owner_body(rm, given.owner, origin_B);
     if (body == kGround) {
       world += (world.empty() ? "" : ", ") + where;
       continue;
     }
+    if (!given.mesh.empty()) meshes += (meshes.empty() ? "'" : ", '") + given.link + "'";
+    const LinkCollision c = given.mesh.empty() ? given : mesh_bounding_box(given, model.robot->urdf_path, path);
     const int used = c.kind == ShapeKind::Sphere ? 1 : c.kind == ShapeKind::Cylinder ? 2 : 3;
     for (int k = 0; k < used; ++k)
       if (!(c.size[k] > 0) || !std::isfinite(c.size[k]))
@@ -705,15 +708,11 @@ std::vector<CollisionShape> urdf_shapes(const Model& model, const ContactSection
     out.push_back(shape);
   }
   if (!world.empty()) warn_once(path + ": " + world + ": fixed to the world, not used (the ground is contact.ground)");
-  if (!rm.mesh_collision_links.empty()) {
-    std::string links;
-    for (const std::string& l : rm.mesh_collision_links) links += (links.empty() ? "'" : ", '") + l + "'";
-    warn_once(path + ": the mesh <collision> of links " + links +
-              ": not used (mesh files are not read; give those links primitives in robot.collision)");
-  }
-  if (out.empty())
-    throw SceneError(path, "the URDF has no <collision> sphere, box or cylinder on a moving link" +
-                               std::string(rm.mesh_collision_links.empty() ? "" : " (its meshes are not read)"));
+  if (!meshes.empty())
+    warn_once(path + ": the mesh <collision> of links " + meshes +
+              ": each replaced by the box that bounds its vertices in the mesh's frame (a coarser shape than the "
+              "mesh; give those links primitives in robot.collision for a closer fit)");
+  if (out.empty()) throw SceneError(path, "the URDF has no <collision> on a moving link");
   return out;
 }
 

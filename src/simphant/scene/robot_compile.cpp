@@ -226,7 +226,6 @@ void compile_robot(const json& robot, const std::string& path, RobotSolver solve
   rj->file_key = has_urdf ? "urdf" : "mjcf";
   rj->solver = solver_type;
   ReducedModel& rm = rj->model;
-  if (rm.nq() == 0) throw SceneError(urdf_ptr, "the robot has no moving joint");
   if (rm.nq() > kMaxRobotJoints)
     throw SceneError(urdf_ptr, "the robot has " + std::to_string(rm.nq()) + " moving joints; at most " +
                                    std::to_string(kMaxRobotJoints) + " are supported");
@@ -237,6 +236,10 @@ void compile_robot(const json& robot, const std::string& path, RobotSolver solve
   if (const json* payload = find_key(robot, "payload")) apply_payload(*payload, child_path(path, "payload"), rm);
   apply_armature(robot, path, urdf_ptr, rm);
   compile_robot_base(robot, path, *rj);
+  if (rm.nq() == 0 && !rm.floating)
+    throw SceneError(child_path(path, "floating_base"),
+                     "the robot has no moving joint and its base is fixed: nothing moves (a robot file without "
+                     "moving joints is an object, a free body, unless robot.floating_base is false)");
   // robot.actuators "mjcf": the file's position / velocity actuators join robot.servos.
   json servos = find_key(robot, "servos") != nullptr ? robot.at("servos") : json::object();
   const json given = servos;

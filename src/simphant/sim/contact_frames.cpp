@@ -10,6 +10,8 @@
 
 namespace simphant {
 
+static_assert(kContactRecordComponents == kContactSummaryComponents, "kContactTable names contact_pair_summary");
+
 std::vector<std::string> contact_pair_names(const Model& model) {
   std::vector<std::string> out;
   for (const ForceElement& f : model.forces)
@@ -35,17 +37,7 @@ void contact_frames(const std::vector<Model>& models, int n, const double* state
       const ContactPairWrench<double> w =
           contact_pair_wrench(f.shape_i, recorded_body_kin(rec, f.body_i), f.shape_j, recorded_body_kin(rec, f.body_j),
                               f.contact, static_cast<const double*>(nullptr), true);
-      double fn = 0, depth = 0;
-      Vec3d ft{0, 0, 0};
-      for (int c = 0; c < w.contacts.count; ++c) {
-        fn += w.normal_force[c];
-        ft = ft + w.friction_W[c];
-        depth = std::max(depth, w.contacts.contact[c].depth);
-      }
-      o[0] = fn;
-      o[1] = norm(ft);
-      o[2] = depth;
-      o[3] = w.contacts.count;
+      contact_pair_summary(w, o);
       o += kContactRecordComponents;
     }
   }

@@ -372,8 +372,7 @@ void CpuBackend::set_inputs(const int* ids, int count, const double* u) {
 }
 
 void CpuBackend::set_reductions(const std::vector<ReductionQuantity>& quantities) {
-  red_layout_ = reduction_layout_of(quantities, models_->front().n_joints(), models_->front().n_drivers(),
-                                    models_->front().solver.integrator);
+  red_layout_ = reduction_layout_of(quantities, models_->front());
   const std::size_t w = static_cast<std::size_t>(red_layout_.size());
   red_acc_.assign(red_layout_.any() ? static_cast<std::size_t>(n_instances_) * w : 0, 0.0);
   if (engine_) engine_->set_reductions(red_layout_);

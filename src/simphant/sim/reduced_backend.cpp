@@ -151,8 +151,8 @@ void ReducedBackend::check_model(const Model& m, const std::string& who) const {
       m.solver.integrator != Integrator::SymplecticEuler)
     throw std::invalid_argument(who + ": the joint-space solvers run the fixed-step integrators rk4, euler and "
                                       "symplectic_euler (integrator '" + integrator_name(m.solver.integrator) + "')");
-  if (n_ < 1 || n_ > kMaxRobotJoints)
-    throw std::invalid_argument(who + ": the robot has " + std::to_string(n_) + " joints (1 .. " +
+  if (n_ < 0 || n_ > kMaxRobotJoints)
+    throw std::invalid_argument(who + ": the robot has " + std::to_string(n_) + " joints (0 .. " +
                                 std::to_string(kMaxRobotJoints) + ")");
   const RobotJointSpace& r = *m.robot;
   const std::size_t sz = static_cast<std::size_t>(n_);

@@ -20,12 +20,14 @@ const char* reduction_stat_name(int s) {
 }
 
 std::vector<ReductionQuantity> parse_reduction_quantities(const std::vector<std::string>& names, int n_drivers,
-                                                          const std::string& where) {
+                                                          const std::string& where, int n_contact_pairs) {
   std::vector<ReductionQuantity> out;
   if (names.empty() || (names.size() == 1 && names[0] == "none")) return out;
   if (names.size() == 1 && names[0] == "all") {
     for (int q = 0; q < kReductionQuantities; ++q)
-      if (q != static_cast<int>(ReductionQuantity::DriverLoads) || n_drivers > 0) out.push_back(static_cast<ReductionQuantity>(q));
+      if ((q != static_cast<int>(ReductionQuantity::DriverLoads) || n_drivers > 0) &&
+          (q != static_cast<int>(ReductionQuantity::Contacts) || n_contact_pairs > 0))
+        out.push_back(static_cast<ReductionQuantity>(q));
     return out;
   }
   for (const std::string& name : names) {
@@ -35,7 +37,7 @@ std::vector<ReductionQuantity> parse_reduction_quantities(const std::vector<std:
     if (found < 0)
       throw std::invalid_argument(where + ": unknown reduction quantity '" + name +
                                   "' (reactions, joint_loads, bearing_loads, driver_loads, constraint_violation, "
-                                  "energy, joint_coordinates, power, or \"all\" / \"none\" alone)");
+                                  "energy, joint_coordinates, power, contacts, or \"all\" / \"none\" alone)");
     const auto q = static_cast<ReductionQuantity>(found);
     if (std::find(out.begin(), out.end(), q) != out.end())
       throw std::invalid_argument(where + ": reduction quantity '" + name + "' given twice");
@@ -49,17 +51,17 @@ bool forms_energy_balance(const Model& model) {
 }
 
 std::vector<ReductionQuantity> run_reduction_quantities(const Model& model, const std::string& where) {
-  std::vector<ReductionQuantity> q = parse_reduction_quantities(model.output.reductions, model.n_drivers(), where);
+  std::vector<ReductionQuantity> q = parse_reduction_quantities(model.output.reductions, model.n_drivers(), where, model.contact_pair_count());
   if (forms_energy_balance(model) && std::find(q.begin(), q.end(), ReductionQuantity::Power) == q.end())
     q.push_back(ReductionQuantity::Power);
   return q;
 }
 
-ReductionLayout reduction_layout_of(const std::vector<ReductionQuantity>& quantities, int n_joints, int n_drivers,
-                                    Integrator integrator) {
+ReductionLayout reduction_layout_of(const std::vector<ReductionQuantity>& quantities, const Model& model) {
   bool enabled[kReductionQuantities] = {};
   for (ReductionQuantity q : quantities) enabled[static_cast<int>(q)] = true;
-  return make_reduction_layout(enabled, n_joints, n_drivers, integrator != Integrator::Dopri5);
+  return make_reduction_layout(enabled, model.n_joints(), model.n_drivers(), model.contact_pair_count(),
+                               model.solver.integrator != Integrator::Dopri5);
 }
 
 namespace {
@@ -78,6 +80,7 @@ std::vector<std::string> reduction_components(ReductionQuantity q, const Model& 
     case ReductionQuantity::JointLoads: return component_names(kJointLoadTable);
     case ReductionQuantity::BearingLoads: return component_names(kBearingTable);
     case ReductionQuantity::DriverLoads: return driver_names;
+    case ReductionQuantity::Contacts: return component_names(kContactTable);
     case ReductionQuantity::JointCoordinates: {
       std::vector<std::string> names;
       for (const Joint& j : model.joints) names.push_back(j.name);
@@ -97,6 +100,7 @@ std::vector<std::string> reduction_units(ReductionQuantity q, const Model& model
     case ReductionQuantity::ConstraintViolation: return {kConstraintViolationUnits};  // as /constraint_violation
     case ReductionQuantity::Energy: return {"J"};
     case ReductionQuantity::Power: return {"W"};
+    case ReductionQuantity::Contacts: return component_units(kContactTable);
     case ReductionQuantity::JointCoordinates: {
       std::vector<std::string> units;
       for (const Joint& j : model.joints)

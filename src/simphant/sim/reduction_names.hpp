@@ -10,7 +10,7 @@
 namespace simphant {
 
 /// The dataset name of quantity q: "reactions", "joint_loads", "bearing_loads",
-/// "driver_loads", "constraint_violation", "energy", "joint_coordinates"
+/// "driver_loads", "constraint_violation", "energy", "joint_coordinates", "power", "contacts"
 /// (reduction_names() of model/output_settings.hpp, whose order ReductionQuantity follows).
 const char* reduction_quantity_name(ReductionQuantity q);
 
@@ -18,10 +18,11 @@ const char* reduction_quantity_name(ReductionQuantity q);
 const char* reduction_stat_name(int s);
 
 /// Quantities from their names: "all" (every quantity; driver_loads only when the model
-/// has drivers), "none" or an empty list (none), else each name once. Throws
-/// std::invalid_argument naming `where` and the unknown or repeated name.
+/// has drivers, contacts only when it has contact pairs), "none" or an empty list (none),
+/// else each name once. Throws std::invalid_argument naming `where` and the unknown or
+/// repeated name.
 std::vector<ReductionQuantity> parse_reduction_quantities(const std::vector<std::string>& names, int n_drivers,
-                                                          const std::string& where);
+                                                          const std::string& where, int n_contact_pairs = 0);
 
 /// Whether a run of this model forms the energy balance (job/energy_check.hpp; docs/
 /// solver.md, "Energy balance"), accumulating the power channel for it: a model with an
@@ -34,16 +35,16 @@ bool forms_energy_balance(const Model& model);
 /// `where`) and power where it forms the energy balance.
 std::vector<ReductionQuantity> run_reduction_quantities(const Model& model, const std::string& where);
 
-/// The enabled[] array of make_reduction_layout for a list of quantities, sampled by a
-/// run of `integrator` (grid_samples: all but dopri5, whose samples are its accepted
-/// steps' ends).
-ReductionLayout reduction_layout_of(const std::vector<ReductionQuantity>& quantities, int n_joints, int n_drivers,
-                                    Integrator integrator);
+/// The layout (make_reduction_layout) of a list of quantities for the model's joints,
+/// drivers and contact pairs, sampled by a run of its integrator (grid_samples: all but
+/// dopri5, whose samples are its accepted steps' ends).
+ReductionLayout reduction_layout_of(const std::vector<ReductionQuantity>& quantities, const Model& model);
 
 /// The trailing component names of one frame of quantity q (reactions: the 8 of
 /// formulas/reductions.hpp; joint_loads: f_a f_b f_v m_a m_b m_v; bearing_loads:
 /// axial_force radial_force axial_moment bending_moment; driver_loads: the driver names;
-/// joint_coordinates: the joint names; the scalar quantities: their own name) and their
+/// joint_coordinates: the joint names; contacts: normal_force friction_force penetration
+/// count (kContactTable); the scalar quantities: their own name) and their
 /// units ([N], [N m], [J], [rad], [m], "1" for dimensionless; a joint coordinate that is
 /// not defined: "").
 std::vector<std::string> reduction_components(ReductionQuantity q, const Model& model,

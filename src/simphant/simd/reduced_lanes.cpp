@@ -21,8 +21,8 @@ struct ReducedLanesScratch {
 void ReducedLanesScratchDelete::operator()(ReducedLanesScratch* s) const { delete s; }
 
 ReducedLanesScratchPtr make_reduced_lanes_scratch(int n_links) {
-  if (n_links < 1 || n_links > kCap)
-    throw std::invalid_argument("make_reduced_lanes_scratch: " + std::to_string(n_links) + " links (1 .. " +
+  if (n_links < 0 || n_links > kCap)
+    throw std::invalid_argument("make_reduced_lanes_scratch: " + std::to_string(n_links) + " links (0 .. " +
                                 std::to_string(kCap) + ")");
   ReducedLanesScratchPtr s(new ReducedLanesScratch);
   s->group = std::make_unique<ReducedGroupScratch<kCap>>();
@@ -57,7 +57,7 @@ SP_SIMD_CLONES void run_groups(const batch::ReducedBatchView<double>& b, int g0,
 void reduced_advance_groups(const batch::ReducedBatchView<double>& b, int g0, int g1, std::int64_t step0,
                             int n_steps, bool lanes, ReducedLanesScratch& s) {
   if (b.n > kCap || !s.group)
-    throw std::invalid_argument("reduced_advance_groups: a robot of " + std::to_string(b.n) + " links (1 .. " +
+    throw std::invalid_argument("reduced_advance_groups: a robot of " + std::to_string(b.n) + " links (0 .. " +
                                 std::to_string(kCap) + ")");
   run_groups(b, g0, g1, step0, n_steps, lanes, *s.group);
 }

@@ -25,7 +25,7 @@ struct ReducedLanesScratchDelete {
 };
 using ReducedLanesScratchPtr = std::unique_ptr<ReducedLanesScratch, ReducedLanesScratchDelete>;
 
-/// Scratch for robots with n_links moving joints (1 .. kMaxReducedLinks).
+/// Scratch for robots with n_links moving joints (0 .. kMaxReducedLinks; 0: a free body).
 ReducedLanesScratchPtr make_reduced_lanes_scratch(int n_links);
 /// [bytes] of make_reduced_lanes_scratch(n_links)'s scratch.
 double reduced_lanes_scratch_bytes(int n_links);

@@ -176,10 +176,9 @@ class Builder {
     std::string not_physical;   ///< the first part that is not a rigid body alone: "link 'x': not a ... (reason)"
   };
 
-  /// Records `link`'s <collision> primitives on output body `body` (link pose in the body
-  /// frame: R_bl, p_bl), and the link's name once if one of them is a mesh.
+  /// Records `link`'s <collision> elements on output body `body` (link pose in the body
+  /// frame: R_bl, p_bl).
   void add_collisions(const urdf::Link& link, int body, const Mat3d& R_bl, const Vec3d& p_bl) {
-    bool mesh = false;
     for (std::size_t k = 0; k < link.collision_array.size(); ++k) {
       const urdf::CollisionSharedPtr& c = link.collision_array[k];
       if (!c || !c->geometry) continue;
@@ -207,15 +206,20 @@ class Builder {
           out.size[1] = 0.5 * cy.length;
           break;
         }
+        case urdf::Geometry::MESH: {
+          const urdf::Mesh& me = static_cast<const urdf::Mesh&>(*c->geometry);
+          out.kind = ShapeKind::Box;  // its bounding box, once the file is read
+          out.mesh = me.filename;
+          out.scale = vec(me.scale);
+          break;
+        }
         default:
-          mesh = true;
           continue;
       }
       out.R = spatial_detail::m3_mul(R_bl, rot(c->origin.rotation));
       out.p = mul(R_bl, vec(c->origin.position)) + p_bl;
       out_.link_collisions.push_back(out);
     }
-    if (mesh) out_.mesh_collision_links.push_back(link.name);
   }
 
   /// Adds `link`'s <inertial> to output body `body` (link pose in the body frame: R_bl, p_bl).

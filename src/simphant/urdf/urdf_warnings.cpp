@@ -167,8 +167,9 @@ std::vector<std::string> unused_urdf_elements(const std::string& padded) {
   std::vector<std::string> out = f.lines();
   if (geometry + materials > 0) {
     out.push_back(std::to_string(geometry) + " <visual>/<collision> and " + std::to_string(materials) +
-                  " top-level <material> elements: not used (SimPhant renders nothing; a robot's contact "
-                  "shapes come from the scene's robot.collision, or robot.urdf_collision)");
+                  " top-level <material> elements: not used (SimPhant renders nothing; a <collision> sphere, box "
+                  "or cylinder becomes a contact shape only with the scene's robot.urdf_collision, or give shapes "
+                  "in robot.collision)");
   }
   return out;
 }

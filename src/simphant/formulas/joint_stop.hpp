@@ -9,32 +9,21 @@
 // coordinate, a torque u v_i on body_j and -u v_i on body_i (angle), or forces u v_i and
 // -u v_i at body_j's anchor (slide).
 #include "simphant/contact/contact_law.hpp"
-#include "simphant/joints/joint_coordinate.hpp"
+#include "simphant/formulas/joint_law.hpp"
 #include "simphant/math/lane_ops.hpp"
 
 namespace simphant {
 
 /// The coordinate q [rad | m] and its rate qd [rad/s | m/s] of joint frame f between Bi and
-/// Bj: when `angle`, the angle about v_i (coordinate_angle_value) read on the turn centred
-/// on the middle of the stops' range, q in (mid - pi, mid + pi] (coordinate_about; the
-/// range is shorter than a turn, so the arc beyond it splits at its middle between the two
-/// stops), rate v_i . (omega_j - omega_i); else the slide d . v_i with d the
-/// anchor-to-anchor vector (coordinate_slide_value, rate (V_Pj - V_Pi) . v_i +
-/// d . (omega_i x v_i)), mid unused.
+/// Bj that the stops limit: the joints' own joint_coordinate_state (formulas/joint_law.hpp),
+/// an angle read on the turn centred on the middle of the stops' range, q in
+/// (mid - pi, mid + pi] (the range is shorter than a turn, so the arc beyond it splits at
+/// its middle between the two stops); mid unused for a slide.
 template <class T>
 SP_HD void joint_stop_coordinate(bool angle, const JointFrame<T>& f, const BodyKin<T>& Bi, const BodyKin<T>& Bj,
                                  T mid, T& q, T& qd) {
-  const Vec3<T> v_i = mul(Bi.A, f.v_i);
-  if (angle) {
-    q = coordinate_about(JointCoordinate::Angle, coordinate_angle_value(f, Bi, Bj), mid);
-    qd = dot(v_i, Bj.omega_W - Bi.omega_W);
-    return;
-  }
-  const Vec3<T> s_i = mul(Bi.A, f.u_i), s_j = mul(Bj.A, f.u_j);
-  const Vec3<T> d = (Bj.r + s_j) - (Bi.r + s_i);
-  const Vec3<T> V = (Bj.v + cross(Bj.omega_W, s_j)) - (Bi.v + cross(Bi.omega_W, s_i));
-  q = dot(d, v_i);
-  qd = dot(V, v_i) + dot(d, cross(Bi.omega_W, v_i));
+  Vec3<T> v_i_W;
+  joint_coordinate_state(angle, f, Bi, Bj, mid, q, qd, v_i_W);
 }
 
 /// The middle of a stop's range [rad], about which joint_stop_coordinate reads an angle.
