@@ -15,7 +15,7 @@ namespace simphant::cuda {
 template <class T>
 void CudaBackend<T>::set_reductions(const std::vector<ReductionQuantity>& quantities) {
   synchronize();
-  red_ = reduction_layout_of(quantities, J_, D_, integrator_);
+  red_ = reduction_layout_of(quantities, models_->front());
   const std::size_t total = red_.any() ? static_cast<std::size_t>(red_.size()) * n_ : 0;
   red_acc_ = DeviceArray<double>(total, batch_);
   red_read_ = DeviceArray<double>(total, batch_);

@@ -65,7 +65,7 @@ struct ReducedLanes {
 template <class T>
 struct ReducedBatchView {
   int n_instances;
-  int n;           ///< moving joints per instance, 1 .. kMaxReducedLinks
+  int n;           ///< moving joints per instance, 0 (a free body) .. kMaxReducedLinks
   int floating;    ///< 1: floating base (robot_dynamics.hpp's state layout)
   int use_cga;     ///< 0: spatial-vector ABA, 1: CGA ABA
   int integrator;  ///< Integrator (model/integrator.hpp) as int: Rk4, Euler or SymplecticEuler

@@ -24,7 +24,7 @@ std::unique_ptr<Simulator> make(const std::vector<Model>& models, const std::str
   o.backend = backend;
   o.schur = backend == "cuda-fused" ? "sparse" : "dense";  // the cpu reference's factorisation
   auto sim = Simulator::create(models, o, static_cast<int>(models.size()));
-  sim->set_reductions(parse_reduction_quantities({"all"}, 0, "test"));
+  sim->set_reductions(parse_reduction_quantities({"all"}, 0, "test", models.front().contact_pair_count()));
   return sim;
 }
 
@@ -40,27 +40,31 @@ class CudaReductions : public ::testing::TestWithParam<std::string> {};
 // to 1e-9 of each channel's scale (the states agree to 1e-9 after 1000 steps,
 // test_cuda_backend.cpp), and the time of the max where the max is clear of the
 // second-largest sample by that much (checked on the cpu side by a frame read per step).
+// ball_on_block adds the contact pairs' channels (a model without constraint rows).
 TEST_P(CudaReductions, EqualCpuBackend) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device (or a build without CUDA)";
-  const std::vector<Model> models = test::example_models("double_pendulum", 3);
-  auto gpu = make(models, GetParam());
-  auto cpu = make(models, "cpu");
-  gpu->advance(300);
-  cpu->advance(300);
-  const std::vector<double> g = reductions(*gpu), c = reductions(*cpu);
-  ASSERT_EQ(g.size(), c.size());
-  const std::size_t channels = g.size() / kReductionStats;
-  for (std::size_t k = 0; k < channels; ++k) {
-    const double* a = &g[k * kReductionStats];
-    const double* b = &c[k * kReductionStats];
-    if (std::isnan(b[0])) {
-      EXPECT_TRUE(std::isnan(a[0])) << k;
-      continue;
+  for (const char* example : {"double_pendulum", "ball_on_block"}) {
+    SCOPED_TRACE(example);
+    const std::vector<Model> models = test::example_models(example, 3);
+    auto gpu = make(models, GetParam());
+    auto cpu = make(models, "cpu");
+    gpu->advance(300);
+    cpu->advance(300);
+    const std::vector<double> g = reductions(*gpu), c = reductions(*cpu);
+    ASSERT_EQ(g.size(), c.size());
+    const std::size_t channels = g.size() / kReductionStats;
+    for (std::size_t k = 0; k < channels; ++k) {
+      const double* a = &g[k * kReductionStats];
+      const double* b = &c[k * kReductionStats];
+      if (std::isnan(b[0])) {
+        EXPECT_TRUE(std::isnan(a[0])) << k;
+        continue;
+      }
+      const double scale = std::max({1e-3, std::fabs(b[0]), std::fabs(b[1])});
+      for (int s = 0; s < 4; ++s) EXPECT_NEAR(a[s], b[s], 1e-9 * scale) << "channel " << k << " stat " << s;
+      EXPECT_GE(a[4], 0.0);
+      EXPECT_LE(a[4], gpu->time());
     }
-    const double scale = std::max({1e-3, std::fabs(b[0]), std::fabs(b[1])});
-    for (int s = 0; s < 4; ++s) EXPECT_NEAR(a[s], b[s], 1e-9 * scale) << "channel " << k << " stat " << s;
-    EXPECT_GE(a[4], 0.0);
-    EXPECT_LE(a[4], gpu->time());
   }
 }
 

@@ -39,6 +39,7 @@
 #include "simphant/reduced/spatial.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/contact_frames.hpp"
+#include "simphant/urdf/urdf_mesh.hpp"
 
 namespace simphant {
 namespace {
@@ -204,6 +205,36 @@ void write_leg_stl(const std::filesystem::path& file) {
     o << "  endloop\n endfacet\n";
   }
   o << "endsolid leg\n";
+}
+
+TEST(RobotContact, MeshBoundsAreInTheFilesOwnAxes) {
+  // The tetrahedron of write_leg_stl as STL and as a Collada file marked Z_UP: the same
+  // bounds (Assimp would turn a Z_UP file by -90 degrees about x; the URDF means the
+  // file's own axes, as RViz draws them).
+  TempDir t;
+  write_leg_stl(t.dir / "leg.stl");
+  std::ofstream(t.dir / "leg.dae") << R"(<?xml version="1.0" encoding="utf-8"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+  <asset><unit name="meter" meter="1"/><up_axis>Z_UP</up_axis></asset>
+  <library_geometries><geometry id="g"><mesh>
+    <source id="p"><float_array id="pa" count="12">0.02 -0.01 0 0.06 -0.01 0 0.02 0.03 0 0.02 -0.01 -0.2</float_array>
+      <technique_common><accessor source="#pa" count="4" stride="3">
+        <param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/></accessor></technique_common></source>
+    <vertices id="v"><input semantic="POSITION" source="#p"/></vertices>
+    <triangles count="4"><input semantic="VERTEX" source="#v" offset="0"/><p>0 2 1 0 1 3 0 3 2 1 2 3</p></triangles>
+  </mesh></geometry></library_geometries>
+  <library_visual_scenes><visual_scene id="s"><node id="n"><instance_geometry url="#g"/></node></visual_scene></library_visual_scenes>
+  <scene><instance_visual_scene url="#s"/></scene>
+</COLLADA>)";
+  const MeshBounds stl = mesh_bounds((t.dir / "leg.stl").string()), dae = mesh_bounds((t.dir / "leg.dae").string());
+  const Vec3d lower{0.02, -0.01, -0.2}, upper{0.06, 0.03, 0};
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_NEAR(stl.lower[k], lower[k], 1e-8) << k;
+    EXPECT_NEAR(stl.upper[k], upper[k], 1e-8) << k;
+    EXPECT_NEAR(dae.lower[k], lower[k], 1e-8) << k;
+    EXPECT_NEAR(dae.upper[k], upper[k], 1e-8) << k;
+  }
+  EXPECT_THROW(mesh_bounds((t.dir / "none.stl").string()), std::runtime_error);
 }
 
 TEST(RobotContact, UrdfCollisionPrimitivesSitWhereTheUrdfPutsThem) {

@@ -387,6 +387,18 @@ def test_urdf_mesh_outside_the_bundle_is_refused(server, examples):
         assert "arm7.urdf" in body["detail"] and "outside" in body["detail"]
 
 
+def test_urdf_package_mesh_must_be_found_inside_the_bundle(server, examples):
+    """The core finds package://PKG/REST in the URDF's folder or any folder above it: a name
+    it finds nowhere in the bundle could reach another job's files, and is refused."""
+    scene = json.loads((examples / "arm7.json").read_text())
+    urdf = (examples / "arm7.urdf").read_text().replace(
+        "</link>", "<visual><geometry><mesh filename=\"package://other/jobs/x/leg.stl\"/></geometry>"
+                   "</visual></link>", 1)
+    with server.client() as c:
+        body = _bad(c, 400, files=[("scene", ("arm7.json", json.dumps(scene))), ("files", ("arm7.urdf", urdf))])
+        assert "arm7.urdf" in body["detail"] and "names no file in the bundle" in body["detail"], body
+
+
 def _raw_post(server, head: bytes, chunks) -> bytes:
     """Sends a request by hand (a body the client would not finish) and reads the answer."""
     with socket.create_connection(("127.0.0.1", server.port), timeout=30) as s:

@@ -27,7 +27,7 @@ def make_report(results: str, out_dir: str, quantities: Optional[Sequence[str]] 
     content of report.json as a dict.
 
     quantities: any of reactions, joint_loads, bearing_loads, driver_loads,
-    constraint_violation, energy, joint_coordinates, power (default: all; those absent from the
+    contacts, constraint_violation, energy, joint_coordinates, power (default: all; those absent from the
     file are skipped with a line in the report). Raises ReportInputError (a ValueError)
     for a file that is missing or not a SimPhant result, ValueError for an unknown
     quantity, ImportError when SALib is missing for a Saltelli design."""

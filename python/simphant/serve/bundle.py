@@ -18,6 +18,8 @@ import xml.etree.ElementTree as ET
 import zipfile
 from typing import Any, BinaryIO, Iterator, List, Tuple
 
+from .. import _simphant
+
 #: Names the service writes in a job's folder; an upload may not use them.
 RESERVED = {"scene.json", "out.h5", "run.json", "run.log", "progress.jsonl", "summary.json", "report"}
 #: Keys of the scene whose string values are file names relative to the scene.
@@ -173,7 +175,8 @@ def check_scene_refs(scene: Any, folder: str) -> List[str]:
 
 
 def check_urdf_refs(urdf: str, rel: str, folder: str) -> None:
-    """Mesh `filename`s of a URDF: package:// and relative names must stay inside the folder."""
+    """Mesh `filename`s of a URDF: package:// and relative names must stay inside the folder,
+    and a package:// name must find its file there by the core's search."""
     try:
         root = ET.parse(urdf).getroot()
     except (ET.ParseError, OSError):
@@ -195,3 +198,12 @@ def check_urdf_refs(urdf: str, rel: str, folder: str) -> None:
         if joined == ".." or joined.startswith("../"):
             raise BundleError(f"{what} {name!r}: resolves outside the bundle")
         _inside(folder, joined, what)
+        if name.startswith("package://"):
+            # The core's own search (ROS_PACKAGE_PATH, then PKG/REST and REST in the URDF's
+            # folder and each one above it, nearest first) must find the file inside the
+            # bundle: a name it finds nowhere could later find another job's file above.
+            found = _simphant.resolve_urdf_filename(name, os.path.dirname(urdf))
+            if not found:
+                raise BundleError(f"{what} {name!r}: names no file in the bundle (a package:// name is looked up in "
+                                  "the URDF's folder and the folders above it; give the file inside the bundle)")
+            _inside(folder, os.path.relpath(os.path.realpath(found), os.path.realpath(folder)), what)

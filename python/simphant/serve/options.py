@@ -12,7 +12,7 @@ from .. import _simphant
 
 #: The per-frame datasets `--datasets` knows (docs/scene-format.md, "Output").
 DATASETS = ("state", "reactions", "constraint_violation", "energy", "joint_state", "driver_loads", "joint_loads",
-            "bearing_loads")
+            "bearing_loads", "contacts")
 
 
 #: The integrators a run takes (model/integrator.hpp).

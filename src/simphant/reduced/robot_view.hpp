@@ -26,7 +26,7 @@ constexpr int kMaxRobotMimic = 8;
 /// One instance's robot (plain data; pointers into host or device arrays).
 template <class T>
 struct RobotView {
-  int n;                                ///< moving joints, 1 .. kMaxReducedLinks
+  int n;                                ///< moving joints, 0 (a free body) .. kMaxReducedLinks
   int floating;                         ///< 1: floating base
   int use_cga;                          ///< 0: spatial-vector ABA, 1: CGA ABA
   const ReducedLinkParams<T>* links;    ///< (n)

@@ -680,7 +680,8 @@ std::vector<CollisionShape> urdf_shapes(const Model& model, const ContactSection
   std::vector<CollisionShape> out;
   std::string world, meshes;
   for (const LinkCollision& given : rm.link_collisions) {
-    const std::string where = "link '" + given.link + "' <collision> " + std::to_string(given.index);
+    const std::string where = "link '" + given.link + "' <collision> " + std::to_string(given.index) +
+                              (given.mesh.empty() ? "" : " (the box bounding mesh \"" + given.mesh + "\")");
     Vec3d origin_B{};
     const int body = robot_owner_body(rm, given.owner, origin_B);
     if (body == kGround) {

@@ -238,8 +238,8 @@ void compile_robot(const json& robot, const std::string& path, RobotSolver solve
   compile_robot_base(robot, path, *rj);
   if (rm.nq() == 0 && !rm.floating)
     throw SceneError(child_path(path, "floating_base"),
-                     "the robot has no moving joint and its base is fixed: nothing moves (a robot file without "
-                     "moving joints is an object, a free body, unless robot.floating_base is false)");
+                     "the robot has no moving joint and its base is fixed: nothing moves (leave robot.floating_base "
+                     "out or set it true to load the file as a free body, an object)");
   // robot.actuators "mjcf": the file's position / velocity actuators join robot.servos.
   json servos = find_key(robot, "servos") != nullptr ? robot.at("servos") : json::object();
   const json given = servos;

@@ -168,8 +168,9 @@ std::vector<ServoSpec> compile_servos(const json& robot, const std::string& path
 void compile_robot_base(const json& robot, const std::string& path, RobotJointSpace& rj) {
   ReducedModel& rm = rj.model;
   const std::string fb_ptr = child_path(path, "floating_base");
-  // A robot file without moving joints (an object to push or grasp) is a free body by default.
-  const bool floating = bool_or(robot, path, "floating_base", rm.floating || rm.nq() == 0);
+  // A URDF without moving joints (an object to push or grasp) is a free body by default; in
+  // MJCF a body without a joint is welded to the world, and a free one says <freejoint>.
+  const bool floating = bool_or(robot, path, "floating_base", rm.floating || (rm.nq() == 0 && rj.file_key == "urdf"));
   try {
     if (floating)
       make_floating_base(rm);  // the root link and the links fixed to it become the free base

@@ -1,8 +1,10 @@
 // A URDF mesh <collision> as the box that bounds its vertices (robot.urdf_collision;
 // docs/robots.md, "Contact").
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <map>
+#include <tuple>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -15,15 +17,21 @@ namespace simphant::scene_detail {
 
 namespace {
 
-/// mesh_bounds(file) with a per-process cache (a sweep compiles one model per instance).
+/// mesh_bounds(file) with a per-process cache (a sweep compiles one model per instance),
+/// keyed by the path, the file's size and its modification time: an edited file is read
+/// again.
 MeshBounds cached_mesh_bounds(const std::string& file) {
   static std::mutex mutex;
-  static std::map<std::string, MeshBounds> cache;
+  static std::map<std::tuple<std::string, std::uintmax_t, std::int64_t>, MeshBounds> cache;
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(file, ec);
+  const auto mtime = std::filesystem::last_write_time(file, ec).time_since_epoch().count();
+  const auto key = std::make_tuple(file, ec ? 0 : size, ec ? 0 : static_cast<std::int64_t>(mtime));
   std::lock_guard<std::mutex> lock(mutex);
-  const auto it = cache.find(file);
+  const auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   const MeshBounds b = mesh_bounds(file);
-  cache.emplace(file, b);
+  cache.emplace(key, b);
   return b;
 }
 
@@ -31,7 +39,8 @@ MeshBounds cached_mesh_bounds(const std::string& file) {
 
 LinkCollision mesh_bounding_box(const LinkCollision& c, const std::string& urdf_path, const std::string& path) {
   const std::string where = "link '" + c.link + "' <collision> " + std::to_string(c.index) + " mesh \"" + c.mesh + "\"";
-  const std::string file = resolve_urdf_filename(c.mesh, std::filesystem::path(urdf_path).parent_path().string());
+  const std::string urdf_dir = std::filesystem::path(urdf_path).parent_path().string();
+  const std::string file = resolve_urdf_filename(c.mesh, urdf_dir);
   if (file.empty())
     throw SceneError(path, where + ": names no file this program finds (a plain or file:// path, or package://PKG/REST "
                                    "under ROS_PACKAGE_PATH, or as PKG/REST or REST in the URDF's folder or one above "
@@ -40,7 +49,11 @@ LinkCollision mesh_bounding_box(const LinkCollision& c, const std::string& urdf_
   try {
     b = cached_mesh_bounds(file);
   } catch (const std::exception& e) {
-    throw SceneError(path, where + ": " + file + ": " + e.what() + " (give the link's shapes in robot.collision instead)");
+    // The file as found from the URDF's folder (no other folder of this machine is named).
+    std::error_code ec;
+    std::string shown = std::filesystem::path(file).lexically_relative(std::filesystem::absolute(urdf_dir, ec)).string();
+    if (shown.empty()) shown = c.mesh;
+    throw SceneError(path, where + " (" + shown + "): " + e.what() + " (give the link's shapes in robot.collision instead)");
   }
   LinkCollision out = c;
   out.kind = ShapeKind::Box;

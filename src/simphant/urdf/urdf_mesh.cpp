@@ -1,5 +1,6 @@
 #include "simphant/urdf/urdf_mesh.hpp"
 
+#include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
@@ -16,6 +17,16 @@ namespace simphant {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+/// A regular file at p (no exception: an unreadable folder is "no").
+bool is_file(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+}  // namespace
+
 std::string resolve_urdf_filename(const std::string& name, const std::string& urdf_dir) {
   std::string rest = name;
   if (rest.rfind("file://", 0) == 0) return rest.substr(7);
@@ -27,11 +38,14 @@ std::string resolve_urdf_filename(const std::string& name, const std::string& ur
     if (const char* ros = std::getenv("ROS_PACKAGE_PATH")) {
       std::stringstream dirs(ros);
       for (std::string dir; std::getline(dirs, dir, ':');)
-        if (!dir.empty() && fs::exists(fs::path(dir) / package / inside)) return (fs::path(dir) / package / inside).string();
+        if (!dir.empty() && is_file(fs::path(dir) / package / inside)) return (fs::path(dir) / package / inside).string();
     }
-    for (fs::path a = fs::absolute(fs::path(urdf_dir)).lexically_normal(); !a.empty(); a = a.parent_path()) {
-      if (fs::is_regular_file(a / package / inside)) return (a / package / inside).string();
-      if (fs::is_regular_file(a / inside)) return (a / inside).string();
+    std::error_code ec;
+    fs::path start = fs::absolute(fs::path(urdf_dir), ec);
+    if (ec) return "";
+    for (fs::path a = start.lexically_normal(); !a.empty(); a = a.parent_path()) {
+      if (is_file(a / package / inside)) return (a / package / inside).string();
+      if (is_file(a / inside)) return (a / inside).string();
       if (a == a.parent_path()) break;
     }
     return "";
@@ -63,8 +77,11 @@ void add_node(const aiScene& scene, const aiNode& node, const aiMatrix4x4& paren
 }  // namespace
 
 MeshBounds mesh_bounds(const std::string& file) {
-  if (!fs::is_regular_file(file)) throw std::runtime_error("no such file");
+  if (!is_file(file)) throw std::runtime_error("no such file");
   Assimp::Importer importer;
+  // The mesh's frame is the file's own, as the URDF means it (and as RViz reads it): a
+  // Collada file's <up_axis> does not turn it (its <unit> still scales it).
+  importer.SetPropertyBool(AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, true);
   // Only the vertices are used: no post-processing beyond what the importer does.
   const aiScene* scene = importer.ReadFile(file, 0);
   if (scene == nullptr || scene->mRootNode == nullptr)

@@ -26,7 +26,8 @@ struct MeshBounds {
 };
 
 /// Reads `file` (STL, OBJ, Collada, ... : what Assimp imports) and returns the bounds of
-/// all its vertices. Throws std::runtime_error with the reason (cannot be read, not a
+/// all its vertices, in the file's own axes (a Collada <up_axis> is not applied, its
+/// <unit> is). Throws std::runtime_error with the reason (cannot be read, not a
 /// mesh format, no vertex, a vertex that is not finite).
 MeshBounds mesh_bounds(const std::string& file);
 
