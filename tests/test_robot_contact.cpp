@@ -504,14 +504,9 @@ TEST(RobotContact, Solo12StandsOnTheBoxesOfItsMeshCollisions) {
   const std::vector<double> Y = run_for(model, 0.5);
   const int N = model.n_bodies();
   std::vector<double> rec(static_cast<std::size_t>(13 * N));
+  state_to_record(Y.data(), N, rec.data());
   double M = 0;
-  for (int k = 0; k < N; ++k) {
-    const Vec3d r = state_r(Y.data(), k), v = state_v(Y.data(), N, k), w = state_omega(Y.data(), N, k);
-    const Quatd q = state_p(Y.data(), k);
-    const double row[13] = {r.x, r.y, r.z, q.w, q.x, q.y, q.z, v.x, v.y, v.z, w.x, w.y, w.z};
-    std::copy(row, row + 13, rec.begin() + 13 * k);
-    M += model.bodies[static_cast<std::size_t>(k)].mass;
-  }
+  for (int k = 0; k < N; ++k) M += model.bodies[static_cast<std::size_t>(k)].mass;
   std::vector<double> out(pairs.size() * kContactRecordComponents);
   contact_frames({model}, 1, rec.data(), out.data());
   double load = 0;
