@@ -478,7 +478,7 @@ TEST(ContactScene, PairsWhoseMaterialsDoNotCombine) {
 TEST(ContactScene, UnsupportedKindPairNamesBothShapes) {
   json d = base_scene();
   d["joints"] = json::array();  // the arm's cylinder now meets the block's box
-  expect_error(d, "/bodies/2/collision", "a cylinder cannot touch the box /bodies/1/collision/0 (supported pairs:");
+  expect_error(d, "/bodies/2/collision", "a cylinder (arm[0]) cannot touch the box (block[0]) /bodies/1/collision/0 (supported pairs:");
   try {
     compile_model(d);
   } catch (const SceneError& e) {

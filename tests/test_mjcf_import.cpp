@@ -340,11 +340,11 @@ TEST(MjcfImport, ActuatorDefaultsOfAnotherTypeAndUnsupportedParametersRefused) {
 TEST(MjcfImport, WarningsNameWhatIsNotUsed) {
   const ReducedModel rm = imp("<geom type=\"plane\" size=\"1 1 1\"/><light/><body name=\"b\"><joint name=\"j\" "
                               "frictionloss=\"0.5\" margin=\"0.1\"/><geom type=\"sphere\" size=\"0.1\" rgba=\"1 0 0 1\" "
-                              "contype=\"0\" bogus=\"1\"/><site name=\"tip\"/></body>",
+                              "friction=\"0.5\" bogus=\"1\"/><site name=\"tip\"/></body>",
                               "<size nstack=\"10\"/>", "<sensor/>")
                               .model;
   EXPECT_EQ(rm.links[0].friction, 0.5);
-  for (const char* w : {"<geom rgba>", "<geom contype>", "<geom bogus>: unknown attribute", "<joint frictionloss>",
+  for (const char* w : {"<geom rgba>", "<geom friction>", "<geom bogus>: unknown attribute", "<joint frictionloss>",
                         "<joint margin>", "<site>", "<light>", "<size>", "<sensor>", "<geom> of <worldbody>",
                         "(worldbody/body[b]/geom)"})
     EXPECT_TRUE(has_warning(rm, w)) << w << "\n" << [&] {

@@ -10,8 +10,8 @@
 //    touching the ground only; ANYmal B's 41; Solo-12's meshes as boxes;
 //  - errors name their JSON pointer: unknown and world-fixed links, contact without
 //    shapes, a URDF shape of size 0, a URDF without <collision>, a mesh file missing,
-//    unreadable or under an unknown package://, a missing "default" material, shapes on
-//    an MJCF robot (whose link frames the import does not record);
+//    unreadable or under an unknown package://, a missing "default" material (an MJCF
+//    robot's geoms: test_mjcf_contact.cpp);
 //  - Solo-12 (example-robot-data) with a sphere on each foot, its joints held by position
 //    servos, set down on the ground: after 0.5 s the four feet carry its weight (sum of
 //    K delta = M g, linear law), it moves no faster than the regularised friction's creep,
@@ -331,7 +331,7 @@ TEST(RobotContact, UrdfCollisionErrorsNameTheField) {
   e = d;
   e["robot"]["urdf"] = mesh_file;
   EXPECT_EQ(error_path(e, &what), "/robot/urdf_collision");
-  EXPECT_NE(what.find("no <collision> on a moving link"), std::string::npos) << what;
+  EXPECT_NE(what.find("no collision shape on a moving link (URDF: <collision>"), std::string::npos) << what;
   // A mesh file that is not there, and one that is no mesh (files are read once per
   // process: each case has its own names).
   const auto with_mesh = [&](const std::string& mesh_name) {
@@ -365,28 +365,6 @@ TEST(RobotContact, UrdfCollisionErrorsNameTheField) {
   e["robot"]["urdf"] = (t.dir / "legpkg" / "urdf" / "leg_nopkg.urdf").string();
   EXPECT_EQ(error_path(e, &what), "/robot/urdf_collision");
   EXPECT_NE(what.find("names no file"), std::string::npos) << what;
-}
-
-TEST(RobotContact, AnMjcfRobotIsRefusedShapes) {
-  // The MJCF import records no link frames: shapes on its bodies are refused, not misplaced.
-  TempDir t;
-  const std::string file = (t.dir / "pendulum.xml").string();
-  std::ofstream(file) << R"(<mujoco model="p"><worldbody><body name="arm" pos="0 0 1">
-    <joint name="hinge" type="hinge" axis="0 1 0"/>
-    <geom type="capsule" fromto="0 0 0 0 0 -0.5" size="0.02" mass="1"/></body></worldbody></mujoco>)";
-  const json contact = {{"ground", json::object()},
-                        {"materials", {{"default", {{"stiffness", 1e5}, {"exponent", 1}, {"restitution", 0.5}}}}}};
-  json d = {{"name", "p"},
-            {"robot", {{"mjcf", file}, {"collision", {{"arm", {{"type", "sphere"}, {"radius", 0.05}}}}}}},
-            {"contact", contact},
-            {"solver", {{"type", "dae"}, {"dt", 1e-3}, {"t_end", 0.01}}}};
-  std::string what;
-  EXPECT_EQ(error_path(d, &what), "/robot/collision");
-  EXPECT_NE(what.find("MJCF"), std::string::npos) << what;
-  d["robot"].erase("collision");
-  d["robot"]["urdf_collision"] = true;
-  EXPECT_EQ(error_path(d, &what), "/robot/urdf_collision");
-  EXPECT_NE(what.find("MJCF"), std::string::npos) << what;
 }
 
 TEST(RobotContact, AnymalTakesItsUrdfShapes) {

@@ -125,6 +125,19 @@ const std::map<std::string, std::string>& geom_ignored();
 const std::set<std::string>& actuator_used();
 const std::map<std::string, std::string>& actuator_ignored();
 
+/// A geom's type and its frame G in its body's frame, x_body = rot(quat) x_G + pos, with
+/// `fromto` resolved as MuJoCo does (mjcf_geom.cpp). `solid` (sphere, capsule, cylinder,
+/// box, ellipsoid): `size` is MuJoCo's (radius; radius, half-length; half-extents), each
+/// size it uses checked > 0. Otherwise (plane, hfield, mesh, sdf) size is not read.
+struct GeomShape {
+  std::string type;
+  bool solid = true;
+  double size[3] = {0, 0, 0};
+  Vec3d pos{0, 0, 0};
+  Quatd quat{1, 0, 0, 0};
+};
+GeomShape geom_shape(Ctx& ctx, const Elem& g);
+
 /// Mass properties of a geom in its body's frame (mjcf_geom.cpp); `infer`: the geom
 /// contributes (inertiafromgeom and group); mass 0 when it contributes nothing.
 MassProps geom_mass(Ctx& ctx, const Elem& g, bool infer);

@@ -1,4 +1,5 @@
-// A geom's mass properties in its body's frame, as MuJoCo's compiler infers a body's
+// A geom's shape and frame (fromto resolved), and its mass properties in its body's frame,
+// as MuJoCo's compiler infers a body's
 // inertia from its geoms (XML reference, <compiler inertiafromgeom>, <geom density mass>):
 // solid shapes of uniform density (default 1000 kg/m^3), `mass` replacing the density.
 // Capsule: a cylinder of length 2 size[1] plus a sphere split into two hemispheres at its
@@ -21,18 +22,17 @@ constexpr double kEps = 1e-14;
 
 }  // namespace
 
-MassProps geom_mass(Ctx& ctx, const Elem& g, bool infer) {
-  const std::string type =
-      g.keyword("type", "sphere", {"plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf"});
-  MassProps out;
-  if (type == "plane" || type == "hfield" || type == "mesh" || type == "sdf") {
-    const bool massive = infer && (g.has("mass") ? g.num("mass", 0) > 0 : g.num("density", 1000) > 0);
-    if (massive && type != "plane")
-      g.fail("type", type + " inertia not supported (give the body an <inertial>, or mass=\"0\" / density=\"0\")");
-    ctx.warn("<geom type=\"" + type + "\">: no mass, not used (no contacts, nothing rendered)", element_path(g.xml()));
+GeomShape geom_shape(Ctx& ctx, const Elem& g) {
+  GeomShape out;
+  out.type = g.keyword("type", "sphere", {"plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box",
+                                          "mesh", "sdf"});
+  const std::string& type = out.type;
+  out.solid = !(type == "plane" || type == "hfield" || type == "mesh" || type == "sdf");
+  if (!out.solid) {
+    out.pos = g.vec3("pos", {0, 0, 0});
+    out.quat = read_orientation(ctx, g);
     return out;
   }
-  if (g.boolean("shellinertia", false)) g.fail("shellinertia", "shell inertia is not supported");
   std::vector<double> size = g.nums("size", 0, 3);
   size.resize(3, 0.0);
   Vec3d pos = g.vec3("pos", {0, 0, 0});
@@ -62,6 +62,26 @@ MassProps geom_mass(Ctx& ctx, const Elem& g, bool infer) {
     if (!(size[static_cast<std::size_t>(k)] > 0))
       g.fail("size", type + " needs " + std::to_string(need) + " positive size" + (need > 1 ? "s" : "") +
                          (type == "capsule" || type == "cylinder" ? " (radius, half-length) or fromto" : ""));
+  for (int k = 0; k < 3; ++k) out.size[k] = size[static_cast<std::size_t>(k)];
+  out.pos = pos;
+  out.quat = quat;
+  return out;
+}
+
+MassProps geom_mass(Ctx& ctx, const Elem& g, bool infer) {
+  const GeomShape shape = geom_shape(ctx, g);
+  const std::string& type = shape.type;
+  MassProps out;
+  if (!shape.solid) {
+    const bool massive = infer && (g.has("mass") ? g.num("mass", 0) > 0 : g.num("density", 1000) > 0);
+    if (massive && type != "plane")
+      g.fail("type", type + " inertia not supported (give the body an <inertial>, or mass=\"0\" / density=\"0\")");
+    ctx.warn("<geom type=\"" + type + "\">: no mass (nothing is rendered)", element_path(g.xml()));
+    return out;
+  }
+  const double* size = shape.size;
+  const Vec3d pos = shape.pos;
+  const Quatd quat = shape.quat;
   if (!infer) return out;
 
   const double r = size[0], h = 2 * size[1];

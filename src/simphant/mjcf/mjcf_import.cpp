@@ -1,5 +1,6 @@
 // import_mjcf (mjcf_import.hpp): the document, <compiler>, <option>, <default>,
 // <actuator> and the sections read past; the body tree is mjcf_tree.cpp's.
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <string>
@@ -131,12 +132,17 @@ void check_flag(Ctx& ctx, const XMLElement* f, const char* name, const char* val
     if (limited || friction)
       refuse("constraints (here the joint limits and frictionloss)",
              "urdf_dynamics {\"limits\": false, \"friction\": false}");
-    harmless("no joint limits or frictionloss; the file's geoms make no contacts in SimPhant, which has no equality constraints");
+    harmless("no joint limits or frictionloss; SimPhant has no equality constraints, and its contacts are the "
+             "scene's (robot.urdf_collision), not the file's constraints");
   } else if (n == "spring") {
     harmless("joint springs (stiffness) are refused, so there are none");
-  } else if (n == "contact" || n == "filterparent" || n == "midphase" || n == "nativeccd" || n == "multiccd" ||
-             n == "override") {
-    harmless("the file's geoms make no contacts in SimPhant");
+  } else if (n == "contact") {
+    harmless("the geoms make contacts only where the scene asks, with robot.urdf_collision");
+  } else if (n == "filterparent") {
+    ctx.warn(what + ": not followed: the shapes of a body and of its parent body never touch in SimPhant",
+             element_path(f));
+  } else if (n == "midphase" || n == "nativeccd" || n == "multiccd" || n == "override") {
+    harmless("MuJoCo's collision pipeline and contact overrides; SimPhant's contacts follow the scene's contact section");
   } else if (n == "equality") {
     harmless("equality constraints are refused, so there are none");
   } else if (n == "actuation") {
@@ -268,6 +274,41 @@ void read_actuators(Ctx& ctx, const XMLElement* a, MjcfModel& out) {
              "(MjcfModel::actuators) and the scene's robot.tau / robot.servos drive the joints", "");
 }
 
+/// <contact>: each <exclude body1 body2> keeps the shapes of the two bodies apart
+/// (ReducedModel::collision_exclude; with the world, the scene's ground); <pair> is warned
+/// of, since SimPhant pairs shapes by contype / conaffinity alone.
+void read_contact(Ctx& ctx, const XMLElement* c, MjcfModel& out) {
+  ReducedModel& rm = out.model;
+  const int world = rm.floating ? -2 : -1;
+  for (const XMLElement* e = c->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
+    const std::string tag = e->Name();
+    if (tag != "exclude") {
+      ctx.warn("<contact><" + tag + ">: not used (SimPhant pairs the shapes by contype / conaffinity and the "
+               "scene's contact.exclude; an explicit pair is not made)", element_path(e));
+      continue;
+    }
+    audit(ctx, e, "exclude", {"name", "body1", "body2"}, {});
+    const Elem ee(ctx, e, nullptr);
+    int owners[2] = {0, 0};
+    const char* attrs[2] = {"body1", "body2"};
+    for (int k = 0; k < 2; ++k) {
+      if (!ee.has(attrs[k])) ee.fail(attrs[k], "required");
+      const std::string name = ee.str(attrs[k], "");
+      const auto body = std::find_if(rm.link_frames.begin(), rm.link_frames.end(),
+                                     [&](const LinkFrame& f) { return f.link == name; });
+      if (name == "world") {
+        owners[k] = world;
+      } else if (body != rm.link_frames.end()) {
+        owners[k] = body->owner;
+      } else {
+        ee.fail(attrs[k], "unknown body '" + name + "'");
+      }
+    }
+    if (owners[0] != owners[1])
+      rm.collision_exclude.emplace_back(std::min(owners[0], owners[1]), std::max(owners[0], owners[1]));
+  }
+}
+
 }  // namespace
 
 MjcfModel import_mjcf(const std::string& xml, const std::string& source) {
@@ -310,8 +351,7 @@ MjcfModel import_mjcf(const std::string& xml, const std::string& source) {
       for (const XMLElement* t = c->FirstChildElement(); t; t = t->NextSiblingElement())
         ctx.fail(t, "", "tendons are not supported (a " + std::string(t->Name()) + " tendon would act on the joints)");
     } else if (tag == "contact") {
-      if (c->FirstChildElement() != nullptr)
-        ctx.warn("<contact> pairs / excludes: not used (the file's geoms make no contacts in SimPhant)", element_path(c));
+      continue;  // read after the tree (read_contact)
     } else if (tag == "asset") {
       for (const XMLElement* a = c->FirstChildElement(); a; a = a->NextSiblingElement())
         ctx.warn("<asset> <" + std::string(a->Name()) + ">: not used (visual / collision assets)", element_path(a));
@@ -323,6 +363,8 @@ MjcfModel import_mjcf(const std::string& xml, const std::string& source) {
     }
   }
   build_tree(ctx, worldbody, out);
+  for (const XMLElement* c = root->FirstChildElement("contact"); c; c = c->NextSiblingElement("contact"))
+    read_contact(ctx, c, out);
   check_flags(ctx, out);
   for (const XMLElement* c = root->FirstChildElement("actuator"); c; c = c->NextSiblingElement("actuator"))
     read_actuators(ctx, c, out);

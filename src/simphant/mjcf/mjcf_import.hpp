@@ -1,5 +1,5 @@
 #pragma once
-// MJCF import, the contact-free subset: a MuJoCo XML model -> ReducedModel
+// MJCF import: a MuJoCo XML model -> ReducedModel
 // (reduced/reduced_model.hpp), the same joint-space tree the URDF importer builds
 // (urdf/urdf_import.hpp), so aba / cga and, through maximal_model_from_urdf, the DAE run
 // it. The XML is read with tinyxml2; the semantics follow MuJoCo's XML reference
@@ -24,6 +24,12 @@
 //    density (1000), mass) as MuJoCo's compiler computes it, hinge / slide joints (pos,
 //    axis, range, limited, damping, armature, frictionloss, ref), <freejoint> / type free
 //    on a child of the worldbody (floating base).
+//  - Contact shapes (ReducedModel::link_collisions, used by the scene's
+//    robot.urdf_collision): sphere, capsule, box and cylinder geoms whose contype or
+//    conaffinity is nonzero, on their body's owner, with those bits; every body's frame
+//    (ReducedModel::link_frames: robot.collision names bodies); MuJoCo's parent filter and
+//    <contact><exclude> as ReducedModel::collision_exclude. Other geom types that could
+//    touch, <contact><pair> and the geoms' friction / solver parameters are warned of.
 //  - <actuator> motor / position / velocity on a joint, and <general> where it equals one
 //    of them (read_general in mjcf_import.cpp): MjcfActuator (applied by the scene's
 //    robot.actuators "mjcf", scene/mjcf_actuators.cpp).

@@ -2,6 +2,7 @@
 // is tracked in the frame of the link (or world / floating base) it is rigidly attached
 // to: x_attach = R x_body + p. A hinge or slide joint starts a new link whose frame is the
 // body frame moved to the joint's point; a body without joints is welded to its parent.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -46,6 +47,13 @@ struct TreeBuilder {
 
   void body(const XMLElement* b, const Attach& parent, const std::string& inherited_class, bool on_worldbody,
             int depth);
+  /// The owner of a rigid frame (LinkFrame's convention).
+  int owner(const Attach& at) const {
+    if (at.kind == AttachKind::Link) return at.link;
+    return at.kind == AttachKind::World && floating ? -2 : -1;
+  }
+  void collisions(const XMLElement* b, const std::string& childclass, const std::string& body_name,
+                  const Attach& at);
   MassProps body_mass(const XMLElement* b, const std::string& childclass);
   void joint(const XMLElement* j, const std::string& childclass, const std::string& body_name, Attach& at);
 };
@@ -192,6 +200,46 @@ void TreeBuilder::joint(const XMLElement* j, const std::string& childclass, cons
   at.p = -pj;
 }
 
+/// The body's geoms as contact shapes (ReducedModel::link_collisions) on the owner of
+/// `at`: spheres, capsules, boxes and cylinders whose contype or conaffinity is nonzero;
+/// other types that could collide get a warning.
+void TreeBuilder::collisions(const XMLElement* b, const std::string& childclass, const std::string& body_name,
+                             const Attach& at) {
+  int index = 0;
+  for (const XMLElement* g = b->FirstChildElement("geom"); g != nullptr; g = g->NextSiblingElement("geom"), ++index) {
+    const Elem ge(ctx, g, class_defaults(ctx, g, "geom", childclass));
+    const long long contype = ge.integer("contype", 1), conaffinity = ge.integer("conaffinity", 1);
+    if (contype < 0) ge.fail("contype", "must be >= 0");
+    if (conaffinity < 0) ge.fail("conaffinity", "must be >= 0");
+    if (contype == 0 && conaffinity == 0) continue;  // a visual geom
+    const GeomShape shape = geom_shape(ctx, ge);
+    ShapeKind kind = ShapeKind::Sphere;
+    if (shape.type == "capsule") kind = ShapeKind::Capsule;
+    if (shape.type == "box") kind = ShapeKind::Box;
+    if (shape.type == "cylinder") kind = ShapeKind::Cylinder;
+    if (shape.type != "sphere" && kind == ShapeKind::Sphere) {
+      ctx.warn("<geom type=\"" + shape.type + "\">: not a contact shape in SimPhant (sphere, capsule, box and cylinder "
+               "are): it makes no contacts; set contype=\"0\" conaffinity=\"0\" to silence this",
+               element_path(g));
+      continue;
+    }
+    LinkCollision c;
+    c.link = body_name;
+    c.index = index;
+    c.owner = owner(at);
+    c.kind = kind;
+    for (int k = 0; k < 3; ++k) c.size[k] = shape.size[k];
+    c.R = matmul(at.R, rot(shape.quat));
+    c.p = mul(at.R, shape.pos) + at.p;
+    c.contype = contype;
+    c.conaffinity = conaffinity;
+    const char* gn = g->Attribute("name");
+    c.label = body_name + "[geom " + (gn ? std::string(gn) : std::to_string(index)) + "]";
+    c.element = element_path(g);
+    rm().link_collisions.push_back(c);
+  }
+}
+
 void TreeBuilder::body(const XMLElement* b, const Attach& parent, const std::string& inherited_class,
                        bool on_worldbody, int depth) {
   if (depth > kMaxXmlDepth) ctx.fail(b, "", "bodies nested deeper than " + std::to_string(kMaxXmlDepth));
@@ -266,6 +314,13 @@ void TreeBuilder::body(const XMLElement* b, const Attach& parent, const std::str
     if (!joints.empty()) rm().links[static_cast<std::size_t>(at.link)].name = name;
   }
 
+  // The body's frame and shapes on its owner; MuJoCo's parent filter between the owners
+  // of the body and of its parent body (not the world's).
+  rm().link_frames.push_back(LinkFrame{name, owner(at), at.R, at.p});
+  collisions(b, childclass, name, at);
+  if (at.kind != AttachKind::World && parent.kind != AttachKind::World && owner(at) != owner(parent))
+    rm().collision_exclude.emplace_back(std::min(owner(at), owner(parent)), std::max(owner(at), owner(parent)));
+
   const MassProps m = urdf_detail::transform_mass(body_mass(b, childclass), at.R, at.p);
   if (at.kind == AttachKind::Link) add_mass(link_mass[static_cast<std::size_t>(at.link)], m);
   if (at.kind == AttachKind::Base) add_mass(base_mass, m);
@@ -324,8 +379,8 @@ void build_tree(Ctx& ctx, const XMLElement* worldbody, MjcfModel& out) {
     }
   }
   if (world_geoms > 0)
-    ctx.warn(std::to_string(world_geoms) + " <geom> of <worldbody>: part of the world, not used (no contacts, "
-             "nothing rendered)", "");
+    ctx.warn(std::to_string(world_geoms) + " <geom> of <worldbody>: part of the world, not used (nothing is "
+             "rendered; the ground of the scene's contact section is contact.ground)", "");
 
   // Mass properties onto the links, and the URDF importer's mass rules.
   const int n = rm.nq();

@@ -392,7 +392,9 @@ void audit(Ctx& ctx, const XMLElement* e, const std::string& what, const std::se
 }
 
 namespace {
-const std::string kContact = "contact parameter, not used (the file's geoms make no contacts in SimPhant)";
+const std::string kContact =
+    "contact parameter, not used (with robot.urdf_collision the scene's contact section gives the law and the "
+    "friction, docs/mjcf.md)";
 const std::string kVisual = "visual, not used (nothing is rendered)";
 const std::string kUser = "user data, not used";
 }  // namespace
@@ -419,12 +421,12 @@ const std::map<std::string, std::string>& joint_ignored() {
 const std::set<std::string>& geom_used() {
   static const std::set<std::string> s = {"name", "class", "type", "size", "fromto", "pos", "quat", "euler",
                                           "axisangle", "xyaxes", "zaxis", "density", "mass", "group",
-                                          "shellinertia", "mesh", "hfield"};
+                                          "shellinertia", "mesh", "hfield", "contype", "conaffinity"};
   return s;
 }
 const std::map<std::string, std::string>& geom_ignored() {
   static const std::map<std::string, std::string> m = {
-      {"contype", kContact}, {"conaffinity", kContact}, {"condim", kContact}, {"friction", kContact},
+      {"condim", kContact}, {"friction", kContact},
       {"solmix", kContact}, {"solref", kContact}, {"solimp", kContact}, {"margin", kContact},
       {"gap", kContact}, {"priority", kContact}, {"rgba", kVisual}, {"material", kVisual},
       {"fitscale", "mesh fitting, not used"}, {"fluidshape", "fluid interaction, not used"},

@@ -19,6 +19,7 @@
 // revolute joint and (R_parent_joint, p_parent_joint + R_parent_joint axis q) for a
 // prismatic one. Units SI.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "simphant/contact/shapes.hpp"
@@ -74,16 +75,18 @@ struct LinkFrame {
   Vec3d p{};          ///< origin of L in the owner frame [m]
 };
 
-/// A URDF <collision> element, placed on the link that owns it after fixed-joint merging
+/// A collision shape of the robot file: a URDF <collision> element or an MJCF <geom>,
+/// placed on the link that owns it after fixed-joint (URDF) or weld (MJCF) merging
 /// (LinkFrame's owner convention): x_owner = R x_S + p, S the geometry's frame (URDF: the
-/// box centred, the cylinder's axis z, centred; a mesh's own frame). Sizes as Shape
-/// (contact/shapes.hpp): sphere {r}, box half edges, cylinder {r, length / 2}; as read,
-/// not checked (robot.urdf_collision checks them when the scene uses them). A mesh has
-/// `mesh` (its filename as written) and `scale`, and no size: robot.urdf_collision bounds
-/// its vertices by a box (urdf/urdf_mesh.hpp).
+/// box centred, the cylinder's axis z, centred; a mesh's own frame; MJCF: the geom's
+/// frame, capsule and cylinder axis z). Sizes as Shape (contact/shapes.hpp, MuJoCo's geom
+/// sizes): sphere {r}, capsule and cylinder {r, half-length}, box half edges; as read,
+/// not checked (robot.urdf_collision checks them when the scene uses them). A URDF mesh
+/// has `mesh` (its filename as written) and `scale`, and no size: robot.urdf_collision
+/// bounds its vertices by a box (urdf/urdf_mesh.hpp).
 struct LinkCollision {
-  std::string link;  ///< URDF link that declares it
-  int index = 0;     ///< its position among that link's <collision> elements
+  std::string link;  ///< URDF link / MJCF body that declares it
+  int index = 0;     ///< its position among that link's <collision> elements (MJCF: <geom>s)
   int owner = -1;
   ShapeKind kind = ShapeKind::Sphere;
   double size[3] = {0, 0, 0};
@@ -91,6 +94,12 @@ struct LinkCollision {
   Vec3d p{};
   std::string mesh;          ///< a mesh's filename, "" for a primitive
   Vec3d scale{1, 1, 1};      ///< a mesh's scale per axis of S
+  /// MuJoCo's contact filter bits (contact.md, "Pairs"): a URDF shape is contype 1,
+  /// conaffinity 0 (it touches the ground, not the robot's other shapes); an MJCF geom
+  /// has its own (MuJoCo's default 1, 1).
+  long long contype = 1, conaffinity = 0;
+  std::string label;    ///< short name in pair names: "link[urdf k]", "body[geom name]"
+  std::string element;  ///< the element in messages: "link 'x' <collision> k", an MJCF element path
 };
 
 struct ReducedModel {
@@ -102,11 +111,17 @@ struct ReducedModel {
   /// and twist, docs/robots.md "Floating base"); false: they hang from W (fixed base).
   bool floating = false;
   ReducedBase base;                ///< valid when floating
-  /// Every URDF link's frame on its owner, in the import's walk order (the URDF import;
-  /// empty for MJCF, whose bodies are the links). Read by link_frame.
+  /// Every URDF link's (MJCF body's) frame on its owner, in the import's walk order.
+  /// Read by link_frame.
   std::vector<LinkFrame> link_frames;
-  /// The URDF's <collision> elements (sphere, box, cylinder, mesh), in walk order.
+  /// The file's collision shapes, in walk order: the URDF's <collision> elements (sphere,
+  /// box, cylinder, mesh); the MJCF geoms of type sphere, capsule, box and cylinder whose
+  /// contype or conaffinity is nonzero.
   std::vector<LinkCollision> link_collisions;
+  /// Owner pairs (LinkFrame's convention, lower first) whose shapes never touch beside the
+  /// links of one joint: MJCF, a body and its parent body where joints lie between them
+  /// on more than one link (MuJoCo's parent filter, <option><flag filterparent>).
+  std::vector<std::pair<int, int>> collision_exclude;
   /// One line per URDF element (or attribute) that was read and is not used by any
   /// solver (e.g. "<safety_controller> of joint 'j1'"), for the loader to log once.
   std::vector<std::string> warnings;

@@ -393,8 +393,8 @@ const char* kind_word(ShapeKind k) {
 /// Refuses a pair of kinds that contact/collide.hpp does not implement.
 void check_supported(const CollisionShape& a, const CollisionShape& b) {
   if (collide_supported(a.shape.kind, b.shape.kind)) return;
-  throw SceneError(b.path, std::string("a ") + kind_word(b.shape.kind) + " cannot touch the " +
-                               kind_word(a.shape.kind) + " " + a.path +
+  throw SceneError(b.path, std::string("a ") + kind_word(b.shape.kind) + " (" + b.label + ") cannot touch the " +
+                               kind_word(a.shape.kind) + " (" + a.label + ") " + a.path +
                                " (supported pairs: the ground plane with any shape, a sphere with any shape, "
                                "capsule-capsule, capsule-box, box-box); keep them apart with contype / conaffinity "
                                "or contact.exclude");
@@ -622,9 +622,6 @@ std::vector<CollisionSource> robot_sources(const json& doc, const Model& model) 
   expect_object(*col, path);
   if (col->empty()) throw SceneError(path, "must name at least one link (or leave robot.collision out)");
   const ReducedModel& rm = model.robot->model;
-  if (rm.link_frames.empty())  // the MJCF import: its bodies' frames are not recorded
-    throw SceneError(path, "not yet supported for an MJCF robot (shapes on links need the URDF's link frames; "
-                           "give the robot as robot.urdf)");
   for (auto it = col->begin(); it != col->end(); ++it) {
     const std::string p = child_path(path, it.key());
     LinkFrame f;
@@ -664,24 +661,25 @@ bool wants_urdf_collision(const json& doc) {
   return flag->get<bool>();
 }
 
-/// robot.urdf_collision: the URDF's <collision> spheres, boxes and cylinders on the bodies
-/// of their links (through fixed joints as robot.collision), with material "default",
-/// contype 1 and conaffinity 0: they touch the ground and shapes with conaffinity 1, not
-/// each other. A mesh becomes the box that bounds its vertices (mesh_bounding_box), with a
-/// warning naming its links; shapes fixed to the world are left out with a warning.
+/// robot.urdf_collision: the robot file's shapes (ReducedModel::link_collisions: the
+/// URDF's <collision> spheres, boxes, cylinders and meshes, the MJCF's geoms) on the bodies
+/// of their links (through fixed joints and welds as robot.collision), with material
+/// "default" and the file's contype / conaffinity (URDF: 1 and 0, so they touch the ground
+/// and shapes with conaffinity 1, not each other). A mesh becomes the box that bounds its
+/// vertices (mesh_bounding_box), with a warning naming its links; shapes fixed to the
+/// world are left out with a warning.
 std::vector<CollisionShape> urdf_shapes(const Model& model, const ContactSection& s) {
   const std::string path = "/robot/urdf_collision";
   const ReducedModel& rm = model.robot->model;
-  if (rm.link_frames.empty())
-    throw SceneError(path, "not supported for an MJCF robot (its geoms are not read as contact shapes)");
   const int material = s.material_index.find("default", -1);
   if (material < 0)
-    throw SceneError(path, "the URDF's shapes take the material \"default\", which contact.materials does not define");
+    throw SceneError(path, "the robot file's shapes take the material \"default\", which contact.materials does not "
+                           "define");
   std::vector<CollisionShape> out;
   std::string world, meshes;
   for (const LinkCollision& given : rm.link_collisions) {
-    const std::string where = "link '" + given.link + "' <collision> " + std::to_string(given.index) +
-                              (given.mesh.empty() ? "" : " (the box bounding mesh \"" + given.mesh + "\")");
+    const std::string where =
+        given.element + (given.mesh.empty() ? "" : " (the box bounding mesh \"" + given.mesh + "\")");
     Vec3d origin_B{};
     const int body = robot_owner_body(rm, given.owner, origin_B);
     if (body == kGround) {
@@ -690,7 +688,7 @@ std::vector<CollisionShape> urdf_shapes(const Model& model, const ContactSection
     }
     if (!given.mesh.empty()) meshes += (meshes.empty() ? "'" : ", '") + given.link + "'";
     const LinkCollision c = given.mesh.empty() ? given : mesh_bounding_box(given, model.robot->urdf_path, path);
-    const int used = c.kind == ShapeKind::Sphere ? 1 : c.kind == ShapeKind::Cylinder ? 2 : 3;
+    const int used = c.kind == ShapeKind::Sphere ? 1 : c.kind == ShapeKind::Box ? 3 : 2;
     for (int k = 0; k < used; ++k)
       if (!(c.size[k] > 0) || !std::isfinite(c.size[k]))
         throw SceneError(path, where + ": a size of " + format_number(2 * c.size[k]) +
@@ -702,10 +700,10 @@ std::vector<CollisionShape> urdf_shapes(const Model& model, const ContactSection
     shape.shape.quat_B = normalized(quat_from_rotation(c.R));
     shape.body = body;
     shape.path = path;
-    shape.label = c.link + "[urdf " + std::to_string(c.index) + "]";
+    shape.label = c.label;
     shape.material = material;
-    shape.contype = 1;
-    shape.conaffinity = 0;
+    shape.contype = c.contype;
+    shape.conaffinity = c.conaffinity;
     out.push_back(shape);
   }
   if (!world.empty()) warn_once(path + ": " + world + ": fixed to the world, not used (the ground is contact.ground)");
@@ -713,7 +711,9 @@ std::vector<CollisionShape> urdf_shapes(const Model& model, const ContactSection
     warn_once(path + ": the mesh <collision> of links " + meshes +
               ": each replaced by the box that bounds its vertices in the mesh's frame (a coarser shape than the "
               "mesh; give those links primitives in robot.collision for a closer fit)");
-  if (out.empty()) throw SceneError(path, "the URDF has no <collision> on a moving link");
+  if (out.empty())
+    throw SceneError(path, "the robot file has no collision shape on a moving link (URDF: <collision>; MJCF: a "
+                           "sphere, capsule, box or cylinder <geom> whose contype or conaffinity is nonzero)");
   return out;
 }
 
@@ -740,7 +740,13 @@ void compile_contacts(const json& doc, Model& model) {
                                                "robot.urdf_collision, or leave contact out)"
                                              : "no body has collision shapes and no joint a clearance (give "
                                                "bodies[k].collision or joints[k].clearance, or leave contact out)");
-  const ContactSection s = compile_contact_section(*contact, "/contact", model);
+  ContactSection s = compile_contact_section(*contact, "/contact", model);
+  if (model.robot)  // the file's own exclusions (MJCF: the parent filter, <contact><exclude>)
+    for (const std::pair<int, int>& e : model.robot->model.collision_exclude) {
+      Vec3d unused{};
+      const ReducedModel& rm = model.robot->model;
+      s.excluded.insert(body_pair(robot_owner_body(rm, e.first, unused), robot_owner_body(rm, e.second, unused)));
+    }
   model.contact_impact_speed = s.impact_speed;
   std::vector<std::vector<CollisionShape>> shapes(model.bodies.size());  // per body, in shape order
   for (const CollisionSource& src : sources) {

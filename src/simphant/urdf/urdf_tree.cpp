@@ -186,6 +186,8 @@ class Builder {
       out.link = link.name;
       out.index = static_cast<int>(k);
       out.owner = body;
+      out.label = link.name + "[urdf " + std::to_string(k) + "]";
+      out.element = "link '" + link.name + "' <collision> " + std::to_string(k);
       switch (c->geometry->type) {
         case urdf::Geometry::SPHERE:
           out.kind = ShapeKind::Sphere;
