@@ -4,7 +4,8 @@
 //    out by hand, to rounding; robot.collision places shapes in an MJCF body's frame;
 //  - the file's filters: contype / conaffinity as MuJoCo pairs them, visual geoms
 //    (contype = conaffinity = 0) left out, MuJoCo's parent filter across a body with two
-//    joints, <contact><exclude> between bodies and with the world (the ground);
+//    joints, <contact><exclude> per body (not per welded group) and with the world (the
+//    ground); a body welded to the world before the free body stays on the world;
 //  - a free box dropped on the ground comes to rest on its corners, which carry its weight,
 //    the same in joint (aba) and maximal (dae) coordinates;
 //  - warnings and errors name the element and attribute.
@@ -196,8 +197,8 @@ TEST(MjcfContact, PairsFollowTheFilesFilters) {
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(names, sorted);
 
-  // <contact><exclude>: the torso and the hand, and the world and the leg (the ground and
-  // the shapes on the leg's link, the welded foot's included).
+  // <contact><exclude>: the torso and the hand, and the world and the leg: the ground and
+  // the leg's own shapes, per body as in MuJoCo (the welded foot's sole still touches it).
   const Scene x = parse_scene(
       leg_doc(leg_file(t, "leg_exclude.xml",
                        R"(<contact><exclude body1="torso" body2="hand"/><exclude body1="leg" body2="world"/></contact>)"),
@@ -207,9 +208,7 @@ TEST(MjcfContact, PairsFollowTheFilesFilters) {
   std::sort(names.begin(), names.end());
   std::vector<std::string> left;
   for (const std::string& n : sorted)
-    if (n != "contact torso[geom chest] hand[geom palm]" && n != "contact ground leg[geom shin]" &&
-        n != "contact ground foot[geom sole]")
-      left.push_back(n);
+    if (n != "contact torso[geom chest] hand[geom palm]" && n != "contact ground leg[geom shin]") left.push_back(n);
   EXPECT_EQ(names, left);
 }
 
@@ -239,13 +238,20 @@ TEST(MjcfContact, WarningsAndErrorsNameTheElement) {
     }
     return std::string();
   };
-  std::string what = import_error(R"(<mujoco><worldbody><body name="b"><freejoint/>
-      <geom type="sphere" size="0.1" contype="-1"/></body></worldbody></mujoco>)");
-  EXPECT_NE(what.find("contype"), std::string::npos) << what;
-  what = import_error(R"(<mujoco><worldbody><body name="b"><freejoint/><geom type="sphere" size="0.1"/></body>
+  std::string what = import_error(R"(<mujoco><worldbody><body name="b"><freejoint/><geom type="sphere" size="0.1"/></body>
       </worldbody><contact><exclude body1="b" body2="nobody"/></contact></mujoco>)");
   EXPECT_NE(what.find("body2"), std::string::npos) << what;
   EXPECT_NE(what.find("nobody"), std::string::npos) << what;
+
+  what = import_error(R"(<mujoco><worldbody><body name="b"><freejoint/>
+      <geom type="sphere" size="0.1" shellinertia="true"/></body></worldbody></mujoco>)");
+  EXPECT_NE(what.find("shellinertia"), std::string::npos) << what;
+  // MuJoCo's contype is an int bit mask: -1 sets every bit.
+  const MjcfModel all_bits = import_mjcf(std::string(R"(<mujoco><worldbody><body name="b"><freejoint/>
+      <geom type="sphere" size="0.1" contype="-1"/></body></worldbody></mujoco>)"),
+                                         "bits.xml");
+  ASSERT_EQ(all_bits.model.link_collisions.size(), 1u);
+  EXPECT_EQ(all_bits.model.link_collisions[0].contype, 0xFFFFFFFFLL);
 
   // A file whose geoms are all visual or unsupported: robot.urdf_collision says so.
   const std::string file = (t.dir / "egg_only.xml").string();
@@ -257,6 +263,27 @@ TEST(MjcfContact, WarningsAndErrorsNameTheElement) {
                     {"solver", {{"type", "aba"}, {"dt", 1e-3}, {"t_end", 0.01}}}};
   EXPECT_EQ(error_path(doc, &what), "/robot/urdf_collision");
   EXPECT_NE(what.find("MJCF"), std::string::npos) << what;
+}
+
+TEST(MjcfContact, ABodyWeldedToTheWorldBeforeTheFreeBodyStaysOnTheWorld) {
+  // The wall comes before the free body in the file: its box is the world's (left out with
+  // a warning), not the floating base's, and robot.collision cannot name it.
+  TempDir t;
+  const std::string file = (t.dir / "wall.xml").string();
+  std::ofstream(file) << R"(<mujoco><worldbody>
+      <body name="wall" pos="1 0 0"><geom type="box" size="0.1 1 1"/></body>
+      <body name="ball" pos="0 0 1"><freejoint/><geom name="b" type="sphere" size="0.1"/></body>
+    </worldbody></mujoco>)";
+  json doc = {{"name", "wall"},
+              {"robot", {{"mjcf", file}, {"urdf_collision", true}}},
+              {"contact", contact_section()},
+              {"solver", {{"type", "aba"}, {"dt", 1e-3}, {"t_end", 0.01}}}};
+  const Scene s = parse_scene(doc.dump());
+  EXPECT_EQ(contact_names(s.model), std::vector<std::string>{"contact ground ball[geom b]"});
+  doc["robot"]["collision"] = {{"wall", {{"type", "sphere"}, {"radius", 0.1}}}};
+  std::string what;
+  EXPECT_EQ(error_path(doc, &what), "/robot/collision/wall");
+  EXPECT_NE(what.find("fixed to the world"), std::string::npos) << what;
 }
 
 /// The base height and the ground pairs' summed normal force after `T` seconds.

@@ -79,6 +79,7 @@ MassProps geom_mass(Ctx& ctx, const Elem& g, bool infer) {
     ctx.warn("<geom type=\"" + type + "\">: no mass (nothing is rendered)", element_path(g.xml()));
     return out;
   }
+  if (g.boolean("shellinertia", false)) g.fail("shellinertia", "shell inertia is not supported");
   const double* size = shape.size;
   const Vec3d pos = shape.pos;
   const Quatd quat = shape.quat;

@@ -275,11 +275,10 @@ void read_actuators(Ctx& ctx, const XMLElement* a, MjcfModel& out) {
 }
 
 /// <contact>: each <exclude body1 body2> keeps the shapes of the two bodies apart
-/// (ReducedModel::collision_exclude; with the world, the scene's ground); <pair> is warned
+/// (ReducedModel::collision_exclude_links; "world": the scene's ground); <pair> is warned
 /// of, since SimPhant pairs shapes by contype / conaffinity alone.
 void read_contact(Ctx& ctx, const XMLElement* c, MjcfModel& out) {
   ReducedModel& rm = out.model;
-  const int world = rm.floating ? -2 : -1;
   for (const XMLElement* e = c->FirstChildElement(); e != nullptr; e = e->NextSiblingElement()) {
     const std::string tag = e->Name();
     if (tag != "exclude") {
@@ -289,23 +288,17 @@ void read_contact(Ctx& ctx, const XMLElement* c, MjcfModel& out) {
     }
     audit(ctx, e, "exclude", {"name", "body1", "body2"}, {});
     const Elem ee(ctx, e, nullptr);
-    int owners[2] = {0, 0};
+    std::string names[2];
     const char* attrs[2] = {"body1", "body2"};
     for (int k = 0; k < 2; ++k) {
       if (!ee.has(attrs[k])) ee.fail(attrs[k], "required");
-      const std::string name = ee.str(attrs[k], "");
-      const auto body = std::find_if(rm.link_frames.begin(), rm.link_frames.end(),
-                                     [&](const LinkFrame& f) { return f.link == name; });
-      if (name == "world") {
-        owners[k] = world;
-      } else if (body != rm.link_frames.end()) {
-        owners[k] = body->owner;
-      } else {
-        ee.fail(attrs[k], "unknown body '" + name + "'");
-      }
+      names[k] = ee.str(attrs[k], "");
+      const bool known = names[k] == "world" ||
+                         std::any_of(rm.link_frames.begin(), rm.link_frames.end(),
+                                     [&](const LinkFrame& f) { return f.link == names[k]; });
+      if (!known) ee.fail(attrs[k], "unknown body '" + names[k] + "'");
     }
-    if (owners[0] != owners[1])
-      rm.collision_exclude.emplace_back(std::min(owners[0], owners[1]), std::max(owners[0], owners[1]));
+    if (names[0] != names[1]) rm.collision_exclude_links.push_back(std::minmax(names[0], names[1]));
   }
 }
 

@@ -28,8 +28,9 @@
 //    robot.urdf_collision): sphere, capsule, box and cylinder geoms whose contype or
 //    conaffinity is nonzero, on their body's owner, with those bits; every body's frame
 //    (ReducedModel::link_frames: robot.collision names bodies); MuJoCo's parent filter and
-//    <contact><exclude> as ReducedModel::collision_exclude. Other geom types that could
-//    touch, <contact><pair> and the geoms' friction / solver parameters are warned of.
+//    <contact><exclude> as ReducedModel::collision_exclude and collision_exclude_links.
+//    Other geom types that could touch, <contact><pair> and the geoms' friction / solver
+//    parameters are warned of.
 //  - <actuator> motor / position / velocity on a joint, and <general> where it equals one
 //    of them (read_general in mjcf_import.cpp): MjcfActuator (applied by the scene's
 //    robot.actuators "mjcf", scene/mjcf_actuators.cpp).

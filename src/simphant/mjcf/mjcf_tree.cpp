@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kEps = 1e-14;  // MuJoCo's mjEPS
+constexpr int kWorldOwner = -3;  // a body welded to the world, while the tree is walked
 
 enum class AttachKind { World, Base, Link };
 
@@ -47,10 +49,19 @@ struct TreeBuilder {
 
   void body(const XMLElement* b, const Attach& parent, const std::string& inherited_class, bool on_worldbody,
             int depth);
-  /// The owner of a rigid frame (LinkFrame's convention).
+  /// The owner of a rigid frame (LinkFrame's convention); the world's is kWorldOwner
+  /// until the walk knows whether a free joint follows (resolve_world_owners).
   int owner(const Attach& at) const {
     if (at.kind == AttachKind::Link) return at.link;
-    return at.kind == AttachKind::World && floating ? -2 : -1;
+    return at.kind == AttachKind::World ? kWorldOwner : -1;
+  }
+  /// The world's owner in LinkFrame's convention: -2 with a floating base, else -1 (W).
+  void resolve_world_owners() {
+    const int world = floating ? -2 : -1;
+    for (LinkFrame& f : rm().link_frames)
+      if (f.owner == kWorldOwner) f.owner = world;
+    for (LinkCollision& c : rm().link_collisions)
+      if (c.owner == kWorldOwner) c.owner = world;
   }
   void collisions(const XMLElement* b, const std::string& childclass, const std::string& body_name,
                   const Attach& at);
@@ -208,9 +219,9 @@ void TreeBuilder::collisions(const XMLElement* b, const std::string& childclass,
   int index = 0;
   for (const XMLElement* g = b->FirstChildElement("geom"); g != nullptr; g = g->NextSiblingElement("geom"), ++index) {
     const Elem ge(ctx, g, class_defaults(ctx, g, "geom", childclass));
-    const long long contype = ge.integer("contype", 1), conaffinity = ge.integer("conaffinity", 1);
-    if (contype < 0) ge.fail("contype", "must be >= 0");
-    if (conaffinity < 0) ge.fail("conaffinity", "must be >= 0");
+    // MuJoCo's int bit masks, as their 32 bits (-1: every bit).
+    const long long contype = static_cast<std::uint32_t>(ge.integer("contype", 1));
+    const long long conaffinity = static_cast<std::uint32_t>(ge.integer("conaffinity", 1));
     if (contype == 0 && conaffinity == 0) continue;  // a visual geom
     const GeomShape shape = geom_shape(ctx, ge);
     ShapeKind kind = ShapeKind::Sphere;
@@ -219,8 +230,7 @@ void TreeBuilder::collisions(const XMLElement* b, const std::string& childclass,
     if (shape.type == "cylinder") kind = ShapeKind::Cylinder;
     if (shape.type != "sphere" && kind == ShapeKind::Sphere) {
       ctx.warn("<geom type=\"" + shape.type + "\">: not a contact shape in SimPhant (sphere, capsule, box and cylinder "
-               "are): it makes no contacts; set contype=\"0\" conaffinity=\"0\" to silence this",
-               element_path(g));
+               "are): with robot.urdf_collision it makes no contacts", element_path(g));
       continue;
     }
     LinkCollision c;
@@ -378,6 +388,7 @@ void build_tree(Ctx& ctx, const XMLElement* worldbody, MjcfModel& out) {
       }
     }
   }
+  t.resolve_world_owners();
   if (world_geoms > 0)
     ctx.warn(std::to_string(world_geoms) + " <geom> of <worldbody>: part of the world, not used (nothing is "
              "rendered; the ground of the scene's contact section is contact.ground)", "");

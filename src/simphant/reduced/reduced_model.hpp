@@ -122,6 +122,11 @@ struct ReducedModel {
   /// links of one joint: MJCF, a body and its parent body where joints lie between them
   /// on more than one link (MuJoCo's parent filter, <option><flag filterparent>).
   std::vector<std::pair<int, int>> collision_exclude;
+  /// Pairs of links (MJCF bodies, named as in LinkCollision::link and LinkFrame::link)
+  /// whose own shapes never touch each other: MJCF <contact><exclude body1 body2>, per body
+  /// as in MuJoCo (a welded body's shapes apart from those of the body it is welded to);
+  /// "world" stands for the scene's ground.
+  std::vector<std::pair<std::string, std::string>> collision_exclude_links;
   /// One line per URDF element (or attribute) that was read and is not used by any
   /// solver (e.g. "<safety_controller> of joint 'j1'"), for the loader to log once.
   std::vector<std::string> warnings;

@@ -2,6 +2,7 @@
 // element per pair of shapes that may touch (docs/scene-format.md, "Contact"; the model:
 // docs/contact.md). Shapes are placed in their body's frame B (origin at the CoM); the
 // ground's half-space in the world frame W.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -63,6 +64,9 @@ struct ContactSection {
   std::vector<Material> materials;
   NameIndex material_index;
   std::set<std::pair<int, int>> excluded;  ///< body pairs (lower index first; kGround = -1)
+  /// Pairs of a robot file's links (MJCF bodies) whose own shapes never touch, lower name
+  /// first; "world" is the ground (ReducedModel::collision_exclude_links).
+  std::set<std::pair<std::string, std::string>> excluded_links;
 };
 
 /// A collision shape as compiled, with what a pair needs to be named and checked.
@@ -71,6 +75,7 @@ struct CollisionShape {
   int body = kGround;        ///< owning body (kGround: the ground plane)
   std::string path;          ///< JSON pointer of the shape
   std::string label;         ///< "<body name>[k]", or "ground"
+  std::string link;          ///< a robot's shape: the link (MJCF body) it is given on; "world" for the ground
   long long contype = 1;     ///< filter bits (MuJoCo's rule: filter_allows)
   long long conaffinity = 1;
   int material = 0;          ///< index into ContactSection::materials
@@ -356,6 +361,7 @@ CollisionShape compile_ground(const json& g, const std::string& path, const Cont
   c.body = kGround;
   c.path = path;
   c.label = "ground";
+  c.link = "world";
   c.shape.kind = ShapeKind::Plane;
   c.shape.size[0] = c.shape.size[1] = c.shape.size[2] = 0;
   const std::string n_path = child_path(path, "normal");
@@ -514,6 +520,9 @@ void append_pair(const CollisionShape& a, const CollisionShape& b, const std::st
 void add_pair(const CollisionShape& a, const CollisionShape& b, const ContactSection& s, Model& model,
               ZetaCache& cache, std::size_t& n_pairs) {
   if (!filter_allows(a, b) || s.excluded.count(body_pair(a.body, b.body)) != 0) return;
+  if (!a.link.empty() && !b.link.empty() &&
+      s.excluded_links.count(std::minmax(a.link, b.link)) != 0)
+    return;
   append_pair(a, b, "contact " + a.label + " " + b.label, s, model, cache, n_pairs);
 }
 
@@ -701,6 +710,7 @@ std::vector<CollisionShape> urdf_shapes(const Model& model, const ContactSection
     shape.body = body;
     shape.path = path;
     shape.label = c.label;
+    shape.link = c.link;
     shape.material = material;
     shape.contype = c.contype;
     shape.conaffinity = c.conaffinity;
@@ -741,12 +751,14 @@ void compile_contacts(const json& doc, Model& model) {
                                              : "no body has collision shapes and no joint a clearance (give "
                                                "bodies[k].collision or joints[k].clearance, or leave contact out)");
   ContactSection s = compile_contact_section(*contact, "/contact", model);
-  if (model.robot)  // the file's own exclusions (MJCF: the parent filter, <contact><exclude>)
-    for (const std::pair<int, int>& e : model.robot->model.collision_exclude) {
+  if (model.robot) {  // the file's own exclusions (MJCF: the parent filter, <contact><exclude>)
+    const ReducedModel& rm = model.robot->model;
+    for (const std::pair<int, int>& e : rm.collision_exclude) {
       Vec3d unused{};
-      const ReducedModel& rm = model.robot->model;
       s.excluded.insert(body_pair(robot_owner_body(rm, e.first, unused), robot_owner_body(rm, e.second, unused)));
     }
+    s.excluded_links.insert(rm.collision_exclude_links.begin(), rm.collision_exclude_links.end());
+  }
   model.contact_impact_speed = s.impact_speed;
   std::vector<std::vector<CollisionShape>> shapes(model.bodies.size());  // per body, in shape order
   for (const CollisionSource& src : sources) {
@@ -757,7 +769,8 @@ void compile_contacts(const json& doc, Model& model) {
                                      std::to_string(own.size() + given.size()) + " shapes, over the limit of " +
                                      std::to_string(kMaxCollisionShapes));
     for (CollisionShape& c : given) {
-      if (src.moved) {
+      if (src.moved) {  // a robot's link
+        c.link = src.label;
         c.shape.pos_B = mul(src.R, c.shape.pos_B) + src.p;
         c.shape.quat_B = normalized(qmul(quat_from_rotation(src.R), c.shape.quat_B));
       }
