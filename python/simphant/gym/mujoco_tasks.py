@@ -1,18 +1,21 @@
-"""Gymnasium's contact-free MuJoCo tasks as SimPhant vector envs, registered on import:
+"""Gymnasium's MuJoCo tasks as SimPhant vector envs, registered on import:
 
 - "InvertedPendulum-v5": Gymnasium's InvertedPendulum-v5 (gymnasium/envs/mujoco/
   inverted_pendulum_v5.py, v5's defaults).
 - "InvertedDoublePendulum-v5": Gymnasium's InvertedDoublePendulum-v5
   (inverted_double_pendulum_v5.py).
 - "Reacher-v5": Gymnasium's Reacher-v5 (reacher_v5.py).
+- "Hopper-v5", "Walker2d-v5": Gymnasium's Hopper-v5 and Walker2d-v5 (hopper_v5.py,
+  walker2d_v5.py), with ground contact.
 
 The model of each is Gymnasium's own MJCF file, shipped in simphant/gym/assets/ (MIT,
 LICENSE-gymnasium.txt there) and read by SimPhant's MJCF importer (docs/mjcf.md): the
-file's timestep is the simulator's dt (RK4, MuJoCo's integrator in these files), the
+file's timestep is the simulator's dt (RK4, MuJoCo's integrator in these files; a
+fraction of it for the walkers' contact), the
 actuator table (gear, ctrlrange) gives the action space and the motor mapping
 force = gear * clip(action, ctrlrange). docs/python.md ("Gymnasium's MuJoCo tasks") lists the
 definitions, what differs from Gymnasium and the measured lockstep agreement
-(tests/python/test_gym_mujoco_tasks.py).
+(tests/python/test_gym_mujoco_tasks.py, tests/python/test_gym_walkers.py).
 """
 from __future__ import annotations
 
@@ -43,20 +46,30 @@ def asset_path(name: str) -> str:
     return str(p)
 
 
-def mjcf_scene(xml: str, solver: str = "aba", steps: int = 1) -> Dict[str, Any]:
+def mjcf_scene(xml: str, solver: str = "aba", steps: int = 1, substeps: int = 1,
+               contact: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """A robot scene (scene format, docs/robots.md) of an MJCF file: solver `aba` or `cga`,
-    dt = the file's <option timestep>, integrator rk4, t_end = steps * dt. Raises ValueError for another
+    dt = the file's <option timestep> / substeps, integrator rk4, t_end = steps * the
+    timestep. With `contact` (a scene `contact` section, docs/scene-format.md "Contact"),
+    the file's geoms are contact shapes (robot.urdf_collision). Raises ValueError for another
     solver (the tasks' reset noise writes joint coordinates: the `dae` solver keeps
-    maximal coordinates) or an MJCF integrator other than RK4."""
+    maximal coordinates), substeps < 1 or an MJCF integrator other than RK4."""
     if solver not in ("aba", "cga"):
         raise ValueError(f"solver: 'aba' or 'cga' (got {solver!r}; the task's reset noise writes the joint "
                          "coordinates, which the 'dae' solver's maximal-coordinate state does not hold)")
     info = _simphant.mjcf_model(xml)
     if str(info["integrator"]).upper() != "RK4":
         raise ValueError(f"{xml}: <option integrator={info['integrator']!r}>: these tasks follow MuJoCo's RK4")
-    dt = float(info["timestep"])
-    return {"name": info["name"], "robot": {"mjcf": str(xml)},
-            "solver": {"type": solver, "dt": dt, "t_end": max(1, int(steps)) * dt, "integrator": "rk4"}}
+    if int(substeps) < 1:
+        raise ValueError(f"substeps: must be >= 1 (got {substeps})")
+    timestep = float(info["timestep"])
+    scene: Dict[str, Any] = {"name": info["name"], "robot": {"mjcf": str(xml)},
+                             "solver": {"type": solver, "dt": timestep / int(substeps),
+                                        "t_end": max(1, int(steps)) * timestep, "integrator": "rk4"}}
+    if contact is not None:
+        scene["robot"]["urdf_collision"] = True
+        scene["contact"] = contact
+    return scene
 
 
 def actuator_map(xml: str) -> Tuple[np.ndarray, np.ndarray, np.ndarray, List[str]]:
@@ -378,7 +391,171 @@ def reacher(num_envs: Optional[int] = None, *, reward_dist_weight: float = 1.0, 
     return env
 
 
+# --- Hopper-v5 and Walker2d-v5: planar walkers on the ground ------------------------------
+
+#: The contact section of Hopper-v5 (docs/python.md, "Hopper-v5 and Walker2d-v5"): the
+#: ground and one material for every geom, a linear spring-dashpot of K = 1e4 N/m with
+#: restitution 0.1 (of K in {1e4, 3e4, 1e5} N/m and e in {0.1, 0.5}, the pair closest to
+#: MuJoCo's soft constraints, solref 0.02 s and damping ratio 1, on a passive drop), the
+#: foot's friction 2.0 (MuJoCo's pair takes the larger of the two geoms' frictions: 2.0 for
+#: the foot on the floor, 1.0 for the other geoms), Coulomb friction regularised below
+#: 1 cm/s.
+HOPPER_CONTACT: Dict[str, Any] = {
+    "ground": {},
+    "materials": {"default": {"stiffness": 1e4, "exponent": 1, "restitution": 0.1, "friction": 2.0,
+                              "slip_speed": 0.01}},
+}
+
+#: The contact section of Walker2d-v5: as HOPPER_CONTACT with K = 2e4 N/m (of 1e4, 2e4 and
+#: 4e4, the closest to MuJoCo on a passive drop of the 23.7 kg walker) and the feet's
+#: friction 1.9.
+WALKER2D_CONTACT: Dict[str, Any] = {
+    "ground": {},
+    "materials": {"default": {"stiffness": 2e4, "exponent": 1, "restitution": 0.1, "friction": 1.9,
+                              "slip_speed": 0.01}},
+}
+
+
+def _planar_walker(xml: str, default_contact: Dict[str, Any], num_envs: Optional[int], *,
+                   forward_reward_weight: float, ctrl_cost_weight: float, healthy_reward: float,
+                   terminate_when_unhealthy: bool, healthy_state_range: Optional[Tuple[float, float]],
+                   healthy_z_range: Tuple[float, float], healthy_angle_range: Tuple[float, float],
+                   reset_noise_scale: float, exclude_current_positions_from_observation: bool, frame_skip: int,
+                   substeps: int, contact: Optional[Dict[str, Any]], solver: str, kwargs: Dict[str, Any]) -> VectorEnv:
+    """The env of Gymnasium's planar walkers (hopper_v5.py, walker2d_v5.py): a torso on
+    rootx, rootz (slides) and rooty (hinge) with legs below, their geoms contact shapes
+    against the ground. See hopper() for the definitions; healthy_state_range None leaves
+    out the state test (Walker2d-v5 has none)."""
+    gear, low, high, names = actuator_map(xml)
+    info = _simphant.mjcf_model(xml)
+    ref = np.array([link["ref"] for link in info["links"]])
+    fs, sub = int(frame_skip), int(substeps)
+    env_dt = fs * float(info["timestep"])
+    z_lo, z_hi = (float(v) for v in healthy_z_range)
+    a_lo, a_hi = (float(v) for v in healthy_angle_range)
+    w_fwd, w_ctrl, alive = float(forward_reward_weight), float(ctrl_cost_weight), float(healthy_reward)
+    skip = 1 if exclude_current_positions_from_observation else 0
+    holder: List[Any] = []  # the env: its last_actions
+    x_before: List[np.ndarray] = [np.zeros(0)]  # rootx (MuJoCo's qpos[0]) at the start of the step
+
+    def qpos_qvel(sim: Any) -> Tuple[np.ndarray, np.ndarray]:
+        q, qd, _ = sim.joint_state()
+        return q + ref, qd
+
+    def observe(sim: Any) -> np.ndarray:
+        qpos, qvel = qpos_qvel(sim)
+        return np.concatenate([qpos[:, skip:], np.clip(qvel, -10.0, 10.0)], axis=1)
+
+    def healthy(sim: Any) -> np.ndarray:
+        qpos, qvel = qpos_qvel(sim)
+        z, angle = qpos[:, 1], qpos[:, 2]
+        ok = (z_lo < z) & (z < z_hi) & (a_lo < angle) & (angle < a_hi)
+        if healthy_state_range is not None:
+            lo, hi = (float(v) for v in healthy_state_range)
+            state = np.concatenate([qpos[:, 2:], qvel], axis=1)
+            ok &= np.all((lo < state) & (state < hi), axis=1)
+        return ok
+
+    def record_x(env: Any) -> None:
+        x_before[0] = qpos_qvel(env.sim)[0][:, 0].copy()
+
+    def terminated(sim: Any, obs: Any) -> np.ndarray:
+        qpos, qvel = qpos_qvel(sim)
+        finite = np.isfinite(qpos).all(axis=1) & np.isfinite(qvel).all(axis=1)
+        return ~finite | (~healthy(sim) if terminate_when_unhealthy else np.zeros(len(finite), bool))
+
+    def reward(sim: Any, obs: Any, action: Any) -> np.ndarray:
+        x_velocity = (qpos_qvel(sim)[0][:, 0] - x_before[0]) / env_dt
+        raw = _host(holder[0].last_actions)
+        return w_fwd * x_velocity + alive * healthy(sim) - w_ctrl * np.sum(raw ** 2, axis=1)
+
+    scene = mjcf_scene(xml, solver, 1000 * fs, sub, default_contact if contact is None else contact)
+    defaults = dict(scene=scene, num_envs=1 if num_envs is None else num_envs, observation=[observe],
+                    action_low=low, action_high=high, action_map=gear, reward=reward, terminated=terminated,
+                    max_episode_steps=1000, frame_skip=fs * sub,
+                    reset_events=[_uniform_q_noise(float(reset_noise_scale), "uniform")]
+                    + list(kwargs.pop("reset_events", [])),
+                    pre_step_events=[record_x] + list(kwargs.pop("pre_step_events", [])))
+    env = _make(defaults, kwargs, names, gear)
+    holder.append(env)
+    return env
+
+
+def hopper(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1.0, ctrl_cost_weight: float = 1e-3,
+           healthy_reward: float = 1.0, terminate_when_unhealthy: bool = True,
+           healthy_state_range: Tuple[float, float] = (-100.0, 100.0),
+           healthy_z_range: Tuple[float, float] = (0.7, float("inf")),
+           healthy_angle_range: Tuple[float, float] = (-0.2, 0.2), reset_noise_scale: float = 5e-3,
+           exclude_current_positions_from_observation: bool = True, frame_skip: int = 4, substeps: int = 4,
+           contact: Optional[Dict[str, Any]] = None, solver: str = "aba", **kwargs: Any) -> VectorEnv:
+    """Hopper-v5: Gymnasium's one-legged hopper on the ground (v5's defaults), from
+    Gymnasium's hopper.xml (shipped, simphant/gym/assets/): a torso on the planar joints
+    rootx, rootz (slides) and rooty (hinge), and the thigh, leg and foot hinges (limited,
+    armature 1, damping 1); its capsule geoms are contact shapes against the ground under
+    the law `contact` (default HOPPER_CONTACT; a scene `contact` section).
+
+    Action (3,): the three motors' controls, Box [-1, 1]^3; the hinge torques are gear
+    (200) * clip(action, ctrlrange) [N m]. Observation (11,): qpos without rootx (rootz [m,
+    MuJoCo's qpos: SimPhant's q + 1.25], rooty and the three hinges [rad]) and
+    clip(qvel, -10, 10) (6) [m/s, rad/s]; with exclude_current_positions_from_observation
+    False, qpos whole (12,). Reward per step: forward_reward_weight * x_velocity +
+    healthy_reward * healthy - ctrl_cost_weight * |action|^2, x_velocity the rootx
+    displacement over the step divided by the step's duration (frame_skip * 0.002 s), the
+    action as given (not clipped, as in Gymnasium). healthy: rootz in healthy_z_range
+    (open), rooty in healthy_angle_range (open), and qpos[2:], qvel within
+    healthy_state_range (open). Terminated: not healthy (with terminate_when_unhealthy),
+    or a state not finite. Truncated after 1000 steps. Reset: qpos and qvel each uniform in
+    [-reset_noise_scale, reset_noise_scale] about MuJoCo's qpos0 and 0, drawn with the
+    env's np_random. One env step is frame_skip (4) steps of the file's timestep (0.002 s),
+    each integrated as `substeps` (4) RK4 steps (dt 0.5 ms: the compliant contact needs
+    them, docs/python.md "Hopper-v5 and Walker2d-v5"). solver: "aba" (default) or "cga";
+    default num_envs: 1. kwargs: VectorEnv arguments.
+
+    Gymnasium's hopper touches the floor through MuJoCo's soft constraints; this one
+    through SimPhant's compliant law (docs/contact.md), so trajectories agree with
+    Gymnasium's in flight to the integrators' accuracy and on the ground only to the
+    difference of the two laws, measured in docs/python.md.
+    """
+    return _planar_walker(asset_path("hopper.xml"), HOPPER_CONTACT, num_envs,
+                          forward_reward_weight=forward_reward_weight, ctrl_cost_weight=ctrl_cost_weight,
+                          healthy_reward=healthy_reward, terminate_when_unhealthy=terminate_when_unhealthy,
+                          healthy_state_range=healthy_state_range, healthy_z_range=healthy_z_range,
+                          healthy_angle_range=healthy_angle_range, reset_noise_scale=reset_noise_scale,
+                          exclude_current_positions_from_observation=exclude_current_positions_from_observation,
+                          frame_skip=frame_skip, substeps=substeps, contact=contact, solver=solver, kwargs=kwargs)
+
+
+def walker2d(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1.0, ctrl_cost_weight: float = 1e-3,
+             healthy_reward: float = 1.0, terminate_when_unhealthy: bool = True,
+             healthy_z_range: Tuple[float, float] = (0.8, 2.0), healthy_angle_range: Tuple[float, float] = (-1.0, 1.0),
+             reset_noise_scale: float = 5e-3, exclude_current_positions_from_observation: bool = True,
+             frame_skip: int = 4, substeps: int = 4, contact: Optional[Dict[str, Any]] = None, solver: str = "aba",
+             **kwargs: Any) -> VectorEnv:
+    """Walker2d-v5: Gymnasium's two-legged planar walker on the ground (v5's defaults), from
+    Gymnasium's walker2d_v5.xml (shipped, simphant/gym/assets/): the hopper's torso joints
+    and two legs of thigh, leg and foot hinges (limited, armature 0.01, damping 0.1), the
+    feet's friction 1.9; its capsule geoms touch the ground (not each other: conaffinity 0)
+    under the law `contact` (default WALKER2D_CONTACT).
+
+    Action (6,): Box [-1, 1]^6; the hinge torques are gear (100) * clip(action, ctrlrange)
+    [N m], right leg then left. Observation (17,): qpos without rootx (8) and
+    clip(qvel, -10, 10) (9), as hopper()'s. Reward as hopper()'s. healthy: rootz in
+    healthy_z_range (0.8, 2.0) and rooty in healthy_angle_range (-1, 1), open intervals (no
+    state test). Terminated, truncated, reset, frame_skip, substeps, solver and kwargs as
+    hopper()'s.
+    """
+    return _planar_walker(asset_path("walker2d_v5.xml"), WALKER2D_CONTACT, num_envs,
+                          forward_reward_weight=forward_reward_weight, ctrl_cost_weight=ctrl_cost_weight,
+                          healthy_reward=healthy_reward, terminate_when_unhealthy=terminate_when_unhealthy,
+                          healthy_state_range=None, healthy_z_range=healthy_z_range,
+                          healthy_angle_range=healthy_angle_range, reset_noise_scale=reset_noise_scale,
+                          exclude_current_positions_from_observation=exclude_current_positions_from_observation,
+                          frame_skip=frame_skip, substeps=substeps, contact=contact, solver=solver, kwargs=kwargs)
+
+
 register("InvertedPendulum-v5", inverted_pendulum, "Gymnasium's InvertedPendulum-v5 (MuJoCo MJCF, aba)")
 register("InvertedDoublePendulum-v5", inverted_double_pendulum,
          "Gymnasium's InvertedDoublePendulum-v5 (MuJoCo MJCF, aba)")
 register("Reacher-v5", reacher, "Gymnasium's Reacher-v5 (MuJoCo MJCF with armature, aba)")
+register("Hopper-v5", hopper, "Gymnasium's Hopper-v5 (MuJoCo MJCF with ground contact, aba)")
+register("Walker2d-v5", walker2d, "Gymnasium's Walker2d-v5 (MuJoCo MJCF with ground contact, aba)")

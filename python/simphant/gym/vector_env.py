@@ -21,6 +21,8 @@ TerminatedFn = Callable[[Simulator, Any], Any]
 #: event(env, ids, rng): runs after the simulator reset the sub-environments ids ((k,)
 #: int64) in reset() and in every autoreset; rng is the env's np_random.
 ResetEvent = Callable[[Any, np.ndarray, np.random.Generator], None]
+#: pre_step_events(env): run at the start of every step, before the actions apply
+StepEvent = Callable[[Any], None]
 
 
 class VectorEnv(gym.vector.VectorEnv):
@@ -68,6 +70,10 @@ class VectorEnv(gym.vector.VectorEnv):
             before the first observation of the new episode is taken; rng is the env's
             np_random (seeded by reset(seed=...)). E.g. simphant.gym.mdp.GoalSampler,
             joint_state_noise, or a function that sets inputs or writes states.
+        pre_step_events: callables event(env) run, in order, at the start of every step(),
+            before the actions are applied: e.g. to record a position that the reward
+            differences over the step, as Gymnasium's locomotion tasks do with
+            x_position_before.
         render_mode: None or "rgb_array": render() returns a tuple of (render_height,
             render_width, 3) uint8 RGB images, one per sub-environment of render_envs
             (default: all of them, Gymnasium's convention; pass [0] for the first alone),
@@ -99,7 +105,8 @@ class VectorEnv(gym.vector.VectorEnv):
                  max_episode_steps: Optional[int] = None, frame_skip: int = 1, randomize: bool = False,
                  autoreset_mode: AutoresetMode = AutoresetMode.NEXT_STEP, backend: str = "auto", threads: int = 0,
                  seed: Optional[int] = None, dtype: Any = np.float64, reset_events: Sequence[ResetEvent] = (),
-                 render_mode: Optional[str] = None, render_width: int = 320, render_height: int = 240,
+                 pre_step_events: Sequence[StepEvent] = (), render_mode: Optional[str] = None,
+                 render_width: int = 320, render_height: int = 240,
                  render_envs: Optional[Sequence[int]] = None, camera: Optional[Camera] = None) -> None:
         if frame_skip < 1:
             raise ValueError(f"frame_skip: must be >= 1 (got {frame_skip})")
@@ -115,6 +122,7 @@ class VectorEnv(gym.vector.VectorEnv):
             raise ValueError(f"render_mode: None or 'rgb_array' (got {render_mode!r})")
         self.render_mode = render_mode
         self.reset_events: List[ResetEvent] = list(reset_events)
+        self.pre_step_events: List[StepEvent] = list(pre_step_events)
         self.metadata = dict(self.metadata, autoreset_mode=autoreset_mode)
         self._sim_args = dict(scene=scene, instances=num_envs, backend=backend, threads=threads)
         self.sim = Simulator(seed=seed, **self._sim_args)
@@ -187,6 +195,8 @@ class VectorEnv(gym.vector.VectorEnv):
     def step(self, actions: Any) -> Tuple[Any, Any, Any, Any, Dict]:
         """Applies actions (num_envs, n_inputs), advances frame_skip steps; returns
         (obs, rewards, terminations, truncations, infos)."""
+        for event in self.pre_step_events:
+            event(self)
         a = self._apply_actions(actions)
         self.sim.step(self.frame_skip)
         self._elapsed += 1
