@@ -787,6 +787,8 @@ RobotJointParams<T> cast_joint(const RobotJointParams<double>& p) {
   r.mimic = p.mimic;
   r.mimic_multiplier = T(p.mimic_multiplier);
   r.mimic_offset = T(p.mimic_offset);
+  r.stiffness = T(p.stiffness);
+  r.spring_q = T(p.spring_q);
   return r;
 }
 

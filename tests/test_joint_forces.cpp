@@ -31,6 +31,7 @@ TYPED_TEST(JointForces, PlainJointIsATorqueInputWithoutPassiveForces) {
   EXPECT_EQ(p.mimic, -1);
   EXPECT_EQ(p.mimic_multiplier, T(1));
   EXPECT_EQ(p.mimic_offset, T(0));
+  EXPECT_EQ(p.stiffness, T(0));
   EXPECT_GT(p.friction_velocity, T(0));  // the tanh argument is finite even with friction 0
   for (T u : {T(-3.5), T(0), T(2.25)}) {
     EXPECT_EQ(joint_actuator_force(p, u, T(10), T(-40)), u);
@@ -127,6 +128,19 @@ TYPED_TEST(JointForces, DampingIsViscous) {
   p.effort = T(0.01);
   p.velocity = T(0.1);
   EXPECT_NEAR(joint_applied_force(p, T(0), T(1), T(7)), T(-2.1), this->tol());
+}
+
+TYPED_TEST(JointForces, SpringPullsTowardItsRestCoordinateInBothDirections) {
+  using T = TypeParam;
+  RobotJointParams<T> p = plain_joint_params<T>();
+  p.stiffness = T(240);
+  p.spring_q = T(0.25);
+  // -240 (q - 0.25): a linear spring about 0.25, independent of the rate
+  EXPECT_NEAR(joint_passive_force(p, T(0.75), T(3)), T(-120), this->tol() * T(120));
+  EXPECT_NEAR(joint_passive_force(p, T(-0.25), T(-3)), T(120), this->tol() * T(120));
+  EXPECT_EQ(joint_passive_force(p, T(0.25), T(5)), T(0));
+  p.damping = T(2);  // with damping: the two add
+  EXPECT_NEAR(joint_passive_force(p, T(0.75), T(3)), T(-126), this->tol() * T(126));
 }
 
 TYPED_TEST(JointForces, CoulombFrictionIsASmoothedSign) {

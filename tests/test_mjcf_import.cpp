@@ -208,6 +208,45 @@ TEST(MjcfImport, WeldedBodyMerged) {
   EXPECT_EQ(w.base.mass, 4);
 }
 
+TEST(MjcfImport, SettotalmassScalesEveryBodyIncludingThoseWeldedToTheWorld) {
+  // masses 1 (welded to the world), 2 and 5: total 8, scaled to 4 (factor 1/2); the
+  // inertias with them, the centres of mass unchanged
+  const std::string body =
+      "<body name=\"s\"><geom type=\"sphere\" size=\"0.1\" mass=\"1\"/></body>"
+      "<body name=\"a\"><joint/><geom type=\"sphere\" size=\"0.1\" mass=\"2\" pos=\"0 0 0.3\"/>"
+      "<body name=\"b\"><joint/><geom type=\"box\" size=\"0.1 0.2 0.3\" mass=\"5\"/></body></body>";
+  const ReducedModel plain = imp(body).model;
+  const ReducedModel rm = imp(body, "<compiler settotalmass=\"4\"/>").model;
+  EXPECT_NEAR(rm.links[0].mass, 1, 1e-15);
+  EXPECT_NEAR(rm.links[1].mass, 2.5, 1e-15);
+  EXPECT_NEAR(rm.base.mass, 0.5, 1e-15);
+  EXPECT_NEAR(rm.links[0].com.z, plain.links[0].com.z, 1e-15);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(rm.links[1].inertia_com.m[r][c], 0.5 * plain.links[1].inertia_com.m[r][c], 1e-15);
+  EXPECT_NE(error_of(body, "<compiler settotalmass=\"inf\"/>").find("attribute 'settotalmass'"), std::string::npos);
+  // <= 0: MuJoCo's "not set"
+  EXPECT_EQ(imp(body, "<compiler settotalmass=\"-1\"/>").model.links[1].mass, 5);
+}
+
+TEST(MjcfImport, JointSpringsAboutSpringrefLessRef) {
+  const MjcfModel mj = imp(
+      "<body name=\"a\"><joint name=\"h\" stiffness=\"8\" springref=\"30\" ref=\"10\"/>"
+      "<joint name=\"s\" type=\"slide\" stiffness=\"50\" springref=\"0.2\"/>" + std::string(kBall) + "</body>");
+  const ReducedModel& rm = mj.model;
+  ASSERT_EQ(rm.nq(), 2);
+  EXPECT_EQ(rm.links[0].stiffness, 8);
+  EXPECT_NEAR(rm.links[0].spring_q, 20 * kPi / 180, 1e-15);  // degrees, as ref; q = qpos - ref
+  EXPECT_EQ(rm.links[1].stiffness, 50);
+  EXPECT_NEAR(rm.links[1].spring_q, 0.2, 1e-15);  // a slide's springref is a length
+  // <flag spring="disable">: MuJoCo runs without them, so they are dropped (warned)
+  const std::string sprung = "<body name=\"a\"><joint stiffness=\"8\"/>" + std::string(kBall) + "</body>";
+  for (const char* f : {"spring", "passive"}) {
+    const ReducedModel off = imp(sprung, std::string("<option><flag ") + f + "=\"disable\"/></option>").model;
+    EXPECT_EQ(off.links[0].stiffness, 0) << f;
+    EXPECT_TRUE(has_warning(off, "springs (stiffness) are dropped")) << f;
+  }
+}
+
 TEST(MjcfImport, FloatingBaseOptionsActuatorsRef) {
   const MjcfModel mj = imp(
       "<body name=\"torso\" pos=\"0 0 2\"><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.1\"/>"
@@ -374,8 +413,11 @@ TEST(MjcfImport, ErrorsNameElementAndAttribute) {
                      "<actuator><motor name=\"m\" joint=\"nope\"/></actuator>")
                 .find("actuator/motor[m]: attribute 'joint': unknown joint 'nope'"),
             std::string::npos);
-  EXPECT_NE(error_of("<body name=\"b\"><joint name=\"j\" stiffness=\"3\"/>" + ball + "</body>")
-                .find("joint[j]: attribute 'stiffness'"),
+  EXPECT_NE(error_of("<body name=\"b\"><joint name=\"j\" stiffness=\"-3\"/>" + ball + "</body>")
+                .find("joint[j]: attribute 'stiffness': must be >= 0"),
+            std::string::npos);
+  EXPECT_NE(error_of("<body name=\"b\"><joint name=\"j\" springdamper=\"0.1 1\"/>" + ball + "</body>")
+                .find("joint[j]: attribute 'springdamper'"),
             std::string::npos);
   EXPECT_NE(error_of("<body name=\"b\"><joint class=\"zz\"/>" + ball + "</body>").find("unknown default class 'zz'"),
             std::string::npos);

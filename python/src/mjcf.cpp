@@ -65,6 +65,8 @@ nb::dict mjcf_model(const std::string& path) {
     d["damping"] = l.damping;
     d["friction"] = l.friction;
     d["armature"] = l.armature;
+    d["stiffness"] = l.stiffness;
+    d["spring_q"] = l.spring_q;
     d["ref"] = mj.qpos_ref[k];
     links.append(d);
   }

@@ -6,7 +6,7 @@ cuda backends (imported on first use; needs torch). make(name, num_envs, **kwarg
 a registered task: tasks() lists them, register() adds one, and each is also
 "simphant/<name>" for gymnasium.make_vec (simphant.gym.builtin has the built-in ones,
 simphant.gym.mujoco_tasks Gymnasium's InvertedPendulum-v5, InvertedDoublePendulum-v5,
-Reacher-v5, Hopper-v5 and Walker2d-v5).
+Reacher-v5, Hopper-v5, Walker2d-v5 and HalfCheetah-v5).
 simphant.gym.mdp: goals, observation terms, rewards and reset events to compose tasks;
 simphant.gym.render: the offscreen renderer and VideoWriter.
 """

@@ -5,13 +5,13 @@
 - "InvertedDoublePendulum-v5": Gymnasium's InvertedDoublePendulum-v5
   (inverted_double_pendulum_v5.py).
 - "Reacher-v5": Gymnasium's Reacher-v5 (reacher_v5.py).
-- "Hopper-v5", "Walker2d-v5": Gymnasium's Hopper-v5 and Walker2d-v5 (hopper_v5.py,
-  walker2d_v5.py), with ground contact.
+- "Hopper-v5", "Walker2d-v5", "HalfCheetah-v5": Gymnasium's Hopper-v5, Walker2d-v5 and
+  HalfCheetah-v5 (hopper_v5.py, walker2d_v5.py, half_cheetah_v5.py), with ground contact.
 
 The model of each is Gymnasium's own MJCF file, shipped in simphant/gym/assets/ (MIT,
 LICENSE-gymnasium.txt there) and read by SimPhant's MJCF importer (docs/mjcf.md): the
-file's timestep is the simulator's dt (RK4, MuJoCo's integrator in these files; a
-fraction of it for the walkers' contact), the
+file's timestep is the simulator's dt (RK4, MuJoCo's integrator in these files but
+half_cheetah.xml; a fraction of it for the runners' contact), the
 actuator table (gear, ctrlrange) gives the action space and the motor mapping
 force = gear * clip(action, ctrlrange). docs/python.md ("Gymnasium's MuJoCo tasks") lists the
 definitions, what differs from Gymnasium and the measured lockstep agreement
@@ -47,18 +47,19 @@ def asset_path(name: str) -> str:
 
 
 def mjcf_scene(xml: str, solver: str = "aba", steps: int = 1, substeps: int = 1,
-               contact: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+               contact: Optional[Dict[str, Any]] = None, any_integrator: bool = False) -> Dict[str, Any]:
     """A robot scene (scene format, docs/robots.md) of an MJCF file: solver `aba` or `cga`,
     dt = the file's <option timestep> / substeps, integrator rk4, t_end = steps * the
     timestep. With `contact` (a scene `contact` section, docs/scene-format.md "Contact"),
     the file's geoms are contact shapes (robot.urdf_collision). Raises ValueError for another
     solver (the tasks' reset noise writes joint coordinates: the `dae` solver keeps
-    maximal coordinates), substeps < 1 or an MJCF integrator other than RK4."""
+    maximal coordinates), substeps < 1 or, unless any_integrator, an MJCF integrator other
+    than RK4 (the scene integrates with RK4 whatever the file says)."""
     if solver not in ("aba", "cga"):
         raise ValueError(f"solver: 'aba' or 'cga' (got {solver!r}; the task's reset noise writes the joint "
                          "coordinates, which the 'dae' solver's maximal-coordinate state does not hold)")
     info = _simphant.mjcf_model(xml)
-    if str(info["integrator"]).upper() != "RK4":
+    if not any_integrator and str(info["integrator"]).upper() != "RK4":
         raise ValueError(f"{xml}: <option integrator={info['integrator']!r}>: these tasks follow MuJoCo's RK4")
     if int(substeps) < 1:
         raise ValueError(f"substeps: must be >= 1 (got {substeps})")
@@ -391,9 +392,10 @@ def reacher(num_envs: Optional[int] = None, *, reward_dist_weight: float = 1.0, 
     return env
 
 
-# --- Hopper-v5 and Walker2d-v5: planar walkers on the ground ------------------------------
+# --- Hopper-v5, Walker2d-v5, HalfCheetah-v5: planar runners on the ground ------------------
 
-#: The contact section of Hopper-v5 (docs/python.md, "Hopper-v5 and Walker2d-v5"): the
+#: The contact section of Hopper-v5 (docs/python.md, "Hopper-v5, Walker2d-v5 and
+#: HalfCheetah-v5"): the
 #: ground and one material for every geom, a linear spring-dashpot of K = 1e4 N/m with
 #: restitution 0.1 (of K in {1e4, 3e4, 1e5} N/m and e in {0.1, 0.5}, the pair closest to
 #: MuJoCo's soft constraints, solref 0.02 s and damping ratio 1, on a passive drop), the
@@ -419,22 +421,26 @@ WALKER2D_CONTACT: Dict[str, Any] = {
 def _planar_walker(xml: str, default_contact: Dict[str, Any], num_envs: Optional[int], *,
                    forward_reward_weight: float, ctrl_cost_weight: float, healthy_reward: float,
                    terminate_when_unhealthy: bool, healthy_state_range: Optional[Tuple[float, float]],
-                   healthy_z_range: Tuple[float, float], healthy_angle_range: Tuple[float, float],
-                   reset_noise_scale: float, exclude_current_positions_from_observation: bool, frame_skip: int,
-                   substeps: int, contact: Optional[Dict[str, Any]], solver: str, kwargs: Dict[str, Any]) -> VectorEnv:
-    """The env of Gymnasium's planar walkers (hopper_v5.py, walker2d_v5.py): a torso on
-    rootx, rootz (slides) and rooty (hinge) with legs below, their geoms contact shapes
-    against the ground. See hopper() for the definitions; healthy_state_range None leaves
-    out the state test (Walker2d-v5 has none)."""
+                   healthy_z_range: Optional[Tuple[float, float]], healthy_angle_range: Optional[Tuple[float, float]],
+                   reset_noise_scale: float, qd_noise: str, clip_qvel: Optional[float],
+                   exclude_current_positions_from_observation: bool, frame_skip: int, substeps: int,
+                   contact: Optional[Dict[str, Any]], solver: str, kwargs: Dict[str, Any],
+                   any_integrator: bool = False) -> VectorEnv:
+    """The env of Gymnasium's planar runners (hopper_v5.py, walker2d_v5.py,
+    half_cheetah_v5.py): a torso on rootx, rootz (slides) and rooty (hinge) with legs
+    below, their geoms contact shapes against the ground. See hopper() for the
+    definitions. A range None leaves its test out (Walker2d-v5 has no state test; with no
+    range at all, HalfCheetah-v5, every state is healthy and only a state that is not
+    finite terminates); clip_qvel None observes qvel unclipped; qd_noise as
+    _uniform_q_noise's qd_kind."""
     gear, low, high, names = actuator_map(xml)
     info = _simphant.mjcf_model(xml)
     ref = np.array([link["ref"] for link in info["links"]])
     fs, sub = int(frame_skip), int(substeps)
     env_dt = fs * float(info["timestep"])
-    z_lo, z_hi = (float(v) for v in healthy_z_range)
-    a_lo, a_hi = (float(v) for v in healthy_angle_range)
     w_fwd, w_ctrl, alive = float(forward_reward_weight), float(ctrl_cost_weight), float(healthy_reward)
     skip = 1 if exclude_current_positions_from_observation else 0
+    tests = [(r, c) for r, c in ((healthy_z_range, 1), (healthy_angle_range, 2)) if r is not None]
     holder: List[Any] = []  # the env: its last_actions
     x_before: List[np.ndarray] = [np.zeros(0)]  # rootx (MuJoCo's qpos[0]) at the start of the step
 
@@ -444,12 +450,14 @@ def _planar_walker(xml: str, default_contact: Dict[str, Any], num_envs: Optional
 
     def observe(sim: Any) -> np.ndarray:
         qpos, qvel = qpos_qvel(sim)
-        return np.concatenate([qpos[:, skip:], np.clip(qvel, -10.0, 10.0)], axis=1)
+        v = qvel if clip_qvel is None else np.clip(qvel, -clip_qvel, clip_qvel)
+        return np.concatenate([qpos[:, skip:], v], axis=1)
 
     def healthy(sim: Any) -> np.ndarray:
         qpos, qvel = qpos_qvel(sim)
-        z, angle = qpos[:, 1], qpos[:, 2]
-        ok = (z_lo < z) & (z < z_hi) & (a_lo < angle) & (angle < a_hi)
+        ok = np.ones(len(qpos), bool)
+        for (lo, hi), column in tests:
+            ok &= (float(lo) < qpos[:, column]) & (qpos[:, column] < float(hi))
         if healthy_state_range is not None:
             lo, hi = (float(v) for v in healthy_state_range)
             state = np.concatenate([qpos[:, 2:], qvel], axis=1)
@@ -469,11 +477,11 @@ def _planar_walker(xml: str, default_contact: Dict[str, Any], num_envs: Optional
         raw = _host(holder[0].last_actions)
         return w_fwd * x_velocity + alive * healthy(sim) - w_ctrl * np.sum(raw ** 2, axis=1)
 
-    scene = mjcf_scene(xml, solver, 1000 * fs, sub, default_contact if contact is None else contact)
+    scene = mjcf_scene(xml, solver, 1000 * fs, sub, default_contact if contact is None else contact, any_integrator)
     defaults = dict(scene=scene, num_envs=1 if num_envs is None else num_envs, observation=[observe],
                     action_low=low, action_high=high, action_map=gear, reward=reward, terminated=terminated,
                     max_episode_steps=1000, frame_skip=fs * sub,
-                    reset_events=[_uniform_q_noise(float(reset_noise_scale), "uniform")]
+                    reset_events=[_uniform_q_noise(float(reset_noise_scale), qd_noise)]
                     + list(kwargs.pop("reset_events", [])),
                     pre_step_events=[record_x] + list(kwargs.pop("pre_step_events", [])))
     env = _make(defaults, kwargs, names, gear)
@@ -508,7 +516,7 @@ def hopper(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1.0
     [-reset_noise_scale, reset_noise_scale] about MuJoCo's qpos0 and 0, drawn with the
     env's np_random. One env step is frame_skip (4) steps of the file's timestep (0.002 s),
     each integrated as `substeps` (4) RK4 steps (dt 0.5 ms: the compliant contact needs
-    them, docs/python.md "Hopper-v5 and Walker2d-v5"). solver: "aba" (default) or "cga";
+    them, docs/python.md "Hopper-v5, Walker2d-v5 and HalfCheetah-v5"). solver: "aba" (default) or "cga";
     default num_envs: 1. kwargs: VectorEnv arguments.
 
     Gymnasium's hopper touches the floor through MuJoCo's soft constraints; this one
@@ -521,6 +529,7 @@ def hopper(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1.0
                           healthy_reward=healthy_reward, terminate_when_unhealthy=terminate_when_unhealthy,
                           healthy_state_range=healthy_state_range, healthy_z_range=healthy_z_range,
                           healthy_angle_range=healthy_angle_range, reset_noise_scale=reset_noise_scale,
+                          qd_noise="uniform", clip_qvel=10.0,
                           exclude_current_positions_from_observation=exclude_current_positions_from_observation,
                           frame_skip=frame_skip, substeps=substeps, contact=contact, solver=solver, kwargs=kwargs)
 
@@ -549,8 +558,55 @@ def walker2d(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1
                           healthy_reward=healthy_reward, terminate_when_unhealthy=terminate_when_unhealthy,
                           healthy_state_range=None, healthy_z_range=healthy_z_range,
                           healthy_angle_range=healthy_angle_range, reset_noise_scale=reset_noise_scale,
+                          qd_noise="uniform", clip_qvel=10.0,
                           exclude_current_positions_from_observation=exclude_current_positions_from_observation,
                           frame_skip=frame_skip, substeps=substeps, contact=contact, solver=solver, kwargs=kwargs)
+
+
+#: The contact section of HalfCheetah-v5: as HOPPER_CONTACT with friction 1.0 (MuJoCo's
+#: pair takes the larger of the geoms' 0.4 and the floor's 1) and Coulomb friction
+#: regularised below 10 cm/s (a running gait slides more than it stands; docs/python.md,
+#: "Hopper-v5, Walker2d-v5 and HalfCheetah-v5", measures the step against it).
+HALF_CHEETAH_CONTACT: Dict[str, Any] = {
+    "ground": {},
+    "materials": {"default": {"stiffness": 1e4, "exponent": 1, "restitution": 0.1, "friction": 1.0,
+                              "slip_speed": 0.1}},
+}
+
+
+def half_cheetah(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1.0,
+                 ctrl_cost_weight: float = 0.1, reset_noise_scale: float = 0.1,
+                 exclude_current_positions_from_observation: bool = True, frame_skip: int = 5, substeps: int = 5,
+                 contact: Optional[Dict[str, Any]] = None, solver: str = "aba", **kwargs: Any) -> VectorEnv:
+    """HalfCheetah-v5: Gymnasium's planar cheetah (v5's defaults), from Gymnasium's
+    half_cheetah.xml (shipped, simphant/gym/assets/): a torso on rootx, rootz, rooty and
+    two legs of three hinges each (limited, armature 0.1, joint springs and damping, 14 kg
+    in all by <compiler settotalmass>); its capsule geoms touch the ground (not each
+    other) under the law `contact` (default HALF_CHEETAH_CONTACT).
+
+    Action (6,): Box [-1, 1]^6; the hinge torques are gear (120, 90, 60, 120, 60, 30) *
+    clip(action, ctrlrange) [N m], back leg (thigh, shin, foot) then front. Observation
+    (17,): qpos without rootx (8) and qvel (9), unclipped. Reward per step:
+    forward_reward_weight * x_velocity - ctrl_cost_weight * |action|^2 (x_velocity as
+    hopper()'s, over frame_skip * 0.01 s; the action as given). Never terminates (but for a
+    state that is not finite); truncated after 1000 steps. Reset: qpos uniform in
+    [-reset_noise_scale, reset_noise_scale] (0.1) about qpos0, qvel reset_noise_scale *
+    N(0, 1). One env step is frame_skip (5) steps of the file's timestep (0.01 s), each
+    integrated as `substeps` (5) RK4 steps of 2 ms. solver: "aba" (default) or "cga";
+    default num_envs: 1. kwargs: VectorEnv arguments.
+
+    Gymnasium's file integrates with MuJoCo's semi-implicit Euler at 0.01 s; SimPhant
+    integrates with RK4 (docs/python.md, "Hopper-v5, Walker2d-v5 and HalfCheetah-v5": the two differ by Euler's error
+    even in flight, and on the ground by the contact laws).
+    """
+    return _planar_walker(asset_path("half_cheetah.xml"), HALF_CHEETAH_CONTACT, num_envs,
+                          forward_reward_weight=forward_reward_weight, ctrl_cost_weight=ctrl_cost_weight,
+                          healthy_reward=0.0, terminate_when_unhealthy=False, healthy_state_range=None,
+                          healthy_z_range=None, healthy_angle_range=None, reset_noise_scale=reset_noise_scale,
+                          qd_noise="normal", clip_qvel=None,
+                          exclude_current_positions_from_observation=exclude_current_positions_from_observation,
+                          frame_skip=frame_skip, substeps=substeps, contact=contact, solver=solver, kwargs=kwargs,
+                          any_integrator=True)
 
 
 register("InvertedPendulum-v5", inverted_pendulum, "Gymnasium's InvertedPendulum-v5 (MuJoCo MJCF, aba)")
@@ -559,3 +615,4 @@ register("InvertedDoublePendulum-v5", inverted_double_pendulum,
 register("Reacher-v5", reacher, "Gymnasium's Reacher-v5 (MuJoCo MJCF with armature, aba)")
 register("Hopper-v5", hopper, "Gymnasium's Hopper-v5 (MuJoCo MJCF with ground contact, aba)")
 register("Walker2d-v5", walker2d, "Gymnasium's Walker2d-v5 (MuJoCo MJCF with ground contact, aba)")
+register("HalfCheetah-v5", half_cheetah, "Gymnasium's HalfCheetah-v5 (MuJoCo MJCF with ground contact, aba)")

@@ -26,7 +26,8 @@ template <class T>
 RobotJointParams<T> cast_joint_params(const RobotJointParams<double>& p) {
   return {p.mode,          T(p.kp),        T(p.kd),    T(p.effort),          T(p.velocity),      T(p.damping),
           T(p.friction),   T(p.friction_velocity),     p.limited,            T(p.lower),         T(p.upper),
-          T(p.limit_stiffness), T(p.limit_damping),    p.mimic,              T(p.mimic_multiplier), T(p.mimic_offset)};
+          T(p.limit_stiffness), T(p.limit_damping),    p.mimic,              T(p.mimic_multiplier), T(p.mimic_offset),
+          T(p.stiffness),  T(p.spring_q)};
 }
 
 /// Shape s in precision T.

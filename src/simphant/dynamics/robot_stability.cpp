@@ -8,7 +8,7 @@ namespace simphant {
 namespace {
 
 struct Contributions {
-  double kp = 0, kd = 0, damping = 0, limit_k = 0, limit_c = 0, friction_slope = 0;
+  double kp = 0, kd = 0, damping = 0, spring = 0, limit_k = 0, limit_c = 0, friction_slope = 0;
 };
 
 Contributions contributions(const RobotJointParams<double>& p) {
@@ -16,6 +16,7 @@ Contributions contributions(const RobotJointParams<double>& p) {
   if (p.mode == static_cast<int>(ActuatorMode::Position)) c.kp = p.kp;
   if (p.mode != static_cast<int>(ActuatorMode::Torque)) c.kd = p.kd;
   c.damping = p.damping;
+  c.spring = p.stiffness;
   if (p.limited) {
     c.limit_k = p.limit_stiffness;
     c.limit_c = p.limit_damping;
@@ -32,7 +33,7 @@ std::vector<StabilityMode> robot_joint_modes(const RobotJointSpace& robot) {
   if (n == 0 || robot.effective_inertia.size() != n) return modes;
   for (std::size_t k = 0; k < n; ++k) {
     const Contributions c = contributions(robot.joints[k]);
-    const double stiffness = c.kp + c.limit_k;
+    const double stiffness = c.kp + c.spring + c.limit_k;
     const double damping = c.kd + c.damping + c.limit_c + c.friction_slope;
     if (!(stiffness > 0) && !(damping > 0)) continue;
     StabilityMode m = spring_mode(-1, stiffness, damping, 1.0 / robot.effective_inertia[k]);
@@ -52,6 +53,7 @@ std::string robot_mode_field(const StabilityMode& m, const RobotJointSpace& robo
       {std::sqrt(c.kp * w), from_file ? "/robot/mjcf" : servo + "/kp"},
       {c.kd * w, from_file ? "/robot/mjcf" : servo + "/kd"},
       {c.damping * w, "/robot/" + robot.file_key},
+      {std::sqrt(c.spring * w), "/robot/" + robot.file_key},
       {std::sqrt(c.limit_k * w), "/robot/urdf_dynamics/limits"},
       {c.limit_c * w, "/robot/urdf_dynamics/limits"},
       {c.friction_slope * w, "/robot/friction_velocity"}};

@@ -29,7 +29,7 @@ struct JointLaw {
 };
 
 /// Numbers of a JointLaw (joint_law_values / joint_law_from).
-constexpr int kJointLawParams = 17;
+constexpr int kJointLawParams = 19;
 
 /// A joint law with the plain joint-space parameters: a torque input, nothing else.
 template <class T>
@@ -37,7 +37,7 @@ SP_HD JointLaw<T> plain_joint_law() {
   return {plain_joint_params<T>(), T(0)};
 }
 
-/// The kJointLawParams numbers of L: the 16 RobotJointParams fields in declaration order
+/// The kJointLawParams numbers of L: the 18 RobotJointParams fields in declaration order
 /// (the integers mode, limited, mimic as numbers), then q_ref.
 template <class T>
 SP_HD void joint_law_values(const JointLaw<T>& L, T* out) {
@@ -46,7 +46,7 @@ SP_HD void joint_law_values(const JointLaw<T>& L, T* out) {
                                 p.velocity,          p.damping,    p.friction,     p.friction_velocity,
                                 T(p.limited),        p.lower,      p.upper,        p.limit_stiffness,
                                 p.limit_damping,     T(p.mimic),   p.mimic_multiplier, p.mimic_offset,
-                                L.q_ref};
+                                p.stiffness,         p.spring_q,   L.q_ref};
   for (int k = 0; k < kJointLawParams; ++k) out[k] = v[k];
 }
 
@@ -72,7 +72,9 @@ SP_HD JointLaw<T> joint_law_from(const P& v) {
   L.p.mimic = static_cast<int>(value_of(v(13)));
   L.p.mimic_multiplier = v(14);
   L.p.mimic_offset = v(15);
-  L.q_ref = v(16);
+  L.p.stiffness = v(16);
+  L.p.spring_q = v(17);
+  L.q_ref = v(18);
   return L;
 }
 

@@ -21,6 +21,7 @@ std::string joint_law_work(const RobotJointParams<double>& p) {
   const auto add = [&](const char* w) { why += (why.empty() ? "" : ", ") + std::string(w); };
   if (p.mode != static_cast<int>(ActuatorMode::Torque)) add("servo");
   if (p.damping > 0) add("damping");
+  if (p.stiffness > 0) add("joint springs");
   if (p.friction > 0) add("friction");
   if (p.limited != 0) add("limits");
   return why;

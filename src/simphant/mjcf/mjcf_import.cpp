@@ -1,6 +1,7 @@
 // import_mjcf (mjcf_import.hpp): the document, <compiler>, <option>, <default>,
 // <actuator> and the sections read past; the body tree is mjcf_tree.cpp's.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <string>
@@ -42,7 +43,8 @@ void read_compiler(Ctx& ctx, const XMLElement* c) {
   if (e.num("boundmass", 0) != 0) e.fail("boundmass", "not supported (it changes masses); give the masses");
   if (e.num("boundinertia", 0) != 0) e.fail("boundinertia", "not supported (it changes inertias)");
   if (e.boolean("balanceinertia", false)) e.fail("balanceinertia", "not supported (it changes inertias)");
-  if (e.num("settotalmass", -1) > 0) e.fail("settotalmass", "not supported (it rescales masses)");
+  ctx.settotalmass = e.num("settotalmass", -1);
+  if (!std::isfinite(ctx.settotalmass)) e.fail("settotalmass", "must be finite");
   if (e.boolean("alignfree", false)) e.fail("alignfree", "not supported (it moves the free body's frame)");
 }
 
@@ -87,8 +89,9 @@ void read_option(Ctx& ctx, const XMLElement* o, MjcfModel& out) {
 
 /// A flag of <option><flag>: its MuJoCo default, and for a non-default value what it
 /// would change in SimPhant's model (refused when it applies to `out`: the flag names the
-/// scene keys that do the same) or why it changes nothing (a warning).
-void check_flag(Ctx& ctx, const XMLElement* f, const char* name, const char* value, const MjcfModel& out) {
+/// scene keys that do the same; the springs, which no scene key turns off, are dropped from
+/// `out` with a warning) or why it changes nothing (a warning).
+void check_flag(Ctx& ctx, const XMLElement* f, const char* name, const char* value, MjcfModel& out) {
   static const std::set<std::string> on_by_default = {
       "constraint", "equality", "frictionloss", "limit", "contact", "spring", "damper", "gravity", "clampctrl",
       "warmstart", "filterparent", "actuation", "refsafe", "sensor", "midphase", "eulerdamp", "autoreset",
@@ -103,8 +106,9 @@ void check_flag(Ctx& ctx, const XMLElement* f, const char* name, const char* val
     return;
   }
   if ((on_by_default.count(n) && v == "enable") || (off_by_default.count(n) && v == "disable")) return;  // default
-  bool limited = false, damped = false, friction = false;
+  bool limited = false, damped = false, friction = false, sprung = false;
   for (const ReducedLink& l : out.model.links) {
+    sprung = sprung || l.stiffness > 0;
     limited = limited || !l.continuous;
     damped = damped || l.damping > 0;
     friction = friction || l.friction > 0;
@@ -115,6 +119,10 @@ void check_flag(Ctx& ctx, const XMLElement* f, const char* name, const char* val
     ctx.fail(f, n, "MuJoCo would run without " + mujoco_drops + " and SimPhant would not: not supported; remove "
                        "the flag and give the scene " + scene);
   };
+  auto drop_springs = [&]() {  // as MuJoCo runs: the joints' stiffness is not applied
+    for (ReducedLink& l : out.model.links) l.stiffness = 0;
+    ctx.warn(what + ": the joints' springs (stiffness) are dropped, as MuJoCo runs without them", element_path(f));
+  };
   auto harmless = [&](const std::string& why) { ctx.warn(what + ": no effect in SimPhant (" + why + ")", element_path(f)); };
   if (n == "gravity") {
     if (gravity) refuse("gravity (<option gravity> is not zero)", "robot.gravity [0, 0, 0]");
@@ -124,7 +132,8 @@ void check_flag(Ctx& ctx, const XMLElement* f, const char* name, const char* val
     harmless("no joint is limited");
   } else if (n == "damper" || n == "passive") {
     if (damped) refuse("the joint damping (some joints have damping > 0)", "urdf_dynamics {\"damping\": false}");
-    harmless("no joint has damping, and springs (stiffness) are refused");
+    if (n == "passive" && sprung) drop_springs();
+    else harmless("no joint has damping");
   } else if (n == "frictionloss") {
     if (friction) refuse("the joint friction (some joints have frictionloss > 0)", "urdf_dynamics {\"friction\": false}");
     harmless("no joint has frictionloss");
@@ -135,7 +144,8 @@ void check_flag(Ctx& ctx, const XMLElement* f, const char* name, const char* val
     harmless("no joint limits or frictionloss; SimPhant has no equality constraints, and its contacts are the "
              "scene's (robot.urdf_collision), not the file's constraints");
   } else if (n == "spring") {
-    harmless("joint springs (stiffness) are refused, so there are none");
+    if (sprung) drop_springs();
+    else harmless("no joint has a spring (stiffness)");
   } else if (n == "contact") {
     harmless("the geoms make contacts only where the scene asks, with robot.urdf_collision");
   } else if (n == "filterparent") {
@@ -158,7 +168,7 @@ void check_flag(Ctx& ctx, const XMLElement* f, const char* name, const char* val
   }
 }
 
-void check_flags(Ctx& ctx, const MjcfModel& out) {
+void check_flags(Ctx& ctx, MjcfModel& out) {
   for (const XMLElement* f : ctx.flags)
     for (const tinyxml2::XMLAttribute* a = f->FirstAttribute(); a != nullptr; a = a->Next())
       check_flag(ctx, f, a->Name(), a->Value(), out);

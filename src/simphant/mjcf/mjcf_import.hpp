@@ -22,7 +22,8 @@
 //    (pos, orientation, mass, diaginertia | fullinertia), geoms for the inertia
 //    (sphere, capsule, cylinder, box, ellipsoid; size, fromto, pos, orientation,
 //    density (1000), mass) as MuJoCo's compiler computes it, hinge / slide joints (pos,
-//    axis, range, limited, damping, armature, frictionloss, ref), <freejoint> / type free
+//    axis, range, limited, damping, armature, frictionloss, ref, stiffness, springref),
+//    <compiler settotalmass>, <freejoint> / type free
 //    on a child of the worldbody (floating base).
 //  - Contact shapes (ReducedModel::link_collisions, used by the scene's
 //    robot.urdf_collision): sphere, capsule, box and cylinder geoms whose contype or
@@ -55,13 +56,13 @@
 // <worldbody>, integer attributes (geom group, inertiagrouprange) that are not integers
 // or overflow int, geoms whose derived volume / mass / inertia overflow, the flags above,
 // coordinate="global", ball joints,
-// free joints not on a child of the worldbody or with other joints on the body, nonzero
-// stiffness / springref / springdamper, a moving joint on the world side of a
+// free joints not on a child of the worldbody or with other joints on the body, a nonzero
+// springdamper, a negative stiffness, a moving joint on the world side of a
 // free joint, mesh / hfield geoms that would contribute mass, active equality
 // constraints, spatial / fixed tendons, actuators other than motor / position / velocity
 // (or a <general> equal to one) or not on a hinge / slide joint, unknown joints or
 // classes, malformed numbers, <include>, <frame>, <replicate>, mocap bodies, gravcomp, the compiler's mass fixes (boundmass,
-// boundinertia, balanceinertia, settotalmass), a medium (option density / viscosity), and
+// boundinertia, balanceinertia; settotalmass is applied as MuJoCo does), a medium (option density / viscosity), and
 // the URDF importer's mass rules (urdf_import.hpp): each moving rigid body with mass > 0
 // has a positive definite inertia satisfying the triangle inequality, a massless link
 // needs mass below it, a floating base needs mass.

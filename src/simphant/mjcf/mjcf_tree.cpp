@@ -135,8 +135,6 @@ void TreeBuilder::joint(const XMLElement* j, const std::string& childclass, cons
   const std::string type = je.keyword("type", "hinge", {"free", "ball", "slide", "hinge"});
   if (type == "ball") je.fail("type", "ball joints are not supported (yet)");
   if (type == "free") je.fail("type", "a free joint is only supported as the only joint of a child of <worldbody>");
-  for (const char* k : {"stiffness", "springref"})
-    if (je.num(k, 0) != 0) je.fail(k, std::string(k) + " is not supported (yet); it must be 0");
   if (je.has("springdamper")) {
     const std::vector<double> sd = je.nums("springdamper", 2, 2);
     if (sd[0] != 0 || sd[1] != 0) je.fail("springdamper", "springdamper is not supported (yet)");
@@ -172,6 +170,11 @@ void TreeBuilder::joint(const XMLElement* j, const std::string& childclass, cons
   l.continuous = !is_limited;
   l.damping = je.num("damping", 0);
   if (l.damping < 0) je.fail("damping", "must be >= 0");
+  // MuJoCo's joint spring: qfrc_spring = -stiffness (qpos - springref), springref in the
+  // joint's units as ref; SimPhant's q = qpos - ref.
+  l.stiffness = je.num("stiffness", 0);
+  if (l.stiffness < 0) je.fail("stiffness", "must be >= 0");
+  l.spring_q = je.num("springref", 0) * angle_unit - ref;
   l.armature = je.num("armature", 0);
   if (l.armature < 0) je.fail("armature", "must be >= 0");
   l.friction = je.num("frictionloss", 0);
@@ -392,6 +395,25 @@ void build_tree(Ctx& ctx, const XMLElement* worldbody, MjcfModel& out) {
   if (world_geoms > 0)
     ctx.warn(std::to_string(world_geoms) + " <geom> of <worldbody>: part of the world, not used (nothing is "
              "rendered; the ground of the scene's contact section is contact.ground)", "");
+
+  // <compiler settotalmass>: as MuJoCo, every body's mass and inertia times the one factor
+  // that makes their total (the world body's excluded, bodies welded to it included) the
+  // value given; no change when the bodies have no mass.
+  if (ctx.settotalmass > 0) {
+    double total = t.base_mass.mass + t.world_mass.mass;
+    for (const MassProps& m : t.link_mass) total += m.mass;
+    if (total > 0) {
+      const double f = ctx.settotalmass / total;
+      auto scale = [f](MassProps& m) {
+        m.mass *= f;
+        for (auto& row : m.inertia.m)
+          for (double& x : row) x *= f;
+      };
+      scale(t.base_mass);
+      scale(t.world_mass);
+      for (MassProps& m : t.link_mass) scale(m);
+    }
+  }
 
   // Mass properties onto the links, and the URDF importer's mass rules.
   const int n = rm.nq();

@@ -17,6 +17,7 @@
 //    damping      : -damping qd                      (URDF <dynamics damping>, exact)
 //    friction     : -friction tanh(qd / friction_velocity)
 //                   (URDF <dynamics friction>, Coulomb smoothed over friction_velocity)
+//    spring       : -stiffness (q - spring_q)        (MJCF joint stiffness about springref)
 //    limits       : q < lower: max(0, limit_stiffness (lower - q) - limit_damping qd)
 //                   q > upper: min(0, limit_stiffness (upper - q) - limit_damping qd)
 //                   (a one-sided spring-damper that pushes, never pulls)
@@ -50,14 +51,16 @@ struct RobotJointParams {
   int mimic;            ///< -1, or the joint whose coordinate this one follows
   T mimic_multiplier;   ///< q = mimic_multiplier q[mimic] + mimic_offset
   T mimic_offset;       ///< [rad | m]
+  T stiffness;          ///< joint spring [N m/rad | N/m], >= 0 (MJCF <joint stiffness>)
+  T spring_q;           ///< the spring's rest coordinate [rad | m], in q (MJCF springref - ref)
 };
 
 /// Parameters of a joint with no actuator law beyond a torque input, no limits, no
-/// damping, no friction and no mimic.
+/// damping, no friction, no mimic and no spring.
 template <class T>
 SP_HD RobotJointParams<T> plain_joint_params() {
   return {static_cast<int>(ActuatorMode::Torque), T(0), T(0), T(0), T(0), T(0), T(0), T(1), 0, T(0), T(0), T(0), T(0),
-          -1, T(1), T(0)};
+          -1, T(1), T(0), T(0), T(0)};
 }
 
 /// The actuator's force a(u, q, qd) [N m | N], with the effort clamp and the velocity cut.
@@ -80,11 +83,11 @@ SP_HD T joint_actuator_force(const RobotJointParams<T>& p, T u, T q, T qd) {
   return lane_select(cut, T(0), a);
 }
 
-/// The passive force (damping, friction, position limits) at (q, qd) [N m | N]. The
-/// friction term is evaluated only where some lane has friction > 0.
+/// The passive force (damping, friction, spring, position limits) at (q, qd) [N m | N].
+/// The friction term is evaluated only where some lane has friction > 0.
 template <class T>
 SP_HD T joint_passive_force(const RobotJointParams<T>& p, T q, T qd) {
-  T f = -p.damping * qd;
+  T f = -p.damping * qd - p.stiffness * (q - p.spring_q);
   const auto rubs = p.friction > T(0);
   if (lane_any(rubs)) f = lane_select(rubs, f - p.friction * lane_tanh(qd / p.friction_velocity), f);
   if (p.limited) {

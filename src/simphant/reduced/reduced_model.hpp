@@ -46,6 +46,10 @@ struct ReducedLink {
   double effort = 0, velocity = 0;   ///< effort [N m or N] and velocity limits; <= 0: none
   double damping = 0;      ///< URDF <dynamics damping>: viscous [N m s/rad | N s/m], >= 0
   double friction = 0;     ///< URDF <dynamics friction>: Coulomb [N m | N], >= 0
+  /// A joint spring: torque -stiffness (q - spring_q) [N m | N] (MJCF <joint stiffness
+  /// springref>: spring_q = springref - ref in SimPhant's q). URDF has none (0).
+  double stiffness = 0;    ///< [N m/rad | N/m], >= 0
+  double spring_q = 0;     ///< [rad | m]
   /// Armature: a rotor inertia a >= 0 on the joint coordinate [kg m^2 (revolute) | kg
   /// (prismatic)], MuJoCo's dof_armature: M_kk += a and kinetic energy + 1/2 a qd^2; the
   /// joint-space solvers only (docs/robots.md, "Armature"). URDF has none (0).

@@ -206,6 +206,8 @@ std::vector<RobotJointParams<double>> derive_joint_params(const ReducedModel& rm
       }
     }
     if (use.damping) p.damping = l.damping;
+    p.stiffness = l.stiffness;  // the file's joint spring (MJCF), part of the model as armature is
+    p.spring_q = l.spring_q;
     p.friction_velocity = friction_velocity;
     if (use.friction && l.friction > 0) {
       p.friction = l.friction;

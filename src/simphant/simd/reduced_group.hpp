@@ -153,6 +153,8 @@ inline bool put(RobotJointParams<L>& d, int l, const RobotJointParams<double>& s
   put(d.limit_damping, l, s.limit_damping);
   put(d.mimic_multiplier, l, s.mimic_multiplier);
   put(d.mimic_offset, l, s.mimic_offset);
+  put(d.stiffness, l, s.stiffness);
+  put(d.spring_q, l, s.spring_q);
   return true;
 }
 inline void put(RobotBaseParams<L>& d, int l, const RobotBaseParams<double>& s) {
