@@ -224,6 +224,13 @@ TEST(MjcfImport, SettotalmassScalesEveryBodyIncludingThoseWeldedToTheWorld) {
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 3; ++c) EXPECT_NEAR(rm.links[1].inertia_com.m[r][c], 0.5 * plain.links[1].inertia_com.m[r][c], 1e-15);
   EXPECT_NE(error_of(body, "<compiler settotalmass=\"inf\"/>").find("attribute 'settotalmass'"), std::string::npos);
+  // a later <compiler> without it keeps it (MuJoCo's compiler settings accumulate)
+  EXPECT_NEAR(imp(body, "<compiler settotalmass=\"4\"/><compiler angle=\"radian\"/>").model.links[1].mass, 2.5, 1e-15);
+  // fusestatic folds the body welded to the world into the world: the total is 2 + 5 = 7
+  // (MuJoCo 4.0.1: a = 8/7, b = 20/7 for settotalmass 4)
+  const ReducedModel fused = imp(body, "<compiler settotalmass=\"4\" fusestatic=\"true\"/>").model;
+  EXPECT_NEAR(fused.links[0].mass, 8.0 / 7.0, 1e-15);
+  EXPECT_NEAR(fused.links[1].mass, 20.0 / 7.0, 1e-15);
   // <= 0: MuJoCo's "not set"
   EXPECT_EQ(imp(body, "<compiler settotalmass=\"-1\"/>").model.links[1].mass, 5);
 }

@@ -55,6 +55,8 @@ std::vector<Model> instances(const std::string& urdf, const char* solver, bool f
       r->qd0[k] = 0.5 * std::cos(0.9 * k + 2 * i);
       r->tau[k] = scale * std::sin(2.3 * k - i);
       p.damping = 0.02 * (i % 3);
+      p.stiffness = scale * 0.5 * (i % 3);  // a joint spring about a point near q0
+      p.spring_q = r->q0[k] + 0.01 * (i % 2);
       p.friction = scale * 0.05 * (i % 2);
       p.friction_velocity = 0.1;
       p.limited = 1;  // limits near q0: the one-sided spring-damper engages

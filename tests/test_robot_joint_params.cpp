@@ -192,6 +192,30 @@ TEST(RobotJointParams, UrdfDynamicsSwitchesEachSourceOff) {
   }
 }
 
+TEST(RobotJointParams, AJointSpringIsAModeOfItsOwnNamedAfterTheFile) {
+  // A spring alone (MJCF stiffness k, no limits or damping): q = k / I_k, p = 0, an
+  // undamped mode lambda = i sqrt(k / I_k), named "spring", its key the robot file's.
+  RobotJointSpace r;
+  r.model = parse_urdf(kPlanar, "planar.urdf");
+  r.model.links[1].stiffness = 40.0;
+  r.model.links[1].spring_q = 0.1;
+  r.q0 = {0.3, 0.7};
+  r.effective_inertia = joint_effective_inertia(r.model, r.q0);
+  UrdfDynamicsUse use;
+  use.damping = false;
+  use.limits = false;
+  use.friction = false;
+  r.joints = derive_joint_params(r.model, r.effective_inertia, use, {}, kDefaultFrictionVelocity, 1e-3);
+  EXPECT_EQ(r.joints[1].stiffness, 40.0);
+  EXPECT_EQ(r.joints[1].spring_q, 0.1);
+  const std::vector<StabilityMode> modes = robot_joint_modes(r);
+  ASSERT_EQ(modes.size(), 1u);
+  EXPECT_EQ(modes[0].joint, 1);
+  EXPECT_EQ(robot_mode_name(modes[0], r), "joint 'j2' (spring)");
+  EXPECT_EQ(robot_mode_field(modes[0], r), "/robot/" + r.file_key);
+  EXPECT_NEAR(std::abs(modes[0].lambda), std::sqrt(40.0 / r.effective_inertia[1]), 1e-9 * std::sqrt(40.0));
+}
+
 TEST(RobotJointParams, LimitWithFrictionAtItsFloorStaysInsideTheWarningRatio) {
   // A joint resting on its stop with Coulomb friction at the floor: p = (2 omega + 0.5 /
   // dt), q = omega^2 = 0.25 / dt^2; roots dt s = (-1.5 +- sqrt(1.25)) / 2, the fastest

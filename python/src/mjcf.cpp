@@ -105,7 +105,8 @@ nb::dict mjcf_model(const std::string& path) {
 void bind_mjcf(nb::module_& m) {
   m.def("mjcf_model", &mjcf_model, nb::arg("path"),
         "The MJCF importer's model of a file (docs/mjcf.md) as a dict: links (name, joint, parent, type, axis, "
-        "joint frame, mass, com, inertia about the CoM in the link frame, limits, damping, friction, armature, ref), "
+        "joint frame, mass, com, inertia about the CoM in the link frame, limits, damping, friction, armature, "
+        "stiffness and spring_q (the spring's rest coordinate in SimPhant's q), ref), "
         "base, gravity, timestep, integrator, actuators (name, type, joint, gear, ctrlrange, forcerange, kp, kv, gain), "
         "warnings. ValueError: what the importer refuses.");
 }

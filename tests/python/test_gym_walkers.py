@@ -258,20 +258,35 @@ def test_half_cheetah_against_mujocos_euler():
     assert np.all(worst < (0.03, 0.03, 0.35)), worst
 
 
-def test_forward_reward_uses_the_step_displacement_across_autoresets():
+@pytest.mark.parametrize("mode", ["next_step", "same_step"])
+def test_forward_reward_uses_the_step_displacement_across_autoresets(mode):
     """x_velocity is rootx's displacement over the step; after an autoreset the new
-    episode's first step differences from the reset state, not the ended episode's."""
+    episode's first step differences from the reset state, not the ended episode's.
+    NEXT_STEP: the reset step has reward 0 and the next step starts from the reset state.
+    SAME_STEP: the ending step's reward is its own displacement, to the state before the
+    reset (rootx is infos["final_obs"][i][0] with the positions observed), and the next
+    step starts from the reset state."""
     n = 4
+    same = mode == "same_step"
     env = simphant.gym.make("Hopper-v5", num_envs=n, backend="cpu", healthy_reward=0.0, ctrl_cost_weight=0.0,
-                            healthy_angle_range=(-0.05, 0.05))
+                            healthy_angle_range=(-0.05, 0.05), exclude_current_positions_from_observation=False,
+                            autoreset_mode=gym.vector.AutoresetMode.SAME_STEP if same else
+                            gym.vector.AutoresetMode.NEXT_STEP)
     env.reset(seed=1)
     rng = np.random.default_rng(0)
-    resets = 0
+    ends = 0
     for _ in range(120):
         x0 = env.sim.joint_state()[0][:, 0].copy()
-        obs, r, term, trunc, _ = env.step(rng.uniform(-1, 1, (n, 3)))
-        x1 = env.sim.joint_state()[0][:, 0]
-        fresh = (r == 0) & ~term  # NEXT_STEP autoreset: reward 0, the action ignored
-        resets += int(fresh.sum())
-        np.testing.assert_allclose(r[~fresh], ((x1 - x0) / 0.008)[~fresh], rtol=1e-12, atol=1e-12)
-    assert resets >= 1
+        obs, r, term, trunc, info = env.step(rng.uniform(-1, 1, (n, 3)))
+        x1 = obs[:, 0].copy()  # rootx (MuJoCo's qpos[0] = SimPhant's q: its ref is 0)
+        if same:
+            done = term | trunc
+            ends += int(done.sum())
+            for i in np.flatnonzero(done):
+                x1[i] = info["final_obs"][i][0]
+            ok = np.ones(n, bool)
+        else:
+            ok = ~((r == 0) & ~term)  # NEXT_STEP autoreset: reward 0, the action ignored
+            ends += int((~ok).sum())
+        np.testing.assert_allclose(r[ok], ((x1 - x0) / 0.008)[ok], rtol=1e-12, atol=1e-12)
+    assert ends >= 1

@@ -4,7 +4,7 @@
 - Gymnasium's half_cheetah.xml (shipped in python/simphant/gym/assets/, MIT): settotalmass
   14 kg, a spring and armature on each of its six leg hinges. Per body mass, CoM and
   inertia against the compiled mjModel; the springs against jnt_stiffness and
-  qpos_spring; 1 s trajectories of solver aba (RK4 at the file's 0.01 s) against MuJoCo's
+  qpos_spring; 1 s trajectories of solvers aba and cga (RK4 at the file's 0.01 s) against MuJoCo's
   RK4 from 20 random states (MuJoCo's limits and contacts off, SimPhant's limits off and
   no contact shapes).
 - A synthetic chain with springref and ref in degrees on hinges and a slide: the same
@@ -121,10 +121,11 @@ def test_settotalmass_and_springs_match_mujocos_model():
         assert link["armature"] == m.dof_armature[j]
 
 
-def test_half_cheetah_aba_trajectory_matches_mujoco_rk4():
+@pytest.mark.parametrize("solver", ["aba", "cga"])
+def test_half_cheetah_trajectory_matches_mujoco_rk4(solver):
     """The same scheme on the same coordinates (RK4, 0.01 s): rounding."""
-    worst_q, worst_qd = rollout_difference(CHEETAH, "aba", 1, STATES)
-    print(f"half_cheetah aba: after 1 s, max |q - qpos| {worst_q:.2e}, qd relative {worst_qd:.2e}")
+    worst_q, worst_qd = rollout_difference(CHEETAH, solver, 1, STATES)
+    print(f"half_cheetah {solver}: after 1 s, max |q - qpos| {worst_q:.2e}, qd relative {worst_qd:.2e}")
     assert worst_q < 1e-8 and worst_qd < 1e-8
 
 
@@ -165,3 +166,26 @@ def test_spring_flag_disable_drops_the_springs(tmp_path):
     assert all(link["stiffness"] == 0 for link in ours["links"])
     worst_q, _ = rollout_difference(str(path), "aba", 1, 5)
     assert worst_q < 1e-8
+
+
+def test_dae_warns_of_a_sprung_hinge_that_can_turn_past_pi(tmp_path, capfd):
+    """The dae reads a hinge's angle within q0 +- pi: a spring on an unlimited hinge would
+    jump by 2 pi stiffness past that, so the scene compile warns (aba and cga do not wrap)."""
+    path = tmp_path / "springs.xml"
+    path.write_text(SYNTHETIC)
+    scene = {"name": "springs", "robot": {"mjcf": str(path)},
+             "solver": {"type": "dae", "dt": 0.005, "t_end": 0.01, "integrator": "rk4"}}
+    level = simphant.log_level()
+    simphant.set_log_level("warn")
+    try:
+        capfd.readouterr()
+        simphant.load_scene(scene)
+        dae = capfd.readouterr().err
+        scene["solver"]["type"] = "aba"
+        simphant.load_scene(scene)
+        aba = capfd.readouterr().err
+    finally:
+        simphant.set_log_level(level)
+    sprung = [line for line in dae.splitlines() if "has a spring and can turn more than pi" in line]
+    assert {line.split("joint '")[1].split("'")[0] for line in sprung} == {"hinge0", "hinge1"}, dae
+    assert "has a spring" not in aba

@@ -17,7 +17,7 @@
 // a row's Phi_q block holds 6 sides columns (jac_cols()): [v (W), omega (B)] per side.
 //
 // Parameter layout of one instance (n_params = 19 N + 24 J + 16 F + 7 + the laws' + the
-// tables' + 17 per joint law + 4 per mimic row + 29 per contact pair + 5 per end stop):
+// tables' + 19 per joint law + 4 per mimic row + 29 per contact pair + 5 per end stop):
 //   body k   at body_param(k):  mass [kg], J_B (9, row-major) [kg m^2], J_B^-1 (9)
 //   joint j  at joint_param(j): u_i, v_i, a_i, b_i, u_j, v_j, a_j, b_j (3 each, B or W)
 //   force f  at force_param(f): point_B, vec, point_i, point_j (3 each), stiffness,

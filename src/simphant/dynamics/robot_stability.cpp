@@ -72,6 +72,7 @@ std::string robot_mode_name(const StabilityMode& m, const RobotJointSpace& robot
   };
   add(c.kp > 0 || c.kd > 0, "servo");
   add(c.damping > 0, "damping");
+  add(c.spring > 0, "spring");
   add(c.limit_k > 0 || c.limit_c > 0, "limit spring-damper");
   add(c.friction_slope > 0, "friction slope");
   return "joint '" + robot.model.links[k].joint_name + "' (" + parts + ")";

@@ -1,7 +1,8 @@
 #pragma once
 // Robot joint forces in maximal coordinates (docs/solver.md, "Robot joint forces in the
 // DAE"; docs/robots.md): the joint-space law of reduced/joint_forces.hpp (actuator mode
-// and servo, effort clamp, velocity cut, damping, Coulomb friction, position limits)
+// and servo, effort clamp, velocity cut, damping, joint spring, Coulomb friction, position
+// limits)
 // evaluated at the joint coordinate and rate read from the two bodies' states. A URDF
 // <mimic> is not a force here: the DAE holds it as a constraint row (Model::mimics,
 // joints/joint_coordinate.hpp mimic_row).

@@ -168,7 +168,7 @@ StabilityCheck check_step_stability(const std::vector<Model>& models, const json
       if (m.force >= 0) kept.push_back(m);
     base = kept;
   }
-  // A robot's joint forces (servos, limits, damping, friction): one mode per joint, made
+  // A robot's joint forces (servos, springs, limits, damping, friction): one mode per joint, made
   // per instance from its own gains and effective inertia.
   const std::vector<StabilityMode> model_modes = base;
   if (m0.robot) {

@@ -44,6 +44,7 @@ struct Ctx {
   int group_lo = 0, group_hi = 5;  ///< <compiler inertiagrouprange>
   bool autolimits = true;
   double settotalmass = -1;  ///< <compiler settotalmass>: > 0 scales every body's mass and inertia to this total [kg]
+  bool fusestatic = false;   ///< <compiler fusestatic>: bodies welded to the world are part of it (not in the total)
   std::map<std::string, DefaultClass> classes;
   /// Names taken so far, per kind ("body", "joint", "actuator"): name -> the path of the
   /// element that took it, and whether that name is SimPhant's for an unnamed element.

@@ -18,11 +18,10 @@ using namespace mjcf_detail;
 void read_compiler(Ctx& ctx, const XMLElement* c) {
   audit(ctx, c, "compiler",
         {"angle", "eulerseq", "coordinate", "inertiafromgeom", "inertiagrouprange", "autolimits", "boundmass",
-         "boundinertia", "balanceinertia", "settotalmass", "alignfree"},
+         "boundinertia", "balanceinertia", "settotalmass", "alignfree", "fusestatic"},
         {{"meshdir", "assets, not used"}, {"texturedir", "assets, not used"}, {"assetdir", "assets, not used"},
          {"discardvisual", "not used"}, {"strippath", "not used"}, {"fitaabb", "mesh fitting, not used"},
-         {"usethread", "not used"}, {"fusestatic", "not used (SimPhant merges welded bodies anyway)"},
-         {"saveinertial", "not used"}, {"exactmeshinertia", "mesh inertia, not used"},
+         {"usethread", "not used"}, {"saveinertial", "not used"}, {"exactmeshinertia", "mesh inertia, not used"},
          {"convexhull", "collision meshes, not used"}, {"lengthrange", "not used"}});
   const Elem e(ctx, c, nullptr);
   ctx.degree = e.keyword("angle", "degree", {"degree", "radian"}) == "degree";
@@ -43,8 +42,11 @@ void read_compiler(Ctx& ctx, const XMLElement* c) {
   if (e.num("boundmass", 0) != 0) e.fail("boundmass", "not supported (it changes masses); give the masses");
   if (e.num("boundinertia", 0) != 0) e.fail("boundinertia", "not supported (it changes inertias)");
   if (e.boolean("balanceinertia", false)) e.fail("balanceinertia", "not supported (it changes inertias)");
-  ctx.settotalmass = e.num("settotalmass", -1);
-  if (!std::isfinite(ctx.settotalmass)) e.fail("settotalmass", "must be finite");
+  if (e.has("settotalmass")) {  // a later <compiler> without it keeps it, as in MuJoCo
+    ctx.settotalmass = e.num("settotalmass", -1);
+    if (!std::isfinite(ctx.settotalmass)) e.fail("settotalmass", "must be finite");
+  }
+  if (e.has("fusestatic")) ctx.fusestatic = e.boolean("fusestatic", false);
   if (e.boolean("alignfree", false)) e.fail("alignfree", "not supported (it moves the free body's frame)");
 }
 

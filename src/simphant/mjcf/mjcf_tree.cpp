@@ -397,10 +397,11 @@ void build_tree(Ctx& ctx, const XMLElement* worldbody, MjcfModel& out) {
              "rendered; the ground of the scene's contact section is contact.ground)", "");
 
   // <compiler settotalmass>: as MuJoCo, every body's mass and inertia times the one factor
-  // that makes their total (the world body's excluded, bodies welded to it included) the
-  // value given; no change when the bodies have no mass.
+  // that makes their total (the world body's excluded; bodies welded to it included, unless
+  // fusestatic folds them into the world) the value given; no change when the bodies have
+  // no mass.
   if (ctx.settotalmass > 0) {
-    double total = t.base_mass.mass + t.world_mass.mass;
+    double total = t.base_mass.mass + (ctx.fusestatic ? 0.0 : t.world_mass.mass);
     for (const MassProps& m : t.link_mass) total += m.mass;
     if (total > 0) {
       const double f = ctx.settotalmass / total;

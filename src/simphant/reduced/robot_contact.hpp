@@ -85,6 +85,7 @@ SP_HD void robot_contact_forces(const RobotView<T>& r, const T* y, T* Q, Spatial
     const BodyKin<T> ka = owner_kin(r, y, kin, c.owner_a), kb = owner_kin(r, y, kin, c.owner_b);
     const ContactPairWrench<T> w =
         contact_pair_wrench(c.shape_a, ka, c.shape_b, kb, c.params, static_cast<const T*>(nullptr), true);
+    if (w.contacts.count == 0) continue;  // no contact: a zero wrench, nothing to add
     add_generalised(r, y, kin, c.owner_a, ka.r, w.a, Q, base_wrench);
     add_generalised(r, y, kin, c.owner_b, kb.r, w.b, Q, base_wrench);
   }

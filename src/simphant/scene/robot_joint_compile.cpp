@@ -60,8 +60,16 @@ void settle_initial_joint_state(const std::string& path, RobotJointSpace& rj) {
   }
   for (int k = 0; k < n; ++k) {
     const RobotJointParams<double>& p = rj.joints[static_cast<std::size_t>(k)];
-    if (!p.limited) continue;
     const ReducedLink& link = rj.model.links[static_cast<std::size_t>(k)];
+    if (rj.solver == RobotSolver::Dae && link.type == ReducedJointType::Revolute && p.stiffness > 0 &&
+        (!p.limited || p.upper - rj.q0[static_cast<std::size_t>(k)] > pi ||
+         rj.q0[static_cast<std::size_t>(k)] - p.lower > pi))
+      warn_once(child_path(child_path(path, "q0"), static_cast<std::size_t>(k)) + ": joint '" + link.joint_name +
+                "' has a spring and can turn more than pi from q0 = " +
+                format_number(rj.q0[static_cast<std::size_t>(k)]) +
+                "; solver dae reads its angle within q0 +- pi, and the spring's force jumps by 2 pi stiffness past "
+                "that (aba and cga do not)");
+    if (!p.limited) continue;
     const double q0 = rj.q0[static_cast<std::size_t>(k)];
     const std::string where =
         child_path(child_path(path, "q0"), static_cast<std::size_t>(k)) + ": joint '" + link.joint_name + "'";

@@ -16,6 +16,7 @@
 //    kFrictionSlopeDt (a pure damping mode, real lambda, |lambda| dt <= 0.5).
 //  - effort, velocity, damping, friction, mimic: the URDF values as read (the DAE holds a
 //    mimic as a constraint row: model/robot_joint_laws.hpp).
+//  - stiffness, spring_q: an MJCF joint spring as read, always (part of the model).
 #include <string>
 #include <vector>
 
