@@ -44,8 +44,7 @@ def test_save_restore_is_bit_identical(root, tmp_path):
 def test_ppo_reaches_the_threshold_in_both_simulators(root, tmp_path):
     for module in ("torch", "gymnasium", "mujoco"):
         pytest.importorskip(module)
-    out = run_example(root, "ppo_inverted_double_pendulum.py", "--seed", "0", "--save", str(tmp_path / "idp.pt"),
-                      cwd=tmp_path)
+    out = run_example(root, "ppo_mujoco_tasks.py", "--seed", "0", "--save", str(tmp_path / "idp.pt"), cwd=tmp_path)
     assert "threshold 9100 reached" in out, out
     m = re.search(r"mean return over 10 episodes \(min\): SimPhant ([0-9.]+) \(([0-9.]+)\), "
                   r"Gymnasium \(MuJoCo\) ([0-9.]+) \(([0-9.]+)\)", out)
