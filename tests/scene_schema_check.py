@@ -68,6 +68,11 @@ def mistakes(base, robot):
     mutate("missing solver", [], lambda d: d.pop("solver"))
     mutate("missing dt", ["solver"], lambda d: d["solver"].pop("dt"))
     mutate("record_every 0.5", ["solver", "record_every"], lambda d: d["solver"].update(record_every=0.5))
+    mutate("sensitivities without parameters", ["sensitivities"], lambda d: d.update(sensitivities={}))
+    mutate("sensitivities with an empty list", ["sensitivities", "parameters"],
+           lambda d: d.update(sensitivities={"parameters": []}))
+    mutate("a sensitivity path that is not a string", ["sensitivities", "parameters", 0],
+           lambda d: d.update(sensitivities={"parameters": [3]}))
     mutate("unknown sweep mode", ["sweep", "mode"], lambda d: d.setdefault("sweep", {}).update(mode="halton"))
     mutate("saltelli without base", ["sweep"], lambda d: d.setdefault("sweep", {}).update(mode="saltelli"))
     mutate("design without file", ["sweep"], lambda d: d.update(sweep={"mode": "design"}))

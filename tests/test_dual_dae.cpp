@@ -37,15 +37,13 @@
 // (the pivot checks, the auto projection's choice, the refinement's stopping test) is
 // taken on values, the same in the three runs for steps this small.
 //
-// The cost of one RK4 step of one instance with P = 1, 4, 8 against double is printed,
-// not asserted (this file compiles at -O1 in Release builds, tests/CMakeLists.txt, and
-// both the double and the Dual step are instantiated here, at that level).
+// The cost of the dual step, through the library's engine at its own optimisation level,
+// is measured by bench/bench_sensitivities.cpp (docs/sensitivities.md, "Cost").
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -56,6 +54,7 @@
 #include "cpu_grid_exec.hpp"
 #include "example_models.hpp"
 #include "host_batch.hpp"
+#include "simphant/batch/view_convert.hpp"
 #include "simphant/math/dual.hpp"
 
 namespace simphant {
@@ -90,53 +89,6 @@ struct FusedExec {
   }
 };
 
-/// A ModelView<T> over the shared topology of `v` and the parameter arrays shared,
-/// varied (in v's layout); every other number converted from double.
-template <class T>
-batch::ModelView<T> view_as(const batch::ModelView<double>& v, const T* shared, const T* varied) {
-  batch::ModelView<T> r{};
-  r.n_instances = v.n_instances;
-  r.n_bodies = v.n_bodies;
-  r.n_joints = v.n_joints;
-  r.n_rows = v.n_rows;
-  r.n_forces = v.n_forces;
-  r.n_inputs = v.n_inputs;
-  r.n_params = v.n_params;
-  r.dt = T(v.dt);
-  r.eps_relative = T(v.eps_relative);
-  r.refine_steps = v.refine_steps;
-  r.projection = v.projection;
-  r.joint_type = v.joint_type;
-  r.joint_body = v.joint_body;
-  r.row_offset = v.row_offset;
-  r.coupling_start = v.coupling_start;
-  r.coupling = v.coupling;
-  r.body_joint_start = v.body_joint_start;
-  r.body_joint = v.body_joint;
-  r.force = v.force;
-  r.param_shared = shared;
-  r.param_slot = v.param_slot;
-  r.param_varied = varied;
-  r.n_drivers = v.n_drivers;
-  r.n_laws = v.n_laws;
-  r.driver = v.driver;
-  r.law_type = v.law_type;
-  r.law_start = v.law_start;
-  r.integrator = v.integrator;
-  r.rtol = T(v.rtol);
-  r.atol = T(v.atol);
-  r.min_step = T(v.min_step);
-  r.max_step = T(v.max_step);
-  r.first_step = T(v.first_step);
-  r.removed_mask = v.removed_mask;
-  r.auto_pivot = T(v.auto_pivot);
-  r.sides = v.sides;
-  r.n_mimics = v.n_mimics;
-  r.mimic = v.mimic;
-  r.mimic_param = v.mimic_param;
-  return r;
-}
-
 /// A cuda-fused batch in host memory with number type T, its parameters, state and
 /// records converted from the double batch `hb` (HostBatch, fused layout) entry by entry;
 /// workspaces filled with NaN. Seeds are set on param_shared / param_varied / Y before
@@ -158,7 +110,7 @@ struct DualBatch {
     const auto conv = [](const std::vector<double>& a) { return std::vector<T>(a.begin(), a.end()); };
     param_shared = conv(hb.packed.param_shared);
     param_varied = conv(hb.packed.param_varied);
-    mv = view_as<T>(hb.mv, param_shared.data(), param_varied.data());
+    mv = batch::view_with<T>(hb.mv, param_shared.data(), hb.mv.param_slot, param_varied.data());
     const T nan = T(std::numeric_limits<double>::quiet_NaN());
     Y = conv(hb.Y);
     for (std::vector<T>* v : {&y_stage, &k[0], &k[1], &k[2], &k[3]}) v->assign(Y.size(), nan);
@@ -441,40 +393,6 @@ TEST(DualDae, SliderCrankProjectedTangentsMatchCentralDifferences) {
 // rocker pivot's ground anchor (varied by the sweep).
 TEST(DualDae, FourBarTangentsMatchCentralDifferences) {
   check_scene("four_bar", "crank", "coupler", "rocker_pivot");
-}
-
-// ---- cost of one RK4 step -----------------------------------------------------------
-
-template <class T>
-double step_us(const test::HostBatch<double>& hb, int steps) {
-  double best = 1e300;
-  for (int rep = 0; rep < 3; ++rep) {
-    DualBatch<T> db(hb);
-    if constexpr (ad::IsDual<T>::value)
-      for (int k = 0; k < T::size; ++k) db.seed_param(db.mv.body_param(k % db.N), [k](T& x) { x.d[k] = 1.0; });
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int s = 0; s < steps; ++s) db.rk4_step();
-    const auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best, std::chrono::duration<double, std::micro>(t1 - t0).count() / steps);
-    EXPECT_EQ(db.status[0], batch::kStatusOk);
-  }
-  return best;
-}
-
-TEST(DualDae, StepCostPrinted) {
-  for (const char* scene : {"slider_crank", "four_bar"}) {
-    const std::vector<Model> models = test::example_models(scene, 1);
-    const AssembledBatch asm_batch = assemble_batch(models, 1, 1);
-    test::HostBatch<double> hb(models, 1, asm_batch, true);
-    const int steps = 200;
-    const double t0 = step_us<double>(hb, steps);
-    const double t1 = step_us<Dual<double, 1>>(hb, steps), t4 = step_us<Dual<double, 4>>(hb, steps),
-                 t8 = step_us<Dual<double, 8>>(hb, steps);
-    std::printf("[ dual cost ] %s, one cuda-fused RK4 step of one instance on the CPU (-O1): double %.2f us; "
-                "Dual P=1 %.2f us (x%.1f), P=4 %.2f us (x%.1f), P=8 %.2f us (x%.1f)\n",
-                scene, t0, t1, t1 / t0, t4, t4 / t0, t8, t8 / t0);
-    EXPECT_GT(t0, 0.0);
-  }
 }
 
 }  // namespace

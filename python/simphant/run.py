@@ -43,7 +43,7 @@ def run(scene: Optional[SceneSource], out: Union[str, "os.PathLike[str]", None] 
         frames: Optional[str] = None, reductions: Union[str, Sequence[str], None] = None,
         compression: Optional[int] = None, projection: Optional[str] = None,
         integrator: Optional[str] = None, rtol: Optional[float] = None, atol: Optional[float] = None,
-        error_estimate: bool = False) -> RunResult:
+        error_estimate: bool = False, sensitivities: Optional[Sequence[str]] = None) -> RunResult:
     """Runs the job of ``simphant run``: samples the sweep, assembles and integrates every
     instance, records the HDF5 file and returns its summary.
 
@@ -94,6 +94,10 @@ def run(scene: Optional[SceneSource], out: Union[str, "os.PathLike[str]", None] 
         error_estimate: True runs a fixed-step batch again at dt/2 and stores the
             estimated global error of the positions at the end, as ``--error-estimate``
             (sets solver.error_estimate; False keeps the scene's).
+        sensitivities: scene values (sweep paths) whose forward sensitivities the run
+            computes and writes as /state_sensitivities (T, I, B, 13, S), as
+            ``--sensitivities`` (replaces the scene's "sensitivities" section;
+            docs/sensitivities.md). A run with sensitivities writes no checkpoints.
 
     The GIL is released while the job runs. Ctrl-C (KeyboardInterrupt) stops the run
     cleanly: the state reached is recorded, the file is closed with the attribute
@@ -132,6 +136,7 @@ def run(scene: Optional[SceneSource], out: Union[str, "os.PathLike[str]", None] 
     a.rtol = None if rtol is None else float(rtol)
     a.atol = None if atol is None else float(atol)
     a.error_estimate = bool(error_estimate)
+    a.sensitivities = "" if sensitivities is None else _names(sensitivities, "sensitivities")
     handle, name = (None, "") if sc is None else (sc._handle, sc.file or sc.source)
     exit_code, out_file, summary = _simphant.run_job(handle, name, a, progress)
     return RunResult(out_file=out_file, summary=json.loads(summary), exit_code=exit_code)

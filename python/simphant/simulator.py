@@ -49,6 +49,12 @@ class Simulator:
         threads: CPU worker threads, 0 = every CPU this process may use (its affinity mask,
             capped by a cgroup CPU quota).
         seed: overrides the scene's sweep.seed.
+        sensitivities: scene values to differentiate the state by, in sweep path syntax
+            (e.g. ["bodies.crank.mass", "joints.j1.frame_i.origin[0]"]); replaces the
+            scene's "sensitivities" section ([]: none). Read them with
+            state_sensitivities(); docs/sensitivities.md says what runs them, what they
+            cost and which calls they refuse (reset with randomize, set_state,
+            set_parameters).
 
     Arrays use the conventions of the output file (README "Output (HDF5)"): per body the
     13 numbers r (CoM, world) [m], p = (w, x, y, z) (body to world), v (CoM, world)
@@ -64,9 +70,11 @@ class Simulator:
     """
 
     def __init__(self, scene: SceneSource, instances: Optional[int] = None, backend: str = "auto",
-                 precision: str = "fp64", threads: int = 0, seed: Optional[int] = None) -> None:
+                 precision: str = "fp64", threads: int = 0, seed: Optional[int] = None,
+                 sensitivities: Optional[Sequence[str]] = None) -> None:
         self.scene: Scene = load_scene(scene)
-        self._sim = _simphant._Simulator(self.scene._handle, instances, backend, precision, threads, seed)
+        paths = None if sensitivities is None else _sensitivity_paths(sensitivities)
+        self._sim = _simphant._Simulator(self.scene._handle, instances, backend, precision, threads, seed, paths)
         self._n = self._sim.n_instances
 
     # --- sizes and names -------------------------------------------------------------
@@ -292,6 +300,29 @@ class Simulator:
         self._sim.read_states(o)
         return o
 
+    @property
+    def sensitivity_paths(self) -> List[str]:
+        """(S) the scene values whose sensitivities step with the state, in sweep path
+        syntax (the `sensitivities` argument, else the scene's "sensitivities" section);
+        empty without."""
+        return list(self._sim.sensitivity_paths)
+
+    def state_sensitivities(self, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """(n, B, 13, S) float64: d(states()) / d(value of sensitivity_paths[s]) at the
+        current state, per instance, in the state's units per the parameter's scene unit
+        (docs/sensitivities.md). Exact derivatives of the fixed-step integration (forward
+        mode, dual numbers through the cuda-fused path's per-thread step, run on the CPU);
+        NaN for an instance whose status is not ok. reset() (without resample) returns
+        them to their values at the assembled initial state.
+
+        out: a float64 C-contiguous array of that shape, written in place and returned.
+        A copy. Raises RuntimeError (a logic error) for a Simulator without sensitivities.
+        """
+        S = len(self._sim.sensitivity_paths)
+        o = out_array(out, (self._n, self.n_bodies, 13, S))
+        self._sim.read_state_sensitivities(o)
+        return o
+
     def reactions(self, out: Optional[np.ndarray] = None) -> np.ndarray:
         """(n, J, 6) float64: force [N] and torque [N m] each joint applies to its body_j
         at the anchor, world frame, at the current state."""
@@ -446,6 +477,17 @@ class Simulator:
     def __repr__(self) -> str:
         return (f"Simulator({self.scene.name or self.scene.source!r}, instances={self._n}, backend={self.backend!r}, "
                 f"bodies={self.n_bodies}, joints={self.n_joints}, inputs={self.n_inputs}, dt={self.dt})")
+
+
+def _sensitivity_paths(paths: Sequence[str]) -> List[str]:
+    """The `sensitivities` argument as a list of strings (TypeError naming the entry)."""
+    if isinstance(paths, (str, bytes)):
+        raise TypeError("sensitivities: a list of sweep paths, not one string")
+    out = list(paths)
+    for k, p in enumerate(out):
+        if not isinstance(p, str):
+            raise TypeError(f"sensitivities[{k}]: a sweep path string (got {type(p).__name__})")
+    return out
 
 
 def _dlpack_device_type(x: Any) -> Optional[int]:

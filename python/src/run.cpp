@@ -41,6 +41,7 @@ struct RunArgs {
   std::string projection, integrator;        ///< "" : the scene's (JobOptions)
   std::optional<double> rtol, atol;          ///< None: the scene's (JobOptions)
   bool error_estimate = false;
+  std::string sensitivities;  ///< "" : the scene's (JobOptions)
 };
 
 std::tuple<int, std::string, std::string> run(const PyScene* scene, const std::string& scene_file,
@@ -83,6 +84,7 @@ std::tuple<int, std::string, std::string> run(const PyScene* scene, const std::s
   o.rtol = a.rtol;
   o.atol = a.atol;
   o.error_estimate = a.error_estimate;
+  o.sensitivities = a.sensitivities;
 
   // A Python exception raised in a hook (KeyboardInterrupt from a signal handler, or an
   // error of the progress callback) stops the run; it is raised once run_job returns.
@@ -143,7 +145,8 @@ void bind_run(nb::module_& m) {
       .def_rw("integrator", &RunArgs::integrator)
       .def_rw("rtol", &RunArgs::rtol, nb::arg().none())
       .def_rw("atol", &RunArgs::atol, nb::arg().none())
-      .def_rw("error_estimate", &RunArgs::error_estimate);
+      .def_rw("error_estimate", &RunArgs::error_estimate)
+      .def_rw("sensitivities", &RunArgs::sensitivities);
   m.def("run_job", &run, nb::arg("scene").none(), nb::arg("scene_file"), nb::arg("args"), nb::arg("progress").none());
   m.def("resumable", &resumable, nb::arg("out"));
   m.def("checkpoint_file_name", &checkpoint_file_name, nb::arg("out"));

@@ -29,14 +29,16 @@ std::size_t count(const PySimulator& s, std::size_t per_instance) {
 }
 
 void init(PySimulator* self, const PyScene& scene, std::optional<int> instances, const std::string& backend,
-          const std::string& precision, int threads, std::optional<std::uint64_t> seed) {
+          const std::string& precision, int threads, std::optional<std::uint64_t> seed,
+          std::optional<std::vector<std::string>> sensitivities) {
   if (instances && *instances <= 0)
     throw std::invalid_argument("instances: must be > 0 (got " + std::to_string(*instances) + ")");
   if (threads < 0) throw std::invalid_argument("threads: must be >= 0 (got " + std::to_string(threads) + ")");
   std::shared_ptr<const Scene> sc = scene.scene;
-  if (seed) {
+  if (seed || sensitivities) {
     auto copy = std::make_shared<Scene>(*sc);
-    copy->sweep.seed = *seed;
+    if (seed) copy->sweep.seed = *seed;
+    if (sensitivities) copy->sensitivities = sensitivity_spec(copy->doc, *sensitivities, "sensitivities");
     sc = copy;
   }
   SimulatorOptions options;
@@ -68,7 +70,20 @@ void init(PySimulator* self, const PyScene& scene, std::optional<int> instances,
 void bind_simulator(nb::module_& m) {
   nb::class_<PySimulator> cls(m, "_Simulator");
   cls.def("__init__", &init, nb::arg("scene"), nb::arg("instances").none(), nb::arg("backend"), nb::arg("precision"),
-          nb::arg("threads"), nb::arg("seed").none())
+          nb::arg("threads"), nb::arg("seed").none(), nb::arg("sensitivities").none())
+      .def_prop_ro("sensitivity_paths", [](const PySimulator& s) { return s.sim->sensitivity_paths(); })
+      .def(
+          "read_state_sensitivities",
+          [](PySimulator& s, HostArray<double> out) {
+            const int S = s.sim->n_sensitivities();
+            if (S == 0) throw std::logic_error("state_sensitivities: this Simulator has no sensitivities (pass "
+                                               "sensitivities=[...] or give the scene a \"sensitivities\" section)");
+            double* p = checked("out", out, count(s, 13 * static_cast<std::size_t>(s.sim->model().n_bodies()) * S));
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(s.mutex);
+            s.sim->read_state_sensitivities(p);
+          },
+          nb::arg("out"))
       .def_prop_ro("n_instances", [](const PySimulator& s) { return s.sim->n_instances(); })
       .def_prop_ro("n_bodies", [](const PySimulator& s) { return s.sim->model().n_bodies(); })
       .def_prop_ro("n_joints", [](const PySimulator& s) { return s.sim->model().n_joints(); })

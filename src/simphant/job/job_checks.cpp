@@ -103,6 +103,26 @@ Scene load_job_scene(const JobOptions& o) {
     scene = parse_scene(doc.dump(), o.scene.empty() ? std::string("<scene>") : o.scene);
     scene.text = std::move(text);
   }
+  if (!o.sensitivities.empty()) {
+    nlohmann::json doc = scene.doc;
+    nlohmann::json paths = nlohmann::json::array();
+    std::size_t start = 0;
+    while (start <= o.sensitivities.size()) {
+      const std::size_t comma = std::min(o.sensitivities.find(',', start), o.sensitivities.size());
+      const std::string path = o.sensitivities.substr(start, comma - start);
+      if (path.empty()) throw SceneError("--sensitivities", "an empty path in \"" + o.sensitivities + "\"");
+      paths.push_back(path);
+      start = comma + 1;
+    }
+    doc["sensitivities"] = {{"parameters", paths}};
+    std::string text = std::move(scene.text);
+    try {
+      scene = parse_scene(doc.dump(), o.scene.empty() ? std::string("<scene>") : o.scene);
+    } catch (const SceneError& e) {
+      throw SceneError("--sensitivities", e.what());
+    }
+    scene.text = std::move(text);
+  }
   if (!o.datasets.empty() || !o.frames.empty() || !o.reductions.empty() || o.compression.has_value()) {
     nlohmann::json doc = scene.doc;
     apply_output_flags(doc, o.datasets, o.frames, o.reductions, o.compression);

@@ -30,6 +30,9 @@ struct JobOptions {
   std::optional<double> rtol;      ///< overrides solver.rtol (> 0, finite) when set
   std::optional<double> atol;      ///< overrides solver.atol (>= 0, finite) when set
   bool error_estimate = false;     ///< true: solver.error_estimate on (false: the scene's)
+  /// Comma-separated sweep paths ("" : the scene's): replaces sensitivities.parameters
+  /// (docs/sensitivities.md).
+  std::string sensitivities;
   std::string out;                 ///< output file; "" = <scene stem>.h5 in the current folder
   /// Overrides of the scene's "output" section (docs/scene-format.md "Output";
   /// scene.hpp: apply_output_flags): comma-separated dataset names ("" : the scene's),

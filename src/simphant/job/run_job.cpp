@@ -37,6 +37,7 @@
 #include "simphant/job/singular_passage_hint.hpp"
 #include "simphant/job/stability_check.hpp"
 #include "simphant/sim/contact_frames.hpp"
+#include "simphant/job/scene_simulator.hpp"
 #include "simphant/job/step_report.hpp"
 #include "simphant/job/test_hold.hpp"
 #include "simphant/log/log.hpp"
@@ -68,7 +69,8 @@ struct Frame {
   std::vector<double> joint_q, joint_qd, joint_tau;  ///< (n, n_coords) each, robot runs
   std::vector<double> driver_loads;                  ///< (n, n_drivers)
   std::vector<double> contacts;                      ///< (n, n_pairs, 4)
-  Frame(int n, int n_bodies, int n_joints, int n_coords, int n_drivers, int n_pairs)
+  std::vector<double> sensitivities;                 ///< (n, n_bodies, 13, S)
+  Frame(int n, int n_bodies, int n_joints, int n_coords, int n_drivers, int n_pairs, int n_sens)
       : states(static_cast<std::size_t>(n) * n_bodies * 13),
         reactions(static_cast<std::size_t>(n) * n_joints * 6),
         joint_loads(static_cast<std::size_t>(n) * n_joints * 6),
@@ -80,7 +82,8 @@ struct Frame {
         joint_qd(static_cast<std::size_t>(n) * n_coords),
         joint_tau(static_cast<std::size_t>(n) * n_coords),
         driver_loads(static_cast<std::size_t>(n) * n_drivers),
-        contacts(static_cast<std::size_t>(n) * n_pairs * kContactRecordComponents) {}
+        contacts(static_cast<std::size_t>(n) * n_pairs * kContactRecordComponents),
+        sensitivities(static_cast<std::size_t>(n) * n_bodies * 13 * n_sens) {}
 };
 
 /// One run of run_job, stage by stage: prepare (the constructor: options, scene, checks,
@@ -139,6 +142,7 @@ class JobRun {
   std::optional<Frame> frame_;
   bool joint_loads_ = false;
   bool contacts_ = false;  ///< /contacts is recorded (the scene has contact pairs, output.datasets selects it)
+  bool sensitivities_ = false;  ///< /state_sensitivities is recorded (the scene has sensitivities, selected)
   std::int64_t total_ = 0, every_ = 1, done_ = 0, since_record_ = 0;
 
   // step_loop
@@ -161,6 +165,11 @@ JobRun::JobRun(const JobOptions& given, const JobHooks& hooks) : hooks_(hooks) {
   o_ = resume_ ? resume_->options : given;
   check_options(o_);
   scene_ = load_job_scene(o_);
+  // A run with sensitivities writes no checkpoints: its tangents are not part of one
+  // (docs/sensitivities.md); so none can resume it.
+  if (!scene_.sensitivities.paths.empty() && resume_)
+    throw SceneError("--resume", "a run with sensitivities cannot continue from a checkpoint (its tangents are not "
+                                 "stored): run it again");
   if (resume_) check_resumed_design(*resume_, scene_.sweep);
   check_backend(scene_, o_);
   out_ = output_path(o_);
@@ -225,6 +234,8 @@ JobRun::JobRun(const JobOptions& given, const JobHooks& hooks) : hooks_(hooks) {
   if (solver_.error_estimate) half_models = models;
   energy_ = energy_account(models, n_, o_.precision);  // which instances conserve E (job/energy_check.hpp)
   sim_ = Simulator::create(std::move(models), sim_options, n_);
+  // Forward sensitivities (docs/sensitivities.md): the engine needs the scene to seed them.
+  if (!scene_.sensitivities.paths.empty()) attach_scene(*sim_, scene_, std::make_shared<const SweepSamples>(samples_));
   // A model with elements that can do work gets the power channel for its energy balance
   // (job/energy_check.hpp), written only when the scene asks for it.
   balance_ = forms_energy_balance(sim_->model());
@@ -267,7 +278,8 @@ void JobRun::open_output() {
   } catch (const h5::H5Error& e) {
     throw h5::H5Error(write_failure(e, out_), e.sys_errno());  // the temporary file is removed with the output
   }
-  checkpoints_.emplace(out_, o_.checkpoint_every_s, stored_options(o_, sim_->backend_name()));
+  checkpoints_.emplace(out_, sim_->n_sensitivities() > 0 ? 0.0 : o_.checkpoint_every_s,
+                       stored_options(o_, sim_->backend_name()));
   stats_.emplace(n_);
   if (restored_) restore_batch(*restored_, *sim_, *stats_, half_sim_);
   wall_before_ = restored_ ? restored_->at.wall_s : 0;
@@ -278,12 +290,14 @@ void JobRun::open_output() {
   sim_->read_status(status_.data(), status_time_.data(), reason_.data());
   const Model& model = sim_->model();
   frame_.emplace(n_, model.n_bodies(), model.n_joints(), sim_->n_joint_coordinates(), model.n_drivers(),
-                 model.contact_pair_count());
+                 model.contact_pair_count(), sim_->n_sensitivities());
   const std::vector<std::string>& selected = model.output.datasets;
   joint_loads_ = records_joint_loads(*sim_) &&
                  (std::find(selected.begin(), selected.end(), "joint_loads") != selected.end() ||
                   std::find(selected.begin(), selected.end(), "bearing_loads") != selected.end());
   contacts_ = model.contact_pair_count() > 0 && std::find(selected.begin(), selected.end(), "contacts") != selected.end();
+  sensitivities_ = sim_->n_sensitivities() > 0 &&
+                   std::find(selected.begin(), selected.end(), "state_sensitivities") != selected.end();
   total_ = step_count(solver_);
   every_ = std::max(1, solver_.record_every);
   done_ = restored_ ? restored_->at.steps_done : 0;
@@ -312,6 +326,7 @@ void JobRun::read_frame() {
     sim.joint_load_frames(f.states.data(), f.reactions.data(), sim.n_drivers() > 0 ? f.driver_loads.data() : nullptr,
                           f.joint_loads.data(), f.bearing_loads.data());
   if (contacts_) sim.contact_frames(f.states.data(), f.contacts.data());
+  if (sensitivities_) sim.read_state_sensitivities(f.sensitivities.data());
   sim.read_constraint_violation(f.violation.data());
   sim.read_energy(f.energy.data(), f.kinetic.data());
   if (sim.n_joint_coordinates() > 0) sim.read_joint_state(f.joint_q.data(), f.joint_qd.data(), f.joint_tau.data());
@@ -328,7 +343,8 @@ void JobRun::write_frame() {
                     {{"joint_loads", f.joint_loads.data()},
                      {"bearing_loads", f.bearing_loads.data()},
                      {"driver_loads", f.driver_loads.data()},
-                     {"contacts", f.contacts.data()}});
+                     {"contacts", f.contacts.data()},
+                     {"state_sensitivities", f.sensitivities.data()}});
   stats_->add_frame(frame_time_, status_.data(), f.violation.data(), f.energy.data(), f.kinetic.data());
 }
 
@@ -418,7 +434,7 @@ void JobRun::loop() {
   }
   write_frame();
   progress_log.finish(JobProgress{done_, total_, sim_->time(), n_});
-  if (stop()) checkpoints_->store(*recorder_, *sim_, *stats_, loop_point(), half_sim_);  // resuming continues from here
+  if (stop() && sim_->n_sensitivities() == 0) checkpoints_->store(*recorder_, *sim_, *stats_, loop_point(), half_sim_);  // resuming continues from here
   if (since_record_ > 0) {  // stopped between record points: keep the last state
     read_frame();
     write_frame();

@@ -123,6 +123,16 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
          "axial force, radial force, axial moment and bending moment of each joint on its body_i",
          {{"bearing_component", component_names(kBearingTable)}}});
   }
+  // The forward sensitivities of the state (docs/sensitivities.md), per parameter.
+  if (const int S = sim.n_sensitivities(); S > 0) {
+    const auto I = static_cast<hsize_t>(sim.n_instances()), B = static_cast<hsize_t>(sim.model().n_bodies());
+    info.frame_datasets.push_back(
+        {"state_sensitivities", "state_sensitivities", {I, B, 13, static_cast<hsize_t>(S)},
+         {"instance", "body", "state_component", "parameter"}, {"state unit / parameter unit"},
+         "d(state)/d(parameter): the derivative of each body state entry (the layout of /state) with respect to each "
+         "sensitivities.parameters value, in the state's unit per the parameter's scene unit",
+         {{"parameter", sim.sensitivity_paths()}}});
+  }
   // The contact pairs, computed on the host from each frame's states (sim/contact_frames.hpp).
   if (const int P = sim.model().contact_pair_count(); P > 0) {
     info.frame_datasets.push_back(

@@ -72,13 +72,29 @@ struct SweepSpec {
   std::string design_crc64;                ///< design: CRC-64/XZ of its bytes, 16 hex digits
 };
 
-/// A parsed, validated scene: its text, its JSON document, the base Model and the sweep.
+/// The "sensitivities" section (docs/sensitivities.md): the scene values whose forward
+/// sensitivities a run computes, in sweep path syntax, and their JSON pointers.
+struct SensitivitySpec {
+  std::vector<std::string> paths;
+  std::vector<std::string> json_pointers;
+};
+
+/// A parsed, validated scene: its text, its JSON document, the base Model, the sweep and
+/// the sensitivities.
 struct Scene {
   std::string text;        ///< the scene file as read
   nlohmann::json doc;      ///< the parsed document
   Model model;             ///< the base model (no sweep applied)
   SweepSpec sweep;
+  SensitivitySpec sensitivities;  ///< empty: none
 };
+
+/// The sensitivities of `paths` (sweep path syntax) against a scene document, validated
+/// as a "sensitivities" section's parameters would be (resolved, per instance, none
+/// twice; docs/sensitivities.md); messages name `path` + "/parameters/<k>". An empty list
+/// gives none. Throws SceneError.
+SensitivitySpec sensitivity_spec(const nlohmann::json& doc, const std::vector<std::string>& paths,
+                                 const std::string& path);
 
 /// Parses and validates scene text; throws SceneError. `source` names the file in
 /// messages about unparsable JSON. The sweep's instance count passes check_instance_count.

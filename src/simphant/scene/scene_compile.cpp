@@ -13,7 +13,8 @@ Model compile_model(const nlohmann::json& doc) {
   const std::string root;  // JSON pointer of the document: ""
   expect_object(doc, "/");
   check_keys(doc, root,
-             {"name", "gravity", "bodies", "joints", "drivers", "forces", "contact", "solver", "sweep", "robot", "output"});
+             {"name", "gravity", "bodies", "joints", "drivers", "forces", "contact", "solver", "sweep", "robot", "output",
+              "sensitivities"});
   Model model;
   if (const json* name = find_key(doc, "name")) model.name = as_string(*name, "/name");
   if (const json* output = find_key(doc, "output")) model.output = compile_output(*output, "/output");

@@ -108,6 +108,8 @@ Scene parse_scene(const std::string& text, const std::string& source) {
   if (scene.doc.is_object()) {
     const auto it = scene.doc.find("sweep");
     if (it != scene.doc.end()) scene.sweep = scene_detail::parse_sweep(*it, "/sweep", scene.doc, source);
+    const auto sens = scene.doc.find("sensitivities");
+    if (sens != scene.doc.end()) scene.sensitivities = scene_detail::parse_sensitivities(*sens, "/sensitivities", scene.doc);
   }
   check_instance_count(scene, scene.sweep.instances);  // before anything is sampled
   scene.text = text;

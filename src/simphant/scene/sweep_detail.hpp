@@ -33,6 +33,12 @@ void check_per_instance_path(const std::string& json_pointer, const std::string&
 SweepSpec parse_sweep(const nlohmann::json& sweep, const std::string& path, const nlohmann::json& doc,
                       const std::string& source);
 
+/// Parses the "sensitivities" object at JSON pointer `path` of `doc` (docs/sensitivities.md):
+/// {"parameters": [sweep paths]}, each resolved now and checked as a per-instance value
+/// (check_per_instance_path), none naming the same value twice. Throws SceneError naming
+/// the bad field.
+SensitivitySpec parse_sensitivities(const nlohmann::json& j, const std::string& path, const nlohmann::json& doc);
+
 /// Checks a resolved parameter against those already in `spec` (a setting shared by all
 /// instances, or a value named twice) and appends it; `path_field` names its path in messages.
 void add_parameter(SweepSpec& spec, SweepParameter p, const std::string& path_field,

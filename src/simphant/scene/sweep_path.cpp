@@ -48,7 +48,9 @@ std::vector<Segment> split_path(const std::string& path, const std::string& erro
 std::string resolve_sweep_path(const json& doc, const std::string& path, const std::string& error_path) {
   const std::string quoted = "\"" + path + "\"";
   const std::vector<Segment> segments = split_path(path, error_path);
-  if (segments.front().key == "sweep") throw SceneError(error_path, "path " + quoted + " points into the sweep section");
+  for (const char* section : {"sweep", "sensitivities"})
+    if (segments.front().key == section)
+      throw SceneError(error_path, "path " + quoted + " points into the " + section + " section");
   const json* cur = &doc;
   std::string ptr;
   for (const Segment& seg : segments) {

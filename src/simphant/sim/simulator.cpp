@@ -1,5 +1,8 @@
 #include "simphant/sim/simulator.hpp"
 
+#include "simphant/sim/sensitivity_engine.hpp"
+#include "simphant/sim/sensitivity_seeds.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -88,7 +91,9 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
       // when the batch fills at least one group of lanes (as for the DAE path).
       reduced = std::make_unique<ReducedBackend>(shared, n_instances, options.threads, chosen == "cpu-simd");
     }
-    return std::unique_ptr<Simulator>(new Simulator(shared, std::move(reduced)));
+    std::unique_ptr<Simulator> sim(new Simulator(shared, std::move(reduced)));
+    sim->threads_ = options.threads;
+    return sim;
   }
   std::unique_ptr<Backend> backend;
   if (cuda) {
@@ -101,7 +106,88 @@ std::unique_ptr<Simulator> Simulator::create(std::vector<Model> models, const Si
   } else {
     backend = std::make_unique<CpuBackend>(shared, n_instances, options.threads, schur, chosen == "cpu-simd");
   }
-  return std::unique_ptr<Simulator>(new Simulator(shared, std::move(backend)));
+  std::unique_ptr<Simulator> sim(new Simulator(shared, std::move(backend)));
+  sim->threads_ = options.threads;
+  return sim;
+}
+
+Simulator::Simulator(std::shared_ptr<const std::vector<Model>> models, std::unique_ptr<Backend> backend)
+    : models_(std::move(models)), backend_(std::move(backend)),
+      episodes_(static_cast<std::size_t>(backend_->n_instances()), 0), ids_(backend_->n_instances()) {}
+
+Simulator::~Simulator() = default;
+
+void Simulator::refuse_with_sensitivities(const char* call) const {
+  if (sensitivities_)
+    throw std::logic_error(std::string(call) + ": not available with sensitivities (it would change the state or the "
+                           "model behind the tangents; docs/sensitivities.md)");
+}
+
+void Simulator::advance(int n_steps) {
+  if (sensitivities_ && n_steps > 0) sensitivities_->advance(backend_->steps_taken(), n_steps);
+  backend_->advance(n_steps);
+  advanced_ = advanced_ || n_steps > 0;
+}
+
+void Simulator::set_inputs_device(const double* d_u) {
+  refuse_with_sensitivities("set_inputs_device");
+  backend_->set_inputs_device(d_u);
+}
+
+void Simulator::set_models(const int* ids, int count, const Model* models) {
+  refuse_with_sensitivities("set_models");
+  backend_->set_models(ids, count, models);
+}
+
+void Simulator::enable_sensitivities(const std::vector<std::string>& paths,
+                                     const std::vector<std::vector<double>>& values) {
+  if (sensitivities_) throw std::invalid_argument("sensitivities: already enabled");
+  if (advanced_) throw std::invalid_argument("sensitivities: enable them before the first advance");
+  if (paths.empty()) throw std::invalid_argument("sensitivities.parameters: no parameter");
+  for (std::size_t s = 0; s < paths.size(); ++s)
+    for (std::size_t t = 0; t < s; ++t)
+      if (paths[s] == paths[t])
+        throw std::invalid_argument("sensitivities.parameters[" + std::to_string(s) + "]: " + paths[s] +
+                                    " is listed twice");
+  if (const std::string why = sensitivity_unsupported(model()); !why.empty()) throw std::invalid_argument(why);
+  if (!resampler_)
+    throw std::logic_error("sensitivities: need the scene this Simulator was made from (make_simulator)");
+  const int n = n_instances();
+  if (values.size() != paths.size())
+    throw std::invalid_argument("sensitivities: " + std::to_string(values.size()) + " value rows for " +
+                                std::to_string(paths.size()) + " paths");
+  for (const std::vector<double>& v : values)
+    if (static_cast<int>(v.size()) != n)
+      throw std::invalid_argument("sensitivities: a value row does not have one value per instance");
+  SensitivitySeeds seeds =
+      sensitivity_seeds(paths, values, n, [this](int i, const ParameterOverrides& o) {
+        ParameterOverrides merged = overrides_.empty() ? ParameterOverrides{} : overrides_[static_cast<std::size_t>(i)];
+        merged.insert(merged.end(), o.begin(), o.end());
+        return rebuild(i, episodes_[static_cast<std::size_t>(i)], merged);
+      });
+  std::vector<Model> models(models_->begin(), models_->end());
+  sensitivities_ = std::make_unique<SensitivityEngine>(models, n, std::move(seeds), threads_);
+  start_sensitivities(nullptr, n);
+}
+
+void Simulator::start_sensitivities(const int* ids, int count) {
+  std::vector<double> y(static_cast<std::size_t>(count) * state_size());
+  std::vector<std::int8_t> status(static_cast<std::size_t>(count));
+  backend_->get_state(ids, count, y.data(), nullptr, status.data(), nullptr, nullptr);
+  sensitivities_->start(ids, count, y.data(), status.data(), backend_->steps_taken());
+}
+
+int Simulator::n_sensitivities() const { return sensitivities_ ? sensitivities_->n_sensitivities() : 0; }
+
+std::vector<std::string> Simulator::sensitivity_paths() const {
+  return sensitivities_ ? sensitivities_->paths() : std::vector<std::string>{};
+}
+
+void Simulator::read_state_sensitivities(double* out) const {
+  if (!sensitivities_) throw std::logic_error("read_state_sensitivities: no sensitivities (enable_sensitivities)");
+  std::vector<std::int8_t> status(static_cast<std::size_t>(n_instances()));
+  backend_->get_state(nullptr, n_instances(), nullptr, nullptr, status.data(), nullptr, nullptr);
+  sensitivities_->read(out, status.data());
 }
 
 void Simulator::read_refinement(RefinementRecord* out) const {
@@ -149,6 +235,7 @@ void Simulator::resample(const int* ids, int count, const std::uint64_t* episode
 
 void Simulator::set_parameters(const int* ids, int count, const std::string* paths, int n_paths, const double* values) {
   ids_.check("set_parameters", ids, count);
+  refuse_with_sensitivities("set_parameters");
   if (n_paths < 0) throw std::invalid_argument("set_parameters: a negative number of paths");
   if (!resampler_)
     throw std::logic_error("set_parameters: needs the scene this Simulator was made from (a resampler: "
@@ -213,17 +300,20 @@ void check_step_counts(const char* name, int count, const std::int64_t* steps) {
 void Simulator::set_inputs(const double* u) {
   check_finite_inputs("set_inputs", n_instances(), model().n_inputs, u);
   backend_->set_inputs(u);
+  if (sensitivities_) sensitivities_->set_inputs(nullptr, n_instances(), u);
 }
 
 void Simulator::set_inputs(const int* ids, int count, const double* u) {
   check_finite_inputs("set_inputs", count, model().n_inputs, u);
   backend_->set_inputs(ids, count, u);
+  if (sensitivities_) sensitivities_->set_inputs(ids, count, u);
 }
 
 void Simulator::set_state(const int* ids, int count, const double* y, const std::int64_t* steps,
                           const std::int8_t* status, const std::int64_t* status_steps, const std::uint64_t* episodes,
                           const std::int8_t* reasons) {
   ids_.check("set_state", ids, count);
+  refuse_with_sensitivities("set_state");
   check_status_reasons("set_state", count, status, reasons);
   check_step_counts("steps", count, steps);
   check_step_counts("status_steps", count, status_steps);
@@ -250,8 +340,10 @@ void Simulator::reset(const int* ids, int count, bool resample_models) {
   ids_.check("reset", ids, count);
   if (!resample_models) {
     backend_->reset(ids, count);
+    if (sensitivities_) start_sensitivities(ids, count);
     return;
   }
+  refuse_with_sensitivities("reset with resample");
   if (!resampler_)
     throw std::logic_error("reset: resample = true needs a resampler (set_resampler; make_simulator installs the scene "
                            "sweep's)");

@@ -24,6 +24,8 @@
 
 namespace simphant {
 
+class SensitivityEngine;
+
 struct SimulatorOptions {
   /// "cpu" | "cpu-simd" | "cuda" | "cuda-fused" | "auto" (cuda or cuda-fused when this build has
   /// CUDA, a device is present and the integrator is not bdf; else cpu-simd where it runs the scene
@@ -64,8 +66,12 @@ class Simulator {
   /// Actuator inputs of every instance: u (n_instances, n_inputs), row-major. Throws
   /// std::invalid_argument naming the first NaN or infinite entry (nothing is set then).
   void set_inputs(const double* u);
-  void set_inputs_device(const double* d_u) { backend_->set_inputs_device(d_u); }
-  void advance(int n_steps) { backend_->advance(n_steps); }
+  /// As set_inputs from device memory (a cuda backend); refused (std::logic_error) with
+  /// sensitivities, whose engine reads inputs on the host.
+  void set_inputs_device(const double* d_u);
+  /// Advances every live instance by n_steps steps (Backend::advance), and with
+  /// sensitivities their tangents along the same steps (enable_sensitivities).
+  void advance(int n_steps);
   void synchronize() { backend_->synchronize(); }
   /// The batch clock: steps advanced (since creation, or the value set by
   /// set_steps_taken plus the steps since) and time() = steps_taken() * dt.
@@ -168,7 +174,7 @@ class Simulator {
   /// Replaces the listed instances' models and resets them (Backend::set_models: same
   /// topology and dt, else std::invalid_argument). Their episodes and parameter
   /// overrides stay as they are (a later reset with resample rebuilds from the scene).
-  void set_models(const int* ids, int count, const Model* models) { backend_->set_models(ids, count, models); }
+  void set_models(const int* ids, int count, const Model* models);
   /// Actuator inputs of the listed instances: u (count, n_inputs). Throws
   /// std::invalid_argument naming the first NaN or infinite entry (nothing is set then).
   void set_inputs(const int* ids, int count, const double* u);
@@ -216,10 +222,39 @@ class Simulator {
   const ParameterOverrides& parameter_overrides(int instance) const;
   double dt() const { return model().solver.dt; }
 
+  // --- Forward sensitivities (docs/sensitivities.md).
+
+  /// Starts forward sensitivities of the state with respect to the scene values at
+  /// `paths` (sweep path syntax, e.g. "bodies.coupler.mass"): values[s][i] is path s's
+  /// value in instance i (make_simulator passes the sweep sample or the scene's value).
+  /// From here on, advance() also steps each instance's tangents d(state)/d(value)
+  /// through the cuda-fused path's per-thread step in dual numbers on the CPU
+  /// (sim/sensitivity_engine.hpp: its own dual state from the backend's assembled
+  /// start; values equal to the backend's up to its rounding), seeded by
+  /// sensitivity_seeds (sim/sensitivity_seeds.hpp): call it before the first advance. reset() (without
+  /// resample) returns the tangents to their seeds. With sensitivities, reset with
+  /// resample, set_state, set_models, set_parameters and set_inputs_device throw
+  /// std::logic_error (they would change the state or the model behind the tangents).
+  /// Throws std::invalid_argument naming the scene field for a model the engine does not
+  /// run (sensitivity_unsupported), for no path, a repeated path or a call after an
+  /// advance or a second call; std::logic_error without a resampler; SceneError from
+  /// the seeds (a path that names nothing or a shared setting).
+  void enable_sensitivities(const std::vector<std::string>& paths, const std::vector<std::vector<double>>& values);
+  /// Parameters differentiated (0 without sensitivities), and their paths.
+  int n_sensitivities() const;
+  std::vector<std::string> sensitivity_paths() const;
+  /// out (n_instances, n_bodies, 13, n_sensitivities()): d(state) / d(value) in the
+  /// recorded state layout (read_states: r [m], p, v [m/s], omega_B [rad/s] per body)
+  /// per unit of each parameter's scene unit; NaN for an instance whose status (the
+  /// backend's) is not Ok or whose dual step failed. Throws std::logic_error without sensitivities.
+  void read_state_sensitivities(double* out) const;
+
+  ~Simulator();
+
  private:
-  Simulator(std::shared_ptr<const std::vector<Model>> models, std::unique_ptr<Backend> backend)
-      : models_(std::move(models)), backend_(std::move(backend)),
-        episodes_(static_cast<std::size_t>(backend_->n_instances()), 0), ids_(backend_->n_instances()) {}
+  Simulator(std::shared_ptr<const std::vector<Model>> models, std::unique_ptr<Backend> backend);
+  /// Throws std::logic_error naming `call` when sensitivities are on.
+  void refuse_with_sensitivities(const char* call) const;
   /// Rebuilds the models of the listed instances for episodes[k] (resampler_, with each
   /// instance's overrides) and hands them to the backend (which resets them); then
   /// records the episodes.
@@ -236,6 +271,12 @@ class Simulator {
   Resampler resampler_;
   InstanceIds ids_;
   std::int64_t clock_offset_ = 0;  ///< steps_taken() - the backend's steps (set_steps_taken)
+  std::unique_ptr<SensitivityEngine> sensitivities_;  ///< enable_sensitivities; null: none
+  bool advanced_ = false;  ///< advance() has run
+  int threads_ = 0;        ///< SimulatorOptions::threads (the sensitivity engine's workers)
+  /// The engine's listed instances (ids null: all) from the backend's current state, at
+  /// their seeds (after creation, after a reset).
+  void start_sensitivities(const int* ids, int count);
 };
 
 }  // namespace simphant

@@ -1,0 +1,122 @@
+// Cost of forward sensitivities (docs/sensitivities.md, "Cost") side by side in one run:
+// for each scene (examples/slider_crank.json, four_bar.json, and panda_sweep.json on the
+// DAE path), the wall time of an advance of a warm batch without sensitivities on the
+// `cpu` and `cpu-simd` backends, and with S = 1, 4, 8, 16 sensitivities on the `cpu`
+// backend (the backend's step plus the dual step of sim/sensitivity_engine.hpp, which
+// runs ceil(S / 4) passes of 4 tangents). The S parameters are the first S of a fixed
+// list of per-instance scene values (body masses and inertias, gravity, forces). One
+// worker thread, the fastest of --repeat runs, per step per instance [us]; the ratio to
+// the plain `cpu` step; and the engine's memory per instance.
+//
+//   nice -n 10 bench_sensitivities [--instances 64] [--steps 200] [--repeat 3]
+//
+// Prints a Markdown table (docs/sensitivities.md keeps the measured one). A measurement,
+// not a test.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "simphant/core/host_info.hpp"
+#include "simphant/job/scene_simulator.hpp"
+#include "simphant/scene/scene.hpp"
+#include "simphant/sim/sensitivity_engine.hpp"
+#include "simphant/sim/simulator.hpp"
+
+namespace {
+
+using simphant::Simulator;
+
+nlohmann::json example(const std::string& name) {
+  std::ifstream in(std::string(SIMPHANT_SOURCE_DIR) + "/examples/" + name);
+  return nlohmann::json::parse(in);
+}
+
+/// Per-instance scene values of `doc` to differentiate by, at most 16.
+std::vector<std::string> parameter_paths(const nlohmann::json& doc) {
+  std::vector<std::string> paths;
+  if (doc.contains("robot")) {
+    paths.push_back("robot.payload.mass");
+    for (int k = 0; k < 3; ++k) paths.push_back("robot.payload.com[" + std::to_string(k) + "]");
+    for (int k = 0; k < 7; ++k) paths.push_back("robot.qd0[" + std::to_string(k) + "]");
+    for (int k = 0; k < 3; ++k) paths.push_back("robot.gravity[" + std::to_string(k) + "]");
+    for (int k = 0; k < 2; ++k) paths.push_back("robot.q0[" + std::to_string(k) + "]");
+  } else {
+    for (const nlohmann::json& b : doc["bodies"]) {
+      const std::string name = b["name"].get<std::string>();
+      paths.push_back("bodies." + name + ".mass");
+      for (int k = 0; k < 3; ++k) paths.push_back("bodies." + name + ".inertia[" + std::to_string(k) + "]");
+    }
+    for (int k = 0; k < 3; ++k) paths.push_back("gravity[" + std::to_string(k) + "]");
+    paths.push_back("solver.baumgarte_alpha");
+  }
+  paths.resize(std::min<std::size_t>(paths.size(), 16));
+  return paths;
+}
+
+/// The fastest of `repeat` advances of `steps` steps, per step per instance [us].
+double step_us(Simulator& sim, int steps, int repeat) {
+  sim.advance(5);  // warm
+  double best = 1e300;
+  for (int r = 0; r < repeat; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    sim.advance(steps);
+    sim.synchronize();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = std::min(best, s);
+  }
+  return 1e6 * best / steps / sim.n_instances();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int instances = 64, steps = 200, repeat = 3;
+  for (int a = 1; a + 1 < argc; a += 2) {
+    if (!std::strcmp(argv[a], "--instances")) instances = std::atoi(argv[a + 1]);
+    if (!std::strcmp(argv[a], "--steps")) steps = std::atoi(argv[a + 1]);
+    if (!std::strcmp(argv[a], "--repeat")) repeat = std::atoi(argv[a + 1]);
+  }
+  std::printf("%d instances, %d steps per advance, fastest of %d, 1 thread; %s\n\n", instances, steps, repeat,
+              simphant::cpu_model_name().c_str());
+  std::printf("| scene | cpu plain [us] | cpu-simd plain [us] | S = 1 | S = 4 | S = 8 | S = 16 |\n");
+  std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  for (const char* name : {"slider_crank.json", "four_bar.json", "panda_sweep.json"}) {
+    nlohmann::json doc = example(name);
+    if (doc.contains("robot")) doc["solver"]["type"] = "dae";
+    doc.erase("sweep");
+    const std::vector<std::string> all = parameter_paths(doc);
+    simphant::SimulatorOptions o;
+    o.threads = 1;
+    o.backend = "cpu";
+    const simphant::Scene scene = simphant::parse_scene(doc.dump());
+    const double plain = step_us(*simphant::make_simulator(scene, instances, o), steps, repeat);
+    o.backend = "cpu-simd";
+    const double simd = step_us(*simphant::make_simulator(scene, instances, o), steps, repeat);
+    o.backend = "cpu";
+    std::printf("| %s | %.2f | %.2f |", name, plain, simd);
+    for (int S : {1, 4, 8, 16}) {
+      if (S > static_cast<int>(all.size())) {
+        std::printf(" - |");
+        continue;
+      }
+      nlohmann::json with = doc;
+      with["sensitivities"]["parameters"] = std::vector<std::string>(all.begin(), all.begin() + S);
+      const double t = step_us(*simphant::make_simulator(simphant::parse_scene(with.dump()), instances, o), steps, repeat);
+      std::printf(" %.2f (x%.1f) |", t, t / plain);
+    }
+    std::printf("\n");
+  }
+  std::printf("\nMemory of the dual engine per instance and pass of %d tangents: the cuda-fused batch's arrays in "
+              "Dual<double, %d> (%zu bytes per number).\n",
+              simphant::SensitivityEngine::kWidth, simphant::SensitivityEngine::kWidth,
+              sizeof(simphant::SensitivityEngine::D));
+  return 0;
+}

@@ -1,0 +1,59 @@
+#pragma once
+// view_with<T>: a ModelView<T> over the topology of a packed double batch, with its own
+// parameter arrays of another number type T (Dual<double, P> for forward sensitivities,
+// sim/sensitivity_engine.hpp): the shared topology pointers are reused, every number
+// field is converted from double (no tangent), and the parameters are read from the
+// caller's arrays.
+#include "simphant/batch/model_view.hpp"
+
+namespace simphant::batch {
+
+/// v's topology and settings with parameters shared (n_params), slot (n_params; -1:
+/// shared, else the row of varied) and varied (rows of v.n_instances), all owned by the
+/// caller and outliving the view. T must construct from double.
+template <class T>
+ModelView<T> view_with(const ModelView<double>& v, const T* shared, const int* slot, const T* varied) {
+  ModelView<T> r{};
+  r.n_instances = v.n_instances;
+  r.n_bodies = v.n_bodies;
+  r.n_joints = v.n_joints;
+  r.n_rows = v.n_rows;
+  r.n_forces = v.n_forces;
+  r.n_inputs = v.n_inputs;
+  r.n_params = v.n_params;
+  r.dt = T(v.dt);
+  r.eps_relative = T(v.eps_relative);
+  r.refine_steps = v.refine_steps;
+  r.projection = v.projection;
+  r.joint_type = v.joint_type;
+  r.joint_body = v.joint_body;
+  r.row_offset = v.row_offset;
+  r.coupling_start = v.coupling_start;
+  r.coupling = v.coupling;
+  r.body_joint_start = v.body_joint_start;
+  r.body_joint = v.body_joint;
+  r.force = v.force;
+  r.param_shared = shared;
+  r.param_slot = slot;
+  r.param_varied = varied;
+  r.n_drivers = v.n_drivers;
+  r.n_laws = v.n_laws;
+  r.driver = v.driver;
+  r.law_type = v.law_type;
+  r.law_start = v.law_start;
+  r.integrator = v.integrator;
+  r.rtol = T(v.rtol);
+  r.atol = T(v.atol);
+  r.min_step = T(v.min_step);
+  r.max_step = T(v.max_step);
+  r.first_step = T(v.first_step);
+  r.removed_mask = v.removed_mask;
+  r.auto_pivot = T(v.auto_pivot);
+  r.sides = v.sides;
+  r.n_mimics = v.n_mimics;
+  r.mimic = v.mimic;
+  r.mimic_param = v.mimic_param;
+  return r;
+}
+
+}  // namespace simphant::batch

@@ -1,0 +1,224 @@
+#include "simphant/sim/sensitivity_engine.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "batch_buffers.hpp"  // kernels/ (a private include directory)
+#include "fused_stage.hpp"
+#include "simphant/batch/view_convert.hpp"
+#include "simphant/dynamics/data.hpp"
+#include "simphant/formulas/pivot_watch.hpp"
+#include "simphant/model/integrator.hpp"
+
+namespace simphant {
+
+/// One pass of kWidth tangents: the whole cuda-fused batch in Dual numbers (the arrays
+/// of kernels/batch_buffers.hpp, structure of arrays with the instance fastest).
+struct SensitivityEngine::Pass {
+  std::vector<D> param_shared, param_varied, dy0;
+  std::vector<D> Y, y_stage, k[4], phi, jac, gamma_star, Q, C, rhs, lambda, refine, floor, diag, inputs, violation,
+      time, runaway, refine_worst, refine_worst_time, pivot_min, pivot_min_time, step_pivot, saved_t[5];
+  std::vector<int> recoveries, info, fail, refine_unconverged, saved_i[3];
+  std::vector<std::int8_t> status, reason;
+  std::vector<std::int64_t> status_step, clock_offset;
+  batch::ModelView<D> mv{};
+  batch::BatchBuffers<D> b{};
+};
+
+SensitivityEngine::SensitivityEngine(const std::vector<Model>& models, int n_instances, SensitivitySeeds seeds,
+                                     int threads)
+    : n_(n_instances), seeds_(std::move(seeds)), pattern_(schur_pattern_of(models.front())) {
+  packed_ = batch::pack_models<double>(models, n_);
+  N_ = packed_.n_bodies;
+  ny_ = 13 * N_;
+  const int S = n_sensitivities(), np = packed_.n_params, m = packed_.n_rows;
+  const std::size_t n = static_cast<std::size_t>(n_);
+  if (S < 1 || seeds_.dparam.size() != static_cast<std::size_t>(S) * n * np ||
+      seeds_.dy0.size() != static_cast<std::size_t>(S) * n * ny_ ||
+      seeds_.dinput.size() != static_cast<std::size_t>(S) * n * packed_.n_inputs)
+    throw std::invalid_argument("SensitivityEngine: the seeds do not fit the batch (" + std::to_string(S) +
+                                " parameters, " + std::to_string(n_) + " instances)");
+  // Every parameter is read per instance: a tangent may differ between instances even
+  // where the values do not.
+  slot_.resize(static_cast<std::size_t>(np));
+  for (int p = 0; p < np; ++p) slot_[static_cast<std::size_t>(p)] = p;
+  std::vector<std::vector<double>> flat(models.size());
+  for (std::size_t k = 0; k < models.size(); ++k) flat[k] = batch::flatten_params(models[k]);
+  const batch::ModelView<double> host = packed_.host_view();
+  const D nan = D(std::numeric_limits<double>::quiet_NaN());
+  const int n_pass = (S + kWidth - 1) / kWidth;
+  for (int c = 0; c < n_pass; ++c) {
+    auto pass = std::make_unique<Pass>();
+    Pass& p = *pass;
+    p.param_shared.assign(flat.front().begin(), flat.front().end());
+    p.param_varied.resize(static_cast<std::size_t>(np) * n);
+    p.dy0.assign(static_cast<std::size_t>(ny_) * n, D(0.0));
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::vector<double>& f = flat[models.size() == 1 ? 0 : i];
+      for (int q = 0; q < np; ++q) {
+        D& x = p.param_varied[static_cast<std::size_t>(q) * n + i];
+        x = D(f[static_cast<std::size_t>(q)]);
+        for (int t = 0; t < kWidth && c * kWidth + t < S; ++t)
+          x.d[t] = seeds_.dparam[(static_cast<std::size_t>(c * kWidth + t) * n + i) * np + q];
+      }
+      for (int e = 0; e < ny_; ++e)
+        for (int t = 0; t < kWidth && c * kWidth + t < S; ++t)
+          p.dy0[static_cast<std::size_t>(e) * n + i].d[t] =
+              seeds_.dy0[(static_cast<std::size_t>(c * kWidth + t) * n + i) * ny_ + e];
+    }
+    p.mv = batch::view_with<D>(host, p.param_shared.data(), slot_.data(), p.param_varied.data());
+    const std::size_t sy = static_cast<std::size_t>(ny_) * n, sm = static_cast<std::size_t>(m) * n;
+    p.Y = p.dy0;
+    for (std::vector<D>* v : {&p.y_stage, &p.k[0], &p.k[1], &p.k[2], &p.k[3]}) v->assign(sy, nan);
+    for (std::vector<D>* v : {&p.phi, &p.gamma_star, &p.rhs, &p.lambda, &p.refine, &p.floor, &p.diag}) v->assign(sm, nan);
+    p.jac.assign(static_cast<std::size_t>(packed_.jac_cols()) * sm, nan);
+    p.Q.assign(static_cast<std::size_t>(6) * N_ * n, nan);
+    p.C.assign(static_cast<std::size_t>(pattern_.n_values) * n, nan);
+    p.inputs.assign(static_cast<std::size_t>(packed_.n_inputs) * n, D(0.0));
+    for (std::size_t i = 0; i < n; ++i)
+      for (const ForceElement& f : models[models.size() == 1 ? 0 : i].forces)
+        if (f.type == ForceType::Actuator) {
+          D& u = p.inputs[static_cast<std::size_t>(f.input_index) * n + i];
+          u = D(f.value);
+          for (int t = 0; t < kWidth && c * kWidth + t < S; ++t)
+            u.d[t] = seeds_.dinput[(static_cast<std::size_t>(c * kWidth + t) * n + i) * packed_.n_inputs + f.input_index];
+        }
+    for (std::vector<D>* v : {&p.violation, &p.time, &p.refine_worst, &p.refine_worst_time, &p.pivot_min_time})
+      v->assign(n, D(0.0));
+    p.pivot_min.assign(n, no_schur_pivot<D>());
+    p.step_pivot.assign(n, no_schur_pivot<D>());
+    for (std::vector<D>& v : p.saved_t) v.assign(n, nan);
+    for (std::vector<int>& v : p.saved_i) v.assign(n, 0);
+    // The backend checks the runaway bound on its own state; the engine never flags it.
+    p.runaway.assign(2 * n, D(0.0));
+    for (std::size_t i = 0; i < n; ++i) p.runaway[i] = D(std::numeric_limits<double>::infinity());
+    for (std::vector<int>* v : {&p.recoveries, &p.info, &p.fail, &p.refine_unconverged}) v->assign(n, 0);
+    p.status.assign(n, batch::kStatusOk);
+    p.reason.assign(n, 0);
+    p.status_step.assign(n, 0);
+    p.clock_offset.assign(n, 0);
+    batch::BatchBuffers<D>& b = p.b;
+    b.Y = p.Y.data();
+    b.y_stage = p.y_stage.data();
+    for (int s = 0; s < 4; ++s) b.k[s] = p.k[s].data();
+    b.phi = p.phi.data();
+    b.jac = p.jac.data();
+    b.gamma_star = p.gamma_star.data();
+    b.Q = p.Q.data();
+    b.C = p.C.data();
+    b.rhs = p.rhs.data();
+    b.lambda = p.lambda.data();
+    b.refine = p.refine.data();
+    b.refine_worst = p.refine_worst.data();
+    b.refine_worst_time = p.refine_worst_time.data();
+    b.refine_unconverged = p.refine_unconverged.data();
+    b.pivot_min = p.pivot_min.data();
+    b.pivot_min_time = p.pivot_min_time.data();
+    b.step_pivot = p.step_pivot.data();
+    b.saved = {p.saved_t[0].data(), p.saved_t[1].data(), p.saved_t[2].data(), p.saved_t[3].data(),
+               p.saved_t[4].data(), p.saved_i[0].data(), p.saved_i[1].data(), p.saved_i[2].data()};
+    b.floor = p.floor.data();
+    b.diag = p.diag.data();
+    b.recoveries = p.recoveries.data();
+    b.info = p.info.data();
+    b.fail = p.fail.data();
+    b.inputs = p.inputs.data();
+    b.violation = p.violation.data();
+    b.status = p.status.data();
+    b.status_step = p.status_step.data();
+    b.status_reason = p.reason.data();
+    b.runaway = p.runaway.data();
+    b.step = nullptr;  // per instance (advance_instance)
+    b.lambda_soa = 1;
+    b.time = p.time.data();
+    b.clock_offset = p.clock_offset.data();
+    passes_.push_back(std::move(pass));
+  }
+  pool_ = std::make_unique<ThreadPool>(resolve_thread_count(threads));
+}
+
+SensitivityEngine::~SensitivityEngine() = default;
+
+void SensitivityEngine::set_inputs(const int* ids, int count, const double* u) {
+  const int nu = packed_.n_inputs;
+  const std::size_t n = static_cast<std::size_t>(n_);
+  for (const std::unique_ptr<Pass>& p : passes_)
+    for (int k = 0; k < count; ++k) {
+      const std::size_t i = static_cast<std::size_t>(ids ? ids[k] : k);
+      for (int e = 0; e < nu; ++e) p->inputs[static_cast<std::size_t>(e) * n + i] = D(u[static_cast<std::size_t>(k) * nu + e]);
+    }
+}
+
+void SensitivityEngine::start(const int* ids, int count, const double* y, const std::int8_t* status,
+                              std::int64_t batch_step) {
+  const std::size_t n = static_cast<std::size_t>(n_);
+  for (int k = 0; k < count; ++k) {
+    const std::size_t i = static_cast<std::size_t>(ids ? ids[k] : k);
+    for (const std::unique_ptr<Pass>& p : passes_) {
+      for (int e = 0; e < ny_; ++e) {
+        D& x = p->Y[static_cast<std::size_t>(e) * n + i];
+        x = p->dy0[static_cast<std::size_t>(e) * n + i];
+        x.v = y[static_cast<std::size_t>(k) * ny_ + e];
+      }
+      p->status[i] = status[k] == batch::kStatusOk ? batch::kStatusOk : batch::kStatusDiverged;
+      p->reason[i] = 0;
+      p->status_step[i] = batch_step;
+      p->clock_offset[i] = batch_step;
+    }
+  }
+}
+
+void SensitivityEngine::advance_instance(Pass& p, int i, std::int64_t batch_step, int n_steps) {
+  const std::size_t c = static_cast<std::size_t>(i);
+  if (p.status[c] != batch::kStatusOk) return;
+  p.fail[c] = 0;
+  std::int64_t step = batch_step;
+  batch::BatchBuffers<D> b = p.b;
+  b.step = &step;  // this instance's own counter, as simd::advance_groups keeps it
+  const bool euler = p.mv.integrator == static_cast<std::int8_t>(Integrator::Euler) ||
+                     p.mv.integrator == static_cast<std::int8_t>(Integrator::SymplecticEuler);
+  const D half_dt = D(0.5) * p.mv.dt;
+  const D stage_h[4] = {half_dt, half_dt, p.mv.dt, p.mv.dt};
+  for (int t = 0; t < n_steps && p.status[c] == batch::kStatusOk; ++t) {
+    if (euler) {
+      batch::fused_euler_thread(i, p.mv, pattern_.view(), b);
+    } else {
+      for (int s = 0; s < 4; ++s) batch::fused_stage_thread(i, p.mv, pattern_.view(), b, s, stage_h[s]);
+    }
+    ++step;
+  }
+}
+
+void SensitivityEngine::advance(std::int64_t batch_step, int n_steps) {
+  struct Region {
+    SensitivityEngine* engine;
+    std::int64_t batch_step;
+    int n_steps;
+  } region{this, batch_step, n_steps};
+  pool_->parallel_for(n_, 1, [r = &region](int i0, int i1, int /*worker*/) {
+    for (int i = i0; i < i1; ++i)
+      for (const std::unique_ptr<Pass>& p : r->engine->passes_)
+        r->engine->advance_instance(*p, i, r->batch_step, r->n_steps);
+  });
+}
+
+void SensitivityEngine::read(double* out, const std::int8_t* status) const {
+  const int S = n_sensitivities();
+  const std::size_t n = static_cast<std::size_t>(n_);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t i = 0; i < n; ++i) {
+    bool valid = !status || status[i] == batch::kStatusOk;
+    for (const std::unique_ptr<Pass>& p : passes_) valid = valid && p->status[i] == batch::kStatusOk;
+    for (int k = 0; k < N_; ++k)
+      for (int c = 0; c < 13; ++c) {
+        // The recorded layout (formulas/state.hpp, state_to_record): r, p from q; v, omega_B from qdot.
+        const std::size_t e = static_cast<std::size_t>(c < 7 ? 7 * k + c : 7 * N_ + 6 * k + (c - 7));
+        double* o = out + ((i * N_ + k) * 13 + c) * S;
+        for (int s = 0; s < S; ++s)
+          o[s] = valid ? passes_[static_cast<std::size_t>(s / kWidth)]->Y[e * n + i].d[s % kWidth] : nan;
+      }
+  }
+}
+
+}  // namespace simphant

@@ -1,0 +1,177 @@
+"""Forward sensitivities through the Python API and the output file (docs/sensitivities.md).
+
+Simulator(..., sensitivities=[...]).state_sensitivities() is checked against central
+differences of the same backend's runs (set_parameters to v +- h on every instance,
+which re-assembles it, as the seeds do): on a Franka Panda on the DAE path (a payload
+mass and an initial joint rate) and on the four-bar (the coupler's mass). The step is
+h = 1e-5 |v| (1e-5 for v = 0): its truncation error h^2 |y'''| / 6 and its rounding
+error eps |y| / h are each about 1e-9 of the derivatives here; the bound is 1e-6 of
+the largest difference. The file written by simphant.run with `sensitivities` holds the
+same numbers as the Simulator, bit for bit, though the run advances in slices of its own
+and the Simulator in one call; so do two shards merged.
+"""
+import copy
+import json
+import pathlib
+
+import h5py
+import numpy as np
+import pytest
+
+import simphant
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _scene(name):
+    return json.loads((ROOT / "examples" / name).read_text())
+
+
+def _panda_dae():
+    doc = _scene("panda_sweep.json")
+    doc["solver"]["type"] = "dae"
+    del doc["sweep"]
+    return doc
+
+
+def _step(v):
+    return 1e-5 * abs(v) if v != 0 else 1e-5
+
+
+def _central_difference(doc, n, path, value, steps):
+    h = _step(value)
+    ys = []
+    for sign in (1.0, -1.0):
+        sim = simphant.Simulator(doc, instances=n, backend="cpu", threads=2)
+        sim.set_parameters(np.arange(n), {path: np.full(n, value + sign * h)})
+        sim.step(steps)
+        ys.append(sim.states())
+    return (ys[0] - ys[1]) / (2 * h)
+
+
+@pytest.mark.parametrize("path,value", [("robot.payload.mass", 1.0), ("robot.qd0[0]", 0.0)])
+def test_panda_on_the_dae_path_matches_central_differences(path, value):
+    doc = _panda_dae()
+    steps = 200
+    sim = simphant.Simulator(doc, instances=2, backend="cpu", threads=2, sensitivities=[path])
+    assert sim.sensitivity_paths == [path]
+    sim.step(steps)
+    tangent = sim.state_sensitivities()[..., 0]
+    diff = _central_difference(doc, 2, path, value, steps)
+    scale = np.abs(diff).max()
+    err = np.abs(tangent - diff).max()
+    print(f"panda dae, {path}: max |d state| {scale:.3e}, max |tangent - difference| {err:.2e} ({err / scale:.1e})")
+    assert scale > 0
+    assert err < 1e-6 * scale
+
+
+def test_run_writes_what_the_simulator_reads(tmp_path):
+    doc = _scene("four_bar.json")
+    doc["solver"]["t_end"] = 0.1
+    paths = ["bodies.coupler.mass", "joints.rocker_pivot.frame_i.origin[0]"]
+    out = tmp_path / "sens.h5"
+    result = simphant.run(doc, out=out, instances=3, backend="cpu", threads=2, sensitivities=paths)
+    assert result.exit_code == 0
+    with h5py.File(out, "r") as f:
+        d = f["state_sensitivities"]
+        assert d.shape[1:] == (3, 3, 13, 2)
+        assert [p.decode() for p in f["parameter"][:]] == paths
+        assert d.attrs["units"] == "state unit / parameter unit"
+        full = d[:]
+        recorded = full[-1]
+        steps = int(round(0.1 / doc["solver"]["dt"]))
+    sim = simphant.Simulator(doc, instances=3, backend="cpu", threads=2, sensitivities=paths)
+    sim.step(steps)  # in one advance, where the run advances in slices: the same tangents
+    np.testing.assert_array_equal(recorded, sim.state_sensitivities())
+    # The results reader labels the parameter axis with the paths.
+    ds = simphant.open_results(out)
+    np.testing.assert_array_equal(ds["state_sensitivities"].sel(parameter=paths[1]).values, full[..., 1])
+    # Two shards merged hold the one-shot run's numbers.
+    shards = [tmp_path / f"shard{k}.h5" for k in range(2)]
+    for k, path in enumerate(shards):
+        simphant.run(doc, out=path, instances=3, backend="cpu", threads=2, sensitivities=paths, shard=(k, 2))
+    simphant.merge(tmp_path / "merged.h5", shards)
+    with h5py.File(tmp_path / "merged.h5", "r") as f:
+        np.testing.assert_array_equal(f["state_sensitivities"][:], full)
+
+
+def test_the_scene_section_and_the_argument(tmp_path):
+    doc = _scene("four_bar.json")
+    doc["sensitivities"] = {"parameters": ["bodies.coupler.mass"]}
+    assert simphant.Simulator(doc, instances=2, backend="cpu").sensitivity_paths == ["bodies.coupler.mass"]
+    # The argument replaces the section; [] turns them off.
+    sim = simphant.Simulator(doc, instances=2, backend="cpu", sensitivities=["forces.drive.torque[1]"])
+    assert sim.sensitivity_paths == ["forces.drive.torque[1]"]
+    assert simphant.Simulator(doc, instances=2, backend="cpu", sensitivities=[]).sensitivity_paths == []
+    # reset() returns the tangents to their seeds.
+    seeds = sim.state_sensitivities()
+    sim.step(20)
+    assert not np.array_equal(seeds, sim.state_sensitivities())
+    sim.reset(np.arange(2))
+    np.testing.assert_array_equal(seeds, sim.state_sensitivities())
+
+
+def test_bad_sensitivities_name_the_field():
+    doc = _scene("four_bar.json")
+    with pytest.raises(ValueError, match=r"sensitivities/parameters/0: .*names nothing"):
+        simphant.Simulator(doc, instances=2, sensitivities=["bodies.nobody.mass"])
+    with pytest.raises(ValueError, match=r"sensitivities/parameters/1: .*names the same value"):
+        simphant.Simulator(doc, instances=2, sensitivities=["bodies.coupler.mass", "bodies[1].mass"])
+    with pytest.raises(ValueError, match=r"shared by all instances"):
+        simphant.Simulator(doc, instances=2, sensitivities=["solver.dt"])
+    with pytest.raises(TypeError, match="not one string"):
+        simphant.Simulator(doc, instances=2, sensitivities="bodies.coupler.mass")
+    dopri = copy.deepcopy(doc)
+    dopri["solver"]["integrator"] = "dopri5"
+    with pytest.raises(ValueError, match="solver.integrator"):
+        simphant.Simulator(dopri, instances=2, backend="cpu", sensitivities=["bodies.coupler.mass"])
+    panda = _scene("panda_sweep.json")
+    with pytest.raises(ValueError, match="solver.type"):
+        simphant.Simulator(panda, instances=2, sensitivities=["robot.payload.mass"])
+    sim = simphant.Simulator(doc, instances=2, backend="cpu", sensitivities=["bodies.coupler.mass"])
+    with pytest.raises(RuntimeError, match="not available with sensitivities"):
+        sim.set_parameters([0], {"bodies.coupler.mass": [1.0]})
+    with pytest.raises(RuntimeError, match="not available with sensitivities"):
+        sim.reset([0], randomize=True)
+    with pytest.raises(RuntimeError, match="no sensitivities"):
+        simphant.Simulator(doc, instances=2, backend="cpu").state_sensitivities()
+
+
+def test_a_chaotic_double_pendulum_grows_at_its_lyapunov_exponent():
+    """The double pendulum released horizontal is chaotic: d(state)/d(lower mass) grows
+    like e^(lambda t), lambda its largest Lyapunov exponent. Over 10 s the tangent grows
+    by about 1e8 and stays on the central difference of two runs h = 1e-8 m apart
+    (the linear regime: their separation below 1e-4 m) to 1e-5 relative plus the
+    difference's rounding, 4 eps (1 m) / 2h = 7e-8; the exponent,
+    fitted to log |dr/dm| over t in [1, 10] s, is printed."""
+    doc = _scene("double_pendulum.json")
+    del doc["sweep"]
+    m = doc["bodies"][1]["mass"]
+    h = 1e-8 * m
+    sim = simphant.Simulator(doc, instances=1, backend="cpu", sensitivities=["bodies.lower.mass"])
+    runs = []
+    for sign in (1.0, -1.0):
+        x = simphant.Simulator(doc, instances=1, backend="cpu")
+        x.set_parameters([0], {"bodies.lower.mass": [m + sign * h]})
+        runs.append(x)
+    times, tangent, checked = [], [], 0
+    for _ in range(200):  # 200 x 100 steps of 0.5 ms
+        for s in [sim] + runs:
+            s.step(100)
+        d = sim.state_sensitivities()[0, :, 0:3, 0]
+        sep = runs[0].states()[0, :, 0:3] - runs[1].states()[0, :, 0:3]
+        times.append(sim.time)
+        tangent.append(np.abs(d).max())
+        if np.abs(sep).max() < 1e-4:
+            checked += 1
+            # The difference's own rounding: a few eps of the positions (under 1 m) over 2 h.
+            rounding = 4 * np.finfo(float).eps * 1.0 / (2 * h)
+            assert np.abs(d - sep / (2 * h)).max() < 1e-5 * np.abs(d).max() + rounding, sim.time
+    times, tangent = np.array(times), np.array(tangent)
+    window = times >= 1.0
+    rate = np.polyfit(times[window], np.log(tangent[window]), 1)[0]
+    print(f"double pendulum: |dr/dm| grows from {tangent[0]:.2e} to {tangent[-1]:.2e} in {times[-1]:.1f} s; "
+          f"fitted exponent {rate:.2f} 1/s; checked against the difference at {checked} of {len(times)} frames")
+    assert checked > 100
+    assert tangent[-1] > 1e6 * tangent[0]
+    assert rate > 1.0

@@ -1,0 +1,197 @@
+// Forward sensitivities of the state through a Simulator made from a scene
+// (Simulator::enable_sensitivities, sim/sensitivity_engine.hpp, docs/sensitivities.md),
+// checked against central differences of the same backend's runs: each parameter set
+// to v +- h on every instance with Simulator::set_parameters (which re-assembles the
+// instance, as the seeds' differences do), both runs advanced by the same steps, the
+// difference of their states (read_states) divided by 2 h.
+//
+// Parameters: on the slider-crank (examples/slider_crank.json, 3 instances of its sweep)
+// the crank's mass (shared), the piston's mass (swept per instance), the crank pin's x
+// (frame.origin[0] of a joint given in the world frame at assembly: both bodies' joint
+// frames move with it, the crank's length and angle), the motor's input (an actuator's
+// default input) and the gas load's force (swept); on the four-bar the rocker pivot's x
+// on the ground (swept; it moves the assembled initial configuration) and the drive
+// torque (swept).
+//
+// Tolerance: the differences use h = 1e-5 |v|. Their truncation error h^2
+// |y'''| / 6 and rounding error eps |y| / h are each about 1e-9 of the derivatives' size
+// here; the tangents follow the fused path's step from the backend's state at each
+// advance, where the backend (cpu) steps with its own rounding. The bound is 1e-6 of
+// the largest difference per parameter (measured worst values are printed).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "simphant/job/scene_simulator.hpp"
+#include "simphant/scene/scene.hpp"
+#include "simphant/sim/simulator.hpp"
+
+namespace simphant {
+namespace {
+
+nlohmann::json example(const std::string& name) {
+  std::ifstream in(std::string(SIMPHANT_SOURCE_DIR) + "/examples/" + name + ".json");
+  return nlohmann::json::parse(in);
+}
+
+std::unique_ptr<Simulator> make(const nlohmann::json& doc, int n, const std::string& backend = "cpu") {
+  SimulatorOptions o;
+  o.backend = backend;
+  o.threads = 2;
+  return make_simulator(parse_scene(doc.dump()), n, o);
+}
+
+/// read_states after `steps` steps (advanced in chunks of `chunk`).
+std::vector<double> states_after(Simulator& sim, int steps, int chunk) {
+  for (int s = 0; s < steps; s += chunk) sim.advance(std::min(chunk, steps - s));
+  std::vector<double> y(static_cast<std::size_t>(sim.n_instances()) * sim.model().n_bodies() * 13);
+  sim.read_states(y.data());
+  return y;
+}
+
+/// A parameter and its value in each instance (the scene's, or the sweep's sample).
+struct Case {
+  std::string path;
+  std::vector<double> value;  ///< per instance
+};
+
+/// The central-difference step for a value v: 1e-5 of it (1e-5 for 0).
+double fd_step(double v) { return v != 0 ? 1e-5 * std::abs(v) : 1e-5; }
+
+void check(const std::string& scene, const std::vector<Case>& cases, int n, int steps, int chunk) {
+  nlohmann::json doc = example(scene);
+  nlohmann::json with = doc;
+  for (const Case& c : cases) with["sensitivities"]["parameters"].push_back(c.path);
+  std::unique_ptr<Simulator> sim = make(with, n);
+  ASSERT_EQ(sim->n_sensitivities(), static_cast<int>(cases.size()));
+  const std::vector<double> y = states_after(*sim, steps, chunk);
+  const int B = sim->model().n_bodies(), S = static_cast<int>(cases.size());
+  std::vector<double> dy(static_cast<std::size_t>(n) * B * 13 * S);
+  sim->read_state_sensitivities(dy.data());
+  // The values follow the backend: the same as a run without sensitivities, bit for bit.
+  EXPECT_EQ(y, states_after(*make(doc, n), steps, chunk));
+  for (int s = 0; s < S; ++s) {
+    const Case& c = cases[static_cast<std::size_t>(s)];
+    std::vector<double> yy[2];
+    for (int side = 0; side < 2; ++side) {
+      std::unique_ptr<Simulator> fd = make(doc, n);
+      std::vector<double> v(static_cast<std::size_t>(n));
+      for (int i = 0; i < n; ++i) {
+        const double h = fd_step(c.value[i]);
+        v[i] = c.value[i] + (side == 0 ? h : -h);
+      }
+      fd->set_parameters(nullptr, n, &c.path, 1, v.data());
+      yy[side] = states_after(*fd, steps, chunk);
+    }
+    for (int i = 0; i < n; ++i) {
+      const double h = fd_step(c.value[i]);
+      double worst = 0, scale = 0;
+      for (int e = 0; e < B * 13; ++e) {
+        const std::size_t k = static_cast<std::size_t>(i) * B * 13 + e;
+        const double diff = (yy[0][k] - yy[1][k]) / (2 * h);
+        scale = std::max(scale, std::abs(diff));
+        worst = std::max(worst, std::abs(dy[k * S + s] - diff));
+      }
+      std::printf("[ sensitivity ] %s, %s, instance %d: max |d state| %.3e, max |tangent - difference| %.2e (%.1e)\n",
+                  scene.c_str(), c.path.c_str(), i, scale, worst, worst / scale);
+      EXPECT_GT(scale, 0.0) << c.path;
+      EXPECT_LT(worst, 1e-6 * scale) << c.path << ", instance " << i;
+    }
+  }
+}
+
+std::vector<double> swept(const std::string& scene, const std::string& path, int n) {
+  // The sweep's values per instance, through the Simulator's own sample (make_simulator).
+  const Scene sc = parse_scene(example(scene).dump());
+  const SweepSamples samples = sample_sweep(sc.sweep, n);
+  for (std::size_t p = 0; p < samples.paths.size(); ++p)
+    if (samples.paths[p] == path) return samples.values[p];
+  ADD_FAILURE() << path << " is not swept";
+  return {};
+}
+
+TEST(Sensitivities, SliderCrankMatchesCentralDifferences) {
+  const int n = 3;
+  check("slider_crank",
+        {{"bodies.crank.mass", std::vector<double>(n, example("slider_crank")["bodies"][0]["mass"].get<double>())},
+         {"bodies.piston.mass", swept("slider_crank", "bodies.piston.mass", n)},
+         {"joints.crank_pin.frame.origin[0]",
+          std::vector<double>(n, example("slider_crank")["joints"][1]["frame"]["origin"][0].get<double>())},
+         {"forces.motor.value", swept("slider_crank", "forces.motor.value", n)},
+         {"forces.gas_load.force[0]", swept("slider_crank", "forces.gas_load.force[0]", n)}},
+        n, 400, 40);
+}
+
+TEST(Sensitivities, FourBarMatchesCentralDifferences) {
+  const int n = 2;
+  check("four_bar",
+        {{"joints.rocker_pivot.frame_i.origin[0]", swept("four_bar", "joints.rocker_pivot.frame_i.origin[0]", n)},
+         {"forces.drive.torque[1]", swept("four_bar", "forces.drive.torque[1]", n)}},
+        n, 300, 7);
+}
+
+TEST(Sensitivities, ResetReturnsTheTangentsToTheirSeeds) {
+  nlohmann::json doc = example("four_bar");
+  doc["sensitivities"]["parameters"] = {"joints.rocker_pivot.frame_i.origin[0]"};
+  std::unique_ptr<Simulator> sim = make(doc, 2);
+  const std::size_t size = 2 * 3 * 13;
+  std::vector<double> seed(size), after(size), again(size);
+  sim->read_state_sensitivities(seed.data());
+  double largest = 0;
+  for (double x : seed) largest = std::max(largest, std::abs(x));
+  EXPECT_GT(largest, 0.0);  // the rocker pivot on the ground moves the assembled state
+  sim->advance(50);
+  sim->read_state_sensitivities(after.data());
+  EXPECT_NE(seed, after);
+  sim->reset(nullptr, 2);
+  sim->read_state_sensitivities(again.data());
+  EXPECT_EQ(seed, again);
+}
+
+TEST(Sensitivities, RefusalsNameTheFieldAndTheCall) {
+  nlohmann::json doc = example("slider_crank");
+  doc["sensitivities"]["parameters"] = {"bodies.crank.mass"};
+  std::unique_ptr<Simulator> sim = make(doc, 2);
+  const std::string path = "bodies.crank.mass";
+  const double v[2] = {1, 1};
+  EXPECT_THROW(sim->set_parameters(nullptr, 2, &path, 1, v), std::logic_error);
+  EXPECT_THROW(sim->reset(nullptr, 2, true), std::logic_error);
+  std::vector<double> y(2 * 39);
+  sim->get_state(nullptr, 2, y.data(), nullptr, nullptr, nullptr, nullptr, nullptr);
+  EXPECT_THROW(sim->set_state(nullptr, 2, y.data(), nullptr, nullptr, nullptr, nullptr, nullptr), std::logic_error);
+  const auto message = [](const nlohmann::json& d) {
+    try {
+      make(d, 2);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  nlohmann::json bad = example("slider_crank");
+  bad["sensitivities"]["parameters"] = {"solver.dt"};
+  EXPECT_NE(message(bad).find("/sensitivities/parameters/0"), std::string::npos) << message(bad);
+  bad["sensitivities"]["parameters"] = {"bodies.crank.mass", "bodies[0].mass"};
+  EXPECT_NE(message(bad).find("names the same value"), std::string::npos) << message(bad);
+  bad["sensitivities"]["parameters"] = {"bodies.nobody.mass"};
+  EXPECT_NE(message(bad).find("names nothing"), std::string::npos) << message(bad);
+  bad["sensitivities"] = {{"parameters", nlohmann::json::array()}};
+  EXPECT_NE(message(bad).find("no parameter"), std::string::npos) << message(bad);
+  bad["sensitivities"] = {{"params", {"bodies.crank.mass"}}};
+  EXPECT_NE(message(bad).find("/sensitivities"), std::string::npos) << message(bad);
+  bad = example("slider_crank");
+  bad["solver"]["integrator"] = "dopri5";
+  bad["sensitivities"]["parameters"] = {"bodies.crank.mass"};
+  EXPECT_NE(message(bad).find("solver.integrator"), std::string::npos) << message(bad);
+}
+
+}  // namespace
+}  // namespace simphant
