@@ -3,7 +3,8 @@
 // checked against central differences of the same backend's runs: each parameter set
 // to v +- h on every instance with Simulator::set_parameters (which re-assembles the
 // instance, as the seeds' differences do), both runs advanced by the same steps, the
-// difference of their states (read_states) divided by 2 h.
+// difference of their states (read_states) and reactions (read_reactions) divided by 2 h,
+// against read_state_sensitivities and read_reaction_sensitivities.
 //
 // Parameters: on the slider-crank (examples/slider_crank.json, 3 instances of its sweep)
 // the crank's mass (shared), the piston's mass (swept per instance), the crank pin's x
@@ -13,11 +14,11 @@
 // on the ground (swept; it moves the assembled initial configuration) and the drive
 // torque (swept).
 //
-// Tolerance: the differences use h = 1e-5 |v|. Their truncation error h^2
-// |y'''| / 6 and rounding error eps |y| / h are each about 1e-9 of the derivatives' size
-// here; the tangents follow the fused path's step from the backend's state at each
-// advance, where the backend (cpu) steps with its own rounding. The bound is 1e-6 of
-// the largest difference per parameter (measured worst values are printed).
+// Tolerance: the differences use h = 1e-5 |v|, their runs assembled to 1e-13 as the seeds
+// are. Their truncation error h^2 |y'''| / 6 and rounding error eps |y| / h are each about
+// 1e-9 of the derivatives' size here; the tangents follow the engine's own trajectory (the
+// fused path's step), where the backend (cpu) steps with its own rounding. The bound is
+// 1e-6 of the largest difference per parameter (the measured values are printed).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,10 +28,12 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "simphant/job/memory_estimate.hpp"
 #include "simphant/job/scene_simulator.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/simulator.hpp"
@@ -58,6 +61,26 @@ std::vector<double> states_after(Simulator& sim, int steps, int chunk) {
   return y;
 }
 
+std::vector<double> reactions_of(const Simulator& sim) {
+  std::vector<double> r(static_cast<std::size_t>(sim.n_instances()) * sim.model().n_joints() * 6);
+  sim.read_reactions(r.data());
+  return r;
+}
+
+/// max over instance i's entries of |tangent - difference| and of |difference|, entries
+/// e of `per` numbers each, tangent k * S + s.
+std::pair<double, double> compare(const std::vector<double>& tangent, const std::vector<double>& plus,
+                                  const std::vector<double>& minus, double h, int i, int per, int s, int S) {
+  double worst = 0, scale = 0;
+  for (int e = 0; e < per; ++e) {
+    const std::size_t k = static_cast<std::size_t>(i) * per + e;
+    const double diff = (plus[k] - minus[k]) / (2 * h);
+    scale = std::max(scale, std::abs(diff));
+    worst = std::max(worst, std::abs(tangent[k * S + s] - diff));
+  }
+  return {worst, scale};
+}
+
 /// A parameter and its value in each instance (the scene's, or the sweep's sample).
 struct Case {
   std::string path;
@@ -69,19 +92,25 @@ double fd_step(double v) { return v != 0 ? 1e-5 * std::abs(v) : 1e-5; }
 
 void check(const std::string& scene, const std::vector<Case>& cases, int n, int steps, int chunk) {
   nlohmann::json doc = example(scene);
+  // The differences' runs re-assemble each instance: at the default tolerance (1e-10)
+  // their difference over 2 h would carry up to 1e-10 / h of the assembly's stopping
+  // point; the seeds assemble to kSeedAssemblyTolerance (sim/sensitivity_seeds.hpp).
+  doc["solver"]["assembly_tolerance"] = 1e-13;
   nlohmann::json with = doc;
   for (const Case& c : cases) with["sensitivities"]["parameters"].push_back(c.path);
   std::unique_ptr<Simulator> sim = make(with, n);
   ASSERT_EQ(sim->n_sensitivities(), static_cast<int>(cases.size()));
   const std::vector<double> y = states_after(*sim, steps, chunk);
   const int B = sim->model().n_bodies(), S = static_cast<int>(cases.size());
-  std::vector<double> dy(static_cast<std::size_t>(n) * B * 13 * S);
+  const int J = sim->model().n_joints();
+  std::vector<double> dy(static_cast<std::size_t>(n) * B * 13 * S), dR(static_cast<std::size_t>(n) * J * 6 * S);
   sim->read_state_sensitivities(dy.data());
+  sim->read_reaction_sensitivities(dR.data());
   // The values follow the backend: the same as a run without sensitivities, bit for bit.
   EXPECT_EQ(y, states_after(*make(doc, n), steps, chunk));
   for (int s = 0; s < S; ++s) {
     const Case& c = cases[static_cast<std::size_t>(s)];
-    std::vector<double> yy[2];
+    std::vector<double> yy[2], RR[2];
     for (int side = 0; side < 2; ++side) {
       std::unique_ptr<Simulator> fd = make(doc, n);
       std::vector<double> v(static_cast<std::size_t>(n));
@@ -91,20 +120,19 @@ void check(const std::string& scene, const std::vector<Case>& cases, int n, int 
       }
       fd->set_parameters(nullptr, n, &c.path, 1, v.data());
       yy[side] = states_after(*fd, steps, chunk);
+      RR[side] = reactions_of(*fd);
     }
     for (int i = 0; i < n; ++i) {
       const double h = fd_step(c.value[i]);
-      double worst = 0, scale = 0;
-      for (int e = 0; e < B * 13; ++e) {
-        const std::size_t k = static_cast<std::size_t>(i) * B * 13 + e;
-        const double diff = (yy[0][k] - yy[1][k]) / (2 * h);
-        scale = std::max(scale, std::abs(diff));
-        worst = std::max(worst, std::abs(dy[k * S + s] - diff));
-      }
-      std::printf("[ sensitivity ] %s, %s, instance %d: max |d state| %.3e, max |tangent - difference| %.2e (%.1e)\n",
-                  scene.c_str(), c.path.c_str(), i, scale, worst, worst / scale);
+      const auto [worst, scale] = compare(dy, yy[0], yy[1], h, i, B * 13, s, S);
+      const auto [worst_r, scale_r] = compare(dR, RR[0], RR[1], h, i, J * 6, s, S);
+      std::printf("[ sensitivity ] %s, %s, instance %d: state max |d| %.3e, error %.2e (%.1e); reactions max |d| "
+                  "%.3e, error %.2e (%.1e)\n",
+                  scene.c_str(), c.path.c_str(), i, scale, worst, worst / scale, scale_r, worst_r, worst_r / scale_r);
       EXPECT_GT(scale, 0.0) << c.path;
       EXPECT_LT(worst, 1e-6 * scale) << c.path << ", instance " << i;
+      EXPECT_GT(scale_r, 0.0) << c.path;
+      EXPECT_LT(worst_r, 1e-6 * scale_r) << c.path << ", instance " << i << " (reactions)";
     }
   }
 }
@@ -137,6 +165,21 @@ TEST(Sensitivities, FourBarMatchesCentralDifferences) {
         {{"joints.rocker_pivot.frame_i.origin[0]", swept("four_bar", "joints.rocker_pivot.frame_i.origin[0]", n)},
          {"forces.drive.torque[1]", swept("four_bar", "forces.drive.torque[1]", n)}},
         n, 300, 7);
+}
+
+TEST(Sensitivities, TheMemoryGuardCountsTheEngine) {
+  nlohmann::json doc = example("slider_crank");
+  SimulatorOptions o;
+  o.backend = "cpu";
+  const MemoryEstimate plain = estimate_simulator_memory(parse_scene(doc.dump()), 1000, o);
+  doc["sensitivities"]["parameters"] = {"bodies.crank.mass", "bodies.conrod.mass", "bodies.piston.mass",
+                                        "gravity[2]", "forces.motor.value"};
+  const MemoryEstimate with = estimate_simulator_memory(parse_scene(doc.dump()), 1000, o);
+  EXPECT_EQ(plain.sensitivities, 0.0);
+  // Two passes of Dual<double, 4> arrays: at least 2 x 40 bytes x the 6 x 13 N state copies.
+  EXPECT_GT(with.sensitivities, 1000.0 * 2 * 40 * 6 * 13 * 3);
+  EXPECT_EQ(with.total(), plain.total() + with.sensitivities);
+  EXPECT_NE(with.describe().find("sensitivities"), std::string::npos) << with.describe();
 }
 
 TEST(Sensitivities, ResetReturnsTheTangentsToTheirSeeds) {

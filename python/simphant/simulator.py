@@ -52,9 +52,10 @@ class Simulator:
         sensitivities: scene values to differentiate the state by, in sweep path syntax
             (e.g. ["bodies.crank.mass", "joints.j1.frame_i.origin[0]"]); replaces the
             scene's "sensitivities" section ([]: none). Read them with
-            state_sensitivities(); docs/sensitivities.md says what runs them, what they
-            cost and which calls they refuse (reset with randomize, set_state,
-            set_parameters).
+            state_sensitivities() and reaction_sensitivities(); docs/sensitivities.md says
+            what runs them and what they cost. With sensitivities, reset with randomize,
+            set_state, set_parameters, state_view, inputs_view and device inputs raise
+            RuntimeError (they would change the state or model behind the tangents).
 
     Arrays use the conventions of the output file (README "Output (HDF5)"): per body the
     13 numbers r (CoM, world) [m], p = (w, x, y, z) (body to world), v (CoM, world)
@@ -310,10 +311,11 @@ class Simulator:
     def state_sensitivities(self, out: Optional[np.ndarray] = None) -> np.ndarray:
         """(n, B, 13, S) float64: d(states()) / d(value of sensitivity_paths[s]) at the
         current state, per instance, in the state's units per the parameter's scene unit
-        (docs/sensitivities.md). Exact derivatives of the fixed-step integration (forward
-        mode, dual numbers through the cuda-fused path's per-thread step, run on the CPU);
-        NaN for an instance whose status is not ok. reset() (without resample) returns
-        them to their values at the assembled initial state.
+        (docs/sensitivities.md): forward mode, dual numbers through the cuda-fused path's
+        per-thread step run on the CPU beside the backend, exact for that discrete step up
+        to rounding, from starting tangents that are central differences of the scene
+        compiler and the assembly. NaN for an instance whose status is not ok. reset()
+        (without randomize) returns them to their values at the assembled initial state.
 
         out: a float64 C-contiguous array of that shape, written in place and returned.
         A copy. Raises RuntimeError (a logic error) for a Simulator without sensitivities.
@@ -321,6 +323,21 @@ class Simulator:
         S = len(self._sim.sensitivity_paths)
         o = out_array(out, (self._n, self.n_bodies, 13, S))
         self._sim.read_state_sensitivities(o)
+        return o
+
+    def reaction_sensitivities(self, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """(n, J, 6, S) float64: d(reactions()) / d(value of sensitivity_paths[s]) at the
+        current state: force [N] and torque [N m] each joint applies to its body_j at the
+        anchor, world frame, per unit of each parameter's scene unit (one Schur solve per
+        instance in dual numbers at the engine's state; docs/sensitivities.md). NaN for an
+        instance whose status is not ok.
+
+        out: a float64 C-contiguous array of that shape, written in place and returned.
+        Raises RuntimeError (a logic error) for a Simulator without sensitivities.
+        """
+        S = len(self._sim.sensitivity_paths)
+        o = out_array(out, (self._n, self.n_joints, 6, S))
+        self._sim.read_reaction_sensitivities(o)
         return o
 
     def reactions(self, out: Optional[np.ndarray] = None) -> np.ndarray:

@@ -84,6 +84,18 @@ void bind_simulator(nb::module_& m) {
             s.sim->read_state_sensitivities(p);
           },
           nb::arg("out"))
+      .def(
+          "read_reaction_sensitivities",
+          [](PySimulator& s, HostArray<double> out) {
+            const int S = s.sim->n_sensitivities();
+            if (S == 0) throw std::logic_error("reaction_sensitivities: this Simulator has no sensitivities (pass "
+                                               "sensitivities=[...] or give the scene a \"sensitivities\" section)");
+            double* p = checked("out", out, count(s, 6 * static_cast<std::size_t>(s.sim->model().n_joints()) * S));
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(s.mutex);
+            s.sim->read_reaction_sensitivities(p);
+          },
+          nb::arg("out"))
       .def_prop_ro("n_instances", [](const PySimulator& s) { return s.sim->n_instances(); })
       .def_prop_ro("n_bodies", [](const PySimulator& s) { return s.sim->model().n_bodies(); })
       .def_prop_ro("n_joints", [](const PySimulator& s) { return s.sim->model().n_joints(); })

@@ -1,14 +1,14 @@
 """Forward sensitivities through the Python API and the output file (docs/sensitivities.md).
 
-Simulator(..., sensitivities=[...]).state_sensitivities() is checked against central
-differences of the same backend's runs (set_parameters to v +- h on every instance,
-which re-assembles it, as the seeds do): on a Franka Panda on the DAE path (a payload
-mass and an initial joint rate) and on the four-bar (the coupler's mass). The step is
-h = 1e-5 |v| (1e-5 for v = 0): its truncation error h^2 |y'''| / 6 and its rounding
-error eps |y| / h are each about 1e-9 of the derivatives here; the bound is 1e-6 of
-the largest difference. The file written by simphant.run with `sensitivities` holds the
-same numbers as the Simulator, bit for bit, though the run advances in slices of its own
-and the Simulator in one call; so do two shards merged.
+Simulator(..., sensitivities=[...]).state_sensitivities() and reaction_sensitivities()
+are checked against central differences of the same backend's runs (set_parameters to
+v +- h on every instance, which re-assembles it, as the seeds do) on a Franka Panda on
+the DAE path (a payload mass and an initial joint rate). The step is h = 1e-5 |v| (1e-5
+for v = 0): its truncation error h^2 |y'''| / 6 and its rounding error eps |y| / h are each
+about 1e-9 of the derivatives here; the bound is 1e-6 of the largest difference. The
+file written by simphant.run with `sensitivities` (the four-bar) holds the same numbers as
+the Simulator, bit for bit, though the run advances in slices of its own and the
+Simulator in one call; so do two shards merged.
 """
 import copy
 import json
@@ -39,14 +39,16 @@ def _step(v):
 
 
 def _central_difference(doc, n, path, value, steps):
+    """(d states, d reactions) by central differences of two runs."""
     h = _step(value)
-    ys = []
+    ys, rs = [], []
     for sign in (1.0, -1.0):
         sim = simphant.Simulator(doc, instances=n, backend="cpu", threads=2)
         sim.set_parameters(np.arange(n), {path: np.full(n, value + sign * h)})
         sim.step(steps)
         ys.append(sim.states())
-    return (ys[0] - ys[1]) / (2 * h)
+        rs.append(sim.reactions())
+    return (ys[0] - ys[1]) / (2 * h), (rs[0] - rs[1]) / (2 * h)
 
 
 @pytest.mark.parametrize("path,value", [("robot.payload.mass", 1.0), ("robot.qd0[0]", 0.0)])
@@ -56,13 +58,13 @@ def test_panda_on_the_dae_path_matches_central_differences(path, value):
     sim = simphant.Simulator(doc, instances=2, backend="cpu", threads=2, sensitivities=[path])
     assert sim.sensitivity_paths == [path]
     sim.step(steps)
-    tangent = sim.state_sensitivities()[..., 0]
-    diff = _central_difference(doc, 2, path, value, steps)
-    scale = np.abs(diff).max()
-    err = np.abs(tangent - diff).max()
-    print(f"panda dae, {path}: max |d state| {scale:.3e}, max |tangent - difference| {err:.2e} ({err / scale:.1e})")
-    assert scale > 0
-    assert err < 1e-6 * scale
+    tangents = [sim.state_sensitivities()[..., 0], sim.reaction_sensitivities()[..., 0]]
+    for name, tangent, diff in zip(("state", "reactions"), tangents, _central_difference(doc, 2, path, value, steps)):
+        scale = np.abs(diff).max()
+        err = np.abs(tangent - diff).max()
+        print(f"panda dae, {path}, {name}: max |d| {scale:.3e}, max |tangent - difference| {err:.2e} ({err / scale:.1e})")
+        assert scale > 0
+        assert err < 1e-6 * scale
 
 
 def test_run_writes_what_the_simulator_reads(tmp_path):
@@ -77,12 +79,14 @@ def test_run_writes_what_the_simulator_reads(tmp_path):
         assert d.shape[1:] == (3, 3, 13, 2)
         assert [p.decode() for p in f["parameter"][:]] == paths
         assert d.attrs["units"] == "state unit / parameter unit"
+        reactions = f["reaction_sensitivities"][-1]
         full = d[:]
         recorded = full[-1]
         steps = int(round(0.1 / doc["solver"]["dt"]))
     sim = simphant.Simulator(doc, instances=3, backend="cpu", threads=2, sensitivities=paths)
     sim.step(steps)  # in one advance, where the run advances in slices: the same tangents
     np.testing.assert_array_equal(recorded, sim.state_sensitivities())
+    np.testing.assert_array_equal(reactions, sim.reaction_sensitivities())
     # The results reader labels the parameter axis with the paths.
     ds = simphant.open_results(out)
     np.testing.assert_array_equal(ds["state_sensitivities"].sel(parameter=paths[1]).values, full[..., 1])

@@ -1,5 +1,8 @@
 #include "simphant/job/memory_estimate.hpp"
 
+#include "simphant/batch/batch_pack.hpp"
+#include "simphant/sim/sensitivity_engine.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -71,6 +74,7 @@ std::string MemoryEstimate::describe() const {
   s += ")";
   if (recorder > 0) s += ", recorder " + gib(recorder);
   if (error_estimate > 0) s += ", error estimate (dt/2 batch) " + gib(error_estimate);
+  if (sensitivities > 0) s += ", sensitivities " + gib(sensitivities);
   return s;
 }
 
@@ -81,6 +85,17 @@ MemoryEstimate estimate_simulator_memory(const Scene& scene, long long n_instanc
   const bool per_instance = !scene.sweep.parameters.empty();
   e.simulator = simulator_host_memory(scene.model, e.instances, per_instance,
                                       static_cast<int>(scene.sweep.parameters.size()), options);
+  if (const int S = static_cast<int>(scene.sensitivities.paths.size()); S > 0) {
+    // Per pass of SensitivityEngine::kWidth tangents the cuda-fused batch's arrays in Dual
+    // numbers (sim/sensitivity_engine.cpp), and per parameter the seeds in double.
+    const Model& m = scene.model;
+    const double N = m.n_bodies(), rows = m.n_rows, params = static_cast<double>(batch::flatten_params(m).size());
+    const double per_pass = 7 * 13 * N + (7 + 6.0 * m.element_sides()) * rows + 6 * N + schur_pattern_of(m).n_values +
+                            params + m.n_inputs + 16 + 13 * N + 6 * m.n_joints() + 4 + m.n_drivers();
+    const int passes = (S + SensitivityEngine::kWidth - 1) / SensitivityEngine::kWidth;
+    e.sensitivities = static_cast<double>(e.instances) *
+                      (passes * per_pass * sizeof(SensitivityEngine::D) + 8.0 * S * (params + 13 * N + m.n_inputs));
+  }
   return e;
 }
 
@@ -93,7 +108,8 @@ MemoryEstimate estimate_run_memory(const Scene& scene, const JobOptions& o) {
   MemoryEstimate e = estimate_simulator_memory(scene, o.instances, so);
   // Frame buffers, the statistics (RunStats: 4 doubles), status, status reason and status
   // time, and the assembly residuals and changes written to the file (6 doubles and an int).
-  const double per_instance_job = 8 * frame_doubles(m) + 8 * 4 + 10 + 52;
+  const double per_instance_job = 8 * frame_doubles(m) + 8 * 4 + 10 + 52 +
+                                  8.0 * (13 * m.n_bodies() + 6 * m.n_joints()) * scene.sensitivities.paths.size();
   e.recorder = static_cast<double>(e.instances) * per_instance_job + hdf5_cache_bytes(m, e.instances);
   if (m.solver.error_estimate) {
     // The dt/2 batch: its own copy of the models and a second Simulator of the same

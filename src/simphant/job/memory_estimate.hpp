@@ -33,9 +33,13 @@ struct MemoryEstimate {
   /// [bytes] the dt/2 batch of solver.error_estimate (its models, Simulator and comparison
   /// buffers); 0 without it
   double error_estimate = 0;
-  double total() const { return models + simulator.total() + recorder + error_estimate; }
+  /// [bytes] the forward sensitivities' engine and seeds (sim/sensitivity_engine.hpp); 0
+  /// without a "sensitivities" section
+  double sensitivities = 0;
+  double total() const { return models + simulator.total() + recorder + error_estimate + sensitivities; }
   /// "4.2 GiB: models 1.1 GiB, cpu backend 3.0 GiB (2 workers x 1.4 GiB, 1000 instances x 208 B,
-  /// assembly 0.2 GiB), recorder 0.1 GiB[, error estimate (dt/2 batch) 4.1 GiB]".
+  /// assembly 0.2 GiB), recorder 0.1 GiB[, error estimate (dt/2 batch) 4.1 GiB][, sensitivities
+  /// 0.5 GiB]".
   std::string describe() const;
 };
 

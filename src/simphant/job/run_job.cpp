@@ -70,6 +70,7 @@ struct Frame {
   std::vector<double> driver_loads;                  ///< (n, n_drivers)
   std::vector<double> contacts;                      ///< (n, n_pairs, 4)
   std::vector<double> sensitivities;                 ///< (n, n_bodies, 13, S)
+  std::vector<double> reaction_sensitivities;        ///< (n, n_joints, 6, S)
   Frame(int n, int n_bodies, int n_joints, int n_coords, int n_drivers, int n_pairs, int n_sens)
       : states(static_cast<std::size_t>(n) * n_bodies * 13),
         reactions(static_cast<std::size_t>(n) * n_joints * 6),
@@ -83,7 +84,8 @@ struct Frame {
         joint_tau(static_cast<std::size_t>(n) * n_coords),
         driver_loads(static_cast<std::size_t>(n) * n_drivers),
         contacts(static_cast<std::size_t>(n) * n_pairs * kContactRecordComponents),
-        sensitivities(static_cast<std::size_t>(n) * n_bodies * 13 * n_sens) {}
+        sensitivities(static_cast<std::size_t>(n) * n_bodies * 13 * n_sens),
+        reaction_sensitivities(static_cast<std::size_t>(n) * n_joints * 6 * n_sens) {}
 };
 
 /// One run of run_job, stage by stage: prepare (the constructor: options, scene, checks,
@@ -143,6 +145,7 @@ class JobRun {
   bool joint_loads_ = false;
   bool contacts_ = false;  ///< /contacts is recorded (the scene has contact pairs, output.datasets selects it)
   bool sensitivities_ = false;  ///< /state_sensitivities is recorded (the scene has sensitivities, selected)
+  bool reaction_sensitivities_ = false;  ///< /reaction_sensitivities is recorded (as sensitivities_, with joints)
   std::int64_t total_ = 0, every_ = 1, done_ = 0, since_record_ = 0;
 
   // step_loop
@@ -167,6 +170,9 @@ JobRun::JobRun(const JobOptions& given, const JobHooks& hooks) : hooks_(hooks) {
   scene_ = load_job_scene(o_);
   // A run with sensitivities writes no checkpoints: its tangents are not part of one
   // (docs/sensitivities.md); so none can resume it.
+  if (resume_ && !given.sensitivities.empty())
+    throw SceneError("--sensitivities", "does not apply to --resume: a run with sensitivities cannot continue from a "
+                                        "checkpoint");
   if (!scene_.sensitivities.paths.empty() && resume_)
     throw SceneError("--resume", "a run with sensitivities cannot continue from a checkpoint (its tangents are not "
                                  "stored): run it again");
@@ -298,6 +304,8 @@ void JobRun::open_output() {
   contacts_ = model.contact_pair_count() > 0 && std::find(selected.begin(), selected.end(), "contacts") != selected.end();
   sensitivities_ = sim_->n_sensitivities() > 0 &&
                    std::find(selected.begin(), selected.end(), "state_sensitivities") != selected.end();
+  reaction_sensitivities_ = sim_->n_sensitivities() > 0 && model.n_joints() > 0 &&
+                            std::find(selected.begin(), selected.end(), "reaction_sensitivities") != selected.end();
   total_ = step_count(solver_);
   every_ = std::max(1, solver_.record_every);
   done_ = restored_ ? restored_->at.steps_done : 0;
@@ -327,6 +335,7 @@ void JobRun::read_frame() {
                           f.joint_loads.data(), f.bearing_loads.data());
   if (contacts_) sim.contact_frames(f.states.data(), f.contacts.data());
   if (sensitivities_) sim.read_state_sensitivities(f.sensitivities.data());
+  if (reaction_sensitivities_) sim.read_reaction_sensitivities(f.reaction_sensitivities.data());
   sim.read_constraint_violation(f.violation.data());
   sim.read_energy(f.energy.data(), f.kinetic.data());
   if (sim.n_joint_coordinates() > 0) sim.read_joint_state(f.joint_q.data(), f.joint_qd.data(), f.joint_tau.data());
@@ -344,7 +353,8 @@ void JobRun::write_frame() {
                      {"bearing_loads", f.bearing_loads.data()},
                      {"driver_loads", f.driver_loads.data()},
                      {"contacts", f.contacts.data()},
-                     {"state_sensitivities", f.sensitivities.data()}});
+                     {"state_sensitivities", f.sensitivities.data()},
+                     {"reaction_sensitivities", f.reaction_sensitivities.data()}});
   stats_->add_frame(frame_time_, status_.data(), f.violation.data(), f.energy.data(), f.kinetic.data());
 }
 
@@ -473,7 +483,9 @@ void JobRun::record_end() {
   // gets the root attributes only: the per-instance datasets and the error estimate are
   // written once, by the session that ends the run, so that a resumed file equals an
   // uninterrupted one (dimension scales list the datasets attached to them).
-  const bool final_session = !stop();
+  // A stopped run with sensitivities writes no checkpoint (its tangents are not stored),
+  // so no later session completes it: its file gets the final records now.
+  const bool final_session = !stop() || sim_->n_sensitivities() > 0;
   steps_taken_ = step_report(sim);
   write_step_report(*recorder_, steps_taken_, final_session);
   // The refined solves of the run (a resumed run's earlier sessions from the checkpoint).

@@ -132,6 +132,13 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
          "d(state)/d(parameter): the derivative of each body state entry (the layout of /state) with respect to each "
          "sensitivities.parameters value, in the state's unit per the parameter's scene unit",
          {{"parameter", sim.sensitivity_paths()}}});
+    if (const auto J = static_cast<hsize_t>(sim.model().n_joints()); J > 0)
+      info.frame_datasets.push_back(
+          {"reaction_sensitivities", "reaction_sensitivities", {I, J, 6, static_cast<hsize_t>(S)},
+           {"instance", "joint", "reaction_component", "parameter"}, {"reaction unit / parameter unit"},
+           "d(reactions)/d(parameter): the derivative of each joint's reaction (the layout of /reactions) with respect "
+           "to each sensitivities.parameters value, in the reaction's unit per the parameter's scene unit",
+           {{"parameter", sim.sensitivity_paths()}}});
   }
   // The contact pairs, computed on the host from each frame's states (sim/contact_frames.hpp).
   if (const int P = sim.model().contact_pair_count(); P > 0) {

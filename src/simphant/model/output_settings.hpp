@@ -27,6 +27,7 @@ inline const std::vector<std::string>& frame_dataset_names() {
       "bearing_loads",  // (T, I, J, 4)
       "contacts",       // (T, I, P, 4), scenes with contact (sim/contact_frames.hpp)
       "state_sensitivities",  // (T, I, B, 13, S), scenes with sensitivities (docs/sensitivities.md)
+      "reaction_sensitivities",  // (T, I, J, 6, S), scenes with sensitivities
   };
   return names;
 }

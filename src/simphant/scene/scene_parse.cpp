@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "simphant/core/input_file.hpp"
+#include "simphant/model/sensitivity_support.hpp"
 
 #include "simphant/scene/compile_parts.hpp"
 #include "simphant/scene/json_access.hpp"
@@ -109,7 +110,11 @@ Scene parse_scene(const std::string& text, const std::string& source) {
     const auto it = scene.doc.find("sweep");
     if (it != scene.doc.end()) scene.sweep = scene_detail::parse_sweep(*it, "/sweep", scene.doc, source);
     const auto sens = scene.doc.find("sensitivities");
-    if (sens != scene.doc.end()) scene.sensitivities = scene_detail::parse_sensitivities(*sens, "/sensitivities", scene.doc);
+    if (sens != scene.doc.end()) {
+      scene.sensitivities = scene_detail::parse_sensitivities(*sens, "/sensitivities", scene.doc);
+      if (const std::string why = sensitivity_unsupported(scene.model); !why.empty())
+        throw SceneError("/sensitivities", why);
+    }
   }
   check_instance_count(scene, scene.sweep.instances);  // before anything is sampled
   scene.text = text;

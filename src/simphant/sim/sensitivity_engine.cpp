@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "batch_buffers.hpp"  // kernels/ (a private include directory)
+#include "batch_step.hpp"
 #include "fused_stage.hpp"
 #include "simphant/batch/view_convert.hpp"
 #include "simphant/dynamics/data.hpp"
@@ -18,7 +19,7 @@ namespace simphant {
 struct SensitivityEngine::Pass {
   std::vector<D> param_shared, param_varied, dy0;
   std::vector<D> Y, y_stage, k[4], phi, jac, gamma_star, Q, C, rhs, lambda, refine, floor, diag, inputs, violation,
-      time, runaway, refine_worst, refine_worst_time, pivot_min, pivot_min_time, step_pivot, saved_t[5];
+      time, runaway, refine_worst, refine_worst_time, pivot_min, pivot_min_time, step_pivot, saved_t[5], frame;
   std::vector<int> recoveries, info, fail, refine_unconverged, saved_i[3];
   std::vector<std::int8_t> status, reason;
   std::vector<std::int64_t> status_step, clock_offset;
@@ -75,6 +76,7 @@ SensitivityEngine::SensitivityEngine(const std::vector<Model>& models, int n_ins
     p.jac.assign(static_cast<std::size_t>(packed_.jac_cols()) * sm, nan);
     p.Q.assign(static_cast<std::size_t>(6) * N_ * n, nan);
     p.C.assign(static_cast<std::size_t>(pattern_.n_values) * n, nan);
+    p.frame.assign(batch::FrameLayout(n_, N_, packed_.n_joints, packed_.n_drivers).size, nan);
     p.inputs.assign(static_cast<std::size_t>(packed_.n_inputs) * n, D(0.0));
     for (std::size_t i = 0; i < n; ++i)
       for (const ForceElement& f : models[models.size() == 1 ? 0 : i].forces)
@@ -133,6 +135,7 @@ SensitivityEngine::SensitivityEngine(const std::vector<Model>& models, int n_ins
     b.lambda_soa = 1;
     b.time = p.time.data();
     b.clock_offset = p.clock_offset.data();
+    b.frame = p.frame.data();
     passes_.push_back(std::move(pass));
   }
   pool_ = std::make_unique<ThreadPool>(resolve_thread_count(threads));
@@ -217,6 +220,57 @@ void SensitivityEngine::read(double* out, const std::int8_t* status) const {
         double* o = out + ((i * N_ + k) * 13 + c) * S;
         for (int s = 0; s < S; ++s)
           o[s] = valid ? passes_[static_cast<std::size_t>(s / kWidth)]->Y[e * n + i].d[s % kWidth] : nan;
+      }
+  }
+}
+
+namespace {
+
+/// enqueue_frame's executor on the engine's pool: each launch's threads spread over the
+/// workers (the per-thread functions of one launch are independent). The fused path
+/// factorises inside its per-thread functions and never asks for a batched Cholesky.
+struct PoolExec {
+  ThreadPool* pool;
+  template <class F>
+  void launch(const char*, int n_threads, F f) {
+    pool->parallel_for(n_threads, 64, [&f](int t0, int t1, int /*worker*/) {
+      for (int t = t0; t < t1; ++t) f(t);
+    });
+  }
+  template <class T>
+  void cholesky_factor(int, T**, int*, int) {
+    throw std::logic_error("SensitivityEngine: the fused path has no batched Cholesky");
+  }
+  template <class T>
+  void cholesky_solve(int, T**, T**, int) {
+    throw std::logic_error("SensitivityEngine: the fused path has no batched Cholesky");
+  }
+};
+
+}  // namespace
+
+void SensitivityEngine::read_reactions(double* out, const std::int8_t* status, std::int64_t batch_step) {
+  const int S = n_sensitivities(), J = packed_.n_joints;
+  const std::size_t n = static_cast<std::size_t>(n_);
+  const batch::FrameLayout fl(n_, N_, J, packed_.n_drivers);
+  PoolExec x{pool_.get()};
+  for (const std::unique_ptr<Pass>& p : passes_) {
+    std::int64_t step = batch_step;
+    batch::BatchBuffers<D> b = p->b;
+    b.step = &step;
+    const SchurPatternView P = pattern_.view();
+    batch::enqueue_frame(x, p->mv, b, &P);
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t i = 0; i < n; ++i) {
+    bool valid = !status || status[i] == batch::kStatusOk;
+    for (const std::unique_ptr<Pass>& p : passes_) valid = valid && p->status[i] == batch::kStatusOk;
+    for (int j = 0; j < J; ++j)
+      for (int c = 0; c < 6; ++c) {
+        double* o = out + ((i * J + j) * 6 + c) * S;
+        const std::size_t e = fl.reactions + (static_cast<std::size_t>(6) * j + c) * n + i;
+        for (int s = 0; s < S; ++s)
+          o[s] = valid ? passes_[static_cast<std::size_t>(s / kWidth)]->frame[e].d[s % kWidth] : nan;
       }
   }
 }

@@ -38,8 +38,6 @@ struct SensitivitySeeds {
   std::vector<double> dy0;
   /// (S, n_instances, n_inputs): d(actuator default inputs, ForceElement::value) / d(parameter s)
   std::vector<double> dinput;
-  /// (S, n_instances): the central-difference step used for parameter s of instance i
-  std::vector<double> step;
 };
 
 class SensitivityEngine {
@@ -77,6 +75,12 @@ class SensitivityEngine {
   /// without valid tangents (every pass's status Ok, and status[i] Ok where status, (n)
   /// the backend's statuses, is given).
   void read(double* out, const std::int8_t* status = nullptr) const;
+
+  /// out (n, J, 6, S): d(reactions)/d(parameter s) at the current state, the reactions as
+  /// Backend::read_reactions gives them ([F (W) [N], T about the anchor (W) [N m]] that
+  /// joint j applies to its body_j), evaluated in dual numbers by the fused path's frame
+  /// (kernels/batch_step.hpp, enqueue_frame) at batch step batch_step; NaN as read().
+  void read_reactions(double* out, const std::int8_t* status, std::int64_t batch_step);
 
  private:
   struct Pass;

@@ -126,23 +126,37 @@ void Simulator::refuse_with_sensitivities(const char* call) const {
 void Simulator::advance(int n_steps) {
   if (sensitivities_ && n_steps > 0) sensitivities_->advance(backend_->steps_taken(), n_steps);
   backend_->advance(n_steps);
-  advanced_ = advanced_ || n_steps > 0;
+  touched_ = touched_ || n_steps > 0;
+}
+
+ArrayView Simulator::state_view() {
+  refuse_with_sensitivities("state_view");
+  return backend_->state_view();
+}
+
+ArrayView Simulator::inputs_view() {
+  refuse_with_sensitivities("inputs_view");
+  return backend_->inputs_view();
 }
 
 void Simulator::set_inputs_device(const double* d_u) {
   refuse_with_sensitivities("set_inputs_device");
   backend_->set_inputs_device(d_u);
+  touched_ = true;
 }
 
 void Simulator::set_models(const int* ids, int count, const Model* models) {
   refuse_with_sensitivities("set_models");
   backend_->set_models(ids, count, models);
+  touched_ = true;
 }
 
 void Simulator::enable_sensitivities(const std::vector<std::string>& paths,
                                      const std::vector<std::vector<double>>& values) {
   if (sensitivities_) throw std::invalid_argument("sensitivities: already enabled");
-  if (advanced_) throw std::invalid_argument("sensitivities: enable them before the first advance");
+  if (touched_)
+    throw std::invalid_argument("sensitivities: enable them on the batch as created, before any advance, set_inputs, "
+                                "set_state, set_models, set_parameters or reset with resample");
   if (paths.empty()) throw std::invalid_argument("sensitivities.parameters: no parameter");
   for (std::size_t s = 0; s < paths.size(); ++s)
     for (std::size_t t = 0; t < s; ++t)
@@ -160,13 +174,12 @@ void Simulator::enable_sensitivities(const std::vector<std::string>& paths,
     if (static_cast<int>(v.size()) != n)
       throw std::invalid_argument("sensitivities: a value row does not have one value per instance");
   SensitivitySeeds seeds =
-      sensitivity_seeds(paths, values, n, [this](int i, const ParameterOverrides& o) {
+      sensitivity_seeds(paths, values, n, models_->size() == 1, [this](int i, const ParameterOverrides& o) {
         ParameterOverrides merged = overrides_.empty() ? ParameterOverrides{} : overrides_[static_cast<std::size_t>(i)];
         merged.insert(merged.end(), o.begin(), o.end());
         return rebuild(i, episodes_[static_cast<std::size_t>(i)], merged);
       });
-  std::vector<Model> models(models_->begin(), models_->end());
-  sensitivities_ = std::make_unique<SensitivityEngine>(models, n, std::move(seeds), threads_);
+  sensitivities_ = std::make_unique<SensitivityEngine>(*models_, n, std::move(seeds), threads_);
   start_sensitivities(nullptr, n);
 }
 
@@ -188,6 +201,13 @@ void Simulator::read_state_sensitivities(double* out) const {
   std::vector<std::int8_t> status(static_cast<std::size_t>(n_instances()));
   backend_->get_state(nullptr, n_instances(), nullptr, nullptr, status.data(), nullptr, nullptr);
   sensitivities_->read(out, status.data());
+}
+
+void Simulator::read_reaction_sensitivities(double* out) const {
+  if (!sensitivities_) throw std::logic_error("read_reaction_sensitivities: no sensitivities (enable_sensitivities)");
+  std::vector<std::int8_t> status(static_cast<std::size_t>(n_instances()));
+  backend_->get_state(nullptr, n_instances(), nullptr, nullptr, status.data(), nullptr, nullptr);
+  sensitivities_->read_reactions(out, status.data(), backend_->steps_taken());
 }
 
 void Simulator::read_refinement(RefinementRecord* out) const {
@@ -230,6 +250,7 @@ void Simulator::resample(const int* ids, int count, const std::uint64_t* episode
     models.push_back(rebuild(i, episodes[k], overrides_.empty() ? kNone : overrides_[static_cast<std::size_t>(i)]));
   }
   backend_->set_models(ids, count, models.data());
+  touched_ = true;
   for (int k = 0; k < count; ++k) episodes_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = episodes[k];
 }
 
@@ -259,6 +280,7 @@ void Simulator::set_parameters(const int* ids, int count, const std::string* pat
     models.push_back(rebuild(i, episodes_[static_cast<std::size_t>(i)], o));
   }
   backend_->set_models(ids, count, models.data());  // checks topology and dt before it changes anything
+  touched_ = true;
   if (overrides_.empty()) overrides_.resize(static_cast<std::size_t>(n_instances()));
   for (int k = 0; k < count; ++k)
     overrides_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = std::move(merged[static_cast<std::size_t>(k)]);
@@ -300,12 +322,14 @@ void check_step_counts(const char* name, int count, const std::int64_t* steps) {
 void Simulator::set_inputs(const double* u) {
   check_finite_inputs("set_inputs", n_instances(), model().n_inputs, u);
   backend_->set_inputs(u);
+  touched_ = true;
   if (sensitivities_) sensitivities_->set_inputs(nullptr, n_instances(), u);
 }
 
 void Simulator::set_inputs(const int* ids, int count, const double* u) {
   check_finite_inputs("set_inputs", count, model().n_inputs, u);
   backend_->set_inputs(ids, count, u);
+  touched_ = true;
   if (sensitivities_) sensitivities_->set_inputs(ids, count, u);
 }
 
@@ -334,6 +358,7 @@ void Simulator::set_state(const int* ids, int count, const double* y, const std:
     if (!changed.empty()) resample(changed.data(), static_cast<int>(changed.size()), changed_episodes.data());
   }
   backend_->set_state(ids, count, y, steps, status, status_steps, reasons);
+  touched_ = true;
 }
 
 void Simulator::reset(const int* ids, int count, bool resample_models) {

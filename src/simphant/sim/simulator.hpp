@@ -178,9 +178,11 @@ class Simulator {
   /// Actuator inputs of the listed instances: u (count, n_inputs). Throws
   /// std::invalid_argument naming the first NaN or infinite entry (nothing is set then).
   void set_inputs(const int* ids, int count, const double* u);
-  /// Zero-copy views of the backend's state and inputs (Backend::state_view).
-  ArrayView state_view() { return backend_->state_view(); }
-  ArrayView inputs_view() { return backend_->inputs_view(); }
+  /// Zero-copy views of the backend's state and inputs (Backend::state_view); refused
+  /// (std::logic_error) with sensitivities: a write through them would bypass the
+  /// sensitivities' engine.
+  ArrayView state_view();
+  ArrayView inputs_view();
   /// Run-time parameter values of one instance (set_parameters): (path, value) pairs in
   /// sweep path syntax, the scene's units (the same type as scene/scene.hpp's).
   using ParameterOverrides = std::vector<std::pair<std::string, double>>;
@@ -234,10 +236,12 @@ class Simulator {
   /// sensitivity_seeds (sim/sensitivity_seeds.hpp): call it before the first advance. reset() (without
   /// resample) returns the tangents to their seeds. With sensitivities, reset with
   /// resample, set_state, set_models, set_parameters and set_inputs_device throw
-  /// std::logic_error (they would change the state or the model behind the tangents).
-  /// Throws std::invalid_argument naming the scene field for a model the engine does not
-  /// run (sensitivity_unsupported), for no path, a repeated path or a call after an
-  /// advance or a second call; std::logic_error without a resampler; SceneError from
+  /// std::logic_error (they would change the state or the model behind the tangents), and
+  /// so do state_view and inputs_view. Throws std::invalid_argument naming the scene field
+  /// for a model the engine does not run (sensitivity_unsupported), for no path, a
+  /// repeated path, a second call, or a call after advance, set_inputs, set_state,
+  /// set_models, set_parameters or a reset with resample (the engine starts from the
+  /// batch as created); std::logic_error without a resampler; SceneError from
   /// the seeds (a path that names nothing or a shared setting).
   void enable_sensitivities(const std::vector<std::string>& paths, const std::vector<std::vector<double>>& values);
   /// Parameters differentiated (0 without sensitivities), and their paths.
@@ -248,6 +252,12 @@ class Simulator {
   /// per unit of each parameter's scene unit; NaN for an instance whose status (the
   /// backend's) is not Ok or whose dual step failed. Throws std::logic_error without sensitivities.
   void read_state_sensitivities(double* out) const;
+  /// out (n_instances, n_joints, 6, n_sensitivities()): d(reactions) / d(value), the
+  /// reactions as read_reactions gives them (force [N] and torque [N m] each joint applies
+  /// to its body_j at the anchor, world frame), evaluated by the engine's dual frame at
+  /// its current state (one Schur solve per instance); NaN as read_state_sensitivities.
+  /// Throws std::logic_error without sensitivities.
+  void read_reaction_sensitivities(double* out) const;
 
   ~Simulator();
 
@@ -272,7 +282,9 @@ class Simulator {
   InstanceIds ids_;
   std::int64_t clock_offset_ = 0;  ///< steps_taken() - the backend's steps (set_steps_taken)
   std::unique_ptr<SensitivityEngine> sensitivities_;  ///< enable_sensitivities; null: none
-  bool advanced_ = false;  ///< advance() has run
+  /// advance, set_inputs, set_state, set_models, set_parameters or a resample has run:
+  /// too late to enable sensitivities
+  bool touched_ = false;
   int threads_ = 0;        ///< SimulatorOptions::threads (the sensitivity engine's workers)
   /// The engine's listed instances (ids null: all) from the backend's current state, at
   /// their seeds (after creation, after a reset).

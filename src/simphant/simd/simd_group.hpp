@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "fused_stage.hpp"  // kernels/
+#include "simphant/batch/view_convert.hpp"
 #include "simphant/simd/simd_step.hpp"
 
 namespace simphant::simd {
@@ -57,46 +58,11 @@ inline GroupContext make_group_context(const SimdBatchView& v, std::vector<unsig
   const batch::ModelView<double>& mv = v.mv;
   GroupContext c{};
   c.v = &v;
+  // The topology and settings of mv; each parameter read as lanes: the shared ones
+  // broadcast (param_shared_lanes), the varied ones kLaneWidth instances at a time.
   batch::ModelView<L8>& m = c.mvL;
+  m = batch::view_with<L8>(mv, as_lanes(v.param_shared_lanes), mv.param_slot, as_lanes(mv.param_varied));
   m.n_instances = mv.n_instances / kLaneWidth;
-  m.n_bodies = mv.n_bodies;
-  m.n_joints = mv.n_joints;
-  m.n_rows = mv.n_rows;
-  m.n_forces = mv.n_forces;
-  m.n_inputs = mv.n_inputs;
-  m.n_params = mv.n_params;
-  m.dt = L8(mv.dt);
-  m.eps_relative = L8(mv.eps_relative);
-  m.refine_steps = mv.refine_steps;
-  m.projection = mv.projection;
-  m.auto_pivot = L8(mv.auto_pivot);
-  m.joint_type = mv.joint_type;
-  m.joint_body = mv.joint_body;
-  m.row_offset = mv.row_offset;
-  m.removed_mask = mv.removed_mask;
-  m.coupling_start = mv.coupling_start;
-  m.coupling = mv.coupling;
-  m.body_joint_start = mv.body_joint_start;
-  m.body_joint = mv.body_joint;
-  m.force = mv.force;
-  m.param_shared = as_lanes(v.param_shared_lanes);
-  m.param_slot = mv.param_slot;
-  m.param_varied = as_lanes(mv.param_varied);
-  m.n_drivers = mv.n_drivers;
-  m.n_laws = mv.n_laws;
-  m.driver = mv.driver;
-  m.law_type = mv.law_type;
-  m.law_start = mv.law_start;
-  m.integrator = mv.integrator;
-  m.rtol = L8(mv.rtol);
-  m.atol = L8(mv.atol);
-  m.min_step = L8(mv.min_step);
-  m.max_step = L8(mv.max_step);
-  m.first_step = L8(mv.first_step);
-  m.sides = mv.sides;
-  m.n_mimics = mv.n_mimics;
-  m.mimic = mv.mimic;
-  m.mimic_param = mv.mimic_param;
 
   const batch::BatchBuffers<double>& b = v.b;
   batch::BatchBuffers<L8>& o = c.bL;
