@@ -167,6 +167,58 @@ TEST(Sensitivities, FourBarMatchesCentralDifferences) {
         n, 300, 7);
 }
 
+// A value at the bound of its range (a spring stiffness of 0: the scene refuses a
+// negative one) gets a one-sided seed; its tangents follow the one-sided difference of
+// two runs (error O(h): h = 1e-5 here, so the bound is 1e-4 of the largest difference).
+TEST(Sensitivities, AValueAtItsBoundIsDifferencedOneSided) {
+  nlohmann::json doc = example("slider_crank");
+  doc.erase("sweep");
+  doc["solver"]["assembly_tolerance"] = 1e-13;
+  const std::string path = "forces.bearing_friction.stiffness";
+  ASSERT_EQ(doc["forces"][1]["stiffness"].get<double>(), 0.0);
+  nlohmann::json with = doc;
+  with["sensitivities"]["parameters"] = {path};
+  std::unique_ptr<Simulator> sim = make(with, 1);
+  sim->advance(400);
+  std::vector<double> dy(3 * 13);
+  sim->read_state_sensitivities(dy.data());
+  const double h = 1e-5;
+  std::unique_ptr<Simulator> base = make(doc, 1), plus = make(doc, 1);
+  plus->set_parameters(nullptr, 1, &path, 1, &h);
+  const std::vector<double> y0 = states_after(*base, 400, 400), y1 = states_after(*plus, 400, 400);
+  double worst = 0, scale = 0;
+  for (std::size_t e = 0; e < y0.size(); ++e) {
+    const double diff = (y1[e] - y0[e]) / h;
+    scale = std::max(scale, std::abs(diff));
+    worst = std::max(worst, std::abs(dy[e] - diff));
+  }
+  std::printf("[ sensitivity ] one-sided %s: max |d state| %.3e, error %.2e (%.1e)\n", path.c_str(), scale, worst,
+              worst / scale);
+  EXPECT_GT(scale, 0.0);
+  EXPECT_LT(worst, 1e-4 * scale);
+}
+
+TEST(Sensitivities, EnablingThemOnATouchedBatchIsRefused) {
+  const nlohmann::json doc = example("slider_crank");
+  SimulatorOptions o;
+  o.backend = "cpu";
+  const Scene scene = parse_scene(doc.dump());
+  std::unique_ptr<Simulator> sim = make_simulator(scene, 2, o);
+  const double u[2] = {0.1, 0.2};
+  sim->set_inputs(u);
+  const std::vector<std::vector<double>> values = {{0.3, 0.3}};
+  try {
+    sim->enable_sensitivities({"bodies.crank.mass"}, values);
+    ADD_FAILURE() << "enabled after set_inputs";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("as created"), std::string::npos) << e.what();
+  }
+  std::unique_ptr<Simulator> fresh = make_simulator(scene, 2, o);
+  fresh->enable_sensitivities({"bodies.crank.mass"}, values);
+  EXPECT_THROW(fresh->state_view(), std::logic_error);
+  EXPECT_THROW(fresh->inputs_view(), std::logic_error);
+}
+
 TEST(Sensitivities, TheMemoryGuardCountsTheEngine) {
   nlohmann::json doc = example("slider_crank");
   SimulatorOptions o;
