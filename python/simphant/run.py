@@ -95,7 +95,8 @@ def run(scene: Optional[SceneSource], out: Union[str, "os.PathLike[str]", None] 
             estimated global error of the positions at the end, as ``--error-estimate``
             (sets solver.error_estimate; False keeps the scene's).
         sensitivities: scene values (sweep paths) whose forward sensitivities the run
-            computes and writes as /state_sensitivities (T, I, B, 13, S), as
+            computes and writes as /state_sensitivities (T, I, B, 13, S) and
+            /reaction_sensitivities (T, I, J, 6, S), as
             ``--sensitivities`` (replaces the scene's "sensitivities" section;
             docs/sensitivities.md). A run with sensitivities writes no checkpoints.
 

@@ -144,7 +144,7 @@ def test_bad_sensitivities_name_the_field():
 def test_a_chaotic_double_pendulum_grows_at_its_lyapunov_exponent():
     """The double pendulum released horizontal is chaotic: d(state)/d(lower mass) grows
     like e^(lambda t), lambda its largest Lyapunov exponent. Over 10 s the tangent grows
-    by about 1e8 and stays on the central difference of two runs h = 1e-8 m apart
+    by more than 1e8 and stays on the central difference of two runs h = 1e-8 kg apart
     (the linear regime: their separation below 1e-4 m) to 1e-5 relative plus the
     difference's rounding, 4 eps (1 m) / 2h = 7e-8; the exponent,
     fitted to log |dr/dm| over t in [1, 10] s, is printed."""

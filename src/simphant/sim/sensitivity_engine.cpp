@@ -1,6 +1,7 @@
 #include "simphant/sim/sensitivity_engine.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -206,13 +207,18 @@ void SensitivityEngine::advance(std::int64_t batch_step, int n_steps) {
   });
 }
 
+bool SensitivityEngine::tangents_valid(std::size_t i, const std::int8_t* status) const {
+  bool valid = !status || status[i] == batch::kStatusOk;
+  for (const std::unique_ptr<Pass>& p : passes_) valid = valid && p->status[i] == batch::kStatusOk;
+  return valid;
+}
+
 void SensitivityEngine::read(double* out, const std::int8_t* status) const {
   const int S = n_sensitivities();
   const std::size_t n = static_cast<std::size_t>(n_);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (std::size_t i = 0; i < n; ++i) {
-    bool valid = !status || status[i] == batch::kStatusOk;
-    for (const std::unique_ptr<Pass>& p : passes_) valid = valid && p->status[i] == batch::kStatusOk;
+    const bool valid = tangents_valid(i, status);
     for (int k = 0; k < N_; ++k)
       for (int c = 0; c < 13; ++c) {
         // The recorded layout (formulas/state.hpp, state_to_record): r, p from q; v, omega_B from qdot.
@@ -233,7 +239,7 @@ struct PoolExec {
   ThreadPool* pool;
   template <class F>
   void launch(const char*, int n_threads, F f) {
-    pool->parallel_for(n_threads, 64, [&f](int t0, int t1, int /*worker*/) {
+    pool->parallel_for(n_threads, 8, [&f](int t0, int t1, int /*worker*/) {
       for (int t = t0; t < t1; ++t) f(t);
     });
   }
@@ -263,14 +269,16 @@ void SensitivityEngine::read_reactions(double* out, const std::int8_t* status, s
   }
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (std::size_t i = 0; i < n; ++i) {
-    bool valid = !status || status[i] == batch::kStatusOk;
-    for (const std::unique_ptr<Pass>& p : passes_) valid = valid && p->status[i] == batch::kStatusOk;
+    const bool valid = tangents_valid(i, status);
     for (int j = 0; j < J; ++j)
       for (int c = 0; c < 6; ++c) {
         double* o = out + ((i * J + j) * 6 + c) * S;
         const std::size_t e = fl.reactions + (static_cast<std::size_t>(6) * j + c) * n + i;
-        for (int s = 0; s < S; ++s)
-          o[s] = valid ? passes_[static_cast<std::size_t>(s / kWidth)]->frame[e].d[s % kWidth] : nan;
+        for (int s = 0; s < S; ++s) {
+          // A frame whose solve failed holds NaN values (with zero tangents): NaN too.
+          const D& r = passes_[static_cast<std::size_t>(s / kWidth)]->frame[e];
+          o[s] = valid && !std::isnan(r.v) ? r.d[s % kWidth] : nan;
+        }
       }
   }
 }

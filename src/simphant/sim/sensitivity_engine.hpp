@@ -79,12 +79,15 @@ class SensitivityEngine {
   /// out (n, J, 6, S): d(reactions)/d(parameter s) at the current state, the reactions as
   /// Backend::read_reactions gives them ([F (W) [N], T about the anchor (W) [N m]] that
   /// joint j applies to its body_j), evaluated in dual numbers by the fused path's frame
-  /// (kernels/batch_step.hpp, enqueue_frame) at batch step batch_step; NaN as read().
+  /// (kernels/batch_step.hpp, enqueue_frame) at batch step batch_step; NaN as read(), and
+  /// where that frame's solve fails.
   void read_reactions(double* out, const std::int8_t* status, std::int64_t batch_step);
 
  private:
   struct Pass;
   void advance_instance(Pass& pass, int i, std::int64_t batch_step, int n_steps);
+  /// Instance i's tangents are valid: every pass's status Ok, and status[i] Ok where given.
+  bool tangents_valid(std::size_t i, const std::int8_t* status) const;
 
   int n_, N_, ny_;
   SensitivitySeeds seeds_;

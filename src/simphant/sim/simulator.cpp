@@ -131,11 +131,13 @@ void Simulator::advance(int n_steps) {
 
 ArrayView Simulator::state_view() {
   refuse_with_sensitivities("state_view");
+  touched_ = true;  // a write through the view would bypass sensitivities enabled later
   return backend_->state_view();
 }
 
 ArrayView Simulator::inputs_view() {
   refuse_with_sensitivities("inputs_view");
+  touched_ = true;
   return backend_->inputs_view();
 }
 

@@ -240,8 +240,8 @@ class Simulator {
   /// so do state_view and inputs_view. Throws std::invalid_argument naming the scene field
   /// for a model the engine does not run (sensitivity_unsupported), for no path, a
   /// repeated path, a second call, or a call after advance, set_inputs, set_state,
-  /// set_models, set_parameters or a reset with resample (the engine starts from the
-  /// batch as created); std::logic_error without a resampler; SceneError from
+  /// set_models, set_parameters, a reset with resample or a view (the engine starts from
+  /// the batch as created); std::logic_error without a resampler; SceneError from
   /// the seeds (a path that names nothing or a shared setting).
   void enable_sensitivities(const std::vector<std::string>& paths, const std::vector<std::vector<double>>& values);
   /// Parameters differentiated (0 without sensitivities), and their paths.
@@ -282,8 +282,8 @@ class Simulator {
   InstanceIds ids_;
   std::int64_t clock_offset_ = 0;  ///< steps_taken() - the backend's steps (set_steps_taken)
   std::unique_ptr<SensitivityEngine> sensitivities_;  ///< enable_sensitivities; null: none
-  /// advance, set_inputs, set_state, set_models, set_parameters or a resample has run:
-  /// too late to enable sensitivities
+  /// advance, set_inputs, set_state, set_models, set_parameters, a resample or a view has
+  /// run: too late to enable sensitivities
   bool touched_ = false;
   int threads_ = 0;        ///< SimulatorOptions::threads (the sensitivity engine's workers)
   /// The engine's listed instances (ids null: all) from the backend's current state, at
