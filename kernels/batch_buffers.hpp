@@ -74,6 +74,10 @@ struct BatchBuffers {
   /// The `cuda` path's copy of what a projection's solves record (projection.hpp,
   /// projection_save_thread), for the instances that auto does not project; null elsewhere.
   ProjectionSaved<T> saved;
+  /// For a Dual T (the sensitivity engine, sim/sensitivity_engine.hpp): the reductions'
+  /// accumulators' tangents (red.tangent_size() * T::size, n), ReductionAcc::tangent;
+  /// null: none.
+  double* red_tangent = nullptr;
 };
 
 }  // namespace simphant::batch

@@ -341,14 +341,22 @@ void enqueue_frame(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, co
 /// again). The accumulators themselves do not change, nor what the solves record (the
 /// refined solves, the rank watch, recoveries and failures, saved in b.saved and given
 /// back, as the CPU reference's read records nothing). fused: as enqueue_solve.
+/// tangent_out: null, or with b.red_tangent (a Dual T) the tangents as read
+/// (b.red.tangent_size() * T::size, n).
 template <class T, class Exec>
 void enqueue_reduce_read(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>& b, double* acc_out,
-                         const SchurPatternView* fused = nullptr) {
+                         const SchurPatternView* fused = nullptr, double* tangent_out = nullptr) {
   const int n = mv.n_instances, w = b.red.size();
   if (!b.red.any()) return;
   x.launch("reduce_copy", n * w, [=] SP_LAMBDA(int tid) {
     if (tid < n * w) acc_out[tid] = b.red_acc[tid];
   });
+  if (tangent_out) {
+    const int wt = b.red.tangent_size() * ad::kTangents<T>;
+    x.launch("reduce_copy_tangent", n * wt, [=] SP_LAMBDA(int tid) {
+      if (tid < n * wt) tangent_out[tid] = b.red_tangent[tid];
+    });
+  }
   x.launch("reduce_read_save", n, [=] SP_LAMBDA(int tid) {
     if (tid < n) copy_projection_records(projection_records(b), b.saved, tid);
   });
@@ -359,7 +367,8 @@ void enqueue_reduce_read(Exec& x, const ModelView<T>& mv, const BatchBuffers<T>&
     reduce_thread(tid, mv, b.red, Y, static_cast<const T*>(b.time), static_cast<const T*>(b.inputs),
                   static_cast<const T*>(b.jac), static_cast<const T*>(b.rhs), b.lambda_soa,
                   static_cast<const int*>(b.info), static_cast<const T*>(b.violation),
-                  static_cast<const std::int8_t*>(b.status), static_cast<const std::int64_t*>(b.step), acc_out);
+                  static_cast<const std::int8_t*>(b.status), static_cast<const std::int64_t*>(b.step), acc_out,
+                  tangent_out);
   });
   x.launch("reduce_read_restore", n, [=] SP_LAMBDA(int tid) {
     if (tid < n) copy_projection_records(b.saved, projection_records(b), tid);

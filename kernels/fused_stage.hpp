@@ -38,7 +38,8 @@ SP_HD void fused_evaluate(int i, const ModelView<T>& mv, const SchurPatternView&
     reduce_thread(i, mv, b.red, static_cast<const T*>(b.Y), static_cast<const T*>(b.time),
                   static_cast<const T*>(b.inputs), static_cast<const T*>(b.jac), static_cast<const T*>(b.rhs),
                   1, static_cast<const int*>(b.info), static_cast<const T*>(b.violation),
-                  static_cast<const std::int8_t*>(b.status), static_cast<const std::int64_t*>(b.step), b.red_acc);
+                  static_cast<const std::int8_t*>(b.status), static_cast<const std::int64_t*>(b.step), b.red_acc,
+                  b.red_tangent);
   }
   for (int k = 0; k < N; ++k)
     accelerations_thread(k * n + i, mv, y, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q),

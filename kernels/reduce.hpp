@@ -28,15 +28,18 @@ namespace simphant::batch {
 /// max |Phi|. Skipped for an instance whose status_in is not Ok or whose factorisation
 /// failed (info_in != 0; a model without constraint rows has no solve and no info). Nothing to do when L has no channel. (The adaptive path samples
 /// at each accepted step's end, at its own time: kernels/dopri5_step.hpp.)
+/// tangent_acc: null, or for a Dual T the tangents (L.tangent_size() * T::size, n),
+/// structure of arrays (ReductionAcc::tangent).
 template <class T>
 SP_HD void reduce_sample_thread(int tid, const ModelView<T>& mv, const ReductionLayout& L, const T* y_in, T t,
                                 const T* inputs_in, const T* jac_in, const T* lambda_in, int lambda_soa, const int* info_in,
-                                const T* violation_in, const std::int8_t* status_in, double step, double* acc) {
+                                const T* violation_in, const std::int8_t* status_in, double step, double* acc,
+                                double* tangent_acc = nullptr) {
   const int n = mv.n_instances, N = mv.n_bodies;
   if (tid >= n || !L.any()) return;
   const int i = tid;
   if (status_in[i] != kStatusOk || (mv.n_rows > 0 && info_in[i] != 0)) return;
-  const ReductionAcc a{acc + i, static_cast<std::size_t>(n)};
+  const ReductionAcc a{acc + i, static_cast<std::size_t>(n), tangent_acc ? tangent_acc + i : nullptr};
   for (int j = 0; L.any_joint() && j < mv.n_joints; ++j) {
     const int o = mv.row_offset[j], m = mv.rows_of(j), w = mv.jac_cols();
     T jac[kMaxJointRows * 12], lambda[kMaxJointRows];
@@ -82,7 +85,8 @@ SP_HD void reduce_sample_thread(int tid, const ModelView<T>& mv, const Reduction
   reduction_add_instance<T>(L, a, violation_in[i], energy, power, step);
 }
 
-/// tid = i. reduce_sample_thread at batch step *step_in and the instance time t_in[i]:
+/// tid = i. reduce_sample_thread (tangent_acc as there) at batch step *step_in and the
+/// instance time t_in[i]:
 /// the fixed step's sample of its start state (the first RK4 stage's evaluation); the
 /// CPU reference samples only a successful first evaluation, and a failed one
 /// (info_in != 0) fails the step.
@@ -90,10 +94,11 @@ template <class T>
 SP_HD void reduce_thread(int tid, const ModelView<T>& mv, const ReductionLayout& L, const T* y_in, const T* t_in,
                          const T* inputs_in, const T* jac_in,
                          const T* lambda_in, int lambda_soa, const int* info_in, const T* violation_in,
-                         const std::int8_t* status_in, const std::int64_t* step_in, double* acc) {
+                         const std::int8_t* status_in, const std::int64_t* step_in, double* acc,
+                         double* tangent_acc = nullptr) {
   if (tid >= mv.n_instances || !L.any()) return;
   reduce_sample_thread(tid, mv, L, y_in, t_in[tid], inputs_in, jac_in, lambda_in, lambda_soa, info_in, violation_in,
-                       status_in, static_cast<double>(*step_in), acc);
+                       status_in, static_cast<double>(*step_in), acc, tangent_acc);
 }
 
 /// tid = i. acc (L.size(), n) set to no samples (reduction_clear) for the listed

@@ -205,6 +205,10 @@ def _build(f: Any) -> "xr.Dataset":
             if name in g:
                 v[f"joint_{name}"] = _lazy(g[name], ("time", "instance", "joint_coordinate"),
                                            {"units": _units(g[name], units), "long_name": what})
+    if "sensitivity_values" in f:
+        a = f["sensitivity_values"]
+        v["sensitivity_values"] = xr.Variable(("instance", "parameter"), np.asarray(a[:]), {
+            "units": _units(a, ""), "long_name": "each instance's value of each sensitivity parameter"})
     params = []
     if "params" in f:
         for path in f["params"]:
@@ -245,6 +249,8 @@ def open_results(path: Union[str, "os.PathLike[str]"]) -> "xr.Dataset":
     assembly_velocity_change, assembly_angular_velocity_change (instance), one (instance) variable per sweep parameter named by
     its path (e.g. ds["bodies.crank.mass"]; their names in ds.attrs["sweep_parameters"]),
     and for robot runs joint_q, joint_qd, joint_tau (time, instance, joint_coordinate);
+    with sensitivities (docs/sensitivities.md) sensitivity_values (instance, parameter:
+    the paths): the values the derivatives are taken at, in each parameter's scene unit;
     with solver.error_estimate error_estimate_position [m] and error_estimate_orientation
     [rad] (instance; attributes method, order, factor); for adaptive integrators
     step_statistics_accepted, step_statistics_rejected, step_statistics_min_step [s] and

@@ -96,7 +96,8 @@ def run(scene: Optional[SceneSource], out: Union[str, "os.PathLike[str]", None] 
             (sets solver.error_estimate; False keeps the scene's).
         sensitivities: scene values (sweep paths) whose forward sensitivities the run
             computes and writes as /state_sensitivities (T, I, B, 13, S) and
-            /reaction_sensitivities (T, I, J, 6, S), as
+            /reaction_sensitivities (T, I, J, 6, S), with reductions their derivatives
+            /reduction_sensitivities/<quantity>/{max,min,mean,rms} (I, ..., S), as
             ``--sensitivities`` (replaces the scene's "sensitivities" section;
             docs/sensitivities.md). A run with sensitivities writes no checkpoints.
 

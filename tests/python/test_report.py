@@ -661,3 +661,37 @@ def test_display_unit_comes_from_the_ok_instances_finite_peaks():
     assert sections.unit_map([loads], ok)["N"] == ("kN", 1e-3)
     small = Output("r/j/f", "reactions", "j", "f", "N", np.array([480.0, 512.0, 3e7, np.nan]), "test")
     assert sections.unit_map([small], ok)["N"] == ("N", 1.0)
+
+
+def test_local_sensitivities_of_the_peak_loads(cli, examples, tmp_path):
+    """A crank press sweep run with sensitivities of its two swept values: the report's
+    local sensitivities are (p / y) dy/dp from the file's derivatives, values and peaks,
+    and the sampled regression slope of the peak main-bearing load on the parameters (what
+    SRC scales) lies within the range of the instances' derivatives, as a secant slope
+    of a response this close to linear does."""
+    paths = ["joints.crank_pin.frame_i.origin[0]", "joints.wrist_pin.frame_i.origin[0]"]
+    p = run_cli(cli, "run", str(examples / "crank_press.json"), "-n", "48", "--t-end", "0.4", "--backend", "cpu",
+                "--frames", "none", "--sensitivities", ",".join(paths), "--out", "cp.h5", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    r = report.make_report(str(tmp_path / "cp.h5"), str(tmp_path / "rep"))
+    local = r["local_sensitivities"]
+    assert local["parameters"] == paths
+    key = "bearing_loads/main_bearing/radial_force"
+    with h5py.File(tmp_path / "cp.h5", "r") as f:
+        c = list(f["reductions/bearing_loads"].attrs["components"]).index("radial_force")
+        y = f["reductions/bearing_loads/max"][:, 0, c]
+        d = f["reduction_sensitivities/bearing_loads/max"][:, 0, c, :]
+        values = f["sensitivity_values"][:]
+        X = np.column_stack([f[f"params/{q}"][:] for q in paths])
+    np.testing.assert_array_equal(values, X)  # swept: the derivatives are taken at the samples
+    for j, q in enumerate(paths):
+        e = values[:, j] * d[:, j] / y
+        assert local["outputs"][key][q]["normalised"]["p50"] == pytest.approx(float(np.percentile(e, 50)), rel=1e-12)
+        assert local["outputs"][key][q]["units"] == "N / parameter unit"
+    slope = np.linalg.lstsq(np.column_stack([np.ones(len(y)), X]), y, rcond=None)[0][1:]
+    for j in range(2):
+        assert d[:, j].min() <= slope[j] <= d[:, j].max(), (slope, d.min(axis=0), d.max(axis=0))
+    # The rounding-level pin moments are left out, and the page shows the table.
+    assert any("local sensitivities: peaks below" in s and "crank_pin/axial_moment" in s for s in r["skipped"])
+    assert "bearing_loads/crank_pin/axial_moment" not in local["outputs"]
+    assert "Local sensitivities (p / y) dy/dp" in (tmp_path / "rep" / "report.html").read_text()

@@ -8,7 +8,9 @@ for v = 0): its truncation error h^2 |y'''| / 6 and its rounding error eps |y| /
 about 1e-9 of the derivatives here; the bound is 1e-6 of the largest difference. The
 file written by simphant.run with `sensitivities` (the four-bar) holds the same numbers as
 the Simulator, bit for bit, though the run advances in slices of its own and the
-Simulator in one call; so do two shards merged.
+Simulator in one call; so do two shards merged, the reductions' derivatives
+(/reduction_sensitivities) included. Those are checked against central differences in
+tests/test_sensitivities.cpp.
 """
 import copy
 import json
@@ -72,9 +74,18 @@ def test_run_writes_what_the_simulator_reads(tmp_path):
     doc["solver"]["t_end"] = 0.1
     paths = ["bodies.coupler.mass", "joints.rocker_pivot.frame_i.origin[0]"]
     out = tmp_path / "sens.h5"
-    result = simphant.run(doc, out=out, instances=3, backend="cpu", threads=2, sensitivities=paths)
+    result = simphant.run(doc, out=out, instances=3, backend="cpu", threads=2, sensitivities=paths,
+                          reductions="all")
     assert result.exit_code == 0
     with h5py.File(out, "r") as f:
+        # The reductions' derivatives: each statistic but the time of the max, per parameter.
+        g = f["reduction_sensitivities/bearing_loads"]
+        assert sorted(g.keys()) == ["max", "mean", "min", "rms"]
+        assert g["max"].shape == f["reductions/bearing_loads/max"].shape + (2,)
+        assert g["max"].attrs["units"] == "N | N m / parameter unit"
+        assert np.isfinite(g["max"][:]).all() and np.abs(g["max"][:]).max() > 0
+        reduction_tangents = {q: {s: f[f"reduction_sensitivities/{q}/{s}"][:] for s in ("max", "min", "mean", "rms")}
+                              for q in f["reduction_sensitivities"]}
         d = f["state_sensitivities"]
         assert d.shape[1:] == (3, 3, 13, 2)
         assert [p.decode() for p in f["parameter"][:]] == paths
@@ -90,13 +101,22 @@ def test_run_writes_what_the_simulator_reads(tmp_path):
     # The results reader labels the parameter axis with the paths.
     ds = simphant.open_results(out)
     np.testing.assert_array_equal(ds["state_sensitivities"].sel(parameter=paths[1]).values, full[..., 1])
+    # The values they are taken at: both paths are swept, so the samples.
+    values = ds["sensitivity_values"]
+    assert values.dims == ("instance", "parameter")
+    for path in paths:
+        np.testing.assert_array_equal(values.sel(parameter=path).values, ds[path].values)
     # Two shards merged hold the one-shot run's numbers.
     shards = [tmp_path / f"shard{k}.h5" for k in range(2)]
     for k, path in enumerate(shards):
-        simphant.run(doc, out=path, instances=3, backend="cpu", threads=2, sensitivities=paths, shard=(k, 2))
+        simphant.run(doc, out=path, instances=3, backend="cpu", threads=2, sensitivities=paths, shard=(k, 2),
+                     reductions="all")
     simphant.merge(tmp_path / "merged.h5", shards)
     with h5py.File(tmp_path / "merged.h5", "r") as f:
         np.testing.assert_array_equal(f["state_sensitivities"][:], full)
+        for q, stats in reduction_tangents.items():
+            for s, a in stats.items():
+                np.testing.assert_array_equal(f[f"reduction_sensitivities/{q}/{s}"][:], a)
 
 
 def test_the_scene_section_and_the_argument(tmp_path):

@@ -104,6 +104,7 @@ def make_report(results: str, out_dir: str, quantities: Optional[Sequence[str]] 
         dist, f_dist = sections.distributions(rf, ok, qs, skipped)
         outputs = peak_loads(rf, qs, skipped)
         sens, f_sens = sections.sensitivity(rf, ok, params, outputs, skipped)
+        local = sections.local_sensitivity(rf, ok, outputs, skipped)
         ans, f_ans = sections.answer(ok, params, outputs, sens)
         ans["indeterminate_attribute"] = {q: {j: sorted(c) for j, c in rf.indeterminate(q).items()}
                                           for q in ("bearing_loads", "joint_loads") if rf.indeterminate(q)}
@@ -119,7 +120,7 @@ def make_report(results: str, out_dir: str, quantities: Optional[Sequence[str]] 
         "results_file": os.path.abspath(results), "quantities": qs, "run": attrs,
         "instances": {"total": n, "ok": n - n_failed, "failed": n_failed},
         "quantile_levels": QUANTILES, "answer": ans, "health": health, "warnings": warnings, "distributions": dist,
-        "peak_loads": sens, "sobol": sobol, "traces": traces, "skipped": skipped,
+        "peak_loads": sens, "local_sensitivities": local, "sobol": sobol, "traces": traces, "skipped": skipped,
         "subsampling": {"scatter_max_points": sections.MAX_SCATTER_POINTS,
                         "trace_max_instances": sections.MAX_TRACE_INSTANCES},
     }
@@ -269,6 +270,17 @@ def _html(r: Dict, figs) -> str:
                                  [f"{H.fmt(recs[k]['spearman'][n]['rho'])} / {H.fmt(recs[k]['src'][n])}"
                                   for n in names] for k in det], left=1, left_cols=(2,)))
         b.append(H.details("All peak loads against the swept parameters", part + imgs["peak_loads"]))
+    local = r.get("local_sensitivities") or {}
+    if local.get("outputs"):
+        paths = local["parameters"]
+        b.append(H.details("Local sensitivities (p / y) dy/dp of the peak loads", [
+            "<p>Per instance, the derivative the run computed (docs/sensitivities.md) times the parameter's "
+            "value over the peak's: the % change of the peak per % change of the parameter at that instance. "
+            "Median and [p5, p95] over the ok instances.</p>",
+            H.table(["peak load"] + [f"{p} [1]" for p in paths],
+                    [[k] + [f"{H.fmt(rec[p]['normalised']['p50'])} [{H.fmt(rec[p]['normalised']['p5'])}, "
+                            f"{H.fmt(rec[p]['normalised']['p95'])}]" for p in paths]
+                     for k, rec in local["outputs"].items()])]))
     if r["sobol"]:
         s = r["sobol"]
         b.append(H.details("Sobol indices", [H.table(

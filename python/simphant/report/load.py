@@ -75,6 +75,8 @@ class Output:
     #: The file marks the component statically indeterminate (attribute
     #: `statically_indeterminate`): its value is one admissible split, never ranked.
     indeterminate: bool = False
+    #: (I, S) d(values)/d(parameter s) from /reduction_sensitivities, or None.
+    derivative: Optional[np.ndarray] = None
 
 
 class ResultFile:
@@ -232,6 +234,35 @@ class ResultFile:
         if a.shape[:1] != (self.n_instances,):
             raise ReportInputError(f"{self.path}: /reductions/{quantity}/{stat} has shape {a.shape}, "
                                    f"expected ({self.n_instances}, ...)")
+        return a
+
+    # ---- forward sensitivities (docs/sensitivities.md) ---------------------------------
+    def sensitivity_paths(self) -> List[str]:
+        """The paths of the parameters of /reduction_sensitivities ([] without them)."""
+        if "sensitivity_values" not in self.f or "parameter" not in self.f:
+            return []
+        return [text(x) for x in self.f["parameter"][:].tolist()]
+
+    def sensitivity_values(self) -> Optional[np.ndarray]:
+        """/sensitivity_values (I, S): each instance's value of each parameter, or None."""
+        if "sensitivity_values" not in self.f:
+            return None
+        a = np.asarray(self.f["sensitivity_values"][:], dtype=np.float64)
+        if a.shape != (self.n_instances, len(self.sensitivity_paths())):
+            raise ReportInputError(f"{self.path}: /sensitivity_values has shape {a.shape}, expected "
+                                   f"({self.n_instances}, {len(self.sensitivity_paths())})")
+        return a
+
+    def reduction_sensitivity(self, quantity: str, stat: str) -> Optional[np.ndarray]:
+        """/reduction_sensitivities/<quantity>/<stat> (I, ..., S), or None."""
+        g = self.f.get(f"reduction_sensitivities/{quantity}")
+        if g is None or stat not in g:
+            return None
+        a = np.asarray(g[stat][:], dtype=np.float64)
+        want = self.reduction(quantity, stat)
+        if want is None or a.shape != want.shape + (len(self.sensitivity_paths()),):
+            raise ReportInputError(f"{self.path}: /reduction_sensitivities/{quantity}/{stat} has shape {a.shape}, "
+                                   f"expected /reductions/{quantity}/{stat}'s shape and one entry per parameter")
         return a
 
     def reduction_labels(self, quantity: str, shape: Sequence[int]):

@@ -24,6 +24,16 @@ def _peak_abs(rmax: np.ndarray, rmin: Optional[np.ndarray]) -> np.ndarray:
     return np.abs(rmax) if rmin is None else np.fmax(np.abs(rmax), np.abs(rmin))
 
 
+def _peak_abs_derivative(rmax: np.ndarray, rmin: Optional[np.ndarray], dmax: np.ndarray,
+                         dmin: Optional[np.ndarray]) -> np.ndarray:
+    """d(max |x|)/dp (shape of dmax: (..., S)) from the derivatives of max and min: that of
+    whichever gives the peak, times its sign (_peak_abs)."""
+    use_max = np.ones(rmax.shape, bool) if rmin is None else ~(np.abs(rmin) > np.abs(rmax))
+    d = np.where(use_max[..., None], np.sign(rmax)[..., None] * dmax,
+                 0.0 if dmin is None else np.sign(rmin)[..., None] * dmin)
+    return d
+
+
 def _from_reductions(rf: ResultFile, q: str) -> List[Output]:
     rmax = rf.reduction(q, "max")
     if rmax is None:
@@ -35,13 +45,22 @@ def _from_reductions(rf: ResultFile, q: str) -> List[Output]:
     if q == "driver_loads":  # (I, D): one component per driver
         rmax, rmin = rmax[:, :, None], None if rmin is None else rmin[:, :, None]
     peak = _peak_abs(rmax, rmin)
+    # Its derivatives (docs/sensitivities.md), where the run computed them.
+    dmax = rf.reduction_sensitivity(q, "max")
+    dpeak = None
+    if dmax is not None:
+        dmin = rf.reduction_sensitivity(q, "min")
+        if q == "driver_loads":
+            dmax, dmin = dmax[:, :, None], None if dmin is None else dmin[:, :, None]
+        dpeak = _peak_abs_derivative(rmax, rmin, dmax, dmin)
     keep = range(len(comps))
     if q in ("reactions", "contacts"):  # the magnitudes |f|, |tau|; the normal and friction forces
         keep = [c for c, n in enumerate(comps) if n in (REACTION_MAGNITUDES if q == "reactions" else CONTACT_FORCES)]
         if not keep:
             return []
     src = f"/reductions/{q}/max" + ("" if rmin is None else ", min")
-    return [Output(f"{q}/{e}/{comps[c]}", q, e, comps[c], units[k][c], peak[:, k, c], src)
+    return [Output(f"{q}/{e}/{comps[c]}", q, e, comps[c], units[k][c], peak[:, k, c], src,
+                   derivative=None if dpeak is None else dpeak[:, k, c])
             for k, e in enumerate(ents) for c in keep]
 
 

@@ -22,6 +22,9 @@ MAX_TRACE_INSTANCES = 10000
 MAX_SCATTER_PARAMS = 8
 #: Outputs per scatter / ranking figure.
 OUTPUTS_PER_FIGURE = 8
+#: Local sensitivities leave out a peak whose median is below this fraction of the largest
+#: median peak in its unit (section local_sensitivity).
+LOCAL_NOISE_FLOOR = 1e-6
 #: Per-frame datasets with time traces, in report order.
 TRACE_QUANTITIES = ["bearing_loads", "reactions", "driver_loads", "contacts", "energy", "constraint_violation"]
 
@@ -253,6 +256,44 @@ def sensitivity(rf: ResultFile, ok: np.ndarray, params: Dict[str, np.ndarray], o
         figs += _sensitivity_figures(names, X, ok, varying, data["outputs"], data)
         data["scatter_every"] = _every(int(ok.sum()), MAX_SCATTER_POINTS)
     return data, figs
+
+
+def local_sensitivity(rf: ResultFile, ok: np.ndarray, outputs: List[Output], skipped: List[str]) -> Dict[str, object]:
+    """The local normalised sensitivities of the peak loads (docs/report.md, "Local
+    sensitivities"): per ok instance (p / y) dy/dp, from the derivatives the run computed
+    (/reduction_sensitivities, docs/sensitivities.md) and each instance's parameter values
+    (/sensitivity_values); their quantiles over the ok instances, and those of dy/dp in
+    the peak's unit per the parameter's. {} when the run computed none."""
+    paths = rf.sensitivity_paths()
+    if not paths:
+        return {}
+    values = rf.sensitivity_values()
+    data: Dict[str, object] = {"parameters": paths, "outputs": {}}
+    with_derivative = [o for o in outputs if o.derivative is not None and not o.indeterminate]
+    # A peak at the rounding level of its unit (a frictionless pin's moment about its own
+    # axis: 1e-9 of the bearing moments) has no meaningful relative change.
+    typical = {o.key: float(np.nanmedian(np.abs(o.values[ok]))) if ok.any() else math.nan for o in with_derivative}
+    largest: Dict[str, float] = {}
+    for o in with_derivative:
+        largest[o.units] = np.nanmax([largest.get(o.units, 0.0), typical[o.key]])
+    tiny = [o.key for o in with_derivative if not typical[o.key] > LOCAL_NOISE_FLOOR * largest[o.units]]
+    if tiny:
+        skipped.append(f"local sensitivities: peaks below {LOCAL_NOISE_FLOOR:g} of the largest peak in their unit "
+                       f"(rounding, not loads): {', '.join(tiny)}")
+    for o in with_derivative:
+        if o.key in tiny:
+            continue
+        y, d, p = o.values[ok], o.derivative[ok], values[ok]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            normalised = p * d / y[:, None]
+        data["outputs"][o.key] = {
+            path: {"normalised": stats.quantiles(normalised[:, j]), "derivative": stats.quantiles(d[:, j]),
+                   "units": f"{o.units} / parameter unit"}
+            for j, path in enumerate(paths)}
+    if not data["outputs"]:
+        skipped.append("local sensitivities: the run computed sensitivities but no derivative of a peak load "
+                       "(/reduction_sensitivities needs output.reductions)")
+    return data
 
 
 def driver_text(rec: Dict[str, object]) -> str:

@@ -11,6 +11,11 @@
 //       contact_component, io/h5_dims.hpp) and units (time_of_max: s)
 //   group attributes: units, components (string lists over the quantity's components),
 //   sampled = "every step"
+//
+//   /reduction_sensitivities/<quantity>/{max, min, mean, rms}   each (I, ..., S): their
+//       derivatives with respect to the S sensitivity parameters (docs/sensitivities.md),
+//       the dimension `parameter` last (its coordinate the paths); units "<unit> /
+//       parameter unit"; the group attributes as above
 #include <string>
 #include <vector>
 
@@ -27,5 +32,14 @@ namespace simphant {
 void write_reductions(Recorder& recorder, const Model& model, const ReductionLayout& L, int n_instances, const double* stats,
                       const std::vector<std::string>& driver_names, const std::vector<std::string>& driver_units,
                       const std::vector<ReductionQuantity>& written);
+
+/// dstats (n_instances, L.channels, kReductionTangentStats, S) as
+/// Simulator::read_reduction_sensitivities gives them, S = paths.size() >= 1: writes
+/// /reduction_sensitivities for the quantities in `written`, as write_reductions does.
+void write_reduction_sensitivities(Recorder& recorder, const Model& model, const ReductionLayout& L, int n_instances,
+                                   const double* dstats, const std::vector<std::string>& paths,
+                                   const std::vector<std::string>& driver_names,
+                                   const std::vector<std::string>& driver_units,
+                                   const std::vector<ReductionQuantity>& written);
 
 }  // namespace simphant

@@ -14,6 +14,7 @@
 #include "simphant/dynamics/row_qr.hpp"
 #include "simphant/model/robot.hpp"
 #include "simphant/model/topology.hpp"
+#include "simphant/sim/reduction_names.hpp"
 
 namespace simphant {
 
@@ -87,14 +88,18 @@ MemoryEstimate estimate_simulator_memory(const Scene& scene, long long n_instanc
                                       static_cast<int>(scene.sweep.parameters.size()), options);
   if (const int S = static_cast<int>(scene.sensitivities.paths.size()); S > 0) {
     // Per pass of SensitivityEngine::kWidth tangents the cuda-fused batch's arrays in Dual
-    // numbers (sim/sensitivity_engine.cpp), and per parameter the seeds in double.
+    // numbers (sim/sensitivity_engine.cpp) and the reductions' accumulators with their
+    // tangents in double, and per parameter the seeds in double.
     const Model& m = scene.model;
+    const ReductionLayout L = reduction_layout_of(run_reduction_quantities(m, "output.reductions"), m);
+    const double reductions = L.any() ? 8.0 * (L.size() + L.tangent_size() * SensitivityEngine::kWidth) : 0.0;
     const double N = m.n_bodies(), rows = m.n_rows, params = static_cast<double>(batch::flatten_params(m).size());
     const double per_pass = 7 * 13 * N + (7 + 6.0 * m.element_sides()) * rows + 6 * N + schur_pattern_of(m).n_values +
                             params + m.n_inputs + 16 + 13 * N + 6 * m.n_joints() + 4 + m.n_drivers();
     const int passes = (S + SensitivityEngine::kWidth - 1) / SensitivityEngine::kWidth;
     e.sensitivities = static_cast<double>(e.instances) *
-                      (passes * per_pass * sizeof(SensitivityEngine::D) + 8.0 * S * (params + 13 * N + m.n_inputs));
+                      (passes * (per_pass * sizeof(SensitivityEngine::D) + reductions) +
+                       8.0 * S * (params + 13 * N + m.n_inputs));
   }
   return e;
 }

@@ -469,6 +469,13 @@ void JobRun::record_end() {
     sim.read_reductions(red.data());
     write_reductions(*recorder_, sim.model(), L, n_, red.data(), driver_names(sim.model()), driver_units(sim.model()),
                      reductions_);
+    if (const int S = sim.n_sensitivities(); S > 0 && !reductions_.empty()) {
+      // Their derivatives (docs/sensitivities.md), from the sensitivity engine's samples.
+      std::vector<double> dred(static_cast<std::size_t>(n_) * L.channels * kReductionTangentStats * S);
+      sim.read_reduction_sensitivities(dred.data());
+      write_reduction_sensitivities(*recorder_, sim.model(), L, n_, dred.data(), sim.sensitivity_paths(),
+                                    driver_names(sim.model()), driver_units(sim.model()), reductions_);
+    }
     if (!reductions_.empty()) write_indeterminacy(recorder_->file_id(), sim, true);
     if (balance_) {
       // The power's mean is its time average over [0, t] (formulas/reductions.hpp).
@@ -479,6 +486,10 @@ void JobRun::record_end() {
             red[(static_cast<std::size_t>(i) * L.channels + c) * kReductionStats + 2] * sim.time();
     }
   }
+  if (const int S = sim.n_sensitivities(); S > 0)
+    recorder_->write_instance_dataset("sensitivity_values", {static_cast<hsize_t>(n_), static_cast<hsize_t>(S)},
+                                      sim.sensitivity_values().data(), {"instance", "parameter"},
+                                      {"scene unit of the parameter"}, {{"parameter", sim.sensitivity_paths()}});
   // The step figures at the state the run ends on. A run stopped on request (resumable)
   // gets the root attributes only: the per-instance datasets and the error estimate are
   // written once, by the session that ends the run, so that a resumed file equals an

@@ -144,6 +144,11 @@ template <class X>
 struct IsDual : std::false_type {};
 template <class T, int P>
 struct IsDual<Dual<T, P>> : std::true_type {};
+/// The number of tangents of X: P for a Dual<T, P>, 0 for a plain number or lane vector.
+template <class X>
+constexpr int kTangents = 0;
+template <class T, int P>
+constexpr int kTangents<Dual<T, P>> = P;
 
 /// The value of x (x itself for a plain number).
 template <class T, int P>

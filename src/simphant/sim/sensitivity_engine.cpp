@@ -22,6 +22,7 @@ struct SensitivityEngine::Pass {
   std::vector<D> Y, y_stage, k[4], phi, jac, gamma_star, Q, C, rhs, lambda, refine, floor, diag, inputs, violation,
       time, runaway, refine_worst, refine_worst_time, pivot_min, pivot_min_time, step_pivot, saved_t[5], frame;
   std::vector<int> recoveries, info, fail, refine_unconverged, saved_i[3];
+  std::vector<double> red_acc, red_tangent;  ///< the reductions' accumulators and their tangents
   std::vector<std::int8_t> status, reason;
   std::vector<std::int64_t> status_step, clock_offset;
   batch::ModelView<D> mv{};
@@ -154,12 +155,32 @@ void SensitivityEngine::set_inputs(const int* ids, int count, const double* u) {
     }
 }
 
+void SensitivityEngine::set_reductions(const ReductionLayout& L) {
+  red_ = L;
+  const std::size_t n = static_cast<std::size_t>(n_);
+  for (const std::unique_ptr<Pass>& p : passes_) {
+    p->red_acc.assign(L.any() ? static_cast<std::size_t>(L.size()) * n : 0, 0.0);
+    p->red_tangent.assign(L.any() ? static_cast<std::size_t>(L.tangent_size()) * kWidth * n : 0, 0.0);
+    p->b.red = L;
+    p->b.red_acc = L.any() ? p->red_acc.data() : nullptr;
+    p->b.red_tangent = L.any() ? p->red_tangent.data() : nullptr;
+    for (std::size_t i = 0; i < n && L.any(); ++i) clear_reductions(*p, i);
+  }
+}
+
+void SensitivityEngine::clear_reductions(Pass& p, std::size_t i) const {
+  const ReductionAcc a{p.red_acc.data() + i, static_cast<std::size_t>(n_), p.red_tangent.data() + i};
+  reduction_clear(red_, a);
+  reduction_clear_tangent(red_, a, kWidth);
+}
+
 void SensitivityEngine::start(const int* ids, int count, const double* y, const std::int8_t* status,
                               std::int64_t batch_step) {
   const std::size_t n = static_cast<std::size_t>(n_);
   for (int k = 0; k < count; ++k) {
     const std::size_t i = static_cast<std::size_t>(ids ? ids[k] : k);
     for (const std::unique_ptr<Pass>& p : passes_) {
+      if (red_.any()) clear_reductions(*p, i);
       for (int e = 0; e < ny_; ++e) {
         D& x = p->Y[static_cast<std::size_t>(e) * n + i];
         x = p->dy0[static_cast<std::size_t>(e) * n + i];
@@ -280,6 +301,37 @@ void SensitivityEngine::read_reactions(double* out, const std::int8_t* status, s
           o[s] = valid && !std::isnan(r.v) ? r.d[s % kWidth] : nan;
         }
       }
+  }
+}
+
+void SensitivityEngine::read_reductions(double* out, const std::int8_t* status, std::int64_t batch_step) {
+  if (!red_.any()) return;
+  const int S = n_sensitivities(), C = red_.channels;
+  const std::size_t n = static_cast<std::size_t>(n_);
+  PoolExec x{pool_.get()};
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> acc(static_cast<std::size_t>(red_.size()) * n),
+      tangent(static_cast<std::size_t>(red_.tangent_size()) * kWidth * n);
+  for (std::size_t c = 0; c < passes_.size(); ++c) {
+    Pass& p = *passes_[c];
+    std::int64_t step = batch_step;
+    batch::BatchBuffers<D> b = p.b;
+    b.step = &step;
+    const SchurPatternView P = pattern_.view();
+    batch::enqueue_reduce_read(x, p.mv, b, acc.data(), &P, tangent.data());
+    const double dt = p.mv.dt.v;
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool valid = tangents_valid(i, status);
+      const ReductionAcc a{acc.data() + i, n, tangent.data() + i};
+      for (int ch = 0; ch < C; ++ch)
+        for (int k = 0; k < kWidth && static_cast<int>(c) * kWidth + k < S; ++k) {
+          double d4[kReductionTangentStats];
+          reduction_stats_tangent(red_, a, ch, dt, k, kWidth, d4);
+          const int s = static_cast<int>(c) * kWidth + k;
+          for (int st = 0; st < kReductionTangentStats; ++st)
+            out[((i * C + static_cast<std::size_t>(ch)) * kReductionTangentStats + st) * S + s] = valid ? d4[st] : nan;
+        }
+    }
   }
 }
 

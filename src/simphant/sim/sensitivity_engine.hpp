@@ -23,6 +23,7 @@
 
 #include "simphant/batch/batch_pack.hpp"
 #include "simphant/core/thread_pool.hpp"
+#include "simphant/formulas/reductions.hpp"
 #include "simphant/formulas/schur_pattern.hpp"
 #include "simphant/math/dual.hpp"
 #include "simphant/model/model.hpp"
@@ -60,9 +61,15 @@ class SensitivityEngine {
   /// the actuators' default inputs carry the seeds' tangents (dinput).
   void set_inputs(const int* ids, int count, const double* u);
 
+  /// The reductions over time to differentiate (the backend's layout, Backend::
+  /// reduction_layout; no channel: none). Clears every instance's accumulators, as the
+  /// backend's set_reductions does.
+  void set_reductions(const ReductionLayout& L);
+
   /// Starts the listed instances (ids null: all, in order) from y (count, 13 N) and
   /// status (count) as Backend::get_state gives them after assembly or a reset, their
-  /// tangents at their seeds, their own clock at 0 at batch step batch_step.
+  /// tangents at their seeds, their own clock at 0 at batch step batch_step, their
+  /// reductions' accumulators cleared.
   void start(const int* ids, int count, const double* y, const std::int8_t* status, std::int64_t batch_step);
 
   /// Steps every instance whose status is Ok by n_steps from batch step batch_step (the
@@ -83,16 +90,26 @@ class SensitivityEngine {
   /// where that frame's solve fails.
   void read_reactions(double* out, const std::int8_t* status, std::int64_t batch_step);
 
+  /// out (n, C, kReductionTangentStats, S) for the C channels of set_reductions' layout:
+  /// d(max, min, mean, rms)/d(parameter s) of each channel (reduction_stats_tangent) over
+  /// the engine's step-start samples plus a sample of its current state, as
+  /// Backend::read_reductions reads the values (batch step batch_step). The derivative
+  /// of a max is that of the sample at the engine's own step of the max. NaN as read().
+  void read_reductions(double* out, const std::int8_t* status, std::int64_t batch_step);
+
  private:
   struct Pass;
   void advance_instance(Pass& pass, int i, std::int64_t batch_step, int n_steps);
   /// Instance i's tangents are valid: every pass's status Ok, and status[i] Ok where given.
   bool tangents_valid(std::size_t i, const std::int8_t* status) const;
+  /// Sets instance i's reduction accumulators of pass p to no samples, tangents 0.
+  void clear_reductions(Pass& p, std::size_t i) const;
 
   int n_, N_, ny_;
   SensitivitySeeds seeds_;
   batch::PackedModel<double> packed_;
   SchurPattern pattern_;
+  ReductionLayout red_;  ///< the reductions differentiated (set_reductions)
   std::vector<int> slot_;  ///< (n_params) every parameter per instance: slot p = p
   std::vector<std::unique_ptr<Pass>> passes_;
   std::unique_ptr<ThreadPool> pool_;

@@ -182,6 +182,12 @@ void Simulator::enable_sensitivities(const std::vector<std::string>& paths,
         return rebuild(i, episodes_[static_cast<std::size_t>(i)], merged);
       });
   sensitivities_ = std::make_unique<SensitivityEngine>(*models_, n, std::move(seeds), threads_);
+  const std::size_t S = paths.size();
+  sensitivity_values_.resize(static_cast<std::size_t>(n) * S);
+  for (std::size_t s = 0; s < S; ++s)
+    for (int i = 0; i < n; ++i)
+      sensitivity_values_[static_cast<std::size_t>(i) * S + s] = values[s][static_cast<std::size_t>(i)];
+  sensitivities_->set_reductions(backend_->reduction_layout());
   start_sensitivities(nullptr, n);
 }
 
@@ -210,6 +216,23 @@ void Simulator::read_reaction_sensitivities(double* out) const {
   std::vector<std::int8_t> status(static_cast<std::size_t>(n_instances()));
   backend_->get_state(nullptr, n_instances(), nullptr, nullptr, status.data(), nullptr, nullptr);
   sensitivities_->read_reactions(out, status.data(), backend_->steps_taken());
+}
+
+void Simulator::read_reduction_sensitivities(double* out) const {
+  if (!sensitivities_) throw std::logic_error("read_reduction_sensitivities: no sensitivities (enable_sensitivities)");
+  std::vector<std::int8_t> status(static_cast<std::size_t>(n_instances()));
+  backend_->get_state(nullptr, n_instances(), nullptr, nullptr, status.data(), nullptr, nullptr);
+  sensitivities_->read_reductions(out, status.data(), backend_->steps_taken());
+}
+
+void Simulator::set_reductions(const std::vector<ReductionQuantity>& quantities) {
+  backend_->set_reductions(quantities);
+  if (sensitivities_) sensitivities_->set_reductions(backend_->reduction_layout());
+}
+
+void Simulator::set_reduction_state(const double* acc) {
+  refuse_with_sensitivities("set_reduction_state");
+  backend_->set_reduction_state(acc);
 }
 
 void Simulator::read_refinement(RefinementRecord* out) const {

@@ -148,11 +148,14 @@ class Simulator {
   /// (n, P, 4) (sim/contact_frames.hpp).
   void contact_frames(const double* states, double* out) const;
   // --- Reductions over time (Backend's contract) ---
-  void set_reductions(const std::vector<ReductionQuantity>& quantities) { backend_->set_reductions(quantities); }
+  /// With sensitivities, the engine differentiates the same reductions
+  /// (read_reduction_sensitivities).
+  void set_reductions(const std::vector<ReductionQuantity>& quantities);
   ReductionLayout reduction_layout() const { return backend_->reduction_layout(); }
   void read_reductions(double* out) const { backend_->read_reductions(out); }
   void get_reduction_state(double* acc) const { backend_->get_reduction_state(acc); }
-  void set_reduction_state(const double* acc) { backend_->set_reduction_state(acc); }
+  /// Throws std::logic_error with sensitivities (the accumulators' tangents are not stored).
+  void set_reduction_state(const double* acc);
   // --- Per-instance state (Backend's contract for ids, buffers and errors) ---
   int state_size() const { return backend_->state_size(); }
   /// As Backend::get_state, plus episodes (count): the instance's domain-randomisation
@@ -247,6 +250,9 @@ class Simulator {
   /// Parameters differentiated (0 without sensitivities), and their paths.
   int n_sensitivities() const;
   std::vector<std::string> sensitivity_paths() const;
+  /// (n_instances, n_sensitivities()): each instance's value of each parameter, in its
+  /// scene unit (enable_sensitivities' values, transposed); empty without sensitivities.
+  const std::vector<double>& sensitivity_values() const { return sensitivity_values_; }
   /// out (n_instances, n_bodies, 13, n_sensitivities()): d(state) / d(value) in the
   /// recorded state layout (read_states: r [m], p, v [m/s], omega_B [rad/s] per body)
   /// per unit of each parameter's scene unit; NaN for an instance whose status (the
@@ -258,6 +264,14 @@ class Simulator {
   /// its current state (one Schur solve per instance); NaN as read_state_sensitivities.
   /// Throws std::logic_error without sensitivities.
   void read_reaction_sensitivities(double* out) const;
+  /// out (n_instances, C, kReductionTangentStats, n_sensitivities()) for the C channels of
+  /// reduction_layout(): d(max, min, mean, rms)/d(value) of each reduction over time as
+  /// read_reductions gives them (formulas/reductions.hpp, reduction_stats_tangent), from
+  /// the engine's own samples; the derivative of a max is that of the sample at the
+  /// engine's step of the max (a discrete peak's step does not move under a small
+  /// change; the time of the max has no derivative). NaN as read_state_sensitivities.
+  /// Nothing is written without reductions. Throws std::logic_error without sensitivities.
+  void read_reduction_sensitivities(double* out) const;
 
   ~Simulator();
 
@@ -282,6 +296,7 @@ class Simulator {
   InstanceIds ids_;
   std::int64_t clock_offset_ = 0;  ///< steps_taken() - the backend's steps (set_steps_taken)
   std::unique_ptr<SensitivityEngine> sensitivities_;  ///< enable_sensitivities; null: none
+  std::vector<double> sensitivity_values_;            ///< (n, S) sensitivity_values
   /// advance, set_inputs, set_state, set_models, set_parameters, a resample or a view has
   /// run: too late to enable sensitivities
   bool touched_ = false;
