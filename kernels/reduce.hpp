@@ -21,6 +21,18 @@
 
 namespace simphant::batch {
 
+/// The loads of the drivers on joint j, load(k) [N m | N] of driver k on body_j along
+/// v_i, added to the joint's axial moment (an angle driver) or axial force (JointSample's
+/// driver_axial_moment / driver_axial_force); both start at 0.
+template <class T, class Load>
+SP_HD void driver_axial_loads(const ModelView<T>& mv, int j, Load load, T& axial_force, T& axial_moment) {
+  axial_force = T(0);
+  axial_moment = T(0);
+  for (int k = 0; k < mv.n_drivers; ++k)
+    if (mv.driver[3 * k] == j)
+      (mv.driver[3 * k + 1] == static_cast<int>(JointCoordinate::Angle) ? axial_moment : axial_force) += load(k);
+}
+
 /// tid = i. Adds instance i's sample at y_in (its time t [s], inputs_in (n_inputs, n)) to
 /// acc (L.size(), n) doubles, structure of arrays, at time `step` in steps of dt (the
 /// time of each maximum): jac_in (m, mv.jac_cols(), n)
@@ -54,13 +66,10 @@ SP_HD void reduce_sample_thread(int tid, const ModelView<T>& mv, const Reduction
     s.Bj = soa_body_kin(y_in, n, i, N, mv.body_of(j, 1));
     joint_reaction(m, jac, lambda, s.Bj, s.frame.u_j, s.reaction);
     // A driver on the joint adds its load (-lambda of its row, driver_load_thread).
-    s.driver_axial_force = T(0);
-    s.driver_axial_moment = T(0);
-    for (int k = 0; k < mv.n_drivers; ++k)
-      if (mv.driver[3 * k] == j) {
-        const T load = -lambda_at(lambda_in, lambda_soa, mv.n_rows, n, i, mv.row_offset[mv.n_joints + k]);
-        (mv.driver[3 * k + 1] == static_cast<int>(JointCoordinate::Angle) ? s.driver_axial_moment : s.driver_axial_force) += load;
-      }
+    driver_axial_loads(
+        mv, j,
+        [&](int k) { return -lambda_at(lambda_in, lambda_soa, mv.n_rows, n, i, mv.row_offset[mv.n_joints + k]); },
+        s.driver_axial_force, s.driver_axial_moment);
     reduction_add_joint(L, a, j, s, step);
   }
   for (int k = 0; k < mv.n_drivers; ++k)

@@ -38,6 +38,7 @@
 #include "simphant/job/memory_estimate.hpp"
 #include "simphant/job/scene_simulator.hpp"
 #include "simphant/scene/scene.hpp"
+#include "simphant/sim/frame_sensitivities.hpp"
 #include "simphant/sim/reduction_names.hpp"
 #include "simphant/sim/simulator.hpp"
 
@@ -79,7 +80,9 @@ std::vector<double> reductions_of(const Simulator& sim) {
 /// reach 1e-5 of the derivative. Per quantity, the worst |tangent - difference| over its
 /// channels and max, min, mean, rms, relative to the largest |difference| among them.
 /// A max whose step differs between the runs (two samples within the change of each
-/// other: the discrete peak is not differentiable there) is skipped and counted.
+/// other: the discrete peak is not differentiable there) is skipped and counted, and so
+/// is a NaN derivative where the statistic has none (checked: a NaN value, or a sample
+/// exactly 0 in the channel).
 /// constraint_violation is left out: the violation is rounding. Only the statistics
 /// below n_stats (max, min, mean, rms in that order) are compared.
 void compare_reductions(const ReductionLayout& L, const int* widths, const std::vector<double>& tangent,
@@ -102,11 +105,21 @@ void compare_reductions(const ReductionLayout& L, const int* widths, const std::
         const double d1 = (run[0][k] - run[1][k]) / (2 * h), d2 = (run[2][k] - run[3][k]) / (4 * h);
         const double diff = (4 * d1 - d2) / 3;
         const double t = tangent[((static_cast<std::size_t>(i) * L.channels + c) * kReductionTangentStats + st) * S + s];
+        // NaN only where the statistic has no derivative: a NaN value (a joint without a
+        // coordinate), or a channel with a sample exactly 0 (its min 0: a magnitude that
+        // leaves 0 there, such as a rounding-level torque, or an rms of samples all 0).
+        if (std::isnan(t)) {
+          EXPECT_TRUE(std::isnan(run[0][k]) || run[0][row + 1] == 0.0)
+              << what << ", channel " << c << ", statistic " << st << ": " << run[0][k];
+          ++skipped;
+          continue;
+        }
         scale = std::max(scale, std::abs(diff));
         worst = std::max(worst, std::abs(t - diff));
       }
     if (scale == 0) continue;
-    std::printf("[ sensitivity ]   %s, reductions of %s: max |d| %.3e, error %.2e (%.1e), %d peaks moved a step\n",
+    std::printf("[ sensitivity ]   %s, reductions of %s: max |d| %.3e, error %.2e (%.1e), %d left out (a peak moved a "
+                "step, or no derivative)\n",
                 what.c_str(), reduction_quantity_name(static_cast<ReductionQuantity>(q)), scale, worst, worst / scale,
                 skipped);
     EXPECT_LT(worst, 1e-6 * scale) << what << ", " << reduction_quantity_name(static_cast<ReductionQuantity>(q));
@@ -127,6 +140,24 @@ std::vector<double> reactions_of(const Simulator& sim) {
   return r;
 }
 
+/// A frame's quantities beside the state and reactions: joint loads (n, J, 6), bearing
+/// loads (n, J, 4) (Simulator::joint_load_frames), driver loads (n, D), energy (n).
+struct FrameLoads {
+  std::vector<double> joint_loads, bearing_loads, driver_loads, energy;
+};
+
+FrameLoads frame_loads_of(const Simulator& sim, const std::vector<double>& states, const std::vector<double>& reactions) {
+  const std::size_t n = static_cast<std::size_t>(sim.n_instances()), J = sim.model().n_joints(),
+                    D = sim.model().n_drivers();
+  FrameLoads f{std::vector<double>(n * J * 6), std::vector<double>(n * J * 4), std::vector<double>(n * D),
+               std::vector<double>(n)};
+  if (D > 0) sim.read_driver_loads(f.driver_loads.data());
+  sim.joint_load_frames(states.data(), reactions.data(), D > 0 ? f.driver_loads.data() : nullptr,
+                        f.joint_loads.data(), f.bearing_loads.data());
+  sim.read_energy(f.energy.data());
+  return f;
+}
+
 /// max over instance i's entries of |tangent - difference| and of |difference|, entries
 /// e of `per` numbers each, tangent k * S + s.
 std::pair<double, double> compare(const std::vector<double>& tangent, const std::vector<double>& plus,
@@ -136,7 +167,8 @@ std::pair<double, double> compare(const std::vector<double>& tangent, const std:
     const std::size_t k = static_cast<std::size_t>(i) * per + e;
     const double diff = (plus[k] - minus[k]) / (2 * h);
     scale = std::max(scale, std::abs(diff));
-    worst = std::max(worst, std::abs(tangent[k * S + s] - diff));
+    const double t = tangent[k * S + s];
+    worst = std::isnan(t) ? INFINITY : std::max(worst, std::abs(t - diff));  // NaN: a failure, not skipped
   }
   return {worst, scale};
 }
@@ -170,9 +202,23 @@ void check(const std::string& scene, const std::vector<Case>& cases, int n, int 
   const std::vector<double> y = states_after(*sim, steps, chunk);
   const int B = sim->model().n_bodies(), S = static_cast<int>(cases.size());
   const int J = sim->model().n_joints();
+  const int D = sim->model().n_drivers();
   std::vector<double> dy(static_cast<std::size_t>(n) * B * 13 * S), dR(static_cast<std::size_t>(n) * J * 6 * S);
   sim->read_state_sensitivities(dy.data());
   sim->read_reaction_sensitivities(dR.data());
+  // The frame's other quantities from one dual frame, its reactions those of the call above.
+  FrameLoads dF{std::vector<double>(static_cast<std::size_t>(n) * J * 6 * S),
+                std::vector<double>(static_cast<std::size_t>(n) * J * 4 * S),
+                std::vector<double>(static_cast<std::size_t>(n) * D * S), std::vector<double>(static_cast<std::size_t>(n) * S)};
+  std::vector<double> dR_frame(dR.size());
+  FrameSensitivities fs;
+  fs.reactions = dR_frame.data();
+  fs.joint_loads = dF.joint_loads.data();
+  fs.bearing_loads = dF.bearing_loads.data();
+  fs.driver_loads = D > 0 ? dF.driver_loads.data() : nullptr;
+  fs.energy = dF.energy.data();
+  sim->read_frame_sensitivities(fs);
+  EXPECT_EQ(dR_frame, dR);
   std::vector<double> dred(static_cast<std::size_t>(n) * L.channels * kReductionTangentStats * S);
   sim->read_reduction_sensitivities(dred.data());
   // The values follow the backend: the same as a run without sensitivities, bit for bit.
@@ -181,6 +227,7 @@ void check(const std::string& scene, const std::vector<Case>& cases, int n, int 
     const Case& c = cases[static_cast<std::size_t>(s)];
     // v + h, v - h, and for the reductions' extrapolation v + 2h, v - 2h.
     std::vector<double> yy[2], RR[2], red[4];
+    FrameLoads FF[2];
     for (int side = 0; side < 4; ++side) {
       std::unique_ptr<Simulator> fd = make_reducing(doc, n);
       std::vector<double> v(static_cast<std::size_t>(n));
@@ -193,6 +240,7 @@ void check(const std::string& scene, const std::vector<Case>& cases, int n, int 
       if (side < 2) {
         yy[side] = y_side;
         RR[side] = reactions_of(*fd);
+        FF[side] = frame_loads_of(*fd, y_side, RR[side]);
       }
       red[side] = reductions_of(*fd);
     }
@@ -207,6 +255,29 @@ void check(const std::string& scene, const std::vector<Case>& cases, int n, int 
       EXPECT_LT(worst, 1e-6 * scale) << c.path << ", instance " << i;
       EXPECT_GT(scale_r, 0.0) << c.path;
       EXPECT_LT(worst_r, 1e-6 * scale_r) << c.path << ", instance " << i << " (reactions)";
+      // The joint and bearing loads, driver loads and energy of the frame: a bearing load's
+      // magnitude (radial force, bending moment) near 0 is as curved as the reductions'
+      // min of |f| above, so these compare at 1e-6 of their largest entry per quantity.
+      const std::pair<const char*, std::pair<const std::vector<double>*, int>> loads[] = {
+          {"joint_loads", {&dF.joint_loads, J * 6}}, {"bearing_loads", {&dF.bearing_loads, J * 4}},
+          {"driver_loads", {&dF.driver_loads, D}}, {"energy", {&dF.energy, 1}}};
+      for (const auto& [name, tangent] : loads) {
+        if (tangent.second == 0) continue;
+        const std::vector<double>& plus = name == std::string("joint_loads")     ? FF[0].joint_loads
+                                          : name == std::string("bearing_loads") ? FF[0].bearing_loads
+                                          : name == std::string("driver_loads")  ? FF[0].driver_loads
+                                                                                 : FF[0].energy;
+        const std::vector<double>& minus = name == std::string("joint_loads")     ? FF[1].joint_loads
+                                           : name == std::string("bearing_loads") ? FF[1].bearing_loads
+                                           : name == std::string("driver_loads")  ? FF[1].driver_loads
+                                                                                  : FF[1].energy;
+        const auto [worst_l, scale_l] = compare(*tangent.first, plus, minus, h, i, tangent.second, s, S);
+        std::printf("[ sensitivity ]   %s, %s, instance %d, frame %s: max |d| %.3e, error %.2e (%.1e)\n",
+                    scene.c_str(), c.path.c_str(), i, name, scale_l, worst_l, worst_l / scale_l);
+        if (scale_l > 0) {
+          EXPECT_LT(worst_l, 1e-6 * scale_l) << c.path << ", instance " << i << ", " << name;
+        }
+      }
       compare_reductions(L, widths, dred, red, h, i, s, S, reduction_stats,
                          scene + ", " + c.path + ", instance " + std::to_string(i));
     }

@@ -82,10 +82,17 @@ def test_run_writes_what_the_simulator_reads(tmp_path):
         g = f["reduction_sensitivities/bearing_loads"]
         assert sorted(g.keys()) == ["max", "mean", "min", "rms"]
         assert g["max"].shape == f["reductions/bearing_loads/max"].shape + (2,)
-        assert g["max"].attrs["units"] == "N | N m / parameter unit"
+        assert g["max"].attrs["units"] == "(bearing_loads unit) / parameter unit"
+        assert list(g.attrs["units"]) == ["N", "N", "N m", "N m"]
         assert np.isfinite(g["max"][:]).all() and np.abs(g["max"][:]).max() > 0
         reduction_tangents = {q: {s: f[f"reduction_sensitivities/{q}/{s}"][:] for s in ("max", "min", "mean", "rms")}
                               for q in f["reduction_sensitivities"]}
+        # The frame's other derivatives, each shaped as its frame with the parameter last
+        # (checked against central differences in tests/test_sensitivities.cpp).
+        for name, base in (("joint_load_sensitivities", "joint_loads"), ("bearing_load_sensitivities", "bearing_loads"),
+                           ("energy_sensitivities", "energy")):
+            assert f[name].shape == f[base].shape + (2,), name
+            assert np.isfinite(f[name][-1]).all() and np.abs(f[name][-1]).max() > 0, name
         d = f["state_sensitivities"]
         assert d.shape[1:] == (3, 3, 13, 2)
         assert [p.decode() for p in f["parameter"][:]] == paths

@@ -27,10 +27,11 @@ def _peak_abs(rmax: np.ndarray, rmin: Optional[np.ndarray]) -> np.ndarray:
 def _peak_abs_derivative(rmax: np.ndarray, rmin: Optional[np.ndarray], dmax: np.ndarray,
                          dmin: Optional[np.ndarray]) -> np.ndarray:
     """d(max |x|)/dp (shape of dmax: (..., S)) from the derivatives of max and min: that of
-    whichever gives the peak, times its sign (_peak_abs)."""
+    whichever gives the peak, times its sign (_peak_abs); NaN where the min gives it and
+    its derivative is missing."""
     use_max = np.ones(rmax.shape, bool) if rmin is None else ~(np.abs(rmin) > np.abs(rmax))
     d = np.where(use_max[..., None], np.sign(rmax)[..., None] * dmax,
-                 0.0 if dmin is None else np.sign(rmin)[..., None] * dmin)
+                 np.nan if dmin is None else np.sign(rmin)[..., None] * dmin)
     return d
 
 

@@ -23,6 +23,7 @@
 
 #include "simphant/formulas/force_math.hpp"
 #include "simphant/joints/joint_math.hpp"
+#include "simphant/math/dual.hpp"
 
 namespace simphant {
 
@@ -52,6 +53,21 @@ SP_HD void joint_loads_from_reaction(const JointFrame<T>& f, const BodyKin<T>& B
   out6[5] = dot(M_i, v) - driver_axial_moment;
 }
 
+/// An output's magnitude m = sqrt(sum of x^2) of its components x (a radial force, a
+/// bending moment, a reaction's |f|) as computed: m itself, except for a Dual exactly at
+/// 0, which gets the tangents of magnitude_at_zero (0 for a magnitude that stays 0, NaN
+/// for one that moves off 0) instead of sqrt's NaN. Every other number type: m, bit for bit.
+template <class T, class... C>
+SP_HD T output_magnitude(const T& m, const C&... x) {
+  if constexpr (ad::IsDual<T>::value) {
+    if (m.v == 0) {
+      const T* components[] = {&x...};
+      return ad::magnitude_at_zero(components, static_cast<int>(sizeof...(C)));
+    }
+  }
+  return m;
+}
+
 /// The bearing split of joint loads (out4 = [axial_force, radial_force, axial_moment,
 /// bending_moment] [N, N, N m, N m]): axial along / about v_i (signed), radial and
 /// bending the magnitudes perpendicular to v_i, which do not depend on the choice of
@@ -60,9 +76,9 @@ template <class T>
 SP_HD void bearing_loads_from_joint_loads(const T* loads6, T* out4) {
   using std::sqrt;  // unqualified: a number type's own sqrt by argument-dependent lookup (math/dual.hpp)
   out4[0] = loads6[2];
-  out4[1] = sqrt(loads6[0] * loads6[0] + loads6[1] * loads6[1]);
+  out4[1] = output_magnitude(sqrt(loads6[0] * loads6[0] + loads6[1] * loads6[1]), loads6[0], loads6[1]);
   out4[2] = loads6[5];
-  out4[3] = sqrt(loads6[3] * loads6[3] + loads6[4] * loads6[4]);
+  out4[3] = output_magnitude(sqrt(loads6[3] * loads6[3] + loads6[4] * loads6[4]), loads6[3], loads6[4]);
 }
 
 /// The joint coordinate of the reductions (docs/solver.md, "Reductions over time"):

@@ -256,8 +256,10 @@ SP_HD void reduction_stats(const ReductionLayout& L, const ReductionAcc& acc, in
 /// The derivatives of channel c's statistics along tangent k of W (acc.tangent set):
 /// out4 = d[max, min, mean, rms] (the time of the max has none: the step of a discrete
 /// peak is constant under a small change). d rms = d(sum of squares) / (2 count rms);
-/// where every sample is 0: 0 if their tangents are, else NaN. The power channel's mean
-/// is its time average as in reduction_stats. NaN without samples.
+/// NaN where every sample is 0 (rms = |h| sqrt(sum x'^2 / count) along a change h: no
+/// derivative unless every x' is 0, which the sums cannot tell). A statistic whose value
+/// is NaN (a NaN sample) has a NaN derivative. The power channel's mean is its time
+/// average as in reduction_stats. NaN without samples.
 SP_HD void reduction_stats_tangent(const ReductionLayout& L, const ReductionAcc& acc, int c, double dt, int k, int W,
                                    double* out4) {
   const double count = acc(0);
@@ -265,9 +267,9 @@ SP_HD void reduction_stats_tangent(const ReductionLayout& L, const ReductionAcc&
     for (int s = 0; s < kReductionTangentStats; ++s) out4[s] = NAN;
     return;
   }
-  const int e = kReductionTangentSlots * c;
-  out4[0] = acc.d(e, k, W);
-  out4[1] = acc.d(e + 1, k, W);
+  const int e = kReductionTangentSlots * c, v = 1 + kReductionSlots * c;
+  out4[0] = acc(v) == acc(v) ? acc.d(e, k, W) : NAN;
+  out4[1] = acc(v + 1) == acc(v + 1) ? acc.d(e + 1, k, W) : NAN;
   if (c == L.offset[static_cast<int>(ReductionQuantity::Power)] && L.grid_samples != 0 && count > 1) {
     const int w = kReductionTangentSlots * L.channels;
     double a[5], z[5];
@@ -279,9 +281,9 @@ SP_HD void reduction_stats_tangent(const ReductionLayout& L, const ReductionAcc&
   } else {
     out4[2] = acc.d(e + 2, k, W) / count;
   }
-  // rms = 0: every sample 0; its derivative is 0 where their tangents are, else undefined.
-  const double rms = std::sqrt(acc(1 + kReductionSlots * c + 3) / count), dsq = acc.d(e + 3, k, W);
-  out4[3] = rms > 0 ? dsq / (2.0 * count * rms) : dsq == 0 ? 0.0 : NAN;
+  if (acc(v + 2) != acc(v + 2)) out4[2] = NAN;
+  const double rms = std::sqrt(acc(v + 3) / count);
+  out4[3] = rms > 0 ? acc.d(e + 3, k, W) / (2.0 * count * rms) : NAN;
 }
 
 /// Clears the tangents of one instance (W per slot): every slot 0.
@@ -319,8 +321,8 @@ SP_HD void reduction_add_joint(const ReductionLayout& L, const ReductionAcc& acc
     for (int c = 0; c < 6; ++c) reduction_add(acc, c0 + c, s.reaction[c], step);
     const Vec3<T> F = {s.reaction[0], s.reaction[1], s.reaction[2]};
     const Vec3<T> M = {s.reaction[3], s.reaction[4], s.reaction[5]};
-    reduction_add(acc, c0 + 6, norm(F), step);
-    reduction_add(acc, c0 + 7, norm(M), step);
+    reduction_add(acc, c0 + 6, output_magnitude(norm(F), F.x, F.y, F.z), step);
+    reduction_add(acc, c0 + 7, output_magnitude(norm(M), M.x, M.y, M.z), step);
   }
   if (L.enabled(ReductionQuantity::JointLoads) || L.enabled(ReductionQuantity::BearingLoads)) {
     T loads[kJointLoadComponents], bearing[kBearingLoadComponents];

@@ -43,8 +43,8 @@ void describe(hid_t file, const std::string& path, const std::vector<std::string
   if (!long_name.empty()) h5::write_attr(obj.id(), "long_name", long_name);
 }
 
-/// The unit of a sweep parameter from the last key of its path (docs/scene-format.md);
-/// "" when the key is not one of these.
+}  // namespace
+
 std::string sweep_units(const std::string& path) {
   std::string key = path.substr(path.find_last_of('.') + 1);
   key = key.substr(0, key.find('['));
@@ -60,7 +60,6 @@ std::string sweep_units(const std::string& path) {
   return "";
 }
 
-}  // namespace
 
 std::vector<FrameDatasetSpec> Recorder::standard_frame_datasets(const RecorderInfo& info) {
   const auto I = static_cast<hsize_t>(info.n_instances);

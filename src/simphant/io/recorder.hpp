@@ -175,6 +175,11 @@ struct RecorderInfo {
   std::string params_problem;
 };
 
+/// The unit of a sweep parameter from the last key of its path (docs/scene-format.md):
+/// "kg" for bodies.<name>.mass, "m" for a frame's origin, ...; "" when the key is not one
+/// the table knows.
+std::string sweep_units(const std::string& path);
+
 class Recorder {
  public:
   /// Disk space kept free beyond every write for finalize() (the status rewrites in

@@ -149,14 +149,10 @@ void write_reduction_sensitivities(Recorder& recorder, const Model& model, const
                      ql.shape.push_back(static_cast<hsize_t>(S));
                      ql.dims.push_back("parameter");
                      ql.coordinates.push_back({"parameter", paths});
-                     std::vector<std::string> per_unit;
-                     for (const std::string& u : ql.value_units) {
-                       const std::string v = u.empty() ? "1" : u;
-                       if (std::find(per_unit.begin(), per_unit.end(), v) == per_unit.end()) per_unit.push_back(v);
-                     }
-                     std::string unit;
-                     for (const std::string& u : per_unit) unit += (unit.empty() ? "" : " | ") + u;
-                     unit += " / parameter unit";
+                     // The last axis is the parameter's: the units of each component are
+                     // the group's `units`, each per the parameter's unit.
+                     const std::string unit = std::string("(") + reduction_quantity_name(static_cast<ReductionQuantity>(q)) +
+                                              " unit) / parameter unit";
                      std::vector<double> values(static_cast<std::size_t>(n) * width * S);
                      for (int st = 0; st < kReductionTangentStats; ++st) {
                        for (int i = 0; i < n; ++i)

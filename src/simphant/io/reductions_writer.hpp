@@ -14,8 +14,9 @@
 //
 //   /reduction_sensitivities/<quantity>/{max, min, mean, rms}   each (I, ..., S): their
 //       derivatives with respect to the S sensitivity parameters (docs/sensitivities.md),
-//       the dimension `parameter` last (its coordinate the paths); units "<unit> /
-//       parameter unit"; the group attributes as above
+//       the dimension `parameter` last (its coordinate the paths); units "(<quantity>
+//       unit) / parameter unit", each component's unit being the group's `units` entry;
+//       the group attributes as above
 #include <string>
 #include <vector>
 

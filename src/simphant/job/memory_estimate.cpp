@@ -89,7 +89,8 @@ MemoryEstimate estimate_simulator_memory(const Scene& scene, long long n_instanc
   if (const int S = static_cast<int>(scene.sensitivities.paths.size()); S > 0) {
     // Per pass of SensitivityEngine::kWidth tangents the cuda-fused batch's arrays in Dual
     // numbers (sim/sensitivity_engine.cpp) and the reductions' accumulators with their
-    // tangents in double, and per parameter the seeds in double.
+    // tangents in double (and one more such set, the copy a read samples into), and per
+    // parameter the seeds in double.
     const Model& m = scene.model;
     const ReductionLayout L = reduction_layout_of(run_reduction_quantities(m, "output.reductions"), m);
     const double reductions = L.any() ? 8.0 * (L.size() + L.tangent_size() * SensitivityEngine::kWidth) : 0.0;
@@ -98,7 +99,7 @@ MemoryEstimate estimate_simulator_memory(const Scene& scene, long long n_instanc
                             params + m.n_inputs + 16 + 13 * N + 6 * m.n_joints() + 4 + m.n_drivers();
     const int passes = (S + SensitivityEngine::kWidth - 1) / SensitivityEngine::kWidth;
     e.sensitivities = static_cast<double>(e.instances) *
-                      (passes * (per_pass * sizeof(SensitivityEngine::D) + reductions) +
+                      (passes * (per_pass * sizeof(SensitivityEngine::D) + reductions) + reductions +
                        8.0 * S * (params + 13 * N + m.n_inputs));
   }
   return e;
@@ -113,8 +114,14 @@ MemoryEstimate estimate_run_memory(const Scene& scene, const JobOptions& o) {
   MemoryEstimate e = estimate_simulator_memory(scene, o.instances, so);
   // Frame buffers, the statistics (RunStats: 4 doubles), status, status reason and status
   // time, and the assembly residuals and changes written to the file (6 doubles and an int).
+  // With sensitivities the frame's derivatives (state, reactions, joint and bearing loads,
+  // driver loads, energy) and, at the end, the reductions' derivatives and the writer's
+  // copy of one quantity's (at most all C channels).
+  const double S = static_cast<double>(scene.sensitivities.paths.size());
+  const double C = S > 0 ? reduction_layout_of(run_reduction_quantities(m, "output.reductions"), m).channels : 0;
   const double per_instance_job = 8 * frame_doubles(m) + 8 * 4 + 10 + 52 +
-                                  8.0 * (13 * m.n_bodies() + 6 * m.n_joints()) * scene.sensitivities.paths.size();
+                                  8.0 * S * (13 * m.n_bodies() + 16 * m.n_joints() + m.n_drivers() + 1) +
+                                  8.0 * S * C * kReductionTangentStats * 2;
   e.recorder = static_cast<double>(e.instances) * per_instance_job + hdf5_cache_bytes(m, e.instances);
   if (m.solver.error_estimate) {
     // The dt/2 batch: its own copy of the models and a second Simulator of the same

@@ -37,6 +37,7 @@
 #include "simphant/job/singular_passage_hint.hpp"
 #include "simphant/job/stability_check.hpp"
 #include "simphant/sim/contact_frames.hpp"
+#include "simphant/sim/frame_sensitivities.hpp"
 #include "simphant/job/scene_simulator.hpp"
 #include "simphant/job/step_report.hpp"
 #include "simphant/job/test_hold.hpp"
@@ -71,6 +72,10 @@ struct Frame {
   std::vector<double> contacts;                      ///< (n, n_pairs, 4)
   std::vector<double> sensitivities;                 ///< (n, n_bodies, 13, S)
   std::vector<double> reaction_sensitivities;        ///< (n, n_joints, 6, S)
+  std::vector<double> joint_load_sensitivities;      ///< (n, n_joints, 6, S)
+  std::vector<double> bearing_load_sensitivities;    ///< (n, n_joints, 4, S)
+  std::vector<double> driver_load_sensitivities;     ///< (n, n_drivers, S)
+  std::vector<double> energy_sensitivities;          ///< (n, S)
   Frame(int n, int n_bodies, int n_joints, int n_coords, int n_drivers, int n_pairs, int n_sens)
       : states(static_cast<std::size_t>(n) * n_bodies * 13),
         reactions(static_cast<std::size_t>(n) * n_joints * 6),
@@ -85,7 +90,11 @@ struct Frame {
         driver_loads(static_cast<std::size_t>(n) * n_drivers),
         contacts(static_cast<std::size_t>(n) * n_pairs * kContactRecordComponents),
         sensitivities(static_cast<std::size_t>(n) * n_bodies * 13 * n_sens),
-        reaction_sensitivities(static_cast<std::size_t>(n) * n_joints * 6 * n_sens) {}
+        reaction_sensitivities(static_cast<std::size_t>(n) * n_joints * 6 * n_sens),
+        joint_load_sensitivities(static_cast<std::size_t>(n) * n_joints * 6 * n_sens),
+        bearing_load_sensitivities(static_cast<std::size_t>(n) * n_joints * 4 * n_sens),
+        driver_load_sensitivities(static_cast<std::size_t>(n) * n_drivers * n_sens),
+        energy_sensitivities(static_cast<std::size_t>(n) * n_sens) {}
 };
 
 /// One run of run_job, stage by stage: prepare (the constructor: options, scene, checks,
@@ -145,7 +154,12 @@ class JobRun {
   bool joint_loads_ = false;
   bool contacts_ = false;  ///< /contacts is recorded (the scene has contact pairs, output.datasets selects it)
   bool sensitivities_ = false;  ///< /state_sensitivities is recorded (the scene has sensitivities, selected)
-  bool reaction_sensitivities_ = false;  ///< /reaction_sensitivities is recorded (as sensitivities_, with joints)
+  /// The frame's other derivatives recorded (as sensitivities_; the pointers of those not
+  /// recorded null): /reaction_sensitivities, /joint_load_sensitivities,
+  /// /bearing_load_sensitivities (with joints), /driver_load_sensitivities (with drivers),
+  /// /energy_sensitivities, filled into frame_ by read_frame.
+  FrameSensitivities frame_sensitivities_;
+  bool any_frame_sensitivities_ = false;
   std::int64_t total_ = 0, every_ = 1, done_ = 0, since_record_ = 0;
 
   // step_loop
@@ -298,14 +312,25 @@ void JobRun::open_output() {
   frame_.emplace(n_, model.n_bodies(), model.n_joints(), sim_->n_joint_coordinates(), model.n_drivers(),
                  model.contact_pair_count(), sim_->n_sensitivities());
   const std::vector<std::string>& selected = model.output.datasets;
-  joint_loads_ = records_joint_loads(*sim_) &&
+  const bool joint_loads_applies = records_joint_loads(*sim_);
+  joint_loads_ = joint_loads_applies &&
                  (std::find(selected.begin(), selected.end(), "joint_loads") != selected.end() ||
                   std::find(selected.begin(), selected.end(), "bearing_loads") != selected.end());
   contacts_ = model.contact_pair_count() > 0 && std::find(selected.begin(), selected.end(), "contacts") != selected.end();
-  sensitivities_ = sim_->n_sensitivities() > 0 &&
-                   std::find(selected.begin(), selected.end(), "state_sensitivities") != selected.end();
-  reaction_sensitivities_ = sim_->n_sensitivities() > 0 && model.n_joints() > 0 &&
-                            std::find(selected.begin(), selected.end(), "reaction_sensitivities") != selected.end();
+  const auto wanted = [&](const char* name, bool applies) {
+    return sim_->n_sensitivities() > 0 && applies && std::find(selected.begin(), selected.end(), name) != selected.end();
+  };
+  sensitivities_ = wanted("state_sensitivities", true);
+  Frame& f = *frame_;
+  FrameSensitivities& fs = frame_sensitivities_;
+  const bool joints = model.n_joints() > 0;
+  if (wanted("reaction_sensitivities", joints)) fs.reactions = f.reaction_sensitivities.data();
+  if (wanted("joint_load_sensitivities", joints && joint_loads_applies)) fs.joint_loads = f.joint_load_sensitivities.data();
+  if (wanted("bearing_load_sensitivities", joints && joint_loads_applies))
+    fs.bearing_loads = f.bearing_load_sensitivities.data();
+  if (wanted("driver_load_sensitivities", model.n_drivers() > 0)) fs.driver_loads = f.driver_load_sensitivities.data();
+  if (wanted("energy_sensitivities", true)) fs.energy = f.energy_sensitivities.data();
+  any_frame_sensitivities_ = fs.reactions || fs.joint_loads || fs.bearing_loads || fs.driver_loads || fs.energy;
   total_ = step_count(solver_);
   every_ = std::max(1, solver_.record_every);
   done_ = restored_ ? restored_->at.steps_done : 0;
@@ -335,7 +360,7 @@ void JobRun::read_frame() {
                           f.joint_loads.data(), f.bearing_loads.data());
   if (contacts_) sim.contact_frames(f.states.data(), f.contacts.data());
   if (sensitivities_) sim.read_state_sensitivities(f.sensitivities.data());
-  if (reaction_sensitivities_) sim.read_reaction_sensitivities(f.reaction_sensitivities.data());
+  if (any_frame_sensitivities_) sim.read_frame_sensitivities(frame_sensitivities_);
   sim.read_constraint_violation(f.violation.data());
   sim.read_energy(f.energy.data(), f.kinetic.data());
   if (sim.n_joint_coordinates() > 0) sim.read_joint_state(f.joint_q.data(), f.joint_qd.data(), f.joint_tau.data());
@@ -354,7 +379,11 @@ void JobRun::write_frame() {
                      {"driver_loads", f.driver_loads.data()},
                      {"contacts", f.contacts.data()},
                      {"state_sensitivities", f.sensitivities.data()},
-                     {"reaction_sensitivities", f.reaction_sensitivities.data()}});
+                     {"reaction_sensitivities", f.reaction_sensitivities.data()},
+                     {"joint_load_sensitivities", f.joint_load_sensitivities.data()},
+                     {"bearing_load_sensitivities", f.bearing_load_sensitivities.data()},
+                     {"driver_load_sensitivities", f.driver_load_sensitivities.data()},
+                     {"energy_sensitivities", f.energy_sensitivities.data()}});
   stats_->add_frame(frame_time_, status_.data(), f.violation.data(), f.energy.data(), f.kinetic.data());
 }
 
@@ -486,10 +515,14 @@ void JobRun::record_end() {
             red[(static_cast<std::size_t>(i) * L.channels + c) * kReductionStats + 2] * sim.time();
     }
   }
-  if (const int S = sim.n_sensitivities(); S > 0)
+  if (const int S = sim.n_sensitivities(); S > 0) {
+    // The values the derivatives are taken at, each in its parameter's unit.
+    std::vector<std::string> units;
+    for (const std::string& path : sim.sensitivity_paths()) units.push_back(sweep_units(path));
     recorder_->write_instance_dataset("sensitivity_values", {static_cast<hsize_t>(n_), static_cast<hsize_t>(S)},
-                                      sim.sensitivity_values().data(), {"instance", "parameter"},
-                                      {"scene unit of the parameter"}, {{"parameter", sim.sensitivity_paths()}});
+                                      sim.sensitivity_values().data(), {"instance", "parameter"}, units,
+                                      {{"parameter", sim.sensitivity_paths()}});
+  }
   // The step figures at the state the run ends on. A run stopped on request (resumable)
   // gets the root attributes only: the per-instance datasets and the error estimate are
   // written once, by the session that ends the run, so that a resumed file equals an

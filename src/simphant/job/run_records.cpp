@@ -139,6 +139,34 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
            "d(reactions)/d(parameter): the derivative of each joint's reaction (the layout of /reactions) with respect "
            "to each sensitivities.parameters value, in the reaction's unit per the parameter's scene unit",
            {{"parameter", sim.sensitivity_paths()}}});
+    const auto P = static_cast<hsize_t>(S);
+    if (const auto J = static_cast<hsize_t>(sim.model().n_joints()); J > 0 && records_joint_loads(sim)) {
+      info.frame_datasets.push_back(
+          {"joint_load_sensitivities", "joint_load_sensitivities", {I, J, 6, P},
+           {"instance", "joint", "joint_load_component", "parameter"}, {"joint load unit / parameter unit"},
+           "d(joint_loads)/d(parameter): the derivative of each joint's load on its joint frame (the layout of "
+           "/joint_loads, the frame's own motion included) with respect to each sensitivities.parameters value",
+           {{"joint_load_component", component_names(kJointLoadTable)}, {"parameter", sim.sensitivity_paths()}}});
+      info.frame_datasets.push_back(
+          {"bearing_load_sensitivities", "bearing_load_sensitivities", {I, J, 4, P},
+           {"instance", "joint", "bearing_component", "parameter"}, {"bearing load unit / parameter unit"},
+           "d(bearing_loads)/d(parameter): the derivative of each joint's axial and radial force and axial and "
+           "bending moment (the layout of /bearing_loads) with respect to each sensitivities.parameters value",
+           {{"bearing_component", component_names(kBearingTable)}, {"parameter", sim.sensitivity_paths()}}});
+    }
+    if (sim.n_drivers() > 0)
+      info.frame_datasets.push_back(
+          {"driver_load_sensitivities", "driver_load_sensitivities",
+           {I, static_cast<hsize_t>(sim.n_drivers()), P}, {"instance", "driver", "parameter"},
+           {"driver load unit / parameter unit"},
+           "d(driver_loads)/d(parameter): the derivative of each driver's torque or force with respect to each "
+           "sensitivities.parameters value",
+           {{"driver", driver_names(sim.model())}, {"parameter", sim.sensitivity_paths()}}});
+    info.frame_datasets.push_back(
+        {"energy_sensitivities", "energy_sensitivities", {I, P}, {"instance", "parameter"}, {"J / parameter unit"},
+         "d(energy)/d(parameter): the derivative of the kinetic, gravity and spring potential energy with respect "
+         "to each sensitivities.parameters value",
+         {{"parameter", sim.sensitivity_paths()}}});
   }
   // The contact pairs, computed on the host from each frame's states (sim/contact_frames.hpp).
   if (const int P = sim.model().contact_pair_count(); P > 0) {

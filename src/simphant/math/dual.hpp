@@ -155,6 +155,21 @@ template <class T, int P>
 SP_HD const T& value(const Dual<T, P>& x) { return x.v; }
 template <class T, class = std::enable_if_t<!IsDual<T>::value>>
 SP_HD const T& value(const T& x) { return x; }
+/// The magnitude sqrt(x_0^2 + .. + x_{count-1}^2) of a vector whose components x are all
+/// exactly 0: value 0, each tangent 0 where every component's tangent is 0 (a magnitude
+/// that stays 0 under the change, as a spherical joint's torque does) and NaN otherwise
+/// (along a change h it is |h| |x'|: no derivative). sqrt's own formula gives NaN for
+/// both. For the magnitudes of outputs (formulas/joint_loads.hpp, load_magnitude).
+template <class T, int P>
+SP_HD Dual<T, P> magnitude_at_zero(const Dual<T, P>* const* x, int count) {
+  Dual<T, P> r(T(0));
+  for (int k = 0; k < P; ++k) {
+    bool moves = false;
+    for (int c = 0; c < count; ++c) moves = moves || !(x[c]->d[k] == T(0));
+    r.d[k] = moves ? T(NAN) : T(0);
+  }
+  return r;
+}
 /// value_of (math/lane_ops.hpp) of a Dual: its value, the tangents dropped.
 template <class T, int P>
 SP_HD T value_of(const Dual<T, P>& x) { return x.v; }

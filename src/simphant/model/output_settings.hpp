@@ -28,6 +28,10 @@ inline const std::vector<std::string>& frame_dataset_names() {
       "contacts",       // (T, I, P, 4), scenes with contact (sim/contact_frames.hpp)
       "state_sensitivities",  // (T, I, B, 13, S), scenes with sensitivities (docs/sensitivities.md)
       "reaction_sensitivities",  // (T, I, J, 6, S), scenes with sensitivities
+      "joint_load_sensitivities",    // (T, I, J, 6, S), scenes with sensitivities
+      "bearing_load_sensitivities",  // (T, I, J, 4, S), scenes with sensitivities
+      "driver_load_sensitivities",   // (T, I, D, S), scenes with sensitivities and drivers
+      "energy_sensitivities",        // (T, I, S), scenes with sensitivities
   };
   return names;
 }

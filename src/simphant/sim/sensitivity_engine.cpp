@@ -276,31 +276,59 @@ struct PoolExec {
 
 }  // namespace
 
-void SensitivityEngine::read_reactions(double* out, const std::int8_t* status, std::int64_t batch_step) {
-  const int S = n_sensitivities(), J = packed_.n_joints;
+void SensitivityEngine::read_frame(const FrameSensitivities& out, const std::int8_t* status, std::int64_t batch_step) {
+  const int S = n_sensitivities(), J = packed_.n_joints, Dr = packed_.n_drivers;
   const std::size_t n = static_cast<std::size_t>(n_);
-  const batch::FrameLayout fl(n_, N_, J, packed_.n_drivers);
+  const batch::FrameLayout fl(n_, N_, J, Dr);
   PoolExec x{pool_.get()};
-  for (const std::unique_ptr<Pass>& p : passes_) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t c = 0; c < passes_.size(); ++c) {
+    Pass& p = *passes_[c];
     std::int64_t step = batch_step;
-    batch::BatchBuffers<D> b = p->b;
+    batch::BatchBuffers<D> b = p.b;
     b.step = &step;
     const SchurPatternView P = pattern_.view();
-    batch::enqueue_frame(x, p->mv, b, &P);
-  }
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (std::size_t i = 0; i < n; ++i) {
-    const bool valid = tangents_valid(i, status);
-    for (int j = 0; j < J; ++j)
-      for (int c = 0; c < 6; ++c) {
-        double* o = out + ((i * J + j) * 6 + c) * S;
-        const std::size_t e = fl.reactions + (static_cast<std::size_t>(6) * j + c) * n + i;
-        for (int s = 0; s < S; ++s) {
-          // A frame whose solve failed holds NaN values (with zero tangents): NaN too.
-          const D& r = passes_[static_cast<std::size_t>(s / kWidth)]->frame[e];
-          o[s] = valid && !std::isnan(r.v) ? r.d[s % kWidth] : nan;
-        }
+    batch::enqueue_frame(x, p.mv, b, &P);
+    const int first = static_cast<int>(c) * kWidth, width = std::min(kWidth, S - first);
+    // Tangents t of pass c into out[e * S + first + t]; NaN where the instance's tangents
+    // are not valid or the frame's solve failed (NaN values, zero tangents).
+    const auto put = [&](double* o, const D& v, bool valid) {
+      for (int t = 0; t < width; ++t) o[first + t] = valid && !std::isnan(v.v) ? v.d[t] : nan;
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool valid = tangents_valid(i, status);
+      const auto frame_at = [&](std::size_t offset, std::size_t e) -> const D& { return p.frame[offset + e * n + i]; };
+      for (int j = 0; j < J; ++j) {
+        D reaction[6];
+        for (int e = 0; e < 6; ++e) reaction[e] = frame_at(fl.reactions, static_cast<std::size_t>(6 * j + e));
+        const std::size_t ij = i * J + static_cast<std::size_t>(j);
+        if (out.reactions)
+          for (int e = 0; e < 6; ++e) put(out.reactions + (ij * 6 + e) * S, reaction[e], valid);
+        if (!out.joint_loads && !out.bearing_loads) continue;
+        D axial_force, axial_moment, loads[kJointLoadComponents], bearing[kBearingLoadComponents];
+        batch::driver_axial_loads(
+            p.mv, j, [&](int k) { return frame_at(fl.driver_loads, static_cast<std::size_t>(k)); }, axial_force,
+            axial_moment);
+        joint_loads_from_reaction(p.mv.frame(j, static_cast<int>(i)),
+                                  batch::soa_body_kin(static_cast<const D*>(p.Y.data()), n_, static_cast<int>(i), N_,
+                                                      p.mv.body_of(j, 0)),
+                                  batch::soa_body_kin(static_cast<const D*>(p.Y.data()), n_, static_cast<int>(i), N_,
+                                                      p.mv.body_of(j, 1)),
+                                  reaction, axial_force, axial_moment, loads);
+        bearing_loads_from_joint_loads(loads, bearing);
+        const bool ok = valid && !std::isnan(reaction[0].v);
+        if (out.joint_loads)
+          for (int e = 0; e < kJointLoadComponents; ++e)
+            put(out.joint_loads + (ij * kJointLoadComponents + e) * S, loads[e], ok);
+        if (out.bearing_loads)
+          for (int e = 0; e < kBearingLoadComponents; ++e)
+            put(out.bearing_loads + (ij * kBearingLoadComponents + e) * S, bearing[e], ok);
       }
+      if (out.driver_loads)
+        for (int k = 0; k < Dr; ++k)
+          put(out.driver_loads + (i * Dr + static_cast<std::size_t>(k)) * S, frame_at(fl.driver_loads, k), valid);
+      if (out.energy) put(out.energy + i * S, frame_at(fl.energy, 0), valid);
+    }
   }
 }
 

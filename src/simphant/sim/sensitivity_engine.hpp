@@ -27,6 +27,7 @@
 #include "simphant/formulas/schur_pattern.hpp"
 #include "simphant/math/dual.hpp"
 #include "simphant/model/model.hpp"
+#include "simphant/sim/frame_sensitivities.hpp"
 
 namespace simphant {
 
@@ -83,12 +84,15 @@ class SensitivityEngine {
   /// the backend's statuses, is given).
   void read(double* out, const std::int8_t* status = nullptr) const;
 
-  /// out (n, J, 6, S): d(reactions)/d(parameter s) at the current state, the reactions as
-  /// Backend::read_reactions gives them ([F (W) [N], T about the anchor (W) [N m]] that
-  /// joint j applies to its body_j), evaluated in dual numbers by the fused path's frame
-  /// (kernels/batch_step.hpp, enqueue_frame) at batch step batch_step; NaN as read(), and
-  /// where that frame's solve fails.
-  void read_reactions(double* out, const std::int8_t* status, std::int64_t batch_step);
+  /// The derivatives d(quantity)/d(parameter s) of a recorded frame at the current state
+  /// (FrameSensitivities: the reactions as Backend::read_reactions gives them, [F (W) [N],
+  /// T about the anchor (W) [N m]] that joint j applies to its body_j; the joint and
+  /// bearing loads of sim/joint_load_frames.hpp; the driver loads; the energy), the fused
+  /// path's frame (kernels/batch_step.hpp, enqueue_frame) evaluated in dual numbers at
+  /// batch step batch_step (one Schur solve per instance and pass), the joint loads from
+  /// its reactions by formulas/joint_loads.hpp with the joint frames' own tangents; NaN
+  /// as read(), and where that frame's solve fails.
+  void read_frame(const FrameSensitivities& out, const std::int8_t* status, std::int64_t batch_step);
 
   /// out (n, C, kReductionTangentStats, S) for the C channels of set_reductions' layout:
   /// d(max, min, mean, rms)/d(parameter s) of each channel (reduction_stats_tangent) over

@@ -150,6 +150,7 @@ void Simulator::set_inputs_device(const double* d_u) {
 void Simulator::set_models(const int* ids, int count, const Model* models) {
   refuse_with_sensitivities("set_models");
   backend_->set_models(ids, count, models);
+  note_models(ids, count, models);
   touched_ = true;
 }
 
@@ -212,10 +213,16 @@ void Simulator::read_state_sensitivities(double* out) const {
 }
 
 void Simulator::read_reaction_sensitivities(double* out) const {
-  if (!sensitivities_) throw std::logic_error("read_reaction_sensitivities: no sensitivities (enable_sensitivities)");
+  FrameSensitivities f;
+  f.reactions = out;
+  read_frame_sensitivities(f);
+}
+
+void Simulator::read_frame_sensitivities(const FrameSensitivities& out) const {
+  if (!sensitivities_) throw std::logic_error("read_frame_sensitivities: no sensitivities (enable_sensitivities)");
   std::vector<std::int8_t> status(static_cast<std::size_t>(n_instances()));
   backend_->get_state(nullptr, n_instances(), nullptr, nullptr, status.data(), nullptr, nullptr);
-  sensitivities_->read_reactions(out, status.data(), backend_->steps_taken());
+  sensitivities_->read_frame(out, status.data(), backend_->steps_taken());
 }
 
 void Simulator::read_reduction_sensitivities(double* out) const {
@@ -275,6 +282,7 @@ void Simulator::resample(const int* ids, int count, const std::uint64_t* episode
     models.push_back(rebuild(i, episodes[k], overrides_.empty() ? kNone : overrides_[static_cast<std::size_t>(i)]));
   }
   backend_->set_models(ids, count, models.data());
+  note_models(ids, count, models.data());
   touched_ = true;
   for (int k = 0; k < count; ++k) episodes_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = episodes[k];
 }
@@ -305,6 +313,7 @@ void Simulator::set_parameters(const int* ids, int count, const std::string* pat
     models.push_back(rebuild(i, episodes_[static_cast<std::size_t>(i)], o));
   }
   backend_->set_models(ids, count, models.data());  // checks topology and dt before it changes anything
+  note_models(ids, count, models.data());
   touched_ = true;
   if (overrides_.empty()) overrides_.resize(static_cast<std::size_t>(n_instances()));
   for (int k = 0; k < count; ++k)
@@ -430,7 +439,7 @@ void Simulator::read_link_frames(const int* frames, int count, double* out) cons
   std::vector<double> states(static_cast<std::size_t>(n) * B * 13);
   backend_->read_states(states.data());
   for (int i = 0; i < n; ++i)
-    link_frames_from_states((*models_)[models_->size() == 1 ? 0 : static_cast<std::size_t>(i)],
+    link_frames_from_states(current_models()[current_models().size() == 1 ? 0 : static_cast<std::size_t>(i)],
                             states.data() + static_cast<std::size_t>(i) * B * 13, frames, count,
                             out + static_cast<std::size_t>(i) * count * 13);
 }
@@ -442,11 +451,20 @@ ArrayView Simulator::link_frames_view(const int* frames, int count) {
 
 void Simulator::joint_load_frames(const double* states, const double* reactions, const double* driver_loads,
                                   double* loads, double* bearing) const {
-  simphant::joint_load_frames(*models_, n_instances(), states, reactions, driver_loads, loads, bearing);
+  simphant::joint_load_frames(current_models(), n_instances(), states, reactions, driver_loads, loads, bearing);
 }
 
 void Simulator::contact_frames(const double* states, double* out) const {
-  simphant::contact_frames(*models_, n_instances(), states, out);
+  simphant::contact_frames(current_models(), n_instances(), states, out);
+}
+
+void Simulator::note_models(const int* ids, int count, const Model* models) {
+  if (current_.empty()) {
+    const int n = n_instances();
+    current_.reserve(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) current_.push_back((*models_)[models_->size() == 1 ? 0 : static_cast<std::size_t>(i)]);
+  }
+  for (int k = 0; k < count; ++k) current_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = models[k];
 }
 
 }  // namespace simphant

@@ -25,6 +25,7 @@
 namespace simphant {
 
 class SensitivityEngine;
+struct FrameSensitivities;
 
 struct SimulatorOptions {
   /// "cpu" | "cpu-simd" | "cuda" | "cuda-fused" | "auto" (cuda or cuda-fused when this build has
@@ -130,8 +131,9 @@ class Simulator {
   /// (n_instances, count, 13): origin (W) [m], orientation (w x y z, frame -> W), origin
   /// velocity (W) [m/s] and angular velocity (frame axes) [rad/s] of frames[0 .. count) at
   /// the current state: the backend's own (Backend::read_link_frames: the GPU joint-space
-  /// backend) or derived from read_states with each instance's model as created
-  /// (link_frames_from_states). Throws std::invalid_argument for a scene without a robot or
+  /// backend) or derived from read_states with each instance's current model (as
+  /// created, or as set_models, set_parameters or a reset with resample made it;
+  /// link_frames_from_states). Throws std::invalid_argument for a scene without a robot or
   /// a frame index out of range.
   void read_link_frames(const int* frames, int count, double* out) const;
   /// As read_link_frames on the device, without a copy (Backend::link_frames_view); an
@@ -141,11 +143,12 @@ class Simulator {
   /// The joint-frame loads of a frame read from this simulator (states as read_states,
   /// reactions as read_reactions, driver_loads (n, D) as read_driver_loads or null
   /// without drivers): loads (n, J, 6), bearing (n, J, 4), either may be null
-  /// (sim/joint_load_frames.hpp).
+  /// (sim/joint_load_frames.hpp), with each instance's current model (its joint frames as
+  /// set_models, set_parameters or a reset with resample left them).
   void joint_load_frames(const double* states, const double* reactions, const double* driver_loads, double* loads,
                          double* bearing) const;
   /// A recorded frame's contact pairs from its states (n, B, 13) as read_states: out
-  /// (n, P, 4) (sim/contact_frames.hpp).
+  /// (n, P, 4) (sim/contact_frames.hpp), with each instance's current model.
   void contact_frames(const double* states, double* out) const;
   // --- Reductions over time (Backend's contract) ---
   /// With sensitivities, the engine differentiates the same reductions
@@ -264,6 +267,12 @@ class Simulator {
   /// its current state (one Schur solve per instance); NaN as read_state_sensitivities.
   /// Throws std::logic_error without sensitivities.
   void read_reaction_sensitivities(double* out) const;
+  /// The derivatives of a recorded frame's quantities at the current state, those whose
+  /// pointer in `out` is set (FrameSensitivities, sim/sensitivity_engine.hpp: reactions,
+  /// joint loads, bearing loads, driver loads, energy; shapes as their frames with S
+  /// last), from one dual frame (one Schur solve per instance); NaN as
+  /// read_state_sensitivities. Throws std::logic_error without sensitivities.
+  void read_frame_sensitivities(const FrameSensitivities& out) const;
   /// out (n_instances, C, kReductionTangentStats, n_sensitivities()) for the C channels of
   /// reduction_layout(): d(max, min, mean, rms)/d(value) of each reduction over time as
   /// read_reductions gives them (formulas/reductions.hpp, reduction_stats_tangent), from
@@ -287,6 +296,13 @@ class Simulator {
   /// rows removed and the shift chosen at creation.
   Model rebuild(int instance, std::uint64_t episode, const ParameterOverrides& overrides) const;
   std::shared_ptr<const std::vector<Model>> models_;
+  /// (n_instances) each instance's model as the backend now steps it, once set_models,
+  /// set_parameters or a reset with resample changed one; empty before (models_ then).
+  std::vector<Model> current_;
+  /// The models of current_ or, before any change, models_ (one shared or one per instance).
+  const std::vector<Model>& current_models() const { return current_.empty() ? *models_ : current_; }
+  /// Records that the listed instances now run models[k] (current_).
+  void note_models(const int* ids, int count, const Model* models);
   std::unique_ptr<Backend> backend_;
   std::vector<RefinementRecord> refinement_before_;  ///< set_refinement_before; empty: none
   std::vector<std::uint64_t> episodes_;  ///< (n_instances) domain-randomisation episode
