@@ -276,20 +276,26 @@ struct PoolExec {
 
 }  // namespace
 
+template <class F>
+void SensitivityEngine::each_pass_at(std::int64_t batch_step, F f) {
+  for (std::size_t c = 0; c < passes_.size(); ++c) {
+    std::int64_t step = batch_step;
+    batch::BatchBuffers<D> b = passes_[c]->b;
+    b.step = &step;
+    const SchurPatternView P = pattern_.view();
+    f(static_cast<int>(c), *passes_[c], b, P);
+  }
+}
+
 void SensitivityEngine::read_frame(const FrameSensitivities& out, const std::int8_t* status, std::int64_t batch_step) {
   const int S = n_sensitivities(), J = packed_.n_joints, Dr = packed_.n_drivers;
   const std::size_t n = static_cast<std::size_t>(n_);
   const batch::FrameLayout fl(n_, N_, J, Dr);
   PoolExec x{pool_.get()};
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (std::size_t c = 0; c < passes_.size(); ++c) {
-    Pass& p = *passes_[c];
-    std::int64_t step = batch_step;
-    batch::BatchBuffers<D> b = p.b;
-    b.step = &step;
-    const SchurPatternView P = pattern_.view();
+  each_pass_at(batch_step, [&](int c, Pass& p, const batch::BatchBuffers<D>& b, const SchurPatternView& P) {
     batch::enqueue_frame(x, p.mv, b, &P);
-    const int first = static_cast<int>(c) * kWidth, width = std::min(kWidth, S - first);
+    const int first = c * kWidth, width = std::min(kWidth, S - first);
     // Tangents t of pass c into out[e * S + first + t]; NaN where the instance's tangents
     // are not valid or the frame's solve failed (NaN values, zero tangents).
     const auto put = [&](double* o, const D& v, bool valid) {
@@ -329,7 +335,7 @@ void SensitivityEngine::read_frame(const FrameSensitivities& out, const std::int
           put(out.driver_loads + (i * Dr + static_cast<std::size_t>(k)) * S, frame_at(fl.driver_loads, k), valid);
       if (out.energy) put(out.energy + i * S, frame_at(fl.energy, 0), valid);
     }
-  }
+  });
 }
 
 void SensitivityEngine::read_reductions(double* out, const std::int8_t* status, std::int64_t batch_step) {
@@ -340,27 +346,22 @@ void SensitivityEngine::read_reductions(double* out, const std::int8_t* status, 
   const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> acc(static_cast<std::size_t>(red_.size()) * n),
       tangent(static_cast<std::size_t>(red_.tangent_size()) * kWidth * n);
-  for (std::size_t c = 0; c < passes_.size(); ++c) {
-    Pass& p = *passes_[c];
-    std::int64_t step = batch_step;
-    batch::BatchBuffers<D> b = p.b;
-    b.step = &step;
-    const SchurPatternView P = pattern_.view();
+  each_pass_at(batch_step, [&](int c, Pass& p, const batch::BatchBuffers<D>& b, const SchurPatternView& P) {
     batch::enqueue_reduce_read(x, p.mv, b, acc.data(), &P, tangent.data());
     const double dt = p.mv.dt.v;
     for (std::size_t i = 0; i < n; ++i) {
       const bool valid = tangents_valid(i, status);
       const ReductionAcc a{acc.data() + i, n, tangent.data() + i};
       for (int ch = 0; ch < C; ++ch)
-        for (int k = 0; k < kWidth && static_cast<int>(c) * kWidth + k < S; ++k) {
+        for (int k = 0; k < kWidth && c * kWidth + k < S; ++k) {
           double d4[kReductionTangentStats];
           reduction_stats_tangent(red_, a, ch, dt, k, kWidth, d4);
-          const int s = static_cast<int>(c) * kWidth + k;
+          const int s = c * kWidth + k;
           for (int st = 0; st < kReductionTangentStats; ++st)
             out[((i * C + static_cast<std::size_t>(ch)) * kReductionTangentStats + st) * S + s] = valid ? d4[st] : nan;
         }
     }
-  }
+  });
 }
 
 }  // namespace simphant

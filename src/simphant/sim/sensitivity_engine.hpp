@@ -106,6 +106,10 @@ class SensitivityEngine {
   void advance_instance(Pass& pass, int i, std::int64_t batch_step, int n_steps);
   /// Instance i's tangents are valid: every pass's status Ok, and status[i] Ok where given.
   bool tangents_valid(std::size_t i, const std::int8_t* status) const;
+  /// Calls f(c, pass, b, P) for each pass c: b its buffers with the step counter at
+  /// batch_step, P the Schur pattern (a read's dual frame or sample at that step).
+  template <class F>
+  void each_pass_at(std::int64_t batch_step, F f);
   /// Sets instance i's reduction accumulators of pass p to no samples, tangents 0.
   void clear_reductions(Pass& p, std::size_t i) const;
 
