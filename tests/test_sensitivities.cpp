@@ -35,7 +35,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "simphant/formulas/joint_loads.hpp"
+#include "simphant/formulas/reductions.hpp"
 #include "simphant/job/memory_estimate.hpp"
+#include "simphant/math/dual.hpp"
 #include "simphant/job/scene_simulator.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/frame_sensitivities.hpp"
@@ -81,13 +84,13 @@ std::vector<double> reductions_of(const Simulator& sim) {
 /// channels and max, min, mean, rms, relative to the largest |difference| among them.
 /// A max whose step differs between the runs (two samples within the change of each
 /// other: the discrete peak is not differentiable there) is skipped and counted, and so
-/// is a NaN derivative where the statistic has none (checked: a NaN value, or a sample
-/// exactly 0 in the channel).
+/// is a NaN derivative where the statistic has none (checked on the nominal run's
+/// statistics `nominal`: a NaN value, or a sample exactly 0 in the channel).
 /// constraint_violation is left out: the violation is rounding. Only the statistics
 /// below n_stats (max, min, mean, rms in that order) are compared.
 void compare_reductions(const ReductionLayout& L, const int* widths, const std::vector<double>& tangent,
-                        const std::vector<double>* run, double h, int i, int s, int S, int n_stats,
-                        const std::string& what) {
+                        const std::vector<double>& nominal, const std::vector<double>* run, double h, int i, int s,
+                        int S, int n_stats, const std::string& what) {
   for (int q = 0; q < kReductionQuantities; ++q) {
     if (!L.enabled(static_cast<ReductionQuantity>(q)) || q == static_cast<int>(ReductionQuantity::ConstraintViolation))
       continue;
@@ -109,8 +112,8 @@ void compare_reductions(const ReductionLayout& L, const int* widths, const std::
         // coordinate), or a channel with a sample exactly 0 (its min 0: a magnitude that
         // leaves 0 there, such as a rounding-level torque, or an rms of samples all 0).
         if (std::isnan(t)) {
-          EXPECT_TRUE(std::isnan(run[0][k]) || run[0][row + 1] == 0.0)
-              << what << ", channel " << c << ", statistic " << st << ": " << run[0][k];
+          EXPECT_TRUE(std::isnan(nominal[k]) || nominal[row + 1] == 0.0)
+              << what << ", channel " << c << ", statistic " << st << ": " << nominal[k];
           ++skipped;
           continue;
         }
@@ -168,7 +171,8 @@ std::pair<double, double> compare(const std::vector<double>& tangent, const std:
     const double diff = (plus[k] - minus[k]) / (2 * h);
     scale = std::max(scale, std::abs(diff));
     const double t = tangent[k * S + s];
-    worst = std::isnan(t) ? INFINITY : std::max(worst, std::abs(t - diff));  // NaN: a failure, not skipped
+    // A NaN tangent or difference is a failure, not skipped.
+    worst = std::isnan(t) || std::isnan(diff) ? INFINITY : std::max(worst, std::abs(t - diff));
   }
   return {worst, scale};
 }
@@ -206,21 +210,19 @@ void check(const std::string& scene, const std::vector<Case>& cases, int n, int 
   std::vector<double> dy(static_cast<std::size_t>(n) * B * 13 * S), dR(static_cast<std::size_t>(n) * J * 6 * S);
   sim->read_state_sensitivities(dy.data());
   sim->read_reaction_sensitivities(dR.data());
-  // The frame's other quantities from one dual frame, its reactions those of the call above.
+  // The frame's other quantities from one dual frame.
   FrameLoads dF{std::vector<double>(static_cast<std::size_t>(n) * J * 6 * S),
                 std::vector<double>(static_cast<std::size_t>(n) * J * 4 * S),
                 std::vector<double>(static_cast<std::size_t>(n) * D * S), std::vector<double>(static_cast<std::size_t>(n) * S)};
-  std::vector<double> dR_frame(dR.size());
   FrameSensitivities fs;
-  fs.reactions = dR_frame.data();
   fs.joint_loads = dF.joint_loads.data();
   fs.bearing_loads = dF.bearing_loads.data();
   fs.driver_loads = D > 0 ? dF.driver_loads.data() : nullptr;
   fs.energy = dF.energy.data();
   sim->read_frame_sensitivities(fs);
-  EXPECT_EQ(dR_frame, dR);
   std::vector<double> dred(static_cast<std::size_t>(n) * L.channels * kReductionTangentStats * S);
   sim->read_reduction_sensitivities(dred.data());
+  const std::vector<double> nominal = reductions_of(*sim);
   // The values follow the backend: the same as a run without sensitivities, bit for bit.
   EXPECT_EQ(y, states_after(*make(doc, n), steps, chunk));
   for (int s = 0; s < S; ++s) {
@@ -274,11 +276,10 @@ void check(const std::string& scene, const std::vector<Case>& cases, int n, int 
         const auto [worst_l, scale_l] = compare(*tangent.first, plus, minus, h, i, tangent.second, s, S);
         std::printf("[ sensitivity ]   %s, %s, instance %d, frame %s: max |d| %.3e, error %.2e (%.1e)\n",
                     scene.c_str(), c.path.c_str(), i, name, scale_l, worst_l, worst_l / scale_l);
-        if (scale_l > 0) {
-          EXPECT_LT(worst_l, 1e-6 * scale_l) << c.path << ", instance " << i << ", " << name;
-        }
+        EXPECT_GT(scale_l, 0.0) << c.path << ", " << name;
+        EXPECT_LT(worst_l, 1e-6 * scale_l) << c.path << ", instance " << i << ", " << name;
       }
-      compare_reductions(L, widths, dred, red, h, i, s, S, reduction_stats,
+      compare_reductions(L, widths, dred, nominal, red, h, i, s, S, reduction_stats,
                          scene + ", " + c.path + ", instance " + std::to_string(i));
     }
   }
@@ -359,6 +360,60 @@ TEST(Sensitivities, AValueAtItsBoundIsDifferencedOneSided) {
               worst / scale);
   EXPECT_GT(scale, 0.0);
   EXPECT_LT(worst, 1e-4 * scale);
+}
+
+// An output magnitude exactly at 0 (formulas/joint_loads.hpp, output_magnitude): tangent
+// 0 where its components stay 0, NaN where they move (|h| |x'|: no derivative); away
+// from 0 the magnitude's own derivative; a plain number unchanged.
+TEST(Sensitivities, AMagnitudeAtZeroHasADerivativeOnlyWhereItStaysZero) {
+  using D2 = Dual<double, 2>;
+  D2 a(0.0), b(0.0);
+  b.d[1] = 3.0;  // tangent 0: both stay 0; tangent 1: b moves
+  using std::sqrt;
+  const D2 m = output_magnitude(sqrt(a * a + b * b), a, b);
+  EXPECT_EQ(m.v, 0.0);
+  EXPECT_EQ(m.d[0], 0.0);
+  EXPECT_TRUE(std::isnan(m.d[1]));
+  D2 c = D2::variable(3.0, 0), e = D2::variable(4.0, 1);
+  const D2 r = output_magnitude(sqrt(c * c + e * e), c, e);
+  EXPECT_DOUBLE_EQ(r.v, 5.0);
+  EXPECT_DOUBLE_EQ(r.d[0], 0.6);
+  EXPECT_DOUBLE_EQ(r.d[1], 0.8);
+  EXPECT_EQ(output_magnitude(0.25, 0.0, 0.0), 0.25);
+}
+
+// reduction_stats_tangent on two samples of one channel: the max's and min's tangents
+// those of their samples, the mean's and rms's from the sums; NaN for a NaN statistic
+// and for an rms of zeros.
+TEST(Sensitivities, TheReductionsTangentsFollowTheirSamples) {
+  const bool enabled[kReductionQuantities] = {false, false, false, false, false, true};  // energy: one channel
+  const ReductionLayout L = make_reduction_layout(enabled, 0, 0, 0, true);
+  using D1 = Dual<double, 1>;
+  std::vector<double> acc(static_cast<std::size_t>(L.size())), tangent(static_cast<std::size_t>(L.tangent_size()));
+  const ReductionAcc a{acc.data(), 1, tangent.data()};
+  reduction_clear(L, a);
+  reduction_clear_tangent(L, a, 1);
+  D1 x1(2.0), x2(-1.0);
+  x1.d[0] = 0.5;
+  x2.d[0] = 4.0;
+  reduction_add_instance<D1>(L, a, D1(0.0), x1, D1(0.0), 0.0);
+  reduction_add_instance<D1>(L, a, D1(0.0), x2, D1(0.0), 1.0);
+  double d4[kReductionTangentStats];
+  reduction_stats_tangent(L, a, L.offset[5], 1e-3, 0, 1, d4);
+  EXPECT_EQ(d4[0], 0.5);  // the max is x1's
+  EXPECT_EQ(d4[1], 4.0);  // the min is x2's
+  EXPECT_DOUBLE_EQ(d4[2], (0.5 + 4.0) / 2);
+  // rms = sqrt((4 + 1) / 2): d rms = (2 * 2 * 0.5 + 2 * -1 * 4) / (2 * 2 * rms)
+  EXPECT_DOUBLE_EQ(d4[3], (2.0 - 8.0) / (4.0 * std::sqrt(2.5)));
+  reduction_clear(L, a);
+  reduction_clear_tangent(L, a, 1);
+  reduction_add_instance<D1>(L, a, D1(0.0), D1(0.0), D1(0.0), 0.0);
+  reduction_stats_tangent(L, a, L.offset[5], 1e-3, 0, 1, d4);
+  EXPECT_EQ(d4[0], 0.0);
+  EXPECT_TRUE(std::isnan(d4[3]));  // an rms of zeros
+  reduction_add_instance<D1>(L, a, D1(0.0), D1(NAN), D1(0.0), 1.0);
+  reduction_stats_tangent(L, a, L.offset[5], 1e-3, 0, 1, d4);
+  for (double d : d4) EXPECT_TRUE(std::isnan(d));  // a NaN sample: NaN statistics
 }
 
 TEST(Sensitivities, EnablingThemOnATouchedBatchIsRefused) {

@@ -95,8 +95,10 @@ def run(scene: Optional[SceneSource], out: Union[str, "os.PathLike[str]", None] 
             estimated global error of the positions at the end, as ``--error-estimate``
             (sets solver.error_estimate; False keeps the scene's).
         sensitivities: scene values (sweep paths) whose forward sensitivities the run
-            computes and writes as /state_sensitivities (T, I, B, 13, S) and
-            /reaction_sensitivities (T, I, J, 6, S), with reductions their derivatives
+            computes and writes as /state_sensitivities (T, I, B, 13, S),
+            /reaction_sensitivities (T, I, J, 6, S), /joint_load_sensitivities,
+            /bearing_load_sensitivities, /driver_load_sensitivities and
+            /energy_sensitivities (each its frame's shape with S last), with reductions their derivatives
             /reduction_sensitivities/<quantity>/{max,min,mean,rms} (I, ..., S), as
             ``--sensitivities`` (replaces the scene's "sensitivities" section;
             docs/sensitivities.md). A run with sensitivities writes no checkpoints.

@@ -145,6 +145,8 @@ void write_reduction_sensitivities(Recorder& recorder, const Model& model, const
   for_each_written(model, L, n, driver_names, driver_units, written,
                    [&](int q, int width, const std::vector<std::string>& components,
                        const std::vector<std::string>& units, QuantityLayout ql) {
+                     // The violation is the solve's rounding: its change is not a derivative.
+                     if (q == static_cast<int>(ReductionQuantity::ConstraintViolation)) return;
                      const std::string group = std::string("reduction_sensitivities/") + reduction_quantity_name(static_cast<ReductionQuantity>(q));
                      ql.shape.push_back(static_cast<hsize_t>(S));
                      ql.dims.push_back("parameter");

@@ -36,7 +36,8 @@ void write_reductions(Recorder& recorder, const Model& model, const ReductionLay
 
 /// dstats (n_instances, L.channels, kReductionTangentStats, S) as
 /// Simulator::read_reduction_sensitivities gives them, S = paths.size() >= 1: writes
-/// /reduction_sensitivities for the quantities in `written`, as write_reductions does.
+/// /reduction_sensitivities for the quantities in `written` but constraint_violation
+/// (rounding, not a smooth output), as write_reductions does.
 void write_reduction_sensitivities(Recorder& recorder, const Model& model, const ReductionLayout& L, int n_instances,
                                    const double* dstats, const std::vector<std::string>& paths,
                                    const std::vector<std::string>& driver_names,

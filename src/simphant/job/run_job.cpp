@@ -518,7 +518,10 @@ void JobRun::record_end() {
   if (const int S = sim.n_sensitivities(); S > 0) {
     // The values the derivatives are taken at, each in its parameter's unit.
     std::vector<std::string> units;
-    for (const std::string& path : sim.sensitivity_paths()) units.push_back(sweep_units(path));
+    for (const std::string& path : sim.sensitivity_paths()) {
+      const std::string u = sweep_units(path);
+      units.push_back(u.empty() ? "scene unit of the parameter" : u);
+    }
     recorder_->write_instance_dataset("sensitivity_values", {static_cast<hsize_t>(n_), static_cast<hsize_t>(S)},
                                       sim.sensitivity_values().data(), {"instance", "parameter"}, units,
                                       {{"parameter", sim.sensitivity_paths()}});

@@ -159,7 +159,7 @@ SP_HD const T& value(const T& x) { return x; }
 /// exactly 0: value 0, each tangent 0 where every component's tangent is 0 (a magnitude
 /// that stays 0 under the change, as a spherical joint's torque does) and NaN otherwise
 /// (along a change h it is |h| |x'|: no derivative). sqrt's own formula gives NaN for
-/// both. For the magnitudes of outputs (formulas/joint_loads.hpp, load_magnitude).
+/// both. For the magnitudes of outputs (formulas/joint_loads.hpp, output_magnitude).
 template <class T, int P>
 SP_HD Dual<T, P> magnitude_at_zero(const Dual<T, P>* const* x, int count) {
   Dual<T, P> r(T(0));

@@ -213,6 +213,7 @@ void Simulator::read_state_sensitivities(double* out) const {
 }
 
 void Simulator::read_reaction_sensitivities(double* out) const {
+  if (!sensitivities_) throw std::logic_error("read_reaction_sensitivities: no sensitivities (enable_sensitivities)");
   FrameSensitivities f;
   f.reactions = out;
   read_frame_sensitivities(f);
@@ -459,10 +460,15 @@ void Simulator::contact_frames(const double* states, double* out) const {
 }
 
 void Simulator::note_models(const int* ids, int count, const Model* models) {
+  if (count == 0) return;
   if (current_.empty()) {
+    // Once, on the first change: a copy per instance (complete before it replaces the
+    // empty list, so that a failed copy leaves models_ in use).
     const int n = n_instances();
-    current_.reserve(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) current_.push_back((*models_)[models_->size() == 1 ? 0 : static_cast<std::size_t>(i)]);
+    std::vector<Model> all;
+    all.reserve(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) all.push_back((*models_)[models_->size() == 1 ? 0 : static_cast<std::size_t>(i)]);
+    current_ = std::move(all);
   }
   for (int k = 0; k < count; ++k) current_[static_cast<std::size_t>(InstanceIds::at(ids, k))] = models[k];
 }

@@ -268,7 +268,7 @@ class Simulator {
   /// Throws std::logic_error without sensitivities.
   void read_reaction_sensitivities(double* out) const;
   /// The derivatives of a recorded frame's quantities at the current state, those whose
-  /// pointer in `out` is set (FrameSensitivities, sim/sensitivity_engine.hpp: reactions,
+  /// pointer in `out` is set (FrameSensitivities, sim/frame_sensitivities.hpp: reactions,
   /// joint loads, bearing loads, driver loads, energy; shapes as their frames with S
   /// last), from one dual frame (one Schur solve per instance); NaN as
   /// read_state_sensitivities. Throws std::logic_error without sensitivities.
@@ -297,7 +297,8 @@ class Simulator {
   Model rebuild(int instance, std::uint64_t episode, const ParameterOverrides& overrides) const;
   std::shared_ptr<const std::vector<Model>> models_;
   /// (n_instances) each instance's model as the backend now steps it, once set_models,
-  /// set_parameters or a reset with resample changed one; empty before (models_ then).
+  /// set_parameters or a reset with resample changed one (a copy per instance from then
+  /// on, as the CPU backends keep); empty before (models_ then).
   std::vector<Model> current_;
   /// The models of current_ or, before any change, models_ (one shared or one per instance).
   const std::vector<Model>& current_models() const { return current_.empty() ? *models_ : current_; }
