@@ -1,9 +1,10 @@
 // Cost of forward sensitivities (docs/sensitivities.md, "Cost") side by side in one run:
 // for each scene (examples/slider_crank.json, four_bar.json, and panda_sweep.json on the
-// DAE path), the wall time of an advance of a warm batch without sensitivities on the
-// `cpu` and `cpu-simd` backends, and with S = 1, 4, 8, 16 sensitivities on the `cpu`
-// backend (the backend's step plus the dual step of sim/sensitivity_engine.hpp, which
-// runs ceil(S / 4) passes of 4 tangents). The S parameters are the first S of a fixed
+// DAE path and in joint coordinates with aba), the wall time of an advance of a warm
+// batch without sensitivities on the `cpu` and `cpu-simd` backends, and with S = 1, 4, 8,
+// 16 sensitivities on the `cpu` backend (the backend's step plus the dual step of
+// sim/sensitivity_engine.hpp's engine for the model, which runs ceil(S / 4) passes of 4
+// tangents). The S parameters are the first S of a fixed
 // list of per-instance scene values (body masses and inertias, gravity, forces). One
 // worker thread, the fastest of --repeat runs, per step per instance [us]; the ratio to
 // the plain `cpu` step; and the engine's memory per instance.
@@ -20,6 +21,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -88,9 +90,11 @@ int main(int argc, char** argv) {
               simphant::cpu_model_name().c_str());
   std::printf("| scene | cpu plain [us] | cpu-simd plain [us] | S = 1 | S = 4 | S = 8 | S = 16 |\n");
   std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
-  for (const char* name : {"slider_crank.json", "four_bar.json", "panda_sweep.json"}) {
+  const std::pair<const char*, const char*> scenes[] = {
+      {"slider_crank.json", ""}, {"four_bar.json", ""}, {"panda_sweep.json", "dae"}, {"panda_sweep.json", "aba"}};
+  for (const auto& [name, solver] : scenes) {
     nlohmann::json doc = example(name);
-    if (doc.contains("robot")) doc["solver"]["type"] = "dae";
+    if (doc.contains("robot")) doc["solver"]["type"] = solver;
     doc.erase("sweep");
     const std::vector<std::string> all = parameter_paths(doc);
     simphant::SimulatorOptions o;
@@ -101,7 +105,7 @@ int main(int argc, char** argv) {
     o.backend = "cpu-simd";
     const double simd = step_us(*simphant::make_simulator(scene, instances, o), steps, repeat);
     o.backend = "cpu";
-    std::printf("| %s | %.2f | %.2f |", name, plain, simd);
+    std::printf("| %s%s%s%s | %.2f | %.2f |", name, *solver ? " (" : "", solver, *solver ? ")" : "", plain, simd);
     for (int S : {1, 4, 8, 16}) {
       if (S > static_cast<int>(all.size())) {
         std::printf(" - |");
@@ -114,8 +118,8 @@ int main(int argc, char** argv) {
     }
     std::printf("\n");
   }
-  std::printf("\nMemory of the dual engine per instance and pass of %d tangents: the cuda-fused batch's arrays in "
-              "Dual<double, %d> (%zu bytes per number).\n",
+  std::printf("\nMemory of the dual engine per instance and pass of %d tangents: the cuda-fused batch's arrays, or "
+              "a robot's model slot and state, in Dual<double, %d> (%zu bytes per number).\n",
               simphant::SensitivityEngine::kWidth, simphant::SensitivityEngine::kWidth,
               sizeof(simphant::SensitivityEngine::D));
   return 0;

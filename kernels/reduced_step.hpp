@@ -29,6 +29,11 @@
 #include "simphant/reduced/robot_dynamics.hpp"
 #include "simphant/reduced/robot_kinematics.hpp"
 
+namespace simphant::ad {
+template <class T, int P>
+struct Dual;  // math/dual.hpp
+}  // namespace simphant::ad
+
 namespace simphant::batch {
 
 /// One strided per-instance array (see the header comment).
@@ -56,6 +61,18 @@ struct ReducedLanes {
   static constexpr int width = 1;
   using input = double;     ///< element type of ReducedBatchView::U
   using mask = bool;        ///< what comparisons of T give
+  SP_HD static bool get(bool m, int) { return m; }
+  SP_HD static bool make(const bool* b) { return b[0]; }
+};
+
+/// A dual number (math/dual.hpp; the sensitivity engine, sim/robot_sensitivity_engine.cpp)
+/// is one instance per thread, as a double; its inputs are dual numbers too, so that
+/// the default inputs carry tangents.
+template <class T, int P>
+struct ReducedLanes<ad::Dual<T, P>> {
+  static constexpr int width = 1;
+  using input = ad::Dual<T, P>;
+  using mask = bool;
   SP_HD static bool get(bool m, int) { return m; }
   SP_HD static bool make(const bool* b) { return b[0]; }
 };

@@ -2,7 +2,8 @@
 // damping and friction") against its closed forms, every branch, in fp64 and fp32: the
 // actuator modes, the effort clamp, the velocity cut, viscous damping, smoothed Coulomb
 // friction (value, oddness, slope at rest by finite differences, saturation) and the
-// one-sided limit spring-damper (push, never pull).
+// one-sided limit spring-damper (push, never pull); joint_law_branch, the side of the
+// laws' discontinuities that forward sensitivities watch.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -117,6 +118,36 @@ TYPED_TEST(JointForces, VelocityLimitCutsOnlyAForceDrivingFurtherOut) {
   EXPECT_EQ(joint_actuator_force(p, T(10), T(0), T(3)), T(0));
   EXPECT_EQ(joint_actuator_force(p, T(10), T(0), T(1)), T(12));
   EXPECT_EQ(joint_actuator_force(p, T(0), T(0), T(3)), T(-12));  // braking: 4 (0 - 3) = -12 kept
+}
+
+TYPED_TEST(JointForces, TheBranchOfTheDiscontinuousLawsNamesTheCutAndADampedLimit) {
+  using T = TypeParam;
+  RobotJointParams<T> p = plain_joint_params<T>();
+  EXPECT_EQ(joint_law_branch(p, T(5), T(0), T(100)), 0);  // no velocity limit, no limits
+  p.velocity = T(2);
+  // The cut acts exactly where joint_actuator_force returns 0 for a nonzero force.
+  for (T u : {T(5), T(-5)})
+    for (T qd : {T(-3), T(-2), T(-1.99), T(0), T(1.99), T(2), T(3)}) {
+      const bool cut = joint_actuator_force(p, u, T(0), qd) == T(0);
+      EXPECT_EQ(joint_law_branch(p, u, T(0), qd), cut ? 1 : 0) << "u " << u << " qd " << qd;
+    }
+  EXPECT_EQ(joint_law_branch(p, T(0), T(0), T(3)), 0);  // a zero force: nothing to cut
+  // A limit without damping is continuous (a kink): no bit. With damping: below 2, above 4.
+  p.limited = 1;
+  p.lower = T(-1);
+  p.upper = T(1);
+  p.limit_stiffness = T(100);
+  EXPECT_EQ(joint_law_branch(p, T(0), T(-1.5), T(0)), 0);
+  p.limit_damping = T(3);
+  EXPECT_EQ(joint_law_branch(p, T(0), T(-1.5), T(0)), 2);
+  EXPECT_EQ(joint_law_branch(p, T(0), T(0), T(0)), 0);
+  EXPECT_EQ(joint_law_branch(p, T(0), T(1.5), T(0)), 4);
+  EXPECT_EQ(joint_law_branch(p, T(5), T(1.5), T(3)), 5);  // cut and above the limit
+  // Entering the damped limit at rate qd starts the push at limit_damping |qd|: the jump
+  // that a change of the branch marks.
+  const T qd = T(0.5);
+  EXPECT_EQ(joint_passive_force(p, T(1), qd), T(0));
+  EXPECT_NEAR(joint_passive_force(p, T(1) + T(1e-6), qd), -T(3) * qd, T(1e-3));
 }
 
 TYPED_TEST(JointForces, DampingIsViscous) {

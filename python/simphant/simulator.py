@@ -308,13 +308,23 @@ class Simulator:
         empty without."""
         return list(self._sim.sensitivity_paths)
 
+    def sensitivity_crossed(self) -> np.ndarray:
+        """(n) bool: True where an instance's trajectory has crossed a discontinuity of a
+        robot joint law since it started (the velocity cut, or a position limit with
+        damping, entered or left: the force jumps at a time that moves with the
+        parameters; docs/sensitivities.md, "Non-smooth laws"). Its derivatives are NaN
+        until reset() starts it again. Empty without sensitivities."""
+        return np.asarray(self._sim.sensitivity_crossed, dtype=np.uint8).astype(bool)
+
     def state_sensitivities(self, out: Optional[np.ndarray] = None) -> np.ndarray:
         """(n, B, 13, S) float64: d(states()) / d(value of sensitivity_paths[s]) at the
         current state, per instance, in the state's units per the parameter's scene unit
-        (docs/sensitivities.md): forward mode, dual numbers through the cuda-fused path's
-        per-thread step run on the CPU beside the backend, exact for that discrete step up
-        to rounding, from starting tangents that are central differences of the scene
-        compiler and the assembly. NaN for an instance whose status is not ok. reset()
+        (docs/sensitivities.md): forward mode, dual numbers through the backend family's
+        per-thread step (the cuda-fused path's for the DAE, the joint-space step for a
+        robot with solver aba or cga) run on the CPU beside the backend, exact for that
+        discrete step up to rounding, from starting tangents that are central differences
+        of the scene compiler and the assembly. NaN for an instance whose status is not ok
+        or that crossed a joint law's discontinuity (sensitivity_crossed). reset()
         (without randomize) returns them to their values at the assembled initial state.
 
         out: a float64 C-contiguous array of that shape, written in place and returned.
@@ -330,7 +340,8 @@ class Simulator:
         current state: force [N] and torque [N m] each joint applies to its body_j at the
         anchor, world frame, per unit of each parameter's scene unit (one Schur solve per
         instance in dual numbers at the engine's state; docs/sensitivities.md). NaN for an
-        instance whose status is not ok.
+        instance whose status is not ok or that crossed a joint law's discontinuity, and
+        for a robot in joint coordinates (aba, cga: no reactions).
 
         out: a float64 C-contiguous array of that shape, written in place and returned.
         Raises RuntimeError (a logic error) for a Simulator without sensitivities.

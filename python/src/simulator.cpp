@@ -84,6 +84,11 @@ void bind_simulator(nb::module_& m) {
             s.sim->read_state_sensitivities(p);
           },
           nb::arg("out"))
+      .def_prop_ro("sensitivity_crossed",
+                   [](PySimulator& s) {
+                     std::lock_guard<std::mutex> lock(s.mutex);
+                     return s.sim->sensitivity_crossed();
+                   })
       .def(
           "read_reaction_sensitivities",
           [](PySimulator& s, HostArray<double> out) {

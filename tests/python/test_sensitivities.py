@@ -2,8 +2,10 @@
 
 Simulator(..., sensitivities=[...]).state_sensitivities() and reaction_sensitivities()
 are checked against central differences of the same backend's runs (set_parameters to
-v +- h on every instance, which re-assembles it, as the seeds do) on a Franka Panda on
-the DAE path (a payload mass and an initial joint rate). The step is h = 1e-5 |v| (1e-5
+v +- h on every instance, which re-assembles or resets it, as the seeds do) on a Franka
+Panda on the DAE path and in joint coordinates (aba, cga: a payload mass, an initial joint
+rate, gravity; servo targets and gains), and on Solo-12's floating base (aba). A joint law
+crossed at a discontinuity (the velocity cut) makes the derivatives NaN until a reset. The step is h = 1e-5 |v| (1e-5
 for v = 0): its truncation error h^2 |y'''| / 6 and its rounding error eps |y| / h are each
 about 1e-9 of the derivatives here; the bound is 1e-6 of the largest difference. The
 file written by simphant.run with `sensitivities` (the four-bar) holds the same numbers as
@@ -29,9 +31,9 @@ def _scene(name):
     return json.loads((ROOT / "examples" / name).read_text())
 
 
-def _panda_dae():
+def _panda(solver):
     doc = _scene("panda_sweep.json")
-    doc["solver"]["type"] = "dae"
+    doc["solver"]["type"] = solver
     del doc["sweep"]
     return doc
 
@@ -40,33 +42,102 @@ def _step(v):
     return 1e-5 * abs(v) if v != 0 else 1e-5
 
 
-def _central_difference(doc, n, path, value, steps):
-    """(d states, d reactions) by central differences of two runs."""
-    h = _step(value)
+def _central_difference(doc, n, path, value, steps, h):
+    """(d states, d reactions) by central differences of two runs. q and -q are one
+    rotation: each body's quaternion of both runs is taken on the branch of the nominal
+    run's (the branch the tangents follow)."""
     ys, rs = [], []
-    for sign in (1.0, -1.0):
+    for v in (value, value + h, value - h):
         sim = simphant.Simulator(doc, instances=n, backend="cpu", threads=2)
-        sim.set_parameters(np.arange(n), {path: np.full(n, value + sign * h)})
+        sim.set_parameters(np.arange(n), {path: np.full(n, v)})
         sim.step(steps)
         ys.append(sim.states())
         rs.append(sim.reactions())
-    return (ys[0] - ys[1]) / (2 * h), (rs[0] - rs[1]) / (2 * h)
+    for y in ys[1:]:
+        flip = np.sum(y[..., 3:7] * ys[0][..., 3:7], axis=-1) < 0
+        y[..., 3:7][flip] *= -1
+    return (ys[1] - ys[2]) / (2 * h), (rs[1] - rs[2]) / (2 * h)
 
 
-@pytest.mark.parametrize("path,value", [("robot.payload.mass", 1.0), ("robot.qd0[0]", 0.0)])
-def test_panda_on_the_dae_path_matches_central_differences(path, value):
-    doc = _panda_dae()
-    steps = 200
-    sim = simphant.Simulator(doc, instances=2, backend="cpu", threads=2, sensitivities=[path])
-    assert sim.sensitivity_paths == [path]
+def _check_against_differences(doc, paths, values, steps, label, rel_steps=None):
+    """Every parameter's state tangents (and the reactions' on the DAE path) within 1e-6 of
+    the largest central difference; a joint-space robot's reactions NaN, as its reactions.
+    The step of parameter s is rel_steps[s] |v| (default _step)."""
+    sim = simphant.Simulator(doc, instances=2, backend="cpu", threads=2, sensitivities=paths)
+    assert sim.sensitivity_paths == paths
     sim.step(steps)
-    tangents = [sim.state_sensitivities()[..., 0], sim.reaction_sensitivities()[..., 0]]
-    for name, tangent, diff in zip(("state", "reactions"), tangents, _central_difference(doc, 2, path, value, steps)):
-        scale = np.abs(diff).max()
-        err = np.abs(tangent - diff).max()
-        print(f"panda dae, {path}, {name}: max |d| {scale:.3e}, max |tangent - difference| {err:.2e} ({err / scale:.1e})")
-        assert scale > 0
-        assert err < 1e-6 * scale
+    assert not sim.sensitivity_crossed().any()
+    states, reactions = sim.state_sensitivities(), sim.reaction_sensitivities()
+    for s, (path, value) in enumerate(zip(paths, values)):
+        h = rel_steps[s] * abs(value) if rel_steps else _step(value)
+        d_states, d_reactions = _central_difference(doc, 2, path, value, steps, h)
+        pairs = [("state", states[..., s], d_states)]
+        if doc["solver"]["type"] == "dae":
+            pairs.append(("reactions", reactions[..., s], d_reactions))
+        else:
+            assert np.isnan(reactions[..., s]).all() and np.isnan(d_reactions).all()
+        for name, tangent, diff in pairs:
+            scale = np.abs(diff).max()
+            err = np.abs(tangent - diff).max()
+            print(f"{label}, {path}, {name}: max |d| {scale:.3e}, max |tangent - difference| {err:.2e} "
+                  f"({err / scale:.1e})")
+            assert scale > 0
+            assert err < 1e-6 * scale
+
+
+@pytest.mark.parametrize("solver", ["dae", "aba", "cga"])
+def test_panda_matches_central_differences(solver):
+    # A payload mass (the link's mass, CoM and inertia), an initial joint rate, gravity.
+    _check_against_differences(_panda(solver), ["robot.payload.mass", "robot.qd0[0]", "robot.gravity[2]"],
+                               [1.0, 0.0, -9.81], 200, f"panda {solver}")
+
+
+@pytest.mark.parametrize("solver", ["dae", "aba"])
+def test_panda_servos_match_central_differences(solver):
+    # A servo's target (the actuator's default input), its stiffness and damping (the
+    # joint's law), and a starting joint angle; the URDF's limits off: the velocity cut and
+    # the limits' dampers are not smooth (the next test).
+    doc = _scene("panda_servo.json")
+    del doc["sweep"]
+    doc["solver"]["type"] = solver
+    doc["robot"]["urdf_dynamics"] = {"limits": False}
+    _check_against_differences(doc, ["robot.servos.panda_joint1.target", "robot.servos.panda_joint2.kp",
+                                     "robot.servos.panda_joint4.kd", "robot.q0[3]"],
+                               [0.5, 600.0, 25.0, -2.356194], 300, f"panda servos {solver}")
+
+
+def test_a_floating_base_matches_central_differences():
+    # Solo-12 in the air (no contact): servos, the base's initial spin and a starting joint angle.
+    doc = _scene("solo12_stand.json")
+    for key in ("contact", "sweep"):
+        doc.pop(key, None)
+    doc["robot"].pop("collision", None)
+    doc["robot"]["base"]["angular_velocity"] = [0.3, -0.2, 0.5]
+    doc["solver"]["type"] = "aba"
+    # The servo gain moves the states by 2e-5 per unit: its step is 1e-3 |v|, where the
+    # rounding of the difference (eps |y| / h) stays below 1e-7 of it (measured: 1e-5 |v|
+    # leaves 1.3e-5 of rounding, 1e-4 |v| 1.4e-6, 1e-3 |v| 8e-8).
+    _check_against_differences(doc, ["robot.base.angular_velocity[0]", "robot.servos.FL_KFE.kp", "robot.q0[1]"],
+                               [0.3, 6.0, 0.8], 200, "solo-12 aba", rel_steps=[1e-5, 1e-3, 1e-5])
+
+
+@pytest.mark.parametrize("solver", ["dae", "aba"])
+def test_a_crossed_joint_law_gives_nan_until_reset(solver):
+    # The Panda's servos drive joint 1 past its URDF velocity limit within 10 ms: the cut
+    # sets the actuator's torque to 0 there, a jump the discrete step's tangents miss.
+    doc = _scene("panda_servo.json")
+    del doc["sweep"]
+    doc["solver"]["type"] = solver
+    sim = simphant.Simulator(doc, instances=2, backend="cpu", threads=2, sensitivities=["robot.payload.mass"])
+    seeds = sim.state_sensitivities()
+    assert not sim.sensitivity_crossed().any() and np.isfinite(seeds).all()
+    sim.step(20)
+    assert sim.sensitivity_crossed().all()
+    assert np.isnan(sim.state_sensitivities()).all()
+    assert (sim.status()[0] == 0).all()  # the run itself goes on
+    sim.reset(np.arange(2))
+    assert not sim.sensitivity_crossed().any()
+    np.testing.assert_array_equal(sim.state_sensitivities(), seeds)
 
 
 def test_run_writes_what_the_simulator_reads(tmp_path):
@@ -156,9 +227,10 @@ def test_bad_sensitivities_name_the_field():
     dopri["solver"]["integrator"] = "dopri5"
     with pytest.raises(ValueError, match="solver.integrator"):
         simphant.Simulator(dopri, instances=2, backend="cpu", sensitivities=["bodies.coupler.mass"])
-    panda = _scene("panda_sweep.json")
-    with pytest.raises(ValueError, match="solver.type"):
-        simphant.Simulator(panda, instances=2, sensitivities=["robot.payload.mass"])
+    solo = _scene("solo12_stand.json")
+    solo["solver"]["type"] = "aba"
+    with pytest.raises(ValueError, match="contact"):
+        simphant.Simulator(solo, instances=2, sensitivities=["robot.servos.FL_KFE.kp"])
     sim = simphant.Simulator(doc, instances=2, backend="cpu", sensitivities=["bodies.coupler.mass"])
     with pytest.raises(RuntimeError, match="not available with sensitivities"):
         sim.set_parameters([0], {"bodies.coupler.mass": [1.0]})

@@ -154,6 +154,64 @@ struct RobotSlots {
   }
 };
 
+// for_each_slot_number visits every number of these rows: a new field must be added there too.
+static_assert(sizeof(ReducedLinkParams<double>) == 2 * sizeof(int) + 29 * sizeof(double),
+              "for_each_slot_number: ReducedLinkParams has other fields");
+static_assert(sizeof(RobotJointParams<double>) == 15 * sizeof(double) + 3 * sizeof(double),
+              "for_each_slot_number: RobotJointParams has other fields (3 ints, each padded to 8 bytes)");
+static_assert(sizeof(RobotBaseParams<double>) == 13 * sizeof(double),
+              "for_each_slot_number: RobotBaseParams has other fields");
+
+/// f(x) for each number x (a T&) of slot s's links, joints, base and gravity, in one
+/// fixed order: a robot's packed parameters (robot_flat_params), whose derivatives with
+/// respect to scene values seed its sensitivities (sim/sensitivity_seeds.hpp), as
+/// batch::flatten_params's do for the DAE. Not the CGA links (derived from the links:
+/// write them again after changing a link), the runaway bound, the initial state or the
+/// contact pairs.
+template <class T, class F>
+void for_each_slot_number(RobotSlots<T>& a, int s, F f) {
+  const auto vec = [&f](Vec3<T>& v) {
+    f(v.x);
+    f(v.y);
+    f(v.z);
+  };
+  const auto mat = [&f](Mat3<T>& m) {
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) f(m.m[i][j]);
+  };
+  const std::size_t o = static_cast<std::size_t>(s) * static_cast<std::size_t>(a.n);
+  for (int k = 0; k < a.n; ++k) {
+    ReducedLinkParams<T>& l = a.links[o + k];
+    mat(l.R_parent_joint);
+    vec(l.p_parent_joint);
+    vec(l.axis);
+    f(l.mass);
+    vec(l.com);
+    mat(l.inertia_com);
+    f(l.armature);
+    RobotJointParams<T>& j = a.joints[o + k];
+    for (T* x : {&j.kp, &j.kd, &j.effort, &j.velocity, &j.damping, &j.friction, &j.friction_velocity, &j.lower,
+                 &j.upper, &j.limit_stiffness, &j.limit_damping, &j.mimic_multiplier, &j.mimic_offset, &j.stiffness,
+                 &j.spring_q})
+      f(*x);
+  }
+  RobotBaseParams<T>& b = a.base[static_cast<std::size_t>(s)];
+  f(b.mass);
+  vec(b.com);
+  mat(b.inertia_com);
+  vec(a.gravity[static_cast<std::size_t>(s)]);
+}
+
+/// The packed parameters of robot model m (m.robot set; for_each_slot_number's order).
+inline std::vector<double> robot_flat_params(const Model& m) {
+  RobotSlots<double> one;
+  one.resize(m.robot->n(), m.robot->model.floating ? 1 : 0, 1, m.contact_pair_count());
+  one.write(0, m);
+  std::vector<double> out;
+  for_each_slot_number(one, 0, [&out](double& x) { out.push_back(x); });
+  return out;
+}
+
 /// Throws std::invalid_argument (naming `who`) unless m is a robot model of n joints with
 /// solver `solver`, a floating base iff `floating`, and q0, qd0, tau, joints (n or none)
 /// and, floating, base_q0 (7) and base_v0 (6) of the right sizes.

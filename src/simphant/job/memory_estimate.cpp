@@ -1,7 +1,7 @@
 #include "simphant/job/memory_estimate.hpp"
 
 #include "simphant/batch/batch_pack.hpp"
-#include "simphant/sim/sensitivity_engine.hpp"
+#include "simphant/sim/robot_sensitivity_engine.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "simphant/core/system_memory.hpp"
+#include "simphant/core/thread_pool.hpp"
 #include "simphant/dynamics/assembly.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/dynamics/row_qr.hpp"
@@ -87,9 +88,15 @@ MemoryEstimate estimate_simulator_memory(const Scene& scene, long long n_instanc
   const bool per_instance = !scene.sweep.parameters.empty();
   e.simulator = simulator_host_memory(scene.model, e.instances, per_instance,
                                       static_cast<int>(scene.sweep.parameters.size()), options);
-  if (const int S = static_cast<int>(scene.sensitivities.paths.size()); S > 0) {
+  const int S = static_cast<int>(scene.sensitivities.paths.size());
+  if (S > 0 && scene.model.robot && scene.model.robot->solver != RobotSolver::Dae) {
+    // The joint-space engine (sim/robot_sensitivity_engine.hpp): its slots, state and
+    // seeds per instance, and one step workspace in Dual numbers per worker.
+    e.sensitivities = static_cast<double>(e.instances) * RobotSensitivityEngine::instance_bytes(scene.model, S) +
+                      resolve_thread_count(options.threads) * RobotSensitivityEngine::worker_bytes();
+  } else if (S > 0) {
     // Per pass of SensitivityEngine::kWidth tangents the cuda-fused batch's arrays in Dual
-    // numbers (sim/sensitivity_engine.cpp) and the reductions' accumulators with their
+    // numbers (sim/dae_sensitivity_engine.cpp) and the reductions' accumulators with their
     // tangents in double (and one more such set, the copy a read samples into), and per
     // parameter the seeds in double.
     const Model& m = scene.model;

@@ -547,6 +547,13 @@ void JobRun::record_end() {
   finish_energy_check(energy_, *stats_, status_, work.empty() ? nullptr : &work);
   if (final_session) write_energy_check(*recorder_, energy_);
   for (const std::string& w : energy_check_warnings(energy_)) warn(w);
+  if (const std::vector<std::uint8_t> crossed = sim.sensitivity_crossed();
+      std::count(crossed.begin(), crossed.end(), 1) > 0)
+    warn("sensitivities: " + std::to_string(std::count(crossed.begin(), crossed.end(), 1)) + " of " +
+         std::to_string(crossed.size()) +
+         " instances crossed a discontinuity of a joint law (a velocity cut or a damped position limit), "
+         "where the force jumps at a time that moves with the parameters: their derivatives are NaN from "
+         "that step on (docs/sensitivities.md, \"Non-smooth laws\")");
   report_.redundant_rows_removed = removed_row_names(sim.model());
   report_.refinement_unconverged_solves = refinement.unconverged_solves;
   report_.refinement_unconverged_instances = refinement.unconverged_instances;

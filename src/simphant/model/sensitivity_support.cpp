@@ -1,13 +1,10 @@
 #include "simphant/model/sensitivity_support.hpp"
 
 #include "simphant/model/integrator.hpp"
-#include "simphant/model/robot.hpp"
 
 namespace simphant {
 
 std::string sensitivity_unsupported(const Model& model) {
-  if (model.robot && model.robot->solver != RobotSolver::Dae)
-    return "solver.type: sensitivities run on the DAE path (solver.type dae), not in joint coordinates (aba, cga)";
   const Integrator in = model.solver.integrator;
   if (in != Integrator::Rk4 && in != Integrator::Euler && in != Integrator::SymplecticEuler)
     return "solver.integrator: sensitivities run with the fixed-step integrators (rk4, euler, symplectic_euler), not " +

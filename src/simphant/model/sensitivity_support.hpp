@@ -8,11 +8,10 @@
 
 namespace simphant {
 
-/// Why forward sensitivities cannot run on `model` (the scene field and the reason: solver.type,
-/// solver.integrator or contact), or
-/// "" when they can: the DAE path (solver.type dae for a robot) with a fixed-step
-/// integrator (rk4, euler, symplectic_euler), without contact pairs or end stops (their
-/// laws are not differentiated yet).
+/// Why forward sensitivities cannot run on `model` (the scene field and the reason:
+/// solver.integrator or contact), or "" when they can: the DAE path or a robot in joint
+/// coordinates (aba, cga) with a fixed-step integrator (rk4, euler, symplectic_euler),
+/// without contact pairs or end stops (their laws are not differentiated yet).
 std::string sensitivity_unsupported(const Model& model);
 
 }  // namespace simphant

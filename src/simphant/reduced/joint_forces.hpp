@@ -63,12 +63,12 @@ SP_HD RobotJointParams<T> plain_joint_params() {
           -1, T(1), T(0), T(0), T(0)};
 }
 
-/// The actuator's force a(u, q, qd) [N m | N], with the effort clamp and the velocity cut.
-/// Branches only on the joint's integer fields (mode); the laws on values are selects
-/// (math/lane_ops.hpp), so T may be a SIMD lane vector (the integer fields then equal in
-/// every lane).
+/// The actuator's force before the velocity cut [N m | N]: the mode's law with the effort
+/// clamp. Branches only on the joint's integer fields (mode); the laws on values are
+/// selects (math/lane_ops.hpp), so T may be a SIMD lane vector (the integer fields then
+/// equal in every lane).
 template <class T>
-SP_HD T joint_actuator_force(const RobotJointParams<T>& p, T u, T q, T qd) {
+SP_HD T joint_actuator_uncut(const RobotJointParams<T>& p, T u, T q, T qd) {
   T a;
   if (p.mode == static_cast<int>(ActuatorMode::Position))
     a = p.kp * (u - q) - p.kd * qd;
@@ -77,10 +77,34 @@ SP_HD T joint_actuator_force(const RobotJointParams<T>& p, T u, T q, T qd) {
   else
     a = u;
   const T neg_effort = -p.effort;
-  a = lane_select(p.effort > T(0), lane_select(a > p.effort, p.effort, lane_select(a < neg_effort, neg_effort, a)), a);
+  return lane_select(p.effort > T(0), lane_select(a > p.effort, p.effort, lane_select(a < neg_effort, neg_effort, a)), a);
+}
+
+/// Whether the velocity cut sets the actuator force a (joint_actuator_uncut) to 0 at rate qd.
+template <class T>
+SP_HD auto joint_velocity_cut(const RobotJointParams<T>& p, T a, T qd) {
   const T neg_velocity = -p.velocity;
-  const auto cut = p.velocity > T(0) && ((qd >= p.velocity && a > T(0)) || (qd <= neg_velocity && a < T(0)));
-  return lane_select(cut, T(0), a);
+  return p.velocity > T(0) && ((qd >= p.velocity && a > T(0)) || (qd <= neg_velocity && a < T(0)));
+}
+
+/// The actuator's force a(u, q, qd) [N m | N], with the effort clamp and the velocity cut.
+template <class T>
+SP_HD T joint_actuator_force(const RobotJointParams<T>& p, T u, T q, T qd) {
+  const T a = joint_actuator_uncut(p, u, q, qd);
+  return lane_select(joint_velocity_cut(p, a, qd), T(0), a);
+}
+
+/// Which side of the laws' discontinuities joint (p, u) is on at (q, qd), for a scalar T
+/// (double, or a Dual's value): bit 0 the velocity cut acts, bit 1 below and bit 2 above a
+/// position limit with damping (limit_damping > 0: entering it with qd != 0 starts the
+/// push at limit_damping |qd|, not 0). Where this changes between two states the joint's
+/// force jumps; elsewhere the laws are continuous (the effort clamp and the limits' own
+/// max(0, .) are kinks, the friction's tanh is smooth).
+template <class T>
+SP_HD int joint_law_branch(const RobotJointParams<T>& p, T u, T q, T qd) {
+  int b = joint_velocity_cut(p, joint_actuator_uncut(p, u, q, qd), qd) ? 1 : 0;
+  if (p.limited && p.limit_damping > T(0)) b |= (q < p.lower ? 2 : 0) | (q > p.upper ? 4 : 0);
+  return b;
 }
 
 /// The passive force (damping, friction, spring, position limits) at (q, qd) [N m | N].

@@ -31,23 +31,47 @@ void dae_joint_coordinates(const Model& model, const double* Y, double* q, doubl
       q[f.joint] = f.joint_law.q_ref + wrap_angle(q[f.joint] - f.joint_law.q_ref);
 }
 
-void dae_joint_actuator_forces(const Model& model, const double* Y, const double* inputs, double* tau) {
+namespace {
+
+/// f(element, u, q, qd) for each actuator with a joint law (ForceElement::has_joint_law),
+/// in model order, at the law's coordinate and rate (formulas/joint_law.hpp); u its input
+/// (inputs null: its default value).
+template <class F>
+void each_joint_law(const Model& model, const double* Y, const double* inputs, F f) {
   const int N = model.n_bodies();
-  for (int k = 0; k < model.n_joints(); ++k) tau[k] = 0.0;
-  for (const ForceElement& f : model.forces) {
-    if (f.type != ForceType::Actuator) continue;
-    const double u = inputs ? inputs[f.input_index] : f.value;
-    if (!f.has_joint_law) {
-      tau[f.joint] = u;
-      continue;
-    }
-    const Joint& jt = model.joints[f.joint];
+  for (const ForceElement& e : model.forces) {
+    if (e.type != ForceType::Actuator || !e.has_joint_law) continue;
+    const Joint& jt = model.joints[e.joint];
     double q, qd;
     Vec3d v;
-    joint_coordinate_state(f.kind == ActuatorKind::Torque, jt.frame, state_body_kin(Y, N, jt.body_i),
-                           state_body_kin(Y, N, jt.body_j), f.joint_law.q_ref, q, qd, v);
-    tau[f.joint] = joint_actuator_force(f.joint_law.p, u, q, qd);
+    joint_coordinate_state(e.kind == ActuatorKind::Torque, jt.frame, state_body_kin(Y, N, jt.body_i),
+                           state_body_kin(Y, N, jt.body_j), e.joint_law.q_ref, q, qd, v);
+    f(e, inputs ? inputs[e.input_index] : e.value, q, qd);
   }
+}
+
+}  // namespace
+
+void dae_joint_actuator_forces(const Model& model, const double* Y, const double* inputs, double* tau) {
+  for (int k = 0; k < model.n_joints(); ++k) tau[k] = 0.0;
+  for (const ForceElement& f : model.forces)
+    if (f.type == ForceType::Actuator && !f.has_joint_law) tau[f.joint] = inputs ? inputs[f.input_index] : f.value;
+  each_joint_law(model, Y, inputs, [tau](const ForceElement& f, double u, double q, double qd) {
+    tau[f.joint] = joint_actuator_force(f.joint_law.p, u, q, qd);
+  });
+}
+
+int dae_joint_law_count(const Model& model) {
+  int n = 0;
+  for (const ForceElement& f : model.forces) n += f.type == ForceType::Actuator && f.has_joint_law ? 1 : 0;
+  return n;
+}
+
+void dae_joint_law_branches(const Model& model, const double* Y, const double* inputs, std::uint8_t* out) {
+  int k = 0;
+  each_joint_law(model, Y, inputs, [out, &k](const ForceElement& f, double u, double q, double qd) {
+    out[k++] = static_cast<std::uint8_t>(joint_law_branch(f.joint_law.p, u, q, qd));
+  });
 }
 
 }  // namespace simphant

@@ -2,6 +2,8 @@
 // Joint coordinates of a URDF robot read back from its maximal-coordinate DAE state
 // (the model of urdf/maximal_from_urdf.hpp: joint k is link k's joint, body_i the parent
 // or ground, body_j = k, frame triads u, v, a, b on each side that coincide at q = 0).
+#include <cstdint>
+
 #include "simphant/model/model.hpp"
 
 namespace simphant {
@@ -25,5 +27,13 @@ void dae_joint_coordinates(const Model& model, const double* Y, double* q, doubl
 /// (n = model.n_joints() entries; a joint without an actuator gets 0). Motion laws s(t) of
 /// actuators are not added (robot actuators have none).
 void dae_joint_actuator_forces(const Model& model, const double* Y, const double* inputs, double* tau);
+
+/// The actuators with a joint law in `model` (the laws dae_joint_law_branches reads).
+int dae_joint_law_count(const Model& model);
+
+/// out (dae_joint_law_count): joint_law_branch (reduced/joint_forces.hpp: which side of
+/// the velocity cut and of a damped position limit) of each actuator with a joint law, in
+/// model order, at the DAE state Y and the inputs (as dae_joint_actuator_forces).
+void dae_joint_law_branches(const Model& model, const double* Y, const double* inputs, std::uint8_t* out);
 
 }  // namespace simphant

@@ -182,7 +182,7 @@ void Simulator::enable_sensitivities(const std::vector<std::string>& paths,
         merged.insert(merged.end(), o.begin(), o.end());
         return rebuild(i, episodes_[static_cast<std::size_t>(i)], merged);
       });
-  sensitivities_ = std::make_unique<SensitivityEngine>(*models_, n, std::move(seeds), threads_);
+  sensitivities_ = make_sensitivity_engine(models_, n, std::move(seeds), threads_);
   const std::size_t S = paths.size();
   sensitivity_values_.resize(static_cast<std::size_t>(n) * S);
   for (std::size_t s = 0; s < S; ++s)
@@ -197,6 +197,10 @@ void Simulator::start_sensitivities(const int* ids, int count) {
   std::vector<std::int8_t> status(static_cast<std::size_t>(count));
   backend_->get_state(ids, count, y.data(), nullptr, status.data(), nullptr, nullptr);
   sensitivities_->start(ids, count, y.data(), status.data(), backend_->steps_taken());
+}
+
+std::vector<std::uint8_t> Simulator::sensitivity_crossed() const {
+  return sensitivities_ ? sensitivities_->crossed() : std::vector<std::uint8_t>{};
 }
 
 int Simulator::n_sensitivities() const { return sensitivities_ ? sensitivities_->n_sensitivities() : 0; }

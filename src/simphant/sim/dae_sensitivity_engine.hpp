@@ -1,0 +1,72 @@
+#pragma once
+// DaeSensitivityEngine: the sensitivity engine of the maximal-coordinate DAE
+// (sim/sensitivity_engine.hpp): the cuda-fused path's own per-thread step
+// (kernels/fused_stage.hpp: fused_stage_thread, fused_euler_thread) instantiated with
+// T = Dual<double, kWidth>, its values bit for bit the cpu-simd backend's scalar form
+// from the same assembled start (the `cpu` backend's reference step rounds differently).
+// The reactions, joint loads, driver loads and energy of a frame come from the fused
+// path's frame (kernels/batch_step.hpp, enqueue_frame) evaluated in dual numbers (one
+// Schur solve per instance and pass), the joint loads from its reactions by
+// formulas/joint_loads.hpp with the joint frames' own tangents. A robot's joint laws are
+// checked for discontinuities crossed (crossed()) at every step end.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "simphant/batch/batch_pack.hpp"
+#include "simphant/core/thread_pool.hpp"
+#include "simphant/formulas/schur_pattern.hpp"
+#include "simphant/sim/sensitivity_engine.hpp"
+
+namespace simphant {
+
+class DaeSensitivityEngine final : public SensitivityEngine {
+ public:
+  /// models: the DAE path with a fixed-step integrator (make_sensitivity_engine); kept
+  /// for the joint laws' checks (crossed()).
+  DaeSensitivityEngine(std::shared_ptr<const std::vector<Model>> models, int n_instances, SensitivitySeeds seeds,
+                       int threads);
+  ~DaeSensitivityEngine() override;
+
+  void set_inputs(const int* ids, int count, const double* u) override;
+  void set_reductions(const ReductionLayout& L) override;
+  void start(const int* ids, int count, const double* y, const std::int8_t* status, std::int64_t batch_step) override;
+  void advance(std::int64_t batch_step, int n_steps) override;
+  void read(double* out, const std::int8_t* status = nullptr) const override;
+  void read_frame(const FrameSensitivities& out, const std::int8_t* status, std::int64_t batch_step) override;
+  void read_reductions(double* out, const std::int8_t* status, std::int64_t batch_step) override;
+
+ private:
+  struct Pass;
+  /// A worker's buffers for check_branches: a state and inputs in double, the branches.
+  struct Scratch {
+    std::vector<double> y;
+    std::vector<std::uint8_t> branch;
+  };
+  /// Steps instance i of `pass` (after each step of the first pass, check_branches).
+  void advance_instance(Pass& pass, int i, std::int64_t batch_step, int n_steps, Scratch& scratch);
+  /// note_branches of instance i from the first pass's state and inputs
+  /// (dae_joint_law_branches, sim/joint_coordinates.hpp); scratch: a worker's buffer.
+  void check_branches(std::size_t i, BranchCheck when, Scratch& scratch);
+  /// Instance i's tangents are valid: every pass's status Ok, not crossed(), and status[i]
+  /// Ok where given.
+  bool tangents_valid(std::size_t i, const std::int8_t* status) const;
+  /// Calls f(c, pass, b, P) for each pass c: b its buffers with the step counter at
+  /// batch_step, P the Schur pattern (a read's dual frame or sample at that step).
+  template <class F>
+  void each_pass_at(std::int64_t batch_step, F f);
+  /// Sets instance i's reduction accumulators of pass p to no samples, tangents 0.
+  void clear_reductions(Pass& p, std::size_t i) const;
+
+  int n_, N_, ny_;
+  std::shared_ptr<const std::vector<Model>> models_;
+  batch::PackedModel<double> packed_;
+  SchurPattern pattern_;
+  ReductionLayout red_;  ///< the reductions differentiated (set_reductions)
+  std::vector<int> slot_;  ///< (n_params) every parameter per instance: slot p = p
+  std::vector<std::unique_ptr<Pass>> passes_;
+  std::unique_ptr<ThreadPool> pool_;
+  std::vector<Scratch> scratch_;  ///< per worker (check_branches)
+};
+
+}  // namespace simphant

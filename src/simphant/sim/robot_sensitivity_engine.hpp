@@ -1,0 +1,64 @@
+#pragma once
+// RobotSensitivityEngine: the sensitivity engine of a robot in joint coordinates, solver
+// aba or cga (sim/sensitivity_engine.hpp): the joint-space backend's own per-thread step
+// (kernels/reduced_step.hpp: reduced_advance_thread, the spatial-vector or CGA ABA of
+// reduced/robot_dynamics.hpp) instantiated with T = Dual<double, kWidth>, over the model
+// slots of batch/robot_pack.hpp (one per instance) whose numbers carry the seeds'
+// tangents. Its values are bit for bit the `cpu` backend's scalar form (reduced-aba /
+// reduced-cga) from the same start; the `cpu-simd` lanes round differently (about 1e-9).
+// The body states and the energy of a frame are the backend's own reads
+// (reduced_body_states_thread, reduced_energy_thread) in dual numbers; a robot in joint
+// coordinates has no reactions, joint loads or driver loads (NaN, as the backend's
+// reads) and no reductions over time. It checks the joints' laws for discontinuities
+// crossed (crossed()) at every step end.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "simphant/sim/sensitivity_engine.hpp"
+
+namespace simphant {
+
+class ThreadPool;  // core/thread_pool.hpp
+
+class RobotSensitivityEngine final : public SensitivityEngine {
+ public:
+  /// models: robots with solver aba or cga, a fixed-step integrator and no contact pairs
+  /// (make_sensitivity_engine).
+  RobotSensitivityEngine(const std::vector<Model>& models, int n_instances, SensitivitySeeds seeds, int threads);
+  ~RobotSensitivityEngine() override;
+
+  /// [bytes] per instance of `m` (a joint-space robot) with S parameters: per pass of
+  /// kWidth tangents the model slot, state and inputs in Dual numbers, and the seeds.
+  static double instance_bytes(const Model& m, int S);
+  /// [bytes] of one worker's scratch (a step workspace in Dual numbers).
+  static double worker_bytes();
+
+  void set_inputs(const int* ids, int count, const double* u) override;
+  /// Only an empty layout: the joint-space backends have no reductions (std::logic_error otherwise).
+  void set_reductions(const ReductionLayout& L) override;
+  void start(const int* ids, int count, const double* y, const std::int8_t* status, std::int64_t batch_step) override;
+  void advance(std::int64_t batch_step, int n_steps) override;
+  void read(double* out, const std::int8_t* status = nullptr) const override;
+  void read_frame(const FrameSensitivities& out, const std::int8_t* status, std::int64_t batch_step) override;
+  void read_reductions(double* out, const std::int8_t* status, std::int64_t batch_step) override;
+
+ private:
+  struct Pass;
+  struct Worker;
+  /// Instance i's tangents are valid: every pass's status Ok, not crossed(), and status[i]
+  /// Ok where given.
+  bool tangents_valid(std::size_t i, const std::int8_t* status) const;
+  /// joint_law_branch of each of instance i's joints at its state and inputs now, into out (n_joints).
+  void branches(std::size_t i, std::uint8_t* out) const;
+  /// Calls f(i, worker) for every instance on the pool.
+  template <class F>
+  void each_instance(F f) const;
+
+  int n_, n_joints_, floating_, ny_, n_bodies_, n_model_joints_, n_drivers_;
+  std::vector<std::unique_ptr<Pass>> passes_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::unique_ptr<ThreadPool> pool_;
+};
+
+}  // namespace simphant
