@@ -104,8 +104,8 @@ struct ReducedBatchView {
   int n_contacts = 0;
   const RobotContactPair<T>* contacts = nullptr;  ///< (n_slots, n_contacts) row-major
   Strided<T> Y;                 ///< (n_instances, robot_state_size): the state
-  /// (n_instances, n): the inputs u (joint_forces.hpp), doubles in both precisions (lane
-  /// vectors of doubles for T = Lanes)
+  /// (n_instances, n): the inputs u (joint_forces.hpp), ReducedLanes<T>::input: doubles in
+  /// both precisions, lane vectors of doubles for T = Lanes, dual numbers for a Dual T
   Strided<const typename ReducedLanes<T>::input> U;
   std::int8_t* status;          ///< (n_instances) InstanceStatus: 0 ok, 2 diverged (others are left alone)
   std::int64_t* status_step;    ///< (n_instances) the instance step at which the status was set

@@ -129,9 +129,10 @@ TYPED_TEST(JointForces, TheBranchOfTheDiscontinuousLawsNamesTheCutAndADampedLimi
   for (T u : {T(5), T(-5)})
     for (T qd : {T(-3), T(-2), T(-1.99), T(0), T(1.99), T(2), T(3)}) {
       const bool cut = joint_actuator_force(p, u, T(0), qd) == T(0);
-      EXPECT_EQ(joint_law_branch(p, u, T(0), qd), cut ? 1 : 0) << "u " << u << " qd " << qd;
+      EXPECT_EQ(joint_law_branch(p, u, T(0), qd) & 1, cut ? 1 : 0) << "u " << u << " qd " << qd;
+      EXPECT_EQ((joint_law_branch(p, u, T(0), qd) & 8) != 0, std::abs(qd) >= T(2)) << "qd " << qd;
     }
-  EXPECT_EQ(joint_law_branch(p, T(0), T(0), T(3)), 0);  // a zero force: nothing to cut
+  EXPECT_EQ(joint_law_branch(p, T(0), T(0), T(3)), 8);  // beyond the limit, a zero force: nothing to cut
   // A limit without damping is continuous (a kink): no bit. With damping: below 2, above 4.
   p.limited = 1;
   p.lower = T(-1);
@@ -142,12 +143,38 @@ TYPED_TEST(JointForces, TheBranchOfTheDiscontinuousLawsNamesTheCutAndADampedLimi
   EXPECT_EQ(joint_law_branch(p, T(0), T(-1.5), T(0)), 2);
   EXPECT_EQ(joint_law_branch(p, T(0), T(0), T(0)), 0);
   EXPECT_EQ(joint_law_branch(p, T(0), T(1.5), T(0)), 4);
-  EXPECT_EQ(joint_law_branch(p, T(5), T(1.5), T(3)), 5);  // cut and above the limit
+  EXPECT_EQ(joint_law_branch(p, T(5), T(1.5), T(3)), 13);  // cut, beyond the velocity limit, above the limit
   // Entering the damped limit at rate qd starts the push at limit_damping |qd|: the jump
   // that a change of the branch marks.
   const T qd = T(0.5);
   EXPECT_EQ(joint_passive_force(p, T(1), qd), T(0));
   EXPECT_NEAR(joint_passive_force(p, T(1) + T(1e-6), qd), -T(3) * qd, T(1e-3));
+}
+
+TYPED_TEST(JointForces, AJumpIsADampedLimitEnteredOrTheCutSwitchingAtTheVelocityLimit) {
+  using T = TypeParam;
+  RobotJointParams<T> p = plain_joint_params<T>();
+  p.velocity = T(2);
+  p.limited = 1;
+  p.lower = T(-1);
+  p.upper = T(1);
+  p.limit_stiffness = T(100);
+  p.limit_damping = T(3);
+  const auto branch = [&p](T u, T q, T qd) { return joint_law_branch(p, u, q, qd); };
+  // Entering the upper limit at qd = 0.5 jumps (the push starts at -3 qd); leaving it, the
+  // push having fallen to max(0, .) = 0, does not.
+  EXPECT_TRUE(joint_law_jumps(branch(T(0), T(0.99), T(0.5)), branch(T(0), T(1.01), T(0.5))));
+  EXPECT_FALSE(joint_law_jumps(branch(T(0), T(1.01), T(-0.5)), branch(T(0), T(0.99), T(-0.5))));
+  EXPECT_TRUE(joint_law_jumps(branch(T(0), T(-0.99), T(-0.5)), branch(T(0), T(-1.01), T(-0.5))));
+  // The cut switching as qd crosses the limit with a force of 5 jumps, both ways; the cut
+  // switching as the force changes sign beyond the limit does not (it passes 0).
+  EXPECT_TRUE(joint_law_jumps(branch(T(5), T(0), T(1.9)), branch(T(5), T(0), T(2.1))));
+  EXPECT_TRUE(joint_law_jumps(branch(T(5), T(0), T(2.1)), branch(T(5), T(0), T(1.9))));
+  EXPECT_FALSE(joint_law_jumps(branch(T(5), T(0), T(2.1)), branch(T(-5), T(0), T(2.1))));
+  // Crossing the velocity limit with a force that brakes: no cut either side, no jump.
+  EXPECT_FALSE(joint_law_jumps(branch(T(-5), T(0), T(1.9)), branch(T(-5), T(0), T(2.1))));
+  // The same branch: no jump.
+  EXPECT_FALSE(joint_law_jumps(branch(T(5), T(1.5), T(3)), branch(T(5), T(1.5), T(3))));
 }
 
 TYPED_TEST(JointForces, DampingIsViscous) {

@@ -98,19 +98,11 @@ struct GridBatch {
   batch::ReducedBatchView<double> view(bool soa) {
     batch::ReducedBatchView<double> b{};
     b.n_instances = kInstances;
-    b.n = slots.n;
+    slots.point(b);
     b.floating = slots.ny != 2 * slots.n;
     b.use_cga = 0;
     b.integrator = static_cast<int>(Integrator::Rk4);
     b.dt = 1e-3;
-    b.n_slots = slots.slots();
-    b.links = slots.links.data();
-    b.cga_links = slots.cga_links.data();
-    b.joints = slots.joints.data();
-    b.base = slots.base.data();
-    b.gravity = slots.gravity.data();
-    b.runaway_kinetic_energy = slots.runaway.data();
-    b.y_init = slots.y_init.data();
     b.Y = soa ? batch::structure_of_arrays(Y.data(), kInstances) : batch::row_major(Y.data(), slots.ny);
     b.U = soa ? batch::structure_of_arrays(static_cast<const double*>(U.data()), kInstances)
               : batch::row_major(static_cast<const double*>(U.data()), slots.n);

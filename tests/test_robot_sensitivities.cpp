@@ -19,6 +19,7 @@
 #include "simphant/job/scene_simulator.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/quaternion_sign.hpp"
+#include "simphant/sim/robot_sensitivity_engine.hpp"
 #include "simphant/sim/simulator.hpp"
 
 namespace simphant {
@@ -69,9 +70,13 @@ TEST(RobotSensitivities, TheMemoryGuardCountsTheJointSpaceEngine) {
                                         "robot.q0[0]"};
   const MemoryEstimate with = estimate_simulator_memory(parse_scene(doc.dump()), 1000, o);
   EXPECT_EQ(plain.sensitivities, 0.0);
-  // Two passes, each with the state (2 x 9) and the link rows (29 numbers each) in
-  // Dual<double, 4> (40 bytes), per instance.
-  EXPECT_GT(with.sensitivities, 1000.0 * 2 * 40 * (18 + 29 * 9));
+  // The joint-space engine's own figure (not the DAE engine's): per instance two passes,
+  // each with the state (2 x 9) and the link rows (29 numbers each) in Dual<double, 4>
+  // (40 bytes), and one worker's step workspace.
+  const Model m = parse_scene(doc.dump()).model;
+  EXPECT_EQ(with.sensitivities,
+            1000.0 * RobotSensitivityEngine::instance_bytes(m, 5) + RobotSensitivityEngine::worker_bytes());
+  EXPECT_GT(RobotSensitivityEngine::instance_bytes(m, 5), 2 * 40 * (18 + 29 * 9));
   EXPECT_EQ(with.total(), plain.total() + with.sensitivities);
 }
 

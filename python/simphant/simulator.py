@@ -310,10 +310,11 @@ class Simulator:
 
     def sensitivity_crossed(self) -> np.ndarray:
         """(n) bool: True where an instance's trajectory has crossed a discontinuity of a
-        robot joint law since it started (the velocity cut, or a position limit with
-        damping, entered or left: the force jumps at a time that moves with the
-        parameters; docs/sensitivities.md, "Non-smooth laws"). Its derivatives are NaN
-        until reset() starts it again. Empty without sensitivities."""
+        robot joint law since it started (the velocity cut switching at the velocity
+        limit, or a position limit with damping entered: the force jumps at a time that
+        moves with the parameters; docs/sensitivities.md, "Non-smooth laws"), counted
+        while its status is ok. Its derivatives are NaN until reset() starts it again.
+        Empty without sensitivities."""
         return np.asarray(self._sim.sensitivity_crossed, dtype=np.uint8).astype(bool)
 
     def state_sensitivities(self, out: Optional[np.ndarray] = None) -> np.ndarray:

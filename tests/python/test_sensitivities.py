@@ -92,7 +92,7 @@ def test_panda_matches_central_differences(solver):
                                [1.0, 0.0, -9.81], 200, f"panda {solver}")
 
 
-@pytest.mark.parametrize("solver", ["dae", "aba"])
+@pytest.mark.parametrize("solver", ["dae", "aba", "cga"])
 def test_panda_servos_match_central_differences(solver):
     # A servo's target (the actuator's default input), its stiffness and damping (the
     # joint's law), and a starting joint angle; the URDF's limits off: the velocity cut and

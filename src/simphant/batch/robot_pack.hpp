@@ -112,6 +112,23 @@ struct RobotSlots {
     runaway.resize(static_cast<std::size_t>(n_slots));
     y_init.resize(static_cast<std::size_t>(n_slots) * static_cast<std::size_t>(ny));
   }
+  /// Points the model part of a batch view (kernels/reduced_step.hpp, ReducedBatchView)
+  /// at these slots: n, n_slots and the links, CGA links, joints, base, gravity, runaway
+  /// bounds, initial states and contact pairs.
+  template <class View>
+  void point(View& b) const {
+    b.n = n;
+    b.n_slots = slots();
+    b.links = links.data();
+    b.cga_links = cga_links.data();
+    b.joints = joints.data();
+    b.base = base.data();
+    b.gravity = gravity.data();
+    b.runaway_kinetic_energy = runaway.data();
+    b.y_init = y_init.data();
+    b.n_contacts = n_contacts;
+    b.contacts = n_contacts > 0 ? contacts.data() : nullptr;
+  }
   /// Slot s's rows copied to slot d of `to` (same n).
   void copy_slot(int s, RobotSlots& to, int d) const {
     const std::size_t o = static_cast<std::size_t>(s) * n, p = static_cast<std::size_t>(d) * n;

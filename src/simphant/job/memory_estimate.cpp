@@ -98,7 +98,7 @@ MemoryEstimate estimate_simulator_memory(const Scene& scene, long long n_instanc
     // Per pass of SensitivityEngine::kWidth tangents the cuda-fused batch's arrays in Dual
     // numbers (sim/dae_sensitivity_engine.cpp) and the reductions' accumulators with their
     // tangents in double (and one more such set, the copy a read samples into), and per
-    // parameter the seeds in double.
+    // parameter the seeds in double with each body quaternion's branch.
     const Model& m = scene.model;
     const ReductionLayout L = reduction_layout_of(run_reduction_quantities(m, "output.reductions"), m);
     const double reductions = L.any() ? 8.0 * (L.size() + L.tangent_size() * SensitivityEngine::kWidth) : 0.0;
@@ -108,7 +108,7 @@ MemoryEstimate estimate_simulator_memory(const Scene& scene, long long n_instanc
     const int passes = (S + SensitivityEngine::kWidth - 1) / SensitivityEngine::kWidth;
     e.sensitivities = static_cast<double>(e.instances) *
                       (passes * (per_pass * sizeof(SensitivityEngine::D) + reductions) + reductions +
-                       8.0 * S * (params + 13 * N + m.n_inputs));
+                       8.0 * S * (params + 13 * N + 4 * N + m.n_inputs));
   }
   return e;
 }

@@ -94,17 +94,31 @@ SP_HD T joint_actuator_force(const RobotJointParams<T>& p, T u, T q, T qd) {
   return lane_select(joint_velocity_cut(p, a, qd), T(0), a);
 }
 
-/// Which side of the laws' discontinuities joint (p, u) is on at (q, qd), for a scalar T
-/// (double, or a Dual's value): bit 0 the velocity cut acts, bit 1 below and bit 2 above a
-/// position limit with damping (limit_damping > 0: entering it with qd != 0 starts the
-/// push at limit_damping |qd|, not 0). Where this changes between two states the joint's
-/// force jumps; elsewhere the laws are continuous (the effort clamp and the limits' own
-/// max(0, .) are kinks, the friction's tanh is smooth).
+/// Which side of the laws' discontinuities joint (p, u) is on at (q, qd), from values
+/// (T double, or a Dual, whose comparisons take its value): bit 0 the velocity cut acts,
+/// bit 1 below and bit 2 above a position limit with damping (limit_damping > 0), bit 3
+/// |qd| at or beyond the velocity limit (velocity > 0). joint_law_jumps tells from two
+/// of these whether the joint's force jumped between them.
 template <class T>
 SP_HD int joint_law_branch(const RobotJointParams<T>& p, T u, T q, T qd) {
   int b = joint_velocity_cut(p, joint_actuator_uncut(p, u, q, qd), qd) ? 1 : 0;
   if (p.limited && p.limit_damping > T(0)) b |= (q < p.lower ? 2 : 0) | (q > p.upper ? 4 : 0);
+  const T neg_velocity = -p.velocity;
+  if (p.velocity > T(0) && (qd >= p.velocity || qd <= neg_velocity)) b |= 8;
   return b;
+}
+
+/// Whether a joint's force jumps between two states whose joint_law_branch are `before`
+/// and `after`: it entered a damped limit (its push starts at limit_damping |qd|, not 0;
+/// leaving one is continuous, the push having fallen to max(0, -limit_damping qd) = 0), or
+/// the velocity cut switched as |qd| crossed the velocity limit (the actuator's force
+/// a != 0 drops to 0 or comes back; a cut that switches as a passes 0, |qd| staying
+/// beyond the limit, is continuous). The effort clamp and the limits' own max(0, .) are
+/// kinks and the friction's tanh is smooth: no jump.
+SP_HD bool joint_law_jumps(int before, int after) {
+  const bool entered_limit = (after & ~before & 6) != 0;
+  const bool cut_at_limit = ((before ^ after) & 1) != 0 && ((before ^ after) & 8) != 0;
+  return entered_limit || cut_at_limit;
 }
 
 /// The passive force (damping, friction, spring, position limits) at (q, qd) [N m | N].

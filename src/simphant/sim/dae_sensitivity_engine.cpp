@@ -229,7 +229,7 @@ void DaeSensitivityEngine::start(const int* ids, int count, const double* y, con
 
 void DaeSensitivityEngine::advance_instance(Pass& p, int i, std::int64_t batch_step, int n_steps, Scratch& scratch) {
   const std::size_t c = static_cast<std::size_t>(i);
-  if (p.status[c] != batch::kStatusOk) return;
+  if (p.status[c] != batch::kStatusOk || crossed_[c]) return;  // crossed: NaN until it starts again
   p.fail[c] = 0;
   std::int64_t step = batch_step;
   batch::BatchBuffers<D> b = p.b;

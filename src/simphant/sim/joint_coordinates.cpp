@@ -33,32 +33,31 @@ void dae_joint_coordinates(const Model& model, const double* Y, double* q, doubl
 
 namespace {
 
-/// f(element, u, q, qd) for each actuator with a joint law (ForceElement::has_joint_law),
-/// in model order, at the law's coordinate and rate (formulas/joint_law.hpp); u its input
-/// (inputs null: its default value).
-template <class F>
-void each_joint_law(const Model& model, const double* Y, const double* inputs, F f) {
+/// The coordinate q and rate qd that the joint law of actuator e reads at the DAE state Y
+/// (formulas/joint_law.hpp).
+void joint_law_state(const Model& model, const double* Y, const ForceElement& e, double& q, double& qd) {
   const int N = model.n_bodies();
-  for (const ForceElement& e : model.forces) {
-    if (e.type != ForceType::Actuator || !e.has_joint_law) continue;
-    const Joint& jt = model.joints[e.joint];
-    double q, qd;
-    Vec3d v;
-    joint_coordinate_state(e.kind == ActuatorKind::Torque, jt.frame, state_body_kin(Y, N, jt.body_i),
-                           state_body_kin(Y, N, jt.body_j), e.joint_law.q_ref, q, qd, v);
-    f(e, inputs ? inputs[e.input_index] : e.value, q, qd);
-  }
+  const Joint& jt = model.joints[e.joint];
+  Vec3d v;
+  joint_coordinate_state(e.kind == ActuatorKind::Torque, jt.frame, state_body_kin(Y, N, jt.body_i),
+                         state_body_kin(Y, N, jt.body_j), e.joint_law.q_ref, q, qd, v);
 }
 
 }  // namespace
 
 void dae_joint_actuator_forces(const Model& model, const double* Y, const double* inputs, double* tau) {
   for (int k = 0; k < model.n_joints(); ++k) tau[k] = 0.0;
-  for (const ForceElement& f : model.forces)
-    if (f.type == ForceType::Actuator && !f.has_joint_law) tau[f.joint] = inputs ? inputs[f.input_index] : f.value;
-  each_joint_law(model, Y, inputs, [tau](const ForceElement& f, double u, double q, double qd) {
+  for (const ForceElement& f : model.forces) {
+    if (f.type != ForceType::Actuator) continue;
+    const double u = inputs ? inputs[f.input_index] : f.value;
+    if (!f.has_joint_law) {
+      tau[f.joint] = u;
+      continue;
+    }
+    double q, qd;
+    joint_law_state(model, Y, f, q, qd);
     tau[f.joint] = joint_actuator_force(f.joint_law.p, u, q, qd);
-  });
+  }
 }
 
 int dae_joint_law_count(const Model& model) {
@@ -69,9 +68,13 @@ int dae_joint_law_count(const Model& model) {
 
 void dae_joint_law_branches(const Model& model, const double* Y, const double* inputs, std::uint8_t* out) {
   int k = 0;
-  each_joint_law(model, Y, inputs, [out, &k](const ForceElement& f, double u, double q, double qd) {
-    out[k++] = static_cast<std::uint8_t>(joint_law_branch(f.joint_law.p, u, q, qd));
-  });
+  for (const ForceElement& f : model.forces) {
+    if (f.type != ForceType::Actuator || !f.has_joint_law) continue;
+    double q, qd;
+    joint_law_state(model, Y, f, q, qd);
+    out[k++] = static_cast<std::uint8_t>(
+        joint_law_branch(f.joint_law.p, inputs ? inputs[f.input_index] : f.value, q, qd));
+  }
 }
 
 }  // namespace simphant

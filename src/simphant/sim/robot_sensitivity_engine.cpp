@@ -29,21 +29,11 @@ struct RobotSensitivityEngine::Pass {
   batch::ReducedBatchView<D> view() {
     batch::ReducedBatchView<D> b;
     b.n_instances = static_cast<int>(status.size());
-    b.n = slots.n;
+    slots.point(b);
     b.floating = floating;
     b.use_cga = use_cga;
     b.integrator = integrator;
     b.dt = D(dt);
-    b.n_slots = slots.slots();
-    b.links = slots.links.data();
-    b.cga_links = slots.cga_links.data();
-    b.joints = slots.joints.data();
-    b.base = slots.base.data();
-    b.gravity = slots.gravity.data();
-    b.runaway_kinetic_energy = slots.runaway.data();
-    b.y_init = slots.y_init.data();
-    b.n_contacts = 0;
-    b.contacts = nullptr;
     b.Y = batch::row_major(Y.data(), slots.ny);
     b.U = batch::row_major(static_cast<const D*>(U.data()), slots.n);
     b.status = status.data();
@@ -80,7 +70,8 @@ double RobotSensitivityEngine::instance_bytes(const Model& m, int S) {
                       sizeof(RobotBaseParams<D>) + sizeof(Vec3<D>) + sizeof(D) * (1 + ny);
   const double per_pass = slot + sizeof(D) * (ny + n) + 2 + 16;
   const double params = static_cast<double>(batch::robot_flat_params(m).size());
-  return ((S + kWidth - 1) / kWidth) * per_pass + 8.0 * S * (params + ny + n);
+  const double quaternions = m.robot->model.floating ? 4 : 0;  // the base's branch
+  return ((S + kWidth - 1) / kWidth) * per_pass + 8.0 * S * (params + ny + n + quaternions);
 }
 
 RobotSensitivityEngine::RobotSensitivityEngine(const std::vector<Model>& models, int n_instances,
@@ -213,9 +204,9 @@ void RobotSensitivityEngine::advance(std::int64_t batch_step, int n_steps) {
   // One step at a time, to check the joint laws' branches at every step end.
   each_instance([&](int i, Worker& w) {
     const std::size_t I = static_cast<std::size_t>(i);
-    for (int s = 0; s < n_steps; ++s) {
+    for (int s = 0; s < n_steps && !crossed_[I]; ++s) {  // crossed: NaN until it starts again
       for (const std::unique_ptr<Pass>& p : passes_) batch::reduced_advance_thread(i, p->view(), batch_step + s, 1, w.ws);
-      if (crossed_[I] || passes_.front()->status[I] != batch::kStatusOk) continue;
+      if (passes_.front()->status[I] != batch::kStatusOk) break;
       branches(I, w.branch);
       note_branches(I, w.branch, BranchCheck::Step);
     }

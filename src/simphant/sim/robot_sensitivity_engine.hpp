@@ -8,8 +8,8 @@
 // reduced-cga) from the same start; the `cpu-simd` lanes round differently (about 1e-9).
 // The body states and the energy of a frame are the backend's own reads
 // (reduced_body_states_thread, reduced_energy_thread) in dual numbers; a robot in joint
-// coordinates has no reactions, joint loads or driver loads (NaN, as the backend's
-// reads) and no reductions over time. It checks the joints' laws for discontinuities
+// coordinates has no reactions or joint loads (NaN, as the backend's reads), no driver
+// loads and no reductions over time. It checks the joints' laws for discontinuities
 // crossed (crossed()) at every step end.
 #include <cstdint>
 #include <memory>
@@ -29,7 +29,8 @@ class RobotSensitivityEngine final : public SensitivityEngine {
   ~RobotSensitivityEngine() override;
 
   /// [bytes] per instance of `m` (a joint-space robot) with S parameters: per pass of
-  /// kWidth tangents the model slot, state and inputs in Dual numbers, and the seeds.
+  /// kWidth tangents the model slot, state and inputs in Dual numbers, and the seeds (with
+  /// a floating base's quaternion branch).
   static double instance_bytes(const Model& m, int S);
   /// [bytes] of one worker's scratch (a step workspace in Dual numbers).
   static double worker_bytes();

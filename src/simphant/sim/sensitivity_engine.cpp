@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "simphant/model/robot.hpp"
+#include "simphant/reduced/joint_forces.hpp"
 #include "simphant/sim/dae_sensitivity_engine.hpp"
 #include "simphant/sim/robot_sensitivity_engine.hpp"
 
@@ -12,7 +13,7 @@ void SensitivityEngine::note_branches(std::size_t i, const std::uint8_t* branch,
   std::uint8_t* stored = branch_.data() + i * static_cast<std::size_t>(n_laws_);
   if (when == BranchCheck::Start) crossed_[i] = 0;
   if (when == BranchCheck::Step)
-    for (int k = 0; k < n_laws_; ++k) crossed_[i] = crossed_[i] || stored[k] != branch[k];
+    for (int k = 0; k < n_laws_; ++k) crossed_[i] = crossed_[i] || joint_law_jumps(stored[k], branch[k]);
   std::copy(branch, branch + n_laws_, stored);
 }
 

@@ -107,11 +107,12 @@ class SensitivityEngine {
   virtual void read_reductions(double* out, const std::int8_t* status, std::int64_t batch_step) = 0;
 
   /// (n) 1 where instance i's trajectory has crossed a discontinuity of a robot joint law
-  /// since it started (a change of joint_law_branch, reduced/joint_forces.hpp, between two
-  /// step ends: the velocity cut, a damped position limit; docs/sensitivities.md): the
-  /// force jumps there at a time that moves with the parameters, which the tangents of
-  /// the discrete step do not see, so every read gives NaN for the instance until it
-  /// starts again. A change made by set_inputs is not a crossing.
+  /// since it started (joint_law_jumps between the joint_law_branch of two step ends,
+  /// reduced/joint_forces.hpp: the velocity cut switching at the velocity limit, a damped
+  /// position limit entered; docs/sensitivities.md): the force jumps there at a time that
+  /// moves with the parameters, which the tangents of the discrete step do not see, so
+  /// every read gives NaN for the instance until it starts again, and the engine stops
+  /// stepping it. A change made by set_inputs is not a crossing.
   const std::vector<std::uint8_t>& crossed() const { return crossed_; }
 
  protected:
@@ -120,7 +121,8 @@ class SensitivityEngine {
   enum class BranchCheck { Start, Inputs, Step };
   /// Instance i's joint law branches now, `branch` (n_laws_: joint_law_branch of each
   /// watched law at its state and inputs): stored; at a Start the mark is cleared, after a
-  /// Step a change from the stored ones marks the instance crossed (an Inputs change does not).
+  /// Step a jump from the stored ones (joint_law_jumps) marks the instance crossed (an
+  /// Inputs change does not).
   void note_branches(std::size_t i, const std::uint8_t* branch, BranchCheck when);
   SensitivitySeeds seeds_;
   std::vector<std::uint8_t> crossed_;  ///< (n) crossed()

@@ -21,7 +21,7 @@ namespace {
 /// What the seeds difference of one compiled model: its packed parameters, its
 /// actuators' default inputs and its assembled state (nullopt: it did not assemble).
 struct Compiled {
-  std::size_t state_size = 0;  ///< 13 N
+  std::size_t state_size = 0;  ///< the backend's: 13 N, or robot_state_size
   std::vector<double> params, inputs;
   std::optional<std::vector<double>> y0;
   std::vector<int> quaternions;  ///< state_quaternion_offsets

@@ -1,8 +1,10 @@
 #pragma once
 // The starting tangents of a sensitivity run (docs/sensitivities.md, "Seeds"): for each
 // parameter path and instance, the derivative of the instance's packed parameters
-// (batch::flatten_params) and of its assembled initial state with respect to the path's
-// value, by central differences of the scene compiler and the assembly. The compiler
+// (batch::flatten_params; a joint-space robot's batch::robot_flat_params), of its default
+// inputs and of its initial state (assembled; a joint-space robot's after its reset) with
+// respect to the path's value, by central differences of the scene compiler and the
+// assembly, each quaternion taken on one branch (sim/quaternion_sign.hpp). The compiler
 // maps most scene numbers to parameters linearly (a mass, a frame origin, a driver
 // coefficient), where the difference is exact up to rounding; the assembly is converged
 // to rounding, so its difference has the error of the assembly tolerance over the step.

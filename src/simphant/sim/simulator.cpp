@@ -200,7 +200,12 @@ void Simulator::start_sensitivities(const int* ids, int count) {
 }
 
 std::vector<std::uint8_t> Simulator::sensitivity_crossed() const {
-  return sensitivities_ ? sensitivities_->crossed() : std::vector<std::uint8_t>{};
+  if (!sensitivities_) return {};
+  std::vector<std::int8_t> status(static_cast<std::size_t>(n_instances()));
+  backend_->get_state(nullptr, n_instances(), nullptr, nullptr, status.data(), nullptr, nullptr);
+  std::vector<std::uint8_t> crossed = sensitivities_->crossed();
+  for (std::size_t i = 0; i < crossed.size(); ++i) crossed[i] = crossed[i] && status[i] == 0;  // ok
+  return crossed;
 }
 
 int Simulator::n_sensitivities() const { return sensitivities_ ? sensitivities_->n_sensitivities() : 0; }

@@ -250,9 +250,10 @@ class Simulator {
   /// the batch as created); std::logic_error without a resampler; SceneError from
   /// the seeds (a path that names nothing or a shared setting).
   void enable_sensitivities(const std::vector<std::string>& paths, const std::vector<std::vector<double>>& values);
-  /// (n_instances) 1 where an instance's trajectory has crossed a discontinuity of a robot
-  /// joint law since it started (SensitivityEngine::crossed: the velocity cut, a damped
-  /// position limit): its derivatives read NaN. Empty without sensitivities.
+  /// (n_instances) 1 where an instance whose status is ok has crossed a discontinuity of a
+  /// robot joint law since it started (SensitivityEngine::crossed: the velocity cut at its
+  /// limit, a damped position limit entered): its derivatives read NaN. Empty without
+  /// sensitivities.
   std::vector<std::uint8_t> sensitivity_crossed() const;
   /// Parameters differentiated (0 without sensitivities), and their paths.
   int n_sensitivities() const;
