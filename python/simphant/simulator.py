@@ -324,8 +324,9 @@ class Simulator:
         per-thread step (the cuda-fused path's for the DAE, the joint-space step for a
         robot with solver aba or cga) run on the CPU beside the backend, exact for that
         discrete step up to rounding, from starting tangents that are central differences
-        of the scene compiler and the assembly. NaN for an instance whose status is not ok
-        or that crossed a joint law's discontinuity (sensitivity_crossed). reset()
+        of the scene compiler and the assembly. NaN for an instance whose status is not ok,
+        that crossed a joint law's discontinuity (sensitivity_crossed), or whose dual step
+        failed (a non-finite tangent). reset()
         (without randomize) returns them to their values at the assembled initial state.
 
         out: a float64 C-contiguous array of that shape, written in place and returned.

@@ -140,6 +140,28 @@ def test_a_crossed_joint_law_gives_nan_until_reset(solver):
     np.testing.assert_array_equal(sim.state_sensitivities(), seeds)
 
 
+def test_a_run_records_which_instances_crossed(tmp_path):
+    # Two Pandas on servos, one with the URDF's limits: only that one crosses (its joint 1
+    # reaches the velocity limit); the file says which, and its derivatives are NaN.
+    doc = _scene("panda_servo.json")
+    del doc["sweep"]
+    doc["solver"]["type"] = "aba"
+    doc["solver"]["t_end"] = 0.05
+    out = {}
+    for limits in (True, False):
+        doc["robot"]["urdf_dynamics"] = {"limits": limits}
+        out[limits] = tmp_path / f"limits_{limits}.h5"
+        assert simphant.run(doc, out=out[limits], instances=2, backend="cpu", threads=2,
+                            sensitivities=["robot.payload.mass"]).exit_code == 0
+    for limits, crossed in ((True, True), (False, False)):
+        ds = simphant.open_results(out[limits])
+        assert ds["sensitivity_crossed"].dtype == bool
+        assert (ds["sensitivity_crossed"].values == crossed).all()
+        with h5py.File(out[limits], "r") as f:
+            last = f["state_sensitivities"][-1]
+            assert np.isnan(last).all() if crossed else np.isfinite(last).all()
+
+
 def test_run_writes_what_the_simulator_reads(tmp_path):
     doc = _scene("four_bar.json")
     doc["solver"]["t_end"] = 0.1

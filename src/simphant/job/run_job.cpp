@@ -525,6 +525,11 @@ void JobRun::record_end() {
     recorder_->write_instance_dataset("sensitivity_values", {static_cast<hsize_t>(n_), static_cast<hsize_t>(S)},
                                       sim.sensitivity_values().data(), {"instance", "parameter"}, units,
                                       {{"parameter", sim.sensitivity_paths()}});
+    // 1 where an ok instance crossed a joint law's discontinuity: why its derivatives are NaN.
+    const std::vector<std::uint8_t> crossed = sim.sensitivity_crossed();
+    const std::vector<std::int64_t> flags(crossed.begin(), crossed.end());
+    recorder_->write_instance_dataset("sensitivity_crossed", {static_cast<hsize_t>(n_)}, flags.data(), {"instance"},
+                                      {"1"});
   }
   // The step figures at the state the run ends on. A run stopped on request (resumable)
   // gets the root attributes only: the per-instance datasets and the error estimate are
@@ -553,7 +558,7 @@ void JobRun::record_end() {
          std::to_string(crossed.size()) +
          " instances crossed a discontinuity of a joint law (a velocity cut or a damped position limit), "
          "where the force jumps at a time that moves with the parameters: their derivatives are NaN from "
-         "that step on (docs/sensitivities.md, \"Non-smooth laws\")");
+         "that step on (/sensitivity_crossed; docs/sensitivities.md, \"Non-smooth laws\")");
   report_.redundant_rows_removed = removed_row_names(sim.model());
   report_.refinement_unconverged_solves = refinement.unconverged_solves;
   report_.refinement_unconverged_instances = refinement.unconverged_instances;
