@@ -135,10 +135,10 @@ SlopeResult block_on_slope(double theta, double mu, double v_eps, double T, doub
   const Vec3d r0 = run.r(0);
   SlopeResult out{};
   const long steps = std::lround(T / run.model.solver.dt), settle = std::lround(t_settle / run.model.solver.dt);
-  for (long s = 1; s <= steps; ++s) {
+  for (long step = 1; step <= steps; ++step) {
     run.step();
-    if (2 * s == steps) out.v_half = dot(run.v(0), down);
-    if (s == settle) out.x_settled = dot(run.r(0) - r0, down);
+    if (2 * step == steps) out.v_half = dot(run.v(0), down);
+    if (step == settle) out.x_settled = dot(run.r(0) - r0, down);
   }
   out.x_T = dot(run.r(0) - r0, down);
   out.v_T = dot(run.v(0), down);

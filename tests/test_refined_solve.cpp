@@ -454,9 +454,13 @@ TEST(RefinementControl, ErrorEstimateBoundsTheActualError) {
     EXPECT_LE(actual, 2.0 * std::max(d.refine_estimate, refinement_tolerance<double>()) + floor) << "K " << K;
     // From two corrections on, above the floor: no overestimate (after one the estimate
     // is the correction e_1 itself, measured 25 times the actual error).
-    if (K >= 2 && K <= 6) EXPECT_GT(actual, 0.5 * d.refine_estimate) << "K " << K;
+    if (K >= 2 && K <= 6) {
+      EXPECT_GT(actual, 0.5 * d.refine_estimate) << "K " << K;
+    }
     if (K == 2) estimate_two = d.refine_estimate;
-    if (K >= 3 && K <= 6) EXPECT_EQ(d.refine_estimate, estimate_two) << "K " << K;  // stopped early
+    if (K >= 3 && K <= 6) {
+      EXPECT_EQ(d.refine_estimate, estimate_two) << "K " << K;  // stopped early
+    }
     if (K == 10) {
       EXPECT_LE(d.refine_estimate, refinement_tolerance<double>());
     }
