@@ -205,6 +205,13 @@ def _build(f: Any) -> "xr.Dataset":
             if name in g:
                 v[f"joint_{name}"] = _lazy(g[name], ("time", "instance", "joint_coordinate"),
                                            {"units": _units(g[name], units), "long_name": what})
+    if "joint_state_sensitivities" in f:
+        g = f["joint_state_sensitivities"]
+        for name in ("q", "qd", "tau"):
+            if name in g:
+                v[f"joint_{name}_sensitivities"] = _lazy(
+                    g[name], ("time", "instance", "joint_coordinate", "parameter"),
+                    {"units": _units(g[name], ""), "long_name": _text(g[name].attrs.get("long_name", ""))})
     if "sensitivity_crossed" in f:
         v["sensitivity_crossed"] = xr.Variable(("instance",), np.asarray(f["sensitivity_crossed"][:]) != 0, {
             "long_name": "the instance crossed a robot joint law's discontinuity: its derivatives are NaN"})
@@ -254,8 +261,10 @@ def open_results(path: Union[str, "os.PathLike[str]"]) -> "xr.Dataset":
     and for robot runs joint_q, joint_qd, joint_tau (time, instance, joint_coordinate);
     with sensitivities (docs/sensitivities.md) sensitivity_values (instance, parameter:
     the paths): the values the derivatives are taken at, in each parameter's scene unit,
-    and sensitivity_crossed (instance, bool): the instance crossed a robot joint law's
-    discontinuity, so its derivatives are NaN;
+    sensitivity_crossed (instance, bool): the instance crossed a robot joint law's
+    discontinuity, so its derivatives are NaN, and for robot runs joint_q_sensitivities,
+    joint_qd_sensitivities, joint_tau_sensitivities (time, instance, joint_coordinate,
+    parameter);
     with solver.error_estimate error_estimate_position [m] and error_estimate_orientation
     [rad] (instance; attributes method, order, factor); for adaptive integrators
     step_statistics_accepted, step_statistics_rejected, step_statistics_min_step [s] and

@@ -98,7 +98,8 @@ def run(scene: Optional[SceneSource], out: Union[str, "os.PathLike[str]", None] 
             computes and writes as /state_sensitivities (T, I, B, 13, S),
             /reaction_sensitivities (T, I, J, 6, S), /joint_load_sensitivities,
             /bearing_load_sensitivities, /driver_load_sensitivities and
-            /energy_sensitivities (each its frame's shape with S last), with reductions their derivatives
+            /energy_sensitivities and for robot scenes /joint_state_sensitivities/{q,qd,tau}
+            (each its frame's shape with S last), with reductions their derivatives
             /reduction_sensitivities/<quantity>/{max,min,mean,rms} (I, ..., S), as
             ``--sensitivities`` (replaces the scene's "sensitivities" section;
             docs/sensitivities.md). A run with sensitivities writes no checkpoints.

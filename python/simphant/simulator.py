@@ -353,6 +353,33 @@ class Simulator:
         self._sim.read_reaction_sensitivities(o)
         return o
 
+    def energy_sensitivities(self) -> Tuple[np.ndarray, np.ndarray]:
+        """(d_energy, d_kinetic), each (n, S) float64: d(energy()) and d(its kinetic part)
+        / d(value of sensitivity_paths[s]) at the current state [J per unit of each
+        parameter's scene unit], from the engine's dual frame (docs/sensitivities.md). NaN
+        as state_sensitivities. Raises RuntimeError (a logic error) without sensitivities."""
+        S = len(self._sim.sensitivity_paths)
+        total, kinetic = np.empty((self._n, S)), np.empty((self._n, S))
+        self._sim.read_energy_sensitivities(total, kinetic)
+        return total, kinetic
+
+    def joint_state_sensitivities(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(dq, dqd, dtau), each (n, n_coordinates, S) float64: d(joint_state()) / d(value of
+        sensitivity_paths[s]) at the current state: joint positions [rad | m], rates
+        [rad/s | m/s] and applied joint torques / forces [N m | N] per unit of each
+        parameter's scene unit, for a robot scene on either path (the DAE's from its dual
+        body states, frames and laws; aba / cga from the joint-space dual state;
+        docs/sensitivities.md). NaN as state_sensitivities. Raises RuntimeError for a scene
+        that reports no joint coordinates, or (a logic error) without sensitivities."""
+        c = self._sim.n_joint_coordinates
+        if c == 0:
+            raise RuntimeError("joint_state_sensitivities: this scene reports no joint coordinates "
+                               "(robot scenes only, docs/robots.md)")
+        S = len(self._sim.sensitivity_paths)
+        dq, dqd, dtau = (np.empty((self._n, c, S)) for _ in range(3))
+        self._sim.read_joint_state_sensitivities(dq, dqd, dtau)
+        return dq, dqd, dtau
+
     def reactions(self, out: Optional[np.ndarray] = None) -> np.ndarray:
         """(n, J, 6) float64: force [N] and torque [N m] each joint applies to its body_j
         at the anchor, world frame, at the current state."""

@@ -17,6 +17,7 @@
 #include "py_simulator.hpp"
 #include "simphant/job/memory_estimate.hpp"
 #include "simphant/job/scene_simulator.hpp"
+#include "simphant/sim/frame_sensitivities.hpp"
 
 namespace nb = nanobind;
 
@@ -101,6 +102,37 @@ void bind_simulator(nb::module_& m) {
             s.sim->read_reaction_sensitivities(p);
           },
           nb::arg("out"))
+      .def(
+          "read_joint_state_sensitivities",
+          [](PySimulator& s, HostArray<double> q, HostArray<double> qd, HostArray<double> tau) {
+            const int S = s.sim->n_sensitivities();
+            if (S == 0) throw std::logic_error("joint_state_sensitivities: this Simulator has no sensitivities (pass "
+                                               "sensitivities=[...] or give the scene a \"sensitivities\" section)");
+            const std::size_t n = count(s, static_cast<std::size_t>(s.sim->n_joint_coordinates()) * S);
+            FrameSensitivities f;
+            f.joint_q = checked("q", q, n);
+            f.joint_qd = checked("qd", qd, n);
+            f.joint_tau = checked("tau", tau, n);
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(s.mutex);
+            s.sim->read_frame_sensitivities(f);
+          },
+          nb::arg("q"), nb::arg("qd"), nb::arg("tau"))
+      .def(
+          "read_energy_sensitivities",
+          [](PySimulator& s, HostArray<double> total, HostArray<double> kinetic) {
+            const int S = s.sim->n_sensitivities();
+            if (S == 0) throw std::logic_error("energy_sensitivities: this Simulator has no sensitivities (pass "
+                                               "sensitivities=[...] or give the scene a \"sensitivities\" section)");
+            const std::size_t n = count(s, static_cast<std::size_t>(S));
+            FrameSensitivities f;
+            f.energy = checked("total", total, n);
+            f.kinetic = checked("kinetic", kinetic, n);
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(s.mutex);
+            s.sim->read_frame_sensitivities(f);
+          },
+          nb::arg("total"), nb::arg("kinetic"))
       .def_prop_ro("n_instances", [](const PySimulator& s) { return s.sim->n_instances(); })
       .def_prop_ro("n_bodies", [](const PySimulator& s) { return s.sim->model().n_bodies(); })
       .def_prop_ro("n_joints", [](const PySimulator& s) { return s.sim->model().n_joints(); })

@@ -1,7 +1,7 @@
 """Forward sensitivities through the Python API and the output file (docs/sensitivities.md).
 
-Simulator(..., sensitivities=[...]).state_sensitivities() and reaction_sensitivities()
-are checked against central differences of the same backend's runs (set_parameters to
+Simulator(..., sensitivities=[...]).state_sensitivities(), reaction_sensitivities() and
+joint_state_sensitivities() are checked against central differences of the same backend's runs (set_parameters to
 v +- h on every instance, which re-assembles or resets it, as the seeds do) on a Franka
 Panda on the DAE path and in joint coordinates (aba, cga: a payload mass, an initial joint
 rate, gravity; servo targets and gains), and on Solo-12's floating base (aba). A joint law
@@ -43,46 +43,63 @@ def _step(v):
 
 
 def _central_difference(doc, n, path, value, steps, h):
-    """(d states, d reactions) by central differences of two runs. q and -q are one
+    """{output: (central difference, the nominal run's values)} of two runs' states,
+    reactions, joint state (q, qd, tau) and energy (total, kinetic). q and -q are one
     rotation: each body's quaternion of both runs is taken on the branch of the nominal
     run's (the branch the tangents follow)."""
-    ys, rs = [], []
+    runs = []
     for v in (value, value + h, value - h):
         sim = simphant.Simulator(doc, instances=n, backend="cpu", threads=2)
         sim.set_parameters(np.arange(n), {path: np.full(n, v)})
         sim.step(steps)
-        ys.append(sim.states())
-        rs.append(sim.reactions())
-    for y in ys[1:]:
-        flip = np.sum(y[..., 3:7] * ys[0][..., 3:7], axis=-1) < 0
+        kinetic = np.empty(n)
+        energy = sim.energy(kinetic=kinetic)
+        q, qd, tau = sim.joint_state()
+        runs.append({"state": sim.states(), "reactions": sim.reactions(), "joint q": q, "joint qd": qd,
+                     "joint tau": tau, "energy": energy, "kinetic energy": kinetic})
+    for r in runs[1:]:
+        y = r["state"]
+        flip = np.sum(y[..., 3:7] * runs[0]["state"][..., 3:7], axis=-1) < 0
         y[..., 3:7][flip] *= -1
-    return (ys[1] - ys[2]) / (2 * h), (rs[1] - rs[2]) / (2 * h)
+    return {k: ((runs[1][k] - runs[2][k]) / (2 * h), runs[0][k]) for k in runs[0]}
 
 
 def _check_against_differences(doc, paths, values, steps, label, rel_steps=None):
-    """Every parameter's state tangents (and the reactions' on the DAE path) within 1e-6 of
-    the largest central difference; a joint-space robot's reactions NaN, as its reactions.
-    The step of parameter s is rel_steps[s] |v| (default _step)."""
+    """Every parameter's state, joint-state and energy tangents (and the reactions' on the
+    DAE path) within 1e-6 of the largest central difference, plus 10 times that
+    difference's own rounding eps max |y| / h (each run's values carry the rounding of its
+    steps: measured up to 3.2 times it where the derivative is far smaller than the values,
+    as the energy's under a change of the initial rate about 0, which conserves it up to
+    the integrator's error, or under a servo gain that does no work in the air); a
+    joint-space robot's reactions NaN, as its reactions. A joint torque that does not move
+    (an actuator without a law: tau = its input) has tangents exactly 0. The step of
+    parameter s is rel_steps[s] |v| (default _step)."""
     sim = simphant.Simulator(doc, instances=2, backend="cpu", threads=2, sensitivities=paths)
     assert sim.sensitivity_paths == paths
     sim.step(steps)
     assert not sim.sensitivity_crossed().any()
-    states, reactions = sim.state_sensitivities(), sim.reaction_sensitivities()
+    q, qd, tau = sim.joint_state_sensitivities()
+    energy, kinetic = sim.energy_sensitivities()
+    tangents = {"state": sim.state_sensitivities(), "reactions": sim.reaction_sensitivities(), "joint q": q,
+                "joint qd": qd, "joint tau": tau, "energy": energy, "kinetic energy": kinetic}
+    eps = np.finfo(float).eps
     for s, (path, value) in enumerate(zip(paths, values)):
         h = rel_steps[s] * abs(value) if rel_steps else _step(value)
-        d_states, d_reactions = _central_difference(doc, 2, path, value, steps, h)
-        pairs = [("state", states[..., s], d_states)]
-        if doc["solver"]["type"] == "dae":
-            pairs.append(("reactions", reactions[..., s], d_reactions))
-        else:
-            assert np.isnan(reactions[..., s]).all() and np.isnan(d_reactions).all()
-        for name, tangent, diff in pairs:
+        for name, (diff, nominal) in _central_difference(doc, 2, path, value, steps, h).items():
+            tangent = tangents[name][..., s]
+            if name == "reactions" and doc["solver"]["type"] != "dae":
+                assert np.isnan(tangent).all() and np.isnan(diff).all()
+                continue
             scale = np.abs(diff).max()
             err = np.abs(tangent - diff).max()
+            if name == "joint tau" and scale == 0:
+                assert not tangent.any(), (label, path)
+                continue
+            rounding = eps * np.abs(nominal).max() / h
             print(f"{label}, {path}, {name}: max |d| {scale:.3e}, max |tangent - difference| {err:.2e} "
-                  f"({err / scale:.1e})")
+                  f"({err / scale:.1e}; {err / rounding:.1f} eps max |y| / h)")
             assert scale > 0
-            assert err < 1e-6 * scale
+            assert err < 1e-6 * scale + 10 * rounding
 
 
 @pytest.mark.parametrize("solver", ["dae", "aba", "cga"])
@@ -116,9 +133,11 @@ def test_a_floating_base_matches_central_differences():
     doc["solver"]["type"] = "aba"
     # The servo gain moves the states by 2e-5 per unit: its step is 1e-3 |v|, where the
     # rounding of the difference (eps |y| / h) stays below 1e-7 of it (measured: 1e-5 |v|
-    # leaves 1.3e-5 of rounding, 1e-4 |v| 1.4e-6, 1e-3 |v| 8e-8).
+    # leaves 1.3e-5 of rounding, 1e-4 |v| 1.4e-6, 1e-3 |v| 8e-8). The base's spin moves the
+    # joint angles by 1.2e-4 per unit: its step is 1e-4 |v| (measured: 1e-5 |v| leaves
+    # 2.0e-6 of the angles' derivative in rounding, 1e-4 |v| 1.7e-7).
     _check_against_differences(doc, ["robot.base.angular_velocity[0]", "robot.servos.FL_KFE.kp", "robot.q0[1]"],
-                               [0.3, 6.0, 0.8], 200, "solo-12 aba", rel_steps=[1e-5, 1e-3, 1e-5])
+                               [0.3, 6.0, 0.8], 200, "solo-12 aba", rel_steps=[1e-4, 1e-3, 1e-5])
 
 
 @pytest.mark.parametrize("solver", ["dae", "aba"])
@@ -160,6 +179,19 @@ def test_a_run_records_which_instances_crossed(tmp_path):
         with h5py.File(out[limits], "r") as f:
             last = f["state_sensitivities"][-1]
             assert np.isnan(last).all() if crossed else np.isfinite(last).all()
+    # The joint state's derivatives in the file are the Simulator's, labelled in the reader.
+    steps = int(round(0.05 / doc["solver"]["dt"]))
+    sim = simphant.Simulator(doc, instances=2, backend="cpu", threads=2, sensitivities=["robot.payload.mass"])
+    sim.step(steps)
+    ds = simphant.open_results(out[False])
+    with h5py.File(out[False], "r") as f:
+        for name, tangent in zip(("q", "qd", "tau"), sim.joint_state_sensitivities()):
+            d = f[f"joint_state_sensitivities/{name}"]
+            assert d.shape[1:] == f[f"joint_state/{name}"].shape[1:] + (1,)
+            np.testing.assert_array_equal(d[-1], tangent)
+            v = ds[f"joint_{name}_sensitivities"]
+            assert v.dims == ("time", "instance", "joint_coordinate", "parameter")
+            np.testing.assert_array_equal(v.sel(parameter="robot.payload.mass").values[-1], tangent[..., 0])
 
 
 def test_run_writes_what_the_simulator_reads(tmp_path):

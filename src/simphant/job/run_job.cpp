@@ -76,6 +76,7 @@ struct Frame {
   std::vector<double> bearing_load_sensitivities;    ///< (n, n_joints, 4, S)
   std::vector<double> driver_load_sensitivities;     ///< (n, n_drivers, S)
   std::vector<double> energy_sensitivities;          ///< (n, S)
+  std::vector<double> joint_q_sensitivities, joint_qd_sensitivities, joint_tau_sensitivities;  ///< (n, n_coords, S) each
   Frame(int n, int n_bodies, int n_joints, int n_coords, int n_drivers, int n_pairs, int n_sens)
       : states(static_cast<std::size_t>(n) * n_bodies * 13),
         reactions(static_cast<std::size_t>(n) * n_joints * 6),
@@ -94,7 +95,10 @@ struct Frame {
         joint_load_sensitivities(static_cast<std::size_t>(n) * n_joints * 6 * n_sens),
         bearing_load_sensitivities(static_cast<std::size_t>(n) * n_joints * 4 * n_sens),
         driver_load_sensitivities(static_cast<std::size_t>(n) * n_drivers * n_sens),
-        energy_sensitivities(static_cast<std::size_t>(n) * n_sens) {}
+        energy_sensitivities(static_cast<std::size_t>(n) * n_sens),
+        joint_q_sensitivities(static_cast<std::size_t>(n) * n_coords * n_sens),
+        joint_qd_sensitivities(joint_q_sensitivities.size()),
+        joint_tau_sensitivities(joint_q_sensitivities.size()) {}
 };
 
 /// One run of run_job, stage by stage: prepare (the constructor: options, scene, checks,
@@ -330,7 +334,13 @@ void JobRun::open_output() {
     fs.bearing_loads = f.bearing_load_sensitivities.data();
   if (wanted("driver_load_sensitivities", model.n_drivers() > 0)) fs.driver_loads = f.driver_load_sensitivities.data();
   if (wanted("energy_sensitivities", true)) fs.energy = f.energy_sensitivities.data();
-  any_frame_sensitivities_ = fs.reactions || fs.joint_loads || fs.bearing_loads || fs.driver_loads || fs.energy;
+  if (wanted("joint_state_sensitivities", sim_->n_joint_coordinates() > 0)) {
+    fs.joint_q = f.joint_q_sensitivities.data();
+    fs.joint_qd = f.joint_qd_sensitivities.data();
+    fs.joint_tau = f.joint_tau_sensitivities.data();
+  }
+  any_frame_sensitivities_ =
+      fs.reactions || fs.joint_loads || fs.bearing_loads || fs.driver_loads || fs.energy || fs.joint_q;
   total_ = step_count(solver_);
   every_ = std::max(1, solver_.record_every);
   done_ = restored_ ? restored_->at.steps_done : 0;
@@ -383,7 +393,10 @@ void JobRun::write_frame() {
                      {"joint_load_sensitivities", f.joint_load_sensitivities.data()},
                      {"bearing_load_sensitivities", f.bearing_load_sensitivities.data()},
                      {"driver_load_sensitivities", f.driver_load_sensitivities.data()},
-                     {"energy_sensitivities", f.energy_sensitivities.data()}});
+                     {"energy_sensitivities", f.energy_sensitivities.data()},
+                     {"joint_state_sensitivities/q", f.joint_q_sensitivities.data()},
+                     {"joint_state_sensitivities/qd", f.joint_qd_sensitivities.data()},
+                     {"joint_state_sensitivities/tau", f.joint_tau_sensitivities.data()}});
   stats_->add_frame(frame_time_, status_.data(), f.violation.data(), f.energy.data(), f.kinetic.data());
 }
 

@@ -167,6 +167,18 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
          "d(energy)/d(parameter): the derivative of the kinetic, gravity and spring potential energy with respect "
          "to each sensitivities.parameters value",
          {{"parameter", sim.sensitivity_paths()}}});
+    if (const auto C = static_cast<hsize_t>(sim.n_joint_coordinates()); C > 0) {
+      const std::vector<std::string> dims = {"instance", "joint_coordinate", "parameter"};
+      for (const auto& [name, what] : {std::pair<const char*, const char*>{"q", "joint position"},
+                                       {"qd", "joint rate"},
+                                       {"tau", "applied joint torque / force"}})
+        info.frame_datasets.push_back(
+            {"joint_state_sensitivities", std::string("joint_state_sensitivities/") + name, {I, C, P}, dims,
+             {std::string(what) + " unit / parameter unit"},
+             std::string("d(joint_state/") + name + ")/d(parameter): the derivative of each " + what +
+                 " (the layout of /joint_state/" + name + ") with respect to each sensitivities.parameters value",
+             {{"parameter", sim.sensitivity_paths()}}});
+    }
   }
   // The contact pairs, computed on the host from each frame's states (sim/contact_frames.hpp).
   if (const int P = sim.model().contact_pair_count(); P > 0) {

@@ -32,6 +32,7 @@ inline const std::vector<std::string>& frame_dataset_names() {
       "bearing_load_sensitivities",  // (T, I, J, 4, S), scenes with sensitivities
       "driver_load_sensitivities",   // (T, I, D, S), scenes with sensitivities and drivers
       "energy_sensitivities",        // (T, I, S), scenes with sensitivities
+      "joint_state_sensitivities",   // /joint_state_sensitivities/{q, qd, tau} (T, I, n, S), robot scenes with sensitivities
   };
   return names;
 }

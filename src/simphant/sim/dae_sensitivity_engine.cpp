@@ -327,6 +327,9 @@ void DaeSensitivityEngine::read_frame(const FrameSensitivities& out, const std::
   const int S = n_sensitivities(), J = packed_.n_joints, Dr = packed_.n_drivers;
   const std::size_t n = static_cast<std::size_t>(n_);
   const batch::FrameLayout fl(n_, N_, J, Dr);
+  const Model& m0 = models_->front();
+  const bool joints = m0.robot && (out.joint_q || out.joint_qd || out.joint_tau);
+  std::vector<D> q(static_cast<std::size_t>(joints ? J : 0)), qd(q.size()), tau(q.size());
   PoolExec x{pool_.get()};
   const double nan = std::numeric_limits<double>::quiet_NaN();
   each_pass_at(batch_step, [&](int c, Pass& p, const batch::BatchBuffers<D>& b, const SchurPatternView& P) {
@@ -370,6 +373,44 @@ void DaeSensitivityEngine::read_frame(const FrameSensitivities& out, const std::
         for (int k = 0; k < Dr; ++k)
           put(out.driver_loads + (i * Dr + static_cast<std::size_t>(k)) * S, frame_at(fl.driver_loads, k), valid);
       if (out.energy) put(out.energy + i * S, frame_at(fl.energy, 0), valid);
+      if (out.kinetic) put(out.kinetic + i * S, frame_at(fl.kinetic, 0), valid);
+      if (joints) {
+        // A robot's joint state (CpuBackend::read_joint_state: joint k is link k's joint, one
+        // actuator per joint) from the dual state, frames and laws of this instance.
+        const auto kin = [&](int body) {
+          return batch::soa_body_kin(static_cast<const D*>(p.Y.data()), n_, static_cast<int>(i), N_, body);
+        };
+        for (int k = 0; k < J; ++k) {
+          const batch::ForceTopo* law = nullptr;
+          for (int f = 0; f < p.mv.n_forces; ++f)
+            if (p.mv.force[f].type == static_cast<int>(ForceType::Actuator) && p.mv.force[f].joint == k &&
+                p.mv.force[f].joint_law >= 0)
+              law = &p.mv.force[f];
+          const D q_ref = law ? joint_law_from<D>(batch::LawParams<D>{&p.mv, law->joint_law, static_cast<int>(i)}).q_ref : D(0.0);
+          dae_joint_coordinate(m0.joints[k].type == JointType::Revolute, p.mv.frame(k, static_cast<int>(i)),
+                               kin(p.mv.body_of(k, 0)), kin(p.mv.body_of(k, 1)), law != nullptr, q_ref, q[k], qd[k]);
+          tau[k] = D(0.0);
+        }
+        for (int f = 0; f < p.mv.n_forces; ++f) {
+          const batch::ForceTopo& ft = p.mv.force[f];
+          if (ft.type != static_cast<int>(ForceType::Actuator)) continue;
+          const D u = p.inputs[static_cast<std::size_t>(ft.input_index) * n + i];
+          if (ft.joint_law < 0) {
+            tau[ft.joint] = u;
+            continue;
+          }
+          tau[ft.joint] = dae_joint_law_force(joint_law_from<D>(batch::LawParams<D>{&p.mv, ft.joint_law, static_cast<int>(i)}),
+                                              ft.kind == static_cast<int>(ActuatorKind::Torque),
+                                              p.mv.frame(ft.joint, static_cast<int>(i)), kin(p.mv.body_of(ft.joint, 0)),
+                                              kin(p.mv.body_of(ft.joint, 1)), u);
+        }
+        for (int k = 0; k < J; ++k) {
+          const std::size_t o = (i * J + static_cast<std::size_t>(k)) * S;
+          if (out.joint_q) put(out.joint_q + o, q[k], valid);
+          if (out.joint_qd) put(out.joint_qd + o, qd[k], valid);
+          if (out.joint_tau) put(out.joint_tau + o, tau[k], valid);
+        }
+      }
     }
   });
 }

@@ -12,6 +12,12 @@ struct FrameSensitivities {
   double* bearing_loads = nullptr;  ///< (n, J, 4, S): d(/bearing_loads)
   double* driver_loads = nullptr;   ///< (n, D, S): d(/driver_loads)
   double* energy = nullptr;         ///< (n, S): d(/energy)
+  double* kinetic = nullptr;        ///< (n, S): d(kinetic energy) (Backend::read_energy's kinetic)
+  /// (n, C, S) each, robot scenes (C = Backend::n_joint_coordinates):
+  /// d(/joint_state/q), d(/joint_state/qd), d(/joint_state/tau).
+  double* joint_q = nullptr;
+  double* joint_qd = nullptr;
+  double* joint_tau = nullptr;
 };
 
 }  // namespace simphant

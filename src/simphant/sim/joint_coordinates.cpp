@@ -1,5 +1,7 @@
 #include "simphant/sim/joint_coordinates.hpp"
 
+#include <vector>
+
 #include "simphant/formulas/force_math.hpp"
 #include "simphant/formulas/joint_law.hpp"
 #include "simphant/joints/joint_coordinate.hpp"
@@ -9,26 +11,16 @@ namespace simphant {
 
 void dae_joint_coordinates(const Model& model, const double* Y, double* q, double* qd) {
   const int N = model.n_bodies();
+  // A revolute joint with a joint law is read as the law reads it, within pi of its q_ref.
+  std::vector<const JointLaw<double>*> law(static_cast<std::size_t>(model.n_joints()), nullptr);
+  for (const ForceElement& f : model.forces)
+    if (f.type == ForceType::Actuator && f.has_joint_law) law[static_cast<std::size_t>(f.joint)] = &f.joint_law;
   for (int k = 0; k < model.n_joints(); ++k) {
     const Joint& jt = model.joints[k];
-    const BodyKin<double> Bi = state_body_kin(Y, N, jt.body_i), Bj = state_body_kin(Y, N, jt.body_j);
-    const JointFrame<double>& f = jt.frame;
-    const Vec3d v = mul(Bi.A, f.v_i);
-    if (jt.type == JointType::Revolute) {
-      q[k] = coordinate_angle_value(f, Bi, Bj);
-      qd[k] = dot(Bj.omega_W - Bi.omega_W, v);
-    } else {
-      Vec3d Pi, Vi, Pj, Vj;
-      body_point_state(Bi, f.u_i, Pi, Vi);
-      body_point_state(Bj, f.u_j, Pj, Vj);
-      q[k] = coordinate_slide_value(f, Bi, Bj);
-      qd[k] = dot(Vj - Vi, v);
-    }
+    const JointLaw<double>* L = law[static_cast<std::size_t>(k)];
+    dae_joint_coordinate(jt.type == JointType::Revolute, jt.frame, state_body_kin(Y, N, jt.body_i),
+                         state_body_kin(Y, N, jt.body_j), L != nullptr, L ? L->q_ref : 0.0, q[k], qd[k]);
   }
-  // A revolute joint with a joint law is read as the law reads it, within pi of its q_ref.
-  for (const ForceElement& f : model.forces)
-    if (f.type == ForceType::Actuator && f.has_joint_law && model.joints[f.joint].type == JointType::Revolute)
-      q[f.joint] = f.joint_law.q_ref + wrap_angle(q[f.joint] - f.joint_law.q_ref);
 }
 
 namespace {
@@ -54,9 +46,10 @@ void dae_joint_actuator_forces(const Model& model, const double* Y, const double
       tau[f.joint] = u;
       continue;
     }
-    double q, qd;
-    joint_law_state(model, Y, f, q, qd);
-    tau[f.joint] = joint_actuator_force(f.joint_law.p, u, q, qd);
+    const Joint& jt = model.joints[f.joint];
+    tau[f.joint] = dae_joint_law_force(f.joint_law, f.kind == ActuatorKind::Torque, jt.frame,
+                                       state_body_kin(Y, model.n_bodies(), jt.body_i),
+                                       state_body_kin(Y, model.n_bodies(), jt.body_j), u);
   }
 }
 

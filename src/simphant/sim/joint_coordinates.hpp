@@ -4,9 +4,46 @@
 // or ground, body_j = k, frame triads u, v, a, b on each side that coincide at q = 0).
 #include <cstdint>
 
+#include "simphant/formulas/force_math.hpp"
+#include "simphant/formulas/joint_law.hpp"
+#include "simphant/joints/joint_coordinate.hpp"
 #include "simphant/model/model.hpp"
 
 namespace simphant {
+
+/// One joint's coordinate q and rate qd (dae_joint_coordinates below) at the states Bi,
+/// Bj of its bodies, for any number type T (the sensitivity engine's dual numbers).
+/// revolute: the angle and (omega_j - omega_i) . v_i; else the slide along v_i and
+/// (dP_j/dt - dP_i/dt) . v_i. law: wrap a revolute q into (q_ref - pi, q_ref + pi].
+template <class T>
+void dae_joint_coordinate(bool revolute, const JointFrame<T>& f, const BodyKin<T>& Bi, const BodyKin<T>& Bj,
+                          bool law, T q_ref, T& q, T& qd) {
+  const Vec3<T> v = mul(Bi.A, f.v_i);
+  if (revolute) {
+    q = coordinate_angle_value(f, Bi, Bj);
+    qd = dot(Bj.omega_W - Bi.omega_W, v);
+    if (law) q = q_ref + wrap_angle(q - q_ref);
+    return;
+  }
+  Vec3<T> Pi, Vi, Pj, Vj;
+  body_point_state(Bi, f.u_i, Pi, Vi);
+  body_point_state(Bj, f.u_j, Pj, Vj);
+  q = coordinate_slide_value(f, Bi, Bj);
+  qd = dot(Vj - Vi, v);
+}
+
+/// The force [N m | N] of an actuator with joint law L and input u on the joint with frame
+/// f between the body states Bi, Bj (angle: a torque actuator): joint_actuator_force
+/// (reduced/joint_forces.hpp: servo law, effort clamp, velocity cut) at the coordinate and
+/// rate the law reads (joint_coordinate_state), for any number type T.
+template <class T>
+T dae_joint_law_force(const JointLaw<T>& L, bool angle, const JointFrame<T>& f, const BodyKin<T>& Bi,
+                      const BodyKin<T>& Bj, T u) {
+  T q, qd;
+  Vec3<T> v;
+  joint_coordinate_state(angle, f, Bi, Bj, L.q_ref, q, qd, v);
+  return joint_actuator_force(L.p, u, q, qd);
+}
 
 /// From the DAE state Y (13N, formulas/state.hpp) of a robot model (model.robot set):
 /// q[k], qd[k] for each joint k (n = model.n_joints() entries each).

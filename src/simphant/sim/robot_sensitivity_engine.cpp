@@ -250,16 +250,36 @@ void RobotSensitivityEngine::read_frame(const FrameSensitivities& out, const std
   fill(out.joint_loads, J * kJointLoadComponents);
   fill(out.bearing_loads, J * kBearingLoadComponents);
   fill(out.driver_loads, static_cast<std::size_t>(n_drivers_));
-  if (!out.energy) return;
-  std::vector<D> energy(passes_.size() * n);  // (passes, n)
+  const bool joints = out.joint_q || out.joint_qd || out.joint_tau;
+  if (!out.energy && !out.kinetic && !joints) return;
+  std::vector<D> energy(passes_.size() * n), kinetic(energy.size());  // (passes, n)
+  const std::size_t C = static_cast<std::size_t>(n_joints_);
   each_instance([&](int i, Worker& w) {
     const std::size_t I = static_cast<std::size_t>(i);
     const bool valid = tangents_valid(I, status);
     for (std::size_t c = 0; c < passes_.size(); ++c) {
-      batch::reduced_energy_thread(i, passes_[c]->view(), energy.data() + c * n, static_cast<D*>(nullptr), w.ws);
-      const D& E = energy[c * n + I];
       const int first = static_cast<int>(c) * kWidth, width = std::min(kWidth, S - first);
-      for (int t = 0; t < width; ++t) out.energy[I * S + first + t] = valid && !std::isnan(E.v) ? E.d[t] : nan;
+      // Tangents of v into o[first + t]; NaN where the instance's are not valid.
+      const auto put = [&](double* o, const D& v) {
+        for (int t = 0; t < width; ++t) o[first + t] = valid && !std::isnan(v.v) ? v.d[t] : nan;
+      };
+      if (out.energy || out.kinetic) {
+        batch::reduced_energy_thread(i, passes_[c]->view(), energy.data() + c * n, kinetic.data() + c * n, w.ws);
+        if (out.energy) put(out.energy + I * S, energy[c * n + I]);
+        if (out.kinetic) put(out.kinetic + I * S, kinetic[c * n + I]);
+      }
+      if (!joints) continue;
+      // q, qd and tau of instance i into the worker's records: q[k] at records[k], qd[k]
+      // at records[C + k], tau[k] at records[2 C + k] (what read_joint_state records).
+      batch::reduced_joint_state_thread(i, passes_[c]->view(), batch::Strided<D>{w.records, 0, 1},
+                                        batch::Strided<D>{w.records + C, 0, 1}, batch::Strided<D>{w.records + 2 * C, 0, 1},
+                                        w.ws);
+      for (std::size_t k = 0; k < C; ++k) {
+        const std::size_t o = (I * C + k) * S;
+        if (out.joint_q) put(out.joint_q + o, w.records[k]);
+        if (out.joint_qd) put(out.joint_qd + o, w.records[C + k]);
+        if (out.joint_tau) put(out.joint_tau + o, w.records[2 * C + k]);
+      }
     }
   });
 }
