@@ -74,9 +74,16 @@ TEST(RobotSensitivities, TheMemoryGuardCountsTheJointSpaceEngine) {
   // each with the state (2 x 9) and the link rows (29 numbers each) in Dual<double, 4>
   // (40 bytes), and one worker's step workspace.
   const Model m = parse_scene(doc.dump()).model;
-  EXPECT_EQ(with.sensitivities,
-            1000.0 * RobotSensitivityEngine::instance_bytes(m, 5) + RobotSensitivityEngine::worker_bytes());
-  EXPECT_GT(RobotSensitivityEngine::instance_bytes(m, 5), 2 * 40 * (18 + 29 * 9));
+  using Engine4 = RobotSensitivityEngine<SensitivityEngine::kMaxWidth>;
+  EXPECT_EQ(with.sensitivities, 1000.0 * Engine4::instance_bytes(m, 5) + Engine4::worker_bytes());
+  EXPECT_GT(Engine4::instance_bytes(m, 5), 2 * 40 * (18 + 29 * 9));
+  // One parameter: one pass in Dual<double, 1> (16 bytes).
+  doc["sensitivities"]["parameters"] = {"robot.payload.mass"};
+  const MemoryEstimate one = estimate_simulator_memory(parse_scene(doc.dump()), 1000, o);
+  EXPECT_EQ(one.sensitivities,
+            1000.0 * RobotSensitivityEngine<1>::instance_bytes(m, 1) + RobotSensitivityEngine<1>::worker_bytes());
+  EXPECT_GT(RobotSensitivityEngine<1>::instance_bytes(m, 1), 16 * (18 + 29 * 9));
+  EXPECT_LT(RobotSensitivityEngine<1>::instance_bytes(m, 1), Engine4::instance_bytes(m, 1) / 2);
   EXPECT_EQ(with.total(), plain.total() + with.sensitivities);
 }
 

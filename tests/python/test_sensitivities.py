@@ -332,3 +332,24 @@ def test_a_chaotic_double_pendulum_grows_at_its_lyapunov_exponent():
     assert checked > 100
     assert tangent[-1] > 1e6 * tangent[0]
     assert rate > 1.0
+
+
+@pytest.mark.parametrize("scene, solver, paths", [
+    ("slider_crank.json", None, ["bodies.crank.mass", "bodies.piston.mass", "bodies.conrod.mass"]),
+    ("panda_servo.json", "aba", ["robot.servos.panda_joint1.target", "robot.payload.mass"])])
+def test_one_parameter_runs_in_a_pass_of_one_tangent(scene, solver, paths):
+    # A single parameter steps Dual numbers of one tangent (docs/sensitivities.md, "Cost"):
+    # each tangent is computed on its own, so its derivatives are those of the same
+    # parameter in a pass of four, bit for bit.
+    doc = _scene(scene)
+    doc.pop("sweep", None)
+    if solver:
+        doc["solver"]["type"] = solver
+        doc["robot"]["urdf_dynamics"] = {"limits": False}
+    one = simphant.Simulator(doc, instances=2, backend="cpu", threads=2, sensitivities=paths[:1])
+    many = simphant.Simulator(doc, instances=2, backend="cpu", threads=2, sensitivities=paths)
+    one.step(200)
+    many.step(200)
+    np.testing.assert_array_equal(one.state_sensitivities()[..., 0], many.state_sensitivities()[..., 0])
+    np.testing.assert_array_equal(one.energy_sensitivities()[0][..., 0], many.energy_sensitivities()[0][..., 0])
+    assert np.abs(one.state_sensitivities()).max() > 0

@@ -92,22 +92,28 @@ MemoryEstimate estimate_simulator_memory(const Scene& scene, long long n_instanc
   if (S > 0 && scene.model.robot && scene.model.robot->solver != RobotSolver::Dae) {
     // The joint-space engine (sim/robot_sensitivity_engine.hpp): its slots, state and
     // seeds per instance, and one step workspace in Dual numbers per worker.
-    e.sensitivities = static_cast<double>(e.instances) * RobotSensitivityEngine::instance_bytes(scene.model, S) +
-                      resolve_thread_count(options.threads) * RobotSensitivityEngine::worker_bytes();
+    const auto bytes = [&](auto instance, auto worker) {
+      return static_cast<double>(e.instances) * instance(scene.model, S) + resolve_thread_count(options.threads) * worker();
+    };
+    e.sensitivities = SensitivityEngine::pass_width(S) == 1
+                          ? bytes(RobotSensitivityEngine<1>::instance_bytes, RobotSensitivityEngine<1>::worker_bytes)
+                          : bytes(RobotSensitivityEngine<SensitivityEngine::kMaxWidth>::instance_bytes,
+                                  RobotSensitivityEngine<SensitivityEngine::kMaxWidth>::worker_bytes);
   } else if (S > 0) {
-    // Per pass of SensitivityEngine::kWidth tangents the cuda-fused batch's arrays in Dual
+    // Per pass of W = SensitivityEngine::pass_width(S) tangents the cuda-fused batch's arrays in Dual
     // numbers (sim/dae_sensitivity_engine.cpp) and the reductions' accumulators with their
     // tangents in double (and one more such set, the copy a read samples into), and per
     // parameter the seeds in double with each body quaternion's branch.
     const Model& m = scene.model;
     const ReductionLayout L = reduction_layout_of(run_reduction_quantities(m, "output.reductions"), m);
-    const double reductions = L.any() ? 8.0 * (L.size() + L.tangent_size() * SensitivityEngine::kWidth) : 0.0;
+    const int W = SensitivityEngine::pass_width(S);
+    const double reductions = L.any() ? 8.0 * (L.size() + L.tangent_size() * W) : 0.0;
     const double N = m.n_bodies(), rows = m.n_rows, params = static_cast<double>(batch::flatten_params(m).size());
     const double per_pass = 7 * 13 * N + (7 + 6.0 * m.element_sides()) * rows + 6 * N + schur_pattern_of(m).n_values +
                             params + m.n_inputs + 16 + 13 * N + 6 * m.n_joints() + 4 + m.n_drivers();
-    const int passes = (S + SensitivityEngine::kWidth - 1) / SensitivityEngine::kWidth;
+    const int passes = (S + W - 1) / W;
     e.sensitivities = static_cast<double>(e.instances) *
-                      (passes * (per_pass * sizeof(SensitivityEngine::D) + reductions) + reductions +
+                      (passes * (per_pass * 8.0 * (1 + W) + reductions) + reductions +
                        8.0 * S * (params + 13 * N + 4 * N + m.n_inputs));
   }
   return e;

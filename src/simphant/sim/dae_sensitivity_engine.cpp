@@ -19,7 +19,8 @@ namespace simphant {
 
 /// One pass of kWidth tangents: the whole cuda-fused batch in Dual numbers (the arrays
 /// of kernels/batch_buffers.hpp, structure of arrays with the instance fastest).
-struct DaeSensitivityEngine::Pass {
+template <int W>
+struct DaeSensitivityEngine<W>::Pass {
   std::vector<D> param_shared, param_varied, dy0;
   std::vector<D> Y, y_stage, k[4], phi, jac, gamma_star, Q, C, rhs, lambda, refine, floor, diag, inputs, violation,
       time, runaway, refine_worst, refine_worst_time, pivot_min, pivot_min_time, step_pivot, saved_t[5], frame;
@@ -31,7 +32,8 @@ struct DaeSensitivityEngine::Pass {
   batch::BatchBuffers<D> b{};
 };
 
-DaeSensitivityEngine::DaeSensitivityEngine(std::shared_ptr<const std::vector<Model>> models_ptr, int n_instances,
+template <int W>
+DaeSensitivityEngine<W>::DaeSensitivityEngine(std::shared_ptr<const std::vector<Model>> models_ptr, int n_instances,
                                            SensitivitySeeds seeds, int threads)
     : SensitivityEngine(std::move(seeds)), n_(n_instances), models_(std::move(models_ptr)),
       pattern_(schur_pattern_of(models_->front())) {
@@ -153,7 +155,8 @@ DaeSensitivityEngine::DaeSensitivityEngine(std::shared_ptr<const std::vector<Mod
   scratch_.resize(static_cast<std::size_t>(pool_->size()));
 }
 
-void DaeSensitivityEngine::check_branches(std::size_t i, BranchCheck when, Scratch& scratch) {
+template <int W>
+void DaeSensitivityEngine<W>::check_branches(std::size_t i, BranchCheck when, Scratch& scratch) {
   if (n_laws_ == 0) return;
   const Pass& p = *passes_.front();  // every pass has the same values
   const std::size_t n = static_cast<std::size_t>(n_), nu = static_cast<std::size_t>(packed_.n_inputs),
@@ -168,9 +171,11 @@ void DaeSensitivityEngine::check_branches(std::size_t i, BranchCheck when, Scrat
   note_branches(i, scratch.branch.data(), when);
 }
 
-DaeSensitivityEngine::~DaeSensitivityEngine() = default;
+template <int W>
+DaeSensitivityEngine<W>::~DaeSensitivityEngine() = default;
 
-void DaeSensitivityEngine::set_inputs(const int* ids, int count, const double* u) {
+template <int W>
+void DaeSensitivityEngine<W>::set_inputs(const int* ids, int count, const double* u) {
   const int nu = packed_.n_inputs;
   const std::size_t n = static_cast<std::size_t>(n_);
   for (const std::unique_ptr<Pass>& p : passes_)
@@ -182,7 +187,8 @@ void DaeSensitivityEngine::set_inputs(const int* ids, int count, const double* u
   for (int k = 0; k < count; ++k) check_branches(static_cast<std::size_t>(ids ? ids[k] : k), BranchCheck::Inputs, scratch);
 }
 
-void DaeSensitivityEngine::set_reductions(const ReductionLayout& L) {
+template <int W>
+void DaeSensitivityEngine<W>::set_reductions(const ReductionLayout& L) {
   red_ = L;
   const std::size_t n = static_cast<std::size_t>(n_);
   for (const std::unique_ptr<Pass>& p : passes_) {
@@ -195,13 +201,15 @@ void DaeSensitivityEngine::set_reductions(const ReductionLayout& L) {
   }
 }
 
-void DaeSensitivityEngine::clear_reductions(Pass& p, std::size_t i) const {
+template <int W>
+void DaeSensitivityEngine<W>::clear_reductions(Pass& p, std::size_t i) const {
   const ReductionAcc a{p.red_acc.data() + i, static_cast<std::size_t>(n_), p.red_tangent.data() + i};
   reduction_clear(red_, a);
   reduction_clear_tangent(red_, a, kWidth);
 }
 
-void DaeSensitivityEngine::start(const int* ids, int count, const double* y, const std::int8_t* status,
+template <int W>
+void DaeSensitivityEngine<W>::start(const int* ids, int count, const double* y, const std::int8_t* status,
                               std::int64_t batch_step) {
   const std::size_t n = static_cast<std::size_t>(n_);
   for (int k = 0; k < count; ++k) {
@@ -227,7 +235,8 @@ void DaeSensitivityEngine::start(const int* ids, int count, const double* y, con
   for (int k = 0; k < count; ++k) check_branches(static_cast<std::size_t>(ids ? ids[k] : k), BranchCheck::Start, scratch);
 }
 
-void DaeSensitivityEngine::advance_instance(Pass& p, int i, std::int64_t batch_step, int n_steps, Scratch& scratch) {
+template <int W>
+void DaeSensitivityEngine<W>::advance_instance(Pass& p, int i, std::int64_t batch_step, int n_steps, Scratch& scratch) {
   const std::size_t c = static_cast<std::size_t>(i);
   if (p.status[c] != batch::kStatusOk || crossed_[c]) return;  // crossed: NaN until it starts again
   p.fail[c] = 0;
@@ -250,7 +259,8 @@ void DaeSensitivityEngine::advance_instance(Pass& p, int i, std::int64_t batch_s
   }
 }
 
-void DaeSensitivityEngine::advance(std::int64_t batch_step, int n_steps) {
+template <int W>
+void DaeSensitivityEngine<W>::advance(std::int64_t batch_step, int n_steps) {
   struct Region {
     DaeSensitivityEngine* engine;
     std::int64_t batch_step;
@@ -264,13 +274,15 @@ void DaeSensitivityEngine::advance(std::int64_t batch_step, int n_steps) {
   });
 }
 
-bool DaeSensitivityEngine::tangents_valid(std::size_t i, const std::int8_t* status) const {
+template <int W>
+bool DaeSensitivityEngine<W>::tangents_valid(std::size_t i, const std::int8_t* status) const {
   bool valid = (!status || status[i] == batch::kStatusOk) && !crossed_[i];
   for (const std::unique_ptr<Pass>& p : passes_) valid = valid && p->status[i] == batch::kStatusOk;
   return valid;
 }
 
-void DaeSensitivityEngine::read(double* out, const std::int8_t* status) const {
+template <int W>
+void DaeSensitivityEngine<W>::read(double* out, const std::int8_t* status) const {
   const int S = n_sensitivities();
   const std::size_t n = static_cast<std::size_t>(n_);
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -312,8 +324,9 @@ struct PoolExec {
 
 }  // namespace
 
+template <int W>
 template <class F>
-void DaeSensitivityEngine::each_pass_at(std::int64_t batch_step, F f) {
+void DaeSensitivityEngine<W>::each_pass_at(std::int64_t batch_step, F f) {
   for (std::size_t c = 0; c < passes_.size(); ++c) {
     std::int64_t step = batch_step;
     batch::BatchBuffers<D> b = passes_[c]->b;
@@ -323,7 +336,8 @@ void DaeSensitivityEngine::each_pass_at(std::int64_t batch_step, F f) {
   }
 }
 
-void DaeSensitivityEngine::read_frame(const FrameSensitivities& out, const std::int8_t* status, std::int64_t batch_step) {
+template <int W>
+void DaeSensitivityEngine<W>::read_frame(const FrameSensitivities& out, const std::int8_t* status, std::int64_t batch_step) {
   const int S = n_sensitivities(), J = packed_.n_joints, Dr = packed_.n_drivers;
   const std::size_t n = static_cast<std::size_t>(n_);
   const batch::FrameLayout fl(n_, N_, J, Dr);
@@ -415,7 +429,8 @@ void DaeSensitivityEngine::read_frame(const FrameSensitivities& out, const std::
   });
 }
 
-void DaeSensitivityEngine::read_reductions(double* out, const std::int8_t* status, std::int64_t batch_step) {
+template <int W>
+void DaeSensitivityEngine<W>::read_reductions(double* out, const std::int8_t* status, std::int64_t batch_step) {
   if (!red_.any()) return;
   const int S = n_sensitivities(), C = red_.channels;
   const std::size_t n = static_cast<std::size_t>(n_);
@@ -440,5 +455,8 @@ void DaeSensitivityEngine::read_reductions(double* out, const std::int8_t* statu
     }
   });
 }
+
+template class DaeSensitivityEngine<1>;
+template class DaeSensitivityEngine<SensitivityEngine::kMaxWidth>;
 
 }  // namespace simphant

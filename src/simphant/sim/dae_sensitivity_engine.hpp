@@ -2,7 +2,7 @@
 // DaeSensitivityEngine: the sensitivity engine of the maximal-coordinate DAE
 // (sim/sensitivity_engine.hpp): the cuda-fused path's own per-thread step
 // (kernels/fused_stage.hpp: fused_stage_thread, fused_euler_thread) instantiated with
-// T = Dual<double, kWidth>, its values bit for bit the cpu-simd backend's scalar form
+// T = Dual<double, W> (W tangents per pass), its values bit for bit the cpu-simd backend's scalar form
 // from the same assembled start (the `cpu` backend's reference step rounds differently).
 // The reactions, joint loads, driver loads and energy of a frame come from the fused
 // path's frame (kernels/batch_step.hpp, enqueue_frame) evaluated in dual numbers (one
@@ -20,8 +20,13 @@
 
 namespace simphant {
 
+/// W: tangents per pass (SensitivityEngine::pass_width; instantiated for 1 and kMaxWidth).
+template <int W>
 class DaeSensitivityEngine final : public SensitivityEngine {
  public:
+  static constexpr int kWidth = W;
+  using D = Dual<double, W>;
+
   /// models: the DAE path with a fixed-step integrator (make_sensitivity_engine); kept
   /// for the joint laws' checks (crossed()).
   DaeSensitivityEngine(std::shared_ptr<const std::vector<Model>> models, int n_instances, SensitivitySeeds seeds,

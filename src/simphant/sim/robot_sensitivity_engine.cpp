@@ -18,7 +18,8 @@ namespace simphant {
 /// One pass of kWidth tangents: one model slot per instance (its numbers carrying the
 /// tangents of the instance's parameters), the state, the inputs and the bookkeeping of
 /// kernels/reduced_step.hpp, row-major (instance, element).
-struct RobotSensitivityEngine::Pass {
+template <int W>
+struct RobotSensitivityEngine<W>::Pass {
   batch::RobotSlots<D> slots;
   std::vector<D> Y, U;
   std::vector<std::int8_t> status, reason;
@@ -45,13 +46,15 @@ struct RobotSensitivityEngine::Pass {
 };
 
 /// Per-thread scratch: the step's workspace in Dual numbers and a frame's body records.
-struct RobotSensitivityEngine::Worker {
-  batch::ReducedStepWorkspace<SensitivityEngine::D, kMaxRobotJoints> ws;
+template <int W>
+struct RobotSensitivityEngine<W>::Worker {
+  batch::ReducedStepWorkspace<D, kMaxRobotJoints> ws;
   D records[13 * (kMaxRobotJoints + 1)];
   std::uint8_t branch[kMaxRobotJoints];
 };
 
-void RobotSensitivityEngine::branches(std::size_t i, std::uint8_t* out) const {
+template <int W>
+void RobotSensitivityEngine<W>::branches(std::size_t i, std::uint8_t* out) const {
   const Pass& p = *passes_.front();  // every pass has the same values
   const std::size_t nj = static_cast<std::size_t>(n_joints_), ny = static_cast<std::size_t>(ny_);
   // The state's layout (reduced/robot_view.hpp): q after the base's pose, qd after the base's twist.
@@ -62,9 +65,11 @@ void RobotSensitivityEngine::branches(std::size_t i, std::uint8_t* out) const {
         joint_law_branch(p.slots.joints[i * nj + k], p.U[i * nj + k], p.Y[i * ny + q0 + k], p.Y[i * ny + v0 + k]));
 }
 
-double RobotSensitivityEngine::worker_bytes() { return sizeof(Worker); }
+template <int W>
+double RobotSensitivityEngine<W>::worker_bytes() { return sizeof(Worker); }
 
-double RobotSensitivityEngine::instance_bytes(const Model& m, int S) {
+template <int W>
+double RobotSensitivityEngine<W>::instance_bytes(const Model& m, int S) {
   const double n = m.robot->n(), ny = robot_state_size(m.robot->n(), m.robot->model.floating ? 1 : 0);
   const double slot = n * (sizeof(ReducedLinkParams<D>) + sizeof(cga::CgaLink<D>) + sizeof(RobotJointParams<D>)) +
                       sizeof(RobotBaseParams<D>) + sizeof(Vec3<D>) + sizeof(D) * (1 + ny);
@@ -74,7 +79,8 @@ double RobotSensitivityEngine::instance_bytes(const Model& m, int S) {
   return ((S + kWidth - 1) / kWidth) * per_pass + 8.0 * S * (params + ny + n + quaternions);
 }
 
-RobotSensitivityEngine::RobotSensitivityEngine(const std::vector<Model>& models, int n_instances,
+template <int W>
+RobotSensitivityEngine<W>::RobotSensitivityEngine(const std::vector<Model>& models, int n_instances,
                                                SensitivitySeeds seeds, int threads)
     : SensitivityEngine(std::move(seeds)), n_(n_instances) {
   const Model& m0 = models.front();
@@ -140,16 +146,19 @@ RobotSensitivityEngine::RobotSensitivityEngine(const std::vector<Model>& models,
   pool_ = std::make_unique<ThreadPool>(workers);
 }
 
-RobotSensitivityEngine::~RobotSensitivityEngine() = default;
+template <int W>
+RobotSensitivityEngine<W>::~RobotSensitivityEngine() = default;
 
+template <int W>
 template <class F>
-void RobotSensitivityEngine::each_instance(F f) const {
+void RobotSensitivityEngine<W>::each_instance(F f) const {
   pool_->parallel_for(n_, 1, [this, &f](int i0, int i1, int worker) {
     for (int i = i0; i < i1; ++i) f(i, *workers_[static_cast<std::size_t>(worker)]);
   });
 }
 
-void RobotSensitivityEngine::set_inputs(const int* ids, int count, const double* u) {
+template <int W>
+void RobotSensitivityEngine<W>::set_inputs(const int* ids, int count, const double* u) {
   const std::size_t nj = static_cast<std::size_t>(n_joints_);
   for (const std::unique_ptr<Pass>& p : passes_)
     for (int k = 0; k < count; ++k) {
@@ -164,11 +173,13 @@ void RobotSensitivityEngine::set_inputs(const int* ids, int count, const double*
   }
 }
 
-void RobotSensitivityEngine::set_reductions(const ReductionLayout& L) {
+template <int W>
+void RobotSensitivityEngine<W>::set_reductions(const ReductionLayout& L) {
   if (L.any()) throw std::logic_error("RobotSensitivityEngine: the joint-space backends have no reductions over time");
 }
 
-void RobotSensitivityEngine::start(const int* ids, int count, const double* y, const std::int8_t* status,
+template <int W>
+void RobotSensitivityEngine<W>::start(const int* ids, int count, const double* y, const std::int8_t* status,
                                    std::int64_t batch_step) {
   const std::size_t n = static_cast<std::size_t>(n_), ny = static_cast<std::size_t>(ny_);
   for (std::size_t c = 0; c < passes_.size(); ++c) {
@@ -200,7 +211,8 @@ void RobotSensitivityEngine::start(const int* ids, int count, const double* y, c
   }
 }
 
-void RobotSensitivityEngine::advance(std::int64_t batch_step, int n_steps) {
+template <int W>
+void RobotSensitivityEngine<W>::advance(std::int64_t batch_step, int n_steps) {
   // One step at a time, to check the joint laws' branches at every step end.
   each_instance([&](int i, Worker& w) {
     const std::size_t I = static_cast<std::size_t>(i);
@@ -213,13 +225,15 @@ void RobotSensitivityEngine::advance(std::int64_t batch_step, int n_steps) {
   });
 }
 
-bool RobotSensitivityEngine::tangents_valid(std::size_t i, const std::int8_t* status) const {
+template <int W>
+bool RobotSensitivityEngine<W>::tangents_valid(std::size_t i, const std::int8_t* status) const {
   bool valid = (!status || status[i] == batch::kStatusOk) && !crossed_[i];
   for (const std::unique_ptr<Pass>& p : passes_) valid = valid && p->status[i] == batch::kStatusOk;
   return valid;
 }
 
-void RobotSensitivityEngine::read(double* out, const std::int8_t* status) const {
+template <int W>
+void RobotSensitivityEngine<W>::read(double* out, const std::int8_t* status) const {
   const int S = n_sensitivities();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   each_instance([&](int i, Worker& w) {
@@ -236,7 +250,8 @@ void RobotSensitivityEngine::read(double* out, const std::int8_t* status) const 
   });
 }
 
-void RobotSensitivityEngine::read_frame(const FrameSensitivities& out, const std::int8_t* status,
+template <int W>
+void RobotSensitivityEngine<W>::read_frame(const FrameSensitivities& out, const std::int8_t* status,
                                         std::int64_t /*batch_step*/) {
   const int S = n_sensitivities();
   const std::size_t n = static_cast<std::size_t>(n_), J = static_cast<std::size_t>(n_model_joints_);
@@ -284,6 +299,10 @@ void RobotSensitivityEngine::read_frame(const FrameSensitivities& out, const std
   });
 }
 
-void RobotSensitivityEngine::read_reductions(double*, const std::int8_t*, std::int64_t) {}
+template <int W>
+void RobotSensitivityEngine<W>::read_reductions(double*, const std::int8_t*, std::int64_t) {}
+
+template class RobotSensitivityEngine<1>;
+template class RobotSensitivityEngine<SensitivityEngine::kMaxWidth>;
 
 }  // namespace simphant

@@ -2,7 +2,7 @@
 // RobotSensitivityEngine: the sensitivity engine of a robot in joint coordinates, solver
 // aba or cga (sim/sensitivity_engine.hpp): the joint-space backend's own per-thread step
 // (kernels/reduced_step.hpp: reduced_advance_thread, the spatial-vector or CGA ABA of
-// reduced/robot_dynamics.hpp) instantiated with T = Dual<double, kWidth>, over the model
+// reduced/robot_dynamics.hpp) instantiated with T = Dual<double, W> (W tangents per pass), over the model
 // slots of batch/robot_pack.hpp (one per instance) whose numbers carry the seeds'
 // tangents. Its values are bit for bit the `cpu` backend's scalar form (reduced-aba /
 // reduced-cga) from the same start; the `cpu-simd` lanes round differently (about 1e-9).
@@ -21,8 +21,13 @@ namespace simphant {
 
 class ThreadPool;  // core/thread_pool.hpp
 
+/// W: tangents per pass (SensitivityEngine::pass_width; instantiated for 1 and kMaxWidth).
+template <int W>
 class RobotSensitivityEngine final : public SensitivityEngine {
  public:
+  static constexpr int kWidth = W;
+  using D = Dual<double, W>;
+
   /// models: robots with solver aba or cga, a fixed-step integrator and no contact pairs
   /// (make_sensitivity_engine).
   RobotSensitivityEngine(const std::vector<Model>& models, int n_instances, SensitivitySeeds seeds, int threads);

@@ -1,7 +1,7 @@
 #pragma once
 // SensitivityEngine: forward sensitivities of a batch's state and outputs with respect to
 // scene parameters (docs/sensitivities.md), by a backend's own per-thread step
-// instantiated with T = Dual<double, kWidth> (math/dual.hpp) and run on the CPU, one
+// instantiated with T = Dual<double, W> (math/dual.hpp) and run on the CPU, one
 // instance at a time on a ThreadPool. There is no second copy of the dynamics: the
 // tangents are the exact derivatives of the discrete step (the converged solve
 // differentiated, every branch taken on values). Two engines, made by
@@ -18,8 +18,9 @@
 // tangents do not depend on how the steps are split into advances nor on the thread
 // count.
 //
-// Parameters beyond kWidth run in further passes of kWidth tangents each ("chunks"),
-// each with its own Dual arrays: S parameters cost ceil(S / kWidth) Dual steps.
+// A single parameter runs one pass of W = 1 tangent; more run in passes of W = kMaxWidth
+// tangents each ("chunks"), each with its own Dual arrays: S parameters cost
+// ceil(S / kMaxWidth) Dual steps (pass_width).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -55,8 +56,11 @@ struct SensitivitySeeds {
 /// The interface of both engines (the file comment); make_sensitivity_engine makes one.
 class SensitivityEngine {
  public:
-  static constexpr int kWidth = 4;  ///< tangents per Dual pass
-  using D = Dual<double, kWidth>;
+  /// Tangents per Dual pass: kMaxWidth, or 1 for a single parameter (pass_width).
+  static constexpr int kMaxWidth = 4;
+  /// The pass width of an engine for S parameters: 1 for S = 1 (a Dual of one tangent
+  /// costs far less than one of four), else kMaxWidth.
+  static constexpr int pass_width(int S) { return S == 1 ? 1 : kMaxWidth; }
 
   virtual ~SensitivityEngine() = default;
 
