@@ -9,7 +9,7 @@
 // engine, and such a row says so instead of a time). The S parameters are the first S of a fixed
 // list of per-instance scene values (body masses and inertias, gravity, forces). One
 // worker thread, the fastest of --repeat runs, per step per instance [us]; the ratio to
-// the plain `cpu` step; and the engine's memory per instance.
+// the plain `cpu` step; and the bytes per dual number of each pass width.
 //
 //   nice -n 10 bench_sensitivities [--instances 64] [--steps 200] [--repeat 3]
 //

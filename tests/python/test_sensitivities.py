@@ -7,7 +7,8 @@ Panda on the DAE path and in joint coordinates (aba, cga: a payload mass, an ini
 rate, gravity; servo targets and gains), and on Solo-12's floating base (aba). A joint law
 crossed at a discontinuity (the velocity cut) makes the derivatives NaN until a reset. The step is h = 1e-5 |v| (1e-5
 for v = 0): its truncation error h^2 |y'''| / 6 and its rounding error eps |y| / h are each
-about 1e-9 of the derivatives here; the bound is 1e-6 of the largest difference. The
+about 1e-9 of the derivatives here; the bound is 1e-6 of the largest difference plus 10
+times the difference's own rounding eps max |y| / h (_check_against_differences). The
 file written by simphant.run with `sensitivities` (the four-bar) holds the same numbers as
 the Simulator, bit for bit, though the run advances in slices of its own and the
 Simulator in one call; so do two shards merged, the reductions' derivatives

@@ -93,8 +93,8 @@ int main(int argc, char** argv) {
   run->add_option("--sensitivities", ro.job.sensitivities,
                   "Forward sensitivities of the state with respect to these scene values: comma-separated sweep paths, "
                   "e.g. bodies.crank.mass,joints.j1.frame_i.origin[0] (replaces sensitivities.parameters; writes "
-                  "/state_sensitivities, the derivatives of the reactions, joint, bearing and driver loads and energy, "
-                  "and with reductions /reduction_sensitivities; docs/sensitivities.md)");
+                  "/state_sensitivities, the derivatives of the reactions, joint, bearing and driver loads, energy and a "
+                  "robot's joint state, and with reductions /reduction_sensitivities; docs/sensitivities.md)");
   run->add_option("--out,-o", ro.job.out, "Output HDF5 file (default: <scene stem>.h5 in the current directory)")
       ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); },
                              "PATH"));

@@ -48,12 +48,29 @@ double frame_doubles(const Model& m) {
 /// The recorder's frame buffer and HDF5's caches while the file is written: per
 /// extendible dataset K buffered frames (io/recorder.hpp: K = 1 MiB / the largest frame,
 /// 1 .. 256; at least one frame) and one chunk in its chunk cache (at most 1 MiB), and
-/// the metadata cache (2 MiB). S sensitivity parameters add the frame derivatives' six
-/// datasets (state, reactions, joint loads, bearing loads, driver loads, energy; S each).
+/// the metadata cache (2 MiB). S sensitivity parameters add the frame derivatives'
+/// datasets (state, reactions, joint loads, bearing loads, driver loads, energy, and a
+/// robot's joint q, qd, tau; S each).
 double hdf5_cache_bytes(const Model& m, long long n, double S) {
   const double coords = m.robot ? m.n_joints() : 0, B = m.n_bodies(), J = m.n_joints(), D = m.n_drivers();
-  const double per_frame[] = {1, 13.0 * B * n, 6.0 * J * n, 1.0 * n, 1.0 * n, coords * n, coords * n, coords * n,
-                              D * n, 13 * B * S * n, 6 * J * S * n, 6 * J * S * n, 4 * J * S * n, D * S * n, S * n};
+  const double per_frame[] = {1,
+                              13.0 * B * n,
+                              6.0 * J * n,
+                              1.0 * n,
+                              1.0 * n,
+                              coords * n,
+                              coords * n,
+                              coords * n,
+                              D * n,
+                              13 * B * S * n,
+                              6 * J * S * n,
+                              6 * J * S * n,
+                              4 * J * S * n,
+                              D * S * n,
+                              S * n,
+                              coords * S * n,
+                              coords * S * n,
+                              coords * S * n};
   double largest = 8;
   for (double values : per_frame) largest = std::max(largest, 8 * values);
   const double K = std::clamp(std::floor((1 << 20) / largest), 1.0, 256.0);
@@ -129,12 +146,13 @@ MemoryEstimate estimate_run_memory(const Scene& scene, const JobOptions& o) {
   // Frame buffers, the statistics (RunStats: 4 doubles), status, status reason and status
   // time, and the assembly residuals and changes written to the file (6 doubles and an int).
   // With sensitivities the frame's derivatives (state, reactions, joint and bearing loads,
-  // driver loads, energy) and, at the end, the reductions' derivatives and the writer's
-  // copy of one quantity's (at most all C channels).
+  // driver loads, energy, a robot's joint q, qd, tau) and, at the end, the reductions'
+  // derivatives and the writer's copy of one quantity's (at most all C channels).
   const double S = static_cast<double>(scene.sensitivities.paths.size());
   const double C = S > 0 ? reduction_layout_of(run_reduction_quantities(m, "output.reductions"), m).channels : 0;
+  const double coords = m.robot ? m.n_joints() : 0;
   const double per_instance_job = 8 * frame_doubles(m) + 8 * 4 + 10 + 52 +
-                                  8.0 * S * (13 * m.n_bodies() + 16 * m.n_joints() + m.n_drivers() + 1) +
+                                  8.0 * S * (13 * m.n_bodies() + 16 * m.n_joints() + m.n_drivers() + 1 + 3 * coords) +
                                   8.0 * S * C * kReductionTangentStats * 2;
   e.recorder = static_cast<double>(e.instances) * per_instance_job + hdf5_cache_bytes(m, e.instances, S);
   if (m.solver.error_estimate) {

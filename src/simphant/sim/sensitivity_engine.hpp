@@ -99,8 +99,9 @@ class SensitivityEngine {
   /// The derivatives d(quantity)/d(parameter s) of a recorded frame at the current state,
   /// at batch step batch_step, for each pointer of `out` that is set
   /// (FrameSensitivities: the reactions as Backend::read_reactions gives them, the joint
-  /// and bearing loads of sim/joint_load_frames.hpp, the driver loads, the energy); NaN
-  /// as read(), and where the quantity itself is NaN (a robot's reactions).
+  /// and bearing loads of sim/joint_load_frames.hpp, the driver loads, the energy and its
+  /// kinetic part, a robot's joint q, qd, tau as Backend::read_joint_state gives them);
+  /// NaN as read(), and where the quantity itself is NaN (a robot's reactions).
   virtual void read_frame(const FrameSensitivities& out, const std::int8_t* status, std::int64_t batch_step) = 0;
 
   /// out (n, C, kReductionTangentStats, S) for the C channels of set_reductions' layout:
