@@ -344,6 +344,11 @@ void DaeSensitivityEngine<W>::read_frame(const FrameSensitivities& out, const st
   const Model& m0 = models_->front();
   const bool joints = m0.robot && (out.joint_q || out.joint_qd || out.joint_tau);
   std::vector<D> q(static_cast<std::size_t>(joints ? J : 0)), qd(q.size()), tau(q.size());
+  // law[k]: the force index of joint k's actuator with a joint law (the last one, as
+  // dae_joint_coordinates reads it), or -1.
+  std::vector<int> law(q.size(), -1);
+  for (int f = 0; joints && f < static_cast<int>(m0.forces.size()); ++f)
+    if (m0.forces[f].type == ForceType::Actuator && m0.forces[f].has_joint_law) law[m0.forces[f].joint] = f;
   PoolExec x{pool_.get()};
   const double nan = std::numeric_limits<double>::quiet_NaN();
   each_pass_at(batch_step, [&](int c, Pass& p, const batch::BatchBuffers<D>& b, const SchurPatternView& P) {
@@ -395,14 +400,12 @@ void DaeSensitivityEngine<W>::read_frame(const FrameSensitivities& out, const st
           return batch::soa_body_kin(static_cast<const D*>(p.Y.data()), n_, static_cast<int>(i), N_, body);
         };
         for (int k = 0; k < J; ++k) {
-          const batch::ForceTopo* law = nullptr;
-          for (int f = 0; f < p.mv.n_forces; ++f)
-            if (p.mv.force[f].type == static_cast<int>(ForceType::Actuator) && p.mv.force[f].joint == k &&
-                p.mv.force[f].joint_law >= 0)
-              law = &p.mv.force[f];
-          const D q_ref = law ? joint_law_from<D>(batch::LawParams<D>{&p.mv, law->joint_law, static_cast<int>(i)}).q_ref : D(0.0);
+          const int f = law[static_cast<std::size_t>(k)];
+          const D q_ref =
+              f >= 0 ? joint_law_from<D>(batch::LawParams<D>{&p.mv, p.mv.force[f].joint_law, static_cast<int>(i)}).q_ref
+                     : D(0.0);
           dae_joint_coordinate(m0.joints[k].type == JointType::Revolute, p.mv.frame(k, static_cast<int>(i)),
-                               kin(p.mv.body_of(k, 0)), kin(p.mv.body_of(k, 1)), law != nullptr, q_ref, q[k], qd[k]);
+                               kin(p.mv.body_of(k, 0)), kin(p.mv.body_of(k, 1)), f >= 0, q_ref, q[k], qd[k]);
           tau[k] = D(0.0);
         }
         for (int f = 0; f < p.mv.n_forces; ++f) {

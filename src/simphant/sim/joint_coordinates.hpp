@@ -13,18 +13,20 @@ namespace simphant {
 
 /// One joint's coordinate q and rate qd (dae_joint_coordinates below) at the states Bi,
 /// Bj of its bodies, for any number type T (the sensitivity engine's dual numbers).
-/// revolute: the angle and (omega_j - omega_i) . v_i; else the slide along v_i and
-/// (dP_j/dt - dP_i/dt) . v_i. law: wrap a revolute q into (q_ref - pi, q_ref + pi].
+/// revolute: the angle and (omega_j - omega_i) . v_i as its law reads them
+/// (joint_coordinate_state, formulas/joint_law.hpp): with a law (law true) in
+/// (q_ref - pi, q_ref + pi], else in (-pi, pi]. Else the slide along v_i and
+/// (dP_j/dt - dP_i/dt) . v_i: without joint_coordinate_state's
+/// (P_j - P_i) . (omega_i x v_i), which is 0 while the joint holds.
 template <class T>
 void dae_joint_coordinate(bool revolute, const JointFrame<T>& f, const BodyKin<T>& Bi, const BodyKin<T>& Bj,
                           bool law, T q_ref, T& q, T& qd) {
-  const Vec3<T> v = mul(Bi.A, f.v_i);
+  Vec3<T> v;
   if (revolute) {
-    q = coordinate_angle_value(f, Bi, Bj);
-    qd = dot(Bj.omega_W - Bi.omega_W, v);
-    if (law) q = q_ref + wrap_angle(q - q_ref);
+    joint_coordinate_state(true, f, Bi, Bj, law ? q_ref : T(0), q, qd, v);
     return;
   }
+  v = mul(Bi.A, f.v_i);
   Vec3<T> Pi, Vi, Pj, Vj;
   body_point_state(Bi, f.u_i, Pi, Vi);
   body_point_state(Bj, f.u_j, Pj, Vj);
