@@ -21,12 +21,15 @@ standing pose by a servo (kp 6 N m/rad, kd 0.2 N m s/rad), RK4 at dt = 1e-4 s.
     example in joint coordinates (solo12_stand_aba), the same without contact (its
     `contact` section and the robot's shapes removed: the robot falls freely, which costs
     the same per step as standing without contact), and the example itself in maximal
-    coordinates (solver dae).
+    coordinates (solver dae); and the two joint-space scenes in SIMD lanes (cpu1-simd, one
+    thread, --lane-instances instances: groups of 8 in lanes, the contact pairs evaluated
+    one lane at a time).
 The runs are interleaved, --repeats rounds; medians. Ratios: SimPhant's instance-steps/s
 over MuJoCo's steps/s, and the contact's cost (aba without contact over aba with it).
 
 Usage: solo12_contact_bench.py [--simphant build/simphant] [--repeats 3]
-                               [--min-seconds 0.3] [--instances 1] [--json OUT]
+                               [--min-seconds 0.3] [--instances 1] [--lane-instances 64]
+                               [--json OUT]
 Exit 77 when mujoco, example-robot-data or the C loop is missing.
 """
 import argparse
@@ -93,18 +96,19 @@ def scenes(example, folder):
         json.dump(free, f)
 
 
-def simphant_rates(args, folder):
-    """instance-steps/s per model of one `simphant bench` run (the better of dense / sparse)."""
+def simphant_rates(args, folder, models, configs, instances, suffix=""):
+    """instance-steps/s per model (name + suffix) of one `simphant bench` run (the best of
+    `configs`)."""
     out = os.path.join(folder, "bench.json")
-    cmd = [args.simphant, "bench", "--examples", folder, "--models", "solo12_stand_aba,solo12_free_aba,solo12_stand",
-           "--configs", "cpu1-dense,cpu1-sparse", "--cpu-sizes", str(args.instances), "--min-seconds",
-           repr(args.min_seconds), "--no-cpu-peak", "--json", out]
+    cmd = [args.simphant, "bench", "--examples", folder, "--models", ",".join(models), "--configs", configs,
+           "--cpu-sizes", str(instances), "--min-seconds", repr(args.min_seconds), "--no-cpu-peak", "--json", out]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     rates = {}
     for row in json.load(open(out))["rows"]:
         if row.get("status", "ok") != "ok":
             continue
-        rates[row["model"]] = max(rates.get(row["model"], 0.0), row["instance_steps_per_s"])
+        key = row["model"] + suffix
+        rates[key] = max(rates.get(key, 0.0), row["instance_steps_per_s"])
     return rates
 
 
@@ -114,6 +118,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--min-seconds", type=float, default=0.3)
     ap.add_argument("--instances", type=int, default=1)
+    ap.add_argument("--lane-instances", type=int, default=64)
     ap.add_argument("--json")
     args = ap.parse_args()
     try:
@@ -144,7 +149,11 @@ def main():
             r = json.loads(subprocess.run(loop + ["--steps", str(steps)], check=True, capture_output=True,
                                           text=True).stdout)
             mj_rates.append(r["steps_per_s_median"])
-            sp_rates.append(simphant_rates(args, tmp))
+            rates = simphant_rates(args, tmp, ["solo12_stand_aba", "solo12_free_aba", "solo12_stand"],
+                                   "cpu1-dense,cpu1-sparse", args.instances)
+            rates.update(simphant_rates(args, tmp, ["solo12_stand_aba", "solo12_free_aba"], "cpu1-simd",
+                                        args.lane_instances, "_lanes"))
+            sp_rates.append(rates)
     med = {k: statistics.median(r[k] for r in sp_rates) for k in sp_rates[0]}
     mj = statistics.median(mj_rates)
     report = {
@@ -152,6 +161,7 @@ def main():
         "mujoco_version": mujoco.__version__,
         "repeats": args.repeats,
         "instances": args.instances,
+        "lane_instances": args.lane_instances,
         "mujoco_c_loop_steps_per_s": mj,
         "simphant_instance_steps_per_s": med,
         "ratios": {
@@ -159,6 +169,9 @@ def main():
             "dae_over_mujoco": med["solo12_stand"] / mj,
             "aba_without_over_with_contact": med["solo12_free_aba"] / med["solo12_stand_aba"],
             "aba_over_dae": med["solo12_stand_aba"] / med["solo12_stand"],
+            "aba_lanes_over_mujoco": med["solo12_stand_aba_lanes"] / mj,
+            "aba_lanes_over_aba": med["solo12_stand_aba_lanes"] / med["solo12_stand_aba"],
+            "aba_lanes_without_over_with_contact": med["solo12_free_aba_lanes"] / med["solo12_stand_aba_lanes"],
         },
     }
     print("| one core, RK4, dt 1e-4 s | steps/s | ratio to MuJoCo |")
@@ -166,7 +179,10 @@ def main():
     print(f"| MuJoCo {mujoco.__version__} C loop, 4 foot spheres | {mj:.3g} | 1 |")
     for name, label in (("solo12_stand_aba", "SimPhant aba, 4 foot spheres"),
                         ("solo12_free_aba", "SimPhant aba, no contact"),
-                        ("solo12_stand", "SimPhant dae, 4 foot spheres")):
+                        ("solo12_stand", "SimPhant dae, 4 foot spheres"),
+                        ("solo12_stand_aba_lanes", f"SimPhant aba in SIMD lanes ({args.lane_instances} instances), "
+                                                   "4 foot spheres"),
+                        ("solo12_free_aba_lanes", "SimPhant aba in SIMD lanes, no contact")):
         print(f"| {label} | {med[name]:.3g} | {med[name] / mj:.2f} |")
     if args.json:
         with open(args.json, "w") as f:

@@ -99,10 +99,11 @@ struct ReducedBatchView {
   /// (n_slots, robot_state_size) row-major: the state reduced_reset_thread restores
   /// (q0, qd0 and the base's initial pose and twist).
   const T* y_init;
-  /// Contact pairs per slot (reduced/robot_contact.hpp); 0: the robot has none. Not read
-  /// by the SIMD lane form (T = Lanes), which the CPU backend does not use for contact.
+  /// Contact pairs per slot (reduced/robot_contact.hpp); 0: the robot has none.
   int n_contacts = 0;
-  const RobotContactPair<T>* contacts = nullptr;  ///< (n_slots, n_contacts) row-major
+  const RobotContactPair<T>* contacts = nullptr;  ///< (n_slots, n_contacts) row-major; T scalar
+  /// T = SIMD lanes: per lane, its instance's n_contacts pairs (RobotView::lane_contacts)
+  const RobotContactPair<double>* const* lane_contacts = nullptr;
   Strided<T> Y;                 ///< (n_instances, robot_state_size): the state
   /// (n_instances, n): the inputs u (joint_forces.hpp), ReducedLanes<T>::input: doubles in
   /// both precisions, lane vectors of doubles for T = Lanes, dual numbers for a Dual T
@@ -143,7 +144,8 @@ SP_HD RobotView<T> reduced_robot_view(const ReducedBatchView<T>& b, int i) {
   if (b.floating) r.base = b.base[s];
   r.gravity = b.gravity[s];
   r.n_contacts = b.n_contacts;
-  r.contacts = b.n_contacts > 0 ? b.contacts + static_cast<std::int64_t>(s) * b.n_contacts : nullptr;
+  r.contacts = b.n_contacts > 0 && b.contacts ? b.contacts + static_cast<std::int64_t>(s) * b.n_contacts : nullptr;
+  r.lane_contacts = b.lane_contacts;
   return r;
 }
 

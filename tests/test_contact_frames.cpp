@@ -8,6 +8,9 @@
 //  - the dataset's dimensions, pair names, component names and units;
 //  - Solo-12 in joint coordinates (solver aba): the robot's frames carry the maximal
 //    model's bodies, so the four feet's normal forces at rest sum to its weight;
+//  - contact_points: a box pressed into the ground has its four corner contacts midway
+//    between the surfaces, normals up, normal forces summing to its pair's normal_force;
+//    a pair apart and an instance with a non-finite state are NaN;
 //  - the reductions over time /reductions/contacts (sampled every step): a ball's impact
 //    peak against the closed form of the linear spring-dashpot, found between frames a
 //    thousand steps apart, and equal to the maximum of frames recorded every step.
@@ -27,6 +30,8 @@
 #include "simphant/io/h5_file.hpp"
 #include "simphant/io/h5_objects.hpp"
 #include "simphant/job/run_job.hpp"
+#include "simphant/scene/scene.hpp"
+#include "simphant/sim/contact_frames.hpp"
 
 namespace simphant {
 namespace {
@@ -214,6 +219,59 @@ TEST(ContactReductions, ImpactPeakBetweenFramesMatchesTheDashpotClosedForm) {
   EXPECT_NEAR(dense.time_of_max[0], dense.time[arg], 1e-12);
   EXPECT_EQ(dense.max[0], sparse.max[0]) << "recording does not change the run";
   EXPECT_EQ(dense.time_of_max[0], sparse.time_of_max[0]);
+}
+
+TEST(ContactPoints, ABoxPressedIntoTheGroundHasItsFourCorners) {
+  // A 0.2 x 0.3 x 0.1 m box 1 mm into the ground, turned 0.3 rad about z, and a ball
+  // 1 m above it; instance 1 with a NaN state.
+  json doc = ball(1.0, 0, 0.1);
+  doc["bodies"].push_back({{"name", "box"},
+                           {"mass", 2.0},
+                           {"inertia", {1e-2, 1e-2, 1e-2}},
+                           {"position", {0, 0, 0.049}},
+                           {"collision", {{"type", "box"}, {"size", {0.2, 0.3, 0.1}}}}});
+  const Scene scene = parse_scene(doc.dump());
+  const std::vector<std::string> names = contact_pair_names(scene.model);
+  ASSERT_EQ(names.size(), 3u);  // ground-ball, ground-box, ball-box
+  const double c = std::cos(0.15), s = std::sin(0.15), depth = 1e-3, yaw = 0.3;
+  std::vector<double> states(2 * 2 * 13, 0.0);
+  const double ball_state[13] = {0, 0, 1.0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  const double box_state[13] = {0.5, -0.2, 0.05 - depth, c, 0, 0, s, 0.1, 0, 0, 0, 0, 0};
+  std::copy(ball_state, ball_state + 13, states.begin());
+  std::copy(box_state, box_state + 13, states.begin() + 13);
+  std::fill(states.begin() + 26, states.end(), std::nan(""));
+  const std::vector<Model> models{scene.model};
+  std::vector<double> frames(2 * 3 * kContactRecordComponents), points(2 * 3 * kMaxContacts * 7);
+  contact_frames(models, 2, states.data(), frames.data());
+  contact_points(models, 2, states.data(), points.data());
+  const int box_pair = static_cast<int>(std::find(names.begin(), names.end(), "contact ground box[0]") - names.begin());
+  ASSERT_LT(box_pair, 3);
+  ASSERT_EQ(frames[box_pair * 4 + 3], 4) << "four corners";
+  double sum = 0;
+  std::vector<bool> corner(4, false);
+  for (int k = 0; k < 4; ++k) {
+    const double* p = points.data() + (box_pair * kMaxContacts + k) * 7;
+    EXPECT_NEAR(p[2], -depth / 2, 1e-15) << "midway between the ground and the corner";
+    EXPECT_EQ(p[3], 0);
+    EXPECT_EQ(p[4], 0);
+    EXPECT_EQ(p[5], 1) << "the normal from the ground (A) to the box (B)";
+    EXPECT_GT(p[6], 0);
+    sum += p[6];
+    // the corner in the box's axes: (x, y) turned back by the yaw
+    const double dx = p[0] - 0.5, dy = p[1] + 0.2;
+    const double bx = std::cos(yaw) * dx + std::sin(yaw) * dy, by = -std::sin(yaw) * dx + std::cos(yaw) * dy;
+    EXPECT_NEAR(std::abs(bx), 0.1, 1e-12);
+    EXPECT_NEAR(std::abs(by), 0.15, 1e-12);
+    corner[(bx > 0 ? 1 : 0) + (by > 0 ? 2 : 0)] = true;
+  }
+  EXPECT_EQ(std::count(corner.begin(), corner.end(), true), 4) << "each corner once";
+  EXPECT_NEAR(sum, frames[box_pair * 4 + 0], 1e-12 * sum) << "the pair's normal force";
+  for (int p = 0; p < 3; ++p) {
+    const int used = p == box_pair ? 4 : 0;  // the ball touches nothing
+    for (int k = used; k < kMaxContacts; ++k)
+      for (int j = 0; j < 7; ++j) EXPECT_TRUE(std::isnan(points[(p * kMaxContacts + k) * 7 + j])) << p << " " << k;
+  }
+  for (std::size_t j = 3 * kMaxContacts * 7; j < points.size(); ++j) EXPECT_TRUE(std::isnan(points[j])) << j;
 }
 
 TEST(ContactFrames, Solo12InJointCoordinatesStandsOnItsFeet) {

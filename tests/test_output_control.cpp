@@ -124,7 +124,7 @@ TEST(OutputSettings, ParsedFromTheSceneWithErrorsNamingThePath) {
   };
   const std::string unknown = error_of({{"datasets", {"state", "velocities"}}});
   EXPECT_EQ(unknown.rfind("/output/datasets/1: unknown dataset \"velocities\" (valid: state, reactions,", 0), 0u) << unknown;
-  EXPECT_NE(unknown.find("bearing_loads, contacts, state_sensitivities, reaction_sensitivities, joint_load_sensitivities, "
+  EXPECT_NE(unknown.find("bearing_loads, contacts, contact_impulses, state_sensitivities, reaction_sensitivities, joint_load_sensitivities, "
                          "bearing_load_sensitivities, driver_load_sensitivities, energy_sensitivities, joint_state_sensitivities)"), std::string::npos) << unknown;
   EXPECT_EQ(error_of({{"datasets", {"state", "state"}}}), "/output/datasets/1: \"state\" is listed twice");
   EXPECT_EQ(error_of({{"compression", 10}}), "/output/compression: must be a deflate level 0..9 (0: none; got 10)");

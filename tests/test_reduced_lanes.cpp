@@ -10,6 +10,10 @@
 //  - statuses (non-finite, runaway) and freezing as the scalar form;
 //  - a group whose instances differ in an integer field (actuator mode) runs them one at
 //    a time and still equals the scalar form;
+//  - contact (simd/reduced_lane_contact.hpp: the pairs one lane at a time): Solo-12 set
+//    down on its four feet and its body's box, 11 instances differing in drop height,
+//    tilt, stiffness, friction and restitution, equal to round-off, and `auto` picks the
+//    lanes for it;
 //  - the lane sin / cos against std::sin / std::cos.
 #include <gtest/gtest.h>
 
@@ -21,6 +25,7 @@
 #include <vector>
 
 #include "robot_data.hpp"
+#include "solo12_scene.hpp"
 #include "simphant/formulas/runaway.hpp"
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/reduced_backend.hpp"
@@ -153,6 +158,44 @@ TEST(ReducedLanes, FloatingSoloEqualsScalarToRoundOff) {
     SCOPED_TRACE(solver);
     expect_lanes_equal_scalar(instances(dir + "/solo_description/robots/solo12.urdf", solver, true, 11));
   }
+}
+
+// Solo-12 set down on the ground (tests/solo12_scene.hpp, plus a box on the base so that
+// a tipped instance lands on its body), 11 instances: per instance the drop height, the
+// tilt, the ground's stiffness, friction and restitution (per-instance pairs: each lane
+// evaluates its own), 0.1 s at 0.1 ms (the feet land after 35 to 73 ms). The lanes equal
+// the scalar form to round-off (measured 5.4e-14 aba, 1.3e-13 cga, 2026-12-07: the stiff
+// contact carries the lanes' other rounding further than the free robots' 2e-15; a wrong
+// or missing contact force changes the state by more than 1e-6), every instance carried
+// by the ground, and `auto` takes the lanes.
+TEST(ReducedLanes, SoloOnTheGroundEqualsScalarToRoundOff) {
+  SIMPHANT_REQUIRE_ROBOT_DATA(dir);
+  for (const char* solver : {"aba", "cga"}) {
+    SCOPED_TRACE(solver);
+    std::vector<Model> models;
+    for (int i = 0; i < 11; ++i) {
+      json d = test::solo12_doc(solver, 0.245 + 0.002 * i, 1e-4, 0.01);
+      d["robot"]["base"]["orientation"] = {std::cos(0.01 * i), std::sin(0.01 * i), 0, 0};
+      d["robot"]["collision"]["base_link"] = {{"type", "box"}, {"size", {0.448, 0.219, 0.053}}, {"conaffinity", 0}};
+      json& law = d["contact"]["materials"]["default"];
+      law["stiffness"] = 2e4 * (1 + 0.1 * i);
+      law["friction"] = 0.6 + 0.03 * i;
+      law["restitution"] = 0.2 + 0.05 * i;
+      models.push_back(parse_scene(d.dump()).model);
+    }
+    const Outcome scalar = run(models, false, 1, 1000), lanes = run(models, true, 1, 1000);
+    EXPECT_LE(relative_difference(scalar.y, lanes.y), kRoundOff);
+    EXPECT_EQ(scalar.status, lanes.status);
+    const int N = static_cast<int>(lanes.y.size() / models.size());
+    for (int i = 0; i < 11; ++i) {
+      // held by the ground: free fall would take the base 4.9 cm below its start
+      EXPECT_GT(lanes.y[static_cast<std::size_t>(i * N + 2)], 0.2) << i;
+      EXPECT_EQ(lanes.status[static_cast<std::size_t>(i)], 0) << i;
+    }
+  }
+  EXPECT_TRUE(ReducedBackend::lanes_for("auto", 8));
+  EXPECT_FALSE(ReducedBackend::lanes_for("auto", 7));
+  EXPECT_FALSE(ReducedBackend::lanes_for("cpu", 1000));
 }
 
 // Instances whose joint 0 alternates between a position servo and a torque input: their

@@ -15,7 +15,6 @@
 //  - the load-time step check makes the same contact modes as for the DAE;
 //  - the GPU's per-thread step over its grid, in structure of arrays with the packed
 //    model slots (batch/robot_pack.hpp), equals the CPU backend bit for bit;
-//  - cpu-simd refuses a robot with contact (no lane form) with a clear error;
 //  - a robot file of one link and no joint (an object) is a free body: it lands alike in
 //    aba, cga and dae (within RK4's own error: the coordinates differ), flies on its
 //    parabola, steps alike on the GPU's grid, and a fixed base for it is refused.
@@ -462,20 +461,6 @@ TEST(RobotContactJointSpace, ObjectFileWithAFixedBaseIsRefused) {
     EXPECT_EQ(e.path(), "/robot/floating_base");
     EXPECT_NE(std::string(e.what()).find("no moving joint"), std::string::npos) << e.what();
   }
-}
-
-TEST(RobotContactJointSpace, CpuSimdIsRefused) {
-  SIMPHANT_REQUIRE_ROBOT_DATA(dir);
-  const Model m = parse_scene(solo_doc("aba", 0.5, 1e-4).dump()).model;
-  try {
-    ReducedBackend b(std::make_shared<const std::vector<Model>>(1, m), 8, 1, true);
-    FAIL() << "cpu-simd ran a robot with contact";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("backend cpu-simd"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("backend cpu"), std::string::npos) << e.what();
-  }
-  // auto picks the scalar form for it.
-  EXPECT_FALSE(ReducedBackend::lanes_for(m, "auto", 1000));
 }
 
 }  // namespace

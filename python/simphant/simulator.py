@@ -302,6 +302,31 @@ class Simulator:
         return o
 
     @property
+    def contact_pair_names(self) -> List[str]:
+        """(P) the scene's contact pairs in model order (joint clearances, ground pairs,
+        then the pairs between bodies), named as the coordinate `contact_pair` of the
+        output's /contacts (e.g. "contact ground FL_FOOT[0]": the ground and the first
+        shape of the body or link FL_FOOT); empty for a scene without contact."""
+        return list(self._sim.contact_pair_names)
+
+    def contacts(self, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """(n, P, 4) float64: each contact pair of each instance at the current state, as
+        the output's /contacts records a frame (docs/contact.md, "Outputs"):
+        normal_force [N] (the sum of the pair's normal forces, >= 0), friction_force [N]
+        (the magnitude of the sum of its friction forces), penetration [m] (its largest
+        depth, 0 when apart) and count (its contacts, 0 .. 4); pairs in
+        contact_pair_names order. Computed on the host from states() by the pair function
+        the step evaluates (with each instance's current model), so the values are those
+        of the force acting at this state, on every backend. NaN for an instance whose
+        state is not finite. P = 0 without contact.
+
+        out: a float64 C-contiguous array of that shape, written in place and returned.
+        """
+        o = out_array(out, (self._n, len(self._sim.contact_pair_names), 4))
+        self._sim.read_contacts(o)
+        return o
+
+    @property
     def sensitivity_paths(self) -> List[str]:
         """(S) the scene values whose sensitivities step with the state, in sweep path
         syntax (the `sensitivities` argument, else the scene's "sensitivities" section);

@@ -12,5 +12,6 @@ void bind_simulator(nanobind::module_& m);
 void bind_run(nanobind::module_& m);
 void bind_merge(nanobind::module_& m);
 void bind_mjcf(nanobind::module_& m);
+void bind_contact(nanobind::module_& m);
 
 }  // namespace simphant::python

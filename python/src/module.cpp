@@ -67,4 +67,5 @@ NB_MODULE(_simphant, m) {
   simphant::python::bind_simulator(m);
   simphant::python::bind_run(m);
   simphant::python::bind_merge(m);
+  simphant::python::bind_contact(m);
 }

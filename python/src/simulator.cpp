@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -17,6 +18,7 @@
 #include "py_simulator.hpp"
 #include "simphant/job/memory_estimate.hpp"
 #include "simphant/job/scene_simulator.hpp"
+#include "simphant/sim/contact_frames.hpp"
 #include "simphant/sim/frame_sensitivities.hpp"
 
 namespace nb = nanobind;
@@ -175,6 +177,20 @@ void bind_simulator(nb::module_& m) {
             nb::gil_scoped_release release;
             std::lock_guard<std::mutex> lock(s.mutex);
             s.sim->read_states(p);
+          },
+          nb::arg("out"))
+      .def_prop_ro("contact_pair_names",
+                   [](const PySimulator& s) { return contact_pair_names(s.sim->model()); })
+      .def(
+          "read_contacts",
+          [](PySimulator& s, HostArray<double> out) {
+            const std::size_t pairs = contact_pair_names(s.sim->model()).size();
+            double* p = checked("out", out, count(s, pairs * kContactRecordComponents));
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(s.mutex);
+            std::vector<double> states(count(s, 13 * static_cast<std::size_t>(s.sim->model().n_bodies())));
+            s.sim->read_states(states.data());
+            s.sim->contact_frames(states.data(), p);
           },
           nb::arg("out"))
       .def(

@@ -307,3 +307,49 @@ def test_simphant_view_replays_a_cli_file(browser, cli, tmp_path):
         from simphant.serve.replay import peak_loads
         assert page.evaluate("window.replayState.instance") == peak_loads(str(out))[0]["instance"]
     assert not errors, errors
+
+
+def test_view_draws_collision_shapes_and_contact_points(browser, cli, tmp_path):
+    """`simphant view` of examples/ball_on_block.json: the contacts toggle draws the three
+    collision shapes (the ground's plane, the block's box, the ball's sphere) and, at a
+    frame in which the ball presses on the block, a dot at each contact point with its
+    normal force along the normal, force x contactScale long, as replay_data serves them;
+    the block's four corners on the ground carry its weight and the ball's push."""
+    import base64
+
+    from simphant.serve.replay import replay_data
+
+    out = tmp_path / "bob.h5"
+    r = run_cli(cli, "run", str(EXAMPLES / "ball_on_block.json"), "--instances", "2", "--t-end", "0.3",
+                "--frames", "every", "--threads", "1", "--out", str(out), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    d = replay_data(str(out), instance=1)
+    pts = np.frombuffer(base64.b64decode(d["contacts"]["points"]), "<f4").reshape(len(d["time"]), 3, 4, 7)
+    hit = int(np.flatnonzero(np.isfinite(pts[:, 2, 0, 6]))[0])  # the first frame of the ball on the block
+    port = free_port()
+    errors = []
+    with server([cli, "view", str(out), "--port", str(port), "--no-browser"], f"http://127.0.0.1:{port}/",
+                tmp_path / "view.log"):
+        page = new_page(browser, errors)
+        page.goto(f"http://127.0.0.1:{port}/?instance=1")
+        page.wait_for_function("window.replayState && window.replayState.ready", timeout=20000)
+        st = page.evaluate("window.replayState")
+        assert st["contactsAvailable"] and not st["contactsVisible"] and st["collisionShapes"] == 3
+        page.check("#replay-contacts")
+        page.eval_on_selector("#replay-scrub", "(e, f) => { e.value = String(f); e.dispatchEvent(new Event('input')); }",
+                              hit)
+        st = page.evaluate("window.replayState")
+        assert st["contactsVisible"] and st["frame"] == hit
+        want = [(p, k) for p in range(3) for k in range(4) if np.isfinite(pts[hit, p, k, 6])]
+        assert len(st["contactPoints"]) == len(want) == 5  # the block's four corners, the ball's one point
+        for c, (p, k) in zip(st["contactPoints"], want):
+            assert c["pair"] == d["contacts"]["pairs"][p]
+            np.testing.assert_allclose(c["point"], pts[hit, p, k, :3], atol=1e-7)
+            np.testing.assert_allclose(c["force"], pts[hit, p, k, 6], rtol=1e-7)
+            length = min(c["force"] * st["contactScale"], 2 * st["arrowLength"])
+            np.testing.assert_allclose(c["vector"], np.asarray(c["normal"]) * length, rtol=1e-5, atol=1e-9)
+        assert sum(c["force"] for c in st["contactPoints"][:4]) > 2.0 * 9.81  # the block's corners: its weight and more
+        page.screenshot(path=str(tmp_path / "contacts.png"))
+        page.uncheck("#replay-contacts")
+        assert not page.evaluate("window.replayState.contactsVisible")
+    assert not errors, errors

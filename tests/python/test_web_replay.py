@@ -328,3 +328,40 @@ def test_an_ellipsoid_with_its_joints_at_the_centre_clears_the_neighbouring_join
     body = {"name": "free", "shapes": [geo.inertia_ellipsoid(1.0, [0.02, 0.02, 0.02])], "source": "inertia"}
     geo.fit_inertia_shape(body, [], others=[[5, 0, 0]])
     assert body["shapes"][0]["scale"] == 1.0 and body["shapes"][0]["opacity"] < 1
+
+
+def test_contacts_of_the_frames_shown_are_those_of_the_run(cli, tmp_path):
+    """examples/ball_on_block.json run by the CLI (every step recorded, so the ball's
+    impacts on the block are in the frames): the collision shapes as the scene gives them
+    (the ground's plane, the block's box, the ball's sphere, in their bodies' frames); per
+    frame shown and pair, the contact points' normal forces sum to the file's /contacts
+    normal_force and their count is its count (float32 rounding), with the instance's own
+    swept restitution (the impacts' damping depends on it); the points lie on the ball's
+    surface, midway into the overlap."""
+    from conftest import EXAMPLES, run_cli
+
+    out = tmp_path / "bob.h5"
+    r = run_cli(cli, "run", str(EXAMPLES / "ball_on_block.json"), "--instances", "3", "--t-end", "0.3",
+                "--frames", "every", "--threads", "1", "--out", str(out), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    d = replay.replay_data(str(out), instance=2, max_frames=10000)
+    c = d["contacts"]
+    assert c["pairs"] == ["contact ground block[0]", "contact ground ball[0]", "contact block[0] ball[0]"]
+    shapes = {(s["body"], s["shape"]["type"]): s["shape"] for s in c["shapes"]}
+    assert set(shapes) == {(-1, "plane"), (0, "box"), (1, "sphere")}
+    assert shapes[(0, "box")]["size"] == pytest.approx([0.2, 0.2, 0.1]) and shapes[(1, "sphere")]["radius"] == 0.05
+    assert shapes[(1, "sphere")]["origin"]["position"] == [0, 0, 0]
+    idx = np.asarray(d["frame_index"])
+    pts = np.frombuffer(__import__("base64").b64decode(c["points"]), "<f4").reshape(len(idx), 3, 4, 7)
+    with h5py.File(out, "r") as f:
+        recorded = np.asarray(f["contacts"][:, 2])[idx]  # (F, P, 4)
+        ball = np.asarray(f["state"][:, 2, 1, :3])[idx]
+    fn = pts[..., 6].astype(np.float64)
+    np.testing.assert_allclose(np.nansum(fn, axis=2), recorded[..., 0], rtol=1e-6, atol=1e-6 * c["max"])
+    np.testing.assert_array_equal(np.isfinite(fn).sum(axis=2), recorded[..., 3])
+    hits = np.flatnonzero(recorded[:, 2, 3] > 0)  # frames in which the ball presses on the block
+    assert hits.size >= 3
+    for k in hits:
+        p = pts[k, 2, 0, :3].astype(np.float64)
+        depth = recorded[k, 2, 2]
+        assert abs(np.linalg.norm(p - ball[k]) - (0.05 - depth / 2)) < 1e-6

@@ -23,6 +23,7 @@ from .observation import BODY_FIELDS
 #: sim -> (num_envs, k)
 Term = Callable[[Simulator], Any]
 
+_CONTACT_COMPONENTS = ("normal_force", "friction_force", "penetration", "count")
 _LINK_FIELDS = {"position": slice(0, 3), "orientation": slice(3, 7), "velocity": slice(7, 10),
                 "angular_velocity": slice(10, 13), "frame": slice(0, 13)}
 
@@ -111,6 +112,54 @@ def link_point(name: str, offset: Sequence[float]) -> Term:
         return out
 
     term.__name__ = f"{name}.point"
+    return term
+
+
+def projected_gravity(name: str) -> Term:
+    """Observation term: the world's down direction (0, 0, -1) in a link's axes, R^T (0,
+    0, -1) with R the orientation of Simulator.link_frames (link frame -> W), (num_envs,
+    3): (0, 0, -1) when the link is level; its z component is -cos of the tilt of the
+    link's z axis from the vertical (the orientation of a legged robot's base without the
+    heading, as legged-locomotion policies observe it)."""
+    frame = link_frame(name, "orientation")
+
+    def term(sim: Simulator) -> Any:
+        q = frame(sim)
+        w, x, y, z = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
+        out = q[:, 1:4] * 0.0  # a NumPy array or a torch tensor of q's kind; minus R's third row
+        out[:, 0] = 2 * (w * y - x * z)
+        out[:, 1] = -2 * (y * z + w * x)
+        out[:, 2] = 2 * (x * x + y * y) - 1
+        return out
+
+    term.__name__ = f"{name}.projected_gravity"
+    return term
+
+
+def contact_force(pairs: Sequence[str], component: str = "normal_force") -> Term:
+    """Observation term: one component of named contact pairs (Simulator.contacts,
+    docs/contact.md "Outputs"), (num_envs, len(pairs)).
+
+    pairs: names of Simulator.contact_pair_names (e.g. "contact ground FL_FOOT[0]", a
+    foot on the ground). component: "normal_force" [N] (the pair's normal forces summed,
+    >= 0), "friction_force" [N], "penetration" [m] or "count" (its contacts). Raises
+    ValueError for an unknown component, and for a pair the scene does not have (naming
+    those it has) when first called.
+    """
+    names = list(pairs)
+    if component not in _CONTACT_COMPONENTS:
+        raise ValueError(f"contact_force: component must be one of {', '.join(_CONTACT_COMPONENTS)} "
+                         f"(got {component!r})")
+    column = _CONTACT_COMPONENTS.index(component)
+
+    def term(sim: Simulator) -> Any:
+        known = sim.contact_pair_names
+        missing = [p for p in names if p not in known]
+        if missing:
+            raise ValueError(f"contact_force: no contact pair {missing[0]!r} (pairs: {', '.join(known) or 'none'})")
+        return sim.contacts()[:, [known.index(p) for p in names], column]
+
+    term.__name__ = f"contact_{component}"
     return term
 
 
@@ -230,9 +279,10 @@ def reward_sum(*terms: Union[Callable[..., Any], tuple]) -> Callable[..., Any]:
 def joint_state_noise(q_std: Union[float, Sequence[float]] = 0.0,
                       qd_std: Union[float, Sequence[float]] = 0.0) -> Callable[..., None]:
     """Reset event: adds normal noise to the joint positions [rad | m] and rates [rad/s |
-    m/s] of the reset sub-environments (robots in joint coordinates, solver aba / cga,
-    fixed base: State.y = [q, qd]). q_std, qd_std: standard deviations, scalars or one per
-    joint coordinate. The noise is not clipped to the joint limits.
+    m/s] of the reset sub-environments (robots in joint coordinates, solver aba / cga:
+    State.y = [q, qd] on a fixed base, [p_B, quat_B, q, v_B, omega_B, qd] on a floating
+    one, whose base is left as it is). q_std, qd_std: standard deviations, scalars or one
+    per joint coordinate. The noise is not clipped to the joint limits.
 
     Raises ValueError (when it first runs) for another kind of scene or backend (a
     maximal-coordinate state cannot take independent noise without breaking its
@@ -243,12 +293,14 @@ def joint_state_noise(q_std: Union[float, Sequence[float]] = 0.0,
     def event(env: Any, ids: np.ndarray, rng: np.random.Generator) -> None:
         sim = env.sim
         n = sim._sim.n_joint_coordinates
-        if n == 0 or sim.state_size != 2 * n:
-            raise ValueError("joint_state_noise: needs a fixed-base robot in joint coordinates (solver aba or cga); "
+        floating = sim.state_size == 2 * n + 13
+        if n == 0 or not (floating or sim.state_size == 2 * n):
+            raise ValueError("joint_state_noise: needs a robot in joint coordinates (solver aba or cga); "
                              f"this simulator's state has {sim.state_size} numbers for {n} joint coordinates")
+        q_at, qd_at = (7, n + 13) if floating else (0, n)
         s = sim.get_state(ids)
-        s.y[:, :n] += rng.standard_normal((len(ids), n)) * q_std_a
-        s.y[:, n:] += rng.standard_normal((len(ids), n)) * qd_std_a
+        s.y[:, q_at:q_at + n] += rng.standard_normal((len(ids), n)) * q_std_a
+        s.y[:, qd_at:qd_at + n] += rng.standard_normal((len(ids), n)) * qd_std_a
         sim.set_state(s)
 
     return event

@@ -19,7 +19,6 @@ definitions, what differs from Gymnasium and the measured lockstep agreement
 """
 from __future__ import annotations
 
-import contextlib
 import pathlib
 import xml.etree.ElementTree as ET
 from typing import Any, Dict, List, Optional, Tuple
@@ -27,6 +26,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from .. import _simphant
+from .._quiet import quiet_warnings
 from . import mdp
 from .builtin import _build
 from .registry import register
@@ -172,24 +172,11 @@ def _make(defaults: Dict[str, Any], kwargs: Dict[str, Any], names: List[str], ge
     """Builds the env without logging the importer's warnings about the shipped file
     (contact and visual attributes, the site, the recorded actuator: all expected here;
     the model is cached per process, so they would come once)."""
-    with _quiet():
+    with quiet_warnings():
         env = _build(defaults, kwargs)
     env.action_names = names
     env.gear = gear
     return env
-
-
-@contextlib.contextmanager
-def _quiet() -> Any:
-    from .. import log_level, set_log_level
-
-    level = log_level()
-    if level in ("trace", "debug", "info", "warn", "warning"):
-        set_log_level("error")
-    try:
-        yield
-    finally:
-        set_log_level(level)
 
 
 # --- InvertedPendulum-v5 -------------------------------------------------------------------

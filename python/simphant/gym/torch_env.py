@@ -35,6 +35,8 @@ class TorchVectorEnv(VectorEnv):
         self._low = torch.as_tensor(self.single_action_space.low, device=self.device)
         self._high = torch.as_tensor(self.single_action_space.high, device=self.device)
         self._map_t = None if self._action_map is None else torch.as_tensor(self._action_map.T, device=self.device)
+        offset = self._action_offset
+        self._offset_t = None if offset is None else torch.as_tensor(offset, device=self.device)
         self.last_actions = torch.zeros((self.num_envs, len(self._low)), dtype=torch.float64, device=self.device)
 
     def set_parameters(self, ids: Any, params: Dict[str, Any]) -> None:
@@ -67,6 +69,8 @@ class TorchVectorEnv(VectorEnv):
         self.last_actions = a.clone()
         a = t.clamp(a, self._low, self._high).contiguous()
         u = a if self._map_t is None else (a @ self._map_t).contiguous()
+        if self._offset_t is not None:
+            u = u + self._offset_t
         self.sim.set_inputs(u if self._device_state else u.cpu().numpy())
         return a
 

@@ -49,6 +49,9 @@ class VectorEnv(gym.vector.VectorEnv):
             action (n_actions); the actions as given, before clipping, are the env's
             `last_actions` (num_envs, n_actions), float64 (a torch tensor for torch envs),
             for rewards that charge the unclipped action as Gymnasium's Reacher does.
+        action_offset: None or (n_inputs,) added to the inputs after the map: the
+            simulator's inputs are G @ clip(action) + action_offset (clip(action) +
+            action_offset without a map), e.g. servo targets about a nominal pose.
         reward: reward(sim, obs, action) -> (num_envs,); None gives 0.
         terminated: terminated(sim, obs) -> (num_envs,) bool; an instance whose status is
             not ok (diverged, or failed assembly) always terminates.
@@ -100,7 +103,7 @@ class VectorEnv(gym.vector.VectorEnv):
     def __init__(self, scene: SceneSource, num_envs: Optional[int] = None,
                  observation: Sequence[ObservationItem] = ("state",), *,
                  action_low: Union[float, Sequence[float]], action_high: Union[float, Sequence[float]],
-                 action_map: Any = None, reward: Optional[RewardFn] = None,
+                 action_map: Any = None, action_offset: Any = None, reward: Optional[RewardFn] = None,
                  terminated: Optional[TerminatedFn] = None,
                  max_episode_steps: Optional[int] = None, frame_skip: int = 1, randomize: bool = False,
                  autoreset_mode: AutoresetMode = AutoresetMode.NEXT_STEP, backend: str = "auto", threads: int = 0,
@@ -140,6 +143,13 @@ class VectorEnv(gym.vector.VectorEnv):
                                  f"actuator input {self.sim.input_names} (got shape {g.shape})")
             self._action_map, n_actions = g, g.shape[1]
             self.action_names = [f"action_{k}" for k in range(n_actions)]
+        self._action_offset: Optional[np.ndarray] = None
+        if action_offset is not None:
+            b = np.array(action_offset, np.float64, ndmin=1)
+            if b.shape != (self.sim.n_inputs,) or not np.all(np.isfinite(b)):
+                raise ValueError(f"action_offset: must be {self.sim.n_inputs} finite numbers, one per actuator input "
+                                 f"{self.sim.input_names} (got shape {b.shape})")
+            self._action_offset = b
         self._obs_spec = list(observation) if not isinstance(observation, str) else [observation]
         self._obs = Observation(self.sim, self._obs_spec)
         low = np.broadcast_to(np.asarray(action_low, np.float64), (n_actions,))
@@ -311,7 +321,8 @@ class VectorEnv(gym.vector.VectorEnv):
             raise ValueError(f"actions: must have shape ({self.num_envs}, {n_actions}) (got {np.shape(actions)})")
         self.last_actions = a.copy()
         a = np.clip(a, self.single_action_space.low, self.single_action_space.high)
-        self.sim.set_inputs(a if self._action_map is None else a @ self._action_map.T)
+        u = a if self._action_map is None else a @ self._action_map.T
+        self.sim.set_inputs(u if self._action_offset is None else u + self._action_offset)
         return a
 
     def _concat(self, cols: Sequence[Any]) -> Any:

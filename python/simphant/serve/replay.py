@@ -15,6 +15,8 @@ attribute `scene`, and returns one JSON-ready dict:
 - joints: each joint's anchor in the frame of the body it rides on;
 - reactions: the force each joint applies to its body_j (/reactions, world frame) at the
   frames shown, for arrows at the joints; None when the file has no /reactions;
+- contacts: the collision shapes of the scene's contact pairs and the contact points with
+  their normal forces at the frames shown (replay_contacts.py); None without contact pairs;
 - the instance shown and how it was picked (by index, or the largest peak load of the
   report's peak loads: /reductions, else the per-frame loads; docs/report.md, "Peak loads").
 
@@ -36,6 +38,7 @@ import numpy as np
 
 from ..report.load import text as _text  # an HDF5 attribute as plain Python
 from . import replay_geometry as geo
+from .replay_contacts import replay_contacts
 
 #: Default limits of one replay: frames, and pose numbers (F x B x 7; 4 bytes each).
 MAX_FRAMES = 2000
@@ -128,18 +131,20 @@ def _read_reactions(f: h5py.File, instance: int, idx: np.ndarray, joints: List[D
             "units": "N"}
 
 
-def _read_poses(ds: h5py.Dataset, instance: int, idx: np.ndarray) -> np.ndarray:
-    """(F, B, 7): r then quaternion x y z w of `instance` at the frames `idx` (ascending),
+def _read_states(ds: h5py.Dataset, instance: int, idx: np.ndarray) -> np.ndarray:
+    """(F, B, 13): the recorded body states of `instance` at the frames `idx` (ascending),
     read in blocks of consecutive frames."""
-    out = np.empty((len(idx), ds.shape[2], 7), dtype=np.float64)
+    out = np.empty((len(idx), ds.shape[2], 13), dtype=np.float64)
     block = 256
     for s in range(0, len(idx), block):
         sel = idx[s:s + block]
-        raw = np.asarray(ds[int(sel[0]):int(sel[-1]) + 1, instance, :, :7], dtype=np.float64)[sel - sel[0]]
-        out[s:s + len(sel), :, :3] = raw[..., 0:3]
-        out[s:s + len(sel), :, 3:6] = raw[..., 4:7]
-        out[s:s + len(sel), :, 6] = raw[..., 3]
+        out[s:s + len(sel)] = np.asarray(ds[int(sel[0]):int(sel[-1]) + 1, instance], dtype=np.float64)[sel - sel[0]]
     return out
+
+
+def _poses(states: np.ndarray) -> np.ndarray:
+    """(F, B, 7): r then the quaternion x y z w of states (F, B, 13) (w x y z there)."""
+    return np.concatenate([states[..., 0:3], states[..., 4:7], states[..., 3:4]], axis=-1)
 
 
 def replay_data(path: str, instance: Optional[int] = None, pick: str = "index", load: Optional[str] = None,
@@ -178,7 +183,8 @@ def replay_data(path: str, instance: Optional[int] = None, pick: str = "index", 
             raise ReplayError(f"instance {instance}: out of range (the file has {n_inst} instances, 0..{n_inst - 1})")
         idx = _frame_indices(n_frames, n_bodies, max_frames, max_values)
         time = np.asarray(f["time"][:n_frames], dtype=np.float64)[idx]
-        poses = _read_poses(f["state"], instance, idx)
+        states = _read_states(f["state"], instance, idx)
+        poses = _poses(states)
         params = {name: float(ds[instance]) for name, ds in f["params"].items()} if "params" in f else {}
         status = int(f["status"][instance])
         reason = int(f["status_reason"][instance]) if "status_reason" in f else 0
@@ -192,6 +198,7 @@ def replay_data(path: str, instance: Optional[int] = None, pick: str = "index", 
         root = mesh_root or os.path.dirname(os.path.abspath(attrs.get("scene_file", path) or path))
         bodies, joints, meshes, notes, ground = scene_geometry(scene, body_names, root, params, poses[0])
         reactions = _read_reactions(f, instance, idx, joints, list(attrs.get("joint_names", [])), n_inst, notes)
+        contacts = replay_contacts(scene_text, attrs.get("scene_file", ""), params, states, notes)
     poses32 = np.ascontiguousarray(poses, dtype="<f4")
     return strict_json({
         "file": os.path.basename(path),
@@ -204,7 +211,7 @@ def replay_data(path: str, instance: Optional[int] = None, pick: str = "index", 
         "n_bodies": int(n_bodies), "poses": base64.b64encode(poses32.tobytes()).decode("ascii"),
         "pose_layout": "float32 little-endian, [frame][body][x y z qx qy qz qw]",
         "bodies": bodies, "ground": ground, "joints": joints, "meshes": [os.path.basename(m) for m in meshes],
-        "reactions": reactions,
+        "reactions": reactions, "contacts": contacts,
         "gravity": scene.get("gravity", scene.get("robot", {}).get("gravity", [0, 0, 0])),
         "notes": notes,
     })

@@ -102,7 +102,8 @@ int main(int argc, char** argv) {
   // errors name the flag and list the valid names.
   run->add_option("--datasets", ro.job.datasets,
                   "Per-frame datasets to write, comma-separated (state, reactions, constraint_violation, energy, "
-                  "joint_state, driver_loads, joint_loads, bearing_loads, contacts; overrides output.datasets)");
+                  "joint_state, driver_loads, joint_loads, bearing_loads, contacts, contact_impulses, and the "
+                  "sensitivities' datasets; overrides output.datasets)");
   run->add_option("--frames", ro.job.frames,
                   "Frames to record: every | first_last | none (overrides output.frames)");
   run->add_option("--reductions", ro.job.reductions,

@@ -63,6 +63,9 @@ void write_checkpoint_state(hid_t file, Simulator& sim, const RunStats& stats, c
   write_vector(gid, "status_steps", H5T_NATIVE_INT64, {I}, status_steps.data());
   write_vector(gid, "status_reason", H5T_NATIVE_INT8, {I}, reasons.data());
   write_vector(gid, "episodes", H5T_NATIVE_UINT64, {I}, episodes.data());
+  if (!at.contact_impulse_start.empty())
+    write_vector(gid, "contact_impulse_start", H5T_NATIVE_DOUBLE, {I, at.contact_impulse_start.size() / I},
+                 at.contact_impulse_start.data());
   const ArrayView v = sim.inputs_view();
   if (v.data != nullptr && !v.device && v.dtype_bits == 64 && v.ndim == 2 && v.shape[1] > 0) {
     const auto U = static_cast<std::size_t>(v.shape[1]);
@@ -130,6 +133,12 @@ LoopPoint read_loop_point(hid_t g) {
   at.frames = h5::read_attr_int64(g, "frames");
   at.wall_s = h5::read_attr_double(g, "wall_time_s");
   at.loop_wall_s = h5::read_attr_double(g, "loop_wall_time_s");
+  if (h5::exists(g, "contact_impulse_start")) {
+    std::size_t count = 1;
+    for (hsize_t d : h5::dataset_dims(g, "contact_impulse_start")) count *= d;
+    at.contact_impulse_start.resize(count);
+    h5::read_dataset(g, "contact_impulse_start", H5T_NATIVE_DOUBLE, at.contact_impulse_start.data(), count);
+  }
   return at;
 }
 

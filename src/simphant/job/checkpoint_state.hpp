@@ -16,6 +16,8 @@
 //                                    inputs are the scene's, rebuilt with the scene)
 //   /checkpoint/reductions    (I, R) the accumulators of the reductions over time
 //                                    (Simulator::get_reduction_state), when enabled
+//   /checkpoint/contact_impulse_start (I, 2 P) a run recording /contact_impulses: the
+//                                    start of its next frame's interval (job/contact_impulses.hpp)
 //   /checkpoint/integrator_state (I, W) what an adaptive integrator keeps between grid
 //                                    times (Simulator::get_integrator_state), when W > 0
 //   /checkpoint/refinement/{unconverged, max_error, max_error_time, min_pivot, min_pivot_time} (I) the refined
@@ -52,6 +54,9 @@ struct LoopPoint {
   std::int64_t frames = 0;        ///< frames in the file
   double wall_s = 0;              ///< [s] wall time of the run so far, earlier sessions included
   double loop_wall_s = 0;         ///< [s] wall time of the step loops so far
+  /// A run recording /contact_impulses: the start of its next frame's interval
+  /// (ContactImpulses::start(), (I, 2 P)); empty otherwise.
+  std::vector<double> contact_impulse_start;
 };
 
 /// The batch at a checkpoint, as read back.

@@ -142,9 +142,6 @@ void check_backend(const Scene& scene, const JobOptions& o) {
   // A robot in joint coordinates (solver aba / cga) runs on cpu-simd in the joint-space
   // backend's lanes (docs/robots.md); the DAE engine's limits apply to the rest.
   const bool joint_space = scene.model.robot && scene.model.robot->solver != RobotSolver::Dae;
-  if (o.backend == "cpu-simd" && joint_space && scene.model.contact_pair_count() > 0)
-    throw SceneError("--backend", "cpu-simd: the robot's contact pairs have no SIMD lane form (their geometry branches "
-                                  "per instance); use --backend cpu (docs/contact.md)");
   if (o.backend == "cpu-simd" && !joint_space) {
     const std::string why = cpu_simd_unsupported(scene.model);
     if (!why.empty()) throw SceneError("--backend", "cpu-simd: the scene's " + why + "; use --backend cpu");

@@ -21,6 +21,7 @@
 #include "simphant/io/recorder.hpp"
 #include "simphant/io/reductions_writer.hpp"
 #include "simphant/job/checkpoint.hpp"
+#include "simphant/job/contact_impulses.hpp"
 #include "simphant/job/energy_check.hpp"
 #include "simphant/job/error_estimate.hpp"
 #include "simphant/job/input_digests.hpp"
@@ -70,6 +71,7 @@ struct Frame {
   std::vector<double> joint_q, joint_qd, joint_tau;  ///< (n, n_coords) each, robot runs
   std::vector<double> driver_loads;                  ///< (n, n_drivers)
   std::vector<double> contacts;                      ///< (n, n_pairs, 4)
+  std::vector<double> contact_impulses;              ///< (n, n_pairs)
   std::vector<double> sensitivities;                 ///< (n, n_bodies, 13, S)
   std::vector<double> reaction_sensitivities;        ///< (n, n_joints, 6, S)
   std::vector<double> joint_load_sensitivities;      ///< (n, n_joints, 6, S)
@@ -90,6 +92,7 @@ struct Frame {
         joint_tau(static_cast<std::size_t>(n) * n_coords),
         driver_loads(static_cast<std::size_t>(n) * n_drivers),
         contacts(static_cast<std::size_t>(n) * n_pairs * kContactRecordComponents),
+        contact_impulses(static_cast<std::size_t>(n) * n_pairs),
         sensitivities(static_cast<std::size_t>(n) * n_bodies * 13 * n_sens),
         reaction_sensitivities(static_cast<std::size_t>(n) * n_joints * 6 * n_sens),
         joint_load_sensitivities(static_cast<std::size_t>(n) * n_joints * 6 * n_sens),
@@ -157,6 +160,7 @@ class JobRun {
   std::optional<Frame> frame_;
   bool joint_loads_ = false;
   bool contacts_ = false;  ///< /contacts is recorded (the scene has contact pairs, output.datasets selects it)
+  std::optional<ContactImpulses> impulses_;  ///< /contact_impulses is recorded (job/contact_impulses.hpp)
   bool sensitivities_ = false;  ///< /state_sensitivities is recorded (the scene has sensitivities, selected)
   /// The frame's other derivatives recorded (as sensitivities_; the pointers of those not
   /// recorded null): /reaction_sensitivities, /joint_load_sensitivities,
@@ -321,6 +325,15 @@ void JobRun::open_output() {
                  (std::find(selected.begin(), selected.end(), "joint_loads") != selected.end() ||
                   std::find(selected.begin(), selected.end(), "bearing_loads") != selected.end());
   contacts_ = model.contact_pair_count() > 0 && std::find(selected.begin(), selected.end(), "contacts") != selected.end();
+  if (records_contact_impulses(*sim_)) {
+    impulses_.emplace(*sim_);
+    if (restored_) {
+      if (restored_->at.contact_impulse_start.empty())
+        throw SceneError("--resume", "the run records /contact_impulses but its checkpoint holds no start of the "
+                                     "next frame's interval (/checkpoint/contact_impulse_start)");
+      impulses_->restore(restored_->at.contact_impulse_start);
+    }
+  }
   const auto wanted = [&](const char* name, bool applies) {
     return sim_->n_sensitivities() > 0 && applies && std::find(selected.begin(), selected.end(), name) != selected.end();
   };
@@ -368,7 +381,8 @@ void JobRun::read_frame() {
   if (joint_loads_)
     sim.joint_load_frames(f.states.data(), f.reactions.data(), sim.n_drivers() > 0 ? f.driver_loads.data() : nullptr,
                           f.joint_loads.data(), f.bearing_loads.data());
-  if (contacts_) sim.contact_frames(f.states.data(), f.contacts.data());
+  if (contacts_ || impulses_) sim.contact_frames(f.states.data(), f.contacts.data());
+  if (impulses_) impulses_->frame(sim, f.contacts.data(), f.contact_impulses.data());
   if (sensitivities_) sim.read_state_sensitivities(f.sensitivities.data());
   if (any_frame_sensitivities_) sim.read_frame_sensitivities(frame_sensitivities_);
   sim.read_constraint_violation(f.violation.data());
@@ -388,6 +402,7 @@ void JobRun::write_frame() {
                      {"bearing_loads", f.bearing_loads.data()},
                      {"driver_loads", f.driver_loads.data()},
                      {"contacts", f.contacts.data()},
+                     {"contact_impulses", f.contact_impulses.data()},
                      {"state_sensitivities", f.sensitivities.data()},
                      {"reaction_sensitivities", f.reaction_sensitivities.data()},
                      {"joint_load_sensitivities", f.joint_load_sensitivities.data()},
@@ -403,8 +418,12 @@ void JobRun::write_frame() {
 LoopPoint JobRun::loop_point() {
   write_frame();
   recorder_->flush();  // the buffered frames too: a checkpoint holds every frame recorded
-  return LoopPoint{done_, since_record_, recorder_->frames(), wall_before_ + seconds_since(t_start_),
-                   loop_before_ + seconds_since(t_loop_)};
+  return LoopPoint{done_,
+                   since_record_,
+                   recorder_->frames(),
+                   wall_before_ + seconds_since(t_start_),
+                   loop_before_ + seconds_since(t_loop_),
+                   impulses_ ? impulses_->start() : std::vector<double>{}};
 }
 
 void JobRun::step_loop() {

@@ -5,6 +5,7 @@
 
 #include "simphant/core/host_info.hpp"
 #include "simphant/dynamics/load_indeterminacy.hpp"
+#include "simphant/job/contact_impulses.hpp"
 #include "simphant/model/components.hpp"
 #include "simphant/sim/contact_frames.hpp"
 
@@ -32,6 +33,12 @@ std::vector<std::string> driver_units(const Model& model) {
 
 bool records_joint_loads(const Simulator& sim) {
   return sim.model().n_joints() > 0 && sim.state_size() == 13 * sim.model().n_bodies();
+}
+
+bool records_contact_impulses(const Simulator& sim) {
+  const std::vector<std::string>& selected = sim.model().output.datasets;
+  return ContactImpulses::applies(sim) &&
+         std::find(selected.begin(), selected.end(), "contact_impulses") != selected.end();
 }
 
 void write_indeterminacy(hid_t file, const Simulator& sim, bool reductions) {
@@ -180,6 +187,14 @@ RecorderInfo recorder_info(const Simulator& sim, const Scene& scene, const JobOp
              {{"parameter", sim.sensitivity_paths()}}});
     }
   }
+  if (records_contact_impulses(sim))
+    info.frame_datasets.push_back(
+        {"contact_impulses", "contact_impulses",
+         {static_cast<hsize_t>(sim.n_instances()), static_cast<hsize_t>(sim.model().contact_pair_count())},
+         {"instance", "contact_pair"}, {"N s"},
+         "per contact pair: its normal impulse over the interval since the previous frame, the normal force "
+         "integrated by the trapezoid rule over every step (0 at the first frame)",
+         {{"contact_pair", contact_pair_names(sim.model())}}});
   // The contact pairs, computed on the host from each frame's states (sim/contact_frames.hpp).
   if (const int P = sim.model().contact_pair_count(); P > 0) {
     info.frame_datasets.push_back(

@@ -20,6 +20,11 @@ namespace simphant::job_detail {
 /// (13 numbers per body: joint reactions exist) and joints.
 bool records_joint_loads(const Simulator& sim);
 
+/// Whether the run records /contact_impulses: output.datasets selects it and the step
+/// loop samples the contact forces every step (ContactImpulses::applies: the contacts
+/// reductions over time on a backend with them, a fixed-step integrator).
+bool records_contact_impulses(const Simulator& sim);
+
 /// The drivers' names, and the units of their loads: "N m" for an angle, "N" for a slide.
 std::vector<std::string> driver_names(const Model& model);
 std::vector<std::string> driver_units(const Model& model);

@@ -26,6 +26,7 @@ inline const std::vector<std::string>& frame_dataset_names() {
       "joint_loads",    // (T, I, J, 6)
       "bearing_loads",  // (T, I, J, 4)
       "contacts",       // (T, I, P, 4), scenes with contact (sim/contact_frames.hpp)
+      "contact_impulses",  // (T, I, P), scenes with contact and the contacts reductions (job/contact_impulses.hpp)
       "state_sensitivities",  // (T, I, B, 13, S), scenes with sensitivities (docs/sensitivities.md)
       "reaction_sensitivities",  // (T, I, J, 6, S), scenes with sensitivities
       "joint_load_sensitivities",    // (T, I, J, 6, S), scenes with sensitivities

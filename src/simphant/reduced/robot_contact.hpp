@@ -14,8 +14,10 @@
 //     floating ABA adds to the base's bias force (aba_floating's f_ext_B).
 // Both the joint forces and the base wrench go to the unchanged ABA (spatial or CGA), so
 // contact costs one forward-kinematics pass, the pairs and a walk to the base per touched
-// side. Header-only __host__ __device__ code over T = double or float (the geometry branches
-// on values: no SIMD lanes or dual numbers; robot_dynamics.hpp refuses those with NaN).
+// side. Header-only __host__ __device__ code over T = double or float. The geometry
+// branches on values: the SIMD lanes evaluate each pair one lane at a time in double
+// (RobotLaneContact, specialised by simd/reduced_lane_contact.hpp); dual numbers have no
+// form (robot_dynamics.hpp makes their forces NaN).
 #include <type_traits>
 
 #include "simphant/contact/contact_wrench.hpp"
@@ -90,6 +92,14 @@ SP_HD void robot_contact_forces(const RobotView<T>& r, const T* y, T* Q, Spatial
     add_generalised(r, y, kin, c.owner_b, kb.r, w.b, Q, base_wrench);
   }
 }
+
+/// The contact forces of the SIMD lane type T: `enabled` and a static
+/// forces(r, y, Q, base_wrench, kin) with robot_contact_forces' contract where
+/// simd/reduced_lane_contact.hpp specialises it; the primary template has none.
+template <class T>
+struct RobotLaneContact {
+  static constexpr bool enabled = false;
+};
 
 /// Elastic energy [J] stored in the robot's contacts at y (contact_pair_potential summed
 /// over the pairs), for the energy output; kin: robot_link_kinematics of y.

@@ -211,9 +211,11 @@ SP_HD void robot_derivative(const RobotView<T>& r, const T* y, const T* u, T* yd
   if (r.n_contacts > 0) {  // before the ABA: the kinematics share its scratch
     if constexpr (std::is_floating_point<T>::value) {
       robot_contact_forces(r, y, ws.tau, base_wrench, ws.kin);
+    } else if constexpr (RobotLaneContact<T>::enabled) {
+      RobotLaneContact<T>::forces(r, y, ws.tau, base_wrench, ws.kin);
     } else {
-      // The collision geometry branches on values: no lane or dual-number form, so a
-      // contact force through such a T would be wrong; NaN makes that visible.
+      // The collision geometry branches on values: no dual-number form, so a contact
+      // force through such a T would be wrong; NaN makes that visible.
       for (int k = 0; k < n; ++k) ws.tau[k] = T(NAN);
     }
   }

@@ -35,7 +35,10 @@ struct RobotView {
   RobotBaseParams<T> base;              ///< read when floating
   Vec3<T> gravity;                      ///< [m/s^2], W
   int n_contacts = 0;                             ///< contact pairs (reduced/robot_contact.hpp); 0: none
-  const RobotContactPair<T>* contacts = nullptr;  ///< (n_contacts), read when n_contacts > 0
+  const RobotContactPair<T>* contacts = nullptr;  ///< (n_contacts), read when n_contacts > 0 and T is a scalar
+  /// T = SIMD lanes (simd/reduced_lane_contact.hpp): per lane, its instance's n_contacts
+  /// pairs, which the lanes evaluate one lane at a time; unused otherwise.
+  const RobotContactPair<double>* const* lane_contacts = nullptr;
 };
 
 /// Joint-space coordinates: n (+ 7 floating) positions, n (+ 6 floating) rates.

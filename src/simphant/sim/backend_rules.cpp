@@ -62,7 +62,7 @@ std::string choose_backend(const Model& model, const std::string& requested, con
     // The joint-space backend: one thread per instance on the GPU (`cuda` and
     // `cuda-fused` name the same path), scalar or in SIMD lanes on the CPU.
     if (cuda) return "cuda";
-    return ReducedBackend::lanes_for(model, requested, design_size) ? "cpu-simd" : "cpu";
+    return ReducedBackend::lanes_for(requested, design_size) ? "cpu-simd" : "cpu";
   }
   if (cuda)
     return requested == "cuda-fused" || (requested == "auto" && prefer_fused(model, design_size)) ? "cuda-fused"

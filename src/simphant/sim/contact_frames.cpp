@@ -19,28 +19,65 @@ std::vector<std::string> contact_pair_names(const Model& model) {
   return out;
 }
 
-void contact_frames(const std::vector<Model>& models, int n, const double* states, double* out) {
+namespace {
+
+// Calls f(w, o) for each contact pair of each instance in model order, w its
+// contact_pair_wrench at the instance's states (nullptr for an instance whose states are
+// not finite) and o its `per_pair` numbers in out.
+template <class F>
+void for_each_pair(const std::vector<Model>& models, int n, const double* states, double* out, int per_pair, F&& f) {
   const Model& m0 = models.front();
   const int B = m0.n_bodies(), P = m0.contact_pair_count();
   for (int i = 0; i < n; ++i) {
     const Model& model = models[models.size() == 1 ? 0 : static_cast<std::size_t>(i)];
     const double* rec = states + static_cast<std::size_t>(i) * B * 13;
     const bool finite = std::all_of(rec, rec + 13 * B, [](double x) { return std::isfinite(x); });
-    double* o = out + static_cast<std::size_t>(i) * P * kContactRecordComponents;
-    for (const ForceElement& f : model.forces) {
-      if (f.type != ForceType::Contact) continue;
+    double* o = out + static_cast<std::size_t>(i) * P * per_pair;
+    for (const ForceElement& f_el : model.forces) {
+      if (f_el.type != ForceType::Contact) continue;
       if (!finite) {
-        std::fill(o, o + kContactRecordComponents, std::numeric_limits<double>::quiet_NaN());
-        o += kContactRecordComponents;
-        continue;
+        f(nullptr, o);
+      } else {
+        const ContactPairWrench<double> w = contact_pair_wrench(
+            f_el.shape_i, recorded_body_kin(rec, f_el.body_i), f_el.shape_j, recorded_body_kin(rec, f_el.body_j),
+            f_el.contact, static_cast<const double*>(nullptr), true);
+        f(&w, o);
       }
-      const ContactPairWrench<double> w =
-          contact_pair_wrench(f.shape_i, recorded_body_kin(rec, f.body_i), f.shape_j, recorded_body_kin(rec, f.body_j),
-                              f.contact, static_cast<const double*>(nullptr), true);
-      contact_pair_summary(w, o);
-      o += kContactRecordComponents;
+      o += per_pair;
     }
   }
+}
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+}  // namespace
+
+void contact_frames(const std::vector<Model>& models, int n, const double* states, double* out) {
+  for_each_pair(models, n, states, out, kContactRecordComponents,
+                [](const ContactPairWrench<double>* w, double* o) {
+                  if (w)
+                    contact_pair_summary(*w, o);
+                  else
+                    std::fill(o, o + kContactRecordComponents, kNaN);
+                });
+}
+
+void contact_points(const std::vector<Model>& models, int n, const double* states, double* out) {
+  for_each_pair(models, n, states, out, kMaxContacts * kContactPointComponents,
+                [](const ContactPairWrench<double>* w, double* o) {
+                  std::fill(o, o + kMaxContacts * kContactPointComponents, kNaN);
+                  for (int c = 0; w && c < w->contacts.count; ++c) {
+                    const ContactPoint<double>& pt = w->contacts.contact[c];
+                    double* p = o + c * kContactPointComponents;
+                    p[0] = pt.point_W.x;
+                    p[1] = pt.point_W.y;
+                    p[2] = pt.point_W.z;
+                    p[3] = pt.normal_W.x;
+                    p[4] = pt.normal_W.y;
+                    p[5] = pt.normal_W.z;
+                    p[6] = w->normal_force[c];
+                  }
+                });
 }
 
 }  // namespace simphant

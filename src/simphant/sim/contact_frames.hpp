@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "simphant/contact/collide.hpp"
 #include "simphant/model/components.hpp"
 #include "simphant/model/model.hpp"
 
@@ -23,5 +24,17 @@ std::vector<std::string> contact_pair_names(const Model& model);
 /// pair's shapes and law per instance). out (n, P, kContactRecordComponents). An
 /// instance whose states are not finite gets NaN.
 void contact_frames(const std::vector<Model>& models, int n, const double* states, double* out);
+
+/// Numbers of one contact point of contact_points: its position (W) [m], the unit normal
+/// from the pair's shape A to shape B (W), and its normal force [N] (>= 0, on B along the
+/// normal).
+constexpr int kContactPointComponents = 7;
+
+/// The contact points of each pair at a frame's states, for drawing them: out (n, P,
+/// kMaxContacts, kContactPointComponents), pairs as contact_frames orders them, a pair's
+/// contacts in the slots [0, count) (contact/collide.hpp: the point midway between the
+/// two surfaces), NaN in the slots past its count and for an instance whose states are
+/// not finite. Their normal forces sum to contact_frames' normal_force.
+void contact_points(const std::vector<Model>& models, int n, const double* states, double* out);
 
 }  // namespace simphant

@@ -18,9 +18,8 @@
 
 namespace simphant {
 
-bool ReducedBackend::lanes_for(const Model& model, const std::string& backend, long long auto_instances) {
-  return backend == "cpu-simd" ||
-         (backend == "auto" && auto_instances >= simd::kLaneWidth && model.contact_pair_count() == 0);
+bool ReducedBackend::lanes_for(const std::string& backend, long long auto_instances) {
+  return backend == "cpu-simd" || (backend == "auto" && auto_instances >= simd::kLaneWidth);
 }
 
 /// Per-thread scratch of the per-thread functions, fixed size (kMaxRobotJoints links).
@@ -65,9 +64,6 @@ ReducedBackend::ReducedBackend(std::shared_ptr<const std::vector<Model>> models,
   state_size_ = robot_state_size(n_, floating_);
   dt_ = m0.solver.dt;
   n_contacts_ = m0.contact_pair_count();
-  if (lanes_ && n_contacts_ > 0)
-    throw std::invalid_argument("backend cpu-simd: the robot's contact pairs have no SIMD lane form (their geometry "
-                                "branches per instance); run it on backend cpu, or cuda (docs/contact.md)");
   threads_ = resolve_thread_count(threads);
   // no more workers than work items (groups of 8 in lanes mode)
   threads_ = std::min(threads_, std::max(1, lanes_ ? simd::reduced_group_count(n_instances_) : n_instances_));

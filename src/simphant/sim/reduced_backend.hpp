@@ -71,9 +71,9 @@ class ReducedBackend final : public Backend {
   }
   /// Whether the CPU joint-space backend steps in SIMD lanes for the requested backend
   /// (cpu: no; cpu-simd: yes; auto: when the batch, auto_instances instances, fills at
-  /// least one group of lanes, as for the DAE path, and the model has no contact pairs,
-  /// whose geometry has no lane form).
-  static bool lanes_for(const Model& model, const std::string& backend, long long auto_instances);
+  /// least one group of lanes, as for the DAE path; contact pairs included, their geometry
+  /// evaluated one lane at a time: simd/reduced_lane_contact.hpp).
+  static bool lanes_for(const std::string& backend, long long auto_instances);
   std::string details() const override;
   int n_instances() const override { return n_instances_; }
   /// True when stepping in SIMD lanes (the constructor's `lanes`).

@@ -21,6 +21,7 @@
 
 #include "reduced_step.hpp"  // kernels/ (a private include directory)
 #include "simphant/math/lanes.hpp"
+#include "simphant/simd/reduced_lane_contact.hpp"
 #include "simphant/simd/reduced_lane_math.hpp"
 
 namespace simphant {
@@ -67,6 +68,8 @@ struct ReducedGroupScratch {
   L U[Cap];
   std::int8_t status[W], reason[W];
   std::int64_t status_step[W], offset[W];
+  /// Per lane, its model slot's contact pairs in the batch (RobotView::lane_contacts).
+  const RobotContactPair<double>* lane_contacts[W];
   /// The model slot whose rows `links` ... `runaway` hold when every lane reads it
   /// (n_slots == 1), so a shared model is broadcast once per advance; -1: none.
   int broadcast_slot = -1;
@@ -177,6 +180,10 @@ bool gather_rows(const batch::ReducedBatchView<double>& b, int slot, int l, Redu
   if (b.floating) put(g.base, l, b.base[slot]);
   put(g.gravity, l, b.gravity[slot]);
   put(g.runaway, l, b.runaway_kinetic_energy[slot]);
+  g.lane_contacts[l] = b.n_contacts > 0 ? b.contacts + static_cast<std::int64_t>(slot) * b.n_contacts : nullptr;
+  for (int p = 0; p < b.n_contacts; ++p)  // the pairs' owners steer the generalised forces' walk
+    uniform = uniform && g.lane_contacts[l][p].owner_a == g.lane_contacts[0][p].owner_a &&
+              g.lane_contacts[l][p].owner_b == g.lane_contacts[0][p].owner_b;
   return uniform;
 }
 
@@ -232,6 +239,8 @@ bool reduced_advance_group(const batch::ReducedBatchView<double>& b, int g, std:
   v.gravity = &s.gravity;
   v.runaway_kinetic_energy = &s.runaway;
   v.y_init = nullptr;  // not read by the advance
+  v.n_contacts = b.n_contacts;
+  v.lane_contacts = s.lane_contacts;
   v.Y = {s.Y, 0, 1};
   v.U = {s.U, 0, 1};
   v.status = s.status;

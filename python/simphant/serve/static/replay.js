@@ -10,10 +10,15 @@
 // reactionScale [m/N], arrowLength (that of the reference force [m]; arrows are capped at
 // twice it), jointNames (the joints in the order of markerPositions and
 // reactionArrows), fileFrame (the file's frame index of the frame shown), pick, ready,
-// error, webgl).
+// error, webgl, contactsAvailable, contactsVisible, collisionShapes: the number of collision
+// shapes drawn, contactPoints: per contact of the frame shown {pair, point, normal, force,
+// vector (the drawn arrow, world frame [m])}, contactScale [m/N]).
 // Reaction arrows: the force each joint applies to its body_j (/reactions, world frame),
 // from the joint's marker, |f| / f95 x 30 % of the scene size long (f95: the 95th
 // percentile of |f| over the frames and joints shown), at most twice that (capped: true).
+// Contacts (the "contacts" checkbox, when the scene has contact pairs): the collision
+// shapes, translucent, and at each contact point a dot and its normal force along the
+// normal (from shape A to B), scaled like the reaction arrows by the contacts' own f95.
 "use strict";
 
 (function () {
@@ -62,6 +67,8 @@
         cap.position.set(0, 0, sign * s.length / 2);
         obj.add(cap);
       }
+    } else if (s.type === "plane") {  // the half-space's surface: a square of side s.extent about its origin
+      obj = new T.Mesh(new T.PlaneBufferGeometry(s.extent, s.extent), material);
     } else if (s.type === "mesh") {
       obj = new T.Group();
       obj.scale.set(s.scale[0], s.scale[1], s.scale[2]);
@@ -86,7 +93,9 @@
     const state = {frame: 0, time: 0, playing: false, speed: 1, instance: null, frames: 0, ready: false,
                    bodiesVisible: true, jointsVisible: true, reactionsAvailable: false, reactionsVisible: false,
                    reactionArrows: [], reactionScale: 0, arrowLength: 0, jointNames: [], fileFrame: 0,
-                   bodyPositions: [], markerPositions: [], pick: null, error: null, webgl: false, loads: 0};
+                   bodyPositions: [], markerPositions: [], pick: null, error: null, webgl: false, loads: 0,
+                   contactsAvailable: false, contactsVisible: false, collisionShapes: 0, contactPoints: [],
+                   contactScale: 0};
     window.replayState = state;
 
     root.innerHTML = "";
@@ -112,7 +121,12 @@
     const reactionsChk = el("input", {id: "replay-reactions", type: "checkbox"});
     const lr = el("label", {title: "arrows: the force each joint applies to its body_j (/reactions)"}, " reaction forces");
     lr.prepend(reactionsChk);
-    for (const x of [playBtn, scrub, timeLbl, speedSel, instInput, instBtn, peakSel, peakBtn, lb, lj, lr]) bar.appendChild(x);
+    const contactsChk = el("input", {id: "replay-contacts", type: "checkbox"});
+    const lc = el("label", {title: "collision shapes, contact points and their normal forces"}, " contacts");
+    lc.prepend(contactsChk);
+    for (const x of [playBtn, scrub, timeLbl, speedSel, instInput, instBtn, peakSel, peakBtn, lb, lj, lr, lc]) {
+      bar.appendChild(x);
+    }
     const info = el("div", {id: "replay-info", class: "replay-info"}, "loading ...");
     const view = el("div", {id: "replay-view", class: "replay-view"});
     root.appendChild(bar);
@@ -151,6 +165,7 @@
     let data = null, poses = null, forces = null, bodyGroups = [], markers = [], arrows = [], simTime = 0, lastWall = null;
     let arrowLength = 0;
     let extraObjects = [];
+    let contactPoints = null, collisionGroups = [], contactDots = [], contactArrows = [];
 
     function resize() {
       if (!renderer) return;
@@ -162,8 +177,9 @@
     window.addEventListener("resize", resize);
 
     function clear() {
-      for (const o of [...bodyGroups, ...extraObjects, ...arrows]) world.remove(o);
+      for (const o of [...bodyGroups, ...extraObjects, ...arrows, ...contactDots, ...contactArrows]) world.remove(o);
       bodyGroups = []; markers = []; extraObjects = []; arrows = [];
+      collisionGroups = []; contactDots = []; contactArrows = [];
     }
 
     function build() {
@@ -255,6 +271,7 @@
           arrows.push(a);
         }
       }
+      buildContacts(size);
       const grid = new T.GridHelper(2 * size, 20, 0xb0b4ba, 0xd8dbe0);
       grid.rotation.x = Math.PI / 2;  // the x-y plane (z up)
       grid.position.set(centre.x, centre.y, box.min.z);
@@ -271,6 +288,53 @@
       bodiesChk.onchange();
       jointsChk.onchange();
       state.reactionsVisible = reactionsChk.checked && !!forces;  // drawn by the showFrame that follows
+      state.contactsVisible = contactsChk.checked && !!contactPoints;
+      for (const g of collisionGroups) g.visible = state.contactsVisible;
+    }
+
+    // Collision shapes (in their body's group, or the world's for the ground) and one dot and
+    // arrow per contact slot, placed per frame by showContacts.
+    function buildContacts(size) {
+      const c = data.contacts;
+      state.contactsAvailable = !!contactPoints;
+      contactsChk.disabled = !contactPoints;
+      state.collisionShapes = 0;
+      if (!contactPoints) {
+        lc.title = "the scene has no contact pairs";
+        return;
+      }
+      for (const item of c.shapes) {
+        const s = Object.assign({extent: 2 * size}, item.shape);
+        const m = new T.MeshLambertMaterial({color: new T.Color(s.color), transparent: true, opacity: s.opacity,
+                                            depthWrite: false, side: T.DoubleSide});
+        const g = new T.Group();
+        g.name = "collision";
+        g.add(shapeObject(s, m, () => {}));
+        (item.body >= 0 ? bodyGroups[item.body] : world).add(g);
+        if (item.body < 0) extraObjects.push(g);
+        collisionGroups.push(g);
+        state.collisionShapes++;
+      }
+      const ref = c.p95 > 0 ? c.p95 : c.max;
+      state.contactScale = ref > 0 ? arrowLength / ref : 0;
+      lc.title = "collision shapes, contact points and their normal forces; " + ref.toPrecision(4) + " " + c.units +
+        " is " + arrowLength.toPrecision(3) + " m long (at most " + (2 * arrowLength).toPrecision(3) + " m)";
+      const dotMat = new T.MeshBasicMaterial({color: 0xe07b00, depthTest: false, transparent: true});
+      for (let k = 0; k < 4 * c.pairs.length; ++k) {
+        const d = new T.Mesh(new T.SphereBufferGeometry(0.008 * size, 12, 8), dotMat);
+        d.renderOrder = 12;
+        d.visible = false;
+        world.add(d);
+        contactDots.push(d);
+        const a = new T.ArrowHelper(new T.Vector3(0, 0, 1), new T.Vector3(), arrowLength, 0xe07b00);
+        a.name = "contact:" + c.pairs[k >> 2] + ":" + (k & 3);
+        a.renderOrder = 12;
+        a.line.material.depthTest = false;
+        a.cone.material.depthTest = false;
+        a.visible = false;
+        world.add(a);
+        contactArrows.push(a);
+      }
     }
 
     function showFrame(f) {
@@ -290,6 +354,7 @@
       state.bodyPositions = bodyGroups.map((g) => g.getWorldPosition(new T.Vector3()).toArray());
       state.markerPositions = markers.map((m) => m.getWorldPosition(new T.Vector3()).toArray());
       showReactions(f);
+      showContacts(f);
       scrub.value = String(f);
       timeLbl.textContent = "t = " + data.time[f].toFixed(4) + " s  (frame " + f + " / " + (data.time.length - 1) + ")";
     }
@@ -318,6 +383,33 @@
         a.visible = state.reactionsVisible;
         state.reactionArrows.push({origin: origin.toArray(), vector: dir.multiplyScalar(len).toArray(),
                                    force: fv.toArray(), capped: full > len});
+      }
+    }
+
+    function showContacts(f) {
+      state.contactPoints = [];
+      if (!contactPoints) return;
+      const slots = 4 * data.contacts.pairs.length;
+      for (let k = 0; k < slots; ++k) {
+        const o = (f * slots + k) * 7;
+        const fn = contactPoints[o + 6];
+        const d = contactDots[k], a = contactArrows[k];
+        if (!isFinite(fn)) {  // a slot past the pair's contacts
+          d.visible = a.visible = false;
+          continue;
+        }
+        const p = new T.Vector3(contactPoints[o], contactPoints[o + 1], contactPoints[o + 2]);
+        const n = new T.Vector3(contactPoints[o + 3], contactPoints[o + 4], contactPoints[o + 5]).normalize();
+        const len = Math.min(fn * state.contactScale, 2 * arrowLength);
+        d.position.copy(p);
+        d.visible = state.contactsVisible;
+        a.position.copy(p);
+        a.setDirection(n);
+        const head = Math.min(0.2 * len, 0.04 * arrowLength / 0.3);
+        if (len > 1e-6 * arrowLength) a.setLength(len, head, 0.5 * head);
+        a.visible = state.contactsVisible && len > 1e-6 * arrowLength;
+        state.contactPoints.push({pair: data.contacts.pairs[k >> 2], point: p.toArray(), normal: n.toArray(),
+                                  force: fn, vector: n.clone().multiplyScalar(len).toArray()});
       }
     }
 
@@ -361,6 +453,11 @@
       state.reactionsVisible = reactionsChk.checked && !!forces;
       if (data) showReactions(state.frame);
     };
+    contactsChk.onchange = () => {
+      state.contactsVisible = contactsChk.checked && !!contactPoints;
+      for (const g of collisionGroups) g.visible = state.contactsVisible;
+      if (data) showContacts(state.frame);
+    };
 
     self.load = async function (query) {
       state.ready = false;
@@ -376,6 +473,8 @@
       data = body;
       poses = decodeFloats(data.poses, data.time.length, data.n_bodies, 7);
       forces = data.reactions ? decodeFloats(data.reactions.forces, data.time.length, data.joints.length, 3) : null;
+      contactPoints = data.contacts
+        ? decodeFloats(data.contacts.points, data.time.length, 4 * data.contacts.pairs.length, 7) : null;
       state.error = null;
       state.instance = data.instance;
       state.frames = data.time.length;
@@ -404,7 +503,9 @@
         (data.frame_stride > 1 ? " (every " + data.frame_stride + "th of " + data.frames_recorded + " recorded)" : "") +
         "; shapes: " + data.bodies.map((b) => b.name + " " + b.source).join(", ") +
         (forces ? "; reaction arrows: " + (state.reactionScale > 0 ? (arrowLength / state.reactionScale).toPrecision(4) : "0") +
-                  " " + data.reactions.units + " = " + arrowLength.toPrecision(3) + " m" : "");
+                  " " + data.reactions.units + " = " + arrowLength.toPrecision(3) + " m" : "") +
+        (contactPoints ? "; " + data.contacts.pairs.length + " contact pairs, " + state.collisionShapes +
+                         " collision shapes" : "");
       if (data.notes.length) {  // what could not be drawn as asked, folded
         const det = el("details", {id: "replay-notes"});
         det.appendChild(el("summary", {}, data.notes.length + " note" + (data.notes.length > 1 ? "s" : "")));
