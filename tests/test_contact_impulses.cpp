@@ -12,7 +12,9 @@
 //  - the dataset is written only where the step loop samples the contact forces (the
 //    contacts reductions, a fixed-step integrator): not without them;
 //  - a run stopped between frames and resumed writes the same impulses, bit for bit, as
-//    a run that never stopped (its checkpoint carries the last frame's sums).
+//    a run that never stopped (its checkpoint carries the last frame's sums);
+//  - with frames first_last the last frame's interval starts at the first frame: its
+//    impulse is the sum of every frame's of the same run recorded in full.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -132,6 +134,21 @@ TEST(ContactImpulses, WrittenOnlyWithTheContactSamples) {
   const h5::Handle f = h5::open_file_readonly(o.out);
   EXPECT_TRUE(h5::exists(f.id(), "contacts"));
   EXPECT_FALSE(h5::exists(f.id(), "contact_impulses")) << "no step samples of the contact force";
+}
+
+TEST(ContactImpulses, FirstLastFramesHoldTheWholeRunsImpulse) {
+  json doc = ball(0.0501, 1.0, 0.5, 7, 0.02);
+  const JobOptions every = options(doc, "every");
+  ASSERT_EQ(run_job(every).exit_code, 0);
+  doc["output"]["frames"] = "first_last";
+  const JobOptions ends = options(doc, "first_last");
+  ASSERT_EQ(run_job(ends).exit_code, 0);
+  const Recorded a = read_run(every.out), b = read_run(ends.out);
+  ASSERT_EQ(b.impulses.size(), 2u);
+  double sum = 0;
+  for (double j : a.impulses) sum += j;
+  EXPECT_EQ(b.impulses[0], 0);
+  EXPECT_NEAR(b.impulses[1], sum, 1e-12 * sum) << "the intervals' sums add up (rounding of the differences)";
 }
 
 TEST(ContactImpulses, ResumedRunEqualsUninterruptedRun) {

@@ -114,7 +114,7 @@ void bind_contact(nb::module_& m) {
         nb::gil_scoped_release release;
         contact_points(models, static_cast<int>(k), states.data(), o);
       },
-      nb::arg("scene"), nb::arg("params"), nb::arg("states"), nb::arg("out"),
+      nb::arg("scene"), nb::arg("params"), nb::arg("states"), nb::arg("out").noconvert(),
       "The contact points of the scene with `params` at k frames of body states (k, B, 13) as /state records them: "
       "out (k, P, 4, 7) = point (W) [m], normal from shape A to B (W), normal force [N]; NaN past a pair's count.");
 }

@@ -78,18 +78,28 @@ def test_obs_stats_are_the_running_mean_and_variance(ppo):
     torch.testing.assert_close(agent.obs_var, x.var(0, unbiased=False), rtol=1e-5, atol=1e-5)
 
 
+def short_training(ppo, task, obs_dim, act_dim, iterations):
+    """(untrained, trained) mean deterministic returns over 32 seeded SimPhant episodes of
+    `task` around `iterations` PPO iterations of 32 envs x 64 steps (seed 3, torch on one
+    thread: the run is then a function of the seed alone)."""
+    torch.set_num_threads(1)
+    cfg = ppo.Config(task=task, num_envs=32, steps=64, seed=3)
+    torch.manual_seed(cfg.seed)
+    untrained = ppo.evaluate_simphant(ppo.Agent(obs_dim, act_dim, cfg.hidden, cfg.init_log_std), task, 32, seed=123)
+    agent, stats = ppo.train(cfg, verbose=False, max_iterations=iterations)
+    trained = ppo.evaluate_simphant(agent, task, 32, seed=123)
+    print(f"\n{task} PPO, {stats['env_steps']} env steps in {stats['seconds']:.1f} s: deterministic return "
+          f"{untrained.mean():.1f} untrained, {trained.mean():.1f} trained")
+    assert stats["iterations"] == iterations and stats["env_steps"] == iterations * 32 * 64 and not stats["reached"]
+    return untrained.mean(), trained.mean()
+
+
 def test_short_training_beats_the_untrained_policy(ppo):
     """12 iterations (32 envs x 64 steps each, ~25k env steps, a few seconds): the
     deterministic policy's mean return over 32 seeded SimPhant episodes at least doubles
     the untrained one's (same seeds; ~90 untrained, several hundred trained)."""
-    torch.set_num_threads(1)  # the training run is then a function of the seed alone
-    cfg = ppo.Config(num_envs=32, steps=64, seed=3)
-    torch.manual_seed(cfg.seed)
-    untrained = ppo.evaluate_simphant(ppo.Agent(9, 1, cfg.hidden, cfg.init_log_std), cfg.task, 32, seed=123)
-    agent, stats = ppo.train(cfg, verbose=False, max_iterations=12)
-    trained = ppo.evaluate_simphant(agent, cfg.task, 32, seed=123)
-    assert stats["iterations"] == 12 and stats["env_steps"] == 12 * 32 * 64 and not stats["reached"]
-    assert trained.mean() > 2 * untrained.mean(), (untrained.mean(), trained.mean())
+    untrained, trained = short_training(ppo, "InvertedDoublePendulum-v5", 9, 1, 12)
+    assert trained > 2 * untrained, (untrained, trained)
 
 
 def test_short_hopper_training_beats_the_untrained_policy(ppo):
@@ -97,16 +107,8 @@ def test_short_hopper_training_beats_the_untrained_policy(ppo):
     ~10 s); the deterministic policy's mean return over 32 seeded SimPhant episodes is at
     least 1.8 times the untrained one's (measured: 121 untrained, the hopper standing until
     it tips over; 313 trained, 2.6 times)."""
-    torch.set_num_threads(1)
-    cfg = ppo.Config(task="Hopper-v5", num_envs=32, steps=64, seed=3)
-    torch.manual_seed(cfg.seed)
-    untrained = ppo.evaluate_simphant(ppo.Agent(11, 3, cfg.hidden, cfg.init_log_std), cfg.task, 32, seed=123)
-    agent, stats = ppo.train(cfg, verbose=False, max_iterations=24)
-    trained = ppo.evaluate_simphant(agent, cfg.task, 32, seed=123)
-    print(f"\nHopper-v5 PPO, {stats['env_steps']} env steps in {stats['seconds']:.1f} s: deterministic return "
-          f"{untrained.mean():.1f} untrained, {trained.mean():.1f} trained")
-    assert stats["iterations"] == 24 and stats["env_steps"] == 24 * 32 * 64 and not stats["reached"]
-    assert trained.mean() > 1.8 * untrained.mean(), (untrained.mean(), trained.mean())
+    untrained, trained = short_training(ppo, "Hopper-v5", 11, 3, 24)
+    assert trained > 1.8 * untrained, (untrained, trained)
 
 
 def test_short_solo12_stand_up_training_beats_the_untrained_policy(ppo):
@@ -115,13 +117,5 @@ def test_short_solo12_stand_up_training_beats_the_untrained_policy(ppo):
     mean return over 32 seeded episodes is at least twice the untrained one's (measured:
     13.8 untrained, lying where it was dropped; 42.9 trained, 3.1 times, rising toward
     standing)."""
-    torch.set_num_threads(1)
-    cfg = ppo.Config(task="Solo12StandUp-v0", num_envs=32, steps=64, seed=3)
-    torch.manual_seed(cfg.seed)
-    untrained = ppo.evaluate_simphant(ppo.Agent(38, 12, cfg.hidden, cfg.init_log_std), cfg.task, 32, seed=123)
-    agent, stats = ppo.train(cfg, verbose=False, max_iterations=16)
-    trained = ppo.evaluate_simphant(agent, cfg.task, 32, seed=123)
-    print(f"\nSolo12StandUp-v0 PPO, {stats['env_steps']} env steps in {stats['seconds']:.1f} s: deterministic return "
-          f"{untrained.mean():.1f} untrained, {trained.mean():.1f} trained")
-    assert stats["iterations"] == 16 and stats["env_steps"] == 16 * 32 * 64 and not stats["reached"]
-    assert trained.mean() > 2 * untrained.mean(), (untrained.mean(), trained.mean())
+    untrained, trained = short_training(ppo, "Solo12StandUp-v0", 38, 12, 16)
+    assert trained > 2 * untrained, (untrained, trained)

@@ -365,3 +365,30 @@ def test_contacts_of_the_frames_shown_are_those_of_the_run(cli, tmp_path):
         p = pts[k, 2, 0, :3].astype(np.float64)
         depth = recorded[k, 2, 2]
         assert abs(np.linalg.norm(p - ball[k]) - (0.05 - depth / 2)) < 1e-6
+
+
+def test_contacts_of_a_robot_whose_urdf_lies_beside_its_scene(cli, tmp_path, monkeypatch):
+    """A robot scene naming its URDF relative to the scene file (examples/arm7.urdf copied
+    beside it), run in that folder and replayed from another working directory: the
+    stored scene compiles against the run's folder, so the replay has the wrist's sphere
+    and the ground plane."""
+    import shutil
+
+    from conftest import EXAMPLES, run_cli
+
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    shutil.copy(EXAMPLES / "arm7.urdf", run_dir / "arm7.urdf")
+    scene = json.loads((EXAMPLES / "arm7.json").read_text())
+    scene["robot"]["collision"] = {"panda_link7": {"type": "sphere", "radius": 0.05}}
+    scene["contact"] = {"ground": {"point": [0, 0, -0.5]},
+                        "materials": {"default": {"stiffness": 1e4, "restitution": 0.5, "friction": 0.5}}}
+    scene["solver"] = {"type": "aba", "dt": 0.001, "t_end": 0.05, "record_every": 10}
+    (run_dir / "arm.json").write_text(json.dumps(scene))
+    r = run_cli(cli, "run", "arm.json", "--threads", "1", "--out", "arm.h5", cwd=run_dir)
+    assert r.returncode == 0, r.stderr
+    monkeypatch.chdir(tmp_path)  # not the run's folder
+    d = replay.replay_data(str(run_dir / "arm.h5"))
+    assert d["contacts"] is not None, d["notes"]
+    kinds = sorted(s["shape"]["type"] for s in d["contacts"]["shapes"])
+    assert kinds == ["plane", "sphere"] and d["contacts"]["pairs"] == ["contact ground panda_link7[0]"]

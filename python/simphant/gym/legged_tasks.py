@@ -102,12 +102,15 @@ def solo12_stand_up(num_envs: Optional[int] = None, *, target_height: float = 0.
     the friction anew at each reset; scene= replaces the scene). Needs the
     example-robot-data package (pip install example-robot-data).
     """
-    if not target_height > 0:
-        raise ValueError(f"target_height: must be > 0 [m] (got {target_height})")
-    if not action_scale > 0:
-        raise ValueError(f"action_scale: must be > 0 [rad] (got {action_scale})")
+    for name, value in (("target_height", target_height), ("action_scale", action_scale),
+                        ("episode_time", episode_time)):
+        if not value > 0:
+            raise ValueError(f"{name}: must be > 0 (got {value})")
+    if not q_noise >= 0:
+        raise ValueError(f"q_noise: must be >= 0 [rad] (got {q_noise})")
+    if frame_skip < 1:
+        raise ValueError(f"frame_skip: must be >= 1 (got {frame_skip})")
     scene = kwargs.pop("scene", SOLO12_STAND_UP_SCENE)
-    dt = float(scene["solver"]["dt"]) if isinstance(scene, dict) else 5e-4
     events: List[Any] = []
     if q_noise > 0:
         events.append(mdp.joint_state_noise(q_std=q_noise))
@@ -117,19 +120,21 @@ def solo12_stand_up(num_envs: Optional[int] = None, *, target_height: float = 0.
     def reward(sim: Any, obs: Any, action: Any) -> Any:
         upright = (-gravity(sim)[:, 2]).clip(0.0, 1.0)
         height = (_base_height(sim)[:, 0] / target_height).clip(0.0, 1.0)
-        standing = upright * height
-        return standing - ctrl_cost_weight * mdp._like((action ** 2).mean(-1), standing)
+        ctrl = (action ** 2).mean(-1)  # of the action's kind (NumPy, or torch on the env's device)
+        return mdp._like(upright * height, ctrl) - ctrl_cost_weight * ctrl
 
     defaults = dict(scene=copy.deepcopy(scene) if isinstance(scene, dict) else scene, num_envs=num_envs,
                     observation=[_base_height, gravity, mdp.link_frame("base_link", "velocity"),
                                  mdp.link_frame("base_link", "angular_velocity"), "joint_q", "joint_qd",
                                  mdp.contact_force(SOLO12_FOOT_PAIRS, "normal_force")],
                     action_low=-1.0, action_high=1.0, action_map=action_scale * np.eye(len(SOLO12_JOINTS)),
-                    action_offset=np.array(SOLO12_LYING), reward=reward,
-                    max_episode_steps=max(1, round(episode_time / (frame_skip * dt))), frame_skip=frame_skip,
+                    action_offset=np.array(SOLO12_LYING), reward=reward, frame_skip=frame_skip,
                     reset_events=events)
     with quiet_warnings():  # the URDF importer's notes on Solo-12's file (contact and visual tags): expected
-        return _build(defaults, kwargs)
+        env = _build(defaults, kwargs)
+    if "max_episode_steps" not in kwargs:  # episode_time in steps of the scene's own dt
+        env.max_episode_steps = max(1, round(episode_time / (frame_skip * env.sim.dt)))
+    return env
 
 
 register("Solo12StandUp-v0", solo12_stand_up,

@@ -20,7 +20,7 @@ attribute `scene`, and returns one JSON-ready dict:
 - the instance shown and how it was picked (by index, or the largest peak load of the
   report's peak loads: /reductions, else the per-frame loads; docs/report.md, "Peak loads").
 
-At most `max_frames` frames and `max_values` pose numbers are returned: the recorded
+At most `max_frames` frames and `max_values` pose and contact numbers are returned: the recorded
 frames are decimated by an integer stride (first frame kept; the last recorded frame is
 appended when the stride skips it), and the dict says so (`frame_stride`, `frames_recorded`).
 float32 keeps 7 significant digits (0.1 mm at 1 km from the origin).
@@ -38,7 +38,7 @@ import numpy as np
 
 from ..report.load import text as _text  # an HDF5 attribute as plain Python
 from . import replay_geometry as geo
-from .replay_contacts import replay_contacts
+from .replay_contacts import NUMBERS_PER_PAIR, contact_scene, replay_contacts
 
 #: Default limits of one replay: frames, and pose numbers (F x B x 7; 4 bytes each).
 MAX_FRAMES = 2000
@@ -89,8 +89,10 @@ def peak_loads(path: str) -> List[Dict[str, Any]]:
     return res
 
 
-def _frame_indices(n: int, n_bodies: int, max_frames: int, max_values: int) -> np.ndarray:
-    stride = max(1, math.ceil(n / max(1, max_frames)), math.ceil(n * n_bodies * 7 / max(1, max_values)))
+def _frame_indices(n: int, per_frame: int, max_frames: int, max_values: int) -> np.ndarray:
+    """Every stride-th of n frames (the first kept, the last appended), so that at most
+    max_frames frames and max_values numbers (per_frame per frame) are sent."""
+    stride = max(1, math.ceil(n / max(1, max_frames)), math.ceil(n * per_frame / max(1, max_values)))
     idx = np.arange(0, n, stride)
     if n and idx[-1] != n - 1 and len(idx) < max_frames:
         idx = np.append(idx, n - 1)
@@ -147,6 +149,20 @@ def _poses(states: np.ndarray) -> np.ndarray:
     return np.concatenate([states[..., 0:3], states[..., 4:7], states[..., 3:4]], axis=-1)
 
 
+def _scene_path(path: str, scene_file: str, mesh_root: Optional[str]) -> str:
+    """Where the scene file the run read is now, for the stored scene's relative files (a
+    robot's URDF, visual meshes): in mesh_root when given (a service job's folder); a
+    relative scene_file (as given to `simphant run`, relative to its working directory)
+    beside the results file when it is there, else from this process's directory."""
+    if mesh_root:
+        return os.path.join(os.path.abspath(mesh_root), os.path.basename(scene_file))
+    if not os.path.isabs(scene_file):
+        beside = os.path.join(os.path.dirname(os.path.abspath(path)), scene_file)
+        if os.path.exists(beside):
+            return beside
+    return os.path.abspath(scene_file)
+
+
 def replay_data(path: str, instance: Optional[int] = None, pick: str = "index", load: Optional[str] = None,
                 max_frames: int = MAX_FRAMES, max_values: int = MAX_VALUES,
                 mesh_root: Optional[str] = None) -> Dict[str, Any]:
@@ -181,7 +197,17 @@ def replay_data(path: str, instance: Optional[int] = None, pick: str = "index", 
         instance = 0 if instance is None else int(instance)
         if not 0 <= instance < n_inst:
             raise ReplayError(f"instance {instance}: out of range (the file has {n_inst} instances, 0..{n_inst - 1})")
-        idx = _frame_indices(n_frames, n_bodies, max_frames, max_values)
+        scene_text = attrs.get("scene", "{}")
+        try:
+            scene = json.loads(scene_text)
+        except ValueError:
+            scene = {}
+        scene_file = _scene_path(path, attrs.get("scene_file", "") or path, mesh_root)
+        root = os.path.dirname(scene_file)
+        notes: List[str] = []
+        cs = contact_scene(scene_text, scene_file, notes)
+        per_frame = n_bodies * 7 + (len(cs.pairs) * NUMBERS_PER_PAIR if cs else 0)
+        idx = _frame_indices(n_frames, per_frame, max_frames, max_values)
         time = np.asarray(f["time"][:n_frames], dtype=np.float64)[idx]
         states = _read_states(f["state"], instance, idx)
         poses = _poses(states)
@@ -190,15 +216,10 @@ def replay_data(path: str, instance: Optional[int] = None, pick: str = "index", 
         reason = int(f["status_reason"][instance]) if "status_reason" in f else 0
         status_time = float(f["status_time"][instance]) if "status_time" in f else float("nan")
         body_names = list(attrs.get("body_names", [f"body{b}" for b in range(n_bodies)]))
-        scene_text = attrs.get("scene", "{}")
-        try:
-            scene = json.loads(scene_text)
-        except ValueError:
-            scene = {}
-        root = mesh_root or os.path.dirname(os.path.abspath(attrs.get("scene_file", path) or path))
-        bodies, joints, meshes, notes, ground = scene_geometry(scene, body_names, root, params, poses[0])
+        bodies, joints, meshes, more, ground = scene_geometry(scene, body_names, root, params, poses[0])
+        notes += more
         reactions = _read_reactions(f, instance, idx, joints, list(attrs.get("joint_names", [])), n_inst, notes)
-        contacts = replay_contacts(scene_text, attrs.get("scene_file", ""), params, states, notes)
+        contacts = replay_contacts(cs, params, states, notes) if cs else None
     poses32 = np.ascontiguousarray(poses, dtype="<f4")
     return strict_json({
         "file": os.path.basename(path),

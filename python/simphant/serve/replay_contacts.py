@@ -14,7 +14,8 @@ drawn (a note says so).
 from __future__ import annotations
 
 import base64
-from typing import Any, Dict, List, Optional
+import json
+from typing import Any, Dict, List, NamedTuple, Optional
 
 import numpy as np
 
@@ -42,26 +43,60 @@ def _replay_shape(s: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     return out
 
 
-def replay_contacts(scene_text: str, scene_file: str, params: Dict[str, float], states: np.ndarray,
-                    notes: List[str]) -> Optional[Dict[str, Any]]:
-    """The contacts of one instance at the frames of `states` ((F, B, 13) float64 as /state
-    records them): {"pairs": names (P), "shapes": [{"body": k or -1 (the ground, W),
-    "shape": a replay shape}], "points": base64 float32 [frame][pair][contact][x y z nx ny
-    nz fn] (point W [m], unit normal from shape A to B, normal force [N]; NaN in the unused
-    slots), "max" and "p95" of the normal forces over the frames (the arrows' scale),
-    "units"}. None for a scene without contact pairs, or with a note when the stored scene
-    does not compile here (a file moved away from its URDF, say)."""
+#: numbers per frame and contact pair that the replay sends (4 contacts x 7)
+NUMBERS_PER_PAIR = 4 * 7
+
+
+class ContactScene(NamedTuple):
+    """The stored scene compiled here, and its contact pairs' names (P)."""
+
+    scene: Any
+    pairs: List[str]
+
+
+def _has_contact(scene: Dict[str, Any]) -> bool:
+    """Whether a scene document declares contact pairs: a `contact` section (bodies' and
+    robots' shapes) or a joint with a clearance."""
+    joints = scene.get("joints", [])
+    return "contact" in scene or any(isinstance(j, dict) and "clearance" in j for j in joints)
+
+
+def contact_scene(scene_text: str, scene_file: str, notes: List[str]) -> Optional[ContactScene]:
+    """The stored scene compiled with its files resolved as at `scene_file` (a path in the
+    folder that holds the run's inputs): None for a scene without contact pairs, or, with a
+    note when it declares some, when it does not compile here (a URDF no longer beside it,
+    say)."""
     try:
         with quiet_warnings():  # the run has logged the file's warnings already
-            scene = _simphant._Scene.from_text(scene_text, scene_file or "<scene>")
-        names = list(_simphant.contact_pair_names(scene))
-        if not names:
-            return None
-        shapes = _simphant.contact_shapes(scene, params)
+            scene = _simphant._Scene.from_text(scene_text, scene_file)
+        pairs = list(_simphant.contact_pair_names(scene))
+    except Exception as e:  # anything the core refuses: the replay goes on without contacts
+        try:
+            declared = _has_contact(json.loads(scene_text))
+        except (ValueError, AttributeError):
+            declared = False
+        if declared:
+            notes.append(f"no contact shapes or points: the scene stored in the file does not compile here ({e})")
+        return None
+    return ContactScene(scene, pairs) if pairs else None
+
+
+def replay_contacts(cs: ContactScene, params: Dict[str, float], states: np.ndarray,
+                    notes: List[str]) -> Optional[Dict[str, Any]]:
+    """The contacts of one instance at the frames of `states` ((F, B, 13) float64 as /state
+    records them), with the instance's sweep values `params`: {"pairs": names (P),
+    "shapes": [{"body": k or -1 (the ground, W), "shape": a replay shape}], "points":
+    base64 float32 [frame][pair][contact][x y z nx ny nz fn] (point W [m], unit normal from
+    shape A to B, normal force [N]; NaN in the unused slots), "max" and "p95" of the
+    normal forces over the frames (the arrows' scale), "units"}; None with a note when the
+    core refuses the values."""
+    names = cs.pairs
+    try:
+        shapes = _simphant.contact_shapes(cs.scene, params)
         points = np.empty((states.shape[0], len(names), 4, 7))
-        _simphant.contact_points(scene, params, np.ascontiguousarray(states, dtype=np.float64), points)
-    except (ValueError, RuntimeError) as e:
-        notes.append(f"no contact shapes or points: the scene stored in the file does not compile here ({e})")
+        _simphant.contact_points(cs.scene, params, np.ascontiguousarray(states, dtype=np.float64), points)
+    except Exception as e:
+        notes.append(f"no contact shapes or points: the instance's values do not compile here ({e})")
         return None
     drawn = []
     for s in shapes:

@@ -43,7 +43,7 @@ std::string checkpoint_file_name(const std::string& out);
 namespace job_detail {
 
 /// Layout version of /checkpoint; bump on any change (a resume refuses another).
-constexpr std::int64_t kCheckpointFormat = 2;
+constexpr std::int64_t kCheckpointFormat = 3;
 /// The group's name.
 constexpr const char* kCheckpointGroup = "checkpoint";
 

@@ -1,5 +1,6 @@
 #include "simphant/job/contact_impulses.hpp"
 
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -9,11 +10,13 @@ namespace simphant {
 
 bool ContactImpulses::applies(const Simulator& sim) {
   const ReductionLayout L = sim.reduction_layout();
-  return sim.model().contact_pair_count() > 0 && L.enabled(ReductionQuantity::Contacts) && L.grid_samples != 0;
+  const Integrator integrator = sim.model().solver.integrator;
+  return sim.model().contact_pair_count() > 0 && L.enabled(ReductionQuantity::Contacts) &&
+         integrator != Integrator::Dopri5 && integrator != Integrator::Bdf;
 }
 
-ContactImpulses::ContactImpulses(const Simulator& sim)
-    : n_(sim.n_instances()), pairs_(sim.model().contact_pair_count()), dt_(sim.dt()) {
+ContactImpulses::ContactImpulses(const Simulator& sim, bool from_first)
+    : n_(sim.n_instances()), pairs_(sim.model().contact_pair_count()), dt_(sim.dt()), from_first_(from_first) {
   const ReductionLayout L = sim.reduction_layout();
   if (!applies(sim)) throw std::logic_error("ContactImpulses: the run samples no contact forces every step");
   acc_size_ = L.size();
@@ -23,10 +26,14 @@ ContactImpulses::ContactImpulses(const Simulator& sim)
   acc_.resize(static_cast<std::size_t>(n_) * static_cast<std::size_t>(acc_size_));
   sum_.resize(static_cast<std::size_t>(n_) * static_cast<std::size_t>(pairs_));
   force_.resize(sum_.size());
+  status_.resize(static_cast<std::size_t>(n_));
+  status_time_.resize(static_cast<std::size_t>(n_));
 }
 
 void ContactImpulses::frame(const Simulator& sim, const double* contacts, double* out) {
   sim.get_reduction_state(acc_.data());
+  sim.read_status(status_.data(), status_time_.data());
+  const bool move_start = !(from_first_ && have_start_);
   for (int i = 0; i < n_; ++i)
     for (int p = 0; p < pairs_; ++p) {
       const std::size_t k = static_cast<std::size_t>(i) * pairs_ + static_cast<std::size_t>(p);
@@ -34,8 +41,11 @@ void ContactImpulses::frame(const Simulator& sim, const double* contacts, double
                             static_cast<std::size_t>(kReductionSlots * kContactSummaryComponents * p)];
       const double F = contacts[k * kContactRecordComponents];
       out[k] = have_start_ ? dt_ * (S - sum_[k]) + 0.5 * dt_ * (F - force_[k]) : 0.0;
-      sum_[k] = S;
-      force_[k] = F;
+      if (status_[static_cast<std::size_t>(i)] != 0) out[k] = std::numeric_limits<double>::quiet_NaN();
+      if (move_start) {
+        sum_[k] = S;
+        force_[k] = F;
+      }
     }
   have_start_ = true;
 }

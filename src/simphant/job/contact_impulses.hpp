@@ -7,7 +7,10 @@
 // the contacts reductions over time accumulate inside the step loop, one per step, on
 // every backend of the DAE (formulas/reductions.hpp), and F the frames' own values. So an
 // impact shorter than a frame interval is integrated from every step, not from the
-// frames. 0 at the first frame; NaN once an instance's samples are (it diverged).
+// frames. 0 at the first frame; NaN for an instance whose status is not ok at the frame.
+// With output.frames first_last (the frames between are not recorded) every frame's
+// interval starts at the first frame, so the last one holds the whole run's impulse.
+#include <cstdint>
 #include <vector>
 
 #include "simphant/sim/simulator.hpp"
@@ -18,10 +21,11 @@ class ContactImpulses {
  public:
   /// Whether a run of `sim` can record them: contact pairs, the contacts reductions over
   /// time enabled (Simulator::set_reductions) and one sample per step of dt (a fixed-step
-  /// integrator).
+  /// integrator: rk4, euler, symplectic_euler).
   static bool applies(const Simulator& sim);
 
-  explicit ContactImpulses(const Simulator& sim);
+  /// from_first: every interval starts at the first frame (output.frames first_last).
+  ContactImpulses(const Simulator& sim, bool from_first);
   /// The impulses of a frame read from `sim` at its current state, whose /contacts are
   /// `contacts` (n, P, kContactRecordComponents): out (n, P) [N s]; the frame becomes the
   /// start of the next interval.
@@ -34,8 +38,9 @@ class ContactImpulses {
  private:
   int n_, pairs_, acc_size_, first_sum_;
   double dt_;
-  bool have_start_ = false;
-  std::vector<double> acc_, sum_, force_;
+  bool from_first_, have_start_ = false;
+  std::vector<double> acc_, sum_, force_, status_time_;
+  std::vector<std::int8_t> status_;
 };
 
 }  // namespace simphant

@@ -326,7 +326,7 @@ void JobRun::open_output() {
                   std::find(selected.begin(), selected.end(), "bearing_loads") != selected.end());
   contacts_ = model.contact_pair_count() > 0 && std::find(selected.begin(), selected.end(), "contacts") != selected.end();
   if (records_contact_impulses(*sim_)) {
-    impulses_.emplace(*sim_);
+    impulses_.emplace(*sim_, model.output.frames == FrameSelection::FirstLast);
     if (restored_) {
       if (restored_->at.contact_impulse_start.empty())
         throw SceneError("--resume", "the run records /contact_impulses but its checkpoint holds no start of the "

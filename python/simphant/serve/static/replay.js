@@ -300,7 +300,7 @@
       contactsChk.disabled = !contactPoints;
       state.collisionShapes = 0;
       if (!contactPoints) {
-        lc.title = "the scene has no contact pairs";
+        lc.title = "no contact pairs to draw (none in the scene, or a note says why)";
         return;
       }
       for (const item of c.shapes) {
