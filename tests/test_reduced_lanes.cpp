@@ -164,7 +164,7 @@ TEST(ReducedLanes, FloatingSoloEqualsScalarToRoundOff) {
 // a tipped instance lands on its body), 11 instances: per instance the drop height, the
 // tilt, the ground's stiffness, friction and restitution (per-instance pairs: each lane
 // evaluates its own), 0.1 s at 0.1 ms (the feet land after 35 to 73 ms). The lanes equal
-// the scalar form to round-off (measured 5.4e-14 aba, 1.3e-13 cga, 2026-12-07: the stiff
+// the scalar form to round-off (measured 4.5e-14 aba, 6.7e-14 cga, 2026-12-07: the stiff
 // contact carries the lanes' other rounding further than the free robots' 2e-15; a wrong
 // or missing contact force changes the state by more than 1e-6), every instance carried
 // by the ground, and `auto` takes the lanes.

@@ -13,6 +13,12 @@
 
 namespace simphant {
 
+/// contact_pair_wrench of pair c with shape A on body a and shape B on body b (broad phase
+/// on, no impact slots), in double: one lane's pair. Compiled once
+/// (simd/reduced_lane_contact.cpp), not again in each x86-64 level of the lane code.
+ContactPairWrench<double> robot_lane_pair_wrench(const RobotContactPair<double>& c, const BodyKin<double>& a,
+                                                 const BodyKin<double>& b);
+
 template <int W>
 struct RobotLaneContact<Lanes<double, W>> {
   using L = Lanes<double, W>;
@@ -51,9 +57,7 @@ struct RobotLaneContact<Lanes<double, W>> {
       BodyWrench<L> wa{zero3<L>(), zero3<L>(), zero3<L>()}, wb = wa;
       bool touching = false;
       for (int l = 0; l < W; ++l) {
-        const RobotContactPair<double>& c = r.lane_contacts[l][p];
-        const ContactPairWrench<double> w = contact_pair_wrench(c.shape_a, lane(ka, l), c.shape_b, lane(kb, l),
-                                                                c.params, static_cast<const double*>(nullptr), true);
+        const ContactPairWrench<double> w = robot_lane_pair_wrench(r.lane_contacts[l][p], lane(ka, l), lane(kb, l));
         if (w.contacts.count == 0) continue;
         touching = true;
         set(wa.force_W, l, w.a.force_W);
