@@ -14,6 +14,7 @@
 #include "simphant/formulas/runaway.hpp"
 #include "simphant/model/topology.hpp"
 #include "simphant/sim/cuda_factory.hpp"
+#include "simphant/sim/reduction_names.hpp"
 #include "simphant/sim/step_statistics.hpp"
 
 namespace simphant::cuda {
@@ -59,6 +60,17 @@ struct LinkFramesOp {
   SP_HD void operator()(int tid) const {
     batch::ReducedStepWorkspace<T, Cap> ws;
     batch::reduced_link_frames_thread(tid, b, frames, count, batch::structure_of_arrays(out, b.n_instances), ws);
+  }
+};
+
+template <class T, int Cap>
+struct ReduceReadOp {
+  batch::ReducedBatchView<T> b;
+  std::int64_t step;
+  double* out;
+  SP_HD void operator()(int tid) const {
+    batch::ReducedStepWorkspace<T, Cap> ws;
+    batch::reduced_reduce_read_thread(tid, b, step, out, ws);
   }
 };
 
@@ -234,7 +246,68 @@ batch::ReducedBatchView<T> CudaReducedBackend<T>::batch_view() const {
   b.status_step = status_step_.get();
   b.reason = reason_.get();
   b.offset = offset_dev_.get();
+  if (red_layout_.any()) {
+    b.red = red_layout_;
+    b.red_acc = red_acc_.get();
+    b.red_stride_i = 1;  // structure of arrays: element e of instance i at e n + i
+    b.red_stride_e = n_;
+  }
   return b;
+}
+
+template <class T>
+void CudaReducedBackend<T>::set_reductions(const std::vector<ReductionQuantity>& quantities) {
+  check_joint_space_reductions(name(), quantities);
+  synchronize();  // no step in flight reads the arrays replaced here
+  red_layout_ = reduction_layout_of(quantities, models_->front());
+  const std::size_t size = red_layout_.any() ? static_cast<std::size_t>(red_layout_.size()) * n_ : 0;
+  red_acc_ = DeviceArray<double>(size, batch_);
+  red_read_ = DeviceArray<double>(size, batch_);
+  if (!red_layout_.any()) return;
+  const batch::ReducedBatchView<T> b = batch_view();
+  launch("reduction_clear", n_, [=] __host__ __device__(int tid) {
+    if (tid < b.n_instances) reduction_clear(b.red, batch::reduced_reduction_acc(b, tid));
+  });
+}
+
+template <class T>
+void CudaReducedBackend<T>::read_reductions(double* out) const {
+  if (!red_layout_.any()) return;
+  launch_cap<ReduceReadOp>("reduced_reduce_read", n_, batch_view(), steps_, red_read_.get());
+  std::vector<double> acc(red_read_.size());
+  check(cudaMemcpyAsync(acc.data(), red_read_.get(), acc.size() * sizeof(double), cudaMemcpyDeviceToHost, stream_),
+        "cudaMemcpyAsync (reductions)", batch_);
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (reductions)", batch_);
+  const int C = red_layout_.channels;
+  for (int i = 0; i < n_; ++i)
+    for (int c = 0; c < C; ++c)
+      reduction_stats(red_layout_, {acc.data() + i, static_cast<std::size_t>(n_)}, c, dt_,
+                      out + (static_cast<std::size_t>(i) * C + c) * kReductionStats);
+}
+
+template <class T>
+void CudaReducedBackend<T>::get_reduction_state(double* acc) const {
+  if (!red_layout_.any()) return;
+  std::vector<double> soa(red_acc_.size());
+  check(cudaMemcpyAsync(soa.data(), red_acc_.get(), soa.size() * sizeof(double), cudaMemcpyDeviceToHost, stream_),
+        "cudaMemcpyAsync (reduction accumulators)", batch_);
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (reduction accumulators)", batch_);
+  const std::size_t w = static_cast<std::size_t>(red_layout_.size()), n = static_cast<std::size_t>(n_);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t e = 0; e < w; ++e) acc[i * w + e] = soa[e * n + i];
+}
+
+template <class T>
+void CudaReducedBackend<T>::set_reduction_state(const double* acc) {
+  if (!red_layout_.any()) return;
+  const std::size_t w = static_cast<std::size_t>(red_layout_.size()), n = static_cast<std::size_t>(n_);
+  std::vector<double> soa(red_acc_.size());
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t e = 0; e < w; ++e) soa[e * n + i] = acc[i * w + e];
+  check(cudaMemcpyAsync(red_acc_.get(), soa.data(), soa.size() * sizeof(double), cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (reduction accumulators)", batch_);
+  // The pageable source must outlive the copy.
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (reduction accumulators)", batch_);
 }
 
 template <class T>

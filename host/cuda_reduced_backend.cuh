@@ -7,7 +7,9 @@
 // instance through the n_steps fixed steps (reduced_advance_thread of
 // kernels/reduced_step.hpp, the per-thread step the CPU reduced backend runs too). Reads
 // compute a frame on the device (reduced_frame_thread, kernels/reduced_batch.hpp) and
-// bring it back through pinned memory, once per step count.
+// bring it back through pinned memory, once per step count. The reductions over time
+// (energy and contacts) are sampled inside the step (reduced_reduce_sample) into
+// accumulators on the device.
 // The per-instance state calls move columns with kernels/instance_state.hpp and stage
 // instance ids and status rows through StagingBuffers (host/staging_buffers.cuh), as the
 // DAE cuda backend does (host/cuda_backend_state.cuh).
@@ -62,6 +64,15 @@ class CudaReducedBackend final : public Backend {
                             double* max_step) const override;
   const std::vector<AssemblyResult>& assembly() const override { return assembly_; }
   int n_joint_coordinates() const override { return nj_; }
+  /// Reductions over time: energy and contacts, as the CPU joint-space backend
+  /// (reduced_reduce_sample in the step, the accumulators on the device in structure of
+  /// arrays, (size, n_instances) doubles); BackendError for another quantity.
+  void set_reductions(const std::vector<ReductionQuantity>& quantities) override;
+  ReductionLayout reduction_layout() const override { return red_layout_; }
+  void read_reductions(double* out) const override;
+  /// (n_instances, reduction_layout().size()), row-major (transposed from the device's layout).
+  void get_reduction_state(double* acc) const override;
+  void set_reduction_state(const double* acc) override;
   /// q, qd of the moving joints and tau = their actuator forces (robot_actuator_forces).
   void read_joint_state(double* q, double* qd, double* tau) const override;
   int n_link_frames() const override { return batch::robot_frame_count(nj_, floating_ ? 1 : 0); }
@@ -149,6 +160,9 @@ class CudaReducedBackend final : public Backend {
   DeviceArray<std::int64_t> status_step_, offset_dev_;
   DeviceArray<int> frame_ids_;
   DeviceArray<double> rows_;  ///< (n, max(ny, n)) staging of rows
+  ReductionLayout red_layout_;  ///< the reductions over time (set_reductions)
+  /// (red_layout_.size(), n) the accumulators, and the copy a read samples the current state into
+  DeviceArray<double> red_acc_, red_read_;
   mutable PinnedArray<T> frame_host_;
   mutable PinnedArray<double> rows_host_;
   mutable std::int64_t frame_step_ = -1;

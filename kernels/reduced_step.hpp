@@ -20,10 +20,13 @@
 // capacity of its fixed arrays (kReducedCapacities; reduced_capacity(n) picks the smallest
 // that fits, so the GPU keeps a small per-thread workspace). The arithmetic does not depend
 // on Cap: every capacity gives bitwise the same result.
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "simphant/core/hd.hpp"
 #include "simphant/math/lane_ops.hpp"
+#include "simphant/formulas/reductions.hpp"
 #include "simphant/formulas/runaway.hpp"
 #include "simphant/model/integrator.hpp"
 #include "simphant/reduced/robot_dynamics.hpp"
@@ -104,6 +107,14 @@ struct ReducedBatchView {
   const RobotContactPair<T>* contacts = nullptr;  ///< (n_slots, n_contacts) row-major; T scalar
   /// T = SIMD lanes: per lane, its instance's n_contacts pairs (RobotView::lane_contacts)
   const RobotContactPair<double>* const* lane_contacts = nullptr;
+  /// Reductions over time (formulas/reductions.hpp; a joint-space robot has energy and
+  /// contacts): with red_acc set, reduced_advance_thread samples each live step's start
+  /// state into instance i's accumulator (reduced_reduction_acc), T scalar only (the SIMD
+  /// lanes sample one lane at a time: simd/reduced_group.hpp); null: no reductions.
+  ReductionLayout red;
+  double* red_acc = nullptr;
+  std::int64_t red_stride_i = 0;  ///< between instances (the CPU's rows: red.size())
+  std::int64_t red_stride_e = 1;  ///< between accumulator elements (the CPU's rows: 1)
   Strided<T> Y;                 ///< (n_instances, robot_state_size): the state
   /// (n_instances, n): the inputs u (joint_forces.hpp), ReducedLanes<T>::input: doubles in
   /// both precisions, lane vectors of doubles for T = Lanes, dual numbers for a Dual T
@@ -147,6 +158,49 @@ SP_HD RobotView<T> reduced_robot_view(const ReducedBatchView<T>& b, int i) {
   r.contacts = b.n_contacts > 0 && b.contacts ? b.contacts + static_cast<std::int64_t>(s) * b.n_contacts : nullptr;
   r.lane_contacts = b.lane_contacts;
   return r;
+}
+
+/// Instance i's accumulator of the reductions over time (b.red_acc set).
+template <class T>
+SP_HD ReductionAcc reduced_reduction_acc(const ReducedBatchView<T>& b, int i) {
+  return {b.red_acc + i * b.red_stride_i, static_cast<std::size_t>(b.red_stride_e)};
+}
+
+/// The energy [J] of a robot at state y: kinetic K (robot_kinetic_energy) + gravity
+/// potential + the elastic energy of its contacts (robot_contact_potential), K returned in
+/// *kinetic; leaves y's kinematics in ws.kin. What /energy records and the energy reduction
+/// samples.
+template <class T, int Cap>
+SP_HD T reduced_energy(const RobotView<T>& r, const T* y, RobotWorkspace<T, Cap>& ws, T* kinetic) {
+  const T K = robot_kinetic_energy(r, y, ws.kin);  // leaves the kinematics in ws.kin
+  *kinetic = K;
+  return K + (robot_potential_energy(r, y, ws.kin) + robot_contact_potential(r, y, ws.kin));
+}
+
+/// One sample of the reductions over time (formulas/reductions.hpp) of a robot at state y
+/// (robot_state_size) into acc, taken at instance step `step`: per contact pair its
+/// contact_pair_summary (contacts: normal force [N], friction force [N], largest
+/// penetration [m], count), and the energy [J] that reduced_energy_thread reads (kinetic +
+/// gravity potential + contact potential). Counts the sample. T double or float (the
+/// collision geometry has no lane or dual form: for those nothing is added, and the
+/// backends sample such a batch one instance at a time or not at all).
+template <class T, int Cap>
+SP_HD void reduced_reduce_sample(const RobotView<T>& r, const ReductionLayout& L, const T* y, const ReductionAcc& acc,
+                                 double step, RobotWorkspace<T, Cap>& ws) {
+  if constexpr (std::is_floating_point<T>::value) {
+    T K, energy = T(0);
+    if (L.enabled(ReductionQuantity::Energy))
+      energy = reduced_energy(r, y, ws, &K);  // leaves y's kinematics in ws.kin
+    else
+      robot_link_kinematics(r, y, ws.kin);
+    if (L.enabled(ReductionQuantity::Contacts))
+      for (int p = 0; p < r.n_contacts; ++p) {
+        T summary[kContactSummaryComponents];
+        contact_pair_summary(robot_contact_pair(r, y, ws.kin, p), summary);
+        reduction_add_contact(L, acc, p, summary, step);
+      }
+    reduction_add_instance(L, acc, T(0), energy, T(0), step);
+  }
 }
 
 /// Per-thread scratch of the step; fixed size, Cap >= n links.
@@ -213,7 +267,8 @@ SP_HD void reduced_fixed_step(const RobotView<T>& r, int integrator, T h, const 
 /// otherwise the instance is marked diverged (status 2) with status_step = its own step
 /// count at the failing step (step0 + s - offset) and reason non_finite or runaway, keeps
 /// its last good state and takes no further steps. Instances not ok and threads past
-/// n_instances return at once.
+/// n_instances return at once. With reductions (b.red_acc, T scalar), each step's start
+/// state of a live instance is sampled first (reduced_reduce_sample).
 /// T = Lanes<double, W> (ReducedLanes): tid = group i of W instances, every value a lane
 /// vector, the bookkeeping per lane (entries i * W + l); a lane that is not ok or has
 /// diverged keeps its state (the group's commit is a select), and the group stops when
@@ -240,6 +295,11 @@ SP_HD void reduced_advance_thread(int tid, const ReducedBatchView<T>& b, std::in
   const T K_max = b.runaway_kinetic_energy[reduced_slot(b, i)];
   const auto bounded = K_max > T(0);
   for (int s = 0; s < n_steps; ++s) {
+    if constexpr (W == 1) {
+      if (b.red_acc)
+        reduced_reduce_sample(r, b.red, ws.y, reduced_reduction_acc(b, i), static_cast<double>(step0 + s - b.offset[i]),
+                              ws.robot);
+    }
     reduced_fixed_step(r, b.integrator, b.dt, ws.y, ws.u, ws.y_new, ws);
     auto finite = lane_isfinite(ws.y_new[0]);
     for (int e = 1; e < N; ++e) finite = finite && lane_isfinite(ws.y_new[e]);
@@ -267,7 +327,7 @@ SP_HD void reduced_advance_thread(int tid, const ReducedBatchView<T>& b, std::in
 
 /// tid = k < count: instance i = ids[k] (ids null: i = k) returns to its slot's y_init
 /// (then robot_normalize_state), status ok, reason none, status_step 0, offset = step (the
-/// batch's current step).
+/// batch's current step), and its reductions' accumulator (b.red_acc set) to no samples.
 template <class T>
 SP_HD void reduced_reset_thread(int tid, const ReducedBatchView<T>& b, const int* ids, int count, std::int64_t step) {
   if (tid >= count) return;
@@ -283,6 +343,27 @@ SP_HD void reduced_reset_thread(int tid, const ReducedBatchView<T>& b, const int
   b.reason[i] = kReasonNone;
   b.status_step[i] = 0;
   b.offset[i] = step;
+  if (b.red_acc) reduction_clear(b.red, reduced_reduction_acc(b, i));
+}
+
+/// tid = instance i, the batch at step `step`: copies its reductions' accumulator (b.red_acc)
+/// to out, in b.red_acc's layout, and adds to the copy, when the instance is ok, the
+/// sample of its current state (reduced_reduce_sample at its own step, step - offset):
+/// what a read's statistics are computed from (reduction_stats), the stored samples left
+/// as they are. T double or float.
+template <class T, int Cap>
+SP_HD void reduced_reduce_read_thread(int tid, const ReducedBatchView<T>& b, std::int64_t step, double* out,
+                                      ReducedStepWorkspace<T, Cap>& ws) {
+  if (tid >= b.n_instances || !b.red_acc) return;
+  const int i = tid;
+  const ReductionAcc acc = reduced_reduction_acc(b, i);
+  const ReductionAcc copy{out + i * b.red_stride_i, acc.stride};
+  for (int e = 0; e < b.red.size(); ++e) copy(e) = acc(e);
+  if (b.status[i] != static_cast<std::int8_t>(0)) return;
+  const RobotView<T> r = reduced_robot_view(b, i);
+  const int N = robot_state_size(r.n, r.floating);
+  for (int e = 0; e < N; ++e) ws.y[e] = b.Y(i, e);
+  reduced_reduce_sample(r, b.red, ws.y, copy, static_cast<double>(step - b.offset[i]), ws.robot);
 }
 
 /// tid = instance i. Joint state of instance i: q, qd (the state's) and tau = the actuator
@@ -328,9 +409,8 @@ SP_HD void reduced_body_states_thread(int tid, const ReducedBatchView<T>& b, Str
   }
 }
 
-/// tid = instance i. total[i] = kinetic + gravity potential energy [J] of instance i,
-/// kinetic[i] (kinetic may be null) = its kinetic energy (robot_kinetic_energy,
-/// robot_potential_energy).
+/// tid = instance i. total[i] = the energy [J] of instance i (reduced_energy), kinetic[i]
+/// (kinetic may be null) = its kinetic energy.
 template <class T, int Cap>
 SP_HD void reduced_energy_thread(int tid, const ReducedBatchView<T>& b, T* total, T* kinetic,
                                  ReducedStepWorkspace<T, Cap>& ws) {
@@ -339,9 +419,8 @@ SP_HD void reduced_energy_thread(int tid, const ReducedBatchView<T>& b, T* total
   const RobotView<T> r = reduced_robot_view(b, i);
   const int N = robot_state_size(r.n, r.floating);
   for (int e = 0; e < N; ++e) ws.y[e] = b.Y(i, e);
-  const T K = robot_kinetic_energy(r, ws.y, ws.robot.kin);  // leaves the kinematics in ws.robot.kin
-  const T V = robot_potential_energy(r, ws.y, ws.robot.kin) + robot_contact_potential(r, ws.y, ws.robot.kin);
-  total[i] = K + V;
+  T K;
+  total[i] = reduced_energy(r, ws.y, ws.robot, &K);
   if (kinetic) kinetic[i] = K;
 }
 

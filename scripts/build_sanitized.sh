@@ -6,7 +6,8 @@
 # file:line stacks, a small build) for the library, where the tests spend their time (at
 # -O1 with the coverage, Mechanisms.EveryExampleRunsWithAllInstancesOk ran past its 900 s
 # on a loaded 2-core machine where the Release build takes 52 s); the test files compile
-# at -O0, those that run per-thread templates of their own at -O1 (tests/CMakeLists.txt). Installs clang and libclang-rt-dev (apt-get) when missing.
+# at -O0 without the sanitizers (linked with them), most of those that run per-thread
+# templates of their own at -O1 with them (tests/CMakeLists.txt). Installs clang and libclang-rt-dev (apt-get) when missing.
 # Usage: scripts/build_sanitized.sh [cmake --build arguments, e.g. --target fuzz_scene]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -9,6 +9,8 @@
 //    impulse less gravity's equals the change of the ball's momentum between the frames,
 //    within the quadrature's error (below); over the run the impulses sum to the change of
 //    momentum plus gravity's impulse m g T;
+//  - a robot in joint coordinates (a free-body box, aba and cga, scalar and in SIMD
+//    lanes) at rest on its four corners: as the ball;
 //  - the dataset is written only where the step loop samples the contact forces (the
 //    contacts reductions, a fixed-step integrator): not without them;
 //  - a run stopped between frames and resumed writes the same impulses, bit for bit, as
@@ -95,6 +97,45 @@ TEST(ContactImpulses, ABallAtRestTakesItsWeightTimesTheFrame) {
   EXPECT_EQ(r.impulses[0], 0) << "no interval before the first frame";
   for (std::size_t k = 1; k < r.time.size(); ++k)
     EXPECT_NEAR(r.impulses[k], kMass * kG * (r.time[k] - r.time[k - 1]), 1e-9 * kMass * kG * 1e-3) << k;
+}
+
+/// The box of tests/data/urdf/box_object.urdf (0.5 kg, 0.2 x 0.1 x 0.05 m, its collision
+/// box centred on its centre of mass), a free body in joint coordinates (solver aba or
+/// cga), resting flat on the ground on its four bottom corners, each at the penetration
+/// m g / (4 K) of the linear law, frames every `every` steps.
+constexpr double kBoxMass = 0.5;
+json box_at_rest(const std::string& solver, int every) {
+  return {{"name", "box"},
+          {"robot",
+           {{"urdf", std::string(SIMPHANT_SOURCE_DIR) + "/tests/data/urdf/box_object.urdf"},
+            {"urdf_collision", true},
+            {"base", {{"position", {0, 0, 0.025 - kBoxMass * kG / (4 * kK)}}}}}},
+          {"contact",
+           {{"ground", json::object()},
+            {"materials",
+             {{"default", {{"stiffness", kK}, {"exponent", 1}, {"restitution", 0.3}, {"friction", 0.5}}}}}}},
+          {"solver", {{"type", solver}, {"dt", kDt}, {"t_end", 0.05}, {"record_every", every}}},
+          {"output", {{"reductions", {"contacts"}}}}};
+}
+
+TEST(ContactImpulses, ARobotAtRestTakesItsWeightTimesTheFrame) {
+  for (const char* solver : {"aba", "cga"})
+    for (const char* backend : {"cpu", "cpu-simd"}) {
+      SCOPED_TRACE(std::string(solver) + " " + backend);
+      JobOptions o = options(box_at_rest(solver, 10), std::string("robot_rest_") + solver + "_" + backend);
+      o.backend = backend;
+      ASSERT_EQ(run_job(o).exit_code, 0);
+      const Recorded r = read_run(o.out);
+      ASSERT_EQ(r.impulses.size(), r.time.size());
+      EXPECT_EQ(r.impulses[0], 0);
+      for (std::size_t k = 1; k < r.time.size(); ++k)
+        EXPECT_NEAR(r.impulses[k], kBoxMass * kG * (r.time[k] - r.time[k - 1]), 1e-9 * kBoxMass * kG * 1e-3) << k;
+      const h5::Handle f = h5::open_file_readonly(o.out);
+      const std::vector<double> peak = h5::read_doubles(f.id(), "reductions/contacts/max");
+      ASSERT_EQ(peak.size(), 4u) << "one pair: normal force, friction force, penetration, count";
+      EXPECT_NEAR(peak[0], kBoxMass * kG, 1e-9 * kBoxMass * kG);
+      EXPECT_EQ(peak[3], 4.0) << "the four bottom corners";
+    }
 }
 
 TEST(ContactImpulses, ABounceBalancesTheMomentumFrameByFrame) {

@@ -29,6 +29,7 @@
 #include "simphant/sim/host_memory.hpp"
 #include "simphant/sim/link_frames.hpp"
 #include "simphant/sim/reduced_backend.hpp"
+#include "simphant/sim/reduction_names.hpp"
 #include "simphant/sim/simulator.hpp"
 
 namespace simphant {
@@ -269,6 +270,65 @@ TEST(CudaReducedBackend, SimulatorPicksTheGpuForRobotScenes) {
     EXPECT_NEAR(q[static_cast<std::size_t>(k)], models[0].robot->q0[static_cast<std::size_t>(k)], 1e-9);
 }
 
+/// The free-body box of tests/data/urdf/box_object.urdf with its URDF collision box,
+/// dropped tilted from 3 cm (height + 0.002 i for instance i) onto the ground.
+std::vector<Model> dropped_boxes(const char* solver, int count) {
+  std::vector<Model> out;
+  for (int i = 0; i < count; ++i) {
+    json doc;
+    doc["name"] = "box";
+    doc["robot"] = {{"urdf", std::string(SIMPHANT_SOURCE_DIR) + "/tests/data/urdf/box_object.urdf"},
+                    {"urdf_collision", true},
+                    {"base", {{"position", {0, 0, 0.03 + 0.002 * i}}, {"orientation", {std::cos(0.1), std::sin(0.1), 0, 0}}}}};
+    doc["contact"] = {{"ground", json::object()},
+                      {"materials", {{"default", {{"stiffness", 1e5}, {"exponent", 1.5}, {"restitution", 0.5},
+                                                  {"friction", 0.5}, {"slip_speed", 0.05}}}}}};
+    doc["solver"] = {{"type", solver}, {"dt", 1e-4}, {"t_end", 0.1}};
+    out.push_back(parse_scene(doc.dump()).model);
+  }
+  return out;
+}
+
+// The reductions over time of a robot (energy and contacts) on the GPU against the CPU
+// backend, the same per-thread sample (kernels/reduced_step.hpp): fp64 statistics within
+// 1e-12 of their scale after 1000 steps of an impact (the bound of the states above);
+// the accumulators read and written back continue the same; a reset clears them.
+TEST(CudaReducedBackend, ReductionsEqualTheCpuBackend) {
+  SIMPHANT_REQUIRE_CUDA_DEVICE();
+  for (const char* solver : {"aba", "cga"}) {
+    SCOPED_TRACE(solver);
+    Pair p = make_backends(dropped_boxes(solver, 3), "fp64");
+    const std::vector<ReductionQuantity> q{ReductionQuantity::Energy, ReductionQuantity::Contacts};
+    p.gpu->set_reductions(q);
+    p.cpu->set_reductions(q);
+    const ReductionLayout L = p.cpu->reduction_layout();
+    ASSERT_EQ(p.gpu->reduction_layout().size(), L.size());
+    p.gpu->advance(600);
+    p.cpu->advance(600);
+    std::vector<double> acc(static_cast<std::size_t>(3 * L.size()));
+    p.gpu->get_reduction_state(acc.data());
+    p.gpu->set_reduction_state(acc.data());
+    p.gpu->advance(400);
+    p.cpu->advance(400);
+    const std::size_t count = static_cast<std::size_t>(3 * L.channels * kReductionStats);
+    std::vector<double> g(count), c(count);
+    p.gpu->read_reductions(g.data());
+    p.cpu->read_reductions(c.data());
+    for (std::size_t k = 0; k < count; ++k) {
+      if (k % kReductionStats == 4) {
+        EXPECT_EQ(g[k], c[k]) << "time of the max, entry " << k;
+        continue;
+      }
+      EXPECT_NEAR(g[k], c[k], 1e-12 * std::max(1.0, std::abs(c[k]))) << "entry " << k;
+    }
+    EXPECT_GT(c[static_cast<std::size_t>(kReductionStats)], 1.0) << "the box hit the ground";
+    const int id = 1;
+    p.gpu->reset(&id, 1);
+    p.gpu->read_reductions(g.data());
+    EXPECT_EQ(g[static_cast<std::size_t>((L.channels + 1) * kReductionStats)], 0.0) << "reset: no force at the start";
+  }
+}
+
 /// chain3.urdf (tests/data) as a robot model with `solver`, no example-robot-data needed.
 Model chain_model(const char* solver) {
   json doc;
@@ -319,6 +379,12 @@ TEST(CudaReducedBackendWiring, MemoryEstimates) {
   // A slot holds at least the three links' parameters (mass, CoM, inertia, frames: 26 numbers each).
   EXPECT_GE(own64 - shared64, 3 * 26 * sizeof(double));
   EXPECT_THROW(cuda_reduced_bytes_per_instance(m, false, "fp16"), std::invalid_argument);
+  // The reductions' accumulators and their read copy, in double.
+  Model with_reductions = dropped_boxes("aba", 1).front();
+  const std::size_t plain = cuda_reduced_bytes_per_instance(with_reductions, false, "fp32");
+  with_reductions.output.reductions = {"energy", "contacts"};
+  const ReductionLayout L = reduction_layout_of({ReductionQuantity::Energy, ReductionQuantity::Contacts}, with_reductions);
+  EXPECT_EQ(cuda_reduced_bytes_per_instance(with_reductions, false, "fp32") - plain, 2 * sizeof(double) * L.size());
   EXPECT_THROW(cuda_reduced_bytes_per_instance(chain_model("dae"), false, "fp64"), std::invalid_argument);
   SimulatorOptions o;
   o.backend = "cuda";

@@ -213,9 +213,10 @@ TEST(ReductionJob, RedundantFourBarMarksIndeterminateLoads) {
 
 namespace {
 
-// The joint-space robot solvers have no constraint forces to reduce: asking for
-// reductions is bad input naming output.reductions (exit code 2 at the CLI).
-TEST(ReductionJob, JointSpaceSolverRefusesReductions) {
+// The joint-space robot solvers have no constraint forces to reduce: asking for their
+// reductions is bad input naming output.reductions (exit code 2 at the CLI); the energy
+// is reduced, its max and min bracketing every frame's /energy.
+TEST(ReductionJob, JointSpaceSolverRefusesTheConstraintReductions) {
   JobOptions o;
   o.scene = std::string(SIMPHANT_SOURCE_DIR) + "/examples/arm7.json";
   o.solver = "aba";
@@ -224,7 +225,7 @@ TEST(ReductionJob, JointSpaceSolverRefusesReductions) {
   o.instances = 1;
   o.has_t_end = true;
   o.t_end = 0.01;
-  o.reductions = "energy";
+  o.reductions = "reactions";
   o.checkpoint_every_s = 0;
   o.out = (temp_dir() / "arm7.h5").string();
   try {
@@ -232,8 +233,21 @@ TEST(ReductionJob, JointSpaceSolverRefusesReductions) {
     FAIL() << "no error";
   } catch (const simphant::SceneError& e) {
     EXPECT_EQ(e.path(), "output.reductions") << e.what();
+    EXPECT_NE(std::string(e.what()).find("energy and contacts"), std::string::npos) << e.what();
   }
   EXPECT_FALSE(fs::exists(o.out));
+  o.reductions = "all";
+  ASSERT_EQ(simphant::run_job(o).exit_code, 0);
+  const simphant::h5::Handle f = simphant::h5::open_file_readonly(o.out);
+  EXPECT_FALSE(simphant::h5::exists(f.id(), "reductions/reactions"));
+  const std::vector<double> energy = simphant::h5::read_doubles(f.id(), "energy");
+  const double max = simphant::h5::read_doubles(f.id(), "reductions/energy/max").at(0),
+               min = simphant::h5::read_doubles(f.id(), "reductions/energy/min").at(0);
+  for (double e : energy) {
+    EXPECT_LE(e, max);
+    EXPECT_GE(e, min);
+  }
+  EXPECT_LT(min, max) << "the arm moved";
 }
 
 }  // namespace

@@ -17,7 +17,12 @@
 //    model slots (batch/robot_pack.hpp), equals the CPU backend bit for bit;
 //  - a robot file of one link and no joint (an object) is a free body: it lands alike in
 //    aba, cga and dae (within RK4's own error: the coordinates differ), flies on its
-//    parabola, steps alike on the GPU's grid, and a fixed base for it is refused.
+//    parabola, steps alike on the GPU's grid, and a fixed base for it is refused;
+//  - the reductions over time of a robot (energy and contacts, sampled in the step loop):
+//    equal to the frames of every step (the energy bit for bit, the pair's numbers from
+//    the recorded body states to rounding), the SIMD lanes equal to the scalar form to
+//    rounding, the GPU's grid accumulators bit for bit, a resumed batch bit for bit; the
+//    other quantities refused.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -41,7 +46,10 @@
 #include "simphant/job/stability_check.hpp"
 #include "simphant/reduced/robot_contact.hpp"
 #include "simphant/scene/scene.hpp"
+#include "simphant/sim/backend_error.hpp"
+#include "simphant/sim/contact_frames.hpp"
 #include "simphant/sim/reduced_backend.hpp"
+#include "simphant/sim/reduction_names.hpp"
 
 namespace simphant {
 namespace {
@@ -307,11 +315,14 @@ TEST(RobotContactJointSpace, FloatingLegLandsAsInMaximalCoordinates) {
 
 /// The GPU's per-thread step (batch::reduced_advance_thread) over a grid of one thread
 /// more than the instances, in structure of arrays with one model slot per instance,
-/// against the CPU backend after `steps` steps: bit for bit. Returns the CPU's states
+/// against the CPU backend after `steps` steps: the states, the accumulators of the
+/// reductions energy and contacts and their read bit for bit. Returns the CPU's states
 /// (I x ny).
 std::vector<double> expect_grid_step_equals_cpu_backend(const std::vector<Model>& models, int steps) {
   const int I = static_cast<int>(models.size()), kGridThreads = I + 1;
   ReducedBackend cpu(std::make_shared<const std::vector<Model>>(models), I, 1, false);
+  cpu.set_reductions({ReductionQuantity::Energy, ReductionQuantity::Contacts});
+  const ReductionLayout L = cpu.reduction_layout();
   cpu.advance(steps);
   batch::RobotSlots<double> slots;
   slots.resize(models[0].robot->n(), models[0].robot->model.floating ? 1 : 0, I, models[0].contact_pair_count());
@@ -337,10 +348,34 @@ std::vector<double> expect_grid_step_equals_cpu_backend(const std::vector<Model>
   b.status_step = status_step.data();
   b.reason = reason.data();
   b.offset = offset.data();
+  // The reductions' accumulators in structure of arrays too (L.size(), I).
+  std::vector<double> acc(static_cast<std::size_t>(L.size()) * I);
+  b.red = L;
+  b.red_acc = acc.data();
+  b.red_stride_i = 1;
+  b.red_stride_e = I;
+  for (int i = 0; i < I; ++i) reduction_clear(L, batch::reduced_reduction_acc(b, i));
   batch::ReducedStepWorkspace<double, 16> ws;
   for (int tid = 0; tid < kGridThreads; ++tid) batch::reduced_advance_thread(tid, b, 0, steps, ws);
-  std::vector<double> y(static_cast<std::size_t>(I) * ny);
+  std::vector<double> y(static_cast<std::size_t>(I) * ny), cpu_acc(acc.size());
   cpu.get_state(nullptr, I, y.data(), nullptr, nullptr, nullptr, nullptr);
+  cpu.get_reduction_state(cpu_acc.data());
+  for (int i = 0; i < I; ++i)
+    for (int e = 0; e < L.size(); ++e)
+      EXPECT_EQ(acc[static_cast<std::size_t>(e) * I + i], cpu_acc[static_cast<std::size_t>(i) * L.size() + e])
+          << "accumulator of instance " << i << " element " << e;
+  EXPECT_EQ(cpu_acc[0], steps) << "a sample per step";
+  // A read (the GPU's reduced_reduce_read_thread over its grid, then the statistics on the
+  // host) against the CPU backend's read: bit for bit.
+  std::vector<double> copy(acc.size()), stats(static_cast<std::size_t>(I) * L.channels * kReductionStats),
+      cpu_stats(stats.size());
+  for (int tid = 0; tid < kGridThreads; ++tid) batch::reduced_reduce_read_thread(tid, b, steps, copy.data(), ws);
+  for (int i = 0; i < I; ++i)
+    for (int c = 0; c < L.channels; ++c)
+      reduction_stats(L, {copy.data() + i, static_cast<std::size_t>(I)}, c, b.dt,
+                      stats.data() + (static_cast<std::size_t>(i) * L.channels + c) * kReductionStats);
+  cpu.read_reductions(cpu_stats.data());
+  EXPECT_EQ(stats, cpu_stats);
   for (int i = 0; i < I; ++i) {
     EXPECT_EQ(status[static_cast<std::size_t>(i)], 0);
     for (int e = 0; e < ny; ++e)
@@ -461,6 +496,162 @@ TEST(RobotContactJointSpace, ObjectFileWithAFixedBaseIsRefused) {
     EXPECT_EQ(e.path(), "/robot/floating_base");
     EXPECT_NE(std::string(e.what()).find("no moving joint"), std::string::npos) << e.what();
   }
+}
+
+/// The leg scraping the ground (kLeg, leg_doc) with the solver and its first joint
+/// started at q0: the scene's model, its URDF written to `dir`.
+Model leg_model(const TempDir& t, const std::string& solver, double q0 = 1.2) {
+  const std::string file = (t.dir / "leg.urdf").string();
+  std::ofstream(file) << kLeg;
+  json d = leg_doc(file, solver);
+  d["robot"]["q0"][0] = q0;
+  return parse_scene(d.dump()).model;
+}
+
+/// The statistics of the reductions (read_reductions: (I, channels, kReductionStats)).
+std::vector<double> read_reductions(const ReducedBackend& b) {
+  std::vector<double> out(static_cast<std::size_t>(b.n_instances()) * b.reduction_layout().channels * kReductionStats);
+  b.read_reductions(out.data());
+  return out;
+}
+
+TEST(RobotContactJointSpace, ReductionsEqualTheFramesOfEveryStep) {
+  TempDir t;
+  for (const char* solver : {"aba", "cga"}) {
+    SCOPED_TRACE(solver);
+    const std::vector<Model> models(1, leg_model(t, solver));
+    ReducedBackend b(std::make_shared<const std::vector<Model>>(models), 1, 1, false);
+    b.set_reductions(parse_reduction_quantities({"all"}, 0, "output.reductions", 1, true));
+    const ReductionLayout L = b.reduction_layout();
+    ASSERT_EQ(L.channels, 1 + kContactSummaryComponents) << "energy and the pair's four numbers";
+    const int e = L.offset[static_cast<int>(ReductionQuantity::Energy)],
+              c = L.offset[static_cast<int>(ReductionQuantity::Contacts)];
+    // Frames of every step, the end state's included: what the reductions sample.
+    const int steps = 2500, B = models[0].n_bodies();
+    std::vector<double> rec(static_cast<std::size_t>(13 * B)), pair(kContactSummaryComponents);
+    double e_max = -INFINITY, e_min = INFINITY, e_sum = 0, f_max = -INFINITY, f_sum = 0, d_max = -INFINITY;
+    int e_arg = -1, f_arg = -1;
+    for (int s = 0; s <= steps; ++s) {
+      double E = 0;
+      b.read_energy(&E, nullptr);
+      b.read_states(rec.data());
+      contact_frames(models, 1, rec.data(), pair.data());
+      if (E > e_max) e_max = E, e_arg = s;
+      e_min = std::min(e_min, E);
+      e_sum += E;
+      if (pair[0] > f_max) f_max = pair[0], f_arg = s;
+      f_sum += pair[0];
+      d_max = std::max(d_max, pair[2]);
+      if (s < steps) b.advance(1);
+    }
+    const std::vector<double> r = read_reductions(b);
+    const double* E = r.data() + e * kReductionStats;
+    const double* F = r.data() + c * kReductionStats;  // normal_force
+    const double* D = r.data() + (c + 2) * kReductionStats;  // penetration
+    const double dt = models[0].solver.dt;
+    // The energy: the function read_energy evaluates, at the same states.
+    EXPECT_EQ(E[0], e_max);
+    EXPECT_EQ(E[1], e_min);
+    EXPECT_EQ(E[4], e_arg * dt);
+    EXPECT_NEAR(E[2], e_sum / (steps + 1), 1e-14 * std::abs(e_max));
+    // The pair: the robot's kinematics here, the recorded body states there.
+    std::printf("%s: peak normal force %.6f N at %.4f s (frames: %.1e N apart, at %.4f s), penetration %.3e m "
+                "(%.1e m apart), mean %.1e N apart\n",
+                solver, F[0], F[4], F[0] - f_max, f_arg * dt, D[0], D[0] - d_max, F[2] - f_sum / (steps + 1));
+    EXPECT_GT(f_max, 10.0) << "the foot pressed into the ground";
+    EXPECT_NEAR(F[0], f_max, 1e-12 * f_max);
+    EXPECT_EQ(F[4], f_arg * dt);
+    EXPECT_NEAR(F[2], f_sum / (steps + 1), 1e-12 * f_max);
+    EXPECT_NEAR(D[0], d_max, 1e-12);
+    EXPECT_EQ(r[(c + 3) * kReductionStats], 1.0) << "one contact: a sphere on the ground";
+  }
+}
+
+TEST(RobotContactJointSpace, ReductionsInLanesEqualTheScalarForm) {
+  TempDir t;
+  std::vector<Model> models;
+  for (int i = 0; i < 11; ++i) models.push_back(leg_model(t, "aba", 1.1 + 0.02 * i));  // a partial second group
+  const auto run = [&](bool lanes, int threads) {
+    ReducedBackend b(std::make_shared<const std::vector<Model>>(models), 11, threads, lanes);
+    b.set_reductions({ReductionQuantity::Energy, ReductionQuantity::Contacts});
+    b.advance(1300);
+    b.advance(1200);
+    return read_reductions(b);
+  };
+  const std::vector<double> scalar = run(false, 1), lanes = run(true, 2);
+  const int C = 1 + kContactSummaryComponents;
+  double worst = 0;
+  for (std::size_t k = 0; k < scalar.size(); ++k)
+    if (k % kReductionStats != 4)
+      worst = std::max(worst, std::abs(scalar[k] - lanes[k]) / std::max(1.0, std::abs(scalar[k])));
+  std::printf("lanes against scalar: %.1e of the scale at worst\n", worst);
+  for (int i = 0; i < 11; ++i)
+    for (int ch = 0; ch < C; ++ch) {
+      const double* a = scalar.data() + (i * C + ch) * kReductionStats;
+      const double* l = lanes.data() + (i * C + ch) * kReductionStats;
+      const double scale = std::max({1.0, std::abs(a[0]), std::abs(a[1])});
+      for (int s = 0; s < 4; ++s)  // the states differ by rounding (1e-12: test_reduced_lanes.cpp's kRoundOff)
+        EXPECT_NEAR(a[s], l[s], 1e-12 * scale) << "instance " << i << " channel " << ch << " stat " << s;
+      if (ch == 1) EXPECT_GT(a[0], 10.0) << "instance " << i << " touched the ground";
+      if (ch == 1) EXPECT_EQ(a[4], l[4]) << "instance " << i << ": the step of the peak force";
+    }
+  EXPECT_NE(scalar[kReductionStats + 4], scalar[(2 * C + 1) * kReductionStats + 4])
+      << "the instances' peaks differ in time";
+}
+
+TEST(RobotContactJointSpace, ReductionsResumeBitForBit) {
+  TempDir t;
+  const std::vector<Model> models(9, leg_model(t, "aba"));
+  for (const bool lanes : {false, true}) {
+    SCOPED_TRACE(lanes ? "lanes" : "scalar");
+    const auto make = [&] {
+      auto b = std::make_unique<ReducedBackend>(std::make_shared<const std::vector<Model>>(models), 9, 1, lanes);
+      b->set_reductions({ReductionQuantity::Energy, ReductionQuantity::Contacts});
+      return b;
+    };
+    const auto whole = make();
+    whole->advance(2000);
+    const auto first = make();
+    first->advance(1100);
+    std::vector<double> y(static_cast<std::size_t>(9 * first->state_size())),
+        acc(static_cast<std::size_t>(9 * first->reduction_layout().size()));
+    std::vector<std::int64_t> steps(9);
+    first->get_state(nullptr, 9, y.data(), steps.data(), nullptr, nullptr, nullptr);
+    first->get_reduction_state(acc.data());
+    const auto second = make();  // a fresh batch, as a checkpoint's resume makes
+    second->set_state(nullptr, 9, y.data(), steps.data(), nullptr, nullptr, nullptr);
+    second->set_reduction_state(acc.data());
+    second->advance(900);
+    EXPECT_EQ(read_reductions(*whole), read_reductions(*second));
+    // A reset instance starts its reductions afresh: one sample, its initial state.
+    const int id = 4;
+    second->reset(&id, 1);
+    const std::vector<double> r = read_reductions(*second);
+    const int C = second->reduction_layout().channels;
+    EXPECT_EQ(r[static_cast<std::size_t>(id * C * kReductionStats + 4)], 0.0) << "the energy's max at t = 0";
+    EXPECT_EQ(r[static_cast<std::size_t>((id * C + 1) * kReductionStats)], 0.0) << "no force at the start";
+  }
+}
+
+TEST(RobotContactJointSpace, ReductionsOtherThanEnergyAndContactsAreRefused) {
+  for (const char* name : {"reactions", "joint_loads", "bearing_loads", "constraint_violation", "joint_coordinates",
+                           "power", "driver_loads"}) {
+    try {
+      parse_reduction_quantities({name}, 0, "output.reductions", 1, true);
+      ADD_FAILURE() << name << " accepted for a robot in joint coordinates";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("output.reductions: reduction quantity '") + name + "'"),
+                std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("energy and contacts"), std::string::npos) << e.what();
+    }
+  }
+  TempDir t;
+  const Model m = leg_model(t, "aba");
+  EXPECT_TRUE(joint_space_reductions(m));
+  EXPECT_FALSE(forms_energy_balance(m)) << "no power channel in joint coordinates";
+  ReducedBackend b(std::make_shared<const std::vector<Model>>(1, m), 1, 1, false);
+  EXPECT_THROW(b.set_reductions({ReductionQuantity::Reactions}), BackendError);
 }
 
 }  // namespace

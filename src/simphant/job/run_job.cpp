@@ -58,6 +58,17 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
+/// The scene's output.reductions of model m (after the run's overrides: --solver aba or cga
+/// leaves a robot energy and contacts only); SceneError naming output.reductions otherwise.
+std::vector<ReductionQuantity> scene_reductions(const Model& m) {
+  try {
+    return parse_reduction_quantities(m.output.reductions, m.n_drivers(), "", m.contact_pair_count(),
+                                      joint_space_reductions(m));
+  } catch (const std::invalid_argument& e) {
+    throw SceneError("output.reductions", std::string(e.what()).substr(2));  // without where's ": "
+  }
+}
+
 bool any_ok(const std::vector<std::int8_t>& status) {
   for (std::int8_t s : status)
     if (s == 0) return true;
@@ -216,6 +227,7 @@ JobRun::JobRun(const JobOptions& given, const JobHooks& hooks) : hooks_(hooks) {
   if (resume_) check_input_digests(resume_->input_files, behind_scene, resume_->source);
   input_files_ = input_digests(behind_scene);
   shard_ = shard_slice(o_.shard_index, o_.shard_count, o_.instances > 0 ? o_.instances : scene_.sweep.instances);
+  scene_reductions(scene_.model);  // before the estimate, which counts them
   check_memory(scene_, shard_memory_options(o_, shard_));
   output_.emplace(out_);  // the lock: a second run on the same output stops here
   hold_ = TestHold::from_environment(out_);  // SIMPHANT_TEST_HOLD, for tests (job/test_hold.hpp)
@@ -254,9 +266,7 @@ JobRun::JobRun(const JobOptions& given, const JobHooks& hooks) : hooks_(hooks) {
   sim_options.threads = o_.threads;
   sim_options.precision = o_.precision;
   sim_options.auto_instances = shard_.total;  // "auto" chooses as for the whole design
-  reductions_ =
-      parse_reduction_quantities(models.front().output.reductions, models.front().n_drivers(), "output.reductions",
-                                 models.front().contact_pair_count());
+  reductions_ = scene_reductions(models.front());
   // The error estimate's dt/2 batch starts from the same models (job/error_estimate.hpp).
   std::vector<Model> half_models;
   if (solver_.error_estimate) half_models = models;
@@ -269,10 +279,8 @@ JobRun::JobRun(const JobOptions& given, const JobHooks& hooks) : hooks_(hooks) {
   balance_ = forms_energy_balance(sim_->model());
   try {
     sim_->set_reductions(run_reduction_quantities(sim_->model(), "output.reductions"));  // before a checkpoint's accumulators are restored
-  } catch (const BackendError& e) {
-    if (!reductions_.empty())
-      throw SceneError("output.reductions", std::string(e.what()) + " (solver.type \"dae\" has them)");
-    balance_ = false;  // a backend without reductions over time (a robot in joint space): no balance
+  } catch (const BackendError& e) {  // e.g. the derivatives of a robot's reductions with sensitivities
+    throw SceneError("output.reductions", e.what());
   }
   // Assembly gives up on the stop flag, leaving instances that are not failures.
   if (stop_requested()) throw Interrupted("assembly");

@@ -68,6 +68,13 @@ SP_HD void add_generalised(const RobotView<T>& r, const T* y, const RobotLinkKin
   base_wrench.lin = base_wrench.lin + mul_t(R_B, w.force_W);
 }
 
+/// contact_pair_wrench of pair c between its owners' kinematics ka and kb: the broad
+/// phase on, no impact slots (the scene refuses the impact laws).
+template <class T>
+SP_HD ContactPairWrench<T> pair_wrench(const RobotContactPair<T>& c, const BodyKin<T>& ka, const BodyKin<T>& kb) {
+  return contact_pair_wrench(c.shape_a, ka, c.shape_b, kb, c.params, static_cast<const T*>(nullptr), true);
+}
+
 }  // namespace robot_contact_detail
 
 /// The contact pairs' generalised forces at the state y (robot_state_size, an RK stage's
@@ -85,12 +92,21 @@ SP_HD void robot_contact_forces(const RobotView<T>& r, const T* y, T* Q, Spatial
   for (int p = 0; p < r.n_contacts; ++p) {
     const RobotContactPair<T>& c = r.contacts[p];
     const BodyKin<T> ka = owner_kin(r, y, kin, c.owner_a), kb = owner_kin(r, y, kin, c.owner_b);
-    const ContactPairWrench<T> w =
-        contact_pair_wrench(c.shape_a, ka, c.shape_b, kb, c.params, static_cast<const T*>(nullptr), true);
+    const ContactPairWrench<T> w = pair_wrench(c, ka, kb);
     if (w.contacts.count == 0) continue;  // no contact: a zero wrench, nothing to add
     add_generalised(r, y, kin, c.owner_a, ka.r, w.a, Q, base_wrench);
     add_generalised(r, y, kin, c.owner_b, kb.r, w.b, Q, base_wrench);
   }
+}
+
+/// Pair p's contact_pair_wrench at y (kin: robot_link_kinematics of y), T double or float:
+/// what robot_contact_forces applies, for the energy and the reductions over time.
+template <class T, int Cap>
+SP_HD ContactPairWrench<T> robot_contact_pair(const RobotView<T>& r, const T* y, const RobotLinkKinematics<T, Cap>& kin,
+                                              int p) {
+  using namespace robot_contact_detail;
+  const RobotContactPair<T>& c = r.contacts[p];
+  return pair_wrench(c, owner_kin(r, y, kin, c.owner_a), owner_kin(r, y, kin, c.owner_b));
 }
 
 /// The contact forces of the SIMD lane type T: `enabled` and a static
@@ -105,16 +121,10 @@ struct RobotLaneContact {
 /// over the pairs), for the energy output; kin: robot_link_kinematics of y.
 template <class T, int Cap>
 SP_HD T robot_contact_potential(const RobotView<T>& r, const T* y, const RobotLinkKinematics<T, Cap>& kin) {
-  using namespace robot_contact_detail;
   T V = T(0);
   if constexpr (std::is_floating_point<T>::value) {
-    for (int p = 0; p < r.n_contacts; ++p) {
-      const RobotContactPair<T>& c = r.contacts[p];
-      const ContactPairWrench<T> w = contact_pair_wrench(c.shape_a, owner_kin(r, y, kin, c.owner_a), c.shape_b,
-                                                         owner_kin(r, y, kin, c.owner_b), c.params,
-                                                         static_cast<const T*>(nullptr), true);
-      V += contact_pair_potential(w, c.params);
-    }
+    for (int p = 0; p < r.n_contacts; ++p)
+      V += contact_pair_potential(robot_contact_pair(r, y, kin, p), r.contacts[p].params);
   } else if (r.n_contacts > 0) {
     V = T(NAN);
   }

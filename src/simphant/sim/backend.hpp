@@ -190,10 +190,12 @@ class Backend {
   /// Enables the listed quantities (each once) and clears every instance's accumulator;
   /// an empty list turns the reductions off. Call before advance(). reset() and
   /// set_models() clear the listed instances' accumulators. Throws BackendError on a
-  /// backend without reductions (the joint-space backends) for a non-empty list.
+  /// backend without reductions for a non-empty list, or without the listed ones (the
+  /// joint-space robots have energy and contacts only).
   virtual void set_reductions(const std::vector<ReductionQuantity>& quantities) {
     if (!quantities.empty())
-      throw BackendError(std::string("set_reductions: backend '") + name() + "' has no reductions over time");
+      throw BackendError(std::string("set_reductions: backend '") + name() +
+                         "' has no reductions over time");
   }
   /// The channels accumulated (set_reductions); no channel by default.
   virtual ReductionLayout reduction_layout() const { return {}; }

@@ -14,6 +14,7 @@
 #include "simphant/model/topology.hpp"
 #include "simphant/simd/reduced_lanes.hpp"
 #include "simphant/simd/dispatch.hpp"
+#include "simphant/sim/reduction_names.hpp"
 #include "simphant/sim/step_statistics.hpp"
 
 namespace simphant {
@@ -44,8 +45,10 @@ double ReducedBackend::model_row_bytes(const Model& model) {
 double ReducedBackend::instance_bytes(const Model& model) {
   const int n = model.robot ? model.robot->n() : 0;
   const int floating = model.robot && model.robot->model.floating ? 1 : 0;
-  // the state and the inputs (the status and its bookkeeping: host_memory.cpp's kInstanceBookkeeping)
-  return 8.0 * (robot_state_size(n, floating) + n);
+  // the state, the inputs (the status and its bookkeeping: host_memory.cpp's
+  // kInstanceBookkeeping) and the reductions' accumulator
+  const ReductionLayout red = reduction_layout_of(run_reduction_quantities(model, "output.reductions"), model);
+  return 8.0 * (robot_state_size(n, floating) + n + (red.any() ? red.size() : 0));
 }
 
 ReducedBackend::ReducedBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads,
@@ -127,6 +130,12 @@ batch::ReducedBatchView<double> ReducedBackend::view() const {
   b.status_step = self->status_step_.data();
   b.reason = self->reason_.data();
   b.offset = self->offset_.data();
+  if (red_layout_.any()) {
+    b.red = red_layout_;
+    b.red_acc = self->red_acc_.data();
+    b.red_stride_i = red_layout_.size();
+    b.red_stride_e = 1;
+  }
   return b;
 }
 
@@ -258,6 +267,33 @@ void ReducedBackend::read_energy(double* total, double* kinetic) const {
     for (int i = i0; i < i1; ++i) batch::reduced_energy_thread(i, b, total, kinetic, workers_[worker]->ws);
   });
 }
+
+void ReducedBackend::set_reductions(const std::vector<ReductionQuantity>& quantities) {
+  check_joint_space_reductions(name(), quantities);
+  red_layout_ = reduction_layout_of(quantities, models_->front());
+  red_acc_.assign(red_layout_.any() ? static_cast<std::size_t>(n_instances_) * red_layout_.size() : 0, 0.0);
+  const batch::ReducedBatchView<double> b = view();
+  for (int i = 0; i < n_instances_ && red_layout_.any(); ++i) reduction_clear(red_layout_, batch::reduced_reduction_acc(b, i));
+}
+
+void ReducedBackend::read_reductions(double* out) const {
+  if (!red_layout_.any()) return;
+  const batch::ReducedBatchView<double> b = view();
+  const int w = red_layout_.size(), C = red_layout_.channels;
+  std::vector<double> copy(red_acc_.size());
+  pool_->parallel_for(n_instances_, chunk_of(n_instances_, threads_), [&](int i0, int i1, int worker) {
+    for (int i = i0; i < i1; ++i) {
+      batch::reduced_reduce_read_thread(i, b, steps_, copy.data(), workers_[worker]->ws);
+      for (int c = 0; c < C; ++c)
+        reduction_stats(red_layout_, {copy.data() + static_cast<std::size_t>(i) * w, 1}, c, dt_,
+                        out + (static_cast<std::size_t>(i) * C + c) * kReductionStats);
+    }
+  });
+}
+
+void ReducedBackend::get_reduction_state(double* acc) const { std::copy(red_acc_.begin(), red_acc_.end(), acc); }
+
+void ReducedBackend::set_reduction_state(const double* acc) { std::copy_n(acc, red_acc_.size(), red_acc_.begin()); }
 
 void ReducedBackend::read_status(std::int8_t* status, double* status_time, std::int8_t* reason) const {
   std::copy(status_.begin(), status_.end(), status);

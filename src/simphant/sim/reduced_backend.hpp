@@ -30,6 +30,7 @@
 //    armature a) + gravity potential (-m g . c) [J].
 //  - read_joint_state: q, qd and tau = the actuator forces after the servo law, effort
 //    clamp and velocity cut (robot_actuator_forces), not the passive forces.
+//  - read_reductions: energy and contacts (set_reductions).
 // Diverged: an instance whose state turns non-finite, or passes a given runaway bound
 // (solver.runaway_kinetic_energy), is frozen at its last good state.
 // Assembly: nothing to assemble, every instance ok with zero residuals.
@@ -93,6 +94,14 @@ class ReducedBackend final : public Backend {
                             double* max_step) const override;
   const std::vector<AssemblyResult>& assembly() const override { return assembly_; }
   int n_joint_coordinates() const override { return n_; }
+  /// Reductions over time of a joint-space robot: energy and contacts only (sampled by
+  /// reduced_reduce_sample, kernels/reduced_step.hpp, at each step's start state of a live
+  /// instance and, when read, at its current state); BackendError for another quantity.
+  void set_reductions(const std::vector<ReductionQuantity>& quantities) override;
+  ReductionLayout reduction_layout() const override { return red_layout_; }
+  void read_reductions(double* out) const override;
+  void get_reduction_state(double* acc) const override;
+  void set_reduction_state(const double* acc) override;
   void read_joint_state(double* q, double* qd, double* tau) const override;
 
   int state_size() const override { return state_size_; }
@@ -148,7 +157,9 @@ class ReducedBackend final : public Backend {
   std::vector<double> y_init_;                     ///< (n_slots, state_size)
   int n_contacts_ = 0;                             ///< contact pairs per slot
   std::vector<RobotContactPair<double>> contacts_;  ///< (n_slots, n_contacts)
+  ReductionLayout red_layout_;                     ///< the reductions over time (set_reductions)
   // Instances.
+  std::vector<double> red_acc_;                    ///< (n_instances, red_layout_.size()) accumulators
   std::vector<double> Y_;                          ///< (n_instances, state_size)
   std::vector<double> inputs_;                     ///< (n_instances, n): u
   std::vector<std::int8_t> status_;

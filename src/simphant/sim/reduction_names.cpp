@@ -5,6 +5,8 @@
 #include <stdexcept>
 
 #include "simphant/model/components.hpp"
+#include "simphant/model/robot.hpp"
+#include "simphant/sim/backend_error.hpp"
 #include "simphant/model/violation_units.hpp"
 
 namespace simphant {
@@ -19,14 +21,23 @@ const char* reduction_stat_name(int s) {
   return names[s];
 }
 
+bool joint_space_reductions(const Model& model) { return model.robot && model.robot->solver != RobotSolver::Dae; }
+
 std::vector<ReductionQuantity> parse_reduction_quantities(const std::vector<std::string>& names, int n_drivers,
-                                                          const std::string& where, int n_contact_pairs) {
+                                                          const std::string& where, int n_contact_pairs,
+                                                          bool joint_space) {
   std::vector<ReductionQuantity> out;
   if (names.empty() || (names.size() == 1 && names[0] == "none")) return out;
-  if (names.size() == 1 && names[0] == "all") {
+  const auto available = [&](ReductionQuantity q) {
+    return !joint_space || q == ReductionQuantity::Energy || q == ReductionQuantity::Contacts;
+  };
+  // A scene's "all" compiles to every name (scene/output_compile.cpp), which for a robot in
+  // joint coordinates means "all" as here.
+  if ((names.size() == 1 && names[0] == "all") || (joint_space && names == reduction_names())) {
     for (int q = 0; q < kReductionQuantities; ++q)
       if ((q != static_cast<int>(ReductionQuantity::DriverLoads) || n_drivers > 0) &&
-          (q != static_cast<int>(ReductionQuantity::Contacts) || n_contact_pairs > 0))
+          (q != static_cast<int>(ReductionQuantity::Contacts) || n_contact_pairs > 0) &&
+          available(static_cast<ReductionQuantity>(q)))
         out.push_back(static_cast<ReductionQuantity>(q));
     return out;
   }
@@ -39,6 +50,9 @@ std::vector<ReductionQuantity> parse_reduction_quantities(const std::vector<std:
                                   "' (reactions, joint_loads, bearing_loads, driver_loads, constraint_violation, "
                                   "energy, joint_coordinates, power, contacts, or \"all\" / \"none\" alone)");
     const auto q = static_cast<ReductionQuantity>(found);
+    if (!available(q))
+      throw std::invalid_argument(where + ": reduction quantity '" + name + "' needs solver.type \"dae\" (a robot in "
+                                  "joint coordinates, solver aba or cga, has energy and contacts)");
     if (std::find(out.begin(), out.end(), q) != out.end())
       throw std::invalid_argument(where + ": reduction quantity '" + name + "' given twice");
     out.push_back(q);
@@ -46,12 +60,21 @@ std::vector<ReductionQuantity> parse_reduction_quantities(const std::vector<std:
   return out;
 }
 
+void check_joint_space_reductions(const std::string& backend, const std::vector<ReductionQuantity>& quantities) {
+  for (ReductionQuantity q : quantities)
+    if (q != ReductionQuantity::Energy && q != ReductionQuantity::Contacts)
+      throw BackendError("set_reductions: backend '" + backend + "' has the reductions energy and contacts, not '" +
+                         reduction_quantity_name(q) + "'");
+}
+
 bool forms_energy_balance(const Model& model) {
-  return (!model.forces.empty() || !model.drivers.empty()) && !is_adaptive(model.solver.integrator);
+  return (!model.forces.empty() || !model.drivers.empty()) && !is_adaptive(model.solver.integrator) &&
+         !joint_space_reductions(model);
 }
 
 std::vector<ReductionQuantity> run_reduction_quantities(const Model& model, const std::string& where) {
-  std::vector<ReductionQuantity> q = parse_reduction_quantities(model.output.reductions, model.n_drivers(), where, model.contact_pair_count());
+  std::vector<ReductionQuantity> q = parse_reduction_quantities(model.output.reductions, model.n_drivers(), where,
+                                                                model.contact_pair_count(), joint_space_reductions(model));
   if (forms_energy_balance(model) && std::find(q.begin(), q.end(), ReductionQuantity::Power) == q.end())
     q.push_back(ReductionQuantity::Power);
   return q;

@@ -17,18 +17,30 @@ const char* reduction_quantity_name(ReductionQuantity q);
 /// The statistic names in read order: "max", "min", "mean", "rms", "time_of_max".
 const char* reduction_stat_name(int s);
 
+/// Whether the model is a robot in joint coordinates (solver aba or cga), whose runs
+/// have the reductions energy and contacts only (sim/reduced_backend.hpp).
+bool joint_space_reductions(const Model& model);
+
 /// Quantities from their names: "all" (every quantity; driver_loads only when the model
-/// has drivers, contacts only when it has contact pairs), "none" or an empty list (none),
-/// else each name once. Throws std::invalid_argument naming `where` and the unknown or
-/// repeated name.
+/// has drivers, contacts only when it has contact pairs; for joint_space, a robot in joint
+/// coordinates, energy and contacts), "none" or an empty list (none), else each name once.
+/// Throws std::invalid_argument naming `where` and the unknown or repeated name, or a
+/// quantity joint_space has not.
 std::vector<ReductionQuantity> parse_reduction_quantities(const std::vector<std::string>& names, int n_drivers,
-                                                          const std::string& where, int n_contact_pairs = 0);
+                                                          const std::string& where, int n_contact_pairs = 0,
+                                                          bool joint_space = false);
+
+/// The check of a joint-space backend's set_reductions (sim/reduced_backend.hpp, the GPU's
+/// too): throws BackendError naming `backend` and the first quantity other than energy
+/// and contacts.
+void check_joint_space_reductions(const std::string& backend, const std::vector<ReductionQuantity>& quantities);
 
 /// Whether a run of this model forms the energy balance (job/energy_check.hpp; docs/
 /// solver.md, "Energy balance"), accumulating the power channel for it: a model with an
 /// element that can do work -- a driver, a point force, torque or actuator, a
 /// spring-damper -- whatever its values (so that every instance and every shard of a
-/// design agrees), on a fixed-step integrator (one power sample per step of its own).
+/// design agrees), on a fixed-step integrator (one power sample per step of its own);
+/// not a robot in joint coordinates (joint_space_reductions: no power channel).
 bool forms_energy_balance(const Model& model);
 
 /// The quantities a run of this model accumulates: its output.reductions (errors name

@@ -11,6 +11,7 @@
 #include "simphant/batch/robot_pack.hpp"
 #include "simphant/core/thread_pool.hpp"
 #include "simphant/formulas/joint_loads.hpp"
+#include "simphant/sim/backend_error.hpp"
 #include "simphant/sim/quaternion_sign.hpp"
 
 namespace simphant {
@@ -175,7 +176,9 @@ void RobotSensitivityEngine<W>::set_inputs(const int* ids, int count, const doub
 
 template <int W>
 void RobotSensitivityEngine<W>::set_reductions(const ReductionLayout& L) {
-  if (L.any()) throw std::logic_error("RobotSensitivityEngine: the joint-space backends have no reductions over time");
+  if (L.any())
+    throw BackendError("the derivatives of the reductions over time of a robot in joint coordinates (solver aba, "
+                       "cga) are not computed (solver.type \"dae\" computes them)");
 }
 
 template <int W>

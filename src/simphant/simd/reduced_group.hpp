@@ -75,6 +75,13 @@ struct ReducedGroupScratch {
   int broadcast_slot = -1;
 };
 
+/// reduced_reduce_sample (kernels/reduced_step.hpp) of instance i of the batch b at state y
+/// (a lane's, in double) and instance step `step`, into its accumulator: one lane's sample
+/// of the reductions over time. Compiled once (simd/reduced_lane_contact.cpp), not again
+/// in each x86-64 level of the lane code.
+void reduced_lane_sample(const batch::ReducedBatchView<double>& b, int i, const double* y, double step,
+                         RobotWorkspace<double, kMaxReducedLinks>& ws);
+
 namespace reduced_group_detail {
 
 using L = ReducedLane;
@@ -191,9 +198,10 @@ bool gather_rows(const batch::ReducedBatchView<double>& b, int slot, int l, Redu
 
 /// Advances group g (instances g W .. g W + W - 1 that are < b.n_instances) in lanes by
 /// n_steps steps from batch step step0, as reduced_advance_thread<double> does for each
-/// of them (same commit, status and freezing rules); returns true. Returns false, having
-/// changed nothing in b, when the group's instances differ in an integer field of their
-/// rows: the caller then runs them one at a time. Cap >= b.n.
+/// of them (same commit, status and freezing rules; with reductions, b.red_acc, each live
+/// lane's step-start state sampled in double by reduced_reduce_sample); returns true.
+/// Returns false, having changed nothing in b, when the group's instances differ in an
+/// integer field of their rows: the caller then runs them one at a time. Cap >= b.n.
 template <int Cap>
 bool reduced_advance_group(const batch::ReducedBatchView<double>& b, int g, std::int64_t step0, int n_steps,
                            ReducedGroupScratch<Cap>& s) {
@@ -247,7 +255,19 @@ bool reduced_advance_group(const batch::ReducedBatchView<double>& b, int g, std:
   v.status_step = s.status_step;
   v.reason = s.reason;
   v.offset = s.offset;
-  batch::reduced_advance_thread(0, v, step0, n_steps, s.ws);
+  // With reductions, the samples of each step's start state, one lane at a time in double
+  // (the scalar form's batch rows and function), then that step in the lanes; without, all
+  // n_steps at once. One call site of the lane step: the code is compiled once per level.
+  const bool sample = b.red_acc != nullptr;
+  double y[2 * Cap + 13];
+  for (int k = 0; k < (sample ? n_steps : 1); ++k) {
+    for (int l = 0; sample && l < count; ++l) {
+      if (s.status[l] != 0) continue;
+      for (int e = 0; e < N; ++e) y[e] = s.Y[e][l];
+      reduced_lane_sample(b, i0 + l, y, static_cast<double>(step0 + k - s.offset[l]), s.ws_scalar.robot);
+    }
+    batch::reduced_advance_thread(0, v, step0 + k, sample ? 1 : n_steps, s.ws);
+  }
   for (int l = 0; l < count; ++l) {
     const int i = i0 + l;
     for (int e = 0; e < N; ++e) b.Y(i, e) = s.Y[e][l];
