@@ -259,10 +259,12 @@ template <class T>
 void CudaReducedBackend<T>::set_reductions(const std::vector<ReductionQuantity>& quantities) {
   check_joint_space_reductions(name(), quantities);
   synchronize();  // no step in flight reads the arrays replaced here
-  red_layout_ = reduction_layout_of(quantities, models_->front());
-  const std::size_t size = red_layout_.any() ? static_cast<std::size_t>(red_layout_.size()) * n_ : 0;
-  red_acc_ = DeviceArray<double>(size, batch_);
-  red_read_ = DeviceArray<double>(size, batch_);
+  const ReductionLayout L = reduction_layout_of(quantities, models_->front());
+  const std::size_t size = L.any() ? static_cast<std::size_t>(L.size()) * n_ : 0;
+  DeviceArray<double> acc(size, batch_), read(size, batch_);  // a failed allocation changes nothing
+  red_acc_ = std::move(acc);
+  red_read_ = std::move(read);
+  red_layout_ = L;
   if (!red_layout_.any()) return;
   const batch::ReducedBatchView<T> b = batch_view();
   launch("reduction_clear", n_, [=] __host__ __device__(int tid) {

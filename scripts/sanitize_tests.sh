@@ -8,7 +8,7 @@
 # Usage: scripts/sanitize_tests.sh [extra ctest arguments, e.g. -R Urdf]
 # SIMPHANT_SANITIZE_EXCLUDE: a ctest -E regex of tests left out (default: the Pinocchio
 # cross-checks, Python scripts, the peak-RSS comparisons, the random-kill test, the large
-# parallelogram chains, the install check, the 20000-body refusal and the five below).
+# parallelogram chains, the install check, the 20000-body refusal and the four below).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # The memory-estimate tests that compare with measured peak RSS are left out too: ASan's

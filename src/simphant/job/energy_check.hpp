@@ -23,8 +23,8 @@
 // balance where forms_energy_balance says so (sim/reduction_names.hpp: a model with an
 // element that can do work, whatever the sweep makes of its values, on a fixed-step
 // integrator; bdf samples the grid, which resolves neither its steps nor the stiff modes
-// it is chosen for) and on the DAE path (the joint-space robots have no reductions over
-// time); NaN for an instance that is not ok. An ok instance of a model that does not conserve E whose balance passes the
+// it is chosen for) and on the DAE path (a joint-space robot's reductions have no power
+// channel); NaN for an instance that is not ok. An ok instance of a model that does not conserve E whose balance passes the
 // bound (or is NaN) is flagged as a conservative one is by its energy error.
 #include <cstdint>
 #include <string>

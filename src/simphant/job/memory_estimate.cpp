@@ -122,7 +122,7 @@ MemoryEstimate estimate_simulator_memory(const Scene& scene, long long n_instanc
     // tangents in double (and one more such set, the copy a read samples into), and per
     // parameter the seeds in double with each body quaternion's branch.
     const Model& m = scene.model;
-    const ReductionLayout L = reduction_layout_of(run_reduction_quantities(m, "output.reductions"), m);
+    const ReductionLayout L = estimated_reduction_layout(m);
     const int W = SensitivityEngine::pass_width(S);
     const double reductions = L.any() ? 8.0 * (L.size() + L.tangent_size() * W) : 0.0;
     const double N = m.n_bodies(), rows = m.n_rows, params = static_cast<double>(batch::flatten_params(m).size());
@@ -149,7 +149,7 @@ MemoryEstimate estimate_run_memory(const Scene& scene, const JobOptions& o) {
   // driver loads, energy, a robot's joint q, qd, tau) and, at the end, the reductions'
   // derivatives and the writer's copy of one quantity's (at most all C channels).
   const double S = static_cast<double>(scene.sensitivities.paths.size());
-  const double C = S > 0 ? reduction_layout_of(run_reduction_quantities(m, "output.reductions"), m).channels : 0;
+  const double C = S > 0 ? estimated_reduction_layout(m).channels : 0;
   const double coords = m.robot ? m.n_joints() : 0;
   const double per_instance_job = 8 * frame_doubles(m) + 8 * 4 + 10 + 52 +
                                   8.0 * S * (13 * m.n_bodies() + 16 * m.n_joints() + m.n_drivers() + 1 + 3 * coords) +

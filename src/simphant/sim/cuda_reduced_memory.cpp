@@ -16,7 +16,7 @@ std::size_t cuda_reduced_bytes_per_instance(const Model& model, bool models_per_
   if (precision != "fp64" && precision != "fp32")
     throw std::invalid_argument("cuda_reduced_bytes_per_instance: unknown precision '" + precision + "' (fp64 or fp32)");
   // The reductions' accumulators and the copy a read samples into, in double.
-  const ReductionLayout red = reduction_layout_of(run_reduction_quantities(model, "output.reductions"), model);
+  const ReductionLayout red = estimated_reduction_layout(model);
   return batch::robot_batch_bytes_per_instance(model.robot->n(), model.robot->model.floating ? 1 : 0,
                                                models_per_instance, precision == "fp32" ? 4 : 8,
                                                model.contact_pair_count()) +

@@ -144,7 +144,7 @@ HostMemory simulator_host_memory(const Model& model, long long n_instances, bool
     // (3) and the auto projection's saved records (5 double, 3 int); padding to a whole
     // group of lanes is at most simd::kLaneWidth - 1 instances more.
     const double m = model.n_rows;
-    const ReductionLayout red = reduction_layout_of(run_reduction_quantities(model, "output.reductions"), model);
+    const ReductionLayout red = estimated_reduction_layout(model);
     h.per_instance += 8 * (6 * model.ny() + 14 * m + 6.0 * model.n_bodies() + schur_pattern_of(model).n_values + 4 * m +
                            n_inputs + 1 + 2 + 1 + (red.any() ? red.size() : 0) + varied_params + 3 + 5) +
                       3 * 4 + 3 * 4 + 2 + 2 * 8;

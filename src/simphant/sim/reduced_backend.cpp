@@ -46,9 +46,9 @@ double ReducedBackend::instance_bytes(const Model& model) {
   const int n = model.robot ? model.robot->n() : 0;
   const int floating = model.robot && model.robot->model.floating ? 1 : 0;
   // the state, the inputs (the status and its bookkeeping: host_memory.cpp's
-  // kInstanceBookkeeping) and the reductions' accumulator
-  const ReductionLayout red = reduction_layout_of(run_reduction_quantities(model, "output.reductions"), model);
-  return 8.0 * (robot_state_size(n, floating) + n + (red.any() ? red.size() : 0));
+  // kInstanceBookkeeping), the reductions' accumulator and the copy a read samples into
+  const ReductionLayout red = estimated_reduction_layout(model);
+  return 8.0 * (robot_state_size(n, floating) + n + (red.any() ? 2 * red.size() : 0));
 }
 
 ReducedBackend::ReducedBackend(std::shared_ptr<const std::vector<Model>> models, int n_instances, int threads,

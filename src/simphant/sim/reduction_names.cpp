@@ -87,6 +87,14 @@ ReductionLayout reduction_layout_of(const std::vector<ReductionQuantity>& quanti
                                model.solver.integrator != Integrator::Dopri5);
 }
 
+ReductionLayout estimated_reduction_layout(const Model& model) {
+  try {
+    return reduction_layout_of(run_reduction_quantities(model, "output.reductions"), model);
+  } catch (const std::invalid_argument&) {
+    return {};
+  }
+}
+
 namespace {
 /// A vector of `a` followed by `b` (the reactions' components and their magnitudes).
 std::vector<std::string> joined(std::vector<std::string> a, const std::vector<std::string>& b) {

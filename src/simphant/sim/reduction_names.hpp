@@ -47,6 +47,11 @@ bool forms_energy_balance(const Model& model);
 /// `where`) and power where it forms the energy balance.
 std::vector<ReductionQuantity> run_reduction_quantities(const Model& model, const std::string& where);
 
+/// The layout a run of this model accumulates (run_reduction_quantities), for memory
+/// estimates: none where the model's output.reductions is refused (the run itself
+/// reports that, naming the field).
+ReductionLayout estimated_reduction_layout(const Model& model);
+
 /// The layout (make_reduction_layout) of a list of quantities for the model's joints,
 /// drivers and contact pairs, sampled by a run of its integrator (grid_samples: all but
 /// dopri5, whose samples are its accepted steps' ends).

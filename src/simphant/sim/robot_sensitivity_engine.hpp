@@ -41,7 +41,8 @@ class RobotSensitivityEngine final : public SensitivityEngine {
   static double worker_bytes();
 
   void set_inputs(const int* ids, int count, const double* u) override;
-  /// Only an empty layout: the joint-space backends have no reductions (std::logic_error otherwise).
+  /// Only an empty layout: the derivatives of a joint-space robot's reductions are not
+  /// computed (BackendError otherwise, which a run reports at output.reductions).
   void set_reductions(const ReductionLayout& L) override;
   void start(const int* ids, int count, const double* y, const std::int8_t* status, std::int64_t batch_step) override;
   void advance(std::int64_t batch_step, int n_steps) override;
