@@ -227,7 +227,7 @@ JobRun::JobRun(const JobOptions& given, const JobHooks& hooks) : hooks_(hooks) {
   if (resume_) check_input_digests(resume_->input_files, behind_scene, resume_->source);
   input_files_ = input_digests(behind_scene);
   shard_ = shard_slice(o_.shard_index, o_.shard_count, o_.instances > 0 ? o_.instances : scene_.sweep.instances);
-  scene_reductions(scene_.model);  // before the estimate, which counts them
+  reductions_ = scene_reductions(scene_.model);  // before the estimate, which counts them
   check_memory(scene_, shard_memory_options(o_, shard_));
   output_.emplace(out_);  // the lock: a second run on the same output stops here
   hold_ = TestHold::from_environment(out_);  // SIMPHANT_TEST_HOLD, for tests (job/test_hold.hpp)
@@ -266,7 +266,6 @@ JobRun::JobRun(const JobOptions& given, const JobHooks& hooks) : hooks_(hooks) {
   sim_options.threads = o_.threads;
   sim_options.precision = o_.precision;
   sim_options.auto_instances = shard_.total;  // "auto" chooses as for the whole design
-  reductions_ = scene_reductions(models.front());
   // The error estimate's dt/2 batch starts from the same models (job/error_estimate.hpp).
   std::vector<Model> half_models;
   if (solver_.error_estimate) half_models = models;

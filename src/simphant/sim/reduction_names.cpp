@@ -23,14 +23,14 @@ const char* reduction_stat_name(int s) {
 
 bool joint_space_reductions(const Model& model) { return model.robot && model.robot->solver != RobotSolver::Dae; }
 
+bool joint_space_has(ReductionQuantity q) { return q == ReductionQuantity::Energy || q == ReductionQuantity::Contacts; }
+
 std::vector<ReductionQuantity> parse_reduction_quantities(const std::vector<std::string>& names, int n_drivers,
                                                           const std::string& where, int n_contact_pairs,
                                                           bool joint_space) {
   std::vector<ReductionQuantity> out;
   if (names.empty() || (names.size() == 1 && names[0] == "none")) return out;
-  const auto available = [&](ReductionQuantity q) {
-    return !joint_space || q == ReductionQuantity::Energy || q == ReductionQuantity::Contacts;
-  };
+  const auto available = [&](ReductionQuantity q) { return !joint_space || joint_space_has(q); };
   // A scene's "all" compiles to every name (scene/output_compile.cpp), which for a robot in
   // joint coordinates means "all" as here.
   if ((names.size() == 1 && names[0] == "all") || (joint_space && names == reduction_names())) {
@@ -62,7 +62,7 @@ std::vector<ReductionQuantity> parse_reduction_quantities(const std::vector<std:
 
 void check_joint_space_reductions(const std::string& backend, const std::vector<ReductionQuantity>& quantities) {
   for (ReductionQuantity q : quantities)
-    if (q != ReductionQuantity::Energy && q != ReductionQuantity::Contacts)
+    if (!joint_space_has(q))
       throw BackendError("set_reductions: backend '" + backend + "' has the reductions energy and contacts, not '" +
                          reduction_quantity_name(q) + "'");
 }

@@ -21,6 +21,9 @@ const char* reduction_stat_name(int s);
 /// have the reductions energy and contacts only (sim/reduced_backend.hpp).
 bool joint_space_reductions(const Model& model);
 
+/// Whether a robot in joint coordinates has reduction quantity q: energy and contacts.
+bool joint_space_has(ReductionQuantity q);
+
 /// Quantities from their names: "all" (every quantity; driver_loads only when the model
 /// has drivers, contacts only when it has contact pairs; for joint_space, a robot in joint
 /// coordinates, energy and contacts), "none" or an empty list (none), else each name once.
