@@ -153,6 +153,7 @@ def mistakes(base, robot):
            lambda d: d["robot"].update(floating_base=True, base={"orientation": [1, 0, 0]}), doc=robot)
     mutate("friction_velocity 0", ["robot", "friction_velocity"],
            lambda d: d["robot"].update(friction_velocity=0), doc=robot)
+    mutate("unknown limit_law", ["robot", "limit_law"], lambda d: d["robot"].update(limit_law="stiff"), doc=robot)
     mutate("urdf_dynamics with a number", ["robot", "urdf_dynamics", "limits"],
            lambda d: d["robot"].update(urdf_dynamics={"limits": 1}), doc=robot)
     mutate("negative armature", ["robot", "armature", "panda_joint1"],

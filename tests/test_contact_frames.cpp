@@ -11,6 +11,12 @@
 //  - contact_points: a box pressed into the ground has its four corner contacts midway
 //    between the surfaces, normals up, normal forces summing to its pair's normal_force;
 //    a pair apart and an instance with a non-finite state are NaN;
+//  - contact_wrenches: on a box pressed into the ground and a ball pressed into the box,
+//    both sliding, each pair's wrench on its shape B equals the sum over its contacts of
+//    the normal and friction forces and their moments about W's origin taken from the
+//    contact points (and rolling torques), and shape A's body takes the opposite; a pair
+//    apart is zero and an instance with a non-finite state NaN;
+//  - centres_of_mass: the mass-weighted mean of the bodies' positions, per instance;
 //  - the reductions over time /reductions/contacts (sampled every step): a ball's impact
 //    peak against the closed form of the linear spring-dashpot, found between frames a
 //    thousand steps apart, and equal to the maximum of frames recorded every step.
@@ -31,7 +37,10 @@
 #include "simphant/io/h5_objects.hpp"
 #include "simphant/job/run_job.hpp"
 #include "simphant/scene/scene.hpp"
+#include "simphant/contact/contact_wrench.hpp"
+#include "simphant/sim/centre_of_mass.hpp"
 #include "simphant/sim/contact_frames.hpp"
+#include "simphant/sim/recorded_body_kin.hpp"
 
 namespace simphant {
 namespace {
@@ -221,16 +230,21 @@ TEST(ContactReductions, ImpactPeakBetweenFramesMatchesTheDashpotClosedForm) {
   EXPECT_EQ(dense.time_of_max[0], sparse.time_of_max[0]);
 }
 
-TEST(ContactPoints, ABoxPressedIntoTheGroundHasItsFourCorners) {
-  // A 0.2 x 0.3 x 0.1 m box 1 mm into the ground, turned 0.3 rad about z, and a ball
-  // 1 m above it; instance 1 with a NaN state.
+/// The ball of ball() and a 2 kg box of 0.2 x 0.3 x 0.1 m (body 1); the states place them.
+json ball_and_box() {
   json doc = ball(1.0, 0, 0.1);
   doc["bodies"].push_back({{"name", "box"},
                            {"mass", 2.0},
                            {"inertia", {1e-2, 1e-2, 1e-2}},
                            {"position", {0, 0, 0.049}},
                            {"collision", {{"type", "box"}, {"size", {0.2, 0.3, 0.1}}}}});
-  const Scene scene = parse_scene(doc.dump());
+  return doc;
+}
+
+TEST(ContactPoints, ABoxPressedIntoTheGroundHasItsFourCorners) {
+  // The box 1 mm into the ground, turned 0.3 rad about z, and the ball 1 m above it;
+  // instance 1 with a NaN state.
+  const Scene scene = parse_scene(ball_and_box().dump());
   const std::vector<std::string> names = contact_pair_names(scene.model);
   ASSERT_EQ(names.size(), 3u);  // ground-ball, ground-box, ball-box
   const double c = std::cos(0.15), s = std::sin(0.15), depth = 1e-3, yaw = 0.3;
@@ -272,6 +286,68 @@ TEST(ContactPoints, ABoxPressedIntoTheGroundHasItsFourCorners) {
       for (int j = 0; j < 7; ++j) EXPECT_TRUE(std::isnan(points[(p * kMaxContacts + k) * 7 + j])) << p << " " << k;
   }
   for (std::size_t j = 3 * kMaxContacts * 7; j < points.size(); ++j) EXPECT_TRUE(std::isnan(points[j])) << j;
+}
+
+TEST(ContactWrenches, EqualTheirContactsForcesAndMomentsAndActOppositelyOnShapeA) {
+  // The box 1 mm into the ground, turned 0.3 rad about z and sliding at 0.1 m/s, the ball
+  // 1 mm into its top, moving at 0.3 m/s and spinning; instance 1 with a NaN state.
+  json doc = ball_and_box();
+  doc["contact"]["materials"]["default"]["rolling_friction"] = 1e-3;
+  const Scene scene = parse_scene(doc.dump());
+  const std::vector<std::string> names = contact_pair_names(scene.model);
+  ASSERT_EQ(names.size(), 3u);  // ground-ball, ground-box, ball-box
+  const double c = std::cos(0.15), s = std::sin(0.15), depth = 1e-3;
+  std::vector<double> states(2 * 2 * 13, 0.0);
+  const double ball_state[13] = {0.52, -0.21, 0.1 - depth + 0.05 - depth, 1, 0, 0, 0, 0.3, 0.05, 0, 2, -1, 3};
+  const double box_state[13] = {0.5, -0.2, 0.05 - depth, c, 0, 0, s, 0.1, 0, 0, 0, 0, 0};
+  std::copy(ball_state, ball_state + 13, states.begin());
+  std::copy(box_state, box_state + 13, states.begin() + 13);
+  std::fill(states.begin() + 26, states.end(), std::nan(""));
+  const std::vector<Model> models{scene.model};
+  std::vector<double> w(2 * 3 * kContactWrenchComponents);
+  contact_wrenches(models, 2, states.data(), w.data());
+  int touching = 0;
+  int p = 0;
+  for (const ForceElement& f : scene.model.forces) {
+    if (f.type != ForceType::Contact) continue;
+    const BodyKin<double> ka = recorded_body_kin(states.data(), f.body_i), kb = recorded_body_kin(states.data(), f.body_j);
+    const ContactPairWrench<double> pw =
+        contact_pair_wrench(f.shape_i, ka, f.shape_j, kb, f.contact, static_cast<const double*>(nullptr), true);
+    // The forces on B at each contact point and the rolling torques, summed here.
+    Vec3d force{0, 0, 0}, moment{0, 0, 0};
+    for (int k = 0; k < pw.contacts.count; ++k) {
+      const Vec3d fk = pw.normal_force[k] * pw.contacts.contact[k].normal_W + pw.friction_W[k];
+      force = force + fk;
+      moment = moment + cross(pw.contacts.contact[k].point_W, fk) + pw.rolling_W[k];
+    }
+    const double* got = w.data() + p * kContactWrenchComponents;
+    const double scale = std::max(1.0, norm(force));
+    const double expected[6] = {force.x, force.y, force.z, moment.x, moment.y, moment.z};
+    for (int j = 0; j < 6; ++j) EXPECT_NEAR(got[j], expected[j], 1e-12 * scale) << names[p] << " component " << j;
+    // Shape A's body: the opposite wrench, its torque moved from A's centre to W's origin.
+    const Vec3d fa = pw.a.force_W, ta = pw.a.torque_W + cross(ka.r, fa);
+    const double opposite[6] = {-fa.x, -fa.y, -fa.z, -ta.x, -ta.y, -ta.z};
+    for (int j = 0; j < 6; ++j) EXPECT_NEAR(got[j], opposite[j], 1e-12 * scale) << names[p] << " A, component " << j;
+    if (pw.contacts.count > 0) {
+      ++touching;
+      // B is the box in both: the ground pushes it up, the ball (A, above it) down
+      EXPECT_GT(f.body_i == kGround ? force.z : -force.z, 0) << names[p] << " pushes B away from A";
+      EXPECT_GT(std::hypot(force.x, force.y), 0) << names[p] << " slides: friction";
+    } else {
+      for (int j = 0; j < 6; ++j) EXPECT_EQ(got[j], 0) << names[p] << " apart";
+    }
+    ++p;
+  }
+  EXPECT_EQ(touching, 2) << "the box on the ground and the ball on the box; the ball is off the ground";
+  for (std::size_t j = 3 * kContactWrenchComponents; j < w.size(); ++j) EXPECT_TRUE(std::isnan(w[j])) << j;
+
+  // The centre of mass of the ball (1 kg) and the box (2 kg); NaN for instance 1.
+  std::vector<double> com(6);
+  centres_of_mass(models, 2, states.data(), com.data());
+  for (int j = 0; j < 3; ++j) {
+    EXPECT_NEAR(com[j], (1.0 * ball_state[j] + 2.0 * box_state[j]) / 3.0, 1e-15) << j;
+    EXPECT_TRUE(std::isnan(com[3 + j])) << j;
+  }
 }
 
 TEST(ContactFrames, Solo12InJointCoordinatesStandsOnItsFeet) {

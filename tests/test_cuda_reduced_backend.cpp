@@ -315,8 +315,9 @@ TEST(CudaReducedBackend, ReductionsEqualTheCpuBackend) {
       const int el = static_cast<int>(k % static_cast<std::size_t>(L.size()));  // count, then 5 slots per channel
       const bool energy_step = el >= 1 && (el - 1) % kReductionSlots == 4 &&
                                (el - 1) / kReductionSlots == L.offset[static_cast<int>(ReductionQuantity::Energy)];
-      if (!energy_step)
+      if (!energy_step) {
         EXPECT_NEAR(acc[k], cpu_acc[k], 1e-12 * std::max(1.0, std::abs(cpu_acc[k]))) << "accumulator entry " << k;
+      }
     }
     p.gpu->set_reduction_state(acc.data());
     p.gpu->advance(400);
@@ -330,7 +331,9 @@ TEST(CudaReducedBackend, ReductionsEqualTheCpuBackend) {
     for (std::size_t k = 0; k < count; ++k) {
       const int channel = static_cast<int>(k / kReductionStats) % L.channels;
       if (k % kReductionStats == 4) {
-        if (channel == f) EXPECT_EQ(g[k], c[k]) << "time of the peak force, entry " << k;
+        if (channel == f) {
+          EXPECT_EQ(g[k], c[k]) << "time of the peak force, entry " << k;
+        }
         continue;
       }
       EXPECT_NEAR(g[k], c[k], 1e-12 * std::max(1.0, std::abs(c[k]))) << "entry " << k;

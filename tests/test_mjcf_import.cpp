@@ -254,6 +254,36 @@ TEST(MjcfImport, JointSpringsAboutSpringrefLessRef) {
   }
 }
 
+TEST(MjcfImport, SolreflimitFromTheJointOrItsClassRaisedToTwoSteps) {
+  const std::string defaults = "<default><default class=\"soft\"><joint solreflimit=\"0.05 0.7\"/></default></default>";
+  const std::string head = "<option timestep=\"0.005\"/>" + defaults;
+  const std::string body = "<body name=\"a\"><joint name=\"d\" range=\"-1 1\"/>"
+                           "<joint name=\"c\" class=\"soft\" range=\"-1 1\"/>"
+                           "<joint name=\"f\" class=\"soft\" range=\"-1 1\" solreflimit=\"0.004\"/>" +
+                           std::string(kBall) + "</body>";
+  const ReducedModel rm = imp(body, head).model;
+  ASSERT_EQ(rm.nq(), 3);
+  EXPECT_EQ(rm.links[0].limit_time_constant, 0.02);  // MuJoCo's default (0.02, 1)
+  EXPECT_EQ(rm.links[0].limit_damping_ratio, 1.0);
+  EXPECT_EQ(rm.links[1].limit_time_constant, 0.05);  // from the class
+  EXPECT_EQ(rm.links[1].limit_damping_ratio, 0.7);
+  EXPECT_EQ(rm.links[2].limit_time_constant, 0.01);  // refsafe: at least 2 x 0.005 s
+  EXPECT_EQ(rm.links[2].limit_damping_ratio, 0.7);   // one number laid over the class's two
+  const ReducedModel unsafe = imp(body, "<option timestep=\"0.005\"><flag refsafe=\"disable\"/></option>" + defaults).model;
+  EXPECT_EQ(unsafe.links[2].limit_time_constant, 0.004);
+  EXPECT_FALSE(has_warning(rm, "solreflimit")) << "read, not warned";
+  // MuJoCo's direct form is not read: a warning, and no time constant (robot.limit_law
+  // "solreflimit" refuses the joint; the default "step" does not use it)
+  const ReducedModel direct = imp("<body name=\"a\"><joint name=\"j\" range=\"-1 1\" solreflimit=\"-1000 -10\"/>" +
+                                  std::string(kBall) + "</body>").model;
+  EXPECT_EQ(direct.links[0].limit_time_constant, 0);
+  EXPECT_TRUE(has_warning(direct, "<joint solreflimit>: MuJoCo's direct form")) << "warned";
+  EXPECT_NE(error_of("<body name=\"a\"><joint name=\"j\" solreflimit=\"0.02 1 3\"/>" + std::string(kBall) + "</body>")
+                .find("solreflimit"),
+            std::string::npos)
+      << "three numbers";
+}
+
 TEST(MjcfImport, FloatingBaseOptionsActuatorsRef) {
   const MjcfModel mj = imp(
       "<body name=\"torso\" pos=\"0 0 2\"><freejoint/><geom type=\"box\" size=\"0.1 0.1 0.1\"/>"

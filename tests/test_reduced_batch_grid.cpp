@@ -234,7 +234,9 @@ TEST_P(ReducedBatchGrid, LinkFramesEqualTheConversionFromBodyRecords) {
   }
   EXPECT_THROW(link_frame_index(m, "nope"), std::invalid_argument);
   EXPECT_EQ(link_frame_index(m, "l2"), 1);
-  if (floating) EXPECT_EQ(link_frame_index(m, "base"), n);
+  if (floating) {
+    EXPECT_EQ(link_frame_index(m, "base"), n);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Base, ReducedBatchGrid, ::testing::Values(false, true),
@@ -289,7 +291,9 @@ TEST(ReducedBatchGridFixed, AdvanceInStructureOfArraysEqualsRowMajorWithSlotsPer
       EXPECT_TRUE(std::isfinite(a));
       EXPECT_EQ(a, c) << "instance " << i << " entry " << e;
     }
-    if (i > 0) EXPECT_NE(soa.Y[static_cast<std::size_t>(i)], soa.Y[0]);
+    if (i > 0) {
+      EXPECT_NE(soa.Y[static_cast<std::size_t>(i)], soa.Y[0]);
+    }
   }
 }
 

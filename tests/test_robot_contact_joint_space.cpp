@@ -592,8 +592,10 @@ TEST(RobotContactJointSpace, ReductionsInLanesEqualTheScalarForm) {
       const double scale = std::max({1.0, std::abs(a[0]), std::abs(a[1])});
       for (int s = 0; s < 4; ++s)  // the states differ by rounding (1e-12: test_reduced_lanes.cpp's kRoundOff)
         EXPECT_NEAR(a[s], l[s], 1e-12 * scale) << "instance " << i << " channel " << ch << " stat " << s;
-      if (ch == 1) EXPECT_GT(a[0], 10.0) << "instance " << i << " touched the ground";
-      if (ch == 1) EXPECT_EQ(a[4], l[4]) << "instance " << i << ": the step of the peak force";
+      if (ch == 1) {
+        EXPECT_GT(a[0], 10.0) << "instance " << i << " touched the ground";
+        EXPECT_EQ(a[4], l[4]) << "instance " << i << ": the step of the peak force";
+      }
     }
   EXPECT_NE(scalar[kReductionStats + 4], scalar[(2 * C + 1) * kReductionStats + 4])
       << "the instances' peaks differ in time";

@@ -161,6 +161,90 @@ TEST(RobotJointParams, LimitGainsAndFrictionFloorFollowFromTheEffectiveInertia) 
   EXPECT_NEAR(dt / integrator_stable_step(Integrator::Rk4, m), 0.5 / 2.785293, 1e-3);
 }
 
+TEST(RobotJointParams, SolreflimitLawTakesTheTimeConstantWhereTheStepAllowsIt) {
+  ReducedModel rm = parse_urdf(kPlanar, "planar.urdf");
+  const std::vector<double> I = joint_effective_inertia(rm, {0.3, 0.7});
+  const double dt = 2e-3;
+  // MuJoCo's default solreflimit (0.02 s, 1): omega = 50 1/s < 0.5 / dt = 250 1/s.
+  rm.links[0].limit_time_constant = 0.02;
+  rm.links[0].limit_damping_ratio = 1;
+  UrdfDynamicsUse use;
+  use.solreflimit = true;  // robot.limit_law "solreflimit"
+  auto p = derive_joint_params(rm, I, use, {}, kDefaultFrictionVelocity, dt);
+  EXPECT_NEAR(p[0].limit_stiffness, I[0] * 2500, 1e-12 * I[0] * 2500);
+  EXPECT_NEAR(p[0].limit_damping, 2 * I[0] * 50, 1e-12 * I[0] * 100);
+  // zeta 0.5: omega = 1 / (tc zeta) = 100, c = 2 zeta I omega (underdamped: |lambda| = omega)
+  rm.links[0].limit_damping_ratio = 0.5;
+  p = derive_joint_params(rm, I, use, {}, kDefaultFrictionVelocity, dt);
+  EXPECT_NEAR(p[0].limit_stiffness, I[0] * 1e4, 1e-12 * I[0] * 1e4);
+  EXPECT_NEAR(p[0].limit_damping, I[0] * 100, 1e-12 * I[0] * 100);
+  StabilityMode m = spring_mode(0, p[0].limit_stiffness, p[0].limit_damping, 1.0 / I[0]);
+  EXPECT_NEAR(std::abs(m.lambda), 100, 1e-9);
+  // zeta 2 at tc 0.0025: omega = 200, fastest root omega (2 + sqrt 3) = 746 > 250: the
+  // step's critical mode instead.
+  rm.links[0].limit_time_constant = 0.0025;
+  rm.links[0].limit_damping_ratio = 2;
+  const LimitMode fallback = limit_mode(rm.links[0], dt, true);
+  EXPECT_EQ(fallback.omega, 0.5 / dt);
+  EXPECT_EQ(fallback.damping_ratio, 1.0);
+  // zeta 2 at tc 0.02: omega 25, fastest root 93 <= 250: kept, overdamped.
+  rm.links[0].limit_time_constant = 0.02;
+  const LimitMode kept = limit_mode(rm.links[0], dt, true);
+  EXPECT_EQ(kept.omega, 25.0);
+  EXPECT_EQ(kept.damping_ratio, 2.0);
+  // A URDF joint (time constant 0), and robot.limit_law "step" (the default): the step's mode.
+  EXPECT_EQ(limit_mode(rm.links[1], dt, true).omega, 0.5 / dt);
+  EXPECT_EQ(limit_mode(rm.links[0], dt, false).omega, 0.5 / dt);
+  const auto step = derive_joint_params(rm, I, {}, {}, kDefaultFrictionVelocity, dt);
+  EXPECT_NEAR(step[0].limit_stiffness, I[0] * 250 * 250, 1e-12 * I[0] * 250 * 250);
+}
+
+TEST(RobotJointParams, LimitLawSceneKeyChoosesTheModeAndNamesItsErrors) {
+  TempDir t;
+  const std::string mjcf = (t.dir / "stop.xml").string();
+  std::ofstream(mjcf) << R"(<mujoco model="stop"><option timestep="0.002"/><worldbody><body name="arm">
+    <joint name="j" type="hinge" axis="0 1 0" range="-30 30" solreflimit="0.04 1"/>
+    <inertial pos="0.5 0 0" mass="1" diaginertia="1e-3 1e-3 1e-3"/></body></worldbody></mujoco>)";
+  nlohmann::json m;
+  m["name"] = "stop";
+  m["robot"] = {{"mjcf", mjcf}};
+  m["solver"] = {{"type", "aba"}, {"dt", 1e-3}, {"t_end", 0.01}};
+  const auto gains = [&](const nlohmann::json& doc) {
+    const Scene s = parse_scene(doc.dump());
+    const RobotJointSpace& rj = *s.model.robot;
+    return std::pair<double, double>{rj.joints[0].limit_stiffness / rj.effective_inertia[0],
+                                     rj.joints[0].limit_damping / rj.effective_inertia[0]};
+  };
+  const auto step = gains(m);  // default "step": omega = 0.5 / dt = 500
+  EXPECT_NEAR(step.first, 500.0 * 500.0, 1e-9 * 500 * 500);
+  EXPECT_NEAR(step.second, 1000.0, 1e-9 * 1000);
+  m["robot"]["limit_law"] = "solreflimit";  // omega = 1 / 0.04 = 25
+  const auto soft = gains(m);
+  EXPECT_NEAR(soft.first, 625.0, 1e-9 * 625);
+  EXPECT_NEAR(soft.second, 50.0, 1e-9 * 50);
+  m["robot"]["limit_law"] = "stiff";
+  std::string what;
+  EXPECT_EQ(error_path(m, &what), "/robot/limit_law");
+  EXPECT_NE(what.find("\"step\""), std::string::npos) << what;
+  nlohmann::json u = planar_doc(t.planar());
+  u["robot"]["limit_law"] = "solreflimit";
+  EXPECT_EQ(error_path(u, &what), "/robot/limit_law");
+  EXPECT_NE(what.find("MJCF"), std::string::npos) << what;
+  u["robot"]["limit_law"] = "step";
+  EXPECT_EQ(error_path(u, &what), "") << what;
+  // MuJoCo's direct form is not read: "solreflimit" refuses the joint, "step" runs it.
+  const std::string direct = (t.dir / "direct.xml").string();
+  std::ofstream(direct) << R"(<mujoco model="stop"><worldbody><body name="arm">
+    <joint name="j" type="hinge" axis="0 1 0" range="-30 30" solreflimit="-1000 -10"/>
+    <inertial pos="0.5 0 0" mass="1" diaginertia="1e-3 1e-3 1e-3"/></body></worldbody></mujoco>)";
+  m["robot"]["mjcf"] = direct;
+  m["robot"]["limit_law"] = "solreflimit";
+  EXPECT_EQ(error_path(m, &what), "/robot/limit_law");
+  EXPECT_NE(what.find("joint 'j'"), std::string::npos) << what;
+  m["robot"]["limit_law"] = "step";
+  EXPECT_EQ(error_path(m, &what), "") << what;
+}
+
 TEST(RobotJointParams, UrdfDynamicsSwitchesEachSourceOff) {
   ReducedModel rm = parse_urdf(kPlanar, "planar.urdf");
   rm.links[1].mimic = 0;

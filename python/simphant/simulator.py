@@ -326,6 +326,37 @@ class Simulator:
         self._sim.read_contacts(o)
         return o
 
+    def contact_wrenches(self, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """(n, P, 6) float64: each contact pair's wrench on the body of its shape B (the
+        second shape of its name in contact_pair_names: the robot link of a ground pair) at
+        the current state: the force [N] (W), then its moment about the origin of W [N m]
+        (W), the sum of the pair's normal, friction and rolling-resistance forces as the
+        step applies them (docs/contact.md, "Outputs"). Shape A's body takes the opposite
+        wrench. Moments about W's origin add over pairs; about a point c the moment is
+        tau - c x f (e.g. MuJoCo's cfrc_ext about a subtree's centre of mass, with
+        centre_of_mass()). Computed on the host from states() by the pair function the
+        step evaluates, with each instance's current model, on every backend. Zero for a
+        pair apart; NaN for an instance whose state is not finite. P = 0 without contact.
+
+        out: a float64 C-contiguous array of that shape, written in place and returned.
+        """
+        o = out_array(out, (self._n, len(self._sim.contact_pair_names), 6))
+        self._sim.read_contact_wrenches(o)
+        return o
+
+    def centre_of_mass(self, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """(n, 3) float64: each instance's centre of mass [m] (W) at the current state,
+        sum m_b r_b / sum m_b over the bodies of states() with each instance's current
+        masses (a robot's links and its floating base; a fixed base does not move and is
+        not counted). NaN for an instance whose body positions are not finite. Raises
+        ValueError for a model without mass.
+
+        out: a float64 C-contiguous array of that shape, written in place and returned.
+        """
+        o = out_array(out, (self._n, 3))
+        self._sim.read_centres_of_mass(o)
+        return o
+
     @property
     def sensitivity_paths(self) -> List[str]:
         """(S) the scene values whose sensitivities step with the state, in sweep path

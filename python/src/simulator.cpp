@@ -31,6 +31,13 @@ std::size_t count(const PySimulator& s, std::size_t per_instance) {
   return static_cast<std::size_t>(s.sim->n_instances()) * per_instance;
 }
 
+// The instances' body states (n, B, 13) as read_states; the caller holds s.mutex.
+std::vector<double> current_states(PySimulator& s) {
+  std::vector<double> states(count(s, 13 * static_cast<std::size_t>(s.sim->model().n_bodies())));
+  s.sim->read_states(states.data());
+  return states;
+}
+
 void init(PySimulator* self, const PyScene& scene, std::optional<int> instances, const std::string& backend,
           const std::string& precision, int threads, std::optional<std::uint64_t> seed,
           std::optional<std::vector<std::string>> sensitivities) {
@@ -188,9 +195,29 @@ void bind_simulator(nb::module_& m) {
             double* p = checked("out", out, count(s, pairs * kContactRecordComponents));
             nb::gil_scoped_release release;
             std::lock_guard<std::mutex> lock(s.mutex);
-            std::vector<double> states(count(s, 13 * static_cast<std::size_t>(s.sim->model().n_bodies())));
-            s.sim->read_states(states.data());
+            const std::vector<double> states = current_states(s);
             s.sim->contact_frames(states.data(), p);
+          },
+          nb::arg("out"))
+      .def(
+          "read_contact_wrenches",
+          [](PySimulator& s, HostArray<double> out) {
+            const std::size_t pairs = contact_pair_names(s.sim->model()).size();
+            double* p = checked("out", out, count(s, pairs * kContactWrenchComponents));
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(s.mutex);
+            const std::vector<double> states = current_states(s);
+            s.sim->contact_wrenches(states.data(), p);
+          },
+          nb::arg("out"))
+      .def(
+          "read_centres_of_mass",
+          [](PySimulator& s, HostArray<double> out) {
+            double* p = checked("out", out, count(s, 3));
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(s.mutex);
+            const std::vector<double> states = current_states(s);
+            s.sim->centres_of_mass(states.data(), p);
           },
           nb::arg("out"))
       .def(

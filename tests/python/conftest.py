@@ -80,3 +80,15 @@ def python_env() -> dict:
     env["PYTHONPATH"] = os.pathsep.join([pkg_parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env["MPLBACKEND"] = "Agg"
     return env
+
+
+def states_event(states):
+    """A simphant.gym reset event that writes states[i] into the State.y of env i (the
+    envs' whole state, in the simulator's layout)."""
+
+    def event(env, ids, rng):
+        s = env.sim.get_state(ids)
+        s.y[:] = states[ids]
+        env.sim.set_state(s)
+
+    return event

@@ -1,5 +1,5 @@
-"""Contact in Python and the legged task built on it: Simulator.contacts() against the
-quasi-static balance of a standing Solo-12, mdp.projected_gravity against a rotation
+"""Contact in Python and the legged task built on it: Simulator.contacts() and
+contact_wrenches() against the quasi-static balance of a standing Solo-12, mdp.projected_gravity against a rotation
 matrix, VectorEnv's action_offset, joint_state_noise on a floating base, and
 Solo12StandUp-v0's observation, reward and episode."""
 from __future__ import annotations
@@ -59,6 +59,20 @@ def test_contacts_carry_the_weight_of_a_standing_robot(examples):
     assert sim.contacts(out) is out and np.array_equal(out, c)
     free = simphant.Simulator(examples / "pendulum.json", instances=2, backend="cpu")
     assert free.contact_pair_names == [] and free.contacts().shape == (2, 0, 4)
+    # The wrenches: on level ground each pair's vertical force is its normal force; at
+    # rest the feet's forces carry the weight and their moments about the centre of mass
+    # cancel (1e-3 of the weight times 0.2 m, the feet's lever: the base still settles).
+    w, com = sim.contact_wrenches(), sim.centre_of_mass()
+    assert w.shape == (3, 4, 6) and com.shape == (3, 3)
+    np.testing.assert_allclose(w[:, :, 2], c[:, :, 0], rtol=1e-12)
+    f = w[:, :, :3].sum(1)
+    np.testing.assert_allclose(f, np.tile([0.0, 0.0, solo12_mass() * G], (3, 1)), atol=1e-3 * solo12_mass() * G)
+    moment = (w[:, :, 3:] - np.cross(com[:, None, :], w[:, :, :3])).sum(1)
+    assert np.all(np.abs(moment) < 1e-3 * solo12_mass() * G * 0.2), moment
+    out_w, out_c = np.full_like(w, np.nan), np.full_like(com, np.nan)
+    assert sim.contact_wrenches(out_w) is out_w and np.array_equal(out_w, w)
+    assert sim.centre_of_mass(out_c) is out_c and np.array_equal(out_c, com)
+    assert free.contact_wrenches().shape == (2, 0, 6) and np.all(np.isfinite(free.centre_of_mass()))
 
 
 def rotation(q):

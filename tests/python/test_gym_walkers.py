@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import require
+from conftest import require, states_event
 
 mujoco = require("mujoco", "the comparison with Gymnasium's planar runners")
 require("imageio", "Gymnasium's MuJoCo envs import it")
@@ -57,17 +57,6 @@ def make_gym(task, divide=1, **kw):
     u.model.opt.timestep /= divide
     u.frame_skip *= divide
     return g
-
-
-def _states_event(states):
-    """A reset event that writes states[i] ([qpos - qpos0, qvel]) into env i."""
-
-    def event(env, ids, rng):
-        s = env.sim.get_state(ids)
-        s.y[:] = states[ids]
-        env.sim.set_state(s)
-
-    return event
 
 
 def _limited_hinges(m):
@@ -112,7 +101,7 @@ def flight(task, n, substeps, divide=1):
     states = _flight_states(gyms, rng, 3.0 if cheetah else 1.0)
     gym_obs = np.stack([g.unwrapped._get_obs() for g in gyms])
     sub = {} if substeps is None else {"substeps": substeps}
-    env = simphant.gym.make(task, num_envs=n, backend="cpu", reset_events=[_states_event(states)], **sub, **kw)
+    env = simphant.gym.make(task, num_envs=n, backend="cpu", reset_events=[states_event(states)], **sub, **kw)
     assert env.sim.backend.startswith("reduced-aba")
     obs, _ = env.reset(seed=0)
     err = {"obs": float(np.max(np.abs(obs - gym_obs))), "reward": 0.0, "steps": 0, "ended_z": 0, "ended_angle": 0}
@@ -183,7 +172,7 @@ def test_landing_within_the_contact_laws_difference(task):
         qpos[idx[rng_j[:, 1] == 0]] -= 0.1  # off their upper stops: the two limit laws differ
         u.set_state(qpos, u.data.qvel)
         states.append(np.concatenate([qpos - u.model.qpos0, u.data.qvel]))
-    env = simphant.gym.make(task, num_envs=n, backend="cpu", reset_events=[_states_event(np.array(states))])
+    env = simphant.gym.make(task, num_envs=n, backend="cpu", reset_events=[states_event(np.array(states))])
     env.reset(seed=0)
     worst = np.zeros(3)  # max |difference| of rootz [m], rooty [rad], the reward
     landed = 0  # MuJoCo's largest contact count
@@ -243,7 +232,7 @@ def test_half_cheetah_against_mujocos_euler():
         g.reset(seed=40 + i)
         u = g.unwrapped
         states.append(np.concatenate([u.data.qpos - u.model.qpos0, u.data.qvel]))
-    env = simphant.gym.make("HalfCheetah-v5", num_envs=n, backend="cpu", reset_events=[_states_event(np.array(states))])
+    env = simphant.gym.make("HalfCheetah-v5", num_envs=n, backend="cpu", reset_events=[states_event(np.array(states))])
     env.reset(seed=0)
     worst = np.zeros(3)
     actions = np.zeros((n, 6))

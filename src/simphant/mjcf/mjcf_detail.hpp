@@ -83,6 +83,10 @@ class Elem {
   std::vector<int> ints(const char* name, int min_n, int max_n) const;
   /// Between min_n and max_n numbers (error otherwise).
   std::vector<double> nums(const char* name, int min_n, int max_n) const;
+  /// The numbers of `name` laid over `base` element by element, as MuJoCo reads a list
+  /// shorter than its array: the class's value, then the element's own (each 1 to
+  /// base.size() numbers).
+  std::vector<double> nums_over(const char* name, std::vector<double> base) const;
   /// fail(name, ...) unless min_n <= got <= max_n ("needs N <what> (got ...)").
   void count_in(const char* name, const char* v, int got, int min_n, int max_n, const char* what) const;
   Vec3d vec3(const char* name, const Vec3d& dflt) const;
@@ -94,6 +98,8 @@ class Elem {
   [[noreturn]] void fail(const std::string& attr, const std::string& reason) const { ctx_.fail(e_, attr, reason); }
 
  private:
+  std::vector<double> list_of(const char* name, const char* v, int min_n, int max_n) const;
+
   Ctx& ctx_;
   const XMLElement* e_;
   const Attrs* defaults_;

@@ -81,8 +81,10 @@ void read_option(Ctx& ctx, const XMLElement* o, MjcfModel& out) {
       ctx.flags.push_back(c);
       const char* act = c->Attribute("actuation");
       const char* clamp = c->Attribute("clampctrl");
+      const char* refsafe = c->Attribute("refsafe");
       out.options.actuation = !(act && std::strcmp(act, "disable") == 0);
       out.options.clampctrl = !(clamp && std::strcmp(clamp, "disable") == 0);
+      out.options.refsafe = !(refsafe && std::strcmp(refsafe, "disable") == 0);
     } else {
       ctx.warn("<option> <" + std::string(c->Name()) + ">: not used", element_path(c));
     }
@@ -165,7 +167,11 @@ void check_flag(Ctx& ctx, const XMLElement* f, const char* name, const char* val
              "ctrlrange bounds nothing", element_path(f));
   } else if (n == "sensor" || n == "energy" || n == "fwdinv" || n == "invdiscrete" || n == "autoreset") {
     harmless("MuJoCo computes or checks something extra; SimPhant's dynamics are the same");
-  } else {  // warmstart, refsafe, island, eulerdamp, diagexact, ipc, sleep, speculative
+  } else if (n == "refsafe") {
+    ctx.warn(what + ": the joints' solreflimit time constants are kept as written, also below two of the file's "
+                    "steps (MjcfOptions::refsafe); used with the scene key robot.limit_law \"solreflimit\"",
+             element_path(f));
+  } else {  // warmstart, island, eulerdamp, diagexact, ipc, sleep, speculative
     harmless("a setting of MuJoCo's solver or integrator; the scene's solver keys choose SimPhant's");
   }
 }
@@ -368,6 +374,10 @@ MjcfModel import_mjcf(const std::string& xml, const std::string& source) {
     }
   }
   build_tree(ctx, worldbody, out);
+  // MuJoCo's refsafe: a solref time constant below two of the file's steps is raised to it.
+  if (out.options.refsafe)
+    for (ReducedLink& l : out.model.links)
+      if (l.limit_time_constant > 0) l.limit_time_constant = std::max(l.limit_time_constant, 2 * out.options.timestep);
   for (const XMLElement* c = root->FirstChildElement("contact"); c; c = c->NextSiblingElement("contact"))
     read_contact(ctx, c, out);
   check_flags(ctx, out);

@@ -22,7 +22,8 @@
 //    (pos, orientation, mass, diaginertia | fullinertia), geoms for the inertia
 //    (sphere, capsule, cylinder, box, ellipsoid; size, fromto, pos, orientation,
 //    density (1000), mass) as MuJoCo's compiler computes it, hinge / slide joints (pos,
-//    axis, range, limited, damping, armature, frictionloss, ref, stiffness, springref),
+//    axis, range, limited, damping, armature, frictionloss, ref, stiffness, springref,
+//    solreflimit: the limit law's time constant and damping ratio),
 //    <compiler settotalmass>, <freejoint> / type free
 //    on a child of the worldbody (floating base).
 //  - Contact shapes (ReducedModel::link_collisions, used by the scene's
@@ -96,6 +97,9 @@ struct MjcfOptions {
   Vec3d gravity{0, 0, -9.81};        ///< [m/s^2], also in ReducedModel::gravity
   bool actuation = true;             ///< false: <flag actuation="disable"> (no actuator acts)
   bool clampctrl = true;             ///< false: <flag clampctrl="disable"> (ctrl not clamped to ctrlrange)
+  /// false: <flag refsafe="disable">; true: a joint's solreflimit time constant is at least
+  /// 2 timestep, as MuJoCo raises it (ReducedLink::limit_time_constant).
+  bool refsafe = true;
 };
 
 enum class MjcfActuatorType : int { Motor = 0, Position = 1, Velocity = 2 };

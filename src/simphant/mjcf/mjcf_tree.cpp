@@ -168,6 +168,19 @@ void TreeBuilder::joint(const XMLElement* j, const std::string& childclass, cons
     l.upper = range[1] * angle_unit - ref;
   }
   l.continuous = !is_limited;
+  // MuJoCo's limit constraint: solreflimit (timeconst, dampratio), default (0.02, 1), a
+  // shorter list laid over the class's; the limit law takes that mode under the scene's
+  // robot.limit_law "solreflimit" (scene/robot_joint_params.hpp, limit_mode). MuJoCo's
+  // direct form (stiffness and damping as negative numbers) is not read: 0 marks it.
+  const std::vector<double> solref = je.nums_over("solreflimit", {0.02, 1.0});
+  if (solref[0] > 0 && solref[1] > 0) {
+    l.limit_time_constant = solref[0];
+    l.limit_damping_ratio = solref[1];
+  } else if (is_limited) {
+    ctx.warn("<joint solreflimit>: MuJoCo's direct form (negative stiffness and damping) or a zero, not read: "
+             "robot.limit_law \"solreflimit\" refuses this joint",
+             element_path(j));
+  }
   l.damping = je.num("damping", 0);
   if (l.damping < 0) je.fail("damping", "must be >= 0");
   // MuJoCo's joint spring: qfrc_spring = -stiffness (qpos - springref), springref in the

@@ -153,6 +153,24 @@ std::vector<Num> number_list(const char* v, Read read, Check check, Fail fail_ba
 std::vector<double> Elem::nums(const char* name, int min_n, int max_n) const {
   const char* v = raw(name);
   if (v == nullptr) return {};
+  return list_of(name, v, min_n, max_n);
+}
+
+std::vector<double> Elem::nums_over(const char* name, std::vector<double> base) const {
+  const char* layers[2] = {nullptr, e_->Attribute(name)};
+  if (defaults_ != nullptr) {
+    const auto it = defaults_->find(name);
+    if (it != defaults_->end()) layers[0] = it->second.c_str();
+  }
+  for (const char* v : layers) {
+    if (v == nullptr) continue;
+    const std::vector<double> x = list_of(name, v, 1, static_cast<int>(base.size()));
+    std::copy(x.begin(), x.end(), base.begin());
+  }
+  return base;
+}
+
+std::vector<double> Elem::list_of(const char* name, const char* v, int min_n, int max_n) const {
   const std::vector<double> out = number_list<double>(
       v, [](const char* p, char** end) { return std::strtod(p, end); },
       [&](double x) {
@@ -403,15 +421,16 @@ const std::set<std::string>& joint_used() {
   static const std::set<std::string> s = {"name", "class", "type", "pos", "axis", "range", "limited", "damping",
                                           "frictionloss", "ref", "armature", "stiffness", "springref",
                                           "springdamper", "actuatorgravcomp", "actuatorfrclimited",
-                                          "actuatorfrcrange"};
+                                          "actuatorfrcrange", "solreflimit"};
   return s;
 }
 const std::map<std::string, std::string>& joint_ignored() {
   static const std::map<std::string, std::string> m = {
       {"group", kVisual},
       {"margin", "limit-constraint margin, not used (SimPhant's limit law is a penalty, docs/robots.md)"},
-      {"solreflimit", "MuJoCo limit-constraint parameter, not used"},
-      {"solimplimit", "MuJoCo limit-constraint parameter, not used"},
+      {"solimplimit", "MuJoCo limit-constraint impedance, not used (SimPhant's limit law is a spring-damper, with "
+                      "solreflimit's time constant and damping ratio under robot.limit_law \"solreflimit\"; "
+                      "docs/mjcf.md, Joint limits)"},
       {"solreffriction", "MuJoCo friction-loss constraint parameter, not used"},
       {"solimpfriction", "MuJoCo friction-loss constraint parameter, not used"},
       {"align", "free-joint alignment, not used"},

@@ -43,6 +43,10 @@ struct ReducedLink {
   Mat3d inertia_com{};     ///< inertia about the CoM, link-frame axes [kg m^2], SPD
   bool continuous = false; ///< URDF "continuous": no position limits
   double lower = 0, upper = 0;       ///< position limits [rad or m] (docs/robots.md, "Joint limits")
+  /// The limit law's time constant [s] and damping ratio: MJCF <joint solreflimit>
+  /// (timeconst, dampratio), MuJoCo's default (0.02, 1); 0 (URDF): the step's gains
+  /// (docs/robots.md, "Limit gains").
+  double limit_time_constant = 0, limit_damping_ratio = 1;
   double effort = 0, velocity = 0;   ///< effort [N m or N] and velocity limits; <= 0: none
   double damping = 0;      ///< URDF <dynamics damping>: viscous [N m s/rad | N s/m], >= 0
   double friction = 0;     ///< URDF <dynamics friction>: Coulomb [N m | N], >= 0

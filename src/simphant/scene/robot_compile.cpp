@@ -198,7 +198,8 @@ void resolve_robot_paths(json& doc, const std::string& source) {
 void compile_robot(const json& robot, const std::string& path, RobotSolver solver_type, Model& model) {
   expect_object(robot, path);
   check_keys(robot, path, {"urdf", "mjcf", "q0", "qd0", "tau", "payload", "gravity", "floating_base", "base", "servos",
-                          "urdf_dynamics", "friction_velocity", "armature", "actuators", "collision", "urdf_collision"});
+                          "urdf_dynamics", "friction_velocity", "armature", "actuators", "collision", "urdf_collision",
+                          "limit_law"});
   // The robot file: robot.urdf or robot.mjcf, exactly one of them.
   const bool has_urdf = find_key(robot, "urdf") != nullptr, has_mjcf = find_key(robot, "mjcf") != nullptr;
   if (has_urdf && has_mjcf) throw SceneError(path, "give \"urdf\" or \"mjcf\", not both (one robot file)");

@@ -224,9 +224,31 @@ void compile_robot_base(const json& robot, const std::string& path, RobotJointSp
   rj.base_v0 = {v.x, v.y, v.z, w.x, w.y, w.z};
 }
 
+// robot.limit_law: "step" (the default: each stop's mode follows the step) or
+// "solreflimit" (an MJCF robot's: each joint's solreflimit mode; docs/mjcf.md, "Joint
+// limits").
+bool compile_limit_law(const json& robot, const std::string& path, const RobotJointSpace& rj) {
+  const json* v = find_key(robot, "limit_law");
+  if (v == nullptr) return false;
+  const std::string ptr = child_path(path, "limit_law");
+  const std::string law = v->is_string() ? v->get<std::string>() : "";
+  if (law != "step" && law != "solreflimit")
+    throw SceneError(ptr, "must be \"step\" (the stops' stiffness follows the step) or \"solreflimit\" (an MJCF "
+                          "file's joints: their solreflimit time constants)");
+  if (law == "solreflimit" && rj.file_key != "mjcf")
+    throw SceneError(ptr, "\"solreflimit\" applies to an MJCF robot (robot.mjcf); a URDF has no solreflimit");
+  if (law == "solreflimit")
+    for (const ReducedLink& l : rj.model.links)
+      if (!l.continuous && !(l.limit_time_constant > 0))
+        throw SceneError(ptr, "\"solreflimit\": joint '" + l.joint_name + "' has no time constant and damping ratio "
+                              "(its <joint solreflimit> is MuJoCo's direct form or holds a zero, which is not read)");
+  return law == "solreflimit";
+}
+
 void compile_robot_joints(const json& robot, const std::string& path, double dt, RobotJointSpace& rj) {
   UrdfDynamicsUse use = compile_urdf_dynamics(robot, path);
   use.effort = use.limits || rj.file_key == "mjcf";
+  use.solreflimit = compile_limit_law(robot, path, rj);
   const std::vector<ServoSpec> servos = compile_servos(robot, path, rj);
   const std::string fv_ptr = child_path(path, "friction_velocity");
   const double fv = number_or(robot, path, "friction_velocity", kDefaultFrictionVelocity);

@@ -179,13 +179,21 @@ std::vector<double> joint_inertia_lower_bound(const ReducedModel& rm, const std:
 }
 
 
+LimitMode limit_mode(const ReducedLink& link, double dt, bool solreflimit) {
+  const LimitMode step{kLimitOmegaDt / dt, 1.0};
+  const double tc = link.limit_time_constant, zeta = link.limit_damping_ratio;
+  if (!solreflimit || !(tc > 0) || !(zeta > 0)) return step;
+  const LimitMode asked{1.0 / (tc * zeta), zeta};
+  const double fastest = asked.omega * (zeta > 1 ? zeta + std::sqrt(zeta * zeta - 1) : 1.0);
+  return fastest <= step.omega ? asked : step;
+}
+
 std::vector<RobotJointParams<double>> derive_joint_params(const ReducedModel& rm, const std::vector<double>& I_k,
                                                           const UrdfDynamicsUse& use,
                                                           const std::vector<ServoSpec>& servos,
                                                           double friction_velocity, double dt) {
   const int n = rm.nq();
   std::vector<RobotJointParams<double>> out(static_cast<std::size_t>(n), plain_joint_params<double>());
-  const double omega = kLimitOmegaDt / dt;
   for (int k = 0; k < n; ++k) {
     const ReducedLink& l = rm.links[static_cast<std::size_t>(k)];
     RobotJointParams<double>& p = out[static_cast<std::size_t>(k)];
@@ -201,8 +209,9 @@ std::vector<RobotJointParams<double>> derive_joint_params(const ReducedModel& rm
         p.limited = 1;
         p.lower = l.lower;
         p.upper = l.upper;
-        p.limit_stiffness = I * omega * omega;
-        p.limit_damping = 2.0 * I * omega;
+        const LimitMode mode = limit_mode(l, dt, use.solreflimit);
+        p.limit_stiffness = I * mode.omega * mode.omega;
+        p.limit_damping = 2.0 * mode.damping_ratio * I * mode.omega;
       }
     }
     if (use.damping) p.damping = l.damping;

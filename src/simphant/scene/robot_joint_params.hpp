@@ -10,7 +10,12 @@
 //    (joint_inertia_lower_bound; a floating base free). At I_k the linearised contact
 //    mode s^2 + 2 omega s + omega^2 has the double root -omega, |lambda| dt = 0.5: 5.6
 //    times inside RK4's real-axis limit 2.785; where the joint is heavier the mode is
-//    slower (underdamped, |lambda| = omega sqrt(I_k / I)).
+//    slower (underdamped, |lambda| = omega sqrt(I_k / I)). An MJCF joint's solreflimit
+//    (time constant tc, damping ratio zeta; ReducedLink::limit_time_constant) asks for the
+//    softer mode of MuJoCo's limit constraint, omega = 1 / (tc zeta) with damping ratio
+//    zeta, wherever its fastest root, omega (zeta + sqrt(zeta^2 - 1)) (omega for
+//    zeta <= 1), lies within kLimitOmegaDt / dt (limit_mode), with the scene's
+//    robot.limit_law "solreflimit".
 //  - Coulomb friction: friction_velocity raised so that the smoothed law's slope at rest,
 //    friction / friction_velocity, keeps (friction / friction_velocity) dt / I_k <=
 //    kFrictionSlopeDt (a pure damping mode, real lambda, |lambda| dt <= 0.5).
@@ -27,6 +32,15 @@ namespace simphant {
 
 /// omega dt of the position-limit spring-damper (critically damped).
 constexpr double kLimitOmegaDt = 0.5;
+/// The limit law's natural frequency omega [1/s] and damping ratio of a joint at step dt
+/// (see the header's comment): the step's critical mode (kLimitOmegaDt / dt, 1), or the
+/// link's solreflimit mode (1 / (tc zeta), zeta) where that is no faster.
+struct LimitMode {
+  double omega = 0, damping_ratio = 1;
+};
+/// solreflimit false (robot.limit_law "step"): the step's mode for every joint.
+LimitMode limit_mode(const ReducedLink& link, double dt, bool solreflimit);
+
 /// Largest (friction / friction_velocity) dt / I_k: the Coulomb law's slope at rest.
 constexpr double kFrictionSlopeDt = 0.5;
 /// Default robot.friction_velocity [rad/s | m/s]: the Coulomb law reaches tanh(1) = 76 %
@@ -36,6 +50,9 @@ constexpr double kDefaultFrictionVelocity = 0.01;
 /// Which URDF joint values the scene uses (robot.urdf_dynamics; all true by default).
 struct UrdfDynamicsUse {
   bool limits = true;    ///< position limits (spring-damper)
+  /// The limits' mode from an MJCF file's solreflimit (robot.limit_law "solreflimit");
+  /// false: the step's mode.
+  bool solreflimit = false;
   /// The effort clamp and velocity cut: a URDF robot's with its limits (urdf_dynamics
   /// "limits" turns off all three); an MJCF robot's always (the bounds of its actuators,
   /// robot.actuators "mjcf", which MuJoCo's limit flag does not switch off either).

@@ -21,9 +21,10 @@ std::vector<std::string> contact_pair_names(const Model& model) {
 
 namespace {
 
-// Calls f(w, o) for each contact pair of each instance in model order, w its
+// Calls f(w, o, r_B) for each contact pair of each instance in model order, w its
 // contact_pair_wrench at the instance's states (nullptr for an instance whose states are
-// not finite) and o its `per_pair` numbers in out.
+// not finite), o its `per_pair` numbers in out and r_B the position of its shape B's body
+// (the point of w.b's torque; W's origin for the ground).
 template <class F>
 void for_each_pair(const std::vector<Model>& models, int n, const double* states, double* out, int per_pair, F&& f) {
   const Model& m0 = models.front();
@@ -36,12 +37,13 @@ void for_each_pair(const std::vector<Model>& models, int n, const double* states
     for (const ForceElement& f_el : model.forces) {
       if (f_el.type != ForceType::Contact) continue;
       if (!finite) {
-        f(nullptr, o);
+        f(nullptr, o, Vec3d{0, 0, 0});
       } else {
-        const ContactPairWrench<double> w = contact_pair_wrench(
-            f_el.shape_i, recorded_body_kin(rec, f_el.body_i), f_el.shape_j, recorded_body_kin(rec, f_el.body_j),
-            f_el.contact, static_cast<const double*>(nullptr), true);
-        f(&w, o);
+        const BodyKin<double> kin_b = recorded_body_kin(rec, f_el.body_j);
+        const ContactPairWrench<double> w =
+            contact_pair_wrench(f_el.shape_i, recorded_body_kin(rec, f_el.body_i), f_el.shape_j, kin_b, f_el.contact,
+                                static_cast<const double*>(nullptr), true);
+        f(&w, o, kin_b.r);
       }
       o += per_pair;
     }
@@ -54,7 +56,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 void contact_frames(const std::vector<Model>& models, int n, const double* states, double* out) {
   for_each_pair(models, n, states, out, kContactRecordComponents,
-                [](const ContactPairWrench<double>* w, double* o) {
+                [](const ContactPairWrench<double>* w, double* o, const Vec3d&) {
                   if (w)
                     contact_pair_summary(*w, o);
                   else
@@ -64,7 +66,7 @@ void contact_frames(const std::vector<Model>& models, int n, const double* state
 
 void contact_points(const std::vector<Model>& models, int n, const double* states, double* out) {
   for_each_pair(models, n, states, out, kMaxContacts * kContactPointComponents,
-                [](const ContactPairWrench<double>* w, double* o) {
+                [](const ContactPairWrench<double>* w, double* o, const Vec3d&) {
                   std::fill(o, o + kMaxContacts * kContactPointComponents, kNaN);
                   for (int c = 0; w && c < w->contacts.count; ++c) {
                     const ContactPoint<double>& pt = w->contacts.contact[c];
@@ -77,6 +79,21 @@ void contact_points(const std::vector<Model>& models, int n, const double* state
                     p[5] = pt.normal_W.z;
                     p[6] = w->normal_force[c];
                   }
+                });
+}
+
+void contact_wrenches(const std::vector<Model>& models, int n, const double* states, double* out) {
+  for_each_pair(models, n, states, out, kContactWrenchComponents,
+                [](const ContactPairWrench<double>* w, double* o, const Vec3d& r_b) {
+                  if (!w) {
+                    std::fill(o, o + kContactWrenchComponents, kNaN);
+                    return;
+                  }
+                  // b.torque_W is about B's centre of mass r_B: about W's origin it gains r_B x f.
+                  const Vec3d f = w->b.force_W;
+                  const Vec3d tau = w->b.torque_W + cross(r_b, f);
+                  const double v[kContactWrenchComponents] = {f.x, f.y, f.z, tau.x, tau.y, tau.z};
+                  std::copy(v, v + kContactWrenchComponents, o);
                 });
 }
 

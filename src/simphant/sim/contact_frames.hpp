@@ -37,4 +37,18 @@ constexpr int kContactPointComponents = 7;
 /// not finite. Their normal forces sum to contact_frames' normal_force.
 void contact_points(const std::vector<Model>& models, int n, const double* states, double* out);
 
+/// Numbers of one pair in contact_wrenches: its force (W) [N], then its moment about the
+/// origin of W (W) [N m].
+constexpr int kContactWrenchComponents = 6;
+
+/// The contact wrench of each pair at a frame's states: out (n, P,
+/// kContactWrenchComponents), pairs as contact_frames orders them. Each is the sum of the
+/// pair's contact forces (normal, friction and rolling resistance) on the body of its
+/// shape B (the second shape of the pair's name: a robot link in a ground pair), as the
+/// step applies them (contact_pair_wrench, the step's pair function), with its moment
+/// about W's origin, so that the wrenches of several pairs add and move to a point c as
+/// (f, tau - c x f). Shape A's body takes the opposite wrench. Zero for a pair apart, NaN
+/// for an instance whose states are not finite.
+void contact_wrenches(const std::vector<Model>& models, int n, const double* states, double* out);
+
 }  // namespace simphant

@@ -18,6 +18,7 @@
 #include "simphant/sim/cpu_backend.hpp"
 #include "simphant/sim/cpu_simd_engine.hpp"
 #include "simphant/sim/cuda_factory.hpp"
+#include "simphant/sim/centre_of_mass.hpp"
 #include "simphant/sim/contact_frames.hpp"
 #include "simphant/sim/joint_load_frames.hpp"
 #include "simphant/sim/link_frames.hpp"
@@ -466,6 +467,14 @@ void Simulator::joint_load_frames(const double* states, const double* reactions,
 
 void Simulator::contact_frames(const double* states, double* out) const {
   simphant::contact_frames(current_models(), n_instances(), states, out);
+}
+
+void Simulator::contact_wrenches(const double* states, double* out) const {
+  simphant::contact_wrenches(current_models(), n_instances(), states, out);
+}
+
+void Simulator::centres_of_mass(const double* states, double* out) const {
+  simphant::centres_of_mass(current_models(), n_instances(), states, out);
 }
 
 void Simulator::note_models(const int* ids, int count, const Model* models) {

@@ -150,6 +150,12 @@ class Simulator {
   /// A recorded frame's contact pairs from its states (n, B, 13) as read_states: out
   /// (n, P, 4) (sim/contact_frames.hpp), with each instance's current model.
   void contact_frames(const double* states, double* out) const;
+  /// The contact pairs' wrenches from states (n, B, 13) as read_states: out (n, P, 6)
+  /// (sim/contact_frames.hpp, contact_wrenches), with each instance's current model.
+  void contact_wrenches(const double* states, double* out) const;
+  /// The instances' centres of mass from states (n, B, 13) as read_states: out (n, 3)
+  /// (sim/centre_of_mass.hpp), with each instance's current masses.
+  void centres_of_mass(const double* states, double* out) const;
   // --- Reductions over time (Backend's contract) ---
   /// With sensitivities, the engine differentiates the same reductions
   /// (read_reduction_sensitivities).

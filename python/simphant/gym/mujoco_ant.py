@@ -1,0 +1,231 @@
+"""Gymnasium's Ant-v5 as a SimPhant vector env, registered on import as "Ant-v5"
+(gymnasium/envs/mujoco/ant_v5.py, v5's defaults), from Gymnasium's ant.xml (shipped in
+simphant/gym/assets/, MIT, LICENSE-gymnasium.txt there) read by SimPhant's MJCF importer
+(docs/mjcf.md). docs/python.md ("Ant-v5") lists the definitions, what differs from
+Gymnasium and the measured lockstep agreement (tests/python/test_gym_ant.py).
+
+MuJoCo's cfrc_ext, the external wrench on each body that the observation and the contact
+cost read, is built here from the C++ core's contact wrenches (Simulator.contact_wrenches)
+and centre of mass (Simulator.centre_of_mass) by cfrc_ext().
+"""
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from . import mdp
+from .mujoco_tasks import _host, _make, actuator_map, asset_path, mjcf_scene
+from .registry import register
+
+#: The contact section of Ant-v5: a linear law, K = 1e4 N/m (the 0.91 kg ant sinks 0.2 mm
+#: on four feet), e = 0.1, friction 1 (MuJoCo's pair takes the larger of the geoms' 1 and
+#: the floor's 1), Coulomb friction regularised below 1 cm/s (a standing ant's legs, pushed
+#: apart by its weight, creep at 4 mm/s; at 10 cm/s they would slide at 4 cm/s; docs/python.md
+#: "Ant-v5" measures the step against it). The ground plane lies 1 cm
+#: up: every geom of ant.xml has margin 0.01, and MuJoCo's contact acts from that distance
+#: on (its constraint holds the surfaces a margin apart), so MuJoCo's ant stands 1 cm
+#: above its floor.
+ANT_CONTACT: Dict[str, Any] = {
+    "ground": {"point": [0.0, 0.0, 0.01]},
+    "materials": {"default": {"stiffness": 1e4, "exponent": 1, "restitution": 0.1, "friction": 1.0,
+                              "slip_speed": 0.01}},
+}
+
+_GROUND_PAIR = re.compile(r"^contact ground (.+)\[[^\]]*\]$")
+
+
+def mujoco_bodies(xml: str) -> List[str]:
+    """MuJoCo's body names of an MJCF file in body-id order: "world", then every <body>
+    depth first in document order, an unnamed body as SimPhant's importer names it
+    ("body<id>", its MuJoCo id)."""
+    names = ["world"]
+    for body in ET.parse(xml).getroot().iter("body"):
+        names.append(body.get("name") or f"body{len(names)}")
+    return names
+
+
+def cfrc_ext_map(pair_names: List[str], bodies: List[str]) -> np.ndarray:
+    """(P,) int: the MuJoCo body id of each ground pair's shape B (the body that declares
+    its geom, named in the pair's name). Raises ValueError for a pair that is not a ground
+    pair (a pair between two bodies would add to both; no shipped task has one) or that
+    names no body of `bodies`."""
+    ids = np.empty(len(pair_names), np.int64)
+    for k, name in enumerate(pair_names):
+        m = _GROUND_PAIR.match(name)
+        if m is None or m.group(1) not in bodies:
+            raise ValueError(f"cfrc_ext: contact pair {name!r} is not a ground pair of a body of the MJCF file "
+                             f"(bodies: {', '.join(bodies)})")
+        ids[k] = bodies.index(m.group(1))
+    return ids
+
+
+def cfrc_ext(sim: Any, body_of_pair: np.ndarray, n_bodies: int) -> np.ndarray:
+    """(n, n_bodies, 6) float64: MuJoCo's cfrc_ext of a model whose bodies all hang from
+    one root below the world (the ant): per MuJoCo body, the contact wrench on it
+    (Simulator.contact_wrenches summed over the pairs of its geoms) as MuJoCo writes it
+    (mj_rnePostConstraint): [torque about the model's centre of mass (the root's subtree
+    centre of mass, Simulator.centre_of_mass) [N m], force [N]], both in W; zero for the
+    world body and for a body not touching. body_of_pair: cfrc_ext_map's ids."""
+    w = sim.contact_wrenches()  # (n, P, 6): force, moment about W's origin
+    c = sim.centre_of_mass()  # (n, 3)
+    f, tau_o = w[:, :, :3], w[:, :, 3:]
+    tau_c = tau_o - np.cross(c[:, None, :], f)
+    out = np.zeros((sim.n_instances, n_bodies, 6))
+    np.add.at(out, (slice(None), body_of_pair), np.concatenate([tau_c, f], axis=2))
+    return out
+
+
+def _free_body_pose(xml: str) -> Tuple[np.ndarray, np.ndarray]:
+    """The free body's XML pos and quat (MuJoCo's qpos0 of its free joint); the body is
+    the first child of <worldbody> with a free joint."""
+    for body in ET.parse(xml).getroot().find("worldbody").findall("body"):
+        if body.find("freejoint") is not None or any(j.get("type") == "free" for j in body.findall("joint")):
+            pos = np.array([float(x) for x in body.get("pos", "0 0 0").split()])
+            quat = np.array([float(x) for x in body.get("quat", "1 0 0 0").split()])
+            return pos, quat / np.linalg.norm(quat)
+    raise ValueError(f"{xml}: no body with a free joint below <worldbody>")
+
+
+def _ant_reset(qpos0: np.ndarray, ref: np.ndarray, scale: float) -> Any:
+    """Reset event of Ant-v5's reset_model: qpos = qpos0 + U(-scale, scale) (15: the
+    base's position, its quaternion, the 8 hinges), qvel = scale * N(0, 1) (14), drawn
+    with the env's np_random in Gymnasium's order. The quaternion is normalised (MuJoCo
+    normalises it where it uses it); the state is [p, quat, q, v, omega, qd] (a floating
+    base, docs/robots.md), q = qpos - ref."""
+
+    def event(env: Any, ids: np.ndarray, rng: np.random.Generator) -> None:
+        sim = env.sim
+        n = len(ref)
+        k = len(ids)
+        qpos = qpos0 + rng.uniform(-scale, scale, (k, 7 + n))
+        qvel = scale * rng.standard_normal((k, 6 + n))
+        qpos[:, 3:7] /= np.linalg.norm(qpos[:, 3:7], axis=1, keepdims=True)
+        qpos[:, 7:] -= ref
+        s = sim.get_state(ids)
+        s.y[:, :7 + n] = qpos
+        s.y[:, 7 + n:] = qvel
+        sim.set_state(s)
+
+    return event
+
+
+def ant(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1.0, ctrl_cost_weight: float = 0.5,
+        contact_cost_weight: float = 5e-4, healthy_reward: float = 1.0, terminate_when_unhealthy: bool = True,
+        healthy_z_range: Tuple[float, float] = (0.2, 1.0), contact_force_range: Tuple[float, float] = (-1.0, 1.0),
+        reset_noise_scale: float = 0.1, exclude_current_positions_from_observation: bool = True,
+        include_cfrc_ext_in_observation: bool = True, frame_skip: int = 5, substeps: int = 5,
+        contact: Optional[Dict[str, Any]] = None, solver: str = "aba", **kwargs: Any) -> Any:
+    """Ant-v5: Gymnasium's four-legged ant on the ground (v5's defaults), from Gymnasium's
+    ant.xml (shipped, simphant/gym/assets/): a torso on a free joint and four legs of a hip
+    and an ankle hinge each (limited, armature 1, damping 1); its sphere and capsule geoms
+    touch the ground (not each other: conaffinity 0) under the law `contact` (default
+    ANT_CONTACT).
+
+    Action (8,): Box [-1, 1]^8; the hinge torques are gear (150) * clip(action, ctrlrange)
+    [N m], in the file's actuator order (hip_4, ankle_4, hip_1, ankle_1, hip_2, ankle_2,
+    hip_3, ankle_3). Observation (105,): qpos without x, y (13: the torso's height [m],
+    its quaternion (w, x, y, z), the 8 hinge angles [rad]), qvel (14: the torso's velocity
+    [m/s] (W), its angular velocity [rad/s] (torso axes), the hinge rates), and
+    clip(cfrc_ext[1:], contact_force_range) (13 bodies x 6: cfrc_ext()); with
+    include_cfrc_ext_in_observation False without the last 78 (27,), with
+    exclude_current_positions_from_observation False with x, y. Reward per step:
+    forward_reward_weight * x_velocity + healthy_reward * healthy - ctrl_cost_weight *
+    |action|^2 - contact_cost_weight * |clip(cfrc_ext, contact_force_range)|^2,
+    x_velocity the torso's x displacement over the step divided by its duration
+    (frame_skip * 0.01 s), the action as given (not clipped, as in Gymnasium). healthy:
+    the state finite and the torso's height in healthy_z_range (closed). Terminated: not
+    healthy (with terminate_when_unhealthy), or a state not finite (also without: as the
+    other tasks, unlike Gymnasium). Truncated after 1000 steps. Reset: qpos
+    uniform in [-reset_noise_scale, reset_noise_scale] (0.1) about qpos0 (the torso at
+    0.75 m, level; the hinges at 0), qvel reset_noise_scale * N(0, 1), drawn with the
+    env's np_random; the quaternion normalised. One env step is frame_skip (5) steps of
+    the file's timestep (0.01 s), each integrated as `substeps` (5) RK4 steps of 2 ms.
+    solver: "aba" (default) or "cga"; default num_envs: 1. kwargs: VectorEnv arguments.
+
+    Gymnasium's ant touches the floor through MuJoCo's soft constraints, this one through
+    SimPhant's compliant law (docs/contact.md), and its joint limits through MuJoCo's
+    limit constraints, this one through SimPhant's limit springs with the file's
+    solreflimit time constant (robot.limit_law "solreflimit", docs/mjcf.md "Joint limits":
+    the reset leaves each ankle 0.52 rad outside its range, and this mode brings it in as
+    MuJoCo's constraint does). In
+    flight and inside the limits the two agree to the integrators' accuracy; on the
+    ground, and for cfrc_ext, only to the difference of the laws (docs/python.md).
+    """
+    xml = asset_path("ant.xml")
+    gear, low, high, names = actuator_map(xml)
+    from .. import _simphant
+
+    info = _simphant.mjcf_model(xml)
+    ref = np.array([link["ref"] for link in info["links"]])
+    n = len(ref)
+    base_p, base_quat = _free_body_pose(xml)
+    qpos0 = np.concatenate([base_p, base_quat, ref])
+    bodies = mujoco_bodies(xml)
+    fs, sub = int(frame_skip), int(substeps)
+    env_dt = fs * float(info["timestep"])
+    w_fwd, w_ctrl, w_contact = float(forward_reward_weight), float(ctrl_cost_weight), float(contact_cost_weight)
+    alive = float(healthy_reward)
+    z_lo, z_hi = (float(v) for v in healthy_z_range)
+    f_lo, f_hi = (float(v) for v in contact_force_range)
+    skip = 2 if exclude_current_positions_from_observation else 0
+    torso = info["base"]["link"]
+    frames = mdp.link_frame(torso, "frame")
+    holder: List[Any] = []  # the env: its last_actions
+    pair_bodies: List[np.ndarray] = []  # cfrc_ext_map of the simulator's pairs
+    x_before: List[np.ndarray] = [np.zeros(0)]  # the torso's x at the start of the step
+
+    def qpos_qvel(sim: Any) -> Tuple[np.ndarray, np.ndarray]:
+        base = _host(frames(sim)).reshape(sim.n_instances, 13)
+        q, qd, _ = sim.joint_state()
+        return (np.concatenate([base[:, :7], q + ref], axis=1), np.concatenate([base[:, 7:], qd], axis=1))
+
+    def contact_forces(sim: Any) -> np.ndarray:
+        if not pair_bodies:
+            pair_bodies.append(cfrc_ext_map(sim.contact_pair_names, bodies))
+        return np.clip(cfrc_ext(sim, pair_bodies[0], len(bodies)), f_lo, f_hi)
+
+    def observe(sim: Any) -> np.ndarray:
+        qpos, qvel = qpos_qvel(sim)
+        parts = [qpos[:, skip:], qvel]
+        if include_cfrc_ext_in_observation:
+            parts.append(contact_forces(sim)[:, 1:].reshape(sim.n_instances, -1))
+        return np.concatenate(parts, axis=1)
+
+    def finite(sim: Any) -> np.ndarray:
+        qpos, qvel = qpos_qvel(sim)
+        return np.isfinite(qpos).all(axis=1) & np.isfinite(qvel).all(axis=1)
+
+    def healthy(sim: Any) -> np.ndarray:
+        z = qpos_qvel(sim)[0][:, 2]
+        return finite(sim) & (z_lo <= z) & (z <= z_hi)
+
+    def record_x(env: Any) -> None:
+        x_before[0] = qpos_qvel(env.sim)[0][:, 0].copy()
+
+    def terminated(sim: Any, obs: Any) -> np.ndarray:
+        return ~(healthy(sim) if terminate_when_unhealthy else finite(sim))
+
+    def reward(sim: Any, obs: Any, action: Any) -> np.ndarray:
+        x_velocity = (qpos_qvel(sim)[0][:, 0] - x_before[0]) / env_dt
+        raw = _host(holder[0].last_actions)
+        contact_cost = w_contact * np.sum(contact_forces(sim) ** 2, axis=(1, 2))
+        return w_fwd * x_velocity + alive * healthy(sim) - w_ctrl * np.sum(raw ** 2, axis=1) - contact_cost
+
+    scene = mjcf_scene(xml, solver, 1000 * fs, sub, ANT_CONTACT if contact is None else contact)
+    scene["robot"]["base"] = {"position": base_p.tolist(), "orientation": base_quat.tolist()}
+    scene["robot"]["limit_law"] = "solreflimit"  # the reset starts the ankles outside their ranges
+    defaults = dict(scene=scene, num_envs=1 if num_envs is None else num_envs, observation=[observe],
+                    action_low=low, action_high=high, action_map=gear, reward=reward, terminated=terminated,
+                    max_episode_steps=1000, frame_skip=fs * sub,
+                    reset_events=[_ant_reset(qpos0, ref, float(reset_noise_scale))]
+                    + list(kwargs.pop("reset_events", [])),
+                    pre_step_events=[record_x] + list(kwargs.pop("pre_step_events", [])))
+    env = _make(defaults, kwargs, names, gear)
+    holder.append(env)
+    return env
+
+
+register("Ant-v5", ant, "Gymnasium's Ant-v5 (MuJoCo MJCF with ground contact and cfrc_ext, aba)")
