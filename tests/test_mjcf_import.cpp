@@ -272,6 +272,23 @@ TEST(MjcfImport, SolreflimitFromTheJointOrItsClassRaisedToTwoSteps) {
   const ReducedModel unsafe = imp(body, "<option timestep=\"0.005\"><flag refsafe=\"disable\"/></option>" + defaults).model;
   EXPECT_EQ(unsafe.links[2].limit_time_constant, 0.004);
   EXPECT_FALSE(has_warning(rm, "solreflimit")) << "read, not warned";
+  // A nested class's shorter list is laid over its parent class's, as MuJoCo reads it.
+  const ReducedModel nested = imp("<body name=\"a\" childclass=\"inner\"><joint name=\"n\" range=\"-1 1\"/>" +
+                                      std::string(kBall) + "</body>",
+                                  "<default><joint solreflimit=\"0.05 0.5\"/><default class=\"inner\">"
+                                  "<joint solreflimit=\"0.1\"/></default></default>")
+                                  .model;
+  EXPECT_EQ(nested.links[0].limit_time_constant, 0.1);
+  EXPECT_EQ(nested.links[0].limit_damping_ratio, 0.5);
+  // Mixed signs (or a zero beside a positive number): MuJoCo's default, as MuJoCo replaces it.
+  for (const char* mixed : {"0 1", "0.02 -1"}) {
+    const ReducedModel m = imp("<body name=\"a\"><joint name=\"j\" range=\"-1 1\" solreflimit=\"" + std::string(mixed) +
+                               "\"/>" + std::string(kBall) + "</body>")
+                               .model;
+    EXPECT_EQ(m.links[0].limit_time_constant, 0.02) << mixed;
+    EXPECT_EQ(m.links[0].limit_damping_ratio, 1.0) << mixed;
+    EXPECT_TRUE(has_warning(m, "mixed signs")) << mixed;
+  }
   // MuJoCo's direct form is not read: a warning, and no time constant (robot.limit_law
   // "solreflimit" refuses the joint; the default "step" does not use it)
   const ReducedModel direct = imp("<body name=\"a\"><joint name=\"j\" range=\"-1 1\" solreflimit=\"-1000 -10\"/>" +

@@ -76,6 +76,10 @@ nb::dict mjcf_model(const std::string& path) {
   base["mass"] = rm.base.mass;
   base["com"] = vec(rm.base.com);
   base["inertia"] = mat(rm.base.inertia_com);
+  // a free body's XML pose: MuJoCo's qpos0 of its free joint (position W, quaternion w x y z)
+  base["position"] = vec(mj.free_position);
+  const Quatd& o = mj.free_orientation;
+  base["orientation"] = nb::make_tuple(o.w, o.x, o.y, o.z);
   out["base"] = base;
   nb::list acts;
   for (const MjcfActuator& a : mj.actuators) {
@@ -107,7 +111,8 @@ void bind_mjcf(nb::module_& m) {
         "The MJCF importer's model of a file (docs/mjcf.md) as a dict: links (name, joint, parent, type, axis, "
         "joint frame, mass, com, inertia about the CoM in the link frame, limits, damping, friction, armature, "
         "stiffness and spring_q (the spring's rest coordinate in SimPhant's q), ref), "
-        "base, gravity, timestep, integrator, actuators (name, type, joint, gear, ctrlrange, forcerange, kp, kv, gain), "
+        "base (link, mass, com, inertia; position and orientation (w, x, y, z): a free body's XML pose, MuJoCo's "
+        "qpos0 of its free joint), floating, gravity, timestep, integrator, actuators (name, type, joint, gear, ctrlrange, forcerange, kp, kv, gain), "
         "warnings. ValueError: what the importer refuses.");
 }
 

@@ -165,8 +165,27 @@ def test_spaces_reset_and_observation_options():
     assert full.single_observation_space.shape == (107,)
 
 
+def test_a_failed_instance_is_not_paid_to_survive():
+    """An instance whose step fails (a base speed of 1e200 m/s) keeps its last finite state;
+    it terminates and gets no healthy reward."""
+    env = simphant.gym.make("Ant-v5", num_envs=2, backend="cpu")
+    env.reset(seed=0)
+    s = env.sim.get_state(np.array([1]))
+    s.y[:, 15:18] = 1e200
+    env.sim.set_state(s)
+    _, reward, term, _, _ = env.step(np.zeros((2, 8)))
+    assert list(term) == [False, True]
+    assert reward[1] <= 0.0 < reward[0], reward
+
+
 def test_bad_input_names_the_argument():
     with pytest.raises(ValueError, match="solver"):
         simphant.gym.make("Ant-v5", solver="dae")
+    env = simphant.gym.make("Ant-v5", num_envs=4, backend="cpu")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"actions: must have shape \(4, 8\) \(got \(8, 4\)\)"):
+        env.step(np.zeros((8, 4)))  # transposed: refused, not reshaped
+    scene = simphant.gym.mujoco_tasks.mjcf_scene(mujoco_ant.asset_path("ant.xml"))
+    assert scene["robot"]["base"] == {"position": [0.0, 0.0, 0.75], "orientation": [1.0, 0.0, 0.0, 0.0]}
     with pytest.raises(ValueError, match="not a ground pair"):
         mujoco_ant.cfrc_ext_map(["contact ball[0] box[0]"], ["world", "ball", "box"])

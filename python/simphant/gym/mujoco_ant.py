@@ -78,17 +78,6 @@ def cfrc_ext(sim: Any, body_of_pair: np.ndarray, n_bodies: int) -> np.ndarray:
     return out
 
 
-def _free_body_pose(xml: str) -> Tuple[np.ndarray, np.ndarray]:
-    """The free body's XML pos and quat (MuJoCo's qpos0 of its free joint); the body is
-    the first child of <worldbody> with a free joint."""
-    for body in ET.parse(xml).getroot().find("worldbody").findall("body"):
-        if body.find("freejoint") is not None or any(j.get("type") == "free" for j in body.findall("joint")):
-            pos = np.array([float(x) for x in body.get("pos", "0 0 0").split()])
-            quat = np.array([float(x) for x in body.get("quat", "1 0 0 0").split()])
-            return pos, quat / np.linalg.norm(quat)
-    raise ValueError(f"{xml}: no body with a free joint below <worldbody>")
-
-
 def _ant_reset(qpos0: np.ndarray, ref: np.ndarray, scale: float) -> Any:
     """Reset event of Ant-v5's reset_model: qpos = qpos0 + U(-scale, scale) (15: the
     base's position, its quaternion, the 8 hinges), qvel = scale * N(0, 1) (14), drawn
@@ -161,8 +150,7 @@ def ant(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1.0, c
     info = _simphant.mjcf_model(xml)
     ref = np.array([link["ref"] for link in info["links"]])
     n = len(ref)
-    base_p, base_quat = _free_body_pose(xml)
-    qpos0 = np.concatenate([base_p, base_quat, ref])
+    qpos0 = np.concatenate([info["base"]["position"], info["base"]["orientation"], ref])
     bodies = mujoco_bodies(xml)
     fs, sub = int(frame_skip), int(substeps)
     env_dt = fs * float(info["timestep"])
@@ -195,8 +183,9 @@ def ant(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1.0, c
         return np.concatenate(parts, axis=1)
 
     def finite(sim: Any) -> np.ndarray:
+        # an instance whose step failed (status not ok) keeps its last finite state
         qpos, qvel = qpos_qvel(sim)
-        return np.isfinite(qpos).all(axis=1) & np.isfinite(qvel).all(axis=1)
+        return np.isfinite(qpos).all(axis=1) & np.isfinite(qvel).all(axis=1) & (sim.status()[0] == 0)
 
     def healthy(sim: Any) -> np.ndarray:
         z = qpos_qvel(sim)[0][:, 2]
@@ -215,7 +204,6 @@ def ant(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1.0, c
         return w_fwd * x_velocity + alive * healthy(sim) - w_ctrl * np.sum(raw ** 2, axis=1) - contact_cost
 
     scene = mjcf_scene(xml, solver, 1000 * fs, sub, ANT_CONTACT if contact is None else contact)
-    scene["robot"]["base"] = {"position": base_p.tolist(), "orientation": base_quat.tolist()}
     scene["robot"]["limit_law"] = "solreflimit"  # the reset starts the ankles outside their ranges
     defaults = dict(scene=scene, num_envs=1 if num_envs is None else num_envs, observation=[observe],
                     action_low=low, action_high=high, action_map=gear, reward=reward, terminated=terminated,

@@ -51,8 +51,9 @@ def mjcf_scene(xml: str, solver: str = "aba", steps: int = 1, substeps: int = 1,
                contact: Optional[Dict[str, Any]] = None, any_integrator: bool = False) -> Dict[str, Any]:
     """A robot scene (scene format, docs/robots.md) of an MJCF file: solver `aba` or `cga`,
     dt = the file's <option timestep> / substeps, integrator rk4, t_end = steps * the
-    timestep. With `contact` (a scene `contact` section, docs/scene-format.md "Contact"),
-    the file's geoms are contact shapes (robot.urdf_collision). Raises ValueError for another
+    timestep, a free body (floating base) at its XML pose. With `contact` (a scene
+    `contact` section, docs/scene-format.md "Contact"), the file's geoms are contact
+    shapes (robot.urdf_collision). Raises ValueError for another
     solver (the tasks' reset noise writes joint coordinates: the `dae` solver keeps
     maximal coordinates), substeps < 1 or, unless any_integrator, an MJCF integrator other
     than RK4 (the scene integrates with RK4 whatever the file says)."""
@@ -68,6 +69,9 @@ def mjcf_scene(xml: str, solver: str = "aba", steps: int = 1, substeps: int = 1,
     scene: Dict[str, Any] = {"name": info["name"], "robot": {"mjcf": str(xml)},
                              "solver": {"type": solver, "dt": timestep / int(substeps),
                                         "t_end": max(1, int(steps)) * timestep, "integrator": "rk4"}}
+    if info["floating"]:  # the free body where the file puts it (MuJoCo's qpos0), as a scene file of it
+        scene["robot"]["base"] = {"position": list(info["base"]["position"]),
+                                  "orientation": list(info["base"]["orientation"])}
     if contact is not None:
         scene["robot"]["urdf_collision"] = True
         scene["contact"] = contact
@@ -443,7 +447,7 @@ def _planar_walker(xml: str, default_contact: Dict[str, Any], num_envs: Optional
 
     def healthy(sim: Any) -> np.ndarray:
         qpos, qvel = qpos_qvel(sim)
-        ok = np.ones(len(qpos), bool)
+        ok = sim.status()[0] == 0  # an instance whose step failed keeps its last finite state
         for (lo, hi), column in tests:
             ok &= (float(lo) < qpos[:, column]) & (qpos[:, column] < float(hi))
         if healthy_state_range is not None:

@@ -62,10 +62,9 @@ class TorchVectorEnv(VectorEnv):
 
     def _apply_actions(self, actions: Any) -> Any:
         t = self._torch
-        a = t.as_tensor(actions, dtype=t.float64, device=self.device).reshape(self.num_envs, -1)
-        n_actions = self.single_action_space.shape[0]
-        if a.shape[1] != n_actions:
-            raise ValueError(f"actions: must have shape ({self.num_envs}, {n_actions}) (got {tuple(a.shape)})")
+        a = t.as_tensor(actions, dtype=t.float64, device=self.device)
+        self._check_action_shape(a.shape)
+        a = a.reshape(self.num_envs, -1)
         self.last_actions = a.clone()
         a = t.clamp(a, self._low, self._high).contiguous()
         u = a if self._map_t is None else (a @ self._map_t).contiguous()

@@ -314,11 +314,19 @@ class VectorEnv(gym.vector.VectorEnv):
         q, qd, _ = self.sim.joint_state()
         return q, qd
 
-    def _apply_actions(self, actions: Any) -> Any:
-        a = np.asarray(actions, np.float64).reshape(self.num_envs, -1)
+    def _check_action_shape(self, shape: Sequence[int]) -> None:
+        """Raises ValueError unless `shape` is (num_envs, n_actions), or (n_actions,) for
+        one env (an array of another shape with as many numbers, a transposed one, is
+        refused, not reshaped)."""
         n_actions = self.single_action_space.shape[0]
-        if a.shape[1] != n_actions:
-            raise ValueError(f"actions: must have shape ({self.num_envs}, {n_actions}) (got {np.shape(actions)})")
+        got = tuple(int(d) for d in shape)
+        if got != (self.num_envs, n_actions) and not (self.num_envs == 1 and got == (n_actions,)):
+            raise ValueError(f"actions: must have shape ({self.num_envs}, {n_actions}) (got {got})")
+
+    def _apply_actions(self, actions: Any) -> Any:
+        a = np.asarray(actions, np.float64)
+        self._check_action_shape(a.shape)
+        a = a.reshape(self.num_envs, -1)
         self.last_actions = a.copy()
         a = np.clip(a, self.single_action_space.low, self.single_action_space.high)
         u = a if self._action_map is None else a @ self._action_map.T

@@ -171,13 +171,20 @@ void TreeBuilder::joint(const XMLElement* j, const std::string& childclass, cons
   // MuJoCo's limit constraint: solreflimit (timeconst, dampratio), default (0.02, 1), a
   // shorter list laid over the class's; the limit law takes that mode under the scene's
   // robot.limit_law "solreflimit" (scene/robot_joint_params.hpp, limit_mode). MuJoCo's
-  // direct form (stiffness and damping as negative numbers) is not read: 0 marks it.
-  const std::vector<double> solref = je.nums_over("solreflimit", {0.02, 1.0});
+  // direct form (stiffness and damping as negative numbers) is not read: 0 marks it; a
+  // mixed one (one number > 0, the other not) is MuJoCo's default, as MuJoCo replaces it.
+  std::vector<double> solref = je.nums_over("solreflimit", {0.02, 1.0});
+  if ((solref[0] > 0) != (solref[1] > 0)) {
+    ctx.warn("<joint solreflimit>: mixed signs (one number > 0, the other not): MuJoCo's default (0.02, 1) is "
+             "used, as MuJoCo replaces it",
+             element_path(j));
+    solref = {0.02, 1.0};
+  }
   if (solref[0] > 0 && solref[1] > 0) {
     l.limit_time_constant = solref[0];
     l.limit_damping_ratio = solref[1];
   } else if (is_limited) {
-    ctx.warn("<joint solreflimit>: MuJoCo's direct form (negative stiffness and damping) or a zero, not read: "
+    ctx.warn("<joint solreflimit>: MuJoCo's direct form (stiffness and damping as numbers <= 0), not read: "
              "robot.limit_law \"solreflimit\" refuses this joint",
              element_path(j));
   }

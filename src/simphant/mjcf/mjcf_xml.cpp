@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <sstream>
 
@@ -256,6 +257,19 @@ std::string default_kind(const std::string& tag) {
   return "";
 }
 
+// The numbers of a list attribute that MuJoCo reads partially (a shorter list sets its first
+// entries: solreflimit), a class's value `child` laid over its parent's, token by token.
+std::string lay_over(const std::string& parent, const std::string& child) {
+  std::istringstream ps(parent), cs(child);
+  std::vector<std::string> p{std::istream_iterator<std::string>(ps), std::istream_iterator<std::string>()};
+  const std::vector<std::string> c{std::istream_iterator<std::string>(cs), std::istream_iterator<std::string>()};
+  if (c.size() >= p.size()) return child;
+  std::copy(c.begin(), c.end(), p.begin());
+  std::string out;
+  for (const std::string& t : p) out += (out.empty() ? "" : " ") + t;
+  return out;
+}
+
 /// Reads class `name` from d, starting from a copy of `parent` (merge: the top-level class
 /// "main" read again, from its current attributes).
 void read_class(Ctx& ctx, const XMLElement* d, const std::string& name, const DefaultClass& parent, int depth,
@@ -275,7 +289,10 @@ void read_class(Ctx& ctx, const XMLElement* d, const std::string& name, const De
     if (kind == "geom") audit(ctx, c, "geom", geom_used(), geom_ignored());
     if (kind == "actuator") audit(ctx, c, tag, actuator_used(), actuator_ignored());
     for (const tinyxml2::XMLAttribute* a = c->FirstAttribute(); a != nullptr; a = a->Next()) {
-      cls.kinds[kind][a->Name()] = a->Value();
+      Attrs& attrs = cls.kinds[kind];
+      const auto inherited = attrs.find(a->Name());
+      const bool partial = kind == "joint" && std::strcmp(a->Name(), "solreflimit") == 0 && inherited != attrs.end();
+      attrs[a->Name()] = partial ? lay_over(inherited->second, a->Value()) : std::string(a->Value());
       if (kind == "actuator") cls.kinds[kActuatorTags][a->Name()] = tag;  // which shortcut set it
     }
   }

@@ -234,14 +234,14 @@ bool compile_limit_law(const json& robot, const std::string& path, const RobotJo
   const std::string law = v->is_string() ? v->get<std::string>() : "";
   if (law != "step" && law != "solreflimit")
     throw SceneError(ptr, "must be \"step\" (the stops' stiffness follows the step) or \"solreflimit\" (an MJCF "
-                          "file's joints: their solreflimit time constants)");
+                          "file's joints: their solreflimit time constants) (got " + v->dump() + ")");
   if (law == "solreflimit" && rj.file_key != "mjcf")
     throw SceneError(ptr, "\"solreflimit\" applies to an MJCF robot (robot.mjcf); a URDF has no solreflimit");
   if (law == "solreflimit")
     for (const ReducedLink& l : rj.model.links)
       if (!l.continuous && !(l.limit_time_constant > 0))
         throw SceneError(ptr, "\"solreflimit\": joint '" + l.joint_name + "' has no time constant and damping ratio "
-                              "(its <joint solreflimit> is MuJoCo's direct form or holds a zero, which is not read)");
+                              "(its <joint solreflimit> is MuJoCo's direct form, which is not read)");
   return law == "solreflimit";
 }
 
