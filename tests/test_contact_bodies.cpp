@@ -834,6 +834,17 @@ ContactPairWrench<T> wrench_of(const RandomPair& rp, bool swap) {
               : contact_pair_wrench(sa, a, sb, b, p, static_cast<const T*>(nullptr));
 }
 
+/// Whether a pair is a capsule whose axis has entered a cylinder (an overlap deeper than the
+/// capsule's radius): collide() then reports the depth of the axis's deepest point
+/// (docs/contact.md, "A capsule axis inside a cylinder"), whose normal jumps where two
+/// surfaces are equally near and which is not the rate of the normal velocity there.
+bool capsule_axis_in_cylinder(const RandomPair& rp, double distance) {
+  const bool cc = (rp.sa.kind == ShapeKind::Capsule && rp.sb.kind == ShapeKind::Cylinder) ||
+                  (rp.sa.kind == ShapeKind::Cylinder && rp.sb.kind == ShapeKind::Capsule);
+  const double r = rp.sa.kind == ShapeKind::Capsule ? rp.sa.size[0] : rp.sb.size[0];
+  return cc && -distance > r;
+}
+
 /// The supported pairs without a plane (plane pairs: the ground tests above).
 std::vector<std::pair<ShapeKind, ShapeKind>> body_pairs() {
   const ShapeKind ks[] = {ShapeKind::Sphere, ShapeKind::Capsule, ShapeKind::Box, ShapeKind::Cylinder};
@@ -847,7 +858,7 @@ std::vector<std::pair<ShapeKind, ShapeKind>> body_pairs() {
 TEST(ContactBodies, SwappedPairGivesEqualAndOppositeWrenchesAndTheThirdLawHolds) {
   std::mt19937_64 g(11);
   double worst_swap = 0, worst_moment = 0, worst_rate = 0;
-  int configs = 0;
+  int configs = 0, capsule_cylinder_rates = 0;
   for (const auto& kinds : body_pairs()) {
     int found = 0;
     for (int tries = 0; found < 40 && tries < 20000; ++tries) {
@@ -883,7 +894,8 @@ TEST(ContactBodies, SwappedPairGivesEqualAndOppositeWrenchesAndTheThirdLawHolds)
       }
       // A single contact: delta_dot is the rate of the penetration (-distance) along the
       // twists (central differences, h = 1e-6 s: error O(h^2) of the distance's curvature).
-      if (w.contacts.count == 1) {
+      if (w.contacts.count == 1 && !capsule_axis_in_cylinder(rp, w.contacts.distance)) {
+        if (kinds.first == ShapeKind::Capsule && kinds.second == ShapeKind::Cylinder) ++capsule_cylinder_rates;
         auto dist = [&](double h) {
           const Vec3d wa_W = mul(rotation(rp.pa), rp.wa), wb_W = mul(rotation(rp.pb), rp.wb);
           const Quatd pa = normalized(qmul(quat_from_rotvec(h * wa_W), rp.pa));
@@ -903,8 +915,10 @@ TEST(ContactBodies, SwappedPairGivesEqualAndOppositeWrenchesAndTheThirdLawHolds)
     }
     EXPECT_EQ(found, 40) << static_cast<int>(kinds.first) << "-" << static_cast<int>(kinds.second);
   }
-  std::printf("%d random pairs: swap |dF| / F_n <= %.1e, total moment / (F_n L) <= %.1e, |delta_dot - rate| <= %.1e\n",
-              configs, worst_swap, worst_moment, worst_rate);
+  std::printf("%d random pairs: swap |dF| / F_n <= %.1e, total moment / (F_n L) <= %.1e, |delta_dot - rate| <= %.1e "
+              "(%d capsule-cylinder rates)\n",
+              configs, worst_swap, worst_moment, worst_rate, capsule_cylinder_rates);
+  EXPECT_GE(capsule_cylinder_rates, 5);
 }
 
 TEST(ContactBodies, TwoBodyCollisionConservesMomentum) {
@@ -966,6 +980,7 @@ TEST(ContactBodies, FloatWrenchAgreesWithDouble) {
       const ContactPairWrench<double> d = wrench_of<double>(rp, false);
       const ContactPairWrench<float> f = wrench_of<float>(rp, false);
       if (f.contacts.count != d.contacts.count) continue;  // a corner at the clipping boundary
+      if (capsule_axis_in_cylinder(rp, d.contacts.distance)) continue;  // the normal may differ at a tie
       double F = 0;
       for (int i = 0; i < d.contacts.count; ++i) F += d.normal_force[i];
       const double L = 1.0 + norm(rp.ra) + norm(rp.rb);

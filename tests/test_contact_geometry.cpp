@@ -324,7 +324,7 @@ bool same_contacts(const ContactSet<double>& x, const ContactSet<double>& y, dou
 }
 
 struct PairStats {
-  int overlapping = 0, separated = 0, multi = 0, shallower_manifold = 0;
+  int overlapping = 0, separated = 0, multi = 0, shallower_manifold = 0, lower_bound = 0;
   double max_distance_error = 0;
 };
 
@@ -343,12 +343,21 @@ void check_random_pair(const Placed& A, const Placed& B, PairStats& st) {
   const bool box_box = A.shape.kind == ShapeKind::Box && B.shape.kind == ShapeKind::Box;
   // The face axis is kept over an edge-edge axis shallower by < kEdgeAxisBias (relative).
   const double bias = boxy ? kEdgeAxisBias * std::fabs(s.distance) : 0.0;
+  // A capsule whose axis enters a cylinder: the depth is that of the axis's deepest point
+  // plus the radius, a lower bound on the penetration depth.
+  const bool capsule_cylinder = (A.shape.kind == ShapeKind::Capsule && B.shape.kind == ShapeKind::Cylinder) ||
+                                (A.shape.kind == ShapeKind::Cylinder && B.shape.kind == ShapeKind::Capsule);
+  const double capsule_r = A.shape.kind == ShapeKind::Capsule ? A.shape.size[0] : B.shape.size[0];
+  const bool axis_inside = capsule_cylinder && -s.distance > capsule_r + tol;
   (s.distance < 0 ? st.overlapping : st.separated)++;
   if (s.count > 1) st.multi++;
+  if (axis_inside) st.lower_bound++;
   // (1) the signed distance.
   if (box_box && brute > tol) {
     EXPECT_LE(s.distance, brute + tol) << "box-box gap is a lower bound";
     EXPECT_GT(s.distance, 0.0);
+  } else if (axis_inside) {
+    EXPECT_GE(s.distance, brute - tol) << "capsule axis in the cylinder: the depth is a lower bound";
   } else {
     EXPECT_NEAR(s.distance, brute, tol + bias);
     st.max_distance_error = std::max(st.max_distance_error, std::fabs(s.distance - brute));
@@ -357,7 +366,9 @@ void check_random_pair(const Placed& A, const Placed& B, PairStats& st) {
   // (2) unit normal; B moved by -distance + eps along it is clear, by -distance - eps not.
   EXPECT_NEAR(norm(s.normal_W), 1.0, 1e-12);
   const double eps = 1e-4 * scale + bias;
-  EXPECT_GT(brute_distance(A, moved(B, (-s.distance + eps) * s.normal_W)), 0.0) << "depth + eps separates";
+  if (!axis_inside) {
+    EXPECT_GT(brute_distance(A, moved(B, (-s.distance + eps) * s.normal_W)), 0.0) << "depth + eps separates";
+  }
   if (!(box_box && s.distance > 0)) {
     EXPECT_LT(brute_distance(A, moved(B, (-s.distance - eps) * s.normal_W)), 0.0) << "depth - eps does not";
   }
@@ -407,10 +418,10 @@ void check_kinds(ShapeKind ka, ShapeKind kb, unsigned seed, int n = 80) {
     const auto pair = random_pair(ka, kb, g);
     check_random_pair(pair.first, pair.second, st);
   }
-  std::printf("%s-%s: %d overlapping, %d separated, %d with several contacts, %d with a shallower manifold, "
-              "max |distance - brute force| %.2e\n",
-              kind_name(ka), kind_name(kb), st.overlapping, st.separated, st.multi, st.shallower_manifold,
-              st.max_distance_error);
+  std::printf("%s-%s: %d overlapping (%d with a lower-bound depth), %d separated, %d with several contacts, %d with "
+              "a shallower manifold, max |distance - brute force| %.2e\n",
+              kind_name(ka), kind_name(kb), st.overlapping, st.lower_bound, st.separated, st.multi,
+              st.shallower_manifold, st.max_distance_error);
   EXPECT_GT(st.overlapping, n / 5);
   EXPECT_GT(st.separated, n / 10);
 }
@@ -425,6 +436,7 @@ TEST(ContactGeometryRandom, SphereBox) { check_kinds(ShapeKind::Sphere, ShapeKin
 TEST(ContactGeometryRandom, SphereCylinder) { check_kinds(ShapeKind::Sphere, ShapeKind::Cylinder, 24); }
 TEST(ContactGeometryRandom, CapsuleCapsule) { check_kinds(ShapeKind::Capsule, ShapeKind::Capsule, 31); }
 TEST(ContactGeometryRandom, CapsuleBox) { check_kinds(ShapeKind::Capsule, ShapeKind::Box, 32); }
+TEST(ContactGeometryRandom, CapsuleCylinder) { check_kinds(ShapeKind::Capsule, ShapeKind::Cylinder, 33, 160); }
 TEST(ContactGeometryRandom, BoxBox) { check_kinds(ShapeKind::Box, ShapeKind::Box, 41); }
 // The other order goes through collide()'s swap.
 TEST(ContactGeometryRandom, BoxPlaneAndBoxCapsule) {
@@ -538,6 +550,52 @@ TEST(ContactGeometry, ParallelCapsulesGiveTwoContacts) {
   EXPECT_NEAR(c.distance, -0.5, 1e-12);
   EXPECT_NEAR(dot(c.normal_W, kX), 0.0, 1e-12);
   EXPECT_NEAR(norm(c.normal_W), 1.0, 1e-12);
+}
+
+TEST(ContactGeometry, CapsuleAgainstCylinder) {
+  const Quatd along_x = about(kY, M_PI / 2);  // a capsule axis z_S along world x
+  const Placed cyl = placed(shape_of(ShapeKind::Cylinder, 0.5, 0.4), {0, 0, 0});  // axis z, |z| <= 0.4
+  // Across the curved side (axis along y, perpendicular to the cylinder's): one contact.
+  const Placed across = placed(shape_of(ShapeKind::Capsule, 0.1, 1.0), {0.55, 0, 0.1}, about(kX, M_PI / 2));
+  ContactSet<double> s = collide_d(across, cyl);
+  ASSERT_EQ(s.count, 1);
+  EXPECT_NEAR(s.distance, -0.05, 1e-12);
+  expect_vec(s.normal_W, -kX);
+  expect_contact_at(s, {0.475, 0, 0.1}, 0.05);
+  // Along the side (axes parallel), overlapping z in [-0.4, 0.2]: the two ends of the overlap.
+  const Placed along = placed(shape_of(ShapeKind::Capsule, 0.1, 0.5), {0, 0.58, -0.3});
+  s = collide_d(along, cyl);
+  ASSERT_EQ(s.count, 2);
+  EXPECT_NEAR(s.distance, -0.02, 1e-12);
+  expect_contact_at(s, {0, 0.49, -0.4}, 0.02);
+  expect_contact_at(s, {0, 0.49, 0.2}, 0.02);
+  for (int i = 0; i < 2; ++i) expect_vec(s.contact[i].normal_W, -kY);
+  // Lying across the top face, its axis through the centre: the axis clipped to the disc.
+  const Placed lying = placed(shape_of(ShapeKind::Capsule, 0.1, 1.0), {0.2, 0, 0.47}, along_x);
+  s = collide_d(lying, cyl);
+  ASSERT_EQ(s.count, 2);
+  EXPECT_NEAR(s.distance, -0.03, 1e-12);
+  expect_contact_at(s, {-0.5, 0, 0.385}, 0.03);
+  expect_contact_at(s, {0.5, 0, 0.385}, 0.03);
+  EXPECT_TRUE(same_contacts(s, collide_d(cyl, lying), 1e-12));
+  // Tilted off the face by 0.01 rad: no longer parallel to it, one contact.
+  const Placed tilted = placed(shape_of(ShapeKind::Capsule, 0.1, 1.0), {0.2, 0, 0.47}, about(kY, M_PI / 2 + 0.01));
+  EXPECT_EQ(collide_d(tilted, cyl).count, 1);
+  // Pointing end-on at the rim (axis at 45 degrees in the xz plane): the end ball touches
+  // the rim circle, the distance from the end to (0.5, 0, 0.4).
+  const V3 dir = unit(V3{1, 0, 1});
+  const V3 end = V3{0.5, 0, 0.4} + 0.12 * dir;
+  const Placed rim = placed(shape_of(ShapeKind::Capsule, 0.1, 0.3), end + 0.3 * dir, about(kY, M_PI / 4));
+  s = collide_d(rim, cyl, 0.05);
+  ASSERT_EQ(s.count, 1);
+  EXPECT_NEAR(s.distance, 0.02, 1e-12);
+  expect_vec(s.normal_W, -dir, 1e-9);
+  // The axis through the cylinder: the deepest point's depth plus the radius.
+  const Placed through = placed(shape_of(ShapeKind::Capsule, 0.1, 1.0), {0, 0.3, 0.0}, along_x);
+  s = collide_d(through, cyl);
+  ASSERT_EQ(s.count, 1);
+  EXPECT_NEAR(s.distance, -0.3, 1e-12);  // min(0.5 - 0.3, 0.4) + 0.1
+  expect_vec(s.normal_W, -kY);
 }
 
 TEST(ContactGeometry, BoxRestingFaceOnFaceGivesFourEqualDepths) {
@@ -703,9 +761,12 @@ TEST(ContactGeometry, UnsupportedPairsAreRefused) {
                              ShapeKind::Cylinder};
   for (ShapeKind a : kinds)
     for (ShapeKind b : kinds) {
+      const auto cylinder_with = [](ShapeKind k) {
+        return k == ShapeKind::Plane || k == ShapeKind::Sphere || k == ShapeKind::Capsule;
+      };
       const bool expected = !(a == ShapeKind::Plane && b == ShapeKind::Plane) &&
-                            !(a == ShapeKind::Cylinder && b != ShapeKind::Plane && b != ShapeKind::Sphere) &&
-                            !(b == ShapeKind::Cylinder && a != ShapeKind::Plane && a != ShapeKind::Sphere);
+                            !(a == ShapeKind::Cylinder && !cylinder_with(b)) &&
+                            !(b == ShapeKind::Cylinder && !cylinder_with(a));
       EXPECT_EQ(collide_supported(a, b), expected) << kind_name(a) << "-" << kind_name(b);
       ContactSet<double> s;
       const CollideStatus st = collide(shape_of(a, 0.5, 0.5, 0.5), ShapePose<double>{{0, 0, 0}, identity3<double>()},
@@ -775,7 +836,13 @@ TEST(ContactGeometry, FloatAgreesWithDouble) {
         const double tol = 2e-5 * scale + kEdgeAxisBias * std::fabs(d.distance);
         EXPECT_NEAR(f.distance, d.distance, tol) << kind_name(a) << "-" << kind_name(b) << " " << trial;
         worst = std::max(worst, std::fabs(f.distance - d.distance) / scale);
-        if (std::fabs(d.distance) > 1e-3 * scale && d.count == f.count) {
+        // A capsule axis inside a cylinder takes the normal of the surface nearest its
+        // deepest point, which jumps where two surfaces are equally near (the deepest point
+        // of an axis through a cylinder often lies at such a tie): either side of it is right.
+        const bool capsule_axis_inside =
+            (a == ShapeKind::Capsule && b == ShapeKind::Cylinder && -d.distance > pair.first.shape.size[0]) ||
+            (b == ShapeKind::Capsule && a == ShapeKind::Cylinder && -d.distance > pair.second.shape.size[0]);
+        if (std::fabs(d.distance) > 1e-3 * scale && d.count == f.count && !capsule_axis_inside) {
           const V3 nf = {f.normal_W.x, f.normal_W.y, f.normal_W.z};
           EXPECT_GT(dot(nf, d.normal_W), 1 - 1e-4) << kind_name(a) << "-" << kind_name(b) << " " << trial;
         }

@@ -20,8 +20,8 @@ namespace {
 using nlohmann::json;
 
 /// Three bodies: a ball (sphere), a block (box turned about z, and a rubber capsule) and an
-/// arm (cylinder) hinged to the block, so that the unsupported cylinder-box and
-/// cylinder-capsule pairs are excluded by the joint.
+/// arm (cylinder) hinged to the block, so that the unsupported cylinder-box pair
+/// is excluded by the joint.
 json base_scene() {
   return json::parse(R"({
     "gravity": [0, 0, -9.81],

@@ -26,6 +26,18 @@ def test_task_list_make_and_gymnasium_registry():
     assert sg.tasks() == sorted(sg.tasks())
     with pytest.raises(KeyError, match="no task 'Nope-v0'.*SliderCrankSpeed-v0"):
         sg.make("Nope-v0")
+    # a misspelt option: the task, the option, and what the task takes (its own, VectorEnv's)
+    with pytest.raises(TypeError, match=r"^SliderCrankSpeed-v0: no option 'torque_limt' \(the task's options: "
+                                        r"episode_time, target, torque_limit; VectorEnv's: action_high, .*backend"):
+        sg.make("SliderCrankSpeed-v0", torque_limt=3.0)
+    # a task whose factory takes no **kwargs: its own options alone
+    sg.register("Fixed-v0", lambda num_envs=None, *, size=1: sg.make("SliderCrankSpeed-v0", num_envs=num_envs),
+                gymnasium_registry=False)
+    try:
+        with pytest.raises(TypeError, match=r"^Fixed-v0: no option 'backend' \(the task's options: size\)$"):
+            sg.make("Fixed-v0", backend="cpu")
+    finally:
+        sg.registry._TASKS.pop("Fixed-v0", None)
     env = sg.make("SliderCrankSpeed-v0", num_envs=5, backend="cpu", threads=1)
     assert isinstance(env, VectorEnv) and env.num_envs == 5 and env.observation_space.shape == (5, 4)
     v = gym.make_vec("simphant/SliderCrankSpeed-v0", num_envs=3, backend="cpu", threads=1)

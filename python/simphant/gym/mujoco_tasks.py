@@ -38,7 +38,8 @@ ASSETS = pathlib.Path(__file__).resolve().parent / "assets"
 
 def asset_path(name: str) -> str:
     """The path of a shipped MJCF file: "inverted_pendulum.xml", "inverted_double_pendulum.xml",
-    "reacher.xml", "hopper.xml", "walker2d_v5.xml", "half_cheetah.xml" or "ant.xml". Raises
+    "reacher.xml", "hopper.xml", "walker2d_v5.xml", "half_cheetah.xml", "ant.xml" or
+    "pusher_v5.xml". Raises
     FileNotFoundError for another name."""
     p = ASSETS / name
     if not p.is_file():

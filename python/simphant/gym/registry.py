@@ -6,6 +6,7 @@ lists them. The built-in tasks are in simphant.gym.builtin.
 """
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
@@ -71,10 +72,30 @@ def task_spec(name: str) -> TaskSpec:
     raise KeyError(f"no task {name!r} (tasks: {', '.join(tasks())})")
 
 
+def _options(factory: TaskFactory) -> str:
+    """The keyword options a task accepts, in words: its factory's own, and VectorEnv's
+    (with torch and device) when the factory passes **kwargs on."""
+    params = inspect.signature(factory).parameters.values()
+    own = sorted(p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "num_envs")
+    text = f"the task's options: {', '.join(own) or 'none'}"
+    if any(p.kind == p.VAR_KEYWORD for p in params):
+        env = [n for n in inspect.signature(VectorEnv.__init__).parameters if n not in ("self", "num_envs")]
+        text += f"; VectorEnv's: {', '.join(sorted(env + ['torch', 'device']))}"
+    return text
+
+
 def make(name: str, num_envs: Optional[int] = None, **kwargs: Any) -> VectorEnv:
     """Builds the registered task `name` with num_envs sub-environments (None: the task's
     default). kwargs go to the task's factory: its own options, and any VectorEnv
     argument to override (backend, dtype, seed, render_mode, max_episode_steps, ...);
     torch=True builds a TorchVectorEnv (with device=...). `name` may omit the version
-    (the highest registered one). Raises KeyError for an unknown name."""
-    return task_spec(name).factory(num_envs=num_envs, **kwargs)
+    (the highest registered one). Raises KeyError for an unknown name, TypeError naming
+    the task and its options for an option it does not take."""
+    spec = task_spec(name)
+    try:
+        return spec.factory(num_envs=num_envs, **kwargs)
+    except TypeError as e:
+        bad = [k for k in kwargs if f"unexpected keyword argument '{k}'" in str(e)]
+        if not bad:
+            raise
+        raise TypeError(f"{spec.name}: no option {bad[0]!r} ({_options(spec.factory)})") from e

@@ -13,29 +13,34 @@
 //  - distance is the signed distance of the pair [m]: > 0 the gap, < 0 minus the
 //    penetration depth, i.e. the length of the smallest translation of B (along
 //    normal_W) that separates the shapes; it is set whether or not there are contacts.
-//    It is exact for every pair but two: box-box separated reports the largest
-//    separating-axis gap (a lower bound on the gap), and box-box and capsule-box choose a
+//    It is exact for every pair but three: box-box separated reports the largest
+//    separating-axis gap (a lower bound on the gap); box-box and capsule-box choose a
 //    face axis over an edge-edge axis that is shallower by less than kEdgeAxisBias
-//    (relative), so that resting contacts keep a stable face manifold.
+//    (relative), so that resting contacts keep a stable face manifold; capsule-cylinder
+//    whose axis enters the cylinder reports the depth of the axis's deepest point plus
+//    the radius (a lower bound on the penetration depth; exact while the axis is
+//    outside, i.e. for overlaps shallower than the capsule's radius).
 //  - contact[i].point_W lies midway between the two surfaces: point + depth/2 normal is
 //    on (or in) shape A, point - depth/2 normal on (or in) shape B.
 //  - The deepest contact has depth -distance, except for deep box-box and capsule-box
 //    overlaps whose deepest vertex lies outside the reference face (its clipped manifold
-//    is then shallower), and for nearly parallel capsules (contacts at the ends of the
-//    overlap, shallower when the axes cross slightly between them).
+//    is then shallower), and for a capsule nearly parallel to another capsule or along a
+//    cylinder (contacts at the ends of the overlap, shallower when the axes cross
+//    slightly between them).
 //  - Contacts come in no particular order. All contacts of a set share normal_W, except
-//    nearly parallel capsules, whose two contacts carry their own closest-point normals.
+//    a capsule nearly parallel to another capsule or along a cylinder's side, whose two
+//    contacts carry their own closest-point normals.
 //
 // Pairs (collide() accepts either order and flips the result):
 //   plane-sphere, plane-capsule (up to 2: the capsule ends), plane-box (up to 4 corners,
 //   the deepest), plane-cylinder (up to 4 rim points), sphere-sphere, sphere-capsule,
 //   sphere-box, sphere-cylinder, capsule-capsule (2 when parallel and overlapping),
-//   capsule-box (2 when the capsule lies along a face), box-box (up to 4: separating axis
-//   test over the 15 axes, then the incident face clipped against the reference face),
-//   bearing-journal (1: a clearance joint's journal against its bore).
+//   capsule-box (2 when the capsule lies along a face), capsule-cylinder (2 when the
+//   capsule lies along the curved side or across an end face), box-box (up to 4:
+//   separating axis test over the 15 axes, then the incident face clipped against the
+//   reference face), bearing-journal (1: a clearance joint's journal against its bore).
 // Not supported (CollideStatus::Unsupported; the loader refuses such pairs): plane-plane,
-// capsule-cylinder, box-cylinder, cylinder-cylinder, and a bearing or journal with any
-// other kind.
+// box-cylinder, cylinder-cylinder, and a bearing or journal with any other kind.
 #include "simphant/contact/shapes.hpp"
 
 namespace simphant {
@@ -365,6 +370,51 @@ SP_HD void reduce_to_4(const Vec3<T> (&p)[8], const T (&depth)[8], int np, const
   if (i3 >= 0) keep[nk++] = i3;
 }
 
+/// Gradient at x (cylinder frame) of the signed distance to the solid cylinder
+/// rho <= rc, |z| <= half (> 0 outside, < 0 inside; a convex function of x): the outward
+/// unit normal towards x from its nearest surface point (x inside: of the nearest surface;
+/// on the axis the radial direction is taken along x).
+template <class T>
+SP_HD Vec3<T> cylinder_distance_gradient(const Vec3<T>& x, T rc, T half) {
+  const T rho = lane_sqrt(x.x * x.x + x.y * x.y);
+  const Vec3<T> radial = rho > T(0) ? Vec3<T>{x.x / rho, x.y / rho, T(0)} : Vec3<T>{T(1), T(0), T(0)};
+  const Vec3<T> axial = {T(0), T(0), sign_of(x.z)};
+  const T dr = rho - rc, dz = lane_abs(x.z) - half;
+  const T out_r = lane_max(dr, T(0)), out_z = lane_max(dz, T(0));
+  const T out = lane_sqrt(out_r * out_r + out_z * out_z);
+  if (out > T(0)) return (out_r / out) * radial + (out_z / out) * axial;
+  return dr > dz ? radial : axial;
+}
+
+/// Bisection steps of segment_cylinder_deepest: the bracket halves per step, to 1e-18
+/// of the segment after 60, below double rounding of its points.
+constexpr int kDeepestBisections = 60;
+
+/// Parameter t in [0, 1] of the point of the segment P + t D (cylinder frame) with the
+/// smallest signed distance to the solid cylinder (rc, half). The signed distance to a
+/// convex set is convex along a line, so its derivative along the segment (the gradient
+/// cylinder_distance_gradient dotted with D) is nondecreasing: the minimum is an end
+/// where that derivative points outward, else where it changes sign, found by bisection.
+template <class T>
+SP_HD T segment_cylinder_deepest(const Vec3<T>& P, const Vec3<T>& D, T rc, T half) {
+  const auto slope = [&](T t) { return dot(cylinder_distance_gradient(P + t * D, rc, half), D); };
+  if (!(slope(T(0)) < T(0))) return T(0);
+  if (!(slope(T(1)) > T(0))) return T(1);
+  T a = T(0), b = T(1);
+  for (int k = 0; k < kDeepestBisections; ++k) {
+    const T m = T(0.5) * (a + b);
+    const T g = slope(m);
+    if (g < T(0)) {
+      a = m;
+    } else if (g > T(0)) {
+      b = m;
+    } else {
+      return m;
+    }
+  }
+  return T(0.5) * (a + b);
+}
+
 }  // namespace collide_detail
 
 /// Cheap pre-test: false only if the shapes' bounding spheres (a plane: its half-space) are
@@ -575,6 +625,62 @@ SP_HD ContactSet<T> collide_sphere_cylinder(const Shape<T>& a, const ShapePose<T
   ContactSet<T> s = no_contact(dist, -n_W);
   if (dist < margin) push(s, b_W.pos_W + mul(b_W.rot_W, T(0.5) * ((p - R * n) + q)), -n_W, -dist);
   return s;
+}
+
+/// Capsule (A) - cylinder (B): one contact at the point of the capsule's axis deepest
+/// towards the cylinder (segment_cylinder_deepest), as a sphere of the capsule's radius
+/// there against the cylinder (collide_sphere_cylinder). Two contacts, at the ends of the
+/// overlap, when the axis is parallel to the cylinder's (within 1e-3 rad) against the
+/// curved side, or perpendicular to it (within 1e-3 rad) against an end face.
+template <class T>
+SP_HD ContactSet<T> collide_capsule_cylinder(const Shape<T>& a, const ShapePose<T>& a_W, const Shape<T>& b,
+                                             const ShapePose<T>& b_W, T margin) {
+  using namespace collide_detail;
+  const T r = a.size[0], rc = b.size[0], half = b.size[1];
+  const Mat3<T>& R = b_W.rot_W;
+  // The capsule axis P + t D, t in [0, 1], in the cylinder frame.
+  const Vec3<T> ax = mul_t(R, rot_axis(a_W.rot_W, 2));
+  const Vec3<T> P = mul_t(R, a_W.pos_W - b_W.pos_W) - a.size[1] * ax;
+  const Vec3<T> D = (T(2) * a.size[1]) * ax;
+  const T t_star = segment_cylinder_deepest(P, D, rc, half);
+  Shape<T> ball = a;
+  ball.kind = ShapeKind::Sphere;
+  const auto ball_at = [&](T t) {
+    return collide_sphere_cylinder(ball, ShapePose<T>{b_W.pos_W + mul(R, P + t * D), a_W.rot_W}, b, b_W, margin);
+  };
+  const ContactSet<T> deepest = ball_at(t_star);
+  const T len = norm(D);
+  if (deepest.count == 0 || !(len > T(0))) return deepest;
+  // The parameter range [lo, hi] of the axis that lies along the touched surface, if any.
+  const Vec3<T> n = mul_t(R, deepest.normal_W);  // capsule -> cylinder, cylinder frame
+  const T cz = ax.z;                             // cosine of the angle between the axes
+  T lo = T(0), hi = T(0);
+  if (T(1) - lane_abs(cz) < T(5e-7) && lane_abs(n.z) < T(0.5)) {  // along the curved side
+    const T z0 = P.z, z1 = P.z + D.z;
+    lo = clamp((-half - z0) / (z1 - z0), T(0), T(1));
+    hi = clamp((half - z0) / (z1 - z0), T(0), T(1));
+  } else if (lane_abs(cz) < T(1e-3) && lane_abs(n.z) > T(0.5)) {  // across an end face
+    // |P_xy + t D_xy| <= rc: the roots of a t^2 + 2 b t + c = 0.
+    const T qa = D.x * D.x + D.y * D.y, qb = P.x * D.x + P.y * D.y, qc = P.x * P.x + P.y * P.y - rc * rc;
+    const T disc = qb * qb - qa * qc;
+    if (qa > T(0) && disc > T(0)) {
+      const T sq = lane_sqrt(disc);
+      lo = clamp((-qb - sq) / qa, T(0), T(1));
+      hi = clamp((-qb + sq) / qa, T(0), T(1));
+    }
+  }
+  if (lo > hi) {
+    const T tmp = lo;
+    lo = hi;
+    hi = tmp;
+  }
+  if (!((hi - lo) * len > T(1e-3) * (r + rc))) return deepest;
+  ContactSet<T> out = no_contact(deepest.distance, deepest.normal_W);
+  for (int e = 0; e < 2; ++e) {
+    const ContactSet<T> end = ball_at(e == 0 ? lo : hi);
+    if (end.count > 0) push(out, end.contact[0].point_W, end.contact[0].normal_W, end.contact[0].depth);
+  }
+  return out.count > 0 ? out : deepest;
 }
 
 /// Capsule (A) - box (B). A capsule axis outside the box: the closest points of the axis
@@ -853,7 +959,8 @@ SP_HD constexpr bool collide_supported(ShapeKind a, ShapeKind b) {
   if (hi >= static_cast<int>(ShapeKind::Bearing))  // a clearance joint's pair only
     return lo == static_cast<int>(ShapeKind::Bearing) && hi == static_cast<int>(ShapeKind::Journal);
   if (lo == static_cast<int>(ShapeKind::Plane)) return hi != static_cast<int>(ShapeKind::Plane);
-  if (hi == static_cast<int>(ShapeKind::Cylinder)) return lo == static_cast<int>(ShapeKind::Sphere);
+  if (hi == static_cast<int>(ShapeKind::Cylinder))
+    return lo == static_cast<int>(ShapeKind::Sphere) || lo == static_cast<int>(ShapeKind::Capsule);
   return true;
 }
 
@@ -889,8 +996,11 @@ SP_HD CollideStatus collide(const Shape<T>& a, const ShapePose<T>& a_W, const Sh
       }
       break;
     case ShapeKind::Capsule:
-      s = q.kind == ShapeKind::Capsule ? collide_capsule_capsule(p, p_W, q, q_W, margin)
-                                       : collide_capsule_box(p, p_W, q, q_W, margin);
+      switch (q.kind) {
+        case ShapeKind::Capsule: s = collide_capsule_capsule(p, p_W, q, q_W, margin); break;
+        case ShapeKind::Box: s = collide_capsule_box(p, p_W, q, q_W, margin); break;
+        default: s = collide_capsule_cylinder(p, p_W, q, q_W, margin); break;
+      }
       break;
     case ShapeKind::Bearing: s = collide_bearing_journal(p, p_W, q, q_W, margin); break;
     default: s = collide_box_box(p, p_W, q, q_W, margin); break;

@@ -402,7 +402,7 @@ void check_supported(const CollisionShape& a, const CollisionShape& b) {
   throw SceneError(b.path, std::string("a ") + kind_word(b.shape.kind) + " (" + b.label + ") cannot touch the " +
                                kind_word(a.shape.kind) + " (" + a.label + ") " + a.path +
                                " (supported pairs: the ground plane with any shape, a sphere with any shape, "
-                               "capsule-capsule, capsule-box, box-box); keep them apart with contype / conaffinity "
+                               "capsule-capsule, capsule-box, capsule-cylinder, box-box); keep them apart with contype / conaffinity "
                                "or contact.exclude");
 }
 
