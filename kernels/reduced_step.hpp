@@ -109,12 +109,17 @@ struct ReducedBatchView {
   const RobotContactPair<double>* const* lane_contacts = nullptr;
   /// Reductions over time (formulas/reductions.hpp; a joint-space robot has energy and
   /// contacts): with red_acc set, reduced_advance_thread samples each live step's start
-  /// state into instance i's accumulator (reduced_reduction_acc), T scalar only (the SIMD
-  /// lanes sample one lane at a time: simd/reduced_group.hpp); null: no reductions.
+  /// state into instance i's accumulator (reduced_reduction_acc), T scalar or Dual (the
+  /// SIMD lanes sample one lane at a time: simd/reduced_group.hpp); null: no reductions.
   ReductionLayout red;
   double* red_acc = nullptr;
   std::int64_t red_stride_i = 0;  ///< between instances (the CPU's rows: red.size())
   std::int64_t red_stride_e = 1;  ///< between accumulator elements (the CPU's rows: 1)
+  /// T = Dual<double, W>: the samples' tangents (ReductionAcc::tangent, W per tangent
+  /// slot, element stride red_stride_e), instance i's from red_tangent + i *
+  /// red_tangent_stride_i; null: none kept.
+  double* red_tangent = nullptr;
+  std::int64_t red_tangent_stride_i = 0;
   Strided<T> Y;                 ///< (n_instances, robot_state_size): the state
   /// (n_instances, n): the inputs u (joint_forces.hpp), ReducedLanes<T>::input: doubles in
   /// both precisions, lane vectors of doubles for T = Lanes, dual numbers for a Dual T
@@ -163,7 +168,8 @@ SP_HD RobotView<T> reduced_robot_view(const ReducedBatchView<T>& b, int i) {
 /// Instance i's accumulator of the reductions over time (b.red_acc set).
 template <class T>
 SP_HD ReductionAcc reduced_reduction_acc(const ReducedBatchView<T>& b, int i) {
-  return {b.red_acc + i * b.red_stride_i, static_cast<std::size_t>(b.red_stride_e)};
+  return {b.red_acc + i * b.red_stride_i, static_cast<std::size_t>(b.red_stride_e),
+          b.red_tangent ? b.red_tangent + i * b.red_tangent_stride_i : nullptr};
 }
 
 /// The energy [J] of a robot at state y: kinetic K (robot_kinetic_energy) + gravity
@@ -181,24 +187,28 @@ SP_HD T reduced_energy(const RobotView<T>& r, const T* y, RobotWorkspace<T, Cap>
 /// (robot_state_size) into acc, taken at instance step `step`: per contact pair its
 /// contact_pair_summary (contacts: normal force [N], friction force [N], largest
 /// penetration [m], count), and the energy [J] that reduced_energy_thread reads (kinetic +
-/// gravity potential + contact potential). Counts the sample. T double or float (the
-/// collision geometry has no lane or dual form: for those nothing is added, and the
-/// backends sample such a batch one instance at a time or not at all).
+/// gravity potential + contact potential). Counts the sample. T double or float, or a
+/// Dual (the sensitivity engine's: the energy with its tangents, into acc.tangent where
+/// set; a robot with sensitivities has no contact pairs). The collision geometry has no
+/// lane form: for lanes nothing is added, and the backends sample such a batch one
+/// instance at a time.
 template <class T, int Cap>
 SP_HD void reduced_reduce_sample(const RobotView<T>& r, const ReductionLayout& L, const T* y, const ReductionAcc& acc,
                                  double step, RobotWorkspace<T, Cap>& ws) {
-  if constexpr (std::is_floating_point<T>::value) {
+  if constexpr (std::is_floating_point<T>::value || ad::IsDual<T>::value) {
     T K, energy = T(0);
     if (L.enabled(ReductionQuantity::Energy))
       energy = reduced_energy(r, y, ws, &K);  // leaves y's kinematics in ws.kin
     else
       robot_link_kinematics(r, y, ws.kin);
-    if (L.enabled(ReductionQuantity::Contacts))
-      for (int p = 0; p < r.n_contacts; ++p) {
-        T summary[kContactSummaryComponents];
-        contact_pair_summary(robot_contact_pair(r, y, ws.kin, p), summary);
-        reduction_add_contact(L, acc, p, summary, step);
-      }
+    if constexpr (std::is_floating_point<T>::value) {
+      if (L.enabled(ReductionQuantity::Contacts))
+        for (int p = 0; p < r.n_contacts; ++p) {
+          T summary[kContactSummaryComponents];
+          contact_pair_summary(robot_contact_pair(r, y, ws.kin, p), summary);
+          reduction_add_contact(L, acc, p, summary, step);
+        }
+    }
     reduction_add_instance(L, acc, T(0), energy, T(0), step);
   }
 }
@@ -267,7 +277,7 @@ SP_HD void reduced_fixed_step(const RobotView<T>& r, int integrator, T h, const 
 /// otherwise the instance is marked diverged (status 2) with status_step = its own step
 /// count at the failing step (step0 + s - offset) and reason non_finite or runaway, keeps
 /// its last good state and takes no further steps. Instances not ok and threads past
-/// n_instances return at once. With reductions (b.red_acc, T scalar), each step's start
+/// n_instances return at once. With reductions (b.red_acc; T scalar or Dual), each step's start
 /// state of a live instance is sampled first (reduced_reduce_sample).
 /// T = Lanes<double, W> (ReducedLanes): tid = group i of W instances, every value a lane
 /// vector, the bookkeeping per lane (entries i * W + l); a lane that is not ok or has
@@ -350,15 +360,24 @@ SP_HD void reduced_reset_thread(int tid, const ReducedBatchView<T>& b, const int
 /// to out, in b.red_acc's layout, and adds to the copy, when the instance is ok, the
 /// sample of its current state (reduced_reduce_sample at its own step, step - offset):
 /// what a read's statistics are computed from (reduction_stats), the stored samples left
-/// as they are. T double or float.
+/// as they are. T double or float, or a Dual with b.red_tangent: the tangents are copied
+/// to tangent_out (b.red_tangent's layout) and the sample's added there.
 template <class T, int Cap>
 SP_HD void reduced_reduce_read_thread(int tid, const ReducedBatchView<T>& b, std::int64_t step, double* out,
-                                      ReducedStepWorkspace<T, Cap>& ws) {
+                                      ReducedStepWorkspace<T, Cap>& ws, double* tangent_out = nullptr) {
   if (tid >= b.n_instances || !b.red_acc) return;
   const int i = tid;
   const ReductionAcc acc = reduced_reduction_acc(b, i);
-  const ReductionAcc copy{out + i * b.red_stride_i, acc.stride};
+  ReductionAcc copy{out + i * b.red_stride_i, acc.stride};
   for (int e = 0; e < b.red.size(); ++e) copy(e) = acc(e);
+  if constexpr (ad::IsDual<T>::value) {
+    if (acc.tangent && tangent_out) {
+      constexpr int W = T::size;
+      copy.tangent = tangent_out + i * b.red_tangent_stride_i;
+      for (int e = 0; e < b.red.tangent_size(); ++e)
+        for (int k = 0; k < W; ++k) copy.d(e, k, W) = acc.d(e, k, W);
+    }
+  }
   if (b.status[i] != static_cast<std::int8_t>(0)) return;
   const RobotView<T> r = reduced_robot_view(b, i);
   const int N = robot_state_size(r.n, r.floating);

@@ -331,6 +331,64 @@ TEST(Sensitivities, CrankPressPeakLoadsMatchCentralDifferences) {
         n, 400, 50, 1);
 }
 
+// A robot in joint coordinates (arm7: the Panda's links, falling from its ready pose with
+// joint rates, solver aba and cga): the derivatives of its reductions over time (the
+// energy: max, min, mean, rms) with respect to a payload mass, an initial joint rate and
+// gravity, against the same Richardson-extrapolated central differences as above. The
+// arm's energy is conserved up to the integrator's error, so its mean and extremes move
+// with the parameters through the starting energy; the tangents are the backend's samples'.
+TEST(Sensitivities, RobotReductionsMatchCentralDifferences) {
+  for (const char* solver : {"aba", "cga"}) {
+    nlohmann::json doc = example("arm7");
+    doc["robot"]["urdf"] = std::string(SIMPHANT_SOURCE_DIR) + "/examples/arm7.urdf";
+    doc["robot"]["payload"] = {{"link", "panda_link7"}, {"mass", 1.0}, {"com", {0.0, 0.0, 0.1}}};
+    doc["solver"]["type"] = solver;
+    doc["robot"]["urdf_dynamics"] = {{"limits", false}};  // the limits' dampers are not smooth
+    const std::vector<Case> cases = {
+        {"robot.payload.mass", {1.0, 1.0}}, {"robot.qd0[1]", {0.3, 0.3}}, {"robot.gravity[2]", {-9.81, -9.81}}};
+    const int n = 2, steps = 300, S = static_cast<int>(cases.size());
+    nlohmann::json with = doc;
+    for (const Case& c : cases) with["sensitivities"]["parameters"].push_back(c.path);
+    // A joint-space robot's reductions: the energy (and contacts, which it has none of).
+    const auto make_energy = [&](const nlohmann::json& d) {
+      std::unique_ptr<Simulator> m = make(d, n);
+      m->set_reductions(parse_reduction_quantities({"energy"}, m->model().n_drivers(), "test"));
+      return m;
+    };
+    std::unique_ptr<Simulator> sim = make_energy(with);
+    const ReductionLayout L = sim->reduction_layout();
+    ASSERT_TRUE(L.enabled(ReductionQuantity::Energy));
+    int widths[kReductionQuantities];
+    for (int q = 0; q < kReductionQuantities; ++q)
+      widths[q] = reduction_components(q, sim->model().n_joints(), sim->model().n_drivers(), 0);
+    states_after(*sim, steps, 70);  // the reductions' read adds the current state's sample
+    std::vector<double> dred(static_cast<std::size_t>(n) * L.channels * kReductionTangentStats * S);
+    sim->read_reduction_sensitivities(dred.data());
+    const std::vector<double> nominal = reductions_of(*sim);
+    for (int s = 0; s < S; ++s) {
+      const Case& c = cases[static_cast<std::size_t>(s)];
+      std::vector<double> red[4];
+      for (int side = 0; side < 4; ++side) {
+        std::unique_ptr<Simulator> fd = make_energy(doc);
+        std::vector<double> v(static_cast<std::size_t>(n));
+        for (int i = 0; i < n; ++i)
+          v[i] = c.value[i] + (side % 2 == 0 ? 1 : -1) * fd_step(c.value[i]) * (side < 2 ? 1 : 2);
+        fd->set_parameters(nullptr, n, &c.path, 1, v.data());
+        states_after(*fd, steps, steps);
+        red[side] = reductions_of(*fd);
+      }
+      for (int i = 0; i < n; ++i) {
+        // Each instance's tangents are finite and some are not 0.
+        for (int ch = 0; ch < L.channels; ++ch)
+          for (int st = 0; st < kReductionTangentStats; ++st)
+            EXPECT_TRUE(std::isfinite(dred[((static_cast<std::size_t>(i) * L.channels + ch) * kReductionTangentStats + st) * S + s]));
+        compare_reductions(L, widths, dred, nominal, red, fd_step(c.value[i]), i, s, S, kReductionTangentStats,
+                           std::string("arm7 ") + solver + ", " + c.path + ", instance " + std::to_string(i));
+      }
+    }
+  }
+}
+
 // A value at the bound of its range (a spring stiffness of 0: the scene refuses a
 // negative one) gets a one-sided seed; its tangents follow the one-sided difference of
 // two runs (error O(h): h = 1e-5 here, so the bound is 1e-4 of the largest difference).

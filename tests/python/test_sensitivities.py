@@ -252,6 +252,34 @@ def test_run_writes_what_the_simulator_reads(tmp_path):
                 np.testing.assert_array_equal(f[f"reduction_sensitivities/{q}/{s}"][:], a)
 
 
+def test_a_robot_run_writes_its_energy_reductions_derivatives(tmp_path):
+    """A robot in joint coordinates (arm7, aba) with sensitivities and output.reductions:
+    /reduction_sensitivities/energy (checked against central differences in
+    tests/test_sensitivities.cpp); the same numbers in one run and in two merged shards."""
+    doc = _scene("arm7.json")
+    doc["robot"]["urdf"] = str(ROOT / "examples" / "arm7.urdf")
+    doc["robot"]["urdf_dynamics"] = {"limits": False}
+    doc["solver"].update({"type": "aba", "t_end": 0.1})
+    paths = ["robot.qd0[1]", "robot.gravity[2]"]
+    out = tmp_path / "arm.h5"
+    assert simphant.run(doc, out=out, instances=2, backend="cpu", threads=2, sensitivities=paths,
+                        reductions=["energy"]).exit_code == 0
+    with h5py.File(out, "r") as f:
+        g = f["reduction_sensitivities/energy"]
+        assert sorted(g.keys()) == ["max", "mean", "min", "rms"]
+        assert g["mean"].shape == f["reductions/energy/mean"].shape + (2,)
+        assert np.isfinite(g["mean"][:]).all() and np.abs(g["mean"][:]).min() > 0
+        one = {s: g[s][:] for s in g}
+    shards = [tmp_path / f"arm{k}.h5" for k in range(2)]
+    for k, path in enumerate(shards):
+        simphant.run(doc, out=path, instances=2, backend="cpu", threads=2, sensitivities=paths, shard=(k, 2),
+                     reductions=["energy"])
+    simphant.merge(tmp_path / "merged.h5", shards)
+    with h5py.File(tmp_path / "merged.h5", "r") as f:
+        for s, a in one.items():
+            np.testing.assert_array_equal(f[f"reduction_sensitivities/energy/{s}"][:], a)
+
+
 def test_the_scene_section_and_the_argument(tmp_path):
     doc = _scene("four_bar.json")
     doc["sensitivities"] = {"parameters": ["bodies.coupler.mass"]}

@@ -108,7 +108,9 @@ MemoryEstimate estimate_simulator_memory(const Scene& scene, long long n_instanc
   const int S = static_cast<int>(scene.sensitivities.paths.size());
   if (S > 0 && scene.model.robot && scene.model.robot->solver != RobotSolver::Dae) {
     // The joint-space engine (sim/robot_sensitivity_engine.hpp): its slots, state and
-    // seeds per instance, and one step workspace in Dual numbers per worker.
+    // seeds per instance, and one step workspace in Dual numbers per worker; per pass the
+    // reductions' accumulators with their tangents (and one more such set, the copy a
+    // read samples into).
     const auto bytes = [&](auto instance, auto worker) {
       return static_cast<double>(e.instances) * instance(scene.model, S) + resolve_thread_count(options.threads) * worker();
     };
@@ -116,6 +118,10 @@ MemoryEstimate estimate_simulator_memory(const Scene& scene, long long n_instanc
                           ? bytes(RobotSensitivityEngine<1>::instance_bytes, RobotSensitivityEngine<1>::worker_bytes)
                           : bytes(RobotSensitivityEngine<SensitivityEngine::kMaxWidth>::instance_bytes,
                                   RobotSensitivityEngine<SensitivityEngine::kMaxWidth>::worker_bytes);
+    const ReductionLayout L = estimated_reduction_layout(scene.model);
+    const int W = SensitivityEngine::pass_width(S), passes = (S + W - 1) / W;
+    if (L.any())
+      e.sensitivities += static_cast<double>(e.instances) * (passes + 1) * 8.0 * (L.size() + L.tangent_size() * W);
   } else if (S > 0) {
     // Per pass of W = SensitivityEngine::pass_width(S) tangents the cuda-fused batch's arrays in Dual
     // numbers (sim/dae_sensitivity_engine.cpp) and the reductions' accumulators with their

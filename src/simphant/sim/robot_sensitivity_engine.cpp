@@ -11,7 +11,6 @@
 #include "simphant/batch/robot_pack.hpp"
 #include "simphant/core/thread_pool.hpp"
 #include "simphant/formulas/joint_loads.hpp"
-#include "simphant/sim/backend_error.hpp"
 #include "simphant/sim/quaternion_sign.hpp"
 
 namespace simphant {
@@ -27,6 +26,8 @@ struct RobotSensitivityEngine<W>::Pass {
   std::vector<std::int64_t> status_step, offset;
   int floating = 0, use_cga = 0, integrator = 0;
   double dt = 0;
+  ReductionLayout red;                    ///< the reductions differentiated (set_reductions)
+  std::vector<double> red_acc, red_tangent;  ///< per instance: red.size(), red.tangent_size() x W
 
   batch::ReducedBatchView<D> view() {
     batch::ReducedBatchView<D> b;
@@ -42,7 +43,24 @@ struct RobotSensitivityEngine<W>::Pass {
     b.status_step = status_step.data();
     b.reason = reason.data();
     b.offset = offset.data();
+    if (red.any()) {
+      b.red = red;
+      b.red_acc = red_acc.data();
+      b.red_stride_i = red.size();
+      b.red_stride_e = 1;
+      b.red_tangent = red_tangent.data();
+      b.red_tangent_stride_i = static_cast<std::int64_t>(red.tangent_size()) * W;
+    }
     return b;
+  }
+
+  /// Instance i's accumulators to no samples, their tangents to 0.
+  void clear_reductions(std::size_t i) {
+    if (!red.any()) return;
+    const ReductionAcc a{red_acc.data() + i * static_cast<std::size_t>(red.size()), 1,
+                         red_tangent.data() + i * static_cast<std::size_t>(red.tangent_size()) * W};
+    reduction_clear(red, a);
+    reduction_clear_tangent(red, a, W);
   }
 };
 
@@ -176,9 +194,13 @@ void RobotSensitivityEngine<W>::set_inputs(const int* ids, int count, const doub
 
 template <int W>
 void RobotSensitivityEngine<W>::set_reductions(const ReductionLayout& L) {
-  if (L.any())
-    throw BackendError("the derivatives of the reductions over time of a robot in joint coordinates (solver aba, "
-                       "cga) are not computed (solver.type \"dae\" computes them)");
+  const std::size_t n = static_cast<std::size_t>(n_);
+  for (const std::unique_ptr<Pass>& p : passes_) {
+    p->red = L;
+    p->red_acc.assign(L.any() ? static_cast<std::size_t>(L.size()) * n : 0, 0.0);
+    p->red_tangent.assign(L.any() ? static_cast<std::size_t>(L.tangent_size()) * W * n : 0, 0.0);
+    for (std::size_t i = 0; i < n; ++i) p->clear_reductions(i);
+  }
 }
 
 template <int W>
@@ -201,6 +223,7 @@ void RobotSensitivityEngine<W>::start(const int* ids, int count, const double* y
       p.reason[i] = 0;
       p.status_step[i] = 0;
       p.offset[i] = batch_step;
+      p.clear_reductions(i);
     }
   }
   std::uint8_t b[kMaxRobotJoints];
@@ -303,7 +326,34 @@ void RobotSensitivityEngine<W>::read_frame(const FrameSensitivities& out, const 
 }
 
 template <int W>
-void RobotSensitivityEngine<W>::read_reductions(double*, const std::int8_t*, std::int64_t) {}
+void RobotSensitivityEngine<W>::read_reductions(double* out, const std::int8_t* status, std::int64_t batch_step) {
+  const ReductionLayout& L = passes_.front()->red;
+  if (!L.any()) return;
+  const int S = n_sensitivities(), C = L.channels;
+  const std::size_t n = static_cast<std::size_t>(n_), size = static_cast<std::size_t>(L.size()),
+                    tsize = static_cast<std::size_t>(L.tangent_size()) * W;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> acc(size * n), tangent(tsize * n);
+  for (std::size_t c = 0; c < passes_.size(); ++c) {
+    Pass& p = *passes_[c];
+    const int first = static_cast<int>(c) * kWidth, width = std::min(kWidth, S - first);
+    each_instance([&](int i, Worker& w) {
+      // The stored samples and the current state's (as the backend's read), with tangents.
+      batch::reduced_reduce_read_thread(i, p.view(), batch_step, acc.data(), w.ws, tangent.data());
+      const std::size_t I = static_cast<std::size_t>(i);
+      const bool valid = tangents_valid(I, status);
+      const ReductionAcc a{acc.data() + I * size, 1, tangent.data() + I * tsize};
+      for (int ch = 0; ch < C; ++ch)
+        for (int k = 0; k < width; ++k) {
+          double d4[kReductionTangentStats];
+          reduction_stats_tangent(L, a, ch, p.dt, k, W, d4);
+          for (int st = 0; st < kReductionTangentStats; ++st)
+            out[((I * C + static_cast<std::size_t>(ch)) * kReductionTangentStats + st) * S + first + k] =
+                valid ? d4[st] : nan;
+        }
+    });
+  }
+}
 
 template class RobotSensitivityEngine<1>;
 template class RobotSensitivityEngine<SensitivityEngine::kMaxWidth>;

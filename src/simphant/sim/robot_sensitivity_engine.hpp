@@ -8,9 +8,10 @@
 // reduced-cga) from the same start; the `cpu-simd` lanes round differently (about 1e-9).
 // The body states and the energy of a frame are the backend's own reads
 // (reduced_body_states_thread, reduced_energy_thread) in dual numbers; a robot in joint
-// coordinates has no reactions or joint loads (NaN, as the backend's reads), no driver
-// loads and no reductions over time. It checks the joints' laws for discontinuities
-// crossed (crossed()) at every step end.
+// coordinates has no reactions or joint loads (NaN, as the backend's reads) and no driver
+// loads; its reductions over time (the energy: a robot with sensitivities has no contact
+// pairs) are the backend's samples (reduced_reduce_sample) with their tangents. It checks
+// the joints' laws for discontinuities crossed (crossed()) at every step end.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -41,8 +42,6 @@ class RobotSensitivityEngine final : public SensitivityEngine {
   static double worker_bytes();
 
   void set_inputs(const int* ids, int count, const double* u) override;
-  /// Only an empty layout: the derivatives of a joint-space robot's reductions are not
-  /// computed (BackendError otherwise, which a run reports at output.reductions).
   void set_reductions(const ReductionLayout& L) override;
   void start(const int* ids, int count, const double* y, const std::int8_t* status, std::int64_t batch_step) override;
   void advance(std::int64_t batch_step, int n_steps) override;
