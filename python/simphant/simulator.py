@@ -393,6 +393,26 @@ class Simulator:
         self._sim.read_state_sensitivities(o)
         return o
 
+    def state_sensitivities_view(self) -> np.ndarray:
+        """The sensitivity engine's own state tangents, without a copy: a read-only
+        float64 NumPy array (n, state_size, S), d(y) / d(value of sensitivity_paths[s]) in
+        the layout of State.y (DAE: [q (7 B): r, p per body; qdot (6 B): v, omega per
+        body]; joint coordinates: [q, qd]), per unit of each parameter's scene unit.
+
+        It aliases the engine's memory (strided: each number's tangents sit beside its
+        value), stays valid as long as the Simulator lives (it keeps it alive), and its
+        contents change with step and reset. Unlike state_sensitivities() it is not
+        masked: an instance that crossed a joint law's discontinuity
+        (sensitivity_crossed) or whose status is not ok keeps the tangents of its last
+        dual step. The engine runs its parameters in passes of 4 tangents, each with its
+        own arrays: with more than 4 parameters there is no single view (ValueError;
+        state_sensitivities() copies any number). Raises RuntimeError (a logic error)
+        for a Simulator without sensitivities.
+        """
+        v = self._sim.state_sensitivities_view()
+        v.flags.writeable = False
+        return v
+
     def reaction_sensitivities(self, out: Optional[np.ndarray] = None) -> np.ndarray:
         """(n, J, 6, S) float64: d(reactions()) / d(value of sensitivity_paths[s]) at the
         current state: force [N] and torque [N m] each joint applies to its body_j at the

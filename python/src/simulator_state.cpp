@@ -156,6 +156,12 @@ void bind_simulator_state(nb::class_<PySimulator>& cls) {
             std::lock_guard<std::mutex> lock(s.mutex);
             return view(s.sim->state_view(), self);
           })
+      .def("state_sensitivities_view",
+           [](nb::handle self) {
+             PySimulator& s = nb::cast<PySimulator&>(self);
+             std::lock_guard<std::mutex> lock(s.mutex);
+             return view(s.sim->state_sensitivities_view(), self);
+           })
       .def("inputs_view",
            [](nb::handle self) {
              PySimulator& s = nb::cast<PySimulator&>(self);

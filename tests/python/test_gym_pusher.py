@@ -232,3 +232,39 @@ def test_default_step_against_a_fine_step(gain, steps, bound):
     err = np.abs(runs[1] - runs[20]).max()
     print(f"\npush gain {gain}: the object moves {moved:.3f} m; RK4 at 10 ms against 0.5 ms: {err:.2e} m")
     assert moved > 0.1 and err < bound
+
+
+def test_the_wrist_pressed_on_the_table():
+    """The arm lowered to the table and driven down (shoulder lift +0.5 rad, PD gain 8,
+    the actions recorded in MuJoCo, RK4): MuJoCo holds the wrist's capsules 4.0 mm above
+    the table's plane (measured; its contact acts from the geoms' margins and cancels a
+    steady load), asserted not below it; SimPhant's linear law (K = 1e3 N/m, the plane 2 mm
+    up) lets them sink 1.2 mm (measured) into its plane under the 4.7 N they bear, against
+    a bound of 2 mm."""
+    qa = np.array([0.544, 1.096, 0.0, -1.353, 0.0, -0.721, 0.0])
+    qb = qa.copy()
+    qb[1] += 0.5
+    g = gym.make("Pusher-v5")
+    g.reset(seed=0)
+    u = g.unwrapped
+    u.model.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
+    qpos = np.zeros(11)
+    qpos[:7], qpos[7:9] = qa, [1.0, 1.0]  # the object out of the way
+    u.set_state(qpos, np.zeros(11))
+    actions = []
+    for _ in range(40):
+        actions.append(np.clip(8 * (qb - u.data.qpos[:7]) - u.data.qvel[:7], -2, 2))
+        g.step(actions[-1])
+    table = [c.dist for c in u.data.contact[:u.data.ncon] if c.geom1 == 0 and u.model.geom_bodyid[c.geom2] != u.model.body("object").id]
+    env = simphant.gym.make("Pusher-v5", backend="cpu", reset_events=[states_event(np.concatenate([qpos, np.zeros(11)])[None])])
+    env.reset(seed=0)
+    for a in actions:
+        env.step(a[None])
+    names = env.sim.contact_pair_names
+    wrist = [k for k, n in enumerate(names) if n.startswith("contact ground r_wrist_roll_link")]
+    c = env.sim.contacts()[0]
+    depth, force = c[wrist, 2].max(), c[wrist, 0].sum()
+    print(f"\nwrist on the table: MuJoCo's contact distance {min(table):.2e} m; SimPhant sinks {depth:.2e} m under {force:.2f} N")
+    assert table and min(table) > -5e-4
+    assert 3.0 < force < 6.0 and depth < 2e-3
+    g.close()

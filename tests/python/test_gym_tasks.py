@@ -30,6 +30,13 @@ def test_task_list_make_and_gymnasium_registry():
     with pytest.raises(TypeError, match=r"^SliderCrankSpeed-v0: no option 'torque_limt' \(the task's options: "
                                         r"episode_time, target, torque_limit; VectorEnv's: action_high, .*backend"):
         sg.make("SliderCrankSpeed-v0", torque_limt=3.0)
+    with pytest.raises(TypeError, match=r"^SliderCrankSpeed-v0: no option 'torque_limt'"):  # through Gymnasium too
+        gym.make_vec("simphant/SliderCrankSpeed-v0", num_envs=2, torque_limt=3.0)
+    # a step count is a whole number: a fraction is refused, not truncated
+    for bad in (2.7, 0, True, float("nan")):
+        with pytest.raises(ValueError, match=r"^frame_skip: a whole number >= 1 \(got "):
+            sg.make("SliderCrankSpeed-v0", frame_skip=bad)
+    assert sg.make("SliderCrankSpeed-v0", num_envs=1, frame_skip=4.0).frame_skip == 4
     # a task whose factory takes no **kwargs: its own options alone
     sg.register("Fixed-v0", lambda num_envs=None, *, size=1: sg.make("SliderCrankSpeed-v0", num_envs=num_envs),
                 gymnasium_registry=False)

@@ -280,6 +280,44 @@ def test_a_robot_run_writes_its_energy_reductions_derivatives(tmp_path):
             np.testing.assert_array_equal(f[f"reduction_sensitivities/energy/{s}"][:], a)
 
 
+def test_the_state_tangents_view_aliases_the_engine():
+    """state_sensitivities_view(): (n, state_size, S) over the engine's own tangents, no
+    copy. On the DAE path (the four-bar) its q and qdot blocks are state_sensitivities()'s
+    r, p and v, omega per body; for a robot in joint coordinates (arm7, aba) they are
+    joint_state_sensitivities()'s dq and dqd. It follows a step without a new call, is
+    read-only, and is refused with more than 4 parameters (more than one pass) and
+    without sensitivities."""
+    doc = _scene("four_bar.json")
+    paths = ["bodies.coupler.mass", "joints.rocker_pivot.frame_i.origin[0]"]
+    sim = simphant.Simulator(doc, instances=3, backend="cpu", threads=2, sensitivities=paths)
+    view = sim.state_sensitivities_view()
+    N = sim.n_bodies
+    assert view.shape == (3, sim.state_size, 2) and view.dtype == np.float64 and not view.flags.writeable
+    for steps in (0, 50):
+        sim.step(steps)  # the same array, updated in place
+        copy = sim.state_sensitivities()
+        np.testing.assert_array_equal(view[:, :7 * N].reshape(3, N, 7, 2), copy[:, :, :7])
+        np.testing.assert_array_equal(view[:, 7 * N:].reshape(3, N, 6, 2), copy[:, :, 7:])
+    assert np.abs(view).max() > 0
+    with pytest.raises(ValueError):
+        view[0, 0, 0] = 1.0
+    arm = _scene("arm7.json")
+    arm["robot"]["urdf"] = str(ROOT / "examples" / "arm7.urdf")
+    arm["robot"]["urdf_dynamics"] = {"limits": False}
+    arm["solver"]["type"] = "aba"
+    sim = simphant.Simulator(arm, instances=2, backend="cpu", sensitivities=["robot.qd0[1]", "robot.gravity[2]"])
+    sim.step(30)
+    view = sim.state_sensitivities_view()
+    dq, dqd, _ = sim.joint_state_sensitivities()
+    np.testing.assert_array_equal(view[:, :7], dq)
+    np.testing.assert_array_equal(view[:, 7:], dqd)
+    five = [f"robot.qd0[{k}]" for k in range(5)]
+    with pytest.raises(ValueError, match="5 parameters run in 2 passes of 4 tangents"):
+        simphant.Simulator(arm, instances=1, backend="cpu", sensitivities=five).state_sensitivities_view()
+    with pytest.raises(RuntimeError, match="no sensitivities"):
+        simphant.Simulator(arm, instances=1, backend="cpu").state_sensitivities_view()
+
+
 def test_the_scene_section_and_the_argument(tmp_path):
     doc = _scene("four_bar.json")
     doc["sensitivities"] = {"parameters": ["bodies.coupler.mass"]}

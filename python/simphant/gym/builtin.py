@@ -17,7 +17,7 @@ import numpy as np
 
 from . import mdp
 from .registry import register
-from .vector_env import VectorEnv
+from .vector_env import VectorEnv, whole_number
 
 
 def _build(defaults: Dict[str, Any], overrides: Dict[str, Any]) -> VectorEnv:
@@ -96,7 +96,7 @@ def slider_crank_speed(num_envs: Optional[int] = None, *, target: Union[float, T
         raise ValueError(f"target: a speed > 0 or a range 0 < low <= high [rad/s] (got {target})")
     goal = mdp.GoalSampler(low, high)
     omega_y = mdp.body_state("crank", "omega", components=[1])
-    frame_skip = int(kwargs.pop("frame_skip", 10))
+    frame_skip = whole_number("frame_skip", kwargs.pop("frame_skip", 10))
     scene = kwargs.pop("scene", SLIDER_CRANK_SCENE)
     dt = float(scene["solver"]["dt"]) if isinstance(scene, dict) else 0.0005
     events = [goal] + list(kwargs.pop("reset_events", []))

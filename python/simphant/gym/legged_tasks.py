@@ -18,7 +18,7 @@ from .._quiet import quiet_warnings
 from . import mdp
 from .builtin import _build
 from .registry import register
-from .vector_env import VectorEnv
+from .vector_env import VectorEnv, whole_number
 
 #: Solo-12's joints in the URDF's (and the actions') order
 SOLO12_JOINTS: List[str] = [f"{leg}_{j}" for leg in ("FL", "FR", "HL", "HR") for j in ("HAA", "HFE", "KFE")]
@@ -108,8 +108,7 @@ def solo12_stand_up(num_envs: Optional[int] = None, *, target_height: float = 0.
             raise ValueError(f"{name}: must be > 0 (got {value})")
     if not q_noise >= 0:
         raise ValueError(f"q_noise: must be >= 0 [rad] (got {q_noise})")
-    if frame_skip < 1:
-        raise ValueError(f"frame_skip: must be >= 1 (got {frame_skip})")
+    frame_skip = whole_number("frame_skip", frame_skip)
     scene = kwargs.pop("scene", SOLO12_STAND_UP_SCENE)
     events: List[Any] = []
     if q_noise > 0:

@@ -19,6 +19,7 @@ import numpy as np
 from . import mdp
 from .mujoco_tasks import _host, _make, actuator_map, asset_path, mjcf_scene
 from .registry import register
+from .vector_env import whole_number
 
 #: The contact section of Ant-v5: a linear law, K = 1e4 N/m (the 0.91 kg ant sinks 0.2 mm
 #: on four feet), e = 0.1, friction 1 (MuJoCo's pair takes the larger of the geoms' 1 and
@@ -152,7 +153,7 @@ def ant(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1.0, c
     n = len(ref)
     qpos0 = np.concatenate([info["base"]["position"], info["base"]["orientation"], ref])
     bodies = mujoco_bodies(xml)
-    fs, sub = int(frame_skip), int(substeps)
+    fs, sub = whole_number("frame_skip", frame_skip), whole_number("substeps", substeps)
     env_dt = fs * float(info["timestep"])
     w_fwd, w_ctrl, w_contact = float(forward_reward_weight), float(ctrl_cost_weight), float(contact_cost_weight)
     alive = float(healthy_reward)

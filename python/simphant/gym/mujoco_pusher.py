@@ -15,6 +15,7 @@ import numpy as np
 from . import mdp
 from .mujoco_tasks import _host, _make, actuator_map, asset_path, body_offset, mjcf_scene
 from .registry import register
+from .vector_env import whole_number
 
 #: The contact section of Pusher-v5. Every geom of pusher_v5.xml has condim 1 (a
 #: frictionless normal force), so friction 0. The ground is the table's plane
@@ -90,7 +91,7 @@ def pusher(num_envs: Optional[int] = None, *, reward_near_weight: float = 0.5, r
     if any(link["ref"] != 0 for link in info["links"]):
         raise ValueError(f"{xml}: a joint with ref != 0 (the observation reads q as MuJoCo's qpos)")
     points = [mdp.link_point(*body_offset(xml, body)) for body in ("tips_arm", "object", "goal")]
-    fs, sub = int(frame_skip), int(substeps)
+    fs, sub = whole_number("frame_skip", frame_skip), whole_number("substeps", substeps)
     w_near, w_dist, w_ctrl = float(reward_near_weight), float(reward_dist_weight), float(reward_control_weight)
     holder: List[Any] = []  # the env: its last_actions
 

@@ -30,7 +30,7 @@ from .._quiet import quiet_warnings
 from . import mdp
 from .builtin import _build
 from .registry import register
-from .vector_env import VectorEnv
+from .vector_env import VectorEnv, whole_number
 
 #: The folder of the shipped MJCF files (Gymnasium 1.4.0's, unchanged below a header).
 ASSETS = pathlib.Path(__file__).resolve().parent / "assets"
@@ -64,11 +64,10 @@ def mjcf_scene(xml: str, solver: str = "aba", steps: int = 1, substeps: int = 1,
     info = _simphant.mjcf_model(xml)
     if not any_integrator and str(info["integrator"]).upper() != "RK4":
         raise ValueError(f"{xml}: <option integrator={info['integrator']!r}>: these tasks follow MuJoCo's RK4")
-    if int(substeps) < 1:
-        raise ValueError(f"substeps: must be >= 1 (got {substeps})")
+    substeps = whole_number("substeps", substeps)
     timestep = float(info["timestep"])
     scene: Dict[str, Any] = {"name": info["name"], "robot": {"mjcf": str(xml)},
-                             "solver": {"type": solver, "dt": timestep / int(substeps),
+                             "solver": {"type": solver, "dt": timestep / substeps,
                                         "t_end": max(1, int(steps)) * timestep, "integrator": "rk4"}}
     if info["floating"]:  # the free body where the file puts it (MuJoCo's qpos0), as a scene file of it
         scene["robot"]["base"] = {"position": list(info["base"]["position"]),
@@ -205,7 +204,7 @@ def inverted_pendulum(num_envs: Optional[int] = None, *, reset_noise_scale: floa
     """
     xml = asset_path("inverted_pendulum.xml")
     gear, low, high, names = actuator_map(xml)
-    fs = int(frame_skip)
+    fs = whole_number("frame_skip", frame_skip)
 
     def terminated(sim: Any, obs: Any) -> np.ndarray:
         q, qd, _ = sim.joint_state()
@@ -266,7 +265,7 @@ def inverted_double_pendulum(num_envs: Optional[int] = None, *, healthy_reward: 
     gear, low, high, names = actuator_map(xml)
     body, offset = site_offset(xml, "tip")
     tip = mdp.link_point(body, offset)
-    fs = int(frame_skip)
+    fs = whole_number("frame_skip", frame_skip)
     alive = float(healthy_reward)
 
     def observe(sim: Any) -> np.ndarray:
@@ -359,7 +358,7 @@ def reacher(num_envs: Optional[int] = None, *, reward_dist_weight: float = 1.0, 
     ref = np.array([link["ref"] for link in info["links"]])
     fingertip = mdp.link_point(*body_offset(xml, "fingertip"))
     target = mdp.link_point(*body_offset(xml, "target"))
-    fs = int(frame_skip)
+    fs = whole_number("frame_skip", frame_skip)
     w_dist, w_ctrl = float(reward_dist_weight), float(reward_control_weight)
     holder: List[Any] = []  # the env, for its last_actions
 
@@ -429,7 +428,7 @@ def _planar_walker(xml: str, default_contact: Dict[str, Any], num_envs: Optional
     gear, low, high, names = actuator_map(xml)
     info = _simphant.mjcf_model(xml)
     ref = np.array([link["ref"] for link in info["links"]])
-    fs, sub = int(frame_skip), int(substeps)
+    fs, sub = whole_number("frame_skip", frame_skip), whole_number("substeps", substeps)
     env_dt = fs * float(info["timestep"])
     w_fwd, w_ctrl, alive = float(forward_reward_weight), float(ctrl_cost_weight), float(healthy_reward)
     skip = 1 if exclude_current_positions_from_observation else 0

@@ -38,7 +38,7 @@ def register(name: str, factory: TaskFactory, description: str = "", *, overwrit
 
     factory(num_envs=None, **kwargs) builds the env. With gymnasium_registry the task is
     also registered in Gymnasium as "simphant/<name>" with a vector entry point:
-    gymnasium.make_vec("simphant/<name>", num_envs=..., **kwargs) calls the factory
+    gymnasium.make_vec("simphant/<name>", num_envs=..., **kwargs) builds it as make() does
     (gymnasium.make of a single env is not offered). Raises ValueError for a malformed
     name, or a name already registered unless overwrite.
     """
@@ -51,7 +51,7 @@ def register(name: str, factory: TaskFactory, description: str = "", *, overwrit
         gym_id = f"simphant/{name}"
         if gym_id in gym.registry:
             del gym.registry[gym_id]
-        gym.register(id=gym_id, vector_entry_point=factory)
+        gym.register(id=gym_id, vector_entry_point=lambda num_envs=None, **kwargs: make(name, num_envs, **kwargs))
 
 
 def tasks() -> List[str]:
@@ -79,7 +79,7 @@ def _options(factory: TaskFactory) -> str:
     own = sorted(p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "num_envs")
     text = f"the task's options: {', '.join(own) or 'none'}"
     if any(p.kind == p.VAR_KEYWORD for p in params):
-        env = [n for n in inspect.signature(VectorEnv.__init__).parameters if n not in ("self", "num_envs")]
+        env = [n for n in inspect.signature(VectorEnv.__init__).parameters if n not in ("self", "num_envs", *own)]
         text += f"; VectorEnv's: {', '.join(sorted(env + ['torch', 'device']))}"
     return text
 

@@ -25,6 +25,16 @@ ResetEvent = Callable[[Any, np.ndarray, np.random.Generator], None]
 StepEvent = Callable[[Any], None]
 
 
+def whole_number(name: str, value: Any) -> int:
+    """value as an int >= 1 (a step count: frame_skip, substeps); ValueError naming `name`
+    for anything else, a fraction (2.7) or a bool included, rather than truncating it."""
+    ok = not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating)) \
+        and np.isfinite(value) and int(value) == value and int(value) >= 1
+    if not ok:
+        raise ValueError(f"{name}: a whole number >= 1 (got {value!r})")
+    return int(value)
+
+
 class VectorEnv(gym.vector.VectorEnv):
     """num_envs instances of a scene as one Gymnasium vector env (Gymnasium 1.x API).
 
@@ -111,8 +121,7 @@ class VectorEnv(gym.vector.VectorEnv):
                  pre_step_events: Sequence[StepEvent] = (), render_mode: Optional[str] = None,
                  render_width: int = 320, render_height: int = 240,
                  render_envs: Optional[Sequence[int]] = None, camera: Optional[Camera] = None) -> None:
-        if frame_skip < 1:
-            raise ValueError(f"frame_skip: must be >= 1 (got {frame_skip})")
+        frame_skip = whole_number("frame_skip", frame_skip)
         if max_episode_steps is not None and max_episode_steps < 1:
             raise ValueError(f"max_episode_steps: must be >= 1 (got {max_episode_steps})")
         autoreset_mode = AutoresetMode(autoreset_mode)
@@ -161,7 +170,7 @@ class VectorEnv(gym.vector.VectorEnv):
         self.single_observation_space = gym.spaces.Box(-np.inf, np.inf, (self._obs.size,), dtype=self.dtype)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self._reward, self._terminated = reward, terminated
-        self.max_episode_steps, self.frame_skip, self.randomize = max_episode_steps, int(frame_skip), bool(randomize)
+        self.max_episode_steps, self.frame_skip, self.randomize = max_episode_steps, frame_skip, bool(randomize)
         self._elapsed = np.zeros(self.num_envs, np.int64)
         self.last_actions: Any = np.zeros((self.num_envs, len(low)))  # step()'s actions before clipping
         self._autoreset = np.zeros(self.num_envs, bool)

@@ -17,11 +17,13 @@
 //    separating-axis gap (a lower bound on the gap); box-box and capsule-box choose a
 //    face axis over an edge-edge axis that is shallower by less than kEdgeAxisBias
 //    (relative), so that resting contacts keep a stable face manifold; capsule-cylinder
-//    whose axis enters the cylinder reports the depth of the axis's deepest point plus
-//    the radius (a lower bound on the penetration depth; exact while the axis is
-//    outside, i.e. for overlaps shallower than the capsule's radius).
+//    whose axis enters the cylinder reports the smallest overlap over the cylinder's face
+//    axes and one side axis (an upper bound on the penetration depth: the shapes separate
+//    by it along its normal; exact while the axis is outside, i.e. for overlaps shallower
+//    than the capsule's radius).
 //  - contact[i].point_W lies midway between the two surfaces: point + depth/2 normal is
-//    on (or in) shape A, point - depth/2 normal on (or in) shape B.
+//    on (or in) shape A, point - depth/2 normal on (or in) shape B (a capsule axis inside
+//    a cylinder: on the plane of the cylinder's face or side, possibly beyond its rim).
 //  - The deepest contact has depth -distance, except for deep box-box and capsule-box
 //    overlaps whose deepest vertex lies outside the reference face (its clipped manifold
 //    is then shallower), and for a capsule nearly parallel to another capsule or along a
@@ -627,11 +629,58 @@ SP_HD ContactSet<T> collide_sphere_cylinder(const Shape<T>& a, const ShapePose<T
   return s;
 }
 
+/// Capsule (A) - cylinder (B) whose axis P + t D (cylinder frame, t in [0, 1]) enters the
+/// cylinder (rc, half): the separating axes of the cylinder's end faces (+-z) and of its
+/// side in the direction u from the axis to the segment's projection's nearest point
+/// (the segment across the axis: perpendicular to its projection; along the axis: x).
+/// The smallest overlap is the depth (the shapes separate by it along its axis: an upper
+/// bound on the penetration depth), its axis the normal; one contact, midway between the
+/// capsule's surface point deepest along the normal and the plane of the cylinder's face
+/// (or the side's tangent plane) on the normal's line through it, so that the depth's rate
+/// is the normal velocity there. That plane point may lie outside the cylinder's rim.
+/// Normals from A to B.
+template <class T>
+SP_HD ContactSet<T> capsule_axis_in_cylinder(const Vec3<T>& P, const Vec3<T>& D, T r, T rc, T half,
+                                              const ShapePose<T>& b_W, T margin) {
+  using namespace collide_detail;
+  const Vec3<T> Q = P + D;
+  // The side: the nearest point of the projected segment to the axis.
+  const T dxy = D.x * D.x + D.y * D.y;
+  const T tq = dxy > T(0) ? clamp(-(P.x * D.x + P.y * D.y) / dxy, T(0), T(1)) : T(0);
+  const T qx = P.x + tq * D.x, qy = P.y + tq * D.y;
+  const T dq = lane_sqrt(qx * qx + qy * qy);
+  const T tiny = T(16) * machine_eps(T()) * (rc + half + lane_sqrt(dxy) + lane_abs(P.x) + lane_abs(P.y));
+  Vec3<T> u = dq > tiny ? Vec3<T>{qx / dq, qy / dq, T(0)}
+              : dxy > T(0) ? Vec3<T>{-D.y / lane_sqrt(dxy), D.x / lane_sqrt(dxy), T(0)}
+                           : Vec3<T>{T(1), T(0), T(0)};
+  const T side = rc + r - (dq > tiny ? dq : T(0));
+  const T up = half + r - lane_min(P.z, Q.z), down = half + r + lane_max(P.z, Q.z);
+  T depth = side;
+  Vec3<T> n = u;  // cylinder -> capsule
+  if (up < depth) {
+    depth = up;
+    n = Vec3<T>{T(0), T(0), T(1)};
+  }
+  if (down < depth) {
+    depth = down;
+    n = Vec3<T>{T(0), T(0), T(-1)};
+  }
+  // The segment's point deepest along -n; the capsule's surface point and the plane's along n.
+  const Vec3<T> p = n.z != T(0) ? (dot(P, n) <= dot(Q, n) ? P : Q) : Vec3<T>{qx, qy, P.z + tq * D.z};
+  const T h = n.z != T(0) ? half : rc;  // the cylinder's support along n
+  const Vec3<T> on_capsule = p - r * n, on_plane = p + (h - dot(p, n)) * n;
+  const Vec3<T> n_W = mul(b_W.rot_W, n);
+  ContactSet<T> s = no_contact(-depth, -n_W);
+  if (-depth < margin) push(s, b_W.pos_W + mul(b_W.rot_W, T(0.5) * (on_capsule + on_plane)), -n_W, depth);
+  return s;
+}
+
 /// Capsule (A) - cylinder (B): one contact at the point of the capsule's axis deepest
 /// towards the cylinder (segment_cylinder_deepest), as a sphere of the capsule's radius
 /// there against the cylinder (collide_sphere_cylinder). Two contacts, at the ends of the
 /// overlap, when the axis is parallel to the cylinder's (within 1e-3 rad) against the
-/// curved side, or perpendicular to it (within 1e-3 rad) against an end face.
+/// curved side, or perpendicular to it (within 1e-3 rad) against an end face. An axis
+/// that enters the cylinder: capsule_axis_in_cylinder.
 template <class T>
 SP_HD ContactSet<T> collide_capsule_cylinder(const Shape<T>& a, const ShapePose<T>& a_W, const Shape<T>& b,
                                              const ShapePose<T>& b_W, T margin) {
@@ -649,6 +698,7 @@ SP_HD ContactSet<T> collide_capsule_cylinder(const Shape<T>& a, const ShapePose<
     return collide_sphere_cylinder(ball, ShapePose<T>{b_W.pos_W + mul(R, P + t * D), a_W.rot_W}, b, b_W, margin);
   };
   const ContactSet<T> deepest = ball_at(t_star);
+  if (deepest.distance < -r) return capsule_axis_in_cylinder(P, D, r, rc, half, b_W, margin);
   const T len = norm(D);
   if (deepest.count == 0 || !(len > T(0))) return deepest;
   // The parameter range [lo, hi] of the axis that lies along the touched surface, if any.

@@ -459,6 +459,12 @@ void DaeSensitivityEngine<W>::read_reductions(double* out, const std::int8_t* st
   });
 }
 
+template <int W>
+ArrayView DaeSensitivityEngine<W>::state_tangent_view() {
+  // Pass.Y: structure of arrays, element e of instance i at e * n + i.
+  return dual_tangent_view<W>(passes_.front()->Y.data(), n_, ny_, 1, n_, n_sensitivities(), passes_.size());
+}
+
 template class DaeSensitivityEngine<1>;
 template class DaeSensitivityEngine<SensitivityEngine::kMaxWidth>;
 

@@ -40,6 +40,7 @@ class DaeSensitivityEngine final : public SensitivityEngine {
   void read(double* out, const std::int8_t* status = nullptr) const override;
   void read_frame(const FrameSensitivities& out, const std::int8_t* status, std::int64_t batch_step) override;
   void read_reductions(double* out, const std::int8_t* status, std::int64_t batch_step) override;
+  ArrayView state_tangent_view() override;
 
  private:
   struct Pass;

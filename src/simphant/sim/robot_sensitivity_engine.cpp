@@ -355,6 +355,12 @@ void RobotSensitivityEngine<W>::read_reductions(double* out, const std::int8_t* 
   }
 }
 
+template <int W>
+ArrayView RobotSensitivityEngine<W>::state_tangent_view() {
+  // Pass.Y: row-major, element e of instance i at i * ny + e.
+  return dual_tangent_view<W>(passes_.front()->Y.data(), n_, ny_, ny_, 1, n_sensitivities(), passes_.size());
+}
+
 template class RobotSensitivityEngine<1>;
 template class RobotSensitivityEngine<SensitivityEngine::kMaxWidth>;
 

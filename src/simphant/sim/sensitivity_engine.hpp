@@ -23,12 +23,14 @@
 // ceil(S / kMaxWidth) Dual steps (pass_width).
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "simphant/formulas/reductions.hpp"
 #include "simphant/math/dual.hpp"
 #include "simphant/model/model.hpp"
+#include "simphant/sim/backend.hpp"
 #include "simphant/sim/frame_sensitivities.hpp"
 #include "simphant/sim/quaternion_sign.hpp"
 
@@ -96,6 +98,14 @@ class SensitivityEngine {
   /// where status, (n) the backend's statuses, is given).
   virtual void read(double* out, const std::int8_t* status = nullptr) const = 0;
 
+  /// A view (n, state size, S) of the engine's own state tangents, d(y)/d(parameter s) in
+  /// the backend's state layout (Backend::state_view: y = [q, qdot]), host memory, valid
+  /// until the engine is destroyed and followed by every advance and start. The raw
+  /// tangents: an instance without valid tangents (read() gives NaN) keeps whatever its
+  /// last dual step left. Throws std::invalid_argument when the parameters run in more
+  /// than one pass (S > kMaxWidth): each pass holds its own tangents.
+  virtual ArrayView state_tangent_view() = 0;
+
   /// The derivatives d(quantity)/d(parameter s) of a recorded frame at the current state,
   /// at batch step batch_step, for each pointer of `out` that is set
   /// (FrameSensitivities: the reactions as Backend::read_reactions gives them, the joint
@@ -156,6 +166,31 @@ class SensitivityEngine {
 /// engine, every other model the DAE engine. seeds: S >= 1 parameters for n_instances.
 /// threads: ThreadPool workers (<= 0: default_thread_count()). Throws
 /// std::invalid_argument when the seeds' sizes do not fit.
+/// The state_tangent_view of a pass of W tangents stored as Dual<double, W> (a value, then
+/// its W tangents), S of them in use: element (i, e, t) at Y + i * stride_i + e *
+/// stride_e (in Dual numbers), tangent t. Throws std::invalid_argument for more than one
+/// pass (n_passes > 1).
+template <int W>
+ArrayView dual_tangent_view(Dual<double, W>* Y, int n, int ny, std::int64_t stride_i, std::int64_t stride_e, int S,
+                            std::size_t n_passes) {
+  static_assert(sizeof(Dual<double, W>) == (W + 1) * sizeof(double), "a Dual is its value and tangents, unpadded");
+  if (n_passes > 1)
+    throw std::invalid_argument("state_tangent_view: the " + std::to_string(S) + " parameters run in " +
+                                std::to_string(n_passes) + " passes of " + std::to_string(W) +
+                                " tangents; a view holds one pass (at most " + std::to_string(W) +
+                                " parameters: read the state sensitivities instead)");
+  ArrayView v;
+  v.data = reinterpret_cast<double*>(Y) + 1;  // tangent 0 of element 0
+  v.ndim = 3;
+  v.shape[0] = n;
+  v.shape[1] = ny;
+  v.shape[2] = S;
+  v.strides[0] = stride_i * (W + 1);
+  v.strides[1] = stride_e * (W + 1);
+  v.strides[2] = 1;
+  return v;
+}
+
 std::unique_ptr<SensitivityEngine> make_sensitivity_engine(std::shared_ptr<const std::vector<Model>> models,
                                                            int n_instances, SensitivitySeeds seeds, int threads);
 

@@ -222,6 +222,11 @@ void Simulator::read_state_sensitivities(double* out) const {
   sensitivities_->read(out, status.data());
 }
 
+ArrayView Simulator::state_sensitivities_view() {
+  if (!sensitivities_) throw std::logic_error("state_sensitivities_view: no sensitivities (enable_sensitivities)");
+  return sensitivities_->state_tangent_view();
+}
+
 void Simulator::read_reaction_sensitivities(double* out) const {
   if (!sensitivities_) throw std::logic_error("read_reaction_sensitivities: no sensitivities (enable_sensitivities)");
   FrameSensitivities f;

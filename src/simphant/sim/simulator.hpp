@@ -272,6 +272,14 @@ class Simulator {
   /// per unit of each parameter's scene unit; NaN for an instance whose status (the
   /// backend's) is not Ok or whose dual step failed. Throws std::logic_error without sensitivities.
   void read_state_sensitivities(double* out) const;
+  /// A view (n_instances, state_size(), n_sensitivities()) of the engine's state tangents
+  /// d(y)/d(value) in the backend's state layout (state_view's y = [q, qdot]), host
+  /// memory aliasing the engine (SensitivityEngine::state_tangent_view): it follows every
+  /// advance and reset; not NaN-masked (an instance that crossed a joint law or whose
+  /// status is not Ok keeps stale tangents: check sensitivity_crossed() and the status).
+  /// Throws std::logic_error without sensitivities, std::invalid_argument with more than
+  /// SensitivityEngine::kMaxWidth parameters (more than one pass).
+  ArrayView state_sensitivities_view();
   /// out (n_instances, n_joints, 6, n_sensitivities()): d(reactions) / d(value), the
   /// reactions as read_reactions gives them (force [N] and torque [N m] each joint applies
   /// to its body_j at the anchor, world frame), evaluated by the engine's dual frame at
