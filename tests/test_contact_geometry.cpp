@@ -349,9 +349,7 @@ void check_random_pair(const Placed& A, const Placed& B, PairStats& st) {
                                 (A.shape.kind == ShapeKind::Cylinder && B.shape.kind == ShapeKind::Capsule);
   const double capsule_r = A.shape.kind == ShapeKind::Capsule ? A.shape.size[0] : B.shape.size[0];
   const bool axis_inside = capsule_cylinder && -s.distance > capsule_r + tol;
-  if (axis_inside) {
-    EXPECT_EQ(s.count, 1) << "one contact once the axis is inside";
-  }
+
   (s.distance < 0 ? st.overlapping : st.separated)++;
   if (s.count > 1) st.multi++;
   if (axis_inside) st.lower_bound++;
@@ -401,7 +399,7 @@ void check_random_pair(const Placed& A, const Placed& B, PairStats& st) {
   }
   if (s.count > 0 && deepest < -s.distance - tol) {
     st.shallower_manifold++;
-    EXPECT_TRUE(boxy) << "only box manifolds may be shallower than the pair";
+    EXPECT_TRUE(boxy || axis_inside) << "only box and deep capsule-cylinder manifolds may be shallower than the pair";
   }
   // (3) symmetry.
   const ContactSet<double> r = collide_d(B, A);
@@ -603,24 +601,50 @@ TEST(ContactGeometry, CapsuleAgainstCylinder) {
   // The axis through the cylinder: the smallest overlap of the faces' and the side's axes.
   const Placed through = placed(shape_of(ShapeKind::Capsule, 0.1, 1.0), {0, 0.3, 0.0}, along_x);
   s = collide_d(through, cyl);
-  ASSERT_EQ(s.count, 1);
-  EXPECT_NEAR(s.distance, -0.3, 1e-12);  // side: 0.5 + 0.1 - 0.3; faces: 0.4 + 0.1
-  expect_vec(s.normal_W, -kY);
+  ASSERT_EQ(s.count, 2);  // at the ends of the axis's part inside the cylinder, x = +-0.4
+  EXPECT_NEAR(s.distance, -0.3, 1e-9);  // side: 0.5 + 0.1 - 0.3; faces: 0.4 + 0.1
+  expect_vec(s.normal_W, -kY, 1e-9);
+  expect_contact_at(s, {-0.4, 0.35, 0}, 0.3, 1e-9);
+  expect_contact_at(s, {0.4, 0.35, 0}, 0.3, 1e-9);
   // Pressed through the top face (the axis 1 mm below it), level or tilted a little, and
   // through the side: the depth goes on from the shallow side's (r + 1 mm), one contact
   // whose normal still pushes the capsule out the way it came in.
-  for (double tilt : {0.0, 5e-4, -5e-4}) {
+  // Level or tilted a little: two contacts at the ends of the chord over the disc (level:
+  // x = +-0.5), the separating axis perpendicular to the rod.
+  for (double tilt : {0.0, 5e-4, -5e-4, 2e-3}) {
     const Placed pressed = placed(shape_of(ShapeKind::Capsule, 0.1, 1.0), {0.2, 0, 0.399}, about(kY, M_PI / 2 + tilt));
     s = collide_d(pressed, cyl);
-    ASSERT_EQ(s.count, 1);
-    expect_vec(s.normal_W, -kZ);
-    EXPECT_NEAR(s.distance, -(0.101 + std::sin(std::fabs(tilt)) * 1.0), 1e-9);  // the lower end sets the overlap
+    ASSERT_EQ(s.count, 2) << tilt;
+    // Tilted, the separating axis leans with the rod (towards the rim under its lower
+    // end), a little shallower than the face's overlap.
+    EXPECT_GT(dot(s.normal_W, -kZ), std::cos(2 * std::fabs(tilt)) - 1e-12) << tilt;
+    EXPECT_LE(s.distance, -0.101 + 1e-9) << tilt;
+    EXPECT_GE(s.distance, -(0.101 + std::sin(std::fabs(tilt)) * (tilt > 0 ? 1.2 : 0.8)) - 1e-9) << tilt;
+    if (tilt == 0.0) {
+      EXPECT_NEAR(s.distance, -0.101, 1e-9);
+      expect_contact_at(s, {-0.5, 0, 0.3495}, 0.101, 1e-9);
+      expect_contact_at(s, {0.5, 0, 0.3495}, 0.101, 1e-9);
+    }
   }
+  // Along the side 1 mm past its radius: the two ends of its part within the side's height.
   const Placed beside = placed(shape_of(ShapeKind::Capsule, 0.1, 0.5), {0, 0.499, -0.3});
   s = collide_d(beside, cyl);
-  ASSERT_EQ(s.count, 1);
-  EXPECT_NEAR(s.distance, -0.101, 1e-12);
-  expect_vec(s.normal_W, -kY);
+  ASSERT_EQ(s.count, 2);
+  EXPECT_NEAR(s.distance, -0.101, 1e-9);
+  expect_vec(s.normal_W, -kY, 1e-9);
+  expect_contact_at(s, {0, 0.4495, -0.4}, 0.101, 1e-9);
+  expect_contact_at(s, {0, 0.4495, 0.2}, 0.101, 1e-9);
+  // Entering over the rim (the axis along (-1, 0, 1) through the rim point (0.5, 0, 0.4)):
+  // the depth goes on from the shallow side's r as the axis crosses the rim.
+  const V3 entry = unit(V3{-1, 0, 1}), out = unit(V3{1, 0, 1});
+  for (double delta : {-1e-6, 1e-9, 1e-6, 1e-3}) {
+    const Placed rim = placed(shape_of(ShapeKind::Capsule, 0.1, 0.3), V3{0.5, 0, 0.4} - delta * out,
+                              qmul(about(kY, -M_PI / 4), Quatd{1, 0, 0, 0}));
+    ASSERT_NEAR(dot(rot_axis(rim.pose.rot_W, 2), entry), 1.0, 1e-12);
+    s = collide_d(rim, cyl);
+    EXPECT_NEAR(s.distance, -(0.1 + delta), 1e-7) << delta;
+    expect_vec(s.normal_W, -out, 1e-3);
+  }
 }
 
 TEST(ContactGeometry, BoxRestingFaceOnFaceGivesFourEqualDepths) {

@@ -36,7 +36,8 @@ def test_task_list_make_and_gymnasium_registry():
     for bad in (2.7, 0, True, float("nan")):
         with pytest.raises(ValueError, match=r"^frame_skip: a whole number >= 1 \(got "):
             sg.make("SliderCrankSpeed-v0", frame_skip=bad)
-    assert sg.make("SliderCrankSpeed-v0", num_envs=1, frame_skip=4.0).frame_skip == 4
+    for good in (4.0, np.array(4), np.int32(4)):
+        assert sg.make("SliderCrankSpeed-v0", num_envs=1, frame_skip=good).frame_skip == 4
     # a task whose factory takes no **kwargs: its own options alone
     sg.register("Fixed-v0", lambda num_envs=None, *, size=1: sg.make("SliderCrankSpeed-v0", num_envs=num_envs),
                 gymnasium_registry=False)

@@ -79,8 +79,10 @@ def pusher(num_envs: Optional[int] = None, *, reward_near_weight: float = 0.5, r
 
     Gymnasium's file integrates with MuJoCo's semi-implicit Euler at 0.01 s and touches
     through MuJoCo's soft constraints; this one integrates with RK4 and touches through
-    SimPhant's compliant law (docs/contact.md). Without contact the two agree to the
-    integrators' accuracy (docs/python.md "Pusher-v5": to 1e-8 against MuJoCo's RK4).
+    SimPhant's compliant law (docs/contact.md), and its joints' stops differ (the reset
+    leaves the elbow and wrist flex on their upper limits). Without contact and inside
+    the joints' ranges the two agree to the integrators' accuracy (docs/python.md
+    "Pusher-v5": to 1e-8 against MuJoCo's RK4).
     """
     xml = asset_path("pusher_v5.xml")
     gear, low, high, names = actuator_map(xml)

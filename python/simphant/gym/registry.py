@@ -51,7 +51,7 @@ def register(name: str, factory: TaskFactory, description: str = "", *, overwrit
         gym_id = f"simphant/{name}"
         if gym_id in gym.registry:
             del gym.registry[gym_id]
-        gym.register(id=gym_id, vector_entry_point=lambda num_envs=None, **kwargs: make(name, num_envs, **kwargs))
+        gym.register(id=gym_id, vector_entry_point=lambda num_envs=None, **kwargs: _build_task(name, num_envs, kwargs))
 
 
 def tasks() -> List[str]:
@@ -91,6 +91,11 @@ def make(name: str, num_envs: Optional[int] = None, **kwargs: Any) -> VectorEnv:
     torch=True builds a TorchVectorEnv (with device=...). `name` may omit the version
     (the highest registered one). Raises KeyError for an unknown name, TypeError naming
     the task and its options for an option it does not take."""
+    return _build_task(name, num_envs, kwargs)
+
+
+def _build_task(name: str, num_envs: Optional[int], kwargs: Dict[str, Any]) -> VectorEnv:
+    """make()'s work, with the options as a dict (one named `name` passes through)."""
     spec = task_spec(name)
     try:
         return spec.factory(num_envs=num_envs, **kwargs)

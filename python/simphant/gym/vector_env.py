@@ -1,6 +1,7 @@
 """simphant.gym.VectorEnv: a Gymnasium 1.x vector env over one Simulator."""
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import gymnasium as gym
@@ -26,13 +27,17 @@ StepEvent = Callable[[Any], None]
 
 
 def whole_number(name: str, value: Any) -> int:
-    """value as an int >= 1 (a step count: frame_skip, substeps); ValueError naming `name`
-    for anything else, a fraction (2.7) or a bool included, rather than truncating it."""
-    ok = not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating)) \
-        and np.isfinite(value) and int(value) == value and int(value) >= 1
-    if not ok:
+    """value as an int >= 1 (a step count: frame_skip, substeps): anything float() reads
+    (an int, a NumPy scalar or 0-d array, "4") whose value is a whole number. ValueError
+    naming `name` for anything else, a fraction (2.7), a bool or a non-finite number
+    included, rather than truncating it."""
+    try:
+        v = None if isinstance(value, (bool, np.bool_)) else float(value)
+    except (TypeError, ValueError, OverflowError):
+        v = None
+    if v is None or not (math.isfinite(v) and v >= 1 and v == math.floor(v)):
         raise ValueError(f"{name}: a whole number >= 1 (got {value!r})")
-    return int(value)
+    return int(v)
 
 
 class VectorEnv(gym.vector.VectorEnv):

@@ -17,10 +17,10 @@
 //    separating-axis gap (a lower bound on the gap); box-box and capsule-box choose a
 //    face axis over an edge-edge axis that is shallower by less than kEdgeAxisBias
 //    (relative), so that resting contacts keep a stable face manifold; capsule-cylinder
-//    whose axis enters the cylinder reports the smallest overlap over the cylinder's face
-//    axes and one side axis (an upper bound on the penetration depth: the shapes separate
-//    by it along its normal; exact while the axis is outside, i.e. for overlaps shallower
-//    than the capsule's radius).
+//    whose axis enters the cylinder reports the smallest overlap over a family of
+//    separating axes (faces, side, rim: capsule_axis_in_cylinder), an upper bound on the
+//    penetration depth (the shapes separate by it along its normal); exact while the axis
+//    is outside, i.e. for overlaps shallower than the capsule's radius.
 //  - contact[i].point_W lies midway between the two surfaces: point + depth/2 normal is
 //    on (or in) shape A, point - depth/2 normal on (or in) shape B (a capsule axis inside
 //    a cylinder: on the plane of the cylinder's face or side, possibly beyond its rim).
@@ -629,49 +629,140 @@ SP_HD ContactSet<T> collide_sphere_cylinder(const Shape<T>& a, const ShapePose<T
   return s;
 }
 
-/// Capsule (A) - cylinder (B) whose axis P + t D (cylinder frame, t in [0, 1]) enters the
-/// cylinder (rc, half): the separating axes of the cylinder's end faces (+-z) and of its
-/// side in the direction u from the axis to the segment's projection's nearest point
-/// (the segment across the axis: perpendicular to its projection; along the axis: x).
-/// The smallest overlap is the depth (the shapes separate by it along its axis: an upper
-/// bound on the penetration depth), its axis the normal; one contact, midway between the
-/// capsule's surface point deepest along the normal and the plane of the cylinder's face
-/// (or the side's tangent plane) on the normal's line through it, so that the depth's rate
-/// is the normal velocity there. That plane point may lie outside the cylinder's rim.
-/// Normals from A to B.
+/// Overlap [m] along the unit direction u (cylinder frame) of the cylinder (rc, half) and
+/// the capsule of radius r on the segment [P, Q]: h_cylinder(u) + h_capsule(-u).
 template <class T>
-SP_HD ContactSet<T> capsule_axis_in_cylinder(const Vec3<T>& P, const Vec3<T>& D, T r, T rc, T half,
+SP_HD T capsule_cylinder_overlap(const Vec3<T>& P, const Vec3<T>& Q, T r, T rc, T half, const Vec3<T>& u) {
+  return half * lane_abs(u.z) + rc * lane_sqrt(u.x * u.x + u.y * u.y) + r - lane_min(dot(P, u), dot(Q, u));
+}
+
+/// Samples and golden-section steps of the angle search of capsule_axis_in_cylinder.
+constexpr int kAxisAngleSamples = 32, kAxisAngleRefinements = 40;
+
+/// Capsule (A) - cylinder (B) whose axis P + t D (cylinder frame, t in [0, 1]) enters the
+/// cylinder (rc, half); P + t_star D is the axis's point deepest in it. Separating axes: in
+/// the vertical planes through the cylinder's axis and four radial directions (to the
+/// segment's projection's nearest point, to the deepest point, to each end), every direction from
+/// the one end face's normal over the side to the other's (33 samples of the angle, then
+/// golden-section steps about the best). These hold the end faces, the side and the rim
+/// edge towards those points, so the depth goes on continuously from the exact shallow
+/// one as the axis enters over a face, the side or the rim. The smallest overlap is the
+/// depth (the shapes separate by it along its axis: an upper bound on the penetration
+/// depth), its axis the normal. Contacts: the segment's end deepest along the normal; or,
+/// the segment within 1e-3 rad of perpendicular to it, the two ends of its part inside
+/// the solid cylinder (the deepest point where that part is shorter than 1e-3 (r + rc));
+/// each midway between the capsule's surface point and the cylinder's support plane on the
+/// normal's line through it (so that the depth's rate is the normal velocity there; the
+/// plane's point may lie beyond the rim). Normals from A to B.
+template <class T>
+SP_HD ContactSet<T> capsule_axis_in_cylinder(const Vec3<T>& P, const Vec3<T>& D, T t_star, T r, T rc, T half,
                                               const ShapePose<T>& b_W, T margin) {
   using namespace collide_detail;
+  using std::cos;  // as math/small.hpp calls them
+  using std::sin;
   const Vec3<T> Q = P + D;
-  // The side: the nearest point of the projected segment to the axis.
+  const T scale = rc + half + r + norm(D) + norm(P);
+  const T tiny = T(16) * machine_eps(T()) * scale;
+  // Radial directions: to the projected segment's nearest point to the axis (across the
+  // axis: perpendicular to the projection), to the deepest point, to each end.
   const T dxy = D.x * D.x + D.y * D.y;
   const T tq = dxy > T(0) ? clamp(-(P.x * D.x + P.y * D.y) / dxy, T(0), T(1)) : T(0);
-  const T qx = P.x + tq * D.x, qy = P.y + tq * D.y;
-  const T dq = lane_sqrt(qx * qx + qy * qy);
-  const T tiny = T(16) * machine_eps(T()) * (rc + half + lane_sqrt(dxy) + lane_abs(P.x) + lane_abs(P.y));
-  Vec3<T> u = dq > tiny ? Vec3<T>{qx / dq, qy / dq, T(0)}
-              : dxy > T(0) ? Vec3<T>{-D.y / lane_sqrt(dxy), D.x / lane_sqrt(dxy), T(0)}
-                           : Vec3<T>{T(1), T(0), T(0)};
-  const T side = rc + r - (dq > tiny ? dq : T(0));
-  const T up = half + r - lane_min(P.z, Q.z), down = half + r + lane_max(P.z, Q.z);
-  T depth = side;
-  Vec3<T> n = u;  // cylinder -> capsule
-  if (up < depth) {
-    depth = up;
-    n = Vec3<T>{T(0), T(0), T(1)};
+  const Vec3<T> q = P + tq * D;
+  Vec3<T> radial[4] = {q, P + t_star * D, P, Q};
+  int n_radial = 0;
+  for (int k = 0; k < 4; ++k) {
+    const T l = lane_sqrt(radial[k].x * radial[k].x + radial[k].y * radial[k].y);
+    if (l > tiny) radial[n_radial++] = Vec3<T>{radial[k].x / l, radial[k].y / l, T(0)};
   }
-  if (down < depth) {
-    depth = down;
-    n = Vec3<T>{T(0), T(0), T(-1)};
+  if (n_radial == 0)  // the segment on the axis: any radial direction
+    radial[n_radial++] = dxy > T(0) ? Vec3<T>{-D.y / lane_sqrt(dxy), D.x / lane_sqrt(dxy), T(0)}
+                                    : Vec3<T>{T(1), T(0), T(0)};
+  const T pi = T(3.14159265358979323846);
+  const Vec3<T> z = {T(0), T(0), T(1)};
+  T depth = T(0);
+  Vec3<T> n = z;  // cylinder -> capsule
+  for (int k = 0; k < n_radial; ++k) {
+    const auto at = [&](T angle) { return cos(angle) * radial[k] + sin(angle) * z; };
+    const auto overlap = [&](T angle) { return capsule_cylinder_overlap(P, Q, r, rc, half, at(angle)); };
+    T best = -pi / T(2), f_best = overlap(best);
+    for (int j = 1; j <= kAxisAngleSamples; ++j) {
+      const T angle = -pi / T(2) + T(j) * pi / T(kAxisAngleSamples);
+      const T f = overlap(angle);
+      if (f < f_best) {
+        f_best = f;
+        best = angle;
+      }
+    }
+    const T g = T(0.6180339887498949);  // (sqrt 5 - 1) / 2
+    T lo = lane_max(best - pi / T(kAxisAngleSamples), -pi / T(2)), hi = lane_min(best + pi / T(kAxisAngleSamples), pi / T(2));
+    T a1 = hi - g * (hi - lo), a2 = lo + g * (hi - lo), f1 = overlap(a1), f2 = overlap(a2);
+    for (int j = 0; j < kAxisAngleRefinements; ++j) {
+      if (f1 <= f2) {
+        hi = a2;
+        a2 = a1;
+        f2 = f1;
+        a1 = hi - g * (hi - lo);
+        f1 = overlap(a1);
+      } else {
+        lo = a1;
+        a1 = a2;
+        f1 = f2;
+        a2 = lo + g * (hi - lo);
+        f2 = overlap(a2);
+      }
+    }
+    if (f1 < f_best) {
+      f_best = f1;
+      best = a1;
+    }
+    if (f2 < f_best) {
+      f_best = f2;
+      best = a2;
+    }
+    if (k == 0 || f_best < depth) {
+      depth = f_best;
+      n = at(best);
+    }
   }
-  // The segment's point deepest along -n; the capsule's surface point and the plane's along n.
-  const Vec3<T> p = n.z != T(0) ? (dot(P, n) <= dot(Q, n) ? P : Q) : Vec3<T>{qx, qy, P.z + tq * D.z};
-  const T h = n.z != T(0) ? half : rc;  // the cylinder's support along n
-  const Vec3<T> on_capsule = p - r * n, on_plane = p + (h - dot(p, n)) * n;
   const Vec3<T> n_W = mul(b_W.rot_W, n);
   ContactSet<T> s = no_contact(-depth, -n_W);
-  if (-depth < margin) push(s, b_W.pos_W + mul(b_W.rot_W, T(0.5) * (on_capsule + on_plane)), -n_W, depth);
+  if (!(-depth < margin)) return s;
+  // The contacts' points of the segment, t: the deeper end; or, the segment lying across
+  // the normal (every point equally deep along it), the two ends of its part inside the
+  // solid cylinder (within the disc's radius and the faces' heights), or the deepest
+  // point where that part is too short.
+  const T h = half * lane_abs(n.z) + rc * lane_sqrt(n.x * n.x + n.y * n.y);  // the cylinder's support along n
+  const T dn = dot(D, n), len = norm(D);
+  T ts[2] = {dn >= T(0) ? T(0) : T(1), T(0)};
+  int nt = 1;
+  if (lane_abs(dn) <= T(1e-3) * len) {
+    T lo = T(0), hi = T(1);
+    // |P_xy + t D_xy| <= rc: the roots of dxy t^2 + 2 qb t + qc = 0.
+    const T qb = P.x * D.x + P.y * D.y, qc = P.x * P.x + P.y * P.y - rc * rc, disc = qb * qb - dxy * qc;
+    if (dxy > T(0)) {
+      const T sq = lane_sqrt(lane_max(disc, T(0)));
+      lo = lane_max(lo, (-qb - sq) / dxy);
+      hi = lane_min(hi, (-qb + sq) / dxy);
+    }
+    if (D.z != T(0)) {
+      const T a = (-half - P.z) / D.z, b = (half - P.z) / D.z;
+      lo = lane_max(lo, lane_min(a, b));
+      hi = lane_min(hi, lane_max(a, b));
+    }
+    if ((hi - lo) * len > T(1e-3) * (r + rc)) {
+      ts[0] = lo;
+      ts[1] = hi;
+      nt = 2;
+    } else {
+      ts[0] = t_star;
+    }
+  }
+  for (int e = 0; e < nt; ++e) {
+    const Vec3<T> p = P + ts[e] * D;
+    const Vec3<T> on_capsule = p - r * n, on_plane = p + (h - dot(p, n)) * n;
+    const T d = h + r - dot(p, n);
+    if (-d < margin) push(s, b_W.pos_W + mul(b_W.rot_W, T(0.5) * (on_capsule + on_plane)), -n_W, d);
+  }
   return s;
 }
 
@@ -698,7 +789,7 @@ SP_HD ContactSet<T> collide_capsule_cylinder(const Shape<T>& a, const ShapePose<
     return collide_sphere_cylinder(ball, ShapePose<T>{b_W.pos_W + mul(R, P + t * D), a_W.rot_W}, b, b_W, margin);
   };
   const ContactSet<T> deepest = ball_at(t_star);
-  if (deepest.distance < -r) return capsule_axis_in_cylinder(P, D, r, rc, half, b_W, margin);
+  if (deepest.distance < -r) return capsule_axis_in_cylinder(P, D, t_star, r, rc, half, b_W, margin);
   const T len = norm(D);
   if (deepest.count == 0 || !(len > T(0))) return deepest;
   // The parameter range [lo, hi] of the axis that lies along the touched surface, if any.

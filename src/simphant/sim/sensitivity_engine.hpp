@@ -161,11 +161,6 @@ class SensitivityEngine {
   }
 };
 
-/// The engine for `models` (one per instance or one shared: the Simulator's, as created;
-/// sensitivity_unsupported empty): a robot with solver aba or cga gets the joint-space
-/// engine, every other model the DAE engine. seeds: S >= 1 parameters for n_instances.
-/// threads: ThreadPool workers (<= 0: default_thread_count()). Throws
-/// std::invalid_argument when the seeds' sizes do not fit.
 /// The state_tangent_view of a pass of W tangents stored as Dual<double, W> (a value, then
 /// its W tangents), S of them in use: element (i, e, t) at Y + i * stride_i + e *
 /// stride_e (in Dual numbers), tangent t. Throws std::invalid_argument for more than one
@@ -191,6 +186,11 @@ ArrayView dual_tangent_view(Dual<double, W>* Y, int n, int ny, std::int64_t stri
   return v;
 }
 
+/// The engine for `models` (one per instance or one shared: the Simulator's, as created;
+/// sensitivity_unsupported empty): a robot with solver aba or cga gets the joint-space
+/// engine, every other model the DAE engine. seeds: S >= 1 parameters for n_instances.
+/// threads: ThreadPool workers (<= 0: default_thread_count()). Throws
+/// std::invalid_argument when the seeds' sizes do not fit.
 std::unique_ptr<SensitivityEngine> make_sensitivity_engine(std::shared_ptr<const std::vector<Model>> models,
                                                            int n_instances, SensitivitySeeds seeds, int threads);
 
