@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Env steps per second of a Gymnasium MuJoCo task (InvertedDoublePendulum-v5 by default;
---task Reacher-v5, Hopper-v5, Walker2d-v5, HalfCheetah-v5, Ant-v5 or Pusher-v5) through simphant.gym (backends cpu and cpu-simd, solver aba;
+--task Reacher-v5, Hopper-v5, Walker2d-v5, HalfCheetah-v5, Ant-v5, Pusher-v5 or Humanoid-v5) through simphant.gym (backends cpu and cpu-simd, solver aba;
 a backend that refuses the task, as cpu-simd refuses the hopper's contact, is printed as
 not supported) against Gymnasium's own MuJoCo env vectorised by
 gymnasium.make_vec (vectorization_mode "sync" and "async"), side by side in one run
@@ -15,7 +15,8 @@ actions in [-1, 1] (drawn before the timing), episodes end as they do (the doubl
 pendulum's pole falls within tens of steps; Reacher truncates after 50 steps; the hopper
 and the walker fall within tens of steps under random actions; the cheetah truncates after
 1000; random actions make the ant jump, and its episodes end when the torso rises above
-1 m, after about 325 steps here, 94 in Gymnasium; the pusher truncates after 100) and both
+1 m, after about 325 steps here, 94 in Gymnasium; the pusher truncates after 100; the
+humanoid falls within about 20 steps) and both
 sides autoreset (NEXT_STEP): resets are part of the cost. Each
 configuration is built and warmed up (5 vector steps), then timed in --rounds rounds of
 at least --seconds each; the figure is the best round. SimPhant runs on every core
@@ -37,7 +38,7 @@ from typing import Any, Callable, Dict, List, Optional
 import numpy as np
 
 TASKS = ("InvertedDoublePendulum-v5", "Reacher-v5", "Hopper-v5", "Walker2d-v5", "HalfCheetah-v5", "Ant-v5",
-         "Pusher-v5")
+         "Pusher-v5", "Humanoid-v5")
 
 
 def timed(step: Callable[[np.ndarray], Any], actions: np.ndarray, n: int, rounds: int, seconds: float) -> float:
@@ -93,7 +94,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     configs = [("simphant", "cpu"), ("simphant", "cpu-simd"), ("gymnasium", "sync"), ("gymnasium", "async")]
     for n in args.envs:
         n_actions = {"Reacher-v5": 2, "Hopper-v5": 3, "Walker2d-v5": 6, "HalfCheetah-v5": 6, "Ant-v5": 8,
-                     "Pusher-v5": 7}.get(args.task, 1)
+                     "Pusher-v5": 7, "Humanoid-v5": 17}.get(args.task, 1)
         actions = rng.uniform(-1.0, 1.0, (16, n, n_actions))
         for side, mode in configs:
             row: Dict[str, Any] = {"envs": n, "side": side, "mode": mode}

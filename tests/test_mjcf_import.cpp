@@ -483,9 +483,6 @@ TEST(MjcfImport, ErrorsNameElementAndAttribute) {
   EXPECT_NE(error_of("<body name=\"b\"><body name=\"c\"><freejoint/>" + ball + "</body><joint/>" + ball + "</body>")
                 .find("body[c]/freejoint: attribute 'type': a free joint is only supported on a child of <worldbody>"),
             std::string::npos);
-  EXPECT_NE(error_of("<body><joint/>" + ball + "</body>", "", "<tendon><fixed name=\"t\"/></tendon>")
-                .find("tendon/fixed[t]: tendons are not supported"),
-            std::string::npos);
   EXPECT_NE(error_of("<body name=\"b\"><joint range=\"1 -1\" limited=\"true\"/>" + ball + "</body>")
                 .find("attribute 'range'"),
             std::string::npos);
@@ -613,4 +610,76 @@ TEST(MjcfImport, IntegersAndOverflowsRefused) {
   EXPECT_NE(error_of(j + "<geom type=\"capsule\" size=\"0.1\" fromto=\"-1e308 0 0 1e308 0 0\"/></body>")
                 .find("attribute 'fromto'"),
             std::string::npos);
+}
+
+// A fixed tendon that cannot act (MuJoCo computes its length and nothing depends on it) is
+// imported as nothing, with a warning naming it; one that would act is refused naming the
+// attribute that makes it act.
+TEST(MjcfImport, InertFixedTendonsAreWarnedOfAndActiveOnesRefused) {
+  const std::string arm = "<body name=\"a\"><joint name=\"j\"/>" + std::string(kBall) +
+                          "<body name=\"b\"><joint name=\"k\"/>" + std::string(kBall) + "</body></body>";
+  const std::string inert = "<tendon><fixed name=\"t\" rgba=\"1 0 0 1\"><joint joint=\"j\" coef=\"-1\"/>"
+                            "<joint joint=\"k\" coef=\"1\"/></fixed></tendon>";
+  const MjcfModel with = imp(arm, "", inert);
+  const MjcfModel without = imp(arm);
+  EXPECT_TRUE(has_warning(with.model, "<tendon><fixed>: inert"));
+  EXPECT_TRUE(has_warning(with.model, "tendon/fixed[t]"));
+  ASSERT_EQ(with.model.links.size(), without.model.links.size());
+  for (std::size_t k = 0; k < with.model.links.size(); ++k) {
+    EXPECT_EQ(with.model.links[k].mass, without.model.links[k].mass);
+    EXPECT_EQ(with.model.links[k].stiffness, without.model.links[k].stiffness);
+    EXPECT_EQ(with.model.links[k].damping, without.model.links[k].damping);
+  }
+  auto tendon_error = [&](const std::string& attrs, const std::string& head = "") {
+    return error_of(arm, head, "<tendon><fixed name=\"t\" " + attrs + "><joint joint=\"j\" coef=\"1\"/></fixed></tendon>");
+  };
+  for (const char* k : {"stiffness", "damping", "frictionloss", "armature"})
+    EXPECT_NE(tendon_error(std::string(k) + "=\"0.5\"").find("tendon/fixed[t]: attribute '" + std::string(k) + "'"),
+              std::string::npos)
+        << k;
+  EXPECT_NE(tendon_error("range=\"-1 1\"").find("attribute 'range': a limited tendon acts"), std::string::npos);
+  EXPECT_NE(tendon_error("limited=\"true\" range=\"-1 1\"").find("a limited tendon acts"), std::string::npos);
+  EXPECT_EQ(tendon_error("range=\"-1 1\"", "<compiler autolimits=\"false\"/>"), "no error");
+  // a default class's stiffness makes the tendon act too
+  EXPECT_NE(tendon_error("", "<default><tendon stiffness=\"3\"/></default>").find("attribute 'stiffness'"),
+            std::string::npos);
+  EXPECT_NE(error_of(arm, "", "<tendon><fixed name=\"t\"><joint joint=\"nope\" coef=\"1\"/></fixed></tendon>")
+                .find("unknown joint 'nope'"),
+            std::string::npos);
+  EXPECT_NE(error_of(arm, "", "<tendon><fixed name=\"t\"><joint coef=\"1\"/></fixed></tendon>")
+                .find("attribute 'joint'"),
+            std::string::npos);
+  EXPECT_NE(error_of(arm, "", "<tendon><spatial name=\"s\"/></tendon>")
+                .find("tendon/spatial[s]: <spatial> tendons are not supported"),
+            std::string::npos);
+  EXPECT_NE(error_of(arm, "", "<tendon><fixed name=\"t\"/><fixed name=\"t\"/></tendon>").find("repeated name 't'"),
+            std::string::npos);
+}
+
+// Each MuJoCo body's own mass properties on the frame that carries it: a welded body's on
+// its parent's link, and together they make the links' masses.
+TEST(MjcfImport, BodyMassesLieOnTheirOwnersFrames) {
+  const MjcfModel m = imp("<body name=\"a\" pos=\"0 0 1\"><joint name=\"j\" axis=\"0 1 0\"/>"
+                          "<geom type=\"sphere\" size=\"0.1\"/>"
+                          "<body name=\"w\" pos=\"0.5 0 0\" euler=\"0 0 90\"><geom type=\"box\" size=\"0.1 0.2 0.3\" "
+                          "pos=\"0.1 0 0\"/></body></body>");
+  ASSERT_EQ(m.body_masses.size(), 2u);
+  const MjcfBodyMass& a = m.body_masses[0];
+  const MjcfBodyMass& w = m.body_masses[1];
+  EXPECT_EQ(a.name, "a");
+  EXPECT_EQ(a.owner, "a");
+  EXPECT_EQ(w.name, "w");
+  EXPECT_EQ(w.owner, "a");
+  const double box = 1000 * 0.2 * 0.4 * 0.6;
+  EXPECT_NEAR(w.mass, box, 1e-12 * box);
+  // the box's centre at pos (0.1, 0, 0) in w, turned 90 degrees about z: (0.5, 0.1, 0) in a
+  EXPECT_NEAR(w.com.x, 0.5, 1e-15);
+  EXPECT_NEAR(w.com.y, 0.1, 1e-15);
+  EXPECT_NEAR(w.com.z, 0.0, 1e-15);
+  // its x and y half-sizes swap along a's axes: Ixx about the box's centre = m (4 * 0.1^2 + 4 * 0.3^2) / 12
+  EXPECT_NEAR(w.inertia_com.m[0][0], box * (0.04 + 0.36) / 12, 1e-12);
+  EXPECT_NEAR(w.inertia_com.m[1][1], box * (0.16 + 0.36) / 12, 1e-12);
+  EXPECT_NEAR(a.mass + w.mass, m.model.links[0].mass, 1e-12 * m.model.links[0].mass);
+  const double xc = (a.mass * a.com.x + w.mass * w.com.x) / (a.mass + w.mass);
+  EXPECT_NEAR(xc, m.model.links[0].com.x, 1e-15);
 }

@@ -81,6 +81,17 @@ nb::dict mjcf_model(const std::string& path) {
   const Quatd& o = mj.free_orientation;
   base["orientation"] = nb::make_tuple(o.w, o.x, o.y, o.z);
   out["base"] = base;
+  nb::list bodies;
+  for (const MjcfBodyMass& b : mj.body_masses) {
+    nb::dict d;
+    d["name"] = b.name;
+    d["owner"] = b.owner;
+    d["mass"] = b.mass;
+    d["com"] = vec(b.com);
+    d["inertia"] = mat(b.inertia_com);
+    bodies.append(d);
+  }
+  out["bodies"] = bodies;
   nb::list acts;
   for (const MjcfActuator& a : mj.actuators) {
     nb::dict d;
@@ -112,7 +123,9 @@ void bind_mjcf(nb::module_& m) {
         "joint frame, mass, com, inertia about the CoM in the link frame, limits, damping, friction, armature, "
         "stiffness and spring_q (the spring's rest coordinate in SimPhant's q), ref), "
         "base (link, mass, com, inertia; position and orientation (w, x, y, z): a free body's XML pose, MuJoCo's "
-        "qpos0 of its free joint), floating, gravity, timestep, integrator, actuators (name, type, joint, gear, ctrlrange, forcerange, kp, kv, gain), "
+        "qpos0 of its free joint), bodies (per MuJoCo body from id 1: name, owner (the link "
+        "it moves with, or \"world\"), its own mass, com and inertia about the com in the owner's frame: MuJoCo's "
+        "body_mass, body_ipos, body_inertia placed on Simulator.link_frames of the owner), floating, gravity, timestep, integrator, actuators (name, type, joint, gear, ctrlrange, forcerange, kp, kv, gain), "
         "warnings. ValueError: what the importer refuses.");
 }
 

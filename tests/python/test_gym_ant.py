@@ -33,7 +33,7 @@ require("imageio", "Gymnasium's MuJoCo envs import it")
 gym = require("gymnasium", "the comparison with Gymnasium's Ant-v5")
 
 import simphant.gym  # noqa: E402
-from simphant.gym import mujoco_ant  # noqa: E402
+from simphant.gym import mujoco_ant, mujoco_data  # noqa: E402
 
 TOL = 1e-8
 #: the ant's mass [kg] (MuJoCo's sum(body_mass) of ant.xml) times g
@@ -105,8 +105,8 @@ def test_flight_in_lockstep_with_gymnasium():
 
 def _cfrc_ext(env):
     sim = env.sim
-    bodies = mujoco_ant.mujoco_bodies(mujoco_ant.asset_path("ant.xml"))
-    return mujoco_ant.cfrc_ext(sim, mujoco_ant.cfrc_ext_map(sim.contact_pair_names, bodies), len(bodies))[0]
+    bodies = mujoco_data.mujoco_bodies(mujoco_ant.asset_path("ant.xml"))
+    return mujoco_data.cfrc_ext(sim, mujoco_data.cfrc_ext_map(sim.contact_pair_names, bodies), len(bodies))[0]
 
 
 def test_cfrc_ext_of_the_standing_ant_against_mujoco():
@@ -187,5 +187,7 @@ def test_bad_input_names_the_argument():
         env.step(np.zeros((8, 4)))  # transposed: refused, not reshaped
     scene = simphant.gym.mujoco_tasks.mjcf_scene(mujoco_ant.asset_path("ant.xml"))
     assert scene["robot"]["base"] == {"position": [0.0, 0.0, 0.75], "orientation": [1.0, 0.0, 0.0, 0.0]}
-    with pytest.raises(ValueError, match="not a ground pair"):
-        mujoco_ant.cfrc_ext_map(["contact ball[0] box[0]"], ["world", "ball", "box"])
+    assert mujoco_data.cfrc_ext_map(["contact ball[0] box[0]", "contact ground box[1]"],
+                                    ["world", "ball", "box"]).tolist() == [[1, 2], [0, 2]]
+    with pytest.raises(ValueError, match="does not name bodies"):
+        mujoco_data.cfrc_ext_map(["contact ball[0] cone[0]"], ["world", "ball", "box"])

@@ -5,18 +5,17 @@ simphant/gym/assets/, MIT, LICENSE-gymnasium.txt there) read by SimPhant's MJCF 
 Gymnasium and the measured lockstep agreement (tests/python/test_gym_ant.py).
 
 MuJoCo's cfrc_ext, the external wrench on each body that the observation and the contact
-cost read, is built here from the C++ core's contact wrenches (Simulator.contact_wrenches)
-and centre of mass (Simulator.centre_of_mass) by cfrc_ext().
+cost read, is built from the C++ core's contact wrenches and centre of mass by
+mujoco_data.cfrc_ext.
 """
 from __future__ import annotations
 
-import re
-import xml.etree.ElementTree as ET
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from . import mdp
+from .mujoco_data import cfrc_ext, cfrc_ext_map, mujoco_bodies
 from .mujoco_tasks import _host, _make, actuator_map, asset_path, mjcf_scene
 from .registry import register
 from .vector_env import whole_number
@@ -34,50 +33,6 @@ ANT_CONTACT: Dict[str, Any] = {
     "materials": {"default": {"stiffness": 1e4, "exponent": 1, "restitution": 0.1, "friction": 1.0,
                               "slip_speed": 0.01}},
 }
-
-_GROUND_PAIR = re.compile(r"^contact ground (.+)\[[^\]]*\]$")
-
-
-def mujoco_bodies(xml: str) -> List[str]:
-    """MuJoCo's body names of an MJCF file in body-id order: "world", then every <body>
-    depth first in document order, an unnamed body as SimPhant's importer names it
-    ("body<id>", its MuJoCo id)."""
-    names = ["world"]
-    for body in ET.parse(xml).getroot().iter("body"):
-        names.append(body.get("name") or f"body{len(names)}")
-    return names
-
-
-def cfrc_ext_map(pair_names: List[str], bodies: List[str]) -> np.ndarray:
-    """(P,) int: the MuJoCo body id of each ground pair's shape B (the body that declares
-    its geom, named in the pair's name). Raises ValueError for a pair that is not a ground
-    pair (a pair between two bodies would add to both; no shipped task has one) or that
-    names no body of `bodies`."""
-    ids = np.empty(len(pair_names), np.int64)
-    for k, name in enumerate(pair_names):
-        m = _GROUND_PAIR.match(name)
-        if m is None or m.group(1) not in bodies:
-            raise ValueError(f"cfrc_ext: contact pair {name!r} is not a ground pair of a body of the MJCF file "
-                             f"(bodies: {', '.join(bodies)})")
-        ids[k] = bodies.index(m.group(1))
-    return ids
-
-
-def cfrc_ext(sim: Any, body_of_pair: np.ndarray, n_bodies: int) -> np.ndarray:
-    """(n, n_bodies, 6) float64: MuJoCo's cfrc_ext of a model whose bodies all hang from
-    one root below the world (the ant): per MuJoCo body, the contact wrench on it
-    (Simulator.contact_wrenches summed over the pairs of its geoms) as MuJoCo writes it
-    (mj_rnePostConstraint): [torque about the model's centre of mass (the root's subtree
-    centre of mass, Simulator.centre_of_mass) [N m], force [N]], both in W; zero for the
-    world body and for a body not touching. body_of_pair: cfrc_ext_map's ids."""
-    w = sim.contact_wrenches()  # (n, P, 6): force, moment about W's origin
-    c = sim.centre_of_mass()  # (n, 3)
-    f, tau_o = w[:, :, :3], w[:, :, 3:]
-    tau_c = tau_o - np.cross(c[:, None, :], f)
-    out = np.zeros((sim.n_instances, n_bodies, 6))
-    np.add.at(out, (slice(None), body_of_pair), np.concatenate([tau_c, f], axis=2))
-    return out
-
 
 def _ant_reset(qpos0: np.ndarray, ref: np.ndarray, scale: float) -> Any:
     """Reset event of Ant-v5's reset_model: qpos = qpos0 + U(-scale, scale) (15: the

@@ -78,6 +78,42 @@ SP_HD ShapePose<T> shape_pose_W(const Shape<T>& s, const BodyKin<T>& k) {
   return pose;
 }
 
+/// The broad phase of contact_pair_wrench: true when the bounding spheres of the two shapes
+/// (a plane: its half-space; bounding_spheres_overlap) lie farther apart than margin, so
+/// that the pair has no contact; false for a pair of unsupported kinds (collide_supported).
+/// Solid shapes need only their positions, placed as shape_pose_W places them. A caller
+/// that finds a pair apart may skip contact_pair_wrench: its result for such a pair is
+/// contact_pair_apart_result.
+template <class T>
+SP_HD bool contact_pair_apart(const Shape<T>& shape_a, const BodyKin<T>& ka, const Shape<T>& shape_b,
+                              const BodyKin<T>& kb, T margin) {
+  if (!collide_supported(shape_a.kind, shape_b.kind)) return false;
+  if (bounding_radius(shape_a) < T(0) || bounding_radius(shape_b) < T(0))
+    return !bounding_spheres_overlap(shape_a, shape_pose_W(shape_a, ka), shape_b, shape_pose_W(shape_b, kb), margin);
+  ShapePose<T> pa{}, pb{};
+  pa.pos_W = ka.r + mul(ka.A, shape_a.pos_B);
+  pb.pos_W = kb.r + mul(kb.A, shape_b.pos_B);
+  return !bounding_spheres_overlap(shape_a, pa, shape_b, pb, margin);
+}
+
+/// contact_pair_wrench's result for a pair that contact_pair_apart finds apart: status Ok,
+/// no contacts (distance +infinity, not computed), zero wrenches and forces.
+template <class T>
+SP_HD ContactPairWrench<T> contact_pair_apart_result() {
+  ContactPairWrench<T> w;
+  w.a = contact_wrench_detail::zero_wrench<T>();
+  w.b = contact_wrench_detail::zero_wrench<T>();
+  for (int i = 0; i < kMaxContacts; ++i) {
+    w.delta_dot[i] = T(0);
+    w.normal_force[i] = T(0);
+    w.friction_W[i] = zero3<T>();
+    w.rolling_W[i] = zero3<T>();
+  }
+  w.status = CollideStatus::Ok;
+  w.contacts = collide_detail::no_contact(T(INFINITY), Vec3<T>{T(0), T(0), T(1)});
+  return w;
+}
+
 /// The contact wrenches of shape_a on body A (kinematics ka) and shape_b on body B (kb):
 /// make_body_kin(r, p, v, omega_B) for a body (p unit; normalise RK4 stage quaternions),
 /// ground_kin<T>() for the ground. Vectors in W (torque_B in each body frame), torques about
@@ -91,31 +127,18 @@ SP_HD ShapePose<T> shape_pose_W(const Shape<T>& s, const BodyKin<T>& k) {
 ///
 /// Unsupported kind pairs (collide_supported) give status Unsupported and zero wrenches.
 ///
-/// broad_phase: test the bounding spheres first (bounding_spheres_overlap); a pair farther
-/// apart than the margin then gets status Ok, no contacts, zero wrenches and
-/// contacts.distance = +infinity (not computed). The solvers pass true: the forces are the
-/// same either way, since such a pair has no contact.
+/// broad_phase: test the bounding spheres first (contact_pair_apart); a pair farther apart
+/// than the margin then gets contact_pair_apart_result (status Ok, no contacts, zero
+/// wrenches, contacts.distance = +infinity, not computed). The solvers pass true: the
+/// forces are the same either way, since such a pair has no contact.
 template <class T>
 SP_HD ContactPairWrench<T> contact_pair_wrench(const Shape<T>& shape_a, const BodyKin<T>& ka, const Shape<T>& shape_b,
                                                const BodyKin<T>& kb, const ContactPairParams<T>& params,
                                                const typename contact_wrench_detail::identity<T>::type* v_impact,
                                                bool broad_phase = false) {
-  ContactPairWrench<T> w;
-  w.a = contact_wrench_detail::zero_wrench<T>();
-  w.b = contact_wrench_detail::zero_wrench<T>();
-  for (int i = 0; i < kMaxContacts; ++i) {
-    w.delta_dot[i] = T(0);
-    w.normal_force[i] = T(0);
-    w.friction_W[i] = zero3<T>();
-    w.rolling_W[i] = zero3<T>();
-  }
+  ContactPairWrench<T> w = contact_pair_apart_result<T>();
+  if (broad_phase && contact_pair_apart(shape_a, ka, shape_b, kb, params.margin)) return w;
   const ShapePose<T> pose_a = shape_pose_W(shape_a, ka), pose_b = shape_pose_W(shape_b, kb);
-  if (broad_phase && collide_supported(shape_a.kind, shape_b.kind) &&
-      !bounding_spheres_overlap(shape_a, pose_a, shape_b, pose_b, params.margin)) {
-    w.status = CollideStatus::Ok;
-    w.contacts = collide_detail::no_contact(T(INFINITY), Vec3<T>{T(0), T(0), T(1)});
-    return w;
-  }
   w.status = collide(shape_a, pose_a, shape_b, pose_b, params.margin, w.contacts);
   if (w.status != CollideStatus::Ok) return w;
   const Vec3<T> w_rel = kb.omega_W - ka.omega_W;

@@ -22,7 +22,7 @@ using tinyxml2::XMLElement;
 using Attrs = std::map<std::string, std::string>;
 using urdf_detail::MassProps;
 
-/// One <default> class: its attributes per element kind ("joint", "geom", "actuator"),
+/// One <default> class: its attributes per element kind ("joint", "geom", "tendon", "actuator"),
 /// the parent's already copied in. Under kActuatorTags, each actuator attribute maps to
 /// the tag of the default element that set it ("motor", "position", "velocity",
 /// "general"): MuJoCo's shortcuts translate their parameters into one actuator default,
@@ -130,6 +130,8 @@ const std::set<std::string>& joint_used();
 const std::map<std::string, std::string>& joint_ignored();
 const std::set<std::string>& geom_used();
 const std::map<std::string, std::string>& geom_ignored();
+const std::set<std::string>& tendon_used();
+const std::map<std::string, std::string>& tendon_ignored();
 const std::set<std::string>& actuator_used();
 const std::map<std::string, std::string>& actuator_ignored();
 

@@ -292,6 +292,42 @@ void read_actuators(Ctx& ctx, const XMLElement* a, MjcfModel& out) {
              "(MjcfModel::actuators) and the scene's robot.tau / robot.servos drive the joints", "");
 }
 
+/// <tendon>: a fixed tendon that cannot act is accepted with a warning naming it: no
+/// stiffness, damping, frictionloss or armature, no limits (limited, or a range under
+/// autolimits), and no actuator on it (actuators on tendons are refused, read_actuators).
+/// MuJoCo computes such a tendon's length and rate and nothing else depends on them, so
+/// the dynamics are the file's. Every coupled joint must be a hinge or slide of the
+/// model. Any other tendon (spatial, or one that acts) is refused naming the element and
+/// the attribute that makes it act.
+void read_tendons(Ctx& ctx, const XMLElement* t, const MjcfModel& out) {
+  for (const XMLElement* c = t->FirstChildElement(); c != nullptr; c = c->NextSiblingElement()) {
+    if (std::strcmp(c->Name(), "fixed") != 0)
+      ctx.fail(c, "", std::string("<") + c->Name() + "> tendons are not supported (only an inert <fixed> tendon)");
+    audit(ctx, c, "fixed", tendon_used(), tendon_ignored());
+    const Elem e(ctx, c, class_defaults(ctx, c, "tendon", ""));
+    if (const char* nm = c->Attribute("name")) ctx.claim_name("tendon", nm, false, c);
+    for (const char* k : {"stiffness", "damping", "frictionloss", "armature"})
+      if (e.num(k, 0) != 0)
+        e.fail(k, "a tendon with " + std::string(k) + " acts on its joints; only inert fixed tendons are supported");
+    const int limited = e.tristate("limited");
+    const std::vector<double> r = e.has("range") ? e.nums("range", 2, 2) : std::vector<double>{0, 0};
+    if (limited == 1 || (limited == 2 && ctx.autolimits && !(r[0] == 0 && r[1] == 0)))
+      e.fail(e.has("range") ? "range" : "limited",
+             "a limited tendon acts on its joints; only inert fixed tendons are supported");
+    for (const XMLElement* j = c->FirstChildElement(); j != nullptr; j = j->NextSiblingElement()) {
+      if (std::strcmp(j->Name(), "joint") != 0)
+        ctx.fail(j, "", std::string("<") + j->Name() + "> in a fixed tendon (only <joint joint coef>)");
+      const char* name = j->Attribute("joint");
+      if (name == nullptr) ctx.fail(j, "joint", "a fixed tendon's <joint> needs a joint");
+      bool found = false;
+      for (const ReducedLink& l : out.model.links) found = found || l.joint_name == name;
+      if (!found) ctx.fail(j, "joint", "unknown joint '" + std::string(name) + "' (or not a hinge / slide joint)");
+    }
+    ctx.warn("<tendon><fixed>: inert (no stiffness, damping, frictionloss, armature, limits or actuator), so it "
+             "does not act on the joints; its length is not computed", element_path(c));
+  }
+}
+
 /// <contact>: each <exclude body1 body2> keeps the shapes of the two bodies apart
 /// (ReducedModel::collision_exclude_links; "world": the scene's ground); <pair> is warned
 /// of, since SimPhant pairs shapes by contype / conaffinity alone.
@@ -358,11 +394,8 @@ MjcfModel import_mjcf(const std::string& xml, const std::string& source) {
     } else if (tag == "equality") {
       if (c->FirstChildElement() != nullptr)
         ctx.fail(c->FirstChildElement(), "", "equality constraints are not supported");
-    } else if (tag == "tendon") {
-      for (const XMLElement* t = c->FirstChildElement(); t; t = t->NextSiblingElement())
-        ctx.fail(t, "", "tendons are not supported (a " + std::string(t->Name()) + " tendon would act on the joints)");
-    } else if (tag == "contact") {
-      continue;  // read after the tree (read_contact)
+    } else if (tag == "tendon" || tag == "contact") {
+      continue;  // read after the tree (read_tendons, read_contact)
     } else if (tag == "asset") {
       for (const XMLElement* a = c->FirstChildElement(); a; a = a->NextSiblingElement())
         ctx.warn("<asset> <" + std::string(a->Name()) + ">: not used (visual / collision assets)", element_path(a));
@@ -378,6 +411,8 @@ MjcfModel import_mjcf(const std::string& xml, const std::string& source) {
   if (out.options.refsafe)
     for (ReducedLink& l : out.model.links)
       if (l.limit_time_constant > 0) l.limit_time_constant = std::max(l.limit_time_constant, 2 * out.options.timestep);
+  for (const XMLElement* c = root->FirstChildElement("tendon"); c; c = c->NextSiblingElement("tendon"))
+    read_tendons(ctx, c, out);
   for (const XMLElement* c = root->FirstChildElement("contact"); c; c = c->NextSiblingElement("contact"))
     read_contact(ctx, c, out);
   check_flags(ctx, out);

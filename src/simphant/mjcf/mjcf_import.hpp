@@ -14,7 +14,7 @@
 //    (gravity, limit, damper / passive, frictionloss, constraint disabled while the model
 //    has what they remove; the error names the scene key that does the same), a warning
 //    naming the flag otherwise.
-//  - <default> classes (nested; `class`, body `childclass`) for joint, geom and the
+//  - <default> classes (nested; `class`, body `childclass`) for joint, geom, tendon and the
 //    actuators (motor / position / velocity / general share one actuator default, as in
 //    MuJoCo);
 //    several top-level <default>s continue class "main" in document order, as in MuJoCo.
@@ -33,6 +33,11 @@
 //    <contact><exclude> as ReducedModel::collision_exclude and collision_exclude_links.
 //    Other geom types that could touch, <contact><pair> and the geoms' friction / solver
 //    parameters are warned of.
+//  - <tendon><fixed> that cannot act (no stiffness, damping, frictionloss, armature or
+//    limits; no actuator on it): warned of and imported as nothing (read_tendons in
+//    mjcf_import.cpp), since nothing in MuJoCo depends on its length.
+//  - Each MuJoCo body's own mass properties on the link that carries it
+//    (MjcfModel::body_masses).
 //  - <actuator> motor / position / velocity on a joint, and <general> where it equals one
 //    of them (read_general in mjcf_import.cpp): MjcfActuator (applied by the scene's
 //    robot.actuators "mjcf", scene/mjcf_actuators.cpp).
@@ -60,7 +65,7 @@
 // free joints not on a child of the worldbody or with other joints on the body, a nonzero
 // springdamper, a negative stiffness, a moving joint on the world side of a
 // free joint, mesh / hfield geoms that would contribute mass, active equality
-// constraints, spatial / fixed tendons, actuators other than motor / position / velocity
+// constraints, spatial tendons and fixed ones that act, actuators other than motor / position / velocity
 // (or a <general> equal to one) or not on a hinge / slide joint, unknown joints or
 // classes, malformed numbers, <include>, <frame>, <replicate>, mocap bodies, gravcomp, the compiler's mass fixes (boundmass,
 // boundinertia, balanceinertia; settotalmass is applied as MuJoCo does), a medium (option density / viscosity), and
@@ -123,8 +128,24 @@ struct MjcfActuator {
   double gain = 1;                   ///< motor: force = gain * ctrl (gainprm[0] of a <general> without bias; 1 for <motor>)
 };
 
+/// One MuJoCo body's own mass properties (MuJoCo's body_mass, body_ipos, body_inertia:
+/// from its geoms or <inertial>, <compiler settotalmass> applied, the bodies welded to it
+/// not included), placed on the rigid frame that carries the body: `owner`, the link it
+/// moves with (a ReducedModel::links name, the floating base's link, or "world" for a
+/// body welded to W). Read with that frame (Simulator.link_frames) for what MuJoCo
+/// reports per body (cinert, xipos, cvel).
+struct MjcfBodyMass {
+  std::string name;     ///< the MuJoCo body's name (an unnamed one: "body<id>")
+  std::string owner;
+  double mass = 0;      ///< [kg]
+  Vec3d com{0, 0, 0};   ///< [m], in the owner's frame
+  Mat3d inertia_com{};  ///< about com, along the owner's axes [kg m^2]
+};
+
 /// What an MJCF file holds for SimPhant.
 struct MjcfModel {
+  /// Per MuJoCo body, in its id order from 1 (the world body, id 0, excluded).
+  std::vector<MjcfBodyMass> body_masses;
   ReducedModel model;
   MjcfOptions options;
   std::vector<MjcfActuator> actuators;

@@ -355,6 +355,9 @@ void TreeBuilder::body(const XMLElement* b, const Attach& parent, const std::str
     rm().collision_exclude.emplace_back(std::min(owner(at), owner(parent)), std::max(owner(at), owner(parent)));
 
   const MassProps m = urdf_detail::transform_mass(body_mass(b, childclass), at.R, at.p);
+  const std::string owner_name = at.kind == AttachKind::Link ? rm().links[static_cast<std::size_t>(at.link)].name
+                                 : at.kind == AttachKind::Base ? rm().base.link : std::string("world");
+  out.body_masses.push_back(MjcfBodyMass{name, owner_name, m.mass, m.com, m.inertia});
   if (at.kind == AttachKind::Link) add_mass(link_mass[static_cast<std::size_t>(at.link)], m);
   if (at.kind == AttachKind::Base) add_mass(base_mass, m);
   if (at.kind == AttachKind::World) {
@@ -432,6 +435,11 @@ void build_tree(Ctx& ctx, const XMLElement* worldbody, MjcfModel& out) {
       };
       scale(t.base_mass);
       scale(t.world_mass);
+      for (MjcfBodyMass& m : out.body_masses) {
+        m.mass *= f;
+        for (auto& row : m.inertia_com.m)
+          for (double& x : row) x *= f;
+      }
       for (MassProps& m : t.link_mass) scale(m);
     }
   }

@@ -252,7 +252,7 @@ namespace {
 
 /// The element kind whose defaults a <default> child sets; "" if not read.
 std::string default_kind(const std::string& tag) {
-  if (tag == "joint" || tag == "geom") return tag;
+  if (tag == "joint" || tag == "geom" || tag == "tendon") return tag;
   if (tag == "motor" || tag == "position" || tag == "velocity" || tag == "general") return "actuator";
   return "";
 }
@@ -287,6 +287,7 @@ void read_class(Ctx& ctx, const XMLElement* d, const std::string& name, const De
     }
     if (kind == "joint") audit(ctx, c, "joint", joint_used(), joint_ignored());
     if (kind == "geom") audit(ctx, c, "geom", geom_used(), geom_ignored());
+    if (kind == "tendon") audit(ctx, c, "tendon", tendon_used(), tendon_ignored());
     if (kind == "actuator") audit(ctx, c, tag, actuator_used(), actuator_ignored());
     for (const tinyxml2::XMLAttribute* a = c->FirstAttribute(); a != nullptr; a = a->Next()) {
       Attrs& attrs = cls.kinds[kind];
@@ -484,6 +485,24 @@ const std::map<std::string, std::string>& actuator_ignored() {
                                                        {"actearly", "activation, not used"},
                                                        {"actdim", "activation, not used"},
                                                        {"actrange", "activation, not used"}};
+  return m;
+}
+
+const std::set<std::string>& tendon_used() {
+  static const std::set<std::string> s = {"name", "class", "limited", "range", "frictionloss", "stiffness",
+                                          "damping", "armature"};
+  return s;
+}
+const std::map<std::string, std::string>& tendon_ignored() {
+  static const std::map<std::string, std::string> m = {
+      {"group", kVisual}, {"width", kVisual}, {"material", kVisual}, {"rgba", kVisual}, {"user", kUser},
+      {"springlength", "the spring's rest length, not used (no stiffness)"},
+      {"margin", "limit margin, not used (no limits)"},
+      {"solreflimit", "limit constraint, not used (no limits)"}, {"solimplimit", "limit constraint, not used (no limits)"},
+      {"solreffriction", "friction loss, not used (no frictionloss)"},
+      {"solimpfriction", "friction loss, not used (no frictionloss)"},
+      {"actuatorfrclimited", "actuator force limit, not used (no actuator on a tendon)"},
+      {"actuatorfrcrange", "actuator force limit, not used (no actuator on a tendon)"}};
   return m;
 }
 

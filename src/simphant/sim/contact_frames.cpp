@@ -29,6 +29,7 @@ template <class F>
 void for_each_pair(const std::vector<Model>& models, int n, const double* states, double* out, int per_pair, F&& f) {
   const Model& m0 = models.front();
   const int B = m0.n_bodies(), P = m0.contact_pair_count();
+  static const ContactPairWrench<double> apart = contact_pair_apart_result<double>();
   for (int i = 0; i < n; ++i) {
     const Model& model = models[models.size() == 1 ? 0 : static_cast<std::size_t>(i)];
     const double* rec = states + static_cast<std::size_t>(i) * B * 13;
@@ -39,11 +40,14 @@ void for_each_pair(const std::vector<Model>& models, int n, const double* states
       if (!finite) {
         f(nullptr, o, Vec3d{0, 0, 0});
       } else {
-        const BodyKin<double> kin_b = recorded_body_kin(rec, f_el.body_j);
-        const ContactPairWrench<double> w =
-            contact_pair_wrench(f_el.shape_i, recorded_body_kin(rec, f_el.body_i), f_el.shape_j, kin_b, f_el.contact,
-                                static_cast<const double*>(nullptr), true);
-        f(&w, o, kin_b.r);
+        const BodyKin<double> kin_a = recorded_body_kin(rec, f_el.body_i), kin_b = recorded_body_kin(rec, f_el.body_j);
+        if (contact_pair_apart(f_el.shape_i, kin_a, f_el.shape_j, kin_b, f_el.contact.margin)) {
+          f(&apart, o, kin_b.r);  // what contact_pair_wrench's broad phase returns for it
+        } else {
+          const ContactPairWrench<double> w = contact_pair_wrench(f_el.shape_i, kin_a, f_el.shape_j, kin_b, f_el.contact,
+                                                                  static_cast<const double*>(nullptr), true);
+          f(&w, o, kin_b.r);
+        }
       }
       o += per_pair;
     }

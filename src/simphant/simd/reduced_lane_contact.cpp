@@ -5,9 +5,14 @@
 
 namespace simphant {
 
-ContactPairWrench<double> robot_lane_pair_wrench(const RobotContactPair<double>& c, const BodyKin<double>& a,
-                                                 const BodyKin<double>& b) {
-  return robot_contact_detail::pair_wrench(c, a, b);
+bool robot_lane_pair_wrench(const RobotContactPair<double>& c, const BodyKin<double>& a, const BodyKin<double>& b,
+                            BodyWrench<double>& wa, BodyWrench<double>& wb) {
+  if (contact_pair_apart(c.shape_a, a, c.shape_b, b, c.params.margin)) return false;
+  const ContactPairWrench<double> w = robot_contact_detail::pair_wrench(c, a, b);
+  if (w.contacts.count == 0) return false;
+  wa = w.a;
+  wb = w.b;
+  return true;
 }
 
 namespace simd {

@@ -14,10 +14,13 @@
 namespace simphant {
 
 /// contact_pair_wrench of pair c with shape A on body a and shape B on body b (broad phase
-/// on, no impact slots), in double: one lane's pair. Compiled once
+/// on, no impact slots), in double: one lane's pair. True when the shapes touch (at least
+/// one contact), with the wrenches on A and B in wa and wb; false (wa, wb untouched)
+/// otherwise; a pair the broad phase finds apart (contact_pair_apart) costs no more than
+/// that test. Compiled once
 /// (simd/reduced_lane_contact.cpp), not again in each x86-64 level of the lane code.
-ContactPairWrench<double> robot_lane_pair_wrench(const RobotContactPair<double>& c, const BodyKin<double>& a,
-                                                 const BodyKin<double>& b);
+bool robot_lane_pair_wrench(const RobotContactPair<double>& c, const BodyKin<double>& a, const BodyKin<double>& b,
+                            BodyWrench<double>& wa, BodyWrench<double>& wb);
 
 template <int W>
 struct RobotLaneContact<Lanes<double, W>> {
@@ -57,13 +60,13 @@ struct RobotLaneContact<Lanes<double, W>> {
       BodyWrench<L> wa{zero3<L>(), zero3<L>(), zero3<L>()}, wb = wa;
       bool touching = false;
       for (int l = 0; l < W; ++l) {
-        const ContactPairWrench<double> w = robot_lane_pair_wrench(r.lane_contacts[l][p], lane(ka, l), lane(kb, l));
-        if (w.contacts.count == 0) continue;
+        BodyWrench<double> a, b;
+        if (!robot_lane_pair_wrench(r.lane_contacts[l][p], lane(ka, l), lane(kb, l), a, b)) continue;
         touching = true;
-        set(wa.force_W, l, w.a.force_W);
-        set(wa.torque_W, l, w.a.torque_W);
-        set(wb.force_W, l, w.b.force_W);
-        set(wb.torque_W, l, w.b.torque_W);
+        set(wa.force_W, l, a.force_W);
+        set(wa.torque_W, l, a.torque_W);
+        set(wb.force_W, l, b.force_W);
+        set(wb.torque_W, l, b.torque_W);
       }
       if (!touching) continue;
       add_generalised(r, y, kin, owner_a, ka.r, wa, Q, base_wrench);

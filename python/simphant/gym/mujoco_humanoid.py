@@ -1,0 +1,217 @@
+"""Gymnasium's Humanoid-v5 as a SimPhant vector env, registered on import as "Humanoid-v5"
+(gymnasium/envs/mujoco/humanoid_v5.py, v5's defaults), from Gymnasium's humanoid.xml
+(shipped in simphant/gym/assets/, MIT, LICENSE-gymnasium.txt there) read by SimPhant's MJCF
+importer (docs/mjcf.md; its two fixed tendons are inert and imported as nothing).
+docs/python.md ("Humanoid-v5") lists the definitions, what differs from Gymnasium and the
+measured agreement (tests/python/test_gym_humanoid.py).
+
+The observation's cinert, cvel and cfrc_ext are MuJoCo's per-body quantities, built from
+the C++ core's outputs by mujoco_data; qfrc_actuator is the motors' joint torques.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from . import mdp
+from .mujoco_data import BodyInertias, cfrc_ext, cfrc_ext_map, mujoco_bodies
+from .mujoco_tasks import _host, _make, actuator_map, asset_path, mjcf_scene
+from .registry import register
+from .vector_env import whole_number
+
+#: The contact section of Humanoid-v5: a linear law, K = 5e4 N/m, e = 0.1, Coulomb friction
+#: regularised below 1 cm/s. K is near the stiffness of MuJoCo's default soft contact
+#: (solref 0.02 s, critically damped) under the 40 kg humanoid's weight: the standing
+#: humanoid sinks about 4 mm per foot, and a passive fall follows MuJoCo's within 5 mm of
+#: torso height until it buckles (docs/python.md "Humanoid-v5"). humanoid.xml gives every
+#: body geom condim 1 (frictionless) and the floor condim 3 with friction 1; MuJoCo's pair
+#: takes the larger condim and friction, so the feet grip the floor with friction 1 and the
+#: body's parts slide on each other without friction. SimPhant's pair friction is the
+#: geometric mean of its materials' (docs/scene-format.md "Pair parameters"): the body's
+#: material has 0.01 and the floor's 100, which gives 1 against the floor and 0.01 between
+#: two body parts. The ground plane lies 1 mm up: the geoms' margin, from which MuJoCo's
+#: contact acts.
+HUMANOID_CONTACT: Dict[str, Any] = {
+    "ground": {"point": [0.0, 0.0, 0.001], "material": "floor"},
+    "materials": {"default": {"stiffness": 5e4, "exponent": 1, "restitution": 0.1, "friction": 0.01,
+                              "slip_speed": 0.01},
+                  "floor": {"stiffness": 5e4, "exponent": 1, "restitution": 0.1, "friction": 100.0,
+                            "slip_speed": 0.01}},
+}
+
+
+def _humanoid_reset(qpos0: np.ndarray, ref: np.ndarray, scale: float) -> Any:
+    """Reset event of Humanoid-v5's reset_model: qpos = qpos0 + U(-scale, scale) (24: the
+    torso's position, its quaternion, the 17 hinges), qvel = U(-scale, scale) (23), drawn
+    with the env's np_random in Gymnasium's order. The quaternion is normalised (MuJoCo
+    normalises it where it uses it); the state is [p, quat, q, v, omega, qd] (a floating
+    base, docs/robots.md), q = qpos - ref."""
+
+    def event(env: Any, ids: np.ndarray, rng: np.random.Generator) -> None:
+        sim = env.sim
+        n = len(ref)
+        k = len(ids)
+        qpos = qpos0 + rng.uniform(-scale, scale, (k, 7 + n))
+        qvel = rng.uniform(-scale, scale, (k, 6 + n))
+        qpos[:, 3:7] /= np.linalg.norm(qpos[:, 3:7], axis=1, keepdims=True)
+        qpos[:, 7:] -= ref
+        s = sim.get_state(ids)
+        s.y[:, :7 + n] = qpos
+        s.y[:, 7 + n:] = qvel
+        sim.set_state(s)
+
+    return event
+
+
+def humanoid(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1.25, ctrl_cost_weight: float = 0.1,
+             contact_cost_weight: float = 5e-7, contact_cost_range: Tuple[float, float] = (-np.inf, 10.0),
+             healthy_reward: float = 5.0, terminate_when_unhealthy: bool = True,
+             healthy_z_range: Tuple[float, float] = (1.0, 2.0), reset_noise_scale: float = 1e-2,
+             exclude_current_positions_from_observation: bool = True, include_cinert_in_observation: bool = True,
+             include_cvel_in_observation: bool = True, include_qfrc_actuator_in_observation: bool = True,
+             include_cfrc_ext_in_observation: bool = True, frame_skip: int = 5, substeps: int = 1,
+             contact: Optional[Dict[str, Any]] = None, solver: str = "aba", **kwargs: Any) -> Any:
+    """Humanoid-v5: Gymnasium's humanoid on the ground (v5's defaults), from Gymnasium's
+    humanoid.xml (shipped, simphant/gym/assets/): a torso on a free joint, an abdomen
+    (3 hinges), two legs (3 hip hinges, a knee; the foot welded to the shin) and two arms
+    (2 shoulder hinges, an elbow), all limited, with armature, damping and joint springs;
+    its capsule and sphere geoms touch the ground and each other (not a body and its
+    parent, as in MuJoCo) under the law `contact` (default HUMANOID_CONTACT).
+
+    Action (17,): Box [-0.4, 0.4]^17 (the ctrlrange); the hinge torques are gear (25 to
+    300) * clip(action, ctrlrange) [N m], in the file's actuator order (abdomen_y,
+    abdomen_z, abdomen_x, right hip x, z, y, right knee, left hip x, z, y, left knee, right
+    shoulder 1, 2, elbow, left shoulder 1, 2, elbow). Observation (348,): qpos without x, y
+    (22: the torso's height [m], its quaternion (w, x, y, z), the 17 hinge angles [rad]),
+    qvel (23: the torso's velocity [m/s] (W), its angular velocity [rad/s] (torso axes),
+    the hinge rates), then per MuJoCo body but the world (13: torso, lwaist, pelvis, right
+    thigh, shin, foot, left thigh, shin, foot, right upper arm, lower arm, left upper arm,
+    lower arm) cinert (10 each), cvel (6 each), then qfrc_actuator of the hinges (17, [N m],
+    joint order) and cfrc_ext (6 each): MuJoCo's quantities (mujoco_data), com-based about
+    the model's centre of mass; each part left out with its include_*_in_observation
+    False, x and y kept with exclude_current_positions_from_observation False. Reward per
+    step: forward_reward_weight * x_velocity + healthy_reward * healthy -
+    ctrl_cost_weight * |action|^2 - clip(contact_cost_weight * |cfrc_ext|^2,
+    contact_cost_range), x_velocity the centre of mass's x displacement over the step
+    divided by its duration (frame_skip * 0.003 s), the action as given (not clipped, as in
+    Gymnasium). healthy: the state finite and healthy_z_range[0] < the torso's height <
+    healthy_z_range[1]. Terminated: not healthy (with terminate_when_unhealthy), or a state
+    not finite (also without: as the other tasks, unlike Gymnasium). Truncated after 1000
+    steps. Reset: qpos, qvel each uniform in [-reset_noise_scale, reset_noise_scale]
+    (0.01) about qpos0 (the torso at 1.4 m, level; the hinges at 0) and 0, drawn with the
+    env's np_random; the quaternion normalised. One env step is frame_skip (5) steps of the
+    file's timestep (3 ms), each integrated as `substeps` (1) RK4 steps. solver: "aba"
+    (default) or "cga"; default num_envs: 1. kwargs: VectorEnv arguments.
+
+    Gymnasium's humanoid touches the floor and itself through MuJoCo's soft constraints,
+    this one through SimPhant's compliant law (docs/contact.md), and its joint limits
+    through MuJoCo's limit constraints, this one through SimPhant's limit springs with the
+    file's solreflimit time constant (robot.limit_law "solreflimit": the reset leaves each
+    knee 2 degrees outside its range). In flight and inside the limits the two agree to
+    the integrators' accuracy; on the ground only to the difference of the laws
+    (docs/python.md).
+    """
+    xml = asset_path("humanoid.xml")
+    gear, low, high, names = actuator_map(xml)
+    from .. import _simphant
+
+    info = _simphant.mjcf_model(xml)
+    ref = np.array([link["ref"] for link in info["links"]])
+    n = len(ref)
+    qpos0 = np.concatenate([info["base"]["position"], info["base"]["orientation"], ref])
+    bodies = mujoco_bodies(xml)
+    inertias = BodyInertias(xml)
+    fs, sub = whole_number("frame_skip", frame_skip), whole_number("substeps", substeps)
+    env_dt = fs * float(info["timestep"])
+    w_fwd, w_ctrl, w_contact = float(forward_reward_weight), float(ctrl_cost_weight), float(contact_cost_weight)
+    c_lo, c_hi = (float(v) for v in contact_cost_range)
+    alive = float(healthy_reward)
+    z_lo, z_hi = (float(v) for v in healthy_z_range)
+    skip = 2 if exclude_current_positions_from_observation else 0
+    torso = info["base"]["link"]
+    frames = mdp.link_frame(torso, "frame")
+    holder: List[Any] = []  # the env: its last_actions
+    pair_bodies: List[np.ndarray] = []  # cfrc_ext_map of the simulator's pairs
+    x_before: List[np.ndarray] = [np.zeros(0)]  # the centre of mass's x at the start of the step
+    fresh: List[np.ndarray] = []  # per env: reset since its last step (MuJoCo's reset zeroes ctrl)
+
+    def fresh_mask(env: Any) -> np.ndarray:
+        if not fresh:
+            fresh.append(np.ones(env.num_envs, bool))
+        return fresh[0]
+
+    def mark_fresh(env: Any, ids: np.ndarray, rng: Any) -> None:
+        fresh_mask(env)[ids] = True
+
+    def qpos_qvel(sim: Any) -> Tuple[np.ndarray, np.ndarray]:
+        base = _host(frames(sim)).reshape(sim.n_instances, 13)
+        q, qd, _ = sim.joint_state()
+        return (np.concatenate([base[:, :7], q + ref], axis=1), np.concatenate([base[:, 7:], qd], axis=1))
+
+    def contact_forces(sim: Any) -> np.ndarray:
+        if not pair_bodies:
+            pair_bodies.append(cfrc_ext_map(sim.contact_pair_names, bodies))
+        return cfrc_ext(sim, pair_bodies[0], len(bodies))
+
+    def qfrc_actuator(sim: Any) -> np.ndarray:
+        if not holder:  # the env's construction sizes the observation
+            return np.zeros((sim.n_instances, gear.shape[0]))
+        tau = np.clip(_host(holder[0].last_actions), low, high) @ gear.T
+        tau[fresh_mask(holder[0])] = 0.0
+        return tau
+
+    def observe(sim: Any) -> np.ndarray:
+        qpos, qvel = qpos_qvel(sim)
+        parts = [qpos[:, skip:], qvel]
+        if include_cinert_in_observation or include_cvel_in_observation:
+            f, c = inertias.frames(sim), sim.centre_of_mass()
+            if include_cinert_in_observation:
+                parts.append(inertias.cinert(f, c).reshape(sim.n_instances, -1))
+            if include_cvel_in_observation:
+                parts.append(inertias.cvel(f, c).reshape(sim.n_instances, -1))
+        if include_qfrc_actuator_in_observation:
+            parts.append(qfrc_actuator(sim))
+        if include_cfrc_ext_in_observation:
+            parts.append(contact_forces(sim)[:, 1:].reshape(sim.n_instances, -1))
+        return np.concatenate(parts, axis=1)
+
+    def finite(sim: Any) -> np.ndarray:
+        # an instance whose step failed (status not ok) keeps its last finite state
+        qpos, qvel = qpos_qvel(sim)
+        return np.isfinite(qpos).all(axis=1) & np.isfinite(qvel).all(axis=1) & (sim.status()[0] == 0)
+
+    def healthy(sim: Any) -> np.ndarray:
+        z = qpos_qvel(sim)[0][:, 2]
+        return finite(sim) & (z_lo < z) & (z < z_hi)
+
+    def before_step(env: Any) -> None:
+        x_before[0] = env.sim.centre_of_mass()[:, 0].copy()
+        fresh_mask(env)[:] = False
+
+    def terminated(sim: Any, obs: Any) -> np.ndarray:
+        return ~(healthy(sim) if terminate_when_unhealthy else finite(sim))
+
+    def reward(sim: Any, obs: Any, action: Any) -> np.ndarray:
+        x_velocity = (sim.centre_of_mass()[:, 0] - x_before[0]) / env_dt
+        raw = _host(holder[0].last_actions)
+        # the observation's cfrc_ext (float64) when it holds it; the world's row is zero
+        f = obs[:, -6 * (len(bodies) - 1):] if include_cfrc_ext_in_observation else contact_forces(sim)
+        contact_cost = np.clip(w_contact * np.sum(np.reshape(f, (sim.n_instances, -1)) ** 2, axis=1), c_lo, c_hi)
+        return w_fwd * x_velocity + alive * healthy(sim) - w_ctrl * np.sum(raw ** 2, axis=1) - contact_cost
+
+    scene = mjcf_scene(xml, solver, 1000 * fs, sub, HUMANOID_CONTACT if contact is None else contact)
+    scene["robot"]["limit_law"] = "solreflimit"  # the reset starts the knees outside their ranges
+    defaults = dict(scene=scene, num_envs=1 if num_envs is None else num_envs, observation=[observe],
+                    action_low=low, action_high=high, action_map=gear, reward=reward, terminated=terminated,
+                    max_episode_steps=1000, frame_skip=fs * sub,
+                    reset_events=[_humanoid_reset(qpos0, ref, float(reset_noise_scale)), mark_fresh]
+                    + list(kwargs.pop("reset_events", [])),
+                    pre_step_events=[before_step] + list(kwargs.pop("pre_step_events", [])))
+    env = _make(defaults, kwargs, names, gear)
+    holder.append(env)
+    return env
+
+
+register("Humanoid-v5", humanoid, "Gymnasium's Humanoid-v5 (MuJoCo MJCF with ground and self-contact, cinert, "
+                                  "cvel, qfrc_actuator, cfrc_ext; aba)")
