@@ -639,7 +639,15 @@ TEST(MjcfImport, InertFixedTendonsAreWarnedOfAndActiveOnesRefused) {
         << k;
   EXPECT_NE(tendon_error("range=\"-1 1\"").find("attribute 'range': a limited tendon acts"), std::string::npos);
   EXPECT_NE(tendon_error("limited=\"true\" range=\"-1 1\"").find("a limited tendon acts"), std::string::npos);
-  EXPECT_EQ(tendon_error("range=\"-1 1\"", "<compiler autolimits=\"false\"/>"), "no error");
+  // MuJoCo's rules for limited: a range without limited under autolimits="false" is an
+  // error, and an empty range (lower not below upper) does not limit
+  EXPECT_NE(tendon_error("range=\"-1 1\"", "<compiler autolimits=\"false\"/>")
+                .find("attribute 'range': a range without limited"),
+            std::string::npos);
+  EXPECT_EQ(tendon_error("limited=\"false\" range=\"-1 1\"", "<compiler autolimits=\"false\"/>"), "no error");
+  EXPECT_EQ(tendon_error("range=\"0.5 0.5\""), "no error");
+  EXPECT_NE(error_of(arm, "", "<tendon><fixed name=\"t\"/></tendon>").find("needs at least one <joint>"),
+            std::string::npos);
   // a default class's stiffness makes the tendon act too
   EXPECT_NE(tendon_error("", "<default><tendon stiffness=\"3\"/></default>").find("attribute 'stiffness'"),
             std::string::npos);
@@ -652,17 +660,20 @@ TEST(MjcfImport, InertFixedTendonsAreWarnedOfAndActiveOnesRefused) {
   EXPECT_NE(error_of(arm, "", "<tendon><spatial name=\"s\"/></tendon>")
                 .find("tendon/spatial[s]: <spatial> tendons are not supported"),
             std::string::npos);
-  EXPECT_NE(error_of(arm, "", "<tendon><fixed name=\"t\"/><fixed name=\"t\"/></tendon>").find("repeated name 't'"),
-            std::string::npos);
+  const std::string one = "<fixed name=\"t\"><joint joint=\"j\" coef=\"1\"/></fixed>";
+  EXPECT_NE(error_of(arm, "", "<tendon>" + one + one + "</tendon>").find("repeated name 't'"), std::string::npos);
 }
 
 // Each MuJoCo body's own mass properties on the frame that carries it: a welded body's on
 // its parent's link, and together they make the links' masses.
 TEST(MjcfImport, BodyMassesLieOnTheirOwnersFrames) {
-  const MjcfModel m = imp("<body name=\"a\" pos=\"0 0 1\"><joint name=\"j\" axis=\"0 1 0\"/>"
-                          "<geom type=\"sphere\" size=\"0.1\"/>"
-                          "<body name=\"w\" pos=\"0.5 0 0\" euler=\"0 0 90\"><geom type=\"box\" size=\"0.1 0.2 0.3\" "
-                          "pos=\"0.1 0 0\"/></body></body>");
+  const std::string body = "<body name=\"a\" pos=\"0 0 1\"><joint name=\"j\" axis=\"0 1 0\"/>"
+                           "<geom type=\"sphere\" size=\"0.1\"/>"
+                           "<body name=\"w\" pos=\"0.5 0 0\" euler=\"0 0 90\"><geom type=\"box\" "
+                           "size=\"0.1 0.2 0.3\" pos=\"0.1 0 0\"/></body></body>";
+  const MjcfModel m = imp(body);
+  // MuJoCo fuses w into a under fusestatic: its body list is not the file's, so none is given
+  EXPECT_TRUE(imp(body, "<compiler fusestatic=\"true\"/>").body_masses.empty());
   ASSERT_EQ(m.body_masses.size(), 2u);
   const MjcfBodyMass& a = m.body_masses[0];
   const MjcfBodyMass& w = m.body_masses[1];

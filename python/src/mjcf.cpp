@@ -125,7 +125,8 @@ void bind_mjcf(nb::module_& m) {
         "base (link, mass, com, inertia; position and orientation (w, x, y, z): a free body's XML pose, MuJoCo's "
         "qpos0 of its free joint), bodies (per MuJoCo body from id 1: name, owner (the link "
         "it moves with, or \"world\"), its own mass, com and inertia about the com in the owner's frame: MuJoCo's "
-        "body_mass, body_ipos, body_inertia placed on Simulator.link_frames of the owner), floating, gravity, timestep, integrator, actuators (name, type, joint, gear, ctrlrange, forcerange, kp, kv, gain), "
+        "body_mass, body_ipos, body_inertia placed on Simulator.link_frames of the owner; empty under "
+        "<compiler fusestatic=\"true\">), floating, gravity, timestep, integrator, actuators (name, type, joint, gear, ctrlrange, forcerange, kp, kv, gain), "
         "warnings. ValueError: what the importer refuses.");
 }
 

@@ -18,8 +18,11 @@ MuJoCo.
   solution. Gymnasium's own returned observation reads cinert and cvel where MuJoCo's RK4
   left them (its last stage, not the end of the step): that difference is printed.
 - On the ground, where the laws differ: a passive fall from the noise-free reset against
-  MuJoCo's (torso height), and self-contact: the body pairs that overlap at random states
-  are the ones MuJoCo finds, and cfrc_ext gives each body of a pair its side of the wrench.
+  MuJoCo's (torso height) with either limit law, how far the joints pass their stops
+  under random actions, and self-contact: the body pairs that overlap at random states
+  are the ones MuJoCo finds, and cfrc_ext gives each body of a pair its side of the wrench
+  (checked against its definition; MuJoCo's contact forces differ by the law).
+- The default step against a fine one.
 - The task's spaces, reset, qfrc_actuator and the contact cost's clip.
 """
 from __future__ import annotations
@@ -188,34 +191,78 @@ def test_flight_converges_to_mujocos_solution():
 
 def test_passive_fall_against_mujoco():
     """The noise-free reset, no actions: the humanoid drops 11 cm onto its feet, buckles and
-    falls. Torso height against Gymnasium's every env step (15 ms)."""
-    env = simphant.gym.make("Humanoid-v5", num_envs=1, backend="cpu", reset_noise_scale=0.0,
-                            terminate_when_unhealthy=False)
-    env.reset(seed=0)
+    falls. Torso height against Gymnasium's every env step (15 ms), with each limit law:
+    the reset leaves both knees 2 degrees outside their ranges, and how fast a stop brings
+    them in decides when the legs buckle."""
     g = gym.make("Humanoid-v5", reset_noise_scale=0.0, terminate_when_unhealthy=False)
     g.reset(seed=0)
-    ours, theirs = [], []
-    for _ in range(80):
-        obs, *_ = env.step(np.zeros((1, 17)))
-        o, *_ = g.step(np.zeros(17))
-        ours.append(obs[0, 0])
-        theirs.append(o[0])
-    ours, theirs = np.array(ours), np.array(theirs)
-    landing, whole = np.abs(ours - theirs)[:20].max(), np.abs(ours - theirs).max()
-    print(f"\nHumanoid-v5 passive fall: torso height within {landing:.4f} m of MuJoCo's over the first 0.3 s, "
-          f"{whole:.4f} m over 1.2 s; lying at {ours[-1]:.4f} m (MuJoCo {theirs[-1]:.4f} m)")
-    assert landing <= 0.01 and whole <= 0.04  # measured 0.0050 and 0.0182
-    assert ours[-1] < 0.15 and theirs[-1] < 0.15, "both lie on the floor"
+    theirs = np.array([g.step(np.zeros(17))[0][0] for _ in range(80)])
+    for law, bounds in (("step", (0.01, None)), ("solreflimit", (0.01, 0.04))):
+        env = simphant.gym.make("Humanoid-v5", num_envs=1, backend="cpu", reset_noise_scale=0.0,
+                                terminate_when_unhealthy=False, limit_law=law)
+        env.reset(seed=0)
+        ours = np.array([env.step(np.zeros((1, 17)))[0][0, 0] for _ in range(80)])
+        d = np.abs(ours - theirs)
+        print(f"\nHumanoid-v5 passive fall, limit_law {law}: torso height within {d[:10].max():.4f} m of "
+              f"MuJoCo's over the landing (0.15 s), {d[:20].max():.4f} m over 0.3 s, {d.max():.4f} m over 1.2 s; "
+              f"lying at {ours[-1]:.4f} m (MuJoCo {theirs[-1]:.4f} m)")
+        assert d[:10].max() <= bounds[0]  # measured 0.0004 (step), 0.0002 (solreflimit)
+        if bounds[1] is not None:
+            assert d.max() <= bounds[1]  # measured 0.0199
+        assert abs(ours[-1] - theirs[-1]) <= 0.005 and theirs[-1] < 0.15, "both lie on the floor"
+
+
+def test_the_stops_under_the_motors_against_mujoco():
+    """Uniform random actions over the ctrlrange, 6 episodes of 100 env steps from
+    Gymnasium's resets in both: how far the joints pass their stops. MuJoCo's limit
+    constraint cancels the motor's torque; a limit spring gives way by torque / stiffness,
+    so the stiffer default law passes them by less than solreflimit's."""
+    n, steps = 6, 100
+    rng = np.random.default_rng(7)
+    actions = rng.uniform(-0.4, 0.4, (steps, n, 17))
+    m = mujoco.MjModel.from_xml_path(XML)
+    lo, hi = m.jnt_range[1:, 0], m.jnt_range[1:, 1]
+
+    def past(q):  # per sample, the largest angle past a stop [rad]
+        return np.max(np.maximum(lo - q, q - hi), axis=-1)
+
+    theirs = []
+    for i in range(n):
+        g = gym.make("Humanoid-v5", terminate_when_unhealthy=False)
+        g.reset(seed=i)
+        for t in range(steps):
+            g.step(actions[t, i])
+            theirs.append(past(g.unwrapped.data.qpos[7:]))
+    figures = {"mujoco": np.array(theirs)}
+    for law in ("step", "solreflimit"):
+        env = simphant.gym.make("Humanoid-v5", num_envs=n, backend="cpu", terminate_when_unhealthy=False,
+                                limit_law=law)
+        env.reset(seed=0)
+        ours = []
+        for t in range(steps):
+            env.step(actions[t])
+            ours.append(past(env.sim.joint_state()[0]))
+        figures[law] = np.array(ours)
+    five = np.radians(5.0)
+    summary = {k: (float(np.mean(v > five)), float(np.degrees(v.max()))) for k, v in figures.items()}
+    print(f"\nHumanoid-v5 under random actions, (share of samples with a joint > 5 degrees past its stop, "
+          f"largest excursion in degrees): {summary}")
+    assert summary["step"][0] <= 0.1 and summary["step"][1] <= 20.0  # measured 0.043, 14.7
+    assert summary["solreflimit"][1] > summary["step"][1]
 
 
 def test_the_default_step_against_a_fine_one():
-    """One env step (15 ms) of the default (RK4 at the file's 3 ms) against 12 substeps
+    """One env step (15 ms) of the default step (RK4 at the file's 3 ms) against 12 substeps
     (0.25 ms) from the same state, along 8 episodes of uniform random actions over the
     ctrlrange (the humanoid lands, flails and falls: contact with the floor and itself,
-    joints on their stops). The error is largest where a contact starts within a step."""
+    joints on their stops). The error is largest where a contact starts within a step.
+    Both with limit_law "solreflimit": the default law's stops are set by the step
+    (omega = 0.5 / dt), so a finer step would be a stiffer model, not a more accurate
+    solution of the same one."""
     n, steps = 8, 60
-    coarse = simphant.gym.make("Humanoid-v5", num_envs=n, backend="cpu", terminate_when_unhealthy=False)
-    fine = simphant.gym.make("Humanoid-v5", num_envs=n, backend="cpu", terminate_when_unhealthy=False, substeps=12)
+    kw = dict(num_envs=n, backend="cpu", terminate_when_unhealthy=False, limit_law="solreflimit")
+    coarse = simphant.gym.make("Humanoid-v5", **kw)
+    fine = simphant.gym.make("Humanoid-v5", substeps=12, **kw)
     coarse.reset(seed=0)
     fine.reset(seed=0)
     rng = np.random.default_rng(5)
@@ -332,3 +379,10 @@ def test_spaces_reset_qfrc_actuator_and_contact_cost():
     assert np.array_equal(oc, of)
     assert np.sum(oc[0, 270:] ** 2) > 2.0
     assert rf[0] - rc[0] == pytest.approx(2.0, abs=1e-12)
+    # a bad option names itself
+    for option, value in (("contact_cost_range", (1.0,)), ("healthy_z_range", 1.0), ("healthy_z_range", (2, 1)),
+                          ("reset_noise_scale", -1.0), ("forward_reward_weight", "a"), ("frame_skip", 2.5)):
+        with pytest.raises(ValueError, match=option):
+            simphant.gym.make("Humanoid-v5", backend="cpu", **{option: value})
+    with pytest.raises(ValueError, match="limit_law"):
+        simphant.gym.make("Humanoid-v5", backend="cpu", limit_law="hard")

@@ -276,7 +276,7 @@ def test_velocity_observation_beyond_10(task):
 
 
 @pytest.mark.parametrize("task", ["InvertedPendulum-v5", "InvertedDoublePendulum-v5", "Reacher-v5", "Hopper-v5",
-                                  "Walker2d-v5", "HalfCheetah-v5"])
+                                  "Walker2d-v5", "HalfCheetah-v5", "Ant-v5", "Pusher-v5", "Humanoid-v5"])
 def test_torch_env_equals_numpy_env(task):
     """torch=True (TorchVectorEnv on the CPU): the same seeded resets and actions give the
     same observations, rewards and flags as the NumPy env, bit for bit, over 60 steps with

@@ -6,7 +6,7 @@ Gymnasium and the measured lockstep agreement (tests/python/test_gym_ant.py).
 
 MuJoCo's cfrc_ext, the external wrench on each body that the observation and the contact
 cost read, is built from the C++ core's contact wrenches and centre of mass by
-mujoco_data.cfrc_ext.
+mujoco_data.cfrc_ext, once per step (mujoco_data.CfrcExt).
 """
 from __future__ import annotations
 
@@ -14,11 +14,10 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from . import mdp
-from .mujoco_data import cfrc_ext, cfrc_ext_map, mujoco_bodies
+from .mujoco_data import CfrcExt, FreeBase
 from .mujoco_tasks import _host, _make, actuator_map, asset_path, mjcf_scene
 from .registry import register
-from .vector_env import whole_number
+from .vector_env import number_range, real_number, whole_number
 
 #: The contact section of Ant-v5: a linear law, K = 1e4 N/m (the 0.91 kg ant sinks 0.2 mm
 #: on four feet), e = 0.1, friction 1 (MuJoCo's pair takes the larger of the geoms' 1 and
@@ -33,29 +32,6 @@ ANT_CONTACT: Dict[str, Any] = {
     "materials": {"default": {"stiffness": 1e4, "exponent": 1, "restitution": 0.1, "friction": 1.0,
                               "slip_speed": 0.01}},
 }
-
-def _ant_reset(qpos0: np.ndarray, ref: np.ndarray, scale: float) -> Any:
-    """Reset event of Ant-v5's reset_model: qpos = qpos0 + U(-scale, scale) (15: the
-    base's position, its quaternion, the 8 hinges), qvel = scale * N(0, 1) (14), drawn
-    with the env's np_random in Gymnasium's order. The quaternion is normalised (MuJoCo
-    normalises it where it uses it); the state is [p, quat, q, v, omega, qd] (a floating
-    base, docs/robots.md), q = qpos - ref."""
-
-    def event(env: Any, ids: np.ndarray, rng: np.random.Generator) -> None:
-        sim = env.sim
-        n = len(ref)
-        k = len(ids)
-        qpos = qpos0 + rng.uniform(-scale, scale, (k, 7 + n))
-        qvel = scale * rng.standard_normal((k, 6 + n))
-        qpos[:, 3:7] /= np.linalg.norm(qpos[:, 3:7], axis=1, keepdims=True)
-        qpos[:, 7:] -= ref
-        s = sim.get_state(ids)
-        s.y[:, :7 + n] = qpos
-        s.y[:, 7 + n:] = qvel
-        sim.set_state(s)
-
-    return event
-
 
 def ant(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1.0, ctrl_cost_weight: float = 0.5,
         contact_cost_weight: float = 5e-4, healthy_reward: float = 1.0, terminate_when_unhealthy: bool = True,
@@ -104,57 +80,43 @@ def ant(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1.0, c
     from .. import _simphant
 
     info = _simphant.mjcf_model(xml)
-    ref = np.array([link["ref"] for link in info["links"]])
-    n = len(ref)
-    qpos0 = np.concatenate([info["base"]["position"], info["base"]["orientation"], ref])
-    bodies = mujoco_bodies(xml)
+    base = FreeBase(info)
+    forces = CfrcExt(xml)
     fs, sub = whole_number("frame_skip", frame_skip), whole_number("substeps", substeps)
     env_dt = fs * float(info["timestep"])
-    w_fwd, w_ctrl, w_contact = float(forward_reward_weight), float(ctrl_cost_weight), float(contact_cost_weight)
-    alive = float(healthy_reward)
-    z_lo, z_hi = (float(v) for v in healthy_z_range)
-    f_lo, f_hi = (float(v) for v in contact_force_range)
+    w_fwd = real_number("forward_reward_weight", forward_reward_weight)
+    w_ctrl = real_number("ctrl_cost_weight", ctrl_cost_weight)
+    w_contact = real_number("contact_cost_weight", contact_cost_weight)
+    alive = real_number("healthy_reward", healthy_reward)
+    z_lo, z_hi = number_range("healthy_z_range", healthy_z_range)
+    f_lo, f_hi = number_range("contact_force_range", contact_force_range)
+    noise = real_number("reset_noise_scale", reset_noise_scale, 0.0)
     skip = 2 if exclude_current_positions_from_observation else 0
-    torso = info["base"]["link"]
-    frames = mdp.link_frame(torso, "frame")
     holder: List[Any] = []  # the env: its last_actions
-    pair_bodies: List[np.ndarray] = []  # cfrc_ext_map of the simulator's pairs
     x_before: List[np.ndarray] = [np.zeros(0)]  # the torso's x at the start of the step
 
-    def qpos_qvel(sim: Any) -> Tuple[np.ndarray, np.ndarray]:
-        base = _host(frames(sim)).reshape(sim.n_instances, 13)
-        q, qd, _ = sim.joint_state()
-        return (np.concatenate([base[:, :7], q + ref], axis=1), np.concatenate([base[:, 7:], qd], axis=1))
-
     def contact_forces(sim: Any) -> np.ndarray:
-        if not pair_bodies:
-            pair_bodies.append(cfrc_ext_map(sim.contact_pair_names, bodies))
-        return np.clip(cfrc_ext(sim, pair_bodies[0], len(bodies)), f_lo, f_hi)
+        return np.clip(forces(sim), f_lo, f_hi)
 
     def observe(sim: Any) -> np.ndarray:
-        qpos, qvel = qpos_qvel(sim)
+        qpos, qvel = base.qpos_qvel(sim)
         parts = [qpos[:, skip:], qvel]
         if include_cfrc_ext_in_observation:
             parts.append(contact_forces(sim)[:, 1:].reshape(sim.n_instances, -1))
         return np.concatenate(parts, axis=1)
 
-    def finite(sim: Any) -> np.ndarray:
-        # an instance whose step failed (status not ok) keeps its last finite state
-        qpos, qvel = qpos_qvel(sim)
-        return np.isfinite(qpos).all(axis=1) & np.isfinite(qvel).all(axis=1) & (sim.status()[0] == 0)
-
     def healthy(sim: Any) -> np.ndarray:
-        z = qpos_qvel(sim)[0][:, 2]
-        return finite(sim) & (z_lo <= z) & (z <= z_hi)
+        z = base.qpos_qvel(sim)[0][:, 2]
+        return base.finite(sim) & (z_lo <= z) & (z <= z_hi)
 
     def record_x(env: Any) -> None:
-        x_before[0] = qpos_qvel(env.sim)[0][:, 0].copy()
+        x_before[0] = base.qpos_qvel(env.sim)[0][:, 0].copy()
 
     def terminated(sim: Any, obs: Any) -> np.ndarray:
-        return ~(healthy(sim) if terminate_when_unhealthy else finite(sim))
+        return ~(healthy(sim) if terminate_when_unhealthy else base.finite(sim))
 
     def reward(sim: Any, obs: Any, action: Any) -> np.ndarray:
-        x_velocity = (qpos_qvel(sim)[0][:, 0] - x_before[0]) / env_dt
+        x_velocity = (base.qpos_qvel(sim)[0][:, 0] - x_before[0]) / env_dt
         raw = _host(holder[0].last_actions)
         contact_cost = w_contact * np.sum(contact_forces(sim) ** 2, axis=(1, 2))
         return w_fwd * x_velocity + alive * healthy(sim) - w_ctrl * np.sum(raw ** 2, axis=1) - contact_cost
@@ -164,9 +126,9 @@ def ant(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1.0, c
     defaults = dict(scene=scene, num_envs=1 if num_envs is None else num_envs, observation=[observe],
                     action_low=low, action_high=high, action_map=gear, reward=reward, terminated=terminated,
                     max_episode_steps=1000, frame_skip=fs * sub,
-                    reset_events=[_ant_reset(qpos0, ref, float(reset_noise_scale))]
+                    reset_events=[forces.forget, base.reset_event(noise, "normal")]
                     + list(kwargs.pop("reset_events", [])),
-                    pre_step_events=[record_x] + list(kwargs.pop("pre_step_events", [])))
+                    pre_step_events=[forces.forget, record_x] + list(kwargs.pop("pre_step_events", [])))
     env = _make(defaults, kwargs, names, gear)
     holder.append(env)
     return env

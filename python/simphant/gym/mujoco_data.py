@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from typing import Any, List
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
@@ -69,6 +69,79 @@ def cfrc_ext(sim: Any, pair_bodies: np.ndarray, n_bodies: int) -> np.ndarray:
     return out
 
 
+class CfrcExt:
+    """cfrc_ext (below) of a task's simulator, computed at most once per state: a task's
+    observation and its contact cost read the same array. `forget` is both a pre-step and
+    a reset event (VectorEnv's pre_step_events, reset_events): every step and every reset
+    changes the state. xml: the MJCF file the simulator's robot was built from."""
+
+    def __init__(self, xml: str) -> None:
+        self.bodies = mujoco_bodies(xml)
+        self._map: Any = None
+        self._value: Any = None
+
+    def __call__(self, sim: Any) -> np.ndarray:
+        """(n, len(bodies), 6): cfrc_ext at the current state (read-only: shared)."""
+        if self._value is None:
+            if self._map is None:
+                self._map = cfrc_ext_map(sim.contact_pair_names, self.bodies)
+            self._value = cfrc_ext(sim, self._map, len(self.bodies))
+            self._value.setflags(write=False)
+        return self._value
+
+    def forget(self, *event_args: Any) -> None:
+        self._value = None
+
+
+class FreeBase:
+    """MuJoCo's qpos and qvel of an MJCF model on a free joint (the floating base) from the
+    simulator's state, and Gymnasium's reset noise on them. info: _simphant.mjcf_model of
+    the file. qpos (7 + J): the base's position [m] (W), its quaternion (w, x, y, z), the
+    joints' MuJoCo coordinates (SimPhant's q + ref); qvel (6 + J): the base's velocity
+    [m/s] (W), its angular velocity [rad/s] (base axes), the joint rates."""
+
+    def __init__(self, info: Dict[str, Any]) -> None:
+        self.ref = np.array([link["ref"] for link in info["links"]])
+        self.qpos0 = np.concatenate([info["base"]["position"], info["base"]["orientation"], self.ref])
+        self._frame = mdp.link_frame(info["base"]["link"], "frame")
+
+    def qpos_qvel(self, sim: Any) -> Tuple[np.ndarray, np.ndarray]:
+        """(n, 7 + J) qpos and (n, 6 + J) qvel at the current state."""
+        base = _host(self._frame(sim)).reshape(sim.n_instances, 13)
+        q, qd, _ = sim.joint_state()
+        return (np.concatenate([base[:, :7], q + self.ref], axis=1), np.concatenate([base[:, 7:], qd], axis=1))
+
+    def finite(self, sim: Any) -> np.ndarray:
+        """(n,) bool: qpos and qvel finite and the instance's status ok (an instance whose
+        step failed keeps its last finite state)."""
+        qpos, qvel = self.qpos_qvel(sim)
+        return np.isfinite(qpos).all(axis=1) & np.isfinite(qvel).all(axis=1) & (sim.status()[0] == 0)
+
+    def reset_event(self, scale: float, qvel_noise: str) -> Any:
+        """Reset event of Gymnasium's reset_model for these tasks: qpos = qpos0 + U(-scale,
+        scale), then qvel = scale N(0, 1) (qvel_noise "normal", Ant-v5) or U(-scale, scale)
+        ("uniform", Humanoid-v5), drawn with the env's np_random in Gymnasium's order. The
+        quaternion is normalised (MuJoCo normalises it where it uses it); the state is
+        [p, quat, q, v, omega, qd] (a floating base, docs/robots.md), q = qpos - ref."""
+        if qvel_noise not in ("normal", "uniform"):
+            raise ValueError(f"qvel_noise: 'normal' or 'uniform' (got {qvel_noise!r})")
+        nq = len(self.qpos0)
+
+        def event(env: Any, ids: np.ndarray, rng: np.random.Generator) -> None:
+            k = len(ids)
+            qpos = self.qpos0 + rng.uniform(-scale, scale, (k, nq))
+            qvel = (scale * rng.standard_normal((k, nq - 1)) if qvel_noise == "normal"
+                    else rng.uniform(-scale, scale, (k, nq - 1)))
+            qpos[:, 3:7] /= np.linalg.norm(qpos[:, 3:7], axis=1, keepdims=True)
+            qpos[:, 7:] -= self.ref
+            s = env.sim.get_state(ids)
+            s.y[:, :nq] = qpos
+            s.y[:, nq:] = qvel
+            env.sim.set_state(s)
+
+        return event
+
+
 def _rotation(q: np.ndarray) -> np.ndarray:
     """(..., 3, 3): the rotation of unit quaternions (..., 4) (w, x, y, z)."""
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
@@ -82,10 +155,14 @@ class BodyInertias:
     """The MuJoCo bodies of an MJCF file (ids 1..B) with their own mass properties, each on
     the link frame that carries it (the importer's "bodies": a welded body on its owner's
     frame). Raises ValueError for a body welded to the world (no frame moves it: MuJoCo's
-    cinert of it would be constant; no shipped task has one)."""
+    cinert of it would be constant; no shipped task has one) and for a file with <compiler
+    fusestatic="true"> (MuJoCo's body list is not the file's)."""
 
     def __init__(self, xml: str) -> None:
         bodies = _simphant.mjcf_model(str(xml))["bodies"]
+        if not bodies:
+            raise ValueError(f"{xml}: no per-body mass properties (<compiler fusestatic=\"true\"> fuses MuJoCo's "
+                             "bodies without joints into their parents)")
         fixed = [b["name"] for b in bodies if b["owner"] == "world"]
         if fixed:
             raise ValueError(f"{xml}: bodies welded to the world ({', '.join(fixed)}) are not supported here")

@@ -14,11 +14,10 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from . import mdp
-from .mujoco_data import BodyInertias, cfrc_ext, cfrc_ext_map, mujoco_bodies
+from .mujoco_data import BodyInertias, CfrcExt, FreeBase
 from .mujoco_tasks import _host, _make, actuator_map, asset_path, mjcf_scene
 from .registry import register
-from .vector_env import whole_number
+from .vector_env import number_range, real_number, whole_number
 
 #: The contact section of Humanoid-v5: a linear law, K = 5e4 N/m, e = 0.1, Coulomb friction
 #: regularised below 1 cm/s. K is near the stiffness of MuJoCo's default soft contact
@@ -30,38 +29,16 @@ from .vector_env import whole_number
 #: body's parts slide on each other without friction. SimPhant's pair friction is the
 #: geometric mean of its materials' (docs/scene-format.md "Pair parameters"): the body's
 #: material has 0.01 and the floor's 100, which gives 1 against the floor and 0.01 between
-#: two body parts. The ground plane lies 1 mm up: the geoms' margin, from which MuJoCo's
-#: contact acts.
+#: two body parts. The ground plane lies 2 mm up: every geom of humanoid.xml, the floor
+#: included, has margin 1 mm, MuJoCo adds a pair's two margins, and its contact acts from
+#: that distance.
 HUMANOID_CONTACT: Dict[str, Any] = {
-    "ground": {"point": [0.0, 0.0, 0.001], "material": "floor"},
+    "ground": {"point": [0.0, 0.0, 0.002], "material": "floor"},
     "materials": {"default": {"stiffness": 5e4, "exponent": 1, "restitution": 0.1, "friction": 0.01,
                               "slip_speed": 0.01},
                   "floor": {"stiffness": 5e4, "exponent": 1, "restitution": 0.1, "friction": 100.0,
                             "slip_speed": 0.01}},
 }
-
-
-def _humanoid_reset(qpos0: np.ndarray, ref: np.ndarray, scale: float) -> Any:
-    """Reset event of Humanoid-v5's reset_model: qpos = qpos0 + U(-scale, scale) (24: the
-    torso's position, its quaternion, the 17 hinges), qvel = U(-scale, scale) (23), drawn
-    with the env's np_random in Gymnasium's order. The quaternion is normalised (MuJoCo
-    normalises it where it uses it); the state is [p, quat, q, v, omega, qd] (a floating
-    base, docs/robots.md), q = qpos - ref."""
-
-    def event(env: Any, ids: np.ndarray, rng: np.random.Generator) -> None:
-        sim = env.sim
-        n = len(ref)
-        k = len(ids)
-        qpos = qpos0 + rng.uniform(-scale, scale, (k, 7 + n))
-        qvel = rng.uniform(-scale, scale, (k, 6 + n))
-        qpos[:, 3:7] /= np.linalg.norm(qpos[:, 3:7], axis=1, keepdims=True)
-        qpos[:, 7:] -= ref
-        s = sim.get_state(ids)
-        s.y[:, :7 + n] = qpos
-        s.y[:, 7 + n:] = qvel
-        sim.set_state(s)
-
-    return event
 
 
 def humanoid(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1.25, ctrl_cost_weight: float = 0.1,
@@ -71,7 +48,8 @@ def humanoid(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1
              exclude_current_positions_from_observation: bool = True, include_cinert_in_observation: bool = True,
              include_cvel_in_observation: bool = True, include_qfrc_actuator_in_observation: bool = True,
              include_cfrc_ext_in_observation: bool = True, frame_skip: int = 5, substeps: int = 1,
-             contact: Optional[Dict[str, Any]] = None, solver: str = "aba", **kwargs: Any) -> Any:
+             contact: Optional[Dict[str, Any]] = None, limit_law: str = "step", solver: str = "aba",
+             **kwargs: Any) -> Any:
     """Humanoid-v5: Gymnasium's humanoid on the ground (v5's defaults), from Gymnasium's
     humanoid.xml (shipped, simphant/gym/assets/): a torso on a free joint, an abdomen
     (3 hinges), two legs (3 hip hinges, a knee; the foot welded to the shin) and two arms
@@ -105,34 +83,36 @@ def humanoid(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1
     (default) or "cga"; default num_envs: 1. kwargs: VectorEnv arguments.
 
     Gymnasium's humanoid touches the floor and itself through MuJoCo's soft constraints,
-    this one through SimPhant's compliant law (docs/contact.md), and its joint limits
-    through MuJoCo's limit constraints, this one through SimPhant's limit springs with the
-    file's solreflimit time constant (robot.limit_law "solreflimit": the reset leaves each
-    knee 2 degrees outside its range). In flight and inside the limits the two agree to
-    the integrators' accuracy; on the ground only to the difference of the laws
-    (docs/python.md).
+    this one through SimPhant's compliant law (docs/contact.md); its joints stop at their
+    limits through MuJoCo's limit constraints, this one's through SimPhant's limit springs,
+    limit_law (robot.limit_law, docs/robots.md): "step" (default), critically damped at
+    omega = 0.5 / dt, or "solreflimit", the file's time constant (0.02 s). Under the
+    motors "step" is the closer: with uniform random actions the joints pass their stops
+    by up to 14 degrees (MuJoCo: 8), "solreflimit" by up to 39. In a passive fall from
+    the reset, which leaves both knees 2 degrees outside their ranges, "solreflimit"
+    follows MuJoCo's torso within 2 cm and "step" buckles earlier (docs/python.md
+    "Humanoid-v5" measures both). In flight and inside the limits the two simulators
+    agree to the integrators' accuracy.
     """
     xml = asset_path("humanoid.xml")
     gear, low, high, names = actuator_map(xml)
     from .. import _simphant
 
     info = _simphant.mjcf_model(xml)
-    ref = np.array([link["ref"] for link in info["links"]])
-    n = len(ref)
-    qpos0 = np.concatenate([info["base"]["position"], info["base"]["orientation"], ref])
-    bodies = mujoco_bodies(xml)
+    base = FreeBase(info)
     inertias = BodyInertias(xml)
+    forces = CfrcExt(xml)
     fs, sub = whole_number("frame_skip", frame_skip), whole_number("substeps", substeps)
     env_dt = fs * float(info["timestep"])
-    w_fwd, w_ctrl, w_contact = float(forward_reward_weight), float(ctrl_cost_weight), float(contact_cost_weight)
-    c_lo, c_hi = (float(v) for v in contact_cost_range)
-    alive = float(healthy_reward)
-    z_lo, z_hi = (float(v) for v in healthy_z_range)
+    w_fwd = real_number("forward_reward_weight", forward_reward_weight)
+    w_ctrl = real_number("ctrl_cost_weight", ctrl_cost_weight)
+    w_contact = real_number("contact_cost_weight", contact_cost_weight)
+    c_lo, c_hi = number_range("contact_cost_range", contact_cost_range)
+    alive = real_number("healthy_reward", healthy_reward)
+    z_lo, z_hi = number_range("healthy_z_range", healthy_z_range)
+    noise = real_number("reset_noise_scale", reset_noise_scale, 0.0)
     skip = 2 if exclude_current_positions_from_observation else 0
-    torso = info["base"]["link"]
-    frames = mdp.link_frame(torso, "frame")
     holder: List[Any] = []  # the env: its last_actions
-    pair_bodies: List[np.ndarray] = []  # cfrc_ext_map of the simulator's pairs
     x_before: List[np.ndarray] = [np.zeros(0)]  # the centre of mass's x at the start of the step
     fresh: List[np.ndarray] = []  # per env: reset since its last step (MuJoCo's reset zeroes ctrl)
 
@@ -144,16 +124,6 @@ def humanoid(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1
     def mark_fresh(env: Any, ids: np.ndarray, rng: Any) -> None:
         fresh_mask(env)[ids] = True
 
-    def qpos_qvel(sim: Any) -> Tuple[np.ndarray, np.ndarray]:
-        base = _host(frames(sim)).reshape(sim.n_instances, 13)
-        q, qd, _ = sim.joint_state()
-        return (np.concatenate([base[:, :7], q + ref], axis=1), np.concatenate([base[:, 7:], qd], axis=1))
-
-    def contact_forces(sim: Any) -> np.ndarray:
-        if not pair_bodies:
-            pair_bodies.append(cfrc_ext_map(sim.contact_pair_names, bodies))
-        return cfrc_ext(sim, pair_bodies[0], len(bodies))
-
     def qfrc_actuator(sim: Any) -> np.ndarray:
         if not holder:  # the env's construction sizes the observation
             return np.zeros((sim.n_instances, gear.shape[0]))
@@ -162,7 +132,7 @@ def humanoid(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1
         return tau
 
     def observe(sim: Any) -> np.ndarray:
-        qpos, qvel = qpos_qvel(sim)
+        qpos, qvel = base.qpos_qvel(sim)
         parts = [qpos[:, skip:], qvel]
         if include_cinert_in_observation or include_cvel_in_observation:
             f, c = inertias.frames(sim), sim.centre_of_mass()
@@ -173,41 +143,34 @@ def humanoid(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1
         if include_qfrc_actuator_in_observation:
             parts.append(qfrc_actuator(sim))
         if include_cfrc_ext_in_observation:
-            parts.append(contact_forces(sim)[:, 1:].reshape(sim.n_instances, -1))
+            parts.append(forces(sim)[:, 1:].reshape(sim.n_instances, -1))
         return np.concatenate(parts, axis=1)
 
-    def finite(sim: Any) -> np.ndarray:
-        # an instance whose step failed (status not ok) keeps its last finite state
-        qpos, qvel = qpos_qvel(sim)
-        return np.isfinite(qpos).all(axis=1) & np.isfinite(qvel).all(axis=1) & (sim.status()[0] == 0)
-
     def healthy(sim: Any) -> np.ndarray:
-        z = qpos_qvel(sim)[0][:, 2]
-        return finite(sim) & (z_lo < z) & (z < z_hi)
+        z = base.qpos_qvel(sim)[0][:, 2]
+        return base.finite(sim) & (z_lo < z) & (z < z_hi)
 
     def before_step(env: Any) -> None:
         x_before[0] = env.sim.centre_of_mass()[:, 0].copy()
         fresh_mask(env)[:] = False
 
     def terminated(sim: Any, obs: Any) -> np.ndarray:
-        return ~(healthy(sim) if terminate_when_unhealthy else finite(sim))
+        return ~(healthy(sim) if terminate_when_unhealthy else base.finite(sim))
 
     def reward(sim: Any, obs: Any, action: Any) -> np.ndarray:
         x_velocity = (sim.centre_of_mass()[:, 0] - x_before[0]) / env_dt
         raw = _host(holder[0].last_actions)
-        # the observation's cfrc_ext (float64) when it holds it; the world's row is zero
-        f = obs[:, -6 * (len(bodies) - 1):] if include_cfrc_ext_in_observation else contact_forces(sim)
-        contact_cost = np.clip(w_contact * np.sum(np.reshape(f, (sim.n_instances, -1)) ** 2, axis=1), c_lo, c_hi)
+        contact_cost = np.clip(w_contact * np.sum(forces(sim) ** 2, axis=(1, 2)), c_lo, c_hi)
         return w_fwd * x_velocity + alive * healthy(sim) - w_ctrl * np.sum(raw ** 2, axis=1) - contact_cost
 
     scene = mjcf_scene(xml, solver, 1000 * fs, sub, HUMANOID_CONTACT if contact is None else contact)
-    scene["robot"]["limit_law"] = "solreflimit"  # the reset starts the knees outside their ranges
+    scene["robot"]["limit_law"] = limit_law
     defaults = dict(scene=scene, num_envs=1 if num_envs is None else num_envs, observation=[observe],
                     action_low=low, action_high=high, action_map=gear, reward=reward, terminated=terminated,
                     max_episode_steps=1000, frame_skip=fs * sub,
-                    reset_events=[_humanoid_reset(qpos0, ref, float(reset_noise_scale)), mark_fresh]
+                    reset_events=[forces.forget, base.reset_event(noise, "uniform"), mark_fresh]
                     + list(kwargs.pop("reset_events", [])),
-                    pre_step_events=[before_step] + list(kwargs.pop("pre_step_events", [])))
+                    pre_step_events=[forces.forget, before_step] + list(kwargs.pop("pre_step_events", [])))
     env = _make(defaults, kwargs, names, gear)
     holder.append(env)
     return env

@@ -59,8 +59,9 @@ def mjcf_scene(xml: str, solver: str = "aba", steps: int = 1, substeps: int = 1,
     maximal coordinates), substeps < 1 or, unless any_integrator, an MJCF integrator other
     than RK4 (the scene integrates with RK4 whatever the file says)."""
     if solver not in ("aba", "cga"):
-        raise ValueError(f"solver: 'aba' or 'cga' (got {solver!r}; the task's reset noise writes the joint "
-                         "coordinates, which the 'dae' solver's maximal-coordinate state does not hold)")
+        why = ("; the task's reset noise writes the joint coordinates, which the 'dae' solver's maximal-coordinate "
+               "state does not hold") if solver == "dae" else ""
+        raise ValueError(f"solver: 'aba' or 'cga' (got {solver!r}{why})")
     info = _simphant.mjcf_model(xml)
     if not any_integrator and str(info["integrator"]).upper() != "RK4":
         raise ValueError(f"{xml}: <option integrator={info['integrator']!r}>: these tasks follow MuJoCo's RK4")

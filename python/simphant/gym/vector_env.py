@@ -40,6 +40,32 @@ def whole_number(name: str, value: Any) -> int:
     return int(v)
 
 
+def real_number(name: str, value: Any, minimum: Optional[float] = None) -> float:
+    """value as a finite float (a task's weight or scale; anything float() reads but a
+    bool), at least `minimum` when given. ValueError naming `name` otherwise."""
+    try:
+        v = None if isinstance(value, (bool, np.bool_)) else float(value)
+    except (TypeError, ValueError, OverflowError):
+        v = None
+    if v is None or not math.isfinite(v) or (minimum is not None and v < minimum):
+        bound = "" if minimum is None else f" >= {minimum:g}"
+        raise ValueError(f"{name}: a finite number{bound} (got {value!r})")
+    return v
+
+
+def number_range(name: str, value: Any) -> Tuple[float, float]:
+    """value as (low, high): two numbers float() reads (either may be infinite), low <=
+    high (a task's healthy_z_range, contact_cost_range). ValueError naming `name`
+    otherwise."""
+    try:
+        lo, hi = (None if isinstance(x, (bool, np.bool_)) else float(x) for x in value)
+    except (TypeError, ValueError, OverflowError):
+        lo = hi = None
+    if lo is None or hi is None or math.isnan(lo) or math.isnan(hi) or lo > hi:
+        raise ValueError(f"{name}: (low, high), two numbers with low <= high (got {value!r})")
+    return lo, hi
+
+
 class VectorEnv(gym.vector.VectorEnv):
     """num_envs instances of a scene as one Gymnasium vector env (Gymnasium 1.x API).
 

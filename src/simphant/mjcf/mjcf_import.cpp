@@ -309,14 +309,21 @@ void read_tendons(Ctx& ctx, const XMLElement* t, const MjcfModel& out) {
     for (const char* k : {"stiffness", "damping", "frictionloss", "armature"})
       if (e.num(k, 0) != 0)
         e.fail(k, "a tendon with " + std::string(k) + " acts on its joints; only inert fixed tendons are supported");
+    // limited as MuJoCo infers it (a joint's rule, mjcf_tree.cpp): true, or auto with a
+    // range whose lower end is below its upper one; auto with a range and no autolimits is
+    // MuJoCo's error too
     const int limited = e.tristate("limited");
     const std::vector<double> r = e.has("range") ? e.nums("range", 2, 2) : std::vector<double>{0, 0};
-    if (limited == 1 || (limited == 2 && ctx.autolimits && !(r[0] == 0 && r[1] == 0)))
+    if (limited == 2 && !ctx.autolimits && !(r[0] == 0 && r[1] == 0))
+      e.fail("range", "a range without limited, and <compiler autolimits=\"false\">");
+    if (limited == 1 || (limited == 2 && r[0] < r[1]))
       e.fail(e.has("range") ? "range" : "limited",
              "a limited tendon acts on its joints; only inert fixed tendons are supported");
+    if (c->FirstChildElement() == nullptr) ctx.fail(c, "", "a fixed tendon needs at least one <joint>");
     for (const XMLElement* j = c->FirstChildElement(); j != nullptr; j = j->NextSiblingElement()) {
       if (std::strcmp(j->Name(), "joint") != 0)
         ctx.fail(j, "", std::string("<") + j->Name() + "> in a fixed tendon (only <joint joint coef>)");
+      audit(ctx, j, "fixed tendon <joint>", {"joint", "coef"}, {});
       const char* name = j->Attribute("joint");
       if (name == nullptr) ctx.fail(j, "joint", "a fixed tendon's <joint> needs a joint");
       bool found = false;

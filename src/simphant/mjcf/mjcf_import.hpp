@@ -144,7 +144,9 @@ struct MjcfBodyMass {
 
 /// What an MJCF file holds for SimPhant.
 struct MjcfModel {
-  /// Per MuJoCo body, in its id order from 1 (the world body, id 0, excluded).
+  /// Per MuJoCo body, in its id order from 1 (the world body, id 0, excluded); empty under
+  /// <compiler fusestatic="true">, whose MuJoCo model fuses the bodies without joints into
+  /// their parents.
   std::vector<MjcfBodyMass> body_masses;
   ReducedModel model;
   MjcfOptions options;

@@ -444,6 +444,10 @@ void build_tree(Ctx& ctx, const XMLElement* worldbody, MjcfModel& out) {
     }
   }
 
+  // MuJoCo's fusestatic folds every body without joints into its parent, so its body list
+  // is not the file's: no per-body list then (MjcfModel::body_masses).
+  if (ctx.fusestatic) out.body_masses.clear();
+
   // Mass properties onto the links, and the URDF importer's mass rules.
   const int n = rm.nq();
   std::vector<bool> below(static_cast<std::size_t>(n), false);  // some link at or below has mass
