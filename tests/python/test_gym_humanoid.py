@@ -39,6 +39,7 @@ gym = require("gymnasium", "the comparison with Gymnasium's Humanoid-v5")
 import simphant.gym  # noqa: E402
 from simphant.gym import mujoco_data  # noqa: E402
 from simphant.gym.mujoco_tasks import asset_path  # noqa: E402
+from gym_step_check import one_step_errors  # noqa: E402
 
 XML = asset_path("humanoid.xml")
 #: in flight, at the file's timestep: the two RK4 forms' difference (module docstring)
@@ -259,27 +260,7 @@ def test_the_default_step_against_a_fine_one():
     Both with limit_law "solreflimit": the default law's stops are set by the step
     (omega = 0.5 / dt), so a finer step would be a stiffer model, not a more accurate
     solution of the same one."""
-    n, steps = 8, 60
-    kw = dict(num_envs=n, backend="cpu", terminate_when_unhealthy=False, limit_law="solreflimit")
-    coarse = simphant.gym.make("Humanoid-v5", **kw)
-    fine = simphant.gym.make("Humanoid-v5", substeps=12, **kw)
-    coarse.reset(seed=0)
-    fine.reset(seed=0)
-    rng = np.random.default_rng(5)
-    ids = np.arange(n)
-    err = []
-    for _ in range(steps):
-        start = coarse.sim.get_state(ids)
-        s = fine.sim.get_state(ids)
-        s.y[:] = start.y
-        fine.sim.set_state(s)
-        a = rng.uniform(-0.4, 0.4, (n, 17))
-        coarse.step(a)
-        fine.step(a)
-        y1, y2 = coarse.sim.get_state(ids).y, fine.sim.get_state(ids).y
-        err.append([np.abs(y1[:, :3] - y2[:, :3]).max(), np.abs(y1[:, 7:24] - y2[:, 7:24]).max(),
-                    np.abs(y1[:, 24:] - y2[:, 24:]).max()])
-    err = np.array(err)
+    err = one_step_errors("Humanoid-v5", 8, 60, 12, seed=4, limit_law="solreflimit")
     worst, median = err.max(axis=0), np.median(err, axis=0)
     print(f"\nHumanoid-v5 default step against 0.25 ms, per env step: torso position max {worst[0]:.3g} m "
           f"(median {median[0]:.3g}), hinges max {worst[1]:.3g} rad (median {median[1]:.3g}), rates max "

@@ -238,9 +238,9 @@ def test_the_wrist_pressed_on_the_table():
     """The arm lowered to the table and driven down (shoulder lift +0.5 rad, PD gain 8,
     the actions recorded in MuJoCo, RK4): MuJoCo holds the wrist's capsules 4.0 mm above
     the table's plane (measured; its contact acts from the geoms' margins and cancels a
-    steady load), asserted not below it; SimPhant's linear law (K = 1e3 N/m, the plane 2 mm
-    up) lets them sink 1.2 mm (measured) into its plane under the 4.7 N they bear, against
-    a bound of 2 mm."""
+    steady load), asserted not below it; SimPhant's linear law (K = 1e3 N/m, the plane 4 mm
+    up: the two geoms' margins) lets them sink 1.2 mm (measured) into its plane under the
+    4.7 N they bear, against a bound of 2 mm."""
     qa = np.array([0.544, 1.096, 0.0, -1.353, 0.0, -0.721, 0.0])
     qb = qa.copy()
     qb[1] += 0.5

@@ -23,12 +23,12 @@ from .vector_env import number_range, real_number, whole_number
 #: on four feet), e = 0.1, friction 1 (MuJoCo's pair takes the larger of the geoms' 1 and
 #: the floor's 1), Coulomb friction regularised below 1 cm/s (a standing ant's legs, pushed
 #: apart by its weight, creep at 4 mm/s; at 10 cm/s they would slide at 4 cm/s; docs/python.md
-#: "Ant-v5" measures the step against it). The ground plane lies 1 cm
-#: up: every geom of ant.xml has margin 0.01, and MuJoCo's contact acts from that distance
-#: on (its constraint holds the surfaces a margin apart), so MuJoCo's ant stands 1 cm
-#: above its floor.
+#: "Ant-v5" measures the step against it). The ground plane lies 2 cm
+#: up: every geom of ant.xml, the floor included, has margin 0.01, MuJoCo adds a pair's
+#: two margins, and its contact acts from that distance on (its constraint holds the
+#: surfaces that far apart), so MuJoCo's ant stands 2 cm above its floor.
 ANT_CONTACT: Dict[str, Any] = {
-    "ground": {"point": [0.0, 0.0, 0.01]},
+    "ground": {"point": [0.0, 0.0, 0.02]},
     "materials": {"default": {"stiffness": 1e4, "exponent": 1, "restitution": 0.1, "friction": 1.0,
                               "slip_speed": 0.01}},
 }
@@ -38,7 +38,8 @@ def ant(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1.0, c
         healthy_z_range: Tuple[float, float] = (0.2, 1.0), contact_force_range: Tuple[float, float] = (-1.0, 1.0),
         reset_noise_scale: float = 0.1, exclude_current_positions_from_observation: bool = True,
         include_cfrc_ext_in_observation: bool = True, frame_skip: int = 5, substeps: int = 5,
-        contact: Optional[Dict[str, Any]] = None, solver: str = "aba", **kwargs: Any) -> Any:
+        contact: Optional[Dict[str, Any]] = None, limit_law: str = "solreflimit", solver: str = "aba",
+        **kwargs: Any) -> Any:
     """Ant-v5: Gymnasium's four-legged ant on the ground (v5's defaults), from Gymnasium's
     ant.xml (shipped, simphant/gym/assets/): a torso on a free joint and four legs of a hip
     and an ankle hinge each (limited, armature 1, damping 1); its sphere and capsule geoms
@@ -68,10 +69,10 @@ def ant(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1.0, c
 
     Gymnasium's ant touches the floor through MuJoCo's soft constraints, this one through
     SimPhant's compliant law (docs/contact.md), and its joint limits through MuJoCo's
-    limit constraints, this one through SimPhant's limit springs with the file's
-    solreflimit time constant (robot.limit_law "solreflimit", docs/mjcf.md "Joint limits":
-    the reset leaves each ankle 0.52 rad outside its range, and this mode brings it in as
-    MuJoCo's constraint does). In
+    limit constraints, this one through SimPhant's limit springs, limit_law
+    (robot.limit_law): by default with the file's solreflimit time constant ("solreflimit",
+    docs/mjcf.md "Joint limits": the reset leaves each ankle 0.52 rad outside its range,
+    and this mode brings it in as MuJoCo's constraint does), or "step". In
     flight and inside the limits the two agree to the integrators' accuracy; on the
     ground, and for cfrc_ext, only to the difference of the laws (docs/python.md).
     """
@@ -122,7 +123,7 @@ def ant(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1.0, c
         return w_fwd * x_velocity + alive * healthy(sim) - w_ctrl * np.sum(raw ** 2, axis=1) - contact_cost
 
     scene = mjcf_scene(xml, solver, 1000 * fs, sub, ANT_CONTACT if contact is None else contact)
-    scene["robot"]["limit_law"] = "solreflimit"  # the reset starts the ankles outside their ranges
+    scene["robot"]["limit_law"] = limit_law
     defaults = dict(scene=scene, num_envs=1 if num_envs is None else num_envs, observation=[observe],
                     action_low=low, action_high=high, action_map=gear, reward=reward, terminated=terminated,
                     max_episode_steps=1000, frame_skip=fs * sub,

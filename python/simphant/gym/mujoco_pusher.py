@@ -19,11 +19,11 @@ from .vector_env import whole_number
 
 #: The contact section of Pusher-v5. Every geom of pusher_v5.xml has condim 1 (a
 #: frictionless normal force), so friction 0. The ground is the table's plane
-#: (z = -0.325 m) 2 mm up: the geoms' margin is 0.002, and MuJoCo's contact acts from that
-#: distance on. A linear law, K = 1e3 N/m with restitution 0.1 (docs/python.md "Pusher-v5"
+#: (z = -0.325 m) 4 mm up: every geom, the table included, has margin 0.002, MuJoCo adds a
+#: pair's two margins, and its contact acts from that distance on. A linear law, K = 1e3 N/m with restitution 0.1 (docs/python.md "Pusher-v5"
 #: compares it with MuJoCo's on a scripted push).
 PUSHER_CONTACT: Dict[str, Any] = {
-    "ground": {"point": [0.0, 0.0, -0.323]},
+    "ground": {"point": [0.0, 0.0, -0.321]},
     "materials": {"default": {"stiffness": 1e3, "exponent": 1, "restitution": 0.1, "friction": 0.0}},
 }
 
