@@ -360,6 +360,14 @@ def test_spaces_reset_qfrc_actuator_and_contact_cost():
     assert np.array_equal(oc, of)
     assert np.sum(oc[0, 270:] ** 2) > 2.0
     assert rf[0] - rc[0] == pytest.approx(2.0, abs=1e-12)
+    # a NaN action is refused before anything changes: the envs not reset keep their control
+    env.step(np.zeros((3, 17)))
+    bad = np.zeros((3, 17))
+    bad[2, 16] = np.nan
+    with pytest.raises(ValueError, match=r"actions\[2, 16\] is NaN"):
+        env.step(bad)
+    obs, _ = env.reset(options={"reset_mask": np.array([True, False, False])})
+    assert np.all(np.isfinite(obs))
     # a bad option names itself
     for option, value in (("contact_cost_range", (1.0,)), ("healthy_z_range", 1.0), ("healthy_z_range", (2, 1)),
                           ("reset_noise_scale", -1.0), ("forward_reward_weight", "a"), ("frame_skip", 2.5)):

@@ -88,7 +88,7 @@ def humanoid(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1
     limit_law (robot.limit_law, docs/robots.md): "step" (default), critically damped at
     omega = 0.5 / dt, or "solreflimit", the file's time constant (0.02 s). Under the
     motors "step" is the closer: with uniform random actions the joints pass their stops
-    by up to 14 degrees (MuJoCo: 8), "solreflimit" by up to 39. In a passive fall from
+    by up to 15 degrees (MuJoCo: 8), "solreflimit" by up to 39. In a passive fall from
     the reset, which leaves both knees 2 degrees outside their ranges, "solreflimit"
     follows MuJoCo's torso within 2 cm and "step" buckles earlier (docs/python.md
     "Humanoid-v5" measures both). In flight and inside the limits the two simulators

@@ -60,11 +60,18 @@ class TorchVectorEnv(VectorEnv):
         q, qd, _ = self.sim.joint_state()
         return self._torch.from_numpy(q).to(self.device), self._torch.from_numpy(qd).to(self.device)
 
-    def _apply_actions(self, actions: Any) -> Any:
+    def _actions(self, actions: Any) -> Any:
         t = self._torch
         a = t.as_tensor(actions, dtype=t.float64, device=self.device)
         self._check_action_shape(a.shape)
         a = a.reshape(self.num_envs, -1)
+        if bool(t.isnan(a).any()):
+            i, j = (int(k) for k in t.nonzero(t.isnan(a))[0])
+            raise ValueError(f"actions[{i}, {j}] is NaN")
+        return a
+
+    def _apply_actions(self, a: Any) -> Any:
+        t = self._torch
         self.last_actions = a.clone()
         a = t.clamp(a, self._low, self._high).contiguous()
         u = a if self._map_t is None else (a @ self._map_t).contiguous()

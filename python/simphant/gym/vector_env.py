@@ -244,10 +244,13 @@ class VectorEnv(gym.vector.VectorEnv):
 
     def step(self, actions: Any) -> Tuple[Any, Any, Any, Any, Dict]:
         """Applies actions (num_envs, n_inputs), advances frame_skip steps; returns
-        (obs, rewards, terminations, truncations, infos)."""
+        (obs, rewards, terminations, truncations, infos). Actions of another shape or with
+        a NaN are refused (ValueError naming the shape or the index) before anything
+        changes; +-inf are clipped to the bounds."""
+        a = self._actions(actions)  # refused before anything changes
         for event in self.pre_step_events:
             event(self)
-        a = self._apply_actions(actions)
+        a = self._apply_actions(a)
         self.sim.step(self.frame_skip)
         self._elapsed += 1
         obs = self._observe()
@@ -363,10 +366,18 @@ class VectorEnv(gym.vector.VectorEnv):
         if got != (self.num_envs, n_actions) and not (self.num_envs == 1 and got == (n_actions,)):
             raise ValueError(f"actions: must have shape ({self.num_envs}, {n_actions}) (got {got})")
 
-    def _apply_actions(self, actions: Any) -> Any:
+    def _actions(self, actions: Any) -> Any:
+        """actions as a (num_envs, n_actions) float64 array; ValueError for another shape
+        (_check_action_shape) or a NaN, naming its index (+-inf are clipped to the bounds)."""
         a = np.asarray(actions, np.float64)
         self._check_action_shape(a.shape)
         a = a.reshape(self.num_envs, -1)
+        if np.isnan(a).any():
+            i, j = (int(k) for k in np.argwhere(np.isnan(a))[0])
+            raise ValueError(f"actions[{i}, {j}] is NaN")
+        return a
+
+    def _apply_actions(self, a: Any) -> Any:
         self.last_actions = a.copy()
         a = np.clip(a, self.single_action_space.low, self.single_action_space.high)
         u = a if self._action_map is None else a @ self._action_map.T
