@@ -107,7 +107,8 @@ def test_flight_in_lockstep_with_gymnasium():
 def _cfrc_ext(env):
     sim = env.sim
     bodies = mujoco_data.mujoco_bodies(mujoco_ant.asset_path("ant.xml"))
-    return mujoco_data.cfrc_ext(sim, mujoco_data.cfrc_ext_map(sim.contact_pair_names, bodies), len(bodies))[0]
+    ids = mujoco_data.cfrc_ext_map(sim.contact_pair_names, bodies)
+    return mujoco_data.cfrc_ext(sim, mujoco_data.pair_sides(ids, len(bodies)))[0]
 
 
 def test_cfrc_ext_of_the_standing_ant_against_mujoco():

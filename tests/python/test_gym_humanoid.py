@@ -310,7 +310,7 @@ def test_self_contact_pairs_and_their_cfrc_ext():
     assert touching >= 3, "some random states overlap"
     # cfrc_ext: pair by pair, B takes the pair's wrench about the centre of mass, A its opposite
     c = sim.centre_of_mass()
-    got = mujoco_data.cfrc_ext(sim, ids, len(bodies))
+    got = mujoco_data.cfrc_ext(sim, mujoco_data.pair_sides(ids, len(bodies)))
     want = np.zeros_like(got)
     for i in range(n):
         for p in range(len(names)):
@@ -361,13 +361,14 @@ def test_spaces_reset_qfrc_actuator_and_contact_cost():
     assert np.sum(oc[0, 270:] ** 2) > 2.0
     assert rf[0] - rc[0] == pytest.approx(2.0, abs=1e-12)
     # a NaN action is refused before anything changes: the envs not reset keep their control
-    env.step(np.zeros((3, 17)))
+    env.step(np.full((3, 17), 0.2))
     bad = np.zeros((3, 17))
     bad[2, 16] = np.nan
     with pytest.raises(ValueError, match=r"actions\[2, 16\] is NaN"):
         env.step(bad)
     obs, _ = env.reset(options={"reset_mask": np.array([True, False, False])})
     assert np.all(np.isfinite(obs))
+    assert np.all(obs[0, 253:270] == 0) and np.any(obs[1:, 253:270] != 0), "the reset env's ctrl is zero"
     # a bad option names itself
     for option, value in (("contact_cost_range", (1.0,)), ("healthy_z_range", 1.0), ("healthy_z_range", (2, 1)),
                           ("reset_noise_scale", -1.0), ("forward_reward_weight", "a"), ("frame_skip", 2.5)):

@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Tuple
 import numpy as np
 
 from .. import _simphant
+from .._joint_anchors import rotation_matrix
 from . import mdp
 from .mujoco_tasks import _host
 
@@ -50,18 +51,24 @@ def cfrc_ext_map(pair_names: List[str], bodies: List[str]) -> np.ndarray:
     return ids
 
 
-def cfrc_ext(sim: Any, pair_bodies: np.ndarray, n_bodies: int) -> np.ndarray:
+def pair_sides(pair_bodies: np.ndarray, n_bodies: int) -> np.ndarray:
+    """(P, n_bodies): +1 where a pair's shape B lies on the body, -1 where its shape A
+    does (the ground's side on the world body, 0). pair_bodies: cfrc_ext_map's ids."""
+    sides = np.zeros((len(pair_bodies), n_bodies))
+    np.add.at(sides, (np.arange(len(pair_bodies)), pair_bodies[:, 1]), 1.0)
+    np.add.at(sides, (np.arange(len(pair_bodies)), pair_bodies[:, 0]), -1.0)
+    return sides
+
+
+def cfrc_ext(sim: Any, sides: np.ndarray) -> np.ndarray:
     """(n, n_bodies, 6) float64: MuJoCo's cfrc_ext of a model whose bodies all hang from
     one root below the world: per MuJoCo body the contact wrenches on it
     (Simulator.contact_wrenches: the wrench on shape B, its opposite on shape A) as MuJoCo
     writes them (mj_rnePostConstraint): [torque about the model's centre of mass
     (Simulator.centre_of_mass) [N m], force [N]], both in W; zero for the world body and
-    for a body not touching. pair_bodies: cfrc_ext_map's ids."""
+    for a body not touching. sides: pair_sides of the simulator's pairs."""
     w = sim.contact_wrenches()  # (n, P, 6): force, moment about W's origin
     c = sim.centre_of_mass()  # (n, 3)
-    sides = np.zeros((len(pair_bodies), n_bodies))  # +1 on B's body, -1 on A's
-    np.add.at(sides, (np.arange(len(pair_bodies)), pair_bodies[:, 1]), 1.0)
-    np.add.at(sides, (np.arange(len(pair_bodies)), pair_bodies[:, 0]), -1.0)
     per_body = np.matmul(np.swapaxes(w, 1, 2), sides)  # (n, 6, B): force, moment about W's origin
     f, tau_o = np.swapaxes(per_body[:, :3], 1, 2), np.swapaxes(per_body[:, 3:], 1, 2)
     out = np.concatenate([tau_o - np.cross(c[:, None, :], f), f], axis=2)
@@ -77,15 +84,15 @@ class CfrcExt:
 
     def __init__(self, xml: str) -> None:
         self.bodies = mujoco_bodies(xml)
-        self._map: Any = None
+        self._sides: Any = None  # pair_sides, from the first simulator's pair names
         self._value: Any = None
 
     def __call__(self, sim: Any) -> np.ndarray:
         """(n, len(bodies), 6): cfrc_ext at the current state (read-only: shared)."""
         if self._value is None:
-            if self._map is None:
-                self._map = cfrc_ext_map(sim.contact_pair_names, self.bodies)
-            self._value = cfrc_ext(sim, self._map, len(self.bodies))
+            if self._sides is None:
+                self._sides = pair_sides(cfrc_ext_map(sim.contact_pair_names, self.bodies), len(self.bodies))
+            self._value = cfrc_ext(sim, self._sides)
             self._value.setflags(write=False)
         return self._value
 
@@ -142,15 +149,6 @@ class FreeBase:
         return event
 
 
-def _rotation(q: np.ndarray) -> np.ndarray:
-    """(..., 3, 3): the rotation of unit quaternions (..., 4) (w, x, y, z)."""
-    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    r = np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
-                  2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-                  2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=-1)
-    return r.reshape(q.shape[:-1] + (3, 3))
-
-
 class BodyInertias:
     """The MuJoCo bodies of an MJCF file (ids 1..B) with their own mass properties, each on
     the link frame that carries it (the importer's "bodies": a welded body on its owner's
@@ -180,13 +178,13 @@ class BodyInertias:
 
     def xipos(self, frames: np.ndarray) -> np.ndarray:
         """(n, B, 3): MuJoCo's xipos, each body's centre of mass in W [m]."""
-        return frames[..., :3] + np.einsum("nbij,bj->nbi", _rotation(frames[..., 3:7]), self.com)
+        return frames[..., :3] + np.einsum("nbij,bj->nbi", rotation_matrix(frames[..., 3:7]), self.com)
 
     def cinert(self, frames: np.ndarray, centre: np.ndarray) -> np.ndarray:
         """(n, B, 10): MuJoCo's cinert (mj_comPos, mju_inertCom): the body's inertia about
         the point `centre` (n, 3) [m] along W's axes (xx, yy, zz, xy, xz, yz) [kg m^2],
         mass times the offset of its centre of mass from `centre` (3) [kg m], its mass [kg]."""
-        R = _rotation(frames[..., 3:7])
+        R = rotation_matrix(frames[..., 3:7])
         I_w = np.einsum("nbij,bjk,nblk->nbil", R, self.inertia, R)
         d = self.xipos(frames) - centre[:, None, :]
         m = self.mass
@@ -205,6 +203,6 @@ class BodyInertias:
         """(n, B, 6): MuJoCo's cvel, each body's twist at the point `centre` (n, 3) [m]:
         angular velocity [rad/s], then the velocity of the body's material point at
         `centre` [m/s], both in W."""
-        omega = np.einsum("nbij,nbj->nbi", _rotation(frames[..., 3:7]), frames[..., 10:13])
+        omega = np.einsum("nbij,nbj->nbi", rotation_matrix(frames[..., 3:7]), frames[..., 10:13])
         v = frames[..., 7:10] + np.cross(omega, centre[:, None, :] - frames[..., :3])
         return np.concatenate([omega, v], axis=-1)

@@ -114,22 +114,11 @@ def humanoid(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1
     skip = 2 if exclude_current_positions_from_observation else 0
     holder: List[Any] = []  # the env: its last_actions
     x_before: List[np.ndarray] = [np.zeros(0)]  # the centre of mass's x at the start of the step
-    fresh: List[np.ndarray] = []  # per env: reset since its last step (MuJoCo's reset zeroes ctrl)
-
-    def fresh_mask(env: Any) -> np.ndarray:
-        if not fresh:
-            fresh.append(np.ones(env.num_envs, bool))
-        return fresh[0]
-
-    def mark_fresh(env: Any, ids: np.ndarray, rng: Any) -> None:
-        fresh_mask(env)[ids] = True
-
     def qfrc_actuator(sim: Any) -> np.ndarray:
+        # last_actions is zero from a reset to the next step, as MuJoCo's ctrl
         if not holder:  # the env's construction sizes the observation
             return np.zeros((sim.n_instances, gear.shape[0]))
-        tau = np.clip(_host(holder[0].last_actions), low, high) @ gear.T
-        tau[fresh_mask(holder[0])] = 0.0
-        return tau
+        return np.clip(_host(holder[0].last_actions), low, high) @ gear.T
 
     def observe(sim: Any) -> np.ndarray:
         qpos, qvel = base.qpos_qvel(sim)
@@ -152,7 +141,6 @@ def humanoid(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1
 
     def before_step(env: Any) -> None:
         x_before[0] = env.sim.centre_of_mass()[:, 0].copy()
-        fresh_mask(env)[:] = False
 
     def terminated(sim: Any, obs: Any) -> np.ndarray:
         return ~(healthy(sim) if terminate_when_unhealthy else base.finite(sim))
@@ -168,7 +156,7 @@ def humanoid(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1
     defaults = dict(scene=scene, num_envs=1 if num_envs is None else num_envs, observation=[observe],
                     action_low=low, action_high=high, action_map=gear, reward=reward, terminated=terminated,
                     max_episode_steps=1000, frame_skip=fs * sub,
-                    reset_events=[forces.forget, base.reset_event(noise, "uniform"), mark_fresh]
+                    reset_events=[forces.forget, base.reset_event(noise, "uniform")]
                     + list(kwargs.pop("reset_events", [])),
                     pre_step_events=[forces.forget, before_step] + list(kwargs.pop("pre_step_events", [])))
     env = _make(defaults, kwargs, names, gear)

@@ -80,6 +80,9 @@ class TorchVectorEnv(VectorEnv):
         self.sim.set_inputs(u if self._device_state else u.cpu().numpy())
         return a
 
+    def _zero_rows(self, x: Any, ids: np.ndarray) -> None:
+        x[self._torch.as_tensor(ids, device=x.device)] = 0.0
+
     def _concat(self, cols: Sequence[Any]) -> Any:
         return self._torch.cat(cols, dim=1) if len(cols) > 1 else cols[0].clone()
 

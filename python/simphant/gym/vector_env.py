@@ -89,7 +89,9 @@ class VectorEnv(gym.vector.VectorEnv):
             joint; zero rows for joints no action drives). The reward sees the clipped
             action (n_actions); the actions as given, before clipping, are the env's
             `last_actions` (num_envs, n_actions), float64 (a torch tensor for torch envs),
-            for rewards that charge the unclipped action as Gymnasium's Reacher does.
+            for rewards that charge the unclipped action as Gymnasium's Reacher does; a
+            sub-environment's row is zero from its reset until its next step (MuJoCo's
+            reset zeroes ctrl).
         action_offset: None or (n_inputs,) added to the inputs after the map: the
             simulator's inputs are G @ clip(action) + action_offset (clip(action) +
             action_offset without a map), e.g. servo targets about a nominal pose.
@@ -330,6 +332,7 @@ class VectorEnv(gym.vector.VectorEnv):
         ids = np.asarray(ids, np.int64)
         if len(ids) == 0:
             return
+        self._zero_rows(self.last_actions, ids)
         for event in self.reset_events:
             event(self, ids, self.np_random)
 
@@ -386,6 +389,9 @@ class VectorEnv(gym.vector.VectorEnv):
 
     def _concat(self, cols: Sequence[Any]) -> Any:
         return np.concatenate(cols, axis=1) if len(cols) > 1 else np.array(cols[0], copy=True)
+
+    def _zero_rows(self, x: Any, ids: np.ndarray) -> None:
+        x[ids] = 0.0
 
     def _cast(self, obs: Any) -> Any:
         """The observation as returned: in `dtype` (the reward sees the float64 one)."""
