@@ -155,7 +155,7 @@ void project_given_rates(const Model& model, Data& d, const std::vector<Coordina
     return;
   }
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
-  cod.setThreshold(1e-10);
+  cod.setThreshold(kAssemblyRankThreshold);
   cod.compute(Av);
   qdot -= cod.solve(Av * qdot - b);
   res.velocity_residual = (Av * qdot - b).cwiseAbs().maxCoeff();
@@ -225,7 +225,7 @@ AssemblyResult assemble(const Model& model, Data& d, double* Y) {
   }
   const double tol = model.solver.assembly_tolerance;
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
-  cod.setThreshold(1e-10);
+  cod.setThreshold(kAssemblyRankThreshold);
   Eigen::VectorXd dq(6 * N);
   // [Phi_q; the given coordinates' rows] and [Phi; coord - value] (assembly.hpp); without
   // given coordinates the decomposition reads d.Phi_q and d.phi themselves (no copies:

@@ -21,6 +21,11 @@ namespace simphant {
 constexpr int kAssemblyStallWindow = 10;
 constexpr double kAssemblyStallFactor = 0.5;
 
+/// Relative rank threshold of the assembly's complete orthogonal decompositions (Eigen's
+/// setThreshold): a pivot of the column-pivoted QR of Phi_q below 1e-10 of the largest counts as zero, so
+/// a redundant row (a planar mechanism's out-of-plane rows) gets no correction.
+constexpr double kAssemblyRankThreshold = 1e-10;
+
 /// Constraint rows above which assembly solves its minimum-norm corrections sparsely
 /// (uses_sparse_assembly): the dense decomposition of Phi_q (m, 6N) costs O(m^2 6N) time
 /// and two m x 6N matrices (a 1000-body chain, m = 5000: about a minute and 480 MB per

@@ -1,5 +1,7 @@
 #include "simphant/dynamics/coordinate_targets.hpp"
 
+#include "simphant/dynamics/assembly.hpp"
+
 #include <Eigen/QR>
 
 namespace simphant {
@@ -40,7 +42,7 @@ void scatter_target_row(const Model& model, const CoordinateTarget& t, const dou
 
 int first_dependent_target(const Eigen::MatrixXd& Phi_q, const Eigen::MatrixXd& rows) {
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
-  cod.setThreshold(1e-10);
+  cod.setThreshold(kAssemblyRankThreshold);
   Eigen::MatrixXd A(Phi_q.rows() + rows.rows(), Phi_q.cols());
   A.topRows(Phi_q.rows()) = Phi_q;
   A.bottomRows(rows.rows()) = rows;

@@ -5,10 +5,14 @@
 #include <limits>
 #include <stdexcept>
 
+#include <Eigen/QR>
+
 #include "batch_buffers.hpp"  // kernels/ (a private include directory)
 #include "batch_step.hpp"
 #include "fused_stage.hpp"
 #include "simphant/batch/view_convert.hpp"
+#include "simphant/dynamics/assembly.hpp"
+#include "simphant/dynamics/coordinate_targets.hpp"
 #include "simphant/dynamics/data.hpp"
 #include "simphant/formulas/pivot_watch.hpp"
 #include "simphant/model/integrator.hpp"
@@ -148,6 +152,12 @@ DaeSensitivityEngine<W>::DaeSensitivityEngine(std::shared_ptr<const std::vector<
     b.frame = p.frame.data();
     passes_.push_back(std::move(pass));
   }
+  // The seeds' projection onto the constraints' tangent (project_seeds): where the
+  // assembly solves Phi = 0 alone (no joint coordinates or rates given in joint terms) and
+  // densely.
+  const Model& m0 = models.front();
+  project_seeds_ = m > 0 && !uses_sparse_assembly(m0) && coordinate_targets(m0, false).empty() &&
+                   coordinate_targets(m0, true).empty();
   n_laws_ = dae_joint_law_count(models.front());
   crossed_.assign(n, 0);
   branch_.assign(n * static_cast<std::size_t>(n_laws_), 0);
@@ -209,6 +219,96 @@ void DaeSensitivityEngine<W>::clear_reductions(Pass& p, std::size_t i) const {
 }
 
 template <int W>
+void DaeSensitivityEngine<W>::project_seeds(std::size_t i, std::int64_t batch_step) {
+  const int m = packed_.n_rows, w = packed_.jac_cols(), nv = 6 * N_;
+  const std::size_t n = static_cast<std::size_t>(n_);
+  const int ii = static_cast<int>(i);
+  std::int64_t step = batch_step;
+  const auto element = [&](const std::vector<D>& a, int e) -> const D& { return a[static_cast<std::size_t>(e) * n + i]; };
+  // Phi, Phi_q and gamma* of pass p at the start (the instance's clock at 0), in dual numbers.
+  const auto rows = [&](Pass& p) {
+    batch::BatchBuffers<D> b = p.b;
+    b.step = &step;
+    batch::instance_time_thread(ii, p.mv, static_cast<const std::int64_t*>(b.step),
+                                static_cast<const std::int64_t*>(b.clock_offset), D(0.0), b.time);
+    for (int j = 0; j < p.mv.n_constraints(); ++j)
+      batch::joint_rows_thread(j * n_ + ii, p.mv, static_cast<const D*>(b.time), static_cast<const D*>(b.Y), b.phi,
+                               b.jac, b.gamma_star);
+  };
+  // Phi_q (m, 6 N) at the assembled state: the values, the same in every pass.
+  Pass& first = *passes_.front();
+  rows(first);
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(m, nv);
+  for (int j = 0; j < first.mv.n_constraints(); ++j)
+    for (int r = 0; r < first.mv.rows_of(j); ++r) {
+      const int R = first.mv.row_offset[j] + r;
+      for (int side = 0; side < first.mv.sides; ++side) {
+        const int k = first.mv.body_of(j, side);
+        if (k < 0) continue;
+        for (int c = 0; c < 6; ++c) A(R, 6 * k + c) += element(first.jac, w * R + 6 * side + c).v;
+      }
+    }
+  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
+  cod.setThreshold(kAssemblyRankThreshold);
+  cod.compute(A);
+  // The minimum-norm corrections of the residuals' tangents (m, W) for the state entries
+  // e0 .. e1 - 1 (positions or velocities). A correction at or below 64 eps of the largest
+  // starting tangent there is rounding of the residual, not a change (a planar
+  // mechanism's out-of-plane rows evaluate to 1e-20 where the seeds are exactly 0): it is
+  // dropped, so that such a coordinate keeps its exact-zero tangent (a magnitude |f| at 0
+  // has a derivative only where its components' stay 0). So is every correction of a
+  // tangent whose entries there are all exactly 0: the compiler and the assembly say the
+  // parameter does not move them (a joint's location given in the world frame moves both
+  // joint frames, not the bodies), and the residual is then the rounding of the joint
+  // frames' own seeds (about 1e-10 of them).
+  const auto corrections = [&](const Pass& p, const Eigen::MatrixXd& residual, int e0, int e1) {
+    Eigen::MatrixXd delta = cod.solve(residual);
+    for (int t = 0; t < W; ++t) {
+      double scale = 0;
+      for (int e = e0; e < e1; ++e) scale = std::max(scale, std::abs(element(p.Y, e).d[t]));
+      const double floor = 64 * std::numeric_limits<double>::epsilon() * scale;
+      for (Eigen::Index e = 0; e < delta.rows(); ++e)
+        if (!(scale > 0 && std::abs(delta(e, t)) > floor)) delta(e, t) = 0.0;
+    }
+    return delta;
+  };
+  Eigen::MatrixXd residual(m, W);
+  for (const std::unique_ptr<Pass>& pass : passes_) {
+    Pass& p = *pass;
+    if (&p != &first) rows(p);
+    // Positions: the tangent of Phi along the seeds, Phi_q dq + Phi_p, removed in the
+    // assembly's coordinates (r (W), the body-frame rotation vector).
+    for (int R = 0; R < m; ++R)
+      for (int t = 0; t < W; ++t) residual(R, t) = element(p.phi, R).d[t];
+    const Eigen::MatrixXd dq = corrections(p, residual, 0, 7 * N_);
+    const auto at = [&](int e) -> D& { return p.Y[static_cast<std::size_t>(e) * n + i]; };
+    for (int k = 0; k < N_; ++k) {
+      const Quat<double> q{at(7 * k + 3).v, at(7 * k + 4).v, at(7 * k + 5).v, at(7 * k + 6).v};
+      for (int t = 0; t < W; ++t) {
+        for (int c = 0; c < 3; ++c) at(7 * k + c).d[t] -= dq(6 * k + c, t);
+        // p' = p (x) (0, dtheta) / 2 for a body-frame rotation dtheta.
+        const Quat<double> dp = qmul(q, Quat<double>{0.0, dq(6 * k + 3, t), dq(6 * k + 4, t), dq(6 * k + 5, t)});
+        at(7 * k + 3).d[t] -= 0.5 * dp.w;
+        at(7 * k + 4).d[t] -= 0.5 * dp.x;
+        at(7 * k + 5).d[t] -= 0.5 * dp.y;
+        at(7 * k + 6).d[t] -= 0.5 * dp.z;
+      }
+    }
+    // Velocities: the tangent of Phi_q qdot + Phi_t (projection_rhs_thread: gamma* = its
+    // negative), with the positions' tangents just set, removed in (v (W), omega (B)).
+    rows(p);
+    batch::projection_rhs_thread(ii, p.mv, kProjectVelocity, static_cast<const D*>(p.time.data()),
+                                 static_cast<const D*>(p.Y.data()), static_cast<const D*>(p.phi.data()),
+                                 static_cast<const D*>(p.jac.data()), p.Q.data(), p.gamma_star.data());
+    for (int R = 0; R < m; ++R)
+      for (int t = 0; t < W; ++t) residual(R, t) = -element(p.gamma_star, R).d[t];
+    const Eigen::MatrixXd dv = corrections(p, residual, 7 * N_, ny_);
+    for (int e = 0; e < nv; ++e)
+      for (int t = 0; t < W; ++t) at(7 * N_ + e).d[t] -= dv(e, t);
+  }
+}
+
+template <int W>
 void DaeSensitivityEngine<W>::start(const int* ids, int count, const double* y, const std::int8_t* status,
                               std::int64_t batch_step) {
   const std::size_t n = static_cast<std::size_t>(n_);
@@ -230,6 +330,7 @@ void DaeSensitivityEngine<W>::start(const int* ids, int count, const double* y, 
     turn_quaternion_seeds(i, n, y + static_cast<std::size_t>(k) * ny_, [&](int s, int e) -> double& {
       return passes_[static_cast<std::size_t>(s / kWidth)]->Y[static_cast<std::size_t>(e) * n + i].d[s % kWidth];
     });
+    if (project_seeds_ && status[k] == batch::kStatusOk) project_seeds(i, batch_step);
   }
   Scratch scratch;
   for (int k = 0; k < count; ++k) check_branches(static_cast<std::size_t>(ids ? ids[k] : k), BranchCheck::Start, scratch);

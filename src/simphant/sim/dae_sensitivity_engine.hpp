@@ -61,10 +61,19 @@ class DaeSensitivityEngine final : public SensitivityEngine {
   /// batch_step, P the Schur pattern (a read's dual frame or sample at that step).
   template <class F>
   void each_pass_at(std::int64_t batch_step, F f);
+  /// Projects instance i's starting tangents (every pass's state Y at batch_step, the
+  /// instance's clock at 0) onto the tangent of the assembled constraints, the implicit
+  /// function theorem on Phi = 0 and Phi_q qdot + Phi_t = 0: the tangent of Phi along the
+  /// seeds, Phi_q dq + Phi_p dp, is removed from the position tangents with the
+  /// minimum-norm change -Phi_q^+ (Phi_q dq + Phi_p dp) in the assembly's coordinates (r,
+  /// the body-frame rotation vector), then that of the velocity residual from the velocity
+  /// tangents. Only where project_seeds_ (docs/sensitivities.md, "Seeds").
+  void project_seeds(std::size_t i, std::int64_t batch_step);
   /// Sets instance i's reduction accumulators of pass p to no samples, tangents 0.
   void clear_reductions(Pass& p, std::size_t i) const;
 
   int n_, N_, ny_;
+  bool project_seeds_ = false;  ///< the assembly solves Phi = 0 alone, densely (project_seeds)
   std::shared_ptr<const std::vector<Model>> models_;
   batch::PackedModel<double> packed_;
   SchurPattern pattern_;

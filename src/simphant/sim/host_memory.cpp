@@ -99,11 +99,11 @@ HostMemory simulator_host_memory(const Model& model, long long n_instances, bool
     // instance the host copy of the slots (batch/robot_pack.hpp) and the model itself.
     const int n = model.robot->n(), fl = model.robot->model.floating ? 1 : 0;
     const double t = options.precision == "fp32" ? 4 : 8;
-    const double ny = robot_state_size(n, fl);
+    const double robot_ny = robot_state_size(n, fl);
     h.backend = std::string(model.robot->solver == RobotSolver::Cga ? "cuda-reduced-cga" : "cuda-reduced-aba") +
                 (options.precision == "fp32" ? "-fp32" : "");
-    h.per_instance = kInstanceBookkeeping + t * batch::robot_frame_size(n, fl) + 8 * std::max<double>(ny, n) + 1 + 1 + 8 +
-                     4 + 8;
+    h.per_instance = kInstanceBookkeeping + t * batch::robot_frame_size(n, fl) + 8 * std::max<double>(robot_ny, n) +
+                     1 + 1 + 8 + 4 + 8;
     if (models_per_instance)
       h.per_instance += static_cast<double>(
           batch::robot_batch_bytes_per_instance(n, fl, true, static_cast<std::size_t>(t), model.contact_pair_count()) -

@@ -8,6 +8,8 @@
 // maps most scene numbers to parameters linearly (a mass, a frame origin, a driver
 // coefficient), where the difference is exact up to rounding; the assembly is converged
 // to rounding, so its difference has the error of the assembly tolerance over the step.
+// On the DAE path the engine then projects the state's tangents onto the constraints'
+// tangent at the start (DaeSensitivityEngine::project_seeds: the implicit function theorem).
 #include <functional>
 #include <string>
 #include <utility>
