@@ -84,11 +84,24 @@ SP_HD T fused_lambda(int i, const ModelView<T>& mv, const SchurPatternView& P, c
   const int m = mv.n_rows;
   for (int R = 0; R < m; ++R) delta[R * stride] = w[R * stride];
   sparse_solve(P, Lc, stride, delta, stride);
-  const T rel = refine_corrections(
-      m, mv.refine_steps, stride, w, delta, lambda, [&](T* x) { sparse_solve(P, Lc, stride, x, stride); },
-      [&](const T* x, T* r, T& e2) {
-        for (int a = 0; a < mv.n_constraints(); ++a) schur_subtract_rows(i, a, mv, jac, x, stride, r, stride, e2);
-      });
+  const auto solve = [&](T* x) { sparse_solve(P, Lc, stride, x, stride); };
+#if !defined(__CUDACC__)
+  if constexpr (ad::kTangents<T> > 0) {
+    // Dual numbers on the host: C's coupling products are formed once per solve and read
+    // back by the later products C x (schur_subtract_products: the same numbers).
+    thread_local SchurProducts<T> products;
+    products.clear();
+    const T rel = refine_corrections(m, mv.refine_steps, stride, w, delta, lambda, solve,
+                                     [&](const T* x, T* r, T& e2) {
+                                       schur_subtract_products(i, mv, jac, x, stride, r, stride, e2, products);
+                                     });
+    for (int R = 0; R < m; ++R) w[R * stride] = lambda[R * stride];
+    return rel;
+  }
+#endif
+  const T rel = refine_corrections(m, mv.refine_steps, stride, w, delta, lambda, solve, [&](const T* x, T* r, T& e2) {
+    for (int a = 0; a < mv.n_constraints(); ++a) schur_subtract_rows(i, a, mv, jac, x, stride, r, stride, e2);
+  });
   for (int R = 0; R < m; ++R) w[R * stride] = lambda[R * stride];
   return rel;
 }

@@ -4,14 +4,29 @@
 // refine_corrections, in simphant/formulas/refined_solve.hpp, shared with the CPU
 // reference in dynamics/evaluate.cpp). C is applied without E through
 // the coupling products of the Schur kernel (schur.hpp), so no unregularised copy of C is
-// kept; each instance iterates as long as it needs (in a GPU warp: as long as its slowest
+// kept (in dual numbers on the host, the products of one solve are kept for its later
+// products C x: schur_subtract_products); each instance iterates as long as it needs (in a GPU warp: as long as its slowest
 // thread). Also the pivot recovery of the `cuda` path, whose factorisation is cuSOLVER's
 // potrfBatched: an instance whose factor has a rejected pivot is rebuilt with a larger
 // relative shift and factorised by its own thread.
+#if !defined(__CUDACC__)
+#include <vector>
+#endif
+
 #include "batch_buffers.hpp"
 #include "schur.hpp"
 
 namespace simphant::batch {
+
+/// w <- w - cx and e2 += x_R cx_R on joint a's ma rows from offset oa (cx: (C x) on them).
+template <class T>
+SP_HD void schur_subtract_finish(int oa, int ma, const T* cx, const T* x, std::size_t x_stride, T* w,
+                                 std::size_t w_stride, T& e2) {
+  for (int r = 0; r < ma; ++r) {
+    w[(oa + r) * w_stride] -= cx[r];
+    e2 += x[(oa + r) * x_stride] * cx[r];
+  }
+}
 
 /// w <- w - C x on the rows of joint a of instance i (C without regularisation), and
 /// e2 += x_R (C x)_R over those rows (so that over every joint e2 = x^T C x). Row R of x
@@ -26,11 +41,60 @@ SP_HD void schur_subtract_rows(int i, int a, const ModelView<T>& mv, const T* ja
     const int ob = mv.row_offset[mv.coupling[3 * e]];
     schur_coupling(i, a, e, mv, jac_in, [&](int r, int s, T v) { cx[r] += v * x[(ob + s) * x_stride]; });
   }
-  for (int r = 0; r < ma; ++r) {
-    w[(oa + r) * w_stride] -= cx[r];
-    e2 += x[(oa + r) * x_stride] * cx[r];
+  schur_subtract_finish(oa, ma, static_cast<const T*>(cx), x, x_stride, w, w_stride, e2);
+}
+
+#if !defined(__CUDACC__)
+/// The coupling products of one instance's C as schur_subtract_rows forms them (each
+/// entry: its value v, the row r of joint a and the row of x it multiplies), in the order
+/// it uses them, joint by joint (joint_end[a]: one past joint a's last entry). Host code.
+template <class T>
+struct SchurProducts {
+  std::vector<T> value;
+  std::vector<int> row, col;
+  std::vector<std::size_t> joint_end;
+  void clear() {
+    value.clear();
+    row.clear();
+    col.clear();
+    joint_end.clear();
+  }
+};
+
+/// schur_subtract_rows over every joint of instance i, its coupling products recorded in
+/// `products` on the first call after products.clear() and read back on the later ones:
+/// the same products added in the same order, so the same numbers, without forming them
+/// again. For the refined solve in dual numbers on the host (fused_lambda), where forming
+/// the products (M^-1 applied to the joint rows, the dot products) in Dual arithmetic was
+/// most of a solve's cost. Host code.
+template <class T>
+void schur_subtract_products(int i, const ModelView<T>& mv, const T* jac_in, const T* x, std::size_t x_stride, T* w,
+                             std::size_t w_stride, T& e2, SchurProducts<T>& products) {
+  const bool record = products.joint_end.empty();
+  std::size_t k = 0;
+  for (int a = 0; a < mv.n_constraints(); ++a) {
+    const int oa = mv.row_offset[a], ma = mv.rows_of(a);
+    T cx[kMaxJointRows];
+    for (int r = 0; r < ma; ++r) cx[r] = T(0);
+    if (record) {
+      for (int e = mv.coupling_start[a]; e < mv.coupling_start[a + 1]; ++e) {
+        const int ob = mv.row_offset[mv.coupling[3 * e]];
+        schur_coupling(i, a, e, mv, jac_in, [&](int r, int s, T v) {
+          cx[r] += v * x[(ob + s) * x_stride];
+          products.value.push_back(v);
+          products.row.push_back(r);
+          products.col.push_back(ob + s);
+        });
+      }
+      products.joint_end.push_back(products.value.size());
+    } else {
+      for (; k < products.joint_end[static_cast<std::size_t>(a)]; ++k)
+        cx[products.row[k]] += products.value[k] * x[static_cast<std::size_t>(products.col[k]) * x_stride];
+    }
+    schur_subtract_finish(oa, ma, static_cast<const T*>(cx), x, x_stride, w, w_stride, e2);
   }
 }
+#endif
 
 /// Instance i's record of one refined solve at its time t [s] (rel from
 /// refine_corrections; < 0: not checked) in b.refine_unconverged, b.refine_worst and

@@ -225,6 +225,13 @@ void DaeSensitivityEngine<W>::project_seeds(std::size_t i, std::int64_t batch_st
   const int ii = static_cast<int>(i);
   std::int64_t step = batch_step;
   const auto element = [&](const std::vector<D>& a, int e) -> const D& { return a[static_cast<std::size_t>(e) * n + i]; };
+  // A parameter that moves none of the starting state (a mass, a force, gravity) has
+  // nothing to project.
+  bool any = false;
+  for (const std::unique_ptr<Pass>& p : passes_)
+    for (int e = 0; e < ny_ && !any; ++e)
+      for (int t = 0; t < W; ++t) any = any || element(p->Y, e).d[t] != 0.0;
+  if (!any) return;
   // Phi, Phi_q and gamma* of pass p at the start (the instance's clock at 0), in dual numbers.
   const auto rows = [&](Pass& p) {
     batch::BatchBuffers<D> b = p.b;
@@ -248,9 +255,14 @@ void DaeSensitivityEngine<W>::project_seeds(std::size_t i, std::int64_t batch_st
         for (int c = 0; c < 6; ++c) A(R, 6 * k + c) += element(first.jac, w * R + 6 * side + c).v;
       }
     }
-  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
-  cod.setThreshold(kAssemblyRankThreshold);
-  cod.compute(A);
+  // One decomposition serves the instances whose Phi_q is the same (every instance where
+  // the sweep moves neither the start nor the joint frames).
+  if (!(A.rows() == projection_A_.rows() && A.cols() == projection_A_.cols() && A == projection_A_)) {
+    projection_A_ = A;
+    projection_cod_.setThreshold(kAssemblyRankThreshold);
+    projection_cod_.compute(A);
+  }
+  const Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>& cod = projection_cod_;
   // The minimum-norm corrections of the residuals' tangents (m, W) for the state entries
   // e0 .. e1 - 1 (positions or velocities). A correction at or below 64 eps of the largest
   // starting tangent there is rounding of the residual, not a change (a planar
@@ -292,6 +304,14 @@ void DaeSensitivityEngine<W>::project_seeds(std::size_t i, std::int64_t batch_st
         at(7 * k + 4).d[t] -= 0.5 * dp.x;
         at(7 * k + 5).d[t] -= 0.5 * dp.y;
         at(7 * k + 6).d[t] -= 0.5 * dp.z;
+        // |p| = 1 at every value of the parameter, so p . p' = 0: the differences' part
+        // along p (their rounding and O(h^2)) is removed.
+        const double along = q.w * at(7 * k + 3).d[t] + q.x * at(7 * k + 4).d[t] + q.y * at(7 * k + 5).d[t] +
+                             q.z * at(7 * k + 6).d[t];
+        at(7 * k + 3).d[t] -= along * q.w;
+        at(7 * k + 4).d[t] -= along * q.x;
+        at(7 * k + 5).d[t] -= along * q.y;
+        at(7 * k + 6).d[t] -= along * q.z;
       }
     }
     // Velocities: the tangent of Phi_q qdot + Phi_t (projection_rhs_thread: gamma* = its

@@ -13,6 +13,8 @@
 #include <memory>
 #include <vector>
 
+#include <Eigen/QR>
+
 #include "simphant/batch/batch_pack.hpp"
 #include "simphant/core/thread_pool.hpp"
 #include "simphant/formulas/schur_pattern.hpp"
@@ -67,13 +69,19 @@ class DaeSensitivityEngine final : public SensitivityEngine {
   /// seeds, Phi_q dq + Phi_p dp, is removed from the position tangents with the
   /// minimum-norm change -Phi_q^+ (Phi_q dq + Phi_p dp) in the assembly's coordinates (r,
   /// the body-frame rotation vector), then that of the velocity residual from the velocity
-  /// tangents. Only where project_seeds_ (docs/sensitivities.md, "Seeds").
+  /// tangents, and each quaternion's tangent along p (|p| = 1 at every value). Only where
+  /// project_seeds_, and where some starting tangent is not 0 (docs/sensitivities.md,
+  /// "Seeds").
   void project_seeds(std::size_t i, std::int64_t batch_step);
   /// Sets instance i's reduction accumulators of pass p to no samples, tangents 0.
   void clear_reductions(Pass& p, std::size_t i) const;
 
   int n_, N_, ny_;
   bool project_seeds_ = false;  ///< the assembly solves Phi = 0 alone, densely (project_seeds)
+  /// project_seeds' last Phi_q (m, 6 N) and its decomposition, reused for the next
+  /// instance with the same Phi_q.
+  Eigen::MatrixXd projection_A_;
+  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> projection_cod_;
   std::shared_ptr<const std::vector<Model>> models_;
   batch::PackedModel<double> packed_;
   SchurPattern pattern_;
