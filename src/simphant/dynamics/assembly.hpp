@@ -22,8 +22,9 @@ constexpr int kAssemblyStallWindow = 10;
 constexpr double kAssemblyStallFactor = 0.5;
 
 /// Relative rank threshold of the assembly's complete orthogonal decompositions (Eigen's
-/// setThreshold): a pivot of the column-pivoted QR of Phi_q below 1e-10 of the largest counts as zero, so
-/// a redundant row (a planar mechanism's out-of-plane rows) gets no correction.
+/// setThreshold): a pivot of the column-pivoted QR of Phi_q below 1e-10 of the largest
+/// counts as zero, so a redundant row (a planar mechanism's out-of-plane rows) gets no
+/// correction.
 constexpr double kAssemblyRankThreshold = 1e-10;
 
 /// Constraint rows above which assembly solves its minimum-norm corrections sparsely

@@ -272,7 +272,7 @@ void DaeSensitivityEngine<W>::project_seeds(std::size_t i, std::int64_t batch_st
   // tangent whose entries there are all exactly 0: the compiler and the assembly say the
   // parameter does not move them (a joint's location given in the world frame moves both
   // joint frames, not the bodies), and the residual is then the rounding of the joint
-  // frames' own seeds (about 1e-10 of them).
+  // frames' own seeds (eps |x| / h of them, sim/sensitivity_seeds.hpp).
   const auto corrections = [&](const Pass& p, const Eigen::MatrixXd& residual, int e0, int e1) {
     Eigen::MatrixXd delta = cod.solve(residual);
     for (int t = 0; t < W; ++t) {
