@@ -198,6 +198,8 @@ def test_a_failed_instance_is_not_paid_to_survive():
 def test_bad_input_names_the_argument():
     with pytest.raises(ValueError, match="solver"):
         simphant.gym.make("Ant-v5", solver="dae")
+    with pytest.raises(ValueError, match=r"^include_cfrc_ext_in_observation: True or False \(got 'no'\)"):
+        simphant.gym.make("Ant-v5", num_envs=1, include_cfrc_ext_in_observation="no")
     env = simphant.gym.make("Ant-v5", num_envs=4, backend="cpu")
     env.reset(seed=0)
     with pytest.raises(ValueError, match=r"actions: must have shape \(4, 8\) \(got \(8, 4\)\)"):

@@ -371,7 +371,9 @@ def test_spaces_reset_qfrc_actuator_and_contact_cost():
     assert np.all(obs[0, 253:270] == 0) and np.any(obs[1:, 253:270] != 0), "the reset env's ctrl is zero"
     # a bad option names itself
     for option, value in (("contact_cost_range", (1.0,)), ("healthy_z_range", 1.0), ("healthy_z_range", (2, 1)),
-                          ("reset_noise_scale", -1.0), ("forward_reward_weight", "a"), ("frame_skip", 2.5)):
+                          ("reset_noise_scale", -1.0), ("forward_reward_weight", "a"), ("frame_skip", 2.5),
+                          ("include_cvel_in_observation", "no"), ("terminate_when_unhealthy", 0),
+                          ("exclude_current_positions_from_observation", None)):
         with pytest.raises(ValueError, match=option):
             simphant.gym.make("Humanoid-v5", backend="cpu", **{option: value})
     with pytest.raises(ValueError, match="limit_law"):

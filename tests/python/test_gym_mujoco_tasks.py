@@ -150,6 +150,11 @@ def test_reset_noise_and_registry():
     assert v.num_envs == 3 and v.single_action_space.shape == (1,)
     with pytest.raises(ValueError, match="solver"):
         simphant.gym.make("InvertedPendulum-v5", solver="dae")
+    # a switch is True or False: "no" is refused, not read as true
+    for task, option in (("Hopper-v5", "terminate_when_unhealthy"),
+                         ("HalfCheetah-v5", "exclude_current_positions_from_observation")):
+        with pytest.raises(ValueError, match=rf"^{option}: True or False \(got 'no'\)"):
+            simphant.gym.make(task, num_envs=1, **{option: "no"})
 
 
 def test_autoreset_and_cga_solver():

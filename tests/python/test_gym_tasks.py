@@ -38,6 +38,12 @@ def test_task_list_make_and_gymnasium_registry():
             sg.make("SliderCrankSpeed-v0", frame_skip=bad)
     for good in (4.0, np.array(4), np.int32(4)):
         assert sg.make("SliderCrankSpeed-v0", num_envs=1, frame_skip=good).frame_skip == 4
+    # so are the env count and the episode length, each named as the caller wrote it
+    for option in ("num_envs", "max_episode_steps"):
+        for bad in (2.5, 0, True):
+            with pytest.raises(ValueError, match=rf"^{option}: a whole number >= 1 \(got "):
+                sg.make("SliderCrankSpeed-v0", **{"num_envs": 1, option: bad})
+    assert sg.make("SliderCrankSpeed-v0", num_envs=2.0, max_episode_steps=np.int64(3)).max_episode_steps == 3
     # a task whose factory takes no **kwargs: its own options alone
     sg.register("Fixed-v0", lambda num_envs=None, *, size=1: sg.make("SliderCrankSpeed-v0", num_envs=num_envs),
                 gymnasium_registry=False)

@@ -17,7 +17,7 @@ import numpy as np
 from .mujoco_data import CfrcExt, FreeBase
 from .mujoco_tasks import _host, _make, actuator_map, asset_path, mjcf_scene
 from .registry import register
-from .vector_env import number_range, real_number, whole_number
+from .vector_env import flag, number_range, real_number, whole_number
 
 #: The contact section of Ant-v5: a linear law, K = 1e4 N/m (the 0.91 kg ant sinks 0.2 mm
 #: on four feet), e = 0.1, friction 1 (MuJoCo's pair takes the larger of the geoms' 1 and
@@ -92,7 +92,9 @@ def ant(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1.0, c
     z_lo, z_hi = number_range("healthy_z_range", healthy_z_range)
     f_lo, f_hi = number_range("contact_force_range", contact_force_range)
     noise = real_number("reset_noise_scale", reset_noise_scale, 0.0)
-    skip = 2 if exclude_current_positions_from_observation else 0
+    terminate_when_unhealthy = flag("terminate_when_unhealthy", terminate_when_unhealthy)
+    include_cfrc_ext_in_observation = flag("include_cfrc_ext_in_observation", include_cfrc_ext_in_observation)
+    skip = 2 if flag("exclude_current_positions_from_observation", exclude_current_positions_from_observation) else 0
     holder: List[Any] = []  # the env: its last_actions
     x_before: List[np.ndarray] = [np.zeros(0)]  # the torso's x at the start of the step
 

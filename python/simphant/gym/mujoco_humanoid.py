@@ -17,7 +17,7 @@ import numpy as np
 from .mujoco_data import BodyInertias, CfrcExt, FreeBase
 from .mujoco_tasks import _host, _make, actuator_map, asset_path, mjcf_scene
 from .registry import register
-from .vector_env import number_range, real_number, whole_number
+from .vector_env import flag, number_range, real_number, whole_number
 
 #: The contact section of Humanoid-v5: a linear law, K = 5e4 N/m, e = 0.1, Coulomb friction
 #: regularised below 1 cm/s. K is near the stiffness of MuJoCo's default soft contact
@@ -111,7 +111,13 @@ def humanoid(num_envs: Optional[int] = None, *, forward_reward_weight: float = 1
     alive = real_number("healthy_reward", healthy_reward)
     z_lo, z_hi = number_range("healthy_z_range", healthy_z_range)
     noise = real_number("reset_noise_scale", reset_noise_scale, 0.0)
-    skip = 2 if exclude_current_positions_from_observation else 0
+    terminate_when_unhealthy = flag("terminate_when_unhealthy", terminate_when_unhealthy)
+    include_cinert_in_observation = flag("include_cinert_in_observation", include_cinert_in_observation)
+    include_cvel_in_observation = flag("include_cvel_in_observation", include_cvel_in_observation)
+    include_qfrc_actuator_in_observation = flag("include_qfrc_actuator_in_observation",
+                                                include_qfrc_actuator_in_observation)
+    include_cfrc_ext_in_observation = flag("include_cfrc_ext_in_observation", include_cfrc_ext_in_observation)
+    skip = 2 if flag("exclude_current_positions_from_observation", exclude_current_positions_from_observation) else 0
     holder: List[Any] = []  # the env: its last_actions
     x_before: List[np.ndarray] = [np.zeros(0)]  # the centre of mass's x at the start of the step
     def qfrc_actuator(sim: Any) -> np.ndarray:

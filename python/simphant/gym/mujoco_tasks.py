@@ -30,7 +30,7 @@ from .._quiet import quiet_warnings
 from . import mdp
 from .builtin import _build
 from .registry import register
-from .vector_env import VectorEnv, whole_number
+from .vector_env import VectorEnv, flag, whole_number
 
 #: The folder of the shipped MJCF files (Gymnasium 1.4.0's, unchanged below a header).
 ASSETS = pathlib.Path(__file__).resolve().parent / "assets"
@@ -432,7 +432,8 @@ def _planar_walker(xml: str, default_contact: Dict[str, Any], num_envs: Optional
     fs, sub = whole_number("frame_skip", frame_skip), whole_number("substeps", substeps)
     env_dt = fs * float(info["timestep"])
     w_fwd, w_ctrl, alive = float(forward_reward_weight), float(ctrl_cost_weight), float(healthy_reward)
-    skip = 1 if exclude_current_positions_from_observation else 0
+    terminate_when_unhealthy = flag("terminate_when_unhealthy", terminate_when_unhealthy)
+    skip = 1 if flag("exclude_current_positions_from_observation", exclude_current_positions_from_observation) else 0
     tests = [(r, c) for r, c in ((healthy_z_range, 1), (healthy_angle_range, 2)) if r is not None]
     holder: List[Any] = []  # the env: its last_actions
     x_before: List[np.ndarray] = [np.zeros(0)]  # rootx (MuJoCo's qpos[0]) at the start of the step

@@ -40,6 +40,16 @@ def whole_number(name: str, value: Any) -> int:
     return int(v)
 
 
+def flag(name: str, value: Any) -> bool:
+    """value as a bool (a task's switch: terminate_when_unhealthy, include_*,
+    exclude_current_positions_from_observation): True, False or a NumPy bool. ValueError
+    naming `name` for anything else (a string such as "no", a number), rather than
+    reading its truth value."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"{name}: True or False (got {value!r})")
+
+
 def real_number(name: str, value: Any, minimum: Optional[float] = None) -> float:
     """value as a finite float (a task's weight or scale; anything float() reads but a
     bool), at least `minimum` when given. ValueError naming `name` otherwise."""
@@ -155,8 +165,10 @@ class VectorEnv(gym.vector.VectorEnv):
                  render_width: int = 320, render_height: int = 240,
                  render_envs: Optional[Sequence[int]] = None, camera: Optional[Camera] = None) -> None:
         frame_skip = whole_number("frame_skip", frame_skip)
-        if max_episode_steps is not None and max_episode_steps < 1:
-            raise ValueError(f"max_episode_steps: must be >= 1 (got {max_episode_steps})")
+        if num_envs is not None:
+            num_envs = whole_number("num_envs", num_envs)
+        if max_episode_steps is not None:
+            max_episode_steps = whole_number("max_episode_steps", max_episode_steps)
         autoreset_mode = AutoresetMode(autoreset_mode)
         if autoreset_mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
             raise ValueError(f"autoreset_mode: NEXT_STEP or SAME_STEP (got {autoreset_mode})")
