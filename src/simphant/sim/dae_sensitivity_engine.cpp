@@ -298,12 +298,12 @@ void DaeSensitivityEngine<W>::project_seeds(std::size_t i, std::int64_t batch_st
       const Quat<double> q{at(7 * k + 3).v, at(7 * k + 4).v, at(7 * k + 5).v, at(7 * k + 6).v};
       for (int t = 0; t < W; ++t) {
         for (int c = 0; c < 3; ++c) at(7 * k + c).d[t] -= dq(6 * k + c, t);
-        // p' = p (x) (0, dtheta) / 2 for a body-frame rotation dtheta.
-        const Quat<double> dp = qmul(q, Quat<double>{0.0, dq(6 * k + 3, t), dq(6 * k + 4, t), dq(6 * k + 5, t)});
-        at(7 * k + 3).d[t] -= 0.5 * dp.w;
-        at(7 * k + 4).d[t] -= 0.5 * dp.x;
-        at(7 * k + 5).d[t] -= 0.5 * dp.y;
-        at(7 * k + 6).d[t] -= 0.5 * dp.z;
+        // p' = p (x) (0, dtheta) / 2 for a body-frame rotation dtheta (as a rate, quat_rate).
+        const Quat<double> dp = quat_rate(q, Vec3<double>{dq(6 * k + 3, t), dq(6 * k + 4, t), dq(6 * k + 5, t)});
+        at(7 * k + 3).d[t] -= dp.w;
+        at(7 * k + 4).d[t] -= dp.x;
+        at(7 * k + 5).d[t] -= dp.y;
+        at(7 * k + 6).d[t] -= dp.z;
         // |p| = 1 at every value of the parameter, so p . p' = 0: the differences' part
         // along p (their rounding and O(h^2)) is removed.
         const double along = q.w * at(7 * k + 3).d[t] + q.x * at(7 * k + 4).d[t] + q.y * at(7 * k + 5).d[t] +
