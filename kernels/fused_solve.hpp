@@ -13,6 +13,14 @@
 #include "refine.hpp"
 #include "schur.hpp"
 #include "simphant/formulas/sparse_cholesky.hpp"
+#include "simphant/math/dual.hpp"
+#if !defined(__CUDACC__)
+#include <type_traits>
+#include <vector>
+
+#include "simphant/batch/view_convert.hpp"
+#include "simphant/math/lanes.hpp"
+#endif
 
 namespace simphant::batch {
 
@@ -85,20 +93,6 @@ SP_HD T fused_lambda(int i, const ModelView<T>& mv, const SchurPatternView& P, c
   for (int R = 0; R < m; ++R) delta[R * stride] = w[R * stride];
   sparse_solve(P, Lc, stride, delta, stride);
   const auto solve = [&](T* x) { sparse_solve(P, Lc, stride, x, stride); };
-#if !defined(__CUDACC__)
-  if constexpr (ad::kTangents<T> > 0) {
-    // Dual numbers on the host: C's coupling products are formed once per solve and read
-    // back by the later products C x (schur_subtract_products: the same numbers).
-    thread_local SchurProducts<T> products;
-    products.clear();
-    const T rel = refine_corrections(m, mv.refine_steps, stride, w, delta, lambda, solve,
-                                     [&](const T* x, T* r, T& e2) {
-                                       schur_subtract_products(i, mv, jac, x, stride, r, stride, e2, products);
-                                     });
-    for (int R = 0; R < m; ++R) w[R * stride] = lambda[R * stride];
-    return rel;
-  }
-#endif
   const T rel = refine_corrections(m, mv.refine_steps, stride, w, delta, lambda, solve, [&](const T* x, T* r, T& e2) {
     for (int a = 0; a < mv.n_constraints(); ++a) schur_subtract_rows(i, a, mv, jac, x, stride, r, stride, e2);
   });
@@ -107,13 +101,12 @@ SP_HD T fused_lambda(int i, const ModelView<T>& mv, const SchurPatternView& P, c
 }
 
 /// Instance i (mv.n_rows > 0), its rows, Phi_q, gamma* and Q evaluated (b.jac, b.gamma_star,
-/// b.Q): factorises its regularised Schur matrix in b.C ((P.n_values, n) blocks; on a
-/// rejected pivot again with the shifts recovery_epsilon, counted in b.recoveries) and
-/// leaves lambda in b.rhs (fused_lambda), the solve recorded at the instance time t [s]
-/// (refine_record); b.info[i] = 0, or 1 when no attempt factorises. Scalar T (float,
-/// double).
+/// b.Q): its regularised Schur matrix and right-hand side assembled (b.C, b.rhs) and
+/// factorised (on a rejected pivot again with the shifts recovery_epsilon, counted in
+/// b.recoveries), the factor's smallest pivot recorded at the instance time t [s];
+/// b.info[i] = 0, or 1 when no attempt factorises. Returns whether one did. Scalar T.
 template <class T>
-SP_HD void fused_factor_solve(int i, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b, T t) {
+SP_HD bool fused_factor(int i, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b, T t) {
   T* L = b.C + i;
   const T* floor = b.floor + i;
   const std::size_t stride = static_cast<std::size_t>(mv.n_instances);
@@ -126,10 +119,165 @@ SP_HD void fused_factor_solve(int i, const ModelView<T>& mv, const SchurPatternV
     if (ok) ++b.recoveries[i];
   }
   b.info[i] = ok ? 0 : 1;
-  if (!ok) return;
-  sparse_pivot_record(i, mv, P, static_cast<const T*>(L), stride, t, b);
-  refine_record(i, fused_lambda(i, mv, P, b), t, b);
+  if (ok) sparse_pivot_record(i, mv, P, static_cast<const T*>(L), stride, t, b);
+  return ok;
 }
+
+#if !defined(__CUDACC__)
+template <class T>
+void fused_tangent_factor_solve(int i, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b,
+                                T t);
+#endif
+
+/// Instance i (mv.n_rows > 0), its rows, Phi_q, gamma* and Q evaluated (b.jac, b.gamma_star,
+/// b.Q): factorises its regularised Schur matrix in b.C ((P.n_values, n) blocks; on a
+/// rejected pivot again with the shifts recovery_epsilon, counted in b.recoveries) and
+/// leaves lambda in b.rhs (fused_lambda), the solve recorded at the instance time t [s]
+/// (refine_record); b.info[i] = 0, or 1 when no attempt factorises. Scalar T (float,
+/// double); a Dual of double on the host solves by fused_tangent_factor_solve (with
+/// refinement corrections: mv.refine_steps > 0).
+template <class T>
+SP_HD void fused_factor_solve(int i, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b, T t) {
+#if !defined(__CUDACC__)
+  if constexpr (ad::kTangents<T> > 0) {
+    if constexpr (std::is_same_v<typename T::value_type, double>)
+      if (mv.refine_steps > 0) return fused_tangent_factor_solve(i, mv, P, b, t);
+  }
+#endif
+  if (fused_factor(i, mv, P, b, t)) refine_record(i, fused_lambda(i, mv, P, b), t, b);
+}
+
+#if !defined(__CUDACC__)
+/// fused_factor_solve for T = Dual<double, W> on the host, by the tangent-linear system
+/// (math/dual.hpp: differentiate the converged solve). The values alone are factorised
+/// and solved as the double path does it (fused_factor and the refinement of fused_lambda
+/// over instance i's values as a batch of one: the same operations, so the same numbers
+/// and records). Then the tangents of lambda from C dlambda = d(rhs) - dC lambda: its
+/// right-hand side is the tangents of rhs - C lambda at the converged lambda, formed
+/// without C (schur_residual); the W right-hand sides, in the lanes of one vector, are
+/// solved with the values' factor and refined against the values' C, each lane with its
+/// own stopping test (refine_corrections; C's coupling products formed once, by the
+/// values' refinement: schur_subtract_products). At convergence this is the tangent that
+/// the refinement iterated in dual numbers reaches, without C, its factor or the
+/// corrections in dual numbers. Each tangent's refinement is recorded as a solve of its
+/// own (record_refined_solve). b.C, b.floor and b.diag are left alone (the factor is the
+/// values', in the thread's scratch). Needs mv.refine_steps > 0: without corrections
+/// lambda is that of C + E, whose tangent the dual path gives.
+template <class T>
+void fused_tangent_factor_solve(int i, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b,
+                                T t) {
+  constexpr int W = ad::kTangents<T>;
+  struct Scratch {
+    using X = std::conditional_t<W == 1, double, Lanes<double, W>>;  ///< the W tangents of one row
+    std::vector<double> shared, varied, jac, Q, gamma_star, L, rhs, lambda, refine, floor, diag;
+    std::vector<T> qdd, residual;
+    std::vector<X> w, delta, dlambda;
+    SchurProducts<double> products;
+  };
+  thread_local Scratch s;
+  const std::size_t n = static_cast<std::size_t>(mv.n_instances);
+  const int m = mv.n_rows, np = mv.n_params;
+  const auto values = [n, i](std::vector<double>& to, const T* from, std::size_t count) {
+    to.resize(count);
+    for (std::size_t e = 0; e < count; ++e) to[e] = value_of(from[e * n + static_cast<std::size_t>(i)]);
+  };
+  // Instance i's values as a batch of one.
+  s.shared.assign(static_cast<std::size_t>(np), 0.0);
+  s.varied.assign(static_cast<std::size_t>(np), 0.0);
+  for (int p = 0; p < np; ++p) {
+    const int slot = mv.param_slot[p];
+    if (slot < 0)
+      s.shared[static_cast<std::size_t>(p)] = value_of(mv.param_shared[p]);
+    else
+      s.varied[static_cast<std::size_t>(slot)] = value_of(mv.param_varied[static_cast<std::size_t>(slot) * n + i]);
+  }
+  ModelView<double> v = view_with<double>(mv, s.shared.data(), mv.param_slot, s.varied.data());
+  v.n_instances = 1;
+  values(s.jac, b.jac, static_cast<std::size_t>(m) * mv.jac_cols());
+  values(s.Q, b.Q, static_cast<std::size_t>(6) * mv.n_bodies);
+  values(s.gamma_star, b.gamma_star, static_cast<std::size_t>(m));
+  for (std::vector<double>* a : {&s.rhs, &s.lambda, &s.refine, &s.floor, &s.diag})
+    a->resize(static_cast<std::size_t>(m));
+  s.L.resize(static_cast<std::size_t>(P.n_values));
+  double pivot_min = value_of(b.pivot_min[i]), pivot_min_time = value_of(b.pivot_min_time[i]),
+         step_pivot = value_of(b.step_pivot[i]), refine_worst = value_of(b.refine_worst[i]),
+         refine_worst_time = value_of(b.refine_worst_time[i]);
+  BatchBuffers<double> bv{};
+  bv.jac = s.jac.data();
+  bv.Q = s.Q.data();
+  bv.gamma_star = s.gamma_star.data();
+  bv.C = s.L.data();
+  bv.rhs = s.rhs.data();
+  bv.lambda = s.lambda.data();
+  bv.refine = s.refine.data();
+  bv.floor = s.floor.data();
+  bv.diag = s.diag.data();
+  bv.status = b.status + i;
+  bv.info = b.info + i;
+  bv.recoveries = b.recoveries + i;
+  bv.refine_unconverged = b.refine_unconverged + i;
+  bv.pivot_min = &pivot_min;
+  bv.pivot_min_time = &pivot_min_time;
+  bv.step_pivot = &step_pivot;
+  bv.refine_worst = &refine_worst;
+  bv.refine_worst_time = &refine_worst_time;
+  const double tv = value_of(t);
+  const bool ok = fused_factor(0, v, P, bv, tv);
+  // The records back (no tangents: they are not differentiated).
+  b.pivot_min[i] = T(pivot_min);
+  b.pivot_min_time[i] = T(pivot_min_time);
+  b.step_pivot[i] = T(step_pivot);
+  if (!ok) return;
+  // lambda as fused_lambda solves it, C's coupling products recorded for the tangents.
+  const double* L = s.L.data();
+  const auto subtract = [&](const auto* x, auto* r, auto& e2) {
+    schur_subtract_products(0, v, static_cast<const double*>(bv.jac), x, 1, r, 1, e2, s.products);
+  };
+  s.products.clear();
+  s.refine = s.rhs;
+  sparse_solve(P, L, 1, s.refine.data(), 1);
+  record_refined_solve(refine_corrections(m, v.refine_steps, 1, s.rhs.data(), s.refine.data(), s.lambda.data(),
+                                          [&](double* x) { sparse_solve(P, L, 1, x, 1); }, subtract),
+                       tv, b.refine_unconverged[i], refine_worst, refine_worst_time);
+  // The tangents: C dlambda = the tangents of rhs - C lambda at the converged lambda, the
+  // W right-hand sides in the lanes of one X, each refined as a double alone would be.
+  s.qdd.resize(static_cast<std::size_t>(6) * mv.n_bodies);
+  s.residual.resize(static_cast<std::size_t>(m));
+  schur_residual(i, mv, static_cast<const T*>(b.jac), static_cast<const T*>(b.Q), static_cast<const T*>(b.gamma_star),
+                 static_cast<const double*>(s.lambda.data()), s.qdd.data(), s.residual.data());
+  using X = typename Scratch::X;
+  const auto lane = [](const X& x, int k) -> double {
+    if constexpr (W == 1)
+      return x;
+    else
+      return x[k];
+  };
+  for (std::vector<X>* a : {&s.w, &s.delta, &s.dlambda}) a->resize(static_cast<std::size_t>(m));
+  for (int R = 0; R < m; ++R) {
+    X& w = s.w[static_cast<std::size_t>(R)];
+    if constexpr (W == 1)
+      w = s.residual[static_cast<std::size_t>(R)].d[0];
+    else
+      for (int k = 0; k < W; ++k) w.v[k] = s.residual[static_cast<std::size_t>(R)].d[k];
+    s.delta[static_cast<std::size_t>(R)] = w;
+  }
+  sparse_solve(P, L, 1, s.delta.data(), 1);
+  const X rel = refine_corrections(m, v.refine_steps, 1, s.w.data(), s.delta.data(), s.dlambda.data(),
+                                   [&](X* x) { sparse_solve(P, L, 1, x, 1); }, subtract);
+  for (int k = 0; k < W; ++k)
+    record_refined_solve(lane(rel, k), tv, b.refine_unconverged[i], refine_worst, refine_worst_time);
+  for (int R = 0; R < m; ++R) {
+    const std::size_t o = static_cast<std::size_t>(R) * n + i;
+    for (int k = 0; k < W; ++k) b.rhs[o].d[k] = b.lambda[o].d[k] = lane(s.dlambda[static_cast<std::size_t>(R)], k);
+  }
+  for (int R = 0; R < m; ++R) {
+    const std::size_t o = static_cast<std::size_t>(R) * n + i;
+    b.rhs[o].v = b.lambda[o].v = s.lambda[static_cast<std::size_t>(R)];
+  }
+  b.refine_worst[i] = T(refine_worst);
+  b.refine_worst_time[i] = T(refine_worst_time);
+}
+#endif
 
 /// Instance i = tid: evaluates it at y (13 N, n) and its time h after the current step's
 /// start (b.time[i] = instance_time_thread's) into b.phi, b.jac, b.gamma_star, b.Q,

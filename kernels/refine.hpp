@@ -64,18 +64,19 @@ struct SchurProducts {
 /// schur_subtract_rows over every joint of instance i, its coupling products recorded in
 /// `products` on the first call after products.clear() and read back on the later ones:
 /// the same products added in the same order, so the same numbers, without forming them
-/// again. For the refined solve in dual numbers on the host (fused_lambda), where forming
-/// the products (M^-1 applied to the joint rows, the dot products) in Dual arithmetic was
-/// most of a solve's cost. Host code.
-template <class T>
-void schur_subtract_products(int i, const ModelView<T>& mv, const T* jac_in, const T* x, std::size_t x_stride, T* w,
-                             std::size_t w_stride, T& e2, SchurProducts<T>& products) {
+/// again. x, w and e2 of type X: T, or a type that multiplies T (a lane vector of several
+/// right-hand sides: each lane as T alone). For the tangents' refined solves in the host's
+/// tangent-linear solve (fused_tangent_factor_solve), several right-hand sides with one C.
+/// Host code.
+template <class T, class X>
+void schur_subtract_products(int i, const ModelView<T>& mv, const T* jac_in, const X* x, std::size_t x_stride, X* w,
+                             std::size_t w_stride, X& e2, SchurProducts<T>& products) {
   const bool record = products.joint_end.empty();
   std::size_t k = 0;
   for (int a = 0; a < mv.n_constraints(); ++a) {
     const int oa = mv.row_offset[a], ma = mv.rows_of(a);
-    T cx[kMaxJointRows];
-    for (int r = 0; r < ma; ++r) cx[r] = T(0);
+    X cx[kMaxJointRows];
+    for (int r = 0; r < ma; ++r) cx[r] = X(0);
     if (record) {
       for (int e = mv.coupling_start[a]; e < mv.coupling_start[a + 1]; ++e) {
         const int ob = mv.row_offset[mv.coupling[3 * e]];
@@ -91,7 +92,7 @@ void schur_subtract_products(int i, const ModelView<T>& mv, const T* jac_in, con
       for (; k < products.joint_end[static_cast<std::size_t>(a)]; ++k)
         cx[products.row[k]] += products.value[k] * x[static_cast<std::size_t>(products.col[k]) * x_stride];
     }
-    schur_subtract_finish(oa, ma, static_cast<const T*>(cx), x, x_stride, w, w_stride, e2);
+    schur_subtract_finish(oa, ma, static_cast<const X*>(cx), x, x_stride, w, w_stride, e2);
   }
 }
 #endif

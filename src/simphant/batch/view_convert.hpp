@@ -1,18 +1,21 @@
 #pragma once
-// view_with<T>: a ModelView<T> over the topology of a packed double batch, with its own
-// parameter arrays of another number type T (Dual<double, P> for forward sensitivities,
-// sim/sensitivity_engine.hpp): the shared topology pointers are reused, every number
-// field is converted from double (no tangent), and the parameters are read from the
-// caller's arrays.
+// view_with<T>: a ModelView<T> over the topology of another view, with its own parameter
+// arrays of number type T: Dual<double, P> over a packed double batch for forward
+// sensitivities (sim/sensitivity_engine.hpp), Lanes over it for the SIMD groups, or
+// double over a Dual view for the values alone (the tangent-linear solve,
+// kernels/fused_solve.hpp). The shared topology pointers are reused, every number field
+// is converted through its value (value_of: no tangent), and the parameters are read from
+// the caller's arrays.
 #include "simphant/batch/model_view.hpp"
+#include "simphant/math/lane_ops.hpp"
 
 namespace simphant::batch {
 
 /// v's topology and settings with parameters shared (n_params), slot (n_params; -1:
 /// shared, else the row of varied) and varied (rows of v.n_instances), all owned by the
-/// caller and outliving the view. T must construct from double.
-template <class T>
-ModelView<T> view_with(const ModelView<double>& v, const T* shared, const int* slot, const T* varied) {
+/// caller and outliving the view. T must construct from U's value type.
+template <class T, class U>
+ModelView<T> view_with(const ModelView<U>& v, const T* shared, const int* slot, const T* varied) {
   ModelView<T> r{};
   r.n_instances = v.n_instances;
   r.n_bodies = v.n_bodies;
@@ -21,8 +24,8 @@ ModelView<T> view_with(const ModelView<double>& v, const T* shared, const int* s
   r.n_forces = v.n_forces;
   r.n_inputs = v.n_inputs;
   r.n_params = v.n_params;
-  r.dt = T(v.dt);
-  r.eps_relative = T(v.eps_relative);
+  r.dt = T(value_of(v.dt));
+  r.eps_relative = T(value_of(v.eps_relative));
   r.refine_steps = v.refine_steps;
   r.projection = v.projection;
   r.joint_type = v.joint_type;
@@ -42,13 +45,13 @@ ModelView<T> view_with(const ModelView<double>& v, const T* shared, const int* s
   r.law_type = v.law_type;
   r.law_start = v.law_start;
   r.integrator = v.integrator;
-  r.rtol = T(v.rtol);
-  r.atol = T(v.atol);
-  r.min_step = T(v.min_step);
-  r.max_step = T(v.max_step);
-  r.first_step = T(v.first_step);
+  r.rtol = T(value_of(v.rtol));
+  r.atol = T(value_of(v.atol));
+  r.min_step = T(value_of(v.min_step));
+  r.max_step = T(value_of(v.max_step));
+  r.first_step = T(value_of(v.first_step));
   r.removed_mask = v.removed_mask;
-  r.auto_pivot = T(v.auto_pivot);
+  r.auto_pivot = T(value_of(v.auto_pivot));
   r.sides = v.sides;
   r.n_mimics = v.n_mimics;
   r.mimic = v.mimic;

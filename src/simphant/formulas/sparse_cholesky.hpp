@@ -159,12 +159,14 @@ SP_HD void block_solve_below(T* A, const T* D, RP rp_, int rq, std::size_t st) {
 }
 
 /// Forward substitution with the diagonal block D: x (RP rows, x[r * xs]) <- D^-1 x.
-template <class RP, class T>
-SP_HD void diag_forward(const T* D, RP rp_, std::size_t st, T* x, std::size_t xs) {
+/// Here and below X, the type of x, is T or one that multiplies T (several right-hand
+/// sides in lanes, sparse_solve).
+template <class RP, class T, class X>
+SP_HD void diag_forward(const T* D, RP rp_, std::size_t st, X* x, std::size_t xs) {
   const int rp = rp_.n();
-  T v[RP::bound];
+  X v[RP::bound];
   for (int r = 0; r < rp; ++r) {
-    T w = x[static_cast<std::size_t>(r) * xs];
+    X w = x[static_cast<std::size_t>(r) * xs];
     for (int t = 0; t < r; ++t) w -= at(D, r * rp + t, st) * v[t];
     v[r] = w * at(D, r * rp + r, st);
     x[static_cast<std::size_t>(r) * xs] = v[r];
@@ -172,12 +174,12 @@ SP_HD void diag_forward(const T* D, RP rp_, std::size_t st, T* x, std::size_t xs
 }
 
 /// Backward substitution with the diagonal block D: x <- D^-T x.
-template <class RP, class T>
-SP_HD void diag_backward(const T* D, RP rp_, std::size_t st, T* x, std::size_t xs) {
+template <class RP, class T, class X>
+SP_HD void diag_backward(const T* D, RP rp_, std::size_t st, X* x, std::size_t xs) {
   const int rp = rp_.n();
-  T v[RP::bound];
+  X v[RP::bound];
   for (int r = rp - 1; r >= 0; --r) {
-    T w = x[static_cast<std::size_t>(r) * xs];
+    X w = x[static_cast<std::size_t>(r) * xs];
     for (int t = r + 1; t < rp; ++t) w -= at(D, t * rp + r, st) * v[t];
     v[r] = w * at(D, r * rp + r, st);
     x[static_cast<std::size_t>(r) * xs] = v[r];
@@ -185,27 +187,27 @@ SP_HD void diag_backward(const T* D, RP rp_, std::size_t st, T* x, std::size_t x
 }
 
 /// xq (rq rows) -= B (rq x RP) xp (RP rows).
-template <class RP, class T>
-SP_HD void below_forward(const T* B, RP rp_, int rq, std::size_t st, const T* xp, T* xq, std::size_t xs) {
+template <class RP, class T, class X>
+SP_HD void below_forward(const T* B, RP rp_, int rq, std::size_t st, const X* xp, X* xq, std::size_t xs) {
   const int rp = rp_.n();
-  T v[RP::bound];
+  X v[RP::bound];
   for (int s = 0; s < rp; ++s) v[s] = xp[static_cast<std::size_t>(s) * xs];
   for (int r = 0; r < rq; ++r) {
-    T acc = at(B, r * rp, st) * v[0];
+    X acc = at(B, r * rp, st) * v[0];
     for (int s = 1; s < rp; ++s) acc += at(B, r * rp + s, st) * v[s];
     xq[static_cast<std::size_t>(r) * xs] -= acc;
   }
 }
 
 /// xp (RP rows) -= B^T (RP x rq) xq (rq rows).
-template <class RP, class T>
-SP_HD void below_backward(const T* B, RP rp_, int rq, std::size_t st, const T* xq, T* xp, std::size_t xs) {
+template <class RP, class T, class X>
+SP_HD void below_backward(const T* B, RP rp_, int rq, std::size_t st, const X* xq, X* xp, std::size_t xs) {
   const int rp = rp_.n();
-  T acc[RP::bound];
-  const T x0 = xq[0];
+  X acc[RP::bound];
+  const X x0 = xq[0];
   for (int s = 0; s < rp; ++s) acc[s] = at(B, s, st) * x0;
   for (int r = 1; r < rq; ++r) {
-    const T xr = xq[static_cast<std::size_t>(r) * xs];
+    const X xr = xq[static_cast<std::size_t>(r) * xs];
     for (int s = 0; s < rp; ++s) acc[s] += at(B, r * rp + s, st) * xr;
   }
   for (int s = 0; s < rp; ++s) xp[static_cast<std::size_t>(s) * xs] -= acc[s];
@@ -265,9 +267,11 @@ SP_HD bool sparse_cholesky(const SchurPatternView& P, T* L, std::size_t stride, 
 
 /// x <- C^-1 x with the factor from sparse_cholesky (forward then backward substitution
 /// by block columns). x: the instance's first row, in the original row order; row R at
-/// x[R * x_stride]. Fixed: as in sparse_cholesky.
-template <class T, bool Fixed = kFixedBlockRows>
-SP_HD void sparse_solve(const SchurPatternView& P, const T* L, std::size_t stride, T* x, std::size_t x_stride) {
+/// x[R * x_stride]. Fixed: as in sparse_cholesky. X: T, or a type that multiplies T (a
+/// lane vector of several right-hand sides with a factor of plain numbers: each lane
+/// solved as T alone would solve it).
+template <class T, bool Fixed = kFixedBlockRows, class X = T>
+SP_HD void sparse_solve(const SchurPatternView& P, const T* L, std::size_t stride, X* x, std::size_t x_stride) {
   namespace d = sparse_cholesky_detail;
   auto block = [&](int b) { return L + static_cast<std::size_t>(P.block_value[b]) * stride; };
   auto rows = [&](int p) { return x + static_cast<std::size_t>(P.pos_row0[p]) * x_stride; };
@@ -277,7 +281,7 @@ SP_HD void sparse_solve(const SchurPatternView& P, const T* L, std::size_t strid
       d::diag_forward(block(bd), RP, stride, rows(p), x_stride);
       for (int b = bd + 1; b < be; ++b) {
         const int q = P.block_row[b];
-        d::below_forward(block(b), RP, P.pos_rows[q], stride, static_cast<const T*>(rows(p)), rows(q), x_stride);
+        d::below_forward(block(b), RP, P.pos_rows[q], stride, static_cast<const X*>(rows(p)), rows(q), x_stride);
       }
     });
   }
@@ -286,7 +290,7 @@ SP_HD void sparse_solve(const SchurPatternView& P, const T* L, std::size_t strid
     d::with_rows<Fixed>(P.pos_rows[p], [&](auto RP) {
       for (int b = bd + 1; b < be; ++b) {
         const int q = P.block_row[b];
-        d::below_backward(block(b), RP, P.pos_rows[q], stride, static_cast<const T*>(rows(q)), rows(p), x_stride);
+        d::below_backward(block(b), RP, P.pos_rows[q], stride, static_cast<const X*>(rows(q)), rows(p), x_stride);
       }
       d::diag_backward(block(bd), RP, stride, rows(p), x_stride);
     });
