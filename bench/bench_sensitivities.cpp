@@ -3,8 +3,8 @@
 // DAE path and in joint coordinates with aba), the wall time of an advance of a warm
 // batch without sensitivities on the `cpu` and `cpu-simd` backends, and with S = 1, 4, 8,
 // 16 sensitivities on the `cpu` backend (the backend's step plus the dual step of
-// sim/sensitivity_engine.hpp's engine for the model, which runs one pass of 1 tangent for
-// S = 1, else ceil(S / 4) passes of 4 tangents). A robot's URDF limits are off (a
+// sim/sensitivity_engine.hpp's engine for the model, which runs one pass of W = 1, 4, 8
+// or 16 tangents, the smallest that holds S: SensitivityEngine::pass_width). A robot's URDF limits are off (a
 // trajectory that crosses a damped limit or a velocity cut is no longer stepped by the
 // engine, and such a row says so instead of a time). The S parameters are the first S of a fixed
 // list of per-instance scene values (body masses and inertias, gravity, forces). One
@@ -132,10 +132,9 @@ int main(int argc, char** argv) {
     }
     std::printf("\n");
   }
-  constexpr int W = simphant::SensitivityEngine::kMaxWidth;
-  std::printf("\nS = 1 runs one pass of Dual<double, 1> (%zu bytes per number), more parameters passes of %d "
-              "tangents in Dual<double, %d> (%zu bytes): the cuda-fused batch's arrays, or a robot's model slot "
-              "and state, per instance and pass.\n",
-              sizeof(simphant::Dual<double, 1>), W, W, sizeof(simphant::Dual<double, W>));
+  std::printf("\nEach S runs one pass of Dual<double, S> (%zu, %zu, %zu and %zu bytes per number for S = 1, 4, 8, "
+              "16): the cuda-fused batch's arrays, or a robot's model slot and state, per instance.\n",
+              sizeof(simphant::Dual<double, 1>), sizeof(simphant::Dual<double, 4>), sizeof(simphant::Dual<double, 8>),
+              sizeof(simphant::Dual<double, 16>));
   return 0;
 }

@@ -70,20 +70,21 @@ TEST(RobotSensitivities, TheMemoryGuardCountsTheJointSpaceEngine) {
                                         "robot.q0[0]"};
   const MemoryEstimate with = estimate_simulator_memory(parse_scene(doc.dump()), 1000, o);
   EXPECT_EQ(plain.sensitivities, 0.0);
-  // The joint-space engine's own figure (not the DAE engine's): per instance two passes,
-  // each with the state (2 x 9) and the link rows (29 numbers each) in Dual<double, 4>
-  // (40 bytes), and one worker's step workspace.
+  // The joint-space engine's own figure (not the DAE engine's): per instance one pass of 8
+  // tangents (SensitivityEngine::pass_width(5)), with the state (2 x 9) and the link rows
+  // (29 numbers each) in Dual<double, 8> (72 bytes), and one worker's step workspace.
   const Model m = parse_scene(doc.dump()).model;
-  using Engine4 = RobotSensitivityEngine<SensitivityEngine::kMaxWidth>;
-  EXPECT_EQ(with.sensitivities, 1000.0 * Engine4::instance_bytes(m, 5) + Engine4::worker_bytes());
-  EXPECT_GT(Engine4::instance_bytes(m, 5), 2 * 40 * (18 + 29 * 9));
+  static_assert(SensitivityEngine::pass_width(5) == 8);
+  using Engine8 = RobotSensitivityEngine<8>;
+  EXPECT_EQ(with.sensitivities, 1000.0 * Engine8::instance_bytes(m, 5) + Engine8::worker_bytes());
+  EXPECT_GT(Engine8::instance_bytes(m, 5), 72 * (18 + 29 * 9));
   // One parameter: one pass in Dual<double, 1> (16 bytes).
   doc["sensitivities"]["parameters"] = {"robot.payload.mass"};
   const MemoryEstimate one = estimate_simulator_memory(parse_scene(doc.dump()), 1000, o);
   EXPECT_EQ(one.sensitivities,
             1000.0 * RobotSensitivityEngine<1>::instance_bytes(m, 1) + RobotSensitivityEngine<1>::worker_bytes());
   EXPECT_GT(RobotSensitivityEngine<1>::instance_bytes(m, 1), 16 * (18 + 29 * 9));
-  EXPECT_LT(RobotSensitivityEngine<1>::instance_bytes(m, 1), Engine4::instance_bytes(m, 1) / 2);
+  EXPECT_LT(RobotSensitivityEngine<1>::instance_bytes(m, 1), Engine8::instance_bytes(m, 1) / 2);
   EXPECT_EQ(with.total(), plain.total() + with.sensitivities);
 }
 

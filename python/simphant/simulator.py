@@ -404,10 +404,10 @@ class Simulator:
         contents change with step and reset. Unlike state_sensitivities() it is not
         masked: an instance that crossed a joint law's discontinuity
         (sensitivity_crossed) or whose status is not ok keeps the tangents of its last
-        dual step. The engine runs its parameters in passes of 4 tangents, each with its
-        own arrays: with more than 4 parameters there is no single view (ValueError;
-        state_sensitivities() copies any number). Raises RuntimeError (a logic error)
-        for a Simulator without sensitivities.
+        dual step. The engine runs its parameters in passes of at most 16 tangents,
+        each with its own arrays: with more than 16 parameters there is no single view
+        (ValueError; state_sensitivities() copies any number). Raises RuntimeError (a
+        logic error) for a Simulator without sensitivities.
         """
         v = self._sim.state_sensitivities_view()
         v.flags.writeable = False

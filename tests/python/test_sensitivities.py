@@ -285,7 +285,7 @@ def test_the_state_tangents_view_aliases_the_engine():
     copy. On the DAE path (the four-bar) its q and qdot blocks are state_sensitivities()'s
     r, p and v, omega per body; for a robot in joint coordinates (arm7, aba) they are
     joint_state_sensitivities()'s dq and dqd. It follows a step without a new call, is
-    read-only, and is refused with more than 4 parameters (more than one pass) and
+    read-only, and is refused with more than 16 parameters (more than one pass) and
     without sensitivities."""
     doc = _scene("four_bar.json")
     paths = ["bodies.coupler.mass", "joints.rocker_pivot.frame_i.origin[0]"]
@@ -311,9 +311,10 @@ def test_the_state_tangents_view_aliases_the_engine():
     dq, dqd, _ = sim.joint_state_sensitivities()
     np.testing.assert_array_equal(view[:, :7], dq)
     np.testing.assert_array_equal(view[:, 7:], dqd)
-    five = [f"robot.qd0[{k}]" for k in range(5)]
-    with pytest.raises(ValueError, match="5 parameters run in 2 passes of 4 tangents"):
-        simphant.Simulator(arm, instances=1, backend="cpu", sensitivities=five).state_sensitivities_view()
+    many = [f"robot.qd0[{k}]" for k in range(7)] + [f"robot.q0[{k}]" for k in range(7)]
+    many += ["robot.gravity[0]", "robot.gravity[1]", "robot.gravity[2]"]
+    with pytest.raises(ValueError, match="17 parameters run in 2 passes of 16 tangents"):
+        simphant.Simulator(arm, instances=1, backend="cpu", sensitivities=many).state_sensitivities_view()
     with pytest.raises(RuntimeError, match="no sensitivities"):
         simphant.Simulator(arm, instances=1, backend="cpu").state_sensitivities_view()
 
@@ -402,21 +403,26 @@ def test_a_chaotic_double_pendulum_grows_at_its_lyapunov_exponent():
 
 
 @pytest.mark.parametrize("scene, solver, paths", [
-    ("slider_crank.json", None, ["bodies.crank.mass", "bodies.piston.mass", "bodies.conrod.mass"]),
-    ("panda_servo.json", "aba", ["robot.servos.panda_joint1.target", "robot.payload.mass"])])
-def test_one_parameter_runs_in_a_pass_of_one_tangent(scene, solver, paths):
-    # A single parameter steps Dual numbers of one tangent (docs/sensitivities.md, "Cost"):
-    # each tangent is computed on its own, so its derivatives are those of the same
-    # parameter in a pass of four, bit for bit.
+    ("slider_crank.json", None, ["bodies.crank.mass", "bodies.piston.mass", "bodies.conrod.mass", "gravity[0]",
+                                 "gravity[1]", "gravity[2]", "bodies.crank.inertia[0]", "bodies.crank.inertia[2]",
+                                 "bodies.crank.inertia[1]"]),
+    ("panda_servo.json", "aba", ["robot.servos.panda_joint1.target", "robot.payload.mass"] +
+     [f"robot.servos.panda_joint{k}.target" for k in range(2, 8)] + ["robot.q0[0]"])])
+def test_a_parameter_has_the_same_derivatives_in_every_pass_width(scene, solver, paths):
+    # The parameters run in one pass of 1, 4, 8 or 16 tangents (docs/sensitivities.md,
+    # "Cost"): each tangent is computed on its own, so a parameter's derivatives are the
+    # same, bit for bit, in a pass of one tangent as beside 2, 5 or 8 others.
     doc = _scene(scene)
     doc.pop("sweep", None)
     if solver:
         doc["solver"]["type"] = solver
         doc["robot"]["urdf_dynamics"] = {"limits": False}
     one = simphant.Simulator(doc, instances=2, backend="cpu", threads=2, sensitivities=paths[:1])
-    many = simphant.Simulator(doc, instances=2, backend="cpu", threads=2, sensitivities=paths)
     one.step(200)
-    many.step(200)
-    np.testing.assert_array_equal(one.state_sensitivities()[..., 0], many.state_sensitivities()[..., 0])
-    np.testing.assert_array_equal(one.energy_sensitivities()[0][..., 0], many.energy_sensitivities()[0][..., 0])
+    for count in (3, 6, 9):  # passes of 4, 8 and 16 tangents
+        many = simphant.Simulator(doc, instances=2, backend="cpu", threads=2, sensitivities=paths[:count])
+        many.step(200)
+        np.testing.assert_array_equal(one.state_sensitivities()[..., 0], many.state_sensitivities()[..., 0])
+        np.testing.assert_array_equal(one.energy_sensitivities()[0][..., 0], many.energy_sensitivities()[0][..., 0])
+        assert np.abs(many.state_sensitivities()[..., count - 1]).max() > 0
     assert np.abs(one.state_sensitivities()).max() > 0

@@ -114,10 +114,9 @@ MemoryEstimate estimate_simulator_memory(const Scene& scene, long long n_instanc
     const auto bytes = [&](auto instance, auto worker) {
       return static_cast<double>(e.instances) * instance(scene.model, S) + resolve_thread_count(options.threads) * worker();
     };
-    e.sensitivities = SensitivityEngine::pass_width(S) == 1
-                          ? bytes(RobotSensitivityEngine<1>::instance_bytes, RobotSensitivityEngine<1>::worker_bytes)
-                          : bytes(RobotSensitivityEngine<SensitivityEngine::kMaxWidth>::instance_bytes,
-                                  RobotSensitivityEngine<SensitivityEngine::kMaxWidth>::worker_bytes);
+    e.sensitivities = SensitivityEngine::with_pass_width(S, [&](auto W) {
+      return bytes(RobotSensitivityEngine<W()>::instance_bytes, RobotSensitivityEngine<W()>::worker_bytes);
+    });
     const ReductionLayout L = estimated_reduction_layout(scene.model);
     const int W = SensitivityEngine::pass_width(S), passes = (S + W - 1) / W;
     if (L.any())

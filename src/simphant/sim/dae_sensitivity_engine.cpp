@@ -586,7 +586,10 @@ ArrayView DaeSensitivityEngine<W>::state_tangent_view() {
   return dual_tangent_view<W>(passes_.front()->Y.data(), n_, ny_, 1, n_, n_sensitivities(), passes_.size());
 }
 
+// The widths of SensitivityEngine::pass_width.
 template class DaeSensitivityEngine<1>;
+template class DaeSensitivityEngine<4>;
+template class DaeSensitivityEngine<8>;
 template class DaeSensitivityEngine<SensitivityEngine::kMaxWidth>;
 
 }  // namespace simphant

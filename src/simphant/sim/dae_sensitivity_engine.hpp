@@ -22,7 +22,7 @@
 
 namespace simphant {
 
-/// W: tangents per pass (SensitivityEngine::pass_width; instantiated for 1 and kMaxWidth).
+/// W: tangents per pass (SensitivityEngine::pass_width: instantiated for 1, 4, 8 and 16).
 template <int W>
 class DaeSensitivityEngine final : public SensitivityEngine {
  public:

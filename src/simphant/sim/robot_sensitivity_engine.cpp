@@ -361,7 +361,10 @@ ArrayView RobotSensitivityEngine<W>::state_tangent_view() {
   return dual_tangent_view<W>(passes_.front()->Y.data(), n_, ny_, ny_, 1, n_sensitivities(), passes_.size());
 }
 
+// The widths of SensitivityEngine::pass_width.
 template class RobotSensitivityEngine<1>;
+template class RobotSensitivityEngine<4>;
+template class RobotSensitivityEngine<8>;
 template class RobotSensitivityEngine<SensitivityEngine::kMaxWidth>;
 
 }  // namespace simphant

@@ -20,15 +20,12 @@ void SensitivityEngine::note_branches(std::size_t i, const std::uint8_t* branch,
 std::unique_ptr<SensitivityEngine> make_sensitivity_engine(std::shared_ptr<const std::vector<Model>> models,
                                                            int n_instances, SensitivitySeeds seeds, int threads) {
   const Model& m = models->front();
-  const bool single = SensitivityEngine::pass_width(static_cast<int>(seeds.paths.size())) == 1;
-  if (m.robot && m.robot->solver != RobotSolver::Dae) {
-    if (single) return std::make_unique<RobotSensitivityEngine<1>>(*models, n_instances, std::move(seeds), threads);
-    return std::make_unique<RobotSensitivityEngine<SensitivityEngine::kMaxWidth>>(*models, n_instances,
-                                                                                  std::move(seeds), threads);
-  }
-  if (single) return std::make_unique<DaeSensitivityEngine<1>>(std::move(models), n_instances, std::move(seeds), threads);
-  return std::make_unique<DaeSensitivityEngine<SensitivityEngine::kMaxWidth>>(std::move(models), n_instances,
-                                                                              std::move(seeds), threads);
+  const bool robot = m.robot && m.robot->solver != RobotSolver::Dae;
+  return SensitivityEngine::with_pass_width(
+      static_cast<int>(seeds.paths.size()), [&](auto W) -> std::unique_ptr<SensitivityEngine> {
+        if (robot) return std::make_unique<RobotSensitivityEngine<W()>>(*models, n_instances, std::move(seeds), threads);
+        return std::make_unique<DaeSensitivityEngine<W()>>(std::move(models), n_instances, std::move(seeds), threads);
+      });
 }
 
 }  // namespace simphant

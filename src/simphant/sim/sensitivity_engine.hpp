@@ -18,13 +18,14 @@
 // tangents do not depend on how the steps are split into advances nor on the thread
 // count.
 //
-// A single parameter runs one pass of W = 1 tangent; more run in passes of W = kMaxWidth
-// tangents each ("chunks"), each with its own Dual arrays: S parameters cost
-// ceil(S / kMaxWidth) Dual steps (pass_width).
+// The parameters run in passes of W tangents each ("chunks"), each with its own Dual
+// arrays: W = 1, 4, 8 or 16, the smallest that holds all S (pass_width), and for more than
+// kMaxWidth = 16 parameters ceil(S / 16) passes of 16.
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "simphant/formulas/reductions.hpp"
@@ -58,11 +59,27 @@ struct SensitivitySeeds {
 /// The interface of both engines (the file comment); make_sensitivity_engine makes one.
 class SensitivityEngine {
  public:
-  /// Tangents per Dual pass: kMaxWidth, or 1 for a single parameter (pass_width).
-  static constexpr int kMaxWidth = 4;
-  /// The pass width of an engine for S parameters: 1 for S = 1 (a Dual of one tangent
-  /// costs far less than one of four), else kMaxWidth.
-  static constexpr int pass_width(int S) { return S == 1 ? 1 : kMaxWidth; }
+  /// The most tangents of one Dual pass (pass_width).
+  static constexpr int kMaxWidth = 16;
+  /// The pass width of an engine for S >= 1 parameters: the smallest of 1, 4, 8 and 16
+  /// that holds them, else kMaxWidth. A pass's cost grows with its width, used or not, and
+  /// each pass also computes the values again (docs/sensitivities.md, "Cost").
+  static constexpr int pass_width(int S) { return S <= 1 ? 1 : S <= 4 ? 4 : S <= 8 ? 8 : kMaxWidth; }
+  /// f(std::integral_constant<int, pass_width(S)>{}): the engine type or size of that
+  /// width (each width a separate instantiation of the engines).
+  template <class F>
+  static decltype(auto) with_pass_width(int S, F&& f) {
+    switch (pass_width(S)) {
+      case 1:
+        return f(std::integral_constant<int, 1>{});
+      case 4:
+        return f(std::integral_constant<int, 4>{});
+      case 8:
+        return f(std::integral_constant<int, 8>{});
+      default:
+        return f(std::integral_constant<int, kMaxWidth>{});
+    }
+  }
 
   virtual ~SensitivityEngine() = default;
 
