@@ -151,8 +151,8 @@ SP_HD void fused_factor_solve(int i, const ModelView<T>& mv, const SchurPatternV
 /// fused_factor_solve for T = Dual<double, W> on the host, by the tangent-linear system
 /// (math/dual.hpp: differentiate the converged solve). The values alone are factorised
 /// and solved as the double path does it (fused_factor and the refinement of fused_lambda
-/// over instance i's values as a batch of one: the same operations, so the same numbers
-/// and records). Then the tangents of lambda from C dlambda = d(rhs) - dC lambda: its
+/// over instance i's values as a batch of one: the same operations, so the same numbers;
+/// the pivots accepted on the values alone). Then the tangents of lambda from C dlambda = d(rhs) - dC lambda: its
 /// right-hand side is the tangents of rhs - C lambda at the converged lambda, formed
 /// without C (schur_residual); the W right-hand sides, in the lanes of one vector, are
 /// solved with the values' factor and refined against the values' C, each lane with its
@@ -160,7 +160,8 @@ SP_HD void fused_factor_solve(int i, const ModelView<T>& mv, const SchurPatternV
 /// values' refinement: schur_subtract_products). At convergence this is the tangent that
 /// the refinement iterated in dual numbers reaches, without C, its factor or the
 /// corrections in dual numbers. Each tangent's refinement is recorded as a solve of its
-/// own (record_refined_solve). b.C, b.floor and b.diag are left alone (the factor is the
+/// own beside the values' (record_refined_solve; an unused tangent, all zero, records
+/// an error of 0). b.C, b.floor and b.diag are left alone (the factor is the
 /// values', in the thread's scratch). Needs mv.refine_steps > 0: without corrections
 /// lambda is that of C + E, whose tangent the dual path gives.
 template <class T>

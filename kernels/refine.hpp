@@ -3,9 +3,9 @@
 // (docs/solver.md, "The refined regularised solve"; the rules and the iteration,
 // refine_corrections, in simphant/formulas/refined_solve.hpp, shared with the CPU
 // reference in dynamics/evaluate.cpp). C is applied without E through the coupling
-// products of the Schur kernel (schur.hpp), so no unregularised copy of C is kept (in
-// dual numbers on the host, the products of one solve are kept for its later products
-// C x: schur_subtract_products); each instance iterates as long as it needs (in a GPU
+// products of the Schur kernel (schur.hpp), so no unregularised copy of C is kept (the
+// host's tangent-linear solve of dual numbers keeps the products of one solve for its
+// later products C x: schur_subtract_products); each instance iterates as long as it needs (in a GPU
 // warp: as long as its slowest thread). Also the pivot recovery of the `cuda` path, whose
 // factorisation is cuSOLVER's potrfBatched: an instance whose factor has a rejected pivot
 // is rebuilt with a larger relative shift and factorised by its own thread.

@@ -33,9 +33,10 @@
 // derivatives' size or less here; the bound is 1e-6 relative (measured worst 1.0e-8 on
 // x86-64, GCC 12: the projected slider-crank's crank-pin anchor), the measured values
 // are printed.
-// The tangents are exact derivatives of the discrete step up to rounding: every branch
-// (the pivot checks, the auto projection's choice, the refinement's stopping test) is
-// taken on values, the same in the three runs for steps this small.
+// The tangents are exact derivatives of the discrete step up to rounding, with lambda's
+// those of the converged Schur solve (the tangent-linear solve, kernels/fused_solve.hpp):
+// every branch (the pivot checks, the auto projection's choice, lambda's refinement
+// stopping test) is taken on values, the same in the three runs for steps this small.
 //
 // The cost of the dual step, through the library's engine at its own optimisation level,
 // is measured by bench/bench_sensitivities.cpp (docs/sensitivities.md, "Cost").

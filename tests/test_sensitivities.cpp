@@ -44,6 +44,7 @@
 #include "simphant/scene/scene.hpp"
 #include "simphant/sim/frame_sensitivities.hpp"
 #include "simphant/sim/reduction_names.hpp"
+#include "simphant/sim/sensitivity_engine.hpp"
 #include "simphant/sim/simulator.hpp"
 
 namespace simphant {
@@ -522,8 +523,10 @@ TEST(Sensitivities, TheMemoryGuardCountsTheEngine) {
                                         "gravity[2]", "forces.motor.value"};
   const MemoryEstimate with = estimate_simulator_memory(parse_scene(doc.dump()), 1000, o);
   EXPECT_EQ(plain.sensitivities, 0.0);
-  // Two passes of Dual<double, 4> arrays: at least 2 x 40 bytes x the 6 x 13 N state copies.
-  EXPECT_GT(with.sensitivities, 1000.0 * 2 * 40 * 6 * 13 * 3);
+  // One pass of Dual<double, 8> arrays (SensitivityEngine::pass_width(5)): at least 72
+  // bytes x the 6 x 13 N state copies, and the Schur values and rows beside them.
+  static_assert(SensitivityEngine::pass_width(5) == 8);
+  EXPECT_GT(with.sensitivities, 1000.0 * 72 * 6 * 13 * 3);
   EXPECT_EQ(with.total(), plain.total() + with.sensitivities);
   EXPECT_NE(with.describe().find("sensitivities"), std::string::npos) << with.describe();
 }
