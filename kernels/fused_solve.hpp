@@ -159,10 +159,13 @@ SP_HD void fused_factor_solve(int i, const ModelView<T>& mv, const SchurPatternV
 /// own stopping test (refine_corrections; C's coupling products formed once, by the
 /// values' refinement: schur_subtract_products). At convergence this is the tangent that
 /// the refinement iterated in dual numbers reaches, without C, its factor or the
-/// corrections in dual numbers. Each tangent's refinement is recorded as a solve of its
-/// own beside the values' (record_refined_solve; an unused tangent, all zero, records
-/// an error of 0). b.C, b.floor and b.diag are left alone (the factor is the
-/// values', in the thread's scratch). Needs mv.refine_steps > 0: without corrections
+/// corrections in dual numbers. The solve records of T (b.refine_unconverged,
+/// b.refine_worst, b.refine_worst_time) receive the tangents' refinements, each tangent
+/// as a solve of its own (record_refined_solve; an unused tangent, all zero, records an
+/// error of 0), and not the values': theirs is the double path's solve, which the
+/// backend beside records (SensitivityEngine::read_refinement). The pivot records are
+/// the values' factorisation's. b.C, b.floor and b.diag are left alone (the factor is
+/// the values', in the thread's scratch). Needs mv.refine_steps > 0: without corrections
 /// lambda is that of C + E, whose tangent the dual path gives.
 template <class T>
 void fused_tangent_factor_solve(int i, const ModelView<T>& mv, const SchurPatternView& P, const BatchBuffers<T>& b,
@@ -203,6 +206,9 @@ void fused_tangent_factor_solve(int i, const ModelView<T>& mv, const SchurPatter
   double pivot_min = value_of(b.pivot_min[i]), pivot_min_time = value_of(b.pivot_min_time[i]),
          step_pivot = value_of(b.step_pivot[i]), refine_worst = value_of(b.refine_worst[i]),
          refine_worst_time = value_of(b.refine_worst_time[i]);
+  // The values' refined solve, recorded here and dropped (the backend's own record).
+  int values_unconverged = 0;
+  double values_worst = 0, values_worst_time = 0;
   BatchBuffers<double> bv{};
   bv.jac = s.jac.data();
   bv.Q = s.Q.data();
@@ -216,12 +222,12 @@ void fused_tangent_factor_solve(int i, const ModelView<T>& mv, const SchurPatter
   bv.status = b.status + i;
   bv.info = b.info + i;
   bv.recoveries = b.recoveries + i;
-  bv.refine_unconverged = b.refine_unconverged + i;
+  bv.refine_unconverged = &values_unconverged;
   bv.pivot_min = &pivot_min;
   bv.pivot_min_time = &pivot_min_time;
   bv.step_pivot = &step_pivot;
-  bv.refine_worst = &refine_worst;
-  bv.refine_worst_time = &refine_worst_time;
+  bv.refine_worst = &values_worst;
+  bv.refine_worst_time = &values_worst_time;
   const double tv = value_of(t);
   const bool ok = fused_factor(0, v, P, bv, tv);
   // The records back (no tangents: they are not differentiated).
@@ -239,7 +245,7 @@ void fused_tangent_factor_solve(int i, const ModelView<T>& mv, const SchurPatter
   sparse_solve(P, L, 1, s.refine.data(), 1);
   record_refined_solve(refine_corrections(m, v.refine_steps, 1, s.rhs.data(), s.refine.data(), s.lambda.data(),
                                           [&](double* x) { sparse_solve(P, L, 1, x, 1); }, subtract),
-                       tv, b.refine_unconverged[i], refine_worst, refine_worst_time);
+                       tv, values_unconverged, values_worst, values_worst_time);
   // The tangents: C dlambda = the tangents of rhs - C lambda at the converged lambda, the
   // W right-hand sides in the lanes of one X, each refined as a double alone would be.
   s.qdd.resize(static_cast<std::size_t>(6) * mv.n_bodies);

@@ -225,6 +225,8 @@ void check(const std::string& scene, const std::vector<Case>& cases, int n, int 
   std::vector<double> dred(static_cast<std::size_t>(n) * L.channels * kReductionTangentStats * S);
   sim->read_reduction_sensitivities(dred.data());
   const std::vector<double> nominal = reductions_of(*sim);
+  // Every tangent solve reached the refinement tolerance (read_refinement).
+  for (const RefinementRecord& r : sim->sensitivity_refinement()) EXPECT_EQ(r.unconverged, 0) << scene;
   // The values follow the backend: the same as a run without sensitivities, bit for bit.
   EXPECT_EQ(y, states_after(*make(doc, n), steps, chunk));
   for (int s = 0; s < S; ++s) {
@@ -547,6 +549,39 @@ TEST(Sensitivities, ResetReturnsTheTangentsToTheirSeeds) {
   sim->reset(nullptr, 2);
   sim->read_state_sensitivities(again.data());
   EXPECT_EQ(seed, again);
+}
+
+// The tangents' refined Schur solves are recorded per instance (SensitivityEngine::
+// read_refinement): none above the tolerance at the scene's settings; with one correction
+// (solver.refinement_steps 1) the estimate of every solve is the first correction's size,
+// the error of the regularised solve (about tikhonov_epsilon relative), far above the
+// tolerance, so every instance records unconverged tangent solves, at a time within the run.
+TEST(Sensitivities, TheTangentsRefinedSolvesAreRecorded) {
+  for (const int steps : {10, 1}) {
+    nlohmann::json doc = example("slider_crank");
+    doc["solver"]["refinement_steps"] = steps;
+    doc["sensitivities"]["parameters"] = {"bodies.piston.mass", "forces.gas_load.force[0]"};
+    std::unique_ptr<Simulator> sim = make(doc, 2);
+    sim->advance(20);
+    const std::vector<RefinementRecord> rec = sim->sensitivity_refinement();
+    ASSERT_EQ(rec.size(), 2u);
+    for (const RefinementRecord& r : rec) {
+      std::printf("[ sensitivity ] refinement_steps %d: %lld unconverged, worst %.2e at %.4f s\n", steps,
+                  static_cast<long long>(r.unconverged), r.worst, r.worst_time);
+      if (steps == 10) {
+        EXPECT_EQ(r.unconverged, 0);
+        EXPECT_GT(r.worst, 0.0);  // the solves were checked
+        EXPECT_LE(r.worst, refinement_tolerance<double>());
+      } else {
+        EXPECT_GE(r.unconverged, 2 * 4 * 20);  // two tangents of each of the 4 solves a step
+        EXPECT_GT(r.worst, refinement_tolerance<double>());
+        EXPECT_GE(r.worst_time, 0.0);
+        EXPECT_LE(r.worst_time, sim->time());
+      }
+    }
+  }
+  // A simulator without sensitivities has no record.
+  EXPECT_TRUE(make(example("slider_crank"), 1)->sensitivity_refinement().empty());
 }
 
 TEST(Sensitivities, RefusalsNameTheFieldAndTheCall) {

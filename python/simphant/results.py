@@ -179,11 +179,13 @@ def _build(f: Any) -> "xr.Dataset":
                     "units": _units(a, units), "long_name": _text(a.attrs.get("long_name", f"assembly {name}"))})
     # Per-instance results of the integrator: the fixed-step error estimate
     # (solver.error_estimate), an adaptive run's step statistics, the refined Schur
-    # solves' record with the rank watch, and the energy check (docs/solver.md).
+    # solves' record with the rank watch, their tangents' with sensitivities
+    # (docs/sensitivities.md), and the energy check (docs/solver.md).
     for group, names in (("error_estimate", ("position", "orientation")),
                          ("step_statistics", ("accepted", "rejected", "min_step", "max_step")),
                          ("refinement", ("unconverged", "max_error", "max_error_time", "min_pivot",
                                          "min_pivot_time")),
+                         ("sensitivity_refinement", ("unconverged", "max_error", "max_error_time")),
                          ("energy_check", ("relative_error", "time", "conservative", "work", "balance",
                                            "balance_relative"))):
         if group in f:
@@ -262,7 +264,10 @@ def open_results(path: Union[str, "os.PathLike[str]"]) -> "xr.Dataset":
     with sensitivities (docs/sensitivities.md) sensitivity_values (instance, parameter:
     the paths): the values the derivatives are taken at, in each parameter's scene unit,
     sensitivity_crossed (instance, bool): the instance crossed a robot joint law's
-    discontinuity, so its derivatives are NaN, and for robot runs joint_q_sensitivities,
+    discontinuity, so its derivatives are NaN, for DAE runs sensitivity_refinement_unconverged,
+    sensitivity_refinement_max_error [1] and sensitivity_refinement_max_error_time [s]
+    (instance: the refined Schur solves of the tangents, one per parameter, as the
+    refinement_ variables below for the values), and for robot runs joint_q_sensitivities,
     joint_qd_sensitivities, joint_tau_sensitivities (time, instance, joint_coordinate,
     parameter);
     with solver.error_estimate error_estimate_position [m] and error_estimate_orientation

@@ -373,6 +373,25 @@ class Simulator:
         Empty without sensitivities."""
         return np.asarray(self._sim.sensitivity_crossed, dtype=np.uint8).astype(bool)
 
+    def sensitivity_refinement(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(unconverged, max_error, max_error_time), each (n,): as refinement() gives them
+        for the values, the refined Schur solves of every instance's tangents since the
+        simulator was made, each parameter's tangent of a solve counted as a solve of its
+        own (docs/sensitivities.md, "Method"): int64 how many ended above the refinement
+        tolerance (the derivatives of the constraint forces, and through them of the
+        state, are then off by up to max_error of their size), float64 the largest relative
+        error estimate [1], float64 the instance time of that solve [s]. All 0 for a robot
+        in joint coordinates (no Schur solve) and with solver.refinement_steps 0 (nothing
+        checked). Raises RuntimeError without sensitivities."""
+        if not self.sensitivity_paths:
+            raise RuntimeError("sensitivity_refinement: this Simulator has no sensitivities (pass sensitivities=[...] "
+                               "or give the scene a \"sensitivities\" section)")
+        u = np.empty(self._n, np.int64)
+        e = np.empty(self._n, np.float64)
+        t = np.empty(self._n, np.float64)
+        self._sim.read_sensitivity_refinement(u, e, t)
+        return u, e, t
+
     def state_sensitivities(self, out: Optional[np.ndarray] = None) -> np.ndarray:
         """(n, B, 13, S) float64: d(states()) / d(value of sensitivity_paths[s]) at the
         current state, per instance, in the state's units per the parameter's scene unit

@@ -279,6 +279,24 @@ void bind_simulator(nb::module_& m) {
           },
           nb::arg("unconverged"), nb::arg("max_error"), nb::arg("max_error_time"))
       .def(
+          "read_sensitivity_refinement",
+          [](PySimulator& s, HostArray<std::int64_t> unconverged, HostArray<double> max_error,
+             HostArray<double> max_error_time) {
+            std::int64_t* u = checked("unconverged", unconverged, count(s, 1));
+            double* e = checked("max_error", max_error, count(s, 1));
+            double* t = checked("max_error_time", max_error_time, count(s, 1));
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(s.mutex);
+            const std::vector<RefinementRecord> rec = s.sim->sensitivity_refinement();
+            if (rec.empty()) throw std::logic_error("sensitivity_refinement: this Simulator has no sensitivities");
+            for (std::size_t i = 0; i < rec.size(); ++i) {
+              u[i] = rec[i].unconverged;
+              e[i] = rec[i].worst;
+              t[i] = rec[i].worst_time;
+            }
+          },
+          nb::arg("unconverged"), nb::arg("max_error"), nb::arg("max_error_time"))
+      .def(
           "read_joint_state",
           [](PySimulator& s, HostArray<double> q, HostArray<double> qd, HostArray<double> tau) {
             const std::size_t n = count(s, static_cast<std::size_t>(s.sim->n_joint_coordinates()));

@@ -195,6 +195,37 @@ def test_a_run_records_which_instances_crossed(tmp_path):
             np.testing.assert_array_equal(v.sel(parameter="robot.payload.mass").values[-1], tangent[..., 0])
 
 
+def test_unconverged_tangent_solves_are_recorded_and_warned(tmp_path):
+    # With one correction (solver.refinement_steps 1) no refined solve reaches the
+    # tolerance, the tangents' included: the run warns about them and writes their record,
+    # which the Simulator reads too (its steps' solves; the run's recorded frames add one
+    # dual solve each); at the scene's settings none is above it and nothing warns.
+    paths = ["bodies.piston.mass"]
+    for steps in (1, 10):
+        doc = _scene("slider_crank.json")
+        doc["solver"]["t_end"] = 0.02
+        doc["solver"]["refinement_steps"] = steps
+        out = tmp_path / f"steps_{steps}.h5"
+        result = simphant.run(doc, out=out, instances=2, backend="cpu", threads=2, sensitivities=paths)
+        assert result.exit_code == 0
+        warned = [w for w in result.summary["warnings"] if "refined Schur solves of the tangents" in w]
+        ds = simphant.open_results(out)
+        unconverged = ds["sensitivity_refinement_unconverged"].values
+        sim = simphant.Simulator(doc, instances=2, backend="cpu", threads=2, sensitivities=paths)
+        sim.step(int(round(0.02 / doc["solver"]["dt"])))
+        u, e, t = sim.sensitivity_refinement()
+        if steps == 1:
+            assert len(warned) == 1 and "solver.refinement_steps = 1" in warned[0], result.summary["warnings"]
+            assert (u > 0).all() and (u < unconverged).all()
+            assert (e > 3.7e-11).all() and (ds["sensitivity_refinement_max_error"].values > 3.7e-11).all()
+        else:
+            assert warned == [] and (unconverged == 0).all() and (u == 0).all()
+            assert (e <= 3.7e-11).all()
+        assert ds["sensitivity_refinement_max_error_time"].attrs["units"] == "s"
+    with pytest.raises(RuntimeError, match="no sensitivities"):
+        simphant.Simulator(_scene("slider_crank.json"), instances=1, backend="cpu").sensitivity_refinement()
+
+
 def test_run_writes_what_the_simulator_reads(tmp_path):
     doc = _scene("four_bar.json")
     doc["solver"]["t_end"] = 0.1

@@ -9,10 +9,14 @@
 namespace simphant {
 
 RefinementReport refinement_report(const Simulator& sim) {
-  RefinementReport r;
-  const auto n = static_cast<std::size_t>(sim.n_instances());
-  std::vector<RefinementRecord> rec(n);
+  std::vector<RefinementRecord> rec(static_cast<std::size_t>(sim.n_instances()));
   sim.read_refinement(rec.data());
+  return reduce_refinement(rec);
+}
+
+RefinementReport reduce_refinement(const std::vector<RefinementRecord>& rec) {
+  RefinementReport r;
+  const std::size_t n = rec.size();
   r.unconverged.resize(n);
   r.max_error.resize(n);
   r.max_error_time.resize(n);
@@ -83,6 +87,42 @@ void write_refinement_report(Recorder& recorder, const RefinementReport& r) {
                      {"max_error_time", "instance time of that solve"},
                      {"min_pivot", "smallest relative pivot L_RR^2 / C_RR of a Schur factorisation (rank watch)"},
                      {"min_pivot_time", "instance time of that factorisation"}});
+}
+
+std::string sensitivity_refinement_warning(const RefinementReport& r, int refinement_steps) {
+  if (r.unconverged_solves == 0) return "";
+  // The instance of the largest error (a NaN first).
+  std::size_t worst = 0;
+  for (std::size_t i = 0; i < r.unconverged.size(); ++i)
+    if (r.unconverged[i] > 0 &&
+        (r.unconverged[worst] == 0 || (std::isnan(r.max_error[i]) && !std::isnan(r.max_error[worst])) ||
+         r.max_error[i] > r.max_error[worst]))
+      worst = i;
+  char buf[768];
+  std::snprintf(buf, sizeof buf,
+                "sensitivities: %lld refined Schur solves of the tangents in %d instances ended above the refinement "
+                "tolerance after solver.refinement_steps = %d corrections (largest relative error %.2e, instance %zu "
+                "at t = %.6g s): those instances' derivatives are off by up to that share of their constraint forces' "
+                "tangents (/sensitivity_refinement; docs/sensitivities.md, \"Method\"); raise "
+                "solver.refinement_steps",
+                static_cast<long long>(r.unconverged_solves), r.unconverged_instances, refinement_steps,
+                r.max_error[worst], worst, r.max_error_time[worst]);
+  return buf;
+}
+
+void write_sensitivity_refinement(Recorder& recorder, const RefinementReport& r) {
+  const std::vector<hsize_t> shape = {static_cast<hsize_t>(r.unconverged.size())};
+  recorder.write_instance_dataset("sensitivity_refinement/unconverged", shape, r.unconverged.data(), {"instance"},
+                                  {"1"});
+  recorder.write_instance_dataset("sensitivity_refinement/max_error", shape, r.max_error.data(), {"instance"}, {"1"});
+  recorder.write_instance_dataset("sensitivity_refinement/max_error_time", shape, r.max_error_time.data(),
+                                  {"instance"}, {"s"});
+  recorder.write_long_names(
+      "sensitivity_refinement",
+      {{"unconverged", "refined Schur solves of the tangents (one per parameter) whose error estimate ended above the "
+                       "tolerance"},
+       {"max_error", "largest relative error estimate of a tangent of the constraint forces"},
+       {"max_error_time", "instance time of that solve"}});
 }
 
 }  // namespace simphant

@@ -39,6 +39,9 @@ struct RefinementReport {
   double min_pivot_all = no_schur_pivot<double>();  ///< the smallest over the instances (NaN if any is NaN)
 };
 
+/// Reduces per-instance records (the run's, or its tangents' solves: sensitivity_refinement_warning).
+RefinementReport reduce_refinement(const std::vector<RefinementRecord>& records);
+
 /// Reads and reduces `sim`'s record.
 RefinementReport refinement_report(const Simulator& sim);
 
@@ -49,5 +52,15 @@ std::vector<std::string> refinement_warnings(const RefinementReport& report, dou
 
 /// Writes the /refinement datasets above. Throws h5::H5Error when a write fails.
 void write_refinement_report(Recorder& recorder, const RefinementReport& report);
+
+/// The refined solves of the tangents of a run with sensitivities
+/// (Simulator::sensitivity_refinement, reduced): one warning naming how many tangent solves
+/// of how many instances ended above the tolerance and the worst, or "" when none did.
+std::string sensitivity_refinement_warning(const RefinementReport& report, int refinement_steps);
+
+/// Writes /sensitivity_refinement/unconverged (I) int64, max_error (I) [1] and
+/// max_error_time (I) [s]: as /refinement's, for the tangents' solves. Throws
+/// h5::H5Error when a write fails.
+void write_sensitivity_refinement(Recorder& recorder, const RefinementReport& report);
 
 }  // namespace simphant

@@ -569,6 +569,8 @@ void JobRun::record_end() {
     const std::vector<std::int64_t> flags(crossed.begin(), crossed.end());
     recorder_->write_instance_dataset("sensitivity_crossed", {static_cast<hsize_t>(n_)}, flags.data(), {"instance"},
                                       {"1"});
+    // The tangents' refined Schur solves (SensitivityEngine::read_refinement).
+    write_sensitivity_refinement(*recorder_, reduce_refinement(sim.sensitivity_refinement()));
   }
   // The step figures at the state the run ends on. A run stopped on request (resumable)
   // gets the root attributes only: the per-instance datasets and the error estimate are
@@ -598,6 +600,11 @@ void JobRun::record_end() {
          " instances crossed a discontinuity of a joint law (a velocity cut or a damped position limit), "
          "where the force jumps at a time that moves with the parameters: their derivatives are NaN from "
          "that step on (/sensitivity_crossed; docs/sensitivities.md, \"Non-smooth laws\")");
+  if (sim.n_sensitivities() > 0)
+    if (const std::string w =
+            sensitivity_refinement_warning(reduce_refinement(sim.sensitivity_refinement()), solver_.refinement_steps);
+        !w.empty())
+      warn(w);
   report_.redundant_rows_removed = removed_row_names(sim.model());
   report_.refinement_unconverged_solves = refinement.unconverged_solves;
   report_.refinement_unconverged_instances = refinement.unconverged_instances;

@@ -396,6 +396,21 @@ void DaeSensitivityEngine<W>::advance(std::int64_t batch_step, int n_steps) {
 }
 
 template <int W>
+void DaeSensitivityEngine<W>::read_refinement(RefinementRecord* out) const {
+  for (std::size_t i = 0; i < static_cast<std::size_t>(n_); ++i) {
+    RefinementRecord r;
+    for (const std::unique_ptr<Pass>& p : passes_) {
+      RefinementRecord pass;
+      pass.unconverged = p->refine_unconverged[i];
+      pass.worst = p->refine_worst[i].v;
+      pass.worst_time = p->refine_worst_time[i].v;
+      r.merge(pass);
+    }
+    out[i] = r;
+  }
+}
+
+template <int W>
 bool DaeSensitivityEngine<W>::tangents_valid(std::size_t i, const std::int8_t* status) const {
   bool valid = (!status || status[i] == batch::kStatusOk) && !crossed_[i];
   for (const std::unique_ptr<Pass>& p : passes_) valid = valid && p->status[i] == batch::kStatusOk;

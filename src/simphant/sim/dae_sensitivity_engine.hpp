@@ -42,6 +42,7 @@ class DaeSensitivityEngine final : public SensitivityEngine {
   void read(double* out, const std::int8_t* status = nullptr) const override;
   void read_frame(const FrameSensitivities& out, const std::int8_t* status, std::int64_t batch_step) override;
   void read_reductions(double* out, const std::int8_t* status, std::int64_t batch_step) override;
+  void read_refinement(RefinementRecord* out) const override;
   ArrayView state_tangent_view() override;
 
  private:

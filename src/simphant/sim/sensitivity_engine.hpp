@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "simphant/formulas/reductions.hpp"
+#include "simphant/formulas/refinement_record.hpp"
 #include "simphant/math/dual.hpp"
 #include "simphant/model/model.hpp"
 #include "simphant/sim/backend.hpp"
@@ -137,6 +138,20 @@ class SensitivityEngine {
   /// Backend::read_reductions reads the values (batch step batch_step). The derivative
   /// of a max is that of the sample at the engine's own step of the max. NaN as read().
   virtual void read_reductions(double* out, const std::int8_t* status, std::int64_t batch_step) = 0;
+
+  /// out (n): per instance, the refined Schur solves of its tangents since the engine was
+  /// made, in steps and frames (RefinementRecord: unconverged, worst, worst_time; the
+  /// pivot fields left at no pivot). Each parameter's tangent of each solve counts as a
+  /// solve of its own (the tangent-linear solve, kernels/fused_solve.hpp:
+  /// fused_tangent_factor_solve); the values' solves are the backend's to record
+  /// (Backend::read_refinement). A tangent whose refinement ended above the tolerance
+  /// carries an error up to `worst` relative to its lambda's (docs/sensitivities.md,
+  /// "Method"). Here: every record empty, for an engine without a Schur solve (a robot in
+  /// joint coordinates); the DAE engine overrides it. Nothing is checked with
+  /// solver.refinement_steps 0 (the whole solve in dual numbers, no corrections).
+  virtual void read_refinement(RefinementRecord* out) const {
+    for (std::size_t i = 0; i < crossed_.size(); ++i) out[i] = RefinementRecord{};
+  }
 
   /// (n) 1 where instance i's trajectory has crossed a discontinuity of a robot joint law
   /// since it started (joint_law_jumps between the joint_law_branch of two step ends,

@@ -209,6 +209,13 @@ std::vector<std::uint8_t> Simulator::sensitivity_crossed() const {
   return crossed;
 }
 
+std::vector<RefinementRecord> Simulator::sensitivity_refinement() const {
+  if (!sensitivities_) return {};
+  std::vector<RefinementRecord> out(static_cast<std::size_t>(n_instances()));
+  sensitivities_->read_refinement(out.data());
+  return out;
+}
+
 int Simulator::n_sensitivities() const { return sensitivities_ ? sensitivities_->n_sensitivities() : 0; }
 
 std::vector<std::string> Simulator::sensitivity_paths() const {
