@@ -1,15 +1,17 @@
 // Cost of forward sensitivities (docs/sensitivities.md, "Cost") side by side in one run:
 // for each scene (examples/slider_crank.json, four_bar.json, and panda_sweep.json on the
-// DAE path and in joint coordinates with aba), the wall time of an advance of a warm
-// batch without sensitivities on the `cpu` and `cpu-simd` backends, and with S = 1, 4, 8,
-// 16 sensitivities on the `cpu` backend (the backend's step plus the dual step of
-// sim/sensitivity_engine.hpp's engine for the model, which runs one pass of W = 1, 4, 8
-// or 16 tangents, the smallest that holds S: SensitivityEngine::pass_width). A robot's URDF limits are off (a
-// trajectory that crosses a damped limit or a velocity cut is no longer stepped by the
-// engine, and such a row says so instead of a time). The S parameters are the first S of a fixed
-// list of per-instance scene values (body masses and inertias, gravity, forces). One
-// worker thread, the fastest of --repeat runs, per step per instance [us]; the ratio to
-// the plain `cpu` step; and the bytes per dual number of each pass width.
+// DAE path and in joint coordinates with aba) and each backend that runs it here (`cpu`,
+// `cpu-simd`, and the GPU path, `cuda-fused` for the DAE and `cuda` for aba, where a
+// device is visible), the wall time of an advance of a warm batch without sensitivities
+// and with S = 1, 4, 8, 16 sensitivities: the backend's step plus the dual step of
+// sim/sensitivity_engine.hpp's engine for the model, which runs on the CPU beside any
+// backend, one pass of W = 1, 4, 8 or 16 tangents, the smallest that holds S
+// (SensitivityEngine::pass_width). A robot's URDF limits are off (a trajectory that
+// crosses a damped limit or a velocity cut is no longer stepped by the engine, and such a
+// row says so instead of a time). The S parameters are the first S of a fixed list of
+// per-instance scene values (body masses and inertias, gravity, forces). One worker
+// thread, the fastest of --repeat runs, per step per instance [us]; the ratio to the same
+// backend's plain step; and the bytes per dual number of each pass width.
 //
 //   nice -n 10 bench_sensitivities [--instances 64] [--steps 200] [--repeat 3]
 //
@@ -31,6 +33,7 @@
 #include "simphant/core/host_info.hpp"
 #include "simphant/job/scene_simulator.hpp"
 #include "simphant/scene/scene.hpp"
+#include "simphant/sim/cuda_factory.hpp"
 #include "simphant/sim/sensitivity_engine.hpp"
 #include "simphant/sim/simulator.hpp"
 
@@ -90,8 +93,9 @@ int main(int argc, char** argv) {
   }
   std::printf("%d instances, %d steps per advance, fastest of %d, 1 thread; %s\n\n", instances, steps, repeat,
               simphant::cpu_model_name().c_str());
-  std::printf("| scene | cpu plain [us] | cpu-simd plain [us] | S = 1 | S = 4 | S = 8 | S = 16 |\n");
-  std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  const std::string no_gpu = simphant::cuda_unavailable_reason();
+  std::printf("| scene | backend | plain [us] | S = 1 | S = 4 | S = 8 | S = 16 |\n");
+  std::printf("| --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
   const std::pair<const char*, const char*> scenes[] = {
       {"slider_crank.json", ""}, {"four_bar.json", ""}, {"panda_sweep.json", "dae"}, {"panda_sweep.json", "aba"}};
   for (const auto& [name, solver] : scenes) {
@@ -105,33 +109,37 @@ int main(int argc, char** argv) {
     }
     doc.erase("sweep");
     const std::vector<std::string> all = parameter_paths(doc);
-    simphant::SimulatorOptions o;
-    o.threads = 1;
-    o.backend = "cpu";
-    const simphant::Scene scene = simphant::parse_scene(doc.dump());
-    const double plain = step_us(*simphant::make_simulator(scene, instances, o), steps, repeat);
-    o.backend = "cpu-simd";
-    const double simd = step_us(*simphant::make_simulator(scene, instances, o), steps, repeat);
-    o.backend = "cpu";
-    std::printf("| %s%s%s%s | %.2f | %.2f |", name, *solver ? " (" : "", solver, *solver ? ")" : "", plain, simd);
-    for (int S : {1, 4, 8, 16}) {
-      if (S > static_cast<int>(all.size())) {
-        std::printf(" - |");
-        continue;
+    std::vector<std::string> backends = {"cpu", "cpu-simd"};
+    if (no_gpu.empty()) backends.push_back(std::string(solver) == "aba" ? "cuda" : "cuda-fused");
+    for (const std::string& backend : backends) {
+      simphant::SimulatorOptions o;
+      o.threads = 1;
+      o.backend = backend;
+      const double plain = step_us(*simphant::make_simulator(simphant::parse_scene(doc.dump()), instances, o), steps,
+                                   repeat);
+      std::printf("| %s%s%s%s | %s | %.2f |", name, *solver ? " (" : "", solver, *solver ? ")" : "", backend.c_str(),
+                  plain);
+      for (int S : {1, 4, 8, 16}) {
+        if (S > static_cast<int>(all.size())) {
+          std::printf(" - |");
+          continue;
+        }
+        nlohmann::json with = doc;
+        with["sensitivities"]["parameters"] = std::vector<std::string>(all.begin(), all.begin() + S);
+        const std::unique_ptr<Simulator> sim =
+            simphant::make_simulator(simphant::parse_scene(with.dump()), instances, o);
+        const double t = step_us(*sim, steps, repeat);
+        const std::vector<std::uint8_t> crossed = sim->sensitivity_crossed();
+        const long n_crossed = std::count(crossed.begin(), crossed.end(), std::uint8_t{1});
+        if (n_crossed > 0)
+          std::printf(" not timed: %ld instances crossed a joint law |", n_crossed);
+        else
+          std::printf(" %.2f (x%.1f) |", t, t / plain);
       }
-      nlohmann::json with = doc;
-      with["sensitivities"]["parameters"] = std::vector<std::string>(all.begin(), all.begin() + S);
-      const std::unique_ptr<Simulator> sim = simphant::make_simulator(simphant::parse_scene(with.dump()), instances, o);
-      const double t = step_us(*sim, steps, repeat);
-      const std::vector<std::uint8_t> crossed = sim->sensitivity_crossed();
-      const long n_crossed = std::count(crossed.begin(), crossed.end(), std::uint8_t{1});
-      if (n_crossed > 0)
-        std::printf(" not timed: %ld instances crossed a joint law |", n_crossed);
-      else
-        std::printf(" %.2f (x%.1f) |", t, t / plain);
+      std::printf("\n");
     }
-    std::printf("\n");
   }
+  if (!no_gpu.empty()) std::printf("\nThe GPU paths are not measured here: %s.\n", no_gpu.c_str());
   std::printf("\nEach S runs one pass of Dual<double, S> (%zu, %zu, %zu and %zu bytes per number for S = 1, 4, 8, "
               "16): the cuda-fused batch's arrays, or a robot's model slot and state, per instance.\n",
               sizeof(simphant::Dual<double, 1>), sizeof(simphant::Dual<double, 4>), sizeof(simphant::Dual<double, 8>),

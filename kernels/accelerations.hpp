@@ -11,26 +11,35 @@
 
 namespace simphant::batch {
 
+/// Body k of instance i: qdd (6) = M_k^-1 (Q_k - sum over the elements at k of Phi_q,k^T
+/// lambda), the elements' terms subtracted in the file comment's order. lambda(R): row
+/// R's multiplier, a T or a number that multiplies T (schur_residual: a Dual's converged
+/// value). jac_in, Q_in as for accelerations_thread.
+template <class T, class Lambda>
+SP_HD void body_acceleration(int i, int k, const ModelView<T>& mv, const T* jac_in, const T* Q_in, Lambda lambda,
+                             T* qdd) {
+  const int n = mv.n_instances, cols = mv.jac_cols();
+  T Qk[6];
+  for (int c = 0; c < 6; ++c) Qk[c] = soa(Q_in, 6 * k + c, n, i);
+  for (int p = mv.body_joint_start[k]; p < mv.body_joint_start[k + 1]; ++p) {
+    const int a = mv.body_joint[2 * p], side = mv.body_joint[2 * p + 1], oa = mv.row_offset[a];
+    for (int r = 0; r < mv.rows_of(a); ++r) {
+      const auto l = lambda(oa + r);
+      for (int c = 0; c < 6; ++c) Qk[c] -= soa(jac_in, cols * (oa + r) + 6 * side + c, n, i) * l;
+    }
+  }
+  apply_body_Minv(mv.mass(k, i), mv.inertia_inv_B(k, i), Qk, qdd);
+}
+
 /// Body k of instance i: its part of the state derivative from lambda (no check of the
 /// factorisation: accelerations_thread's), for any T (the SIMD lanes of simd/ included).
 /// Arguments as accelerations_thread's.
 template <class T>
 SP_HD void accelerations_body(int i, int k, const ModelView<T>& mv, const T* y_in, const T* jac_in, const T* Q_in,
                               const T* lambda_in, int lambda_soa, T* ydot_out) {
-  const int n = mv.n_instances, N = mv.n_bodies, m = mv.n_rows, cols = mv.jac_cols();
-  T Qk[6], qdd[6];
-  for (int c = 0; c < 6; ++c) Qk[c] = soa(Q_in, 6 * k + c, n, i);
-  if (m > 0) {
-    for (int p = mv.body_joint_start[k]; p < mv.body_joint_start[k + 1]; ++p) {
-      const int a = mv.body_joint[2 * p], side = mv.body_joint[2 * p + 1];
-      const int oa = mv.row_offset[a];
-      for (int r = 0; r < mv.rows_of(a); ++r) {
-        const T l = lambda_at(lambda_in, lambda_soa, m, n, i, oa + r);
-        for (int c = 0; c < 6; ++c) Qk[c] -= soa(jac_in, cols * (oa + r) + 6 * side + c, n, i) * l;
-      }
-    }
-  }
-  apply_body_Minv(mv.mass(k, i), mv.inertia_inv_B(k, i), Qk, qdd);
+  const int n = mv.n_instances, N = mv.n_bodies, m = mv.n_rows;
+  T qdd[6];
+  body_acceleration(i, k, mv, jac_in, Q_in, [&](int R) { return lambda_at(lambda_in, lambda_soa, m, n, i, R); }, qdd);
   const int o = 7 * N + 6 * k;
   for (int c = 0; c < 3; ++c) soa(ydot_out, 7 * k + c, n, i) = soa(y_in, o + c, n, i);
   const Vec3<T> w = {soa(y_in, o + 3, n, i), soa(y_in, o + 4, n, i), soa(y_in, o + 5, n, i)};

@@ -78,6 +78,12 @@ struct BatchBuffers {
   /// accumulators' tangents (red.tangent_size() * T::size, n), ReductionAcc::tangent;
   /// null: none.
   double* red_tangent = nullptr;
+  /// For a Dual T on the host (the tangent-linear solve, fused_solve.hpp:
+  /// fused_tangent_factor_solve): the values of mv's parameters, (n + 1, mv.n_params): row
+  /// 0 the shared ones by parameter, row 1 + i instance i's per-instance ones by slot
+  /// (ModelView::param_slot); they never change while a batch steps. Null: taken out of
+  /// mv's Dual parameters at each solve.
+  const double* param_values = nullptr;
 };
 
 }  // namespace simphant::batch

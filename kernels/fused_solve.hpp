@@ -160,11 +160,11 @@ SP_HD void fused_factor_solve(int i, const ModelView<T>& mv, const SchurPatternV
 /// values' refinement: schur_subtract_products). At convergence this is the tangent that
 /// the refinement iterated in dual numbers reaches, without C, its factor or the
 /// corrections in dual numbers. The solve records of T (b.refine_unconverged,
-/// b.refine_worst, b.refine_worst_time) receive the tangents' refinements, each tangent
-/// as a solve of its own (record_refined_solve; an unused tangent, all zero, records an
-/// error of 0), and not the values': theirs is the double path's solve, which the
-/// backend beside records (SensitivityEngine::read_refinement). The pivot records are
-/// the values' factorisation's. b.C, b.floor and b.diag are left alone (the factor is
+/// b.refine_worst, b.refine_worst_time) receive one solve per tangent
+/// (record_refined_solve; SensitivityEngine::read_refinement): the larger of its own
+/// relative error estimate and the values' (its right-hand side is formed at the values'
+/// lambda); an unused tangent, all zero, records an error of 0. The pivot records are the
+/// values' factorisation's. b.C, b.floor and b.diag are left alone (the factor is
 /// the values', in the thread's scratch). Needs mv.refine_steps > 0: without corrections
 /// lambda is that of C + E, whose tangent the dual path gives.
 template <class T>
@@ -186,16 +186,22 @@ void fused_tangent_factor_solve(int i, const ModelView<T>& mv, const SchurPatter
     for (std::size_t e = 0; e < count; ++e) to[e] = value_of(from[e * n + static_cast<std::size_t>(i)]);
   };
   // Instance i's values as a batch of one.
-  s.shared.assign(static_cast<std::size_t>(np), 0.0);
-  s.varied.assign(static_cast<std::size_t>(np), 0.0);
-  for (int p = 0; p < np; ++p) {
-    const int slot = mv.param_slot[p];
-    if (slot < 0)
-      s.shared[static_cast<std::size_t>(p)] = value_of(mv.param_shared[p]);
-    else
-      s.varied[static_cast<std::size_t>(slot)] = value_of(mv.param_varied[static_cast<std::size_t>(slot) * n + i]);
+  const double* shared = b.param_values;
+  const double* varied = shared ? shared + (static_cast<std::size_t>(i) + 1) * np : nullptr;
+  if (!shared) {
+    s.shared.assign(static_cast<std::size_t>(np), 0.0);
+    s.varied.assign(static_cast<std::size_t>(np), 0.0);
+    for (int p = 0; p < np; ++p) {
+      const int slot = mv.param_slot[p];
+      if (slot < 0)
+        s.shared[static_cast<std::size_t>(p)] = value_of(mv.param_shared[p]);
+      else
+        s.varied[static_cast<std::size_t>(slot)] = value_of(mv.param_varied[static_cast<std::size_t>(slot) * n + i]);
+    }
+    shared = s.shared.data();
+    varied = s.varied.data();
   }
-  ModelView<double> v = view_with<double>(mv, s.shared.data(), mv.param_slot, s.varied.data());
+  ModelView<double> v = view_with<double>(mv, shared, mv.param_slot, varied);
   v.n_instances = 1;
   values(s.jac, b.jac, static_cast<std::size_t>(m) * mv.jac_cols());
   values(s.Q, b.Q, static_cast<std::size_t>(6) * mv.n_bodies);
@@ -206,10 +212,7 @@ void fused_tangent_factor_solve(int i, const ModelView<T>& mv, const SchurPatter
   double pivot_min = value_of(b.pivot_min[i]), pivot_min_time = value_of(b.pivot_min_time[i]),
          step_pivot = value_of(b.step_pivot[i]), refine_worst = value_of(b.refine_worst[i]),
          refine_worst_time = value_of(b.refine_worst_time[i]);
-  // The values' refined solve, recorded here and dropped (the backend's own record).
-  int values_unconverged = 0;
-  double values_worst = 0, values_worst_time = 0;
-  BatchBuffers<double> bv{};
+  BatchBuffers<double> bv{};  // the values' solve records only the rank watch here
   bv.jac = s.jac.data();
   bv.Q = s.Q.data();
   bv.gamma_star = s.gamma_star.data();
@@ -222,12 +225,9 @@ void fused_tangent_factor_solve(int i, const ModelView<T>& mv, const SchurPatter
   bv.status = b.status + i;
   bv.info = b.info + i;
   bv.recoveries = b.recoveries + i;
-  bv.refine_unconverged = &values_unconverged;
   bv.pivot_min = &pivot_min;
   bv.pivot_min_time = &pivot_min_time;
   bv.step_pivot = &step_pivot;
-  bv.refine_worst = &values_worst;
-  bv.refine_worst_time = &values_worst_time;
   const double tv = value_of(t);
   const bool ok = fused_factor(0, v, P, bv, tv);
   // The records back (no tangents: they are not differentiated).
@@ -243,9 +243,8 @@ void fused_tangent_factor_solve(int i, const ModelView<T>& mv, const SchurPatter
   s.products.clear();
   s.refine = s.rhs;
   sparse_solve(P, L, 1, s.refine.data(), 1);
-  record_refined_solve(refine_corrections(m, v.refine_steps, 1, s.rhs.data(), s.refine.data(), s.lambda.data(),
-                                          [&](double* x) { sparse_solve(P, L, 1, x, 1); }, subtract),
-                       tv, values_unconverged, values_worst, values_worst_time);
+  const double values_rel = refine_corrections(m, v.refine_steps, 1, s.rhs.data(), s.refine.data(), s.lambda.data(),
+                                               [&](double* x) { sparse_solve(P, L, 1, x, 1); }, subtract);
   // The tangents: C dlambda = the tangents of rhs - C lambda at the converged lambda, the
   // W right-hand sides in the lanes of one X, each refined as a double alone would be.
   s.qdd.resize(static_cast<std::size_t>(6) * mv.n_bodies);
@@ -260,19 +259,28 @@ void fused_tangent_factor_solve(int i, const ModelView<T>& mv, const SchurPatter
       return x[k];
   };
   for (std::vector<X>* a : {&s.w, &s.delta, &s.dlambda}) a->resize(static_cast<std::size_t>(m));
+  bool used[W] = {};  // tangent k's right-hand side is not all zero
   for (int R = 0; R < m; ++R) {
     X& w = s.w[static_cast<std::size_t>(R)];
     if constexpr (W == 1)
       w = s.residual[static_cast<std::size_t>(R)].d[0];
     else
       for (int k = 0; k < W; ++k) w.v[k] = s.residual[static_cast<std::size_t>(R)].d[k];
+    for (int k = 0; k < W; ++k) used[k] = used[k] || lane(w, k) != 0.0;
     s.delta[static_cast<std::size_t>(R)] = w;
   }
   sparse_solve(P, L, 1, s.delta.data(), 1);
   const X rel = refine_corrections(m, v.refine_steps, 1, s.w.data(), s.delta.data(), s.dlambda.data(),
                                    [&](X* x) { sparse_solve(P, L, 1, x, 1); }, subtract);
-  for (int k = 0; k < W; ++k)
-    record_refined_solve(lane(rel, k), tv, b.refine_unconverged[i], refine_worst, refine_worst_time);
+  // Each tangent's record: its own estimate, or where the values' is larger (a NaN
+  // included) theirs, as its right-hand side was formed at the values' lambda. A tangent
+  // whose right-hand side is all zero is exactly zero at any lambda: its own (0).
+  for (int k = 0; k < W; ++k) {
+    const double own = lane(rel, k);
+    const bool values_worse = values_rel > own || values_rel != values_rel;
+    record_refined_solve(used[k] && values_worse ? values_rel : own, tv, b.refine_unconverged[i], refine_worst,
+                         refine_worst_time);
+  }
   for (int R = 0; R < m; ++R) {
     const std::size_t o = static_cast<std::size_t>(R) * n + i;
     for (int k = 0; k < W; ++k) b.rhs[o].d[k] = b.lambda[o].d[k] = lane(s.dlambda[static_cast<std::size_t>(R)], k);

@@ -47,18 +47,16 @@ SP_HD void schur_subtract_rows(int i, int a, const ModelView<T>& mv, const T* ja
 #if !defined(__CUDACC__)
 /// The coupling products of one instance's C as schur_subtract_rows forms them (each
 /// entry: its value v, the row r of joint a and the row of x it multiplies), in the order
-/// it uses them, joint by joint (joint_end[a]: one past joint a's last entry). Host code.
+/// it uses them, joint by joint (joint_end[a]: one past joint a's last entry); recorded:
+/// whether they hold the current C (clear: not). The arrays keep their size between
+/// solves, so that recording the next C writes in place. Host code.
 template <class T>
 struct SchurProducts {
   std::vector<T> value;
   std::vector<int> row, col;
   std::vector<std::size_t> joint_end;
-  void clear() {
-    value.clear();
-    row.clear();
-    col.clear();
-    joint_end.clear();
-  }
+  bool recorded = false;
+  void clear() { recorded = false; }
 };
 
 /// schur_subtract_rows over every joint of instance i, its coupling products recorded in
@@ -71,8 +69,9 @@ struct SchurProducts {
 template <class T, class X>
 void schur_subtract_products(int i, const ModelView<T>& mv, const T* jac_in, const X* x, std::size_t x_stride, X* w,
                              std::size_t w_stride, X& e2, SchurProducts<T>& products) {
-  const bool record = products.joint_end.empty();
+  const bool record = !products.recorded;
   std::size_t k = 0;
+  if (record) products.joint_end.resize(static_cast<std::size_t>(mv.n_constraints()));
   for (int a = 0; a < mv.n_constraints(); ++a) {
     const int oa = mv.row_offset[a], ma = mv.rows_of(a);
     X cx[kMaxJointRows];
@@ -82,18 +81,26 @@ void schur_subtract_products(int i, const ModelView<T>& mv, const T* jac_in, con
         const int ob = mv.row_offset[mv.coupling[3 * e]];
         schur_coupling(i, a, e, mv, jac_in, [&](int r, int s, T v) {
           cx[r] += v * x[(ob + s) * x_stride];
-          products.value.push_back(v);
-          products.row.push_back(r);
-          products.col.push_back(ob + s);
+          if (k == products.value.size()) {
+            products.value.push_back(v);
+            products.row.push_back(r);
+            products.col.push_back(ob + s);
+          } else {
+            products.value[k] = v;
+            products.row[k] = r;
+            products.col[k] = ob + s;
+          }
+          ++k;
         });
       }
-      products.joint_end.push_back(products.value.size());
+      products.joint_end[static_cast<std::size_t>(a)] = k;
     } else {
       for (; k < products.joint_end[static_cast<std::size_t>(a)]; ++k)
         cx[products.row[k]] += products.value[k] * x[static_cast<std::size_t>(products.col[k]) * x_stride];
     }
     schur_subtract_finish(oa, ma, static_cast<const X*>(cx), x, x_stride, w, w_stride, e2);
   }
+  products.recorded = true;
 }
 #endif
 

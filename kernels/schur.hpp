@@ -12,6 +12,7 @@
 // coupling list; a mimic row may have two sides at one body k, and then each pair of
 // sides at k contributes). Every entry of the thread's rows is written (zeros included), so no
 // clearing pass is needed and each entry has one writer.
+#include "accelerations.hpp"
 #include "batch_state.hpp"
 #include "simphant/batch/model_view.hpp"
 #include "simphant/formulas/force_math.hpp"
@@ -65,27 +66,20 @@ SP_HD void schur_rhs_rows(int i, int a, const ModelView<T>& mv, const T* jac_in,
 }
 
 /// The residual of the Schur system at a given lambda, rhs - C lambda = Phi_q M^-1 (Q -
-/// Phi_q^T lambda) - gamma*, formed without C (body by body: the constraint wrenches
-/// Phi_q^T lambda, M^-1, then the rows), for instance i: row R at r_out[R]. lambda (m): a
-/// plain array of a number type L that multiplies T (double with a Dual); qdd (6 N):
-/// workspace, on return each body's M^-1 (Q - Phi_q^T lambda). jac_in, Q_in,
-/// gamma_star_in as for schur_rhs_rows. With T a Dual and lambda its converged value, the tangents of r are
-/// those of rhs - C lambda at fixed lambda: the right-hand side of the tangent-linear
-/// system C dlambda = d(rhs) - dC lambda (fused_tangent_factor_solve, fused_solve.hpp).
+/// Phi_q^T lambda) - gamma*, formed without C (body by body the accelerations at lambda,
+/// body_acceleration of accelerations.hpp, then the rows), for instance i: row R at
+/// r_out[R]. lambda (m): a plain array of a number type L that multiplies T (double with a
+/// Dual); qdd (6 N): workspace, on return each body's M^-1 (Q - Phi_q^T lambda). jac_in,
+/// Q_in, gamma_star_in as for schur_rhs_rows. With T a Dual and lambda its converged
+/// value, the tangents of r are those of rhs - C lambda at fixed lambda: the right-hand
+/// side of the tangent-linear system C dlambda = d(rhs) - dC lambda
+/// (fused_tangent_factor_solve, fused_solve.hpp).
 template <class T, class L>
 SP_HD void schur_residual(int i, const ModelView<T>& mv, const T* jac_in, const T* Q_in, const T* gamma_star_in,
                           const L* lambda, T* qdd, T* r_out) {
   const int n = mv.n_instances, cols = mv.jac_cols();
-  for (int k = 0; k < mv.n_bodies; ++k) {
-    T Qk[6];
-    for (int c = 0; c < 6; ++c) Qk[c] = soa(Q_in, 6 * k + c, n, i);
-    for (int p = mv.body_joint_start[k]; p < mv.body_joint_start[k + 1]; ++p) {
-      const int a = mv.body_joint[2 * p], side = mv.body_joint[2 * p + 1], oa = mv.row_offset[a];
-      for (int r = 0; r < mv.rows_of(a); ++r)
-        for (int c = 0; c < 6; ++c) Qk[c] -= soa(jac_in, cols * (oa + r) + 6 * side + c, n, i) * lambda[oa + r];
-    }
-    apply_body_Minv(mv.mass(k, i), mv.inertia_inv_B(k, i), Qk, qdd + 6 * k);
-  }
+  for (int k = 0; k < mv.n_bodies; ++k)
+    body_acceleration(i, k, mv, jac_in, Q_in, [lambda](int R) { return lambda[R]; }, qdd + 6 * k);
   for (int a = 0; a < mv.n_constraints(); ++a) {
     const int oa = mv.row_offset[a];
     for (int r = 0; r < mv.rows_of(a); ++r) {

@@ -551,8 +551,8 @@ TEST(Sensitivities, ResetReturnsTheTangentsToTheirSeeds) {
   EXPECT_EQ(seed, again);
 }
 
-// The tangents' refined Schur solves are recorded per instance (SensitivityEngine::
-// read_refinement): none above the tolerance at the scene's settings; with one correction
+// The tangents' refined Schur solves of the steps are recorded per instance
+// (SensitivityEngine::read_refinement): none above the tolerance at the scene's settings; with one correction
 // (solver.refinement_steps 1) the estimate of every solve is the first correction's size,
 // the error of the regularised solve (about tikhonov_epsilon relative), far above the
 // tolerance, so every instance records unconverged tangent solves, at a time within the run.
@@ -565,6 +565,14 @@ TEST(Sensitivities, TheTangentsRefinedSolvesAreRecorded) {
     sim->advance(20);
     const std::vector<RefinementRecord> rec = sim->sensitivity_refinement();
     ASSERT_EQ(rec.size(), 2u);
+    // A read (a dual frame's solve) records nothing.
+    std::vector<double> dR(static_cast<std::size_t>(2) * sim->model().n_joints() * 6 * 2);
+    sim->read_reaction_sensitivities(dR.data());
+    const std::vector<RefinementRecord> after_read = sim->sensitivity_refinement();
+    for (std::size_t i = 0; i < rec.size(); ++i) {
+      EXPECT_EQ(after_read[i].unconverged, rec[i].unconverged);
+      EXPECT_EQ(after_read[i].worst, rec[i].worst);
+    }
     for (const RefinementRecord& r : rec) {
       std::printf("[ sensitivity ] refinement_steps %d: %lld unconverged, worst %.2e at %.4f s\n", steps,
                   static_cast<long long>(r.unconverged), r.worst, r.worst_time);

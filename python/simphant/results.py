@@ -264,10 +264,11 @@ def open_results(path: Union[str, "os.PathLike[str]"]) -> "xr.Dataset":
     with sensitivities (docs/sensitivities.md) sensitivity_values (instance, parameter:
     the paths): the values the derivatives are taken at, in each parameter's scene unit,
     sensitivity_crossed (instance, bool): the instance crossed a robot joint law's
-    discontinuity, so its derivatives are NaN, for DAE runs sensitivity_refinement_unconverged,
+    discontinuity, so its derivatives are NaN, sensitivity_refinement_unconverged,
     sensitivity_refinement_max_error [1] and sensitivity_refinement_max_error_time [s]
     (instance: the refined Schur solves of the tangents, one per parameter, as the
-    refinement_ variables below for the values), and for robot runs joint_q_sensitivities,
+    refinement_ variables below for the values; 0 for a robot in joint coordinates), and
+    for robot runs joint_q_sensitivities,
     joint_qd_sensitivities, joint_tau_sensitivities (time, instance, joint_coordinate,
     parameter);
     with solver.error_estimate error_estimate_position [m] and error_estimate_orientation

@@ -375,9 +375,10 @@ class Simulator:
 
     def sensitivity_refinement(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(unconverged, max_error, max_error_time), each (n,): as refinement() gives them
-        for the values, the refined Schur solves of every instance's tangents since the
-        simulator was made, each parameter's tangent of a solve counted as a solve of its
-        own (docs/sensitivities.md, "Method"): int64 how many ended above the refinement
+        for the values, the refined Schur solves of every instance's tangents in the steps
+        since the simulator was made (reads record nothing), each parameter's tangent of a
+        solve counted as a solve of its own, with the larger of its own error estimate and
+        the values' (docs/sensitivities.md, "Method"): int64 how many ended above the refinement
         tolerance (the derivatives of the constraint forces, and through them of the
         state, are then off by up to max_error of their size), float64 the largest relative
         error estimate [1], float64 the instance time of that solve [s]. All 0 for a robot

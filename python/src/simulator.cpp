@@ -31,6 +31,26 @@ std::size_t count(const PySimulator& s, std::size_t per_instance) {
   return static_cast<std::size_t>(s.sim->n_instances()) * per_instance;
 }
 
+// A binding that writes per-instance refinement records, read(sim) (n), into the arrays
+// unconverged, max_error and max_error_time (n each).
+template <class Read>
+auto refinement_reader(Read read) {
+  return [read](PySimulator& s, HostArray<std::int64_t> unconverged, HostArray<double> max_error,
+                HostArray<double> max_error_time) {
+    std::int64_t* u = checked("unconverged", unconverged, count(s, 1));
+    double* e = checked("max_error", max_error, count(s, 1));
+    double* t = checked("max_error_time", max_error_time, count(s, 1));
+    nb::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(s.mutex);
+    const std::vector<RefinementRecord> rec = read(*s.sim);
+    for (std::size_t i = 0; i < rec.size(); ++i) {
+      u[i] = rec[i].unconverged;
+      e[i] = rec[i].worst;
+      t[i] = rec[i].worst_time;
+    }
+  };
+}
+
 // The instances' body states (n, B, 13) as read_states; the caller holds s.mutex.
 std::vector<double> current_states(PySimulator& s) {
   std::vector<double> states(count(s, 13 * static_cast<std::size_t>(s.sim->model().n_bodies())));
@@ -260,42 +280,18 @@ void bind_simulator(nb::module_& m) {
             s.sim->read_status(st, t, r);
           },
           nb::arg("status"), nb::arg("status_time"), nb::arg("status_reason"))
-      .def(
-          "read_refinement",
-          [](PySimulator& s, HostArray<std::int64_t> unconverged, HostArray<double> max_error,
-             HostArray<double> max_error_time) {
-            std::int64_t* u = checked("unconverged", unconverged, count(s, 1));
-            double* e = checked("max_error", max_error, count(s, 1));
-            double* t = checked("max_error_time", max_error_time, count(s, 1));
-            nb::gil_scoped_release release;
-            std::lock_guard<std::mutex> lock(s.mutex);
-            std::vector<RefinementRecord> rec(count(s, 1));
-            s.sim->read_refinement(rec.data());
-            for (std::size_t i = 0; i < rec.size(); ++i) {
-              u[i] = rec[i].unconverged;
-              e[i] = rec[i].worst;
-              t[i] = rec[i].worst_time;
-            }
-          },
-          nb::arg("unconverged"), nb::arg("max_error"), nb::arg("max_error_time"))
-      .def(
-          "read_sensitivity_refinement",
-          [](PySimulator& s, HostArray<std::int64_t> unconverged, HostArray<double> max_error,
-             HostArray<double> max_error_time) {
-            std::int64_t* u = checked("unconverged", unconverged, count(s, 1));
-            double* e = checked("max_error", max_error, count(s, 1));
-            double* t = checked("max_error_time", max_error_time, count(s, 1));
-            nb::gil_scoped_release release;
-            std::lock_guard<std::mutex> lock(s.mutex);
-            const std::vector<RefinementRecord> rec = s.sim->sensitivity_refinement();
-            if (rec.empty()) throw std::logic_error("sensitivity_refinement: this Simulator has no sensitivities");
-            for (std::size_t i = 0; i < rec.size(); ++i) {
-              u[i] = rec[i].unconverged;
-              e[i] = rec[i].worst;
-              t[i] = rec[i].worst_time;
-            }
-          },
-          nb::arg("unconverged"), nb::arg("max_error"), nb::arg("max_error_time"))
+      .def("read_refinement", refinement_reader([](const Simulator& sim) {
+             std::vector<RefinementRecord> rec(static_cast<std::size_t>(sim.n_instances()));
+             sim.read_refinement(rec.data());
+             return rec;
+           }),
+           nb::arg("unconverged"), nb::arg("max_error"), nb::arg("max_error_time"))
+      .def("read_sensitivity_refinement", refinement_reader([](const Simulator& sim) {
+             std::vector<RefinementRecord> rec = sim.sensitivity_refinement();
+             if (rec.empty()) throw std::logic_error("sensitivity_refinement: this Simulator has no sensitivities");
+             return rec;
+           }),
+           nb::arg("unconverged"), nb::arg("max_error"), nb::arg("max_error_time"))
       .def(
           "read_joint_state",
           [](PySimulator& s, HostArray<double> q, HostArray<double> qd, HostArray<double> tau) {

@@ -60,6 +60,14 @@ DaeSensitivityEngine<W>::DaeSensitivityEngine(std::shared_ptr<const std::vector<
   for (int p = 0; p < np; ++p) slot_[static_cast<std::size_t>(p)] = p;
   std::vector<std::vector<double>> flat(models.size());
   for (std::size_t k = 0; k < models.size(); ++k) flat[k] = batch::flatten_params(models[k]);
+  // The parameters' values for the tangent-linear solve (BatchBuffers::param_values): row
+  // 0 shared (none is: every slot is per instance), row 1 + i instance i's by slot.
+  param_values_.assign((n + 1) * static_cast<std::size_t>(np), 0.0);
+  std::copy(flat.front().begin(), flat.front().end(), param_values_.begin());
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::vector<double>& f = flat[models.size() == 1 ? 0 : i];
+    std::copy(f.begin(), f.end(), param_values_.begin() + static_cast<std::ptrdiff_t>((i + 1) * np));
+  }
   const batch::ModelView<double> host = packed_.host_view();
   const D nan = D(std::numeric_limits<double>::quiet_NaN());
   const int n_pass = (S + kWidth - 1) / kWidth;
@@ -150,6 +158,7 @@ DaeSensitivityEngine<W>::DaeSensitivityEngine(std::shared_ptr<const std::vector<
     b.time = p.time.data();
     b.clock_offset = p.clock_offset.data();
     b.frame = p.frame.data();
+    b.param_values = param_values_.data();
     passes_.push_back(std::move(pass));
   }
   // The seeds' projection onto the constraints' tangent (project_seeds): where the
@@ -487,8 +496,18 @@ void DaeSensitivityEngine<W>::read_frame(const FrameSensitivities& out, const st
     if (m0.forces[f].type == ForceType::Actuator && m0.forces[f].has_joint_law) law[m0.forces[f].joint] = f;
   PoolExec x{pool_.get()};
   const double nan = std::numeric_limits<double>::quiet_NaN();
+  // A read records nothing, as the backends' reads (enqueue_reduce_read): what the frame's
+  // solve records (the refined solves, the rank watch, recoveries, failures) is given back.
+  std::vector<D> kept_t(5 * n);
+  std::vector<int> kept_i(3 * n);
+  const batch::ProjectionSaved<D> kept{kept_t.data(),         kept_t.data() + n,     kept_t.data() + 2 * n,
+                                       kept_t.data() + 3 * n, kept_t.data() + 4 * n, kept_i.data(),
+                                       kept_i.data() + n,     kept_i.data() + 2 * n};
   each_pass_at(batch_step, [&](int c, Pass& p, const batch::BatchBuffers<D>& b, const SchurPatternView& P) {
+    const batch::ProjectionSaved<D> records = batch::projection_records(b);
+    for (int i = 0; i < n_; ++i) batch::copy_projection_records(records, kept, i);
     batch::enqueue_frame(x, p.mv, b, &P);
+    for (int i = 0; i < n_; ++i) batch::copy_projection_records(kept, records, i);
     const int first = c * kWidth, width = std::min(kWidth, S - first);
     // Tangents t of pass c into out[e * S + first + t]; NaN where the instance's tangents
     // are not valid or the frame's solve failed (NaN values, zero tangents).

@@ -88,6 +88,7 @@ class DaeSensitivityEngine final : public SensitivityEngine {
   SchurPattern pattern_;
   ReductionLayout red_;  ///< the reductions differentiated (set_reductions)
   std::vector<int> slot_;  ///< (n_params) every parameter per instance: slot p = p
+  std::vector<double> param_values_;  ///< (n + 1, n_params) the passes' BatchBuffers::param_values
   std::vector<std::unique_ptr<Pass>> passes_;
   std::unique_ptr<ThreadPool> pool_;
   std::vector<Scratch> scratch_;  ///< per worker (check_branches)

@@ -139,12 +139,12 @@ class SensitivityEngine {
   /// of a max is that of the sample at the engine's own step of the max. NaN as read().
   virtual void read_reductions(double* out, const std::int8_t* status, std::int64_t batch_step) = 0;
 
-  /// out (n): per instance, the refined Schur solves of its tangents since the engine was
-  /// made, in steps and frames (RefinementRecord: unconverged, worst, worst_time; the
-  /// pivot fields left at no pivot). Each parameter's tangent of each solve counts as a
-  /// solve of its own (the tangent-linear solve, kernels/fused_solve.hpp:
-  /// fused_tangent_factor_solve); the values' solves are the backend's to record
-  /// (Backend::read_refinement). A tangent whose refinement ended above the tolerance
+  /// out (n): per instance, the refined Schur solves of its tangents in the steps since
+  /// the engine was made; reads record nothing (RefinementRecord: unconverged, worst,
+  /// worst_time; the pivot fields left at no pivot). Each parameter's tangent of each
+  /// solve counts as a solve of its own, with the larger of its own error estimate and
+  /// that of the values it is taken at (the tangent-linear solve, kernels/fused_solve.hpp:
+  /// fused_tangent_factor_solve). A tangent whose record ended above the tolerance
   /// carries an error up to `worst` relative to its lambda's (docs/sensitivities.md,
   /// "Method"). Here: every record empty, for an engine without a Schur solve (a robot in
   /// joint coordinates); the DAE engine overrides it. Nothing is checked with
