@@ -273,8 +273,8 @@ void fused_tangent_factor_solve(int i, const ModelView<T>& mv, const SchurPatter
   const X rel = refine_corrections(m, v.refine_steps, 1, s.w.data(), s.delta.data(), s.dlambda.data(),
                                    [&](X* x) { sparse_solve(P, L, 1, x, 1); }, subtract);
   // Each tangent's record: its own estimate, or where the values' is larger (a NaN
-  // included) theirs, as its right-hand side was formed at the values' lambda. A tangent
-  // whose right-hand side is all zero is exactly zero at any lambda: its own (0).
+  // included) theirs, as its right-hand side was formed at the values' lambda; a tangent
+  // whose right-hand side is all zero (a lane no parameter seeds) keeps its own (0).
   for (int k = 0; k < W; ++k) {
     const double own = lane(rel, k);
     const bool values_worse = values_rel > own || values_rel != values_rel;

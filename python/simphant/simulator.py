@@ -380,7 +380,7 @@ class Simulator:
         solve counted as a solve of its own, with the larger of its own error estimate and
         the values' (docs/sensitivities.md, "Method"): int64 how many ended above the refinement
         tolerance (the derivatives of the constraint forces, and through them of the
-        state, are then off by up to max_error of their size), float64 the largest relative
+        state, are then off by about max_error of their size: an estimate), float64 the largest relative
         error estimate [1], float64 the instance time of that solve [s]. All 0 for a robot
         in joint coordinates (no Schur solve) and with solver.refinement_steps 0 (nothing
         checked). Raises RuntimeError without sensitivities."""

@@ -102,7 +102,7 @@ std::string sensitivity_refinement_warning(const RefinementReport& r, int refine
   std::snprintf(buf, sizeof buf,
                 "sensitivities: %lld refined Schur solves of the tangents in %d instances ended above the refinement "
                 "tolerance after solver.refinement_steps = %d corrections (largest relative error %.2e, instance %zu "
-                "at t = %.6g s): those instances' derivatives are off by up to that share of their constraint forces' "
+                "at t = %.6g s): those instances' derivatives are off by about that share of their constraint forces' "
                 "tangents (/sensitivity_refinement; docs/sensitivities.md, \"Method\"); raise "
                 "solver.refinement_steps",
                 static_cast<long long>(r.unconverged_solves), r.unconverged_instances, refinement_steps,

@@ -145,7 +145,7 @@ class SensitivityEngine {
   /// solve counts as a solve of its own, with the larger of its own error estimate and
   /// that of the values it is taken at (the tangent-linear solve, kernels/fused_solve.hpp:
   /// fused_tangent_factor_solve). A tangent whose record ended above the tolerance
-  /// carries an error up to `worst` relative to its lambda's (docs/sensitivities.md,
+  /// carries an error of about `worst` (an estimate) relative to its lambda's (docs/sensitivities.md,
   /// "Method"). Here: every record empty, for an engine without a Schur solve (a robot in
   /// joint coordinates); the DAE engine overrides it. Nothing is checked with
   /// solver.refinement_steps 0 (the whole solve in dual numbers, no corrections).

@@ -263,8 +263,8 @@ class Simulator {
   std::vector<std::uint8_t> sensitivity_crossed() const;
   /// (n_instances) the refined Schur solves of each instance's tangents
   /// (SensitivityEngine::read_refinement: one solve per parameter and Schur solve; a
-  /// tangent solve above the refinement tolerance leaves its derivatives off by up to the
-  /// record's worst relative error). Empty without sensitivities.
+  /// tangent solve above the refinement tolerance leaves its derivatives off by about the
+  /// record's worst relative error estimate). Empty without sensitivities.
   std::vector<RefinementRecord> sensitivity_refinement() const;
   /// Parameters differentiated (0 without sensitivities), and their paths.
   int n_sensitivities() const;
