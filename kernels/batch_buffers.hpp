@@ -81,8 +81,8 @@ struct BatchBuffers {
   /// For a Dual T on the host (the tangent-linear solve, fused_solve.hpp:
   /// fused_tangent_factor_solve): the values of mv's parameters, (n + 1, mv.n_params): row
   /// 0 the shared ones by parameter, row 1 + i instance i's per-instance ones by slot
-  /// (ModelView::param_slot); they never change while a batch steps. Null: taken out of
-  /// mv's Dual parameters at each solve.
+  /// (ModelView::param_slot); they never change while a batch steps. Required there
+  /// (batch::param_value_rows, batch/view_convert.hpp, makes them).
   const double* param_values = nullptr;
 };
 

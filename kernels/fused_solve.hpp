@@ -173,7 +173,7 @@ void fused_tangent_factor_solve(int i, const ModelView<T>& mv, const SchurPatter
   constexpr int W = ad::kTangents<T>;
   struct Scratch {
     using X = std::conditional_t<W == 1, double, Lanes<double, W>>;  ///< the W tangents of one row
-    std::vector<double> shared, varied, jac, Q, gamma_star, L, rhs, lambda, refine, floor, diag;
+    std::vector<double> jac, Q, gamma_star, L, rhs, lambda, refine, floor, diag;
     std::vector<T> qdd, residual;
     std::vector<X> w, delta, dlambda;
     SchurProducts<double> products;
@@ -186,22 +186,9 @@ void fused_tangent_factor_solve(int i, const ModelView<T>& mv, const SchurPatter
     for (std::size_t e = 0; e < count; ++e) to[e] = value_of(from[e * n + static_cast<std::size_t>(i)]);
   };
   // Instance i's values as a batch of one.
-  const double* shared = b.param_values;
-  const double* varied = shared ? shared + (static_cast<std::size_t>(i) + 1) * np : nullptr;
-  if (!shared) {
-    s.shared.assign(static_cast<std::size_t>(np), 0.0);
-    s.varied.assign(static_cast<std::size_t>(np), 0.0);
-    for (int p = 0; p < np; ++p) {
-      const int slot = mv.param_slot[p];
-      if (slot < 0)
-        s.shared[static_cast<std::size_t>(p)] = value_of(mv.param_shared[p]);
-      else
-        s.varied[static_cast<std::size_t>(slot)] = value_of(mv.param_varied[static_cast<std::size_t>(slot) * n + i]);
-    }
-    shared = s.shared.data();
-    varied = s.varied.data();
-  }
-  ModelView<double> v = view_with<double>(mv, shared, mv.param_slot, varied);
+  if (!b.param_values) throw std::logic_error("fused_tangent_factor_solve: b.param_values is not set");
+  ModelView<double> v = view_with<double>(mv, b.param_values, mv.param_slot,
+                                          b.param_values + (static_cast<std::size_t>(i) + 1) * np);
   v.n_instances = 1;
   values(s.jac, b.jac, static_cast<std::size_t>(m) * mv.jac_cols());
   values(s.Q, b.Q, static_cast<std::size_t>(6) * mv.n_bodies);

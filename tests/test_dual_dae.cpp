@@ -98,6 +98,7 @@ template <class T>
 struct DualBatch {
   int n, N, m;
   std::vector<T> param_shared, param_varied;
+  std::vector<double> param_values;  ///< BatchBuffers::param_values (a Dual T's tangent-linear solve)
   std::vector<T> Y, y_stage, k[4], phi, jac, gamma_star, Q, C, rhs, lambda_work, refine, floor, diag, inputs, violation,
       time, runaway, refine_worst, refine_worst_time, pivot_min, pivot_min_time, step_pivot;
   std::vector<int> info, fail, recoveries, refine_unconverged;
@@ -112,6 +113,7 @@ struct DualBatch {
     param_shared = conv(hb.packed.param_shared);
     param_varied = conv(hb.packed.param_varied);
     mv = batch::view_with<T>(hb.mv, param_shared.data(), hb.mv.param_slot, param_varied.data());
+    param_values = batch::param_value_rows(hb.packed.param_shared, hb.packed.param_varied, n, hb.mv.n_params);
     const T nan = T(std::numeric_limits<double>::quiet_NaN());
     Y = conv(hb.Y);
     for (std::vector<T>* v : {&y_stage, &k[0], &k[1], &k[2], &k[3]}) v->assign(Y.size(), nan);
@@ -170,6 +172,7 @@ struct DualBatch {
     b.pivot_min = pivot_min.data();
     b.pivot_min_time = pivot_min_time.data();
     b.step_pivot = step_pivot.data();
+    b.param_values = param_values.data();
   }
   DualBatch(const DualBatch&) = delete;
   DualBatch& operator=(const DualBatch&) = delete;

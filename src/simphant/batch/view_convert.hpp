@@ -6,6 +6,10 @@
 // kernels/fused_solve.hpp). The shared topology pointers are reused, every number field
 // is converted through its value (value_of: no tangent), and the parameters are read from
 // the caller's arrays.
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
 #include "simphant/batch/model_view.hpp"
 #include "simphant/math/lane_ops.hpp"
 
@@ -57,6 +61,21 @@ ModelView<T> view_with(const ModelView<U>& v, const T* shared, const int* slot, 
   r.mimic = v.mimic;
   r.mimic_param = v.mimic_param;
   return r;
+}
+
+/// The parameters' values as BatchBuffers::param_values lays them out for the
+/// tangent-linear solve (kernels/fused_solve.hpp), (n + 1, n_params): row 0 the shared
+/// values (shared, n_params), row 1 + i instance i's per-instance values by slot (varied:
+/// (n_varied, n), a packed batch's layout, n_varied <= n_params).
+inline std::vector<double> param_value_rows(const std::vector<double>& shared, const std::vector<double>& varied, int n,
+                                            int n_params) {
+  const std::size_t nn = static_cast<std::size_t>(n), np = static_cast<std::size_t>(n_params);
+  const std::size_t n_varied = nn ? varied.size() / nn : 0;
+  std::vector<double> rows((nn + 1) * np, 0.0);
+  std::copy(shared.begin(), shared.begin() + static_cast<std::ptrdiff_t>(std::min(shared.size(), np)), rows.begin());
+  for (std::size_t i = 0; i < nn; ++i)
+    for (std::size_t s = 0; s < n_varied && s < np; ++s) rows[(i + 1) * np + s] = varied[s * nn + i];
+  return rows;
 }
 
 }  // namespace simphant::batch

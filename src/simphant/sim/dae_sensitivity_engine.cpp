@@ -62,12 +62,11 @@ DaeSensitivityEngine<W>::DaeSensitivityEngine(std::shared_ptr<const std::vector<
   for (std::size_t k = 0; k < models.size(); ++k) flat[k] = batch::flatten_params(models[k]);
   // The parameters' values for the tangent-linear solve (BatchBuffers::param_values): row
   // 0 shared (none is: every slot is per instance), row 1 + i instance i's by slot.
-  param_values_.assign((n + 1) * static_cast<std::size_t>(np), 0.0);
-  std::copy(flat.front().begin(), flat.front().end(), param_values_.begin());
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::vector<double>& f = flat[models.size() == 1 ? 0 : i];
-    std::copy(f.begin(), f.end(), param_values_.begin() + static_cast<std::ptrdiff_t>((i + 1) * np));
-  }
+  std::vector<double> varied(static_cast<std::size_t>(np) * n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int q = 0; q < np; ++q)
+      varied[static_cast<std::size_t>(q) * n + i] = flat[models.size() == 1 ? 0 : i][static_cast<std::size_t>(q)];
+  param_values_ = batch::param_value_rows(flat.front(), varied, n_, np);
   const batch::ModelView<double> host = packed_.host_view();
   const D nan = D(std::numeric_limits<double>::quiet_NaN());
   const int n_pass = (S + kWidth - 1) / kWidth;
